@@ -1,0 +1,1 @@
+"""The fairengine Streamlit dashboard (entry point: ``streamlit run dashboard/app.py``)."""

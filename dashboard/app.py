@@ -1,0 +1,33 @@
+"""fairengine dashboard: ``streamlit run dashboard/app.py``.
+
+The entry point sets the page up, applies a shared link's query parameters, routes between the
+pages with ``st.navigation`` and shows the current task in the sidebar.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import streamlit as st
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # `streamlit run` puts dashboard/ on the path, not the project root
+    sys.path.insert(0, str(ROOT))
+
+from dashboard.components.state import init_from_query_params  # noqa: E402
+from dashboard.components.task_summary import render_task_summary  # noqa: E402
+
+PAGES = ROOT / "dashboard" / "pages"
+
+st.set_page_config(page_title="fairengine", page_icon="⚖️", layout="wide")
+init_from_query_params()
+
+navigation = st.navigation(
+    {
+        "Data": [st.Page(PAGES / "data.py", title="Data", icon="🗂️", default=True)],
+    }
+)
+st.sidebar.markdown("**fairengine** · fairness–accuracy trade-offs")
+navigation.run()
+render_task_summary()

@@ -1,0 +1,1 @@
+"""Widgets, cached engine calls and charts shared by the dashboard pages."""

@@ -1,0 +1,69 @@
+"""Charts shared by the pages (plotly figures built from engine tables)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+
+PALETTE = ["#3a5ba0", "#e07b39", "#4c9f70", "#b5485d", "#7e6bb3", "#c9a227", "#3fa7b5", "#8c8c8c"]
+
+
+def group_sizes_figure(table: pd.DataFrame) -> go.Figure:
+    """Bar chart of the number of rows per group (``table`` from ``metrics.group_table``)."""
+    groups = table.drop(index="overall", errors="ignore")
+    fig = go.Figure(
+        go.Bar(
+            x=groups.index.astype(str),
+            y=groups["n"],
+            marker_color=PALETTE[0],
+            text=[f"{n:,}<br>{s:.1%}" for n, s in zip(groups["n"], groups["share"], strict=True)],
+            textposition="auto",
+            hovertemplate="%{x}: %{y:,} rows<extra></extra>",
+        )
+    )
+    return _layout(fig, "Rows per group", "rows")
+
+
+def group_rates_figure(table: pd.DataFrame, kind: str) -> go.Figure:
+    """Base rate (classification) or mean target (regression) per group with 95% intervals."""
+    column = "base_rate" if kind == "classification" else "mean_target"
+    groups = table.drop(index="overall", errors="ignore")
+    value = groups[column]
+    error = None
+    if f"{column}_low" in groups:
+        error = {
+            "type": "data",
+            "array": (groups[f"{column}_high"] - value).clip(lower=0),
+            "arrayminus": (value - groups[f"{column}_low"]).clip(lower=0),
+            "color": "#1f2633",
+        }
+    fig = go.Figure(
+        go.Bar(
+            x=groups.index.astype(str),
+            y=value,
+            error_y=error,
+            marker_color=PALETTE[1],
+            hovertemplate="%{x}: %{y:.3f}<extra></extra>",
+        )
+    )
+    overall = float(table.loc["overall", column]) if "overall" in table.index else None
+    if overall is not None:
+        fig.add_hline(
+            y=overall,
+            line_dash="dot",
+            annotation_text=f"overall {overall:.3f}",
+            annotation_position="top left",
+        )
+    title = "Base rate P(y = 1) per group" if kind == "classification" else "Mean target per group"
+    return _layout(fig, f"{title} (95% bootstrap interval)", column.replace("_", " "))
+
+
+def _layout(fig: go.Figure, title: str, y_title: str) -> go.Figure:
+    fig.update_layout(
+        title=title,
+        yaxis_title=y_title,
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        height=360,
+        showlegend=False,
+    )
+    return fig

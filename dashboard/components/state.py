@@ -1,0 +1,83 @@
+"""Session state shared by the pages: the current task and the user's selections.
+
+Streamlit forgets a widget's value when the page that drew it is not shown, so every selection is
+kept under a plain key (``sel.*``) and each widget (key ``w.*``) is seeded from it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from fairengine.data import Task, list_datasets
+
+DEFAULT_DATASET = "adult"
+TASK_KEY = "task"
+
+
+def dataset_names() -> list[str]:
+    return [info.name for info in list_datasets()]
+
+
+def init_from_query_params() -> None:
+    """On a session's first run, take dataset and roles from the URL (``?dataset=compas``)."""
+    if st.session_state.get("_initialised"):
+        return
+    st.session_state["_initialised"] = True
+    params = st.query_params
+    name = params.get("dataset")
+    if name in dataset_names():
+        st.session_state["sel.source"] = "bundled"
+        st.session_state["sel.dataset"] = name
+    elif name:
+        st.session_state["url_warning"] = (
+            f"Unknown dataset {name!r} in the link; opened {DEFAULT_DATASET!r} instead."
+        )
+    for role in ("target", "kind"):
+        if params.get(role):
+            st.session_state[f"sel.{role}"] = params.get(role)
+    if params.get_all("sensitive"):
+        st.session_state["sel.sensitive"] = params.get_all("sensitive")
+
+
+def selection(name: str, default: Any = None) -> Any:
+    return st.session_state.get(f"sel.{name}", default)
+
+
+def seed_widget(name: str, default: Any, valid: list[Any] | None = None) -> str:
+    """Key of the widget for selection ``name``, seeded from the kept value (or ``default``).
+
+    A kept value that is not among ``valid`` (e.g. a column of another dataset) is replaced by
+    ``default``. For multiselects pass the list of options; invalid entries are dropped.
+    """
+    key = f"w.{name}"
+    value = st.session_state.get(key, st.session_state.get(f"sel.{name}", default))
+    if valid is not None:
+        if isinstance(value, list):
+            value = [v for v in value if v in valid]
+        elif value not in valid:
+            value = default
+    if key not in st.session_state or st.session_state[key] != value:
+        st.session_state[key] = value
+    return key
+
+
+def keep(name: str) -> Any:
+    """Copy the widget's value to the kept selection and return it."""
+    value = st.session_state.get(f"w.{name}")
+    st.session_state[f"sel.{name}"] = value
+    return value
+
+
+def reset_selections(*names: str) -> None:
+    for name in names:
+        st.session_state.pop(f"sel.{name}", None)
+
+
+def current_task() -> Task | None:
+    return st.session_state.get(TASK_KEY)
+
+
+def set_task(task: Task | None) -> None:
+    st.session_state[TASK_KEY] = task

@@ -1,0 +1,242 @@
+"""Data page: pick a bundled dataset or upload a table, choose the roles, look at the groups."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dashboard.components import cached
+from dashboard.components.charts import group_rates_figure, group_sizes_figure
+from dashboard.components.state import (
+    DEFAULT_DATASET,
+    keep,
+    reset_selections,
+    seed_widget,
+    set_task,
+)
+from fairengine.data import DataError
+from fairengine.data.io import MAX_FILE_BYTES
+from fairengine.data.registry import DATASETS, default_features
+from fairengine.data.validate import MIN_GROUP_SIZE, resolve_positive_label
+
+#: Tables above this many rows are subsampled for interactive method runs.
+INTERACTIVE_ROWS = 100_000
+_SENSITIVE_HINTS = ("sex", "gender", "race", "ethnicity", "age_group", "religion", "nationality")
+_ROLE_KEYS = ("target", "sensitive", "all_features", "features", "kind", "positive_label")
+
+st.title("Data")
+st.caption(
+    "Choose a bundled benchmark or upload your own table, then say which column to predict and "
+    "which columns are sensitive. Every page works on the task defined here."
+)
+
+if warning := st.session_state.pop("url_warning", None):
+    st.warning(warning)
+
+def _on_new_data() -> None:
+    reset_selections(*_ROLE_KEYS)
+    for key in _ROLE_KEYS:
+        st.session_state.pop(f"w.{key}", None)
+
+
+source = st.radio(
+    "Source",
+    ["bundled", "upload"],
+    format_func={"bundled": "Bundled benchmark", "upload": "Upload a file"}.get,
+    horizontal=True,
+    key=seed_widget("source", "bundled", ["bundled", "upload"]),
+    on_change=_on_new_data,
+)
+keep("source")
+
+
+frame: pd.DataFrame | None = None
+name = "uploaded"
+info = None
+if source == "bundled":
+    names = list(DATASETS)
+    name = st.selectbox(
+        "Dataset",
+        names,
+        format_func=lambda n: f"{DATASETS[n].title} — {DATASETS[n].description}",
+        key=seed_widget("dataset", DEFAULT_DATASET, names),
+        on_change=_on_new_data,
+    )
+    keep("dataset")
+    info = DATASETS[name]
+    st.caption(f"Source: {info.source}. Licence: {info.licence}.")
+    frame = cached.bundled_frame(name)
+else:
+    upload = st.file_uploader(
+        "Upload a CSV or Parquet file",
+        type=["csv", "tsv", "txt", "parquet", "pq", "gz"],
+        help=f"Delimiter and encoding are detected. Limit {MAX_FILE_BYTES // 2**20} MB.",
+        key="w.upload",
+    )
+    if upload is not None and upload.file_id != st.session_state.get("upload.id"):
+        st.session_state["upload.id"] = upload.file_id
+        st.session_state["upload.name"] = upload.name
+        st.session_state["upload.bytes"] = upload.getvalue()
+        _on_new_data()
+    if "upload.bytes" in st.session_state:
+        name = st.session_state["upload.name"].rsplit(".", 1)[0] or "uploaded"
+        try:
+            frame = cached.uploaded_frame(
+                st.session_state["upload.bytes"], st.session_state["upload.name"]
+            )
+        except DataError as exc:
+            st.error(f"Could not read **{st.session_state['upload.name']}**: {exc}")
+        else:
+            if upload is None:
+                st.caption(f"Using the uploaded file **{st.session_state['upload.name']}**.")
+    else:
+        st.info("Upload a table with one row per person and a header row to start.")
+
+if frame is None:
+    set_task(None)
+    st.stop()
+
+columns = [str(c) for c in frame.columns]
+
+
+def _guess_sensitive(target: str) -> list[str]:
+    if info is not None:
+        return [c for c in info.sensitive if c != target]
+    hinted = [c for c in columns if c.lower() in _SENSITIVE_HINTS and c != target]
+    if hinted:
+        return hinted[:1]
+    few = [c for c in columns if c != target and 2 <= frame[c].nunique() <= 10]
+    return few[:1]
+
+
+left, right = st.columns(2)
+with left:
+    default_target = info.target if info is not None else columns[-1]
+    target = st.selectbox(
+        "Target (what to predict)",
+        columns,
+        key=seed_widget("target", default_target, columns),
+    )
+    keep("target")
+with right:
+    others = [c for c in columns if c != target]
+    sensitive = st.multiselect(
+        "Sensitive attribute(s)",
+        others,
+        key=seed_widget("sensitive", _guess_sensitive(target), others),
+        help="Several columns define intersectional groups (e.g. sex & race).",
+    )
+    keep("sensitive")
+
+kind_options = ["auto", "classification", "regression"]
+with st.expander("More roles: task kind, positive label, features, missing values"):
+    c1, c2 = st.columns(2)
+    kind_choice = c1.selectbox(
+        "Task kind",
+        kind_options,
+        key=seed_widget("kind", "auto", kind_options),
+        help="Auto: a two-valued target is classification; a numeric one with many values is "
+        "regression.",
+    )
+    keep("kind")
+    values = frame[target].dropna().astype(str).unique()
+    positive_label = None
+    if kind_choice != "regression" and len(values) == 2:
+        known = info.positive_labels.get(target) if info is not None else None
+        try:
+            default_pos = str(known if known is not None else resolve_positive_label(
+                frame[target], target, None
+            ))
+        except DataError:
+            default_pos = sorted(values)[-1]
+        label_options = sorted(values)
+        positive_label = c2.selectbox(
+            "Positive label (coded 1)",
+            label_options,
+            key=seed_widget("positive_label", default_pos, label_options),
+        )
+        keep("positive_label")
+    all_features = st.checkbox(
+        "Use every other column as a feature",
+        key=seed_widget("all_features", True),
+        help="For bundled data, columns that encode the target or the sensitive attribute are "
+        "left out.",
+    )
+    keep("all_features")
+    features = None
+    if not all_features:
+        candidates = [c for c in columns if c != target and c not in sensitive]
+        features = st.multiselect(
+            "Features",
+            candidates,
+            key=seed_widget("features", candidates, candidates),
+        )
+        keep("features")
+    drop_missing = st.checkbox(
+        "Drop rows with a missing target or sensitive value",
+        key=seed_widget("drop_missing", False),
+    )
+    keep("drop_missing")
+    merge_small = st.checkbox(
+        f"Merge groups smaller than {MIN_GROUP_SIZE} rows into one group",
+        key=seed_widget("merge_small", False),
+    )
+    keep("merge_small")
+
+if not sensitive:
+    set_task(None)
+    st.error("Choose at least one sensitive attribute.")
+    st.stop()
+if features is None and info is not None:
+    features = list(default_features(info, frame, target, sensitive))
+
+try:
+    task = cached.build_task(
+        frame,
+        name=name,
+        target=target,
+        sensitive=tuple(sensitive),
+        features=None if features is None else tuple(features),
+        kind=None if kind_choice == "auto" else kind_choice,
+        positive_label=positive_label,
+        drop_missing=drop_missing,
+        merge_small_groups=merge_small,
+    )
+except DataError as exc:
+    set_task(None)
+    st.error(str(exc))
+    st.stop()
+
+set_task(task)
+if source == "bundled":
+    st.query_params.from_dict({"dataset": name, "target": target, "sensitive": list(sensitive)})
+else:
+    st.query_params.clear()
+
+for note in task.notes:
+    st.info(note)
+if len(task.frame) > INTERACTIVE_ROWS:
+    st.warning(
+        f"This table has {len(task.frame):,} rows. Interactive runs on the method pages use a "
+        f"random sample of {INTERACTIVE_ROWS:,} rows; the CLI runs on every row."
+    )
+
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("Rows", f"{len(task.frame):,}")
+m2.metric("Features", len(task.features))
+m3.metric("Groups", task.n_groups)
+if task.kind == "classification":
+    m4.metric(f"P({task.target} = {task.positive_label})", f"{task.y.mean():.3f}")
+else:
+    m4.metric(f"Mean {task.target}", f"{task.y.mean():.3f}")
+
+overview = cached.group_overview(task, task.fingerprint)
+groups_tab, preview_tab = st.tabs(["Groups", "Preview"])
+with groups_tab:
+    g1, g2 = st.columns(2)
+    g1.plotly_chart(group_sizes_figure(overview), key="chart.sizes")
+    g2.plotly_chart(group_rates_figure(overview, task.kind), key="chart.rates")
+    st.dataframe(overview, key="table.groups")
+with preview_tab:
+    st.caption(f"First 200 of {len(task.frame):,} rows (target, sensitive, then features).")
+    st.dataframe(task.frame.head(200), key="table.preview")

@@ -1,0 +1,226 @@
+"""The Task: one table with its roles (target, sensitive attributes, features) and kind."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+
+from fairengine.data.groups import group_keys
+from fairengine.data.validate import check_roles, infer_kind, resolve_positive_label
+
+Kind = Literal["classification", "regression"]
+
+
+@dataclass(frozen=True, eq=False)
+class Task:
+    """A prediction task on one table: which column is the target, which are sensitive, and which
+    are features.
+
+    Build it with :func:`from_frame` or :func:`fairengine.load_dataset`, which validate the roles;
+    the constructor itself trusts its inputs.
+
+    Attributes
+    ----------
+    name : str
+        Dataset name ("adult", "uploaded", ...).
+    frame : pandas.DataFrame
+        The rows, restricted to the target, sensitive and feature columns.
+    target : str
+        Target column. For classification ``y`` is 1 where it equals ``positive_label``.
+    sensitive : tuple of str
+        Sensitive columns. Several columns define intersectional groups.
+    features : tuple of str
+        Feature columns (the model inputs).
+    kind : {"classification", "regression"}
+    positive_label : object
+        The target value coded as 1 (classification only).
+    group_names : tuple of str
+        Name of each group; ``groups`` holds indices into it. Fixed at construction, so the
+        train and test parts of a split share the same codes.
+    notes : tuple of str
+        Things the validation changed and the user should know (dropped rows or columns).
+    """
+
+    name: str
+    frame: pd.DataFrame
+    target: str
+    sensitive: tuple[str, ...]
+    features: tuple[str, ...]
+    kind: Kind
+    positive_label: object = None
+    group_names: tuple[str, ...] = ()
+    merged_groups: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = ()
+
+    @property
+    def X(self) -> pd.DataFrame:  # noqa: N802 - scikit-learn naming
+        """The feature columns."""
+        return self.frame.loc[:, list(self.features)]
+
+    @cached_property
+    def y(self) -> np.ndarray:
+        """Target as an array: 0/1 ints for classification, floats for regression."""
+        column = self.frame[self.target]
+        if self.kind == "classification":
+            return (column.astype(str) == str(self.positive_label)).to_numpy(dtype=np.int64)
+        return column.to_numpy(dtype=np.float64)
+
+    @cached_property
+    def group_labels(self) -> pd.Series:
+        """Each row's group name (intersection of the sensitive columns)."""
+        return group_keys(self.frame, self.sensitive, self.merged_groups)
+
+    @cached_property
+    def groups(self) -> np.ndarray:
+        """Each row's group as an int code into ``group_names``."""
+        codes = pd.Index(self.group_names).get_indexer(self.group_labels)
+        return np.asarray(codes, dtype=np.int64)
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.group_names)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """SHA-256 over the content (row order included) and the roles."""
+        roles = {
+            "target": self.target,
+            "sensitive": list(self.sensitive),
+            "features": list(self.features),
+            "kind": self.kind,
+            "positive_label": None if self.positive_label is None else str(self.positive_label),
+            "groups": list(self.group_names),
+            "merged": list(self.merged_groups),
+        }
+        digest = hashlib.sha256(json.dumps(roles, sort_keys=True).encode())
+        columns = [self.target, *self.sensitive, *self.features]
+        hashed = pd.util.hash_pandas_object(self.frame[columns], index=False)
+        digest.update(hashed.to_numpy().tobytes())
+        return digest.hexdigest()
+
+    def subset(self, rows: np.ndarray | Sequence[int]) -> Task:
+        """A task on some rows (positions) of this one, with the same roles and group codes."""
+        return replace(self, frame=self.frame.iloc[np.asarray(rows)], notes=())
+
+    def split(self, test_size: float = 0.3, random_state: int = 0) -> tuple[Task, Task]:
+        """Split into train and test parts, stratified on group x label.
+
+        For regression, or when a group x label cell has fewer than two rows, the split is
+        stratified on the groups alone.
+        """
+        if not 0.0 < test_size < 1.0:
+            raise ValueError(f"test_size must be in (0, 1), got {test_size}.")
+        strata = self.groups * 2 + self.y if self.kind == "classification" else self.groups
+        if np.bincount(strata).min(initial=2) < 2 or len(np.unique(strata)) < 2:
+            strata = self.groups
+        counts = np.bincount(strata)
+        if counts[counts > 0].min() < 2:
+            strata = None
+        positions = np.arange(len(self.frame))
+        train, test = train_test_split(
+            positions, test_size=test_size, random_state=random_state, stratify=strata
+        )
+        return self.subset(np.sort(train)), self.subset(np.sort(test))
+
+    def summary(self) -> dict[str, object]:
+        """A small JSON-able description (for the sidebar, the CLI and model cards)."""
+        return {
+            "name": self.name,
+            "rows": len(self.frame),
+            "kind": self.kind,
+            "target": self.target,
+            "positive_label": None if self.positive_label is None else str(self.positive_label),
+            "sensitive": list(self.sensitive),
+            "features": len(self.features),
+            "groups": list(self.group_names),
+            "fingerprint": self.fingerprint[:12],
+        }
+
+
+def from_frame(
+    df: pd.DataFrame,
+    *,
+    target: str,
+    sensitive: str | Sequence[str],
+    features: Sequence[str] | None = None,
+    kind: Kind | None = None,
+    name: str = "uploaded",
+    positive_label: object = None,
+    drop_missing: bool = False,
+    merge_small_groups: bool = False,
+    min_group_size: int | None = None,
+    max_rows: int | None = None,
+) -> Task:
+    """Validate a table and its roles and build a :class:`Task`.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table.
+    target : str
+        The column to predict.
+    sensitive : str or sequence of str
+        Sensitive column(s); several columns give intersectional groups.
+    features : sequence of str, optional
+        Model inputs. Default: every other column. Constant feature columns are dropped (noted
+        in ``Task.notes``).
+    kind : {"classification", "regression"}, optional
+        Inferred when omitted: a target with two values is a classification target, a numeric
+        target with many values a regression target.
+    name : str
+        Name shown in the dashboard and stored in model files.
+    positive_label : optional
+        For classification, the target value coded as 1. Default: a value that reads as
+        positive (``1``, ``True``, ``"yes"``, ``">50K"``, ...), else the rarer value.
+    drop_missing : bool
+        Drop rows with a missing target or sensitive value instead of raising.
+    merge_small_groups : bool
+        Merge groups smaller than ``min_group_size`` into one group instead of raising.
+    min_group_size : int, optional
+        Smallest group accepted (default :data:`fairengine.data.validate.MIN_GROUP_SIZE`).
+    max_rows : int, optional
+        Row limit (default :data:`fairengine.data.validate.MAX_ROWS`).
+
+    Raises
+    ------
+    DataError
+        With a message that names the column and says what to do.
+    """
+    checked = check_roles(
+        df,
+        target=target,
+        sensitive=sensitive,
+        features=features,
+        drop_missing=drop_missing,
+        max_rows=max_rows,
+    )
+    frame = checked.frame
+    kind = infer_kind(frame[target], target, kind)
+    label = (
+        resolve_positive_label(frame[target], target, positive_label)
+        if kind == "classification"
+        else None
+    )
+    group_names, merged = checked.group_levels(
+        merge_small_groups=merge_small_groups, min_group_size=min_group_size
+    )
+    return Task(
+        name=name,
+        frame=frame,
+        target=target,
+        sensitive=checked.sensitive,
+        features=checked.features,
+        kind=kind,
+        positive_label=label,
+        group_names=group_names,
+        merged_groups=merged,
+        notes=checked.notes,
+    )

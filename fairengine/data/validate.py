@@ -1,0 +1,271 @@
+"""Validation of a table and the roles chosen for its columns.
+
+Every check raises :class:`DataError` with a message that names the column and says what to do.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from fairengine.data.errors import DataError
+from fairengine.data.groups import MERGED_GROUP, group_keys
+
+#: Most rows a task may have (the engine's memory budget on a laptop).
+MAX_ROWS = 2_000_000
+#: Most distinct values a sensitive column may have before we ask the user to bin it.
+MAX_GROUPS_PER_COLUMN = 30
+#: Most intersectional groups accepted.
+MAX_GROUPS = 100
+#: Smallest group accepted: fewer rows cannot be split into train and test and still be measured.
+MIN_GROUP_SIZE = 10
+#: A numeric target with more distinct values than this (or any non-integer value) is a
+#: regression target when the kind is not given.
+MAX_INTEGER_CLASSES = 10
+
+_POSITIVE_TOKENS = (
+    "1", "1.0", "true", "yes", "y", "positive", "pos", "good", ">50k", "pass", "approved",
+    "default", "recid", "high",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class CheckedRoles:
+    """A table whose roles passed the checks: restricted to the used columns, rows kept."""
+
+    frame: pd.DataFrame
+    target: str
+    sensitive: tuple[str, ...]
+    features: tuple[str, ...]
+    notes: tuple[str, ...]
+
+    def group_levels(
+        self, *, merge_small_groups: bool = False, min_group_size: int | None = None
+    ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Sorted group names and the names merged into :data:`MERGED_GROUP`."""
+        minimum = MIN_GROUP_SIZE if min_group_size is None else int(min_group_size)
+        counts = group_keys(self.frame, self.sensitive).value_counts()
+        label = " x ".join(repr(c) for c in self.sensitive)
+        if len(counts) > MAX_GROUPS:
+            raise DataError(
+                f"The sensitive column(s) {label} define {len(counts)} groups "
+                f"(limit {MAX_GROUPS}). Choose fewer sensitive columns or bin their values."
+            )
+        small = counts[counts < minimum]
+        merged: tuple[str, ...] = ()
+        if len(small) and merge_small_groups:
+            merged = tuple(sorted(small.index))
+            counts = counts.drop(small.index)
+            counts[MERGED_GROUP] = int(small.sum())
+            small = counts[counts < minimum]
+        if len(counts) < 2:
+            only = counts.index[0] if len(counts) else "none"
+            raise DataError(
+                f"The sensitive column(s) {label} have a single group ({only!r}). Fairness needs "
+                "at least two groups: choose another sensitive column."
+            )
+        if MERGED_GROUP in small.index:
+            raise DataError(
+                f"Sensitive column(s) {label}: even merged, the small groups have only "
+                f"{int(small[MERGED_GROUP])} rows (fewer than {minimum}). Bin the column into "
+                "broader values or choose another sensitive column."
+            )
+        if len(small):
+            listed = ", ".join(f"{name!r} ({n} rows)" for name, n in small.items())
+            raise DataError(
+                f"Sensitive column(s) {label}: group(s) {listed} have fewer than {minimum} rows, "
+                "too few to split into train and test. Merge small groups (the 'merge small "
+                "groups' option), bin the column, or choose another sensitive column."
+            )
+        return tuple(sorted(counts.index)), merged
+
+
+def check_roles(
+    df: pd.DataFrame,
+    *,
+    target: str,
+    sensitive: str | Sequence[str],
+    features: Sequence[str] | None,
+    drop_missing: bool = False,
+    max_rows: int | None = None,
+) -> CheckedRoles:
+    """Check the table and the roles; return the table restricted to the used columns."""
+    if not isinstance(df, pd.DataFrame):
+        raise DataError(f"Expected a pandas DataFrame, got {type(df).__name__}.")
+    limit = MAX_ROWS if max_rows is None else int(max_rows)
+    _check_shape(df, limit)
+    sens = (sensitive,) if isinstance(sensitive, str) else tuple(sensitive)
+    columns = [str(c) for c in df.columns]
+    if not sens:
+        raise DataError("Choose at least one sensitive column.")
+    for role, names in (("target", [target]), ("sensitive", sens), ("feature", features or [])):
+        for col in names:
+            if col not in columns:
+                raise DataError(
+                    f"Unknown {role} column {col!r}. Available columns: {_list(columns)}."
+                )
+    if len(set(sens)) != len(sens):
+        raise DataError(f"A sensitive column is listed twice: {list(sens)}.")
+    if target in sens:
+        raise DataError(
+            f"Column {target!r} is both the target and a sensitive column. Choose a different "
+            "target or sensitive attribute."
+        )
+    frame = df.copy()
+    frame.columns = columns
+    notes: list[str] = []
+    frame = _handle_missing(frame, [target, *sens], drop_missing, notes)
+    feats = _choose_features(frame, target, sens, features, notes)
+    _check_sensitive(frame, sens)
+    frame = frame.loc[:, [target, *sens, *(f for f in feats if f not in sens)]]
+    return CheckedRoles(frame, target, sens, feats, tuple(notes))
+
+
+def _check_shape(df: pd.DataFrame, limit: int) -> None:
+    if df.shape[1] == 0 or df.shape[0] == 0:
+        raise DataError("The table is empty: it needs a header row and at least one data row.")
+    duplicated = sorted(n for n, c in Counter(map(str, df.columns)).items() if c > 1)
+    if duplicated:
+        raise DataError(
+            f"Duplicate column names: {_list(duplicated)}. Rename them so every name is unique."
+        )
+    if len(df) > limit:
+        raise DataError(
+            f"The table has {len(df):,} rows, more than the limit of {limit:,}. "
+            "Use a random sample of the rows."
+        )
+
+
+def _handle_missing(
+    frame: pd.DataFrame, required: list[str], drop: bool, notes: list[str]
+) -> pd.DataFrame:
+    missing = frame[required].isna()
+    if not missing.to_numpy().any():
+        return frame
+    per_column = missing.sum()
+    rows = int(missing.any(axis=1).sum())
+    listed = ", ".join(f"{c!r} ({n})" for c, n in per_column.items() if n)
+    if not drop:
+        raise DataError(
+            f"Missing values in the target/sensitive column(s) {listed}: {rows} row(s) in all. "
+            "Drop those rows (the 'drop rows with missing values' option, drop_missing=True) "
+            "or fill them in."
+        )
+    notes.append(f"Dropped {rows} row(s) with a missing value in {listed}.")
+    kept = frame.loc[~missing.any(axis=1)]
+    if kept.empty:
+        raise DataError(f"Every row has a missing value in {listed}; nothing is left.")
+    return kept
+
+
+def _choose_features(
+    frame: pd.DataFrame,
+    target: str,
+    sens: tuple[str, ...],
+    features: Sequence[str] | None,
+    notes: list[str],
+) -> tuple[str, ...]:
+    if features is None:
+        candidates = [c for c in frame.columns if c != target and c not in sens]
+    else:
+        candidates = list(dict.fromkeys(features))
+        if target in candidates:
+            raise DataError(
+                f"The target {target!r} cannot also be a feature. Remove it from the features."
+            )
+    constant = [c for c in candidates if frame[c].nunique(dropna=False) <= 1]
+    if constant:
+        notes.append(f"Ignored constant column(s) {_list(constant)}: they carry no information.")
+    kept = tuple(c for c in candidates if c not in constant)
+    if not kept:
+        raise DataError(
+            "No usable feature columns: every candidate column is constant or already used as "
+            "target/sensitive. Add columns with information to the table."
+        )
+    return kept
+
+
+def _check_sensitive(frame: pd.DataFrame, sens: tuple[str, ...]) -> None:
+    for col in sens:
+        n = frame[col].nunique()
+        if n > MAX_GROUPS_PER_COLUMN:
+            hint = (
+                " It looks numeric: bin it into a few ranges (e.g. age < 25 / 25+)."
+                if pd.api.types.is_numeric_dtype(frame[col])
+                else " Merge rare values or choose another column."
+            )
+            raise DataError(
+                f"Sensitive column {col!r} has {n} distinct values (limit "
+                f"{MAX_GROUPS_PER_COLUMN}).{hint}"
+            )
+
+
+def infer_kind(column: pd.Series, name: str, kind: str | None) -> str:
+    """Infer or check the task kind from the target column."""
+    values = column.dropna()
+    n_unique = values.nunique()
+    if n_unique < 2:
+        only = values.iloc[0] if len(values) else None
+        raise DataError(
+            f"The target {name!r} is constant ({only!r}): there is nothing to predict. "
+            "Choose another target column."
+        )
+    numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+    if kind is None:
+        if n_unique == 2:
+            kind = "classification"
+        elif numeric and (n_unique > MAX_INTEGER_CLASSES or not _all_integer(values)):
+            kind = "regression"
+        else:
+            kind = "classification"
+    if kind == "classification":
+        if n_unique > 2:
+            examples = _list(map(str, sorted(values.astype(str).unique())[:6]))
+            hint = " or set the kind to regression" if numeric else ""
+            raise DataError(
+                f"The classification target {name!r} has {n_unique} classes ({examples}); "
+                f"fairengine needs a binary target. Choose a two-valued column{hint}."
+            )
+        return kind
+    if kind == "regression":
+        if not numeric:
+            raise DataError(
+                f"The regression target {name!r} is not numeric (e.g. {values.iloc[0]!r}). "
+                "Choose a numeric column or set the kind to classification."
+            )
+        if not np.isfinite(values.to_numpy(dtype=float)).all():
+            raise DataError(f"The regression target {name!r} has infinite values. Remove them.")
+        return kind
+    raise DataError(f"Unknown task kind {kind!r}: use 'classification' or 'regression'.")
+
+
+def resolve_positive_label(column: pd.Series, name: str, positive_label: object) -> object:
+    """The target value coded as 1: the given one, one that reads as positive, or the rarer one."""
+    values = list(pd.unique(column.dropna()))
+    if positive_label is not None:
+        for value in values:
+            if str(value) == str(positive_label):
+                return value
+        raise DataError(
+            f"Positive label {positive_label!r} does not occur in the target {name!r}; "
+            f"its values are {_list(map(str, values))}."
+        )
+    for value in values:
+        if str(value).strip().lower() in _POSITIVE_TOKENS:
+            return value
+    counts = column.value_counts()
+    return counts.index[-1] if counts.iloc[0] != counts.iloc[-1] else sorted(values, key=str)[-1]
+
+
+def _all_integer(values: pd.Series) -> bool:
+    array = values.to_numpy(dtype=float)
+    return bool(np.all(np.isfinite(array)) and np.all(array == np.round(array)))
+
+
+def _list(names: object) -> str:
+    items = [repr(n) if isinstance(n, str) else str(n) for n in names]  # type: ignore[attr-defined]
+    return ", ".join(items[:20]) + (f" and {len(items) - 20} more" if len(items) > 20 else "")
