@@ -26,6 +26,7 @@ init_from_query_params()
 navigation = st.navigation(
     {
         "Data": [st.Page(PAGES / "data.py", title="Data", icon="🗂️", default=True)],
+        "Help": [st.Page(PAGES / "about.py", title="About", icon="ℹ️")],
     }
 )
 st.sidebar.markdown("**fairengine** · fairness–accuracy trade-offs")

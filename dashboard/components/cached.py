@@ -1,4 +1,4 @@
-"""Engine calls behind Streamlit caches. Pages call these, never the engine's heavy parts directly."""
+"""Engine calls behind Streamlit caches: pages call these, not the engine's heavy parts."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from fairengine.data import DataError, Task, from_frame, read_table
-from fairengine.data.registry import DATASETS, load_frame
+from fairengine.data.registry import load_frame
 from fairengine.metrics import group_table
 
 

@@ -33,6 +33,7 @@ st.caption(
 if warning := st.session_state.pop("url_warning", None):
     st.warning(warning)
 
+
 def _on_new_data() -> None:
     reset_selections(*_ROLE_KEYS)
     for key in _ROLE_KEYS:
@@ -144,9 +145,9 @@ with st.expander("More roles: task kind, positive label, features, missing value
     if kind_choice != "regression" and len(values) == 2:
         known = info.positive_labels.get(target) if info is not None else None
         try:
-            default_pos = str(known if known is not None else resolve_positive_label(
-                frame[target], target, None
-            ))
+            default_pos = str(
+                known if known is not None else resolve_positive_label(frame[target], target, None)
+            )
         except DataError:
             default_pos = sorted(values)[-1]
         label_options = sorted(values)

@@ -1,0 +1,485 @@
+"""Group metrics shared by every method, page and benchmark: one definition of each.
+
+Every metric is ``metric(y_true, y_pred, groups, *, sample_weight=None, **options) -> float``.
+Conventions shared by all of them:
+
+* Inputs may be lists, numpy arrays or pandas Series and are aligned by position; ``groups`` holds
+  any hashable labels, treated as categories. Rows with weight 0 count as absent (a group whose
+  rows all have weight 0 is not a group).
+* Every rate is a weighted mean, computed per group by one helper (``_group_means``).
+* Classification: ``y_true`` in {0, 1}; ``y_pred`` is a hard 0/1 prediction or the probability
+  that a randomized classifier predicts 1. Rates are then the expected rates of that randomized
+  classifier (the usual rates for hard predictions).
+* A conditional rate (TPR: rows with y = 1; FPR: rows with y = 0) skips groups with no eligible
+  rows. fairlearn reports 0 for such a group instead, so the two can differ only there.
+* ``*_diff`` metrics are max - min over groups; ``*_rate`` ratios are min / max over groups.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+LOSSES = ("square", "absolute", "zero_one", "log")
+_LOG_EPS = 1e-15
+_BOOT_CHUNK = 2_000_000  # resampled cells per block: bounds bootstrap memory to ~50 MB
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """Validated inputs: float arrays (None if not given), codes 0..G-1, labels, weights."""
+
+    y_true: np.ndarray | None
+    y_pred: np.ndarray | None
+    codes: np.ndarray
+    labels: pd.Index
+    weight: np.ndarray
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.labels)
+
+
+def _column(name: str, values, n: int | None) -> np.ndarray:
+    arr = np.asarray(values, dtype=float)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one value per row (1-D), got shape {arr.shape}")
+    if n is not None and arr.size != n:
+        raise ValueError(f"{name} has {arr.size} rows but groups has {n}; pass one value per row")
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} contains NaN or infinite values; drop or impute those rows")
+    return arr
+
+
+def _prepare(y_true, y_pred, groups, sample_weight=None) -> _Rows:
+    """Validate lengths and values, factorize ``groups`` (sorted labels) and drop 0-weight rows."""
+    if groups is None:  # overall metrics may be called without groups
+        ref = y_pred if y_pred is not None else y_true
+        if ref is None:
+            raise ValueError("groups is required (one group label per row)")
+        groups = np.zeros(len(ref), dtype=int)
+    series = (
+        groups
+        if isinstance(groups, pd.Series)
+        else pd.Series(groups if isinstance(groups, np.ndarray) else list(groups), dtype=None)
+    )
+    n = len(series)
+    if n == 0:
+        raise ValueError("groups is empty: metrics need at least one row")
+    try:
+        codes, labels = pd.factorize(series, sort=True)
+    except TypeError:  # labels of mixed, unorderable types
+        codes, labels = pd.factorize(series, sort=False)
+    if (codes < 0).any():
+        raise ValueError("groups contains missing values (NaN/None); drop or label those rows")
+    yt = None if y_true is None else _column("y_true", y_true, n)
+    yp = None if y_pred is None else _column("y_pred", y_pred, n)
+    w = np.ones(n) if sample_weight is None else _column("sample_weight", sample_weight, n)
+    if (w < 0).any() or w.sum() <= 0:
+        raise ValueError("sample_weight must be non-negative with a positive sum")
+    totals = np.bincount(codes, weights=w, minlength=len(labels))
+    if (totals == 0).any():  # drop groups of 0-weight rows; other 0-weight rows are inert
+        keep = totals[codes] > 0
+        kept_labels, codes = np.unique(codes[keep], return_inverse=True)
+        labels, w = pd.Index(labels[kept_labels]), w[keep]
+        yt, yp = (None if a is None else a[keep] for a in (yt, yp))
+    return _Rows(yt, yp, codes.astype(np.intp), pd.Index(labels), w)
+
+
+def _check_unit(name: str, arr: np.ndarray, *, binary: bool = False) -> None:
+    ok = np.isin(arr, (0.0, 1.0)).all() if binary else ((arr >= 0) & (arr <= 1)).all()
+    if not ok:
+        raise ValueError(f"{name} must be {'0/1 labels' if binary else 'in [0, 1]'}")
+
+
+def _classification(y_true, y_pred, groups, sample_weight) -> _Rows:
+    rows = _prepare(y_true, y_pred, groups, sample_weight)
+    _check_unit("y_true", rows.y_true, binary=True)
+    _check_unit("y_pred", rows.y_pred)
+    return rows
+
+
+def _group_means(values: np.ndarray, rows: _Rows, mask: np.ndarray | None = None) -> np.ndarray:
+    """Weighted mean of ``values`` per group over rows where ``mask``; NaN if a group has none.
+
+    mean_z = sum_{i: z_i = z, mask_i} w_i v_i / sum_{i: z_i = z, mask_i} w_i
+    """
+    w = rows.weight if mask is None else rows.weight * mask
+    den = np.bincount(rows.codes, weights=w, minlength=rows.n_groups)
+    num = np.bincount(rows.codes, weights=w * values, minlength=rows.n_groups)
+    return np.divide(num, den, out=np.full(rows.n_groups, np.nan), where=den > 0)
+
+
+def _spread(rates: np.ndarray) -> float:
+    """max - min over groups with a defined rate (NaN if no group has one)."""
+    rates = rates[~np.isnan(rates)]
+    return float(rates.max() - rates.min()) if rates.size else float("nan")
+
+
+def _ratio(rates: np.ndarray) -> float:
+    """min / max over groups; 1.0 when every rate is 0 (0/0: nobody is favoured)."""
+    top = rates.max()
+    return float(rates.min() / top) if top > 0 else 1.0
+
+
+def _correct(rows: _Rows) -> np.ndarray:
+    """P(y_hat = y) per row, y p + (1 - y)(1 - p): the indicator 1[y_hat = y] if p is 0/1."""
+    return rows.y_true * rows.y_pred + (1 - rows.y_true) * (1 - rows.y_pred)
+
+
+def _pointwise_loss(rows: _Rows, kind: str) -> np.ndarray:
+    y, p = rows.y_true, rows.y_pred
+    if kind == "square":
+        return (y - p) ** 2
+    if kind == "absolute":
+        return np.abs(y - p)
+    if kind == "zero_one":
+        _check_unit("y_true", y, binary=True)
+        _check_unit("y_pred", p)
+        return 1 - _correct(rows)
+    if kind == "log":
+        _check_unit("y_true", y)
+        _check_unit("y_pred", p)
+        q = np.clip(p, _LOG_EPS, 1 - _LOG_EPS)
+        return -(y * np.log(q) + (1 - y) * np.log1p(-q))
+    raise ValueError(f"unknown loss {kind!r}; choose one of {LOSSES}")
+
+
+def accuracy(y_true, y_pred, groups=None, *, sample_weight=None) -> float:
+    """Weighted accuracy sum_i w_i P(y_hat_i = y_i) / sum_i w_i (``groups`` only checked)."""
+    rows = _classification(y_true, y_pred, groups, sample_weight)
+    return float(np.average(_correct(rows), weights=rows.weight))
+
+
+def error(y_true, y_pred, groups=None, *, sample_weight=None) -> float:
+    """Weighted error rate, 1 - accuracy."""
+    return 1.0 - accuracy(y_true, y_pred, groups, sample_weight=sample_weight)
+
+
+def loss(y_true, y_pred, groups=None, *, loss: str = "square", sample_weight=None) -> float:
+    """Weighted mean loss sum_i w_i l(y_i, f_i) / sum_i w_i.
+
+    Parameters
+    ----------
+    loss : {"square", "absolute", "zero_one", "log"}
+        (y - f)^2 (no 1/2: seed 002's l = (y - f)^2 / 2 is half of it), |y - f|, the expected 0-1
+        loss 1 - P(y_hat = y) (= ``error``), or the log loss -y log f - (1 - y) log(1 - f) with the
+        probability f clipped to [1e-15, 1 - 1e-15].
+    """
+    rows = _prepare(y_true, y_pred, groups, sample_weight)
+    return float(np.average(_pointwise_loss(rows, loss), weights=rows.weight))
+
+
+def max_group_loss(y_true, y_pred, groups, *, loss: str = "square", sample_weight=None) -> float:
+    """Worst group's mean loss, max_z E[l(Y, f) | Z = z] (seed 002's bounded group loss)."""
+    rows = _prepare(y_true, y_pred, groups, sample_weight)
+    return float(np.max(_group_means(_pointwise_loss(rows, loss), rows)))
+
+
+def dp_diff(y_true, y_pred, groups, *, sample_weight=None) -> float:
+    """Demographic parity difference max_z E[y_hat | z] - min_z E[y_hat | z].
+
+    ``y_pred`` may be 0/1 (selection rates) or scores (mean score); ``y_true`` is ignored.
+    Equals fairlearn's ``demographic_parity_difference`` for hard predictions.
+    """
+    rows = _prepare(None, y_pred, groups, sample_weight)
+    return _spread(_group_means(rows.y_pred, rows))
+
+
+def _tpr_fpr(rows: _Rows) -> tuple[np.ndarray, np.ndarray]:
+    positive = rows.y_true == 1
+    return _group_means(rows.y_pred, rows, positive), _group_means(rows.y_pred, rows, ~positive)
+
+
+def tpr_diff(y_true, y_pred, groups, *, sample_weight=None) -> float:
+    """max_z TPR_z - min_z TPR_z, TPR_z = E[y_hat | y = 1, z]; groups without positives skipped."""
+    rows = _classification(y_true, y_pred, groups, sample_weight)
+    gap = _spread(_tpr_fpr(rows)[0])
+    if np.isnan(gap):
+        raise ValueError("tpr_diff needs at least one row with y_true == 1")
+    return gap
+
+
+def eo_diff(y_true, y_pred, groups, *, sample_weight=None) -> float:
+    """Equalized-odds difference max(TPR gap, FPR gap), gap = max - min over groups.
+
+    Equals fairlearn's ``equalized_odds_difference`` (agg="worst_case") when every group has
+    positives and negatives; a group lacking one of them is skipped for that rate.
+    """
+    rows = _classification(y_true, y_pred, groups, sample_weight)
+    return float(np.nanmax([_spread(rate) for rate in _tpr_fpr(rows)]))
+
+
+def representation_rate(y_true, y_pred, groups, *, sample_weight=None) -> float:
+    """Representation rate min_z P(Z=z) / max_z P(Z=z) (seed 001 §2.2, Def. 2.1).
+
+    Uses only ``groups`` and ``sample_weight``; ``y_true`` and ``y_pred`` are ignored.
+    """
+    rows = _prepare(None, None, groups, sample_weight)
+    return _ratio(np.bincount(rows.codes, weights=rows.weight, minlength=rows.n_groups))
+
+
+def statistical_rate(y_true, y_pred, groups, *, label: int = 1, sample_weight=None) -> float:
+    """Statistical rate min_z P(y_hat=label | z) / max_z P(y_hat=label | z) (seed 001, Def. 2.2).
+
+    With probabilities ``y_pred`` = P(y_hat = 1), P(y_hat = label | z) is the mean predicted
+    probability in group z, as in the reference code. 1.0 when every group's rate is 0.
+    """
+    if label not in (0, 1):
+        raise ValueError(f"label must be 0 or 1, got {label!r}")
+    rows = _prepare(None, y_pred, groups, sample_weight)
+    _check_unit("y_pred", rows.y_pred)
+    return _ratio(_group_means(rows.y_pred if label == 1 else 1 - rows.y_pred, rows))
+
+
+def prediction_cdfs(
+    y_pred, groups, *, sample_weight=None, thresholds=None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Weighted empirical CDFs F_z(t) = P(f <= t | Z = z) and F(t) = P(f <= t).
+
+    Returns ``(thresholds, group_cdfs, overall_cdf)`` with ``group_cdfs`` of shape (groups,
+    thresholds), rows in sorted group-label order. ``thresholds`` defaults to the sorted distinct
+    predictions, on which the KS distance is exact.
+    """
+    rows = _prepare(None, y_pred, groups, sample_weight)
+    # Row i adds its weight to F(t) for every t >= f_i, i.e. from bin searchsorted(t, f_i) on.
+    if thresholds is None:
+        t, bins = np.unique(rows.y_pred, return_inverse=True)
+    else:
+        t = np.sort(_column("thresholds", thresholds, None))
+        bins = np.searchsorted(t, rows.y_pred, side="left")
+    mass = np.bincount(
+        rows.codes * (t.size + 1) + bins,
+        weights=rows.weight,
+        minlength=rows.n_groups * (t.size + 1),
+    ).reshape(rows.n_groups, t.size + 1)
+    cum = np.cumsum(mass, axis=1)[:, : t.size]
+    totals = mass.sum(axis=1)
+    return t, cum / totals[:, None], cum.sum(axis=0) / totals.sum()
+
+
+def ks_distance_from_cdfs(group_cdfs, overall_cdf) -> float:
+    """max_z sup_t |F_z(t) - F(t)| from CDFs evaluated on a common threshold grid.
+
+    The hook for randomized predictors: pass their exact mixture CDFs (e.g. averaged per-predictor
+    CDFs of seed 002's Q), which no sample of predictions gives.
+    """
+    g, o = np.atleast_2d(np.asarray(group_cdfs, float)), np.asarray(overall_cdf, float)
+    if o.ndim != 1 or g.shape[1] != o.size:
+        raise ValueError(f"group_cdfs {g.shape} and overall_cdf {o.shape} need the same thresholds")
+    return float(np.max(np.abs(g - o)))
+
+
+def sp_ks(y_true, y_pred, groups, *, sample_weight=None) -> float:
+    """Regression statistical parity: max_z sup_t |P(f <= t | z) - P(f <= t)| (seed 002, Def. 1).
+
+    Exact over the union of prediction values. Equal to the spec's survival form
+    sup_t |P(f >= t | z) - P(f >= t)|. ``y_true`` is ignored.
+    """
+    _, group_cdf, overall_cdf = prediction_cdfs(y_pred, groups, sample_weight=sample_weight)
+    return ks_distance_from_cdfs(group_cdf, overall_cdf)
+
+
+_TABLE_COLUMNS = {
+    "classification": ("base_rate", "selection_rate", "accuracy", "tpr", "fpr"),
+    "regression": ("mean_target", "mean_prediction", "mse", "mae"),
+}
+
+
+def _table_terms(rows: _Rows, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """Per-row terms (n, k): table column c = sum num[:, c] / sum den[:, c]."""
+    y, p, w = rows.y_true, rows.y_pred, rows.weight
+    if kind == "classification":
+        values = [y, p, _correct(rows), p, p]
+        masks = [1.0, 1.0, 1.0, y, 1 - y]
+    else:
+        values, masks = [y, p, (y - p) ** 2, np.abs(y - p)], [1.0] * 4
+    den = np.column_stack([w * m for m in masks])
+    return np.column_stack(values) * den, den
+
+
+def _resample_counts(rng: np.random.Generator, starts, sizes, n: int, n_boot: int):
+    """Yield blocks (b, n) of row multiplicities: each group's rows resampled with replacement.
+
+    ``starts``/``sizes`` describe contiguous groups of a row order (one group of n rows when not
+    stratified); a bootstrap resample is exactly these multiplicities used as weights.
+    """
+    owner_start, owner_size = np.repeat(starts, sizes), np.repeat(sizes, sizes)
+    block = max(1, _BOOT_CHUNK // n)
+    for lo in range(0, n_boot, block):
+        b = min(block, n_boot - lo)
+        picks = owner_start + (rng.random((b, n)) * owner_size).astype(np.intp)
+        picks += np.arange(b)[:, None] * n
+        yield np.bincount(picks.ravel(), minlength=b * n).reshape(b, n)
+
+
+def _bootstrap_sums(rng: np.random.Generator, terms: np.ndarray, keys, n_boot: int) -> np.ndarray:
+    """Column sums (n_boot, k) of ``terms`` over resamples of its rows with replacement.
+
+    Rows equal in every array of ``keys`` have equal terms, so a resample matters only through
+    how often each distinct row is drawn: Multinomial(n, m_j / n), exact and cheap when few
+    rows are distinct (hard predictions); otherwise rows are resampled one by one.
+    """
+    n = len(terms)
+    cls = np.zeros(n, dtype=np.int64)
+    for key in keys:  # class id of each row's combination of key values
+        codes, uniques = pd.factorize(key)
+        cls = pd.factorize(cls * len(uniques) + codes)[0]
+    n_cls = int(cls.max()) + 1
+    if n_cls * 8 > n:
+        blocks = _resample_counts(rng, [0], [n], n, n_boot)
+        return np.vstack([c.astype(float) @ terms for c in blocks])
+    first = np.empty(n_cls, dtype=np.intp)
+    first[cls[::-1]] = np.arange(n)[::-1]
+    return rng.multinomial(n, np.bincount(cls) / n, size=n_boot).astype(float) @ terms[first]
+
+
+def _percentiles(stats: np.ndarray, level: float) -> np.ndarray:
+    with warnings.catch_warnings():  # an all-NaN column (rate never defined) gives NaN bounds
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanquantile(stats, [(1 - level) / 2, (1 + level) / 2], axis=0)
+
+
+def group_table(
+    y_true,
+    y_pred,
+    groups,
+    *,
+    group_names=None,
+    kind: str = "classification",
+    sample_weight=None,
+    ci: float | None = None,
+    n_boot: int = 200,
+    random_state=0,
+) -> pd.DataFrame:
+    """Per-group summary, one row per group (index = group name) and an ``"overall"`` row last.
+
+    Columns: ``n`` (rows with positive weight), ``share`` (weighted share), then for
+    classification ``base_rate`` (mean y), ``selection_rate``, ``accuracy``, ``tpr``, ``fpr``,
+    for regression ``mean_target``, ``mean_prediction``, ``mse``, ``mae``; each by the same
+    definitions as the metrics above (``tpr``/``fpr`` are NaN for a group without positives /
+    negatives).
+    ``group_names`` maps labels to names (a mapping, or a sequence indexed by integer code).
+    With ``ci=level`` each rate column gets ``<col>_low``/``<col>_high``: a percentile bootstrap
+    resampling rows within each group (the overall row combines the same group resamples).
+    """
+    if kind not in _TABLE_COLUMNS:
+        raise ValueError(f"kind must be 'classification' or 'regression', got {kind!r}")
+    rows = (_classification if kind == "classification" else _prepare)(
+        y_true, y_pred, groups, sample_weight
+    )
+    num, den = _table_terms(rows, kind)
+    g, k = rows.n_groups, num.shape[1]
+    sums = np.stack([np.bincount(rows.codes, weights=col, minlength=g) for col in (*num.T, *den.T)])
+    sums = np.column_stack([sums, sums.sum(axis=1)])  # (2k, groups + overall)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rates = sums[:k] / sums[k:]
+    names = list(rows.labels)
+    if group_names is not None:
+        names = [
+            group_names.get(z, z) if isinstance(group_names, Mapping) else group_names[int(z)]
+            for z in names
+        ]
+    sizes = np.bincount(rows.codes, weights=rows.weight > 0, minlength=g).astype(int)
+    weights = np.bincount(rows.codes, weights=rows.weight, minlength=g)
+    table = pd.DataFrame(
+        {
+            "n": np.append(sizes, sizes.sum()),
+            "share": np.append(weights / weights.sum(), 1.0),
+            **dict(zip(_TABLE_COLUMNS[kind], rates, strict=True)),
+        },
+        index=pd.Index([*names, "overall"], name="group"),
+    )
+    if ci is not None:
+        rng = np.random.default_rng(random_state)
+        boot = np.zeros((n_boot, 2 * k, g + 1))
+        terms = np.hstack([num, den])
+        for z in range(g):
+            mask = rows.codes == z
+            keys = (rows.y_true[mask], rows.y_pred[mask], rows.weight[mask])
+            boot[:, :, z] = _bootstrap_sums(rng, terms[mask], keys, n_boot)
+        boot[:, :, g] = boot[:, :, :g].sum(axis=2)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            low, high = _percentiles(boot[:, :k] / boot[:, k:], ci)
+        for j, col in enumerate(_TABLE_COLUMNS[kind]):
+            table[f"{col}_low"], table[f"{col}_high"] = low[j], high[j]
+    return table
+
+
+def bootstrap_ci(
+    metric: Callable[..., float] | str,
+    y_true,
+    y_pred,
+    groups,
+    *,
+    n_boot: int = 200,
+    level: float = 0.95,
+    random_state=0,
+    stratify: bool = True,
+    sample_weight=None,
+    **metric_options,
+) -> tuple[float, float]:
+    """Percentile bootstrap confidence interval of ``metric`` (a callable or a ``METRICS`` name).
+
+    Each resample draws rows with replacement, within each group when ``stratify`` (so no group
+    vanishes), and is passed to the metric as integer multiplicities times ``sample_weight``,
+    which is exactly the metric of the resampled table (``groups`` arrive as integer codes).
+    Reproducible for a given ``random_state``.
+    """
+    fn = METRICS[metric] if isinstance(metric, str) else metric
+    if not 0 < level < 1 or n_boot < 1:
+        raise ValueError("level must be in (0, 1) and n_boot >= 1")
+    rows = _prepare(y_true, y_pred, groups, sample_weight)
+    n = rows.codes.size
+    order = np.argsort(rows.codes, kind="stable") if stratify else np.arange(n)
+    sizes = np.bincount(rows.codes) if stratify else np.array([n])
+    starts = np.cumsum(sizes) - sizes
+    rng = np.random.default_rng(random_state)
+    stats = []
+    for block in _resample_counts(rng, starts, sizes, n, n_boot):
+        for counts in block:
+            w = np.empty(n)
+            w[order] = counts * rows.weight[order]
+            stats.append(
+                fn(rows.y_true, rows.y_pred, rows.codes, sample_weight=w, **metric_options)
+            )
+    low, high = _percentiles(np.asarray(stats, dtype=float), level)
+    return float(low), float(high)
+
+
+METRICS: dict[str, Callable[..., float]] = {
+    f.__name__: f
+    for f in (accuracy, error, loss, dp_diff, tpr_diff, eo_diff, sp_ks, max_group_loss)
+    + (representation_rate, statistical_rate)
+}
+
+_PENDING = (
+    "disclosivity",
+    "imbalance",
+    "acceptance_rate",
+    "kl_to_empirical",
+    "true_violation",
+    "noisy_violation",
+    "multiaccuracy_violation",
+)
+ALL_METRIC_NAMES: tuple[str, ...] = (*METRICS, *_PENDING)
+"""Every metric name of DESIGN.md. Those not in ``METRICS`` (disclosivity, imbalance,
+acceptance_rate, kl_to_empirical, true_violation, noisy_violation, multiaccuracy_violation) get
+their definitions when their methods arrive."""
+
+HIGHER_IS_BETTER: frozenset[str] = frozenset(
+    {"accuracy", "representation_rate", "statistical_rate", "acceptance_rate"}
+)
+"""Names where larger is better. acceptance_rate is seed 000's yield sum(q)/C (the share of
+candidates kept); every other name is lower-is-better."""
+
+
+def is_lower_better(name: str) -> bool:
+    """Whether smaller values of metric ``name`` (any of ``ALL_METRIC_NAMES``) are better."""
+    if name not in ALL_METRIC_NAMES:
+        raise ValueError(f"unknown metric {name!r}; known: {', '.join(ALL_METRIC_NAMES)}")
+    return name not in HIGHER_IS_BETTER

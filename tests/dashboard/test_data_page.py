@@ -1,0 +1,140 @@
+"""The Data page under streamlit.testing.v1.AppTest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+
+ROWS = [
+    f"{20 + i % 40};{'f' if i % 3 else 'm'};{i % 7 / 7:.3f};{'yes' if i % 4 == 0 else 'no'}"
+    for i in range(120)
+]
+GOOD_CSV = "\n".join(["age;gender;score;approved", *ROWS]).encode()
+
+
+@pytest.fixture
+def app() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def sidebar_text(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.sidebar.markdown)
+
+
+def task_name(at: AppTest) -> str | None:
+    """Name of the task the sidebar shows.
+
+    AppTest drops the sidebar of an ``st.navigation`` app on reruns (the first run has it; a real
+    browser always does, see the e2e tests), so reruns check the state the sidebar renders.
+    """
+    task = at.session_state["task"] if "task" in at.session_state else None  # noqa: SIM401
+    return None if task is None else task.name
+
+
+def test_opens_on_adult(app: AppTest) -> None:
+    assert not app.error
+    assert metrics(app)["Rows"] == "48,842"
+    assert metrics(app)["Groups"] == "2"
+    assert "**adult**" in sidebar_text(app)
+    assert len(app.get("plotly_chart")) == 2
+
+
+def test_pick_dataset_updates_task_and_url(app: AppTest) -> None:
+    app.selectbox(key="w.dataset").set_value("compas").run()
+    assert not app.exception and not app.error
+    assert metrics(app)["Rows"] == "6,172"
+    assert task_name(app) == "compas"
+    assert app.query_params["dataset"] == "compas"
+    assert app.multiselect(key="w.sensitive").value == ["race"]
+
+
+def test_change_sensitive_attribute(app: AppTest) -> None:
+    app.multiselect(key="w.sensitive").set_value(["race"]).run()
+    assert metrics(app)["Groups"] == "5"
+    app.multiselect(key="w.sensitive").set_value(["sex", "race"]).run()
+    assert metrics(app)["Groups"] == "10"
+    assert app.session_state["task"].n_groups == 10
+    app.multiselect(key="w.sensitive").set_value([]).run()
+    assert "at least one sensitive" in app.error[0].value
+    assert task_name(app) is None
+
+
+def test_small_groups_error_then_merge(app: AppTest) -> None:
+    app.selectbox(key="w.dataset").set_value("compas").run()
+    app.multiselect(key="w.sensitive").set_value(["race", "sex"]).run()
+    assert "fewer than 10 rows" in app.error[0].value
+    app.checkbox(key="w.merge_small").check().run()
+    assert not app.error
+    assert metrics(app)["Groups"] == "10"
+
+
+def test_query_param_opens_dataset() -> None:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["dataset"] = "german_credit"
+    at.run()
+    assert metrics(at)["Rows"] == "1,000"
+    bad = AppTest.from_file(APP, default_timeout=60)
+    bad.query_params["dataset"] = "nope"
+    bad.run()
+    assert "Unknown dataset 'nope'" in bad.warning[0].value
+    assert metrics(bad)["Rows"] == "48,842"
+
+
+def test_upload_good_csv(app: AppTest) -> None:
+    app.radio(key="w.source").set_value("upload").run()
+    app.file_uploader[0].set_value(("people.csv", GOOD_CSV, "text/csv")).run()
+    assert not app.exception and not app.error
+    assert app.selectbox(key="w.target").value == "approved"
+    assert app.multiselect(key="w.sensitive").value == ["gender"]
+    assert metrics(app)["Rows"] == "120"
+    assert metrics(app)["P(approved = yes)"] == f"{30 / 120:.3f}"
+    assert task_name(app) == "people"
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        (b"", "empty"),
+        (b'a,b\n1,"2\n', "cannot be parsed"),
+        (b"x,x,y\n1,2,3\n", "duplicate column names"),
+    ],
+)
+def test_upload_malformed_file_shows_error(app: AppTest, payload: bytes, message: str) -> None:
+    app.radio(key="w.source").set_value("upload").run()
+    app.file_uploader[0].set_value(("bad.csv", payload, "text/csv")).run()
+    assert not app.exception
+    assert any(message in e.value for e in app.error)
+    assert task_name(app) is None
+
+
+def test_upload_with_missing_sensitive_values(app: AppTest) -> None:
+    lines = GOOD_CSV.decode().splitlines()
+    lines[5] = lines[5].replace(";f;", ";;").replace(";m;", ";;")
+    app.radio(key="w.source").set_value("upload").run()
+    app.file_uploader[0].set_value(("gaps.csv", "\n".join(lines).encode(), "text/csv")).run()
+    assert "1 row(s)" in app.error[0].value
+    app.checkbox(key="w.drop_missing").check().run()
+    assert not app.error
+    assert metrics(app)["Rows"] == "119"
+    assert any("Dropped 1 row" in i.value for i in app.info)
+
+
+def test_selections_survive_page_switch(app: AppTest) -> None:
+    app.selectbox(key="w.dataset").set_value("bank_marketing").run()
+    app.switch_page("pages/about.py").run()
+    assert not app.exception
+    assert task_name(app) == "bank_marketing"
+    app.switch_page("pages/data.py").run()
+    assert app.selectbox(key="w.dataset").value == "bank_marketing"
+    assert metrics(app)["Rows"] == "45,203"
