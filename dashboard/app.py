@@ -16,16 +16,21 @@ if str(ROOT) not in sys.path:  # `streamlit run` puts dashboard/ on the path, no
     sys.path.insert(0, str(ROOT))
 
 from dashboard.components.state import init_from_query_params  # noqa: E402
+from dashboard.components.task_loader import ensure_task  # noqa: E402
 from dashboard.components.task_summary import render_task_summary  # noqa: E402
 
 PAGES = ROOT / "dashboard" / "pages"
 
 st.set_page_config(page_title="fairengine", page_icon="⚖️", layout="wide")
 init_from_query_params()
+ensure_task()
 
 navigation = st.navigation(
     {
         "Data": [st.Page(PAGES / "data.py", title="Data", icon="🗂️", default=True)],
+        "Compare": [
+            st.Page(PAGES / "compare.py", title="Compare & export", icon="📈", url_path="compare")
+        ],
         "Help": [st.Page(PAGES / "about.py", title="About", icon="ℹ️")],
     }
 )

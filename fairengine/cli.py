@@ -1,7 +1,6 @@
-"""The ``fairengine`` command line.
+"""The ``fairengine`` command line: ``datasets``, ``run``, ``sweep``, ``export``, ``precompute``.
 
-Commands so far: ``datasets`` (the bundled benchmarks). Errors in the user's arguments or data
-print one readable line and exit with status 2.
+Problems with the user's arguments or data print one readable line and exit with status 2.
 """
 
 from __future__ import annotations
@@ -11,21 +10,141 @@ import json
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
+from pathlib import Path
+from typing import Any
 
 from fairengine import __version__
-from fairengine.data import DataError, list_datasets
+from fairengine.data import DataError, Task, from_frame, list_datasets, load_dataset, read_table
 
 EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """A bad command-line argument (exit status 2)."""
+
+
+# ----------------------------------------------------------------------------- arguments
+
+
+def _add_data_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("data (a bundled dataset, or your own file)")
+    group.add_argument("--dataset", help="bundled dataset name (see `fairengine datasets`)")
+    group.add_argument("--data", type=Path, help="your own CSV or Parquet file")
+    group.add_argument("--target", help="target column (default: the dataset's)")
+    group.add_argument("--sensitive", nargs="+", help="sensitive column(s)")
+    group.add_argument("--features", nargs="+", help="feature columns (default: all others)")
+    group.add_argument("--kind", choices=["classification", "regression"])
+    group.add_argument("--positive-label", help="target value coded 1 (classification)")
+    group.add_argument("--drop-missing", action="store_true", help="drop rows missing roles")
+    group.add_argument("--merge-small-groups", action="store_true")
+    group.add_argument("--test-size", type=float, default=0.3)
+    group.add_argument("--split-seed", type=int, default=0)
+
+
+def _add_method_arguments(parser: argparse.ArgumentParser, *, grid: bool = False) -> None:
+    parser.add_argument("method", help="method name (see `fairengine run --help`)")
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="KNOB=VALUE", help="fix a knob"
+    )
+    if grid:
+        parser.add_argument(
+            "--grid",
+            action="append",
+            default=[],
+            metavar="KNOB=V1,V2,...",
+            help="sweep a knob over values",
+        )
+    parser.add_argument("--cache-dir", type=Path, help="frontier cache (default: user cache)")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _parse_pairs(items: Sequence[str], flag: str) -> dict[str, str]:
+    pairs: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"{flag} expects KNOB=VALUE, got {item!r}.")
+        pairs[name.strip()] = value.strip()
+    return pairs
+
+
+def _load_task(args: argparse.Namespace) -> Task:
+    if (args.dataset is None) == (args.data is None):
+        raise UsageError("Give exactly one of --dataset NAME or --data FILE.")
+    if args.dataset is not None:
+        return load_dataset(
+            args.dataset,
+            target=args.target,
+            sensitive=args.sensitive,
+            features=args.features,
+            kind=args.kind,
+        )
+    if not args.target or not args.sensitive:
+        raise UsageError("With --data FILE, give --target COL and --sensitive COL [COL ...].")
+    return from_frame(
+        read_table(args.data),
+        target=args.target,
+        sensitive=args.sensitive,
+        features=args.features,
+        kind=args.kind,
+        name=args.data.stem,
+        positive_label=args.positive_label,
+        drop_missing=args.drop_missing,
+        merge_small_groups=args.merge_small_groups,
+    )
+
+
+def _split(task: Task, args: argparse.Namespace) -> tuple[Task, Task]:
+    if not 0.0 < args.test_size < 1.0:
+        raise UsageError(f"--test-size must be in (0, 1), got {args.test_size}.")
+    return task.split(test_size=args.test_size, random_state=args.split_seed)
+
+
+def _method(name: str):
+    from fairengine.methods import get_method
+
+    try:
+        return get_method(name)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _store(args: argparse.Namespace):
+    from fairengine.frontier import FrontierStore
+
+    return None if args.no_cache else FrontierStore(args.cache_dir)
+
+
+def _print_json(value: Any) -> None:
+    print(json.dumps(value, indent=2, default=_json_default))
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "item"):
+        return value.item()
+    return str(value)
+
+
+def _metrics_lines(metrics: dict[str, dict[str, float]]) -> list[str]:
+    names = list(dict.fromkeys([*metrics.get("train", {}), *metrics.get("test", {})]))
+    width = max((len(n) for n in names), default=6)
+    lines = [f"{'metric':<{width}}  {'train':>9}  {'test':>9}"]
+    for name in names:
+        train = metrics.get("train", {}).get(name, float("nan"))
+        test = metrics.get("test", {}).get(name, float("nan"))
+        lines.append(f"{name:<{width}}  {train:>9.4f}  {test:>9.4f}")
+    return lines
+
+
+# ----------------------------------------------------------------------------- commands
 
 
 def _cmd_datasets(args: argparse.Namespace) -> int:
     infos = list_datasets()
     if args.json:
-        rows = [
-            {k: v for k, v in asdict(info).items() if k not in ("positive_labels", "leaks")}
-            for info in infos
-        ]
-        print(json.dumps(rows, indent=2, default=str))
+        drop = ("positive_labels", "leaks")
+        _print_json([{k: v for k, v in asdict(i).items() if k not in drop} for i in infos])
         return 0
     width = max(len(info.name) for info in infos)
     for info in infos:
@@ -37,6 +156,187 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
     return 0
 
 
+def _single_point(args: argparse.Namespace):
+    """Run (or fetch from the cache) one knob setting; returns (method, train, test, frontier)."""
+    from fairengine.frontier import sweep
+
+    method = _method(args.method)
+    knobs = _parse_pairs(args.set, "--set")
+    train, test = _split(_load_task(args), args)
+    frontier = sweep(method, train, test, [knobs], store=_store(args))
+    return method, train, test, frontier
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    method, train, test, frontier = _single_point(args)
+    point_id = frontier.points["point_id"].iloc[0]
+    result = frontier.result(point_id)
+    record = frontier.to_records()[0]
+    if args.out:
+        _export(frontier, point_id, train, test, args.out)
+    if args.json:
+        _print_json(record)
+        return 0
+    cached = " (from cache)" if record.get("cached") else ""
+    print(f"{method.title} on {train.name}: point {point_id}{cached}")
+    print("knobs: " + ", ".join(f"{k}={v}" for k, v in record["knobs"].items()))
+    print("\n".join(_metrics_lines(result.metrics if result else record["metrics"])))
+    if args.out:
+        print(f"model written to {args.out}")
+    return 0
+
+
+def _grid(args: argparse.Namespace) -> dict[str, list[str]]:
+    grid = {
+        k: [v for v in vs.split(",") if v] for k, vs in _parse_pairs(args.grid, "--grid").items()
+    }
+    if not grid:
+        raise UsageError("sweep needs at least one --grid KNOB=V1,V2,...")
+    for name, values in grid.items():
+        if not values:
+            raise UsageError(f"--grid {name}= has no values.")
+    for name, value in _parse_pairs(args.set, "--set").items():
+        grid.setdefault(name, [value])
+    return grid
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from fairengine.frontier import sweep
+
+    method = _method(args.method)
+    grid = _grid(args)
+    train, test = _split(_load_task(args), args)
+    scheduler = None
+    if args.backend == "dask":
+        scheduler = args.scheduler
+    total = 1
+    for values in grid.values():
+        total *= len(values)
+    with tqdm(
+        total=total,
+        desc=f"{method.name}",
+        unit="point",
+        file=sys.stderr,
+        disable=not sys.stderr.isatty() and not args.progress,
+    ) as bar:
+
+        def progress(done: int, _total: int, _point: dict) -> None:
+            bar.update(done - bar.n)
+
+        frontier = sweep(
+            method,
+            train,
+            test,
+            grid,
+            store=_store(args),
+            n_jobs=args.n_jobs,
+            backend=args.backend,
+            scheduler=scheduler,
+            progress=progress,
+        )
+    records = frontier.to_records()
+    if args.out:
+        _write_points(frontier, args.out)
+    if args.json:
+        _print_json(records)
+        return 0
+    table = frontier.points
+    shown = ["point_id", "split", *grid, method.performance_metric, method.fairness_metric]
+    shown += ["pareto", "cached"]
+    print(table[[c for c in shown if c in table.columns]].to_string(index=False))
+    if args.out:
+        print(f"points written to {args.out}")
+    return 0
+
+
+def _write_points(frontier, out: Path) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if out.suffix.lower() == ".json":
+        out.write_text(json.dumps(frontier.to_records(), indent=2, default=_json_default))
+    else:
+        frontier.points.to_csv(out, index=False)
+
+
+def _export(frontier, point_id: str, train: Task, test: Task, out: Path) -> None:
+    from fairengine.export import model_card, result_metadata, save_model
+    from fairengine.methods.base import RunResult
+
+    result = frontier.result(point_id)
+    if result is None:  # served from the cache: rebuild the RunResult from its record
+        record = next(r for r in frontier.to_records() if r["point_id"] == point_id)
+        result = RunResult(
+            method=frontier.method,
+            knobs=record["knobs"],
+            metrics=record["metrics"],
+            model=frontier.model(point_id),
+        )
+    card = model_card(result, train, test)
+    save_model(result.model, out, card=card, metadata=result_metadata(result, train, test))
+    out.with_suffix(".md").write_text(card)
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from fairengine.frontier import FrontierStore, sweep, task_key
+
+    method = _method(args.method)
+    train, test = _split(_load_task(args), args)
+    if args.point:
+        store = FrontierStore(args.cache_dir, read_only=_assets_frontiers())
+        matches = [
+            p
+            for p in store.points(task_key(train, test), method.name)
+            if p.point_id.startswith(args.point)
+        ]
+        if len(matches) != 1:
+            found = "no cached point" if not matches else f"{len(matches)} cached points"
+            raise UsageError(
+                f"{found} of {method.name} on this data has id {args.point!r}; run `fairengine "
+                "sweep` first or give a longer id."
+            )
+        knobs = matches[0].knobs
+    else:
+        knobs = method.validate_knobs(_parse_pairs(args.set, "--set"))
+    frontier = sweep(
+        method,
+        train,
+        test,
+        [knobs],
+        store=None
+        if args.no_cache
+        else FrontierStore(args.cache_dir, read_only=_assets_frontiers()),
+    )
+    point_id = frontier.points["point_id"].iloc[0]
+    _export(frontier, point_id, train, test, args.out)
+    if args.json:
+        _print_json(
+            {"point_id": point_id, "out": str(args.out), "card": str(args.out.with_suffix(".md"))}
+        )
+    else:
+        print(f"model {point_id} written to {args.out} (card: {args.out.with_suffix('.md')})")
+    return 0
+
+
+def _assets_frontiers() -> tuple[Path, ...]:
+    from fairengine.data.registry import assets_dir
+
+    path = assets_dir() / "frontiers"
+    return (path,) if path.is_dir() else ()
+
+
+def _cmd_precompute(args: argparse.Namespace) -> int:
+    from fairengine.frontier.demo import precompute
+
+    written = precompute(out=args.out, methods=args.methods or None, quick=args.quick, log=print)
+    if args.json:
+        _print_json(written)
+    return 0
+
+
+# ----------------------------------------------------------------------------- parser
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fairengine",
@@ -44,21 +344,58 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"fairengine {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
     datasets = commands.add_parser("datasets", help="list the bundled datasets")
     datasets.add_argument("--json", action="store_true", help="machine-readable output")
     datasets.set_defaults(handler=_cmd_datasets)
+
+    run = commands.add_parser("run", help="fit one method with fixed knobs and print metrics")
+    _add_method_arguments(run)
+    _add_data_arguments(run)
+    run.add_argument("--out", type=Path, help="also write the model file here")
+    run.set_defaults(handler=_cmd_run)
+
+    sweep = commands.add_parser("sweep", help="sweep knobs and print the frontier")
+    _add_method_arguments(sweep, grid=True)
+    _add_data_arguments(sweep)
+    sweep.add_argument("--n-jobs", type=int, default=1, help="parallel workers (joblib)")
+    sweep.add_argument("--backend", choices=["loky", "threading", "dask"], default="loky")
+    sweep.add_argument("--scheduler", help="dask scheduler address, e.g. tcp://127.0.0.1:8786")
+    sweep.add_argument("--out", type=Path, help="write the points (.csv or .json)")
+    sweep.add_argument("--progress", action="store_true", help="progress bar even when piped")
+    sweep.set_defaults(handler=_cmd_sweep)
+
+    export = commands.add_parser("export", help="write a point's model file and model card")
+    _add_method_arguments(export)
+    _add_data_arguments(export)
+    export.add_argument("--point", help="id (or prefix) of a cached point; else use --set")
+    export.add_argument("--out", type=Path, required=True, help="model file to write")
+    export.set_defaults(handler=_cmd_export)
+
+    pre = commands.add_parser("precompute", help="write the demo frontiers into assets/frontiers")
+    pre.add_argument("--out", type=Path, help="target folder (default: assets/frontiers)")
+    pre.add_argument("--methods", nargs="+", help="only these methods")
+    pre.add_argument("--quick", action="store_true", help="first two grid values only (tests)")
+    pre.add_argument("--json", action="store_true", help="machine-readable output")
+    pre.set_defaults(handler=_cmd_precompute)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
+    from fairengine.export import ModelFileError
+    from fairengine.methods.base import KnobError
+
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args))
-    except DataError as exc:
+    except (DataError, KnobError, UsageError, ModelFileError) as exc:
         print(f"fairengine: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("fairengine: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

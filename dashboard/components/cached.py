@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pandas as pd
 import streamlit as st
 
@@ -20,6 +22,12 @@ def uploaded_frame(data: bytes, file_name: str) -> pd.DataFrame:
     """Read an upload (CSV or Parquet); raises DataError with a readable message."""
     del file_name  # part of the cache key only, so a re-upload under another name re-reads
     return read_table(data)
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def sample_rows(frame: pd.DataFrame, n: int) -> pd.DataFrame:
+    """A seeded random sample of ``n`` rows (original order kept)."""
+    return frame.sample(n=n, random_state=0).sort_index()
 
 
 @st.cache_data(show_spinner="Checking the roles…", max_entries=32)
@@ -59,3 +67,41 @@ def group_overview(_task: Task, fingerprint: str) -> pd.DataFrame:
 
 
 __all__ = ["DataError", "build_task", "bundled_frame", "group_overview", "uploaded_frame"]
+
+
+def frontier_store():
+    """The user's frontier cache, with the shipped demo frontiers as a read-only fallback."""
+    return _frontier_store(os.environ.get("FAIRENGINE_CACHE"))
+
+
+@st.cache_resource(show_spinner=False)
+def _frontier_store(root: str | None):
+    from fairengine.frontier import FrontierStore
+    from fairengine.frontier.demo import demo_root
+
+    return FrontierStore(root, read_only=(demo_root(),))
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def split_task(_task: Task, fingerprint: str) -> tuple[Task, Task]:
+    """The default train/test split of a task (the same one the CLI and precompute use)."""
+    del fingerprint
+    return _task.split()
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def point_model(path: str, mtime: float):
+    """A cached point's model, loaded (and verified) once per file version."""
+    del mtime
+    from fairengine.export import load_model
+
+    return load_model(path)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def point_groups(_model, _test: Task, key: str) -> pd.DataFrame:
+    """Per-group test metrics with bootstrap intervals of one point (keyed by point and data)."""
+    del key
+    from fairengine.frontier.compare import group_metrics
+
+    return group_metrics(_model, _test)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -65,5 +66,73 @@ def _layout(fig: go.Figure, title: str, y_title: str) -> go.Figure:
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
         height=360,
         showlegend=False,
+    )
+    return fig
+
+
+def frontier_figure(table: pd.DataFrame, x: str, y: str, selected: str | None = None) -> go.Figure:
+    """Every method's points on (x, y); each method's Pareto front as a line; the overall Pareto
+    points outlined; the selected point starred. ``customdata`` carries the point id."""
+    fig = go.Figure()
+    for i, (method, part) in enumerate(table.groupby("method", sort=False)):
+        color = PALETTE[i % len(PALETTE)]
+        front = part[part["pareto"]].sort_values(x)
+        fig.add_trace(
+            go.Scatter(
+                x=front[x],
+                y=front[y],
+                mode="lines",
+                line={"color": color, "width": 1.5, "shape": "hv"},
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=part[x],
+                y=part[y],
+                mode="markers",
+                name=method,
+                customdata=part["point_id"],
+                text=part["knobs"],
+                marker={
+                    "color": color,
+                    "size": np.where(part["pareto_all"], 13, 9),
+                    "line": {
+                        "color": np.where(part["pareto_all"], "#1f2633", "white").tolist(),
+                        "width": np.where(part["pareto_all"], 2, 1).tolist(),
+                    },
+                },
+                hovertemplate=(
+                    f"<b>{method}</b><br>%{{text}}<br>{x}: %{{x:.4f}}<br>{y}: %{{y:.4f}}"
+                    "<br>id %{customdata}<extra></extra>"
+                ),
+            )
+        )
+    if selected is not None and selected in set(table["point_id"]):
+        row = table[table["point_id"] == selected].iloc[0]
+        fig.add_trace(
+            go.Scatter(
+                x=[row[x]],
+                y=[row[y]],
+                mode="markers",
+                name="selected",
+                marker={
+                    "symbol": "star",
+                    "size": 20,
+                    "color": "#c9a227",
+                    "line": {"color": "#1f2633", "width": 1},
+                },
+                customdata=[selected],
+                hoverinfo="skip",
+            )
+        )
+    fig.update_layout(
+        xaxis_title=x,
+        yaxis_title=y,
+        height=520,
+        margin={"l": 10, "r": 10, "t": 30, "b": 10},
+        legend={"orientation": "h", "y": 1.08},
+        clickmode="event+select",
     )
     return fig

@@ -26,6 +26,7 @@ def init_from_query_params() -> None:
         return
     st.session_state["_initialised"] = True
     params = st.query_params
+    st.session_state["_url"] = {key: params.get(key) for key in params}
     name = params.get("dataset")
     if name in dataset_names():
         st.session_state["sel.source"] = "bundled"
@@ -39,6 +40,13 @@ def init_from_query_params() -> None:
             st.session_state[f"sel.{role}"] = params.get(role)
     if params.get_all("sensitive"):
         st.session_state["sel.sensitive"] = params.get_all("sensitive")
+
+
+def url_param(name: str, default: Any = None) -> Any:
+    """A query parameter of the link the session was opened with (pages use it as a default,
+    since a page that runs first may rewrite the address bar)."""
+    value = st.session_state.get("_url", {}).get(name)
+    return default if value is None else value
 
 
 def selection(name: str, default: Any = None) -> Any:

@@ -98,6 +98,12 @@ if frame is None:
     st.stop()
 
 columns = [str(c) for c in frame.columns]
+if len(frame) > INTERACTIVE_ROWS:
+    st.warning(
+        f"This table has {len(frame):,} rows. The dashboard works on a random sample of "
+        f"{INTERACTIVE_ROWS:,} rows to stay interactive; the `fairengine` CLI runs on every row."
+    )
+    frame = cached.sample_rows(frame, INTERACTIVE_ROWS)
 
 
 def _guess_sensitive(target: str) -> list[str]:
@@ -216,11 +222,6 @@ else:
 
 for note in task.notes:
     st.info(note)
-if len(task.frame) > INTERACTIVE_ROWS:
-    st.warning(
-        f"This table has {len(task.frame):,} rows. Interactive runs on the method pages use a "
-        f"random sample of {INTERACTIVE_ROWS:,} rows; the CLI runs on every row."
-    )
 
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Rows", f"{len(task.frame):,}")

@@ -105,7 +105,8 @@ class FeatureEncoder(TransformerMixin, BaseEstimator):
             "scale": self.scale,
             "columns": self.columns_,
             "numeric": self.numeric_,
-            "categorical": self.categorical_,
+            # a list of pairs, not a dict: JSON writers may sort keys, and order is meaning here
+            "categorical": [[col, cats] for col, cats in self.categorical_.items()],
             "median": self.median_.tolist(),
             "center": self.center_.tolist(),
             "scale_values": self.scale_.tolist(),
@@ -117,9 +118,7 @@ class FeatureEncoder(TransformerMixin, BaseEstimator):
         encoder = cls(max_categories=int(state["max_categories"]), scale=bool(state["scale"]))
         encoder.columns_ = [str(c) for c in state["columns"]]
         encoder.numeric_ = [str(c) for c in state["numeric"]]
-        encoder.categorical_ = {
-            str(k): [str(v) for v in vs] for k, vs in state["categorical"].items()
-        }
+        encoder.categorical_ = {str(k): [str(v) for v in vs] for k, vs in state["categorical"]}
         encoder.median_ = np.asarray(state["median"], dtype=float)
         encoder.center_ = np.asarray(state["center"], dtype=float)
         encoder.scale_ = np.asarray(state["scale_values"], dtype=float)

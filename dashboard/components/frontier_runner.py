@@ -1,0 +1,75 @@
+"""The "compute a frontier" panel: sweep one knob of a method on the current task, with progress."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from fairengine.data import DataError, Task
+from fairengine.frontier import sweep
+from fairengine.methods import get_method, list_methods
+from fairengine.methods.base import Knob, KnobError
+
+
+def default_values(knob: Knob, demo: tuple | None) -> str:
+    """A sensible comma-separated grid for a knob: its demo grid, else 5 points over its range."""
+    if demo:
+        values = list(demo)
+    elif knob.choices is not None:
+        values = list(knob.choices)
+    elif knob.low is not None and knob.high is not None:
+        if knob.log and knob.low > 0:
+            values = np.geomspace(knob.low, knob.high, 5).tolist()
+        else:
+            values = np.linspace(knob.low, knob.high, 5).tolist()
+        if knob.integer:
+            values = sorted({int(round(v)) for v in values})
+    else:
+        values = [knob.default]
+    return ", ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in values)
+
+
+def render_add_frontier(train: Task, test: Task, store) -> None:
+    """Expander to sweep one knob of any method that supports the task, into ``store``."""
+    names = [n for n in list_methods() if train.kind in get_method(n).kinds]
+    with st.expander("Compute a frontier", expanded=False):
+        if not names:
+            st.caption(f"No method supports {train.kind} tasks yet.")
+            return
+        c1, c2 = st.columns(2)
+        name = c1.selectbox(
+            "Method", names, format_func=lambda n: get_method(n).title, key="run_method"
+        )
+        method = get_method(name)
+        sweepable = [k.name for k in method.knobs]
+        default_knob = next(iter(method.demo_grid), sweepable[0])
+        knob_name = c2.selectbox(
+            "Knob to sweep",
+            sweepable,
+            index=sweepable.index(default_knob),
+            key=f"run_knob_{name}",
+        )
+        knob = method.knob(knob_name)
+        values_text = st.text_input(
+            f"Values of {knob_name} (comma-separated)",
+            value=default_values(knob, method.demo_grid.get(knob_name)),
+            help=knob.help,
+            key=f"run_values_{name}_{knob_name}",
+        )
+        st.caption("Other knobs stay at their defaults. Points already cached are not recomputed.")
+        if not st.button("Run sweep", key="run_sweep", type="primary"):
+            return
+        values = [v.strip() for v in values_text.split(",") if v.strip()]
+        bar = st.progress(0.0, text="Starting…")
+
+        def progress(done: int, total: int, point: dict) -> None:
+            bar.progress(
+                done / total, text=f"{done} of {total} points ({knob_name}={point.get(knob_name)})"
+            )
+
+        try:
+            sweep(method, train, test, {knob_name: values}, store=store, progress=progress)
+        except (KnobError, DataError) as exc:
+            st.error(str(exc))
+            return
+        st.rerun()

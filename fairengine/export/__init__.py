@@ -1,0 +1,26 @@
+"""Model export: ``save_model``, ``load_model``, ``model_card`` (no pickle anywhere)."""
+
+from fairengine import methods as _methods  # noqa: F401  (registers every method's model types)
+from fairengine.export.cards import model_card, result_metadata, task_schema
+from fairengine.export.files import (
+    SUFFIX,
+    ModelFileError,
+    load_model,
+    model_bytes,
+    read_card,
+    read_manifest,
+    save_model,
+)
+
+__all__ = [
+    "SUFFIX",
+    "ModelFileError",
+    "load_model",
+    "model_bytes",
+    "model_card",
+    "read_card",
+    "read_manifest",
+    "result_metadata",
+    "save_model",
+    "task_schema",
+]

@@ -1,0 +1,56 @@
+"""Store keys: which (train, test) pair, method, knob values and engine version a point is."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+
+def task_key(train: Any, test: Any) -> str:
+    """SHA-256 identifying a (train, test) pair of :class:`~fairengine.data.Task` by content."""
+    return hashlib.sha256((train.fingerprint + test.fingerprint).encode()).hexdigest()
+
+
+def _canonical(value: Any) -> Any:
+    # Floats via repr, so that 0.1 and 0.1000000000000001 differ and 1 / 1.0 of a float knob
+    # (already coerced by Knob.validate) agree.
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return {"float": repr(float(value))}
+    if hasattr(value, "item"):  # numpy scalar
+        return _canonical(value.item())
+    return str(value)
+
+
+def point_key(
+    task_key: str, method: str, knobs: Mapping[str, Any], *, engine_version: str | None = None
+) -> str:
+    """The store key of one point: SHA-256 of its task, method, canonical knobs and engine version.
+
+    Parameters
+    ----------
+    task_key : str
+        From :func:`task_key`.
+    method : str
+        Method name.
+    knobs : mapping
+        Every knob's (validated) value.
+    engine_version : str, optional
+        Defaults to the running ``fairengine.__version__``.
+    """
+    if engine_version is None:
+        import fairengine
+
+        engine_version = fairengine.__version__
+    payload = {
+        "task_key": task_key,
+        "method": method,
+        "knobs": {name: _canonical(knobs[name]) for name in sorted(knobs)},
+        "engine_version": engine_version,
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()

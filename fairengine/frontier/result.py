@@ -1,0 +1,255 @@
+"""The Frontier: what a sweep returns, one row per (knob setting, split)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from fairengine.export import load_model
+from fairengine.frontier.pareto import pareto_mask
+from fairengine.methods.base import RunResult
+from fairengine.metrics import ALL_METRIC_NAMES, is_lower_better
+
+SPLITS = ("train", "test")
+_FIXED_COLUMNS = ("point_id", "split", "cached", "elapsed", "pareto")
+
+
+@dataclass
+class PointRecord:
+    """One point of a sweep before it becomes table rows (internal to the frontier package)."""
+
+    point_id: str
+    knobs: dict[str, Any]
+    metrics: dict[str, dict[str, float]]
+    cached: bool
+    elapsed: float
+    result: RunResult | None = None
+    path: Path | None = None
+
+
+@dataclass(eq=False)
+class Frontier:
+    """The points of a sweep of one method over a knob grid, with their Pareto flags.
+
+    Attributes
+    ----------
+    method : str
+        Method name.
+    task_key : str
+        :func:`fairengine.frontier.task_key` of the (train, test) pair.
+    points : pandas.DataFrame
+        One row per (knob setting, split), in grid order: ``point_id`` (first 12 hex characters
+        of the store key), ``split`` ("train" / "test"), one column per knob, one per metric,
+        ``cached`` (served from the store), ``elapsed`` (fit seconds of the original run) and
+        ``pareto`` (non-dominated within its split on ``axes``).
+    axes : tuple of str
+        The (x, y) metrics ``pareto`` is computed on; by default the method's
+        ``fairness_metric`` and ``performance_metric``.
+    knob_names, metric_names : tuple of str
+        Which columns are knobs and which are metrics.
+
+    Examples
+    --------
+    >>> frontier = sweep("reweighing", train, test, {"strength": [0, 0.5, 1]})  # doctest: +SKIP
+    >>> best = frontier.points.query("split == 'test' and pareto")  # doctest: +SKIP
+    >>> model = frontier.model(best["point_id"].iloc[0])  # doctest: +SKIP
+    >>> by_accuracy = frontier.with_axes("eo_diff", "accuracy")  # doctest: +SKIP
+    """
+
+    method: str
+    task_key: str
+    points: pd.DataFrame
+    axes: tuple[str, str]
+    knob_names: tuple[str, ...]
+    metric_names: tuple[str, ...]
+    _records: dict[str, PointRecord] = field(default_factory=dict, repr=False)
+    _store: Any = field(default=None, repr=False)
+
+    @classmethod
+    def from_records(
+        cls,
+        method: str,
+        task_key: str,
+        records: Sequence[PointRecord],
+        axes: tuple[str, str],
+        knob_names: Sequence[str],
+        *,
+        store: Any = None,
+    ) -> Frontier:
+        """Build the table from sweep records (internal; use :func:`fairengine.frontier.sweep`)."""
+        metric_names = _metric_order(
+            {name for r in records for split in SPLITS for name in r.metrics.get(split, {})}
+        )
+        clash = set(knob_names) & (set(metric_names) | set(_FIXED_COLUMNS))
+        if clash:
+            raise ValueError(f"Knob names clash with frontier columns: {sorted(clash)}.")
+        rows = []
+        for record in records:
+            for split in SPLITS:
+                values = record.metrics.get(split, {})
+                rows.append(
+                    {
+                        "point_id": record.point_id,
+                        "split": split,
+                        **{k: record.knobs.get(k) for k in knob_names},
+                        **{m: float(values.get(m, math.nan)) for m in metric_names},
+                        "cached": bool(record.cached),
+                        "elapsed": float(record.elapsed),
+                    }
+                )
+        columns = ["point_id", "split", *knob_names, *metric_names, "cached", "elapsed"]
+        points = pd.DataFrame(rows, columns=columns)
+        points["cached"] = points["cached"].astype(bool)
+        points["elapsed"] = points["elapsed"].astype(float)
+        frontier = cls(
+            method=method,
+            task_key=task_key,
+            points=points,
+            axes=axes,
+            knob_names=tuple(knob_names),
+            metric_names=tuple(metric_names),
+            _records={r.point_id: r for r in records},
+            _store=store,
+        )
+        frontier.points["pareto"] = frontier._pareto(*axes, missing_ok=True)
+        return frontier
+
+    def __len__(self) -> int:
+        """Number of knob settings (each has a train and a test row)."""
+        return len(self._records)
+
+    def _pareto(self, x: str, y: str, *, missing_ok: bool = False) -> np.ndarray:
+        mask = np.zeros(len(self.points), dtype=bool)
+        missing = [a for a in (x, y) if a not in self.metric_names]
+        if missing:
+            if missing_ok:
+                return mask
+            raise KeyError(
+                f"{', '.join(map(repr, missing))} is not a metric of this frontier; its metrics "
+                f"are {', '.join(self.metric_names)}."
+            )
+        minimize = (is_lower_better(x), is_lower_better(y))
+        for split in SPLITS:
+            rows = np.flatnonzero(self.points["split"].to_numpy() == split)
+            part = self.points.iloc[rows]
+            mask[rows] = pareto_mask(part[x], part[y], minimize=minimize)
+        return mask
+
+    def with_axes(self, x: str, y: str) -> Frontier:
+        """A copy with ``pareto`` recomputed (per split) on metrics ``x`` and ``y``.
+
+        Directions come from :func:`fairengine.metrics.is_lower_better`.
+        """
+        mask = self._pareto(x, y)
+        points = self.points.copy()
+        points["pareto"] = mask
+        return Frontier(
+            method=self.method,
+            task_key=self.task_key,
+            points=points,
+            axes=(x, y),
+            knob_names=self.knob_names,
+            metric_names=self.metric_names,
+            _records=self._records,
+            _store=self._store,
+        )
+
+    def _record(self, point_id: str) -> PointRecord:
+        try:
+            return self._records[point_id]
+        except KeyError:
+            ids = list(self._records)
+            shown = ", ".join(ids[:5]) + (", ..." if len(ids) > 5 else "")
+            raise KeyError(
+                f"No point {point_id!r} in this {self.method} frontier ({len(ids)} points: "
+                f"{shown})."
+            ) from None
+
+    def result(self, point_id: str) -> RunResult | None:
+        """The full :class:`RunResult` of a point computed by this sweep; None for a point
+        served from the store (its metrics are in ``points``, its model in :meth:`model`)."""
+        return self._record(point_id).result
+
+    def model(self, point_id: str) -> Any:
+        """The fitted model of a point: from memory if computed here, else from the store.
+
+        Raises
+        ------
+        KeyError
+            For an unknown ``point_id``, or a point whose model is neither in memory nor in a
+            store (a sweep without a store that was copied to another process).
+        """
+        record = self._record(point_id)
+        if record.result is not None:
+            return record.result.model
+        if record.path is not None and record.path.is_file():
+            return load_model(record.path)
+        if self._store is not None:
+            cached = self._store.get(self.task_key, self.method, record.knobs)
+            if cached is not None:
+                return cached.model()
+        raise KeyError(
+            f"The model of point {point_id!r} is not available: it is not in memory and not in "
+            "the store. Run the sweep again with a FrontierStore to keep models."
+        )
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One JSON-able dict per knob setting, in grid order (NaN becomes None).
+
+        Keys: ``point_id``, ``method``, ``knobs`` (dict), ``metrics`` (``{"train": {...},
+        "test": {...}}``), ``pareto`` (``{"train": bool, "test": bool}``), ``cached``,
+        ``elapsed``.
+        """
+        records: dict[str, dict[str, Any]] = {}
+        for row in self.points.to_dict(orient="records"):
+            record = records.setdefault(
+                row["point_id"],
+                {
+                    "point_id": row["point_id"],
+                    "method": self.method,
+                    "knobs": {k: _plain(row[k]) for k in self.knob_names},
+                    "metrics": {},
+                    "pareto": {},
+                    "cached": bool(row["cached"]),
+                    "elapsed": _plain(row["elapsed"]),
+                },
+            )
+            split = row["split"]
+            record["metrics"][split] = {m: _plain(row[m]) for m in self.metric_names}
+            record["pareto"][split] = bool(row["pareto"])
+        return list(records.values())
+
+    def to_json(self, **dumps: Any) -> str:
+        """A JSON document: method, task key, axes, knob and metric names, and
+        :meth:`to_records` under ``points``."""
+        document = {
+            "method": self.method,
+            "task_key": self.task_key,
+            "axes": list(self.axes),
+            "knobs": list(self.knob_names),
+            "metrics": list(self.metric_names),
+            "points": self.to_records(),
+        }
+        return json.dumps(document, allow_nan=False, **dumps)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _metric_order(names: set[str]) -> list[str]:
+    # One column order whether metrics came from a run or from a (key-sorted) manifest:
+    # fairengine.metrics' order, then any other names alphabetically.
+    known = [m for m in ALL_METRIC_NAMES if m in names]
+    return known + sorted(names - set(known))

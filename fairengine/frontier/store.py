@@ -1,0 +1,333 @@
+"""The on-disk FrontierStore: every computed frontier point kept as a downloadable model file.
+
+Layout::
+
+    <root>/<task_key[:20]>/<method>/<key[:32]>.fairmodel
+
+Each entry is a model file written by :func:`fairengine.export.save_model`; its manifest's
+``metadata`` holds the method, knobs, train/test metrics and task schema, plus a ``store`` section
+(full key, task key, engine version, exact fit time). Writes are atomic (temp file in the same
+directory + ``os.replace``), so concurrent writers of one key each succeed and readers only ever
+see a whole file. A damaged entry is detected by its checksums, logged, deleted (in the writable
+root) and reported as a miss, so the point is simply recomputed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import fairengine
+from fairengine.export import ModelFileError, load_model, read_card, read_manifest, save_model
+from fairengine.frontier.keys import point_key, task_key
+from fairengine.methods.base import RunResult
+
+__all__ = ["CachedPoint", "FrontierStore", "point_key", "task_key"]
+
+logger = logging.getLogger("fairengine.frontier")
+
+CACHE_ENV = "FAIRENGINE_CACHE"
+SUFFIX = ".fairmodel"
+_TASK_DIR = 20
+_FILE_KEY = 32
+_METHOD_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$")
+_TASK_DIR_NAME = re.compile(r"^[0-9a-f]{20}$")
+
+
+@dataclass(frozen=True)
+class CachedPoint:
+    """One stored frontier point, read from its manifest (the model is loaded on demand).
+
+    Attributes
+    ----------
+    key : str
+        Full store key.
+    method : str
+    knobs : dict
+        Every knob's value.
+    metrics : dict
+        ``{"train": {...}, "test": {...}}``.
+    elapsed : float
+        Fit seconds of the original run.
+    path : pathlib.Path
+        The model file (also a downloadable model).
+    manifest : dict
+        The verified manifest of the file.
+    """
+
+    key: str
+    method: str
+    knobs: dict[str, Any]
+    metrics: dict[str, dict[str, float]]
+    elapsed: float
+    path: Path
+    manifest: dict[str, Any] = field(repr=False)
+
+    @property
+    def point_id(self) -> str:
+        """Short id (first 12 hex characters of the key), as in ``Frontier.points``."""
+        return self.key[:12]
+
+    def model(self) -> Any:
+        """Load the point's model (verifying every checksum)."""
+        return load_model(self.path)
+
+
+class FrontierStore:
+    """On-disk cache of frontier points keyed by (task, method, knobs, engine version).
+
+    Parameters
+    ----------
+    root : path, optional
+        The writable root. Default: ``$FAIRENGINE_CACHE`` if set, else the platform cache
+        directory (``platformdirs.user_cache_dir("fairengine")``).
+    read_only : sequence of path
+        Extra roots searched after ``root``, only ever read (e.g. the shipped demo frontiers in
+        ``assets/frontiers/``).
+
+    Examples
+    --------
+    >>> store = FrontierStore("/tmp/fairengine-cache")  # doctest: +SKIP
+    >>> store.points(task_key(train, test), "reweighing")  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str] | None = None,
+        *,
+        read_only: Sequence[str | os.PathLike[str]] = (),
+    ) -> None:
+        if root is None:
+            root = os.environ.get(CACHE_ENV) or _platform_cache_dir()
+        self.root = Path(root).expanduser()
+        if isinstance(read_only, str | os.PathLike):
+            read_only = (read_only,)
+        roots = (Path(r).expanduser() for r in read_only)
+        self.read_only = tuple(p for p in roots if p.resolve() != self.root.resolve())
+
+    def __repr__(self) -> str:
+        extra = f", read_only={[str(p) for p in self.read_only]}" if self.read_only else ""
+        return f"FrontierStore({str(self.root)!r}{extra})"
+
+    # -- keys and paths -----------------------------------------------------------------------
+
+    def key(self, task_key: str, method: str, knobs: Mapping[str, Any]) -> str:
+        """The full store key of a point (see :func:`point_key`)."""
+        return point_key(task_key, method, knobs)
+
+    def path(self, task_key: str, method: str, key: str, *, root: Path | None = None) -> Path:
+        """Where the entry with ``key`` lives under ``root`` (default: the writable root)."""
+        if not _METHOD_NAME.match(method):
+            raise ValueError(f"Method name {method!r} cannot be used as a store directory.")
+        base = self.root if root is None else root
+        return base / task_key[:_TASK_DIR] / method / f"{key[:_FILE_KEY]}{SUFFIX}"
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def get(self, task_key: str, method: str, knobs: Mapping[str, Any]) -> CachedPoint | None:
+        """The stored point, or None if absent, damaged or unreadable (never raises for those).
+
+        A damaged entry in the writable root is deleted (and logged); one in a read-only root
+        is skipped.
+        """
+        key = self.key(task_key, method, knobs)
+        for root in self._roots():
+            path = self.path(task_key, method, key, root=root)
+            if not path.is_file():
+                continue
+            point = self._read(path, writable=root is self.root, verify=True, key=key)
+            if point is not None:
+                return point
+        return None
+
+    def points(self, task_key: str, method: str | None = None) -> list[CachedPoint]:
+        """Every stored point of a task (all methods, or one), from the manifests only.
+
+        Only entries :meth:`get` would serve are listed (so none of an older engine version). The
+        writable root is read first; an entry stored in several roots is listed once. Points are
+        ordered by method, then knob values.
+        """
+        found: dict[str, CachedPoint] = {}
+        for root in self._roots():
+            for path in self._entry_files(root, task_key, method):
+                point = self._read(path, writable=root is self.root, verify=False)
+                # Same key as get() would compute: this task, this engine version.
+                if (
+                    point is not None
+                    and point.key not in found
+                    and point.key == self.key(task_key, point.method, point.knobs)
+                ):
+                    found[point.key] = point
+        return sorted(found.values(), key=lambda p: (p.method, _sort_key(p.knobs), p.key))
+
+    def methods(self, task_key: str) -> list[str]:
+        """Names of the methods with at least one stored point (see :meth:`points`), sorted."""
+        return sorted({point.method for point in self.points(task_key)})
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def put(
+        self,
+        task_key: str,
+        result: RunResult,
+        metadata: Mapping[str, Any],
+        *,
+        knobs: Mapping[str, Any] | None = None,
+        card: str | None = None,
+    ) -> Path:
+        """Store a run as a model file (atomically) and return its path.
+
+        Parameters
+        ----------
+        task_key : str
+        result : RunResult
+            The run; its ``model`` must be exportable.
+        metadata : mapping
+            What :func:`fairengine.export.result_metadata` returns (method, knobs, metrics, task
+            schema); a ``store`` section is added.
+        knobs : mapping, optional
+            The knob values the point is keyed by (default ``result.knobs``).
+        card : str, optional
+            Markdown model card stored in the file.
+        """
+        knobs = dict(result.knobs if knobs is None else knobs)
+        key = self.key(task_key, result.method, knobs)
+        meta = dict(metadata)
+        meta.setdefault("method", result.method)
+        meta["knobs"] = knobs
+        meta.setdefault("metrics", result.metrics)
+        meta["store"] = {
+            "key": key,
+            "task_key": task_key,
+            "engine_version": fairengine.__version__,
+            "elapsed": float(result.elapsed),
+        }
+        path = self.path(task_key, result.method, key)
+        return save_model(result.model, path, card=card, metadata=meta)
+
+    def clear(self, task_key: str | None = None) -> int:
+        """Delete stored entries (of one task, or all) from the writable root; return how many.
+
+        Only files of the store's own layout are removed, never anything else under the root,
+        and never anything in a read-only root.
+        """
+        removed = 0
+        if not self.root.is_dir():
+            return 0
+        if task_key is None:
+            task_dirs = [d for d in self.root.iterdir() if _TASK_DIR_NAME.match(d.name)]
+        else:
+            task_dirs = [self.root / task_key[:_TASK_DIR]]
+        for task_dir in task_dirs:
+            if not task_dir.is_dir():
+                continue
+            for method_dir in (d for d in task_dir.iterdir() if d.is_dir()):
+                for path in method_dir.iterdir():
+                    if path.name.endswith(SUFFIX) or _is_temp(path):
+                        path.unlink(missing_ok=True)
+                        removed += path.name.endswith(SUFFIX)
+                _rmdir_if_empty(method_dir)
+            _rmdir_if_empty(task_dir)
+        return removed
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _roots(self) -> list[Path]:
+        return [self.root, *self.read_only]
+
+    def _entry_files(self, root: Path, task_key: str, method: str | None) -> Iterator[Path]:
+        task_dir = root / task_key[:_TASK_DIR]
+        if not task_dir.is_dir():
+            return iter(())
+        pattern = f"{method}/*{SUFFIX}" if method is not None else f"*/*{SUFFIX}"
+        return iter(sorted(task_dir.glob(pattern)))
+
+    def _read(
+        self, path: Path, *, writable: bool, verify: bool, key: str | None = None
+    ) -> CachedPoint | None:
+        try:
+            before = path.stat()
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return None  # removed by a concurrent clear()
+        except OSError as exc:
+            logger.warning("Cannot read frontier cache entry %s: %s", path, exc)
+            return None
+        try:
+            if verify:
+                read_card(raw)  # verifies every member's checksum, not only the manifest's
+            manifest = read_manifest(raw)
+            point = _point_from_manifest(path, manifest)
+            if key is not None and point.key != key:
+                raise ModelFileError(f"holds key {point.key[:12]}, expected {key[:12]}")
+        except Exception as exc:
+            # Any failure to read an entry is a miss, never an error: besides ModelFileError a
+            # damaged zip can raise zlib.error, EOFError or NotImplementedError from zipfile.
+            self._discard(path, before, writable, exc)
+            return None
+        return point
+
+    def _discard(self, path: Path, before: os.stat_result, writable: bool, exc: Exception) -> None:
+        if not writable:
+            logger.warning("Skipping damaged read-only frontier entry %s: %s", path, exc)
+            return
+        logger.warning("Deleting damaged frontier cache entry %s: %s", path, exc)
+        try:
+            now = path.stat()
+            # Only delete the very file we read: a concurrent writer may have replaced it.
+            if (now.st_ino, now.st_size, now.st_mtime_ns) == (
+                before.st_ino,
+                before.st_size,
+                before.st_mtime_ns,
+            ):
+                path.unlink()
+        except OSError:
+            pass
+
+
+def _point_from_manifest(path: Path, manifest: dict[str, Any]) -> CachedPoint:
+    meta = manifest["metadata"]
+    store = meta["store"]
+    metrics = meta["metrics"]
+    if not isinstance(metrics, dict) or not isinstance(meta["knobs"], dict):
+        raise ValueError("metadata without knobs or metrics")
+    return CachedPoint(
+        key=str(store["key"]),
+        method=str(meta["method"]),
+        knobs=dict(meta["knobs"]),
+        metrics={split: dict(values) for split, values in metrics.items()},
+        elapsed=float(store.get("elapsed", meta.get("elapsed_seconds", 0.0))),
+        path=path,
+        manifest=manifest,
+    )
+
+
+def _sort_key(knobs: Mapping[str, Any]) -> tuple:
+    return tuple(
+        (name, 0, float(v), "")
+        if isinstance(v, int | float) and not isinstance(v, bool)
+        else (name, 1, 0.0, str(v))
+        for name, v in sorted(knobs.items())
+    )
+
+
+def _is_temp(path: Path) -> bool:
+    # save_model's temp files: ".<name>.<random>.tmp" next to the target.
+    return path.name.startswith(".") and path.name.endswith(".tmp")
+
+
+def _rmdir_if_empty(path: Path) -> None:
+    with contextlib.suppress(OSError):  # not empty, or already gone
+        path.rmdir()
+
+
+def _platform_cache_dir() -> str:
+    import platformdirs
+
+    return platformdirs.user_cache_dir("fairengine")

@@ -1,0 +1,11 @@
+"""Fairness methods behind one contract: ``list_methods``, ``get_method``, ``Method``, ``Knob``.
+
+Importing this package registers every method module.
+"""
+
+from fairengine.methods import reweighing  # noqa: F401, I001  (registration order)
+from fairengine.methods import fairlearn_eg  # noqa: F401, E402
+from fairengine.methods.base import Knob, KnobError, Method, RunResult
+from fairengine.methods.registry import get_method, list_methods, register
+
+__all__ = ["Knob", "KnobError", "Method", "RunResult", "get_method", "list_methods", "register"]

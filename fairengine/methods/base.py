@@ -1,0 +1,179 @@
+"""The method contract: knobs declared once; `run` fits on train and scores train and test."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fairengine.data import Task
+
+
+class KnobError(ValueError):
+    """A knob value outside its declared range, of the wrong type, or an unknown knob."""
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One tunable parameter of a method, declared once for validation and for sliders.
+
+    Attributes
+    ----------
+    name : str
+        The paper's name (``alpha``, ``eps``, ``C``...).
+    default : float, int, str or bool
+    low, high : float, optional
+        Inclusive range for numeric knobs.
+    step : float, optional
+        Slider step.
+    log : bool
+        Sweep and slide on a log scale.
+    help : str
+        One line with the paper symbol and what it does.
+    choices : tuple, optional
+        Allowed values for a categorical knob.
+    integer : bool
+        Numeric knob that takes integer values.
+    """
+
+    name: str
+    default: Any
+    low: float | None = None
+    high: float | None = None
+    step: float | None = None
+    log: bool = False
+    help: str = ""
+    choices: tuple[Any, ...] | None = None
+    integer: bool = False
+
+    @property
+    def kind(self) -> str:
+        if self.choices is not None:
+            return "choice"
+        if isinstance(self.default, bool):
+            return "bool"
+        return "int" if self.integer else "float"
+
+    def validate(self, value: Any) -> Any:
+        """Coerce ``value`` to the knob's type and check its range; raise :class:`KnobError`."""
+        kind = self.kind
+        if kind == "choice":
+            for choice in self.choices or ():
+                if str(value) == str(choice):
+                    return choice
+            raise KnobError(
+                f"Knob {self.name!r} must be one of {', '.join(map(str, self.choices or ()))}; "
+                f"got {value!r}."
+            )
+        if kind == "bool":
+            if isinstance(value, str):
+                lowered = value.strip().lower()
+                if lowered in ("1", "true", "yes", "on"):
+                    return True
+                if lowered in ("0", "false", "no", "off"):
+                    return False
+                raise KnobError(f"Knob {self.name!r} must be true or false; got {value!r}.")
+            return bool(value)
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise KnobError(f"Knob {self.name!r} must be a number; got {value!r}.") from None
+        if math.isnan(number):
+            raise KnobError(f"Knob {self.name!r} must be a number; got NaN.")
+        if kind == "int":
+            if number != round(number):
+                raise KnobError(f"Knob {self.name!r} must be an integer; got {value!r}.")
+            number = int(round(number))
+        if (self.low is not None and number < self.low) or (
+            self.high is not None and number > self.high
+        ):
+            raise KnobError(
+                f"Knob {self.name!r} must be in [{self.low}, {self.high}]; got {value!r}."
+            )
+        return number
+
+
+@dataclass
+class RunResult:
+    """What one run of a method produced.
+
+    Attributes
+    ----------
+    method : str
+    knobs : dict
+        Every knob's value (defaults filled in).
+    metrics : dict
+        ``{"train": {name: float}, "test": {name: float}}`` with names from
+        :mod:`fairengine.metrics`.
+    model : object
+        The fitted, exportable model (see :mod:`fairengine.export`).
+    artifacts : dict
+        Arrays and tables the method's page plots.
+    elapsed : float
+        Fit time in seconds.
+    """
+
+    method: str
+    knobs: dict[str, Any]
+    metrics: dict[str, dict[str, float]]
+    model: Any
+    artifacts: dict[str, Any] = field(default_factory=dict)
+    elapsed: float = 0.0
+
+
+RunFunction = Callable[..., RunResult]
+
+
+@dataclass(frozen=True)
+class Method:
+    """A fairness method as the engine, the CLI and the dashboard see it."""
+
+    name: str
+    title: str
+    seed: str | None
+    kinds: tuple[str, ...]
+    knobs: tuple[Knob, ...]
+    fairness_metric: str
+    performance_metric: str
+    run_function: RunFunction
+    description: str = ""
+    reference: str = ""
+    #: Knob grid that ``fairengine precompute`` sweeps for the hosted demo ...
+    demo_grid: dict[str, tuple[Any, ...]] = field(default_factory=dict, hash=False, compare=False)
+    #: ... on these (dataset, sensitive columns or None for the dataset's default) pairs.
+    demo_tasks: tuple[tuple[str, tuple[str, ...] | None], ...] = (("adult", None),)
+
+    def knob(self, name: str) -> Knob:
+        for knob in self.knobs:
+            if knob.name == name:
+                return knob
+        raise KnobError(
+            f"Method {self.name!r} has no knob {name!r}; its knobs are "
+            f"{', '.join(k.name for k in self.knobs)}."
+        )
+
+    def defaults(self) -> dict[str, Any]:
+        return {k.name: k.default for k in self.knobs}
+
+    def validate_knobs(self, knobs: Mapping[str, Any]) -> dict[str, Any]:
+        """Every knob's value: the given ones validated, the others at their defaults."""
+        values = self.defaults()
+        for name, value in knobs.items():
+            values[name] = self.knob(name).validate(value)
+        return values
+
+    def check_task(self, task: Task) -> None:
+        if task.kind not in self.kinds:
+            from fairengine.data import DataError
+
+            raise DataError(
+                f"Method {self.title!r} works on {' or '.join(self.kinds)} tasks, but the target "
+                f"{task.target!r} makes this a {task.kind} task. Choose another target or method."
+            )
+
+    def run(self, train: Task, test: Task, **knobs: Any) -> RunResult:
+        """Fit on ``train`` with the given knobs and score on train and test."""
+        self.check_task(train)
+        values = self.validate_knobs(knobs)
+        return self.run_function(train, test, **values)

@@ -1,0 +1,94 @@
+"""Exportable models: raw rows in, predictions out, state as JSON + arrays (never pickle).
+
+Every model class the engine returns derives from :class:`Model` and is registered with
+:func:`register_model`, so :func:`fairengine.export.load_model` can rebuild it from a file after
+checking the class name against this registry; nothing else is ever instantiated.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, TypeVar
+
+import numpy as np
+import pandas as pd
+
+from fairengine.data.encoding import FeatureEncoder
+
+Arrays = dict[str, np.ndarray]
+State = tuple[dict[str, Any], Arrays]
+
+_MODEL_TYPES: dict[str, type[Model]] = {}
+M = TypeVar("M", bound="type[Model]")
+
+
+def register_model(cls: M) -> M:
+    """Class decorator: allow ``cls`` in model files under its ``model_type`` name."""
+    _MODEL_TYPES[cls.model_type] = cls
+    return cls
+
+
+def model_types() -> dict[str, type[Model]]:
+    """The classes a model file may name (a copy)."""
+    return dict(_MODEL_TYPES)
+
+
+class Model:
+    """Base class of exportable models.
+
+    A model owns its :class:`~fairengine.data.encoding.FeatureEncoder`, so it takes the raw feature
+    columns of a table. Subclasses implement ``_score`` on encoded features and the state methods.
+
+    Attributes
+    ----------
+    encoder : FeatureEncoder
+        Fitted on the training features.
+    kind : {"classification", "regression"}
+    """
+
+    model_type: ClassVar[str] = "model"
+    kind: str = "classification"
+
+    def __init__(self, encoder: FeatureEncoder) -> None:
+        self.encoder = encoder
+
+    @property
+    def features(self) -> list[str]:
+        return list(self.encoder.columns_)
+
+    def encode(self, X: pd.DataFrame | np.ndarray) -> np.ndarray:  # noqa: N803
+        return self.encoder.transform(X)
+
+    def predict_score(self, X: pd.DataFrame) -> np.ndarray:  # noqa: N803
+        """Classification: P(prediction = 1 | x) (for randomized models, over their randomness).
+        Regression: the expected prediction."""
+        return self._score(self.encode(X))
+
+    def predict(self, X: pd.DataFrame, random_state: int | None = 0) -> np.ndarray:  # noqa: N803
+        """Hard predictions (0/1 for classification)."""
+        score = self.predict_score(X)
+        return (score >= 0.5).astype(np.int64) if self.kind == "classification" else score
+
+    def metric_predictions(self, X: pd.DataFrame) -> np.ndarray:  # noqa: N803
+        """What the metrics score: hard predictions of a deterministic model; for a randomized
+        classifier P(prediction = 1), so the metrics are its exact expected metrics."""
+        return self.predict(X)
+
+    def _score(self, Z: np.ndarray) -> np.ndarray:  # noqa: N803
+        raise NotImplementedError
+
+    def get_state(self) -> State:
+        """JSON-able metadata and named arrays that rebuild the model with :meth:`from_state`."""
+        meta, arrays = self._state()
+        return {"encoder": self.encoder.to_dict(), **meta}, arrays
+
+    @classmethod
+    def from_state(cls, meta: dict[str, Any], arrays: Arrays) -> Model:
+        encoder = FeatureEncoder.from_dict(meta["encoder"])
+        return cls._from_state(encoder, meta, arrays)
+
+    def _state(self) -> State:
+        raise NotImplementedError
+
+    @classmethod
+    def _from_state(cls, encoder: FeatureEncoder, meta: dict[str, Any], arrays: Arrays) -> Model:
+        raise NotImplementedError

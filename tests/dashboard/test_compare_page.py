@@ -1,0 +1,79 @@
+"""The Compare & export page under AppTest, on german_credit with a private cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from fairengine.data import load_dataset
+from fairengine.frontier import FrontierStore, sweep, task_key
+
+APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch) -> FrontierStore:
+    monkeypatch.setenv("FAIRENGINE_CACHE", str(tmp_path / "cache"))
+    store = FrontierStore(tmp_path / "cache")
+    train, test = load_dataset("german_credit").split()
+    sweep("reweighing", train, test, {"strength": [0.0, 0.5, 1.0]}, store=store)
+    return store
+
+
+def open_compare(**params: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update({"dataset": "german_credit", **params})
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    return at
+
+
+def test_shows_cached_frontier_and_point_detail(cache: FrontierStore) -> None:
+    at = open_compare()
+    assert not at.error
+    assert len(at.get("plotly_chart")) == 1
+    points = at.selectbox(key="w.cmp_point")
+    assert len(points.options) == 3
+    assert at.selectbox(key="w.cmp_x").value == "error"
+    assert at.selectbox(key="w.cmp_y").value == "dp_diff"
+    assert len(at.get("download_button")) == 2
+    assert at.query_params["point"] == points.value
+    assert at.query_params["dataset"] == "german_credit"
+
+
+def test_axes_split_and_selection_reproduce_from_url(cache: FrontierStore) -> None:
+    at = open_compare()
+    at.selectbox(key="w.cmp_y").set_value("eo_diff").run()
+    at.radio(key="w.cmp_split").set_value("train").run()
+    train, test = load_dataset("german_credit").split()
+    ids = [p.point_id for p in cache.points(task_key(train, test))]
+    other = next(i for i in ids if i != at.selectbox(key="w.cmp_point").value)
+    at.selectbox(key="w.cmp_point").set_value(other).run()
+    assert at.selectbox(key="w.cmp_point").value == other
+    params = dict(at.query_params)
+    assert params["y"] == "eo_diff" and params["split"] == "train"
+
+    shared = open_compare(**{k: v for k, v in params.items() if k != "dataset"})
+    assert shared.selectbox(key="w.cmp_y").value == "eo_diff"
+    assert shared.radio(key="w.cmp_split").value == "train"
+    assert shared.selectbox(key="w.cmp_point").value == at.selectbox(key="w.cmp_point").value
+
+
+def test_compute_a_frontier_from_the_page(cache: FrontierStore) -> None:
+    at = open_compare()
+    at.selectbox(key="run_method").set_value("reweighing").run()
+    at.text_input(key="run_values_reweighing_strength").set_value("0.25, 0.75").run()
+    at.button(key="run_sweep").click().run()
+    assert not at.exception and not at.error
+    assert len(at.selectbox(key="w.cmp_point").options) == 5
+    train, test = load_dataset("german_credit").split()
+    assert len(cache.points(task_key(train, test), "reweighing")) == 5
+
+
+def test_empty_cache_says_what_to_do(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("FAIRENGINE_CACHE", str(tmp_path / "empty"))
+    at = open_compare()
+    assert any("No frontier is cached" in i.value for i in at.info)
