@@ -157,7 +157,9 @@ def machine() -> dict[str, str]:
     import fairengine
 
     ram = _ram_gib()
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     return {
+        "load": f"{load:.2f}",
         "cpu": _cpu_name(),
         "cores": str(os.cpu_count()),
         "ram": f"{ram:.1f} GiB" if ram is not None else "unknown",
@@ -206,7 +208,8 @@ def record(rows: list[Row], info: dict[str, str], command: str, path: Path = RES
         "",
         f"## {stamp} — `{command}`",
         "",
-        f"- Machine: {info['cpu']}, {info['cores']} cores, {info['ram']} RAM ({info['os']})",
+        f"- Machine: {info['cpu']}, {info['cores']} cores, {info['ram']} RAM ({info['os']}); "
+        f"1-min load average at start {info['load']}",
         f"- Python {info['python']}; {info['packages']}",
         f"- fairengine {info['fairengine']}",
         "",

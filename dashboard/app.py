@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # `streamlit run` puts dashboard/ on the path, not the project root
     sys.path.insert(0, str(ROOT))
 
-from dashboard.components.state import init_from_query_params  # noqa: E402
+from dashboard.components.state import init_from_query_params, running_pages  # noqa: E402
 from dashboard.components.task_loader import ensure_task  # noqa: E402
 from dashboard.components.task_summary import render_task_summary  # noqa: E402
 
@@ -35,5 +35,6 @@ navigation = st.navigation(
     }
 )
 st.sidebar.markdown("**fairengine** · fairness–accuracy trade-offs")
-navigation.run()
+with running_pages():  # a page that ends early still leaves the sidebar to be drawn
+    navigation.run()
 render_task_summary()

@@ -6,6 +6,9 @@ kept under a plain key (``sel.*``) and each widget (key ``w.*``) is seeded from 
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+from collections.abc import Iterator
 from typing import Any
 
 import streamlit as st
@@ -81,6 +84,33 @@ def keep(name: str) -> Any:
 def reset_selections(*names: str) -> None:
     for name in names:
         st.session_state.pop(f"sel.{name}", None)
+
+
+class PageDone(Exception):  # noqa: N818 - a control-flow signal, not an error
+    """Raised by :func:`stop_page`; the entry point catches it and still draws the sidebar."""
+
+
+_IN_APP: contextvars.ContextVar[bool] = contextvars.ContextVar("fairengine_in_app", default=False)
+
+
+@contextlib.contextmanager
+def running_pages() -> Iterator[None]:
+    """Run pages inside this block so that :func:`stop_page` ends only the page."""
+    token = _IN_APP.set(True)
+    try:
+        yield
+    except PageDone:
+        pass
+    finally:
+        _IN_APP.reset(token)
+
+
+def stop_page() -> None:
+    """End the current page early. Unlike ``st.stop`` the entry point still draws the sidebar;
+    a page run on its own (as AppTest's ``switch_page`` does) falls back to ``st.stop``."""
+    if _IN_APP.get():
+        raise PageDone
+    st.stop()
 
 
 def current_task() -> Task | None:

@@ -8,7 +8,13 @@ import streamlit as st
 from dashboard.components import cached
 from dashboard.components.charts import frontier_figure
 from dashboard.components.frontier_runner import render_add_frontier
-from dashboard.components.state import current_task, keep, seed_widget, url_param
+from dashboard.components.state import (
+    current_task,
+    keep,
+    seed_widget,
+    stop_page,
+    url_param,
+)
 from fairengine.data.registry import DATASETS
 from fairengine.export import model_bytes, model_card, read_manifest, result_metadata
 from fairengine.frontier import task_key
@@ -21,7 +27,7 @@ task = current_task()
 if task is None:
     st.info("Choose a dataset and its roles on the Data page first.")
     st.page_link("pages/data.py", label="Go to the Data page", icon="🗂️")
-    st.stop()
+    stop_page()
 
 train, test = cached.split_task(task, task.fingerprint)
 store = cached.frontier_store()
@@ -36,7 +42,7 @@ st.caption(
 render_add_frontier(train, test, store)
 if not points:
     st.info("No frontier is cached for this task yet: add one above, or run `fairengine sweep`.")
-    st.stop()
+    stop_page()
 
 table = comparison_table(points)
 available = metric_columns(table)
@@ -80,7 +86,7 @@ requested = url_param("point")
 default_point = requested if requested in ids else (ids[0] if ids else None)
 if not ids:
     st.warning("No points for the chosen methods.")
-    st.stop()
+    stop_page()
 selected = st.selectbox(
     "Selected point",
     ids,

@@ -13,6 +13,7 @@ from dashboard.components.state import (
     reset_selections,
     seed_widget,
     set_task,
+    stop_page,
 )
 from fairengine.data import DataError
 from fairengine.data.io import MAX_FILE_BYTES
@@ -95,7 +96,7 @@ else:
 
 if frame is None:
     set_task(None)
-    st.stop()
+    stop_page()
 
 columns = [str(c) for c in frame.columns]
 if len(frame) > INTERACTIVE_ROWS:
@@ -193,7 +194,7 @@ with st.expander("More roles: task kind, positive label, features, missing value
 if not sensitive:
     set_task(None)
     st.error("Choose at least one sensitive attribute.")
-    st.stop()
+    stop_page()
 if features is None and info is not None:
     features = list(default_features(info, frame, target, sensitive))
 
@@ -212,7 +213,7 @@ try:
 except DataError as exc:
     set_task(None)
     st.error(str(exc))
-    st.stop()
+    stop_page()
 
 set_task(task)
 if source == "bundled":

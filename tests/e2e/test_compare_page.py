@@ -1,0 +1,54 @@
+"""Compare & export in a real browser: the shipped Adult frontiers, a click on a point, the
+model file download, and the downloaded model predicting exactly as the cached one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from harness import exception_texts, screenshot, wait_for_app
+from playwright.sync_api import Page, expect
+
+from fairengine.data import load_dataset
+from fairengine.export import load_model, read_manifest
+from fairengine.frontier import FrontierStore, task_key
+from fairengine.frontier.demo import demo_root
+
+
+def test_select_point_and_download_model(page: Page, app_server: str, tmp_path: Path) -> None:
+    page.goto(app_server + "/compare?dataset=adult")
+    wait_for_app(page)
+    expect(page.get_by_role("heading", name="Compare & export")).to_be_visible()
+    chart = page.locator('[data-testid="stPlotlyChart"]').first
+    expect(chart).to_be_visible()
+    legend = chart.inner_text()
+    assert "reweighing" in legend and "fairlearn_eg" in legend
+    screenshot(page, "compare-adult")
+
+    # click one marker of the chart (plotly draws points as path.point in the scatter layers)
+    markers = chart.locator("g.scatterlayer g.trace path.point")
+    assert markers.count() >= 10
+    before = page.url
+    markers.nth(3).click(force=True)
+    wait_for_app(page)
+    page.wait_for_function("url => window.location.href !== url", arg=before, timeout=15_000)
+    wait_for_app(page)
+    point_id = page.url.split("point=")[1].split("&")[0]
+    assert f"Point {point_id}" in page.locator('[data-testid="stMain"]').inner_text()
+    screenshot(page, "compare-selected")
+
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Download model file").click()
+    path = tmp_path / "downloaded.fairmodel"
+    info.value.save_as(path)
+    manifest = read_manifest(path)
+    assert manifest["metadata"]["method"] in ("reweighing", "fairlearn_eg")
+
+    train, test = load_dataset("adult").split()
+    cached = {p.point_id: p for p in FrontierStore(tmp_path / "none", read_only=(demo_root(),))
+              .points(task_key(train, test))}
+    original = load_model(cached[point_id].path)
+    downloaded = load_model(path)
+    np.testing.assert_array_equal(downloaded.predict(test.X), original.predict(test.X))
+    np.testing.assert_array_equal(downloaded.predict_score(test.X), original.predict_score(test.X))
+    assert exception_texts(page) == []

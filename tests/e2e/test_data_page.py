@@ -1,0 +1,89 @@
+"""The Data page in a real headless Chromium: bundled data, switching dataset, uploads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness import exception_texts, screenshot, wait_for_app
+from playwright.sync_api import Page, expect
+
+
+def metric(page: Page, label: str) -> str:
+    box = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
+    return box.locator('[data-testid="stMetricValue"]').inner_text().strip()
+
+
+def choose(page: Page, label: str, option: str) -> None:
+    """Open the selectbox labelled ``label`` and click the option containing ``option``."""
+    page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first.click()
+    page.get_by_role("option").filter(has_text=option).first.click()
+    wait_for_app(page)
+
+
+def sidebar(page: Page) -> str:
+    return page.locator('[data-testid="stSidebar"]').inner_text()
+
+
+def test_bundled_dataset_and_switch(page: Page, app_server: str) -> None:
+    page.goto(app_server + "/")
+    wait_for_app(page)
+    expect(page.get_by_role("heading", name="Data")).to_be_visible()
+    assert metric(page, "Rows") == "48,842"
+    assert "adult" in sidebar(page)
+    assert page.locator('[data-testid="stPlotlyChart"]').count() == 2
+    screenshot(page, "data-adult")
+
+    choose(page, "Dataset", "COMPAS recidivism")
+    assert metric(page, "Rows") == "6,172"
+    assert "compas" in sidebar(page)
+    assert "dataset=compas" in page.url
+    screenshot(page, "data-compas")
+    assert exception_texts(page) == []
+
+
+def test_link_opens_dataset(page: Page, app_server: str) -> None:
+    page.goto(app_server + "/?dataset=german_credit")
+    wait_for_app(page)
+    assert metric(page, "Rows") == "1,000"
+    assert "german_credit" in sidebar(page)
+
+
+def _upload(page: Page, path: Path) -> None:
+    page.get_by_text("Upload a file").click()
+    wait_for_app(page)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
+    wait_for_app(page)
+
+
+def test_upload_good_csv(page: Page, app_server: str, tmp_path: Path) -> None:
+    rows = ["income;gender;hours;approved"]
+    rows += [
+        f"{1000 + 37 * i % 900};{'f' if i % 3 else 'm'};{20 + i % 30};{'yes' if i % 4 else 'no'}"
+        for i in range(200)
+    ]
+    path = tmp_path / "applicants.csv"
+    path.write_text("\n".join(rows))
+    page.goto(app_server + "/")
+    wait_for_app(page)
+    _upload(page, path)
+    expect(page.locator('[data-testid="stMetric"]').filter(has_text="Rows").first).to_be_visible()
+    assert metric(page, "Rows") == "200"
+    assert metric(page, "Groups") == "2"
+    assert "applicants" in sidebar(page)
+    screenshot(page, "data-upload-good")
+    assert exception_texts(page) == []
+
+
+def test_upload_malformed_csv_shows_readable_error(
+    page: Page, app_server: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "broken.csv"
+    path.write_text("a,b,a\n1,2,3\n4,5,6\n")
+    page.goto(app_server + "/")
+    wait_for_app(page)
+    _upload(page, path)
+    alert = page.locator('[data-testid="stAlert"]').filter(has_text="duplicate column names")
+    expect(alert.first).to_be_visible()
+    assert "No valid task" in sidebar(page)
+    screenshot(page, "data-upload-malformed")
+    assert exception_texts(page) == []
