@@ -19,19 +19,26 @@ from dashboard.components.state import init_from_query_params, running_pages  # 
 from dashboard.components.task_loader import ensure_task  # noqa: E402
 from dashboard.components.task_summary import render_task_summary  # noqa: E402
 
-PAGES = ROOT / "dashboard" / "pages"
+PAGES = ROOT / "dashboard" / "views"  # not "pages/": that name turns on the legacy page router
 
-st.set_page_config(page_title="fairengine", page_icon="⚖️", layout="wide")
+st.set_page_config(page_title="fairengine", page_icon=":material/balance:", layout="wide")
 init_from_query_params()
 ensure_task()
 
 navigation = st.navigation(
     {
-        "Data": [st.Page(PAGES / "data.py", title="Data", icon="🗂️", default=True)],
-        "Compare": [
-            st.Page(PAGES / "compare.py", title="Compare & export", icon="📈", url_path="compare")
+        "Data": [
+            st.Page(PAGES / "data.py", title="Data", icon=":material/table_view:", default=True)
         ],
-        "Help": [st.Page(PAGES / "about.py", title="About", icon="ℹ️")],
+        "Compare": [
+            st.Page(
+                PAGES / "compare.py",
+                title="Compare & export",
+                icon=":material/show_chart:",
+                url_path="compare",
+            )
+        ],
+        "Help": [st.Page(PAGES / "about.py", title="About", icon=":material/info:")],
     }
 )
 st.sidebar.markdown("**fairengine** · fairness–accuracy trade-offs")

@@ -26,7 +26,7 @@ def open_compare(**params: str) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=120)
     at.query_params.update({"dataset": "german_credit", **params})
     at.run()
-    at.switch_page("pages/compare.py").run()
+    at.switch_page("views/compare.py").run()
     assert not at.exception
     return at
 

@@ -132,9 +132,9 @@ def test_upload_with_missing_sensitive_values(app: AppTest) -> None:
 
 def test_selections_survive_page_switch(app: AppTest) -> None:
     app.selectbox(key="w.dataset").set_value("bank_marketing").run()
-    app.switch_page("pages/about.py").run()
+    app.switch_page("views/about.py").run()
     assert not app.exception
     assert task_name(app) == "bank_marketing"
-    app.switch_page("pages/data.py").run()
+    app.switch_page("views/data.py").run()
     assert app.selectbox(key="w.dataset").value == "bank_marketing"
     assert metrics(app)["Rows"] == "45,203"

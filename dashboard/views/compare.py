@@ -26,7 +26,11 @@ st.title("Compare & export")
 task = current_task()
 if task is None:
     st.info("Choose a dataset and its roles on the Data page first.")
-    st.page_link("pages/data.py", label="Go to the Data page", icon="🗂️")
+    st.page_link(
+        "views/data.py",
+        label="Go to the Data page",
+        icon=":material/table_view:",
+    )
     stop_page()
 
 train, test = cached.split_task(task, task.fingerprint)

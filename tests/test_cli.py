@@ -1,0 +1,133 @@
+"""Every CLI command, as a user runs it: a subprocess, its output and its exit status."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fairengine.data import load_dataset
+from fairengine.export import load_model, read_manifest
+
+
+@pytest.fixture
+def cli(tmp_path):
+    env = {**os.environ, "FAIRENGINE_CACHE": str(tmp_path / "cache")}
+
+    def run(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+        proc = subprocess.run(
+            [sys.executable, "-m", "fairengine", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+        )
+        if check and proc.returncode != 0:
+            raise AssertionError(f"exit {proc.returncode}: {proc.stderr}")
+        return proc
+
+    return run
+
+
+def test_datasets(cli) -> None:
+    text = cli("datasets").stdout
+    for name in ("adult", "compas", "law_school", "communities_crime"):
+        assert name in text
+    rows = json.loads(cli("datasets", "--json").stdout)
+    assert {r["name"]: r["rows"] for r in rows}["adult"] == 48_842
+
+
+def test_run_json_and_model_file(cli, tmp_path: Path) -> None:
+    out = tmp_path / "model.fairmodel"
+    proc = cli("run", "reweighing", "--dataset", "german_credit", "--set", "strength=0.5",
+               "--json", "--out", str(out))  # fmt: skip
+    record = json.loads(proc.stdout)
+    assert record["knobs"] == {"strength": 0.5, "C": 1.0}
+    assert set(record["metrics"]) == {"train", "test"}
+    assert read_manifest(out)["metadata"]["knobs"] == record["knobs"]
+    assert out.with_suffix(".md").read_text().startswith("# Model card")
+
+
+def test_sweep_is_cached_the_second_time(cli) -> None:
+    args = ("sweep", "reweighing", "--dataset", "german_credit", "--grid",
+            "strength=0,0.5,1", "--json")  # fmt: skip
+    first = json.loads(cli(*args).stdout)
+    second = json.loads(cli(*args).stdout)
+    assert [r["cached"] for r in first] == [False] * 3
+    assert [r["cached"] for r in second] == [True] * 3
+    assert [r["metrics"] for r in first] == [r["metrics"] for r in second]
+    assert all(set(r["pareto"]) == {"train", "test"} for r in first)
+    assert any(r["pareto"]["test"] for r in first)
+
+
+def test_sweep_own_csv_and_export_point(cli, tmp_path: Path) -> None:
+    frame = load_dataset("german_credit").frame
+    data = tmp_path / "mine.csv"
+    frame.to_csv(data, index=False)
+    common = ("--data", str(data), "--target", "credit", "--sensitive", "sex")
+    points = tmp_path / "points.csv"
+    proc = cli("sweep", "reweighing", *common, "--grid", "strength=0,1", "--out", str(points))
+    assert "point_id" in proc.stdout
+    point_id = points.read_text().splitlines()[1].split(",")[0]
+    out = tmp_path / "exported.fairmodel"
+    cli("export", "reweighing", *common, "--point", point_id[:8], "--out", str(out))
+    model = load_model(out)
+    assert model.predict(frame.drop(columns=["credit", "sex"])).shape == (len(frame),)
+    meta = read_manifest(out)["metadata"]
+    assert meta["train"]["name"] == "mine"
+
+
+def test_precompute_quick(cli, tmp_path: Path) -> None:
+    out = tmp_path / "frontiers"
+    proc = cli("precompute", "--out", str(out), "--methods", "reweighing", "--quick", "--json")
+    written = json.loads(proc.stdout.split("\n", 1)[1])
+    assert written[0]["method"] == "reweighing" and written[0]["points"] == 2
+    assert len(list(out.rglob("*.fairmodel"))) == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("run", "nope", "--dataset", "adult"), "Unknown method 'nope'"),
+        (("run", "reweighing", "--dataset", "nope"), "Unknown dataset 'nope'"),
+        (("run", "reweighing"), "exactly one of --dataset"),
+        (("run", "reweighing", "--dataset", "adult", "--set", "strength=2"), "must be in"),
+        (("run", "reweighing", "--dataset", "adult", "--set", "strength"), "KNOB=VALUE"),
+        (("run", "reweighing", "--dataset", "law_school"), "classification"),
+        (("sweep", "reweighing", "--dataset", "adult"), "at least one --grid"),
+        (("run", "reweighing", "--dataset", "adult", "--sensitive", "zzz"), "Unknown sensitive"),
+        (
+            (
+                "export",
+                "reweighing",
+                "--dataset",
+                "german_credit",
+                "--point",
+                "ffff",
+                "--out",
+                "x.fairmodel",
+            ),
+            "no cached point",
+        ),  # fmt: skip
+    ],
+)
+def test_bad_arguments_exit_2_with_one_line(cli, args, message) -> None:
+    proc = cli(*args, check=False)
+    assert proc.returncode == 2
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_exported_model_predicts_like_the_run(cli, tmp_path: Path) -> None:
+    out = tmp_path / "m.fairmodel"
+    cli("run", "fairlearn_eg", "--dataset", "german_credit", "--set", "max_iter=10",
+        "--out", str(out))  # fmt: skip
+    _, test = load_dataset("german_credit").split()
+    model = load_model(out)
+    again = load_model(out)
+    np.testing.assert_array_equal(model.predict(test.X), again.predict(test.X))
