@@ -222,7 +222,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         disable=not sys.stderr.isatty() and not args.progress,
     ) as bar:
 
-        def progress(done: int, _total: int, _point: dict) -> None:
+        def progress(done: int, total: int, _point: dict) -> None:
+            bar.total = total  # duplicate grid settings run once
             bar.update(done - bar.n)
 
         frontier = sweep(

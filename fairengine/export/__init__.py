@@ -10,6 +10,7 @@ from fairengine.export.files import (
     read_card,
     read_manifest,
     save_model,
+    verify_model,
 )
 
 __all__ = [
@@ -23,4 +24,5 @@ __all__ = [
     "result_metadata",
     "save_model",
     "task_schema",
+    "verify_model",
 ]

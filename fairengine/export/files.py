@@ -26,6 +26,7 @@ import os
 import re
 import tempfile
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -170,7 +171,8 @@ def _open(source: str | os.PathLike[str] | bytes, *, members: bool) -> _Verified
         wanted = infos if members else {"manifest.json": infos["manifest.json"]}
         try:
             data = {name: archive.read(name) for name in wanted}
-        except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, OSError,
+                ValueError) as exc:  # fmt: skip
             raise ModelFileError(f"{label} is damaged: {exc}") from exc
     manifest = _check_manifest(data["manifest.json"], label)
     if members:
@@ -218,6 +220,17 @@ def _check_members(manifest: dict[str, Any], data: dict[str, bytes], label: str)
 def read_manifest(path: str | os.PathLike[str] | bytes) -> dict[str, Any]:
     """The verified manifest of a model file (format, type, metadata) without building the model."""
     return _open(path, members=False).manifest
+
+
+def verify_model(path: str | os.PathLike[str] | bytes) -> dict[str, Any]:
+    """Check every member's checksum without rebuilding the model; returns the manifest.
+
+    Raises
+    ------
+    ModelFileError
+        As :func:`load_model` does.
+    """
+    return _open(path, members=True).manifest
 
 
 def load_model(path: str | os.PathLike[str] | bytes) -> Model:

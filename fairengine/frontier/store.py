@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import fairengine
-from fairengine.export import ModelFileError, load_model, read_card, read_manifest, save_model
+from fairengine.export import ModelFileError, load_model, read_manifest, save_model, verify_model
 from fairengine.frontier.keys import point_key, task_key
 from fairengine.methods.base import RunResult
 
@@ -260,9 +260,7 @@ class FrontierStore:
             logger.warning("Cannot read frontier cache entry %s: %s", path, exc)
             return None
         try:
-            if verify:
-                read_card(raw)  # verifies every member's checksum, not only the manifest's
-            manifest = read_manifest(raw)
+            manifest = verify_model(raw) if verify else read_manifest(raw)
             point = _point_from_manifest(path, manifest)
             if key is not None and point.key != key:
                 raise ModelFileError(f"holds key {point.key[:12]}, expected {key[:12]}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
+from threadpoolctl import threadpool_limits
 
 from fairengine.data import Task
 from fairengine.data.encoding import FeatureEncoder
@@ -12,9 +13,21 @@ from fairengine.data.encoding import FeatureEncoder
 MAX_ITER = 1000
 
 
+class _SingleThreadLogisticRegression(LogisticRegression):
+    """Logistic regression fitted with single-threaded BLAS.
+
+    On the engine's problem sizes (tens of thousands of rows, ~100 columns) multi-threaded BLAS
+    is about 2x *slower* (bench/RESULTS.md), and sweeps parallelise over points instead.
+    """
+
+    def fit(self, X, y, sample_weight=None):  # noqa: N803
+        with threadpool_limits(limits=1, user_api="blas"):
+            return super().fit(X, y, sample_weight=sample_weight)
+
+
 def logistic_regression(C: float) -> LogisticRegression:  # noqa: N803
     """The base learner: L2-regularised logistic regression (lbfgs), deterministic."""
-    return LogisticRegression(C=C, max_iter=MAX_ITER)
+    return _SingleThreadLogisticRegression(C=C, max_iter=MAX_ITER)
 
 
 def encode_train(train: Task) -> tuple[FeatureEncoder, np.ndarray]:

@@ -45,8 +45,12 @@ def test_select_point_and_download_model(page: Page, app_server: str, tmp_path: 
     assert manifest["metadata"]["method"] in ("reweighing", "fairlearn_eg")
 
     train, test = load_dataset("adult").split()
-    cached = {p.point_id: p for p in FrontierStore(tmp_path / "none", read_only=(demo_root(),))
-              .points(task_key(train, test))}
+    cached = {
+        p.point_id: p
+        for p in FrontierStore(tmp_path / "none", read_only=(demo_root(),)).points(
+            task_key(train, test)
+        )
+    }
     original = load_model(cached[point_id].path)
     downloaded = load_model(path)
     np.testing.assert_array_equal(downloaded.predict(test.X), original.predict(test.X))
