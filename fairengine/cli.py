@@ -210,6 +210,10 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     train, test = _split(_load_task(args), args)
     scheduler = None
     if args.backend == "dask":
+        if not args.scheduler:
+            raise UsageError(
+                "--backend dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786)."
+            )
         scheduler = args.scheduler
     total = 1
     for values in grid.values():
@@ -391,7 +395,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args))
-    except (DataError, KnobError, UsageError, ModelFileError) as exc:
+    except (DataError, KnobError, UsageError, ModelFileError, ConnectionError) as exc:
         print(f"fairengine: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

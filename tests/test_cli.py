@@ -65,6 +65,25 @@ def test_sweep_is_cached_the_second_time(cli) -> None:
     assert any(r["pareto"]["test"] for r in first)
 
 
+def test_sweep_on_a_dask_scheduler_equals_local(cli) -> None:
+    distributed = pytest.importorskip("distributed")
+    args = ("sweep", "reweighing", "--dataset", "german_credit", "--grid",
+            "strength=0,0.5,1", "--json", "--no-cache")  # fmt: skip
+    local = json.loads(cli(*args).stdout)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        remote = json.loads(
+            cli(*args, "--backend", "dask", "--scheduler", cluster.scheduler_address).stdout
+        )
+    for record in (*local, *remote):
+        record.pop("elapsed")
+    assert remote == local
+    proc = cli("sweep", "reweighing", "--dataset", "german_credit", "--grid", "strength=0",
+               "--backend", "dask", check=False)  # fmt: skip
+    assert proc.returncode == 2 and "--scheduler" in proc.stderr
+
+
 def test_sweep_own_csv_and_export_point(cli, tmp_path: Path) -> None:
     frame = load_dataset("german_credit").frame
     data = tmp_path / "mine.csv"

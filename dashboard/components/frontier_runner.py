@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from dashboard.components.knobs import knob_widget
 from fairengine.data import DataError, Task
 from fairengine.frontier import sweep
 from fairengine.methods import get_method, list_methods
@@ -56,10 +57,19 @@ def render_add_frontier(train: Task, test: Task, store) -> None:
             help=knob.help,
             key=f"run_values_{name}_{knob_name}",
         )
-        st.caption("Other knobs stay at their defaults. Points already cached are not recomputed.")
+        fixed: dict = {}
+        if len(method.knobs) > 1:
+            st.caption("The other knobs, fixed for the whole sweep:")
+            columns = st.columns(min(3, len(method.knobs) - 1))
+            others = [k for k in method.knobs if k.name != knob_name]
+            for i, other in enumerate(others):
+                with columns[i % len(columns)]:
+                    fixed[other.name] = knob_widget(other, key=f"run_fixed.{name}.{other.name}")
+        st.caption("Points already cached are not recomputed.")
         if not st.button("Run sweep", key="run_sweep", type="primary"):
             return
         values = [v.strip() for v in values_text.split(",") if v.strip()]
+        grid = {knob_name: values, **{k: [v] for k, v in fixed.items()}}
         bar = st.progress(0.0, text="Starting…")
 
         def progress(done: int, total: int, point: dict) -> None:
@@ -68,7 +78,7 @@ def render_add_frontier(train: Task, test: Task, store) -> None:
             )
 
         try:
-            sweep(method, train, test, {knob_name: values}, store=store, progress=progress)
+            sweep(method, train, test, grid, store=store, progress=progress)
         except (KnobError, DataError) as exc:
             st.error(str(exc))
             return

@@ -94,7 +94,8 @@ def _dask(
             client.submit(run_point, ref, train_f, test_f, i, knobs, pure=False)
             for i, knobs in jobs
         ]
-        for future in distributed.as_completed(futures):
+        # the client may not be the default one: give as_completed its event loop
+        for future in distributed.as_completed(futures, loop=client.loop):
             yield future.result()
     finally:
         pending = [f for f in futures if not f.done()]

@@ -190,6 +190,19 @@ def test_dask_local_cluster_equals_local_sweep(tmp_path, split, local):
         same_points(sweep("reweighing", *split, GRID, backend="dask", scheduler=address), local)
 
 
+def test_dask_scheduler_address_without_a_default_client(split, local):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        with pytest.raises(ValueError):
+            distributed.default_client()  # nothing to fall back on: the address must suffice
+        frontier = sweep(
+            "reweighing", *split, GRID, backend="dask", scheduler=cluster.scheduler_address
+        )
+        same_points(frontier, local)
+
+
 # ------------------------------------------------------------------------------ Frontier
 
 
