@@ -25,22 +25,35 @@ st.set_page_config(page_title="fairengine", page_icon=":material/balance:", layo
 init_from_query_params()
 ensure_task()
 
-navigation = st.navigation(
-    {
-        "Data": [
-            st.Page(PAGES / "data.py", title="Data", icon=":material/table_view:", default=True)
-        ],
-        "Compare": [
-            st.Page(
-                PAGES / "compare.py",
-                title="Compare & export",
-                icon=":material/show_chart:",
-                url_path="compare",
-            )
-        ],
-        "Help": [st.Page(PAGES / "about.py", title="About", icon=":material/info:")],
-    }
-)
+
+def method_pages() -> list:
+    """A page for every registered method that has a view module ``views/<method>.py``."""
+    from fairengine.methods import get_method, list_methods
+
+    pages = []
+    for name in list_methods():
+        view = PAGES / f"{name}.py"
+        if view.is_file():
+            method = get_method(name)
+            pages.append(st.Page(view, title=method.title, icon=":material/tune:", url_path=name))
+    return pages
+
+
+sections = {
+    "Data": [st.Page(PAGES / "data.py", title="Data", icon=":material/table_view:", default=True)]
+}
+if methods := method_pages():
+    sections["Methods"] = methods
+sections["Compare"] = [
+    st.Page(
+        PAGES / "compare.py",
+        title="Compare & export",
+        icon=":material/show_chart:",
+        url_path="compare",
+    )
+]
+sections["Help"] = [st.Page(PAGES / "about.py", title="About", icon=":material/info:")]
+navigation = st.navigation(sections)
 st.sidebar.markdown("**fairengine** · fairness–accuracy trade-offs")
 with running_pages():  # a page that ends early still leaves the sidebar to be drawn
     navigation.run()
