@@ -14,7 +14,7 @@ import numpy as np
 from fairlearn.reductions import DemographicParity, EqualizedOdds, ExponentiatedGradient
 
 from fairengine.data import Task
-from fairengine.methods._linear import encode_train, logistic_regression
+from fairengine.methods._linear import C_KNOB, encode_train, logistic_regression
 from fairengine.methods.base import Knob, Method, RunResult
 from fairengine.methods.evaluation import score_splits
 from fairengine.methods.registry import register
@@ -96,7 +96,7 @@ FAIRLEARN_EG = register(
                 help="Constraint bound ε (difference bound and EG tolerance).",
             ),
             Knob("max_iter", 50, 5, 200, 5, integer=True, help="EG iterations."),
-            Knob("C", 1.0, 1e-3, 1e3, None, log=True, help="Inverse L2 regularisation strength."),
+            C_KNOB,
         ),
         fairness_metric="dp_diff",
         performance_metric="error",

@@ -12,7 +12,7 @@ import time
 import numpy as np
 
 from fairengine.data import Task
-from fairengine.methods._linear import encode_train, logistic_regression
+from fairengine.methods._linear import C_KNOB, encode_train, logistic_regression
 from fairengine.methods.base import Knob, Method, RunResult
 from fairengine.methods.evaluation import score_splits
 from fairengine.methods.registry import register
@@ -80,7 +80,7 @@ REWEIGHING = register(
                 0.05,
                 help="0: unit weights (unconstrained); 1: Kamiran-Calders weights.",
             ),
-            Knob("C", 1.0, 1e-3, 1e3, None, log=True, help="Inverse L2 regularisation strength."),
+            C_KNOB,
         ),
         fairness_metric="dp_diff",
         performance_metric="error",
