@@ -451,16 +451,101 @@ def bootstrap_ci(
     return float(low), float(high)
 
 
+# -- seed 000: proxies and filtering ---------------------------------------------------------
+# The matrix-level primitives below are the single definitions; the metrics wrap them and
+# ``fairengine.methods.balanced_filtering`` re-exports them under the contract names.
+
+
+def conditional_distribution_matrix(
+    leaves, z, n_groups: int, *, n_leaves: int | None = None, sample_weight=None
+) -> tuple[np.ndarray, np.ndarray]:
+    """A[j, k] = P(z = k | proxy = j) and r_hat[j] = P(proxy = j) (seed 000 §3, Alg. 1).
+
+    ``leaves`` and ``z`` are integer codes per row; ``sample_weight`` gives soft memberships (a
+    randomised proxy contributes one weighted row per leaf). A leaf without mass gets r_hat = 0
+    and the overall base rates as its row, so it never adds disclosivity.
+    """
+    leaves = np.asarray(leaves, dtype=np.int64).ravel()
+    z = np.asarray(z, dtype=np.int64).ravel()
+    if leaves.shape != z.shape:
+        raise ValueError("leaves and z need one value per row")
+    w = np.ones(len(z)) if sample_weight is None else _column("sample_weight", sample_weight, None)
+    n_leaves = int(leaves.max()) + 1 if n_leaves is None else int(n_leaves)
+    joint = np.bincount(leaves * n_groups + z, weights=w, minlength=n_leaves * n_groups)
+    joint = joint.reshape(n_leaves, n_groups)
+    total = joint.sum()
+    if total <= 0:
+        raise ValueError("sample_weight must have a positive sum")
+    mass = joint.sum(axis=1)
+    base = joint.sum(axis=0) / total
+    A = np.where(mass[:, None] > 0, joint / np.maximum(mass, 1e-300)[:, None], base)  # noqa: N806
+    return A, mass / total
+
+
+def matrix_disclosivity(A, base_rates, mass=None) -> float:  # noqa: N803
+    """max_{j,k} |A[j, k] - r_k| over leaves with mass > 0 (seed 000 Def. 5)."""
+    A = np.atleast_2d(np.asarray(A, dtype=float))  # noqa: N806
+    if mass is not None:
+        A = A[np.asarray(mass, dtype=float) > 0]  # noqa: N806
+    if A.size == 0:
+        return 0.0
+    return float(np.max(np.abs(A - np.asarray(base_rates, dtype=float)[None, :])))
+
+
+def distribution_imbalance(proportions, target=None) -> float:
+    """||p - tau||_2, tau = uniform 1/K by default (seed 000 Def. 2; [spec erratum] 1/K not 1/k)."""
+    p = np.asarray(proportions, dtype=float).ravel()
+    tau = np.full(p.size, 1.0 / p.size) if target is None else np.asarray(target, float).ravel()
+    if tau.shape != p.shape:
+        raise ValueError(f"target has {tau.size} entries but there are {p.size} groups")
+    return float(np.linalg.norm(p - tau))
+
+
+def disclosivity(y_true, y_pred, groups, *, sample_weight=None) -> float:
+    """Disclosivity of a proxy: max_{j,k} |P(z=k | proxy=j) - P(z=k)| (seed 000 Def. 5).
+
+    ``y_pred`` is each row's proxy value (leaf id), ``groups`` its sensitive group z; ``y_true`` is
+    ignored. A randomised proxy passes one row per (row, leaf) with weight P(leaf | x).
+    """
+    rows = _prepare(None, y_pred, groups, sample_weight)
+    leaves = pd.factorize(rows.y_pred, sort=True)[0]
+    A, mass = conditional_distribution_matrix(  # noqa: N806
+        leaves, rows.codes, rows.n_groups, sample_weight=rows.weight
+    )
+    return matrix_disclosivity(A, mass @ A, mass)
+
+
+def imbalance(y_true, y_pred, groups, *, sample_weight=None, target=None) -> float:
+    """L2 distance of the (weighted) group proportions to ``target`` (seed 000 Def. 2).
+
+    ``sample_weight`` = each row's acceptance probability gives the imbalance of the filtered
+    sample; without it, of the data itself. ``target`` is a distribution over the sorted group
+    labels (uniform by default). Every group of ``groups`` counts, even with zero accepted mass.
+    """
+    rows = _prepare(None, None, groups)
+    w = rows.weight if sample_weight is None else _column("sample_weight", sample_weight, None)
+    if w.size != rows.codes.size or (w < 0).any() or w.sum() <= 0:
+        raise ValueError("sample_weight must be one non-negative value per row, positive sum")
+    share = np.bincount(rows.codes, weights=w, minlength=rows.n_groups)
+    return distribution_imbalance(share / share.sum(), target)
+
+
+def acceptance_rate(y_true, y_pred, groups=None, *, sample_weight=None) -> float:
+    """Share of candidates kept: weighted mean of the acceptance probabilities (or 0/1 flags)
+    ``y_pred`` (seed 000 Alg. 1: sum(q) / C in expectation)."""
+    rows = _prepare(None, y_pred, groups, sample_weight)
+    _check_unit("y_pred", rows.y_pred)
+    return float(np.average(rows.y_pred, weights=rows.weight))
+
+
 METRICS: dict[str, Callable[..., float]] = {
     f.__name__: f
     for f in (accuracy, error, loss, dp_diff, tpr_diff, eo_diff, sp_ks, max_group_loss)
     + (representation_rate, statistical_rate)
+    + (disclosivity, imbalance, acceptance_rate)
 }
 
 _PENDING = (
-    "disclosivity",
-    "imbalance",
-    "acceptance_rate",
     "kl_to_empirical",
     "true_violation",
     "noisy_violation",

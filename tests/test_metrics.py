@@ -395,6 +395,7 @@ def test_registry_and_directions():
     assert set(METRICS) == {
         "accuracy", "error", "loss", "dp_diff", "tpr_diff", "eo_diff", "sp_ks",
         "max_group_loss", "representation_rate", "statistical_rate",
+        "disclosivity", "imbalance", "acceptance_rate",
     }  # fmt: skip
     design_names = [
         "accuracy", "error", "loss", "dp_diff", "eo_diff", "tpr_diff", "sp_ks", "max_group_loss",

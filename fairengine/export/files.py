@@ -158,6 +158,8 @@ def _open(source: str | os.PathLike[str] | bytes, *, members: bool) -> _Verified
         raise ModelFileError(
             f"{label} is not a fairengine model file (not a zip archive)."
         ) from None
+    except (NotImplementedError, EOFError, OSError, ValueError) as exc:  # e.g. a damaged header
+        raise ModelFileError(f"{label} is damaged: {exc}") from exc
     with archive:
         infos = {info.filename: info for info in archive.infolist()}
         unexpected = [n for n in infos if n not in _FIXED_MEMBERS and not _ARRAY_NAME.match(n)]

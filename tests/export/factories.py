@@ -27,4 +27,6 @@ def _run(method: str, **knobs) -> tuple[Model, pd.DataFrame]:
 FACTORIES: dict[str, Callable[[], tuple[Model, pd.DataFrame]]] = {
     "linear_classifier": lambda: _run("reweighing", strength=0.5),
     "randomized_classifier": lambda: _run("fairlearn_eg", eps=0.05, max_iter=15),
+    "maxent": lambda: _run("maxent", n_samples=1000),
+    "balanced_filter": lambda: _run("balanced_filtering", alpha=0.3, n_rounds=30),
 }

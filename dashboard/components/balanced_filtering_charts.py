@@ -1,0 +1,186 @@
+"""Cached engine calls and charts of the balanced-filtering page (the page computes nothing)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+from plotly.subplots import make_subplots
+
+from fairengine.data import Task
+from fairengine.export import model_bytes, model_card, result_metadata
+from fairengine.frontier import sweep
+from fairengine.methods.balanced_filtering import CURVES, curve_grid, run_filter
+from fairengine.methods.base import RunResult
+
+#: alpha / eta grids of the page's live curves (coarser than the paper's, for speed)
+PAGE_ALPHAS = tuple(round(0.1 * i, 1) for i in range(11))
+PAGE_ETAS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def run(
+    _train: Task,
+    _test: Task,
+    key: str,
+    knobs: tuple[tuple[str, object], ...],
+    target: tuple[float, ...] | None,
+) -> RunResult:
+    """One fit of the filter (keyed by the task fingerprint, knobs and target)."""
+    del key
+    return run_filter(
+        _train, _test, target=None if target is None else np.array(target), **dict(knobs)
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def model_file(_result: RunResult, _train: Task, _test: Task, key: str) -> bytes:
+    """The filter's model file with its model card."""
+    del key
+    return model_bytes(
+        _result.model,
+        card=model_card(_result, _train, _test),
+        metadata=result_metadata(_result, _train, _test),
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def accepted_csv(_result: RunResult, _test: Task, key: str, seed: int) -> bytes:
+    """Accept flags (Algorithm 2, seeded) and acceptance probabilities of the test rows."""
+    del key
+    model = _result.model
+    frame = pd.DataFrame(
+        {
+            "row": _test.frame.index,
+            "acceptance_probability": model.predict_score(_test.X),
+            "accepted": model.predict(_test.X, random_state=seed),
+        }
+    )
+    return frame.to_csv(index=False).encode()
+
+
+def curve_points(
+    train: Task, test: Task, knobs: dict, store, curves, progress=None
+) -> pd.DataFrame:
+    """Points of the chosen trade-off curves (cached in ``store``)."""
+    fixed = {k: v for k, v in knobs.items() if k not in ("proxy", "alpha", "eta", "relaxed")}
+    grid = curve_grid(curves, PAGE_ALPHAS, PAGE_ETAS, **fixed)
+    points = sweep("balanced_filtering", train, test, grid, store=store, progress=progress).points
+    names = {}
+    for name, base in CURVES.items():
+        names[(base["proxy"], bool(base.get("relaxed", False)))] = name
+    points["curve"] = [
+        names[(p, bool(r) if p == "ab" else False)]
+        for p, r in zip(points["proxy"], points["relaxed"], strict=True)
+    ]
+    return points
+
+
+def _layout(fig: go.Figure, title: str, height: int = 380) -> go.Figure:
+    fig.update_layout(title=title, height=height, margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    return fig
+
+
+def heatmap_figure(
+    A: np.ndarray, base: np.ndarray, groups: list[str], *, minus_base: bool
+) -> go.Figure:  # noqa: N803
+    """Heatmap of A (rows = leaves, columns = groups), or of A - r, values annotated."""
+    values = A - base[None, :] if minus_base else A
+    fig = go.Figure(
+        go.Heatmap(
+            z=values,
+            x=groups,
+            y=[f"leaf {j}" for j in range(len(A))],
+            text=np.round(values, 3),
+            texttemplate="%{text}",
+            colorscale="RdBu" if minus_base else "Blues",
+            zmid=0 if minus_base else None,
+        )
+    )
+    fig.update_yaxes(autorange="reversed")
+    title = "A − base rates" if minus_base else "A = P(group | proxy leaf)"
+    return _layout(fig, title, height=max(260, 60 + 40 * len(A)))
+
+
+def proportions_figure(result: RunResult) -> go.Figure:
+    """Group proportions before and after filtering, train and test, with the target marked."""
+    art = result.artifacts
+    groups = art["group_names"]
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("train", "test"), shared_yaxes=True)
+    colors = {"before": "#9aa5b1", "after": "#2e7d32"}
+    for col, split in enumerate(("train", "test"), start=1):
+        for which in ("before", "after"):
+            fig.add_trace(
+                go.Bar(
+                    x=groups,
+                    y=art[f"proportions_{which}_{split}"],
+                    name=f"{which} filtering",
+                    marker_color=colors[which],
+                    showlegend=col == 1,
+                ),
+                row=1,
+                col=col,
+            )
+        fig.add_trace(
+            go.Scatter(
+                x=groups,
+                y=art["target"],
+                mode="markers",
+                marker={"symbol": "line-ew-open", "size": 30, "color": "black"},
+                name="target",
+                showlegend=col == 1,
+            ),
+            row=1,
+            col=col,
+        )
+    fig.update_layout(barmode="group")
+    return _layout(fig, "Group proportions before and after filtering")
+
+
+def tradeoff_figure(points: pd.DataFrame, current: RunResult | None) -> go.Figure:
+    """Disclosivity vs imbalance, one line per proxy, train and test; the current run marked."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("train", "test"), shared_yaxes=True)
+    palette = ["#1565c0", "#6a1b9a", "#2e7d32", "#ef6c00", "#8d6e63", "#c62828"]
+    for i, name in enumerate(CURVES):
+        part = points[points["curve"] == name]
+        if part.empty:
+            continue
+        for col, split in enumerate(("train", "test"), start=1):
+            rows = part[part["split"] == split].sort_values("disclosivity")
+            fig.add_trace(
+                go.Scatter(
+                    x=rows["disclosivity"],
+                    y=rows["imbalance"],
+                    mode="lines+markers",
+                    name=name,
+                    line={"color": palette[i % len(palette)]},
+                    showlegend=col == 1,
+                    customdata=np.column_stack(
+                        [rows["alpha"], rows["eta"], rows["acceptance_rate"]]
+                    ),
+                    hovertemplate="disclosivity %{x:.3f}<br>imbalance %{y:.3f}"
+                    "<br>α %{customdata[0]} · η %{customdata[1]}"
+                    "<br>acceptance %{customdata[2]:.3f}<extra></extra>",
+                ),
+                row=1,
+                col=col,
+            )
+    if current is not None:
+        for col, split in enumerate(("train", "test"), start=1):
+            m = current.metrics[split]
+            fig.add_trace(
+                go.Scatter(
+                    x=[m["disclosivity"]],
+                    y=[m["imbalance"]],
+                    mode="markers",
+                    marker={"symbol": "star", "size": 16, "color": "black"},
+                    name="current run",
+                    showlegend=col == 1,
+                ),
+                row=1,
+                col=col,
+            )
+    fig.update_xaxes(title_text="disclosivity")
+    fig.update_yaxes(title_text="imbalance β", col=1)
+    return _layout(fig, "Disclosivity–imbalance trade-off", height=420)

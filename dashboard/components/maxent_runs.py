@@ -1,0 +1,48 @@
+"""Cached engine calls of the max-entropy debiasing page (the page itself computes nothing)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from fairengine.data import Task
+from fairengine.export import model_bytes, model_card, result_metadata
+from fairengine.frontier import sweep
+from fairengine.methods import get_method
+from fairengine.methods.base import RunResult
+
+#: C values of the page's frontier sweep.
+C_GRID = (0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def run(_train: Task, _test: Task, key: str, knobs: tuple[tuple[str, object], ...]) -> RunResult:
+    """One run of ``maxent`` (keyed by the task fingerprint and the knob values)."""
+    del key
+    return get_method("maxent").run(_train, _test, **dict(knobs))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def samples_csv(_result: RunResult, key: str) -> bytes:
+    """The generated samples as CSV bytes."""
+    del key
+    return _result.artifacts["samples"].to_csv(index=False).encode()
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def model_file(_result: RunResult, _train: Task, _test: Task, key: str) -> bytes:
+    """The run's model file (generator + downstream classifier) with its model card."""
+    del key
+    return model_bytes(
+        _result.model,
+        card=model_card(_result, _train, _test),
+        metadata=result_metadata(_result, _train, _test),
+    )
+
+
+def frontier_over_c(train: Task, test: Task, knobs: dict, store, progress=None) -> pd.DataFrame:
+    """Test-split points of a sweep over C with the other knobs fixed (cached in ``store``)."""
+    grid = {**{k: [v] for k, v in knobs.items() if k != "C"}, "C": list(C_GRID)}
+    frontier = sweep("maxent", train, test, grid, store=store, progress=progress)
+    points = frontier.points
+    return points[points["split"] == "test"].reset_index(drop=True)

@@ -1,0 +1,143 @@
+"""Balanced filtering (seed 000): learn a non-disclosive proxy for the sensitive attribute and
+acceptance probabilities that balance a filtered sample; see A, proportions and trade-offs."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard.components import balanced_filtering_charts as bf
+from dashboard.components import cached
+from dashboard.components.knobs import knob_widget, knob_widgets
+from dashboard.components.state import current_task, stop_page
+from fairengine.data import DataError
+from fairengine.methods import get_method
+from fairengine.methods.balanced_filtering import CURVES
+from fairengine.methods.balanced_filtering.method import MAX_GROUPS
+
+METHOD = get_method("balanced_filtering")
+st.title("Balanced filtering")
+st.caption(
+    f"{METHOD.reference} (seed 000). A proxy ẑ(x) — a randomised tree whose leaves reveal at most "
+    "α about the sensitive group — and per-leaf acceptance probabilities ρ: keeping each candidate "
+    "with probability ρ of its leaf gives a sample close to the target group distribution. "
+    "The label y is never used."
+)
+task = current_task()
+if task is None:
+    st.info("Choose a dataset and its roles on the Data page first.")
+    st.page_link("views/data.py", label="Go to the Data page", icon=":material/table_view:")
+    stop_page()
+groups = list(task.group_names)
+if not 2 <= len(groups) <= MAX_GROUPS:
+    st.error(
+        f"Balanced filtering needs 2 to {MAX_GROUPS} sensitive groups, but "
+        f"{', '.join(task.sensitive)} has {len(groups)}. Choose another sensitive attribute on the "
+        "Data page, or merge rare groups."
+    )
+    stop_page()
+if task.kind == "regression":
+    st.info("This is a regression task: filtering never uses the target, so it works unchanged.")
+
+train, test = cached.split_task(task, task.fingerprint)
+st.caption(f"Sensitive attribute: **{', '.join(task.sensitive)}** ({len(groups)} groups).")
+knobs = {"alpha": knob_widget(METHOD.knob("alpha"), key="w.bf.alpha")}
+with st.expander("Advanced"):
+    knobs.update(knob_widgets(METHOD, key_prefix="w.bf", skip=("alpha",)))
+    target_mode = st.radio(
+        "Target distribution", ["uniform", "custom"], horizontal=True, key="w.bf.tmode"
+    )
+    target = None
+    if target_mode == "custom":
+        cols = st.columns(min(len(groups), 6))
+        raw = [
+            cols[i % len(cols)].number_input(g, 0.0, 1.0, 1.0 / len(groups), 0.01, key=f"w.bf.t{i}")
+            for i, g in enumerate(groups)
+        ]
+        if sum(raw) <= 0:
+            st.error("The custom target needs at least one positive share.")
+            stop_page()
+        target = tuple(float(v) / sum(raw) for v in raw)
+        st.caption("Shares renormalised to sum 1: " + ", ".join(f"{v:.3f}" for v in target))
+knobs = METHOD.validate_knobs(knobs)
+run_key = (task.fingerprint, tuple(sorted(knobs.items())), target)
+if st.button("Run", key="bf_run", type="primary"):
+    st.session_state["bf_run_key"] = run_key
+if st.session_state.get("bf_run_key") != run_key:
+    st.info("Set α (and the advanced knobs), then press **Run** to fit the filter.")
+    stop_page()
+try:
+    with st.status("Fitting the proxy and the sampling probabilities…") as status:
+        progress = st.progress(0.0, text="Growing the tree (Algorithms 3–4)")
+        result = bf.run(train, test, task.fingerprint, tuple(sorted(knobs.items())), target)
+        progress.progress(1.0, text=f"Done in {result.elapsed:.1f} s")
+        status.update(label="Filter fitted", state="complete")
+except (DataError, ValueError) as exc:
+    st.error(str(exc))
+    stop_page()
+
+m_train, m_test = result.metrics["train"], result.metrics["test"]
+cols = st.columns(5)
+cols[0].metric(
+    "Disclosivity (train)", f"{m_train['disclosivity']:.3f}", help=f"budget α = {knobs['alpha']}"
+)
+cols[1].metric("Imbalance β (train)", f"{m_train['imbalance']:.3f}")
+cols[2].metric("Imbalance β (test)", f"{m_test['imbalance']:.3f}")
+cols[3].metric("Acceptance rate (test)", f"{m_test['acceptance_rate']:.3f}")
+cols[4].metric("Proxy leaves", int(m_train["n_leaves"]))
+if m_train["acceptance_rate"] > 0:
+    st.caption(
+        f"To collect 1,000 balanced rows you need about "
+        f"{1000 / m_train['acceptance_rate']:,.0f} candidates."
+    )
+
+art = result.artifacts
+c1, c2 = st.columns(2)
+with c1:
+    minus = st.toggle("Show A − base rates", key="w.bf.minus")
+    st.plotly_chart(
+        bf.heatmap_figure(art["A"], art["base_rates"], art["group_names"], minus_base=minus),
+        key="bf_heatmap",
+    )
+with c2:
+    st.plotly_chart(bf.proportions_figure(result), key="bf_proportions")
+
+st.subheader("Proxy leaves")
+st.dataframe(art["leaves"].round(4), hide_index=True, key="bf_leaves")
+
+st.subheader("Trade-off curves")
+chosen = st.multiselect("Proxies", list(CURVES), default=list(CURVES)[:3], key="w.bf.curves")
+if st.button("Compute curves", key="bf_curves") or st.session_state.get("bf_curves_key") == run_key:
+    st.session_state["bf_curves_key"] = run_key
+    bar = st.progress(0.0, text="Sweeping α and η…")
+    points = bf.curve_points(
+        train,
+        test,
+        knobs,
+        cached.frontier_store(),
+        tuple(chosen),
+        progress=lambda done, total, point: bar.progress(done / total, text=f"{done}/{total}"),
+    )
+    bar.empty()
+    st.plotly_chart(bf.tradeoff_figure(points, result), key="bf_tradeoff")
+else:
+    st.caption(
+        "Sweeps α for the tree proxies and the interpolation η for the baselines; points are "
+        "cached and appear on the Compare page too."
+    )
+
+seed = int(knobs["random_state"])
+d1, d2 = st.columns(2)
+d1.download_button(
+    "Download filter (model file)",
+    bf.model_file(result, train, test, str(run_key)),
+    file_name="balanced_filter.fairmodel",
+    mime="application/zip",
+    key="bf_model",
+)
+d2.download_button(
+    "Download accepted-row flags (test, CSV)",
+    bf.accepted_csv(result, test, str(run_key), seed),
+    file_name="accepted_rows.csv",
+    mime="text/csv",
+    key="bf_flags",
+)

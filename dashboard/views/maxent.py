@@ -1,0 +1,120 @@
+"""Max-entropy debiasing (seed 001): learn a fair max-entropy distribution, sample from it,
+and see rates, the frontier over C, group outcomes and θ vs the achieved marginals."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard.components import cached, maxent_charts, maxent_runs
+from dashboard.components.knobs import knob_widget
+from dashboard.components.state import current_task, stop_page
+from fairengine.data import DataError
+from fairengine.methods import get_method
+from fairengine.methods.maxent.domain import check_task
+from fairengine.methods.maxent.solver import DualNotConverged
+
+METHOD = get_method("maxent")
+st.title(METHOD.title)
+st.caption(
+    f"{METHOD.reference}. Learns the distribution p* closest to a fair prior "
+    "q_C = C·uniform + (1 − C)·reweighted data that matches the target marginals θ, then "
+    "samples debiased data from it and trains a classifier on the samples."
+)
+task = current_task()
+if task is None:
+    st.info("Choose a dataset and its roles on the Data page first.")
+    st.page_link("views/data.py", label="Go to the Data page", icon=":material/table_view:")
+    stop_page()
+try:
+    check_task(task)
+except DataError as exc:
+    st.error(str(exc))
+    stop_page()
+
+train, test = cached.split_task(task, task.fingerprint)
+left, middle, right = st.columns(3)
+knobs = {}
+with left:
+    knobs["C"] = knob_widget(METHOD.knob("C"), key="w.maxent.C")
+    knobs["tau"] = knob_widget(METHOD.knob("tau"), key="w.maxent.tau")
+with middle:
+    knobs["prior"] = knob_widget(METHOD.knob("prior"), key="w.maxent.prior")
+    knobs["theta"] = knob_widget(METHOD.knob("theta"), key="w.maxent.theta")
+    if knobs["theta"] == "custom":
+        knobs["protected_share"] = knob_widget(
+            METHOD.knob("protected_share"), key="w.maxent.protected_share"
+        )
+with right:
+    knobs["n_samples"] = knob_widget(METHOD.knob("n_samples"), key="w.maxent.n_samples")
+    knobs["n_bins"] = knob_widget(METHOD.knob("n_bins"), key="w.maxent.n_bins")
+    knobs["classifier"] = knob_widget(METHOD.knob("classifier"), key="w.maxent.classifier")
+knobs = METHOD.validate_knobs(knobs)
+if knobs["C"] in (0.0, 1.0):
+    st.warning(
+        "C = 0: the prior lives on the data rows only. C = 1: the prior is uniform and ignores "
+        "the data, so downstream accuracy collapses."
+    )
+
+key = task.fingerprint
+try:
+    with st.spinner("Fitting the max-entropy distribution…"):
+        result = maxent_runs.run(train, test, key, tuple(sorted(knobs.items())))
+except (DataError, DualNotConverged, ValueError) as exc:
+    st.error(str(exc))
+    stop_page()
+
+summary = result.artifacts["summary"]
+cols = st.columns(5)
+cols[0].metric("Statistical rate (test clf)", f"{result.metrics['test']['statistical_rate']:.3f}")
+cols[1].metric("Accuracy (test)", f"{result.metrics['test']['accuracy']:.3f}")
+cols[2].metric("KL(p* ‖ q)", f"{summary['kl_to_prior']:.3f}")
+cols[3].metric("Uniform share π", f"{summary['pi']:.3f}")
+cols[4].metric("Domain size |Ω|", f"1e{summary['log10_domain_size']:.1f}")
+st.caption(
+    f"d = {summary['d']} coordinates, {summary['distinct_rows']:,} distinct training rows, "
+    f"{summary['n_iter']} Newton steps, largest marginal error "
+    f"{summary['max_marginal_error']:.1e}. A share π of the samples comes from the (tilted) "
+    "uniform component; the rest are copies of training rows."
+)
+
+c1, c2 = st.columns(2)
+c1.plotly_chart(maxent_charts.rates_figure(result.artifacts["rates"], knobs["tau"]), key="rates")
+c2.plotly_chart(maxent_charts.group_outcomes_figure(result.artifacts["group_rates"]), key="groups")
+st.plotly_chart(maxent_charts.marginals_figure(result.artifacts["marginals"]), key="marginals")
+with st.expander("Before / after table (data and downstream classifier)"):
+    st.dataframe(result.artifacts["rates"].round(4))
+
+st.subheader("Frontier over C")
+if st.button("Sweep C", key="maxent_sweep") or st.session_state.get("maxent_swept"):
+    st.session_state["maxent_swept"] = True
+    bar = st.progress(0.0, text="Sweeping C…")
+    points = maxent_runs.frontier_over_c(
+        train, test, knobs, cached.frontier_store(),
+        progress=lambda done, total, point: bar.progress(done / total, text=f"C = {point['C']}"),
+    )  # fmt: skip
+    bar.empty()
+    st.plotly_chart(
+        maxent_charts.frontier_over_c_figure(points, "statistical_rate", "accuracy"),
+        key="frontier",
+    )
+else:
+    st.caption(
+        f"Sweeps C over {', '.join(map(str, maxent_runs.C_GRID))} with the other knobs fixed; "
+        "points are cached and appear on the Compare page too."
+    )
+
+d1, d2 = st.columns(2)
+d1.download_button(
+    "Download generated samples (CSV)",
+    maxent_runs.samples_csv(result, f"{key}{sorted(knobs.items())}"),
+    file_name="maxent_samples.csv",
+    mime="text/csv",
+    key="maxent_samples",
+)
+d2.download_button(
+    "Download model file",
+    maxent_runs.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
+    file_name="maxent.fairmodel",
+    mime="application/zip",
+    key="maxent_model",
+)

@@ -1,0 +1,223 @@
+"""BalancedFilter: the scikit-learn-style estimator of seed 000 (DESIGN contract)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+from threadpoolctl import threadpool_limits
+
+from fairengine.data.encoding import FeatureEncoder
+from fairengine.methods.balanced_filtering import knobs as knob_spec
+from fairengine.methods.balanced_filtering.definitions import base_rates as _base_rates
+from fairengine.methods.balanced_filtering.definitions import (
+    conditional_distribution_matrix,
+    uniform_target,
+)
+from fairengine.methods.balanced_filtering.model import ProxyFilter
+from fairengine.methods.balanced_filtering.proxies import (
+    classifier_labels,
+    fit_classifier_proxy,
+    interpolated_weights,
+    merge_rare_labels,
+    naive_rho,
+)
+from fairengine.methods.balanced_filtering.sampling import sampling_probabilities
+from fairengine.methods.balanced_filtering.tree import GrowthSettings, grow_tree
+
+
+def soft_matrix(weights: np.ndarray, z: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """(A, r_hat) of a randomised proxy from its leaf weights (rows, leaves) (spec §2.2 soft A)."""
+    rows, leaves = np.nonzero(weights > 0)
+    return conditional_distribution_matrix(
+        leaves, z[rows], n_groups, n_leaves=weights.shape[1], sample_weight=weights[rows, leaves]
+    )
+
+
+class BalancedFilter(BaseEstimator):
+    """Balanced filtering with a non-disclosive proxy (seed 000, Algorithms 1-4).
+
+    Learns a proxy zhat(x) from a labelled sample (x, z) and acceptance probabilities rho per
+    proxy group, so that filtering a stream of unlabelled x with rho gives a sample whose
+    z-distribution is (close to) the target, while zhat discloses little about z.
+
+    Parameters
+    ----------
+    alpha : float
+        α — disclosivity budget (Def. 5): every leaf's |P(z=k | leaf) - P(z=k)| <= α in-sample.
+    gamma : float
+        γ — progress factor (Lemma 3 Remark): a split is kept only if dist <= (1 - γ) dist.
+    beta_stop : float
+        β_stop — stop once dist(U, C(A)) < β_stop (paper experiments: 0.1).
+    max_depth : int
+        Maximum tree depth (paper: height 20, pitfall P9).
+    relaxed : bool
+        Relaxed (α, β) proxy: Σq = 1 dropped in Algorithm 1 and in the growth loop (§3.7).
+    proxy : {"ab", "qp_dt", "qp_lr", "naive_dt", "naive_lr"}
+        The (α, β) tree or a baseline (§3.9).
+    random_state : int
+        Seed of the baseline classifiers and of :meth:`filter`'s default draws.
+    eta : float
+        η — interpolation of the baselines (App. A.1.1); rho is kept from η = 0 (pitfall P11).
+    epsilon, n_rounds, step, lambda_max, min_leaf_mass, max_yield :
+        ε (game slack), T (game rounds), η₀ (auditor step), λ_max, smallest leaf share [EXT],
+        max-yield tie-break [EXT]; see ``knobs.KNOBS``.
+    target : array-like of shape (K,), optional
+        τ, the target distribution (uniform U by default).
+
+    Attributes
+    ----------
+    A_ : ndarray (l, K)
+        Conditional distribution matrix P(z | leaf) on the training sample.
+    r_hat_ : ndarray (l,)
+        Leaf masses P(leaf).
+    q_ : ndarray (l,)
+        Share of each leaf among accepted points (Algorithm 1).
+    rho_ : ndarray (l,)
+        Acceptance probabilities, max 1.
+    base_rates_ : ndarray (K,)
+    n_leaves_ : int
+    trace_ : list of dict
+        Algorithm 4's dist and disclosivity per round (tree proxies).
+    model_ : ProxyFilter
+        The exportable model (owns the feature encoder).
+
+    Examples
+    --------
+    >>> bf = BalancedFilter(alpha=0.2).fit(X, z)  # doctest: +SKIP
+    >>> kept = bf.filter(X_stream, random_state=1)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        alpha: float = 0.2,
+        gamma: float = 0.1,
+        beta_stop: float = 0.1,
+        max_depth: int = 20,
+        relaxed: bool = False,
+        proxy: str = "ab",
+        random_state: int = 0,
+        *,
+        eta: float = 0.0,
+        epsilon: float = 0.01,
+        n_rounds: int = 100,
+        step: float = 1.0,
+        lambda_max: float = 100.0,
+        min_leaf_mass: float = 0.005,
+        max_yield: bool = True,
+        target: Any = None,
+    ) -> None:
+        self.alpha = alpha
+        self.gamma = gamma
+        self.beta_stop = beta_stop
+        self.max_depth = max_depth
+        self.relaxed = relaxed
+        self.proxy = proxy
+        self.random_state = random_state
+        self.eta = eta
+        self.epsilon = epsilon
+        self.n_rounds = n_rounds
+        self.step = step
+        self.lambda_max = lambda_max
+        self.min_leaf_mass = min_leaf_mass
+        self.max_yield = max_yield
+        self.target = target
+
+    def fit(self, X: pd.DataFrame | np.ndarray, z: Any, group_names: Any = None) -> BalancedFilter:  # noqa: N803
+        """Learn the proxy and rho from features ``X`` (excluding z and y) and groups ``z``."""
+        params = knob_spec.validate({k: getattr(self, k) for k in knob_spec.KNOB_NAMES})
+        codes, labels = pd.factorize(pd.Series(np.asarray(z)), sort=True)
+        if (codes < 0).any():
+            raise ValueError("z contains missing values; drop or label those rows")
+        n_groups = len(labels)
+        if n_groups < 2:
+            raise ValueError("balanced filtering needs at least two groups in z")
+        self.group_names_ = [str(g) for g in (group_names if group_names is not None else labels)]
+        tau = uniform_target(n_groups) if self.target is None else np.asarray(self.target, float)
+        self.target_ = tau
+        encoder = FeatureEncoder().fit(X)
+        Z = encoder.transform(X)  # noqa: N806
+        self.base_rates_ = _base_rates(codes, n_groups)
+        self.trace_ = []
+        if params["proxy"] == "ab":
+            settings = GrowthSettings(
+                alpha=params["alpha"],
+                gamma=params["gamma"],
+                beta_stop=params["beta_stop"],
+                max_depth=params["max_depth"],
+                relaxed=params["relaxed"],
+                epsilon=params["epsilon"],
+                n_rounds=params["n_rounds"],
+                lambda_max=params["lambda_max"],
+                step=params["step"],
+                min_leaf_mass=params["min_leaf_mass"],
+            )
+            # single-threaded BLAS: sweeps parallelise over points (see methods/_linear.py)
+            with threadpool_limits(limits=1, user_api="blas"):
+                tree, weights, self.trace_ = grow_tree(Z, codes, n_groups, settings, tau)
+            arrays, kind, eta = tree.arrays(), "tree", 0.0
+            self.rules_ = [tree.rules[v] for v in tree.leaves]
+            self.A_, self.r_hat_ = soft_matrix(weights, codes, n_groups)
+            self.q_, self.rho_ = sampling_probabilities(
+                self.A_, self.r_hat_, tau, params["relaxed"], max_yield=params["max_yield"]
+            )
+        else:
+            family, learner = params["proxy"].split("_")
+            arrays = fit_classifier_proxy(learner, Z, codes, n_groups, params["random_state"])
+            kind, eta = "classifier", params["eta"]
+            arrays = merge_rare_labels(
+                arrays, classifier_labels(arrays, Z), n_groups, params["min_leaf_mass"]
+            )
+            labels_pred = classifier_labels(arrays, Z)
+            self.rules_ = [f"predicted {g}" for g in self.group_names_]
+            # rho from the un-noised proxy (eta = 0), then A measured on the noised labels
+            A0, r0 = soft_matrix(interpolated_weights(labels_pred, n_groups, 0.0), codes, n_groups)  # noqa: N806
+            if family == "naive":
+                self.rho_ = naive_rho(r0)
+                live = r0 > 0
+                self.q_ = np.where(live, 1.0 / live.sum(), 0.0)
+            else:
+                self.q_, self.rho_ = sampling_probabilities(
+                    A0, r0, tau, params["relaxed"], max_yield=params["max_yield"]
+                )
+            weights = interpolated_weights(labels_pred, n_groups, eta)
+            self.A_, self.r_hat_ = soft_matrix(weights, codes, n_groups)
+        self.n_leaves_ = len(self.rho_)
+        self.train_leaf_weights_ = weights
+        self.model_ = ProxyFilter(
+            encoder,
+            kind,
+            arrays,
+            self.rho_,
+            eta=eta,
+            A=self.A_,
+            r_hat=self.r_hat_,
+            base_rates=self.base_rates_,
+            group_names=self.group_names_,
+        )
+        return self
+
+    def leaf_weights(self, X: Any) -> np.ndarray:  # noqa: N803
+        """P(zhat(x) = L) per row and leaf."""
+        check_is_fitted(self, "model_")
+        return self.model_.leaf_weights(X)
+
+    def leaf(self, X: Any, random_state: int | None = None) -> np.ndarray:  # noqa: N803
+        """A drawn proxy group (leaf index) per row (fresh randomness per row, pitfall P18)."""
+        check_is_fitted(self, "model_")
+        seed = self.random_state if random_state is None else random_state
+        return self.model_.leaf(X, seed)
+
+    def acceptance_probability(self, X: Any) -> np.ndarray:  # noqa: N803
+        """pi(x) = sum_L w_L(x) rho_L."""
+        check_is_fitted(self, "model_")
+        return self.model_.predict_score(X)
+
+    def filter(self, X: Any, random_state: int | None = None) -> Any:  # noqa: N803
+        """Algorithm 2: the accepted rows of ``X`` (seeded Bernoulli(pi(x)) per row)."""
+        check_is_fitted(self, "model_")
+        seed = self.random_state if random_state is None else random_state
+        return self.model_.filter(X, seed)

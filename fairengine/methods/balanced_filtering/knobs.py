@@ -1,0 +1,64 @@
+"""The knobs of balanced filtering, declared once: the Method's sliders and the estimator's
+``fit``-time validation both read this tuple (spec §5 table)."""
+
+from __future__ import annotations
+
+from fairengine.methods.balanced_filtering.proxies import PROXIES
+from fairengine.methods.base import Knob
+
+KNOBS: tuple[Knob, ...] = (
+    Knob(
+        "proxy",
+        "ab",
+        choices=PROXIES,
+        help="Proxy: (α, β) tree (Alg. 3-4), QP / naive decision tree or regression (§3.9).",
+    ),
+    Knob("alpha", 0.2, 0.0, 1.0, 0.05, help="α: disclosivity budget (Def. 5), tree proxies."),
+    Knob("relaxed", False, help="Relaxed variant: drop Σq = 1 in Alg. 1 and in the growth loop."),
+    Knob("eta", 0.0, 0.0, 1.0, 0.1, help="η: interpolation of naive / QP proxies (App. A.1.1)."),
+    Knob(
+        "gamma",
+        0.1,
+        0.01,
+        0.5,
+        0.01,
+        help="γ: progress factor; keep splits with dist ≤ (1-γ)·dist.",
+    ),
+    Knob(
+        "beta_stop", 0.1, 0.0, 0.5, 0.01, help="β_stop: stop growing once dist(U, C(A)) < β_stop."
+    ),
+    Knob("max_depth", 20, 1, 20, 1, integer=True, help="Maximum tree depth (paper: height 20)."),
+    Knob("epsilon", 0.01, 0.0, 0.05, 0.005, help="ε: game slack; constraints use α - ε (Alg. 4)."),
+    Knob(
+        "n_rounds",
+        100,
+        10,
+        2000,
+        10,
+        integer=True,
+        help="T: rounds of the splitting game (Alg. 3).",
+    ),
+    Knob("step", 1.0, 0.01, 10.0, None, log=True, help="η₀: auditor step, η_t = η₀/√t (Alg. 5)."),
+    Knob(
+        "lambda_max", 100.0, 1.0, 1000.0, None, log=True, help="λ_max: multiplier radius (Alg. 3)."
+    ),
+    Knob("min_leaf_mass", 0.005, 0.0, 0.1, 0.005, help="Smallest leaf, share of rows [EXT]."),
+    Knob("max_yield", True, help="[EXT] Tie-break q for the largest acceptance rate (LP)."),
+    Knob(
+        "random_state",
+        0,
+        0,
+        10_000,
+        1,
+        integer=True,
+        help="Seed of the baselines and filter draws.",
+    ),
+)
+
+KNOB_NAMES = tuple(k.name for k in KNOBS)
+
+
+def validate(values: dict) -> dict:
+    """Check each value against its declaration; return the coerced values."""
+    by_name = {k.name: k for k in KNOBS}
+    return {name: by_name[name].validate(value) for name, value in values.items()}

@@ -1,0 +1,134 @@
+"""The exportable filter: proxy (tree or baseline classifier) + rho, as JSON + arrays."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from fairengine.data.encoding import FeatureEncoder
+from fairengine.methods.balanced_filtering.proxies import classifier_labels, interpolated_weights
+from fairengine.methods.balanced_filtering.sampling import filter_rows
+from fairengine.methods.balanced_filtering.tree import tree_leaf_weights
+from fairengine.models.base import Arrays, Model, State, register_model
+
+_TREE_KEYS = ("children", "start", "count", "blend", "share", "coefs", "intercepts")
+_CLASSIFIER_KEYS = {
+    0: ("kind", "coef", "intercept"),
+    1: ("kind", "left", "right", "feature", "threshold", "label"),
+}
+
+
+@register_model
+class ProxyFilter(Model):
+    """A fitted balanced filter: raw rows in, acceptance probabilities / accept flags out.
+
+    For the ``Model`` API a filter is a randomized "accept" classifier:
+
+    * ``predict_score(X)`` is the acceptance probability pi(x) = sum_L w_L(x) rho_L (exact);
+    * ``predict(X, random_state)`` draws the accept flags (0/1) of Algorithm 2, seeded;
+    * ``leaf(X, random_state)`` draws each row's proxy group; ``leaf_weights(X)`` is
+      P(zhat(x) = L). Pitfall P18: share sampled leaves, not the soft weights, which disclose more.
+
+    Parameters
+    ----------
+    encoder : FeatureEncoder
+    proxy : {"tree", "classifier"}
+    arrays : dict of ndarray
+        The proxy's arrays (see ``ObliqueTree.arrays`` and ``fit_classifier_proxy``).
+    rho : ndarray (l,)
+        Acceptance probability of each leaf.
+    eta : float
+        Interpolation of classifier proxies (ignored for trees).
+    A, r_hat, base_rates : ndarray
+        Training-time conditional matrix, leaf masses and base rates (for display).
+    group_names : list of str
+    """
+
+    model_type = "balanced_filter"
+    kind = "classification"
+
+    def __init__(
+        self,
+        encoder: FeatureEncoder,
+        proxy: str,
+        arrays: dict[str, np.ndarray],
+        rho: np.ndarray,
+        *,
+        eta: float = 0.0,
+        A: np.ndarray | None = None,  # noqa: N803
+        r_hat: np.ndarray | None = None,
+        base_rates: np.ndarray | None = None,
+        group_names: list[str] | None = None,
+    ) -> None:
+        super().__init__(encoder)
+        if proxy not in ("tree", "classifier"):
+            raise ValueError(f"unknown proxy type {proxy!r}")
+        self.proxy = proxy
+        self.arrays = {k: np.asarray(v) for k, v in arrays.items()}
+        self.rho = np.asarray(rho, dtype=float)
+        self.eta = float(eta)
+        n = len(self.rho)
+        self.A = np.zeros((n, 0)) if A is None else np.asarray(A, float)
+        self.r_hat = np.zeros(n) if r_hat is None else np.asarray(r_hat, float)
+        self.base_rates = np.zeros(0) if base_rates is None else np.asarray(base_rates, float)
+        self.group_names = list(group_names or [])
+
+    @property
+    def n_leaves(self) -> int:
+        return len(self.rho)
+
+    def leaf_weights_encoded(self, Z: np.ndarray) -> np.ndarray:  # noqa: N803
+        if self.proxy == "tree":
+            return tree_leaf_weights(self.arrays, Z)
+        labels = classifier_labels(self.arrays, Z)
+        return interpolated_weights(labels, self.n_leaves, self.eta)
+
+    def leaf_weights(self, X: Any) -> np.ndarray:  # noqa: N803
+        """P(zhat(x) = L): (rows, leaves), each row summing to 1."""
+        return self.leaf_weights_encoded(self.encode(X))
+
+    def leaf(self, X: Any, random_state: int | None = 0) -> np.ndarray:  # noqa: N803
+        """One proxy group per row, drawn from ``leaf_weights`` (seeded)."""
+        weights = self.leaf_weights(X)
+        u = np.random.default_rng(random_state).random(len(weights))[:, None]
+        return np.minimum((np.cumsum(weights, axis=1) < u).sum(axis=1), self.n_leaves - 1)
+
+    def _score(self, Z: np.ndarray) -> np.ndarray:  # noqa: N803
+        return np.clip(self.leaf_weights_encoded(Z) @ self.rho, 0.0, 1.0)
+
+    def metric_predictions(self, X: Any) -> np.ndarray:  # noqa: N803
+        return self.predict_score(X)
+
+    def predict(self, X: Any, random_state: int | None = 0) -> np.ndarray:  # noqa: N803
+        """Accept flags (0/1) of Algorithm 2 with a seeded generator."""
+        return filter_rows(self.leaf_weights(X), self.rho, random_state).astype(np.int64)
+
+    def filter(self, X: pd.DataFrame, random_state: int | None = 0) -> pd.DataFrame:  # noqa: N803
+        """The accepted rows of ``X``."""
+        keep = self.predict(X, random_state).astype(bool)
+        return X.iloc[np.nonzero(keep)[0]] if hasattr(X, "iloc") else np.asarray(X)[keep]
+
+    def _state(self) -> State:
+        keys = _TREE_KEYS if self.proxy == "tree" else _CLASSIFIER_KEYS[int(self.arrays["kind"])]
+        arrays = {f"proxy_{k}": self.arrays[k] for k in keys}
+        arrays.update({"rho": self.rho, "A": self.A, "r_hat": self.r_hat})
+        arrays["base_rates"] = self.base_rates
+        meta = {"proxy": self.proxy, "eta": self.eta, "group_names": self.group_names}
+        return meta, arrays
+
+    @classmethod
+    def _from_state(cls, encoder: FeatureEncoder, meta: dict[str, Any], arrays: Arrays) -> Model:
+        proxy_arrays = {k[6:]: v for k, v in arrays.items() if k.startswith("proxy_")}
+        return cls(
+            encoder,
+            str(meta["proxy"]),
+            proxy_arrays,
+            arrays["rho"],
+            eta=float(meta["eta"]),
+            A=arrays["A"],
+            r_hat=arrays["r_hat"],
+            base_rates=arrays["base_rates"],
+            group_names=[str(g) for g in meta["group_names"]],
+        )

@@ -1,0 +1,120 @@
+"""The paper's baseline proxies (spec §3.9): classifiers of z from x, hard labels as proxy groups.
+
+Each proxy is stored as plain arrays and maps encoded features to leaf weights (rows, leaves);
+the interpolation eta mixes the predicted class with a uniformly random one:
+P(zhat_eta = j | x) = (1 - eta) 1[zhat(x) = j] + eta / l.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.tree import DecisionTreeClassifier
+from threadpoolctl import threadpool_limits
+
+#: proxy names: (alpha, beta) tree, and naive / QP over logistic regression and a decision tree
+PROXIES = ("ab", "qp_dt", "qp_lr", "naive_dt", "naive_lr")
+PROXY_TITLES = {
+    "ab": "(α, β) proxy",
+    "qp_dt": "QP decision tree",
+    "qp_lr": "QP regression",
+    "naive_dt": "Naive decision tree",
+    "naive_lr": "Naive regression",
+}
+
+
+def fit_classifier_proxy(
+    kind: str,
+    Z: np.ndarray,  # noqa: N803
+    z: np.ndarray,
+    n_groups: int,
+    random_state: int = 0,
+    min_samples_leaf: int = 20,
+) -> dict[str, np.ndarray]:
+    """Fit a multinomial logistic regression (``"lr"``) or decision tree (``"dt"``) for z.
+
+    Defaults [EXT] (the paper gives none): ``LogisticRegression(max_iter=1000)``,
+    ``DecisionTreeClassifier(min_samples_leaf=20)``. Proxy range = the K groups.
+    """
+    if kind == "lr":
+        with threadpool_limits(limits=1, user_api="blas"):
+            model = LogisticRegression(max_iter=1000).fit(Z, z)
+        coef = np.zeros((n_groups, Z.shape[1]))
+        intercept = np.full(n_groups, -np.inf)
+        if len(model.classes_) == 2:  # binary: one score for class 1 vs class 0
+            coef[model.classes_[1]] = model.coef_[0]
+            intercept[model.classes_[1]] = model.intercept_[0]
+            intercept[model.classes_[0]] = 0.0
+        else:
+            coef[model.classes_] = model.coef_
+            intercept[model.classes_] = model.intercept_
+        intercept = np.where(np.isfinite(intercept), intercept, -1e300)
+        return {"kind": np.array(0), "coef": coef, "intercept": intercept}
+    if kind == "dt":
+        model = DecisionTreeClassifier(
+            min_samples_leaf=min_samples_leaf, random_state=random_state
+        ).fit(Z, z)
+        tree = model.tree_
+        label = model.classes_[np.argmax(tree.value[:, 0, :], axis=1)].astype(np.int64)
+        return {
+            "kind": np.array(1),
+            "left": tree.children_left.astype(np.int64),
+            "right": tree.children_right.astype(np.int64),
+            "feature": tree.feature.astype(np.int64),
+            "threshold": tree.threshold.astype(float),
+            "label": label,
+        }
+    raise ValueError(f"unknown classifier proxy {kind!r}")
+
+
+def merge_rare_labels(
+    arrays: dict[str, np.ndarray], labels: np.ndarray, n_groups: int, min_mass: float
+) -> dict[str, np.ndarray]:
+    """Map predicted groups holding less than ``min_mass`` of the training rows to the most
+    frequent predicted group (stored as ``label_map``).
+
+    The same minimum leaf mass as the (alpha, beta) tree [EXT]: without it a classifier that
+    predicts a group for a handful of rows makes naive/QP sampling keep almost nothing
+    (rho of every other group -> 0), a degenerate point the paper's curves never show.
+    """
+    mass = np.bincount(labels, minlength=n_groups) / max(len(labels), 1)
+    label_map = np.arange(n_groups)
+    rare = (mass > 0) & (mass < min_mass)
+    label_map[rare] = int(np.argmax(mass))
+    return {**arrays, "label_map": label_map}
+
+
+def classifier_labels(arrays: dict[str, np.ndarray], Z: np.ndarray) -> np.ndarray:  # noqa: N803
+    """The proxy's predicted group per row (after ``label_map``, if the proxy has one)."""
+    labels = _raw_labels(arrays, Z)
+    return arrays["label_map"][labels] if "label_map" in arrays else labels
+
+
+def _raw_labels(arrays: dict[str, np.ndarray], Z: np.ndarray) -> np.ndarray:  # noqa: N803
+    if int(arrays["kind"]) == 0:
+        return np.argmax(Z @ arrays["coef"].T + arrays["intercept"], axis=1)
+    node = np.zeros(len(Z), dtype=np.int64)
+    left, right = arrays["left"], arrays["right"]
+    while True:
+        internal = left[node] >= 0
+        if not internal.any():
+            break
+        idx = np.nonzero(internal)[0]
+        v = node[idx]
+        go_left = Z[idx, arrays["feature"][v]] <= arrays["threshold"][v]
+        node[idx] = np.where(go_left, left[v], right[v])
+    return arrays["label"][node]
+
+
+def interpolated_weights(labels: np.ndarray, n_leaves: int, eta: float) -> np.ndarray:
+    """P(zhat_eta = j | x): keep the label with probability 1 - eta, else uniform (App. A.1.1)."""
+    weights = np.full((len(labels), n_leaves), eta / n_leaves)
+    weights[np.arange(len(labels)), labels] += 1.0 - eta
+    return weights
+
+
+def naive_rho(r_hat: np.ndarray) -> np.ndarray:
+    """Naive sampling: the same number of points from each non-empty predicted group,
+    q_j = 1 / l', rho_j proportional to 1 / r_hat_j, scaled to max 1."""
+    rho = np.where(r_hat > 0, 1.0 / np.maximum(r_hat, 1e-300), 0.0)
+    return rho / rho.max()

@@ -1,0 +1,276 @@
+"""The paper's finite product domain Omega = U_1 x ... x U_F and its reference coding (spec §2.1).
+
+Every attribute becomes a feature with a finite list of readable levels: categorical columns keep
+their most frequent values (the rest share an ``other`` level), numeric columns with more than
+``n_bins`` distinct values are cut at training quantiles, the label is {negative, positive} and the
+binary sensitive attribute is {Z=0, Z=1}. A point is coded with *reference coding*: level 0 of a
+feature is the zero vector and level k >= 1 the unit vector e_k, so d = sum_f (|U_f| - 1).
+Reference coding and full one-hot coding give the same p* (spec §3.3c), and this one keeps the
+dual's Hessian non-singular.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from fairengine.data import DataError, Task
+
+#: Levels kept per categorical column (the most frequent; the rest share ``OTHER``).
+MAX_LEVELS = 8
+OTHER = "other"
+MISSING = "missing"
+
+
+@dataclass(frozen=True)
+class Feature:
+    """One attribute of the domain: its readable levels and how raw values map onto them.
+
+    Attributes
+    ----------
+    name : str
+        Column name in readable rows.
+    role : {"feature", "label", "protected"}
+    levels : tuple of str
+        Readable level names; level 0 is the reference (zero vector).
+    edges : tuple of float
+        Inner bin edges of a binned numeric column (empty otherwise).
+    """
+
+    name: str
+    role: str
+    levels: tuple[str, ...]
+    edges: tuple[float, ...] = field(default=())
+
+    @property
+    def size(self) -> int:
+        return len(self.levels)
+
+    def codes(self, column: pd.Series) -> np.ndarray:
+        """Level codes of raw (or readable) values; unseen values go to ``other`` or level 0."""
+        if self.edges:
+            values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
+            binned = np.searchsorted(np.asarray(self.edges), values, side="right")
+            as_level = column.astype(str)
+            known = pd.Index(self.levels).get_indexer(as_level)
+            codes = np.where(known >= 0, known, binned)
+            return np.where(np.isnan(values) & (known < 0), self._fallback(), codes)
+        codes = pd.Index(self.levels).get_indexer(_level_strings(column))
+        return np.where(codes < 0, self._fallback(), codes).astype(np.int64)
+
+    def _fallback(self) -> int:
+        return self.levels.index(OTHER) if OTHER in self.levels else 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "role": self.role,
+            "levels": list(self.levels),
+            "edges": list(self.edges),
+        }
+
+    @classmethod
+    def from_dict(cls, state: dict[str, Any]) -> Feature:
+        return cls(
+            str(state["name"]),
+            str(state["role"]),
+            tuple(str(v) for v in state["levels"]),
+            tuple(float(v) for v in state["edges"]),
+        )
+
+
+def _numeric_feature(name: str, column: pd.Series, n_bins: int, max_levels: int) -> Feature:
+    values = pd.to_numeric(column, errors="coerce").dropna().to_numpy(dtype=float)
+    distinct = np.unique(values)
+    if len(distinct) <= n_bins:
+        return _categorical_feature(name, column, max_levels)
+    edges = np.unique(np.quantile(values, np.linspace(0, 1, n_bins + 1)[1:-1]))
+    edges = edges[(edges > distinct[0]) & (edges <= distinct[-1])]
+    bounds = [distinct[0], *edges, distinct[-1]]
+    levels = [
+        f"[{_number_label(lo)}, {_number_label(hi)}{']' if i == len(edges) else ')'}"
+        for i, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:], strict=True))
+    ]
+    return Feature(name, "feature", tuple(levels), tuple(float(e) for e in edges))
+
+
+def _level_strings(column: pd.Series) -> pd.Series:
+    """Values as level names: numbers as in :func:`_number_label`, missing as ``missing``."""
+    if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+        return column.astype(object).map(_number_label)
+    return column.astype(object).where(column.notna(), MISSING).astype(str)
+
+
+def _number_label(value: Any) -> str:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return MISSING
+    number = float(value)
+    return str(int(number)) if number == round(number) else f"{number:.4g}"
+
+
+def _categorical_feature(name: str, column: pd.Series, max_levels: int) -> Feature:
+    counts = _level_strings(column).value_counts()
+    levels = [str(v) for v in counts.index[:max_levels]]
+    if len(counts) > max_levels:
+        levels.append(OTHER)
+    return Feature(name, "feature", tuple(levels))
+
+
+@dataclass(frozen=True)
+class Domain:
+    """A product domain of features in reference coding (spec §2.1, generalised).
+
+    Build it with :func:`domain_from_task`. Never enumerated: only per-feature sizes are used.
+
+    Attributes
+    ----------
+    features : tuple of Feature
+        Model features first, then the label, then the protected attribute.
+    """
+
+    features: tuple[Feature, ...]
+
+    @property
+    def sizes(self) -> np.ndarray:
+        return np.array([f.size for f in self.features], dtype=np.int64)
+
+    @property
+    def offsets(self) -> np.ndarray:
+        """Start of each feature's coordinates in an encoded point (length F + 1)."""
+        return np.concatenate([[0], np.cumsum(self.sizes - 1)])
+
+    @property
+    def d(self) -> int:
+        """Number of coordinates d = sum_f (|U_f| - 1)."""
+        return int(self.offsets[-1])
+
+    @property
+    def log_size(self) -> float:
+        """log |Omega| = sum_f log |U_f| (never |Omega| itself as a float; spec §7.14)."""
+        return float(np.log(self.sizes).sum())
+
+    @property
+    def columns(self) -> list[str]:
+        return [f.name for f in self.features]
+
+    def index(self, role: str) -> int:
+        """Position of the (single) feature with ``role``."""
+        return next(i for i, f in enumerate(self.features) if f.role == role)
+
+    def coordinate(self, role: str) -> int:
+        """The encoded coordinate of a binary label / protected attribute (its level 1)."""
+        return int(self.offsets[self.index(role)])
+
+    @property
+    def model_features(self) -> list[int]:
+        return [i for i, f in enumerate(self.features) if f.role == "feature"]
+
+    @property
+    def coordinate_names(self) -> list[str]:
+        return [f"{f.name}={level}" for f in self.features for level in f.levels[1:]]
+
+    def codes(self, frame: pd.DataFrame, only: list[int] | None = None) -> np.ndarray:
+        """Level codes (n, F) of readable or raw rows (columns named as the features)."""
+        chosen = range(len(self.features)) if only is None else only
+        missing = [self.features[i].name for i in chosen if self.features[i].name not in frame]
+        if missing:
+            raise DataError(f"Columns {missing} are missing from the rows; the domain needs them.")
+        return np.column_stack(
+            [self.features[i].codes(frame[self.features[i].name]) for i in chosen]
+        ).astype(np.int64)
+
+    def encode(self, codes: np.ndarray, only: list[int] | None = None) -> np.ndarray:
+        """Reference-coded points (n, d') of level codes (n, F') (``only``: these features)."""
+        chosen = list(range(len(self.features))) if only is None else only
+        codes = np.asarray(codes, dtype=np.int64).reshape(-1, len(chosen))
+        blocks = []
+        for j, i in enumerate(chosen):
+            block = np.zeros((len(codes), self.features[i].size - 1))
+            hit = codes[:, j] > 0
+            block[np.flatnonzero(hit), codes[hit, j] - 1] = 1.0
+            blocks.append(block)
+        return np.hstack(blocks) if blocks else np.zeros((len(codes), 0))
+
+    def decode(self, codes: np.ndarray) -> pd.DataFrame:
+        """Readable rows: each code replaced by its level name."""
+        codes = np.asarray(codes, dtype=np.int64)
+        return pd.DataFrame(
+            {
+                f.name: pd.Categorical.from_codes(codes[:, i], categories=list(f.levels))
+                for i, f in enumerate(self.features)
+            }
+        ).astype(str)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"features": [f.to_dict() for f in self.features]}
+
+    @classmethod
+    def from_dict(cls, state: dict[str, Any]) -> Domain:
+        return cls(tuple(Feature.from_dict(f) for f in state["features"]))
+
+
+def protected_name(task: Task) -> str:
+    return "&".join(task.sensitive)
+
+
+def check_task(task: Task) -> None:
+    """Raise :class:`DataError` for tasks the method cannot handle (spec §2.1: binary Y and Z)."""
+    if task.kind != "classification":
+        raise DataError(
+            f"Max-entropy debiasing needs a binary target, but {task.target!r} makes this a "
+            f"{task.kind} task. Choose a yes/no target column."
+        )
+    if task.n_groups != 2 or len(np.unique(task.groups)) != 2:
+        raise DataError(
+            f"Max-entropy debiasing needs a sensitive attribute with exactly two groups; "
+            f"{protected_name(task)!r} has {task.n_groups} ({', '.join(task.group_names)}). "
+            "Choose a binary sensitive column (e.g. sex) or merge the groups into two."
+        )
+
+
+def domain_from_task(task: Task, n_bins: int = 4, max_levels: int = MAX_LEVELS) -> Domain:
+    """Discretise a task into the paper's domain (spec §2.1, §3.5 step 1).
+
+    The label's level 1 is the positive label and the protected attribute's level 1 (Z = 1) is
+    the larger group, so Algorithm 1 down-weights the smaller group Z = 0 (spec §7.4).
+
+    Parameters
+    ----------
+    task : Task
+        A classification task with a binary sensitive attribute.
+    n_bins : int
+        Bins per numeric column (columns with at most ``n_bins`` distinct values keep them).
+    max_levels : int
+        Levels kept per categorical column (the rest share an ``other`` level).
+    """
+    check_task(task)
+    features = []
+    for name in task.features:
+        column = task.frame[name]
+        numeric = pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
+        if numeric:
+            feature = _numeric_feature(name, column, n_bins, max_levels)
+        else:
+            feature = _categorical_feature(name, column, max_levels)
+        if feature.size >= 2:  # a constant column carries no information and no coordinate
+            features.append(feature)
+    positive = str(task.positive_label)
+    features.append(Feature(task.target, "label", (f"not {positive}", positive)))
+    sizes = np.bincount(task.groups, minlength=2)
+    minority, majority = (0, 1) if sizes[0] <= sizes[1] else (1, 0)
+    names = (task.group_names[minority], task.group_names[majority])
+    features.append(Feature(protected_name(task), "protected", names))
+    return Domain(tuple(features))
+
+
+def readable_rows(task: Task, domain: Domain) -> pd.DataFrame:
+    """The task's rows with the domain's columns: raw features, label and group as level names."""
+    frame = task.frame.loc[:, [f.name for f in domain.features if f.role == "feature"]].copy()
+    label = domain.features[domain.index("label")]
+    protected = domain.features[domain.index("protected")]
+    frame[label.name] = np.asarray(label.levels, dtype=object)[task.y]
+    frame[protected.name] = np.asarray(task.group_names, dtype=object)[task.groups]
+    return frame.reset_index(drop=True)

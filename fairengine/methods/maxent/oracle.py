@@ -1,0 +1,157 @@
+"""The dual's value, gradient and Hessian in log space, polynomial in N and d (spec §3.2b).
+
+h(λ) = log Σ_α q(α) e^{<α, λ>} − <θ, λ> with q = C u + (1 − C) w. Because u is uniform on a
+product domain and w lives on the M distinct data rows, p_λ ∝ q e^{<λ, α>} is a two-component
+mixture π P_U + (1 − π) P_W (spec §2.7): P_U is a product of per-feature softmaxes and P_W a
+reweighting of the rows. Nothing enumerates Omega.
+
+[spec erratum] The paper's Algorithms 2-4 use s0 = e^λ/2, divide by a log value and use
+(v2+θ)(v2−θ)^T; this module follows the corrected math of spec §3.2b instead.
+[spec erratum] The hypercube formulas (Lemma 4.3) are not applied column by column to categorical
+blocks: u is uniform over the valid product domain, one softmax per feature (spec §2.1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import logsumexp
+
+
+@dataclass
+class DualState:
+    """Everything the oracle computes at one λ.
+
+    Attributes
+    ----------
+    value : float
+        h(λ).
+    grad : ndarray (d,)
+        E_{p_λ}[α] − θ.
+    hess : ndarray (d, d) or None
+        Cov_{p_λ}(α) (only when asked for).
+    pi : float
+        Mass of the uniform component, π = C g_u / (C g_u + (1 − C) g_w).
+    rho : list of ndarray
+        Per-feature level probabilities of P_U (softmax of [0, λ_f]).
+    r : ndarray (M,)
+        Row probabilities of P_W.
+    log_g : float
+        log g_q(λ) = log Σ_α q(α) e^{<α, λ>}.
+    """
+
+    value: float
+    grad: np.ndarray
+    hess: np.ndarray | None
+    pi: float
+    rho: list[np.ndarray]
+    r: np.ndarray
+    log_g: float
+
+
+class DualOracle:
+    """h, ∇h and ∇²h of the max-entropy dual for the prior q_C = C u + (1 − C) w (spec §2.6).
+
+    Parameters
+    ----------
+    sizes : array of int
+        |U_f| per feature (reference coding: feature f owns |U_f| − 1 coordinates).
+    points : ndarray (M, d)
+        Distinct reference-coded data rows.
+    weights : ndarray (M,)
+        Prior weights w on those rows (summing to 1).
+    C : float
+        Prior mixing weight C in [0, 1] (Eq. 1).
+    theta : ndarray (d,)
+        Target marginals θ.
+    """
+
+    def __init__(
+        self,
+        sizes: np.ndarray,
+        points: np.ndarray,
+        weights: np.ndarray,
+        C: float,  # noqa: N803
+        theta: np.ndarray,
+    ) -> None:
+        self.sizes = np.asarray(sizes, dtype=np.int64)
+        self.offsets = np.concatenate([[0], np.cumsum(self.sizes - 1)])
+        self.points = np.asarray(points, dtype=float)
+        weights = np.asarray(weights, dtype=float)
+        with np.errstate(divide="ignore"):
+            self.logw = np.log(weights / weights.sum())
+        self.C = float(C)
+        self.theta = np.asarray(theta, dtype=float)
+        self.log_size = float(np.log(self.sizes).sum())
+        # a padded (F, max |U_f|) layout of [0, λ_f] so the softmaxes run as one array operation
+        self._feature = np.repeat(np.arange(len(self.sizes)), self.sizes - 1)
+        self._level = np.arange(self.d) - self.offsets[self._feature] + 1
+        width = int(self.sizes.max()) if len(self.sizes) else 1
+        self._padding = np.where(np.arange(width)[None, :] < self.sizes[:, None], 0.0, -np.inf)
+        self._same_block = self._feature[:, None] == self._feature[None, :]
+        self._cache: tuple[bytes, DualState] | None = None
+
+    @property
+    def d(self) -> int:
+        return int(self.offsets[-1])
+
+    def __call__(self, lam: np.ndarray, hessian: bool = True) -> DualState:
+        lam = np.asarray(lam, dtype=float)
+        key = lam.tobytes()
+        cached = self._cache
+        if cached is not None and cached[0] == key and (not hessian or cached[1].hess is not None):
+            return cached[1]
+        state = self._evaluate(lam, hessian)
+        self._cache = (key, state)
+        return state
+
+    def value(self, lam: np.ndarray) -> float:
+        return self(lam, hessian=False).value
+
+    def grad(self, lam: np.ndarray) -> np.ndarray:
+        return self(lam, hessian=False).grad
+
+    def hess(self, lam: np.ndarray) -> np.ndarray:
+        return self(lam).hess
+
+    def _evaluate(self, lam: np.ndarray, hessian: bool) -> DualState:
+        d = self.d
+        # uniform part: a product of per-feature softmaxes over [0, λ_f] (reference level first)
+        a = self._padding.copy()
+        a[self._feature, self._level] = lam
+        log_z = logsumexp(a, axis=1)
+        probs = np.exp(a - log_z[:, None])
+        rho = [probs[f, :size] for f, size in enumerate(self.sizes)]
+        m_u = probs[self._feature, self._level]
+        log_gu = float(np.sum(log_z - np.log(self.sizes)))
+        # data part: the rows tilted by e^{<α, λ>}
+        if self.C < 1.0:
+            b = self.logw + self.points @ lam
+            log_gw = logsumexp(b)
+            r = np.exp(b - log_gw)
+            m_w = r @ self.points
+        else:
+            log_gw, r, m_w = -np.inf, np.zeros(len(self.points)), np.zeros(d)
+        log_a = np.log(self.C) if self.C > 0 else -np.inf
+        log_b = np.log1p(-self.C) if self.C < 1 else -np.inf
+        log_a, log_b = log_a + log_gu, log_b + log_gw
+        log_g = float(np.logaddexp(log_a, log_b))
+        pi = float(np.exp(log_a - log_g))
+        mean = pi * m_u + (1.0 - pi) * m_w
+        hess = None
+        if hessian:
+            # P_U is a product: its covariance is block-diagonal, diag(m_f) - m_f m_f^T per block
+            sigma_u = np.diag(m_u) - np.outer(m_u, m_u) * self._same_block
+            sigma_w = (self.points * r[:, None]).T @ self.points - np.outer(m_w, m_w)
+            gap = m_u - m_w
+            hess = pi * sigma_u + (1.0 - pi) * sigma_w + pi * (1.0 - pi) * np.outer(gap, gap)
+        return DualState(
+            value=log_g - float(self.theta @ lam),
+            grad=mean - self.theta,
+            hess=hess,
+            pi=pi,
+            rho=rho,
+            r=r,
+            log_g=log_g,
+        )

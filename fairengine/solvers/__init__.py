@@ -1,0 +1,37 @@
+"""Shared optimisation pieces reused by the game-style methods.
+
+* :mod:`~fairengine.solvers.projections` -- simplex, l1 ball, orthant ∩ l2 ball.
+* :mod:`~fairengine.solvers.dual` -- the dual player: online projected gradient ascent.
+* :mod:`~fairengine.solvers.oracles` -- weighted cost-sensitive classification oracles.
+* :mod:`~fairengine.solvers.qp` -- exact simplex / cone least squares, hull LPs.
+"""
+
+from fairengine.solvers.dual import ProjectedGradientAscent
+from fairengine.solvers.oracles import Halfspace, PairedRegressionOracle, csc_objective
+from fairengine.solvers.projections import (
+    project_l1_ball,
+    project_orthant_ball,
+    project_simplex,
+)
+from fairengine.solvers.qp import (
+    cone_least_squares,
+    in_convex_hull,
+    max_yield_weights,
+    simplex_kkt_violation,
+    simplex_least_squares,
+)
+
+__all__ = [
+    "Halfspace",
+    "PairedRegressionOracle",
+    "ProjectedGradientAscent",
+    "cone_least_squares",
+    "csc_objective",
+    "in_convex_hull",
+    "max_yield_weights",
+    "project_l1_ball",
+    "project_orthant_ball",
+    "project_simplex",
+    "simplex_kkt_violation",
+    "simplex_least_squares",
+]

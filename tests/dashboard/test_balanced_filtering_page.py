@@ -1,0 +1,51 @@
+"""The Balanced filtering page under AppTest, on german_credit (sex) with a private cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("FAIRENGINE_CACHE", str(tmp_path / "cache"))
+
+
+def open_page() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params.update({"dataset": "german_credit"})
+    at.run()
+    at.switch_page("views/balanced_filtering.py").run()
+    assert not at.exception
+    return at
+
+
+def test_run_shows_heatmap_proportions_table_and_downloads() -> None:
+    at = open_page()
+    assert at.title[0].value == "Balanced filtering"
+    assert not at.get("plotly_chart")  # nothing fitted before Run
+    at.slider(key="w.bf.alpha").set_value(0.3)
+    at.button(key="bf_run").click().run()
+    assert not at.exception and not at.error
+    assert len(at.get("plotly_chart")) == 2  # heatmap of A, proportions before/after
+    assert len(at.get("download_button")) == 2
+    assert [m.label for m in at.metric][:2] == ["Disclosivity (train)", "Imbalance β (train)"]
+    assert float(at.metric[0].value) <= 0.3 + 1e-9
+    at.toggle(key="w.bf.minus").set_value(True).run()
+    assert not at.exception
+
+
+def test_curves_and_custom_target() -> None:
+    at = open_page()
+    at.slider(key="w.bf.alpha").set_value(0.2)
+    at.radio(key="w.bf.tmode").set_value("custom").run()
+    at.button(key="bf_run").click().run()
+    assert not at.exception and not at.error
+    at.multiselect(key="w.bf.curves").set_value(["QP decision tree", "Naive regression"])
+    at.button(key="bf_curves").click().run()
+    assert not at.exception
+    assert len(at.get("plotly_chart")) == 3

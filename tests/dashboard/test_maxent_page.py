@@ -1,0 +1,57 @@
+"""The Max-entropy debiasing page under AppTest, on german_credit with a private cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("FAIRENGINE_CACHE", str(tmp_path / "cache"))
+
+
+def open_page(dataset: str = "german_credit") -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params["dataset"] = dataset
+    at.run()
+    at.switch_page("views/maxent.py").run()
+    assert not at.exception
+    return at
+
+
+def test_page_shows_charts_metrics_and_downloads() -> None:
+    at = open_page()
+    assert not at.error
+    assert len(at.get("plotly_chart")) == 3  # rates, group outcomes, marginals
+    assert len(at.get("download_button")) == 2
+    labels = [m.label for m in at.metric]
+    assert "KL(p* ‖ q)" in labels and "Uniform share π" in labels
+    assert at.slider(key="w.maxent.C").value == 0.5
+
+
+def test_knobs_rerun_and_custom_share_appears() -> None:
+    at = open_page()
+    assert not any(s.key == "w.maxent.protected_share" for s in at.slider)
+    at.selectbox(key="w.maxent.theta").set_value("custom").run()
+    at.slider(key="w.maxent.C").set_value(0.8).run()
+    assert not at.exception and not at.error
+    assert at.slider(key="w.maxent.protected_share").value == 0.5
+
+
+def test_sweep_over_c_draws_the_frontier() -> None:
+    at = open_page()
+    at.slider(key="w.maxent.n_samples").set_value(1000).run()
+    at.button(key="maxent_sweep").click().run()
+    assert not at.exception and not at.error
+    assert len(at.get("plotly_chart")) == 4
+
+
+def test_unsupported_task_gets_a_readable_message() -> None:
+    at = open_page("compas")  # race: six groups
+    assert at.error and "exactly two groups" in at.error[0].value
+    assert len(at.get("plotly_chart")) == 0

@@ -1,0 +1,22 @@
+"""The Balanced filtering page in a real headless Chromium: run a filter, see its charts."""
+
+from __future__ import annotations
+
+from harness import exception_texts, screenshot, wait_for_app
+from playwright.sync_api import Page, expect
+
+
+def test_run_filter_shows_heatmap_and_proportions(page: Page, app_server: str) -> None:
+    page.goto(app_server + "/balanced_filtering?dataset=german_credit")
+    wait_for_app(page)
+    expect(page.get_by_role("heading", name="Balanced filtering")).to_be_visible()
+    assert page.locator('[data-testid="stPlotlyChart"]').count() == 0
+    page.get_by_role("button", name="Run").click()
+    wait_for_app(page, timeout=120_000)
+    expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible(timeout=120_000)
+    assert page.locator('[data-testid="stPlotlyChart"]').count() == 2
+    metric = page.locator('[data-testid="stMetric"]').filter(has_text="Proxy leaves").first
+    assert int(metric.locator('[data-testid="stMetricValue"]').inner_text()) >= 1
+    expect(page.get_by_text("Download filter (model file)")).to_be_visible()
+    screenshot(page, "balanced-filtering-german", full_page=True)
+    assert exception_texts(page) == []

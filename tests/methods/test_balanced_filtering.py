@@ -1,0 +1,343 @@
+"""Seed 000 balanced filtering: spec §6 invariants and known answers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairengine import metrics
+from fairengine.export import load_model, save_model
+from fairengine.methods import get_method
+from fairengine.methods.balanced_filtering import (
+    BalancedFilter,
+    acceptance_rate_of,
+    beta_min,
+    conditional_distribution_matrix,
+    disclosivity,
+    filter_rows,
+    filtered_distribution,
+    hull_distance,
+    imbalance,
+    sampling_probabilities,
+)
+from fairengine.methods.balanced_filtering.estimator import soft_matrix
+from fairengine.methods.balanced_filtering.game import SplitGame, play_split_game, split_cost
+from fairengine.methods.balanced_filtering.proxies import interpolated_weights
+from fairengine.solvers import in_convex_hull, simplex_kkt_violation
+
+CASE_A = np.array([[0.9, 0.1], [0.3, 0.7]])
+CASE_B = np.array([[0.9, 0.1], [0.7, 0.3]])
+HALF = np.array([0.5, 0.5])
+
+
+def _synthetic(n: int, separation: float, seed: int = 0, rates=(0.7, 0.2, 0.1), d: int = 4):
+    """Case D: x ~ N(mu_z * s, I), groups with base rates ``rates``."""
+    rng = np.random.default_rng(seed)
+    z = rng.choice(len(rates), size=n, p=rates)
+    mu = rng.normal(size=(len(rates), d))
+    X = mu[z] * separation + rng.normal(size=(n, d))  # noqa: N806
+    return pd.DataFrame(X, columns=[f"x{i}" for i in range(d)]), z
+
+
+# ---------------------------------------------------------------- definitions
+
+
+def test_case_a_algorithm_1() -> None:
+    q, rho = sampling_probabilities(CASE_A, HALF)
+    np.testing.assert_allclose(q, [1 / 3, 2 / 3], atol=1e-9)
+    np.testing.assert_allclose(rho, [0.5, 1.0], atol=1e-9)
+    assert np.isclose(acceptance_rate_of(HALF, rho), 0.75)
+    r = HALF @ CASE_A
+    assert np.isclose(disclosivity(CASE_A, r), 0.3)
+    assert np.isclose(imbalance(r), np.sqrt(0.02))
+    np.testing.assert_allclose(filtered_distribution(CASE_A, HALF, rho), HALF, atol=1e-9)
+
+
+def test_case_a_interpolation() -> None:
+    # leaf 0: 9 of group 0 and 1 of group 1; leaf 1: 3 and 7
+    leaves = np.repeat([0, 0, 1, 1], [9, 1, 3, 7])
+    z = np.repeat([0, 1, 0, 1], [9, 1, 3, 7])
+    rho = np.array([0.5, 1.0])
+    A_eta, r_eta = soft_matrix(interpolated_weights(leaves, 2, 0.5), z, 2)  # noqa: N806
+    np.testing.assert_allclose(A_eta, [[0.75, 0.25], [0.45, 0.55]])
+    r = np.array([0.6, 0.4])
+    assert np.isclose(disclosivity(A_eta, r), 0.15)
+    after = filtered_distribution(A_eta, r_eta, rho)
+    np.testing.assert_allclose(after, [0.55, 0.45])
+    assert np.isclose(imbalance(after), 0.070711, atol=1e-6)
+    assert np.isclose(acceptance_rate_of(r_eta, rho), 0.75)
+    A1, r1 = soft_matrix(interpolated_weights(leaves, 2, 1.0), z, 2)  # noqa: N806
+    assert np.isclose(disclosivity(A1, r), 0) and np.isclose(
+        imbalance(filtered_distribution(A1, r1, rho)), np.sqrt(0.02)
+    )
+
+
+def test_case_b_relaxed_pitfall() -> None:
+    q, rho = sampling_probabilities(CASE_B, HALF)
+    np.testing.assert_allclose(q, [0, 1], atol=1e-9)
+    np.testing.assert_allclose(rho, [0, 1], atol=1e-9)
+    assert np.isclose(hull_distance(CASE_B), 0.282843, atol=1e-6)
+    assert np.isclose(hull_distance(CASE_B, relaxed=True), 0.262613, atol=1e-6)
+    q_relaxed, rho_relaxed = sampling_probabilities(CASE_B, HALF, relaxed=True, max_yield=False)
+    np.testing.assert_allclose(q_relaxed, [0, 25 / 29], atol=1e-9)
+    realised = filtered_distribution(CASE_B, HALF, rho_relaxed)
+    assert np.isclose(imbalance(realised), 0.282843, atol=1e-6)
+    _, rho_tie = sampling_probabilities(CASE_B, HALF, relaxed=True)  # LP on the normalised point
+    np.testing.assert_allclose(rho_tie, [0, 1], atol=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_algorithm_1_invariants(seed) -> None:
+    rng = np.random.default_rng(seed)
+    k, n_leaves = int(rng.integers(2, 6)), int(rng.integers(1, 9))
+    A = rng.dirichlet(np.ones(k) * 0.7, size=n_leaves)  # noqa: N806
+    r_hat = rng.dirichlet(np.ones(n_leaves))
+    target = np.full(k, 1 / k)
+    for relaxed in (False, True):
+        q, rho = sampling_probabilities(A, r_hat, relaxed=relaxed)
+        assert q.min() >= -1e-12 and np.isclose(q.sum(), 1)
+        assert rho.min() >= 0 and rho.max() <= 1 + 1e-12 and np.isclose(rho.max(), 1)
+        after = filtered_distribution(A, r_hat, rho)
+        np.testing.assert_allclose(after, q @ A, atol=1e-7)  # accepted = qA / sum q
+        # the accepted distribution is the hull projection: KKT certificate
+        assert simplex_kkt_violation(A, target, q) <= 1e-7
+        assert np.isclose(imbalance(after), hull_distance(A), atol=1e-7)
+        # acceptance = sum(q) / C with C = max q / r_hat
+        assert np.isclose(acceptance_rate_of(r_hat, rho), 1 / np.max(q / r_hat), rtol=1e-6)
+    # invariant 11: permuting groups permutes columns, metrics unchanged
+    perm = rng.permutation(k)
+    r = r_hat @ A
+    assert np.isclose(disclosivity(A[:, perm], r[perm]), disclosivity(A, r))
+    assert np.isclose(hull_distance(A[:, perm]), hull_distance(A), atol=1e-9)
+
+
+def test_matrix_invariants_and_metric_agreement() -> None:
+    rng = np.random.default_rng(3)
+    leaves, z = rng.integers(0, 6, 500), rng.integers(0, 3, 500)
+    A, r_hat = conditional_distribution_matrix(leaves, z, 3)  # noqa: N806
+    np.testing.assert_allclose(A.sum(axis=1), 1)
+    assert np.isclose(r_hat.sum(), 1)
+    r = np.bincount(z) / 500
+    np.testing.assert_allclose(r_hat @ A, r)
+    assert np.isclose(metrics.disclosivity(None, leaves, z), disclosivity(A, r))
+    accept = rng.uniform(size=500)
+    share = np.bincount(z, weights=accept) / accept.sum()
+    assert np.isclose(metrics.imbalance(None, None, z, sample_weight=accept), imbalance(share))
+    tau = np.array([0.5, 0.3, 0.2])
+    assert np.isclose(
+        metrics.imbalance(None, None, z, sample_weight=accept, target=tau), imbalance(share, tau)
+    )
+    assert np.isclose(metrics.acceptance_rate(None, accept, z), accept.mean())
+    assert metrics.is_lower_better("disclosivity") and not metrics.is_lower_better(
+        "acceptance_rate"
+    )
+
+
+def test_beta_min_adult_table() -> None:
+    rates = np.array([470, 1519, 4685, 406, 41762]) / 48842
+    assert np.isclose(imbalance(rates), 0.7358, atol=1e-4)
+    for alpha, expected in [(0.05, 0.6765), (0.2, 0.5088), (0.5, 0.1733), (0.7, 0.0)]:
+        assert np.isclose(beta_min(alpha, rates), expected, atol=1e-4)
+    assert np.isclose(beta_min(0.05, np.array([0.6, 0.4])), np.sqrt(2) * 0.05)
+
+
+def test_lemma_2_stream_converges_to_target() -> None:
+    """U in C(A): a large filtered stream is balanced (spec §6 invariant 4)."""
+    A = np.array([[0.7, 0.2, 0.1], [0.1, 0.6, 0.3], [0.2, 0.1, 0.7]])  # noqa: N806
+    r_hat = np.array([0.6, 0.3, 0.1])
+    assert in_convex_hull(A, np.full(3, 1 / 3))
+    q, rho = sampling_probabilities(A, r_hat)
+    np.testing.assert_allclose(filtered_distribution(A, r_hat, rho), 1 / 3, atol=1e-8)
+    rng = np.random.default_rng(0)
+    n = 400_000
+    leaves = rng.choice(3, size=n, p=r_hat)
+    z = (rng.random(n)[:, None] > np.cumsum(A[leaves], axis=1)).sum(axis=1)
+    keep = filter_rows(np.eye(3)[leaves], rho, random_state=1)
+    kept = np.bincount(z[keep], minlength=3) / keep.sum()
+    assert np.abs(kept - 1 / 3).max() <= 4 * np.sqrt(0.25 / keep.sum())
+
+
+# ---------------------------------------------------------------- the game and the tree
+
+
+def _case_c():
+    x = np.repeat([0, 0, 1, 1], [40, 10, 20, 30]).astype(float)
+    z = np.repeat([0, 1, 0, 1], [40, 10, 20, 30])
+    return x, z
+
+
+@pytest.mark.parametrize("alpha", [0.05, 0.1, 0.15])
+def test_case_c_game_reaches_program_3_optimum(alpha) -> None:
+    x, z = _case_c()
+    r = np.array([0.6, 0.4])
+    point = r  # one leaf: U' = R(root) = r
+    cost = split_cost(r, point, HALF)
+    np.testing.assert_allclose(cost, [0.08, -0.12], atol=1e-12)  # c in the spec (Q* = 0.02)
+    game = SplitGame(r, r, cost, alpha)
+    _, pbar = play_split_game(x[:, None], z, np.ones(100), game, n_rounds=300)
+    p0, p1 = pbar[x == 0].mean(), pbar[x == 1].mean()
+    np.testing.assert_allclose([p0, p1], [0.5 - 2.5 * alpha, 0.5 + 2.5 * alpha], atol=0.01)
+
+
+def test_case_c_tree_one_split() -> None:
+    x, z = _case_c()
+    X = pd.DataFrame({"x": x})  # noqa: N806
+    bf = BalancedFilter(alpha=0.2, epsilon=0.0, beta_stop=1e-6, min_leaf_mass=0.0, n_rounds=300)
+    bf.fit(X, z)
+    assert bf.n_leaves_ == 2
+    rows = bf.A_[np.argsort(bf.A_[:, 0])]
+    np.testing.assert_allclose(rows, [[0.4, 0.6], [0.8, 0.2]], atol=0.02)
+    assert disclosivity(bf.A_, bf.base_rates_) <= 0.2 + 1e-9
+    assert np.isclose(np.sort(bf.rho_)[-1], 1) and np.isclose(np.sort(bf.rho_)[0], 1 / 3, atol=0.05)
+    assert np.isclose(acceptance_rate_of(bf.r_hat_, bf.rho_), 2 / 3, atol=0.03)
+
+
+def test_alpha_zero_gives_one_leaf_and_base_rates() -> None:
+    X, z = _synthetic(1500, 2.0)  # noqa: N806
+    bf = BalancedFilter(alpha=0.0).fit(X, z)
+    assert bf.n_leaves_ == 1
+    np.testing.assert_allclose(bf.A_[0], bf.base_rates_)
+    np.testing.assert_allclose(bf.rho_, [1.0])
+    np.testing.assert_allclose(bf.acceptance_probability(X), 1.0)
+
+
+@pytest.mark.parametrize("relaxed", [False, True])
+def test_tree_respects_alpha_and_makes_progress(relaxed) -> None:
+    X, z = _synthetic(3000, 2.0, seed=1)  # noqa: N806
+    alpha = 0.25
+    bf = BalancedFilter(alpha=alpha, relaxed=relaxed, n_rounds=60).fit(X, z)
+    assert bf.n_leaves_ > 1
+    assert disclosivity(bf.A_, bf.base_rates_) <= alpha + 1e-9  # every leaf, in-sample
+    weights = bf.leaf_weights(X)
+    np.testing.assert_allclose(weights.sum(axis=1), 1)
+    assert weights.min() >= 0
+    dists = [step["dist"] for step in bf.trace_]
+    assert all(b <= (1 - bf.gamma) * a + 1e-12 for a, b in zip(dists, dists[1:], strict=False))
+    after = filtered_distribution(bf.A_, bf.r_hat_, bf.rho_)
+    assert imbalance(after) < imbalance(bf.base_rates_) - 0.05
+    assert imbalance(after) >= beta_min(alpha, bf.base_rates_) - 1e-9  # invariant 8
+    assert bf.rho_.max() == pytest.approx(1) and bf.rho_.min() >= 0
+    flags = bf.filter(X, random_state=3)
+    assert 0 < len(flags) < len(X)
+    pd.testing.assert_frame_equal(flags, bf.filter(X, random_state=3))
+
+
+@pytest.mark.parametrize("proxy", ["qp_dt", "qp_lr", "naive_dt", "naive_lr"])
+def test_baselines_and_interpolation(proxy) -> None:
+    X, z = _synthetic(2000, 1.5, seed=2)  # noqa: N806
+    full = BalancedFilter(proxy=proxy).fit(X, z)
+    noised = BalancedFilter(proxy=proxy, eta=1.0).fit(X, z)
+    np.testing.assert_allclose(noised.rho_, full.rho_)  # rho kept from eta = 0 (pitfall P11)
+    assert disclosivity(noised.A_, noised.base_rates_) < 1e-12
+    np.testing.assert_allclose(
+        filtered_distribution(noised.A_, noised.r_hat_, noised.rho_), noised.base_rates_
+    )
+    if proxy.startswith("naive"):
+        live = full.r_hat_ > 0
+        np.testing.assert_allclose(full.q_[live], 1 / live.sum())  # invariant 10
+    half = BalancedFilter(proxy=proxy, eta=0.5).fit(X, z)
+    assert (
+        disclosivity(noised.A_, noised.base_rates_)
+        <= disclosivity(half.A_, half.base_rates_)
+        <= disclosivity(full.A_, full.base_rates_) + 1e-12
+    )
+
+
+def test_knobs_validated_once() -> None:
+    with pytest.raises(ValueError, match="alpha"):
+        BalancedFilter(alpha=2.0).fit(*_synthetic(200, 1.0))
+    with pytest.raises(ValueError, match="proxy"):
+        BalancedFilter(proxy="magic").fit(*_synthetic(200, 1.0))
+
+
+# ---------------------------------------------------------------- method, export
+
+
+@pytest.fixture(scope="module")
+def german():
+    from fairengine.data import load_dataset
+
+    return load_dataset("german_credit", sensitive=["sex"]).split(random_state=0)
+
+
+def test_method_run_contract(german) -> None:
+    train, test = german
+    method = get_method("balanced_filtering")
+    assert (method.fairness_metric, method.performance_metric) == ("disclosivity", "imbalance")
+    result = method.run(train, test, alpha=0.2, n_rounds=40)
+    for split in ("train", "test"):
+        assert {"disclosivity", "imbalance", "acceptance_rate", "n_leaves"} <= set(
+            result.metrics[split]
+        )
+    for name in ("A", "r_hat", "q", "rho", "proportions_before", "proportions_after"):
+        assert name in result.artifacts
+    for name in ("proportions_after_test", "proportions_before_test", "leaves", "group_names"):
+        assert name in result.artifacts
+    assert len(result.artifacts["leaves"]) == result.metrics["train"]["n_leaves"]
+    assert result.metrics["train"]["disclosivity"] <= 0.2 + 1e-9
+
+
+@pytest.mark.parametrize("proxy", ["ab", "qp_dt", "qp_lr"])
+def test_export_round_trip(german, tmp_path, proxy) -> None:
+    train, test = german
+    result = get_method("balanced_filtering").run(
+        train, test, proxy=proxy, alpha=0.3, eta=0.2, n_rounds=30
+    )
+    path = save_model(result.model, tmp_path / "f.fairmodel")
+    loaded = load_model(path)
+    np.testing.assert_array_equal(loaded.predict_score(test.X), result.model.predict_score(test.X))
+    np.testing.assert_array_equal(
+        loaded.predict(test.X, random_state=5), result.model.predict(test.X, random_state=5)
+    )
+    np.testing.assert_array_equal(loaded.leaf(test.X, 2), result.model.leaf(test.X, 2))
+
+
+def test_filter_stream_matches_frame_filter() -> None:
+    from fairengine.methods.balanced_filtering import filter_stream
+
+    X, z = _synthetic(1200, 2.0, seed=4)  # noqa: N806
+    bf = BalancedFilter(alpha=0.3, n_rounds=40).fit(X, z)
+    chunks = [X.iloc[i : i + 300] for i in range(0, 1200, 300)]
+    kept = pd.concat(list(filter_stream(chunks, bf.leaf_weights, bf.rho_, random_state=7)))
+    assert 0 < len(kept) < len(X)
+    expected = bf.acceptance_probability(X).sum()
+    assert abs(len(kept) - expected) <= 5 * np.sqrt(expected)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_lemma_4_corrected_constant(seed) -> None:
+    """J(p) = sum_k c_k m1_k = -M1 <R(V1) - R(V), U - U'> with the corrected Q* (invariant 12)."""
+    rng = np.random.default_rng(seed)
+    k = 4
+    z = rng.integers(0, k, 300)
+    w = rng.uniform(0.1, 1, 300)
+    p = (rng.random(300) < 0.4).astype(float)
+    row = np.bincount(z, weights=w, minlength=k) / w.sum()
+    point, target = rng.dirichlet(np.ones(k)), np.full(k, 1 / k)
+    m1 = np.bincount(z, weights=w * p, minlength=k) / w.sum()
+    objective = split_cost(row, point, target) @ m1
+    child = m1 / m1.sum()
+    assert np.isclose(objective, -m1.sum() * (child - row) @ (target - point))
+
+
+def test_tradeoff_curves_over_seeds(german) -> None:
+    from fairengine.data import load_dataset
+    from fairengine.methods.balanced_filtering import tradeoff_curves, tradeoff_points
+
+    task = load_dataset("german_credit", sensitive=["sex"])
+    points = tradeoff_points(
+        task,
+        curves=("(α, β) proxy", "QP decision tree"),
+        alphas=(0.0, 0.2),
+        etas=(0.0, 1.0),
+        seeds=(0, 1, 2),
+        n_rounds=20,
+    )
+    curves = tradeoff_curves(points)
+    assert len(curves) == 2 * 2 * 2  # curves x levels x splits
+    assert (curves["n_seeds"] == 3).all()
+    assert (curves["imbalance_low"] <= curves["imbalance"]).all()
+    assert (curves["imbalance"] <= curves["imbalance_high"]).all()
+    zero = curves[(curves.curve == "(α, β) proxy") & (curves.level == 0.0)]
+    assert np.allclose(zero["disclosivity"], 0) and np.allclose(zero["n_leaves"], 1)
