@@ -69,7 +69,8 @@ cols[0].metric("Statistical rate (test clf)", f"{result.metrics['test']['statist
 cols[1].metric("Accuracy (test)", f"{result.metrics['test']['accuracy']:.3f}")
 cols[2].metric("KL(p* ‖ q)", f"{summary['kl_to_prior']:.3f}")
 cols[3].metric("Uniform share π", f"{summary['pi']:.3f}")
-cols[4].metric("Domain size |Ω|", f"1e{summary['log10_domain_size']:.1f}")
+exponent = summary["log10_domain_size"]
+cols[4].metric("Domain size |Ω|", f"{10 ** (exponent % 1):.1f}e{int(exponent)}")
 st.caption(
     f"d = {summary['d']} coordinates, {summary['distinct_rows']:,} distinct training rows, "
     f"{summary['n_iter']} Newton steps, largest marginal error "

@@ -5,8 +5,8 @@ Importing this package registers every method module.
 
 from fairengine.methods import reweighing  # noqa: F401, I001  (registration order)
 from fairengine.methods import fairlearn_eg  # noqa: F401, E402
-from fairengine.methods import maxent  # noqa: F401, E402
-from fairengine.methods import balanced_filtering  # noqa: F401, E402
+from fairengine.methods import balanced_filtering  # noqa: F401, E402  (seed 000)
+from fairengine.methods import maxent  # noqa: F401, E402  (seed 001)
 from fairengine.methods.base import Knob, KnobError, Method, RunResult
 from fairengine.methods.registry import get_method, list_methods, register
 
