@@ -78,6 +78,24 @@ def adult_alpha_sweep(quick: bool) -> list[dict]:
                 + ("QP tree spans 0-0.7" if proxy == "qp_dt" else "never below 0.7 (train)"),
             }
         )
+        if proxy != "qp_dt":  # the full interpolation curve (App. A.1.1), train and test
+            for split, part in (("train", btr), ("test", bte)):
+                part = part.sort_values("eta")
+                rows.append(
+                    {
+                        "what": f"{proxy}: eta curve, {split} (eta: imbalance / disclosivity)",
+                        "value": float(part.imbalance.iloc[0]),
+                        "unit": "beta",
+                        "note": ", ".join(
+                            f"{e:.1f}: {b:.3f}/{d:.3f}"
+                            for e, b, d in zip(
+                                part.eta, part.imbalance, part.disclosivity, strict=True
+                            )
+                        )
+                        + f"; {int(part.n_leaves.iloc[0])} predicted groups; see "
+                        "proxies.py: standardised features, LR predicts 3 races",
+                    }
+                )
     return rows
 
 

@@ -27,10 +27,21 @@ def _canonical(value: Any) -> Any:
     return str(value)
 
 
+def _method_version(method: str) -> str:
+    """The registered method's ``version``: bumping it invalidates only that method's cache."""
+    from fairengine.methods.registry import get_method
+
+    try:
+        return str(get_method(method).version)
+    except ValueError:  # not registered (e.g. a test double): the name alone
+        return ""
+
+
 def point_key(
     task_key: str, method: str, knobs: Mapping[str, Any], *, engine_version: str | None = None
 ) -> str:
-    """The store key of one point: SHA-256 of its task, method, canonical knobs and engine version.
+    """The store key of one point: SHA-256 of its task, method (name and ``Method.version``),
+    canonical knobs and engine version.
 
     Parameters
     ----------
@@ -50,6 +61,7 @@ def point_key(
     payload = {
         "task_key": task_key,
         "method": method,
+        "method_version": _method_version(method),
         "knobs": {name: _canonical(knobs[name]) for name in sorted(knobs)},
         "engine_version": engine_version,
     }

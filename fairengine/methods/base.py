@@ -139,6 +139,8 @@ class Method:
     run_function: RunFunction
     description: str = ""
     reference: str = ""
+    #: Bump when the method's results change: cached points of older versions stop being served.
+    version: str = "1"
     #: Knob grid that ``fairengine precompute`` sweeps for the hosted demo ...
     demo_grid: dict[str, tuple[Any, ...]] = field(default_factory=dict, hash=False, compare=False)
     #: ... on these (dataset, sensitive columns or None for the dataset's default) pairs.

@@ -7,6 +7,7 @@
 """
 
 from fairengine.solvers.dual import ProjectedGradientAscent
+from fairengine.solvers.expgrad import ExponentiatedGradientPlayer, GameResult, Response, solve_game
 from fairengine.solvers.oracles import Halfspace, PairedRegressionOracle, csc_objective
 from fairengine.solvers.projections import (
     project_l1_ball,
@@ -22,6 +23,10 @@ from fairengine.solvers.qp import (
 )
 
 __all__ = [
+    "ExponentiatedGradientPlayer",
+    "GameResult",
+    "Response",
+    "solve_game",
     "Halfspace",
     "PairedRegressionOracle",
     "ProjectedGradientAscent",

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from fairengine.data import Task, load_dataset
+from fairengine.data import Task, from_frame, load_dataset
 from fairengine.methods import get_method
 from fairengine.models import Model
 
@@ -24,9 +24,21 @@ def _run(method: str, **knobs) -> tuple[Model, pd.DataFrame]:
     return get_method(method).run(train, test, **knobs).model, test.X
 
 
+def _fair_regression() -> tuple[Model, pd.DataFrame]:
+    frame = load_dataset("law_school").frame.sample(600, random_state=0)
+    train, test = from_frame(
+        frame, target="ugpa_scaled", sensitive=["race"], kind="regression"
+    ).split(random_state=3)
+    result = get_method("fair_regression").run(
+        train, test, eps=0.05, n_levels=20, base_estimator="gradient_boosting", max_iter=5
+    )
+    return result.model, test.X
+
+
 FACTORIES: dict[str, Callable[[], tuple[Model, pd.DataFrame]]] = {
     "linear_classifier": lambda: _run("reweighing", strength=0.5),
     "randomized_classifier": lambda: _run("fairlearn_eg", eps=0.05, max_iter=15),
     "maxent": lambda: _run("maxent", n_samples=1000),
     "balanced_filter": lambda: _run("balanced_filtering", alpha=0.3, n_rounds=30),
+    "fair_regression": _fair_regression,
 }

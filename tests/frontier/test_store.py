@@ -14,7 +14,7 @@ import pytest
 import fairengine
 from fairengine.data import load_dataset
 from fairengine.export import load_model, result_metadata
-from fairengine.frontier import CachedPoint, FrontierStore, sweep, task_key
+from fairengine.frontier import CachedPoint, FrontierStore, point_key, sweep, task_key
 from fairengine.methods import get_method
 
 KNOBS = {"strength": 0.5, "C": 1.0}
@@ -315,3 +315,15 @@ def test_writable_root_wins_and_points_are_deduplicated(tmp_path, tkey, run, spl
     assert store.get(tkey, "reweighing", KNOBS).path.is_relative_to(user)
     points = store.points(tkey)
     assert len(points) == 1 and points[0].path.is_relative_to(user)
+
+
+def test_method_version_is_part_of_the_key(monkeypatch) -> None:
+    import dataclasses
+
+    from fairengine.methods import registry
+
+    knobs = get_method("reweighing").defaults()
+    before = point_key("t" * 64, "reweighing", knobs)
+    bumped = dataclasses.replace(get_method("reweighing"), version="2")
+    monkeypatch.setitem(registry._METHODS, "reweighing", bumped)
+    assert point_key("t" * 64, "reweighing", knobs) != before

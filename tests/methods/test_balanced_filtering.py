@@ -341,3 +341,71 @@ def test_tradeoff_curves_over_seeds(german) -> None:
     assert (curves["imbalance"] <= curves["imbalance_high"]).all()
     zero = curves[(curves.curve == "(α, β) proxy") & (curves.level == 0.0)]
     assert np.allclose(zero["disclosivity"], 0) and np.allclose(zero["n_leaves"], 1)
+
+
+def test_wide_split_search_keeps_paper_splits_and_goes_further() -> None:
+    """Tier 1 (refitted best response, threshold candidates) runs only after the game's own
+    splits stop passing the (1 - gamma) rule: same trace up to there, lower end, alpha kept."""
+    from fairengine.data.encoding import FeatureEncoder
+    from fairengine.methods.balanced_filtering.tree import GrowthSettings, grow_tree
+
+    rates = (0.4, 0.25, 0.15, 0.1, 0.06, 0.04)
+    X, z = _synthetic(3000, 0.5, seed=0, rates=rates, d=5)  # noqa: N806
+    Z = FeatureEncoder().fit(X).transform(X)  # noqa: N806
+    alpha, tau = 0.2, np.full(6, 1 / 6)
+    traces = {}
+    for wide in (False, True):
+        settings = GrowthSettings(
+            alpha=alpha, n_rounds=60, relaxed=True, wide_search=wide, progress="hull"
+        )
+        _, weights, traces[wide] = grow_tree(Z, z, 6, settings, tau)
+        A, _ = soft_matrix(weights, z, 6)  # noqa: N806
+        assert disclosivity(A, np.bincount(z) / len(z)) <= alpha + 1e-9
+        dists = [step["dist"] for step in traces[wide]]
+        assert all(b <= 0.9 * a + 1e-12 for a, b in zip(dists, dists[1:], strict=False))
+    narrow, wide = traces[False], traces[True]
+    assert [s["dist"] for s in wide[: len(narrow)]] == [s["dist"] for s in narrow]
+    assert len(wide) > len(narrow)
+    assert wide[-1]["dist"] < 0.75 * narrow[-1]["dist"]
+
+
+def test_relaxed_progress_best_keeps_the_better_rule() -> None:
+    from fairengine.data.encoding import FeatureEncoder
+    from fairengine.methods.balanced_filtering.tree import GrowthSettings, grow_tree
+
+    rates = (0.4, 0.25, 0.15, 0.1, 0.06, 0.04)
+    X, z = _synthetic(2000, 0.5, seed=3, rates=rates, d=5)  # noqa: N806
+    Z = FeatureEncoder().fit(X).transform(X)  # noqa: N806
+    tau = np.full(6, 1 / 6)
+    ends = {}
+    for rule in ("hull", "relaxed", "best"):
+        settings = GrowthSettings(alpha=0.2, n_rounds=40, relaxed=True, progress=rule)
+        _, weights, trace = grow_tree(Z, z, 6, settings, tau)
+        A, _ = soft_matrix(weights, z, 6)  # noqa: N806
+        assert disclosivity(A, np.bincount(z) / len(z)) <= 0.2 + 1e-9
+        ends[rule] = trace[-1]["dist"]
+    assert ends["best"] == min(ends["hull"], ends["relaxed"])
+
+
+def test_refitted_best_response_is_never_worse_on_the_csc_objective() -> None:
+    from fairengine.solvers import PairedRegressionOracle
+    from fairengine.solvers.oracles import best_intercept
+
+    X, z = _synthetic(2000, 0.7, seed=4, rates=(0.5, 0.3, 0.2))  # noqa: N806
+    X = X.to_numpy()  # noqa: N806
+    w = np.ones(len(z))
+    oracle = PairedRegressionOracle().fit(X, w, z, 3)
+    rng = np.random.default_rng(0)
+    for _ in range(10):
+        unit = rng.normal(size=3)
+        h = oracle.best_response_grouped(unit)
+        b = best_intercept(X @ h.coef, w, unit[z])
+        plain = metrics_csc(h.predict(X), w, unit[z])
+        refit = metrics_csc(((X @ h.coef + b) > 0).astype(float), w, unit[z])
+        assert refit <= plain + 1e-9
+
+
+def metrics_csc(labels, weight, cost):
+    from fairengine.solvers import csc_objective
+
+    return csc_objective(labels, weight, cost)

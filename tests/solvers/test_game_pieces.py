@@ -44,3 +44,21 @@ def test_grouped_fast_path_equals_general() -> None:
     a, b = oracle.best_response(s[z]), oracle.best_response_grouped(s)
     np.testing.assert_allclose(a.coef, b.coef)
     assert np.isclose(a.intercept, b.intercept)
+
+
+def test_best_intercept_is_exact_over_thresholds() -> None:
+    from fairengine.solvers.oracles import best_intercept
+
+    rng = np.random.default_rng(2)
+    for trial in range(20):
+        scores = rng.integers(0, 15, size=60).astype(float)  # ties on purpose
+        weight = rng.uniform(0.1, 1, size=60)
+        cost = rng.normal(size=60) + (0.3 if trial % 2 else -0.3)
+        b = best_intercept(scores, weight, cost)
+        got = csc_objective((scores + b > 0).astype(float), weight, cost)
+        cuts = np.concatenate([np.unique(scores) - 0.5, [scores.max() + 1]])
+        brute = min(csc_objective((scores > c).astype(float), weight, cost) for c in cuts)
+        assert np.isclose(got, brute)
+        # never worse than the regression's own threshold (0) or labelling nobody
+        assert got <= csc_objective((scores - 7 > 0).astype(float), weight, cost) + 1e-12
+        assert got <= 1e-12

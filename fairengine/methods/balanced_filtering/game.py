@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fairengine.solvers import Halfspace, PairedRegressionOracle, ProjectedGradientAscent
+from fairengine.solvers.oracles import best_intercept
 
 
 @dataclass
@@ -72,6 +73,7 @@ def play_split_game(
     n_rounds: int = 300,
     lambda_max: float = 100.0,
     step: float = 1.0,
+    refit_intercept: bool = False,
 ) -> tuple[list[Halfspace], np.ndarray]:
     """Run Algorithm 3 on a leaf; return the T halfspaces and pbar(x_j) = mean_t h_t(x_j).
 
@@ -84,6 +86,13 @@ def play_split_game(
         Radius of the auditor's multiplier set (W-normalised units).
     step : float
         eta0, the auditor's base step (eta_t = eta0 / sqrt(t)).
+    refit_intercept : bool
+        [EXT] Keep the regression's direction but choose the halfspace's threshold exactly for
+        the round's CSC costs (:func:`~fairengine.solvers.oracles.best_intercept`). The plain
+        least-squares threshold is a weak best response: on Bank (job, K = 12) it is already
+        feasible at lambda = 0, so the auditor never moves, every round returns the same mild
+        split (disclosivity 0.12 of an alpha = 0.2 budget) and the tree stalls at 3 leaves.
+        Off by default (the paper's oracle); :func:`grow_tree` uses it in its tier-1 search.
     """
     k = len(game.row)
     oracle = PairedRegressionOracle().fit(X, weight, z, k)
@@ -92,8 +101,14 @@ def play_split_game(
     hypotheses: list[Halfspace] = []
     p_sum = np.zeros(len(X))
     for _ in range(int(n_rounds)):
-        h = oracle.best_response_grouped(game.unit_costs(auditor.lambda_))
-        p = h.predict(X)
+        unit = game.unit_costs(auditor.lambda_)
+        h = oracle.best_response_grouped(unit)
+        if refit_intercept:
+            scores = X @ h.coef
+            h = Halfspace(h.coef, best_intercept(scores, weight, unit[z]))
+            p = (scores + h.intercept > 0.0).astype(float)
+        else:
+            p = h.predict(X)
         m1 = np.bincount(z, weights=weight * p, minlength=k) / total
         auditor.update(game.constraints(m1))
         hypotheses.append(h)

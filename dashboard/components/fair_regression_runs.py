@@ -1,0 +1,40 @@
+"""Cached engine calls of the fair regression page (the page itself computes nothing)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from fairengine.data import Task
+from fairengine.export import model_bytes, model_card, result_metadata
+from fairengine.methods import get_method
+from fairengine.methods.base import RunResult
+from fairengine.methods.fair_regression import eps_frontier
+
+#: ε values of the page's frontier sweep (log grid, spec §5).
+EPS_GRID = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 1.0)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def run(_train: Task, _test: Task, key: str, knobs: tuple[tuple[str, object], ...]) -> RunResult:
+    """One run of ``fair_regression`` (keyed by the task fingerprint and the knob values)."""
+    del key
+    return get_method("fair_regression").run(_train, _test, **dict(knobs))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def model_file(_result: RunResult, _train: Task, _test: Task, key: str) -> bytes:
+    """The randomized predictor Q as a model file with its model card."""
+    del key
+    return model_bytes(
+        _result.model,
+        card=model_card(_result, _train, _test),
+        metadata=result_metadata(_result, _train, _test),
+    )
+
+
+def frontier_over_eps(train: Task, test: Task, knobs: dict, store, n_jobs: int = 1) -> pd.DataFrame:
+    """Train and test points of a sweep over ε (other knobs fixed), with the convex envelope of
+    the training points marked (cached in ``store``)."""
+    fixed = {k: v for k, v in knobs.items() if k != "eps"}
+    return eps_frontier(train, test, EPS_GRID, store=store, n_jobs=n_jobs, **fixed)

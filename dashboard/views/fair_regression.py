@@ -1,0 +1,115 @@
+"""Fair regression by reductions (seed 002): a randomized regressor under statistical parity
+(KS distance of prediction CDFs) or bounded group loss; frontier, CDFs, group losses, export."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard.components import cached, fair_regression_charts, fair_regression_runs
+from dashboard.components.knobs import knob_widget
+from dashboard.components.state import current_task, stop_page
+from fairengine.data import DataError
+from fairengine.methods import KnobError, get_method
+
+METHOD = get_method("fair_regression")
+st.title(METHOD.title)
+st.caption(
+    f"{METHOD.reference}. Exponentiated gradient over Lagrange multipliers; each round one "
+    "ordinary regression fit. The result Q is randomized: every prediction draws one of its "
+    "regressors, and parity holds for that distribution (never for the averaged prediction)."
+)
+task = current_task()
+if task is None:
+    st.info("Choose a dataset and its roles on the Data page first.")
+    st.page_link("views/data.py", label="Go to the Data page", icon=":material/table_view:")
+    stop_page()
+if task.kind != "regression":
+    st.error(
+        f"Fair regression needs a real-valued target, but {task.target!r} makes this a "
+        f"{task.kind} task. On the Data page pick a regression dataset (law_school, "
+        "communities_crime) or a numeric target."
+    )
+    stop_page()
+
+train, test = cached.split_task(task, task.fingerprint)
+left, middle, right = st.columns(3)
+knobs = {}
+with left:
+    knobs["constraint"] = knob_widget(METHOD.knob("constraint"), key="w.fr.constraint")
+    knobs["eps"] = knob_widget(METHOD.knob("eps"), key="w.fr.eps")
+with middle:
+    knobs["loss_function"] = knob_widget(METHOD.knob("loss_function"), key="w.fr.loss")
+    knobs["n_levels"] = knob_widget(METHOD.knob("n_levels"), key="w.fr.n_levels")
+with right:
+    knobs["base_estimator"] = knob_widget(METHOD.knob("base_estimator"), key="w.fr.base")
+    knobs["oracle"] = knob_widget(METHOD.knob("oracle"), key="w.fr.oracle")
+knobs = METHOD.validate_knobs(knobs)
+
+key = task.fingerprint
+try:
+    with st.spinner("Fitting the randomized regressor…"):
+        result = fair_regression_runs.run(train, test, key, tuple(sorted(knobs.items())))
+except (DataError, KnobError, ValueError) as exc:
+    st.error(str(exc))
+    stop_page()
+
+summary = result.artifacts["summary"]
+if summary["status"] == "converged":
+    st.success(summary["message"])
+elif summary["status"] == "infeasible":
+    st.error(summary["message"])
+else:
+    st.info(summary["message"])
+cols = st.columns(4)
+cols[0].metric("SP disparity (test)", f"{result.metrics['test']['sp_ks']:.3f}")
+cols[1].metric("Loss (test)", f"{result.metrics['test']['loss']:.4f}")
+cols[2].metric("Worst group loss (test)", f"{result.metrics['test']['max_group_loss']:.4f}")
+cols[3].metric("Predictors in Q", f"{summary['support']}")
+st.caption(
+    f"Losses on the target scaled to [0, 1] (y − {summary['y_min']:g}) / "
+    f"{summary['y_max'] - summary['y_min']:g}: mean squared error, absolute error, or log loss. "
+    "The bound ζ is on the paper's loss ℓ ((y − u)²/2 for square loss)."
+)
+
+st.subheader("Frontier over ε")
+points = None
+if st.button("Sweep ε", key="fr_sweep") or st.session_state.get("fr_swept"):
+    st.session_state["fr_swept"] = True
+    with st.spinner("Sweeping ε…"):
+        points = fair_regression_runs.frontier_over_eps(train, test, knobs, cached.frontier_store())
+else:
+    st.caption(
+        f"Sweeps ε over {', '.join(map(str, fair_regression_runs.EPS_GRID))} with the other knobs "
+        "fixed; points are cached and appear on the Compare page too."
+    )
+st.plotly_chart(
+    fair_regression_charts.frontier_figure(
+        result.metrics["test"], result.artifacts["baselines"], points, "test"
+    ),
+    key="fr_frontier",
+)
+c1, c2 = st.columns(2)
+c1.plotly_chart(
+    fair_regression_charts.cdf_figure(
+        result.artifacts["group_cdfs"], result.artifacts["ks"]["test"], "test", task.target
+    ),
+    key="fr_cdfs",
+)
+bound = None
+if knobs["constraint"] == "bounded_group_loss" and knobs["loss_function"] != "logistic":
+    bound = knobs["eps"] * (2.0 if knobs["loss_function"] == "square" else 1.0)
+c2.plotly_chart(
+    fair_regression_charts.group_loss_figure(result.artifacts["group_losses"], "test", bound),
+    key="fr_group_losses",
+)
+with st.expander("Baselines and the mixture Q"):
+    st.dataframe(result.artifacts["baselines"].round(4))
+    st.write({"weights of Q": [round(float(w), 4) for w in result.artifacts["weights"]]})
+
+st.download_button(
+    "Download model file (randomized predictor)",
+    fair_regression_runs.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
+    file_name="fair_regression.fairmodel",
+    mime="application/zip",
+    key="fr_model",
+)

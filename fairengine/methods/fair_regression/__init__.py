@@ -1,0 +1,46 @@
+"""Fair regression by reductions (seed 002): Agarwal, Dudík & Wu, ICML 2019.
+
+Public API: :class:`FairRegressor` (Algorithms 1–2), :class:`FairRegressionModel`
+(exportable), the losses and discretisation helpers (:func:`pointwise_loss`,
+:func:`discretized_loss`, :func:`cost_matrix`, :func:`grid`), the reductions
+(:class:`ParityReduction`, :class:`GroupLossReduction`), the baselines (:func:`unconstrained`,
+:class:`SEO`), :func:`convex_envelope` / :func:`eps_frontier`, and the registered method
+``fair_regression``.
+"""
+
+from fairengine.methods.fair_regression.baselines import SEO, unconstrained
+from fairengine.methods.fair_regression.estimator import FairRegressor
+from fairengine.methods.fair_regression.frontier import convex_envelope, eps_frontier
+from fairengine.methods.fair_regression.learners import Component
+from fairengine.methods.fair_regression.losses import (
+    cost_matrix,
+    discretized_loss,
+    grid,
+    pointwise_loss,
+)
+from fairengine.methods.fair_regression.method import EPS_GRID, FAIR_REGRESSION
+from fairengine.methods.fair_regression.model import FairRegressionModel
+from fairengine.methods.fair_regression.reductions import (
+    GroupLossReduction,
+    ParityReduction,
+    parity_gamma,
+)
+
+__all__ = [
+    "EPS_GRID",
+    "FAIR_REGRESSION",
+    "SEO",
+    "Component",
+    "FairRegressionModel",
+    "FairRegressor",
+    "GroupLossReduction",
+    "ParityReduction",
+    "convex_envelope",
+    "cost_matrix",
+    "discretized_loss",
+    "eps_frontier",
+    "grid",
+    "parity_gamma",
+    "pointwise_loss",
+    "unconstrained",
+]

@@ -1,0 +1,39 @@
+"""Baselines of seed 002 §6 (spec §4.2): unconstrained regression and SEO."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fairengine.methods.fair_regression.learners import Component, LinearLeastSquares
+from fairengine.methods.fair_regression.reductions import GroupLossReduction
+
+
+def unconstrained(
+    Z: np.ndarray, y: np.ndarray, codes: np.ndarray, *, loss: str, base: str
+) -> Component:  # noqa: N803, E501
+    """argmin_f loss(f) over the same class: the BGL best response at λ = 0."""
+    problem = GroupLossReduction(Z, y, codes, 1.0, loss=loss, base=base)
+    return problem.best_response(np.zeros(problem.dim)).payload
+
+
+class SEO:
+    """Zero-correlation least squares (Johnson et al. 2016, the paper's SEO baseline).
+
+    [spec erratum] §4.2: the authors' code (OLS with A's coefficient dropped) is not exactly
+    zero-correlation. Here X is centred within each group (residualised on [1, A]) before OLS,
+    so the predictions are exactly uncorrelated with A on the training data; prediction uses
+    the training group means of X, hence A at prediction time.
+    """
+
+    def fit(self, Z: np.ndarray, y: np.ndarray, codes: np.ndarray) -> SEO:  # noqa: N803
+        n_groups = int(codes.max()) + 1
+        counts = np.bincount(codes, minlength=n_groups)[:, None]
+        self.means_ = (
+            np.vstack([np.bincount(codes, weights=col, minlength=n_groups) for col in Z.T]).T
+            / counts
+        )
+        self.component_ = LinearLeastSquares(Z - self.means_[codes]).fit(y)
+        return self
+
+    def predict(self, Z: np.ndarray, codes: np.ndarray) -> np.ndarray:  # noqa: N803
+        return self.component_.predict(Z - self.means_[np.clip(codes, 0, len(self.means_) - 1)])

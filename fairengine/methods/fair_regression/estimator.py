@@ -1,0 +1,295 @@
+"""FairRegressor: fair regression by reductions (seed 002, Algorithms 1–2; spec §3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from fairengine import metrics
+from fairengine.methods.fair_regression.learners import BASE_ESTIMATORS, Component
+from fairengine.methods.fair_regression.losses import LOSSES, bins, representatives
+from fairengine.methods.fair_regression.reductions import (
+    LR_WEIGHTS,
+    ORACLES,
+    GroupLossReduction,
+    ParityReduction,
+)
+from fairengine.solvers.expgrad import GameResult, solve_game
+
+CONSTRAINTS = ("statistical_parity", "bounded_group_loss")
+MODES = ("practical", "paper")
+#: B = 1/max(ε, this) in practical mode: B = 1/ε is undefined at ε = 0 (spec §7.2).
+MIN_EPS_FOR_BOUND = 0.005
+#: ν = this · std(|f_0 − y|)/√n in practical mode (the authors' / fairlearn's _ACCURACY_MUL).
+ACCURACY_MUL = 0.5
+#: Default B of bounded group loss, fairlearn's 1/eps with its default eps = 0.01.
+BGL_BOUND = 100.0
+
+
+class FairRegressor:
+    """Randomized regressor Q minimising loss under statistical parity or bounded group loss.
+
+    Parameters
+    ----------
+    constraint : {"statistical_parity", "bounded_group_loss"}
+        SP: |γ_{a,z}(Q)| ≤ ε for all a, z (problem (3)); BGL: E[ℓ | A = a] ≤ ζ (problem (4)).
+    eps : float or array of shape (n_groups,)
+        ε^ (SP slack, KS units) or ζ^ (BGL bound, in units of ℓ: (y−u)²/2 for square loss).
+    loss : {"square", "absolute", "logistic"}
+        ℓ of Examples 1–2 on targets scaled to [0, 1].
+    n_levels : int
+        N, the grid size; α = 1/N (§4.1). Unused by BGL.
+    oracle : {"ls", "lr", "cs"}
+        Best response for SP (§3.3): least squares on U_i, logistic regression on two weighted
+        copies (``loss="logistic"`` only in the paper, allowed for all), or the cost-sensitive
+        hinge LP (linear only; n ≲ 2000).
+    base_estimator : {"linear", "gradient_boosting"}
+        The class F.
+    max_iter : int
+        T, the iteration cap.
+    random_state : int or None
+        Seed of the learners and the default seed of :meth:`predict`.
+    mode : {"practical", "paper"}
+        ``"practical"``: B = 1/ε, η_0 = 2/B, auto ν, shrink schedule, LP step (spec §3.2).
+        ``"paper"``: Algorithm 1/2 with η = ν/(8B) (SP) or ν/(2B) (BGL), uniform average.
+    bound : float, optional
+        B (defaults: 1/max(ε, 0.005) for SP, 100 for BGL).
+    nu : float, optional
+        ν (default automatic).
+    lr_weights : {"corrected", "paper"}
+        LR copy weight W_{i,2}: σ(C(2U_i − 1)) ([spec erratum] §3.3c) or the paper's U_i.
+
+    Attributes
+    ----------
+    predictors_ : list of Component
+        The support f_t of Q (each maps encoded features to [0, 1]).
+    weights_ : ndarray
+        q_t ≥ 0, Σ q_t = 1.
+    y_min_, y_max_ : float
+        Target scaling y' = (y − y_min)/(y_max − y_min) (identity when y ⊂ [0, 1]).
+    n_groups_ : int
+    game_ : GameResult
+        Gap, iterations, oracle calls.
+    status_ : {"converged", "not_converged", "infeasible"}
+        BGL "infeasible" = the paper's null (Algorithm 2 after gap ≤ ν).
+    message_ : str
+        A readable summary of ``status_``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 2)); a = (X[:, 0] > 0).astype(int)
+    >>> y = np.clip(0.5 + 0.2 * X[:, 0] + 0.05 * rng.normal(size=200), 0, 1)
+    >>> q = FairRegressor(eps=0.05, n_levels=10, max_iter=20).fit(X, y, a)
+    >>> q.predict(X[:3]).shape
+    (3,)
+    """
+
+    def __init__(
+        self,
+        constraint: str = "statistical_parity",
+        eps: float = 0.05,
+        loss: str = "square",
+        n_levels: int = 40,
+        oracle: str = "ls",
+        base_estimator: str = "linear",
+        max_iter: int = 50,
+        random_state: int | None = 0,
+        *,
+        mode: str = "practical",
+        bound: float | None = None,
+        nu: float | None = None,
+        lr_weights: str = "corrected",
+    ) -> None:
+        self.constraint = constraint
+        self.eps = eps
+        self.loss = loss
+        self.n_levels = n_levels
+        self.oracle = oracle
+        self.base_estimator = base_estimator
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.mode = mode
+        self.bound = bound
+        self.nu = nu
+        self.lr_weights = lr_weights
+
+    # -- fitting ---------------------------------------------------------------------------------
+    def _check(self) -> None:
+        for name, value, allowed in (
+            ("constraint", self.constraint, CONSTRAINTS),
+            ("loss", self.loss, LOSSES),
+            ("oracle", self.oracle, ORACLES),
+            ("base_estimator", self.base_estimator, BASE_ESTIMATORS),
+            ("mode", self.mode, MODES),
+            ("lr_weights", self.lr_weights, LR_WEIGHTS),
+        ):
+            if value not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+        if int(self.n_levels) < 2:
+            raise ValueError("n_levels (N) must be at least 2")
+        if np.any(np.asarray(self.eps, float) < 0):
+            raise ValueError("eps must be non-negative")
+        if self.oracle == "cs" and self.base_estimator != "linear":
+            raise ValueError("the cost-sensitive oracle (cs) is linear only")
+
+    def scale(self, y: Any) -> np.ndarray:
+        """y' = (y − y_min)/(y_max − y_min): the [0, 1] scale every loss and ε is on."""
+        return (np.asarray(y, float) - self.y_min_) / (self.y_max_ - self.y_min_)
+
+    def fit(self, X: Any, y: Any, groups: Any) -> FairRegressor:  # noqa: N803
+        """Run Algorithm 1 (SP) or 2 (BGL) on rows X, targets y, protected attribute groups."""
+        self._check()
+        Z = np.asarray(X, float)  # noqa: N806
+        y = np.asarray(y, float).ravel()
+        self.group_labels_, codes = np.unique(np.asarray(groups), return_inverse=True)
+        self.n_groups_ = len(self.group_labels_)
+        if self.n_groups_ < 2:
+            raise ValueError("groups must contain at least two distinct values")
+        lo, hi = float(y.min()), float(y.max())
+        self.y_min_, self.y_max_ = (0.0, 1.0) if lo >= 0 and hi <= 1 else (lo, max(hi, lo + 1e-12))
+        target = np.clip(self.scale(y), 0.0, 1.0)
+        n = len(y)
+        if self.constraint == "statistical_parity":
+            problem: Any = ParityReduction(
+                Z,
+                target,
+                codes,
+                self.eps,
+                loss=self.loss,
+                n_levels=int(self.n_levels),
+                oracle=self.oracle,
+                base=self.base_estimator,
+                lr_weights=self.lr_weights,
+            )
+            bound = self.bound or 1.0 / max(float(np.min(self.eps)), MIN_EPS_FOR_BOUND)
+            rho = 8.0
+        else:
+            problem = GroupLossReduction(
+                Z, target, codes, self.eps, loss=self.loss, base=self.base_estimator
+            )
+            bound = self.bound or BGL_BOUND
+            rho = 2.0
+
+        def auto_nu(first) -> float:
+            f0 = first.payload.predict(Z)
+            return float(ACCURACY_MUL * np.std(np.abs(f0 - target)) / np.sqrt(n))
+
+        nu: Any = self.nu if self.nu is not None else auto_nu
+        eta = None
+        if self.mode == "paper":
+            if self.nu is None:
+                raise ValueError("mode='paper' needs an explicit nu (ν)")
+            eta = float(self.nu) / (rho * bound)
+        self.problem_ = problem
+        # single-threaded BLAS: the solves are small, and sweeps parallelise over points
+        with threadpool_limits(limits=1, user_api="blas"):
+            self.game_: GameResult = self._solve(problem, bound, nu, eta)
+        self.predictors_: list[Component] = [r.payload for r in self.game_.responses]
+        self.weights_ = np.asarray(self.game_.weights, float)
+        self._set_status(problem)
+        return self
+
+    def _solve(self, problem: Any, bound: float, nu: Any, eta: float | None) -> GameResult:
+        return solve_game(
+            problem.best_response,
+            problem.dim,
+            bound=bound,
+            nu=nu,
+            max_iter=int(self.max_iter),
+            mode=self.mode,
+            eta=eta,
+            project=getattr(problem, "project", None),
+            initial=(problem.best_constant(),) if hasattr(problem, "best_constant") else (),
+        )
+
+    def _set_status(self, problem: Any) -> None:
+        game = self.game_
+        violation = float(np.max(game.constraints()))
+        self.violation_ = violation
+        tolerance = (1 + 2 * game.nu) / game.bound
+        if self.constraint == "bounded_group_loss" and violation > tolerance:
+            losses = (game.constraints() + problem.zeta).round(4).tolist()
+            if game.converged:
+                self.status_ = "infeasible"
+                self.message_ = (
+                    f"The loss bound ζ = {self.eps} cannot be met: the best randomized predictor "
+                    f"still has group losses {losses} (Algorithm 2 returns null). Raise ζ."
+                )
+            else:
+                self.status_ = "not_converged"
+                self.message_ = (
+                    f"Not converged after {game.n_iter} iterations; the best predictor found has "
+                    f"group losses {losses}, above ζ = {self.eps}. The bound may be infeasible; "
+                    "raise ζ or max_iter."
+                )
+            return
+        self.status_ = "converged" if game.converged else "not_converged"
+        self.message_ = (
+            f"{'Converged' if game.converged else 'Stopped'} after {game.n_iter} iterations "
+            f"(duality gap {game.gap:.2g}, ν = {game.nu:.2g}, {game.n_oracle_calls} oracle calls)."
+        )
+
+    # -- prediction ------------------------------------------------------------------------------
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "predictors_"):
+            raise RuntimeError("FairRegressor is not fitted; call fit(X, y, groups) first")
+
+    def component_predictions(self, X: Any) -> np.ndarray:  # noqa: N803
+        """(n, T) predictions of every f_t on the [0, 1] scale; SP: the bin representatives
+        ⌊f⌋_α + α/2 (1 at the top bin), the points ℓ_α scores (spec §3.5)."""
+        self._check_fitted()
+        Z = np.asarray(X, float)  # noqa: N806
+        values = np.column_stack([f.predict(Z) for f in self.predictors_])
+        if self.constraint == "statistical_parity":
+            n = int(self.n_levels)
+            values = representatives(n)[bins(values, n)]
+        return values
+
+    def predict(self, X: Any, random_state: int | None = None) -> np.ndarray:  # noqa: N803
+        """Randomized predictions: per row draw f_t ~ Q and output f_t(x) on the target's scale.
+
+        Never the averaged prediction Σ q_t f_t(x), which has no parity guarantee (§3.5).
+        """
+        values = self.component_predictions(X)
+        seed = self.random_state if random_state is None else random_state
+        pick = np.random.default_rng(seed).choice(
+            len(self.weights_), size=len(values), p=self.weights_
+        )
+        chosen = values[np.arange(len(values)), pick]
+        return self.y_min_ + (self.y_max_ - self.y_min_) * chosen
+
+    def predict_cdf(self, X: Any, thresholds: Any) -> np.ndarray:  # noqa: N803
+        """Exact P_Q(Q(x) ≤ t) per row and threshold t (target scale), shape (n, len(t))."""
+        values = self.y_min_ + (self.y_max_ - self.y_min_) * self.component_predictions(X)
+        t = np.asarray(thresholds, float).ravel()
+        below = values[:, :, None] <= t[None, None, :]
+        return np.einsum("itk,t->ik", below, self.weights_)
+
+    # -- exact evaluation of the mixture ---------------------------------------------------------
+    def group_cdfs(
+        self,
+        X: Any,
+        groups: Any,
+        thresholds: Any = None,  # noqa: N803
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Exact mixture CDFs (thresholds, group_cdfs, overall_cdf) on the target's scale.
+
+        F_a(t) = Σ_t q_t P̂[f_t ≤ t | a] (spec §3.5), laid out as
+        :func:`fairengine.metrics.prediction_cdfs`.
+        """
+        values = self.y_min_ + (self.y_max_ - self.y_min_) * self.component_predictions(X)
+        t = np.unique(values) if thresholds is None else np.sort(np.asarray(thresholds, float))
+        groups = np.asarray(groups)
+        group_cdf, overall = 0.0, 0.0
+        for q, column in zip(self.weights_, values.T, strict=True):
+            _, g, o = metrics.prediction_cdfs(column, groups, thresholds=t)
+            group_cdf, overall = group_cdf + q * g, overall + q * o
+        return t, np.asarray(group_cdf), np.asarray(overall)
+
+    def sp_ks(self, X: Any, groups: Any) -> float:  # noqa: N803
+        """Exact KS statistical-parity disparity of Q (the ``sp_ks`` metric of the mixture)."""
+        _, g, o = self.group_cdfs(X, groups)
+        return metrics.ks_distance_from_cdfs(g, o)

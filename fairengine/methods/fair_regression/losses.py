@@ -1,0 +1,77 @@
+"""Losses ℓ: [0,1] × [0,1] → [0,1], 1-Lipschitz (seed 002 §2.1, Examples 1–2).
+
+All take targets and predictions already scaled to [0, 1]; predictions u ≥ 1 count as 1 (the
+paper's convention ℓ(y, u) := ℓ(y, 1) for u ≥ 1, spec §2.3).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: C of the scaled logistic loss (Example 2; the authors' code uses 5).
+LOGISTIC_C = 5.0
+LOSSES = ("square", "absolute", "logistic")
+
+
+def _log1pexp(x: np.ndarray) -> np.ndarray:
+    return np.logaddexp(0.0, x)
+
+
+def logistic_terms(u: np.ndarray, C: float = LOGISTIC_C) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
+    """(ℓ(0, u), ℓ(1, u)) of Example 2: log(1 + exp(∓C(2u − 1))) / (2 log(1 + e^C))."""
+    s = C * (2.0 * np.asarray(u, float) - 1.0)
+    norm = 2.0 * float(_log1pexp(np.array(C)))
+    return _log1pexp(s) / norm, _log1pexp(-s) / norm
+
+
+def pointwise_loss(y: np.ndarray, u: np.ndarray, loss: str) -> np.ndarray:
+    """ℓ(y, u) elementwise (broadcasting), u clipped to [0, 1].
+
+    ``"square"``: (y − u)²/2 (Example 1, **with** the 1/2). ``"absolute"``: |y − u|.
+    ``"logistic"``: y ℓ(1, u) + (1 − y) ℓ(0, u), Example 2 for y ∈ {0, 1}.
+    [spec erratum] for fractional y the soft-label cross-entropy is used everywhere (spec §3.3).
+    """
+    y = np.asarray(y, float)
+    u = np.clip(np.asarray(u, float), 0.0, 1.0)
+    if loss == "square":
+        return 0.5 * (y - u) ** 2
+    if loss == "absolute":
+        return np.abs(y - u)
+    if loss == "logistic":
+        l0, l1 = logistic_terms(u)
+        return y * l1 + (1.0 - y) * l0
+    raise ValueError(f"unknown loss {loss!r}; choose one of {', '.join(LOSSES)}")
+
+
+def grid(n_levels: int) -> np.ndarray:
+    """𝒵 = {j/N : j = 1..N}, built as j/N, not j·α ([spec erratum] §3.1: exact grid values)."""
+    return np.arange(1, n_levels + 1) / n_levels
+
+
+def bins(u: np.ndarray, n_levels: int) -> np.ndarray:
+    """k = #{z ∈ 𝒵 : z ≤ u} ∈ {0..N}, i.e. ⌊u⌋_α = k α, after clipping u to [0, 1]."""
+    return np.searchsorted(grid(n_levels), np.clip(np.asarray(u, float), 0.0, 1.0), side="right")
+
+
+def representatives(n_levels: int) -> np.ndarray:
+    """rep(k) = ⌊u⌋_α + α/2 for k < N and 1 for k = N (spec §3.5 midpoint convention)."""
+    return np.minimum((np.arange(n_levels + 1) + 0.5) / n_levels, 1.0)
+
+
+def discretized_loss(y: np.ndarray, u: np.ndarray, loss: str, n_levels: int) -> np.ndarray:
+    """ℓ_α(y, u) = ℓ(y, ⌊u⌋_α + α/2) (Eq. 5) with exact y (spec §7.12)."""
+    return pointwise_loss(y, representatives(n_levels)[bins(u, n_levels)], loss)
+
+
+def cost_matrix(y: np.ndarray, loss: str, n_levels: int) -> np.ndarray:
+    """c(y_i, z_j) = N (ℓ(y, z + α/2) − ℓ(y, z − α/2)) (Eq. 9), shape (n, N), in [−1, 1].
+
+    Computed from the definition with the u ≥ 1 convention, so the telescoping identity (15)
+    holds exactly at u = 1 ([spec erratum] §2.4: c(y, 1) = (1 − y)/2 − α/8 for square loss).
+    """
+    z = grid(n_levels)
+    alpha = 1.0 / n_levels
+    y = np.asarray(y, float)[:, None]
+    upper = pointwise_loss(y, np.minimum(z + alpha / 2, 1.0)[None, :], loss)
+    lower = pointwise_loss(y, (z - alpha / 2)[None, :], loss)
+    return n_levels * (upper - lower)

@@ -1,0 +1,224 @@
+"""The two constrained problems as "moments" for :func:`fairengine.solvers.solve_game`.
+
+:class:`ParityReduction` — statistical parity (seed 002 §4, Algorithm 1): discretisation into
+N levels, γ_{a,z} in O(n + |A|N), the costs c_λ of Eq. (12) and the three best-response oracles
+(CS, LS, LR; spec §3.3). :class:`GroupLossReduction` — bounded group loss (§5, Algorithm 2).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import sparse
+from scipy.optimize import linprog
+from scipy.special import expit
+
+from fairengine.methods.fair_regression.learners import (
+    Component,
+    LinearLeastSquares,
+    fit_classifier,
+    fit_regressor,
+)
+from fairengine.methods.fair_regression.losses import (
+    LOGISTIC_C,
+    bins,
+    cost_matrix,
+    discretized_loss,
+    grid,
+    pointwise_loss,
+    representatives,
+)
+from fairengine.solvers.expgrad import Response
+
+ORACLES = ("ls", "lr", "cs")
+LR_WEIGHTS = ("corrected", "paper")
+
+
+def survival_by_group(k: np.ndarray, codes: np.ndarray, n_groups: int, n_levels: int) -> np.ndarray:
+    """P̂[f ≥ z_j | A = a] for j = 1..N, shape (|A|, N), from bin indices k (Appendix F, bincount +
+    reverse cumsum instead of a sort)."""
+    counts = np.bincount(codes * (n_levels + 1) + k, minlength=n_groups * (n_levels + 1))
+    counts = counts.reshape(n_groups, n_levels + 1).astype(float)
+    at_least = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1]  # [:, j] = #{k ≥ j}
+    return at_least[:, 1:] / counts.sum(axis=1, keepdims=True)
+
+
+def parity_gamma(k: np.ndarray, codes: np.ndarray, p: np.ndarray, n_levels: int) -> np.ndarray:
+    """γ^_{a,z} = P̂[f ≥ z | a] − P̂[f ≥ z] (signed, group vs overall; spec §2.2), (|A|, N)."""
+    survival = survival_by_group(k, codes, len(p), n_levels)
+    return survival - p @ survival
+
+
+class ParityReduction:
+    """Statistical parity with slack ε_a at every z ∈ 𝒵 (problem (11)).
+
+    Constraint vector g = [γ − ε; −γ − ε] (2|A|N entries, λ^+ then λ^−); objective loss_α(f̲).
+
+    Parameters
+    ----------
+    Z : ndarray (n, d)
+        Encoded features.
+    y : ndarray (n,)
+        Targets in [0, 1].
+    codes : ndarray (n,)
+        Group codes 0..|A|−1.
+    eps : ndarray (|A|,)
+        ε^_a.
+    loss, n_levels, oracle, base, lr_weights
+        See :class:`~fairengine.methods.fair_regression.FairRegressor`.
+    """
+
+    def __init__(self, Z, y, codes, eps, *, loss, n_levels, oracle, base, lr_weights="corrected"):  # noqa: N803
+        self.Z, self.y, self.codes = np.asarray(Z, float), np.asarray(y, float), codes
+        self.n_groups = int(codes.max()) + 1
+        self.p = np.bincount(codes, minlength=self.n_groups) / len(codes)
+        self.eps = np.broadcast_to(np.asarray(eps, float), (self.n_groups,))
+        self.loss, self.n_levels, self.oracle, self.base = loss, n_levels, oracle, base
+        self.lr_weights = lr_weights
+        self.cost = cost_matrix(self.y, loss, n_levels)
+        self.dim = 2 * self.n_groups * n_levels
+        self._ls = LinearLeastSquares(self.Z) if base == "linear" and oracle == "ls" else None
+
+    # -- evaluation ------------------------------------------------------------------------------
+    def respond(self, component: Component) -> Response:
+        f = component.predict(self.Z)
+        k = bins(f, self.n_levels)
+        objective = float(np.mean(discretized_loss(self.y, f, self.loss, self.n_levels)))
+        gamma = parity_gamma(k, self.codes, self.p, self.n_levels)
+        return Response(objective, self.constraints(gamma), component)
+
+    def constraints(self, gamma: np.ndarray) -> np.ndarray:
+        slack = self.eps[:, None]
+        return np.concatenate([(gamma - slack).ravel(), (-gamma - slack).ravel()])
+
+    def project(self, lam: np.ndarray) -> np.ndarray:
+        """Net λ^+ against λ^−: same best response, L(Q, ·) no smaller for every Q (spec §3.2
+        [REVIEW]: the practical loop's ε Σ|λ^+ − λ^−|)."""
+        half = self.dim // 2
+        net = lam[:half] - lam[half:]
+        return np.concatenate([np.maximum(net, 0.0), np.maximum(-net, 0.0)])
+
+    def gamma(self, g: np.ndarray) -> np.ndarray:
+        """Recover γ (|A|, N) from a constraint vector g."""
+        plus = g[: self.dim // 2].reshape(self.n_groups, self.n_levels)
+        return plus + self.eps[:, None]
+
+    def best_constant(self) -> Response:
+        """The constant on the grid with the least loss_α: γ ≡ 0, so always feasible."""
+        prefix = np.cumsum(self.cost, axis=1).mean(axis=0) / self.n_levels
+        k = int(np.argmin(np.r_[0.0, prefix]))
+        value = representatives(self.n_levels)[k]
+        d = self.Z.shape[1]
+        return self.respond(
+            Component("linear", "identity", {"coef": np.zeros(d), "intercept": np.array([value])})
+        )
+
+    # -- best response ---------------------------------------------------------------------------
+    def costs(self, lam: np.ndarray) -> np.ndarray:
+        """c_λ(Y_i, A_i, z_j) = c(Y_i, z_j) + N λ_{A_i,z}/p_{A_i} − N Σ_a λ_{a,z} (Eq. 12)."""
+        lam = np.asarray(lam, float).reshape(2, self.n_groups, self.n_levels)
+        net = lam[0] - lam[1]
+        n = self.n_levels
+        return self.cost + n * (net / self.p[:, None])[self.codes] - n * net.sum(axis=0)[None, :]
+
+    def targets(self, lam: np.ndarray) -> np.ndarray:
+        """U_i ∈ argmin_u g_λ(Y_i, A_i, u) via prefix sums (spec §3.3b; smallest k on ties)."""
+        prefix = np.cumsum(self.costs(lam), axis=1) / self.n_levels
+        prefix = np.hstack([np.zeros((len(prefix), 1)), prefix])
+        return representatives(self.n_levels)[np.argmin(prefix, axis=1)]
+
+    def best_response(self, lam: np.ndarray) -> Response:
+        if self.oracle == "cs":
+            return self.respond(self._cost_sensitive(lam))
+        u = self.targets(lam)
+        if self.oracle == "ls":
+            component = (
+                self._ls.fit(u)
+                if self._ls is not None
+                else fit_regressor(self.Z, u, None, self.base)
+            )
+        else:  # "lr": two copies, labels 0/1; W_{i,2} = σ(C(2U − 1)) [spec erratum] §3.3c
+            w1 = expit(LOGISTIC_C * (2 * u - 1)) if self.lr_weights == "corrected" else u
+            n = len(u)
+            component = fit_classifier(
+                np.vstack([self.Z, self.Z]),
+                np.r_[np.zeros(n), np.ones(n)],
+                np.r_[1 - w1, w1],
+                self.base,
+            )
+        return self.respond(component)
+
+    def _cost_sensitive(self, lam: np.ndarray) -> Component:
+        """CS oracle: weighted hinge LP over h(x, z) = 1{β·x + b ≥ z}, |β_j| ≤ 1 (Appendix G;
+        [spec erratum] the printed LP drops W_i and z_i), solved with HiGHS."""
+        c = self.costs(lam)
+        n, d = self.Z.shape
+        rows, cols = np.nonzero(np.abs(c) > 1e-12)
+        weight = np.abs(c[rows, cols])
+        label = np.where(c[rows, cols] <= 0, 1.0, -1.0)
+        z = grid(self.n_levels)[cols]
+        m = len(rows)
+        if m == 0:
+            return Component("linear", "identity", {"coef": np.zeros(d), "intercept": np.zeros(1)})
+        alpha = 1.0 / self.n_levels
+        # −Y (β·x + b) − t ≤ −α/2 − Y z
+        a_x = sparse.csr_matrix(-label[:, None] * self.Z[rows])
+        a_b = sparse.csr_matrix(-label[:, None])
+        a_t = -sparse.identity(m, format="csr")
+        a_ub = sparse.hstack([a_x, a_b, a_t], format="csr")
+        b_ub = -alpha / 2 - label * z
+        objective = np.r_[np.zeros(d + 1), weight]
+        bounds = [(-1.0, 1.0)] * d + [(-2.0, 2.0)] + [(0.0, None)] * m
+        result = linprog(objective, A_ub=a_ub, b_ub=b_ub, bounds=bounds, method="highs")
+        beta = result.x[: d + 1] if result.status == 0 else np.zeros(d + 1)
+        return Component("linear", "identity", {"coef": beta[:d], "intercept": beta[d:]})
+
+
+class GroupLossReduction:
+    """Bounded group loss γ^BGL_a(Q) ≤ ζ_a (problem (13)); g = γ^BGL − ζ (|A| entries).
+
+    The best response is one weighted risk minimisation with w_i = 1/n + λ_{A_i}/n_{A_i} (§5).
+    """
+
+    def __init__(self, Z, y, codes, zeta, *, loss, base):  # noqa: N803
+        self.Z, self.y, self.codes = np.asarray(Z, float), np.asarray(y, float), codes
+        self.n_groups = int(codes.max()) + 1
+        self.n_a = np.bincount(codes, minlength=self.n_groups).astype(float)
+        self.zeta = np.broadcast_to(np.asarray(zeta, float), (self.n_groups,))
+        self.loss, self.base = loss, base
+        self.dim = self.n_groups
+        self._ls = LinearLeastSquares(self.Z) if base == "linear" and loss == "square" else None
+
+    def group_losses(self, f: np.ndarray) -> np.ndarray:
+        values = pointwise_loss(self.y, f, self.loss)
+        return np.bincount(self.codes, weights=values, minlength=self.n_groups) / self.n_a
+
+    def respond(self, component: Component) -> Response:
+        f = component.predict(self.Z)
+        values = pointwise_loss(self.y, f, self.loss)
+        group = np.bincount(self.codes, weights=values, minlength=self.n_groups) / self.n_a
+        return Response(float(values.mean()), group - self.zeta, component)
+
+    def weights(self, lam: np.ndarray) -> np.ndarray:
+        """w_i = 1/n + λ_{A_i}/n_{A_i} (spec §2.6)."""
+        return 1.0 / len(self.y) + (np.asarray(lam, float) / self.n_a)[self.codes]
+
+    def best_response(self, lam: np.ndarray) -> Response:
+        w = self.weights(lam)
+        w = w / w.mean()  # same argmin, well-scaled for the learners
+        if self.loss == "square":
+            component = (
+                self._ls.fit(self.y, w)
+                if self._ls is not None
+                else fit_regressor(self.Z, self.y, w, self.base)
+            )
+        elif self.loss == "absolute":
+            component = fit_regressor(self.Z, self.y, w, self.base, loss="absolute_error")
+        else:  # soft labels: copies with labels 1 and 0, weights w y and w (1 − y) (spec §3.3)
+            n = len(self.y)
+            component = fit_classifier(
+                np.vstack([self.Z, self.Z]),
+                np.r_[np.ones(n), np.zeros(n)],
+                np.r_[w * self.y, w * (1 - self.y)],
+                self.base,
+            )
+        return self.respond(component)

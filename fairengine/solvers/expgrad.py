@@ -1,0 +1,314 @@
+"""Exponentiated-gradient (multiplicative-weights) dual player and the Lagrangian game loop.
+
+The game min_Q max_{λ ≥ 0, ||λ||_1 ≤ B} L(Q, λ), L = objective(Q) + λ · g(Q) with constraints
+g(Q) ≤ 0, as in seed 002 Algorithms 1–2 (spec §3.1, §3.4) and fairlearn's
+``ExponentiatedGradient`` (spec §3.2). The learner is any ``best_response(λ) -> Response``; the
+loop never knows what the constraints mean (fairlearn's "moments" property, STYLE.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.optimize import linprog
+from scipy.special import logsumexp
+
+#: fairlearn / authors' code schedule: a check every ×1.6 rounds, shrink η by 0.8 (spec §3.2).
+_CHECK_GROWTH = 1.6
+_SHRINK = 0.8
+_FIRST_CHECK = 5
+#: Minimum improvement for a new best response to replace a cached one (spec §3.2 step 2).
+_TIE = 1e-12
+
+
+class ExponentiatedGradientPlayer:
+    """Multipliers λ = B · exp(θ) / (1 + Σ exp(θ)) with θ += η g (seed 002 Alg. 1, λ update).
+
+    The "1 +" is a phantom zero coordinate, so ||λ||_1 < B strictly; computed with
+    log-sum-exp (spec §3.1 [OURS]).
+
+    Parameters
+    ----------
+    dim : int
+        Number of constraints (2|A|N for statistical parity, |A| for bounded group loss).
+    bound : float
+        B, the ℓ1 bound on λ.
+    eta : float
+        η, the step size.
+
+    Examples
+    --------
+    >>> player = ExponentiatedGradientPlayer(2, bound=1.0, eta=1.0)
+    >>> player.lambda_.round(3).tolist()
+    [0.333, 0.333]
+    """
+
+    def __init__(self, dim: int, bound: float, eta: float) -> None:
+        if bound <= 0 or eta <= 0:
+            raise ValueError("bound and eta must be positive")
+        self.bound = float(bound)
+        self.eta = float(eta)
+        self.theta_ = np.zeros(int(dim))
+
+    @property
+    def lambda_(self) -> np.ndarray:
+        log_norm = logsumexp(np.append(self.theta_, 0.0))
+        return self.bound * np.exp(self.theta_ - log_norm)
+
+    def update(self, constraints: np.ndarray) -> np.ndarray:
+        """θ += η g(h_t); returns the new λ."""
+        self.theta_ = self.theta_ + self.eta * np.asarray(constraints, float)
+        return self.lambda_
+
+
+@dataclass
+class Response:
+    """One best response h: its objective, its constraint vector g(h) (feasible iff ≤ 0), and
+    the predictor itself (``payload``)."""
+
+    objective: float
+    constraints: np.ndarray
+    payload: Any = None
+
+
+@dataclass
+class GameResult:
+    """Output of :func:`solve_game`.
+
+    Attributes
+    ----------
+    responses : list of Response
+        Distinct best responses found (the support candidates of Q).
+    weights : ndarray
+        Q over ``responses`` (≥ 0, sums to 1).
+    lambda_hat : ndarray
+        The dual player's average multipliers λ̂.
+    gap : float
+        Duality gap max(ν̄, ν_) of the returned Q.
+    converged : bool
+        Whether gap ≤ ν was reached.
+    n_iter, n_oracle_calls : int
+    gaps : list of float
+        Gap per iteration.
+    """
+
+    responses: list[Response]
+    weights: np.ndarray
+    lambda_hat: np.ndarray
+    gap: float
+    converged: bool
+    n_iter: int
+    n_oracle_calls: int
+    nu: float
+    bound: float
+    gaps: list[float] = field(default_factory=list)
+
+    def objective(self) -> float:
+        return float(
+            sum(w * r.objective for w, r in zip(self.weights, self.responses, strict=True))
+        )
+
+    def constraints(self) -> np.ndarray:
+        return np.sum(
+            [w * r.constraints for w, r in zip(self.weights, self.responses, strict=True)], axis=0
+        )
+
+
+def lagrangian(objective: float, constraints: np.ndarray, lam: np.ndarray) -> float:
+    """L(Q, λ) = objective(Q) + λ · g(Q)."""
+    return float(objective + np.dot(lam, constraints))
+
+
+def best_lambda_value(objective: float, constraints: np.ndarray, bound: float) -> float:
+    """L(Q, Best_λ(Q)) = objective + B · max(0, max_j g_j(Q)) (seed 002 Appendix F)."""
+    return float(objective + bound * max(0.0, float(np.max(constraints))))
+
+
+class _Pool:
+    """Distinct best responses with cached (objective, g) for O(1) Lagrangian evaluation."""
+
+    def __init__(self) -> None:
+        self.responses: list[Response] = []
+
+    def add(self, response: Response) -> int:
+        for index, old in enumerate(self.responses):
+            if abs(old.objective - response.objective) <= _TIE and np.allclose(
+                old.constraints, response.constraints, atol=_TIE, rtol=0
+            ):
+                return index
+        self.responses.append(response)
+        return len(self.responses) - 1
+
+    def matrix(self) -> tuple[np.ndarray, np.ndarray]:
+        objective = np.array([r.objective for r in self.responses])
+        g = np.vstack([r.constraints for r in self.responses])
+        return objective, g
+
+
+def _lp_mixture(objective: np.ndarray, g: np.ndarray, bound: float) -> np.ndarray | None:
+    """min_{Q ∈ Δ, ξ ≥ 0} Q · objective + B ξ s.t. Q · g_j ≤ ξ (spec §3.2 step 5, HiGHS)."""
+    m, k = g.shape
+    c = np.append(objective, bound)
+    a_ub = np.hstack([g.T, -np.ones((k, 1))])
+    a_eq = np.append(np.ones(m), 0.0)[None, :]
+    result = linprog(
+        c,
+        A_ub=a_ub,
+        b_ub=np.zeros(k),
+        A_eq=a_eq,
+        b_eq=[1.0],
+        bounds=[(0, None)] * (m + 1),
+        method="highs",
+    )
+    if result.status != 0:
+        return None
+    q = np.maximum(result.x[:m], 0.0)
+    return q / q.sum()
+
+
+def solve_game(
+    best_response: Callable[[np.ndarray], Response],
+    dim: int,
+    *,
+    bound: float,
+    nu: float | Callable[[Response], float],
+    max_iter: int = 50,
+    mode: str = "practical",
+    eta: float | None = None,
+    lp_step: bool = True,
+    project: Callable[[np.ndarray], np.ndarray] | None = None,
+    initial: tuple[Response, ...] = (),
+) -> GameResult:
+    """Play the learner's best responses against exponentiated-gradient multipliers.
+
+    Parameters
+    ----------
+    best_response : callable
+        λ (shape ``(dim,)``) -> :class:`Response` minimising L(h, λ) (exactly or heuristically).
+    dim : int
+        Number of constraints.
+    bound : float
+        B, the ℓ1 bound on λ.
+    nu : float or callable
+        ν, the gap tolerance; a callable gets the first best response h_0 (spec §3.2 auto ν).
+    max_iter : int
+        T, the iteration cap (the paper's box has none; spec §3.4 [REVIEW]).
+    mode : {"practical", "paper"}
+        ``"paper"``: Algorithm 1/2 as printed, Q = uniform average of the iterates, fixed η.
+        ``"practical"``: the authors' / fairlearn loop (η_0 = 2/B, 0.8/1.6 shrink schedule,
+        LP step, best-gap Q) (spec §3.2).
+    eta : float, optional
+        η; required for ``"paper"`` (ν/(8B) for SP, ν/(2B) for BGL), default 2/B otherwise.
+    lp_step : bool
+        Practical mode: also try the LP mixture over the responses found so far.
+    project : callable, optional
+        Practical mode: maps λ̂ to a dual point with L(Q, project(λ̂)) ≥ L(Q, λ̂) for every Q
+        before the gap is measured (fairlearn's ``project_lambda``: net λ^+ against λ^−).
+    initial : tuple of Response
+        Practical mode: known predictors offered to the LP step from the start (e.g. the best
+        constant, always feasible under statistical parity; spec §2.2).
+
+    Returns
+    -------
+    GameResult
+    """
+    if mode not in ("practical", "paper"):
+        raise ValueError(f"mode must be 'practical' or 'paper', got {mode!r}")
+    pool = _Pool()
+    calls = 0
+
+    def call(lam: np.ndarray) -> tuple[int, Response]:
+        nonlocal calls
+        calls += 1
+        response = best_response(lam)
+        return pool.add(response), response
+
+    _, first = call(np.zeros(dim))
+    if mode == "practical":
+        for response in initial:
+            pool.add(response)
+    tolerance = float(nu(first) if callable(nu) else nu)
+    if eta is None:
+        if mode == "paper":
+            raise ValueError("mode='paper' needs an explicit eta (ν/(8B) or ν/(2B))")
+        eta = 2.0 / bound
+    player = ExponentiatedGradientPlayer(dim, bound, eta)
+    counts: dict[int, float] = {}
+    lam_sum = np.zeros(dim)
+    best: tuple[float, np.ndarray, np.ndarray] | None = None
+    gaps: list[float] = []
+    last_check, last_gap = _FIRST_CHECK, np.inf
+    converged = False
+    t = 0
+    for t in range(1, max_iter + 1):
+        lam = player.lambda_
+        index, response = call(lam)
+        counts[index] = counts.get(index, 0.0) + 1.0
+        lam_sum += lam
+        lam_hat = lam_sum / t
+        if project is not None and mode == "practical":
+            lam_hat = project(lam_hat)
+        # L_low from one extra best response to λ̂ (the second oracle call of Algorithm 1)
+        _, low = call(lam_hat)
+        objective, g = pool.matrix()
+        q_eg = np.zeros(len(pool.responses))
+        for i, c in counts.items():
+            q_eg[i] = c
+        q_eg /= q_eg.sum()
+        low_value = (
+            min(
+                lagrangian(low.objective, low.constraints, lam_hat),
+                float(np.min(objective + g @ lam_hat)),
+            )
+            if mode == "practical"
+            else lagrangian(low.objective, low.constraints, lam_hat)
+        )
+        # any (Q, λ) pair certifies a gap; the LP mixture is measured against λ̂ too
+        candidates = [(q_eg, lam_hat)]
+        if mode == "practical" and lp_step and len(pool.responses) > 1:
+            q_lp = _lp_mixture(objective, g, bound)
+            if q_lp is not None:
+                candidates.append((q_lp, lam_hat))
+        gap_t = np.inf
+        for q, lam_ref in candidates:
+            obj_q, g_q = float(q @ objective), q @ g
+            value = lagrangian(obj_q, g_q, lam_ref)
+            gap = max(best_lambda_value(obj_q, g_q, bound) - value, value - low_value)
+            gap_t = min(gap_t, gap)
+            if best is None or gap <= best[0]:
+                best = (gap, q.copy(), lam_ref.copy())
+        gaps.append(float(gap_t))
+        if gap_t <= tolerance:
+            converged = True
+            break
+        if mode == "practical" and t >= last_check * _CHECK_GROWTH:
+            if gap_t > _SHRINK * last_gap:
+                player.eta *= _SHRINK
+            last_check, last_gap = t, gap_t
+        player.update(response.constraints)
+    assert best is not None
+    if mode == "paper":  # Algorithms 1-2 return the uniform average of the iterates
+        q_final = np.zeros(len(pool.responses))
+        for i, c in counts.items():
+            q_final[i] = c
+        best = (gaps[-1], q_final / q_final.sum(), lam_hat)
+    gap, weights, lam_best = best
+    weights = np.append(weights, np.zeros(len(pool.responses) - len(weights)))
+    keep = weights > 0
+    responses = [r for r, k in zip(pool.responses, keep, strict=True) if k]
+    weights = weights[keep] / weights[keep].sum()
+    return GameResult(
+        responses=responses,
+        weights=weights,
+        lambda_hat=lam_best,
+        gap=float(gap),
+        converged=converged,
+        n_iter=t,
+        n_oracle_calls=calls,
+        nu=tolerance,
+        bound=float(bound),
+        gaps=gaps,
+    )
