@@ -99,7 +99,7 @@ def _run(train: Task, test: Task, **knobs: Any) -> RunResult:
 BALANCED_FILTERING = register(
     Method(
         name="balanced_filtering",
-        title="Balanced filtering (non-disclosive proxies)",
+        title="Balanced filtering",
         seed="000",
         kinds=("classification", "regression"),
         knobs=KNOBS,
