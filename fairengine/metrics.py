@@ -538,6 +538,33 @@ def acceptance_rate(y_true, y_pred, groups=None, *, sample_weight=None) -> float
     return float(np.average(rows.y_pred, weights=rows.weight))
 
 
+def true_violation(y_true, y_pred, groups, *, constraint: str = "tpr", slack: float = 0.0) -> float:
+    """Max one-sided rate-constraint violation over groups (seed 003, F.1): ``tpr``:
+    max_j TPR_all - TPR_j - slack; ``eo``: also FPR_j - FPR_all - slack; ``dp``: PPR_all - PPR_j
+    - slack. Pass the true groups; a group lacking the rate's base rows counts as -slack."""
+    y, p, g = (np.asarray(a, dtype=float).ravel() for a in (y_true, y_pred, groups))
+    out = [-float(slack)]
+    bases = {"tpr": [(y, 1)], "eo": [(y, 1), (1 - y, -1)], "dp": [(np.ones_like(y), 1)]}
+    if constraint not in bases:
+        raise ValueError(f"constraint must be tpr, eo or dp; got {constraint!r}")
+    for base, sign in bases[constraint]:
+        if base.sum() == 0:
+            continue
+        overall = float(base @ p / base.sum())
+        for j in np.unique(g):
+            b = base * (g == j)
+            if b.sum() > 0:
+                out.append(sign * (overall - float(b @ p / b.sum())) - slack)
+    return float(max(out))
+
+
+def noisy_violation(
+    y_true, y_pred, groups, *, constraint: str = "tpr", slack: float = 0.0
+) -> float:
+    """:func:`true_violation` computed on the observed noisy groups Ĝ (pass them as ``groups``)."""
+    return true_violation(y_true, y_pred, groups, constraint=constraint, slack=slack)
+
+
 METRICS: dict[str, Callable[..., float]] = {
     f.__name__: f
     for f in (accuracy, error, loss, dp_diff, tpr_diff, eo_diff, sp_ks, max_group_loss)

@@ -3,6 +3,7 @@
 * :mod:`~fairengine.solvers.projections` -- simplex, l1 ball, orthant ∩ l2 ball.
 * :mod:`~fairengine.solvers.dual` -- the dual player: online projected gradient ascent.
 * :mod:`~fairengine.solvers.oracles` -- weighted cost-sensitive classification oracles.
+* :mod:`~fairengine.solvers.tv_ball` -- exact TV-ball ∩ simplex projection (seed 003).
 * :mod:`~fairengine.solvers.qp` -- exact simplex / cone least squares, hull LPs.
 """
 
@@ -21,6 +22,7 @@ from fairengine.solvers.qp import (
     simplex_kkt_violation,
     simplex_least_squares,
 )
+from fairengine.solvers.tv_ball import project_tv_ball, tv_ball_linear_max
 
 __all__ = [
     "ExponentiatedGradientPlayer",
@@ -37,6 +39,8 @@ __all__ = [
     "project_l1_ball",
     "project_orthant_ball",
     "project_simplex",
+    "project_tv_ball",
     "simplex_kkt_violation",
     "simplex_least_squares",
+    "tv_ball_linear_max",
 ]

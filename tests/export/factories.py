@@ -41,4 +41,6 @@ FACTORIES: dict[str, Callable[[], tuple[Model, pd.DataFrame]]] = {
     "maxent": lambda: _run("maxent", n_samples=1000),
     "balanced_filter": lambda: _run("balanced_filtering", alpha=0.3, n_rounds=30),
     "fair_regression": _fair_regression,
+    "noisy_groups": lambda: _run("noisy_groups", n_steps=40, noise=0.2),  # method knob: soft
+    "multiaccurate_proxy": lambda: _run("multiaccurate_proxy", max_rows=300, n_iter=20, dl_iter=3),
 }
