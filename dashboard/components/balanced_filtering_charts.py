@@ -8,8 +8,8 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots
 
+from dashboard.components.cached import model_file  # noqa: F401  (one definition)
 from fairengine.data import Task
-from fairengine.export import model_bytes, model_card, result_metadata
 from fairengine.frontier import sweep
 from fairengine.methods.balanced_filtering import CURVES, curve_grid, run_filter
 from fairengine.methods.base import RunResult
@@ -31,17 +31,6 @@ def run(
     del key
     return run_filter(
         _train, _test, target=None if target is None else np.array(target), **dict(knobs)
-    )
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def model_file(_result: RunResult, _train: Task, _test: Task, key: str) -> bytes:
-    """The filter's model file with its model card."""
-    del key
-    return model_bytes(
-        _result.model,
-        card=model_card(_result, _train, _test),
-        metadata=result_metadata(_result, _train, _test),
     )
 
 

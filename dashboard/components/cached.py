@@ -105,3 +105,16 @@ def point_groups(_model, _test: Task, key: str) -> pd.DataFrame:
     from fairengine.frontier.compare import group_metrics
 
     return group_metrics(_model, _test)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def model_file(_result, _train: Task, _test: Task, key: str) -> bytes:
+    """A run's model file with its model card and metadata (keyed by ``key``)."""
+    del key
+    from fairengine.export import model_bytes, model_card, result_metadata
+
+    return model_bytes(
+        _result.model,
+        card=model_card(_result, _train, _test),
+        metadata=result_metadata(_result, _train, _test),
+    )

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from dashboard.components.cached import model_file  # noqa: F401  (one definition)
 from fairengine.data import Task
-from fairengine.export import model_bytes, model_card, result_metadata
 from fairengine.methods import get_method
 from fairengine.methods.base import RunResult
 from fairengine.methods.fair_regression import eps_frontier
@@ -20,17 +20,6 @@ def run(_train: Task, _test: Task, key: str, knobs: tuple[tuple[str, object], ..
     """One run of ``fair_regression`` (keyed by the task fingerprint and the knob values)."""
     del key
     return get_method("fair_regression").run(_train, _test, **dict(knobs))
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def model_file(_result: RunResult, _train: Task, _test: Task, key: str) -> bytes:
-    """The randomized predictor Q as a model file with its model card."""
-    del key
-    return model_bytes(
-        _result.model,
-        card=model_card(_result, _train, _test),
-        metadata=result_metadata(_result, _train, _test),
-    )
 
 
 def frontier_over_eps(train: Task, test: Task, knobs: dict, store, n_jobs: int = 1) -> pd.DataFrame:

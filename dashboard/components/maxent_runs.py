@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from dashboard.components.cached import model_file  # noqa: F401  (one definition)
 from fairengine.data import Task
-from fairengine.export import model_bytes, model_card, result_metadata
 from fairengine.frontier import sweep
 from fairengine.methods import get_method
 from fairengine.methods.base import RunResult
@@ -27,17 +27,6 @@ def samples_csv(_result: RunResult, key: str) -> bytes:
     """The generated samples as CSV bytes."""
     del key
     return _result.artifacts["samples"].to_csv(index=False).encode()
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def model_file(_result: RunResult, _train: Task, _test: Task, key: str) -> bytes:
-    """The run's model file (generator + downstream classifier) with its model card."""
-    del key
-    return model_bytes(
-        _result.model,
-        card=model_card(_result, _train, _test),
-        metadata=result_metadata(_result, _train, _test),
-    )
 
 
 def frontier_over_c(train: Task, test: Task, knobs: dict, store, progress=None) -> pd.DataFrame:
