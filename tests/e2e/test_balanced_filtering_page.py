@@ -10,11 +10,11 @@ def test_run_filter_shows_heatmap_and_proportions(page: Page, app_server: str) -
     page.goto(app_server + "/balanced_filtering?dataset=german_credit")
     wait_for_app(page)
     expect(page.get_by_role("heading", name="Balanced filtering")).to_be_visible()
-    assert page.locator('[data-testid="stPlotlyChart"]').count() == 0
+    expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(0, timeout=60_000)
     page.get_by_role("button", name="Run").click()
     wait_for_app(page, timeout=120_000)
     expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible(timeout=120_000)
-    assert page.locator('[data-testid="stPlotlyChart"]').count() == 2
+    expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(2, timeout=60_000)
     metric = page.locator('[data-testid="stMetric"]').filter(has_text="Proxy leaves").first
     assert int(metric.locator('[data-testid="stMetricValue"]').inner_text()) >= 1
     expect(page.get_by_text("Download filter (model file)")).to_be_visible()

@@ -27,7 +27,7 @@ def test_select_point_and_download_model(page: Page, app_server: str, tmp_path: 
 
     # click one marker of the chart (plotly draws points as path.point in the scatter layers)
     markers = chart.locator("g.scatterlayer g.trace path.point")
-    assert markers.count() >= 10
+    expect(markers.nth(9)).to_be_attached(timeout=60_000)
     before = page.url
     markers.nth(3).click(force=True)
     wait_for_app(page)

@@ -30,7 +30,7 @@ def test_bundled_dataset_and_switch(page: Page, app_server: str) -> None:
     expect(page.get_by_role("heading", name="Data")).to_be_visible()
     assert metric(page, "Rows") == "48,842"
     assert "adult" in sidebar(page)
-    assert page.locator('[data-testid="stPlotlyChart"]').count() == 2
+    expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(2, timeout=60_000)
     screenshot(page, "data-adult")
 
     choose(page, "Dataset", "COMPAS recidivism")

@@ -12,7 +12,7 @@ def test_fair_regression_page_on_law_school(page: Page, app_server: str) -> None
     expect(page.get_by_role("heading", name="Fair regression")).to_be_visible()
     charts = page.locator('[data-testid="stPlotlyChart"]')
     expect(charts.nth(2)).to_be_visible(timeout=120_000)
-    assert charts.count() == 3
+    expect(charts).to_have_count(3, timeout=60_000)
     expect(page.get_by_text("SP disparity (test)")).to_be_visible()
     expect(page.get_by_text("Download model file (randomized predictor)")).to_be_visible()
     screenshot(page, "fair-regression-law", full_page=True)

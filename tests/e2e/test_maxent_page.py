@@ -12,7 +12,7 @@ def test_maxent_page_on_german_credit(page: Page, app_server: str) -> None:
     expect(page.get_by_role("heading", name="Max-entropy debiasing")).to_be_visible()
     charts = page.locator('[data-testid="stPlotlyChart"]')
     expect(charts.nth(2)).to_be_visible(timeout=120_000)
-    assert charts.count() == 3
+    expect(charts).to_have_count(3, timeout=60_000)
     expect(page.get_by_text("KL(p* ‖ q)")).to_be_visible()
     expect(page.get_by_text("Download generated samples (CSV)")).to_be_visible()
     expect(page.get_by_text("Download model file")).to_be_visible()
