@@ -15,15 +15,21 @@ def private_cache(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("FAIRENGINE_CACHE", str(tmp_path / "cache"))
 
 
-def test_page_shows_metrics_charts_and_download() -> None:
+def test_page_shows_metrics_charts_sweep_and_download() -> None:
     at = AppTest.from_file(APP, default_timeout=240)
     at.query_params["dataset"] = "german_credit"
     at.run()
     at.switch_page("views/multiaccurate_proxy.py").run()
     assert not at.exception and not at.error
-    assert len(at.get("plotly_chart")) == 2
+    # audit heatmap, group gaps, Algorithm-4 trace, frontier (current run only), quality
+    assert len(at.get("plotly_chart")) == 5
     assert len(at.get("download_button")) == 1
     labels = [m.label for m in at.metric]
     assert "True-group violation (test)" in labels
+    at.button(key="map_sweep").click().run()
+    assert not at.exception and not at.error
+    assert at.session_state["map_swept"]
+    assert len(at.get("plotly_chart")) == 5
     at.selectbox(key="w.map.proxy").set_value("thresholded").run()
     assert not at.exception and not at.error
+    assert len(at.get("plotly_chart")) == 4  # no algorithm trace for a baseline proxy

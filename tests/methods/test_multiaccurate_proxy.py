@@ -11,14 +11,17 @@ from fairengine.methods import get_method
 from fairengine.methods.multiaccurate_proxy import (
     Auditor,
     BaselineProxy,
+    GeneralMultiaccurateProxy,
     MultiaccurateProxy,
     ProxyFairClassifier,
     audit,
     group_error_rate,
+    multiaccuracy_floor,
     multiaccuracy_violation,
     ratio_violation,
     true_violation,
 )
+from fairengine.methods.multiaccurate_proxy.proxy import _tree_arrays, predict_trees
 
 
 def test_claim1_identity() -> None:
@@ -131,7 +134,8 @@ def _downstream(seed: int, n: int = 3000):
     return X, z, y, tasks
 
 
-def test_downstream_true_violation_multiaccurate_beats_thresholded() -> None:
+@pytest.mark.parametrize("learner", ["regression", "logistic"])
+def test_downstream_true_violation_multiaccurate_beats_thresholded(learner: str) -> None:
     X, z, y, tasks = _downstream(0)  # noqa: N806
     truth = np.column_stack([z, 1 - z])
     eps = 0.02
@@ -140,7 +144,7 @@ def test_downstream_true_violation_multiaccurate_beats_thresholded() -> None:
     thr = BaselineProxy("thresholded").fit(X, z).predict_proba(X)[:, 0]
     for name, p in (("true", z), ("multiaccurate", ma), ("thresholded", thr)):
         soft = np.column_stack([p, 1 - p])
-        clf = ProxyFairClassifier(eps=eps, max_iter=20).fit(X, y, soft)
+        clf = ProxyFairClassifier(eps=eps, max_iter=20, learner=learner).fit(X, y, soft)
         results[name] = true_violation(truth, y, clf.predict_proba(X), "equal_error")
     assert results["true"] <= eps + 0.01
     assert results["multiaccurate"] <= eps + 0.02
@@ -182,3 +186,125 @@ def test_method_run_and_export(adult_run, tmp_path) -> None:
     np.testing.assert_allclose(loaded.predict_score(test.X), result.model.predict_score(test.X))
     np.testing.assert_allclose(loaded.predict_proxy(test.X), result.model.predict_proxy(test.X))
     assert result.model.predict_proxy(test.X).shape[1] == 2
+
+
+# ---------------------------------------------------------------- LP floor, Algorithm 2, §5
+
+
+def _finite_problem(seed: int = 0, n: int = 200, d: int = 3):
+    """Spec §6 test 6/12 setup: nonlinear z, halfspace tasks, H = 16 quantile thresholds per
+    feature in both directions (brute-force auditor)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))  # noqa: N806
+    z = (rng.random(n) < 1 / (1 + np.exp(-(1.5 * X[:, 0] + X[:, 1] ** 2 - 1)))).astype(float)
+    tasks = (X @ rng.normal(size=(d, 3)) + rng.normal(0, 0.5, 3) > 0).astype(float)
+    cuts = np.quantile(X, np.linspace(0.05, 0.95, 16), axis=0)
+    H = np.column_stack(  # noqa: N806
+        [X[:, f] > c[f] for c in cuts for f in range(d)]
+        + [X[:, f] <= c[f] for c in cuts for f in range(d)]
+    ).astype(float)
+    pool = np.column_stack([H, np.zeros(n), np.ones(n)])
+    vectors = np.array(
+        [np.abs(pool[:, i] - tasks[:, j]) for j in range(3) for i in range(len(pool.T))]
+    )
+    return X, z, tasks, H, vectors
+
+
+def test_algorithm4_reaches_the_lp_floor() -> None:
+    """Spec §6 test 12: with the exact (finite-H) auditor, no tolerance and C = 10, θ̄'s max
+    additive violation is within a few % of the linprog minimax floor (and the floor is right)."""
+    X, z, tasks, H, vectors = _finite_problem()  # noqa: N806
+    floor, theta = multiaccuracy_floor(X, z, vectors)
+    design = np.column_stack([X, np.ones(len(X))])
+    assert np.max(np.abs(vectors @ (z - design @ theta))) / len(z) == pytest.approx(floor)
+    assert (design @ theta).sum() == pytest.approx(z.sum())
+    ols = np.linalg.lstsq(design, z, rcond=None)[0]
+    assert np.max(np.abs(vectors @ (z - design @ ols))) / len(z) > floor * 1.1
+    proxy = MultiaccurateProxy(
+        alpha=0.0, C=10, n_iter=1500, learning_rate=0.01, auditor=Auditor("finite", candidates=H)
+    ).fit(X, z, tasks)
+    reached = np.max(np.abs(vectors @ (z - proxy.predict_proba(X)[:, 0]))) / len(z)
+    assert floor - 1e-9 <= reached <= floor * 1.05
+    # the floor over the vectors the auditor found is a lower bound on the full floor
+    assert proxy.floor_[0] <= floor + 1e-9
+
+
+def test_floor_is_zero_when_linear_g_is_saturated() -> None:
+    X, z, tasks, cell = _s2(4)  # noqa: N806
+    vectors = np.array(
+        [np.abs(np.eye(6)[cell][:, c] - tasks[:, j]) for j in range(3) for c in range(6)]
+    )
+    assert multiaccuracy_floor(X, z, vectors)[0] < 1e-9
+
+
+def test_predict_trees_matches_sklearn() -> None:
+    from sklearn.tree import DecisionTreeRegressor
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(300, 4))  # noqa: N806
+    trees = [
+        DecisionTreeRegressor(max_depth=depth, random_state=0).fit(X, rng.normal(size=300))
+        for depth in (1, 2, 3)
+    ]
+    stored = np.array([_tree_arrays(t, 15, 0.25) for t in trees])
+    expected = np.mean([t.predict(X) + 0.25 for t in trees], axis=0)
+    np.testing.assert_allclose(predict_trees(X, stored), expected, atol=1e-12)
+
+
+def test_algorithm2_trees_beat_linear_on_misspecified_z() -> None:
+    """Algorithm 2 (FTPL auditor, least-squares trees): G contains a much better proxy than
+    linear G when z depends on x1²; the mean constraint is exact (mean projection); seeded."""
+    X, z, tasks = _continuous(0)  # noqa: N806
+    alg2 = GeneralMultiaccurateProxy(alpha=0.02, n_iter=60).fit(X, z, tasks)
+    zhat = alg2.predict_proba(X)[:, 0]
+    assert zhat.sum() == pytest.approx(z.sum(), rel=1e-9)
+    reached = multiaccuracy_violation(alg2.audit(X, z, tasks))
+    linear = MultiaccurateProxy(alpha=0.02, n_iter=100).fit(X, z, tasks)
+    assert reached < 0.05
+    assert reached < multiaccuracy_violation(linear.audit(X, z, tasks)) - 0.03
+    assert alg2.trees_.shape == (1, 60, 5, 15) and alg2.trace_.shape == (1, 60)
+    again = GeneralMultiaccurateProxy(alpha=0.02, n_iter=60).fit(X, z, tasks)
+    np.testing.assert_array_equal(again.predict_proba(X), alg2.predict_proba(X))
+
+
+def test_algorithm2_reaches_alpha_on_s2_and_complement_symmetry() -> None:
+    X, z, tasks, _ = _s2(3, p=(0.8, 0.5, 0.3, 0.6, 0.2, 0.1))  # noqa: N806
+    alpha = 0.02
+    both = np.column_stack([z, 1 - z])
+    proxy = GeneralMultiaccurateProxy(alpha=alpha, n_iter=150, max_depth=3).fit(X, both, tasks)
+    zhat = proxy.predict_proba(X)
+    np.testing.assert_allclose(zhat.sum(axis=1), 1.0, atol=1e-12)  # ẑ_1 = 1 − ẑ_0
+    assert multiaccuracy_violation(audit(X, both, zhat, tasks)) <= alpha + 5e-3
+    # the linear learner gives back a linear proxy (trees empty)
+    linear = GeneralMultiaccurateProxy(alpha=alpha, n_iter=20, learner="linear").fit(X, z, tasks)
+    assert linear.trees_.shape[1] == 0
+    assert multiaccuracy_violation(linear.audit(X, z, tasks)) <= alpha + 5e-3
+
+
+def test_section5_class_mode_covers_unseen_tasks() -> None:
+    """Section 5: trained with NO task labels (tasks=None), multiaccurate over depth-3 trees on
+    the cells, so every task that is a function of the cell is covered."""
+    X, z, tasks, _ = _s2(6, p=(0.8, 0.5, 0.3, 0.6, 0.2, 0.1))  # noqa: N806
+    proxy = MultiaccurateProxy(alpha=0.01, n_iter=60, auditor="tree", auditor_depth=3).fit(X, z)
+    assert multiaccuracy_violation(proxy.audit(X, z, tasks)) < 0.02
+    thr = BaselineProxy("thresholded").fit(X, z).predict_proba(X)
+    assert multiaccuracy_violation(audit(X, z, thr, tasks)) > 0.1
+
+
+def test_method_tree_proxy_class_mode_and_export(tmp_path) -> None:
+    task = load_dataset("german_credit")
+    train, test = task.split(random_state=1)
+    method = get_method("multiaccurate_proxy")
+    result = method.run(train, test, proxy="multiaccurate_tree", n_iter=15, max_rows=300)
+    assert result.model.proxy_trees.shape[1] == 15
+    path = save_model(result.model, tmp_path / "tree.fairmodel")
+    loaded = load_model(path)
+    np.testing.assert_allclose(loaded.predict_proxy(test.X), result.model.predict_proxy(test.X))
+    assert result.artifacts["trace"].shape == (2, 15)
+    quality = result.artifacts["proxy_quality"]
+    assert {"accuracy", "auc", "mse", "share"} <= set(quality.columns)
+    cls = method.run(train, test, task_mode="class", auditor="tree", n_iter=15, max_rows=300)
+    assert cls.artifacts["summary"]["tasks"] == ["(class mode)"]
+    assert np.isfinite(cls.metrics["test"]["true_violation"])
+    summary = cls.artifacts["summary"]
+    assert summary["floor_additive"] <= summary["reached_additive"] + 1e-9

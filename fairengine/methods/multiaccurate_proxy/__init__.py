@@ -1,7 +1,8 @@
 """Multiaccurate proxies for downstream fairness (seed 004): Diana et al., FAccT 2022.
 
 Public API: :func:`audit` / :func:`multiaccuracy_violation` (Definition 1), :class:`Auditor`
-(heuristic CSC(H)), :class:`MultiaccurateProxy` (Algorithm 4), :class:`BaselineProxy`
+(heuristic CSC(H)), :class:`MultiaccurateProxy` (Algorithm 4), :class:`GeneralMultiaccurateProxy`
+(Algorithm 2), :func:`multiaccuracy_floor` (LP floor of linear G), :class:`BaselineProxy`
 (comparison proxies), :class:`ProxyFairClassifier` (downstream learner with soft groups),
 :class:`MultiaccurateProxyModel` (exportable) and the registered method ``multiaccurate_proxy``.
 """
@@ -17,10 +18,14 @@ from fairengine.methods.multiaccurate_proxy.proxy import (
     PROXIES,
     Auditor,
     BaselineProxy,
+    GeneralMultiaccurateProxy,
     MultiaccurateProxy,
     audit,
+    class_tasks,
     group_error_rate,
+    multiaccuracy_floor,
     multiaccuracy_violation,
+    proxy_quality,
     ratio_violation,
 )
 
@@ -29,13 +34,17 @@ __all__ = [
     "PROXIES",
     "Auditor",
     "BaselineProxy",
+    "GeneralMultiaccurateProxy",
     "MultiaccurateProxy",
     "MultiaccurateProxyModel",
     "ProxyFairClassifier",
     "audit",
+    "class_tasks",
     "group_error_rate",
     "group_gaps",
+    "multiaccuracy_floor",
     "multiaccuracy_violation",
+    "proxy_quality",
     "ratio_violation",
     "true_violation",
 ]

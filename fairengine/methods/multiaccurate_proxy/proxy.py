@@ -1,9 +1,16 @@
-"""Multiaccurate proxies (seed 004): the α-proxy audit, Algorithm 4 and the comparison proxies.
+"""Multiaccurate proxies (seed 004): the α-proxy audit, Algorithms 4 and 2, Section 5, the LP
+floor of linear G, and the comparison proxies.
 
 Diana, Gill, Kearns, Kenthapadi, Roth & Sharifi-Malvajerdi, "Multiaccurate Proxies for Downstream
 Fairness", FAccT 2022. The seed text is truncated and its math stripped; the formulas below follow
 ``shared/specs/004_multiaccurate_proxies.md`` and carry its tags: [TEXT] stated in the paper,
 [RECON] reconstructed by the spec, [OURS] a fairengine design choice.
+
+Contents: :class:`Auditor` (CSC(H) heuristics, spec §3.0), :func:`audit` (Definition 1),
+:class:`MultiaccurateProxy` (Algorithm 4, linear G, spec §3.1 with its Changes 1–2),
+:class:`GeneralMultiaccurateProxy` (Algorithm 2, FTPL auditor + least-squares trees, spec §3.2),
+:func:`class_tasks` (Section 5: a proxy for a whole class of labelling functions, spec §3.3),
+:func:`multiaccuracy_floor` (LP floor of linear G [OURS]), :class:`BaselineProxy` (spec §4).
 
 Notation: ``X`` (n, d) encoded features, ``z`` (n, K) true 0/1 group memberships, ``tasks``
 (n, m) 0/1 labels of m downstream tasks, ``zhat`` (n, K) real-valued proxy.
@@ -13,12 +20,20 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy.linalg import cho_solve
+from scipy.optimize import linprog
 from sklearn.linear_model import LogisticRegression
-from sklearn.tree import DecisionTreeClassifier
+from sklearn.metrics import roc_auc_score
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from threadpoolctl import threadpool_limits
 
+from fairengine.metrics import accuracy
 from fairengine.solvers.oracles import best_intercept
 
 AUDITORS = ("linear", "tree")
+#: _ONE_THREAD [OURS]: the game loops do thousands of (n × d)·(d × few) products; multithreaded
+#: BLAS gains nothing there and, on a loaded machine, oversubscription made them ~3× slower
+#: (measured on 2 shared cores), so the fits run with one BLAS thread.
 
 
 def group_error_rate(weights: np.ndarray, errors: np.ndarray) -> float:
@@ -57,22 +72,65 @@ class Auditor:
     * ``"tree"`` [OURS, spec §3.0(a)]: a weighted depth-``depth`` decision tree on the reduction
       label 1[cost < 0], weight |cost|.
 
+    * ``"finite"`` [OURS, spec §3.0(c), for tests and small problems]: exact brute force over
+      the columns of ``candidates`` (n, |H|), a finite H given by its labellings.
+
     The constants h ≡ 0 and h ≡ 1 are always candidates (the best-threshold step includes them).
-    The result is a lower bound on the true maximum over H (heuristic oracle).
+    The result is a lower bound on the true maximum over H (heuristic oracle), exact for
+    ``"finite"``.
     """
 
-    def __init__(self, kind: str = "linear", depth: int = 2, random_state: int = 0) -> None:
-        if kind not in AUDITORS:
+    def __init__(
+        self,
+        kind: str = "linear",
+        depth: int = 2,
+        random_state: int = 0,
+        candidates: np.ndarray | None = None,
+    ) -> None:
+        if kind not in (*AUDITORS, "finite"):
             raise ValueError(f"auditor must be one of {AUDITORS}; got {kind!r}")
+        if kind == "finite" and candidates is None:
+            raise ValueError("the 'finite' auditor needs candidates (n, |H|)")
         self.kind, self.depth, self.random_state = kind, depth, random_state
-        self._pinv: np.ndarray | None = None
+        self.candidates = candidates
+        self._pinv: tuple[np.ndarray, np.ndarray] | None = None
         self._X: np.ndarray | None = None
 
-    def _design(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
+    def _design(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
+        """[X, 1] and the Cholesky factor of its (slightly ridged) Gram matrix, cached per X."""
         if self._X is not X:
+            design = np.column_stack([X, np.ones(len(X))])
+            gram = design.T @ design
+            gram[np.diag_indices_from(gram)] += 1e-8 * max(np.trace(gram) / len(gram), 1e-12)
             self._X = X
-            self._pinv = np.linalg.pinv(np.column_stack([X, np.ones(len(X))]))
+            self._pinv = (design, np.linalg.cholesky(gram))
         return self._pinv  # type: ignore[return-value]
+
+    def csc(self, X: np.ndarray, diff: np.ndarray, fitted: np.ndarray | None = None) -> np.ndarray:  # noqa: N803
+        """CSC(H) heuristic: h ∈ {0,1}^n (approximately) minimising Σ_i h_i ``diff``_i.
+
+        ``fitted`` (the regression fit of ``diff`` on [x, 1]) may be passed in when the caller
+        already has it (one matrix product for many cost vectors)."""
+        n = len(diff)
+        ones = np.ones(n)
+        if self.kind == "finite":
+            pool = np.column_stack([self.candidates, np.zeros(n), ones])
+            return pool[:, int(np.argmin(diff @ pool))].astype(float)
+        if self.kind == "linear":
+            score = -(fitted if fitted is not None else self._fit(X, diff[:, None])[:, 0])
+            return (score + best_intercept(score, ones, diff) > 0).astype(float)
+        label = (diff < 0).astype(int)
+        if label.min() == label.max():
+            h = label.astype(float)
+        else:
+            tree = DecisionTreeClassifier(max_depth=self.depth, random_state=self.random_state)
+            h = tree.fit(X, label, sample_weight=np.abs(diff) * n).predict(X).astype(float)
+        return min((h, np.zeros(n), ones), key=lambda c: float(c @ diff))
+
+    def _fit(self, X: np.ndarray, costs: np.ndarray) -> np.ndarray:  # noqa: N803
+        """Least-squares fit of each cost column on [x, 1] (the regression heuristic)."""
+        design, chol = self._design(X)
+        return design @ cho_solve((chol, True), design.T @ costs)
 
     def best(self, X: np.ndarray, r: np.ndarray, tasks: np.ndarray) -> list[tuple]:  # noqa: N803
         """Per task j: (signed viol, σ, h) of the most violated error region found."""
@@ -80,29 +138,14 @@ class Auditor:
         tasks = _as_2d(tasks)
         cost = r[:, None] * (1.0 - 2.0 * tasks) / n
         base = r @ tasks / n
-        ones = np.ones(n)
+        fitted = self._fit(X, cost) if self.kind == "linear" else None
         out = []
-        if self.kind == "linear":
-            pinv = self._design(X)
-            fitted = np.column_stack([X, ones]) @ (pinv @ cost)
         for j in range(tasks.shape[1]):
             best = (0.0, 1, np.zeros(n))
             for sigma in (1, -1):
                 diff = -sigma * cost[:, j]  # CSC cost of labelling 1 (maximise σ·viol)
-                if self.kind == "linear":
-                    score = sigma * fitted[:, j]
-                    h = (score + best_intercept(score, ones, diff) > 0).astype(float)
-                else:
-                    label = (diff < 0).astype(int)
-                    if label.min() == label.max():
-                        h = label.astype(float)
-                    else:
-                        tree = DecisionTreeClassifier(
-                            max_depth=self.depth, random_state=self.random_state
-                        ).fit(X, label, sample_weight=np.abs(diff) * n)
-                        h = tree.predict(X).astype(float)
-                    candidates = (h, np.zeros(n), ones)
-                    h = min(candidates, key=lambda c: float(c @ diff))
+                pre = None if fitted is None else -sigma * fitted[:, j]
+                h = self.csc(X, diff, pre)
                 viol = float(base[j] + h @ cost[:, j])
                 if abs(viol) > abs(best[0]):
                     best = (viol, sigma, h)
@@ -174,6 +217,14 @@ class MultiaccurateProxy:
     {θ : s·θ = Σz}, s = Σ_i x_i (then θ̄ satisfies it too), after the ℓ2-ball projection
     ‖θ‖ ≤ B. Step η_t = learning_rate/√t (spec: 0.003–0.03/√t; large steps chatter).
 
+    Two groups that partition the data (z_1 = 1 − z_0, e.g. White vs non-White) are fitted
+    once: 1 − ẑ_0 satisfies the mean and numerator constraints of group 1 exactly when ẑ_0 does
+    for group 0 (complement symmetry, spec §6.7), so θ_1 = e_intercept − θ_0, with the additive
+    tolerance of the smaller group, ε = α·min_k mean(z_k) [OURS].
+
+    ``fit(X, z, tasks=None)`` is Section 5 [TEXT + RECON]: a proxy for a whole class of labelling
+    functions, multiaccurate over the auditor's class itself (:func:`class_tasks`).
+
     Parameters
     ----------
     alpha : float
@@ -184,10 +235,12 @@ class MultiaccurateProxy:
         T, rounds of the game.
     learning_rate : float
         η_0 in η_t = η_0/√t.
-    auditor : {"linear", "tree"}
+    auditor : {"linear", "tree"} or Auditor
     radius : float
         B, the radius of Θ.
     random_state : int
+    auditor_depth : int
+        Depth of the ``"tree"`` auditor.
 
     Attributes
     ----------
@@ -195,6 +248,11 @@ class MultiaccurateProxy:
         θ̄_k per group (last column: intercept).
     trace_ : ndarray (K, T)
         Max additive violation found per round.
+    floor_, reached_ : ndarray (K,)
+        Over the distinct audit vectors 1[h ≠ y_j] the auditor found during the run: the LP floor
+        of linear G (:func:`multiaccuracy_floor`, spec §5 plot 8) and θ̄'s max additive
+        violation on them. ``reached_`` near ``floor_`` means Algorithm 4 did what a linear
+        proxy can; a floor above α·mean(z_k) means α is out of reach for linear G.
     """
 
     def __init__(
@@ -206,22 +264,35 @@ class MultiaccurateProxy:
         auditor: str = "linear",
         radius: float = 10.0,
         random_state: int = 0,
+        auditor_depth: int = 2,
     ) -> None:
         self.alpha, self.C, self.n_iter = alpha, C, n_iter
         self.learning_rate, self.auditor, self.radius = learning_rate, auditor, radius
-        self.random_state = random_state
+        self.random_state, self.auditor_depth = random_state, auditor_depth
 
-    def fit(self, X: np.ndarray, z: np.ndarray, tasks: np.ndarray) -> MultiaccurateProxy:  # noqa: N803
+    def fit(
+        self,
+        X: np.ndarray,  # noqa: N803
+        z: np.ndarray,
+        tasks: np.ndarray | None = None,
+    ) -> MultiaccurateProxy:
+        """Fit θ̄_k per group. ``tasks=None`` is the Section 5 mode (see :func:`class_tasks`)."""
+        with threadpool_limits(limits=1, user_api="blas"):  # many small products: see _ONE_THREAD
+            return self._fit(X, z, tasks)
+
+    def _fit(self, X: np.ndarray, z: np.ndarray, tasks: np.ndarray | None) -> MultiaccurateProxy:  # noqa: N803
         X = np.asarray(X, float)  # noqa: N806
-        z, tasks = _as_2d(z), _as_2d(tasks)
+        z = _as_2d(z)
+        tasks = class_tasks(len(X)) if tasks is None else _as_2d(tasks)
         n = len(X)
         Xa = np.column_stack([X, np.ones(n)])  # noqa: N806
         s = Xa.sum(axis=0)
-        aud = Auditor(self.auditor, random_state=self.random_state)
-        coefs, traces = [], []
-        for k in range(z.shape[1]):
+        aud = _auditor(self.auditor, self.auditor_depth, self.random_state)
+        fit_groups, eps_all = _groups_to_fit(z, self.alpha)
+        coefs, traces, floors, reached = {}, {}, {}, {}
+        for k in fit_groups:
             zk = z[:, k]
-            target, eps = zk.sum(), self.alpha * zk.mean()
+            target, eps = zk.sum(), eps_all[k]
 
             def project(theta: np.ndarray, target: float = target) -> np.ndarray:
                 norm = np.linalg.norm(theta)
@@ -232,6 +303,7 @@ class MultiaccurateProxy:
             theta = project(np.linalg.lstsq(Xa, zk, rcond=None)[0])
             total = np.zeros_like(theta)
             trace = []
+            seen: dict[bytes, np.ndarray] = {}
             for t in range(1, self.n_iter + 1):
                 total += theta
                 g = Xa @ theta
@@ -239,15 +311,26 @@ class MultiaccurateProxy:
                 j = int(np.argmax([abs(v) for v, _, _ in found]))
                 viol, sigma, h = found[j]
                 trace.append(abs(viol))
+                errors = np.abs(h - tasks[:, j])
+                seen.setdefault(np.packbits(errors.astype(bool)).tobytes(), errors)
                 grad = (2.0 / n) * (Xa.T @ (g - zk))
                 if abs(viol) > eps:
-                    errors = np.abs(h - tasks[:, j])
                     grad -= np.sign(viol) * self.C * (Xa.T @ errors) / n
                 theta = project(theta - self.learning_rate / np.sqrt(t) * grad)
-            coefs.append(total / self.n_iter)
-            traces.append(trace)
-        self.coef_ = np.array(coefs)
-        self.trace_ = np.array(traces)
+            coefs[k] = total / self.n_iter
+            traces[k] = trace
+            # spec §5 plot 8: the LP floor of linear G over the audit vectors found, vs θ̄ on them
+            vectors = np.array(list(seen.values()))
+            floors[k] = multiaccuracy_floor(X, zk, vectors)[0]
+            reached[k] = float(np.max(np.abs(vectors @ (zk - Xa @ coefs[k]))) / n)
+        if len(fit_groups) < z.shape[1]:  # complement symmetry (spec §6.7): ẑ_1 = 1 − ẑ_0
+            coefs[1] = -coefs[0]
+            coefs[1][-1] += 1.0
+            traces[1], floors[1], reached[1] = traces[0], floors[0], reached[0]
+        self.coef_ = np.array([coefs[k] for k in range(z.shape[1])])
+        self.trace_ = np.array([traces[k] for k in range(z.shape[1])])
+        self.floor_ = np.array([floors[k] for k in range(z.shape[1])])
+        self.reached_ = np.array([reached[k] for k in range(z.shape[1])])
         return self
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
@@ -265,9 +348,304 @@ class MultiaccurateProxy:
         return audit(X, z, self.predict_proba(X), tasks, self.auditor, **names)
 
 
+def proxy_quality(z: np.ndarray, zhat: np.ndarray) -> dict[str, float]:
+    """How well ẑ_k *predicts* z_k [OURS, spec §5 plot 2]: accuracy of 1[ẑ > 0.5], AUC of ẑ
+    and mean squared error — the quantities a classification proxy optimises, which the paper
+    argues are not what downstream fairness needs — and ``share``, the fraction with ẑ > 0.5
+    (a thresholded proxy that labels almost nobody acts like the constant proxy)."""
+    z, zhat = np.asarray(z, float), np.asarray(zhat, float)
+    auc = float(roc_auc_score(z, zhat)) if 0 < z.mean() < 1 else float("nan")
+    return {
+        "accuracy": accuracy(z, (zhat > 0.5).astype(float)),
+        "auc": auc,
+        "mse": float(np.mean((z - zhat) ** 2)),
+        "share": float(np.mean(zhat > 0.5)),
+    }
+
+
+def class_tasks(n: int) -> np.ndarray:
+    """Section 5 [TEXT + RECON]: no task labels, one all-zero column.
+
+    With f ≡ 0 the error region of h is {h(x) = 1}, so the numerator constraints become plain
+    multiaccuracy Σ_i (z_i − ẑ_i) c(x_i) = 0 over the auditor's class C. The paper needs
+    C = H ⊕ F (error regions of every h ∈ H against every f ∈ F); [OURS] a depth-d tree auditor
+    stands in for H ⊕ F (an XOR of two depth-⌊d/2⌋ trees is a depth-d tree; with halfspaces it
+    is a heuristic), and the halfspace auditor gives C = H, i.e. F ∋ f ≡ 0 and statistical-parity
+    multiaccuracy (spec §3.3–3.4).
+    """
+    return np.zeros((n, 1))
+
+
+def _auditor(auditor: str | Auditor, depth: int, random_state: int) -> Auditor:
+    if isinstance(auditor, Auditor):
+        return auditor
+    return Auditor(auditor, depth=depth, random_state=random_state)
+
+
+def _groups_to_fit(z: np.ndarray, alpha: float) -> tuple[list[int], dict[int, float]]:
+    """Groups to learn and their additive tolerances ε_k = α·mean(z_k) (spec §3.1 Change 1);
+    a complementary pair (z_0 + z_1 ≡ 1) learns group 0 only, at the tighter tolerance."""
+    means = z.mean(axis=0)
+    if z.shape[1] == 2 and np.allclose(z.sum(axis=1), 1.0):
+        return [0], {0: alpha * float(means.min())}
+    return list(range(z.shape[1])), {k: alpha * float(means[k]) for k in range(z.shape[1])}
+
+
+def multiaccuracy_floor(
+    X: np.ndarray,  # noqa: N803
+    z: np.ndarray,
+    vectors: np.ndarray,
+) -> tuple[float, np.ndarray]:
+    """The feasibility floor of linear G [OURS, spec §3.1 sanity run]: the LP
+
+    min_θ max_a |a·(z − [X, 1]θ)|/n  s.t.  Σ_i [x_i, 1]·θ = Σ_i z_i
+
+    over the audit vectors ``vectors`` (rows a ∈ {0,1}^n, e.g. a = 1[h ≠ y_j] for a finite H).
+    Returns (the minimal max additive violation, θ). No linear proxy does better on these
+    vectors; Algorithm 4 with a large C approaches it (spec §6 test 12).
+    """
+    X, z = np.asarray(X, float), np.asarray(z, float)  # noqa: N806
+    n = len(X)
+    Xa = np.column_stack([X, np.ones(n)])  # noqa: N806
+    A = np.asarray(vectors, float)  # noqa: N806
+    M = A @ Xa / n  # noqa: N806
+    b = A @ z / n
+    d = Xa.shape[1]
+    # variables (θ, t): minimise t with ±(b − Mθ) ≤ t
+    c = np.append(np.zeros(d), 1.0)
+    ones = np.ones((len(A), 1))
+    a_ub = np.vstack([np.hstack([-M, -ones]), np.hstack([M, -ones])])
+    b_ub = np.concatenate([-b, b])
+    a_eq = np.append(Xa.sum(axis=0), 0.0)[None, :]
+    bounds = [(None, None)] * d + [(0, None)]
+    res = linprog(c, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=[z.sum()], bounds=bounds, method="highs")
+    if res.status != 0:
+        raise ValueError(f"floor LP failed: {res.message}")
+    return float(res.x[-1]), res.x[:d]
+
+
+# ---------------------------------------------------------------- Algorithm 2 (general G)
+
+LEARNERS = ("tree", "linear")
+
+
+def _tree_arrays(tree: DecisionTreeRegressor, size: int, shift: float) -> np.ndarray:
+    """A fitted regression tree as a (5, size) array: feature, threshold, left, right, value
+    (value + ``shift``; unused slots are leaves of value 0) — exportable without pickle."""
+    t = tree.tree_
+    out = np.zeros((5, size))
+    m = t.node_count
+    out[0, :m] = np.maximum(t.feature, 0)
+    out[1, :m] = t.threshold
+    out[2] = -1.0
+    out[3] = -1.0
+    out[2, :m] = t.children_left
+    out[3, :m] = t.children_right
+    out[4, :m] = t.value[:, 0, 0] + shift
+    return out
+
+
+def predict_trees(X: np.ndarray, trees: np.ndarray) -> np.ndarray:  # noqa: N803
+    """Mean prediction of trees stored by :func:`_tree_arrays`, shape (T, 5, size) → (n,)."""
+    X = np.asarray(X, float)  # noqa: N806
+    if trees.size == 0:
+        return np.zeros(len(X))
+    feature, threshold = trees[:, 0].astype(int), trees[:, 1]
+    left, right, value = trees[:, 2].astype(int), trees[:, 3].astype(int), trees[:, 4]
+    n_trees = trees.shape[0]
+    rows = np.arange(len(X))[:, None]
+    cols = np.arange(n_trees)[None, :]
+    node = np.zeros((len(X), n_trees), int)
+    for _ in range(trees.shape[2]):
+        leaf = left[cols, node] < 0
+        if leaf.all():
+            break
+        go_left = X[rows, feature[cols, node]] <= threshold[cols, node]
+        step = np.where(go_left, left[cols, node], right[cols, node])
+        node = np.where(leaf, node, step)
+    return value[cols, node].mean(axis=1)
+
+
+class GeneralMultiaccurateProxy:
+    """Multiaccurate proxy over a general class G, Algorithm 2 [RECON, spec §3.2].
+
+    A zero-sum game per group k between a Learner (ERM(G) = least squares over G, here
+    depth-``max_depth`` regression trees or linear functions) who best responds to the Auditor's
+    empirical mixture, and an Auditor who plays Follow the Perturbed Leader over the error regions
+    {h ≠ y_j} (h ∈ H via the CSC heuristic of :class:`Auditor`) [TEXT: "the Learner approximately
+    best responds to the mixed strategy of the Auditor – who plays Follow the Perturbed Leader"].
+    Output: the uniform average of the Learner's T plays, E_{g~p̂}[g] [TEXT].
+
+    Round t (spec §3.2 pseudo-code) [RECON]: for each of W samples, for every task j and sign σ,
+    draw ξ ~ U[0, noise/n]^n and ξ' ~ U[0, noise/n], solve CSC(H) with label-1 costs
+    −σ·Ccum_j + ξ, and score the action by its perturbed cumulative payoff
+    σ·(Bcum_j + h·Ccum_j) − h·ξ − ξ' − (t−1)·ε_k; the null action (λ = 0) scores −ξ'_0
+    [OURS: the tolerance ε_k = α·mean(z_k) of spec §3.1 Change 1 as a payoff offset]. The best
+    action of each sample gets λ = σ·C (or 0). The Learner fits G to z̃ = z − u/2 with
+    u_i = n·λ̄_0/Σz − Σ λ̂_{h,j} 1[h(x_i) ≠ y_ij] (since (z−g)² + u·g = (g − z̃)² + const).
+
+    Mean constraint: ``mean_projection=True`` [OURS, the Algorithm 2 analogue of spec §3.1
+    Change 2] shifts each play by a constant so Σ g = Σ z (trees + constants and linear G are
+    closed under shifts); otherwise λ_0 = C_0·(2q^t − 1) with q^t = clip(1/2 + C_0·V0·n/noise, 0, 1)
+    (the spec's single uniform perturbation of the payoff difference, same noise scale).
+
+    ``noise`` is the FTPL scale 1/η_F in units of 1/n per point [OURS: the costs are normalised
+    by 1/n]. Round 1 is a warm start [OURS, as Algorithm 4's OLS start]: the Auditor has no
+    history, so the Learner plays the unconstrained ERM(z). ``fit(X, z, tasks=None)`` is the
+    Section 5 mode (:func:`class_tasks`).
+    A complementary pair of groups is fitted once (ẑ_1 = 1 − ẑ_0, as in Algorithm 4).
+
+    Attributes
+    ----------
+    coef_ : ndarray (K, d + 1)
+        Average of the linear plays (zero for trees except the intercept of a complement).
+    trees_ : ndarray (K, T, 5, size)
+        The T tree plays per group (empty for ``learner="linear"``); ẑ_k = [x,1]·coef_k +
+        mean_t tree_{k,t}(x).
+    trace_ : ndarray (K, T)
+        Max additive violation of the current average found by the deterministic auditor.
+    """
+
+    def __init__(
+        self,
+        alpha: float = 0.05,
+        C: float = 10.0,  # noqa: N803
+        n_iter: int = 100,
+        learner: str = "tree",
+        max_depth: int = 3,
+        n_samples: int = 1,
+        noise: float = 1.0,
+        C0: float = 10.0,  # noqa: N803
+        mean_projection: bool = True,
+        auditor: str = "linear",
+        auditor_depth: int = 2,
+        random_state: int = 0,
+    ) -> None:
+        self.alpha, self.C, self.n_iter, self.learner = alpha, C, n_iter, learner
+        self.max_depth, self.n_samples, self.noise, self.C0 = max_depth, n_samples, noise, C0
+        self.mean_projection, self.auditor = mean_projection, auditor
+        self.auditor_depth, self.random_state = auditor_depth, random_state
+
+    def _erm(self, X: np.ndarray, target: np.ndarray, rng: np.random.Generator):  # noqa: N803
+        if self.learner == "linear":
+            theta = np.linalg.lstsq(np.column_stack([X, np.ones(len(X))]), target, rcond=None)[0]
+            return theta, np.column_stack([X, np.ones(len(X))]) @ theta
+        tree = DecisionTreeRegressor(
+            max_depth=self.max_depth, random_state=int(rng.integers(2**31))
+        ).fit(X, target)
+        return tree, tree.predict(X)
+
+    def fit(
+        self,
+        X: np.ndarray,  # noqa: N803
+        z: np.ndarray,
+        tasks: np.ndarray | None = None,
+    ) -> GeneralMultiaccurateProxy:
+        with threadpool_limits(limits=1, user_api="blas"):  # many small products: see _ONE_THREAD
+            return self._fit(X, z, tasks)
+
+    def _fit(  # noqa: C901
+        self,
+        X: np.ndarray,  # noqa: N803
+        z: np.ndarray,
+        tasks: np.ndarray | None,
+    ) -> GeneralMultiaccurateProxy:
+        if self.learner not in LEARNERS:
+            raise ValueError(f"learner must be one of {LEARNERS}; got {self.learner!r}")
+        X = np.asarray(X, float)  # noqa: N806
+        z = _as_2d(z)
+        tasks = class_tasks(len(X)) if tasks is None else _as_2d(tasks)
+        n, m = tasks.shape
+        rng = np.random.default_rng(self.random_state)
+        aud = _auditor(self.auditor, self.auditor_depth, self.random_state)
+        size = 2 ** (self.max_depth + 1) - 1
+        fit_groups, eps_all = _groups_to_fit(z, self.alpha)
+        flip = 1.0 - 2.0 * tasks
+        scale = self.noise / n
+        coefs, trees, traces = {}, {}, {}
+        for k in fit_groups:
+            zk, eps = z[:, k], eps_all[k]
+            ccum, bcum, v0 = np.zeros((n, m)), np.zeros(m), 0.0
+            avg = np.zeros(n)
+            theta_sum = np.zeros(X.shape[1] + 1)
+            plays, trace = [], []
+            for t in range(1, self.n_iter + 1):
+                u = np.zeros(n)
+                # every (sample, task, sign) CSC of the round at once: one regression for all
+                actions = [(j, sigma) for j in range(m) for sigma in (1, -1)] * self.n_samples
+                xi = rng.uniform(0, scale, (n, len(actions)))
+                diffs = np.column_stack([-sg * ccum[:, j] for j, sg in actions]) + xi
+                fitted = aud._fit(X, diffs) if aud.kind == "linear" else None
+                for w in range(self.n_samples if t > 1 else 0):  # t = 1: warm start, ERM(z)
+                    best_score, best_action = -rng.uniform(0, scale), None  # null action
+                    for a in range(w * 2 * m, (w + 1) * 2 * m):
+                        j, sigma = actions[a]
+                        pre = None if fitted is None else fitted[:, a]
+                        h = aud.csc(X, diffs[:, a], pre)
+                        score = (
+                            sigma * (bcum[j] + h @ ccum[:, j])
+                            - h @ xi[:, a]
+                            - rng.uniform(0, scale)
+                            - (t - 1) * eps
+                        )
+                        if score > best_score:
+                            best_score, best_action = score, (sigma, j, h)
+                    if best_action is not None:
+                        sigma, j, h = best_action
+                        u -= sigma * self.C * np.abs(h - tasks[:, j]) / self.n_samples
+                if not self.mean_projection:
+                    q = float(np.clip(0.5 + self.C0 * v0 / scale, 0.0, 1.0))
+                    u += n * self.C0 * (2 * q - 1) / zk.sum()
+                model, g = self._erm(X, zk - u / 2, rng)
+                shift = (zk.sum() - g.sum()) / n if self.mean_projection else 0.0
+                g = g + shift
+                if self.learner == "linear":
+                    model = model.copy()
+                    model[-1] += shift
+                    theta_sum += model
+                else:
+                    plays.append(_tree_arrays(model, size, shift))
+                resid = zk - g
+                ccum += resid[:, None] * flip / n
+                bcum += resid @ tasks / n
+                v0 += g.sum() / zk.sum() - 1.0
+                avg += (g - avg) / t
+                found = aud.best(X, zk - avg, tasks)
+                trace.append(max(abs(v) for v, _, _ in found))
+            coefs[k] = theta_sum / self.n_iter
+            trees[k] = np.array(plays) if plays else np.zeros((0, 5, size))
+            traces[k] = trace
+        if len(fit_groups) < z.shape[1]:  # complement symmetry: ẑ_1 = 1 − ẑ_0
+            coefs[1] = -coefs[0]
+            coefs[1][-1] += 1.0
+            flipped = trees[0].copy()
+            flipped[:, 4] *= -1.0
+            trees[1] = flipped
+            traces[1] = traces[0]
+        self.coef_ = np.array([coefs[k] for k in range(z.shape[1])])
+        self.trees_ = np.array([trees[k] for k in range(z.shape[1])])
+        self.trace_ = np.array([traces[k] for k in range(z.shape[1])])
+        return self
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
+        """ẑ(x) (n, K): the average of the Learner's plays (may leave [0, 1])."""
+        X = np.asarray(X, float)  # noqa: N806
+        linear = np.column_stack([X, np.ones(len(X))]) @ self.coef_.T
+        return linear + np.column_stack([predict_trees(X, t) for t in self.trees_])
+
+    def audit(
+        self,
+        X: np.ndarray,  # noqa: N803
+        z: np.ndarray,
+        tasks: np.ndarray,
+        **names: list[str] | None,
+    ) -> pd.DataFrame:
+        return audit(X, z, self.predict_proba(X), tasks, self.auditor, **names)
+
+
 # ---------------------------------------------------------------- comparison proxies (spec §4)
 
-PROXIES = ("multiaccurate", "true", "regression", "thresholded", "constant")
+PROXIES = ("multiaccurate", "multiaccurate_tree", "true", "regression", "thresholded", "constant")
 
 
 class BaselineProxy:

@@ -1,0 +1,146 @@
+"""Plotly figures of the multiaccurate proxies page (spec §5 plots 1–4)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
+
+from fairengine.methods.multiaccurate_proxy import PROXIES
+
+#: One colour per proxy, the same on every chart.
+COLOURS = dict(zip(PROXIES, px.colors.qualitative.Plotly, strict=False))
+
+
+def audit_heatmap(audit: pd.DataFrame, split: str, alpha: float) -> go.Figure:
+    """Plot 1: the audited ratio violation |γ_k(z) − γ_k(ẑ)| per group × task on one split."""
+    table = audit[audit["split"] == split].pivot(index="group", columns="task", values="violation")
+    fig = px.imshow(
+        table.to_numpy(),
+        x=[str(c) for c in table.columns],
+        y=[str(i) for i in table.index],
+        color_continuous_scale="Reds",
+        zmin=0.0,
+        zmax=max(float(np.nanmax(table.to_numpy())) if table.size else 0.0, 2 * alpha),
+        text_auto=".3f",
+        aspect="auto",
+        labels={"color": "violation"},
+    )
+    fig.update_layout(
+        title=f"Audit ({split} rows): max ratio violation per group × task (α = {alpha:g})",
+        xaxis_title="task (error regions {h ≠ y})",
+        yaxis_title="group",
+    )
+    return fig
+
+
+def quality_figure(points: pd.DataFrame | None, result_metrics: dict, proxy: str) -> go.Figure:
+    """Plot 2: how well each proxy predicts the group (accuracy, AUC) beside its multiaccuracy
+    violation, on test rows. ``points``: sweep points (any ε); else the current run only."""
+    if points is not None and len(points):
+        test = points[points["split"] == "test"]
+        rows = test.groupby("proxy", sort=False)[
+            ["proxy_accuracy", "proxy_auc", "multiaccuracy_violation"]
+        ].mean()
+        rows = rows.reindex([p for p in PROXIES if p in rows.index])
+    else:
+        rows = pd.DataFrame(
+            [
+                {
+                    "proxy_accuracy": result_metrics["proxy_accuracy"],
+                    "proxy_auc": result_metrics["proxy_auc"],
+                    "multiaccuracy_violation": result_metrics["multiaccuracy_violation"],
+                }
+            ],
+            index=[proxy],
+        )
+    long = rows.reset_index(names="proxy").melt(id_vars="proxy", var_name="measure")
+    long["measure"] = long["measure"].map(
+        {
+            "proxy_accuracy": "accuracy (predicting the group)",
+            "proxy_auc": "AUC (predicting the group)",
+            "multiaccuracy_violation": "multiaccuracy violation",
+        }
+    )
+    fig = px.bar(
+        long,
+        x="proxy",
+        y="value",
+        color="measure",
+        barmode="group",
+        title="Accuracy ≠ multiaccuracy: predicting the group vs the audited violation (test)",
+    )
+    fig.update_layout(yaxis_title="", legend_title="")
+    return fig
+
+
+def frontier_figure(points: pd.DataFrame | None, result_metrics: dict, proxy: str) -> go.Figure:
+    """Plot 4: downstream test error vs TRUE-group violation as ε sweeps, one curve per proxy
+    (the current run as a star)."""
+    fig = go.Figure()
+    if points is not None and len(points):
+        test = points[points["split"] == "test"].sort_values("eps")
+        for name in PROXIES:
+            part = test[test["proxy"] == name]
+            if part.empty:
+                continue
+            fig.add_trace(
+                go.Scatter(
+                    x=part["true_violation"],
+                    y=part["error"],
+                    mode="lines+markers",
+                    name=name,
+                    line={"color": COLOURS.get(name)},
+                    text=[f"ε={e:g}" for e in part["eps"]],
+                    hovertemplate="%{text}<br>true violation %{x:.4f}<br>error %{y:.4f}",
+                )
+            )
+    fig.add_trace(
+        go.Scatter(
+            x=[result_metrics["true_violation"]],
+            y=[result_metrics["error"]],
+            mode="markers",
+            marker={"symbol": "star", "size": 14, "color": COLOURS.get(proxy, "black")},
+            name=f"current run ({proxy})",
+        )
+    )
+    fig.update_layout(
+        title="Downstream frontiers (test): error vs violation on the TRUE groups",
+        xaxis_title="true-group violation max_k |γ_k − γ|",
+        yaxis_title="error",
+    )
+    return fig
+
+
+def trace_figure(trace: np.ndarray, group_names: list[str], eps: list[float]) -> go.Figure:
+    """Plot 3: the auditor's max additive violation per round of Algorithm 4 / 2, with the
+    additive tolerance α·mean(z_k)."""
+    fig = go.Figure()
+    for k, row in enumerate(np.atleast_2d(trace)):
+        fig.add_trace(
+            go.Scatter(y=row, x=np.arange(1, len(row) + 1), mode="lines", name=group_names[k])
+        )
+    for value in sorted(set(eps)):
+        fig.add_hline(y=value, line_dash="dot", annotation_text=f"tolerance {value:.4f}")
+    fig.update_layout(
+        title="Algorithm trace: max additive violation found by the auditor per round",
+        xaxis_title="round t",
+        yaxis_title="max |Σ(z − ẑ)1[h ≠ y]|/n",
+    )
+    return fig
+
+
+def gaps_figure(gaps: pd.DataFrame) -> go.Figure:
+    """Plot 6: γ_k − γ on test from the true groups and through the proxy."""
+    long = gaps[gaps["split"] == "test"].melt(
+        id_vars=["split", "group"], value_vars=["true_gap", "proxy_gap"]
+    )
+    return px.bar(
+        long,
+        x="group",
+        y="value",
+        color="variable",
+        barmode="group",
+        title="γ_k − γ on test: true groups vs through the proxy",
+    )

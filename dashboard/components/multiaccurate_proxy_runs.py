@@ -1,0 +1,55 @@
+"""Cached engine calls of the multiaccurate proxies page (the page itself computes nothing)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pandas as pd
+import streamlit as st
+
+from dashboard.components.cached import model_file  # noqa: F401  (one definition)
+from fairengine.data import Task
+from fairengine.methods import get_method
+from fairengine.methods.base import RunResult
+from fairengine.methods.multiaccurate_proxy import PROXIES
+from fairengine.methods.multiaccurate_proxy.method import EPS_GRID
+
+METHOD_NAME = "multiaccurate_proxy"
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def run(_train: Task, _test: Task, key: str, knobs: tuple[tuple[str, object], ...]) -> RunResult:
+    """One run of ``multiaccurate_proxy`` (keyed by the task fingerprint and the knob values)."""
+    del key
+    return get_method(METHOD_NAME).run(_train, _test, **dict(knobs))
+
+
+def frontiers(
+    train: Task,
+    test: Task,
+    knobs: dict,
+    store,
+    progress: Callable[[int, int, dict], None] | None = None,
+) -> pd.DataFrame:
+    """Points of the sweep ε × proxy (the other knobs fixed), cached in ``store``: the
+    downstream frontier of every proxy (spec §5 plot 4)."""
+    from fairengine.frontier import sweep
+
+    fixed = {k: [v] for k, v in knobs.items() if k not in ("eps", "proxy")}
+    grid = {"proxy": list(PROXIES), "eps": list(EPS_GRID), **fixed}
+    return sweep(METHOD_NAME, train, test, grid, store=store, progress=progress).points
+
+
+def cached_frontiers(train: Task, test: Task, knobs: dict, store) -> pd.DataFrame | None:
+    """The sweep's points if every one is already in ``store`` (e.g. the shipped demo), else
+    None — so the page can show them without a click and without computing."""
+    from fairengine.frontier import task_key
+
+    method = get_method(METHOD_NAME)
+    tkey = task_key(train, test)
+    for proxy in PROXIES:
+        for eps in EPS_GRID:
+            settings = method.validate_knobs({**knobs, "proxy": proxy, "eps": eps})
+            if store.get(tkey, METHOD_NAME, settings) is None:
+                return None
+    return frontiers(train, test, knobs, store)

@@ -1,0 +1,20 @@
+"""The Multiaccurate proxies page in a real headless Chromium: charts and the proxy download."""
+
+from __future__ import annotations
+
+from harness import exception_texts, screenshot, wait_for_app
+from playwright.sync_api import Page, expect
+
+
+def test_multiaccurate_proxy_page_on_german_credit(page: Page, app_server: str) -> None:
+    page.goto(app_server + "/multiaccurate_proxy?dataset=german_credit")
+    wait_for_app(page)
+    expect(page.get_by_role("heading", name="Multiaccurate proxies")).to_be_visible()
+    charts = page.locator('[data-testid="stPlotlyChart"]')
+    # heatmap, group gaps, Algorithm-4 trace, frontiers, accuracy vs multiaccuracy
+    expect(charts.nth(4)).to_be_visible(timeout=120_000)
+    expect(charts).to_have_count(5, timeout=60_000)
+    expect(page.get_by_text("True-group violation (test)")).to_be_visible()
+    expect(page.get_by_text("Download model file (downstream classifier + proxy)")).to_be_visible()
+    screenshot(page, "multiaccurate-proxy-german", full_page=True)
+    assert exception_texts(page) == []
