@@ -15,14 +15,32 @@ def private_cache(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("FAIRENGINE_CACHE", str(tmp_path / "cache"))
 
 
-def test_page_runs_and_reruns_on_knobs() -> None:
+def open_page() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=180)
     at.query_params["dataset"] = "german_credit"
     at.run()
     at.switch_page("views/noisy_groups.py").run()
     assert not at.exception and not at.error
+    return at
+
+
+def test_page_runs_and_reruns_on_knobs() -> None:
+    at = open_page()
     labels = [m.label for m in at.metric]
     assert "True-group violation (test)" in labels
-    assert len(at.get("plotly_chart")) == 1
+    assert len(at.get("plotly_chart")) == 2  # per-group rates, TV bound
+    assert len(at.get("download_button")) == 1
     at.selectbox(key="w.ng.method").set_value("naive").run()
     assert not at.exception and not at.error
+    at.selectbox(key="w.ng.robust_eval").set_value("paper").run()
+    assert not at.exception and not at.error
+
+
+def test_sweep_draws_the_noise_charts() -> None:
+    at = open_page()
+    at.slider(key="w.ng.n_steps").set_value(40).run()
+    at.multiselect(key="ng_sweep_methods").set_value(["naive", "soft"]).run()
+    at.button(key="ng_sweep").click().run()
+    assert not at.exception and not at.error
+    assert len(at.get("plotly_chart")) == 5
+    assert len(at.get("download_button")) == 1

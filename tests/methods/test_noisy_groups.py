@@ -16,10 +16,14 @@ from fairengine.methods.noisy_groups.noise import empirical_tv
 from fairengine.methods.noisy_groups.rates import (
     assignment_rate,
     cell_masses,
+    dro_sampled_violations,
+    dro_violations,
     dro_worst_rate,
     max_violation,
+    sa_table_violations,
     sa_worst,
     sa_worst_assignment,
+    sample_tv_ball,
     violations,
 )
 from fairengine.solvers import project_tv_ball, tv_ball_linear_max
@@ -324,3 +328,125 @@ def test_method_run_and_export_round_trip(tmp_path):
     path = save_model(result.model, tmp_path / "m.fairmodel")
     loaded = load_model(path)
     np.testing.assert_array_equal(loaded.predict(test.X), result.model.predict(test.X))
+
+
+# ------------------------------------------------------- paper-parity options (issue 7)
+@pytest.mark.parametrize("seed", range(6))
+def test_sampled_dro_is_in_the_ball_and_below_the_exact_worst_case(seed):
+    rng = np.random.default_rng(seed)
+    n = 300
+    g = rng.choice(3, size=n, p=[0.6, 0.3, 0.1])
+    h = add_group_noise(g, 0.3, seed)
+    y, yhat = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    gammas = rng.uniform(0.01, 0.5, 3)
+    samples = []
+    for j in range(3):
+        center = (h == j) / (h == j).sum()
+        draws = sample_tv_ball(center, gammas[j], random_state=seed)
+        assert draws.min() >= 0 and np.allclose(draws.sum(axis=1), 1)
+        assert (0.5 * np.abs(draws - center).sum(axis=1) <= gammas[j] + 1e-12).all()
+        assert (0.5 * np.abs(draws - center).sum(axis=1) > 0).all()  # they do move
+        samples.append(np.vstack([center, draws]))
+    for constraint in ("tpr", "eo", "dp"):
+        sampled = dro_sampled_violations(y, yhat, constraint, 0.05, samples)
+        exact = dro_violations(y, yhat, h, constraint, 0.05, gammas)
+        naive = violations(y, yhat, h, constraint, 0.05, 3)
+        assert np.all(sampled <= exact + 1e-12)
+        assert np.all(sampled >= naive - 1e-12)  # the center is one of the samples
+
+
+def test_sa_current_table_at_the_best_response_equals_the_exact_worst_case():
+    rng = np.random.default_rng(4)
+    x, y, g, h = _synthetic(800, 4, 0.3)
+    nm = estimate_noise(g, h, 3)
+    p_noisy = np.bincount(h, minlength=3) / len(h)
+    yhat = rng.integers(0, 2, len(y))
+    exact, _, tables = sa_worst(y, yhat, h, "eo", 0.05, nm.M, p_noisy, return_tables=True)
+    np.testing.assert_allclose(sa_table_violations(y, yhat, h, "eo", 0.05, tables, 3), exact)
+    # the independent assignment w0 = P(G=j | Ĝ=k) is in 𝒲(θ): never above the worst case
+    w0 = [np.tile(nm.M[j], (4, 1)) for j in (0, 1, 2, 0, 1, 2)]
+    assert np.all(sa_table_violations(y, yhat, h, "eo", 0.05, w0, 3) <= exact + 1e-12)
+
+
+def test_robust_eval_only_changes_the_selection():
+    x, y, g, h = _synthetic(1200, 5, 0.3)
+    kw = {"aux_true": g[:400], "aux_noisy": h[:400]}
+    common = {"n_steps": 60, "learning_rate": 0.05, "beta": 1.0}
+    exact = RobustFairClassifier("dro", **common).fit(x, y, h, **kw)
+    paper = RobustFairClassifier("dro", robust_eval="paper", **common).fit(x, y, h, **kw)
+    np.testing.assert_array_equal(exact.candidates_, paper.candidates_)
+    by_eval = exact.candidate_violations_by_eval_
+    assert np.all(by_eval["paper"] <= by_eval["exact"] + 1e-12)
+    # the paper's weaker check never picks a worse training error
+    assert paper.candidate_errors_[paper.best_index_] <= exact.candidate_errors_[exact.best_index_]
+    paper.select("exact")
+    np.testing.assert_array_equal(paper.coef_, exact.coef_)
+    with pytest.raises(ValueError):
+        paper.select("sampled")
+
+
+def test_beta_zero_is_the_default_and_a_huge_beta_switches_the_constraints_off():
+    x, y, g, h = _synthetic(800, 6, 0.2)
+    default = RobustFairClassifier("naive", n_steps=50, learning_rate=0.05).fit(x, y, h)
+    zero = RobustFairClassifier("naive", n_steps=50, learning_rate=0.05, beta=0.0).fit(x, y, h)
+    np.testing.assert_array_equal(default.candidates_, zero.candidates_)
+    loose = RobustFairClassifier("naive", n_steps=50, learning_rate=0.05, beta=50.0).fit(x, y, h)
+    free = RobustFairClassifier("unconstrained", n_steps=50, learning_rate=0.05).fit(x, y, h)
+    np.testing.assert_allclose(loose.candidates_, free.candidates_)
+    assert np.all(loose.lambda_ == 0)
+    assert not np.allclose(zero.candidates_, free.candidates_)
+
+
+def test_validation_selection_uses_only_the_eval_set():
+    x, y, g, h = _synthetic(1500, 7, 0.3)
+    fit, val = np.arange(1000), np.arange(1000, 1500)
+    kw = {"aux_true": g[:300], "aux_noisy": h[:300]}
+    clf = RobustFairClassifier("soft", n_steps=60, learning_rate=0.05, beta=1.0)
+    clf.fit(x[fit], y[fit], h[fit], eval_set=(x[val], y[val], h[val]), **kw)
+    errors, viol = clf.validation_errors_, clf.candidate_violations_
+    assert len(errors) == len(clf.candidates_) and viol.shape[0] == len(errors)
+    assert clf.best_index_ == select_best(errors, viol)
+    expected = np.mean(
+        (np.hstack([x[val], np.ones((500, 1))]) @ clf.candidates_[clf.best_index_] > 0) != y[val]
+    )
+    assert errors[clf.best_index_] == pytest.approx(expected)
+
+
+def test_method_never_uses_test_groups_and_validation_split(tmp_path):
+    from dataclasses import replace
+
+    from fairengine.data import load_dataset
+    from fairengine.methods import get_method
+
+    train, test = load_dataset("german_credit").split(random_state=3)
+    shuffled = replace(test, frame=test.frame.copy())
+    col = test.sensitive[0]
+    shuffled.frame[col] = np.random.default_rng(0).permutation(test.frame[col].to_numpy())
+    method = get_method("noisy_groups")
+    knobs = {"method": "soft", "n_steps": 30, "selection": "validation", "beta": 1.0}
+    a, b = method.run(train, test, **knobs), method.run(train, shuffled, **knobs)
+    np.testing.assert_array_equal(a.model.coef, b.model.coef)
+    assert a.metrics["train"] == b.metrics["train"]
+
+
+def test_beta_rules_and_noisy_group_feature_export(tmp_path):
+    from fairengine.data import load_dataset
+    from fairengine.export import load_model, save_model
+    from fairengine.methods import get_method
+    from fairengine.methods.noisy_groups.method import BETA_GRID, NOISY_COLUMN
+
+    train, test = load_dataset("german_credit").split(random_state=3)
+    method = get_method("noisy_groups")
+    relaxed = method.run(train, test, method="naive", n_steps=30, beta_rule="paper_relaxed")
+    assert relaxed.artifacts["beta_used"] in BETA_GRID
+    chosen = method.run(train, test, method="naive", n_steps=30, beta_rule="select")
+    assert chosen.artifacts["beta_used"] in BETA_GRID
+    result = method.run(train, test, method="naive", n_steps=30, group_feature="noisy", beta=1)
+    assert NOISY_COLUMN in result.model.features
+    loaded = load_model(save_model(result.model, tmp_path / "m.fairmodel"))
+    np.testing.assert_array_equal(loaded.predict(test.X), result.model.predict(test.X))
+    with_group = test.X.assign(**{NOISY_COLUMN: test.group_names[0]})
+    np.testing.assert_array_equal(loaded.predict(with_group), result.model.predict(with_group))
+    bound = result.artifacts["bound"]
+    assert set(bound.columns) >= {"true_violation", "noisy_violation", "tv", "bound"}
+    assert np.all(bound["true_violation"] <= bound["bound"] + 1e-9)  # Theorem 1 on test

@@ -4,6 +4,22 @@ Train and test groups are both flipped at rate ``noise`` (the paper's generator)
 the training rows serves as the auxiliary sample with true and noisy groups (noise model, safe γ).
 Metrics (train and test): ``error``, ``noisy_violation`` (on Ĝ) and ``true_violation`` (on G), both
 the max one-sided rate-constraint violation including the slack α (paper App. F.1).
+
+Paper-parity options (spec §3.0, §3.3, §4.2–4.4):
+
+* ``group_feature="noisy"`` adds the noisy group Ĝ as a one-hot feature (the paper: "the noisy
+  group is a feature, the true group is not"). The exported model then reads the column
+  ``noisy_group`` (group names); a table without it is scored as an unknown group (that
+  one-hot is all zeros). Default ``"none"``: the model needs only the table's feature columns.
+* ``robust_eval="paper"`` selects the best iterate with the paper code's weak evaluators
+  (20 random p̃ for DRO, the current W for soft); ``"exact"`` (default) with the exact worst cases.
+* ``beta`` / ``beta_rule``: the extra hinge slack β; ``"paper_relaxed"`` takes the smallest β of
+  :data:`BETA_GRID` whose best iterate satisfies the hinge-relaxed constraints (slack α + β) on
+  train (the paper's rule), ``"select"`` the β whose best iterate has the lowest error among those
+  satisfying the approach's 0-1 constraints on the selection data (spec §3.0 hyperparameter rule).
+* ``selection="validation"`` holds out 25% of the training rows (0.6/0.2 of train+validation
+  with a 0.2 test, as in the paper) and selects the iterate and β on them, with noisy groups
+  only — never true groups (§4.4).
 """
 
 from __future__ import annotations
@@ -19,13 +35,25 @@ from fairengine import metrics
 from fairengine.data import Task
 from fairengine.data.encoding import FeatureEncoder
 from fairengine.methods.base import Knob, Method, RunResult
-from fairengine.methods.noisy_groups.estimator import METHODS, RobustFairClassifier
+from fairengine.methods.noisy_groups.estimator import (
+    METHODS,
+    ROBUST_EVALS,
+    RobustFairClassifier,
+    select_best,
+)
 from fairengine.methods.noisy_groups.model import RobustFairModel
-from fairengine.methods.noisy_groups.noise import add_group_noise
-from fairengine.methods.noisy_groups.rates import CONSTRAINTS
+from fairengine.methods.noisy_groups.noise import add_group_noise, empirical_tv
+from fairengine.methods.noisy_groups.rates import CONSTRAINTS, constraint_list, violations
 from fairengine.methods.registry import register
 
 AUX_FRACTION = 0.2
+#: Share of the training rows held out for selection with ``selection="validation"``.
+VALIDATION_FRACTION = 0.25
+#: β values the automatic rules try, smallest first (spec §3.0).
+BETA_GRID = (0.0, 0.05, 0.1, 0.2, 0.5, 1.0)
+BETA_RULES = ("fixed", "paper_relaxed", "select")
+#: Column of the noisy group when it is a feature (``group_feature="noisy"``).
+NOISY_COLUMN = "noisy_group"
 #: Above this many training rows DRO updates p̃ every 10 steps (exact projection costs O(n)).
 DRO_FULL_ROWS = 5000
 
@@ -44,7 +72,43 @@ KNOBS = (
     Knob("learning_rate", 0.05, 1e-3, 1.0, None, log=True, help="η_θ (Adam) and η_p̃."),
     Knob("random_state", 0, 0, 10_000, 1, integer=True, help="Seed of the noise and the "
          "auxiliary sample."),
+    Knob("robust_eval", "exact", choices=ROBUST_EVALS, help="Robust evaluation for the best "
+         "iterate: exact worst case (safe) or the paper code's (20 random p̃ for DRO, the "
+         "current W for soft; optimistic)."),
+    Knob("beta", 0.0, 0.0, 2.0, 0.05, help="β — extra slack of the hinge-relaxed constraints "
+         "in training (α + β); the paper code uses 1 for naive/DRO, 0 for soft."),
+    Knob("beta_rule", "fixed", choices=BETA_RULES, help="fixed β, or the smallest β of "
+         f"{BETA_GRID} whose best iterate meets the relaxed constraints on train (paper), or the "
+         "lowest-error β meeting the 0-1 constraints on the selection data."),
+    Knob("group_feature", "none", choices=("none", "noisy"), help="Add the noisy group as a "
+         "one-hot feature (the paper does; the model then reads the column noisy_group)."),
+    Knob("selection", "train", choices=("train", "validation"), help="Data for the best "
+         "iterate and β: train (paper's best iterate) or 25% of train held out (noisy groups "
+         "only)."),
+    Knob("lambda_learning_rate", 1.0, 0.05, 4.0, None, log=True, help="η_λ — step of the "
+         "projected ascent on λ (paper grid 0.25–2)."),
 )  # fmt: skip
+
+
+def _fit_beta(make, fit, beta: float, beta_rule: str) -> tuple[RobustFairClassifier, float]:
+    """Fit at a fixed β or choose β by ``beta_rule`` (see the module docstring)."""
+    if beta_rule == "fixed":
+        return fit(make(beta)), beta
+    fits = []
+    for b in BETA_GRID:
+        clf = fit(make(b))
+        fits.append((clf, b))
+        if beta_rule == "paper_relaxed" and clf.candidate_relaxed_[clf.best_index_] <= 1e-12:
+            return clf, b
+    if beta_rule == "paper_relaxed":  # none met the relaxed constraints: the largest β
+        return fits[-1]
+    objective, viol = [], []
+    for clf, _ in fits:
+        on_val = clf.validation_errors_ is not None
+        errors = clf.validation_errors_ if on_val else clf.candidate_errors_
+        objective.append(errors[clf.best_index_])
+        viol.append(np.max(clf.candidate_violations_[clf.best_index_]))
+    return fits[select_best(objective, np.asarray(viol)[:, None])]
 
 
 def _run(
@@ -59,16 +123,37 @@ def _run(
     n_steps: int,
     learning_rate: float,
     random_state: int,
+    robust_eval: str,
+    beta: float,
+    beta_rule: str,
+    group_feature: str,
+    selection: str,
+    lambda_learning_rate: float,
 ) -> RunResult:
     start = time.perf_counter()
-    encoder = FeatureEncoder().fit(train.X)
-    z_train, z_test = encoder.transform(train.X), encoder.transform(test.X)
+    names = np.asarray([str(g) for g in train.group_names], dtype=object)
     noisy_train = add_group_noise(train.groups, noise, random_state)
     noisy_test = add_group_noise(test.groups, noise, random_state + 1)
+    x_train, x_test = train.X, test.X
+    if group_feature == "noisy":
+        x_train = x_train.assign(**{NOISY_COLUMN: names[noisy_train]})
+        x_test = x_test.assign(**{NOISY_COLUMN: names[noisy_test]})
+    encoder = FeatureEncoder().fit(x_train)
+    z_train, z_test = encoder.transform(x_train), encoder.transform(x_test)
     rng = np.random.default_rng(random_state)
-    aux = rng.choice(len(train.y), size=max(1, int(AUX_FRACTION * len(train.y))), replace=False)
-    with threadpool_limits(limits=1, user_api="blas"):
-        clf = RobustFairClassifier(
+    n = len(train.y)
+    fit_rows, val_rows = np.arange(n), None
+    if selection == "validation":
+        order = rng.permutation(n)
+        n_val = max(1, int(VALIDATION_FRACTION * n))
+        val_rows, fit_rows = np.sort(order[:n_val]), np.sort(order[n_val:])
+    aux = rng.choice(fit_rows, size=max(1, int(AUX_FRACTION * len(fit_rows))), replace=False)
+    eval_set = None
+    if val_rows is not None:
+        eval_set = (z_train[val_rows], train.y[val_rows], noisy_train[val_rows])
+
+    def make(b: float) -> RobustFairClassifier:
+        return RobustFairClassifier(
             method=method,
             constraint=constraint,
             slack=slack,
@@ -76,11 +161,24 @@ def _run(
             n_steps=n_steps,
             learning_rate=learning_rate,
             random_state=random_state,
-            adversary_every=1 if len(train.y) <= DRO_FULL_ROWS else 10,
+            adversary_every=1 if len(fit_rows) <= DRO_FULL_ROWS else 10,
+            robust_eval=robust_eval,
+            beta=b,
+            lambda_learning_rate=lambda_learning_rate,
         )
-        clf.fit(
-            z_train, train.y, noisy_train, aux_true=train.groups[aux], aux_noisy=noisy_train[aux]
+
+    def fit(clf: RobustFairClassifier) -> RobustFairClassifier:
+        return clf.fit(
+            z_train[fit_rows],
+            train.y[fit_rows],
+            noisy_train[fit_rows],
+            aux_true=train.groups[aux],
+            aux_noisy=noisy_train[aux],
+            eval_set=eval_set,
         )
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        clf, beta_used = _fit_beta(make, fit, beta, beta_rule)
     elapsed = time.perf_counter() - start
     knobs = {
         "method": method,
@@ -91,11 +189,17 @@ def _run(
         "n_steps": n_steps,
         "learning_rate": learning_rate,
         "random_state": random_state,
+        "robust_eval": robust_eval,
+        "beta": beta,
+        "beta_rule": beta_rule,
+        "group_feature": group_feature,
+        "selection": selection,
+        "lambda_learning_rate": lambda_learning_rate,
     }
-    model = RobustFairModel(encoder, clf.coef_, clf.intercept_, knobs)
+    group_column = NOISY_COLUMN if group_feature == "noisy" else None
+    model = RobustFairModel(encoder, clf.coef_, clf.intercept_, knobs, group_column=group_column)
     options = {"constraint": constraint, "slack": slack}
     result_metrics, rows = {}, []
-    names = [str(g) for g in train.group_names]
     for split, z, task, noisy in (
         ("train", z_train, train, noisy_train),
         ("test", z_test, test, noisy_test),
@@ -130,8 +234,47 @@ def _run(
         "candidate_errors": clf.candidate_errors_,
         "candidate_violations": clf.candidate_violations_.max(axis=1),
         "best_index": clf.best_index_,
+        "beta_used": beta_used,
+        "empirical_tv": _empirical_tv(test.groups, noisy_test, len(names)),
+        "bound": theorem1_table(
+            test.y, clf.predict(z_test), test.groups, noisy_test, constraint, slack, names
+        ),
     }
     return RunResult("noisy_groups", knobs, result_metrics, model, artifacts, elapsed)
+
+
+def _empirical_tv(groups, noisy, m: int) -> np.ndarray:
+    """TV(p_j, p̂_j) between the uniform laws over true and noisy group j (same rows)."""
+    return np.array([empirical_tv(groups, noisy, j) for j in range(m)])
+
+
+def theorem1_table(y, pred, groups, noisy, constraint: str, slack: float, names) -> pd.DataFrame:
+    """Per (rate, group): the observed true- and noisy-group violations and Theorem 1's bound.
+
+    Theorem 1 in h-units, E_{p_j} h <= E_{p̂_j} h + TV(p_j, p̂_j), with the empirical TV between
+    the uniform laws over true and noisy group j. In rate units (spec §2.5, literal Lipschitz-1
+    form): violation_j <= (b̂_j · noisy violation_j + 2·TV_j) / b_j for TPR/FPR, with b_j =
+    P(Y=1 | G=j) (TPR) or P(Y=0 | G=j) (FPR), and violation_j <= noisy violation_j + TV_j for DP.
+    """
+    y, pred = np.asarray(y), np.asarray(pred)
+    m = len(names)
+    true_v = violations(y, pred, groups, constraint, slack, m)
+    noisy_v = violations(y, pred, noisy, constraint, slack, m)
+    rows = []
+    for c, (kind, j) in enumerate(constraint_list(constraint, m)):
+        tv = empirical_tv(groups, noisy, j)
+        if kind == "ppr":
+            bound = noisy_v[c] + tv
+        else:
+            label = 1 if kind == "tpr" else 0
+            b_true = float(np.mean(y[groups == j] == label)) if (groups == j).any() else 0.0
+            b_noisy = float(np.mean(y[noisy == j] == label)) if (noisy == j).any() else 0.0
+            bound = (b_noisy * noisy_v[c] + 2.0 * tv) / b_true if b_true > 0 else float("inf")
+        rows.append({
+            "rate": kind, "group": str(names[j]), "true_violation": float(true_v[c]),
+            "noisy_violation": float(noisy_v[c]), "tv": tv, "bound": float(bound),
+        })  # fmt: skip
+    return pd.DataFrame(rows)
 
 
 NOISY_GROUPS = register(
@@ -148,6 +291,7 @@ NOISY_GROUPS = register(
         "under rate constraints on noisy group labels — naive, distributionally robust (TV "
         "ball) or soft group assignments — scored on the true groups.",
         reference="Wang, Guo, Narasimhan, Cotter, Gupta & Jordan, NeurIPS 2020",
+        version="2",
         demo_grid={"noise": (0.1, 0.3), "method": METHODS},
         demo_tasks=(("adult", ("race",)),),
     )

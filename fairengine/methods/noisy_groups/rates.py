@@ -156,19 +156,86 @@ def assignment_rate(kind: str, a: np.ndarray) -> float:
     return _ratio(s[FP] + s[TP], s.sum())
 
 
-def sa_worst(y, yhat, noisy, constraint, slack, M, p_noisy):  # noqa: N803
+def sa_worst(y, yhat, noisy, constraint, slack, M, p_noisy, *, return_tables=False):  # noqa: N803
     """Exact robust constraint values max_{w ∈ 𝒲(θ)} g_j(θ, w) and the per-row weights
-    w(j | ŷ_i, y_i, Ĝ_i) of each constraint's worst case (Algorithm 4's w-step, closed form)."""
+    w(j | ŷ_i, y_i, Ĝ_i) of each constraint's worst case (Algorithm 4's w-step, closed form).
+
+    With ``return_tables`` a third item holds each constraint's table w(j | c, k), shape (4, m̂).
+    """
     m = M.shape[0]
     q = cell_masses(y, yhat, noisy, M.shape[1])
     overall = overall_rates(y, yhat)
     cells = 2 * np.asarray(yhat, dtype=np.int64) + np.asarray(y, dtype=np.int64)
     noisy = np.asarray(noisy, dtype=np.int64)
-    values, weights = [], []
+    values, weights, tables = [], [], []
     for kind, j in constraint_list(constraint, m):
         a = sa_worst_assignment(kind, q, M[j] * p_noisy)
         with np.errstate(invalid="ignore", divide="ignore"):
             w = np.where(q > 0, a / q, 0.0)
         values.append(_gap(kind, overall, assignment_rate(kind, a), slack))
         weights.append(w[cells, noisy])
+        tables.append(w)
+    if return_tables:
+        return np.asarray(values), weights, tables
     return np.asarray(values), weights
+
+
+# ------------------------------------------------------------ paper-parity (weak) evaluators
+#: Random p̃ per group of the paper code's DRO evaluation (``generate_rand_vec_l1_ball``).
+PAPER_SAMPLES = 20
+
+
+def sample_tv_ball(center, gamma: float, n_samples: int = PAPER_SAMPLES, random_state=0):
+    """``n_samples`` random points of {p̃ in the simplex : TV(p̃, center) <= γ}, rows of an array.
+
+    The paper code's generator: a uniformly random direction on the l1 sphere of radius 2γ
+    (Dirichlet(1) magnitudes with random signs) added to the center and clipped at 0. The code
+    does not renormalise; here the clipped point is renormalised and, if that left the ball,
+    pulled back towards the center along the segment (the ball and the simplex are convex), so
+    every sample is a feasible p̃ (spec §3.3, ``dro_eval="sampled"``).
+    """
+    center = np.asarray(center, dtype=float)
+    rng = np.random.default_rng(random_state)
+    n = len(center)
+    out = np.empty((n_samples, n))
+    for s in range(n_samples):
+        step = rng.dirichlet(np.ones(n)) * 2.0 * gamma * rng.choice((-1.0, 1.0), size=n)
+        p = np.maximum(center + step, 0.0)
+        p = p / p.sum() if p.sum() > 0 else center.copy()
+        tv = 0.5 * float(np.abs(p - center).sum())
+        if tv > gamma:
+            p = center + (max(gamma, 0.0) / tv) * (p - center)
+        out[s] = p
+    return out
+
+
+def dro_sampled_violations(y, yhat, constraint, slack, samples) -> np.ndarray:
+    """The paper code's weak DRO evaluation: per constraint (rate, j), the worst rate over the
+    rows of ``samples[j]`` (the center p̂_j and random p̃ in its TV ball). A lower bound on
+    :func:`dro_violations` (every sample lies in the ball)."""
+    y, yhat = np.asarray(y, dtype=float), np.asarray(yhat, dtype=float)
+    overall = overall_rates(y, yhat)
+    out = []
+    for kind, j in constraint_list(constraint, len(samples)):
+        base = {"tpr": y, "fpr": 1.0 - y, "ppr": np.ones_like(y)}[kind]
+        num, den = samples[j] @ (base * yhat), samples[j] @ base
+        rates = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+        worst = float(rates.max() if kind == "fpr" else rates.min())
+        out.append(_gap(kind, overall, worst, slack))
+    return np.asarray(out)
+
+
+def sa_table_violations(y, yhat, noisy, constraint, slack, tables, n_groups) -> np.ndarray:
+    """The paper code's SA evaluation: g_j at a given assignment table w(j | c, k) (the current
+    W of the algorithm, not the worst case over 𝒲(θ)). A table that lies in 𝒲(θ) gives a lower
+    bound of :func:`sa_worst`; a stale W (from an earlier θ) need not lie in 𝒲(θ) and is then no
+    bound at all."""
+    y, yhat = np.asarray(y), np.asarray(yhat)
+    cells = 2 * yhat.astype(np.int64) + y.astype(np.int64)
+    noisy = np.asarray(noisy, dtype=np.int64)
+    overall = overall_rates(y, yhat)
+    out = []
+    for c, (kind, _) in enumerate(constraint_list(constraint, n_groups)):
+        w = tables[c][cells, noisy]
+        out.append(_gap(kind, overall, weighted_rate(kind, y, yhat, w), slack))
+    return np.asarray(out)

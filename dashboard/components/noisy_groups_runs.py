@@ -1,0 +1,41 @@
+"""Cached engine calls of the noisy groups page (the page itself computes nothing)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import pandas as pd
+import streamlit as st
+
+from dashboard.components.cached import model_file  # noqa: F401  (one definition)
+from fairengine.data import Task
+from fairengine.methods import get_method
+from fairengine.methods.base import RunResult
+
+#: Noise levels of the page's sweep (the paper's Figures 1–3).
+NOISE_GRID = (0.1, 0.2, 0.3, 0.4, 0.5)
+SWEEP_METHODS = ("naive", "dro", "soft")
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def run(_train: Task, _test: Task, key: str, knobs: tuple[tuple[str, object], ...]) -> RunResult:
+    """One run of ``noisy_groups`` (keyed by the task fingerprint and the knob values)."""
+    del key
+    return get_method("noisy_groups").run(_train, _test, **dict(knobs))
+
+
+def noise_sweep(
+    train: Task,
+    test: Task,
+    knobs: dict,
+    store,
+    methods: Sequence[str] = SWEEP_METHODS,
+    progress: Callable[[int, int, dict], None] | None = None,
+) -> pd.DataFrame:
+    """Frontier points (train and test rows) of every method in ``methods`` at every noise level
+    of :data:`NOISE_GRID`, the other knobs fixed; cached in ``store`` (the frontier engine)."""
+    from fairengine.frontier import sweep
+
+    fixed = {k: [v] for k, v in knobs.items() if k not in ("noise", "method")}
+    grid = {"method": list(methods), "noise": list(NOISE_GRID), **fixed}
+    return sweep("noisy_groups", train, test, grid, store=store, progress=progress).points

@@ -1,0 +1,27 @@
+"""The Noisy groups page in a real headless Chromium: charts, download, noise sweep."""
+
+from __future__ import annotations
+
+from harness import exception_texts, screenshot, wait_for_app
+from playwright.sync_api import Page, expect
+
+
+def test_noisy_groups_page_on_german_credit(page: Page, app_server: str) -> None:
+    page.goto(app_server + "/noisy_groups?dataset=german_credit")
+    wait_for_app(page)
+    expect(page.get_by_role("heading", name="Noisy protected groups")).to_be_visible()
+    charts = page.locator('[data-testid="stPlotlyChart"]')
+    expect(charts.nth(1)).to_be_visible(timeout=120_000)
+    expect(charts).to_have_count(2, timeout=60_000)
+    expect(page.get_by_text("True-group violation (test)")).to_be_visible()
+    expect(page.get_by_text("Download model file (linear classifier)")).to_be_visible()
+    screenshot(page, "noisy-groups-german", full_page=True)
+
+    page.get_by_role("button", name="Sweep noise level").click()
+    wait_for_app(page)
+    expect(charts).to_have_count(5, timeout=180_000)
+    expect(page.get_by_text("True-group violation vs noise (test)").first).to_be_visible(
+        timeout=60_000
+    )
+    screenshot(page, "noisy-groups-sweep", full_page=True)
+    assert exception_texts(page) == []
