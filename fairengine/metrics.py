@@ -538,24 +538,47 @@ def acceptance_rate(y_true, y_pred, groups=None, *, sample_weight=None) -> float
     return float(np.average(rows.y_pred, weights=rows.weight))
 
 
+#: Rates of each one-sided constraint family of seed 003 (F.1), in the order of
+#: :func:`rate_violations`: TPR for every group, then (equalized odds) FPR for every group.
+RATE_FAMILIES: dict[str, tuple[str, ...]] = {"tpr": ("tpr",), "eo": ("tpr", "fpr"), "dp": ("ppr",)}
+
+
+def rate_violations(
+    y_true, y_pred, groups, *, constraint: str = "tpr", slack: float = 0.0, n_groups: int
+) -> np.ndarray:
+    """One-sided rate-constraint values per (rate, group), positive = violated (seed 003, F.1).
+
+    ``groups`` are codes 0..n_groups-1; values are ordered rate by rate (see
+    :data:`RATE_FAMILIES`), group by group: TPR_all - TPR_j - slack, FPR_j - FPR_all - slack,
+    PPR_all - PPR_j - slack. A group lacking the rate's base rows (e.g. no positives for TPR)
+    counts as -slack.
+    """
+    if constraint not in RATE_FAMILIES:
+        raise ValueError(f"constraint must be tpr, eo or dp; got {constraint!r}")
+    y, p = (np.asarray(a, dtype=float).ravel() for a in (y_true, y_pred))
+    g = np.asarray(groups).ravel()
+    bases = {"tpr": (y, 1.0), "fpr": (1.0 - y, -1.0), "ppr": (np.ones_like(y), 1.0)}
+    out = []
+    for rate in RATE_FAMILIES[constraint]:
+        base, sign = bases[rate]
+        overall = float(base @ p / base.sum()) if base.sum() > 0 else 0.0
+        for j in range(n_groups):
+            b = base * (g == j)
+            has_rows = b.sum() > 0
+            out.append(sign * (overall - float(b @ p / b.sum())) - slack if has_rows else -slack)
+    return np.asarray(out, dtype=float)
+
+
 def true_violation(y_true, y_pred, groups, *, constraint: str = "tpr", slack: float = 0.0) -> float:
     """Max one-sided rate-constraint violation over groups (seed 003, F.1): ``tpr``:
     max_j TPR_all - TPR_j - slack; ``eo``: also FPR_j - FPR_all - slack; ``dp``: PPR_all - PPR_j
-    - slack. Pass the true groups; a group lacking the rate's base rows counts as -slack."""
-    y, p, g = (np.asarray(a, dtype=float).ravel() for a in (y_true, y_pred, groups))
-    out = [-float(slack)]
-    bases = {"tpr": [(y, 1)], "eo": [(y, 1), (1 - y, -1)], "dp": [(np.ones_like(y), 1)]}
-    if constraint not in bases:
-        raise ValueError(f"constraint must be tpr, eo or dp; got {constraint!r}")
-    for base, sign in bases[constraint]:
-        if base.sum() == 0:
-            continue
-        overall = float(base @ p / base.sum())
-        for j in np.unique(g):
-            b = base * (g == j)
-            if b.sum() > 0:
-                out.append(sign * (overall - float(b @ p / b.sum())) - slack)
-    return float(max(out))
+    - slack. Pass the true groups (any labels); a group lacking the rate's base rows counts as
+    -slack. The max of :func:`rate_violations`."""
+    _, codes = np.unique(np.asarray(groups).ravel(), return_inverse=True)
+    values = rate_violations(
+        y_true, y_pred, codes, constraint=constraint, slack=slack, n_groups=int(codes.max()) + 1
+    )
+    return float(max(values.max(), -float(slack)))
 
 
 def noisy_violation(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import streamlit as st
@@ -53,3 +54,16 @@ def knob_widgets(method: Method, *, key_prefix: str, skip: tuple[str, ...] = ())
         for knob in method.knobs
         if knob.name not in skip
     }
+
+
+def knob_columns(
+    method: Method, layout: Sequence[Sequence[str]], *, key_prefix: str
+) -> dict[str, Any]:
+    """Widgets for the named knobs laid out in columns (one inner sequence per column), keyed
+    ``{key_prefix}.{knob name}``; returns the chosen values."""
+    values: dict[str, Any] = {}
+    for column, names in zip(st.columns(len(layout)), layout, strict=True):
+        with column:
+            for name in names:
+                values[name] = knob_widget(method.knob(name), key=f"{key_prefix}.{name}")
+    return values

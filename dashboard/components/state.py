@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 
 from fairengine.data import Task, list_datasets
+from fairengine.methods.base import Method
 
 DEFAULT_DATASET = "adult"
 TASK_KEY = "task"
@@ -119,3 +120,28 @@ def current_task() -> Task | None:
 
 def set_task(task: Task | None) -> None:
     st.session_state[TASK_KEY] = task
+
+
+#: How a page names the target a task kind needs.
+_KIND_WORDS = {"classification": "a binary target", "regression": "a real-valued target"}
+
+
+def require_task(method: Method | None = None, *, hint: str = "") -> Task:
+    """The current task, or end the page with a pointer to the Data page.
+
+    With ``method``, a task whose kind is not in ``method.kinds`` also ends the page, with an
+    error naming the target, its kind and what the method needs (``hint``: what to pick instead).
+    """
+    task = current_task()
+    if task is None:
+        st.info("Choose a dataset and its roles on the Data page first.")
+        st.page_link("views/data.py", label="Go to the Data page", icon=":material/table_view:")
+        stop_page()
+    if method is not None and task.kind not in method.kinds:
+        needed = " or ".join(_KIND_WORDS.get(kind, kind) for kind in method.kinds)
+        st.error(
+            f"{method.title} needs {needed}, but {task.target!r} makes this a {task.kind} task. "
+            + (hint or "Pick another target on the Data page.")
+        )
+        stop_page()
+    return task

@@ -8,7 +8,7 @@ import streamlit as st
 from dashboard.components import balanced_filtering_charts as bf
 from dashboard.components import cached
 from dashboard.components.knobs import knob_widget, knob_widgets
-from dashboard.components.state import current_task, stop_page
+from dashboard.components.state import require_task, stop_page
 from fairengine.data import DataError
 from fairengine.methods import get_method
 from fairengine.methods.balanced_filtering import CURVES
@@ -22,11 +22,7 @@ st.caption(
     "with probability ρ of its leaf gives a sample close to the target group distribution. "
     "The label y is never used."
 )
-task = current_task()
-if task is None:
-    st.info("Choose a dataset and its roles on the Data page first.")
-    st.page_link("views/data.py", label="Go to the Data page", icon=":material/table_view:")
-    stop_page()
+task = require_task()
 groups = list(task.group_names)
 if not 2 <= len(groups) <= MAX_GROUPS:
     st.error(

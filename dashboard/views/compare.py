@@ -9,8 +9,8 @@ from dashboard.components import cached
 from dashboard.components.charts import frontier_figure
 from dashboard.components.frontier_runner import render_add_frontier
 from dashboard.components.state import (
-    current_task,
     keep,
+    require_task,
     seed_widget,
     stop_page,
     url_param,
@@ -23,15 +23,7 @@ from fairengine.methods import get_method
 from fairengine.methods.base import RunResult
 
 st.title("Compare & export")
-task = current_task()
-if task is None:
-    st.info("Choose a dataset and its roles on the Data page first.")
-    st.page_link(
-        "views/data.py",
-        label="Go to the Data page",
-        icon=":material/table_view:",
-    )
-    stop_page()
+task = require_task()
 
 train, test = cached.split_task(task, task.fingerprint)
 store = cached.frontier_store()

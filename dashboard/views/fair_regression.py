@@ -6,8 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.components import cached, fair_regression_charts, fair_regression_runs
-from dashboard.components.knobs import knob_widget
-from dashboard.components.state import current_task, stop_page
+from dashboard.components.knobs import knob_columns
+from dashboard.components.state import require_task, stop_page
 from fairengine.data import DataError
 from fairengine.methods import KnobError, get_method
 
@@ -18,31 +18,18 @@ st.caption(
     "ordinary regression fit. The result Q is randomized: every prediction draws one of its "
     "regressors, and parity holds for that distribution (never for the averaged prediction)."
 )
-task = current_task()
-if task is None:
-    st.info("Choose a dataset and its roles on the Data page first.")
-    st.page_link("views/data.py", label="Go to the Data page", icon=":material/table_view:")
-    stop_page()
-if task.kind != "regression":
-    st.error(
-        f"Fair regression needs a real-valued target, but {task.target!r} makes this a "
-        f"{task.kind} task. On the Data page pick a regression dataset (law_school, "
-        "communities_crime) or a numeric target."
-    )
-    stop_page()
+task = require_task(
+    METHOD,
+    hint="On the Data page pick a regression dataset (law_school, communities_crime) or a "
+    "numeric target.",
+)
 
 train, test = cached.split_task(task, task.fingerprint)
-left, middle, right = st.columns(3)
-knobs = {}
-with left:
-    knobs["constraint"] = knob_widget(METHOD.knob("constraint"), key="w.fr.constraint")
-    knobs["eps"] = knob_widget(METHOD.knob("eps"), key="w.fr.eps")
-with middle:
-    knobs["loss_function"] = knob_widget(METHOD.knob("loss_function"), key="w.fr.loss")
-    knobs["n_levels"] = knob_widget(METHOD.knob("n_levels"), key="w.fr.n_levels")
-with right:
-    knobs["base_estimator"] = knob_widget(METHOD.knob("base_estimator"), key="w.fr.base")
-    knobs["oracle"] = knob_widget(METHOD.knob("oracle"), key="w.fr.oracle")
+knobs = knob_columns(
+    METHOD,
+    (("constraint", "eps"), ("loss_function", "n_levels"), ("base_estimator", "oracle")),
+    key_prefix="w.fr",
+)
 knobs = METHOD.validate_knobs(knobs)
 
 key = task.fingerprint

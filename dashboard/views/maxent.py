@@ -7,7 +7,7 @@ import streamlit as st
 
 from dashboard.components import cached, maxent_charts, maxent_runs
 from dashboard.components.knobs import knob_widget
-from dashboard.components.state import current_task, stop_page
+from dashboard.components.state import require_task, stop_page
 from fairengine.data import DataError
 from fairengine.methods import get_method
 from fairengine.methods.maxent.domain import check_task
@@ -20,11 +20,7 @@ st.caption(
     "q_C = C·uniform + (1 − C)·reweighted data that matches the target marginals θ, then "
     "samples debiased data from it and trains a classifier on the samples."
 )
-task = current_task()
-if task is None:
-    st.info("Choose a dataset and its roles on the Data page first.")
-    st.page_link("views/data.py", label="Go to the Data page", icon=":material/table_view:")
-    stop_page()
+task = require_task()
 try:
     check_task(task)
 except DataError as exc:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.components import cached, multiaccurate_proxy_charts, multiaccurate_proxy_runs
-from dashboard.components.knobs import knob_widget
-from dashboard.components.state import current_task, stop_page
+from dashboard.components.knobs import knob_columns
+from dashboard.components.state import require_task, stop_page
 from fairengine.data import DataError
 from fairengine.methods import KnobError, get_method
 
@@ -20,33 +20,18 @@ st.caption(
     "never sees the true groups. The auditor is a heuristic, so audited violations are lower "
     "bounds, and the guarantee covers only the audited class and tasks."
 )
-task = current_task()
-if task is None:
-    st.info("Choose a dataset and its roles on the Data page first.")
-    st.page_link("views/data.py", label="Go to the Data page", icon=":material/table_view:")
-    stop_page()
-if task.kind != "classification":
-    st.error(
-        f"Multiaccurate proxies need a binary target, but {task.target!r} makes this a "
-        f"{task.kind} task. Pick a classification target on the Data page."
-    )
-    stop_page()
+task = require_task(METHOD, hint="Pick a classification target on the Data page.")
 
 train, test = cached.split_task(task, task.fingerprint)
-left, middle, right = st.columns(3)
-knobs = {}
-with left:
-    knobs["proxy"] = knob_widget(METHOD.knob("proxy"), key="w.map.proxy")
-    knobs["eps"] = knob_widget(METHOD.knob("eps"), key="w.map.eps")
-    knobs["constraint"] = knob_widget(METHOD.knob("constraint"), key="w.map.constraint")
-with middle:
-    knobs["alpha"] = knob_widget(METHOD.knob("alpha"), key="w.map.alpha")
-    knobs["C"] = knob_widget(METHOD.knob("C"), key="w.map.C")
-    knobs["task_mode"] = knob_widget(METHOD.knob("task_mode"), key="w.map.task_mode")
-with right:
-    knobs["auditor"] = knob_widget(METHOD.knob("auditor"), key="w.map.auditor")
-    knobs["n_tasks"] = knob_widget(METHOD.knob("n_tasks"), key="w.map.n_tasks")
-    knobs["max_rows"] = knob_widget(METHOD.knob("max_rows"), key="w.map.max_rows")
+knobs = knob_columns(
+    METHOD,
+    (
+        ("proxy", "eps", "constraint"),
+        ("alpha", "C", "task_mode"),
+        ("auditor", "n_tasks", "max_rows"),
+    ),
+    key_prefix="w.map",
+)
 knobs = METHOD.validate_knobs(knobs)
 
 key = task.fingerprint

@@ -7,8 +7,8 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.components import cached, noisy_groups_charts, noisy_groups_runs
-from dashboard.components.knobs import knob_widget
-from dashboard.components.state import current_task, stop_page
+from dashboard.components.knobs import knob_columns
+from dashboard.components.state import require_task, stop_page
 from fairengine.data import DataError
 from fairengine.methods import KnobError, get_method
 
@@ -18,32 +18,18 @@ st.caption(
     f"{METHOD.reference}. Group labels are flipped at the chosen noise rate; the classifier only "
     "sees the noisy groups, and its constraint violation is measured on the true ones."
 )
-task = current_task()
-if task is None:
-    st.info("Choose a dataset and its roles on the Data page first.")
-    stop_page()
-if task.kind != "classification":
-    st.error(
-        f"Noisy groups needs a binary target, but {task.target!r} makes this a {task.kind} task. "
-        "On the Data page pick a classification dataset."
-    )
-    stop_page()
+task = require_task(METHOD, hint="On the Data page pick a classification dataset.")
 
 train, test = cached.split_task(task, task.fingerprint)
-left, middle, right = st.columns(3)
-knobs = {}
-with left:
-    knobs["method"] = knob_widget(METHOD.knob("method"), key="w.ng.method")
-    knobs["constraint"] = knob_widget(METHOD.knob("constraint"), key="w.ng.constraint")
-    knobs["robust_eval"] = knob_widget(METHOD.knob("robust_eval"), key="w.ng.robust_eval")
-with middle:
-    knobs["noise"] = knob_widget(METHOD.knob("noise"), key="w.ng.noise")
-    knobs["slack"] = knob_widget(METHOD.knob("slack"), key="w.ng.slack")
-    knobs["beta"] = knob_widget(METHOD.knob("beta"), key="w.ng.beta")
-with right:
-    knobs["gamma"] = knob_widget(METHOD.knob("gamma"), key="w.ng.gamma")
-    knobs["n_steps"] = knob_widget(METHOD.knob("n_steps"), key="w.ng.n_steps")
-    knobs["group_feature"] = knob_widget(METHOD.knob("group_feature"), key="w.ng.group_feature")
+knobs = knob_columns(
+    METHOD,
+    (
+        ("method", "constraint", "robust_eval"),
+        ("noise", "slack", "beta"),
+        ("gamma", "n_steps", "group_feature"),
+    ),
+    key_prefix="w.ng",
+)
 key = task.fingerprint
 try:
     knobs = METHOD.validate_knobs(knobs)

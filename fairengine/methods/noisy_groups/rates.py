@@ -13,18 +13,18 @@ from __future__ import annotations
 
 import numpy as np
 
-CONSTRAINTS = ("tpr", "eo", "dp")
+from fairengine.metrics import RATE_FAMILIES, rate_violations
+
+CONSTRAINTS = tuple(RATE_FAMILIES)
 TN, FN, FP, TP = 0, 1, 2, 3
 
 
 def constraint_list(constraint: str, n_groups: int) -> list[tuple[str, int]]:
-    """The (rate, group) pairs of a constraint family."""
+    """The (rate, group) pairs of a constraint family, in the order of
+    :func:`fairengine.metrics.rate_violations`."""
     if constraint not in CONSTRAINTS:
         raise ValueError(f"constraint must be one of {CONSTRAINTS}; got {constraint!r}")
-    if constraint == "dp":
-        return [("ppr", j) for j in range(n_groups)]
-    pairs = [("tpr", j) for j in range(n_groups)]
-    return pairs + ([("fpr", j) for j in range(n_groups)] if constraint == "eo" else [])
+    return [(rate, j) for rate in RATE_FAMILIES[constraint] for j in range(n_groups)]
 
 
 def _ratio(num: float, den: float) -> float:
@@ -54,21 +54,12 @@ def weighted_rate(kind: str, y, yhat, weights) -> float:
 
 
 def violations(y, yhat, groups, constraint: str, slack: float, n_groups: int) -> np.ndarray:
-    """0-1 constraint values (positive = violated) on the given (true or noisy) groups.
+    """0-1 constraint values (positive = violated) on the given (true or noisy) group codes, in
+    the order of :func:`constraint_list` (:func:`fairengine.metrics.rate_violations`).
 
     A group without rows of the rate's base (e.g. no positives for TPR) counts as -α.
     """
-    y, yhat, groups = np.asarray(y), np.asarray(yhat), np.asarray(groups)
-    overall = overall_rates(y, yhat)
-    out = []
-    for kind, j in constraint_list(constraint, n_groups):
-        mask = groups == j
-        base = {"tpr": y == 1, "fpr": y == 0, "ppr": np.ones_like(mask)}[kind] & mask
-        if not base.any():
-            out.append(-slack)
-            continue
-        out.append(_gap(kind, overall, weighted_rate(kind, y, yhat, mask), slack))
-    return np.asarray(out, dtype=float)
+    return rate_violations(y, yhat, groups, constraint=constraint, slack=slack, n_groups=n_groups)
 
 
 def max_violation(y, yhat, groups, constraint: str, slack: float, n_groups: int) -> float:
