@@ -45,8 +45,8 @@ if summary["status"] == "converged":
     st.success(summary["message"])
 elif summary["status"] == "infeasible":
     st.error(summary["message"])
-else:
-    st.info(summary["message"])
+else:  # not converged: the iteration cap T was hit, so the result is the best found so far
+    st.warning(summary["message"] + " Q is the best mixture found within the iteration cap T.")
 cols = st.columns(4)
 cols[0].metric("SP disparity (test)", f"{result.metrics['test']['sp_ks']:.3f}")
 cols[1].metric("Loss (test)", f"{result.metrics['test']['loss']:.4f}")

@@ -8,6 +8,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from fairengine import metrics
+from fairengine.methods.fair_regression.game import play_parity_game
 from fairengine.methods.fair_regression.learners import BASE_ESTIMATORS, Component
 from fairengine.methods.fair_regression.losses import LOSSES, bins, representatives
 from fairengine.methods.fair_regression.reductions import (
@@ -52,12 +53,15 @@ class FairRegressor:
     random_state : int or None
         Seed of the learners and the default seed of :meth:`predict`.
     mode : {"practical", "paper"}
-        ``"practical"``: B = 1/ε, η_0 = 2/B, auto ν, shrink schedule, LP step (spec §3.2).
+        ``"practical"``: B = 1/ε, η_0 = 2/B, auto ν, shrink schedule, LP step (spec §3.2); for
+        SP the authors' oracle schedule (m·λ̂, m·λ_LP) on their weight-normalised scale, see
+        :mod:`~fairengine.methods.fair_regression.game`.
         ``"paper"``: Algorithm 1/2 with η = ν/(8B) (SP) or ν/(2B) (BGL), uniform average.
     bound : float, optional
-        B (defaults: 1/max(ε, 0.005) for SP, 100 for BGL).
+        B (defaults: 1/max(ε, 0.005) for SP, 100 for BGL). Practical SP: on the authors' scale
+        (objective cost^/m, m = mean |c|; spec §7.10).
     nu : float, optional
-        ν (default automatic).
+        ν (default automatic; practical SP: on the augmented, weight-normalised rows, §3.2).
     lr_weights : {"corrected", "paper"}
         LR copy weight W_{i,2}: σ(C(2U_i − 1)) ([spec erratum] §3.3c) or the paper's U_i.
 
@@ -128,6 +132,8 @@ class FairRegressor:
         ):
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+        if int(self.max_iter) < 1:
+            raise ValueError("max_iter (T) must be at least 1")
         if int(self.n_levels) < 2:
             raise ValueError("n_levels (N) must be at least 2")
         if np.any(np.asarray(self.eps, float) < 0):
@@ -193,6 +199,8 @@ class FairRegressor:
         return self
 
     def _solve(self, problem: Any, bound: float, nu: Any, eta: float | None) -> GameResult:
+        if self.mode == "practical" and isinstance(problem, ParityReduction):
+            return play_parity_game(problem, bound=bound, nu=self.nu, max_iter=int(self.max_iter))
         return solve_game(
             problem.best_response,
             problem.dim,
