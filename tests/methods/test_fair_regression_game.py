@@ -143,3 +143,11 @@ def test_adult_lr_oracle_converges_below_the_cap(adult) -> None:
     q = FairRegressor(eps=0.02, loss="logistic", oracle="lr", n_levels=40).fit(z, y, a)
     assert q.status_ == "converged", q.message_
     assert q.sp_ks(z, a) <= 0.02 + 1e-9
+
+
+def test_hitting_the_cap_is_reported(law) -> None:
+    z, y, a = law
+    q = FairRegressor(eps=0.01, n_levels=40, max_iter=2).fit(z, y, a)
+    assert q.status_ == "not_converged" and q.game_.n_iter == 2
+    assert q.message_.startswith("Stopped after 2 iterations")
+    assert q.sp_ks(z, a) <= 0.01 + 1e-9  # the LP mixture is still feasible
