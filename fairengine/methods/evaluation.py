@@ -13,8 +13,9 @@ replace any value of the same name the method computed itself. Method-specific m
   distance of the exact mixture CDFs — not the loss of the averaged prediction.
 * A model that does not predict the target (a filter, ``predicts_target = False``) or predicts
   another kind gets no shared metrics.
-* A method whose model reads columns the task's ``X`` lacks (e.g. a simulated noisy group) puts
-  the frames to score in ``artifacts["model_inputs"] = {"train": frame, "test": frame}``.
+* A method whose model reads columns the task's ``X`` lacks (e.g. the simulated noisy group) puts
+  them in ``artifacts["extra_inputs"] = {"train": {column: values}, "test": {...}}``; the model
+  is scored on ``X`` with those columns added (:func:`model_inputs`).
 """
 
 from __future__ import annotations
@@ -95,12 +96,18 @@ def score_splits(model, train: Task, test: Task) -> dict[str, dict[str, float]]:
     return {split: model_metrics(model, part) for split, part in (("train", train), ("test", test))}
 
 
+def model_inputs(result: Any, split: str, task: Task) -> Any:
+    """The feature frame ``result.model`` is scored on for ``split``: ``task.X`` plus the
+    columns the method recorded in ``artifacts["extra_inputs"][split]`` (if any)."""
+    extra = (result.artifacts.get("extra_inputs") or {}).get(split)
+    return task.X.assign(**extra) if extra else task.X
+
+
 def evaluate_result(result: Any, train: Task, test: Task) -> Any:
     """Put the shared metrics of ``result.model`` into ``result.metrics`` (see the module doc)."""
     if not predicts(result.model, train):
         return result
-    inputs = result.artifacts.pop("model_inputs", None) or {}
     for split, task in (("train", train), ("test", test)):
-        shared = model_metrics(result.model, task, inputs.get(split))
+        shared = model_metrics(result.model, task, model_inputs(result, split, task))
         result.metrics[split] = {**result.metrics.get(split, {}), **shared}
     return result
