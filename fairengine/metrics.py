@@ -594,27 +594,161 @@ METRICS: dict[str, Callable[..., float]] = {
     + (representation_rate, statistical_rate)
     + (disclosivity, imbalance, acceptance_rate)
 }
+"""The metrics with the shared signature ``metric(y_true, y_pred, groups, **options)``."""
 
-_PENDING = (
-    "kl_to_empirical",
-    "true_violation",
-    "noisy_violation",
-    "multiaccuracy_violation",
-)
-ALL_METRIC_NAMES: tuple[str, ...] = (*METRICS, *_PENDING)
-"""Every metric name of DESIGN.md. Those not in ``METRICS`` (disclosivity, imbalance,
-acceptance_rate, kl_to_empirical, true_violation, noisy_violation, multiaccuracy_violation) get
-their definitions when their methods arrive."""
+CLASSIFICATION = ("classification",)
+REGRESSION = ("regression",)
+ANY_KIND = ("classification", "regression")
 
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """One declared metric: the single place its name, meaning and direction are defined.
+
+    Attributes
+    ----------
+    name : str
+        The key methods report in ``RunResult.metrics``.
+    label : str
+        Words for people (axis titles, tables).
+    lower_is_better : bool
+    kinds : tuple of str
+        Task kinds the metric applies to.
+    definition : str
+        One line: what is computed, on which rows.
+    standard : bool
+        Part of the shared evaluation of every predicting model of its kind (the Compare plane);
+        method-specific metrics are False.
+    """
+
+    name: str
+    label: str
+    lower_is_better: bool
+    kinds: tuple[str, ...]
+    definition: str
+    standard: bool = False
+
+    @property
+    def function(self) -> Callable[..., float] | None:
+        """The shared-signature function, for metrics that have one."""
+        return METRICS.get(self.name)
+
+    @property
+    def direction(self) -> str:
+        return "lower is better" if self.lower_is_better else "higher is better"
+
+
+def _declare(*infos: MetricInfo) -> dict[str, MetricInfo]:
+    out: dict[str, MetricInfo] = {}
+    for info in infos:
+        if info.name in out:
+            raise ValueError(f"metric {info.name!r} declared twice")
+        out[info.name] = info
+    return out
+
+
+REGISTRY: dict[str, MetricInfo] = _declare(
+    # ---- the shared evaluation of classifiers (every predicting method of the kind)
+    MetricInfo("error", "Error rate", True, CLASSIFICATION,
+               "Share of rows whose prediction differs from the label (expected, for randomized "
+               "classifiers).", True),
+    MetricInfo("accuracy", "Accuracy", False, CLASSIFICATION, "1 − error.", True),
+    MetricInfo("dp_diff", "Demographic parity difference", True, CLASSIFICATION,
+               "Largest minus smallest selection rate P(ŷ = 1 | group).", True),
+    MetricInfo("eo_diff", "Equalized odds difference", True, CLASSIFICATION,
+               "Larger of the TPR gap and the FPR gap across groups.", True),
+    MetricInfo("tpr_diff", "True positive rate difference", True, CLASSIFICATION,
+               "Largest minus smallest P(ŷ = 1 | y = 1, group).", True),
+    MetricInfo("statistical_rate", "Statistical rate (classifier)", False, CLASSIFICATION,
+               "Smallest over largest selection rate P(ŷ = 1 | group) of the classifier.", True),
+    # ---- the shared evaluation of regressors
+    MetricInfo("loss", "Mean squared error", True, REGRESSION,
+               "Mean (y − f(x))² in the target's own units (expected over a randomized "
+               "predictor's mixture).", True),
+    MetricInfo("sp_ks", "Statistical parity (KS distance)", True, REGRESSION,
+               "Largest KS distance between a group's prediction CDF and the overall one.", True),
+    MetricInfo("max_group_loss", "Worst group's mean squared error", True, REGRESSION,
+               "Largest per-group mean (y − f(x))², target units.", True),
+    MetricInfo("scaled_loss", "Training objective's loss (target scaled to [0, 1])", True,
+               REGRESSION,
+               "Fair regression's chosen loss (square, absolute or logistic) on the target "
+               "min–max scaled to [0, 1], expected over Q (seed 002's reported loss)."),
+    MetricInfo("scaled_max_group_loss", "Worst group's objective loss (scaled target)", True,
+               REGRESSION, "Largest per-group scaled_loss (seed 002's bounded group loss)."),
+    # ---- data (generated or reweighted samples; seed 001)
+    MetricInfo("representation_rate", "Representation rate (data)", False, ANY_KIND,
+               "Smallest over largest group share of the (generated or reweighted) data."),
+    MetricInfo("data_statistical_rate", "Statistical rate (data)", False, CLASSIFICATION,
+               "Smallest over largest P(y = 1 | group) in the generated data (seed 001 Def. 2.2)."),
+    MetricInfo("kl_to_empirical", "KL divergence to the data", True, ANY_KIND,
+               "KL(empirical rows ‖ max-entropy distribution) on the split's rows."),
+    # ---- filtering (seed 000)
+    MetricInfo("disclosivity", "Disclosivity", True, ANY_KIND,
+               "max over proxy leaves and groups of |P(group | leaf) − P(group)|."),
+    MetricInfo("imbalance", "Imbalance after filtering", True, ANY_KIND,
+               "L2 distance of the accepted sample's group proportions to the target."),
+    MetricInfo("acceptance_rate", "Acceptance rate", False, ANY_KIND,
+               "Expected share of candidates the filter keeps."),
+    MetricInfo("n_leaves", "Proxy leaves", True, ANY_KIND,
+               "Number of leaves of the non-disclosive proxy tree."),
+    # ---- noisy protected groups (seed 003): one-sided constraint values minus the slack
+    MetricInfo("true_violation", "Constraint violation on the true groups", True,
+               CLASSIFICATION,
+               "Largest one-sided rate-constraint value (overall rate − group rate − slack) on "
+               "the true groups; ≤ 0 means every constraint holds."),
+    MetricInfo("noisy_violation", "Constraint violation on the noisy groups", True,
+               CLASSIFICATION,
+               "The same one-sided constraint value on the observed noisy groups."),
+    # ---- multiaccurate proxies (seed 004): two-sided group gaps of the downstream classifier
+    MetricInfo("true_group_gap", "Fairness gap on the true groups", True, CLASSIFICATION,
+               "Largest |rate(group) − rate(complement)| of the downstream classifier for its "
+               "constraint (demographic parity or equal error rates), true groups."),
+    MetricInfo("proxy_group_gap", "Fairness gap through the proxy", True, CLASSIFICATION,
+               "The same gap measured with the proxy's soft group memberships."),
+    MetricInfo("multiaccuracy_violation", "Multiaccuracy violation", True, ANY_KIND,
+               "Largest audited |E[(ẑ − z)·h(x)]| relative to the group's share, on the split."),
+    MetricInfo("proxy_accuracy", "Proxy accuracy", False, ANY_KIND,
+               "Accuracy of the proxy's thresholded prediction of the hardest group."),
+    MetricInfo("proxy_auc", "Proxy AUC", False, ANY_KIND,
+               "Area under the ROC curve of the proxy for the hardest group."),
+    MetricInfo("proxy_mse", "Proxy squared error", True, ANY_KIND,
+               "Mean (ẑ − z)² of the proxy for the hardest group."),
+)  # fmt: skip
+"""Every metric any method reports, declared once (DESIGN.md "Metric names")."""
+
+ALL_METRIC_NAMES: tuple[str, ...] = tuple(REGISTRY)
 HIGHER_IS_BETTER: frozenset[str] = frozenset(
-    {"accuracy", "representation_rate", "statistical_rate", "acceptance_rate"}
+    name for name, info in REGISTRY.items() if not info.lower_is_better
 )
-"""Names where larger is better. acceptance_rate is seed 000's yield sum(q)/C (the share of
-candidates kept); every other name is lower-is-better."""
+
+
+def metric_info(name: str) -> MetricInfo:
+    """The declaration of metric ``name``; ``ValueError`` naming the known ones otherwise."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown metric {name!r}; known: {', '.join(ALL_METRIC_NAMES)}"
+        ) from None
+
+
+def metric_label(name: str) -> str:
+    """Words for people, e.g. ``dp_diff`` -> "Demographic parity difference"; unknown names as
+    they are."""
+    info = REGISTRY.get(name)
+    return info.label if info is not None else name
+
+
+def standard_metrics(kind: str) -> tuple[str, ...]:
+    """The shared evaluation's metrics for a task kind, in declaration order."""
+    return tuple(n for n, i in REGISTRY.items() if i.standard and kind in i.kinds)
+
+
+def undeclared(names) -> list[str]:
+    """The names in ``names`` that the registry does not declare (should be empty)."""
+    return [n for n in names if n not in REGISTRY]
 
 
 def is_lower_better(name: str) -> bool:
     """Whether smaller values of metric ``name`` (any of ``ALL_METRIC_NAMES``) are better."""
-    if name not in ALL_METRIC_NAMES:
-        raise ValueError(f"unknown metric {name!r}; known: {', '.join(ALL_METRIC_NAMES)}")
-    return name not in HIGHER_IS_BETTER
+    return metric_info(name).lower_is_better

@@ -58,12 +58,17 @@ def build_task(
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def group_overview(_task: Task, fingerprint: str) -> pd.DataFrame:
-    """Group sizes and base rates (with bootstrap intervals) of a task; keyed by fingerprint."""
+    """Group sizes and base rates (with bootstrap intervals) of a task; keyed by fingerprint.
+
+    Only what describes the data: no classifier columns (scoring the label against itself would
+    show accuracy 1 and TPR 1)."""
     del fingerprint
     task = _task
-    return group_table(
+    table = group_table(
         task.y, task.y, task.groups, group_names=list(task.group_names), kind=task.kind, ci=0.95
     )
+    rate = "base_rate" if task.kind == "classification" else "mean_target"
+    return table[["n", "share", rate, f"{rate}_low", f"{rate}_high"]]
 
 
 __all__ = ["DataError", "build_task", "bundled_frame", "group_overview", "uploaded_frame"]

@@ -70,9 +70,20 @@ def _layout(fig: go.Figure, title: str, y_title: str) -> go.Figure:
     return fig
 
 
-def frontier_figure(table: pd.DataFrame, x: str, y: str, selected: str | None = None) -> go.Figure:
+def frontier_figure(
+    table: pd.DataFrame,
+    x: str,
+    y: str,
+    selected: str | None = None,
+    titles: dict[str, str] | None = None,
+) -> go.Figure:
     """Every method's points on (x, y); each method's Pareto front as a line; the overall Pareto
-    points outlined; the selected point starred. ``customdata`` carries the point id."""
+    points outlined; the selected point starred. ``customdata`` carries the point id; axis titles
+    and hover use the metrics' labels, the legend the methods' ``titles``."""
+    from fairengine.metrics import metric_label
+
+    x_label, y_label = metric_label(x), metric_label(y)
+    titles = titles or {}
     fig = go.Figure()
     for i, (method, part) in enumerate(table.groupby("method", sort=False)):
         color = PALETTE[i % len(PALETTE)]
@@ -92,7 +103,7 @@ def frontier_figure(table: pd.DataFrame, x: str, y: str, selected: str | None = 
                 x=part[x],
                 y=part[y],
                 mode="markers",
-                name=method,
+                name=titles.get(method, method),
                 customdata=part["point_id"],
                 text=part["knobs"],
                 marker={
@@ -104,8 +115,8 @@ def frontier_figure(table: pd.DataFrame, x: str, y: str, selected: str | None = 
                     },
                 },
                 hovertemplate=(
-                    f"<b>{method}</b><br>%{{text}}<br>{x}: %{{x:.4f}}<br>{y}: %{{y:.4f}}"
-                    "<br>id %{customdata}<extra></extra>"
+                    f"<b>{titles.get(method, method)}</b><br>%{{text}}<br>{x_label}: %{{x:.4f}}"
+                    f"<br>{y_label}: %{{y:.4f}}<br>id %{{customdata}}<extra></extra>"
                 ),
             )
         )
@@ -128,11 +139,58 @@ def frontier_figure(table: pd.DataFrame, x: str, y: str, selected: str | None = 
             )
         )
     fig.update_layout(
-        xaxis_title=x,
-        yaxis_title=y,
+        xaxis_title=x_label,
+        yaxis_title=y_label,
         height=520,
         margin={"l": 10, "r": 10, "t": 30, "b": 10},
         legend={"orientation": "h", "y": 1.08},
         clickmode="event+select",
+    )
+    return fig
+
+
+#: The per-group rates the Compare page draws for a chosen point, per task kind.
+GROUP_RATES = {
+    "classification": (
+        ("selection_rate", "Selection rate"),
+        ("tpr", "True positive rate"),
+        ("fpr", "False positive rate"),
+    ),
+    "regression": (("mean_prediction", "Mean prediction"), ("mse", "Mean squared error")),
+}
+
+
+def group_metrics_figure(table: pd.DataFrame, kind: str) -> go.Figure:
+    """One bar per (group, rate) with 95% bootstrap intervals, the overall value as a tick."""
+    groups = table.drop(index="overall", errors="ignore")
+    fig = go.Figure()
+    for i, (column, label) in enumerate(GROUP_RATES[kind]):
+        if column not in groups:
+            continue
+        value = groups[column]
+        error = None
+        if f"{column}_low" in groups:
+            error = {
+                "type": "data",
+                "array": (groups[f"{column}_high"] - value).clip(lower=0),
+                "arrayminus": (value - groups[f"{column}_low"]).clip(lower=0),
+                "color": "#1f2633",
+            }
+        fig.add_trace(
+            go.Bar(
+                x=groups.index.astype(str),
+                y=value,
+                name=label,
+                error_y=error,
+                marker_color=PALETTE[i % len(PALETTE)],
+                hovertemplate=f"{label}<br>%{{x}}: %{{y:.3f}}<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        barmode="group",
+        yaxis_title="rate" if kind == "classification" else "value",
+        height=360,
+        margin={"l": 10, "r": 10, "t": 10, "b": 10},
+        legend={"orientation": "h", "y": -0.15},
     )
     return fig

@@ -32,7 +32,15 @@ def init_from_query_params() -> None:
     params = st.query_params
     st.session_state["_url"] = {key: params.get(key) for key in params}
     name = params.get("dataset")
-    if name in dataset_names():
+    if params.get("source") == "upload":
+        # A link made from an uploaded table cannot carry the table: say so, open no other data.
+        st.session_state["sel.source"] = "upload"
+        st.session_state["url_warning"] = (
+            f"This link was made from an uploaded table ({name or 'unnamed'!s}), which is not "
+            "available in this browser session. Upload the same file on the Data page and choose "
+            "the same roles: its cached frontiers then appear again."
+        )
+    elif name in dataset_names():
         st.session_state["sel.source"] = "bundled"
         st.session_state["sel.dataset"] = name
     elif name:
@@ -134,6 +142,8 @@ def require_task(method: Method | None = None, *, hint: str = "") -> Task:
     """
     task = current_task()
     if task is None:
+        if warning := st.session_state.get("url_warning"):
+            st.warning(warning)  # e.g. a link made from an upload; the Data page shows it too
         st.info("Choose a dataset and its roles on the Data page first.")
         st.page_link("views/data.py", label="Go to the Data page", icon=":material/table_view:")
         stop_page()

@@ -3,10 +3,11 @@ see its knobs and per-group metrics, download its model file and model card."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from dashboard.components import cached
-from dashboard.components.charts import frontier_figure
+from dashboard.components.charts import frontier_figure, group_metrics_figure
 from dashboard.components.frontier_runner import render_add_frontier
 from dashboard.components.state import (
     keep,
@@ -18,9 +19,16 @@ from dashboard.components.state import (
 from fairengine.data.registry import DATASETS
 from fairengine.export import model_bytes, model_card, read_manifest, result_metadata
 from fairengine.frontier import task_key
-from fairengine.frontier.compare import comparison_table, mark_pareto, metric_columns
+from fairengine.frontier.compare import (
+    comparison_table,
+    default_plane,
+    mark_pareto,
+    metric_columns,
+    plane_notes,
+)
 from fairengine.methods import get_method
 from fairengine.methods.base import RunResult
+from fairengine.metrics import metric_info, metric_label
 
 st.title("Compare & export")
 task = require_task()
@@ -31,8 +39,9 @@ key = task_key(train, test)
 points = store.points(key)
 st.caption(
     f"Frontiers cached for **{task.name}** ({task.target} | {', '.join(task.sensitive)}), "
-    f"train {len(train.frame):,} / test {len(test.frame):,} rows. Points on the outlined Pareto "
-    "set are not beaten on both axes by any other point."
+    f"train {len(train.frame):,} / test {len(test.frame):,} rows. Every predicting method is "
+    "scored by the same evaluation on the same held-out rows; points on the outlined Pareto set "
+    "are not beaten on both axes by any other point."
 )
 
 render_add_frontier(train, test, store)
@@ -43,27 +52,78 @@ if not points:
 table = comparison_table(points)
 available = metric_columns(table)
 methods = sorted(table["method"].unique())
-default_method = get_method(methods[0])
-default_x = url_param("x", default_method.performance_metric)
-default_y = url_param("y", default_method.fairness_metric)
+titles = {m: get_method(m).title for m in methods}
+plane_x, plane_y = default_plane(table, task.kind)
+default_x = url_param("x", plane_x)
+default_y = url_param("y", plane_y)
+
+
+def _axis_label(name: str) -> str:
+    return f"{metric_label(name)} ({metric_info(name).direction})"
+
 
 c1, c2, c3, c4 = st.columns([2, 2, 1, 3])
-x = c1.selectbox("x axis", available, key=seed_widget("cmp_x", default_x, available))
-y = c2.selectbox("y axis", available, key=seed_widget("cmp_y", default_y, available))
+x_default = default_x if default_x in available else plane_x
+y_default = default_y if default_y in available else plane_y
+x = c1.selectbox(
+    "x axis", available, format_func=_axis_label, key=seed_widget("cmp_x", x_default, available)
+)
+y = c2.selectbox(
+    "y axis", available, format_func=_axis_label, key=seed_widget("cmp_y", y_default, available)
+)
 split = c3.radio(
     "Data",
     ["test", "train"],
     key=seed_widget("cmp_split", url_param("split", "test"), ["test", "train"]),
 )
-shown = c4.multiselect("Methods", methods, key=seed_widget("cmp_methods", methods, methods))
+# Methods that appeared since the filter was last drawn (a sweep, "Add to comparison", another
+# task) are added to the selection, so a new frontier is never filtered away.
+offered = st.session_state.get("cmp_offered", [])
+if new_methods := [m for m in methods if m not in offered]:
+    current = st.session_state.get("w.cmp_methods", st.session_state.get("sel.cmp_methods"))
+    if current is not None:
+        chosen = [m for m in current if m in methods] + new_methods
+        st.session_state["w.cmp_methods"] = st.session_state["sel.cmp_methods"] = chosen
+st.session_state["cmp_offered"] = methods
+shown = c4.multiselect(
+    "Methods",
+    methods,
+    format_func=titles.get,
+    key=seed_widget("cmp_methods", methods, methods),
+)
 for name in ("cmp_x", "cmp_y", "cmp_split", "cmp_methods"):
     keep(name)
 
+if x == y:
+    st.info(f"Both axes show {metric_label(x)}: choose a different metric for one of them.")
+notes = plane_notes(table, x, y, shown)
+if notes:
+    st.caption(
+        "Not on this plane: "
+        + "; ".join(f"**{titles[m]}**: {why}" for m, why in notes.items())
+        + "."
+    )
+
 view = mark_pareto(table[table["method"].isin(shown)], x, y)
 view = view[view["split"] == split]
+has_axes = x in view and y in view
+view = view[view[x].notna() & view[y].notna()] if has_axes else view.iloc[0:0]
 ids = list(dict.fromkeys(view["point_id"]))
+if not ids:
+    if not shown:
+        st.warning("No method is selected: pick one or more in the Methods filter.")
+    else:
+        st.warning(
+            f"None of the selected methods has {split} points with both "
+            f"{metric_label(x)} and {metric_label(y)}. Try the plane "
+            f"{metric_label(plane_x)} × {metric_label(plane_y)}, or another method."
+        )
+    stop_page()
 labels = {
-    pid: f"{row.method} · {row.knobs} · {x} {getattr(row, x):.4f} · {y} {getattr(row, y):.4f}"
+    pid: (
+        f"{titles[row.method]} · {row.knobs} · {metric_label(x)} {getattr(row, x):.4f} · "
+        f"{metric_label(y)} {getattr(row, y):.4f}"
+    )
     for pid, row in zip(view["point_id"], view.itertuples(), strict=True)
 }
 
@@ -79,10 +139,7 @@ if clicked in ids and clicked != st.session_state.get("sel.cmp_point"):
     st.session_state["sel.cmp_point"] = clicked
     st.session_state["w.cmp_point"] = clicked
 requested = url_param("point")
-default_point = requested if requested in ids else (ids[0] if ids else None)
-if not ids:
-    st.warning("No points for the chosen methods.")
-    stop_page()
+default_point = requested if requested in ids else ids[0]
 selected = st.selectbox(
     "Selected point",
     ids,
@@ -92,39 +149,74 @@ selected = st.selectbox(
 keep("cmp_point")
 
 st.plotly_chart(
-    frontier_figure(view, x, y, selected),
+    frontier_figure(view, x, y, selected, titles),
     key="cmp_chart",
     on_select="rerun",
     selection_mode="points",
 )
-view_params = {"x": x, "y": y, "split": split, "point": selected}
+view_params = {"dataset": task.name, "x": x, "y": y, "split": split, "point": selected}
 view_params["method"] = view.loc[view["point_id"] == selected, "method"].iloc[0]
 if task.name in DATASETS:
-    roles = {"target": task.target, "sensitive": list(task.sensitive)}
-    view_params = {"dataset": task.name, **roles, **view_params}
+    view_params.update(target=task.target, sensitive=list(task.sensitive))
+else:  # a link to an upload cannot carry the table: the page that opens it says so
+    view_params["source"] = "upload"
 st.query_params.from_dict(view_params)
 
 point = next(p for p in points if p.point_id == selected)
 model = cached.point_model(str(point.path), point.path.stat().st_mtime)
-left, right = st.columns([1, 2])
-with left:
-    st.subheader(f"{get_method(point.method).title}")
-    st.caption(f"Point `{point.point_id}`")
-    st.table({"knob": list(point.knobs), "value": [str(v) for v in point.knobs.values()]})
-    st.table(
+
+
+def _metric_rows(metrics_by_split: dict[str, dict[str, float]]) -> pd.DataFrame:
+    names = list(metrics_by_split.get("test", metrics_by_split.get("train", {})))
+    return pd.DataFrame(
         {
-            "metric": list(point.metrics.get("test", {})),
-            "train": [
-                f"{point.metrics['train'].get(m, float('nan')):.4f}"
-                for m in point.metrics.get("test", {})
-            ],
-            "test": [f"{v:.4f}" for v in point.metrics.get("test", {}).values()],
+            "metric": [metric_label(m) for m in names],
+            "train": [metrics_by_split.get("train", {}).get(m, float("nan")) for m in names],
+            "test": [metrics_by_split.get("test", {}).get(m, float("nan")) for m in names],
         }
     )
+
+
+left, right = st.columns([1, 2])
+with left:
+    st.subheader(titles[point.method])
+    st.caption(f"Point `{point.point_id}`")
+    st.table({"knob": list(point.knobs), "value": [str(v) for v in point.knobs.values()]})
+    st.dataframe(
+        _metric_rows(point.metrics),
+        hide_index=True,
+        column_config={
+            "train": st.column_config.NumberColumn(format="%.4f"),
+            "test": st.column_config.NumberColumn(format="%.4f"),
+        },
+        key="cmp_metrics",
+    )
 with right:
-    st.subheader("Per group (test data, 95% bootstrap intervals)")
+    st.subheader("Per group on the test data (95% bootstrap intervals)")
     groups = cached.point_groups(model, test, f"{point.point_id}:{test.fingerprint}")
-    st.dataframe(groups, key="cmp_groups")
+    st.plotly_chart(group_metrics_figure(groups, task.kind), key="cmp_groups_chart")
+    with st.expander("Per-group table"):
+        st.dataframe(groups, key="cmp_groups")
+
+with st.expander("Pin points side by side"):
+    pinned = st.multiselect(
+        "Points to compare (up to 3)",
+        ids,
+        format_func=labels.get,
+        max_selections=3,
+        key="cmp_pinned",
+    )
+    if pinned:
+        by_id = {p.point_id: p for p in points}
+        columns = {}
+        for pid in pinned:
+            p = by_id[pid]
+            values = {f"knob · {k}": str(v) for k, v in p.knobs.items()}
+            values.update(
+                {metric_label(m): f"{v:.4f}" for m, v in p.metrics.get(split, {}).items()}
+            )
+            columns[f"{titles[p.method]} · {pid}"] = values
+        st.dataframe(pd.DataFrame(columns), key="cmp_pinned_table")
 
 result = RunResult(method=point.method, knobs=point.knobs, metrics=point.metrics, model=model)
 card = model_card(result, train, test, group_table=groups)

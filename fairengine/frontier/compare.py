@@ -80,3 +80,58 @@ def group_metrics(model: Any, task: Task, *, ci: float = 0.95) -> pd.DataFrame:
         kind=task.kind,
         ci=ci,
     )
+
+
+#: The plane every predicting method of a task kind shares (the shared evaluation's axes).
+SHARED_PLANE = {"classification": ("error", "dp_diff"), "regression": ("loss", "sp_ks")}
+
+
+def _covered(table: pd.DataFrame, x: str, y: str) -> set[str]:
+    """Methods with at least one point that has both ``x`` and ``y``."""
+    if table.empty or x not in table or y not in table:
+        return set()
+    rows = table[table[x].notna() & table[y].notna()]
+    return set(rows["method"])
+
+
+def default_plane(table: pd.DataFrame, kind: str) -> tuple[str, str]:
+    """The axes to open on: the kind's shared plane when any point has it, else the pair of
+    declared metrics (x ≠ y) that the most methods have (ties: registry order)."""
+    x, y = SHARED_PLANE.get(kind, SHARED_PLANE["classification"])
+    if _covered(table, x, y):
+        return x, y
+    names = metric_columns(table)
+    best, best_count = (x, y), 0
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            count = len(_covered(table, a, b))
+            if count > best_count:
+                best, best_count = (a, b), count
+    return best
+
+
+def plane_notes(table: pd.DataFrame, x: str, y: str, methods: Sequence[str]) -> dict[str, str]:
+    """For each of ``methods`` with no point on (x, y): why, in a few words.
+
+    E.g. ``{"balanced_filtering": "reports no Error rate / Demographic parity difference — it
+    filters data rather than predicting; see its page"}``.
+    """
+    covered = _covered(table, x, y)
+    notes = {}
+    for method in methods:
+        if method in covered:
+            continue
+        part = table[table["method"] == method]
+        has = [m for m in metric_columns(part) if part[m].notna().any()]
+        missing = [m for m in (x, y) if m not in has]
+        what = " / ".join(metrics.metric_label(m) for m in missing)
+        standard = set(metrics.standard_metrics("classification")) | set(
+            metrics.standard_metrics("regression")
+        )
+        if not standard & set(has):
+            why = "it does not predict the target (it filters or generates data); see its page"
+        else:
+            shown = ", ".join(metrics.metric_label(m) for m in has[:3])
+            why = f"it reports {shown}{' and more' if len(has) > 3 else ''}"
+        notes[method] = f"no {what} — {why}"
+    return notes

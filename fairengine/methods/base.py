@@ -175,7 +175,13 @@ class Method:
             )
 
     def run(self, train: Task, test: Task, **knobs: Any) -> RunResult:
-        """Fit on ``train`` with the given knobs and score on train and test."""
+        """Fit on ``train`` with the given knobs and score on train and test.
+
+        Every predicting model is scored by the one shared evaluation
+        (:func:`fairengine.methods.evaluation.evaluate_result`) on top of the method's own
+        metrics."""
+        from fairengine.methods.evaluation import evaluate_result
+
         self.check_task(train)
         values = self.validate_knobs(knobs)
-        return self.run_function(train, test, **values)
+        return evaluate_result(self.run_function(train, test, **values), train, test)

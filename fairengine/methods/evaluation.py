@@ -1,14 +1,34 @@
-"""Scoring a fitted model on a task with the shared metrics (one place for every method)."""
+"""The one evaluation path: every predicting model is scored here, the same way, on the same rows.
+
+:func:`evaluate_result` runs after every :meth:`Method.run <fairengine.methods.base.Method.run>`:
+the shared metrics of the task's kind (``metrics.standard_metrics``) are computed from the
+result's *model* — the object a user exports — on the train and the held-out test split, and they
+replace any value of the same name the method computed itself. Method-specific metrics stay.
+
+* Classifiers are scored on ``model.metric_predictions(X)``: hard 0/1 predictions of a
+  deterministic model, P(ŷ = 1 | x) of a randomized one, so its metrics are its exact *expected*
+  metrics (every standard classification metric is linear in that probability per group).
+* Regressors that are mixtures (seed 002's Q) expose ``prediction_mixture(X) -> (weights,
+  predictions of shape (n, T))``; their loss is the expected loss over Q and ``sp_ks`` the KS
+  distance of the exact mixture CDFs — not the loss of the averaged prediction.
+* A model that does not predict the target (a filter, ``predicts_target = False``) or predicts
+  another kind gets no shared metrics.
+* A method whose model reads columns the task's ``X`` lacks (e.g. the simulated noisy group) puts
+  them in ``artifacts["extra_inputs"] = {"train": {column: values}, "test": {...}}``; the model
+  is scored on ``X`` with those columns added (:func:`model_inputs`).
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
 from fairengine import metrics
 from fairengine.data import Task
 
-CLASSIFICATION_METRICS = ("accuracy", "error", "dp_diff", "eo_diff", "tpr_diff", "statistical_rate")
-REGRESSION_METRICS = ("loss", "sp_ks", "max_group_loss")
+CLASSIFICATION_METRICS = metrics.standard_metrics("classification")
+REGRESSION_METRICS = metrics.standard_metrics("regression")
 
 
 def task_metrics(task: Task, score: np.ndarray) -> dict[str, float]:
@@ -21,9 +41,73 @@ def task_metrics(task: Task, score: np.ndarray) -> dict[str, float]:
     return {name: float(metrics.METRICS[name](task.y, score, task.groups)) for name in names}
 
 
+def mixture_metrics(task: Task, weights: np.ndarray, predictions: np.ndarray) -> dict[str, float]:
+    """Regression metrics of a randomized predictor that uses column t of ``predictions`` with
+    probability ``weights[t]``: expected (group) squared error and the mixture-CDF KS distance."""
+    w = np.asarray(weights, dtype=float)
+    P = np.asarray(predictions, dtype=float).reshape(len(task.y), -1)  # noqa: N806
+    if P.shape[1] != w.size:
+        raise ValueError(f"{w.size} mixture weights for {P.shape[1]} prediction columns")
+    y, g = np.asarray(task.y, dtype=float), np.asarray(task.groups)
+    loss = sum(q * metrics.loss(y, P[:, t], g) for t, q in enumerate(w) if q > 0)
+    codes = np.unique(g, return_inverse=True)[1]
+    group_loss = np.zeros(codes.max() + 1)
+    for t, q in enumerate(w):
+        if q > 0:
+            sq = (y - P[:, t]) ** 2
+            group_loss += q * np.bincount(codes, sq) / np.bincount(codes)
+    thresholds = np.unique(P[:, w > 0])
+    group_cdfs, overall = 0.0, 0.0
+    for t, q in enumerate(w):
+        if q > 0:
+            _, gc, oc = metrics.prediction_cdfs(P[:, t], codes, thresholds=thresholds)
+            group_cdfs, overall = group_cdfs + q * gc, overall + q * oc
+    return {
+        "loss": float(loss),
+        "sp_ks": metrics.ks_distance_from_cdfs(group_cdfs, overall),
+        "max_group_loss": float(group_loss.max()),
+    }
+
+
+def model_metrics(model: Any, task: Task, X: Any = None) -> dict[str, float]:  # noqa: N803
+    """The shared metrics of ``model`` on ``task`` (features ``X``, default ``task.X``); empty
+    for a model that does not predict the task's target."""
+    if not predicts(model, task):
+        return {}
+    X = task.X if X is None else X  # noqa: N806
+    mixture = getattr(model, "prediction_mixture", None)
+    if task.kind == "regression" and mixture is not None:
+        return mixture_metrics(task, *mixture(X))
+    return task_metrics(task, np.asarray(model.metric_predictions(X), dtype=float))
+
+
+def predicts(model: Any, task: Task) -> bool:
+    """Whether ``model`` predicts ``task``'s target (so the shared evaluation applies)."""
+    return (
+        model is not None
+        and getattr(model, "predicts_target", False)
+        and getattr(model, "kind", None) == task.kind
+        and hasattr(model, "metric_predictions")
+    )
+
+
 def score_splits(model, train: Task, test: Task) -> dict[str, dict[str, float]]:
     """``{"train": metrics, "test": metrics}`` of a :class:`~fairengine.models.Model`."""
-    return {
-        split: task_metrics(part, model.metric_predictions(part.X))
-        for split, part in (("train", train), ("test", test))
-    }
+    return {split: model_metrics(model, part) for split, part in (("train", train), ("test", test))}
+
+
+def model_inputs(result: Any, split: str, task: Task) -> Any:
+    """The feature frame ``result.model`` is scored on for ``split``: ``task.X`` plus the
+    columns the method recorded in ``artifacts["extra_inputs"][split]`` (if any)."""
+    extra = (result.artifacts.get("extra_inputs") or {}).get(split)
+    return task.X.assign(**extra) if extra else task.X
+
+
+def evaluate_result(result: Any, train: Task, test: Task) -> Any:
+    """Put the shared metrics of ``result.model`` into ``result.metrics`` (see the module doc)."""
+    if not predicts(result.model, train):
+        return result
+    for split, task in (("train", train), ("test", test)):
+        shared = model_metrics(result.model, task, model_inputs(result, split, task))
+        result.metrics[split] = {**result.metrics.get(split, {}), **shared}
+    return result

@@ -16,7 +16,6 @@ from fairlearn.reductions import DemographicParity, EqualizedOdds, Exponentiated
 from fairengine.data import Task
 from fairengine.methods._linear import C_KNOB, encode_train, logistic_regression
 from fairengine.methods.base import Knob, Method, RunResult
-from fairengine.methods.evaluation import score_splits
 from fairengine.methods.registry import register
 from fairengine.models import RandomizedClassifier
 
@@ -52,7 +51,7 @@ def _run(
     return RunResult(
         method="fairlearn_eg",
         knobs={"constraint": constraint, "eps": eps, "max_iter": max_iter, "C": C},
-        metrics=score_splits(model, train, test),
+        metrics={"train": {}, "test": {}},  # filled by the shared evaluation (Method.run)
         model=model,
         artifacts={"n_components": int(active.sum()), "n_oracle_calls": len(mitigator.predictors_)},
         elapsed=elapsed,

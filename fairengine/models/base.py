@@ -47,6 +47,9 @@ class Model:
 
     model_type: ClassVar[str] = "model"
     kind: str = "classification"
+    #: Whether the model predicts the task's target (False for e.g. a data filter), so the shared
+    #: evaluation (:mod:`fairengine.methods.evaluation`) scores it.
+    predicts_target: ClassVar[bool] = True
 
     def __init__(self, encoder: FeatureEncoder) -> None:
         self.encoder = encoder

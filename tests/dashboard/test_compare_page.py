@@ -34,7 +34,7 @@ def open_compare(**params: str) -> AppTest:
 def test_shows_cached_frontier_and_point_detail(cache: FrontierStore) -> None:
     at = open_compare()
     assert not at.error
-    assert len(at.get("plotly_chart")) == 1
+    assert len(at.get("plotly_chart")) == 2  # the frontier and the chosen point's groups
     points = at.selectbox(key="w.cmp_point")
     assert len(points.options) == 3
     assert at.selectbox(key="w.cmp_x").value == "error"
@@ -77,3 +77,54 @@ def test_empty_cache_says_what_to_do(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("FAIRENGINE_CACHE", str(tmp_path / "empty"))
     at = open_compare()
     assert any("No frontier is cached" in i.value for i in at.info)
+
+
+def test_axes_show_labels_and_methods_off_the_plane_get_a_note(cache: FrontierStore) -> None:
+    train, test = load_dataset("german_credit").split()
+    sweep("balanced_filtering", train, test, {"alpha": [0.1]}, store=cache)
+    at = open_compare()
+    x_axis = at.selectbox(key="w.cmp_x")
+    assert x_axis.value == "error"  # the shared plane, not the first method's own axes
+    assert "Error rate (lower is better)" in x_axis.options
+    notes = " ".join(c.value for c in at.caption)
+    assert "Balanced filtering" in notes and "does not predict the target" in notes
+    assert len(at.selectbox(key="w.cmp_point").options) == 3  # no empty/"nan" entries
+
+    at.selectbox(key="w.cmp_x").set_value("disclosivity").run()
+    at.selectbox(key="w.cmp_y").set_value("imbalance").run()
+    assert not at.exception
+    notes = " ".join(c.value for c in at.caption)
+    assert "Reweighing" in notes  # now reweighing is the one without points
+    assert len(at.selectbox(key="w.cmp_point").options) == 1
+
+
+def test_blank_plane_says_why(cache: FrontierStore) -> None:
+    at = open_compare()
+    at.multiselect(key="w.cmp_methods").set_value([]).run()
+    assert not at.exception
+    assert any("No method is selected" in w.value for w in at.warning)
+
+
+def test_filter_keeps_a_method_just_swept(cache: FrontierStore) -> None:
+    at = open_compare()
+    assert at.multiselect(key="w.cmp_methods").value == ["reweighing"]
+    at.selectbox(key="run_method").set_value("fairlearn_eg").run()
+    at.selectbox(key="run_knob_fairlearn_eg").set_value("eps").run()
+    at.text_input(key="run_values_fairlearn_eg_eps").set_value("0.05").run()
+    at.slider(key="run_fixed.fairlearn_eg.max_iter").set_value(10).run()
+    at.button(key="run_sweep").click().run()
+    assert not at.exception and not at.error
+    assert set(at.multiselect(key="w.cmp_methods").value) == {"reweighing", "fairlearn_eg"}
+    assert len(at.selectbox(key="w.cmp_point").options) == 4
+
+
+def test_link_made_from_an_upload_says_the_table_is_missing(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("FAIRENGINE_CACHE", str(tmp_path / "cache"))
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update({"dataset": "my_table", "source": "upload", "x": "error"})
+    at.run()  # the Data page opens first here; a browser opening /compare shows it there
+    assert any("uploaded table (my_table)" in w.value for w in at.warning)
+    assert at.session_state["task"] is None  # not silently Adult
+    at.switch_page("views/compare.py").run()
+    assert not at.exception
+    assert any("Data page first" in i.value for i in at.info)

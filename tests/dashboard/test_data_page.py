@@ -50,6 +50,13 @@ def test_opens_on_adult(app: AppTest) -> None:
     assert len(app.get("plotly_chart")) == 2
 
 
+def test_group_table_describes_the_data_only(app: AppTest) -> None:
+    table = next(d.value for d in app.dataframe if "share" in d.value.columns)
+    assert list(table.columns) == ["n", "share", "base_rate", "base_rate_low", "base_rate_high"]
+    assert 0.0 < table.loc["overall", "base_rate"] < 0.5  # Adult: about 24% earn > 50K
+    assert not {"accuracy", "tpr", "fpr", "selection_rate"} & set(table.columns)
+
+
 def test_pick_dataset_updates_task_and_url(app: AppTest) -> None:
     app.selectbox(key="w.dataset").set_value("compas").run()
     assert not app.exception and not app.error

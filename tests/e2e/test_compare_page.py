@@ -22,7 +22,7 @@ def test_select_point_and_download_model(page: Page, app_server: str, tmp_path: 
     chart = page.locator('[data-testid="stPlotlyChart"]').first
     expect(chart).to_be_visible()
     legend = chart.inner_text()
-    assert "reweighing" in legend and "fairlearn_eg" in legend
+    assert "Reweighing" in legend and "fairlearn ExponentiatedGradient" in legend
     screenshot(page, "compare-adult")
 
     # click one marker of the chart (plotly draws points as path.point in the scatter layers)
@@ -55,4 +55,57 @@ def test_select_point_and_download_model(page: Page, app_server: str, tmp_path: 
     downloaded = load_model(path)
     np.testing.assert_array_equal(downloaded.predict(test.X), original.predict(test.X))
     np.testing.assert_array_equal(downloaded.predict_score(test.X), original.predict_score(test.X))
+    assert exception_texts(page) == []
+
+
+def _choose(page: Page, label: str, option: str) -> None:
+    page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first.click()
+    page.get_by_role("option").filter(has_text=option).first.click()
+    wait_for_app(page)
+
+
+def _open_sweep_panel(page: Page) -> None:
+    details = page.locator("details").filter(has_text="Compute a frontier").first
+    if details.get_attribute("open") is None:
+        details.locator("summary").click()
+    expect(details.locator('[data-testid="stSelectbox"]').first).to_be_visible()
+
+
+def _sweep(page: Page, method: str, knob: str, values: str) -> None:
+    _open_sweep_panel(page)
+    _choose(page, "Method", method)
+    _choose(page, "Knob to sweep", knob)
+    box = page.locator('[data-testid="stTextInput"]').filter(has_text="comma-separated").first
+    box.locator("input").fill(values)
+    box.locator("input").press("Enter")
+    wait_for_app(page)
+    page.get_by_role("button", name="Run sweep").click()
+    wait_for_app(page, timeout=120_000)
+
+
+def test_sweep_on_a_new_task_keeps_the_method_and_notes_missing_axes(
+    page: Page, app_server: str
+) -> None:
+    page.goto(app_server + "/compare?dataset=adult")  # the filter holds Adult's methods
+    wait_for_app(page)
+    expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible()
+    page.get_by_role("link", name="Data", exact=True).click()
+    wait_for_app(page)
+    _choose(page, "Dataset", "German credit")
+    page.get_by_role("link", name="Compare & export").click()
+    wait_for_app(page)
+    main = page.locator('[data-testid="stMain"]')
+    expect(main).to_contain_text("No frontier is cached")
+
+    _sweep(page, "Balanced filtering", "alpha", "0.1, 0.3")
+    methods = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Methods")
+    expect(methods).to_contain_text("Balanced filtering")  # not filtered away
+    expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible()
+
+    _sweep(page, "Reweighing", "strength", "0, 1")
+    expect(methods).to_contain_text("Reweighing")
+    # the chart stays on the filter's plane; the method without those metrics gets a note
+    expect(main).to_contain_text("Not on this plane")
+    expect(main).to_contain_text("Reweighing")
+    screenshot(page, "compare-note-missing-axes")
     assert exception_texts(page) == []

@@ -336,9 +336,11 @@ def result(german):
 def test_run_reports_design_metrics_and_artifacts(result) -> None:
     for split in ("train", "test"):
         assert set(result.metrics[split]) == {
-            "representation_rate", "statistical_rate", "accuracy", "error", "kl_to_empirical",
+            "representation_rate", "data_statistical_rate", "kl_to_empirical",  # the data
+            "accuracy", "error", "dp_diff", "eo_diff", "tpr_diff", "statistical_rate",  # the clf
         }  # fmt: skip
         assert result.metrics[split]["accuracy"] + result.metrics[split]["error"] == 1.0
+        assert result.metrics[split]["data_statistical_rate"] > 0.9  # θ^w, τ = 1: SR ≈ 1
     rates = result.artifacts["rates"]
     assert list(rates.index) == ["raw", "prior", "reweighing", "maxent"]
     assert rates.loc["maxent", "exact_rr"] == pytest.approx(1.0, abs=1e-6)  # θ^w, τ = 1
