@@ -178,17 +178,17 @@ def fr_frontiers(quick: bool) -> list[dict]:
         seconds = time.perf_counter() - start
         base = result.artifacts["baselines"].set_index(["baseline", "split"])
         unc = base.loc[("unconstrained", "test")]
-        text = "; ".join(f"ε={e}: {m['sp_ks']:.3f}/{m['loss']:.4f}" for e, _, m in points)
+        text = "; ".join(f"ε={e}: {m['sp_ks']:.3f}/{m['scaled_loss']:.4f}" for e, _, m in points)
         seo = ""
         if ("seo", "test") in base.index:
             s = base.loc[("seo", "test")]
-            seo = f"; SEO {s['sp_ks']:.3f}/{s['loss']:.4f}"
+            seo = f"; SEO {s['sp_ks']:.3f}/{s['scaled_loss']:.4f}"
         lowest = min(points, key=lambda p: p[2]["sp_ks"])
         rows.append({
             "what": f"{name}: test frontier, {len(eps_grid)} ε ({len(train.y):,} train rows)",
             "value": lowest[2]["sp_ks"], "unit": "sp_ks",
             "note": f"test disparity/loss ({'log loss' if loss == 'logistic' else 'MSE'} on "
-            f"[0,1]): unconstrained {unc['sp_ks']:.3f}/{unc['loss']:.4f}{seo}; {text}; "
+            f"[0,1]): unconstrained {unc['sp_ks']:.3f}/{unc['scaled_loss']:.4f}{seo}; {text}; "
             f"sweep {seconds:.0f} s",
         })  # fmt: skip
     return rows

@@ -31,28 +31,30 @@ def frontier_figure(
     if points is not None and len(points):
         part = points[points["split"] == split].sort_values("sp_ks")
         fig.add_scatter(
-            x=part["sp_ks"], y=part["loss"], mode="markers", name="fair regression (ε sweep)",
+            x=part["sp_ks"], y=part["scaled_loss"], mode="markers",
+            name="fair regression (ε sweep)",
             marker={"color": PALETTE[0], "size": 8},
             text=[f"ε = {e:g}" for e in part["eps"]], hovertemplate="%{text}<extra></extra>",
         )  # fmt: skip
         env = part[part["envelope"]].sort_values("sp_ks")
         fig.add_scatter(
-            x=env["sp_ks"], y=env["loss"], mode="lines", name="convex envelope (train)",
+            x=env["sp_ks"], y=env["scaled_loss"], mode="lines", name="convex envelope (train)",
             line={"color": PALETTE[0]},
         )  # fmt: skip
     rows = baselines[baselines["split"] == split]
     for i, row in enumerate(rows.itertuples()):
         fig.add_scatter(
-            x=[row.sp_ks], y=[row.loss], mode="markers", name=BASELINES.get(row.baseline,
+            x=[row.sp_ks], y=[row.scaled_loss], mode="markers", name=BASELINES.get(row.baseline,
                                                                              row.baseline),
             marker={"color": PALETTE[2 + i], "size": 12, "symbol": "diamond"},
         )  # fmt: skip
     fig.add_scatter(
-        x=[current["sp_ks"]], y=[current["loss"]], mode="markers", name="current Q",
+        x=[current["sp_ks"]], y=[current["scaled_loss"]], mode="markers", name="current Q",
         marker={"color": PALETTE[1], "size": 15, "symbol": "star"},
     )  # fmt: skip
     return _layout(
-        fig, f"Loss vs disparity ({split})", "SP disparity: max_a sup_z |F_a(z) − F(z)|", "loss"
+        fig, f"Loss vs disparity ({split})", "SP disparity: max_a sup_z |F_a(z) − F(z)|",
+        "loss (target scaled to [0, 1])"
     )
 
 

@@ -30,7 +30,8 @@ def test_page_shows_charts_metrics_and_download() -> None:
     assert len(at.get("plotly_chart")) == 3  # frontier, CDFs, group losses
     assert len(at.get("download_button")) == 1
     labels = [m.label for m in at.metric]
-    assert "SP disparity (test)" in labels and "Worst group loss (test)" in labels
+    assert "SP disparity (test)" in labels and "Worst group loss, scaled (test)" in labels
+    assert any(label.startswith("MSE in") for label in labels)  # the shared evaluation
 
 
 def test_knobs_rerun_and_sweep_draws_the_frontier() -> None:

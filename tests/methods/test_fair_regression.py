@@ -307,7 +307,15 @@ def test_run_reports_exact_metrics_and_artifacts(law_small, tmp_path) -> None:
     train, test = law_small
     result = get_method("fair_regression").run(train, test, eps=0.05, n_levels=20, max_iter=20)
     for split in ("train", "test"):
-        assert set(result.metrics[split]) == {"loss", "sp_ks", "max_group_loss"}
+        assert set(result.metrics[split]) == {
+            "scaled_loss", "sp_ks", "scaled_max_group_loss",  # the method's, [0, 1] scale
+            "loss", "max_group_loss",  # the shared evaluation, target units
+        }  # fmt: skip
+        lo, hi = result.model.regressor.y_min_, result.model.regressor.y_max_
+        if result.model.regressor.loss == "square":
+            assert result.metrics[split]["loss"] == pytest.approx(
+                result.metrics[split]["scaled_loss"] * (hi - lo) ** 2, rel=0.05
+            )
     assert result.metrics["train"]["sp_ks"] <= 0.05 + 1e-9
     z = result.model.encode(train.X)
     assert result.metrics["train"]["sp_ks"] == pytest.approx(

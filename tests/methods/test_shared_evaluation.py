@@ -86,3 +86,26 @@ def test_reported_metrics_equal_the_exported_models(name, results, adult, tmp_pa
         reported = result.metrics[split]
         assert reported["error"] == pytest.approx(error, abs=1e-12), (name, split)
         assert reported["dp_diff"] == pytest.approx(max(rates) - min(rates), abs=1e-12)
+
+
+def test_regression_metrics_are_expectations_over_the_exported_mixture(tmp_path) -> None:
+    task = load_dataset("law_school")
+    rows = np.random.default_rng(1).choice(len(task.frame), 2000, replace=False)
+    train, test = task.subset(np.sort(rows)).split(random_state=0)
+    result = get_method("fair_regression").run(train, test, eps=0.05, n_levels=20, max_iter=20)
+    model = load_model(save_model(result.model, tmp_path / "q.fairmodel"))
+    y, g = np.asarray(test.y, dtype=float), np.asarray(test.groups)
+    weights, predictions = model.prediction_mixture(test.X)
+    assert weights.sum() == pytest.approx(1.0)
+    expected_loss = sum(w * np.mean((y - predictions[:, t]) ** 2) for t, w in enumerate(weights))
+    reported = result.metrics["test"]
+    assert reported["loss"] == pytest.approx(expected_loss, rel=1e-10)
+    # Monte Carlo over the randomized predictor agrees with the exact expectation
+    draws = [np.mean((y - model.predict(test.X, random_state=s)) ** 2) for s in range(200)]
+    assert np.mean(draws) == pytest.approx(expected_loss, rel=0.02)
+    # sp_ks from the model's exact mixture CDFs (P(f(x) <= t) per row, averaged per group)
+    thresholds = np.unique(predictions)
+    cdf = model.predict_cdf(test.X, thresholds)
+    overall = cdf.mean(axis=0)
+    gaps = [np.abs(cdf[g == k].mean(axis=0) - overall).max() for k in np.unique(g)]
+    assert reported["sp_ks"] == pytest.approx(max(gaps), abs=1e-9)

@@ -52,7 +52,9 @@ def split_metrics(
     codes: np.ndarray,
     n_groups: int,  # noqa: N803
 ) -> tuple[dict[str, float], np.ndarray]:
-    """``loss``, ``sp_ks``, ``max_group_loss`` of Q on one split, and the group losses."""
+    """``scaled_loss``, ``sp_ks``, ``scaled_max_group_loss`` of Q on one split (the method's own
+    metrics, on the [0, 1]-scaled target; the shared evaluation adds ``loss`` / ``max_group_loss``
+    in the target's units), and the group losses."""
     target = np.clip(regressor.scale(y), 0.0, 1.0)
     values = regressor.component_predictions(Z)
     overall, group = mixture_losses(
@@ -60,9 +62,9 @@ def split_metrics(
     )
     present = np.bincount(codes, minlength=n_groups) > 0
     return {
-        "loss": overall,
+        "scaled_loss": overall,
         "sp_ks": regressor.sp_ks(Z, codes),
-        "max_group_loss": float(group[present].max()),
+        "scaled_max_group_loss": float(group[present].max()),
     }, group
 
 
@@ -73,9 +75,9 @@ def deterministic_metrics(
     overall, group = mixture_losses(pred[:, None], np.ones(1), y, codes, loss, n_groups)
     present = np.bincount(codes, minlength=n_groups) > 0
     return {
-        "loss": overall,
+        "scaled_loss": overall,
         "sp_ks": metrics.sp_ks(None, pred, codes),
-        "max_group_loss": float(group[present].max()),
+        "scaled_max_group_loss": float(group[present].max()),
     }, group
 
 

@@ -61,7 +61,7 @@ def eps_frontier(
     points = sweep("fair_regression", train, test, grid, store=store, n_jobs=n_jobs).points
     points = points.copy()
     on_train = points["split"] == "train"
-    mask = convex_envelope(points.loc[on_train, "sp_ks"], points.loc[on_train, "loss"])
+    mask = convex_envelope(points.loc[on_train, "sp_ks"], points.loc[on_train, "scaled_loss"])
     chosen = set(points.loc[on_train, "point_id"][mask])
     points["envelope"] = points["point_id"].isin(chosen)
     return points

@@ -53,6 +53,13 @@ class FairRegressionModel(Model):
     def predict(self, X: pd.DataFrame, random_state: int | None = 0) -> np.ndarray:  # noqa: N803
         return self.regressor.predict(self.encode(X), random_state=random_state)
 
+    def prediction_mixture(self, X: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
+        """(weights q_t, predictions of every f_t on the target's scale, shape (n, T)): what the
+        shared evaluation scores, so loss and sp_ks are exact expectations over Q."""
+        r = self.regressor
+        values = r.component_predictions(self.encode(X))
+        return np.asarray(r.weights_, float), r.y_min_ + (r.y_max_ - r.y_min_) * values
+
     def predict_cdf(self, X: pd.DataFrame, thresholds: Any) -> np.ndarray:  # noqa: N803
         return self.regressor.predict_cdf(self.encode(X), thresholds)
 
