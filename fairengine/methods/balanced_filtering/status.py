@@ -7,13 +7,14 @@ import math
 #: stop reasons of :func:`~fairengine.methods.balanced_filtering.tree.grow_tree` that mean the
 #: tree reached the paper's stopping rule (dist(U, C(A)) < beta_stop); every other reason is an
 #: early stop the page shows as a warning
-CONVERGED = ("beta_stop",)
+CONVERGED = ("beta_stop", "in_hull")
 
 
 def growth_status(trace: list[dict], *, alpha: float, gamma: float, beta_stop: float) -> dict:
     """``{"code", "converged", "message"}`` from the last record of a growth trace.
 
-    Codes: ``beta_stop`` (paper's rule: dist < beta_stop), ``no_progress`` (no split of any
+    Codes: ``beta_stop`` (paper's rule: dist < beta_stop), ``in_hull`` (dist = 0, U in C(A):
+    the theory's stopping rule, reached with beta_stop = 0), ``no_progress`` (no split of any
     leaf passed dist_new <= (1 - gamma) dist; the nearest rejected candidate is quoted),
     ``no_splittable_leaf`` (every leaf at the depth cap or below twice the leaf-mass floor),
     ``max_leaves`` (leaf cap) and ``alpha_zero`` (no split can keep a leaf at the base rates).
@@ -24,6 +25,8 @@ def growth_status(trace: list[dict], *, alpha: float, gamma: float, beta_stop: f
     head = f"The tree stopped at {leaves} leaves with dist(U, C(A)) = {dist:.3f}"
     if code == "beta_stop":
         message = f"{head} < β_stop = {beta_stop:g} (the paper's stopping rule)."
+    elif code == "in_hull":
+        message = f"{head}: the target is in the hull of A (exact balance in-sample)."
     elif code == "no_progress":
         rejected = float(last.get("best_rejected", math.inf))
         nearest = (

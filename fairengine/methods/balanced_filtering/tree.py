@@ -357,8 +357,8 @@ def grow_tree(
                 "disclosivity": float(np.max(np.abs(rows - rates))),
             }
         )
-        if stop_dist < settings.beta_stop:
-            trace[-1]["stop"] = "beta_stop"
+        if stop_dist < settings.beta_stop or stop_dist <= _TOL:
+            trace[-1]["stop"] = "beta_stop" if stop_dist < settings.beta_stop else "in_hull"
             break
         if len(weights) >= settings.max_leaves:
             trace[-1]["stop"] = "max_leaves"
