@@ -10,8 +10,7 @@ from plotly.subplots import make_subplots
 
 from dashboard.components.cached import model_file  # noqa: F401  (one definition)
 from fairengine.data import Task
-from fairengine.frontier import sweep
-from fairengine.methods.balanced_filtering import CURVES, curve_grid, run_filter
+from fairengine.methods.balanced_filtering import CURVES, run_filter, tradeoff_points
 from fairengine.methods.base import RunResult
 
 #: alpha / eta grids of the page's live curves (coarser than the paper's, for speed)
@@ -50,20 +49,25 @@ def accepted_csv(_result: RunResult, _test: Task, key: str, seed: int) -> bytes:
 
 
 def curve_points(
-    train: Task, test: Task, knobs: dict, store, curves, progress=None
+    task: Task, knobs: dict, store, curves, n_seeds: int, progress=None
 ) -> pd.DataFrame:
-    """Points of the chosen trade-off curves (cached in ``store``)."""
+    """Points of the chosen trade-off curves over ``n_seeds`` splits (cached in ``store``).
+
+    Seed s is the task's split with ``random_state=s`` (seed 0 is the page's own split, so the
+    shipped demo frontiers serve it).
+    """
     fixed = {k: v for k, v in knobs.items() if k not in ("proxy", "alpha", "eta", "relaxed")}
-    grid = curve_grid(curves, PAGE_ALPHAS, PAGE_ETAS, **fixed)
-    points = sweep("balanced_filtering", train, test, grid, store=store, progress=progress).points
-    names = {}
-    for name, base in CURVES.items():
-        names[(base["proxy"], bool(base.get("relaxed", False)))] = name
-    points["curve"] = [
-        names[(p, bool(r) if p == "ab" else False)]
-        for p, r in zip(points["proxy"], points["relaxed"], strict=True)
-    ]
-    return points
+    return tradeoff_points(
+        task,
+        curves=tuple(curves),
+        alphas=PAGE_ALPHAS,
+        etas=PAGE_ETAS,
+        seeds=tuple(range(int(n_seeds))),
+        test_size=0.3,
+        store=store,
+        progress=progress,
+        **fixed,
+    )
 
 
 def _layout(fig: go.Figure, title: str, height: int = 380) -> go.Figure:
@@ -127,30 +131,78 @@ def proportions_figure(result: RunResult) -> go.Figure:
     return _layout(fig, "Group proportions before and after filtering")
 
 
-def tradeoff_figure(points: pd.DataFrame, current: RunResult | None) -> go.Figure:
-    """Disclosivity vs imbalance, one line per proxy, train and test; the current run marked."""
+_PALETTE = ("#1565c0", "#6a1b9a", "#2e7d32", "#ef6c00", "#8d6e63", "#c62828")
+_DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+_SYMBOLS = ("circle", "diamond", "square", "triangle-up", "x", "cross")
+
+
+def _rgba(color: str, alpha: float) -> str:
+    r, g, b = (int(color[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def tradeoff_figure(curves: pd.DataFrame, current: RunResult | None) -> go.Figure:
+    """Disclosivity vs imbalance per proxy, train and test, mean over seeds with 95% bands.
+
+    ``curves`` is :func:`~fairengine.methods.balanced_filtering.tradeoff_curves` output. Each
+    proxy has its own colour, dash and marker, and its band (t-interval of the imbalance,
+    shaded) and error bars (t-interval of the disclosivity) are drawn half-transparent, so a
+    curve lying on another stays visible.
+    """
     fig = make_subplots(rows=1, cols=2, subplot_titles=("train", "test"), shared_yaxes=True)
-    palette = ["#1565c0", "#6a1b9a", "#2e7d32", "#ef6c00", "#8d6e63", "#c62828"]
     for i, name in enumerate(CURVES):
-        part = points[points["curve"] == name]
+        part = curves[curves["curve"] == name]
         if part.empty:
             continue
+        color = _PALETTE[i % len(_PALETTE)]
         for col, split in enumerate(("train", "test"), start=1):
-            rows = part[part["split"] == split].sort_values("disclosivity")
+            rows = part[part["split"] == split].sort_values("level")
+            x = rows["disclosivity"].to_numpy()
+            if int(rows["n_seeds"].min()) > 1:
+                fig.add_trace(
+                    go.Scatter(
+                        x=np.concatenate([x, x[::-1]]),
+                        y=np.concatenate(
+                            [
+                                rows["imbalance_high"].to_numpy(),
+                                rows["imbalance_low"].to_numpy()[::-1],
+                            ]
+                        ),
+                        fill="toself",
+                        fillcolor=_rgba(color, 0.15),
+                        line={"width": 0},
+                        hoverinfo="skip",
+                        name=f"{name} (95% band)",
+                        legendgroup=name,
+                        showlegend=False,
+                    ),
+                    row=1,
+                    col=col,
+                )
             fig.add_trace(
                 go.Scatter(
-                    x=rows["disclosivity"],
+                    x=x,
                     y=rows["imbalance"],
                     mode="lines+markers",
                     name=name,
-                    line={"color": palette[i % len(palette)]},
+                    legendgroup=name,
+                    line={"color": color, "dash": _DASHES[i % len(_DASHES)]},
+                    marker={"symbol": _SYMBOLS[i % len(_SYMBOLS)], "size": 7, "opacity": 0.8},
+                    error_x={
+                        "type": "data",
+                        "symmetric": False,
+                        "array": rows["disclosivity_high"] - x,
+                        "arrayminus": x - rows["disclosivity_low"],
+                        "color": _rgba(color, 0.4),
+                        "thickness": 1,
+                    },
                     showlegend=col == 1,
                     customdata=np.column_stack(
-                        [rows["alpha"], rows["eta"], rows["acceptance_rate"]]
+                        [rows["level"], rows["acceptance_rate"], rows["n_seeds"]]
                     ),
                     hovertemplate="disclosivity %{x:.3f}<br>imbalance %{y:.3f}"
-                    "<br>α %{customdata[0]} · η %{customdata[1]}"
-                    "<br>acceptance %{customdata[2]:.3f}<extra></extra>",
+                    "<br>α or η %{customdata[0]}<br>acceptance %{customdata[1]:.3f}"
+                    "<br>seeds %{customdata[2]}<extra>" + name + "</extra>",
                 ),
                 row=1,
                 col=col,
@@ -172,4 +224,4 @@ def tradeoff_figure(points: pd.DataFrame, current: RunResult | None) -> go.Figur
             )
     fig.update_xaxes(title_text="disclosivity")
     fig.update_yaxes(title_text="imbalance β", col=1)
-    return _layout(fig, "Disclosivity–imbalance trade-off", height=420)
+    return _layout(fig, "Disclosivity–imbalance trade-off (mean over seeds, 95% bands)", height=460)

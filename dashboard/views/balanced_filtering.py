@@ -11,7 +11,7 @@ from dashboard.components.knobs import knob_widget, knob_widgets
 from dashboard.components.state import require_task, stop_page
 from fairengine.data import DataError
 from fairengine.methods import get_method
-from fairengine.methods.balanced_filtering import CURVES
+from fairengine.methods.balanced_filtering import CURVES, tradeoff_curves
 from fairengine.methods.balanced_filtering.method import MAX_GROUPS
 
 METHOD = get_method("balanced_filtering")
@@ -87,6 +87,9 @@ if m_train["acceptance_rate"] > 0:
     )
 
 art = result.artifacts
+status = art.get("status", {})
+if not status.get("converged", True):
+    st.warning(status["message"])
 c1, c2 = st.columns(2)
 with c1:
     minus = st.toggle("Show A − base rates", key="w.bf.minus")
@@ -101,24 +104,38 @@ st.subheader("Proxy leaves")
 st.dataframe(art["leaves"].round(4), hide_index=True, key="bf_leaves")
 
 st.subheader("Trade-off curves")
-chosen = st.multiselect("Proxies", list(CURVES), default=list(CURVES)[:3], key="w.bf.curves")
-if st.button("Compute curves", key="bf_curves") or st.session_state.get("bf_curves_key") == run_key:
-    st.session_state["bf_curves_key"] = run_key
+c1, c2 = st.columns([3, 1])
+chosen = c1.multiselect("Proxies", list(CURVES), default=list(CURVES)[:3], key="w.bf.curves")
+n_seeds = c2.number_input(
+    "Seeds (splits)",
+    1,
+    20,
+    3,
+    key="w.bf.seeds",
+    help="Each seed is a fresh train/test split; bands are 95% t-intervals over seeds "
+    "(paper: 20 seeds). Seed 0 is the split above.",
+)
+curves_key = (run_key, tuple(chosen), int(n_seeds))
+if (
+    st.button("Compute curves", key="bf_curves")
+    or st.session_state.get("bf_curves_key") == curves_key
+):
+    st.session_state["bf_curves_key"] = curves_key
     bar = st.progress(0.0, text="Sweeping α and η…")
     points = bf.curve_points(
-        train,
-        test,
+        task,
         knobs,
         cached.frontier_store(),
         tuple(chosen),
+        int(n_seeds),
         progress=lambda done, total, point: bar.progress(done / total, text=f"{done}/{total}"),
     )
     bar.empty()
-    st.plotly_chart(bf.tradeoff_figure(points, result), key="bf_tradeoff")
+    st.plotly_chart(bf.tradeoff_figure(tradeoff_curves(points), result), key="bf_tradeoff")
 else:
     st.caption(
-        "Sweeps α for the tree proxies and the interpolation η for the baselines; points are "
-        "cached and appear on the Compare page too."
+        "Sweeps α for the tree proxies and the interpolation η for the baselines, over several "
+        "splits; points are cached and appear on the Compare page too."
     )
 
 seed = int(knobs["random_state"])

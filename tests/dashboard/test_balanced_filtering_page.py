@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,21 @@ def test_curves_and_custom_target() -> None:
     at.button(key="bf_run").click().run()
     assert not at.exception and not at.error
     at.multiselect(key="w.bf.curves").set_value(["QP decision tree", "Naive regression"])
+    at.number_input(key="w.bf.seeds").set_value(2)
     at.button(key="bf_curves").click().run()
     assert not at.exception
-    assert len(at.get("plotly_chart")) == 3
+    charts = at.get("plotly_chart")
+    assert len(charts) == 3
+    traces = json.loads(charts[2].proto.spec)["data"]
+    bands = [t for t in traces if t.get("fill") == "toself"]
+    lines = [t for t in traces if t.get("mode") == "lines+markers"]
+    assert len(bands) == len(lines) == 4  # 2 curves x (train, test), a 95% band under each line
+    assert len({t["line"]["dash"] for t in lines}) == 2  # curves differ in dash, not only colour
+
+
+def test_early_stop_is_a_visible_warning() -> None:
+    at = open_page()
+    at.slider(key="w.bf.alpha").set_value(0.0)
+    at.button(key="bf_run").click().run()
+    assert not at.exception
+    assert any("α = 0" in w.value for w in at.warning)

@@ -409,3 +409,60 @@ def metrics_csc(labels, weight, cost):
     from fairengine.solvers import csc_objective
 
     return csc_objective(labels, weight, cost)
+
+
+# ---------------------------------------------------------------- real data: Adult (race)
+
+
+def test_budget_ladder() -> None:
+    from fairengine.methods.balanced_filtering.tree import budget_ladder
+
+    assert budget_ladder(1.0, 0.2) == [1.0, 0.8, 0.6, 0.4, 0.2]
+    assert budget_ladder(0.5, 0.2) == [0.5, 0.3, 0.1]
+    assert budget_ladder(0.2, 0.0) == [0.2]
+    assert budget_ladder(0.0, 0.2) == []
+
+
+@pytest.fixture(scope="module")
+def adult_race_sweep():
+    """(alpha -> fitted BalancedFilter) on a 20% stratified sample of Adult (race, K = 5)."""
+    from fairengine.data import load_dataset
+
+    small, _ = load_dataset("adult", sensitive=["race"]).split(test_size=0.8, random_state=0)
+    z = np.asarray(small.groups)
+    return {a: BalancedFilter(alpha=a, n_rounds=40).fit(small.X, z) for a in (0.0, 0.2, 0.6, 1.0)}
+
+
+def test_adult_imbalance_decreases_in_alpha(adult_race_sweep) -> None:
+    """Paper Fig. 2 (train): the (alpha, beta) proxy's imbalance falls as alpha grows, from the
+    base rates (0.7358) at alpha = 0; every leaf stays alpha-disclosive and above beta_min."""
+    values = {}
+    for alpha, bf in adult_race_sweep.items():
+        after = filtered_distribution(bf.A_, bf.r_hat_, bf.rho_)
+        values[alpha] = imbalance(after)
+        assert disclosivity(bf.A_, bf.base_rates_) <= alpha + 1e-9
+        assert values[alpha] >= beta_min(alpha, bf.base_rates_) - 1e-9
+    assert np.isclose(values[0.0], 0.7358, atol=0.01)
+    assert values[0.0] > values[0.2] + 0.1 > values[0.6] + 0.2  # 0.736 > 0.535 > 0.152 here
+    assert values[1.0] <= values[0.6] + 1e-9  # the budget ladder: never above a smaller alpha
+    assert values[1.0] < 0.25
+
+
+def test_adult_status_says_why_growth_stopped(adult_race_sweep) -> None:
+    zero = adult_race_sweep[0.0].status_
+    assert zero["code"] == "alpha_zero" and not zero["converged"]
+    for alpha in (0.2, 0.6, 1.0):
+        bf = adult_race_sweep[alpha]
+        status, last = bf.status_, bf.trace_[-1]
+        assert status["code"] in ("no_progress", "beta_stop")
+        if status["code"] == "no_progress":  # above beta_stop: the (1 - gamma) rule stopped it
+            assert not status["converged"] and last["dist"] >= bf.beta_stop
+            assert last["best_rejected"] > last["required"] == pytest.approx(0.9 * last["dist"])
+            assert "1 − γ" in status["message"]
+
+
+def test_status_converged_when_beta_stop_reached() -> None:
+    X, z = _synthetic(1500, 3.0)  # noqa: N806
+    bf = BalancedFilter(alpha=0.6, n_rounds=40, beta_stop=0.3).fit(X, z)
+    assert bf.status_["code"] == "beta_stop" and bf.status_["converged"]
+    assert bf.trace_[-1]["dist"] < 0.3

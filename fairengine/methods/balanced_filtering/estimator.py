@@ -26,6 +26,7 @@ from fairengine.methods.balanced_filtering.proxies import (
     naive_rho,
 )
 from fairengine.methods.balanced_filtering.sampling import sampling_probabilities
+from fairengine.methods.balanced_filtering.status import growth_status
 from fairengine.methods.balanced_filtering.tree import GrowthSettings, grow_tree
 
 
@@ -65,6 +66,9 @@ class BalancedFilter(BaseEstimator):
     epsilon, n_rounds, step, lambda_max, min_leaf_mass, max_yield :
         ε (game slack), T (game rounds), η₀ (auditor step), λ_max, smallest leaf share [EXT],
         max-yield tie-break [EXT]; see ``knobs.KNOBS``.
+    budget_step : float
+        [EXT] Budget ladder: the tree is also grown at α − step, α − 2·step, … > 0 and the one
+        nearest the target kept (every such tree is α-disclosive); 0 turns it off.
     target : array-like of shape (K,), optional
         τ, the target distribution (uniform U by default).
 
@@ -81,7 +85,11 @@ class BalancedFilter(BaseEstimator):
     base_rates_ : ndarray (K,)
     n_leaves_ : int
     trace_ : list of dict
-        Algorithm 4's dist and disclosivity per round (tree proxies).
+        Algorithm 4's dist and disclosivity per round (tree proxies); the last record says why
+        the growth stopped (``stop``).
+    status_ : dict
+        ``code``, ``converged`` and ``message``: why the tree stopped (see
+        :func:`~fairengine.methods.balanced_filtering.status.growth_status`).
     model_ : ProxyFilter
         The exportable model (owns the feature encoder).
 
@@ -107,6 +115,7 @@ class BalancedFilter(BaseEstimator):
         step: float = 1.0,
         lambda_max: float = 100.0,
         min_leaf_mass: float = 0.005,
+        budget_step: float = 0.2,
         max_yield: bool = True,
         target: Any = None,
     ) -> None:
@@ -123,6 +132,7 @@ class BalancedFilter(BaseEstimator):
         self.step = step
         self.lambda_max = lambda_max
         self.min_leaf_mass = min_leaf_mass
+        self.budget_step = budget_step
         self.max_yield = max_yield
         self.target = target
 
@@ -154,11 +164,18 @@ class BalancedFilter(BaseEstimator):
                 lambda_max=params["lambda_max"],
                 step=params["step"],
                 min_leaf_mass=params["min_leaf_mass"],
+                budget_step=params["budget_step"],
             )
             # single-threaded BLAS: sweeps parallelise over points (see methods/_linear.py)
             with threadpool_limits(limits=1, user_api="blas"):
                 tree, weights, self.trace_ = grow_tree(Z, codes, n_groups, settings, tau)
             arrays, kind, eta = tree.arrays(), "tree", 0.0
+            self.status_ = growth_status(
+                self.trace_,
+                alpha=params["alpha"],
+                gamma=params["gamma"],
+                beta_stop=params["beta_stop"],
+            )
             self.rules_ = [tree.rules[v] for v in tree.leaves]
             self.A_, self.r_hat_ = soft_matrix(weights, codes, n_groups)
             self.q_, self.rho_ = sampling_probabilities(
@@ -166,6 +183,7 @@ class BalancedFilter(BaseEstimator):
             )
         else:
             family, learner = params["proxy"].split("_")
+            self.status_ = {"code": "baseline", "converged": True, "message": ""}
             arrays = fit_classifier_proxy(learner, Z, codes, n_groups, params["random_state"])
             kind, eta = "classifier", params["eta"]
             arrays = merge_rare_labels(

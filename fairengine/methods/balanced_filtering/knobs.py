@@ -43,6 +43,15 @@ KNOBS: tuple[Knob, ...] = (
         "lambda_max", 100.0, 1.0, 1000.0, None, log=True, help="λ_max: multiplier radius (Alg. 3)."
     ),
     Knob("min_leaf_mass", 0.005, 0.0, 0.1, 0.005, help="Smallest leaf, share of rows [EXT]."),
+    Knob(
+        "budget_step",
+        0.2,
+        0.0,
+        0.5,
+        0.05,
+        help="[EXT] Also grow at α − step, α − 2·step, … and keep the tree nearest the target "
+        "(imbalance never rises with α on that grid); 0 = grow at α only.",
+    ),
     Knob("max_yield", True, help="[EXT] Tie-break q for the largest acceptance rate (LP)."),
     Knob(
         "random_state",

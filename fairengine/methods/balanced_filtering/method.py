@@ -65,6 +65,7 @@ def run_filter(train: Task, test: Task, *, target: Any = None, **knobs: Any) -> 
             "group_names": list(train.group_names),
             "leaves": leaf_table(estimator),
             "trace": pd.DataFrame(estimator.trace_),
+            "status": estimator.status_,
         }
     )
     return RunResult(
@@ -110,6 +111,7 @@ BALANCED_FILTERING = register(
         "and per-proxy-group acceptance probabilities ρ, so that filtering unlabelled candidates "
         "yields a group-balanced sample. The label y is never used.",
         reference="Deng, Diana, Kearns, Roth: Balanced Filtering via Non-Disclosive Proxies",
+        version="2",
         demo_grid={"proxy": ("ab",), "relaxed": (False, True), "alpha": ALPHA_GRID},
         demo_tasks=(("adult", ("race",)),),
     )
