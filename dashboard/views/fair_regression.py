@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.components import cached, fair_regression_charts, fair_regression_runs
+from dashboard.components.comparison import add_to_comparison
 from dashboard.components.knobs import knob_columns
 from dashboard.components.state import require_task, stop_page
 from fairengine.data import DataError
@@ -103,3 +104,4 @@ st.download_button(
     mime="application/zip",
     key="fr_model",
 )
+add_to_comparison(result, train, test, key="fr_add")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.components import cached, maxent_charts, maxent_runs
+from dashboard.components.comparison import add_to_comparison
 from dashboard.components.knobs import knob_widget
 from dashboard.components.state import require_task, stop_page
 from fairengine.data import DataError
@@ -115,3 +116,4 @@ d2.download_button(
     mime="application/zip",
     key="maxent_model",
 )
+add_to_comparison(result, train, test, key="maxent_add")

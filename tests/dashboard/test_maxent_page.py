@@ -55,3 +55,16 @@ def test_unsupported_task_gets_a_readable_message() -> None:
     at = open_page("compas")  # race: six groups
     assert at.error and "exactly two groups" in at.error[0].value
     assert len(at.get("plotly_chart")) == 0
+
+
+def test_add_to_comparison_puts_the_run_on_the_compare_page() -> None:
+    at = open_page()
+    at.button(key="maxent_add").click().run()
+    assert not at.exception
+    assert any("Added to the comparison" in s.value for s in at.success)
+    at.switch_page("views/compare.py").run()
+    assert not at.exception and not at.error
+    assert at.multiselect(key="w.cmp_methods").value == ["maxent"]
+    assert at.selectbox(key="w.cmp_x").value == "error"  # the downstream classifier's plane
+    points = at.selectbox(key="w.cmp_point")
+    assert len(points.options) == 1

@@ -109,3 +109,19 @@ def test_sweep_on_a_new_task_keeps_the_method_and_notes_missing_axes(
     expect(main).to_contain_text("Reweighing")
     screenshot(page, "compare-note-missing-axes")
     assert exception_texts(page) == []
+
+
+def test_add_to_comparison_from_a_method_page(page: Page, app_server: str) -> None:
+    page.goto(app_server + "/maxent?dataset=german_credit")
+    wait_for_app(page, timeout=120_000)
+    page.get_by_role("button", name="Add to comparison").click()
+    wait_for_app(page)
+    expect(page.get_by_text("Added to the comparison")).to_be_visible()
+    page.get_by_role("link", name="Open Compare & export").click()
+    wait_for_app(page)
+    chart = page.locator('[data-testid="stPlotlyChart"]').first
+    expect(chart).to_contain_text("Max-entropy debiasing", timeout=60_000)
+    methods = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Methods")
+    expect(methods).to_contain_text("Max-entropy debiasing")
+    screenshot(page, "compare-added-from-maxent")
+    assert exception_texts(page) == []
