@@ -107,7 +107,7 @@ def _frontier_runs(quick: bool) -> tuple[dict, dict]:
             diag.setdefault(proxy, []).append(
                 {
                     "alpha_reached": summary["alpha_reached"],
-                    "test_ma": result.metrics["test"]["multiaccuracy_violation"],
+                    "test_ma": result.metrics["test"]["multiaccuracy_violation_held_out"],
                     "auc": test_q["auc"],
                     "accuracy": test_q["accuracy"],
                     "share": test_q["share"],
