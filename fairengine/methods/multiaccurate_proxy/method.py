@@ -463,6 +463,6 @@ MULTIACCURATE_PROXY = register(
         reference="Diana, Gill, Kearns, Kenthapadi, Roth & Sharifi-Malvajerdi, FAccT 2022",
         version="3",
         demo_grid={"eps": EPS_GRID, "proxy": PROXIES, "max_rows": (2000,)},
-        demo_tasks=(("adult", ("race",)),),
+        demo_tasks=(("adult", ("race",)), ("adult", ("sex",))),
     )
 )

@@ -268,6 +268,9 @@ class MultiaccurateProxy:
         Depth of the ``"tree"`` auditor.
     precondition : bool
         Use the M⁻¹ metric (default); False is the spec's plain Euclidean OGD.
+    early_stop : bool
+        Stop at the first certified iterate (default). False always runs T rounds and returns
+        θ̄ (version 2's behaviour, with ``precondition=False, learning_rate=0.01``).
 
     Attributes
     ----------
@@ -301,11 +304,12 @@ class MultiaccurateProxy:
         random_state: int = 0,
         auditor_depth: int = 2,
         precondition: bool = True,
+        early_stop: bool = True,
     ) -> None:
         self.alpha, self.C, self.n_iter = alpha, C, n_iter
         self.learning_rate, self.auditor, self.radius = learning_rate, auditor, radius
         self.random_state, self.auditor_depth = random_state, auditor_depth
-        self.precondition = precondition
+        self.precondition, self.early_stop = precondition, early_stop
 
     def fit(
         self,
@@ -412,13 +416,15 @@ class MultiaccurateProxy:
                 errors = np.abs(h - tasks[:, j])
                 seen.setdefault(np.packbits(errors.astype(bool)).tobytes(), errors)
             trace.append(max(values))
-            if max(values) <= eps:  # certified: stop early and return this iterate
+            if self.early_stop and max(values) <= eps:  # certified: stop, return this iterate
                 return theta, trace, seen, t
             total += theta
             j = int(np.argmax(values))
             viol, _, h = found[j]
-            errors = np.abs(h - tasks[:, j])
-            grad = (2.0 / n) * (Xa.T @ (g - zk)) - np.sign(viol) * self.C * (Xa.T @ errors) / n
+            grad = (2.0 / n) * (Xa.T @ (g - zk))
+            if abs(viol) > eps:
+                errors = np.abs(h - tasks[:, j])
+                grad -= np.sign(viol) * self.C * (Xa.T @ errors) / n
             if inverse is not None:
                 grad = inverse @ grad
             theta = project(theta - self.learning_rate / np.sqrt(t) * grad)
