@@ -110,9 +110,12 @@ def frontier_figure(points: pd.DataFrame | None, result_metrics: dict, proxy: st
     return fig
 
 
-def trace_figure(trace: np.ndarray, group_names: list[str], eps: list[float]) -> go.Figure:
+def trace_figure(
+    trace: np.ndarray, group_names: list[str], eps: list[float], floor: float | None = None
+) -> go.Figure:
     """Plot 3: the auditor's max additive violation per round of Algorithm 4 / 2, with the
-    additive tolerance α·mean(z_k)."""
+    additive tolerance α·mean(z_k) and (plot 8) the LP floor of linear G over the audit vectors
+    found, a lower bound on what any linear proxy reaches (the trace ends early on a stop)."""
     fig = go.Figure()
     for k, row in enumerate(np.atleast_2d(trace)):
         fig.add_trace(
@@ -120,6 +123,14 @@ def trace_figure(trace: np.ndarray, group_names: list[str], eps: list[float]) ->
         )
     for value in sorted(set(eps)):
         fig.add_hline(y=value, line_dash="dot", annotation_text=f"tolerance {value:.4f}")
+    if floor is not None and np.isfinite(floor):
+        fig.add_hline(
+            y=floor,
+            line_dash="dash",
+            line_color="grey",
+            annotation_text=f"LP floor of linear G {floor:.4f}",
+            annotation_position="bottom right",
+        )
     fig.update_layout(
         title="Algorithm trace: max additive violation found by the auditor per round",
         xaxis_title="round t",

@@ -79,7 +79,10 @@ c2.plotly_chart(
 if result.artifacts["trace"] is not None:
     st.plotly_chart(
         multiaccurate_proxy_charts.trace_figure(
-            result.artifacts["trace"], summary["group_names"], [summary["tolerance"]]
+            result.artifacts["trace"],
+            summary["group_names"],
+            [summary["tolerance"]],
+            summary["floor_additive"],
         ),
         key="map_trace",
     )
