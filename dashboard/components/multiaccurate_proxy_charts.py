@@ -11,6 +11,13 @@ from fairengine.methods.multiaccurate_proxy import PROXIES
 
 #: One colour per proxy, the same on every chart.
 COLOURS = dict(zip(PROXIES, px.colors.qualitative.Plotly, strict=False))
+#: The bars of plot 2 and their labels.
+QUALITY = {
+    "proxy_accuracy": "accuracy (predicting the group)",
+    "proxy_auc": "AUC (predicting the group)",
+    "multiaccuracy_violation_in_sample": "multiaccuracy violation, in-sample (proxy rows)",
+    "multiaccuracy_violation_held_out": "multiaccuracy violation, held-out (test rows)",
+}
 
 
 def audit_heatmap(audit: pd.DataFrame, split: str, alpha: float) -> go.Figure:
@@ -41,35 +48,25 @@ def quality_figure(points: pd.DataFrame | None, result_metrics: dict, proxy: str
     if points is not None and len(points):
         test = points[points["split"] == "test"]
         rows = test.groupby("proxy", sort=False)[
-            ["proxy_accuracy", "proxy_auc", "multiaccuracy_violation"]
+            list(QUALITY)
         ].mean()
         rows = rows.reindex([p for p in PROXIES if p in rows.index])
     else:
         rows = pd.DataFrame(
             [
-                {
-                    "proxy_accuracy": result_metrics["proxy_accuracy"],
-                    "proxy_auc": result_metrics["proxy_auc"],
-                    "multiaccuracy_violation": result_metrics["multiaccuracy_violation"],
-                }
+                {name: result_metrics[name] for name in QUALITY}
             ],
             index=[proxy],
         )
     long = rows.reset_index(names="proxy").melt(id_vars="proxy", var_name="measure")
-    long["measure"] = long["measure"].map(
-        {
-            "proxy_accuracy": "accuracy (predicting the group)",
-            "proxy_auc": "AUC (predicting the group)",
-            "multiaccuracy_violation": "multiaccuracy violation",
-        }
-    )
+    long["measure"] = long["measure"].map(QUALITY)
     fig = px.bar(
         long,
         x="proxy",
         y="value",
         color="measure",
         barmode="group",
-        title="Accuracy ≠ multiaccuracy: predicting the group vs the audited violation (test)",
+        title="Accuracy ≠ multiaccuracy: predicting the group (test) vs the audited violation",
     )
     fig.update_layout(yaxis_title="", legend_title="")
     return fig
@@ -113,9 +110,12 @@ def frontier_figure(points: pd.DataFrame | None, result_metrics: dict, proxy: st
     return fig
 
 
-def trace_figure(trace: np.ndarray, group_names: list[str], eps: list[float]) -> go.Figure:
+def trace_figure(
+    trace: np.ndarray, group_names: list[str], eps: list[float], floor: float | None = None
+) -> go.Figure:
     """Plot 3: the auditor's max additive violation per round of Algorithm 4 / 2, with the
-    additive tolerance α·mean(z_k)."""
+    additive tolerance α·mean(z_k) and (plot 8) the LP floor of linear G over the audit vectors
+    found, a lower bound on what any linear proxy reaches (the trace ends early on a stop)."""
     fig = go.Figure()
     for k, row in enumerate(np.atleast_2d(trace)):
         fig.add_trace(
@@ -123,6 +123,14 @@ def trace_figure(trace: np.ndarray, group_names: list[str], eps: list[float]) ->
         )
     for value in sorted(set(eps)):
         fig.add_hline(y=value, line_dash="dot", annotation_text=f"tolerance {value:.4f}")
+    if floor is not None and np.isfinite(floor):
+        fig.add_hline(
+            y=floor,
+            line_dash="dash",
+            line_color="grey",
+            annotation_text=f"LP floor of linear G {floor:.4f}",
+            annotation_position="bottom right",
+        )
     fig.update_layout(
         title="Algorithm trace: max additive violation found by the auditor per round",
         xaxis_title="round t",

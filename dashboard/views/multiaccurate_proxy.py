@@ -44,16 +44,27 @@ except (DataError, KnobError, ValueError) as exc:
 
 summary = result.artifacts["summary"]
 test_metrics = result.metrics["test"]
-cols = st.columns(4)
+cols = st.columns(5)
 cols[0].metric("True-group violation (test)", f"{test_metrics['true_violation']:.3f}")
 cols[1].metric("Violation through ẑ (test)", f"{test_metrics['proxy_violation']:.3f}")
-cols[2].metric("Multiaccuracy violation (proxy rows)", f"{summary['alpha_reached']:.3f}")
-cols[3].metric("Error (test)", f"{test_metrics['error']:.4f}")
+cols[2].metric(
+    "Multiaccuracy violation, in-sample (proxy rows)",
+    f"{test_metrics['multiaccuracy_violation_in_sample']:.3f}",
+)
+cols[3].metric(
+    "Multiaccuracy violation, held-out (test rows)",
+    f"{test_metrics['multiaccuracy_violation_held_out']:.3f}",
+)
+cols[4].metric("Error (test)", f"{test_metrics['error']:.4f}")
+if summary["status"] in ("max_iter", "below_floor"):
+    st.warning(summary["status_message"])
+elif summary["status"] == "converged":
+    st.caption(summary["status_message"])
 st.caption(
     f"Groups: {', '.join(summary['group_names'])}. Proxy tasks: {', '.join(summary['tasks'])}. "
     f"{summary['n_proxy_rows']:,} proxy-learner rows, {summary['n_downstream_rows']:,} "
-    "downstream rows. The multiaccuracy violation is in-sample (where the α guarantee holds); "
-    "audits of other rows also measure the auditor's own overfitting to noise."
+    "downstream rows. α is a bound on the in-sample violation (the proxy rows, where the "
+    "guarantee holds); the held-out audit also measures the auditor's own overfitting to noise."
 )
 
 split = st.radio("Audit rows", ["proxy", "train", "test"], horizontal=True, key="w.map.audit_split")
@@ -68,7 +79,10 @@ c2.plotly_chart(
 if result.artifacts["trace"] is not None:
     st.plotly_chart(
         multiaccurate_proxy_charts.trace_figure(
-            result.artifacts["trace"], summary["group_names"], [summary["tolerance"]]
+            result.artifacts["trace"],
+            summary["group_names"],
+            [summary["tolerance"]],
+            summary["floor_additive"],
         ),
         key="map_trace",
     )

@@ -26,6 +26,10 @@ def test_page_shows_metrics_charts_sweep_and_download() -> None:
     assert len(at.get("download_button")) == 1
     labels = [m.label for m in at.metric]
     assert "True-group violation (test)" in labels
+    # the two audits are separate metrics, and the proxy learner's status is visible
+    assert "Multiaccuracy violation, in-sample (proxy rows)" in labels
+    assert "Multiaccuracy violation, held-out (test rows)" in labels
+    assert any("did not reach α" in w.value for w in at.warning)  # α = 0.02 is out of reach
     at.button(key="map_sweep").click().run()
     assert not at.exception and not at.error
     assert at.session_state["map_swept"]
@@ -33,3 +37,8 @@ def test_page_shows_metrics_charts_sweep_and_download() -> None:
     at.selectbox(key="w.map.proxy").set_value("thresholded").run()
     assert not at.exception and not at.error
     assert len(at.get("plotly_chart")) == 4  # no algorithm trace for a baseline proxy
+    assert not at.warning  # no game, no status
+    at.selectbox(key="w.map.proxy").set_value("multiaccurate").run()
+    at.slider(key="w.map.alpha").set_value(-0.5).run()  # log10 α: α ≈ 0.32, reachable
+    assert not at.exception and not at.error and not at.warning
+    assert any("stopped at round" in c.value for c in at.caption)

@@ -15,6 +15,10 @@ def test_multiaccurate_proxy_page_on_german_credit(page: Page, app_server: str) 
     expect(charts.nth(4)).to_be_visible(timeout=120_000)
     expect(charts).to_have_count(5, timeout=60_000)
     expect(page.get_by_text("True-group violation (test)")).to_be_visible()
+    held_out = page.get_by_text("Multiaccuracy violation, held-out (test rows)", exact=True)
+    expect(held_out).to_be_visible()
+    # the default α is out of reach for a linear proxy on these rows: the page says so
+    expect(page.get_by_text("did not reach α").first).to_be_visible()
     expect(page.get_by_text("Download model file (downstream classifier + proxy)")).to_be_visible()
     screenshot(page, "multiaccurate-proxy-german", full_page=True)
     assert exception_texts(page) == []

@@ -205,6 +205,10 @@ def multiaccuracy_violation(table: pd.DataFrame) -> float:
     return float(table["violation"].max()) if len(table) else 0.0
 
 
+#: Run outcomes of Algorithm 4 (``MultiaccurateProxy.status_``).
+STATUSES = ("converged", "max_iter", "below_floor")
+
+
 class MultiaccurateProxy:
     """Linear multiaccurate proxy, Algorithm 4 (projected OGD vs the auditor's best response).
 
@@ -213,9 +217,30 @@ class MultiaccurateProxy:
     output the average of the iterates [TEXT: "return an average over θ"]. Auditor: deterministic
     best response λ = σ·C on the most violated (h, j) [RECON]. With the spec's recommended
     changes [OURS, §3.1 REVIEW]: (1) tolerance ε_k = α·mean(z_k): λ = 0 when no violation exceeds
-    ε_k; (2) the mean constraint Σẑ = Σz is enforced exactly by projecting each iterate onto
-    {θ : s·θ = Σz}, s = Σ_i x_i (then θ̄ satisfies it too), after the ℓ2-ball projection
-    ‖θ‖ ≤ B. Step η_t = learning_rate/√t (spec: 0.003–0.03/√t; large steps chatter).
+    ε_k; (2) the mean constraint Σẑ = Σz is enforced exactly after every step (then θ̄ satisfies
+    it too), after the ℓ2-ball projection ‖θ‖ ≤ B.
+
+    Geometry of the step [OURS, version 3]: the gradient is preconditioned by M⁻¹ with
+    M = [X,1]ᵀ[X,1]/n, i.e. OGD in the empirical L2 metric of the proxy's values (mirror descent
+    with the potential θᵀMθ/2). In that metric the MSE term is perfectly conditioned (Hessian 2I),
+    the auditor's push moves ẑ by the projection of the error region onto span([X,1]), and the
+    mean projection is the exact intercept shift ẑ ← ẑ + (Σz − Σẑ)/n. With plain Euclidean OGD
+    on one-hot encoded data (Adult: 98 columns of very different scales) the step η₀/√t either
+    barely moves the violations the auditor finds (η₀ ≤ 0.01: the trace stays flat) or makes
+    the well-scaled directions oscillate (η₀ ≥ 0.1); the preconditioned step has one scale.
+    ``learning_rate`` is η₀ of η_t = η₀/√t in this metric (default 0.05).
+
+    Stopping [OURS, spec §3.1 "stop early once the auditor's max violation on the training data
+    is ≤ α"]: the run stops at the first round whose iterate the auditor certifies
+    (max additive violation ≤ ε_k) and returns that iterate; otherwise it runs T rounds and
+    returns θ̄. ``status_`` says which:
+
+    * ``"converged"``: the returned proxy is certified by the auditor at ε_k on the fit rows;
+    * ``"below_floor"``: T rounds without certification, and the LP floor of linear G over the
+      audit vectors the auditor found (:func:`multiaccuracy_floor`, a *lower bound* on what any
+      linear proxy can reach against H on these rows) exceeds ε_k: α is out of reach;
+    * ``"max_iter"``: T rounds without certification, floor not proven above ε_k (more rounds
+      or a larger C may help).
 
     Two groups that partition the data (z_1 = 1 − z_0, e.g. White vs non-White) are fitted
     once: 1 − ẑ_0 satisfies the mean and numerator constraints of group 1 exactly when ẑ_0 does
@@ -232,27 +257,40 @@ class MultiaccurateProxy:
     C : float
         Dual bound on the numerator multipliers (≳ the optimal dual norm).
     n_iter : int
-        T, rounds of the game.
+        T, the maximum number of rounds of the game.
     learning_rate : float
-        η_0 in η_t = η_0/√t.
+        η_0 in η_t = η_0/√t (in the preconditioned metric, see above).
     auditor : {"linear", "tree"} or Auditor
     radius : float
         B, the radius of Θ.
     random_state : int
     auditor_depth : int
         Depth of the ``"tree"`` auditor.
+    precondition : bool
+        Use the M⁻¹ metric (default); False is the spec's plain Euclidean OGD.
+    early_stop : bool
+        Stop at the first certified iterate (default). False always runs T rounds and returns
+        θ̄ (version 2's behaviour, with ``precondition=False, learning_rate=0.01``).
 
     Attributes
     ----------
     coef_ : ndarray (K, d + 1)
-        θ̄_k per group (last column: intercept).
+        θ_k per group (last column: intercept): θ̄_k, or the certified iterate on early stop.
     trace_ : ndarray (K, T)
-        Max additive violation found per round.
+        Max additive violation found per round (NaN after an early stop).
+    n_iter_ : ndarray (K,)
+        Rounds run per group.
+    violation_ : ndarray (K,)
+        The auditor's max additive violation of the returned proxy on the fit rows.
+    tolerance_ : ndarray (K,)
+        ε_k.
+    status_ : str
+        The worst status over the groups (see above); ``status_by_group_`` per group.
     floor_, reached_ : ndarray (K,)
-        Over the distinct audit vectors 1[h ≠ y_j] the auditor found during the run: the LP floor
-        of linear G (:func:`multiaccuracy_floor`, spec §5 plot 8) and θ̄'s max additive
-        violation on them. ``reached_`` near ``floor_`` means Algorithm 4 did what a linear
-        proxy can; a floor above α·mean(z_k) means α is out of reach for linear G.
+        Over the distinct audit vectors 1[h ≠ y_j] the auditor found during the run (every
+        task's best response, every round): the LP floor of linear G (spec §5 plot 8) and the
+        returned θ's max additive violation on them. The floor is a lower bound on the floor
+        over all of H: with fewer vectors than parameters it is ≈ 0 and proves nothing.
     """
 
     def __init__(
@@ -260,15 +298,18 @@ class MultiaccurateProxy:
         alpha: float = 0.05,
         C: float = 10.0,  # noqa: N803
         n_iter: int = 200,
-        learning_rate: float = 0.01,
+        learning_rate: float = 0.05,
         auditor: str = "linear",
         radius: float = 10.0,
         random_state: int = 0,
         auditor_depth: int = 2,
+        precondition: bool = True,
+        early_stop: bool = True,
     ) -> None:
         self.alpha, self.C, self.n_iter = alpha, C, n_iter
         self.learning_rate, self.auditor, self.radius = learning_rate, auditor, radius
         self.random_state, self.auditor_depth = random_state, auditor_depth
+        self.precondition, self.early_stop = precondition, early_stop
 
     def fit(
         self,
@@ -276,7 +317,7 @@ class MultiaccurateProxy:
         z: np.ndarray,
         tasks: np.ndarray | None = None,
     ) -> MultiaccurateProxy:
-        """Fit θ̄_k per group. ``tasks=None`` is the Section 5 mode (see :func:`class_tasks`)."""
+        """Fit θ_k per group. ``tasks=None`` is the Section 5 mode (see :func:`class_tasks`)."""
         with threadpool_limits(limits=1, user_api="blas"):  # many small products: see _ONE_THREAD
             return self._fit(X, z, tasks)
 
@@ -286,52 +327,108 @@ class MultiaccurateProxy:
         tasks = class_tasks(len(X)) if tasks is None else _as_2d(tasks)
         n = len(X)
         Xa = np.column_stack([X, np.ones(n)])  # noqa: N806
-        s = Xa.sum(axis=0)
         aud = _auditor(self.auditor, self.auditor_depth, self.random_state)
         fit_groups, eps_all = _groups_to_fit(z, self.alpha)
-        coefs, traces, floors, reached = {}, {}, {}, {}
+        metric = Xa.T @ Xa / n
+        metric[np.diag_indices_from(metric)] += 1e-8 * np.trace(metric) / len(metric)
+        inverse = np.linalg.inv(metric) if self.precondition else None
+        out: dict[str, dict[int, object]] = {
+            key: {} for key in ("coef", "trace", "floor", "reached", "viol", "rounds", "status")
+        }
         for k in fit_groups:
-            zk = z[:, k]
-            target, eps = zk.sum(), eps_all[k]
-
-            def project(theta: np.ndarray, target: float = target) -> np.ndarray:
-                norm = np.linalg.norm(theta)
-                if norm > self.radius:
-                    theta = theta * (self.radius / norm)
-                return theta - ((s @ theta - target) / (s @ s)) * s
-
-            theta = project(np.linalg.lstsq(Xa, zk, rcond=None)[0])
-            total = np.zeros_like(theta)
-            trace = []
-            seen: dict[bytes, np.ndarray] = {}
-            for t in range(1, self.n_iter + 1):
-                total += theta
-                g = Xa @ theta
-                found = aud.best(X, zk - g, tasks)
-                j = int(np.argmax([abs(v) for v, _, _ in found]))
-                viol, sigma, h = found[j]
-                trace.append(abs(viol))
+            theta, trace, seen, rounds = self._game(Xa, X, z[:, k], tasks, eps_all[k], aud, inverse)
+            found = aud.best(X, z[:, k] - Xa @ theta, tasks)
+            viol = max(abs(v) for v, _, _ in found)
+            for j, (_, _, h) in enumerate(found):
                 errors = np.abs(h - tasks[:, j])
                 seen.setdefault(np.packbits(errors.astype(bool)).tobytes(), errors)
-                grad = (2.0 / n) * (Xa.T @ (g - zk))
-                if abs(viol) > eps:
-                    grad -= np.sign(viol) * self.C * (Xa.T @ errors) / n
-                theta = project(theta - self.learning_rate / np.sqrt(t) * grad)
-            coefs[k] = total / self.n_iter
-            traces[k] = trace
-            # spec §5 plot 8: the LP floor of linear G over the audit vectors found, vs θ̄ on them
+            # spec §5 plot 8: the LP floor of linear G over the audit vectors found, vs θ on them
             vectors = np.array(list(seen.values()))
-            floors[k] = multiaccuracy_floor(X, zk, vectors)[0]
-            reached[k] = float(np.max(np.abs(vectors @ (zk - Xa @ coefs[k]))) / n)
+            floor = multiaccuracy_floor(X, z[:, k], vectors)[0]
+            eps = eps_all[k]
+            status = (
+                "converged"
+                if viol <= eps * (1 + 1e-9)
+                else ("below_floor" if floor > eps else "max_iter")
+            )
+            values = (
+                theta,
+                trace + [np.nan] * (self.n_iter - len(trace)),
+                floor,
+                float(np.max(np.abs(vectors @ (z[:, k] - Xa @ theta))) / n),
+                viol,
+                rounds,
+                status,
+            )
+            for key, value in zip(out, values, strict=True):
+                out[key][k] = value
         if len(fit_groups) < z.shape[1]:  # complement symmetry (spec §6.7): ẑ_1 = 1 − ẑ_0
-            coefs[1] = -coefs[0]
-            coefs[1][-1] += 1.0
-            traces[1], floors[1], reached[1] = traces[0], floors[0], reached[0]
-        self.coef_ = np.array([coefs[k] for k in range(z.shape[1])])
-        self.trace_ = np.array([traces[k] for k in range(z.shape[1])])
-        self.floor_ = np.array([floors[k] for k in range(z.shape[1])])
-        self.reached_ = np.array([reached[k] for k in range(z.shape[1])])
+            for key in out:
+                out[key][1] = out[key][0]
+            out["coef"][1] = -out["coef"][0]
+            out["coef"][1][-1] += 1.0
+        groups = range(z.shape[1])
+        self.coef_ = np.array([out["coef"][k] for k in groups])
+        self.trace_ = np.array([out["trace"][k] for k in groups], float)
+        self.floor_ = np.array([out["floor"][k] for k in groups], float)
+        self.reached_ = np.array([out["reached"][k] for k in groups], float)
+        self.violation_ = np.array([out["viol"][k] for k in groups], float)
+        self.n_iter_ = np.array([out["rounds"][k] for k in groups], int)
+        self.tolerance_ = np.array([eps_all.get(k, eps_all[fit_groups[0]]) for k in groups])
+        self.status_by_group_ = [str(out["status"][k]) for k in groups]
+        self.status_ = max(self.status_by_group_, key=_severity)
         return self
+
+    def _game(
+        self,
+        Xa: np.ndarray,  # noqa: N803
+        X: np.ndarray,  # noqa: N803
+        zk: np.ndarray,
+        tasks: np.ndarray,
+        eps: float,
+        aud: Auditor,
+        inverse: np.ndarray | None,
+    ) -> tuple[np.ndarray, list[float], dict[bytes, np.ndarray], int]:
+        """One group's game: (θ returned, trace, audit vectors seen, rounds run)."""
+        n = len(zk)
+        target = zk.sum()
+        s = Xa.sum(axis=0)
+
+        def project(theta: np.ndarray) -> np.ndarray:
+            norm = np.linalg.norm(theta)
+            if norm > self.radius:
+                theta = theta * (self.radius / norm)
+            if inverse is not None:  # the metric projection: shift the intercept
+                theta = theta.copy()
+                theta[-1] += (target - s @ theta) / n
+                return theta
+            return theta - ((s @ theta - target) / (s @ s)) * s
+
+        theta = project(np.linalg.lstsq(Xa, zk, rcond=None)[0])
+        total = np.zeros_like(theta)
+        trace: list[float] = []
+        seen: dict[bytes, np.ndarray] = {}
+        for t in range(1, self.n_iter + 1):
+            g = Xa @ theta
+            found = aud.best(X, zk - g, tasks)
+            values = [abs(v) for v, _, _ in found]
+            for j, (_, _, h) in enumerate(found):
+                errors = np.abs(h - tasks[:, j])
+                seen.setdefault(np.packbits(errors.astype(bool)).tobytes(), errors)
+            trace.append(max(values))
+            if self.early_stop and max(values) <= eps:  # certified: stop, return this iterate
+                return theta, trace, seen, t
+            total += theta
+            j = int(np.argmax(values))
+            viol, _, h = found[j]
+            grad = (2.0 / n) * (Xa.T @ (g - zk))
+            if abs(viol) > eps:
+                errors = np.abs(h - tasks[:, j])
+                grad -= np.sign(viol) * self.C * (Xa.T @ errors) / n
+            if inverse is not None:
+                grad = inverse @ grad
+            theta = project(theta - self.learning_rate / np.sqrt(t) * grad)
+        return total / self.n_iter, trace, seen, self.n_iter
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
         """ẑ(x) (n, K): real-valued, may leave [0, 1] (clipping would break the guarantee)."""
@@ -346,6 +443,10 @@ class MultiaccurateProxy:
         **names: list[str] | None,
     ) -> pd.DataFrame:
         return audit(X, z, self.predict_proba(X), tasks, self.auditor, **names)
+
+
+def _severity(status: str) -> int:
+    return STATUSES.index(status)
 
 
 def proxy_quality(z: np.ndarray, zhat: np.ndarray) -> dict[str, float]:
