@@ -107,7 +107,7 @@ def _frontier_runs(quick: bool) -> tuple[dict, dict]:
                     )
                     m = result.metrics["test"]
                     runs.setdefault((constraint, proxy, eps), []).append(
-                        (m["error"], m["true_violation"], m["proxy_violation"])
+                        (m["error"], m["true_group_gap"], m["proxy_group_gap"])
                     )
             summary = result.artifacts["summary"]
             quality = result.artifacts["proxy_quality"]
@@ -283,10 +283,10 @@ def multiaccurate_proxy_alpha(quick: bool) -> list[dict]:
             {
                 "what": f"page defaults on Adult/{sensitive}: ε={eps:g} vs unconstrained (ε=1), "
                 "test true-group violation",
-                "value": round(d["test"]["true_violation"], 4),
+                "value": round(d["test"]["true_group_gap"], 4),
                 "unit": "",
-                "note": f"unconstrained {u['test']['true_violation']:.4f}; through ẑ on DL rows "
-                f"{d['train']['proxy_violation']:.4f} vs {u['train']['proxy_violation']:.4f}; "
+                "note": f"unconstrained {u['test']['true_group_gap']:.4f}; through ẑ on DL rows "
+                f"{d['train']['proxy_group_gap']:.4f} vs {u['train']['proxy_group_gap']:.4f}; "
                 f"test error {d['test']['error']:.4f} vs {u['test']['error']:.4f}; proxy status "
                 f"{default.artifacts['summary']['status']}",
             }

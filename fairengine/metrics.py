@@ -701,12 +701,17 @@ REGISTRY: dict[str, MetricInfo] = _declare(
                "The same one-sided constraint value on the observed noisy groups."),
     # ---- multiaccurate proxies (seed 004): two-sided group gaps of the downstream classifier
     MetricInfo("true_group_gap", "Fairness gap on the true groups", True, CLASSIFICATION,
-               "Largest |rate(group) − rate(complement)| of the downstream classifier for its "
-               "constraint (demographic parity or equal error rates), true groups."),
+               "Largest |γ_k − γ| of the downstream classifier on the true groups: a group's "
+               "rate minus the overall rate for its constraint (positive rate or error rate)."),
     MetricInfo("proxy_group_gap", "Fairness gap through the proxy", True, CLASSIFICATION,
                "The same gap measured with the proxy's soft group memberships."),
-    MetricInfo("multiaccuracy_violation", "Multiaccuracy violation", True, ANY_KIND,
-               "Largest audited |E[(ẑ − z)·h(x)]| relative to the group's share, on the split."),
+    MetricInfo("multiaccuracy_violation_in_sample", "Multiaccuracy violation (proxy rows)", True,
+               ANY_KIND,
+               "Largest audited |E[(ẑ − z)·h(x)]| relative to the group's share, on the rows the "
+               "proxy was fitted on (what Algorithm 4 certifies against α)."),
+    MetricInfo("multiaccuracy_violation_held_out", "Multiaccuracy violation (held-out rows)",
+               True, ANY_KIND,
+               "The same audit on the split's rows, which the proxy never saw."),
     MetricInfo("proxy_accuracy", "Proxy accuracy", False, ANY_KIND,
                "Accuracy of the proxy's thresholded prediction of the hardest group."),
     MetricInfo("proxy_auc", "Proxy AUC", False, ANY_KIND,

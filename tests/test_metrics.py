@@ -404,7 +404,8 @@ def test_registry_and_directions():
     design_names = [
         "accuracy", "error", "loss", "dp_diff", "eo_diff", "tpr_diff", "sp_ks", "max_group_loss",
         "disclosivity", "imbalance", "acceptance_rate", "representation_rate", "statistical_rate",
-        "kl_to_empirical", "true_violation", "noisy_violation", "multiaccuracy_violation",
+        "kl_to_empirical", "true_violation", "noisy_violation",
+        "multiaccuracy_violation_in_sample", "multiaccuracy_violation_held_out",
     ]  # fmt: skip
     assert set(ALL_METRIC_NAMES) >= set(design_names)
     assert set(ALL_METRIC_NAMES) >= set(METRICS)

@@ -84,7 +84,7 @@ def frontier_figure(points: pd.DataFrame | None, result_metrics: dict, proxy: st
                 continue
             fig.add_trace(
                 go.Scatter(
-                    x=part["true_violation"],
+                    x=part["true_group_gap"],
                     y=part["error"],
                     mode="lines+markers",
                     name=name,
@@ -95,7 +95,7 @@ def frontier_figure(points: pd.DataFrame | None, result_metrics: dict, proxy: st
             )
     fig.add_trace(
         go.Scatter(
-            x=[result_metrics["true_violation"]],
+            x=[result_metrics["true_group_gap"]],
             y=[result_metrics["error"]],
             mode="markers",
             marker={"symbol": "star", "size": 14, "color": COLOURS.get(proxy, "black")},

@@ -45,8 +45,8 @@ except (DataError, KnobError, ValueError) as exc:
 summary = result.artifacts["summary"]
 test_metrics = result.metrics["test"]
 cols = st.columns(5)
-cols[0].metric("True-group violation (test)", f"{test_metrics['true_violation']:.3f}")
-cols[1].metric("Violation through ẑ (test)", f"{test_metrics['proxy_violation']:.3f}")
+cols[0].metric("True-group violation (test)", f"{test_metrics['true_group_gap']:.3f}")
+cols[1].metric("Violation through ẑ (test)", f"{test_metrics['proxy_group_gap']:.3f}")
 cols[2].metric(
     "Multiaccuracy violation, in-sample (proxy rows)",
     f"{test_metrics['multiaccuracy_violation_in_sample']:.3f}",

@@ -177,7 +177,7 @@ def adult_run():
 def test_method_run_and_export(adult_run, tmp_path) -> None:
     result, test = adult_run
     for split in ("train", "test"):
-        names = {"error", "true_violation", "multiaccuracy_violation_in_sample"}
+        names = {"error", "true_group_gap", "multiaccuracy_violation_in_sample"}
         assert names <= set(result.metrics[split])
         assert all(np.isfinite(v) for v in result.metrics[split].values())
     assert set(result.artifacts["audit"]["split"]) == {"proxy", "train", "test"}
@@ -306,7 +306,7 @@ def test_method_tree_proxy_class_mode_and_export(tmp_path) -> None:
     assert {"accuracy", "auc", "mse", "share"} <= set(quality.columns)
     cls = method.run(train, test, task_mode="class", auditor="tree", n_iter=15, max_rows=300)
     assert cls.artifacts["summary"]["tasks"] == ["(class mode)"]
-    assert np.isfinite(cls.metrics["test"]["true_violation"])
+    assert np.isfinite(cls.metrics["test"]["true_group_gap"])
     summary = cls.artifacts["summary"]
     assert summary["floor_additive"] <= summary["reached_additive"] + 1e-9
 
@@ -392,9 +392,9 @@ def test_method_defaults_bind_and_report_status(adult_race_defaults) -> None:
     separate metrics, and the proxy learner's status and message are in the summary."""
     method, result, loose = adult_race_defaults
     eps = method.knob("eps").default
-    assert loose.metrics["train"]["proxy_violation"] > 1.5 * eps
-    assert result.metrics["train"]["proxy_violation"] <= eps + 0.01
-    assert result.metrics["test"]["true_violation"] < loose.metrics["test"]["true_violation"] - 0.01
+    assert loose.metrics["train"]["proxy_group_gap"] > 1.5 * eps
+    assert result.metrics["train"]["proxy_group_gap"] <= eps + 0.01
+    assert result.metrics["test"]["true_group_gap"] < loose.metrics["test"]["true_group_gap"] - 0.01
     for split in ("train", "test"):
         m = result.metrics[split]
         in_sample = m["multiaccuracy_violation_in_sample"]
