@@ -7,6 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.components import cached, multiaccurate_proxy_charts, multiaccurate_proxy_runs
+from dashboard.components.comparison import add_to_comparison
 from dashboard.components.knobs import knob_columns
 from dashboard.components.state import require_task, stop_page
 from fairengine.data import DataError
@@ -130,3 +131,4 @@ st.download_button(
     mime="application/zip",
     key="map_model",
 )
+add_to_comparison(result, train, test, key="map_add")
