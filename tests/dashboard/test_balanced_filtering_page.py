@@ -65,3 +65,12 @@ def test_early_stop_is_a_visible_warning() -> None:
     at.button(key="bf_run").click().run()
     assert not at.exception
     assert any("α = 0" in w.value for w in at.warning)
+
+
+def test_paper_setting_toggle_overrides_the_floor() -> None:
+    at = open_page()
+    at.toggle(key="w.bf.paper").set_value(True).run()
+    assert any("min_leaf_rows = 5" in c.value for c in at.caption)
+    at.button(key="bf_run").click().run()
+    assert not at.exception and not at.error
+    assert [m.label for m in at.metric][1:3] == ["Imbalance β (train)", "Imbalance β (test)"]

@@ -18,6 +18,7 @@ from fairengine.methods.balanced_filtering.definitions import (
     uniform_target,
 )
 from fairengine.methods.balanced_filtering.estimator import BalancedFilter
+from fairengine.methods.balanced_filtering.knobs import PAPER_SETTING
 from fairengine.methods.balanced_filtering.method import (
     ALPHA_GRID,
     BALANCED_FILTERING,
@@ -37,6 +38,7 @@ __all__ = [
     "ALPHA_GRID",
     "BALANCED_FILTERING",
     "ETA_GRID",
+    "PAPER_SETTING",
     "BalancedFilter",
     "ProxyFilter",
     "acceptance_rate_of",

@@ -69,6 +69,10 @@ class BalancedFilter(BaseEstimator):
     budget_step : float
         [EXT] Budget ladder: the tree is also grown at α − step, α − 2·step, … > 0 and the one
         nearest the target kept (every such tree is α-disclosive); 0 turns it off.
+    min_leaf_rows : int
+        Smallest leaf in rows; the floor is max(min_leaf_rows, min_leaf_mass · n).
+    axis_splits : int
+        [EXT] Single-feature threshold candidates tried per leaf next to the game's split.
     target : array-like of shape (K,), optional
         τ, the target distribution (uniform U by default).
 
@@ -116,6 +120,8 @@ class BalancedFilter(BaseEstimator):
         lambda_max: float = 100.0,
         min_leaf_mass: float = 0.005,
         budget_step: float = 0.2,
+        min_leaf_rows: int = 30,
+        axis_splits: int = 0,
         max_yield: bool = True,
         target: Any = None,
     ) -> None:
@@ -133,6 +139,8 @@ class BalancedFilter(BaseEstimator):
         self.lambda_max = lambda_max
         self.min_leaf_mass = min_leaf_mass
         self.budget_step = budget_step
+        self.min_leaf_rows = min_leaf_rows
+        self.axis_splits = axis_splits
         self.max_yield = max_yield
         self.target = target
 
@@ -165,6 +173,8 @@ class BalancedFilter(BaseEstimator):
                 step=params["step"],
                 min_leaf_mass=params["min_leaf_mass"],
                 budget_step=params["budget_step"],
+                min_leaf_rows=params["min_leaf_rows"],
+                axis_splits=params["axis_splits"],
             )
             # single-threaded BLAS: sweeps parallelise over points (see methods/_linear.py)
             with threadpool_limits(limits=1, user_api="blas"):

@@ -111,7 +111,7 @@ BALANCED_FILTERING = register(
         "and per-proxy-group acceptance probabilities ρ, so that filtering unlabelled candidates "
         "yields a group-balanced sample. The label y is never used.",
         reference="Deng, Diana, Kearns, Roth: Balanced Filtering via Non-Disclosive Proxies",
-        version="2",
+        version="3",
         demo_grid={"proxy": ("ab",), "relaxed": (False, True), "alpha": ALPHA_GRID},
         demo_tasks=(("adult", ("race",)),),
     )

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from fairengine.methods.balanced_filtering.axis import axis_candidates, top_candidates
 from fairengine.methods.balanced_filtering.definitions import hull_projection
 from fairengine.methods.balanced_filtering.game import SplitGame, play_split_game, split_cost
 
@@ -119,6 +120,9 @@ class GrowthSettings:
     lambda_max: float = 100.0
     step: float = 1.0
     min_leaf_mass: float = 0.005
+    #: smallest leaf in rows (the floor is the larger of this and ``min_leaf_mass``); spec §3.7
+    #: suggests 30 samples, the paper sets no floor
+    min_leaf_rows: int = 30
     max_leaves: int = 64
     #: [EXT] the game runs on at most this many of a leaf's rows (seeded subsample); the split
     #: found is then evaluated, repaired and accepted on all rows
@@ -137,6 +141,9 @@ class GrowthSettings:
     #: [EXT] also grow at the budgets alpha - step, alpha - 2 step, ... > 0 and keep the tree
     #: nearest U (see :func:`budget_ladder`); 0 grows at alpha only
     budget_step: float = 0.2
+    #: [EXT] also offer single-feature thresholds as split candidates (see :mod:`.axis`); the
+    #: ``axis_splits`` best of them per leaf (by a cheap bound) get the exact hull distance
+    axis_splits: int = 0
 
 
 def _repair(row: np.ndarray, child: np.ndarray, rates: np.ndarray, alpha: float) -> float:
@@ -266,6 +273,32 @@ def _threshold_candidates(
     return out
 
 
+def _axis_split_candidates(
+    cache: dict,
+    node: int,
+    Xl: np.ndarray,  # noqa: N803
+    wl: np.ndarray,
+    onehot_l: np.ndarray,
+    n: int,
+    rates: np.ndarray,
+    alpha_eff: float,
+    min_mass: float,
+    point: np.ndarray,
+    target: np.ndarray,
+    n_best: int,
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """[EXT] The ``n_best`` single-feature splits of a leaf as (coef = e_c, -threshold, labels)."""
+    if node not in cache:
+        cache[node] = axis_candidates(Xl, wl, onehot_l, n, rates, alpha_eff, min_mass)
+    out = []
+    for feature, threshold in top_candidates(cache[node], point, target, n_best):
+        coef = np.zeros((1, Xl.shape[1]))
+        coef[0, feature] = 1.0
+        labels = (Xl[:, feature] > threshold).astype(float)
+        out.append((coef, np.array([-threshold]), labels))
+    return out
+
+
 def budget_ladder(alpha: float, step: float) -> list[float]:
     """[EXT] The budgets :func:`grow_tree` tries: alpha, alpha - step, alpha - 2 step, ... > 0.
 
@@ -341,9 +374,10 @@ def grow_tree(
     onehot = np.eye(n_groups)[z]
     tree = ObliqueTree(X.shape[1])
     weights = [np.ones(n)]  # per leaf, in tree.leaves order
-    min_mass = max(settings.min_leaf_mass, 30.0 / n)
+    min_mass = max(settings.min_leaf_mass, max(settings.min_leaf_rows, 1) / n)
     alpha_eff = max(settings.alpha - settings.epsilon, 0.0)
     trace: list[dict] = []
+    axis_cache: dict = {}  # node -> AxisCandidates (depend only on the leaf's weights)
     while True:
         masses = np.array([w.sum() for w in weights]) / n
         rows = np.array([w @ onehot for w in weights]) / (masses[:, None] * n)
@@ -402,6 +436,21 @@ def grow_tree(
                             )
                         coefs, intercepts, pbar = games[(j, refit)]
                     candidates = [] if refit is None else [(coefs, intercepts, pbar)]
+                    if refit is False and settings.axis_splits > 0:
+                        candidates += _axis_split_candidates(
+                            axis_cache,
+                            node,
+                            X[live],
+                            w[live],
+                            onehot[live],
+                            n,
+                            rates,
+                            alpha_eff,
+                            min_mass,
+                            point,
+                            target,
+                            settings.axis_splits,
+                        )
                     if refit is not False:
                         candidates += _threshold_candidates(
                             X[live],
