@@ -7,6 +7,7 @@ import streamlit as st
 
 from dashboard.components import balanced_filtering_charts as bf
 from dashboard.components import cached
+from dashboard.components.comparison import add_to_comparison
 from dashboard.components.knobs import knob_widget, knob_widgets
 from dashboard.components.state import require_task, stop_page
 from fairengine.data import DataError
@@ -169,3 +170,4 @@ d2.download_button(
     mime="text/csv",
     key="bf_flags",
 )
+add_to_comparison(result, train, test, key="bf_add")

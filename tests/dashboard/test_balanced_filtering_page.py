@@ -74,3 +74,15 @@ def test_paper_setting_toggle_overrides_the_floor() -> None:
     at.button(key="bf_run").click().run()
     assert not at.exception and not at.error
     assert [m.label for m in at.metric][1:3] == ["Imbalance β (train)", "Imbalance β (test)"]
+
+
+def test_add_to_comparison_stores_the_filter_on_its_own_plane() -> None:
+    at = open_page()
+    at.button(key="bf_run").click().run()
+    at.button(key="bf_add").click().run()
+    assert not at.exception
+    assert any("Added to the comparison" in s.value for s in at.success)
+    at.switch_page("views/compare.py").run()
+    assert not at.exception and not at.error
+    assert at.selectbox(key="w.cmp_x").value in ("disclosivity", "imbalance", "acceptance_rate")
+    assert len(at.selectbox(key="w.cmp_point").options) == 1
