@@ -600,6 +600,9 @@ _PENDING = (
     "true_violation",
     "noisy_violation",
     "multiaccuracy_violation",
+    # seed 003: the exact worst-case (robust) violation of the rate constraints over every noise
+    # pattern the noise model allows — a certificate; computed by the method's exact evaluators.
+    "robust_violation",
 )
 ALL_METRIC_NAMES: tuple[str, ...] = (*METRICS, *_PENDING)
 """Every metric name of DESIGN.md. Those not in ``METRICS`` (disclosivity, imbalance,

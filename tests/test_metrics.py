@@ -401,6 +401,7 @@ def test_registry_and_directions():
         "accuracy", "error", "loss", "dp_diff", "eo_diff", "tpr_diff", "sp_ks", "max_group_loss",
         "disclosivity", "imbalance", "acceptance_rate", "representation_rate", "statistical_rate",
         "kl_to_empirical", "true_violation", "noisy_violation", "multiaccuracy_violation",
+        "robust_violation",
     ]  # fmt: skip
     assert sorted(ALL_METRIC_NAMES) == sorted(design_names)
     assert set(ALL_METRIC_NAMES) >= HIGHER_IS_BETTER
