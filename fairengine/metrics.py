@@ -699,6 +699,11 @@ REGISTRY: dict[str, MetricInfo] = _declare(
     MetricInfo("noisy_violation", "Constraint violation on the noisy groups", True,
                CLASSIFICATION,
                "The same one-sided constraint value on the observed noisy groups."),
+    MetricInfo("robust_violation", "Worst-case violation over the noise model", True,
+               CLASSIFICATION,
+               "The exact worst case of the one-sided constraint values over every noise pattern "
+               "the noise model allows (TV ball, or every consistent soft assignment): ≤ 0 "
+               "certifies the constraints for the true groups."),
     # ---- multiaccurate proxies (seed 004): two-sided group gaps of the downstream classifier
     MetricInfo("true_group_gap", "Fairness gap on the true groups", True, CLASSIFICATION,
                "Largest |γ_k − γ| of the downstream classifier on the true groups: a group's "

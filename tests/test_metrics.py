@@ -406,6 +406,7 @@ def test_registry_and_directions():
         "disclosivity", "imbalance", "acceptance_rate", "representation_rate", "statistical_rate",
         "kl_to_empirical", "true_violation", "noisy_violation",
         "multiaccuracy_violation_in_sample", "multiaccuracy_violation_held_out",
+        "robust_violation",
     ]  # fmt: skip
     assert set(ALL_METRIC_NAMES) >= set(design_names)
     assert set(ALL_METRIC_NAMES) >= set(METRICS)

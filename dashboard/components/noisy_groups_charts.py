@@ -24,33 +24,45 @@ def _layout(fig: go.Figure, title: str, x_title: str, y_title: str) -> go.Figure
     return fig
 
 
-def rates_figure(rates: pd.DataFrame, split: str = "test") -> go.Figure:
-    """Per-group TPR on the true and on the noisy groups."""
+#: Rates each constraint family compares across groups, with their names for people.
+RATES = {"tpr": ("tpr",), "eo": ("tpr", "fpr"), "dp": ("ppr",)}
+RATE_NAMES = {"tpr": "true positive rate", "fpr": "false positive rate",
+              "ppr": "positive prediction rate"}  # fmt: skip
+
+
+def rates_title(constraint: str, split: str = "test") -> str:
+    """Title of the per-group rate chart for the chosen constraint family."""
+    names = " and ".join(RATE_NAMES[r] for r in RATES[constraint])
+    return f"Per-group {names} ({split})"
+
+
+def rates_figure(rates: pd.DataFrame, constraint: str = "tpr", split: str = "test") -> go.Figure:
+    """Per-group rates of the chosen constraint (TPR; TPR and FPR; or PPR) on the true and on
+    the noisy groups."""
     part = rates[rates["split"] == split]
     fig = go.Figure()
-    for i, (label, rows) in enumerate(part.groupby("groups", sort=False)):
-        fig.add_bar(x=rows["group"], y=rows["tpr"], name=f"{label} groups", marker_color=PALETTE[i])
+    i = 0
+    for rate in RATES[constraint]:
+        for label, rows in part.groupby("groups", sort=False):
+            suffix = f" {rate.upper()}" if len(RATES[constraint]) > 1 else ""
+            fig.add_bar(x=rows["group"], y=rows[rate], name=f"{label} groups{suffix}",
+                        marker_color=PALETTE[i % len(PALETTE)])  # fmt: skip
+            i += 1
     fig.update_layout(barmode="group")
-    return _layout(fig, f"Per-group true positive rate ({split})", "group", "TPR")
+    y_title = " / ".join(r.upper() for r in RATES[constraint])
+    return _layout(fig, rates_title(constraint, split), "group", y_title)
 
 
-def bound_figure(bound: pd.DataFrame) -> go.Figure:
-    """Observed violation per (rate, group) on the true and noisy groups beside Theorem 1's
-    bound (noisy violation + TV, in rate units)."""
-    x = [f"{r.rate.upper()} {r.group}" for r in bound.itertuples()]
-    fig = go.Figure()
-    fig.add_bar(x=x, y=bound["true_violation"], name="true-group violation",
-                marker_color=PALETTE[0])  # fmt: skip
-    fig.add_bar(x=x, y=bound["noisy_violation"], name="noisy-group violation",
-                marker_color=PALETTE[1])  # fmt: skip
-    fig.add_scatter(
-        x=x, y=bound["bound"], mode="markers", name="Theorem 1 bound (from Ĝ violation + TV)",
-        marker={"color": "#d62728", "size": 14, "symbol": "line-ew-open", "line": {"width": 3}},
-        text=[f"TV = {tv:.3f}" for tv in bound["tv"]], hovertemplate="%{y:.3f}, %{text}",
-    )  # fmt: skip
-    fig.add_hline(y=0.0, line_dash="dot", annotation_text="constraint met below")
-    fig.update_layout(barmode="group")
-    return _layout(fig, "Observed violation vs the TV-distance bound (test)", "", "violation")
+def bound_table(bound: pd.DataFrame) -> pd.DataFrame:
+    """Theorem 1's bound per (rate, group) as a table (the bound can be far above the observed
+    violations, so it gets no shared bar scale)."""
+    table = bound.rename(columns={
+        "rate": "rate", "group": "true group", "true_violation": "true-group violation",
+        "noisy_violation": "noisy-group violation", "tv": "TV(p_j, p̂_j)",
+        "bound": "Theorem 1 bound",
+    })  # fmt: skip
+    table["rate"] = table["rate"].str.upper()
+    return table.round(4)
 
 
 def _by_method(points: pd.DataFrame, split: str):

@@ -17,6 +17,29 @@ NOISE_GRID = (0.1, 0.2, 0.3, 0.4, 0.5)
 SWEEP_METHODS = ("naive", "dro", "soft")
 
 
+def guarantee_text(method: str, robust_eval: str, result: RunResult) -> str:
+    """How strong the guarantee of this run is, in words (the page's caption)."""
+    certified = result.metrics["test"]["robust_violation"] <= 0.0
+    ball = (
+        "every assignment of true groups consistent with the noise model"
+        if method == "soft"
+        else "every noise pattern in the TV ball (safe radius)"
+    )
+    worst = f"Worst case = the exact maximum over {ball}."
+    if method in ("naive", "unconstrained"):
+        check = "Selected on the noisy groups only."
+    elif robust_eval == "paper":
+        check = "Selected as checked against the paper's adversary (not a guarantee)."
+    else:
+        check = "Selected with the exact worst case on train."
+    verdict = (
+        f" On test the constraints are guaranteed against {ball}."
+        if certified
+        else " The worst case exceeds 0: no guarantee against every noise pattern."
+    )
+    return f"{worst} {check}{verdict}"
+
+
 @st.cache_resource(show_spinner=False, max_entries=32)
 def run(_train: Task, _test: Task, key: str, knobs: tuple[tuple[str, object], ...]) -> RunResult:
     """One run of ``noisy_groups`` (keyed by the task fingerprint and the knob values)."""

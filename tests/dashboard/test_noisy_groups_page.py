@@ -28,11 +28,20 @@ def test_page_runs_and_reruns_on_knobs() -> None:
     at = open_page()
     labels = [m.label for m in at.metric]
     assert "True-group violation (test)" in labels
-    assert len(at.get("plotly_chart")) == 2  # per-group rates, TV bound
+    assert "Worst-case violation (test)" in labels  # the exact worst case: a certificate
+    charts = at.get("plotly_chart")
+    assert len(charts) == 1  # per-group rates; Theorem 1's bound is a table
+    assert "true positive rate" in charts[0].proto.spec
+    assert len(at.dataframe) == 1
+    assert any("paper's adversary" in c.value for c in at.caption)
     assert len(at.get("download_button")) == 1
+    at.selectbox(key="w.ng.constraint").set_value("dp").run()
+    assert not at.exception and not at.error
+    spec = at.get("plotly_chart")[0].proto.spec
+    assert "positive prediction rate" in spec and "true positive rate" not in spec
     at.selectbox(key="w.ng.method").set_value("naive").run()
     assert not at.exception and not at.error
-    at.selectbox(key="w.ng.robust_eval").set_value("paper").run()
+    at.selectbox(key="w.ng.robust_eval").set_value("exact").run()
     assert not at.exception and not at.error
 
 
@@ -42,5 +51,5 @@ def test_sweep_draws_the_noise_charts() -> None:
     at.multiselect(key="ng_sweep_methods").set_value(["naive", "soft"]).run()
     at.button(key="ng_sweep").click().run()
     assert not at.exception and not at.error
-    assert len(at.get("plotly_chart")) == 5
+    assert len(at.get("plotly_chart")) == 4
     assert len(at.get("download_button")) == 1

@@ -59,8 +59,20 @@ def test_select_point_and_download_model(page: Page, app_server: str, tmp_path: 
 
 
 def _choose(page: Page, label: str, option: str) -> None:
-    page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first.click()
-    page.get_by_role("option").filter(has_text=option).first.click()
+    """Pick ``option`` in the select box ``label``; retried, since a rerun that lands between
+    the two clicks closes the drop-down."""
+    box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
+    for attempt in range(3):
+        wait_for_app(page)
+        box.click()
+        choice = page.get_by_role("option").filter(has_text=option).first
+        try:
+            choice.click(timeout=10_000)
+            break
+        except Exception:  # noqa: BLE001 - retried; the last attempt re-raises
+            page.keyboard.press("Escape")
+            if attempt == 2:
+                raise
     wait_for_app(page)
 
 

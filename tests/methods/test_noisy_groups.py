@@ -274,23 +274,20 @@ def test_naive_satisfies_noisy_constraints_on_train(constraint):
     assert np.mean(yhat != y) < y.mean()  # not the trivial classifier
 
 
-def test_robust_methods_true_violation_at_most_naive():
-    naive, robust = [], {"dro": [], "soft": []}
+def test_robust_methods_keep_the_true_constraints_on_synthetic_data():
+    """Noise 0.2, paper adversaries and selection: DRO and soft stay within the slack on the
+    true groups on average (the 10% minority group is the hard one)."""
+    robust = {"dro": [], "soft": []}
     for seed in range(2):
-        x, y, g, h = _synthetic(1500, seed, 0.35)
+        x, y, g, h = _synthetic(1500, seed, 0.2)
         aux = np.arange(500)
-        kw = {"aux_true": g[aux], "aux_noisy": h[aux]}
-
-        def fit(m, x=x, y=y, h=h, kw=kw):
-            clf = RobustFairClassifier(m, "tpr", 0.05, n_steps=100, learning_rate=0.05)
-            return clf.fit(x, y, h, **kw)
-
-        naive.append(max_violation(y, fit("naive").predict(x), g, "tpr", 0.05, 3))
         for m in robust:
-            clf = fit(m)
+            clf = RobustFairClassifier(m, "tpr", 0.05, n_steps=200, eval_every=10)
+            clf.fit(x, y, h, aux_true=g[aux], aux_noisy=h[aux])
             robust[m].append(max_violation(y, clf.predict(x), g, "tpr", 0.05, 3))
+            assert np.mean(clf.predict(x) != y) < 0.5
     for m, values in robust.items():
-        assert np.mean(values) <= np.mean(naive) + 1e-12, m
+        assert np.mean(values) <= 0.0, m
 
 
 def test_soft_worst_case_is_above_true_violation_in_sample():
@@ -324,7 +321,9 @@ def test_method_run_and_export_round_trip(tmp_path):
     train, test = load_dataset("german_credit").split(random_state=3)
     result = get_method("noisy_groups").run(train, test, method="dro", n_steps=40, noise=0.2)
     for split in ("train", "test"):
-        assert set(result.metrics[split]) == {"error", "noisy_violation", "true_violation"}
+        assert set(result.metrics[split]) == {
+            "error", "noisy_violation", "true_violation", "robust_violation"
+        }  # fmt: skip
     path = save_model(result.model, tmp_path / "m.fairmodel")
     loaded = load_model(path)
     np.testing.assert_array_equal(loaded.predict(test.X), result.model.predict(test.X))
@@ -371,14 +370,16 @@ def test_sa_current_table_at_the_best_response_equals_the_exact_worst_case():
 def test_robust_eval_only_changes_the_selection():
     x, y, g, h = _synthetic(1200, 5, 0.3)
     kw = {"aux_true": g[:400], "aux_noisy": h[:400]}
-    common = {"n_steps": 60, "learning_rate": 0.05, "beta": 1.0}
-    exact = RobustFairClassifier("dro", **common).fit(x, y, h, **kw)
+    common = {"n_steps": 60, "learning_rate": 0.05, "beta": 1.0, "eval_every": 5}
+    exact = RobustFairClassifier("dro", robust_eval="exact", **common).fit(x, y, h, **kw)
     paper = RobustFairClassifier("dro", robust_eval="paper", **common).fit(x, y, h, **kw)
     np.testing.assert_array_equal(exact.candidates_, paper.candidates_)
     by_eval = exact.candidate_violations_by_eval_
     assert np.all(by_eval["paper"] <= by_eval["exact"] + 1e-12)
-    # the paper's weaker check never picks a worse training error
-    assert paper.candidate_errors_[paper.best_index_] <= exact.candidate_errors_[exact.best_index_]
+    if exact.selection_status_ == "feasible":  # then the paper's check never picks worse error
+        assert (
+            paper.candidate_errors_[paper.best_index_] <= exact.candidate_errors_[exact.best_index_]
+        )
     paper.select("exact")
     np.testing.assert_array_equal(paper.coef_, exact.coef_)
     with pytest.raises(ValueError):

@@ -1,26 +1,42 @@
 """RobustFairClassifier: a linear classifier under rate constraints on noisy groups (seed 003).
 
 Approaches (spec §3.0–3.4), all a projected gradient descent–ascent on the hinge Lagrangian
-f̃(θ) + Σ_c λ_c ψ̃_c(θ; ω_c) with hinge-relaxed group rates weighted by ω_c:
+f̃(θ) + Σ_c λ_c ψ̃_c(θ; adversary) with hinge-relaxed group rates:
 
-* ``naive``: ω = 1(Ĝ = j) (problem 2);
-* ``dro``: ω = p̃_c, updated by projected gradient ascent onto the TV ball ∩ simplex of radius
-  γ_j around p̂_j (Algorithm 2, exact projection; γ defaults to the safe radius from auxiliary data);
-* ``soft``: ω_i = w(j | ŷ_i, y_i, Ĝ_i) at the adversary's exact best response over 𝒲(θ)
-  (Algorithm 4 with the closed-form greedy w-step);
+* ``naive``: the constraints on the noisy groups Ĝ (problem 2);
+* ``dro``: each noisy group's law p̂_j replaced by an adversarial p̃_j in the TV ball of radius
+  γ_j around it (Algorithm 2);
+* ``soft``: group membership replaced by an adversarial assignment w(j | ŷ, y, Ĝ) consistent with
+  the noise model P(G | Ĝ) (Algorithm 4);
 * ``unconstrained``: no constraints.
 
-Best iterate (paper's rule): among recorded iterates (θ = 0 included) the lowest 0-1 error among
-those satisfying the method's 0-1 constraints, else the least-violating one, on the training data
-or on a validation set of (X, y, Ĝ) passed as ``eval_set`` (true groups are never used). The
-constraints checked are the noisy-group ones for naive and the robust ones for DRO and soft, by
-``robust_eval``:
+Adversaries, ``adversary=``:
 
-* ``"exact"`` (default, safe): the exact worst case over the TV ball / over 𝒲(θ) (closed forms);
-* ``"paper"`` (paper-code parity, optimistic): DRO takes the worst of p̂_j and 20 random p̃ in the
-  TV ball; soft assignments evaluate g_j at the algorithm's current assignment W only. Both are
-  lower bounds of the exact worst case; only with them are the paper's non-trivial DRO results
-  reachable (spec §3.3, "Consequence"; pitfall 4).
+* ``"paper"`` (default; the paper's experiments, re-implemented from the authors' code): DRO keeps
+  one p̃_j per noisy group (shared by its TPR and FPR constraints), starts it at p̂_j and takes an
+  Adam ascent step each iteration, projected exactly onto the TV ball ∩ simplex (the code's
+  projection does not renormalise; the spec's exact projection is used instead). Soft assignments
+  keep ONE table W (all constraints), take 5 Adam ascent steps on it per iteration, each followed
+  by 20 rounds of Dykstra's projection onto 𝒲(θ), and use the code's cell-sum relaxation with the
+  "+1" denominator (:class:`~fairengine.methods.noisy_groups.adversaries.SoftTable`).
+* ``"exact"``: DRO plain projected gradient ascent with one p̃ per constraint; soft assignments the
+  exact best response over 𝒲(θ) at every step (closed form).
+
+Candidates and the best iterate (paper §7 / App. F.1, the code's ``find_best_candidate_index``
+with ``rank_objectives=False``): an iterate is recorded every ``eval_every`` steps (and the last
+one); the initial θ = 0 (the all-negatives classifier, trivially feasible) is never a candidate.
+The lowest 0-1 error among candidates meeting the method's 0-1 constraints wins; when none does,
+the selection falls back to the candidate whose worst per-constraint violation rank is smallest
+(ties by error), and ``selection_status_`` says so. The constraints checked are the noisy-group
+ones for naive and the robust ones for DRO and soft, evaluated by ``robust_eval``:
+
+* ``"paper"`` (default): the paper's adversary — DRO the worst of p̂_j and 20 random p̃ in the ball
+  (the code's ``generate_rand_vec_l1_ball``, made feasible), soft assignments the algorithm's
+  current table W (W-term capped at 1). These are lower bounds of the exact worst case: the
+  selected classifier is "checked against the paper's adversary", not certified.
+* ``"exact"``: the exact worst case over the TV ball / over 𝒲(θ) (closed forms) — a certificate
+  ("guaranteed against every noise pattern in the TV ball"), but at the paper's γ > α only
+  near-trivial classifiers pass it (spec §3.3, "Consequence").
 
 Both evaluations are recorded for every candidate, so :meth:`RobustFairClassifier.select` can
 switch between them without refitting.
@@ -29,7 +45,9 @@ switch between them without refitting.
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import rankdata
 
+from fairengine.methods.noisy_groups.adversaries import AdamAscent, SoftTable
 from fairengine.methods.noisy_groups.noise import NoiseModel, estimate_noise
 from fairengine.methods.noisy_groups.rates import (
     CONSTRAINTS,
@@ -45,8 +63,11 @@ from fairengine.solvers.projections import project_simplex
 from fairengine.solvers.tv_ball import project_tv_ball
 
 METHODS = ("naive", "dro", "soft", "unconstrained")
-ROBUST_EVALS = ("exact", "paper")
+ROBUST_EVALS = ("paper", "exact")
+ADVERSARIES = ("paper", "exact")
 LAMBDA_BOUND = 1.0  # R of Λ = {λ >= 0, ||λ||_1 <= R} (the code's value)
+#: Steps between recorded candidates (the code: 25 steps × 30 loops = 750).
+EVAL_EVERY = 25
 
 
 def _project_lambda(lam: np.ndarray) -> np.ndarray:
@@ -54,14 +75,27 @@ def _project_lambda(lam: np.ndarray) -> np.ndarray:
     return lam if lam.sum() <= LAMBDA_BOUND else project_simplex(lam, LAMBDA_BOUND)
 
 
-def select_best(objective, viol) -> int:
-    """Paper's rule: lowest objective among feasible candidates, else the least max violation."""
+def select_best(objective, viol, rank_objectives: bool = False) -> int:
+    """Best candidate (Cotter et al. ALT'19 heuristic, as in the paper code).
+
+    Each constraint's violation max(0, g) is ranked across candidates (ties share the lowest
+    rank, so every candidate meeting a constraint has rank 1 for it); a candidate scores its
+    largest rank (and its objective's rank if ``rank_objectives``); the smallest score wins, ties
+    broken by the lowest objective. With ``rank_objectives=False`` (default, the paper's rule)
+    this is the lowest-objective feasible candidate whenever one exists (spec §3.0).
+    """
     objective = np.asarray(objective, dtype=float)
-    worst = np.max(np.atleast_2d(viol), axis=1) if len(objective) else np.array([])
-    feasible = np.flatnonzero(worst <= 1e-12)
-    if len(feasible):
-        return int(feasible[np.argmin(objective[feasible])])
-    return int(np.argmin(worst))
+    viol = np.asarray(viol, dtype=float).reshape(len(objective), -1)
+    score = rankdata(objective, method="min") if rank_objectives else np.zeros(len(objective))
+    for column in viol.T:
+        score = np.maximum(score, rankdata(np.maximum(0.0, np.round(column, 12)), method="min"))
+    best = np.flatnonzero(score == score.min())
+    return int(best[np.argmin(objective[best])])
+
+
+def is_feasible(viol) -> np.ndarray:
+    """Per candidate: every constraint value <= 0 (to 1e-12)."""
+    return np.max(np.atleast_2d(viol), axis=1) <= 1e-12
 
 
 def _surrogate(kind: str, Xt, y, s, w):  # noqa: N803
@@ -105,18 +139,25 @@ class RobustFairClassifier:
     n_steps : int
         T gradient steps (full batch).
     learning_rate : float
-        η_θ (Adam) and η_p̃.
+        η_θ (Adam).
     random_state : int
-        Seeds the paper-parity DRO evaluation's random p̃ (θ starts at 0).
+        Seeds the paper-adversary DRO evaluation's random p̃ (θ starts at 0).
     adversary_every : int
         DRO only: update p̃ every this many steps (1 = Algorithm 2 exactly).
-    robust_eval : {"exact", "paper"}
+    robust_eval : {"paper", "exact"}
         Robust 0-1 evaluation used for best-iterate selection (see the module docstring).
     beta : float
         Extra slack β of the hinge-relaxed constraints during training (α + β; the 0-1
         constraints of the selection keep α). The paper code uses 1.0 (naive, DRO) and 0 (soft).
     lambda_learning_rate : float
         η_λ (projected gradient ascent on λ, ||λ||₁ <= 1).
+    adversary : {"paper", "exact"}
+        The adversary's update (see the module docstring).
+    adversary_learning_rate : float
+        η_p̃ (DRO) and η_w (soft) of the paper adversary's Adam steps (Table 1: 0.01 is the middle
+        of {0.001, 0.01, 0.1}); the exact DRO adversary's plain step uses ``learning_rate``.
+    eval_every : int
+        Steps between recorded candidate iterates.
     """
 
     def __init__(
@@ -129,9 +170,12 @@ class RobustFairClassifier:
         learning_rate: float = 0.01,
         random_state: int | None = 0,
         adversary_every: int = 1,
-        robust_eval: str = "exact",
+        robust_eval: str = "paper",
         beta: float = 0.0,
         lambda_learning_rate: float = 1.0,
+        adversary: str = "paper",
+        adversary_learning_rate: float = 0.01,
+        eval_every: int = EVAL_EVERY,
     ) -> None:
         self.method = method
         self.constraint = constraint
@@ -144,6 +188,9 @@ class RobustFairClassifier:
         self.robust_eval = robust_eval
         self.beta = beta
         self.lambda_learning_rate = lambda_learning_rate
+        self.adversary = adversary
+        self.adversary_learning_rate = adversary_learning_rate
+        self.eval_every = eval_every
 
     # ------------------------------------------------------------------ prediction
     def decision_function(self, X) -> np.ndarray:  # noqa: N803
@@ -199,16 +246,21 @@ class RobustFairClassifier:
 
         return soft
 
+    def _check(self) -> None:
+        for name, value, allowed in (
+            ("method", self.method, METHODS),
+            ("constraint", self.constraint, CONSTRAINTS),
+            ("robust_eval", self.robust_eval, ROBUST_EVALS),
+            ("adversary", self.adversary, ADVERSARIES),
+        ):
+            if value not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}; got {value!r}")
+
     def fit(self, X, y, noisy_groups, aux_true=None, aux_noisy=None, *, eval_set=None):  # noqa: N803
         """Fit on (X, y, Ĝ); ``aux_true``/``aux_noisy``: an auxiliary sample of true and noisy
         groups (noise model and safe γ). ``eval_set=(X_val, y_val, Ĝ_val)``: select the best
         iterate on this validation data instead of the training data (no true groups needed)."""
-        if self.method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS}; got {self.method!r}")
-        if self.constraint not in CONSTRAINTS:
-            raise ValueError(f"constraint must be one of {CONSTRAINTS}; got {self.constraint!r}")
-        if self.robust_eval not in ROBUST_EVALS:
-            raise ValueError(f"robust_eval must be one of {ROBUST_EVALS}; got {self.robust_eval!r}")
+        self._check()
         X = np.asarray(X, dtype=float)  # noqa: N806
         y = np.asarray(y, dtype=float).ravel()
         noisy_raw = np.asarray(noisy_groups)
@@ -222,9 +274,9 @@ class RobustFairClassifier:
         n, d = X.shape
         self.noise_model_ = self._noise_model(aux_true, aux_noisy, m)
         alpha, beta = float(self.slack), float(self.beta)
-        method = self.method
+        method, paper_adv = self.method, self.adversary == "paper"
         pairs = constraint_list(self.constraint, m) if method != "unconstrained" else []
-        centers = [(noisy == j) / max((noisy == j).sum(), 1) for _, j in pairs]
+        centers = [(noisy == j) / max((noisy == j).sum(), 1) for j in range(m)]
 
         if method == "dro":
             if self.gamma is None:
@@ -234,11 +286,14 @@ class RobustFairClassifier:
             else:
                 gammas = np.broadcast_to(np.asarray(self.gamma, dtype=float), (m,)).copy()
             self.gamma_ = np.asarray(gammas, dtype=float)
+        table = None
         if method == "soft":
             if self.noise_model_ is None:
                 raise ValueError("Soft group assignments need aux_true and aux_noisy.")
             p_noisy = np.bincount(noisy, minlength=m) / n
             M = self.noise_model_.M  # noqa: N806
+            if paper_adv:
+                table = SoftTable(y, noisy, pairs, M, self.adversary_learning_rate)
         evaluate = self._evaluator(y, noisy)
         if eval_set is not None:
             X_val = np.asarray(eval_set[0], dtype=float)  # noqa: N806
@@ -251,39 +306,48 @@ class RobustFairClassifier:
         sigma = 2.0 * y - 1.0
         theta = np.zeros(d + 1)
         lam = np.zeros(len(pairs))
-        weights = [c.copy() for c in centers]
-        # the soft adversary's current table w(j | c, k) (starts at w0 = P(G=j | Ĝ=k))
-        tables = [np.tile(M[j], (4, 1)) for _, j in pairs] if method == "soft" else []
+        # DRO: p̃ per noisy group (paper adversary) or per constraint (exact adversary)
+        group_of = [j for _, j in pairs]
+        if method == "dro" and paper_adv:
+            p_tilde = [c.copy() for c in centers]
+            p_opts = [AdamAscent(n, self.adversary_learning_rate) for _ in range(m)]
+        weights = [centers[j].copy() for j in group_of]
+        tables = [np.tile(M[j], (4, 1)) for j in group_of] if method == "soft" else []
         mom, vel = np.zeros(d + 1), np.zeros(d + 1)
         b1, b2, eps, lr = 0.9, 0.999, 1e-8, float(self.learning_rate)
         eta_lam = float(self.lambda_learning_rate)
-        record_every = max(1, self.n_steps // 50)
-        cand_theta, cand_err, cand_viol = [], [], {"exact": [], "paper": []}
+        every = max(1, int(self.eval_every))
+        cand_theta, cand_step, cand_err, cand_viol = [], [], [], {"exact": [], "paper": []}
         cand_relaxed = []
         val_err, val_viol = [], {"exact": [], "paper": []}
 
-        def record(theta: np.ndarray, relaxed: np.ndarray) -> None:
+        def record(t: int, theta: np.ndarray, relaxed: np.ndarray) -> None:
             yhat = (Xt @ theta > 0.0).astype(float)
             cand_theta.append(theta.copy())
+            cand_step.append(t)
             cand_err.append(float(np.mean(yhat != y)))
-            for key, v in evaluate(yhat, tables).items():
+            current = table.tables() if table is not None else tables
+            for key, v in evaluate(yhat, current).items():
                 cand_viol[key].append(v)
             cand_relaxed.append(float(np.max(relaxed)) if len(relaxed) else 0.0)
             if eval_set is not None:
                 yv = (Xv @ theta > 0.0).astype(float)
                 val_err.append(float(np.mean(yv != y_val)))
-                for key, v in evaluate_val(yv, tables).items():
+                for key, v in evaluate_val(yv, current).items():
                     val_viol[key].append(v)
 
         def relaxed_values(s: np.ndarray) -> np.ndarray:
+            if table is not None:
+                return table.constraints(s, alpha + beta)
             return np.array(
                 [_surrogate(k, Xt, y, s, weights[c])[0] for c, (k, _) in enumerate(pairs)]
             ) - (alpha + beta)
 
-        record(theta, relaxed_values(Xt @ theta) if pairs else np.zeros(0))
         for t in range(1, self.n_steps + 1):
             s = Xt @ theta
-            if method == "soft":  # w-step: exact best response over 𝒲(θ) (closed form)
+            if table is not None:  # paper: W (5 Adam steps + Dykstra) before θ
+                table.step(s, lam)
+            elif method == "soft":  # exact: best response over 𝒲(θ) (closed form)
                 _, weights, tables = sa_worst(
                     y, (s > 0.0).astype(float), noisy, self.constraint, alpha, M, p_noisy,
                     return_tables=True,
@@ -291,26 +355,41 @@ class RobustFairClassifier:
             active = sigma * s < 1.0
             coef = -(sigma * active) / n
             dws = []
-            for c, (kind, _) in enumerate(pairs):
-                _, g, dw = _surrogate(kind, Xt, y, s, weights[c])
-                coef += lam[c] * g
-                dws.append(dw)
+            if table is not None:
+                coef += table.theta_coef(s, lam)
+            else:
+                for c, (kind, _) in enumerate(pairs):
+                    _, g, dw = _surrogate(kind, Xt, y, s, weights[c])
+                    coef += lam[c] * g
+                    dws.append(dw)
             grad = Xt.T @ coef
             mom = b1 * mom + (1 - b1) * grad
             vel = b2 * vel + (1 - b2) * grad**2
             theta = theta - lr * (mom / (1 - b1**t)) / (np.sqrt(vel / (1 - b2**t)) + eps)
-            if method == "dro" and t % max(1, int(self.adversary_every)) == 0:
-                for c, (_, j) in enumerate(pairs):
-                    step = weights[c] + lr * lam[c] * dws[c]
-                    weights[c] = project_tv_ball(step, centers[c], float(self.gamma_[j]))
-            relaxed = np.zeros(0)
+            s_new = Xt @ theta
+            relaxed = relaxed_values(s_new) if pairs else np.zeros(0)
             if pairs:
-                relaxed = relaxed_values(Xt @ theta)
                 lam = _project_lambda(lam + eta_lam * relaxed)
-            if t % record_every == 0 or t == self.n_steps:
-                record(theta, relaxed)
+            if method == "dro" and t % max(1, int(self.adversary_every)) == 0:
+                if paper_adv:  # θ → λ → p̃ (the code's order), Adam on each group's p̃
+                    for j in range(m):
+                        grad_p = np.zeros(n)
+                        for c, (kind, jc) in enumerate(pairs):
+                            if jc == j and lam[c] > 0:
+                                grad_p += lam[c] * _surrogate(kind, Xt, y, s_new, p_tilde[j])[2]
+                        if grad_p.any():
+                            step = p_opts[j].step(p_tilde[j], grad_p)
+                            p_tilde[j] = project_tv_ball(step, centers[j], float(self.gamma_[j]))
+                    weights = [p_tilde[j] for j in group_of]
+                else:
+                    for c, j in enumerate(group_of):
+                        step = weights[c] + lr * lam[c] * dws[c]
+                        weights[c] = project_tv_ball(step, centers[j], float(self.gamma_[j]))
+            if t % every == 0 or t == self.n_steps:
+                record(t, theta, relaxed)
 
         self.candidates_ = np.vstack(cand_theta)
+        self.candidate_steps_ = np.asarray(cand_step)
         self.candidate_errors_ = np.asarray(cand_err)
         self.candidate_violations_by_eval_ = {k: np.vstack(v) for k, v in cand_viol.items()}
         self.candidate_relaxed_ = np.asarray(cand_relaxed)
@@ -326,7 +405,7 @@ class RobustFairClassifier:
 
     def select(self, robust_eval: str | None = None) -> RobustFairClassifier:
         """(Re)choose the best iterate under ``robust_eval`` without refitting (sets ``coef_``,
-        ``intercept_``, ``best_index_``, ``robust_eval``)."""
+        ``intercept_``, ``best_index_``, ``robust_eval``, ``selection_status_``)."""
         robust_eval = self.robust_eval if robust_eval is None else robust_eval
         if robust_eval not in ROBUST_EVALS:
             raise ValueError(f"robust_eval must be one of {ROBUST_EVALS}; got {robust_eval!r}")
@@ -337,12 +416,14 @@ class RobustFairClassifier:
             self.validation_violations_by_eval_ if on_validation
             else self.candidate_violations_by_eval_
         )[robust_eval]  # fmt: skip
-        best = (
-            int(np.argmin(objective)) if self.method == "unconstrained"
-            else select_best(objective, viol)
-        )  # fmt: skip
+        if self.method == "unconstrained":
+            best, status = int(np.argmin(objective)), "unconstrained"
+        else:
+            best = select_best(objective, viol)
+            status = "feasible" if is_feasible(viol).any() else "fallback"
         self.candidate_violations_ = viol
         self.best_index_ = best
+        self.selection_status_ = status
         self.coef_ = self.candidates_[best][:-1].copy()
         self.intercept_ = float(self.candidates_[best][-1])
         return self

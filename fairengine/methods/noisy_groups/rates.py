@@ -228,5 +228,6 @@ def sa_table_violations(y, yhat, noisy, constraint, slack, tables, n_groups) -> 
     out = []
     for c, (kind, _) in enumerate(constraint_list(constraint, n_groups)):
         w = tables[c][cells, noisy]
-        out.append(_gap(kind, overall, weighted_rate(kind, y, yhat, w), slack))
+        rate = weighted_rate(kind, y, yhat, w)
+        out.append(_gap(kind, overall, min(rate, 1.0), slack))  # the code caps the W-term at 1
     return np.asarray(out)

@@ -1,0 +1,202 @@
+"""The paper code's adversaries (spec §3.3–3.4), re-implemented from their description.
+
+* :class:`SoftTable` — soft group assignments (Algorithm 4 as run in the paper's experiments):
+  ONE assignment table W[k, c, j] = w(j | cell c, noisy group k) shared by every constraint. Each
+  outer step takes a few Adam ascent steps on the relaxed Lagrangian w.r.t. W, each followed by a
+  Dykstra projection (a fixed number of rounds) onto 𝒲(θ) = {Σ_c W[k,c,j]·P(c | Ĝ=k) =
+  P(G=j | Ĝ=k), Σ_j W[k,c,j] = 1, W >= 0}. The θ-step sees hinge-relaxed group rates built from
+  cell sums, with a "+1" in the denominator (the code's guard against 0/0).
+* :class:`AdamAscent` — Adam on an ascent direction (the code's optimiser for λ, p̃ and W).
+
+Cells c = 2·ŷ + y: 0 = TN, 1 = FN, 2 = FP, 3 = TP.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fairengine.methods.noisy_groups.rates import FN, FP, TN, TP
+
+#: Cells of each rate's denominator ("base") and numerator ("positive") (spec §3.4 step 4).
+BASE_CELLS = {"tpr": (FN, TP), "fpr": (TN, FP), "ppr": (TN, FN, FP, TP)}
+POS_CELLS = {"tpr": (TP,), "fpr": (FP,), "ppr": (FP, TP)}
+#: Adam ascent steps on W per outer step, Dykstra rounds per projection (the code's values).
+W_STEPS = 5
+DYKSTRA_ROUNDS = 20
+
+
+class AdamAscent:
+    """Adam (TF defaults β1 = .9, β2 = .999, ε = 1e-8) taking ascent steps on one array."""
+
+    def __init__(self, shape, learning_rate: float) -> None:
+        self.lr = float(learning_rate)
+        self.m = np.zeros(shape)
+        self.v = np.zeros(shape)
+        self.t = 0
+
+    def step(self, x: np.ndarray, grad: np.ndarray) -> np.ndarray:
+        self.t += 1
+        self.m = 0.9 * self.m + 0.1 * grad
+        self.v = 0.999 * self.v + 0.001 * grad**2
+        m_hat = self.m / (1 - 0.9**self.t)
+        v_hat = self.v / (1 - 0.999**self.t)
+        return x + self.lr * m_hat / (np.sqrt(v_hat) + 1e-8)
+
+
+def cell_shares(y, yhat, noisy, n_groups: int) -> np.ndarray:
+    """v[k, c] = P(cell c | Ĝ = k) of the hard predictions (0 for an empty noisy group)."""
+    cells = 2 * np.asarray(yhat, dtype=np.int64) + np.asarray(y, dtype=np.int64)
+    counts = np.zeros((n_groups, 4))
+    np.add.at(counts, (np.asarray(noisy, dtype=np.int64), cells), 1.0)
+    sizes = counts.sum(axis=1, keepdims=True)
+    return np.divide(counts, sizes, out=np.zeros_like(counts), where=sizes > 0)
+
+
+def project_table(W, v, M, rounds: int = DYKSTRA_ROUNDS) -> np.ndarray:  # noqa: N803
+    """Dykstra's alternating projections of W[k, c, j] onto the affine group constraints
+    Σ_c W[k,c,j] v[k,c] = M[j,k], the row sums Σ_j W[k,c,j] = 1 and W >= 0 (``rounds`` rounds,
+    like the paper code: approximately feasible, not exactly)."""
+    W = np.array(W, dtype=float)  # noqa: N806
+    norms = (v**2).sum(axis=1)  # (k,)
+    live = norms > 0
+    target = M.T  # (k, j)
+    incs = [np.zeros_like(W) for _ in range(3)]
+
+    def groups(x):
+        gap = np.einsum("kcj,kc->kj", x, v) - target
+        gap = np.where(live[:, None], gap / np.where(live, norms, 1.0)[:, None], 0.0)
+        return x - v[:, :, None] * gap[:, None, :]
+
+    def rows(x):
+        return x - (x.sum(axis=2, keepdims=True) - 1.0) / x.shape[2]
+
+    for _ in range(rounds):
+        for i, proj in enumerate((groups, rows, lambda x: np.maximum(x, 0.0))):
+            rolled = W - incs[i]
+            W = proj(rolled)  # noqa: N806
+            incs[i] = W - rolled
+    return W
+
+
+def _sums(values: np.ndarray, index: np.ndarray, m: int) -> np.ndarray:
+    """out[k, y'] = Σ_{i: Ĝ_i = k, y_i = y'} values_i (``index`` = 2·Ĝ + y)."""
+    return np.bincount(index, weights=values, minlength=2 * m).reshape(m, 2)
+
+
+class SoftTable:
+    """The paper code's soft-assignment adversary: one table W[k, c, j], Adam + Dykstra.
+
+    ``constraint_list``: the (rate, j) pairs; ``M`` = P(G=j | Ĝ=k) (columns sum to 1).
+    """
+
+    def __init__(self, y, noisy, pairs, M, learning_rate: float, steps: int = W_STEPS):  # noqa: N803
+        self.y = np.asarray(y, dtype=np.int64)
+        self.noisy = np.asarray(noisy, dtype=np.int64)
+        self.pairs = list(pairs)
+        self.M = np.asarray(M, dtype=float)  # noqa: N815
+        self.m = self.M.shape[1]
+        self.n_true = self.M.shape[0]
+        self.W = np.zeros((self.m, 4, self.n_true))  # the code starts from 0  # noqa: N815
+        self.opt = AdamAscent(self.W.shape, learning_rate)
+        self.steps = int(steps)
+        self._cache = None
+        self.index = 2 * self.noisy + self.y
+        self.n_pos = max(float(self.y.sum()), 1.0)
+        self.n_neg = max(float((1 - self.y).sum()), 1.0)
+
+    # ------------------------------------------------------------ relaxed constraint pieces
+    def _pieces(self, s: np.ndarray):
+        """Per-row surrogate values and derivatives, and their (k, y) sums (cached for the
+        last score vector: the W steps, the θ-step and the λ-step share them)."""
+        if self._cache is not None and self._cache[0] is s:
+            return self._cache[1]
+        self._cache = (s, self._compute_pieces(s))
+        return self._cache[1]
+
+    def _compute_pieces(self, s: np.ndarray):
+        lower, upper = np.minimum(1.0, s), np.maximum(0.0, 1.0 + s)
+        ramp1, ramp0 = np.clip(1.0 + s, 0.0, 1.0), np.clip(1.0 - s, 0.0, 1.0)
+        d_lower, d_upper = (s < 1.0).astype(float), (s > -1.0).astype(float)
+        d_ramp1 = ((s > -1.0) & (s < 0.0)).astype(float)
+        d_ramp0 = -((s > 0.0) & (s < 1.0)).astype(float)
+        y, idx, m = self.y, self.index, self.m
+        return {
+            "lower": (_sums(lower, idx, m), d_lower),
+            "upper": (_sums(upper, idx, m), d_upper),
+            "ramp": ((_sums(ramp0, idx, m), d_ramp0), (_sums(ramp1, idx, m), d_ramp1)),
+            "overall_upper": (float(upper @ y) / self.n_pos, d_upper * y / self.n_pos),
+            "overall_lower": (float(lower @ (1 - y)) / self.n_neg, d_lower * (1 - y) / self.n_neg),
+            "overall_upper_all": (float(upper.mean()), d_upper / len(s)),
+        }
+
+    def _ratio(self, kind: str, j: int, W, pieces):  # noqa: N803
+        """N/D of constraint (kind, j): values and the pieces to differentiate them."""
+        bound = pieces["upper" if kind == "fpr" else "lower"][0]
+        num = sum(float(W[:, c, j] @ bound[:, c % 2]) for c in POS_CELLS[kind])
+        den = 1.0 + sum(
+            float(W[:, c, j] @ pieces["ramp"][c // 2][0][:, c % 2]) for c in BASE_CELLS[kind]
+        )
+        return num, den
+
+    def constraints(self, s: np.ndarray, slack: float, W=None):  # noqa: N803
+        """Relaxed constraint values ψ̃_c(θ, W) (ratio form with the +1 guard)."""
+        W = self.W if W is None else W  # noqa: N806
+        pieces = self._pieces(s)
+        return np.array([self._value(kind, j, W, pieces) for kind, j in self.pairs]) - slack
+
+    def _value(self, kind, j, W, pieces) -> float:  # noqa: N803
+        num, den = self._ratio(kind, j, W, pieces)
+        if kind == "fpr":
+            return num / den - pieces["overall_lower"][0]
+        overall = pieces["overall_upper" if kind == "tpr" else "overall_upper_all"][0]
+        return overall - num / den
+
+    def theta_coef(self, s: np.ndarray, lam: np.ndarray) -> np.ndarray:
+        """Row coefficients of ∇_θ Σ_c λ_c ψ̃_c (∇_θ = X̃ᵀ · coef), W fixed."""
+        pieces = self._pieces(s)
+        coef = np.zeros(len(s))
+        y, k = self.y, self.noisy
+        for c_idx, (kind, j) in enumerate(self.pairs):
+            if lam[c_idx] == 0.0:
+                continue
+            num, den = self._ratio(kind, j, self.W, pieces)
+            d_bound = pieces["upper" if kind == "fpr" else "lower"][1]
+            d_num = np.zeros(len(s))
+            for c in POS_CELLS[kind]:
+                d_num += (y == c % 2) * self.W[k, c, j] * d_bound
+            d_den = np.zeros(len(s))
+            for c in BASE_CELLS[kind]:
+                d_den += (y == c % 2) * self.W[k, c, j] * pieces["ramp"][c // 2][1]
+            d_ratio = (d_num * den - num * d_den) / den**2
+            if kind == "fpr":
+                g = d_ratio - pieces["overall_lower"][1]
+            else:
+                g = pieces["overall_upper" if kind == "tpr" else "overall_upper_all"][1] - d_ratio
+            coef += lam[c_idx] * g
+        return coef
+
+    def _table_grad(self, s: np.ndarray, lam: np.ndarray) -> np.ndarray:
+        """∇_W Σ_c λ_c ψ̃_c(θ, W)."""
+        pieces = self._pieces(s)
+        grad = np.zeros_like(self.W)
+        for c_idx, (kind, j) in enumerate(self.pairs):
+            if lam[c_idx] == 0.0:
+                continue
+            num, den = self._ratio(kind, j, self.W, pieces)
+            bound = pieces["upper" if kind == "fpr" else "lower"][0]
+            sign = 1.0 if kind == "fpr" else -1.0
+            for c in BASE_CELLS[kind]:
+                d_num = bound[:, c % 2] if c in POS_CELLS[kind] else 0.0
+                d_den = pieces["ramp"][c // 2][0][:, c % 2]
+                grad[:, c, j] += lam[c_idx] * sign * (d_num * den - num * d_den) / den**2
+        return grad
+
+    def step(self, s: np.ndarray, lam: np.ndarray) -> None:
+        """The adversary's move: ``steps`` Adam ascent steps on W, each projected onto 𝒲(θ)."""
+        v = cell_shares(self.y, s > 0.0, self.noisy, self.m)
+        for _ in range(self.steps):
+            self.W = project_table(self.opt.step(self.W, self._table_grad(s, lam)), v, self.M)
+
+    def tables(self) -> list[np.ndarray]:
+        """Each constraint's table w(j | c, k) as (4, m̂) (the layout of ``rates.sa_worst``)."""
+        return [self.W[:, :, j].T.copy() for _, j in self.pairs]
