@@ -322,7 +322,8 @@ def test_method_run_and_export_round_trip(tmp_path):
     result = get_method("noisy_groups").run(train, test, method="dro", n_steps=40, noise=0.2)
     for split in ("train", "test"):
         assert set(result.metrics[split]) == {
-            "error", "noisy_violation", "true_violation", "robust_violation"
+            "noisy_violation", "true_violation", "robust_violation",  # the method's
+            "error", "accuracy", "dp_diff", "eo_diff", "tpr_diff", "statistical_rate",  # shared
         }  # fmt: skip
     path = save_model(result.model, tmp_path / "m.fairmodel")
     loaded = load_model(path)
