@@ -19,15 +19,23 @@ constraints get slack α, so the true gap is ≤ ε + α for audited H and tasks
 
 from __future__ import annotations
 
+from numbers import Real
+from typing import Any
+
 import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from fairengine.methods.multiaccurate_proxy.knobs import DL_LEARNERS, KNOBS
+from fairengine.methods.params import generator, knob_constraints
 from fairengine.solvers import Response, solve_game
 from fairengine.solvers.oracles import PairedRegressionOracle, best_intercept
 
-CONSTRAINTS = ("equal_error", "demographic_parity")
-LEARNERS = ("regression", "logistic")
+LEARNERS = DL_LEARNERS
 
 
 def _normalised(weights: np.ndarray) -> np.ndarray:
@@ -56,8 +64,14 @@ def true_violation(
     return float(np.max(np.abs(group_gaps(groups_onehot, y, score, constraint))))
 
 
-class ProxyFairClassifier:
+class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
     """Fair classifier from soft group weights: ``fit(X, y, soft_groups)``, ``predict``.
+
+    A scikit-learn binary classifier: arguments stored verbatim and validated in :meth:`fit`
+    (constraints from the method's ``constraint``, ``eps``, ``dl_learner`` and ``dl_iter``
+    knobs), ``classes_`` (any two labels; the second is the positive class), ``predict_proba``
+    of shape (n, 2), ``NotFittedError`` before fit. ``soft_groups`` defaults to one group
+    (every row weight 1), where the constraints are void.
 
     Parameters
     ----------
@@ -67,13 +81,17 @@ class ProxyFairClassifier:
     bound : float, optional
         B, the ℓ1 bound on the multipliers (default 1/ε, as fairlearn).
     max_iter : int
-    random_state : int
+    random_state : int, RandomState, Generator or None
+        Default seed of :meth:`predict`'s draws.
     learner : {"regression", "logistic"}
         The CSC heuristic of each best response (see the module notes).
 
     Attributes
     ----------
     coefs_, intercepts_, weights_ : the mixture Q of halfspaces.
+    classes_ : ndarray (2,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
     """
 
     def __init__(
@@ -85,12 +103,24 @@ class ProxyFairClassifier:
         random_state: int = 0,
         learner: str = "regression",
     ) -> None:
-        if constraint not in CONSTRAINTS:
-            raise ValueError(f"constraint must be one of {CONSTRAINTS}; got {constraint!r}")
-        if learner not in LEARNERS:
-            raise ValueError(f"learner must be one of {LEARNERS}; got {learner!r}")
         self.eps, self.constraint, self.bound = eps, constraint, bound
         self.max_iter, self.random_state, self.learner = max_iter, random_state, learner
+
+    _parameter_constraints: dict = knob_constraints(  # noqa: RUF012
+        [k for k in KNOBS if k.name in ("constraint", "eps", "dl_learner", "dl_iter")],
+        rename={"dl_learner": "learner", "dl_iter": "max_iter"},
+        domains={"eps": (0.0, None, "neither"), "max_iter": (1, None, "left")},
+        extra={
+            "bound": [Interval(Real, 0, None, closed="neither"), None],
+            "random_state": ["random_state"],
+        },
+    )
+
+    def __sklearn_tags__(self):  # noqa: ANN204
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.non_deterministic = True  # predict draws h ~ Q per row (seeded, position-dependent)
+        return tags
 
     def _fit_one(self, X: np.ndarray, diff: np.ndarray) -> tuple[np.ndarray, float]:  # noqa: N803
         if self.learner == "regression":
@@ -103,10 +133,26 @@ class ProxyFairClassifier:
         model = LogisticRegression(max_iter=300).fit(X, label, sample_weight=np.abs(diff) * len(X))
         return model.coef_[0].copy(), float(model.intercept_[0])
 
-    def fit(self, X: np.ndarray, y: np.ndarray, soft_groups: np.ndarray) -> ProxyFairClassifier:  # noqa: N803
+    def fit(self, X: Any, y: Any, soft_groups: Any = None) -> ProxyFairClassifier:  # noqa: N803
+        """Fit Q on rows X, binary labels y and soft group weights (n,) or (n, K)."""
+        self._validate_params()
+        X, y = validate_data(self, X, y)  # noqa: N806
+        check_classification_targets(y)
+        y_type = type_of_target(y, input_name="y", raise_unknown=True)
+        if y_type != "binary":
+            raise ValueError(
+                "Only binary classification is supported. The type of the target is "
+                f"{y_type}." + (" y has only one class." if y_type == "unary" else "")
+            )
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError("y has only one class; ProxyFairClassifier needs two classes.")
+        soft = np.ones((len(y), 1)) if soft_groups is None else np.asarray(soft_groups, float)
+        if len(soft) != len(y):
+            raise ValueError(f"soft_groups has {len(soft)} rows, X and y have {len(y)}")
         # one BLAS thread: many small products (see proxy._ONE_THREAD)
         with threadpool_limits(limits=1, user_api="blas"):
-            return self._fit(X, y, soft_groups)
+            return self._fit(X, codes.astype(float), soft)
 
     def _fit(self, X: np.ndarray, y: np.ndarray, soft_groups: np.ndarray) -> ProxyFairClassifier:  # noqa: N803
         X, y = np.asarray(X, float), np.asarray(y, float)  # noqa: N806
@@ -142,15 +188,24 @@ class ProxyFairClassifier:
         self.coefs_ = np.array([r.payload[0] for r in chosen])
         self.intercepts_ = np.array([r.payload[1] for r in chosen])
         self.game_ = result
+        self.n_iter_ = int(result.n_iter)
         self._oracle = None
         return self
 
-    def predict_proba(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
-        """P(h(x) = 1) under the mixture Q."""
-        hard = (np.asarray(X, float) @ self.coefs_.T + self.intercepts_ > 0).astype(float)
+    def predict_score(self, X: Any) -> np.ndarray:  # noqa: N803
+        """P(h(x) = classes_[1]) under the mixture Q, shape (n,)."""
+        check_is_fitted(self, "weights_")
+        X = np.asarray(validate_data(self, X, reset=False), float)  # noqa: N806
+        hard = (X @ self.coefs_.T + self.intercepts_ > 0).astype(float)
         return hard @ self.weights_
 
-    def predict(self, X: np.ndarray, random_state: int | None = 0) -> np.ndarray:  # noqa: N803
-        """One draw h ~ Q per row."""
-        rng = np.random.default_rng(random_state)
-        return (rng.random(len(X)) < self.predict_proba(X)).astype(np.int64)
+    def predict_proba(self, X: Any) -> np.ndarray:  # noqa: N803
+        """(P(h = classes_[0]), P(h = classes_[1])) under Q, shape (n, 2)."""
+        p = self.predict_score(X)
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, X: Any, random_state: Any = None) -> np.ndarray:  # noqa: N803
+        """One draw h ~ Q per row (seeded by ``random_state``, default the estimator's)."""
+        p = self.predict_score(X)
+        rng = generator(self.random_state if random_state is None else random_state)
+        return self.classes_[(rng.random(len(p)) < p).astype(np.int64)]
