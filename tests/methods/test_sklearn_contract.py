@@ -332,3 +332,37 @@ def test_tree_codec_matches_sklearn_next_to_splits(adult) -> None:
         step = np.where(go_left, t.children_left[node], t.children_right[node])
         node = np.where(inner, step, node)
     assert np.any(node != tree.apply(rows))
+
+
+# -- 6. the estimators inside a scikit-learn Pipeline (the README's examples) ----------------------
+def test_pipelines_route_groups_and_clone(law) -> None:
+    task, _, _ = law
+    pipe = make_pipeline(FeatureEncoder(), FairRegressor(eps=0.05, n_levels=10, max_iter=6))
+    pipe.fit(task.X, task.y, fairregressor__groups=task.groups)
+    q = pipe[-1]
+    assert q.sp_ks(pipe[0].transform(task.X), task.groups) <= 0.05 + 0.02
+    np.testing.assert_array_equal(pipe.predict(task.X), q.predict(pipe[0].transform(task.X)))
+    other = clone(pipe).set_params(fairregressor__base_estimator=Ridge(alpha=1e-8))
+    other.fit(task.X, task.y, fairregressor__groups=task.groups)
+    assert other[-1].n_features_in_ == q.n_features_in_
+    with pytest.raises(NotFittedError):
+        clone(pipe).predict(task.X)
+
+
+def test_proxy_fair_classifier_takes_any_weighted_classifier(adult) -> None:
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from fairengine.methods.multiaccurate_proxy.downstream import group_gaps
+
+    X, z, y = adult  # noqa: N806
+    soft = np.column_stack([z[:, 0], 1 - z[:, 0]])
+    tree = DecisionTreeClassifier(max_depth=3, random_state=0)
+    clf = ProxyFairClassifier(eps=0.03, max_iter=15, learner=tree).fit(X, y, soft)
+    assert any(e is not None for e in clf.estimators_)
+    score = clf.predict_score(X)
+    gaps = group_gaps(soft, y, score, "equal_error")
+    unconstrained = group_gaps(soft, y, tree.fit(X, y).predict(X), "equal_error")
+    assert np.max(np.abs(unconstrained)) > 0.035  # the constraint binds on these rows...
+    assert np.max(np.abs(gaps)) <= 0.03 + 0.002  # ...and the mixture meets it (ν slack)
+    with pytest.raises(ValueError, match="sample_weight"):
+        ProxyFairClassifier(learner=KNeighborsClassifier()).fit(X[:100], y[:100], soft[:100])

@@ -151,7 +151,7 @@ FAIR_REGRESSION = register(
         "Lagrange multipliers, each round one call to an ordinary regression learner, under "
         "statistical parity of the prediction CDFs or bounded group loss.",
         reference="Agarwal, Dudík & Wu, ICML 2019",
-        version="3",  # 3: own losses renamed scaled_*; loss / max_group_loss in target units
+        version="4",  # 4: gradient-boosting components walk trees as scikit-learn (float32 X)
         demo_grid={"eps": (0.01, 0.02, 0.04, 0.08, 0.15, 1.0), "n_levels": (20,)},
         demo_tasks=(("law_school", None),),
     )

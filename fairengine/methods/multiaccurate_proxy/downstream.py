@@ -23,11 +23,11 @@ from numbers import Real
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.linear_model import LogisticRegression
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 from threadpoolctl import threadpool_limits
 
 from fairengine.methods.multiaccurate_proxy.knobs import DL_LEARNERS, KNOBS
@@ -83,12 +83,18 @@ class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
     max_iter : int
     random_state : int, RandomState, Generator or None
         Default seed of :meth:`predict`'s draws.
-    learner : {"regression", "logistic"}
-        The CSC heuristic of each best response (see the module notes).
+    learner : {"regression", "logistic"} or scikit-learn classifier
+        The CSC heuristic of each best response (see the module notes), or any classifier whose
+        ``fit`` takes ``sample_weight`` (cloned, fitted on label 1[c1 < c0] with weight
+        |c1 − c0|, as ``"logistic"``). Linear classifiers (``coef_`` of one row) are kept as
+        halfspaces; others in ``estimators_``. The method's exportable model stores halfspaces,
+        so the registered method uses the string learners.
 
     Attributes
     ----------
     coefs_, intercepts_, weights_ : the mixture Q of halfspaces.
+    estimators_ : list
+        Per component, the fitted non-linear classifier, or None for a halfspace.
     classes_ : ndarray (2,)
     n_features_in_ : int
     feature_names_in_ : ndarray of str
@@ -111,6 +117,7 @@ class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
         rename={"dl_learner": "learner", "dl_iter": "max_iter"},
         domains={"eps": (0.0, None, "neither"), "max_iter": (1, None, "left")},
         extra={
+            "learner": [HasMethods(["fit", "predict"])],
             "bound": [Interval(Real, 0, None, closed="neither"), None],
             "random_state": ["random_state"],
         },
@@ -122,7 +129,9 @@ class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
         tags.non_deterministic = True  # predict draws h ~ Q per row (seeded, position-dependent)
         return tags
 
-    def _fit_one(self, X: np.ndarray, diff: np.ndarray) -> tuple[np.ndarray, float]:  # noqa: N803
+    def _fit_one(self, X: np.ndarray, diff: np.ndarray) -> tuple[Any, Any]:  # noqa: N803
+        """One CSC best response: (coef, intercept) of a halfspace, or (fitted classifier, None)
+        for a non-linear scikit-learn ``learner``."""
         if self.learner == "regression":
             half = self._oracle.best_response(diff)
             score = X @ half.coef
@@ -130,12 +139,34 @@ class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
         label = (diff < 0).astype(int)
         if label.min() == label.max():
             return np.zeros(X.shape[1]), (10.0 if label[0] == 1 else -10.0)
-        model = LogisticRegression(max_iter=300).fit(X, label, sample_weight=np.abs(diff) * len(X))
-        return model.coef_[0].copy(), float(model.intercept_[0])
+        if isinstance(self.learner, str):  # "logistic"
+            model: Any = LogisticRegression(max_iter=300)
+        else:
+            model = clone(self.learner)
+        model.fit(X, label, sample_weight=np.abs(diff) * len(X))
+        coef, intercept = getattr(model, "coef_", None), getattr(model, "intercept_", None)
+        if coef is not None and intercept is not None and np.shape(coef) == (1, X.shape[1]):
+            return np.asarray(coef[0], float).copy(), float(np.ravel(intercept)[0])
+        return model, None
+
+    @staticmethod
+    def _hard(X: np.ndarray, payload: tuple[Any, Any]) -> np.ndarray:  # noqa: N803
+        """0/1 predictions of one component (a halfspace or a fitted classifier of 0/1)."""
+        first, intercept = payload
+        if intercept is None:
+            return (np.asarray(first.predict(X)) == 1).astype(float)
+        return (X @ first + intercept > 0).astype(float)
 
     def fit(self, X: Any, y: Any, soft_groups: Any = None) -> ProxyFairClassifier:  # noqa: N803
         """Fit Q on rows X, binary labels y and soft group weights (n,) or (n, K)."""
         self._validate_params()
+        if not isinstance(self.learner, str) and not has_fit_parameter(
+            self.learner, "sample_weight"
+        ):
+            raise ValueError(
+                f"learner {type(self.learner).__name__} does not accept sample_weight in fit; "
+                "each best response is a weighted classification"
+            )
         X, y = validate_data(self, X, y)  # noqa: N806
         check_classification_targets(y)
         y_type = type_of_target(y, input_name="y", raise_unknown=True)
@@ -169,11 +200,11 @@ class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
             extra = share @ mu
             # cost difference c1 − c0 of labelling each point 1
             diff = (1 - 2 * y) / n + (extra if dp else extra * (1 - 2 * y))
-            coef, intercept = self._fit_one(X, diff)
-            h = (X @ coef + intercept > 0).astype(float)
+            payload = self._fit_one(X, diff)
+            h = self._hard(X, payload)
             gaps = group_gaps(soft_groups, y, h, self.constraint)
             constraints = np.concatenate([gaps - self.eps, -gaps - self.eps])
-            return Response(float(np.mean(h != y)), constraints, (coef, intercept))
+            return Response(float(np.mean(h != y)), constraints, payload)
 
         result = solve_game(
             respond,
@@ -185,8 +216,14 @@ class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
         keep = result.weights > 0
         self.weights_ = result.weights[keep] / result.weights[keep].sum()
         chosen = [r for r, k in zip(result.responses, keep, strict=True) if k]
-        self.coefs_ = np.array([r.payload[0] for r in chosen])
-        self.intercepts_ = np.array([r.payload[1] for r in chosen])
+        self.estimators_ = [r.payload[0] if r.payload[1] is None else None for r in chosen]
+        d = X.shape[1]
+        self.coefs_ = np.array(
+            [np.zeros(d) if r.payload[1] is None else r.payload[0] for r in chosen]
+        ).reshape(len(chosen), d)
+        self.intercepts_ = np.array(
+            [0.0 if r.payload[1] is None else r.payload[1] for r in chosen], dtype=float
+        )
         self.game_ = result
         self.n_iter_ = int(result.n_iter)
         self._oracle = None
@@ -197,6 +234,9 @@ class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "weights_")
         X = np.asarray(validate_data(self, X, reset=False), float)  # noqa: N806
         hard = (X @ self.coefs_.T + self.intercepts_ > 0).astype(float)
+        for t, estimator in enumerate(getattr(self, "estimators_", ())):
+            if estimator is not None:
+                hard[:, t] = self._hard(X, (estimator, None))
         return hard @ self.weights_
 
     def predict_proba(self, X: Any) -> np.ndarray:  # noqa: N803

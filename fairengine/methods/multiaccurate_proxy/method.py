@@ -339,7 +339,7 @@ MULTIACCURATE_PROXY = register(
         "multiaccurate on the error regions of downstream classifiers, then train a fair "
         "classifier through ẑ; scored on the true groups.",
         reference="Diana, Gill, Kearns, Kenthapadi, Roth & Sharifi-Malvajerdi, FAccT 2022",
-        version="4",
+        version="5",  # 5: Algorithm 2's trees walked as scikit-learn's (float32 X)
         demo_grid={"eps": EPS_GRID, "proxy": PROXIES, "max_rows": (2000,)},
         demo_tasks=(("adult", ("race",)), ("adult", ("sex",))),
     )

@@ -39,6 +39,7 @@ from fairengine.methods.multiaccurate_proxy.knobs import (  # noqa: F401 (PROXIE
 )
 from fairengine.methods.params import knob_constraints, seed
 from fairengine.metrics import accuracy
+from fairengine.models import trees as tree_codec
 from fairengine.solvers.oracles import best_intercept
 
 #: _ONE_THREAD [OURS]: the game loops do thousands of (n × d)·(d × few) products; multithreaded
@@ -575,39 +576,38 @@ LEARNERS = ("tree", "linear")
 
 def _tree_arrays(tree: DecisionTreeRegressor, size: int, shift: float) -> np.ndarray:
     """A fitted regression tree as a (5, size) array: feature, threshold, left, right, value
-    (value + ``shift``; unused slots are leaves of value 0) — exportable without pickle."""
-    t = tree.tree_
+    (value + ``shift``; unused slots are leaves of value 0) — exportable without pickle. The
+    fields come from the shared codec :mod:`fairengine.models.trees`."""
+    a = tree_codec.tree_arrays(tree)
+    m = len(a["left"])
     out = np.zeros((5, size))
-    m = t.node_count
-    out[0, :m] = np.maximum(t.feature, 0)
-    out[1, :m] = t.threshold
-    out[2] = -1.0
-    out[3] = -1.0
-    out[2, :m] = t.children_left
-    out[3, :m] = t.children_right
-    out[4, :m] = t.value[:, 0, 0] + shift
+    out[2:4] = -1.0
+    out[0, :m] = np.maximum(a["feature"], 0)
+    out[1, :m] = a["threshold"]
+    out[2, :m] = a["left"]
+    out[3, :m] = a["right"]
+    out[4, :m] = a["value"][:, 0] + shift
     return out
 
 
-def predict_trees(X: np.ndarray, trees: np.ndarray) -> np.ndarray:  # noqa: N803
-    """Mean prediction of trees stored by :func:`_tree_arrays`, shape (T, 5, size) → (n,)."""
+def predict_trees(X: np.ndarray, packed: np.ndarray) -> np.ndarray:  # noqa: N803
+    """Mean prediction of trees stored by :func:`_tree_arrays`, shape (T, 5, size) → (n,),
+    walked by the shared codec exactly as scikit-learn's ``predict`` (float32 features)."""
     X = np.asarray(X, float)  # noqa: N806
-    if trees.size == 0:
+    if packed.size == 0:
         return np.zeros(len(X))
-    feature, threshold = trees[:, 0].astype(int), trees[:, 1]
-    left, right, value = trees[:, 2].astype(int), trees[:, 3].astype(int), trees[:, 4]
-    n_trees = trees.shape[0]
-    rows = np.arange(len(X))[:, None]
-    cols = np.arange(n_trees)[None, :]
-    node = np.zeros((len(X), n_trees), int)
-    for _ in range(trees.shape[2]):
-        leaf = left[cols, node] < 0
-        if leaf.all():
-            break
-        go_left = X[rows, feature[cols, node]] <= threshold[cols, node]
-        step = np.where(go_left, left[cols, node], right[cols, node])
-        node = np.where(leaf, node, step)
-    return value[cols, node].mean(axis=1)
+    n_trees, _, size = packed.shape
+    offsets = (np.arange(n_trees) * size)[:, None]
+    left, right = packed[:, 2].astype(np.int64), packed[:, 3].astype(np.int64)
+    forest = {
+        "roots": offsets.ravel(),
+        "left": np.where(left >= 0, left + offsets, -1).ravel(),
+        "right": np.where(right >= 0, right + offsets, -1).ravel(),
+        "feature": packed[:, 0].astype(np.int64).ravel(),
+        "threshold": packed[:, 1].ravel(),
+        "value": packed[:, 4].ravel(),
+    }
+    return tree_codec.leaf_values(forest, X)[:, :, 0].mean(axis=1)
 
 
 class GeneralMultiaccurateProxy:
