@@ -366,3 +366,22 @@ def test_proxy_fair_classifier_takes_any_weighted_classifier(adult) -> None:
     assert np.max(np.abs(gaps)) <= 0.03 + 0.002  # ...and the mixture meets it (ν slack)
     with pytest.raises(ValueError, match="sample_weight"):
         ProxyFairClassifier(learner=KNeighborsClassifier()).fit(X[:100], y[:100], soft[:100])
+
+
+def test_export_imports_no_method_until_a_file_names_one() -> None:
+    import subprocess
+    import sys
+
+    demo = sorted(Path(__file__).parents[2].glob("assets/frontiers/*/fair_regression/*.fairmodel"))
+    code = (
+        "import sys; import fairengine.export as e;"
+        "before = [m for m in sys.modules if m.startswith('fairengine.methods.') or "
+        "m.split('.')[0] == 'fairlearn'];"
+        f"model = e.load_model({str(demo[0])!r});"
+        "print(len(before), type(model).__name__)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+        cwd=Path(__file__).parents[2],
+    ).stdout.split()  # fmt: skip
+    assert out == ["0", "FairRegressionModel"]
