@@ -1,6 +1,9 @@
-"""Model export: ``save_model``, ``load_model``, ``model_card`` (no pickle anywhere)."""
+"""Model export: ``save_model``, ``load_model``, ``model_card`` (no pickle anywhere).
 
-from fairengine import methods as _methods  # noqa: F401  (registers every method's model types)
+Model classes are resolved lazily by type name (:func:`fairengine.models.base.resolve_model_type`):
+importing this package imports neither the methods nor fairlearn.
+"""
+
 from fairengine.export.cards import model_card, result_metadata, task_schema
 from fairengine.export.files import (
     SUFFIX,

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairengine.data import Task
-from fairengine.methods.base import RunResult
-from fairengine.methods.registry import get_method
+
+if TYPE_CHECKING:  # the methods are imported only when a card is written
+    from fairengine.methods.base import RunResult
 
 _CAVEATS = (
     "Metrics come from one train/test split of the data named above; other populations, time "
@@ -78,6 +79,8 @@ def model_card(
     group_table : pandas.DataFrame, optional
         Per-group metrics on the test data (``fairengine.metrics.group_table``).
     """
+    from fairengine.methods import get_method
+
     method = get_method(result.method)
     lines = [f"# Model card: {method.title}", ""]
     lines += [method.description, ""] if method.description else []

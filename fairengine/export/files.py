@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from fairengine.models.base import Model, model_types
+from fairengine.models.base import Model, model_type_names, resolve_model_type
 
 FORMAT = "fairengine-model"
 FORMAT_VERSION = 1
@@ -69,7 +69,7 @@ def model_bytes(model: Model, *, card: str | None = None, metadata: dict | None 
     """The bytes of a model file for ``model`` (what :func:`save_model` writes)."""
     from fairengine import __version__
 
-    if not isinstance(model, Model) or type(model).model_type not in model_types():
+    if not isinstance(model, Model) or type(model).model_type not in model_type_names():
         raise TypeError(f"{type(model).__name__} is not an exportable fairengine model.")
     state, arrays = model.get_state()
     members: dict[str, bytes] = {"state.json": _dumps(state)}
@@ -198,10 +198,10 @@ def _check_manifest(raw: bytes, label: str) -> dict[str, Any]:
     if claimed != _sha256(_dumps(manifest)):
         raise ModelFileError(f"{label} failed its checksum: the manifest was modified.")
     manifest["manifest_sha256"] = claimed
-    if manifest.get("model_type") not in model_types():
+    if manifest.get("model_type") not in model_type_names():
         raise ModelFileError(
             f"{label} names an unknown model type {manifest.get('model_type')!r}; known types: "
-            f"{', '.join(sorted(model_types()))}."
+            f"{', '.join(sorted(model_type_names()))}."
         )
     return manifest
 
@@ -245,7 +245,7 @@ def load_model(path: str | os.PathLike[str] | bytes) -> Model:
         damaged or modified file, or an unknown model type.
     """
     verified = _open(path, members=True)
-    cls = model_types()[verified.manifest["model_type"]]
+    cls = resolve_model_type(verified.manifest["model_type"])
     try:
         state = json.loads(verified.members["state.json"])
         arrays = {

@@ -3,10 +3,15 @@
 Every model class the engine returns derives from :class:`Model` and is registered with
 :func:`register_model`, so :func:`fairengine.export.load_model` can rebuild it from a file after
 checking the class name against this registry; nothing else is ever instantiated.
+
+The classes of the method packages are known by name in :data:`MODEL_MODULES` and imported only
+when a file names them (:func:`resolve_model_type`), so importing :mod:`fairengine.export` does
+not import every method (nor fairlearn).
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -27,9 +32,34 @@ def register_model(cls: M) -> M:
     return cls
 
 
+#: Model type name → the module whose import registers it (resolved lazily).
+MODEL_MODULES: dict[str, str] = {
+    "linear_classifier": "fairengine.models.linear",
+    "randomized_classifier": "fairengine.models.linear",
+    "balanced_filter": "fairengine.methods.balanced_filtering.model",
+    "maxent": "fairengine.methods.maxent.model",
+    "fair_regression": "fairengine.methods.fair_regression.model",
+    "noisy_groups": "fairengine.methods.noisy_groups.model",
+    "multiaccurate_proxy": "fairengine.methods.multiaccurate_proxy.model",
+}
+
+
+def model_type_names() -> set[str]:
+    """The type names a model file may carry, without importing their modules."""
+    return set(MODEL_MODULES) | set(_MODEL_TYPES)
+
+
+def resolve_model_type(name: str) -> type[Model]:
+    """The class registered under ``name``, importing its module on first use; KeyError if the
+    name is not in the registry (a file never chooses what gets imported)."""
+    if name not in _MODEL_TYPES and name in MODEL_MODULES:
+        importlib.import_module(MODEL_MODULES[name])
+    return _MODEL_TYPES[name]
+
+
 def model_types() -> dict[str, type[Model]]:
-    """The classes a model file may name (a copy)."""
-    return dict(_MODEL_TYPES)
+    """Every class a model file may name (imports all of them; a copy)."""
+    return {name: resolve_model_type(name) for name in sorted(model_type_names())}
 
 
 class Model:

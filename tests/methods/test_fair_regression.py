@@ -19,7 +19,6 @@ from fairengine.methods.fair_regression import (
     convex_envelope,
     cost_matrix,
     discretized_loss,
-    eps_frontier,
     grid,
     parity_gamma,
     pointwise_loss,
@@ -27,6 +26,7 @@ from fairengine.methods.fair_regression import (
 from fairengine.methods.fair_regression.losses import LOGISTIC_C, bins, logistic_terms
 from fairengine.solvers import ExponentiatedGradientPlayer, solve_game
 from fairengine.solvers.expgrad import Response, best_lambda_value
+from fairengine.sweeps.fair_regression import eps_frontier
 
 LOSS_NAMES = ("square", "absolute", "logistic")
 

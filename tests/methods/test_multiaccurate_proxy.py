@@ -145,7 +145,7 @@ def test_downstream_true_violation_multiaccurate_beats_thresholded(learner: str)
     for name, p in (("true", z), ("multiaccurate", ma), ("thresholded", thr)):
         soft = np.column_stack([p, 1 - p])
         clf = ProxyFairClassifier(eps=eps, max_iter=20, learner=learner).fit(X, y, soft)
-        results[name] = true_violation(truth, y, clf.predict_proba(X), "equal_error")
+        results[name] = true_violation(truth, y, clf.predict_score(X), "equal_error")
     assert results["true"] <= eps + 0.01
     assert results["multiaccurate"] <= eps + 0.02
     assert results["multiaccurate"] < results["thresholded"]
@@ -156,7 +156,7 @@ def test_downstream_demographic_parity() -> None:
     X, z, y, _ = _downstream(1, n=1500)  # noqa: N806
     soft = np.column_stack([z, 1 - z])
     clf = ProxyFairClassifier(eps=0.02, constraint="demographic_parity", max_iter=20)
-    score = clf.fit(X, y, soft).predict_proba(X)
+    score = clf.fit(X, y, soft).predict_score(X)
     assert true_violation(soft, y, score, "demographic_parity") <= 0.03
     assert set(np.unique(clf.predict(X))) <= {0, 1}
 

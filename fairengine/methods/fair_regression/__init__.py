@@ -4,13 +4,13 @@ Public API: :class:`FairRegressor` (Algorithms 1–2), :class:`FairRegressionMod
 (exportable), the losses and discretisation helpers (:func:`pointwise_loss`,
 :func:`discretized_loss`, :func:`cost_matrix`, :func:`grid`), the reductions
 (:class:`ParityReduction`, :class:`GroupLossReduction`), the baselines (:func:`unconstrained`,
-:class:`SEO`), :func:`convex_envelope` / :func:`eps_frontier`, and the registered method
-``fair_regression``.
+:class:`SEO`), :func:`convex_envelope`, and the registered method ``fair_regression``. The
+cached ε sweep is :func:`fairengine.sweeps.fair_regression.eps_frontier` (above the methods).
 """
 
 from fairengine.methods.fair_regression.baselines import SEO, unconstrained
 from fairengine.methods.fair_regression.estimator import FairRegressor
-from fairengine.methods.fair_regression.frontier import convex_envelope, eps_frontier
+from fairengine.methods.fair_regression.frontier import convex_envelope
 from fairengine.methods.fair_regression.learners import Component
 from fairengine.methods.fair_regression.losses import (
     cost_matrix,
@@ -38,7 +38,6 @@ __all__ = [
     "convex_envelope",
     "cost_matrix",
     "discretized_loss",
-    "eps_frontier",
     "grid",
     "parity_gamma",
     "pointwise_loss",

@@ -2,24 +2,30 @@
 
 from __future__ import annotations
 
+from numbers import Real
 from typing import Any
 
 import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 from threadpoolctl import threadpool_limits
 
 from fairengine import metrics
 from fairengine.methods.fair_regression.game import play_parity_game
-from fairengine.methods.fair_regression.learners import BASE_ESTIMATORS, Component
-from fairengine.methods.fair_regression.losses import LOSSES, bins, representatives
+from fairengine.methods.fair_regression.knobs import CONSTRAINTS, KNOBS
+from fairengine.methods.fair_regression.learners import Component
+from fairengine.methods.fair_regression.losses import bins, representatives
 from fairengine.methods.fair_regression.reductions import (
     LR_WEIGHTS,
-    ORACLES,
     GroupLossReduction,
     ParityReduction,
 )
+from fairengine.methods.params import generator, knob_constraints, seed
 from fairengine.solvers.expgrad import GameResult, solve_game
 
-CONSTRAINTS = ("statistical_parity", "bounded_group_loss")
+__all__ = ["CONSTRAINTS", "FairRegressor"]
+
 MODES = ("practical", "paper")
 #: B = 1/max(ε, this) in practical mode: B = 1/ε is undefined at ε = 0 (spec §7.2).
 MIN_EPS_FOR_BOUND = 0.005
@@ -29,8 +35,14 @@ ACCURACY_MUL = 0.5
 BGL_BOUND = 100.0
 
 
-class FairRegressor:
+class FairRegressor(RegressorMixin, BaseEstimator):
     """Randomized regressor Q minimising loss under statistical parity or bounded group loss.
+
+    A scikit-learn estimator: constructor arguments are stored as given and validated in
+    :meth:`fit` (``_parameter_constraints`` derive from the ``fair_regression`` knobs, with the
+    estimator's wider mathematical domains for ε, N and T), ``clone`` / ``get_params`` /
+    ``set_params`` work, an unfitted ``predict`` raises ``NotFittedError``. ``fit`` takes the
+    protected attribute as a third argument, ``fit(X, y, groups)``.
 
     Parameters
     ----------
@@ -46,12 +58,17 @@ class FairRegressor:
         Best response for SP (§3.3): least squares on U_i, logistic regression on two weighted
         copies (``loss="logistic"`` only in the paper, allowed for all), or the cost-sensitive
         hinge LP (linear only; n ≲ 2000).
-    base_estimator : {"linear", "gradient_boosting"}
-        The class F.
+    base_estimator : {"linear", "gradient_boosting"} or scikit-learn regressor
+        The class F. The strings are shortcuts (exact weighted least squares; scikit-learn's
+        ``GradientBoostingRegressor`` with :data:`GB_PARAMS`). Any regressor whose ``fit`` takes
+        ``sample_weight`` (e.g. ``Ridge()``, ``HistGradientBoostingRegressor()``) is cloned and
+        fitted by the LS oracle (SP) or the BGL oracle (square loss); the LR and CS oracles and
+        the absolute / logistic BGL oracles need a shortcut.
     max_iter : int
         T, the iteration cap.
-    random_state : int or None
-        Seed of the learners and the default seed of :meth:`predict`.
+    random_state : int, RandomState, Generator or None
+        Seed of the learners and the default seed of :meth:`predict` (an integer seeds
+        :func:`numpy.random.default_rng`, see :func:`fairengine.methods.params.generator`).
     mode : {"practical", "paper"}
         ``"practical"``: B = 1/ε, η_0 = 2/B, auto ν, shrink schedule, LP step (spec §3.2); for
         SP the authors' oracle schedule (m·λ̂, m·λ_LP) on their weight-normalised scale, see
@@ -74,6 +91,9 @@ class FairRegressor:
     y_min_, y_max_ : float
         Target scaling y' = (y − y_min)/(y_max − y_min) (identity when y ⊂ [0, 1]).
     n_groups_ : int
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when ``X`` has string column names.
     game_ : GameResult
         Gap, iterations, oracle calls.
     status_ : {"converged", "not_converged", "infeasible"}
@@ -106,7 +126,7 @@ class FairRegressor:
         bound: float | None = None,
         nu: float | None = None,
         lr_weights: str = "corrected",
-    ) -> None:
+    ) -> None:  # scikit-learn contract: store the arguments verbatim, validate in fit
         self.constraint = constraint
         self.eps = eps
         self.loss = loss
@@ -120,26 +140,53 @@ class FairRegressor:
         self.nu = nu
         self.lr_weights = lr_weights
 
+    _parameter_constraints: dict = knob_constraints(  # noqa: RUF012
+        KNOBS,
+        rename={"loss_function": "loss"},
+        domains={"eps": (0.0, None, "left"), "n_levels": (2, None, "left"),
+                 "max_iter": (1, None, "left")},  # fmt: skip
+        extra={
+            "eps": ["array-like"],
+            "base_estimator": [HasMethods(["fit", "predict"])],
+            "random_state": ["random_state"],
+            "mode": [StrOptions(set(MODES))],
+            "bound": [Interval(Real, 0, None, closed="neither"), None],
+            "nu": [Interval(Real, 0, None, closed="left"), None],
+            "lr_weights": [StrOptions(set(LR_WEIGHTS))],
+        },
+    )
+
+    def __sklearn_tags__(self):  # noqa: ANN204
+        tags = super().__sklearn_tags__()
+        # predict draws f_t ~ Q per row: seeded, but a row's draw depends on its position
+        tags.non_deterministic = True
+        return tags
+
     # -- fitting ---------------------------------------------------------------------------------
     def _check(self) -> None:
-        for name, value, allowed in (
-            ("constraint", self.constraint, CONSTRAINTS),
-            ("loss", self.loss, LOSSES),
-            ("oracle", self.oracle, ORACLES),
-            ("base_estimator", self.base_estimator, BASE_ESTIMATORS),
-            ("mode", self.mode, MODES),
-            ("lr_weights", self.lr_weights, LR_WEIGHTS),
-        ):
-            if value not in allowed:
-                raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
-        if int(self.max_iter) < 1:
-            raise ValueError("max_iter (T) must be at least 1")
-        if int(self.n_levels) < 2:
-            raise ValueError("n_levels (N) must be at least 2")
+        self._validate_params()
         if np.any(np.asarray(self.eps, float) < 0):
             raise ValueError("eps must be non-negative")
-        if self.oracle == "cs" and self.base_estimator != "linear":
+        base = self.base_estimator
+        if self.oracle == "cs" and not (isinstance(base, str) and base == "linear"):
             raise ValueError("the cost-sensitive oracle (cs) is linear only")
+        if isinstance(base, str):
+            return
+        if not has_fit_parameter(base, "sample_weight"):
+            raise ValueError(
+                f"base_estimator {type(base).__name__} does not accept sample_weight in fit; the "
+                "reductions reweight the rows at every oracle call."
+            )
+        if self.oracle != "ls" and self.constraint == "statistical_parity":
+            raise ValueError(
+                f"oracle={self.oracle!r} needs base_estimator 'linear' or 'gradient_boosting'; a "
+                "scikit-learn regressor serves the least-squares oracle (oracle='ls')."
+            )
+        if self.constraint == "bounded_group_loss" and self.loss != "square":
+            raise ValueError(
+                f"bounded group loss with loss={self.loss!r} needs base_estimator 'linear' or "
+                "'gradient_boosting'; a scikit-learn regressor serves the square loss."
+            )
 
     def scale(self, y: Any) -> np.ndarray:
         """y' = (y − y_min)/(y_max − y_min): the [0, 1] scale every loss and ε is on."""
@@ -148,8 +195,11 @@ class FairRegressor:
     def fit(self, X: Any, y: Any, groups: Any) -> FairRegressor:  # noqa: N803
         """Run Algorithm 1 (SP) or 2 (BGL) on rows X, targets y, protected attribute groups."""
         self._check()
-        Z = np.asarray(X, float)  # noqa: N806
-        y = np.asarray(y, float).ravel()
+        Z, y = validate_data(self, X, y, y_numeric=True, ensure_min_features=0)  # noqa: N806
+        Z, y = np.asarray(Z, float), np.asarray(y, float).ravel()  # noqa: N806
+        groups = np.asarray(groups)
+        if groups.shape[:1] != y.shape:
+            raise ValueError(f"groups has {len(groups)} rows, X and y have {len(y)}")
         self.group_labels_, codes = np.unique(np.asarray(groups), return_inverse=True)
         self.n_groups_ = len(self.group_labels_)
         if self.n_groups_ < 2:
@@ -169,13 +219,15 @@ class FairRegressor:
                 oracle=self.oracle,
                 base=self.base_estimator,
                 lr_weights=self.lr_weights,
+                random_state=seed(self.random_state),
             )
             bound = self.bound or 1.0 / max(float(np.min(self.eps)), MIN_EPS_FOR_BOUND)
             rho = 8.0
         else:
             problem = GroupLossReduction(
-                Z, target, codes, self.eps, loss=self.loss, base=self.base_estimator
-            )
+                Z, target, codes, self.eps, loss=self.loss, base=self.base_estimator,
+                random_state=seed(self.random_state),
+            )  # fmt: skip
             bound = self.bound or BGL_BOUND
             rho = 2.0
 
@@ -195,6 +247,7 @@ class FairRegressor:
             self.game_: GameResult = self._solve(problem, bound, nu, eta)
         self.predictors_: list[Component] = [r.payload for r in self.game_.responses]
         self.weights_ = np.asarray(self.game_.weights, float)
+        self.n_iter_ = int(self.game_.n_iter)
         self._set_status(problem)
         return self
 
@@ -241,15 +294,16 @@ class FairRegressor:
         )
 
     # -- prediction ------------------------------------------------------------------------------
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "predictors_"):
-            raise RuntimeError("FairRegressor is not fitted; call fit(X, y, groups) first")
+    def _encoded(self, X: Any) -> np.ndarray:  # noqa: N803
+        check_is_fitted(self, "predictors_")
+        if not hasattr(self, "n_features_in_"):  # rebuilt from a model file: arrays only
+            return np.asarray(X, float)
+        return np.asarray(validate_data(self, X, reset=False, ensure_min_features=0), float)
 
     def component_predictions(self, X: Any) -> np.ndarray:  # noqa: N803
         """(n, T) predictions of every f_t on the [0, 1] scale; SP: the bin representatives
         ⌊f⌋_α + α/2 (1 at the top bin), the points ℓ_α scores (spec §3.5)."""
-        self._check_fitted()
-        Z = np.asarray(X, float)  # noqa: N806
+        Z = self._encoded(X)  # noqa: N806
         values = np.column_stack([f.predict(Z) for f in self.predictors_])
         if self.constraint == "statistical_parity":
             n = int(self.n_levels)
@@ -262,8 +316,8 @@ class FairRegressor:
         Never the averaged prediction Σ q_t f_t(x), which has no parity guarantee (§3.5).
         """
         values = self.component_predictions(X)
-        seed = self.random_state if random_state is None else random_state
-        pick = np.random.default_rng(seed).choice(
+        rng = generator(self.random_state if random_state is None else random_state)
+        pick = rng.choice(
             len(self.weights_), size=len(values), p=self.weights_
         )
         chosen = values[np.arange(len(values)), pick]

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
-
-from fairengine.data import Task
 
 
 def convex_envelope(disparity: Any, loss: Any) -> np.ndarray:
@@ -42,26 +38,3 @@ def convex_envelope(disparity: Any, loss: Any) -> np.ndarray:
     mask = np.zeros(len(x), dtype=bool)
     mask[hull] = True
     return mask
-
-
-def eps_frontier(
-    train: Task,
-    test: Task,
-    eps_grid: Sequence[float],
-    *,
-    store: Any = None,
-    n_jobs: int = 1,
-    **knobs: Any,
-) -> pd.DataFrame:
-    """Sweep ε through :func:`fairengine.frontier.sweep` (cached in ``store``) and mark the
-    convex envelope of the training points; test points inherit the train selection."""
-    from fairengine.frontier import sweep
-
-    grid = {"eps": list(eps_grid), **{k: [v] for k, v in knobs.items()}}
-    points = sweep("fair_regression", train, test, grid, store=store, n_jobs=n_jobs).points
-    points = points.copy()
-    on_train = points["split"] == "train"
-    mask = convex_envelope(points.loc[on_train, "sp_ks"], points.loc[on_train, "scaled_loss"])
-    chosen = set(points.loc[on_train, "point_id"][mask])
-    points["envelope"] = points["point_id"].isin(chosen)
-    return points

@@ -1,26 +1,36 @@
 """Base learners of the oracles and their exportable form (linear coefficients or tree arrays).
 
-A fitted learner becomes a :class:`Component`: a raw score s(z) (linear, or a sum of regression
-trees) and a link to [0, 1]: ``"identity"`` (f = clip(s, 0, 1)) for regressors, ``"logit"``
-(f = clip(½ + s/(2C), 0, 1), the inverse of Example 2's p = σ(C(2f − 1)); spec §3.3c) for
-probabilistic classifiers whose s is the log-odds.
+A fitted learner becomes a :class:`Component`: a raw score s(z) (linear, a sum of regression
+trees, or a fitted scikit-learn regressor) and a link to [0, 1]: ``"identity"``
+(f = clip(s, 0, 1)) for regressors, ``"logit"`` (f = clip(½ + s/(2C), 0, 1), the inverse of
+Example 2's p = σ(C(2f − 1)); spec §3.3c) for probabilistic classifiers whose s is the log-odds.
+
+The base learner is a shortcut string (:data:`BASE_ESTIMATORS`) or any scikit-learn regressor
+whose ``fit`` takes ``sample_weight``. Known fitted types become arrays (:func:`as_component`:
+linear models with ``coef_``/``intercept_``, ``GradientBoostingRegressor`` through the shared
+tree codec :mod:`fairengine.models.trees`); other regressors stay estimators
+(``kind="estimator"``), exported through skops (:mod:`fairengine.models.skops_codec`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from scipy.linalg import cho_solve
+from sklearn.base import clone
 from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
 from sklearn.linear_model import LogisticRegression
 
 from fairengine.methods.fair_regression.losses import LOGISTIC_C
+from fairengine.models import trees
 
 BASE_ESTIMATORS = ("linear", "gradient_boosting")
 _RIDGE = 1e-8
-#: Gradient-boosting settings (the authors used XGBoost with depth 4 and 200 trees; smaller here).
-GB_PARAMS = {"n_estimators": 50, "max_depth": 3, "learning_rate": 0.1, "random_state": 0}
+#: Gradient-boosting settings (the authors used XGBoost with depth 4 and 200 trees; smaller here);
+#: ``random_state`` comes from the estimator's.
+GB_PARAMS = {"n_estimators": 50, "max_depth": 3, "learning_rate": 0.1}
 
 
 @dataclass
@@ -29,20 +39,25 @@ class Component:
 
     Attributes
     ----------
-    kind : {"linear", "trees"}
+    kind : {"linear", "trees", "estimator"}
     link : {"identity", "logit"}
     arrays : dict of ndarray
         ``coef`` and ``intercept`` (linear) or the concatenated tree arrays (trees).
+    estimator : object, optional
+        The fitted scikit-learn regressor of an ``"estimator"`` component.
     """
 
     kind: str
     link: str
     arrays: dict[str, np.ndarray] = field(default_factory=dict)
+    estimator: Any = None
 
     def raw(self, Z: np.ndarray) -> np.ndarray:  # noqa: N803
         a = self.arrays
         if self.kind == "linear":
             return Z @ a["coef"] + float(a["intercept"][0])
+        if self.kind == "estimator":
+            return np.asarray(self.estimator.predict(Z), float).ravel()
         return _trees_predict(a, Z)
 
     def predict(self, Z: np.ndarray) -> np.ndarray:  # noqa: N803
@@ -82,27 +97,59 @@ class LinearLeastSquares:
 
 
 def fit_regressor(
-    Z: np.ndarray,
+    Z: np.ndarray,  # noqa: N803
     target: np.ndarray,
     weight: np.ndarray | None,
-    base: str,  # noqa: N803
+    base: Any,
     loss: str = "squared_error",
+    random_state: int = 0,
 ) -> Component:
     """Weighted regression of ``target`` on Z (the LS oracle; BGL oracle for square/absolute)."""
-    if base == "linear":
+    if isinstance(base, str) and base == "linear":
         if loss == "absolute_error":
             return _linear_lad(Z, target, weight)
         return LinearLeastSquares(Z).fit(target, weight)
-    model = GradientBoostingRegressor(loss=loss, **GB_PARAMS)
-    model.fit(Z, target, sample_weight=weight)
-    return _trees_component(model, Z, "identity", model.predict)
+    if isinstance(base, str):
+        model = GradientBoostingRegressor(loss=loss, random_state=random_state, **GB_PARAMS)
+    else:
+        model = clone(base)
+    if weight is None:
+        model.fit(Z, target)
+    else:
+        model.fit(Z, target, sample_weight=weight)
+    return as_component(model, Z)
+
+
+def as_component(model: Any, Z: np.ndarray) -> Component:  # noqa: N803
+    """A fitted scikit-learn regressor as a Component: arrays for the known types (linear models,
+    gradient boosting), the estimator itself otherwise."""
+    if isinstance(model, GradientBoostingRegressor):
+        return _trees_component(model, Z, "identity", model.predict)
+    coef, intercept = getattr(model, "coef_", None), getattr(model, "intercept_", None)
+    if (
+        coef is not None
+        and intercept is not None
+        and np.ndim(coef) == 1
+        and np.size(intercept) == 1
+        and type(model).__module__.startswith("sklearn.linear_model")
+    ):
+        return Component(
+            "linear",
+            "identity",
+            {
+                "coef": np.asarray(coef, float).copy(),
+                "intercept": np.array([float(np.ravel(intercept)[0])]),
+            },
+        )
+    return Component("estimator", "identity", {}, model)
 
 
 def fit_classifier(
-    Z: np.ndarray,
+    Z: np.ndarray,  # noqa: N803
     labels: np.ndarray,
     weight: np.ndarray,
-    base: str,  # noqa: N803
+    base: str,
+    random_state: int = 0,
 ) -> Component:
     """Weighted probabilistic classifier mapped back through the logit link (LR oracle)."""
     keep = weight > 0
@@ -120,7 +167,7 @@ def fit_classifier(
                 "intercept": model.intercept_.astype(float),
             },
         )
-    model = GradientBoostingClassifier(**GB_PARAMS)
+    model = GradientBoostingClassifier(random_state=random_state, **GB_PARAMS)
     model.fit(Z, labels, sample_weight=weight)
     return _trees_component(model, Z, "logit", model.decision_function)
 
@@ -139,48 +186,18 @@ def _linear_lad(Z: np.ndarray, target: np.ndarray, weight: np.ndarray | None) ->
 
 
 def _trees_component(model, Z: np.ndarray, link: str, raw) -> Component:  # noqa: N803
-    """Flatten a fitted scikit-learn gradient-boosting model into arrays (no pickle)."""
-    trees = [estimator[0].tree_ for estimator in model.estimators_]
-    sizes = np.array([t.node_count for t in trees])
-    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    left = np.concatenate(
-        [
-            np.where(t.children_left >= 0, t.children_left + o, -1)
-            for t, o in zip(trees, offsets, strict=True)
-        ]
-    )
-    right = np.concatenate(
-        [
-            np.where(t.children_right >= 0, t.children_right + o, -1)
-            for t, o in zip(trees, offsets, strict=True)
-        ]
-    )
-    arrays = {
-        "roots": offsets.astype(np.int64),
-        "left": left.astype(np.int64),
-        "right": right.astype(np.int64),
-        "feature": np.concatenate([t.feature for t in trees]).astype(np.int64),
-        "threshold": np.concatenate([t.threshold for t in trees]).astype(float),
-        "value": np.concatenate([t.value[:, 0, 0] for t in trees]).astype(float),
-        "learning_rate": np.array([float(model.learning_rate)]),
-        "offset": np.zeros(1),
-    }
+    """A fitted scikit-learn gradient-boosting model as arrays (the shared tree codec, no pickle);
+    ``offset`` is its initial raw prediction, recovered on one row."""
+    arrays = trees.forest_arrays([estimator[0] for estimator in model.estimators_])
+    arrays["value"] = arrays["value"][:, 0]
+    arrays["learning_rate"] = np.array([float(model.learning_rate)])
+    arrays["offset"] = np.zeros(1)
     probe = Z[:1]
     arrays["offset"] = np.array([float(raw(probe)[0] - _trees_predict(arrays, probe)[0])])
     return Component("trees", link, arrays)
 
 
 def _trees_predict(a: dict[str, np.ndarray], Z: np.ndarray) -> np.ndarray:  # noqa: N803
-    total = np.zeros(len(Z))
-    rows = np.arange(len(Z))
-    for root in a["roots"]:
-        node = np.full(len(Z), root)
-        while True:
-            inner = a["left"][node] >= 0
-            if not inner.any():
-                break
-            f = a["feature"][node[inner]]
-            go_left = Z[rows[inner], f] <= a["threshold"][node[inner]]
-            node[inner] = np.where(go_left, a["left"][node[inner]], a["right"][node[inner]])
-        total += a["value"][node]
+    """offset + learning_rate · Σ_trees leaf value, walking the trees as scikit-learn does."""
+    total = trees.leaf_values(a, Z)[:, :, 0].sum(axis=1)
     return float(a["offset"][0]) + float(a["learning_rate"][0]) * total

@@ -15,82 +15,21 @@ import pandas as pd
 
 from fairengine.data import Task
 from fairengine.data.encoding import FeatureEncoder
-from fairengine.methods.base import Knob, KnobError, Method, RunResult
+from fairengine.methods.base import KnobError, Method, RunResult
 from fairengine.methods.fair_regression.baselines import SEO, unconstrained
-from fairengine.methods.fair_regression.estimator import CONSTRAINTS, FairRegressor
+from fairengine.methods.fair_regression.estimator import FairRegressor
 from fairengine.methods.fair_regression.evaluation import (
     cdf_table,
     deterministic_metrics,
     split_metrics,
 )
-from fairengine.methods.fair_regression.learners import BASE_ESTIMATORS
-from fairengine.methods.fair_regression.losses import LOSSES
+from fairengine.methods.fair_regression.knobs import KNOBS
 from fairengine.methods.fair_regression.model import FairRegressionModel
-from fairengine.methods.fair_regression.reductions import ORACLES
 from fairengine.methods.registry import register
 
 #: The CS oracle's LP has n·N rows; the paper ran it on ≤ 2,000 examples only (spec §3.3a).
 CS_MAX_ROWS = 2000
 SEED = 0
-
-KNOBS = (
-    Knob(
-        "constraint",
-        "statistical_parity",
-        choices=CONSTRAINTS,
-        help="Statistical parity "
-        "(KS distance of prediction CDFs, problem (3)) or bounded group loss (problem (4)).",
-    ),
-    Knob(
-        "eps",
-        0.05,
-        0.001,
-        1.0,
-        None,
-        log=True,
-        help="ε — SP slack |γ_{a,z}| ≤ ε (KS units), "
-        "or ζ — the BGL bound on each group's loss ℓ (Section 4.3 / 5).",
-    ),
-    Knob(
-        "loss_function",
-        "square",
-        choices=LOSSES,
-        help="ℓ — square (y−u)²/2, absolute |y−u|, or scaled "
-        "logistic (Examples 1–2), on targets scaled to [0, 1] (named so as not to clash "
-        "with the loss metric).",
-    ),
-    Knob(
-        "n_levels",
-        40,
-        10,
-        100,
-        5,
-        integer=True,
-        help="N — discretisation levels, α = 1/N (Section 4.1; the paper uses 40).",
-    ),
-    Knob(
-        "oracle",
-        "ls",
-        choices=ORACLES,
-        help="Best response: least squares (LS), logistic "
-        "regression (LR) or the cost-sensitive LP (CS, linear, ≤ 2,000 rows) (Section 4.4).",
-    ),
-    Knob(
-        "base_estimator",
-        "linear",
-        choices=BASE_ESTIMATORS,
-        help="F — linear models or gradient-boosted trees.",
-    ),
-    Knob(
-        "max_iter",
-        50,
-        5,
-        200,
-        5,
-        integer=True,
-        help="T — exponentiated-gradient iterations (the authors' code: 50).",
-    ),
-)
 
 #: ε grid of the frontier (log-spaced, roughly the union of the authors' grids; spec §5).
 EPS_GRID = (0.005, 0.01, 0.02, 0.04, 0.08, 0.15, 0.3, 1.0)
@@ -212,7 +151,7 @@ FAIR_REGRESSION = register(
         "Lagrange multipliers, each round one call to an ordinary regression learner, under "
         "statistical parity of the prediction CDFs or bounded group loss.",
         reference="Agarwal, Dudík & Wu, ICML 2019",
-        version="3",  # 3: own losses renamed scaled_*; loss / max_group_loss in target units
+        version="4",  # 4: gradient-boosting components walk trees as scikit-learn (float32 X)
         demo_grid={"eps": (0.01, 0.02, 0.04, 0.08, 0.15, 1.0), "n_levels": (20,)},
         demo_tasks=(("law_school", None),),
     )

@@ -1,7 +1,10 @@
 """FairRegressionModel: the exportable randomized regressor Q (state = JSON + arrays).
 
 Each f_t is stored as arrays: linear coefficients, or the flattened trees of a gradient-boosting
-learner (node children, features, thresholds, leaf values), so no estimator is pickled.
+learner (node children, features, thresholds, leaf values), so no estimator is pickled. A
+scikit-learn regressor without an array codec (e.g. ``HistGradientBoostingRegressor``) is stored
+through skops with an explicit trusted-type list (:mod:`fairengine.models.skops_codec`); anything
+else is refused at export time.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import pandas as pd
 from fairengine.data.encoding import FeatureEncoder
 from fairengine.methods.fair_regression.estimator import FairRegressor
 from fairengine.methods.fair_regression.learners import Component
+from fairengine.models import skops_codec
 from fairengine.models.base import Arrays, Model, State, register_model
 
 _KNOBS = (
@@ -67,6 +71,10 @@ class FairRegressionModel(Model):
         r = self.regressor
         eps = np.asarray(r.eps, float)
         meta: dict[str, Any] = {k: getattr(r, k) for k in _KNOBS if k != "eps"}
+        arrays = {"weights": r.weights_}
+        if not isinstance(r.base_estimator, str):  # the unfitted base learner, through skops
+            meta["base_estimator"] = None
+            arrays["base_estimator_skops"] = skops_codec.dump(r.base_estimator)
         meta.update(
             eps=eps.tolist(),
             y_min=float(r.y_min_),
@@ -76,19 +84,25 @@ class FairRegressionModel(Model):
                 {"kind": c.kind, "link": c.link, "arrays": sorted(c.arrays)} for c in r.predictors_
             ],
         )
-        arrays = {"weights": r.weights_}
         for t, component in enumerate(r.predictors_):
             arrays.update({f"f{t}_{k}": v for k, v in component.arrays.items()})
+            if component.kind == "estimator":
+                arrays[f"f{t}_skops"] = skops_codec.dump(component.estimator)
         return meta, arrays
 
     @classmethod
     def _from_state(cls, encoder: FeatureEncoder, meta: dict[str, Any], arrays: Arrays) -> Model:
         knobs = {k: meta[k] for k in _KNOBS if k != "eps"}
+        if knobs["base_estimator"] is None:
+            knobs["base_estimator"] = skops_codec.load(arrays["base_estimator_skops"])
         eps = meta["eps"]
         regressor = FairRegressor(eps=eps if isinstance(eps, list) else float(eps), **knobs)
         regressor.predictors_ = [
             Component(
-                c["kind"], c["link"], {k: np.asarray(arrays[f"f{t}_{k}"]) for k in c["arrays"]}
+                c["kind"],
+                c["link"],
+                {k: np.asarray(arrays[f"f{t}_{k}"]) for k in c["arrays"]},
+                skops_codec.load(arrays[f"f{t}_skops"]) if c["kind"] == "estimator" else None,
             )
             for t, c in enumerate(meta["components"])
         ]

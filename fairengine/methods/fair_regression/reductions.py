@@ -65,15 +65,19 @@ class ParityReduction:
         ε^_a.
     loss, n_levels, oracle, base, lr_weights
         See :class:`~fairengine.methods.fair_regression.FairRegressor`.
+    random_state : int
+        Seed of the base learners (the ``"gradient_boosting"`` shortcut; cloned estimators keep
+        their own ``random_state``).
     """
 
-    def __init__(self, Z, y, codes, eps, *, loss, n_levels, oracle, base, lr_weights="corrected"):  # noqa: N803
+    def __init__(self, Z, y, codes, eps, *, loss, n_levels, oracle, base, lr_weights="corrected",
+                 random_state=0):  # noqa: N803  # fmt: skip
         self.Z, self.y, self.codes = np.asarray(Z, float), np.asarray(y, float), codes
         self.n_groups = int(codes.max()) + 1
         self.p = np.bincount(codes, minlength=self.n_groups) / len(codes)
         self.eps = np.broadcast_to(np.asarray(eps, float), (self.n_groups,))
         self.loss, self.n_levels, self.oracle, self.base = loss, n_levels, oracle, base
-        self.lr_weights = lr_weights
+        self.lr_weights, self.random_state = lr_weights, random_state
         self.cost = cost_matrix(self.y, loss, n_levels)
         self.dim = 2 * self.n_groups * n_levels
         self._ls = LinearLeastSquares(self.Z) if base == "linear" and oracle == "ls" else None
@@ -134,7 +138,7 @@ class ParityReduction:
             component = (
                 self._ls.fit(u)
                 if self._ls is not None
-                else fit_regressor(self.Z, u, None, self.base)
+                else fit_regressor(self.Z, u, None, self.base, random_state=self.random_state)
             )
         else:  # "lr": two copies, labels 0/1; W_{i,2} = σ(C(2U − 1)) [spec erratum] §3.3c
             w1 = expit(LOGISTIC_C * (2 * u - 1)) if self.lr_weights == "corrected" else u
@@ -144,6 +148,7 @@ class ParityReduction:
                 np.r_[np.zeros(n), np.ones(n)],
                 np.r_[1 - w1, w1],
                 self.base,
+                random_state=self.random_state,
             )
         return self.respond(component)
 
@@ -179,12 +184,12 @@ class GroupLossReduction:
     The best response is one weighted risk minimisation with w_i = 1/n + λ_{A_i}/n_{A_i} (§5).
     """
 
-    def __init__(self, Z, y, codes, zeta, *, loss, base):  # noqa: N803
+    def __init__(self, Z, y, codes, zeta, *, loss, base, random_state=0):  # noqa: N803
         self.Z, self.y, self.codes = np.asarray(Z, float), np.asarray(y, float), codes
         self.n_groups = int(codes.max()) + 1
         self.n_a = np.bincount(codes, minlength=self.n_groups).astype(float)
         self.zeta = np.broadcast_to(np.asarray(zeta, float), (self.n_groups,))
-        self.loss, self.base = loss, base
+        self.loss, self.base, self.random_state = loss, base, random_state
         self.dim = self.n_groups
         self._ls = LinearLeastSquares(self.Z) if base == "linear" and loss == "square" else None
 
@@ -209,10 +214,12 @@ class GroupLossReduction:
             component = (
                 self._ls.fit(self.y, w)
                 if self._ls is not None
-                else fit_regressor(self.Z, self.y, w, self.base)
+                else fit_regressor(self.Z, self.y, w, self.base, random_state=self.random_state)
             )
         elif self.loss == "absolute":
-            component = fit_regressor(self.Z, self.y, w, self.base, loss="absolute_error")
+            component = fit_regressor(
+                self.Z, self.y, w, self.base, loss="absolute_error", random_state=self.random_state
+            )
         else:  # soft labels: copies with labels 1 and 0, weights w y and w (1 − y) (spec §3.3)
             n = len(self.y)
             component = fit_classifier(
@@ -220,5 +227,6 @@ class GroupLossReduction:
                 np.r_[np.ones(n), np.zeros(n)],
                 np.r_[w * self.y, w * (1 - self.y)],
                 self.base,
+                random_state=self.random_state,
             )
         return self.respond(component)

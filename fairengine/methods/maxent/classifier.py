@@ -2,7 +2,7 @@
 
 Seed 001 §5 trains a decision tree (gini, ``random_state=0``) or Gaussian naive Bayes on the
 generated data. Both are fitted with scikit-learn and kept as arrays, so a model file can rebuild
-them and predict exactly as scikit-learn does.
+them and predict exactly as scikit-learn does (trees through :mod:`fairengine.models.trees`).
 """
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.naive_bayes import GaussianNB
 from sklearn.tree import DecisionTreeClassifier
+
+from fairengine.models import trees
 
 CLASSIFIERS = ("tree", "gnb")
 
@@ -27,15 +29,11 @@ def fit_classifier(
     if len(np.unique(y)) < 2:  # one class only: a constant classifier
         return {"constant": np.array([float(y[0]) if len(y) else 0.0])}
     if kind == "tree":
-        tree = DecisionTreeClassifier(random_state=0).fit(X, y, sample_weight=sample_weight).tree_
-        value = tree.value[:, 0, :]
-        return {
-            "left": tree.children_left.astype(np.int64),
-            "right": tree.children_right.astype(np.int64),
-            "feature": tree.feature.astype(np.int64),
-            "threshold": tree.threshold.astype(float),
-            "prob": value[:, 1] / value.sum(axis=1),
-        }
+        tree = DecisionTreeClassifier(random_state=0).fit(X, y, sample_weight=sample_weight)
+        arrays = trees.tree_arrays(tree)  # the shared codec (one tree: no "roots" stored)
+        value = arrays.pop("value")
+        del arrays["roots"]
+        return {**arrays, "prob": value[:, 1] / value.sum(axis=1)}
     if kind == "gnb":
         gnb = GaussianNB().fit(X, y, sample_weight=sample_weight)
         return {"mean": gnb.theta_, "var": gnb.var_, "log_prior": np.log(gnb.class_prior_)}
@@ -47,18 +45,8 @@ def classifier_scores(params: Params, X: np.ndarray) -> np.ndarray:  # noqa: N80
     X = np.asarray(X, dtype=float)  # noqa: N806
     if "constant" in params:
         return np.full(len(X), float(params["constant"][0]))
-    if "left" in params:
-        left, right = params["left"], params["right"]
-        # scikit-learn compares float32 features with float64 thresholds
-        values = X.astype(np.float32).astype(float)
-        node = np.zeros(len(X), dtype=np.int64)
-        while True:
-            inner = left[node] >= 0
-            if not inner.any():
-                return params["prob"][node]
-            here = node[inner]
-            goes_left = values[inner, params["feature"][here]] <= params["threshold"][here]
-            node[inner] = np.where(goes_left, left[here], right[here])
+    if "left" in params:  # the shared codec walks the tree exactly as scikit-learn does
+        return params["prob"][trees.apply(params, X)[:, 0]]
     mean, var = params["mean"], params["var"]
     joint = params["log_prior"] - 0.5 * (
         np.log(2 * np.pi * var).sum(axis=1)

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.base import BaseEstimator, DensityMixin
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
 from fairengine.data import Task
 from fairengine.methods.maxent.domain import Domain, domain_from_task, readable_rows
+from fairengine.methods.maxent.knobs import KNOBS
 from fairengine.methods.maxent.oracle import DualOracle, DualState
 from fairengine.methods.maxent.reweighting import prior_weights, target_marginals
 from fairengine.methods.maxent.solver import solve_dual
+from fairengine.methods.params import generator, knob_constraints
 
 
 def distinct_rows(codes: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -30,11 +36,17 @@ def group_rates(joint: np.ndarray) -> tuple[float, float]:
     return rr, sr
 
 
-class MaxEntDebiaser:
+class MaxEntDebiaser(DensityMixin, BaseEstimator):
     """The max-entropy distribution closest (in KL) to a fair prior with prescribed marginals.
 
     p* = argmin KL(p || q_C) s.t. E_p[α] = θ, found through its d-dimensional dual λ*
     (spec §2.6), with q_C = C·uniform + (1 − C)·w over the discretised domain.
+
+    A scikit-learn density estimator: arguments stored verbatim and validated in :meth:`fit`
+    (``_parameter_constraints`` from the ``maxent`` knobs; τ on its domain (0, 1], the sliders
+    show [0.5, 1]), ``clone`` / ``get_params`` / ``set_params``, ``NotFittedError`` before fit,
+    ``score(rows)`` = mean log p*. Its input is a Task or readable rows with their Domain, not a
+    numeric matrix, so the numeric-array estimator checks do not apply (see the tests).
 
     Parameters
     ----------
@@ -53,7 +65,7 @@ class MaxEntDebiaser:
     max_iter : int
         Trust-region iterations.
     warm_start : ndarray, optional
-        Initial λ (ignored if its length does not match d).
+        Initial λ (ignored if its length does not match d; a bool means none).
 
     Attributes
     ----------
@@ -74,6 +86,9 @@ class MaxEntDebiaser:
     representation_rate_, statistical_rate_ : float
         Exact rates of p* (spec §3.6).
     n_iter_ : int
+    n_features_in_ : int
+        Columns of the domain (features, protected attribute, label).
+    feature_names_in_ : ndarray of str
 
     Examples
     --------
@@ -104,6 +119,22 @@ class MaxEntDebiaser:
         self.max_iter = max_iter
         self.warm_start = warm_start
 
+    _parameter_constraints: dict = knob_constraints(  # noqa: RUF012
+        KNOBS,
+        skip=("theta", "protected_share", "n_samples", "classifier"),
+        domains={"tau": (0.0, 1.0, "right"), "n_bins": (2, None, "left")},
+        extra={
+            "target_marginals": [
+                StrOptions({t for t in ("reweighted", "balanced", "data")}),
+                Interval(Real, 0, 1, closed="neither"),
+                "array-like",
+            ],
+            "tol": [Interval(Real, 0, None, closed="neither")],
+            "max_iter": [Interval(Integral, 1, None, closed="left")],
+            "warm_start": ["array-like", None, "boolean"],  # False/True = no initial λ
+        },
+    )
+
     def fit(self, data: Task | pd.DataFrame, domain: Domain | None = None) -> MaxEntDebiaser:
         """Discretise, reweight, build θ and solve the dual.
 
@@ -114,14 +145,14 @@ class MaxEntDebiaser:
         domain : Domain, optional
             Required with a DataFrame; built from the Task (``n_bins``) otherwise.
         """
-        if not 0.0 <= self.C <= 1.0:
-            raise ValueError(f"C must be in [0, 1], got {self.C}.")
+        self._validate_params()
         if isinstance(data, Task):
             domain = domain or domain_from_task(data, self.n_bins)
             data = readable_rows(data, domain)
         if domain is None:
             raise ValueError("Pass a Task, or a DataFrame together with its Domain.")
         self.domain_ = domain
+        self._set_features(domain)
         codes = domain.codes(data)
         z = codes[:, domain.index("protected")]
         y = codes[:, domain.index("label")]
@@ -132,7 +163,8 @@ class MaxEntDebiaser:
         self.counts_ = distinct_rows(codes, np.ones(len(codes)))[1]
         self.theta_ = theta
         oracle = self._oracle(theta)
-        solution = solve_dual(oracle, self.warm_start, tol=self.tol, max_iter=self.max_iter)
+        warm = None if isinstance(self.warm_start, bool) else self.warm_start
+        solution = solve_dual(oracle, warm, tol=self.tol, max_iter=self.max_iter)
         self.lambda_ = solution.lam
         self.n_iter_ = solution.n_iter
         self.dual_value_ = solution.value
@@ -153,6 +185,7 @@ class MaxEntDebiaser:
     ) -> MaxEntDebiaser:
         """Set the fitted state from stored arrays (model files), recomputing the rest exactly."""
         self.domain_ = domain
+        self._set_features(domain)
         self.rows_ = np.asarray(rows, dtype=np.int64).reshape(-1, len(domain.features))
         self.weights_ = np.asarray(weights, dtype=float)
         self.counts_ = np.asarray(counts, dtype=float)
@@ -164,6 +197,10 @@ class MaxEntDebiaser:
         self.kl_to_prior_ = max(-state.value, 0.0)
         self._set_state(state)
         return self
+
+    def _set_features(self, domain: Domain) -> None:
+        self.feature_names_in_ = np.asarray(list(domain.features), dtype=object)
+        self.n_features_in_ = len(self.feature_names_in_)
 
     def _theta(self, points: np.ndarray, z: np.ndarray, y: np.ndarray) -> np.ndarray:
         target = self.target_marginals
@@ -220,7 +257,12 @@ class MaxEntDebiaser:
         """Exact p*(α) of each row (readable rows or level codes)."""
         return np.exp(self.log_probability(rows))
 
+    def score(self, rows: pd.DataFrame | np.ndarray, y: Any = None) -> float:
+        """Mean log p*(α) of the rows (readable rows or level codes); −inf off p*'s support."""
+        return float(np.mean(self.log_probability(rows)))
+
     def _codes(self, rows: pd.DataFrame | np.ndarray) -> np.ndarray:
+        check_is_fitted(self, "lambda_")
         if isinstance(rows, pd.DataFrame):
             return self.domain_.codes(rows)
         return np.asarray(rows, dtype=np.int64).reshape(-1, len(self.domain_.features))
@@ -235,13 +277,14 @@ class MaxEntDebiaser:
         return np.logaddexp(log_u, log_w)
 
     def sample_codes(
-        self, n: int, random_state: int | None = 0, *, prior: bool = False
+        self, n: int, random_state: Any = 0, *, prior: bool = False
     ) -> np.ndarray:
         """n exact draws from p* (or the prior q_C) as level codes: the mixture sampler (§3.4b)."""
+        check_is_fitted(self, "lambda_")
         state = self._state
         if prior:
             state = self._oracle(self.theta_)(np.zeros(self.domain_.d), hessian=False)
-        rng = np.random.default_rng(random_state)
+        rng = generator(random_state)
         n_uniform = int(rng.binomial(n, min(max(state.pi, 0.0), 1.0)))
         uniform = np.column_stack([rng.choice(len(p), size=n_uniform, p=p) for p in state.rho])
         if n > n_uniform:
@@ -251,6 +294,7 @@ class MaxEntDebiaser:
         codes = np.vstack([uniform.astype(np.int64), data])
         return codes[rng.permutation(n)]
 
-    def sample(self, n: int, random_state: int | None = 0) -> pd.DataFrame:
+    def sample(self, n: int, random_state: Any = 0) -> pd.DataFrame:
         """n synthetic, debiased rows drawn exactly from p*, decoded to readable levels."""
+        check_is_fitted(self, "lambda_")
         return self.domain_.decode(self.sample_codes(n, random_state))

@@ -21,13 +21,12 @@ import numpy as np
 import pandas as pd
 
 from fairengine.data import Task
-from fairengine.methods.base import Knob, Method, RunResult
-from fairengine.methods.maxent.classifier import CLASSIFIERS
+from fairengine.methods.base import Method, RunResult
 from fairengine.methods.maxent.debiaser import MaxEntDebiaser, group_rates
 from fairengine.methods.maxent.domain import Domain, domain_from_task, readable_rows
 from fairengine.methods.maxent.evaluation import RealData, evaluate_dataset
+from fairengine.methods.maxent.knobs import KNOBS
 from fairengine.methods.maxent.model import MaxEntModel
-from fairengine.methods.maxent.reweighting import PRIORS, TARGETS
 from fairengine.methods.registry import register
 from fairengine.methods.reweighing import reweighing_weights
 
@@ -37,24 +36,6 @@ SEED = 0
 _WARM: OrderedDict[tuple, np.ndarray] = OrderedDict()
 _WARM_SIZE = 64
 
-KNOBS = (
-    Knob("C", 0.5, 0.0, 1.0, 0.05, help="C — weight of the uniform distribution in the prior "
-         "q_C = C u + (1 − C) w (Eq. 1); 1 ignores the data."),
-    Knob("tau", 1.0, 0.5, 1.0, 0.05, help="τ — representation rate of Algorithm 1's weights: "
-         "P(Z=0) / P(Z=1) = τ under w (§3.1)."),
-    Knob("prior", "reweighted", choices=PRIORS, help="Prior: q_C^w (Algorithm 1 weights) or "
-         "q_C^d (empirical frequencies; Appendix B)."),
-    Knob("theta", "reweighted", choices=TARGETS, help="θ — target marginals: θ^w (reweighted), "
-         "θ^b (balanced), θ^d (data) or the data with a custom P(Z=1) (§3.2)."),
-    Knob("protected_share", 0.5, 0.05, 0.95, 0.05, help="P(Z=1) targeted when θ is 'custom' "
-         "(Theorem 4.5 wants it in [1/2, 1/(1+τ)])."),
-    Knob("n_bins", 4, 2, 10, 1, integer=True, help="Bins per numeric column when discretising "
-         "the data into the paper's finite domain (§2.1)."),
-    Knob("n_samples", 5000, 500, 50000, 500, integer=True, help="Synthetic rows drawn from p* "
-         "(the paper uses 10,000)."),
-    Knob("classifier", "tree", choices=CLASSIFIERS, help="Downstream classifier trained on the "
-         "generated data: decision tree or Gaussian naive Bayes (§5)."),
-)  # fmt: skip
 
 
 def _target(theta: str, protected_share: float) -> Any:

@@ -19,15 +19,23 @@ constraints get slack α, so the true gap is ≤ ε + α for audited H and tasks
 
 from __future__ import annotations
 
+from numbers import Real
+from typing import Any
+
 import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.linear_model import LogisticRegression
+from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 from threadpoolctl import threadpool_limits
 
+from fairengine.methods.multiaccurate_proxy.knobs import DL_LEARNERS, KNOBS
+from fairengine.methods.params import generator, knob_constraints
 from fairengine.solvers import Response, solve_game
 from fairengine.solvers.oracles import PairedRegressionOracle, best_intercept
 
-CONSTRAINTS = ("equal_error", "demographic_parity")
-LEARNERS = ("regression", "logistic")
+LEARNERS = DL_LEARNERS
 
 
 def _normalised(weights: np.ndarray) -> np.ndarray:
@@ -56,8 +64,14 @@ def true_violation(
     return float(np.max(np.abs(group_gaps(groups_onehot, y, score, constraint))))
 
 
-class ProxyFairClassifier:
+class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
     """Fair classifier from soft group weights: ``fit(X, y, soft_groups)``, ``predict``.
+
+    A scikit-learn binary classifier: arguments stored verbatim and validated in :meth:`fit`
+    (constraints from the method's ``constraint``, ``eps``, ``dl_learner`` and ``dl_iter``
+    knobs), ``classes_`` (any two labels; the second is the positive class), ``predict_proba``
+    of shape (n, 2), ``NotFittedError`` before fit. ``soft_groups`` defaults to one group
+    (every row weight 1), where the constraints are void.
 
     Parameters
     ----------
@@ -67,13 +81,23 @@ class ProxyFairClassifier:
     bound : float, optional
         B, the ℓ1 bound on the multipliers (default 1/ε, as fairlearn).
     max_iter : int
-    random_state : int
-    learner : {"regression", "logistic"}
-        The CSC heuristic of each best response (see the module notes).
+    random_state : int, RandomState, Generator or None
+        Default seed of :meth:`predict`'s draws.
+    learner : {"regression", "logistic"} or scikit-learn classifier
+        The CSC heuristic of each best response (see the module notes), or any classifier whose
+        ``fit`` takes ``sample_weight`` (cloned, fitted on label 1[c1 < c0] with weight
+        |c1 − c0|, as ``"logistic"``). Linear classifiers (``coef_`` of one row) are kept as
+        halfspaces; others in ``estimators_``. The method's exportable model stores halfspaces,
+        so the registered method uses the string learners.
 
     Attributes
     ----------
     coefs_, intercepts_, weights_ : the mixture Q of halfspaces.
+    estimators_ : list
+        Per component, the fitted non-linear classifier, or None for a halfspace.
+    classes_ : ndarray (2,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
     """
 
     def __init__(
@@ -85,14 +109,29 @@ class ProxyFairClassifier:
         random_state: int = 0,
         learner: str = "regression",
     ) -> None:
-        if constraint not in CONSTRAINTS:
-            raise ValueError(f"constraint must be one of {CONSTRAINTS}; got {constraint!r}")
-        if learner not in LEARNERS:
-            raise ValueError(f"learner must be one of {LEARNERS}; got {learner!r}")
         self.eps, self.constraint, self.bound = eps, constraint, bound
         self.max_iter, self.random_state, self.learner = max_iter, random_state, learner
 
-    def _fit_one(self, X: np.ndarray, diff: np.ndarray) -> tuple[np.ndarray, float]:  # noqa: N803
+    _parameter_constraints: dict = knob_constraints(  # noqa: RUF012
+        [k for k in KNOBS if k.name in ("constraint", "eps", "dl_learner", "dl_iter")],
+        rename={"dl_learner": "learner", "dl_iter": "max_iter"},
+        domains={"eps": (0.0, None, "neither"), "max_iter": (1, None, "left")},
+        extra={
+            "learner": [HasMethods(["fit", "predict"])],
+            "bound": [Interval(Real, 0, None, closed="neither"), None],
+            "random_state": ["random_state"],
+        },
+    )
+
+    def __sklearn_tags__(self):  # noqa: ANN204
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.non_deterministic = True  # predict draws h ~ Q per row (seeded, position-dependent)
+        return tags
+
+    def _fit_one(self, X: np.ndarray, diff: np.ndarray) -> tuple[Any, Any]:  # noqa: N803
+        """One CSC best response: (coef, intercept) of a halfspace, or (fitted classifier, None)
+        for a non-linear scikit-learn ``learner``."""
         if self.learner == "regression":
             half = self._oracle.best_response(diff)
             score = X @ half.coef
@@ -100,13 +139,51 @@ class ProxyFairClassifier:
         label = (diff < 0).astype(int)
         if label.min() == label.max():
             return np.zeros(X.shape[1]), (10.0 if label[0] == 1 else -10.0)
-        model = LogisticRegression(max_iter=300).fit(X, label, sample_weight=np.abs(diff) * len(X))
-        return model.coef_[0].copy(), float(model.intercept_[0])
+        if isinstance(self.learner, str):  # "logistic"
+            model: Any = LogisticRegression(max_iter=300)
+        else:
+            model = clone(self.learner)
+        model.fit(X, label, sample_weight=np.abs(diff) * len(X))
+        coef, intercept = getattr(model, "coef_", None), getattr(model, "intercept_", None)
+        if coef is not None and intercept is not None and np.shape(coef) == (1, X.shape[1]):
+            return np.asarray(coef[0], float).copy(), float(np.ravel(intercept)[0])
+        return model, None
 
-    def fit(self, X: np.ndarray, y: np.ndarray, soft_groups: np.ndarray) -> ProxyFairClassifier:  # noqa: N803
+    @staticmethod
+    def _hard(X: np.ndarray, payload: tuple[Any, Any]) -> np.ndarray:  # noqa: N803
+        """0/1 predictions of one component (a halfspace or a fitted classifier of 0/1)."""
+        first, intercept = payload
+        if intercept is None:
+            return (np.asarray(first.predict(X)) == 1).astype(float)
+        return (X @ first + intercept > 0).astype(float)
+
+    def fit(self, X: Any, y: Any, soft_groups: Any = None) -> ProxyFairClassifier:  # noqa: N803
+        """Fit Q on rows X, binary labels y and soft group weights (n,) or (n, K)."""
+        self._validate_params()
+        if not isinstance(self.learner, str) and not has_fit_parameter(
+            self.learner, "sample_weight"
+        ):
+            raise ValueError(
+                f"learner {type(self.learner).__name__} does not accept sample_weight in fit; "
+                "each best response is a weighted classification"
+            )
+        X, y = validate_data(self, X, y)  # noqa: N806
+        check_classification_targets(y)
+        y_type = type_of_target(y, input_name="y", raise_unknown=True)
+        if y_type != "binary":
+            raise ValueError(
+                "Only binary classification is supported. The type of the target is "
+                f"{y_type}." + (" y has only one class." if y_type == "unary" else "")
+            )
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError("y has only one class; ProxyFairClassifier needs two classes.")
+        soft = np.ones((len(y), 1)) if soft_groups is None else np.asarray(soft_groups, float)
+        if len(soft) != len(y):
+            raise ValueError(f"soft_groups has {len(soft)} rows, X and y have {len(y)}")
         # one BLAS thread: many small products (see proxy._ONE_THREAD)
         with threadpool_limits(limits=1, user_api="blas"):
-            return self._fit(X, y, soft_groups)
+            return self._fit(X, codes.astype(float), soft)
 
     def _fit(self, X: np.ndarray, y: np.ndarray, soft_groups: np.ndarray) -> ProxyFairClassifier:  # noqa: N803
         X, y = np.asarray(X, float), np.asarray(y, float)  # noqa: N806
@@ -123,11 +200,11 @@ class ProxyFairClassifier:
             extra = share @ mu
             # cost difference c1 − c0 of labelling each point 1
             diff = (1 - 2 * y) / n + (extra if dp else extra * (1 - 2 * y))
-            coef, intercept = self._fit_one(X, diff)
-            h = (X @ coef + intercept > 0).astype(float)
+            payload = self._fit_one(X, diff)
+            h = self._hard(X, payload)
             gaps = group_gaps(soft_groups, y, h, self.constraint)
             constraints = np.concatenate([gaps - self.eps, -gaps - self.eps])
-            return Response(float(np.mean(h != y)), constraints, (coef, intercept))
+            return Response(float(np.mean(h != y)), constraints, payload)
 
         result = solve_game(
             respond,
@@ -139,18 +216,36 @@ class ProxyFairClassifier:
         keep = result.weights > 0
         self.weights_ = result.weights[keep] / result.weights[keep].sum()
         chosen = [r for r, k in zip(result.responses, keep, strict=True) if k]
-        self.coefs_ = np.array([r.payload[0] for r in chosen])
-        self.intercepts_ = np.array([r.payload[1] for r in chosen])
+        self.estimators_ = [r.payload[0] if r.payload[1] is None else None for r in chosen]
+        d = X.shape[1]
+        self.coefs_ = np.array(
+            [np.zeros(d) if r.payload[1] is None else r.payload[0] for r in chosen]
+        ).reshape(len(chosen), d)
+        self.intercepts_ = np.array(
+            [0.0 if r.payload[1] is None else r.payload[1] for r in chosen], dtype=float
+        )
         self.game_ = result
+        self.n_iter_ = int(result.n_iter)
         self._oracle = None
         return self
 
-    def predict_proba(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
-        """P(h(x) = 1) under the mixture Q."""
-        hard = (np.asarray(X, float) @ self.coefs_.T + self.intercepts_ > 0).astype(float)
+    def predict_score(self, X: Any) -> np.ndarray:  # noqa: N803
+        """P(h(x) = classes_[1]) under the mixture Q, shape (n,)."""
+        check_is_fitted(self, "weights_")
+        X = np.asarray(validate_data(self, X, reset=False), float)  # noqa: N806
+        hard = (X @ self.coefs_.T + self.intercepts_ > 0).astype(float)
+        for t, estimator in enumerate(getattr(self, "estimators_", ())):
+            if estimator is not None:
+                hard[:, t] = self._hard(X, (estimator, None))
         return hard @ self.weights_
 
-    def predict(self, X: np.ndarray, random_state: int | None = 0) -> np.ndarray:  # noqa: N803
-        """One draw h ~ Q per row."""
-        rng = np.random.default_rng(random_state)
-        return (rng.random(len(X)) < self.predict_proba(X)).astype(np.int64)
+    def predict_proba(self, X: Any) -> np.ndarray:  # noqa: N803
+        """(P(h = classes_[0]), P(h = classes_[1])) under Q, shape (n, 2)."""
+        p = self.predict_score(X)
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, X: Any, random_state: Any = None) -> np.ndarray:  # noqa: N803
+        """One draw h ~ Q per row (seeded by ``random_state``, default the estimator's)."""
+        p = self.predict_score(X)
+        rng = generator(self.random_state if random_state is None else random_state)
+        return self.classes_[(rng.random(len(p)) < p).astype(np.int64)]

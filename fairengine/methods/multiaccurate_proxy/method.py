@@ -37,16 +37,11 @@ from threadpoolctl import threadpool_limits
 
 from fairengine.data import Task
 from fairengine.data.encoding import FeatureEncoder
-from fairengine.methods.base import Knob, Method, RunResult
-from fairengine.methods.multiaccurate_proxy.downstream import (
-    CONSTRAINTS,
-    ProxyFairClassifier,
-    group_gaps,
-)
-from fairengine.methods.multiaccurate_proxy.downstream import LEARNERS as DL_LEARNERS
+from fairengine.methods.base import Method, RunResult
+from fairengine.methods.multiaccurate_proxy.downstream import ProxyFairClassifier, group_gaps
+from fairengine.methods.multiaccurate_proxy.knobs import KNOBS
 from fairengine.methods.multiaccurate_proxy.model import MultiaccurateProxyModel
 from fairengine.methods.multiaccurate_proxy.proxy import (
-    AUDITORS,
     PROXIES,
     BaselineProxy,
     GeneralMultiaccurateProxy,
@@ -57,125 +52,8 @@ from fairengine.methods.multiaccurate_proxy.proxy import (
 )
 from fairengine.methods.registry import register
 
-TASK_MODES = ("sampled", "class")
 #: The downstream ε of the frontier sweeps (page, demo, bench).
 EPS_GRID = (0.005, 0.01, 0.02, 0.03, 0.05, 1.0)
-
-KNOBS = (
-    Knob(
-        "proxy",
-        "multiaccurate",
-        choices=PROXIES,
-        help="ẑ — multiaccurate linear (Alg. 4), multiaccurate trees (Alg. 2), the true groups "
-        "(oracle), regression E[z|x], thresholded classifier, or constant mean(z).",
-    ),
-    Knob(
-        "alpha",
-        0.02,
-        0.001,
-        0.5,
-        None,
-        log=True,
-        help="α — target ratio violation (auditor tolerance α·mean(z_k), spec §3.1 Change 1).",
-    ),
-    Knob("C", 10.0, 0.1, 1000.0, None, log=True, help="C — bound on the auditor's multiplier."),
-    Knob(
-        "n_iter",
-        200,
-        10,
-        2000,
-        10,
-        integer=True,
-        help="T — maximum rounds of Algorithm 4 (it stops early once the auditor finds no "
-        "violation above α) / rounds of Algorithm 2.",
-    ),
-    Knob(
-        "learning_rate",
-        0.05,
-        0.0001,
-        1.0,
-        None,
-        log=True,
-        help="η₀ — OGD step η₀/√t of Algorithm 4, in the metric of the proxy's values "
-        "(preconditioned; 0.02–0.1 work, large steps chatter).",
-    ),
-    Knob(
-        "tree_depth",
-        3,
-        1,
-        6,
-        1,
-        integer=True,
-        help="Depth of the regression trees G of Algorithm 2 (the 'multiaccurate_tree' proxy).",
-    ),
-    Knob(
-        "auditor",
-        "linear",
-        choices=AUDITORS,
-        help="H — the audited class: halfspaces (regression heuristic) or depth-2 trees.",
-    ),
-    Knob(
-        "task_mode",
-        "sampled",
-        choices=TASK_MODES,
-        help="Proxy training tasks: 'sampled' labelled tasks (the target + binarised columns), "
-        "or 'class' (Section 5): no labels, multiaccuracy over the auditor's class (depth-3 "
-        "trees for the tree auditor stand in for H ⊕ F).",
-    ),
-    Knob("constraint", "equal_error", choices=CONSTRAINTS, help="Downstream fairness notion."),
-    Knob(
-        "eps",
-        0.02,
-        0.001,
-        1.0,
-        None,
-        log=True,
-        help="ε — downstream bound |γ_k − γ| ≤ ε measured through ẑ.",
-    ),
-    Knob(
-        "n_tasks",
-        3,
-        0,
-        10,
-        1,
-        integer=True,
-        help="m − 1 — binarised numeric features used as "
-        "extra proxy-training tasks (plus the target).",
-    ),
-    Knob(
-        "max_rows",
-        2000,
-        200,
-        50000,
-        100,
-        integer=True,
-        help="Rows for the proxy learner and for the downstream learner (each).",
-    ),
-    Knob(
-        "grouping",
-        "largest_vs_rest",
-        choices=("largest_vs_rest", "all"),
-        help="K — groups: "
-        "the largest group vs the rest (e.g. White vs non-White), or one column per group.",
-    ),
-    Knob(
-        "dl_learner",
-        "regression",
-        choices=DL_LEARNERS,
-        help="Downstream best response: paired-regression halfspaces (the audited class, fast) "
-        "or weighted logistic regression.",
-    ),
-    Knob(
-        "dl_iter",
-        30,
-        2,
-        200,
-        1,
-        integer=True,
-        help="T_DL — exponentiated-gradient rounds of the downstream learner.",
-    ),
-    Knob("random_state", 0, 0, 10_000, 1, integer=True, help="Seed of the row split."),
-)
 
 #: The knobs that change the proxy (the rest only change the downstream learner).
 PROXY_KNOBS = (
@@ -386,7 +264,7 @@ def _run_one_thread(train: Task, test: Task, **knobs: Any) -> RunResult:
         if split == "proxy":
             alpha_reached = multiaccuracy_violation(table)
             continue
-        score = clf.predict_proba(data["X"])
+        score = clf.predict_score(data["X"])
         true_gaps = group_gaps(data["z"], data["y"], score, knobs["constraint"])
         proxy_gaps = group_gaps(soft, data["y"], score, knobs["constraint"])
         minority = quality[-1]  # the last group (e.g. "not White"): the hard-to-predict one
@@ -461,7 +339,7 @@ MULTIACCURATE_PROXY = register(
         "multiaccurate on the error regions of downstream classifiers, then train a fair "
         "classifier through ẑ; scored on the true groups.",
         reference="Diana, Gill, Kearns, Kenthapadi, Roth & Sharifi-Malvajerdi, FAccT 2022",
-        version="4",
+        version="5",  # 5: Algorithm 2's trees walked as scikit-learn's (float32 X)
         demo_grid={"eps": EPS_GRID, "proxy": PROXIES, "max_rows": (2000,)},
         demo_tasks=(("adult", ("race",)), ("adult", ("sex",))),
     )

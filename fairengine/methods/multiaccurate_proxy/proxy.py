@@ -18,19 +18,30 @@ Notation: ``X`` (n, d) encoded features, ``z`` (n, K) true 0/1 group memberships
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 import pandas as pd
 from scipy.linalg import cho_solve
 from scipy.optimize import linprog
+from sklearn.base import BaseEstimator
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from fairengine.methods.multiaccurate_proxy.knobs import (  # noqa: F401 (PROXIES: re-export)
+    AUDITORS,
+    KNOBS,
+    PROXIES,
+)
+from fairengine.methods.params import knob_constraints, seed
 from fairengine.metrics import accuracy
+from fairengine.models import trees as tree_codec
 from fairengine.solvers.oracles import best_intercept
 
-AUDITORS = ("linear", "tree")
 #: _ONE_THREAD [OURS]: the game loops do thousands of (n × d)·(d × few) products; multithreaded
 #: BLAS gains nothing there and, on a loaded machine, oversubscription made them ~3× slower
 #: (measured on 2 shared cores), so the fits run with one BLAS thread.
@@ -209,8 +220,13 @@ def multiaccuracy_violation(table: pd.DataFrame) -> float:
 STATUSES = ("converged", "max_iter", "below_floor")
 
 
-class MultiaccurateProxy:
+class MultiaccurateProxy(BaseEstimator):
     """Linear multiaccurate proxy, Algorithm 4 (projected OGD vs the auditor's best response).
+
+    A scikit-learn estimator (arguments stored verbatim, validated in :meth:`fit` from the
+    ``multiaccurate_proxy`` knobs, ``clone`` / ``get_params`` / ``set_params``, ``NotFittedError``
+    before fit, ``n_features_in_`` / ``feature_names_in_``). Its "target" is the group
+    membership z; ``predict`` (= :meth:`predict_proba`) returns the real-valued proxy ẑ.
 
     Run separately for each group k [TEXT]. Learner: ẑ_k(x) = θ·[x, 1], online projected gradient
     descent on L(θ, λ) = MSE(θ) + λ·Σ_i (z_i − θ·x_i) 1[h(x_i) ≠ y_ij]/n, warm-started at OLS;
@@ -263,7 +279,8 @@ class MultiaccurateProxy:
     auditor : {"linear", "tree"} or Auditor
     radius : float
         B, the radius of Θ.
-    random_state : int
+    random_state : int, RandomState or None
+        Seed of the tree auditor (scikit-learn's ``random_state`` conventions).
     auditor_depth : int
         Depth of the ``"tree"`` auditor.
     precondition : bool
@@ -311,6 +328,26 @@ class MultiaccurateProxy:
         self.random_state, self.auditor_depth = random_state, auditor_depth
         self.precondition, self.early_stop = precondition, early_stop
 
+    _parameter_constraints: dict = knob_constraints(  # noqa: RUF012
+        KNOBS,
+        skip=("proxy", "tree_depth", "task_mode", "constraint", "eps", "n_tasks", "max_rows",
+              "grouping", "dl_learner", "dl_iter", "random_state"),  # fmt: skip
+        domains={
+            "alpha": (0.0, None, "left"),
+            "C": (0.0, None, "left"),
+            "n_iter": (1, None, "left"),
+            "learning_rate": (0.0, None, "neither"),
+        },
+        extra={
+            "auditor": [HasMethods(["best"])],
+            "radius": [Interval(Real, 0, None, closed="neither")],
+            "random_state": ["random_state"],
+            "auditor_depth": [Interval(Integral, 1, None, closed="left")],
+            "precondition": ["boolean"],
+            "early_stop": ["boolean"],
+        },
+    )
+
     def fit(
         self,
         X: np.ndarray,  # noqa: N803
@@ -318,6 +355,8 @@ class MultiaccurateProxy:
         tasks: np.ndarray | None = None,
     ) -> MultiaccurateProxy:
         """Fit θ_k per group. ``tasks=None`` is the Section 5 mode (see :func:`class_tasks`)."""
+        self._validate_params()
+        X, z = validate_data(self, X, z, multi_output=True, y_numeric=True)  # noqa: N806
         with threadpool_limits(limits=1, user_api="blas"):  # many small products: see _ONE_THREAD
             return self._fit(X, z, tasks)
 
@@ -327,7 +366,7 @@ class MultiaccurateProxy:
         tasks = class_tasks(len(X)) if tasks is None else _as_2d(tasks)
         n = len(X)
         Xa = np.column_stack([X, np.ones(n)])  # noqa: N806
-        aud = _auditor(self.auditor, self.auditor_depth, self.random_state)
+        aud = _auditor(self.auditor, self.auditor_depth, seed(self.random_state))
         fit_groups, eps_all = _groups_to_fit(z, self.alpha)
         metric = Xa.T @ Xa / n
         metric[np.diag_indices_from(metric)] += 1e-8 * np.trace(metric) / len(metric)
@@ -432,8 +471,13 @@ class MultiaccurateProxy:
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
         """ẑ(x) (n, K): real-valued, may leave [0, 1] (clipping would break the guarantee)."""
-        X = np.asarray(X, float)  # noqa: N806
+        check_is_fitted(self, "coef_")
+        X = np.asarray(validate_data(self, X, reset=False), float)  # noqa: N806
         return np.column_stack([X, np.ones(len(X))]) @ self.coef_.T
+
+    def predict(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
+        """ẑ(x), as :meth:`predict_proba` (the proxy is a regression of z on x)."""
+        return self.predict_proba(X)
 
     def audit(
         self,
@@ -532,39 +576,38 @@ LEARNERS = ("tree", "linear")
 
 def _tree_arrays(tree: DecisionTreeRegressor, size: int, shift: float) -> np.ndarray:
     """A fitted regression tree as a (5, size) array: feature, threshold, left, right, value
-    (value + ``shift``; unused slots are leaves of value 0) — exportable without pickle."""
-    t = tree.tree_
+    (value + ``shift``; unused slots are leaves of value 0) — exportable without pickle. The
+    fields come from the shared codec :mod:`fairengine.models.trees`."""
+    a = tree_codec.tree_arrays(tree)
+    m = len(a["left"])
     out = np.zeros((5, size))
-    m = t.node_count
-    out[0, :m] = np.maximum(t.feature, 0)
-    out[1, :m] = t.threshold
-    out[2] = -1.0
-    out[3] = -1.0
-    out[2, :m] = t.children_left
-    out[3, :m] = t.children_right
-    out[4, :m] = t.value[:, 0, 0] + shift
+    out[2:4] = -1.0
+    out[0, :m] = np.maximum(a["feature"], 0)
+    out[1, :m] = a["threshold"]
+    out[2, :m] = a["left"]
+    out[3, :m] = a["right"]
+    out[4, :m] = a["value"][:, 0] + shift
     return out
 
 
-def predict_trees(X: np.ndarray, trees: np.ndarray) -> np.ndarray:  # noqa: N803
-    """Mean prediction of trees stored by :func:`_tree_arrays`, shape (T, 5, size) → (n,)."""
+def predict_trees(X: np.ndarray, packed: np.ndarray) -> np.ndarray:  # noqa: N803
+    """Mean prediction of trees stored by :func:`_tree_arrays`, shape (T, 5, size) → (n,),
+    walked by the shared codec exactly as scikit-learn's ``predict`` (float32 features)."""
     X = np.asarray(X, float)  # noqa: N806
-    if trees.size == 0:
+    if packed.size == 0:
         return np.zeros(len(X))
-    feature, threshold = trees[:, 0].astype(int), trees[:, 1]
-    left, right, value = trees[:, 2].astype(int), trees[:, 3].astype(int), trees[:, 4]
-    n_trees = trees.shape[0]
-    rows = np.arange(len(X))[:, None]
-    cols = np.arange(n_trees)[None, :]
-    node = np.zeros((len(X), n_trees), int)
-    for _ in range(trees.shape[2]):
-        leaf = left[cols, node] < 0
-        if leaf.all():
-            break
-        go_left = X[rows, feature[cols, node]] <= threshold[cols, node]
-        step = np.where(go_left, left[cols, node], right[cols, node])
-        node = np.where(leaf, node, step)
-    return value[cols, node].mean(axis=1)
+    n_trees, _, size = packed.shape
+    offsets = (np.arange(n_trees) * size)[:, None]
+    left, right = packed[:, 2].astype(np.int64), packed[:, 3].astype(np.int64)
+    forest = {
+        "roots": offsets.ravel(),
+        "left": np.where(left >= 0, left + offsets, -1).ravel(),
+        "right": np.where(right >= 0, right + offsets, -1).ravel(),
+        "feature": packed[:, 0].astype(np.int64).ravel(),
+        "threshold": packed[:, 1].ravel(),
+        "value": packed[:, 4].ravel(),
+    }
+    return tree_codec.leaf_values(forest, X)[:, :, 0].mean(axis=1)
 
 
 class GeneralMultiaccurateProxy:
@@ -745,8 +788,6 @@ class GeneralMultiaccurateProxy:
 
 
 # ---------------------------------------------------------------- comparison proxies (spec §4)
-
-PROXIES = ("multiaccurate", "multiaccurate_tree", "true", "regression", "thresholded", "constant")
 
 
 class BaselineProxy:

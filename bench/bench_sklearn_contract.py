@@ -1,0 +1,155 @@
+"""Issue 14 (scikit-learn citizenship): the shared tree codec against scikit-learn, the import
+footprint of ``fairengine.export``, and FairRegressor with scikit-learn base learners.
+
+* ``tree_codec_agreement``: rows where a tree walk disagrees with ``GradientBoostingRegressor`` /
+  ``DecisionTreeRegressor.predict`` on Law School (real rows, plus rows placed on and one float64
+  ulp either side of every threshold): the float64 walk of the former copies vs the shared codec.
+* ``export_import_footprint``: modules of ``fairengine.methods`` / ``fairlearn`` loaded by
+  ``import fairengine.export`` (before this issue it imported ``fairengine.methods``, i.e. all of
+  them) and the import time.
+* ``fair_regression_base_learners``: test loss and exact KS disparity of FairRegressor at ε = 0.05
+  on Law School with the two shortcuts and two scikit-learn regressors (Ridge, HistGB).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from sklearn.ensemble import GradientBoostingRegressor, HistGradientBoostingRegressor
+from sklearn.linear_model import Ridge
+from sklearn.tree import DecisionTreeRegressor
+
+from fairengine.data import load_dataset
+from fairengine.data.encoding import FeatureEncoder
+from fairengine.methods.fair_regression import FairRegressor
+from fairengine.models import trees
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _float64_walk(tree, X: np.ndarray) -> np.ndarray:  # noqa: N803, ANN001
+    """The former copies' walk: float64 features against float64 thresholds."""
+    node = np.zeros(len(X), dtype=np.int64)
+    for _ in range(tree.max_depth + 1):
+        inner = tree.children_left[node] >= 0
+        left = X[np.arange(len(X)), np.maximum(tree.feature[node], 0)] <= tree.threshold[node]
+        step = np.where(left, tree.children_left[node], tree.children_right[node])
+        node = np.where(inner, step, node)
+    return tree.value[node, 0, 0]
+
+
+def _probes(X: np.ndarray, tree) -> np.ndarray:  # noqa: N803, ANN001
+    inner = tree.children_left >= 0
+    feats, thr = tree.feature[inner], tree.threshold[inner]
+    probe = np.repeat(X[:1], 3 * len(thr), axis=0)
+    for i, (f, t) in enumerate(zip(feats, thr, strict=True)):
+        probe[3 * i : 3 * i + 3, f] = [np.nextafter(t, -np.inf), t, np.nextafter(t, np.inf)]
+    return probe
+
+
+def tree_codec_agreement(quick: bool) -> list[dict]:
+    task = load_dataset("law_school")
+    X = FeatureEncoder().fit_transform(task.X)  # noqa: N806
+    y = np.asarray(task.y, float)
+    if quick:
+        X, y = X[:3000], y[:3000]  # noqa: N806
+    rows = []
+    single = DecisionTreeRegressor(max_depth=10, random_state=0).fit(X, y)
+    gb = GradientBoostingRegressor(n_estimators=50, max_depth=3, random_state=0).fit(X, y)
+    for name, model, tree_list in (
+        ("decision tree (depth 10)", single, [single]),
+        ("gradient boosting (50 trees)", gb, [e[0] for e in gb.estimators_]),
+    ):
+        probes = np.vstack([_probes(X, t.tree_) for t in tree_list])
+        for label, data in (("real rows", X), ("on/next to every split", probes)):
+            truth = [t.predict(data) for t in tree_list]
+            old = [_float64_walk(t.tree_, data) for t in tree_list]
+            arrays = trees.forest_arrays(tree_list)
+            new = trees.leaf_values(arrays, data)[:, :, 0].T
+            bad_old = int(np.sum(np.any(np.array(old) != np.array(truth), axis=0)))
+            bad_new = int(np.sum(np.any(new != np.array(truth), axis=0)))
+            rows.append({"what": f"{name}, {label}: rows", "value": len(data), "unit": "rows"})
+            rows.append({
+                "what": f"{name}, {label}: float64 walk (former copies) ≠ scikit-learn",
+                "value": bad_old, "unit": "rows",
+            })  # fmt: skip
+            rows.append({
+                "what": f"{name}, {label}: shared codec ≠ scikit-learn",
+                "value": bad_new, "unit": "rows",
+            })  # fmt: skip
+        del model
+    return rows
+
+
+def _imports(statement: str) -> tuple[int, int, float]:
+    code = (
+        "import sys, time; t = time.perf_counter(); "
+        + statement
+        + "; dt = time.perf_counter() - t;"
+        "m = [k for k in sys.modules if k.startswith('fairengine.methods.')];"
+        "f = [k for k in sys.modules if k.split('.')[0] == 'fairlearn'];"
+        "print(len(m), len(f), dt)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    return int(out[0]), int(out[1]), float(out[2])
+
+
+def export_import_footprint(quick: bool) -> list[dict]:
+    rows = []
+    for label, statement in (
+        ("before (export imported fairengine.methods)", "import fairengine.methods"),
+        ("after: import fairengine.export", "import fairengine.export"),
+    ):
+        best = min((_imports(statement) for _ in range(1 if quick else 3)), key=lambda r: r[2])
+        rows += [
+            {"what": f"{label}: fairengine.methods.* modules", "value": best[0], "unit": "modules"},
+            {"what": f"{label}: fairlearn modules", "value": best[1], "unit": "modules"},
+            {"what": f"{label}: import time", "value": round(best[2], 3), "unit": "s"},
+        ]
+    return rows
+
+
+def fair_regression_base_learners(quick: bool) -> list[dict]:
+    task = load_dataset("law_school")
+    train, test = task.split(random_state=0)
+    if quick:
+        train = train.subset(np.arange(2000)) if hasattr(train, "subset") else train
+    encoder = FeatureEncoder().fit(train.X)
+    z_train, z_test = encoder.transform(train.X), encoder.transform(test.X)
+    rows = []
+    bases = {
+        "linear (shortcut)": "linear",
+        "gradient_boosting (shortcut)": "gradient_boosting",
+        "Ridge(alpha=1)": Ridge(alpha=1.0),
+        "HistGradientBoostingRegressor(max_iter=50)": HistGradientBoostingRegressor(
+            max_iter=50, random_state=0
+        ),
+    }
+    for name, base in bases.items():
+        start = time.perf_counter()
+        q = FairRegressor(eps=0.05, n_levels=20, max_iter=10 if quick else 30, base_estimator=base)
+        q.fit(z_train, train.y, train.groups)
+        elapsed = time.perf_counter() - start
+        weights, values = q.weights_, q.component_predictions(z_test)
+        y = q.scale(test.y)
+        loss = float(np.mean(((values - y[:, None]) ** 2 / 2) @ weights))
+        rows += [
+            {"what": f"{name}: test scaled square loss", "value": round(loss, 5), "unit": ""},
+            {"what": f"{name}: test sp_ks", "value": round(q.sp_ks(z_test, test.groups), 4),
+             "unit": "KS", "note": f"train {q.sp_ks(z_train, train.groups):.4f}, ε = 0.05"},
+            {"what": f"{name}: fit", "value": round(elapsed, 2), "unit": "s",
+             "note": q.status_},
+        ]  # fmt: skip
+    return rows
+
+
+def register(registry) -> None:  # noqa: ANN001
+    registry.add(tree_codec_agreement)
+    registry.add(export_import_footprint)
+    registry.add(fair_regression_base_learners)

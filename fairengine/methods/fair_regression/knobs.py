@@ -1,0 +1,70 @@
+"""The knobs of fair regression, declared once: the Method's sliders and the estimator's
+``fit``-time validation (:attr:`FairRegressor._parameter_constraints`) both read this tuple."""
+
+from __future__ import annotations
+
+from fairengine.methods.base import Knob
+from fairengine.methods.fair_regression.learners import BASE_ESTIMATORS
+from fairengine.methods.fair_regression.losses import LOSSES
+from fairengine.methods.fair_regression.reductions import ORACLES
+
+CONSTRAINTS = ("statistical_parity", "bounded_group_loss")
+
+KNOBS: tuple[Knob, ...] = (
+    Knob(
+        "constraint",
+        "statistical_parity",
+        choices=CONSTRAINTS,
+        help="Statistical parity "
+        "(KS distance of prediction CDFs, problem (3)) or bounded group loss (problem (4)).",
+    ),
+    Knob(
+        "eps",
+        0.05,
+        0.001,
+        1.0,
+        None,
+        log=True,
+        help="ε — SP slack |γ_{a,z}| ≤ ε (KS units), "
+        "or ζ — the BGL bound on each group's loss ℓ (Section 4.3 / 5).",
+    ),
+    Knob(
+        "loss_function",
+        "square",
+        choices=LOSSES,
+        help="ℓ — square (y−u)²/2, absolute |y−u|, or scaled "
+        "logistic (Examples 1–2), on targets scaled to [0, 1] (named so as not to clash "
+        "with the loss metric).",
+    ),
+    Knob(
+        "n_levels",
+        40,
+        10,
+        100,
+        5,
+        integer=True,
+        help="N — discretisation levels, α = 1/N (Section 4.1; the paper uses 40).",
+    ),
+    Knob(
+        "oracle",
+        "ls",
+        choices=ORACLES,
+        help="Best response: least squares (LS), logistic "
+        "regression (LR) or the cost-sensitive LP (CS, linear, ≤ 2,000 rows) (Section 4.4).",
+    ),
+    Knob(
+        "base_estimator",
+        "linear",
+        choices=BASE_ESTIMATORS,
+        help="F — linear models or gradient-boosted trees.",
+    ),
+    Knob(
+        "max_iter",
+        50,
+        5,
+        200,
+        5,
+        integer=True,
+        help="T — exponentiated-gradient iterations (the authors' code: 50).",
+    ),
+)

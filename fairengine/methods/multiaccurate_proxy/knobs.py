@@ -1,0 +1,132 @@
+"""The knobs of the multiaccurate-proxy method, declared once: the Method's sliders and the
+``fit``-time validation of :class:`MultiaccurateProxy` and :class:`ProxyFairClassifier`
+(their ``_parameter_constraints``) read this tuple and these choices."""
+
+from __future__ import annotations
+
+from fairengine.methods.base import Knob
+
+#: The proxies the method compares (spec §4).
+PROXIES = ("multiaccurate", "multiaccurate_tree", "true", "regression", "thresholded", "constant")
+#: The audited class H: halfspaces (regression heuristic) or shallow trees.
+AUDITORS = ("linear", "tree")
+#: Downstream fairness notions and best-response heuristics (:mod:`.downstream`).
+CONSTRAINTS = ("equal_error", "demographic_parity")
+DL_LEARNERS = ("regression", "logistic")
+TASK_MODES = ("sampled", "class")
+
+KNOBS: tuple[Knob, ...] = (
+    Knob(
+        "proxy",
+        "multiaccurate",
+        choices=PROXIES,
+        help="ẑ — multiaccurate linear (Alg. 4), multiaccurate trees (Alg. 2), the true groups "
+        "(oracle), regression E[z|x], thresholded classifier, or constant mean(z).",
+    ),
+    Knob(
+        "alpha",
+        0.02,
+        0.001,
+        0.5,
+        None,
+        log=True,
+        help="α — target ratio violation (auditor tolerance α·mean(z_k), spec §3.1 Change 1).",
+    ),
+    Knob("C", 10.0, 0.1, 1000.0, None, log=True, help="C — bound on the auditor's multiplier."),
+    Knob(
+        "n_iter",
+        200,
+        10,
+        2000,
+        10,
+        integer=True,
+        help="T — maximum rounds of Algorithm 4 (it stops early once the auditor finds no "
+        "violation above α) / rounds of Algorithm 2.",
+    ),
+    Knob(
+        "learning_rate",
+        0.05,
+        0.0001,
+        1.0,
+        None,
+        log=True,
+        help="η₀ — OGD step η₀/√t of Algorithm 4, in the metric of the proxy's values "
+        "(preconditioned; 0.02–0.1 work, large steps chatter).",
+    ),
+    Knob(
+        "tree_depth",
+        3,
+        1,
+        6,
+        1,
+        integer=True,
+        help="Depth of the regression trees G of Algorithm 2 (the 'multiaccurate_tree' proxy).",
+    ),
+    Knob(
+        "auditor",
+        "linear",
+        choices=AUDITORS,
+        help="H — the audited class: halfspaces (regression heuristic) or depth-2 trees.",
+    ),
+    Knob(
+        "task_mode",
+        "sampled",
+        choices=TASK_MODES,
+        help="Proxy training tasks: 'sampled' labelled tasks (the target + binarised columns), "
+        "or 'class' (Section 5): no labels, multiaccuracy over the auditor's class (depth-3 "
+        "trees for the tree auditor stand in for H ⊕ F).",
+    ),
+    Knob("constraint", "equal_error", choices=CONSTRAINTS, help="Downstream fairness notion."),
+    Knob(
+        "eps",
+        0.02,
+        0.001,
+        1.0,
+        None,
+        log=True,
+        help="ε — downstream bound |γ_k − γ| ≤ ε measured through ẑ.",
+    ),
+    Knob(
+        "n_tasks",
+        3,
+        0,
+        10,
+        1,
+        integer=True,
+        help="m − 1 — binarised numeric features used as "
+        "extra proxy-training tasks (plus the target).",
+    ),
+    Knob(
+        "max_rows",
+        2000,
+        200,
+        50000,
+        100,
+        integer=True,
+        help="Rows for the proxy learner and for the downstream learner (each).",
+    ),
+    Knob(
+        "grouping",
+        "largest_vs_rest",
+        choices=("largest_vs_rest", "all"),
+        help="K — groups: "
+        "the largest group vs the rest (e.g. White vs non-White), or one column per group.",
+    ),
+    Knob(
+        "dl_learner",
+        "regression",
+        choices=DL_LEARNERS,
+        help="Downstream best response: paired-regression halfspaces (the audited class, fast) "
+        "or weighted logistic regression.",
+    ),
+    Knob(
+        "dl_iter",
+        30,
+        2,
+        200,
+        1,
+        integer=True,
+        help="T_DL — exponentiated-gradient rounds of the downstream learner.",
+    ),
+    Knob("random_state", 0, 0, 10_000, 1, integer=True, help="Seed of the row split."),
+)

@@ -1,0 +1,76 @@
+"""scikit-learn decision trees as plain arrays (exportable without pickle), predicting exactly as
+``DecisionTree*.predict`` does.
+
+scikit-learn casts ``X`` to float32 before walking a tree and compares the float32 feature value
+with the tree's float64 threshold (``x <= t`` goes left). :func:`apply` does the same, so a point
+next to a split lands in the same leaf as in scikit-learn; comparing the float64 value directly
+(as earlier copies of this walk did) sends some of those points the other way.
+
+Several trees are stored in one set of arrays: :func:`forest_arrays` concatenates the nodes and
+records each tree's root in ``roots``; child indices are global.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+Arrays = dict[str, np.ndarray]
+
+
+def _tree(model: Any) -> Any:
+    return getattr(model, "tree_", model)
+
+
+def tree_arrays(model: Any) -> Arrays:
+    """One fitted tree (a ``DecisionTree*`` or its ``tree_``) as arrays: ``left``, ``right``,
+    ``feature``, ``threshold`` and ``value`` (node_count, n_outputs · n_classes)."""
+    return forest_arrays([model])
+
+
+def forest_arrays(models: list[Any]) -> Arrays:
+    """Several fitted trees as one set of arrays (see the module notes)."""
+    trees = [_tree(m) for m in models]
+    sizes = np.array([t.node_count for t in trees], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+
+    def shifted(children: str) -> np.ndarray:
+        return np.concatenate(
+            [
+                np.where(getattr(t, children) >= 0, getattr(t, children) + o, -1)
+                for t, o in zip(trees, offsets, strict=True)
+            ]
+        ).astype(np.int64)
+
+    return {
+        "roots": offsets,
+        "left": shifted("children_left"),
+        "right": shifted("children_right"),
+        "feature": np.concatenate([t.feature for t in trees]).astype(np.int64),
+        "threshold": np.concatenate([t.threshold for t in trees]).astype(np.float64),
+        "value": np.concatenate([t.value.reshape(t.node_count, -1) for t in trees]).astype(float),
+    }
+
+
+def apply(arrays: Arrays, X: Any) -> np.ndarray:  # noqa: N803
+    """Leaf index of every row in every tree, shape (n, n_trees) (global node indices)."""
+    values = np.asarray(X, dtype=np.float32).astype(np.float64)  # as scikit-learn's predict
+    left, right = arrays["left"], arrays["right"]
+    feature, threshold = arrays["feature"], arrays["threshold"]
+    roots = np.asarray(arrays.get("roots", np.zeros(1, np.int64)), dtype=np.int64)
+    node = np.broadcast_to(roots[None, :], (len(values), len(roots))).copy()
+    rows = np.broadcast_to(np.arange(len(values))[:, None], node.shape)
+    while True:
+        inner = left[node] >= 0
+        if not inner.any():
+            return node
+        here = node[inner]
+        goes_left = values[rows[inner], feature[here]] <= threshold[here]
+        node[inner] = np.where(goes_left, left[here], right[here])
+
+
+def leaf_values(arrays: Arrays, X: Any) -> np.ndarray:  # noqa: N803
+    """``value`` rows of every row's leaf in every tree, shape (n, n_trees, value width)."""
+    value = arrays["value"]
+    return (value[:, None] if value.ndim == 1 else value)[apply(arrays, X)]
