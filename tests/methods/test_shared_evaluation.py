@@ -99,6 +99,7 @@ def test_regression_metrics_are_expectations_over_the_exported_mixture(tmp_path)
     assert weights.sum() == pytest.approx(1.0)
     expected_loss = sum(w * np.mean((y - predictions[:, t]) ** 2) for t, w in enumerate(weights))
     reported = result.metrics["test"]
+    assert metrics.undeclared([*result.metrics["train"], *reported]) == []
     assert reported["loss"] == pytest.approx(expected_loss, rel=1e-10)
     # Monte Carlo over the randomized predictor agrees with the exact expectation
     draws = [np.mean((y - model.predict(test.X, random_state=s)) ** 2) for s in range(200)]
