@@ -25,24 +25,29 @@ def group_sizes_figure(table: pd.DataFrame) -> go.Figure:
     return _layout(fig, "Rows per group", "rows")
 
 
+def _interval(groups: pd.DataFrame, column: str) -> dict | None:
+    """Plotly error bars from ``<column>_low`` / ``<column>_high`` (None without intervals)."""
+    if f"{column}_low" not in groups:
+        return None
+    value = groups[column]
+    return {
+        "type": "data",
+        "array": (groups[f"{column}_high"] - value).clip(lower=0),
+        "arrayminus": (value - groups[f"{column}_low"]).clip(lower=0),
+        "color": "#1f2633",
+    }
+
+
 def group_rates_figure(table: pd.DataFrame, kind: str) -> go.Figure:
     """Base rate (classification) or mean target (regression) per group with 95% intervals."""
     column = "base_rate" if kind == "classification" else "mean_target"
     groups = table.drop(index="overall", errors="ignore")
     value = groups[column]
-    error = None
-    if f"{column}_low" in groups:
-        error = {
-            "type": "data",
-            "array": (groups[f"{column}_high"] - value).clip(lower=0),
-            "arrayminus": (value - groups[f"{column}_low"]).clip(lower=0),
-            "color": "#1f2633",
-        }
     fig = go.Figure(
         go.Bar(
             x=groups.index.astype(str),
             y=value,
-            error_y=error,
+            error_y=_interval(groups, column),
             marker_color=PALETTE[1],
             hovertemplate="%{x}: %{y:.3f}<extra></extra>",
         )
@@ -167,21 +172,12 @@ def group_metrics_figure(table: pd.DataFrame, kind: str) -> go.Figure:
     for i, (column, label) in enumerate(GROUP_RATES[kind]):
         if column not in groups:
             continue
-        value = groups[column]
-        error = None
-        if f"{column}_low" in groups:
-            error = {
-                "type": "data",
-                "array": (groups[f"{column}_high"] - value).clip(lower=0),
-                "arrayminus": (value - groups[f"{column}_low"]).clip(lower=0),
-                "color": "#1f2633",
-            }
         fig.add_trace(
             go.Bar(
                 x=groups.index.astype(str),
-                y=value,
+                y=groups[column],
                 name=label,
-                error_y=error,
+                error_y=_interval(groups, column),
                 marker_color=PALETTE[i % len(PALETTE)],
                 hovertemplate=f"{label}<br>%{{x}}: %{{y:.3f}}<extra></extra>",
             )

@@ -117,6 +117,10 @@ def plane_notes(table: pd.DataFrame, x: str, y: str, methods: Sequence[str]) -> 
     filters data rather than predicting; see its page"}``.
     """
     covered = _covered(table, x, y)
+    standard = {
+        *metrics.standard_metrics("classification"),
+        *metrics.standard_metrics("regression"),
+    }
     notes = {}
     for method in methods:
         if method in covered:
@@ -125,9 +129,6 @@ def plane_notes(table: pd.DataFrame, x: str, y: str, methods: Sequence[str]) -> 
         has = [m for m in metric_columns(part) if part[m].notna().any()]
         missing = [m for m in (x, y) if m not in has]
         what = " / ".join(metrics.metric_label(m) for m in missing)
-        standard = set(metrics.standard_metrics("classification")) | set(
-            metrics.standard_metrics("regression")
-        )
         if not standard & set(has):
             why = "it does not predict the target (it filters or generates data); see its page"
         else:

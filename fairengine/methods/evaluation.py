@@ -48,22 +48,19 @@ def mixture_metrics(task: Task, weights: np.ndarray, predictions: np.ndarray) ->
     P = np.asarray(predictions, dtype=float).reshape(len(task.y), -1)  # noqa: N806
     if P.shape[1] != w.size:
         raise ValueError(f"{w.size} mixture weights for {P.shape[1]} prediction columns")
-    y, g = np.asarray(task.y, dtype=float), np.asarray(task.groups)
-    loss = sum(q * metrics.loss(y, P[:, t], g) for t, q in enumerate(w) if q > 0)
-    codes = np.unique(g, return_inverse=True)[1]
-    group_loss = np.zeros(codes.max() + 1)
-    for t, q in enumerate(w):
-        if q > 0:
-            sq = (y - P[:, t]) ** 2
-            group_loss += q * np.bincount(codes, sq) / np.bincount(codes)
-    thresholds = np.unique(P[:, w > 0])
+    y = np.asarray(task.y, dtype=float)
+    codes = np.unique(np.asarray(task.groups), return_inverse=True)[1]
+    used = w > 0
+    expected = ((y[:, None] - P[:, used]) ** 2) @ w[used]  # E_Q[(y − f(x))²] per row
+    group_loss = np.bincount(codes, expected) / np.bincount(codes)
+    thresholds = np.unique(P[:, used])
     group_cdfs, overall = 0.0, 0.0
     for t, q in enumerate(w):
         if q > 0:
             _, gc, oc = metrics.prediction_cdfs(P[:, t], codes, thresholds=thresholds)
             group_cdfs, overall = group_cdfs + q * gc, overall + q * oc
     return {
-        "loss": float(loss),
+        "loss": float(expected.mean()),
         "sp_ks": metrics.ks_distance_from_cdfs(group_cdfs, overall),
         "max_group_loss": float(group_loss.max()),
     }

@@ -148,6 +148,21 @@ class _Pool:
         return objective, g
 
 
+def iterate_average(counts: dict[int, float], size: int) -> np.ndarray:
+    """Q_EG over ``size`` pooled responses: how often each was the best response, normalised."""
+    q = np.zeros(size)
+    for i, c in counts.items():
+        q[i] = c
+    return q / q.sum()
+
+
+def support(responses: list[Response], weights: np.ndarray) -> tuple[list[Response], np.ndarray]:
+    """The responses with positive weight, and those weights renormalised to sum to 1."""
+    keep = weights > 0
+    kept = weights[keep]
+    return [r for r, k in zip(responses, keep, strict=True) if k], kept / kept.sum()
+
+
 def _lp_mixture(objective: np.ndarray, g: np.ndarray, bound: float) -> np.ndarray | None:
     """min_{Q ∈ Δ, ξ ≥ 0} Q · objective + B ξ s.t. Q · g_j ≤ ξ (spec §3.2 step 5, HiGHS)."""
     m, k = g.shape
@@ -254,10 +269,7 @@ def solve_game(
         # L_low from one extra best response to λ̂ (the second oracle call of Algorithm 1)
         _, low = call(lam_hat)
         objective, g = pool.matrix()
-        q_eg = np.zeros(len(pool.responses))
-        for i, c in counts.items():
-            q_eg[i] = c
-        q_eg /= q_eg.sum()
+        q_eg = iterate_average(counts, len(pool.responses))
         low_value = (
             min(
                 lagrangian(low.objective, low.constraints, lam_hat),
@@ -291,15 +303,10 @@ def solve_game(
         player.update(response.constraints)
     assert best is not None
     if mode == "paper":  # Algorithms 1-2 return the uniform average of the iterates
-        q_final = np.zeros(len(pool.responses))
-        for i, c in counts.items():
-            q_final[i] = c
-        best = (gaps[-1], q_final / q_final.sum(), lam_hat)
+        best = (gaps[-1], iterate_average(counts, len(pool.responses)), lam_hat)
     gap, weights, lam_best = best
     weights = np.append(weights, np.zeros(len(pool.responses) - len(weights)))
-    keep = weights > 0
-    responses = [r for r, k in zip(pool.responses, keep, strict=True) if k]
-    weights = weights[keep] / weights[keep].sum()
+    responses, weights = support(pool.responses, weights)
     return GameResult(
         responses=responses,
         weights=weights,

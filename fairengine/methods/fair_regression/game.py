@@ -36,7 +36,7 @@ from scipy.optimize import linprog
 from scipy.special import logsumexp
 
 from fairengine.methods.fair_regression.losses import grid
-from fairengine.solvers.expgrad import GameResult, Response
+from fairengine.solvers.expgrad import GameResult, Response, iterate_average, support
 
 #: Multiples of λ̂ and λ_LP queried each round (the authors' ``eval_gap``).
 MULTIPLIERS = (1.0, 2.0, 5.0, 10.0)
@@ -181,10 +181,7 @@ def play_parity_game(
         counts[index] = counts.get(index, 0.0) + 1.0
         lam_sum += lam
         lam_hat = problem.project(lam_sum / t)
-        q_eg = np.zeros(len(pool.responses))
-        for i, c in counts.items():
-            q_eg[i] = c
-        q_eg /= q_eg.sum()
+        q_eg = iterate_average(counts, len(pool.responses))
         for mul in MULTIPLIERS:  # the authors' eval_gap: stop once the gap already exceeds ν
             query(mul * lam_hat)
             if _gap(q_eg, lam_hat, *pool.arrays(), bound) > tolerance:
@@ -210,10 +207,9 @@ def play_parity_game(
                 eta *= _SHRINK
             last_check, last_gap = t, min(gaps)
         theta = theta + eta * pool.g[index]
-    keep = q_lp > 0
-    weights = q_lp[keep] / q_lp[keep].sum()
+    responses, weights = support(pool.responses, q_lp)
     return GameResult(
-        responses=[r for r, k in zip(pool.responses, keep, strict=True) if k],
+        responses=responses,
         weights=weights,
         lambda_hat=lam_lp,
         gap=float(gaps[-1]) if gaps else 0.0,
