@@ -14,7 +14,8 @@ import numpy as np
 from fairengine.data import from_frame, load_dataset
 from fairengine.methods.fair_regression import FairRegressor
 from fairengine.methods.fair_regression.method import encode
-from fairengine.methods.multiaccurate_proxy import ProxyFairClassifier
+from fairengine.methods.multiaccurate_proxy import MultiaccurateProxy, ProxyFairClassifier
+from fairengine.methods.multiaccurate_proxy.proxy import GeneralMultiaccurateProxy
 
 PATH = Path(__file__).parent / "data" / "game_goldens.npz"
 
@@ -78,6 +79,14 @@ def fit_all() -> dict[str, np.ndarray]:
         out[f"{name}/score"] = clf.predict_score(x)
         out[f"{name}/gaps"] = np.asarray(clf.game_.gaps)
         out[f"{name}/counts"] = np.array([clf.game_.n_iter, clf.game_.n_oracle_calls])
+    # the least-squares kernel's other users: the multiaccurate proxies (linear auditor / ERM)
+    z_race = soft[:, 0]
+    tasks = np.column_stack([yc, 1 - yc])
+    for name, proxy in (
+        ("proxy_ma_linear", MultiaccurateProxy(alpha=0.02, n_iter=40)),
+        ("proxy_general_linear", GeneralMultiaccurateProxy(alpha=0.02, n_iter=15, learner="linear")),
+    ):
+        out[f"{name}/proba"] = proxy.fit(x, z_race, tasks).predict_proba(x)
     return out
 
 
