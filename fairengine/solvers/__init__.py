@@ -2,6 +2,9 @@
 
 * :mod:`~fairengine.solvers.projections` -- simplex, l1 ball, orthant ∩ l2 ball.
 * :mod:`~fairengine.solvers.dual` -- the dual player: online projected gradient ascent.
+* :mod:`~fairengine.solvers.expgrad` -- the exponentiated-gradient game (one response pool).
+* :mod:`~fairengine.solvers.moments` -- constraints as objects for that game (fairlearn's
+  ``Moment`` idea): the constraint protocol and the generic best response (``Reduction``).
 * :mod:`~fairengine.solvers.oracles` -- weighted cost-sensitive classification oracles.
 * :mod:`~fairengine.solvers.tv_ball` -- exact TV-ball ∩ simplex projection (seed 003).
 * :mod:`~fairengine.solvers.qp` -- exact simplex / cone least squares, hull LPs.
@@ -9,6 +12,7 @@
 
 from fairengine.solvers.dual import ProjectedGradientAscent
 from fairengine.solvers.expgrad import ExponentiatedGradientPlayer, GameResult, Response, solve_game
+from fairengine.solvers.moments import Constraint, Reduction, TwoSidedConstraint
 from fairengine.solvers.oracles import Halfspace, PairedRegressionOracle, csc_objective
 from fairengine.solvers.projections import (
     project_l1_ball,
@@ -25,6 +29,9 @@ from fairengine.solvers.qp import (
 from fairengine.solvers.tv_ball import project_tv_ball, tv_ball_linear_max
 
 __all__ = [
+    "Constraint",
+    "Reduction",
+    "TwoSidedConstraint",
     "ExponentiatedGradientPlayer",
     "GameResult",
     "Response",

@@ -3,18 +3,24 @@
 The game min_Q max_{λ ≥ 0, ||λ||_1 ≤ B} L(Q, λ), L = objective(Q) + λ · g(Q) with constraints
 g(Q) ≤ 0, as in seed 002 Algorithms 1–2 (spec §3.1, §3.4) and fairlearn's
 ``ExponentiatedGradient`` (spec §3.2). The learner is any ``best_response(λ) -> Response``; the
-loop never knows what the constraints mean (fairlearn's "moments" property, STYLE.md).
+constraints are a :class:`~fairengine.solvers.moments.Constraint` object (its ``dim`` and its
+``project``) or just their number: the loop never knows what they mean (fairlearn's "moments"
+property, STYLE.md). Best responses are kept in one :class:`_Pool`, shared with the practical
+parity loop of fair regression.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.optimize import linprog
 from scipy.special import logsumexp
+
+if TYPE_CHECKING:
+    from fairengine.solvers.moments import Constraint
 
 #: fairlearn / authors' code schedule: a check every ×1.6 rounds, shrink η by 0.8 (spec §3.2).
 _CHECK_GROWTH = 1.6
@@ -128,24 +134,53 @@ def best_lambda_value(objective: float, constraints: np.ndarray, bound: float) -
 
 
 class _Pool:
-    """Distinct best responses with cached (objective, g) for O(1) Lagrangian evaluation."""
+    """Distinct best responses with their (objective, g) stacked for vectorised Lagrangians.
 
-    def __init__(self) -> None:
+    The one response pool of both game loops (:func:`solve_game` and the practical parity loop of
+    :mod:`fairengine.methods.fair_regression.game`). ``scale`` is the objective's unit in the
+    game (1 here; the authors' weight normalisation m for the practical parity loop): the pool
+    stores objective / scale. A response equal to a pooled one (objective and every g_j within
+    ``_TIE``) is not added again; :meth:`add` returns the index of the pooled copy.
+    """
+
+    def __init__(self, scale: float = 1.0) -> None:
+        self.scale = float(scale)
         self.responses: list[Response] = []
+        self._objective = np.empty(0)
+        self._g = np.empty((0, 0))
+
+    def __len__(self) -> int:
+        return len(self.responses)
 
     def add(self, response: Response) -> int:
-        for index, old in enumerate(self.responses):
-            if abs(old.objective - response.objective) <= _TIE and np.allclose(
-                old.constraints, response.constraints, atol=_TIE, rtol=0
-            ):
-                return index
+        value = response.objective / self.scale
+        g = np.asarray(response.constraints, float)
+        size = len(self.responses)
+        if size:
+            same = (np.abs(self._objective[:size] - value) <= _TIE) & np.all(
+                np.abs(self._g[:size] - g) <= _TIE, axis=1
+            )
+            hit = np.flatnonzero(same)
+            if hit.size:
+                return int(hit[0])
+        if size == len(self._objective):  # grow the buffers geometrically
+            capacity = max(8, 2 * size)
+            objective, stacked = np.empty(capacity), np.empty((capacity, g.size))
+            if size:
+                objective[:size], stacked[:size] = self._objective[:size], self._g[:size]
+            self._objective, self._g = objective, stacked
+        self._objective[size], self._g[size] = value, g
         self.responses.append(response)
-        return len(self.responses) - 1
+        return size
+
+    def constraints(self, index: int) -> np.ndarray:
+        """g of the pooled response ``index``."""
+        return self._g[index]
 
     def matrix(self) -> tuple[np.ndarray, np.ndarray]:
-        objective = np.array([r.objective for r in self.responses])
-        g = np.vstack([r.constraints for r in self.responses])
-        return objective, g
+        """(objective / scale of every pooled response, their g stacked row by row)."""
+        size = len(self.responses)
+        return self._objective[:size], self._g[:size]
 
 
 def iterate_average(counts: dict[int, float], size: int) -> np.ndarray:
@@ -186,7 +221,7 @@ def _lp_mixture(objective: np.ndarray, g: np.ndarray, bound: float) -> np.ndarra
 
 def solve_game(
     best_response: Callable[[np.ndarray], Response],
-    dim: int,
+    constraint: Constraint | int,
     *,
     bound: float,
     nu: float | Callable[[Response], float],
@@ -202,9 +237,11 @@ def solve_game(
     Parameters
     ----------
     best_response : callable
-        λ (shape ``(dim,)``) -> :class:`Response` minimising L(h, λ) (exactly or heuristically).
-    dim : int
-        Number of constraints.
+        λ (shape ``(dim,)``) -> :class:`Response` minimising L(h, λ) (exactly or heuristically);
+        e.g. a :class:`~fairengine.solvers.moments.Reduction`.
+    constraint : Constraint or int
+        The constraint object (its ``dim``; its ``project`` unless ``project`` is given), or
+        only the number of constraints (no projection).
     bound : float
         B, the ℓ1 bound on λ.
     nu : float or callable
@@ -222,6 +259,7 @@ def solve_game(
     project : callable, optional
         Practical mode: maps λ̂ to a dual point with L(Q, project(λ̂)) ≥ L(Q, λ̂) for every Q
         before the gap is measured (fairlearn's ``project_lambda``: net λ^+ against λ^−).
+        Default: the constraint object's ``project``.
     initial : tuple of Response
         Practical mode: known predictors offered to the LP step from the start (e.g. the best
         constant, always feasible under statistical parity; spec §2.2).
@@ -232,6 +270,11 @@ def solve_game(
     """
     if mode not in ("practical", "paper"):
         raise ValueError(f"mode must be 'practical' or 'paper', got {mode!r}")
+    if isinstance(constraint, int | np.integer):
+        dim = int(constraint)
+    else:
+        dim = constraint.dim
+        project = constraint.project if project is None else project
     pool = _Pool()
     calls = 0
 

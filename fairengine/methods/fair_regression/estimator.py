@@ -256,13 +256,12 @@ class FairRegressor(RegressorMixin, BaseEstimator):
             return play_parity_game(problem, bound=bound, nu=self.nu, max_iter=int(self.max_iter))
         return solve_game(
             problem.best_response,
-            problem.dim,
+            problem.constraint,
             bound=bound,
             nu=nu,
             max_iter=int(self.max_iter),
             mode=self.mode,
             eta=eta,
-            project=getattr(problem, "project", None),
             initial=(problem.best_constant(),) if hasattr(problem, "best_constant") else (),
         )
 

@@ -36,7 +36,7 @@ from scipy.optimize import linprog
 from scipy.special import logsumexp
 
 from fairengine.methods.fair_regression.losses import grid
-from fairengine.solvers.expgrad import GameResult, Response, iterate_average, support
+from fairengine.solvers.expgrad import GameResult, Response, _Pool, iterate_average, support
 
 #: Multiples of λ̂ and λ_LP queried each round (the authors' ``eval_gap``).
 MULTIPLIERS = (1.0, 2.0, 5.0, 10.0)
@@ -47,7 +47,6 @@ MIN_ITER = 5
 #: Rounds over which the LP value must stall (by < ν) before stopping.
 PATIENCE = 5
 _CHECK_START, _CHECK_GROWTH, _SHRINK = 5, 1.6, 0.8
-_TIE = 1e-12
 
 
 def objective_scale(cost: np.ndarray) -> float:
@@ -98,29 +97,6 @@ def lp_step(objective: np.ndarray, g: np.ndarray, bound: float) -> tuple[np.ndar
     return q / q.sum(), np.maximum(-np.asarray(result.ineqlin.marginals), 0.0)
 
 
-class _Pool:
-    """Distinct predictors with their (objective in game units, g)."""
-
-    def __init__(self, scale: float) -> None:
-        self.scale = scale
-        self.responses: list[Response] = []
-        self.objective: list[float] = []
-        self.g: list[np.ndarray] = []
-
-    def add(self, response: Response) -> int:
-        value = response.objective / self.scale
-        for i, (o, g) in enumerate(zip(self.objective, self.g, strict=True)):
-            if abs(o - value) <= _TIE and np.allclose(g, response.constraints, atol=_TIE, rtol=0):
-                return i
-        self.responses.append(response)
-        self.objective.append(value)
-        self.g.append(np.asarray(response.constraints, float))
-        return len(self.responses) - 1
-
-    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        return np.array(self.objective), np.vstack(self.g)
-
-
 def _gap(
     q: np.ndarray, lam: np.ndarray, objective: np.ndarray, g: np.ndarray, bound: float
 ) -> float:
@@ -145,6 +121,10 @@ def play_parity_game(
     Parameters
     ----------
     problem : ParityReduction
+        Its best responses and its constraint object (:attr:`ParityReduction.constraint`, the
+        game's dimension, λ̂ projection and group × level layout); the predictors found are
+        kept in the solvers' one response pool (:class:`fairengine.solvers.expgrad._Pool`, in
+        game units).
     bound : float
         B on the authors' scale (1/ε by default).
     nu : float or None
@@ -153,6 +133,7 @@ def play_parity_game(
         T, the cap on rounds.
     """
     scale = objective_scale(problem.cost)
+    constraint = problem.constraint  # a StatisticalParity: dim, project, groups × levels
     pool = _Pool(scale)
     calls = 0
 
@@ -161,12 +142,12 @@ def play_parity_game(
         calls += 1
         return pool.add(problem.best_response(scale * lam))  # engine λ = m × game λ
 
-    first = query(np.zeros(problem.dim))
+    first = query(np.zeros(constraint.dim))
     pool.add(problem.best_constant())
     tolerance = augmented_nu(problem, pool.responses[first]) if nu is None else float(nu)
-    theta = np.zeros(problem.dim)
+    theta = np.zeros(constraint.dim)
     eta = 2.0 / bound
-    lam_sum = np.zeros(problem.dim)
+    lam_sum = np.zeros(constraint.dim)
     counts: dict[int, float] = {}
     gaps: list[float] = []
     lp_values: list[float] = []
@@ -174,24 +155,24 @@ def play_parity_game(
     converged = False
     t = 0
     q_lp = np.ones(1)
-    lam_lp = np.zeros(problem.dim)
+    lam_lp = np.zeros(constraint.dim)
     for t in range(1, int(max_iter) + 1):
         lam = bound * np.exp(theta - logsumexp(np.append(theta, 0.0)))
         index = query(lam)
         counts[index] = counts.get(index, 0.0) + 1.0
         lam_sum += lam
-        lam_hat = problem.project(lam_sum / t)
+        lam_hat = constraint.project(lam_sum / t)
         q_eg = iterate_average(counts, len(pool.responses))
         for mul in MULTIPLIERS:  # the authors' eval_gap: stop once the gap already exceeds ν
             query(mul * lam_hat)
-            if _gap(q_eg, lam_hat, *pool.arrays(), bound) > tolerance:
+            if _gap(q_eg, lam_hat, *pool.matrix(), bound) > tolerance:
                 break
-        q_lp, lam_lp = lp_step(*pool.arrays(), bound)
-        smooth = smooth_multipliers(lam_lp, problem.n_groups, problem.n_levels)
+        q_lp, lam_lp = lp_step(*pool.matrix(), bound)
+        smooth = smooth_multipliers(lam_lp, constraint.n_groups, constraint.n_levels)
         for mul in MULTIPLIERS:
             query(mul * lam_lp)
             query(mul * smooth)
-        objective, g = pool.arrays()
+        objective, g = pool.matrix()
         q_lp, lam_lp = lp_step(objective, g, bound)
         gap_t = min(
             _gap(q_eg, lam_hat, objective, g, bound), _gap(q_lp, lam_lp, objective, g, bound)
@@ -206,7 +187,7 @@ def play_parity_game(
             if min(gaps) > _SHRINK * last_gap:
                 eta *= _SHRINK
             last_check, last_gap = t, min(gaps)
-        theta = theta + eta * pool.g[index]
+        theta = theta + eta * pool.constraints(index)
     responses, weights = support(pool.responses, q_lp)
     return GameResult(
         responses=responses,

@@ -1,4 +1,8 @@
-"""The two constrained problems as "moments" for :func:`fairengine.solvers.solve_game`.
+"""Seed 002's two constrained problems as best responses for :func:`~fairengine.solvers.solve_game`.
+
+Each reduction pairs a constraint object (:mod:`~fairengine.methods.fair_regression.constraints`)
+with its learner; ``best_response(λ)`` fits on the objective's costs plus the constraint's
+``signed_weights(λ)`` and answers (objective, ``constraint.values``, predictor).
 
 :class:`ParityReduction` — statistical parity (seed 002 §4, Algorithm 1): discretisation into
 N levels, γ_{a,z} in O(n + |A|N), the costs c_λ of Eq. (12) and the three best-response oracles
@@ -12,6 +16,12 @@ from scipy import sparse
 from scipy.optimize import linprog
 from scipy.special import expit
 
+from fairengine.methods.fair_regression.constraints import (
+    BoundedGroupLoss,
+    StatisticalParity,
+    parity_gamma,
+    survival_by_group,
+)
 from fairengine.methods.fair_regression.learners import (
     Component,
     LinearLeastSquares,
@@ -20,7 +30,6 @@ from fairengine.methods.fair_regression.learners import (
 )
 from fairengine.methods.fair_regression.losses import (
     LOGISTIC_C,
-    bins,
     cost_matrix,
     discretized_loss,
     grid,
@@ -31,27 +40,14 @@ from fairengine.solvers.expgrad import Response
 
 ORACLES = ("ls", "lr", "cs")
 LR_WEIGHTS = ("corrected", "paper")
-
-
-def survival_by_group(k: np.ndarray, codes: np.ndarray, n_groups: int, n_levels: int) -> np.ndarray:
-    """P̂[f ≥ z_j | A = a] for j = 1..N, shape (|A|, N), from bin indices k (Appendix F, bincount +
-    reverse cumsum instead of a sort)."""
-    counts = np.bincount(codes * (n_levels + 1) + k, minlength=n_groups * (n_levels + 1))
-    counts = counts.reshape(n_groups, n_levels + 1).astype(float)
-    at_least = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1]  # [:, j] = #{k ≥ j}
-    return at_least[:, 1:] / counts.sum(axis=1, keepdims=True)
-
-
-def parity_gamma(k: np.ndarray, codes: np.ndarray, p: np.ndarray, n_levels: int) -> np.ndarray:
-    """γ^_{a,z} = P̂[f ≥ z | a] − P̂[f ≥ z] (signed, group vs overall; spec §2.2), (|A|, N)."""
-    survival = survival_by_group(k, codes, len(p), n_levels)
-    return survival - p @ survival
+__all__ = ["GroupLossReduction", "ParityReduction", "parity_gamma", "survival_by_group"]
 
 
 class ParityReduction:
     """Statistical parity with slack ε_a at every z ∈ 𝒵 (problem (11)).
 
-    Constraint vector g = [γ − ε; −γ − ε] (2|A|N entries, λ^+ then λ^−); objective loss_α(f̲).
+    Constraint vector g = [γ − ε; −γ − ε] (2|A|N entries, λ^+ then λ^−) from
+    :attr:`constraint` (a :class:`StatisticalParity`); objective loss_α(f̲).
 
     Parameters
     ----------
@@ -73,33 +69,28 @@ class ParityReduction:
     def __init__(self, Z, y, codes, eps, *, loss, n_levels, oracle, base, lr_weights="corrected",
                  random_state=0):  # noqa: N803  # fmt: skip
         self.Z, self.y, self.codes = np.asarray(Z, float), np.asarray(y, float), codes
-        self.n_groups = int(codes.max()) + 1
-        self.p = np.bincount(codes, minlength=self.n_groups) / len(codes)
-        self.eps = np.broadcast_to(np.asarray(eps, float), (self.n_groups,))
+        self.constraint = StatisticalParity(eps, n_levels).load(codes)
+        self.n_groups, self.p = self.constraint.n_groups, self.constraint.p
+        self.eps = self.constraint.group_eps
         self.loss, self.n_levels, self.oracle, self.base = loss, n_levels, oracle, base
         self.lr_weights, self.random_state = lr_weights, random_state
         self.cost = cost_matrix(self.y, loss, n_levels)
-        self.dim = 2 * self.n_groups * n_levels
+        self.dim = self.constraint.dim
         self._ls = LinearLeastSquares(self.Z) if base == "linear" and oracle == "ls" else None
 
     # -- evaluation ------------------------------------------------------------------------------
     def respond(self, component: Component) -> Response:
         f = component.predict(self.Z)
-        k = bins(f, self.n_levels)
         objective = float(np.mean(discretized_loss(self.y, f, self.loss, self.n_levels)))
-        gamma = parity_gamma(k, self.codes, self.p, self.n_levels)
-        return Response(objective, self.constraints(gamma), component)
+        return Response(objective, self.constraint.values(f), component)
 
     def constraints(self, gamma: np.ndarray) -> np.ndarray:
-        slack = self.eps[:, None]
-        return np.concatenate([(gamma - slack).ravel(), (-gamma - slack).ravel()])
+        """g from γ (|A|, N)."""
+        return self.constraint.signed(np.ravel(gamma)) - self.constraint.bound
 
     def project(self, lam: np.ndarray) -> np.ndarray:
-        """Net λ^+ against λ^−: same best response, L(Q, ·) no smaller for every Q (spec §3.2
-        [REVIEW]: the practical loop's ε Σ|λ^+ − λ^−|)."""
-        half = self.dim // 2
-        net = lam[:half] - lam[half:]
-        return np.concatenate([np.maximum(net, 0.0), np.maximum(-net, 0.0)])
+        """Net λ^+ against λ^− (:meth:`StatisticalParity.project`)."""
+        return self.constraint.project(lam)
 
     def gamma(self, g: np.ndarray) -> np.ndarray:
         """Recover γ (|A|, N) from a constraint vector g."""
@@ -118,11 +109,9 @@ class ParityReduction:
 
     # -- best response ---------------------------------------------------------------------------
     def costs(self, lam: np.ndarray) -> np.ndarray:
-        """c_λ(Y_i, A_i, z_j) = c(Y_i, z_j) + N λ_{A_i,z}/p_{A_i} − N Σ_a λ_{a,z} (Eq. 12)."""
-        lam = np.asarray(lam, float).reshape(2, self.n_groups, self.n_levels)
-        net = lam[0] - lam[1]
-        n = self.n_levels
-        return self.cost + n * (net / self.p[:, None])[self.codes] - n * net.sum(axis=0)[None, :]
+        """c_λ(Y_i, A_i, z_j) = c(Y_i, z_j) + N λ_{A_i,z}/p_{A_i} − N Σ_a λ_{a,z} (Eq. 12): the
+        loss's costs plus the constraint's signed weights."""
+        return self.cost + self.constraint.signed_weights(lam)
 
     def targets(self, lam: np.ndarray) -> np.ndarray:
         """U_i ∈ argmin_u g_λ(Y_i, A_i, u) via prefix sums (spec §3.3b; smallest k on ties)."""
@@ -179,33 +168,32 @@ class ParityReduction:
 
 
 class GroupLossReduction:
-    """Bounded group loss γ^BGL_a(Q) ≤ ζ_a (problem (13)); g = γ^BGL − ζ (|A| entries).
+    """Bounded group loss γ^BGL_a(Q) ≤ ζ_a (problem (13)); g = γ^BGL − ζ (|A| entries) from
+    :attr:`constraint` (a :class:`BoundedGroupLoss`).
 
     The best response is one weighted risk minimisation with w_i = 1/n + λ_{A_i}/n_{A_i} (§5).
     """
 
     def __init__(self, Z, y, codes, zeta, *, loss, base, random_state=0):  # noqa: N803
         self.Z, self.y, self.codes = np.asarray(Z, float), np.asarray(y, float), codes
-        self.n_groups = int(codes.max()) + 1
-        self.n_a = np.bincount(codes, minlength=self.n_groups).astype(float)
-        self.zeta = np.broadcast_to(np.asarray(zeta, float), (self.n_groups,))
+        self.constraint = BoundedGroupLoss(zeta, loss).load(self.y, codes)
+        self.n_groups, self.n_a = self.constraint.n_groups, self.constraint.n_a
+        self.zeta = self.constraint.zeta
         self.loss, self.base, self.random_state = loss, base, random_state
-        self.dim = self.n_groups
+        self.dim = self.constraint.dim
         self._ls = LinearLeastSquares(self.Z) if base == "linear" and loss == "square" else None
 
     def group_losses(self, f: np.ndarray) -> np.ndarray:
-        values = pointwise_loss(self.y, f, self.loss)
-        return np.bincount(self.codes, weights=values, minlength=self.n_groups) / self.n_a
+        return self.constraint.gamma(f)
 
     def respond(self, component: Component) -> Response:
         f = component.predict(self.Z)
-        values = pointwise_loss(self.y, f, self.loss)
-        group = np.bincount(self.codes, weights=values, minlength=self.n_groups) / self.n_a
-        return Response(float(values.mean()), group - self.zeta, component)
+        objective = float(pointwise_loss(self.y, f, self.loss).mean())
+        return Response(objective, self.constraint.values(f), component)
 
     def weights(self, lam: np.ndarray) -> np.ndarray:
-        """w_i = 1/n + λ_{A_i}/n_{A_i} (spec §2.6)."""
-        return 1.0 / len(self.y) + (np.asarray(lam, float) / self.n_a)[self.codes]
+        """w_i = 1/n + λ_{A_i}/n_{A_i} (spec §2.6): the risk's 1/n plus the signed weights."""
+        return 1.0 / len(self.y) + self.constraint.signed_weights(lam)
 
     def best_response(self, lam: np.ndarray) -> Response:
         w = self.weights(lam)

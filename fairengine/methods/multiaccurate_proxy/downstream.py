@@ -1,7 +1,9 @@
 """Downstream fair learner with soft group weights (spec §3.5 [OURS]; the DL program is [TEXT]).
 
 Exponentiated-gradient reduction (:func:`fairengine.solvers.solve_game`) over proxy-weighted
-moments, group vs overall: ±(γ_k(h) − γ(h)) − ε ≤ 0 with
+moments (the constraint object :class:`~fairengine.methods.multiaccurate_proxy.constraints.
+ProxyParity`, joined to the CSC learner by :class:`~fairengine.solvers.moments.Reduction`),
+group vs overall: ±(γ_k(h) − γ(h)) − ε ≤ 0 with
 
 * ``"equal_error"``: γ_k(h) = Σ Ẑ_ik 1[h(x_i) ≠ y_i] / Σ Ẑ_ik, γ = mean error (Eq. (4));
 * ``"demographic_parity"``: γ_k(h) = Σ Ẑ_ik h(x_i) / Σ Ẑ_ik, γ = mean h.
@@ -30,31 +32,15 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 from threadpoolctl import threadpool_limits
 
+from fairengine.methods.multiaccurate_proxy.constraints import ProxyParity, group_gaps
 from fairengine.methods.multiaccurate_proxy.knobs import DL_LEARNERS, KNOBS
 from fairengine.methods.params import generator, knob_constraints
-from fairengine.solvers import Response, solve_game
+from fairengine.solvers import solve_game
+from fairengine.solvers.moments import Reduction
 from fairengine.solvers.oracles import PairedRegressionOracle, best_intercept
 
 LEARNERS = DL_LEARNERS
-
-
-def _normalised(weights: np.ndarray) -> np.ndarray:
-    weights = np.asarray(weights, float)
-    weights = weights[:, None] if weights.ndim == 1 else weights
-    totals = weights.sum(axis=0)
-    # a group the proxy leaves empty (Σ ẑ_k ≤ 0) has no defined rate: weight 0, gap 0
-    return np.where(totals > 1e-12, weights / np.where(totals > 1e-12, totals, 1.0), 0.0)
-
-
-def group_gaps(
-    soft_groups: np.ndarray, y: np.ndarray, score: np.ndarray, constraint: str
-) -> np.ndarray:
-    """γ_k − γ per group for predictions ``score`` = P(h = 1) (exact for a randomized h)."""
-    score, y = np.asarray(score, float), np.asarray(y, float)
-    stat = score if constraint == "demographic_parity" else y + score * (1 - 2 * y)
-    weights = _normalised(soft_groups)
-    defined = weights.sum(axis=0) > 0
-    return np.where(defined, weights.T @ stat - stat.mean(), 0.0)
+__all__ = ["ProxyFairClassifier", "group_gaps", "true_violation"]
 
 
 def true_violation(
@@ -188,27 +174,19 @@ class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
     def _fit(self, X: np.ndarray, y: np.ndarray, soft_groups: np.ndarray) -> ProxyFairClassifier:  # noqa: N803
         X, y = np.asarray(X, float), np.asarray(y, float)  # noqa: N806
         n = len(y)
-        weights = _normalised(soft_groups)
-        share = np.where(weights.sum(axis=0) > 0, weights - 1.0 / n, 0.0)  # Ẑ_ik/ΣẐ_k − 1/n
-        n_groups = share.shape[1]
-        dp = self.constraint == "demographic_parity"
+        constraint = ProxyParity(self.eps, self.constraint).load(y, soft_groups)
         if self.learner == "regression":
             self._oracle = PairedRegressionOracle().fit(X, np.ones(n))
-
-        def respond(lam: np.ndarray) -> Response:
-            mu = lam[:n_groups] - lam[n_groups:]
-            extra = share @ mu
-            # cost difference c1 − c0 of labelling each point 1
-            diff = (1 - 2 * y) / n + (extra if dp else extra * (1 - 2 * y))
-            payload = self._fit_one(X, diff)
-            h = self._hard(X, payload)
-            gaps = group_gaps(soft_groups, y, h, self.constraint)
-            constraints = np.concatenate([gaps - self.eps, -gaps - self.eps])
-            return Response(float(np.mean(h != y)), constraints, payload)
-
+        own_cost = (1 - 2 * y) / n  # the error's cost difference c1 − c0 of labelling a row 1
+        reduction = Reduction(
+            constraint,
+            learner=lambda signed: self._fit_one(X, own_cost + signed),
+            predict=lambda payload: self._hard(X, payload),
+            objective=lambda h: float(np.mean(h != y)),
+        )
         result = solve_game(
-            respond,
-            2 * n_groups,
+            reduction,
+            constraint,
             bound=self.bound or 1.0 / self.eps,
             nu=1e-3,
             max_iter=self.max_iter,

@@ -1,0 +1,153 @@
+"""Constraints as objects for the exponentiated-gradient game (fairlearn's ``Moment`` idea).
+
+The game of :func:`fairengine.solvers.solve_game` is min_Q max_λ objective(Q) + λ · g(Q) with
+g(Q) ≤ 0. What a constraint *means* lives in a :class:`Constraint`; the optimiser only sees
+vectors. A constraint object
+
+1. **loads** the rows it is evaluated on (``load(...)``; the arguments are its own: group codes,
+   labels, soft group weights, …) and then knows
+2. ``dim`` and ``names`` — how many constraints g_j there are and what each one is;
+3. ``bound`` — the slack ε_j of each g_j (shape ``(dim,)``);
+4. ``gamma(predictions)`` — the moments γ(h) of a predictor from its predictions on the loaded
+   rows (the statistic before sign and slack);
+5. ``values(predictions)`` — g(h) = signed(γ(h)) − ε, feasible iff ≤ 0;
+6. ``signed_weights(lam)`` — the λ-dependent part of the Lagrangian, per row (a row vector for
+   0/1 and loss moments, a (rows, levels) matrix for the discretised regression parity): what
+   a learner adds to its own costs / weights to best-respond to λ;
+7. ``project(lam)`` — a dual point no worse for any Q (default: λ unchanged).
+
+:class:`Reduction` joins a constraint, a learner (signed weights → fitted predictor), the
+predictor's predictions on the loaded rows and the objective into the ``best_response(λ)`` the
+solver plays. Adding a constraint means writing one subclass; the optimiser never changes
+(``tests/methods/test_game_constraints.py`` runs a constraint defined only in the test).
+
+Instances in the engine: statistical parity and bounded group loss of fair regression
+(:mod:`fairengine.methods.fair_regression.constraints`) and the proxy-weighted equal-error /
+demographic-parity constraints of the proxy-fair classifier
+(:mod:`fairengine.methods.multiaccurate_proxy.constraints`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from fairengine.solvers.expgrad import Response
+
+
+class Constraint:
+    """Base class of a constraint family g(h) ≤ 0 (see the module docstring for the protocol).
+
+    Subclasses implement :meth:`load`, :attr:`dim`, :attr:`names`, :attr:`bound`,
+    :meth:`gamma`, :meth:`signed` (γ → the signed constraint rows before slack) and
+    :meth:`signed_weights`; :meth:`values` and :meth:`project` have defaults.
+    """
+
+    def load(self, *args: Any, **kwargs: Any) -> Constraint:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def dim(self) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def names(self) -> list[str]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def bound(self) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def gamma(self, predictions: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def signed(self, gamma: np.ndarray) -> np.ndarray:
+        """γ → the constraint rows before slack (default: one-sided, γ itself)."""
+        return np.asarray(gamma, float)
+
+    def values(self, predictions: np.ndarray) -> np.ndarray:
+        """g(h) = signed(γ(h)) − ε, shape ``(dim,)``; feasible iff every entry ≤ 0."""
+        return self.signed(self.gamma(predictions)) - self.bound
+
+    def signed_weights(self, lam: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def project(self, lam: np.ndarray) -> np.ndarray:
+        """λ unchanged (override with a map that never lowers L(Q, ·) for any Q)."""
+        return lam
+
+
+class TwoSidedConstraint(Constraint):
+    """|γ_k| ≤ ε_k as the pair γ_k − ε_k ≤ 0 (λ⁺, first half) and −γ_k − ε_k ≤ 0 (λ⁻).
+
+    Subclasses give :meth:`gamma` (flat, ``dim // 2`` entries), :attr:`eps` (one slack per γ_k)
+    and :meth:`moment_names`; the Lagrangian depends on λ only through the net λ⁺ − λ⁻
+    (:meth:`net`).
+    """
+
+    eps: np.ndarray
+
+    def moment_names(self) -> list[str]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def names(self) -> list[str]:
+        base = self.moment_names()
+        return [f"+{n}" for n in base] + [f"-{n}" for n in base]
+
+    @property
+    def bound(self) -> np.ndarray:
+        return np.concatenate([self.eps, self.eps])
+
+    def signed(self, gamma: np.ndarray) -> np.ndarray:
+        gamma = np.asarray(gamma, float)
+        return np.concatenate([gamma, -gamma])
+
+    def net(self, lam: np.ndarray) -> np.ndarray:
+        """λ⁺ − λ⁻, one entry per γ_k."""
+        lam = np.asarray(lam, float)
+        half = len(lam) // 2
+        return lam[:half] - lam[half:]
+
+    def net_project(self, lam: np.ndarray) -> np.ndarray:
+        """(max(λ⁺ − λ⁻, 0), max(λ⁻ − λ⁺, 0)): the same best response and, as ε ≥ 0, a
+        Lagrangian no smaller for every Q (the practical loop's ε Σ|λ⁺ − λ⁻|, seed 002 spec
+        §3.2 [REVIEW]). Subclasses opt in by returning it from :meth:`project`."""
+        net = self.net(lam)
+        return np.concatenate([np.maximum(net, 0.0), np.maximum(-net, 0.0)])
+
+
+@dataclass
+class Reduction:
+    """``best_response(λ)`` for :func:`~fairengine.solvers.solve_game` from a constraint object.
+
+    Attributes
+    ----------
+    constraint : Constraint
+        Loaded on the training rows.
+    learner : callable
+        signed weights (``constraint.signed_weights(λ)``) → a fitted predictor (the payload);
+        it adds them to its own costs (the objective's part of the Lagrangian).
+    predict : callable
+        payload → predictions on the loaded rows (what ``constraint.values`` reads).
+    objective : callable
+        predictions → the objective of the game (e.g. error or mean loss).
+    """
+
+    constraint: Constraint
+    learner: Callable[[np.ndarray], Any]
+    predict: Callable[[Any], np.ndarray]
+    objective: Callable[[np.ndarray], float]
+
+    def respond(self, payload: Any) -> Response:
+        """The :class:`Response` (objective, g, payload) of a fitted predictor."""
+        predictions = self.predict(payload)
+        return Response(
+            float(self.objective(predictions)), self.constraint.values(predictions), payload
+        )
+
+    def __call__(self, lam: np.ndarray) -> Response:
+        return self.respond(self.learner(self.constraint.signed_weights(lam)))
