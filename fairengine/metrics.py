@@ -190,9 +190,34 @@ def dp_diff(y_true, y_pred, groups, *, sample_weight=None) -> float:
     return _spread(_group_means(rows.y_pred, rows))
 
 
+#: The engine's conditional rates of a (randomized) 0/1 prediction ŷ: true-positive rate, false-
+#: positive rate and selection (positive-prediction) rate. :func:`rate_base` maps a kind to the
+#: rows it averages ŷ over and :data:`RATE_SIGN` to its direction in the one-sided "no group
+#: worse off than overall" constraints: the one rate mapping of the engine (issue 14 item 4).
+RATE_KINDS = ("tpr", "fpr", "ppr")
+#: +1: a group's rate below the overall rate is a violation (TPR, selection); −1: above (FPR).
+RATE_SIGN: dict[str, float] = {"tpr": 1.0, "fpr": -1.0, "ppr": 1.0}
+
+
+def rate_base(kind: str, y_true) -> np.ndarray:
+    """The rows a rate averages ŷ over, as 0/1 weights: y (TPR), 1 − y (FPR), every row (PPR).
+
+    A rate is then Σ_i w_i b_i ŷ_i / Σ_i w_i b_i with b = ``rate_base(kind, y)``.
+    """
+    y = np.asarray(y_true, dtype=float)
+    if kind == "tpr":
+        return y
+    if kind == "fpr":
+        return 1.0 - y
+    if kind == "ppr":
+        return np.ones_like(y)
+    raise ValueError(f"rate kind must be one of {RATE_KINDS}; got {kind!r}")
+
+
 def _tpr_fpr(rows: _Rows) -> tuple[np.ndarray, np.ndarray]:
-    positive = rows.y_true == 1
-    return _group_means(rows.y_pred, rows, positive), _group_means(rows.y_pred, rows, ~positive)
+    return tuple(  # type: ignore[return-value]
+        _group_means(rows.y_pred, rows, rate_base(kind, rows.y_true)) for kind in ("tpr", "fpr")
+    )
 
 
 def tpr_diff(y_true, y_pred, groups, *, sample_weight=None) -> float:
@@ -295,7 +320,7 @@ def _table_terms(rows: _Rows, kind: str) -> tuple[np.ndarray, np.ndarray]:
     y, p, w = rows.y_true, rows.y_pred, rows.weight
     if kind == "classification":
         values = [y, p, _correct(rows), p, p]
-        masks = [1.0, 1.0, 1.0, y, 1 - y]
+        masks = [1.0, rate_base("ppr", y), 1.0, rate_base("tpr", y), rate_base("fpr", y)]
     else:
         values, masks = [y, p, (y - p) ** 2, np.abs(y - p)], [1.0] * 4
     den = np.column_stack([w * m for m in masks])
@@ -557,10 +582,9 @@ def rate_violations(
         raise ValueError(f"constraint must be tpr, eo or dp; got {constraint!r}")
     y, p = (np.asarray(a, dtype=float).ravel() for a in (y_true, y_pred))
     g = np.asarray(groups).ravel()
-    bases = {"tpr": (y, 1.0), "fpr": (1.0 - y, -1.0), "ppr": (np.ones_like(y), 1.0)}
     out = []
     for rate in RATE_FAMILIES[constraint]:
-        base, sign = bases[rate]
+        base, sign = rate_base(rate, y), RATE_SIGN[rate]
         overall = float(base @ p / base.sum()) if base.sum() > 0 else 0.0
         for j in range(n_groups):
             b = base * (g == j)

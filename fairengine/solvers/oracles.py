@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import cho_solve
+
+from fairengine.solvers.least_squares import LeastSquares
 
 
 @dataclass(frozen=True)
@@ -75,8 +76,10 @@ class PairedRegressionOracle:
     h(x) = 1[x . beta + b < 0]. Equivalent to fitting one regression per label and taking the
     cheaper one (the paired form), with one solve instead of two.
 
-    The Gram matrix is factorised once per data set (:meth:`fit`); every best response is then
-    one triangular solve, so a game with hundreds of rounds costs little more than predicting.
+    The Gram matrix is factorised once per data set (:meth:`fit`, on the solvers' one
+    least-squares kernel :class:`~fairengine.solvers.least_squares.LeastSquares`); every best
+    response is then one triangular solve, so a game with hundreds of rounds costs little more
+    than predicting.
     When the cost depends on the point only through a category (its group), pass the per-
     category costs to :meth:`best_response_grouped` for an O(d K) right-hand side.
 
@@ -105,13 +108,9 @@ class PairedRegressionOracle:
         n_categories: int | None = None,
     ) -> PairedRegressionOracle:
         """Factorise the weighted Gram matrix of [X, 1] (and category moments, if given)."""
-        X = np.asarray(X, float)  # noqa: N806
-        weight = np.asarray(weight, float)
-        design = np.hstack([X, np.ones((len(X), 1))])
-        gram = design.T @ (design * weight[:, None])
-        gram[np.diag_indices_from(gram)] += self.ridge * max(np.trace(gram) / len(gram), 1e-12)
-        self.cho_ = np.linalg.cholesky(gram)
-        self.design_weighted_ = design * weight[:, None]
+        self.weight_ = np.asarray(weight, float)
+        self.least_squares_ = LeastSquares(X, ridge=self.ridge)
+        self.design_weighted_ = self.least_squares_.weighted_design(self.weight_)
         if categories is not None:
             k = int(n_categories if n_categories is not None else np.max(categories) + 1)
             onehot = np.eye(k)[np.asarray(categories, int)]
@@ -119,7 +118,7 @@ class PairedRegressionOracle:
         return self
 
     def _solve(self, rhs: np.ndarray) -> Halfspace:
-        beta = cho_solve((self.cho_, True), rhs)
+        beta = self.least_squares_.solve(rhs, self.weight_)
         # label 1 where the predicted cost difference is negative
         return Halfspace(-beta[:-1], float(-beta[-1]))
 

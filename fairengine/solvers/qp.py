@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog, minimize, nnls
 
+from fairengine.solvers.least_squares import LeastSquares
+
 _PENALTY = 1e4
 
 
@@ -39,7 +41,7 @@ def _polish(A: np.ndarray, target: np.ndarray, support: np.ndarray) -> np.ndarra
     kkt[:m, :m] = 2 * rows @ rows.T
     kkt[:m, m] = kkt[m, :m] = 1.0
     rhs = np.append(2 * rows @ target, 1.0)
-    solution = np.linalg.lstsq(kkt, rhs, rcond=None)[0]
+    solution = LeastSquares(kkt, intercept=False, ridge=None).coef(rhs)  # min-norm if singular
     q_support = solution[:m]
     if np.any(q_support < -1e-12):
         return None

@@ -37,6 +37,7 @@ from scipy.special import logsumexp
 
 from fairengine.methods.fair_regression.losses import grid
 from fairengine.solvers.expgrad import GameResult, Response, _Pool, iterate_average, support
+from fairengine.solvers.least_squares import LeastSquares
 
 #: Multiples of λ̂ and λ_LP queried each round (the authors' ``eval_gap``).
 MULTIPLIERS = (1.0, 2.0, 5.0, 10.0)
@@ -71,7 +72,7 @@ def smooth_multipliers(lam: np.ndarray, n_groups: int, n_levels: int) -> np.ndar
     net = (lam[:half] - lam[half:]).reshape(n_groups, n_levels)
     z = grid(n_levels)
     design = np.column_stack([np.ones_like(z), z])
-    coef = np.linalg.lstsq(design, net.T, rcond=None)[0]
+    coef = LeastSquares(design, intercept=False, ridge=None).coef(net.T)
     fitted = (design @ coef).T.ravel()
     return np.concatenate([np.maximum(fitted, 0.0), np.maximum(-fitted, 0.0)])
 

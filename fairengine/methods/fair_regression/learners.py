@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.linalg import cho_solve
 from sklearn.base import clone
 from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
 from sklearn.linear_model import LogisticRegression
 
 from fairengine.methods.fair_regression.losses import LOGISTIC_C
 from fairengine.models import trees
+from fairengine.solvers.least_squares import LeastSquares
 
 BASE_ESTIMATORS = ("linear", "gradient_boosting")
 _RIDGE = 1e-8
@@ -75,24 +75,15 @@ def constant(value: float, n_features: int) -> Component:
 
 
 class LinearLeastSquares:
-    """Weighted least squares with an intercept; the Gram matrix is factorised once per weight
-    vector, so each LS-oracle call on new targets is one solve (spec §4.4 Table 1 target)."""
+    """Weighted least squares with an intercept on the solvers' one kernel
+    (:class:`~fairengine.solvers.least_squares.LeastSquares`): the Gram matrix is factorised once
+    per weight vector, so each LS-oracle call on new targets is one solve (spec §4.4 Table 1)."""
 
     def __init__(self, Z: np.ndarray) -> None:  # noqa: N803
-        self.design = np.hstack([np.asarray(Z, float), np.ones((len(Z), 1))])
-        self._factor: tuple[bytes, np.ndarray, np.ndarray] | None = None
+        self._ls = LeastSquares(Z, ridge=_RIDGE)
 
     def fit(self, target: np.ndarray, weight: np.ndarray | None = None) -> Component:
-        w = np.ones(len(self.design)) if weight is None else np.asarray(weight, float)
-        key = w.tobytes()
-        if self._factor is None or self._factor[0] != key:
-            weighted = self.design * w[:, None]
-            gram = self.design.T @ weighted
-            gram[np.diag_indices_from(gram)] += _RIDGE * max(np.trace(gram) / len(gram), 1e-12)
-            self._factor = (key, np.linalg.cholesky(gram), weighted)
-        _, chol, weighted = self._factor
-        rhs = weighted.T @ np.asarray(target, float)
-        beta = cho_solve((chol, True), rhs)
+        beta = self._ls.coef(target, weight)
         return Component("linear", "identity", {"coef": beta[:-1], "intercept": beta[-1:]})
 
 

@@ -22,7 +22,6 @@ from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
-from scipy.linalg import cho_solve
 from scipy.optimize import linprog
 from sklearn.base import BaseEstimator
 from sklearn.linear_model import LogisticRegression
@@ -40,6 +39,7 @@ from fairengine.methods.multiaccurate_proxy.knobs import (  # noqa: F401 (PROXIE
 from fairengine.methods.params import knob_constraints, seed
 from fairengine.metrics import accuracy
 from fairengine.models import trees as tree_codec
+from fairengine.solvers.least_squares import LeastSquares
 from fairengine.solvers.oracles import best_intercept
 
 #: _ONE_THREAD [OURS]: the game loops do thousands of (n × d)·(d × few) products; multithreaded
@@ -104,18 +104,16 @@ class Auditor:
             raise ValueError("the 'finite' auditor needs candidates (n, |H|)")
         self.kind, self.depth, self.random_state = kind, depth, random_state
         self.candidates = candidates
-        self._pinv: tuple[np.ndarray, np.ndarray] | None = None
+        self._least_squares: LeastSquares | None = None
         self._X: np.ndarray | None = None
 
-    def _design(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
-        """[X, 1] and the Cholesky factor of its (slightly ridged) Gram matrix, cached per X."""
-        if self._X is not X:
-            design = np.column_stack([X, np.ones(len(X))])
-            gram = design.T @ design
-            gram[np.diag_indices_from(gram)] += 1e-8 * max(np.trace(gram) / len(gram), 1e-12)
+    def _design(self, X: np.ndarray) -> LeastSquares:  # noqa: N803
+        """The least-squares kernel on [X, 1] (slightly ridged Gram, factorised once), cached
+        per X."""
+        if self._X is not X or self._least_squares is None:
             self._X = X
-            self._pinv = (design, np.linalg.cholesky(gram))
-        return self._pinv  # type: ignore[return-value]
+            self._least_squares = LeastSquares(X, ridge=1e-8)
+        return self._least_squares
 
     def csc(self, X: np.ndarray, diff: np.ndarray, fitted: np.ndarray | None = None) -> np.ndarray:  # noqa: N803
         """CSC(H) heuristic: h ∈ {0,1}^n (approximately) minimising Σ_i h_i ``diff``_i.
@@ -140,8 +138,7 @@ class Auditor:
 
     def _fit(self, X: np.ndarray, costs: np.ndarray) -> np.ndarray:  # noqa: N803
         """Least-squares fit of each cost column on [x, 1] (the regression heuristic)."""
-        design, chol = self._design(X)
-        return design @ cho_solve((chol, True), design.T @ costs)
+        return self._design(X).fitted(costs)
 
     def best(self, X: np.ndarray, r: np.ndarray, tasks: np.ndarray) -> list[tuple]:  # noqa: N803
         """Per task j: (signed viol, σ, h) of the most violated error region found."""
@@ -443,7 +440,7 @@ class MultiaccurateProxy(BaseEstimator):
                 return theta
             return theta - ((s @ theta - target) / (s @ s)) * s
 
-        theta = project(np.linalg.lstsq(Xa, zk, rcond=None)[0])
+        theta = project(LeastSquares(Xa, intercept=False, ridge=None).coef(zk))
         total = np.zeros_like(theta)
         trace: list[float] = []
         seen: dict[bytes, np.ndarray] = {}
@@ -672,8 +669,9 @@ class GeneralMultiaccurateProxy:
 
     def _erm(self, X: np.ndarray, target: np.ndarray, rng: np.random.Generator):  # noqa: N803
         if self.learner == "linear":
-            theta = np.linalg.lstsq(np.column_stack([X, np.ones(len(X))]), target, rcond=None)[0]
-            return theta, np.column_stack([X, np.ones(len(X))]) @ theta
+            ls = LeastSquares(X, ridge=None)  # exact minimum-norm ERM
+            theta = ls.coef(target)
+            return theta, ls.design @ theta
         tree = DecisionTreeRegressor(
             max_depth=self.max_depth, random_state=int(rng.integers(2**31))
         ).fit(X, target)

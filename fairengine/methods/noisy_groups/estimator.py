@@ -59,6 +59,7 @@ from fairengine.methods.noisy_groups.rates import (
     sample_tv_ball,
     violations,
 )
+from fairengine.metrics import rate_base
 from fairengine.solvers.projections import project_simplex
 from fairengine.solvers.tv_ball import project_tv_ball
 
@@ -105,7 +106,7 @@ def _surrogate(kind: str, Xt, y, s, w):  # noqa: N803
     """
     upper, lower = np.maximum(0.0, 1.0 + s), np.minimum(1.0, s)
     d_upper, d_lower = (s > -1.0).astype(float), (s < 1.0).astype(float)
-    base = {"tpr": y, "fpr": 1.0 - y, "ppr": np.ones_like(y)}[kind]
+    base = rate_base(kind, y)
     n_base = max(base.sum(), 1.0)
     wb = w * base
     den = max(wb.sum(), 1e-12)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fairengine.metrics import RATE_FAMILIES, rate_violations
+from fairengine.metrics import RATE_FAMILIES, rate_base, rate_violations
 
 CONSTRAINTS = tuple(RATE_FAMILIES)
 TN, FN, FP, TP = 0, 1, 2, 3
@@ -49,7 +49,7 @@ def _gap(kind: str, overall: dict[str, float], rate: float, slack: float) -> flo
 def weighted_rate(kind: str, y, yhat, weights) -> float:
     """TPR, FPR or PPR of the rows weighted by ``weights`` (0/0 := 0)."""
     y, yhat, w = (np.asarray(a, dtype=float) for a in (y, yhat, weights))
-    base = {"tpr": w * y, "fpr": w * (1 - y), "ppr": w}[kind]
+    base = w * rate_base(kind, y)
     return _ratio(float((base * yhat).sum()), float(base.sum()))
 
 

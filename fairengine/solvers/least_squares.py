@@ -1,0 +1,98 @@
+"""The engine's one least-squares kernel (issue 14 item 4).
+
+min_β Σ_i w_i (d_i · β − t_i)² over a fixed design d = [X, 1] (or X as given), for many
+targets t and a few weight vectors w — the LS oracle of fair regression and its BGL risk
+minimiser, the paired-regression CSC oracle, the multiaccurate proxy's linear auditor and ERM,
+the affine smoothing of the LP multipliers, the simplex QP's KKT polish.
+
+Two solve paths, chosen by ``ridge``:
+
+* ``ridge`` a number ≥ 0 — normal equations with a Tikhonov term ``ridge · max(tr(G)/p, 1e-12)``
+  on the diagonal of G = dᵀ W d (relative, so it is scale-free; it only matters for collinear
+  one-hot columns). G's Cholesky factor is computed once per weight vector and cached, so every
+  further target costs one dᵀ W t product and two triangular solves.
+* ``ridge=None`` — the exact minimum-norm solution (LAPACK ``gelsd``, ``numpy.linalg.lstsq``),
+  for small or possibly rank-deficient designs where the answer must not depend on a ridge.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.linalg import cho_solve
+
+
+def with_intercept(X: np.ndarray) -> np.ndarray:  # noqa: N803
+    """[X, 1]: the design of a linear model with an intercept (last coefficient)."""
+    X = np.asarray(X, float)  # noqa: N806
+    return np.hstack([X, np.ones((len(X), 1))])
+
+
+class LeastSquares:
+    """Weighted least squares on a fixed design, factorised once per weight vector.
+
+    Parameters
+    ----------
+    X : ndarray (n, d)
+        Rows.
+    intercept : bool
+        Append a column of ones (the intercept is the last coefficient).
+    ridge : float or None
+        Relative Tikhonov term of the normal equations; None = exact minimum-norm ``lstsq``
+        (see the module docstring).
+
+    Examples
+    --------
+    >>> ls = LeastSquares(np.array([[0.0], [1.0], [2.0]]))
+    >>> ls.coef(np.array([1.0, 3.0, 5.0])).round(6).tolist()
+    [2.0, 1.0]
+    """
+
+    def __init__(
+        self,
+        X: np.ndarray,  # noqa: N803
+        *,
+        intercept: bool = True,
+        ridge: float | None = 1e-8,
+    ) -> None:
+        self.design = with_intercept(X) if intercept else np.asarray(X, float)
+        self.ridge = None if ridge is None else float(ridge)
+        self._factor: tuple[bytes | None, np.ndarray, np.ndarray] | None = None
+
+    def weighted_design(self, weight: np.ndarray | None = None) -> np.ndarray:
+        """W d (d itself for unit weights); cached with the factor on the normal-equation path."""
+        if self.ridge is not None:
+            return self._factorise(weight)[1]
+        return self.design if weight is None else self.design * np.asarray(weight, float)[:, None]
+
+    def _factorise(self, weight: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        key = None if weight is None else np.asarray(weight, float).tobytes()
+        if self._factor is None or self._factor[0] != key:
+            w = np.ones(len(self.design)) if weight is None else np.asarray(weight, float)
+            weighted = self.design * w[:, None]
+            gram = self.design.T @ weighted
+            gram[np.diag_indices_from(gram)] += self.ridge * max(np.trace(gram) / len(gram), 1e-12)
+            self._factor = (key, np.linalg.cholesky(gram), weighted)
+        return self._factor[1], self._factor[2]
+
+    def solve(self, rhs: np.ndarray, weight: np.ndarray | None = None) -> np.ndarray:
+        """β = (dᵀ W d + ridge)⁻¹ rhs for a given right-hand side dᵀ W t (normal equations)."""
+        if self.ridge is None:
+            raise ValueError("solve(rhs) needs the normal equations: a numeric ridge, not None")
+        chol, _ = self._factorise(weight)
+        return cho_solve((chol, True), rhs)
+
+    def coef(self, target: np.ndarray, weight: np.ndarray | None = None) -> np.ndarray:
+        """β for target(s) t of shape (n,) or (n, k)."""
+        target = np.asarray(target, float)
+        if self.ridge is not None:
+            _, weighted = self._factorise(weight)
+            return self.solve(weighted.T @ target, weight)
+        if weight is None:
+            return np.linalg.lstsq(self.design, target, rcond=None)[0]
+        root = np.sqrt(np.asarray(weight, float))
+        scaled = target * (root if target.ndim == 1 else root[:, None])
+        return np.linalg.lstsq(self.design * root[:, None], scaled, rcond=None)[0]
+
+    def fitted(self, target: np.ndarray, weight: np.ndarray | None = None) -> np.ndarray:
+        """d β: the fitted values on the design's rows."""
+        return self.design @ self.coef(target, weight)
