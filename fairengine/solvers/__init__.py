@@ -6,12 +6,15 @@
 * :mod:`~fairengine.solvers.moments` -- constraints as objects for that game (fairlearn's
   ``Moment`` idea): the constraint protocol and the generic best response (``Reduction``).
 * :mod:`~fairengine.solvers.oracles` -- weighted cost-sensitive classification oracles.
+* :mod:`~fairengine.solvers.least_squares` -- the one (weighted, ridged or exact) least-squares
+  kernel of the engine.
 * :mod:`~fairengine.solvers.tv_ball` -- exact TV-ball ∩ simplex projection (seed 003).
 * :mod:`~fairengine.solvers.qp` -- exact simplex / cone least squares, hull LPs.
 """
 
 from fairengine.solvers.dual import ProjectedGradientAscent
 from fairengine.solvers.expgrad import ExponentiatedGradientPlayer, GameResult, Response, solve_game
+from fairengine.solvers.least_squares import LeastSquares
 from fairengine.solvers.moments import Constraint, Reduction, TwoSidedConstraint
 from fairengine.solvers.oracles import Halfspace, PairedRegressionOracle, csc_objective
 from fairengine.solvers.projections import (
@@ -37,6 +40,7 @@ __all__ = [
     "Response",
     "solve_game",
     "Halfspace",
+    "LeastSquares",
     "PairedRegressionOracle",
     "ProjectedGradientAscent",
     "cone_least_squares",

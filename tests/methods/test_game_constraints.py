@@ -35,7 +35,7 @@ def test_refactored_games_reproduce_the_goldens_from_main(goldens) -> None:
     for key, expected in saved.items():
         got = now[key]
         assert got.shape == expected.shape, key
-        np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12, err_msg=key)
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12, err_msg=key)
 
 
 # -- the constraint protocol: signed weights are the Lagrangian's λ-part of the costs ------------

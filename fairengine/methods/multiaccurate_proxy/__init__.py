@@ -3,10 +3,12 @@
 Public API: :func:`audit` / :func:`multiaccuracy_violation` (Definition 1), :class:`Auditor`
 (heuristic CSC(H)), :class:`MultiaccurateProxy` (Algorithm 4), :class:`GeneralMultiaccurateProxy`
 (Algorithm 2), :func:`multiaccuracy_floor` (LP floor of linear G), :class:`BaselineProxy`
-(comparison proxies), :class:`ProxyFairClassifier` (downstream learner with soft groups),
+(comparison proxies), :class:`ProxyFairClassifier` (downstream learner with soft groups) and its
+constraint object :class:`ProxyParity`,
 :class:`MultiaccurateProxyModel` (exportable) and the registered method ``multiaccurate_proxy``.
 """
 
+from fairengine.methods.multiaccurate_proxy.constraints import ProxyParity
 from fairengine.methods.multiaccurate_proxy.downstream import (
     ProxyFairClassifier,
     group_gaps,
@@ -38,6 +40,7 @@ __all__ = [
     "MultiaccurateProxy",
     "MultiaccurateProxyModel",
     "ProxyFairClassifier",
+    "ProxyParity",
     "audit",
     "class_tasks",
     "group_error_rate",
