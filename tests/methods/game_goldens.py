@@ -11,11 +11,12 @@ from pathlib import Path
 
 import numpy as np
 
-from fairengine.data import from_frame, load_dataset
+from fairengine.data import load_dataset
 from fairengine.methods.fair_regression import FairRegressor
 from fairengine.methods.fair_regression.method import encode
 from fairengine.methods.multiaccurate_proxy import MultiaccurateProxy, ProxyFairClassifier
 from fairengine.methods.multiaccurate_proxy.proxy import GeneralMultiaccurateProxy
+from tests.methods.test_fair_regression_game import _paper_subsample
 
 PATH = Path(__file__).parent / "data" / "game_goldens.npz"
 
@@ -40,13 +41,8 @@ PROXY_FITS: dict[str, dict] = {
 
 
 def law_rows(n: int = 600) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    task = load_dataset("law_school")
-    frame = task.frame.sample(n, random_state=4)
-    small = from_frame(frame, target=task.target, sensitive=list(task.sensitive),
-                       kind="regression", name=task.name)  # fmt: skip
-    train, test = small.split(test_size=0.5, random_state=4)
-    _, z, _ = encode(train, test)
-    return z, np.asarray(train.y, float), np.asarray(train.groups)
+    """The paper's law-school subsample protocol (seed 4, 50/50 split) on ``n`` rows."""
+    return _paper_subsample(load_dataset("law_school"), n)
 
 
 def adult_rows(n: int = 800) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

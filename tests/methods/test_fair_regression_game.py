@@ -63,10 +63,9 @@ def test_augmented_nu_is_the_authors_formula_on_explicit_augmented_rows() -> Non
 
 
 # -- real data ---------------------------------------------------------------------------------
-def _paper_subsample(task: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _paper_subsample(task: Task, rows: int = 2000) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """2,000 random rows, 50/50 split (seed 4, spec §4.1); the encoded training part."""
-    rows = min(len(task.frame), 2000)
-    frame = task.frame.sample(rows, random_state=4)
+    frame = task.frame.sample(min(len(task.frame), rows), random_state=4)
     small = from_frame(frame, target=task.target, sensitive=list(task.sensitive),
                        kind="regression", name=task.name)  # fmt: skip
     train, test = small.split(test_size=0.5, random_state=4)
