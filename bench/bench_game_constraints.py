@@ -94,7 +94,7 @@ def _best(rounds: list[dict]) -> dict:
 
 
 def eg_before_after(quick: bool) -> list[dict]:
-    """Seconds per fit with main before the refactor and now; max |Δ prediction| in the note."""
+    """Seconds per fit with main before the refactor and now; max abs Δ prediction in the note."""
     import numpy as np
 
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", BASE, "fairengine"],
@@ -118,7 +118,7 @@ def eg_before_after(quick: bool) -> list[dict]:
             "value": round(new["seconds"], 3),
             "unit": "s",
             "ratio": round(old["seconds"] / new["seconds"], 2),
-            "note": f"before/after; max |Δ prediction| = {diff:.1e}",
+            "note": f"before/after; max abs Δ prediction = {diff:.1e}",
         })
     return rows
 
