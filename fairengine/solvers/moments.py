@@ -29,6 +29,7 @@ demographic-parity constraints of the proxy-fair classifier
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -38,7 +39,7 @@ import numpy as np
 from fairengine.solvers.expgrad import Response
 
 
-class Constraint:
+class Constraint(ABC):
     """Base class of a constraint family g(h) ≤ 0 (see the module docstring for the protocol).
 
     Subclasses implement :meth:`load`, :attr:`dim`, :attr:`names`, :attr:`bound`,
@@ -46,23 +47,28 @@ class Constraint:
     :meth:`signed_weights`; :meth:`values` and :meth:`project` have defaults.
     """
 
-    def load(self, *args: Any, **kwargs: Any) -> Constraint:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def load(self, *args: Any, **kwargs: Any) -> Constraint:
+        """Store the rows the constraint is evaluated on; returns ``self``."""
 
     @property
-    def dim(self) -> int:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def dim(self) -> int:
+        """Number of constraints g_j."""
 
     @property
-    def names(self) -> list[str]:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def names(self) -> list[str]:
+        """One readable name per g_j."""
 
     @property
-    def bound(self) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def bound(self) -> np.ndarray:
+        """ε_j per constraint, shape ``(dim,)``."""
 
-    def gamma(self, predictions: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def gamma(self, predictions: np.ndarray) -> np.ndarray:
+        """The moments γ(h) from a predictor's predictions on the loaded rows."""
 
     def signed(self, gamma: np.ndarray) -> np.ndarray:
         """γ → the constraint rows before slack (default: one-sided, γ itself)."""
@@ -72,8 +78,9 @@ class Constraint:
         """g(h) = signed(γ(h)) − ε, shape ``(dim,)``; feasible iff every entry ≤ 0."""
         return self.signed(self.gamma(predictions)) - self.bound
 
-    def signed_weights(self, lam: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def signed_weights(self, lam: np.ndarray) -> np.ndarray:
+        """The λ-dependent part of the Lagrangian per row, for the learner's best response."""
 
     def project(self, lam: np.ndarray) -> np.ndarray:
         """λ unchanged (override with a map that never lowers L(Q, ·) for any Q)."""
@@ -90,8 +97,9 @@ class TwoSidedConstraint(Constraint):
 
     eps: np.ndarray
 
-    def moment_names(self) -> list[str]:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def moment_names(self) -> list[str]:
+        """One readable name per γ_k."""
 
     @property
     def names(self) -> list[str]:

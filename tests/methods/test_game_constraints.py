@@ -80,6 +80,7 @@ def test_group_loss_signed_weights_match_the_constraint_values(law) -> None:
     _, codes = np.unique(a, return_inverse=True)
     target = (y - y.min()) / (y.max() - y.min())
     bgl = BoundedGroupLoss(0.004, "square").load(target, codes)
+    assert len(bgl.names) == bgl.dim == len(bgl.bound) == len(np.unique(codes))
     f = np.clip(target + 0.1 * np.sin(np.arange(len(y))), 0, 1)
     losses = pointwise_loss(target, f, "square")
     for lam in _lams(bgl.dim, 1):
@@ -93,6 +94,7 @@ def test_proxy_signed_weights_match_the_constraint_values(adult, kind: str) -> N
     """λ·(g(h) − g(0)) = Σ_i h_i s_i: the signed weights are the λ-part of c1 − c0."""
     x, y, soft = adult
     proxy = ProxyParity(0.02, kind).load(y, soft)
+    assert len(proxy.names) == proxy.dim == len(proxy.bound) == 2 * soft.shape[1]
     h = (x[:, 0] > np.median(x[:, 0])).astype(float)
     for lam in _lams(proxy.dim, 2):
         lhs = lam @ (proxy.values(h) - proxy.values(np.zeros_like(h)))
@@ -128,6 +130,14 @@ class SelectionCap(Constraint):
 
     def signed_weights(self, lam: np.ndarray) -> np.ndarray:
         return (np.asarray(lam, float) / self.sizes)[self.codes]
+
+
+def test_an_incomplete_constraint_cannot_be_built() -> None:
+    class NoWeights(SelectionCap):
+        signed_weights = Constraint.signed_weights  # the abstract one
+
+    with pytest.raises(TypeError, match="signed_weights"):
+        NoWeights(0.1)
 
 
 def test_a_constraint_defined_in_the_test_runs_through_the_generic_solver() -> None:
