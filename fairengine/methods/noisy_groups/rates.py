@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fairengine.metrics import RATE_FAMILIES, rate_base, rate_violations
+from fairengine.metrics import RATE_FAMILIES, RATE_KINDS, rate_base, rate_violations
 
 CONSTRAINTS = tuple(RATE_FAMILIES)
 TN, FN, FP, TP = 0, 1, 2, 3
@@ -32,12 +32,7 @@ def _ratio(num: float, den: float) -> float:
 
 
 def overall_rates(y, yhat) -> dict[str, float]:
-    y, yhat = np.asarray(y), np.asarray(yhat)
-    return {
-        "tpr": _ratio(float((yhat * y).sum()), float(y.sum())),
-        "fpr": _ratio(float((yhat * (1 - y)).sum()), float((1 - y).sum())),
-        "ppr": float(yhat.mean()) if len(yhat) else 0.0,
-    }
+    return {kind: weighted_rate(kind, y, yhat, np.ones(len(y))) for kind in RATE_KINDS}
 
 
 def _gap(kind: str, overall: dict[str, float], rate: float, slack: float) -> float:
