@@ -99,6 +99,13 @@ def gap_caption(curves: pd.DataFrame) -> str:
             f" ± {half['train']:.3f} in-sample, {top.at['test', 'imbalance']:.3f}"
             f" ± {half['test']:.3f} on the test split"
         )
+    empty = curves[curves["n_empty"] > 0] if "n_empty" in curves else curves.iloc[:0]
+    if not empty.empty:
+        parts.append(
+            f"{int(empty['n_empty'].sum())} fitted filters accept no row of their "
+            f"{'/'.join(sorted(set(empty['split'])))} split (ρ only on tiny leaves that split "
+            "never reaches): those points are left out of the means"
+        )
     return "; ".join(parts) + "." if parts else ""
 
 
@@ -234,7 +241,7 @@ def tradeoff_figure(curves: pd.DataFrame, current: RunResult | None) -> go.Figur
                     ),
                     hovertemplate="disclosivity %{x:.3f}<br>imbalance %{y:.3f}"
                     "<br>α or η %{customdata[0]}<br>acceptance %{customdata[1]:.3f}"
-                    "<br>seeds %{customdata[2]}<extra>" + name + "</extra>",
+                    "<br>seeds (non-empty sample) %{customdata[2]}<extra>" + name + "</extra>",
                 ),
                 row=1,
                 col=col,

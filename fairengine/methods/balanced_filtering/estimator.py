@@ -67,18 +67,24 @@ class BalancedFilter(BaseEstimator):
         Relaxed (α, β) proxy: Σq = 1 dropped in Algorithm 1 and in the growth loop (§3.7).
     proxy : {"ab", "qp_dt", "qp_lr", "naive_dt", "naive_lr"}
         The (α, β) tree or a baseline (§3.9).
-    random_state : int
-        Seed of the baseline classifiers and of :meth:`filter`'s default draws.
+    random_state : int, RandomState or None
+        Seed of the baseline classifiers and of :meth:`filter`'s default draws
+        (``check_random_state`` conventions; an int is used as is).
     eta : float
         η — interpolation of the baselines (App. A.1.1); rho is kept from η = 0 (pitfall P11).
     epsilon, n_rounds, step, lambda_max, min_leaf_mass, max_yield :
-        ε (game slack), T (game rounds), η₀ (auditor step), λ_max, smallest leaf share [EXT],
-        max-yield tie-break [EXT]; see ``knobs.KNOBS``.
+        ε (game slack), T (game rounds), η₀ (auditor step), λ_max, smallest leaf share [EXT]
+        (default 0: no mass floor, as the paper), max-yield tie-break [EXT]; see
+        ``knobs.KNOBS``.
     budget_step : float
         [EXT] Budget ladder: the tree is also grown at α − step, α − 2·step, … > 0 and the one
-        nearest the target kept (every such tree is α-disclosive); 0 turns it off.
+        nearest the target kept (every such tree is α-disclosive); 0 (default, paper) turns it
+        off.
     min_leaf_rows : int
-        Smallest leaf in rows; the floor is max(min_leaf_rows, min_leaf_mass · n).
+        Smallest leaf in rows; the floor is max(min_leaf_rows, min_leaf_mass · n) for the tree's
+        leaves and the baselines' predicted groups. Default 5: the paper sets no floor; 5 rows
+        keep a leaf's row of A from being a single point (our choice). The defaults are
+        ``PAPER_SETTING``; ``FLOOR_SETTING`` is a generalising alternative [EXT].
     axis_splits : int
         [EXT] Single-feature threshold candidates tried per leaf next to the game's split.
     target : array-like of shape (K,), optional

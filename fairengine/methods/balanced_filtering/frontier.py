@@ -55,16 +55,24 @@ def curve_of(proxy: str, relaxed: bool) -> str:
 
 def tradeoff_curves(points: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     """Mean and t-interval over seeds per (curve, level, split) (pitfall P13:
-    mean ± t_{0.975, n-1} sd / sqrt(n))."""
+    mean ± t_{0.975, n-1} sd / sqrt(n)); NaN values (an empty filtered sample) are left out,
+    ``n_seeds`` counts the seeds with a defined imbalance."""
     rows = []
     metric_names = ("disclosivity", "imbalance", "acceptance_rate", "n_leaves")
     for (curve, value, split), group in points.groupby(["curve", "level", "split"], sort=False):
-        n = len(group)
-        record = {"curve": curve, "level": value, "split": split, "n_seeds": n}
+        record = {
+            "curve": curve,
+            "level": value,
+            "split": split,
+            "n_seeds": int(group["imbalance"].notna().sum()),
+            "n_empty": int(group["imbalance"].isna().sum()),
+        }
         for name in metric_names:
-            mean = float(group[name].mean())
+            values = group[name].dropna()
+            n = len(values)
+            mean = float(values.mean()) if n else float("nan")
             half = (
-                float(stats.t.ppf(0.5 + level / 2, n - 1) * group[name].std(ddof=1) / np.sqrt(n))
+                float(stats.t.ppf(0.5 + level / 2, n - 1) * values.std(ddof=1) / np.sqrt(n))
                 if n > 1
                 else 0.0
             )

@@ -58,6 +58,16 @@ def run_filter(train: Task, test: Task, *, target: Any = None, **knobs: Any) -> 
             artifacts[f"{name}_{split}"] = tables[name]
         artifacts[f"A_{split}"] = tables["A"]
         artifacts[f"r_hat_{split}"] = tables["r_hat"]
+    status = dict(estimator.status_)
+    empty = [split for split in ("train", "test") if not metrics[split]["acceptance_rate"] > 0]
+    if empty:  # q sits on leaves no row of that split reaches: an empty filtered sample
+        status["empty_splits"] = empty
+        status["message"] = (
+            status["message"] + f" No {' or '.join(empty)} row is accepted: ρ is positive only "
+            "on leaves that split never reaches (tiny leaves fitted to the training rows), so "
+            "its filtered sample is empty and its imbalance undefined (NaN). A leaf floor "
+            "(min_leaf_rows, min_leaf_mass) avoids it."
+        ).strip()
     artifacts.update(
         {
             "A": estimator.A_,
@@ -71,7 +81,7 @@ def run_filter(train: Task, test: Task, *, target: Any = None, **knobs: Any) -> 
             "group_names": list(train.group_names),
             "leaves": leaf_table(estimator),
             "trace": pd.DataFrame(estimator.trace_),
-            "status": estimator.status_,
+            "status": status,
         }
     )
     return RunResult(
