@@ -78,9 +78,23 @@ def curve_points(
     )
 
 
-def curves_stored(task: Task, knobs: dict, store, curves, n_seeds: int) -> bool:
-    """True when every point of these curves is in ``store`` (drawn at once, nothing to run)."""
-    return missing_points(task, store, **_curve_args(knobs, curves, n_seeds)) == 0
+@st.cache_data(show_spinner=False, max_entries=32, ttl=3600)
+def curves_stored(
+    _task: Task, _store, key: str, knobs: tuple[tuple[str, object], ...], curves, n_seeds: int
+) -> bool:
+    """True when every point of these curves is in ``_store`` (drawn at once, nothing to run);
+    cached per (task fingerprint + store, knobs, curves, seeds): a stored point stays stored."""
+    del key
+    return missing_points(_task, _store, **_curve_args(dict(knobs), curves, n_seeds)) == 0
+
+
+@st.cache_data(show_spinner=False, max_entries=32, ttl=3600)
+def stored_curve_points(
+    _task: Task, _store, key: str, knobs: tuple[tuple[str, object], ...], curves, n_seeds: int
+) -> pd.DataFrame:
+    """:func:`curve_points` of curves that :func:`curves_stored` found complete (read once)."""
+    del key
+    return curve_points(_task, dict(knobs), _store, curves, n_seeds)
 
 
 def gap_caption(curves: pd.DataFrame) -> str:
