@@ -111,7 +111,8 @@ def gap_caption(curves: pd.DataFrame) -> str:
         parts.append(
             f"{name} at α = {top['level'].iloc[0]:g}: imbalance {top.at['train', 'imbalance']:.3f}"
             f" ± {half['train']:.3f} in-sample, {top.at['test', 'imbalance']:.3f}"
-            f" ± {half['test']:.3f} on the test split"
+            f" ± {half['test']:.3f} on the test split, keeping "
+            f"{top.at['train', 'acceptance_rate']:.2%} of the candidates"
         )
     empty = curves[curves["n_empty"] > 0] if "n_empty" in curves else curves.iloc[:0]
     if not empty.empty:
