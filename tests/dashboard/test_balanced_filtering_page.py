@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -14,6 +16,13 @@ APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("FAIRENGINE_CACHE", str(tmp_path / "cache"))
+
+
+def _values(data) -> np.ndarray:
+    """A plotly trace array: a list, or a typed array ({"dtype", "bdata"} base64)."""
+    if isinstance(data, dict):
+        return np.frombuffer(base64.b64decode(data["bdata"]), dtype=data["dtype"])
+    return np.asarray(data, dtype=float)
 
 
 def open_page(**params: str) -> AppTest:
@@ -88,7 +97,7 @@ def test_adult_race_opens_on_the_shipped_paper_curves() -> None:
     traces = json.loads(charts[0].proto.spec)["data"]
     lines = {(t["name"], t["xaxis"]): t for t in traces if t.get("mode") == "lines+markers"}
     assert len(lines) == 4 and len([t for t in traces if t.get("fill") == "toself"]) == 4
-    train, test = lines[("(α, β) proxy", "x")]["y"], lines[("(α, β) proxy", "x2")]["y"]
+    train, test = (_values(lines[("(α, β) proxy", axis)]["y"]) for axis in ("x", "x2"))
     assert train[0] > 0.7 and train[-1] < 0.1 and test[-1] > train[-1] + 0.1
     assert any("in-sample" in c.value and "test split" in c.value for c in at.caption)
 
