@@ -59,17 +59,20 @@ def precompute(
             task = load_dataset(dataset, sensitive=sensitive)
             if task.kind not in method.kinds:
                 continue
-            train, test = task.split()
-            n_points = len(list(itertools.product(*grid.values())))
-            log(f"{name} on {dataset} ({', '.join(task.sensitive)}): {n_points} points")
-            frontier = sweep(method, train, test, grid, store=store)
-            written.append(
-                {
-                    "method": name,
-                    "dataset": dataset,
-                    "sensitive": list(task.sensitive),
-                    "points": int(frontier.points["point_id"].nunique()),
-                    "task_key": task_key(train, test),
-                }
-            )
+            for seed in method.demo_seeds:
+                train, test = task.split(random_state=seed)
+                n_points = len(list(itertools.product(*grid.values())))
+                split = f", split {seed}" if seed else ""
+                log(f"{name} on {dataset} ({', '.join(task.sensitive)}{split}): {n_points} points")
+                frontier = sweep(method, train, test, grid, store=store)
+                written.append(
+                    {
+                        "method": name,
+                        "dataset": dataset,
+                        "sensitive": list(task.sensitive),
+                        "seed": int(seed),
+                        "points": int(frontier.points["point_id"].nunique()),
+                        "task_key": task_key(train, test),
+                    }
+                )
     return written

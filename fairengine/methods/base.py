@@ -145,6 +145,8 @@ class Method:
     demo_grid: dict[str, tuple[Any, ...]] = field(default_factory=dict, hash=False, compare=False)
     #: ... on these (dataset, sensitive columns or None for the dataset's default) pairs.
     demo_tasks: tuple[tuple[str, tuple[str, ...] | None], ...] = (("adult", None),)
+    #: ... over these train/test splits (``task.split(random_state=s)``; 0 is the default split).
+    demo_seeds: tuple[int, ...] = (0,)
 
     def knob(self, name: str) -> Knob:
         for knob in self.knobs:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -16,9 +18,16 @@ def private_cache(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("FAIRENGINE_CACHE", str(tmp_path / "cache"))
 
 
-def open_page() -> AppTest:
+def _values(data) -> np.ndarray:
+    """A plotly trace array: a list, or a typed array ({"dtype", "bdata"} base64)."""
+    if isinstance(data, dict):
+        return np.frombuffer(base64.b64decode(data["bdata"]), dtype=data["dtype"])
+    return np.asarray(data, dtype=float)
+
+
+def open_page(**params: str) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=180)
-    at.query_params.update({"dataset": "german_credit"})
+    at.query_params.update({"dataset": "german_credit", **params})
     at.run()
     at.switch_page("views/balanced_filtering.py").run()
     assert not at.exception
@@ -28,7 +37,7 @@ def open_page() -> AppTest:
 def test_run_shows_heatmap_proportions_table_and_downloads() -> None:
     at = open_page()
     assert at.title[0].value == "Balanced filtering"
-    assert not at.get("plotly_chart")  # nothing fitted before Run
+    assert not at.get("plotly_chart")  # nothing fitted before Run, no shipped curves here
     at.slider(key="w.bf.alpha").set_value(0.3)
     at.button(key="bf_run").click().run()
     assert not at.exception and not at.error
@@ -52,7 +61,7 @@ def test_curves_and_custom_target() -> None:
     assert not at.exception
     charts = at.get("plotly_chart")
     assert len(charts) == 3
-    traces = json.loads(charts[2].proto.spec)["data"]
+    traces = json.loads(charts[0].proto.spec)["data"]  # the trade-off comes first
     bands = [t for t in traces if t.get("fill") == "toself"]
     lines = [t for t in traces if t.get("mode") == "lines+markers"]
     assert len(bands) == len(lines) == 4  # 2 curves x (train, test), a 95% band under each line
@@ -67,13 +76,30 @@ def test_early_stop_is_a_visible_warning() -> None:
     assert any("α = 0" in w.value for w in at.warning)
 
 
-def test_paper_setting_toggle_overrides_the_floor() -> None:
+def test_leaf_floor_toggle_overrides_the_paper_defaults() -> None:
     at = open_page()
-    at.toggle(key="w.bf.paper").set_value(True).run()
-    assert any("min_leaf_rows = 5" in c.value for c in at.caption)
+    at.toggle(key="w.bf.floor").set_value(True).run()
+    assert any("min_leaf_rows = 30" in c.value for c in at.caption)
     at.button(key="bf_run").click().run()
     assert not at.exception and not at.error
     assert [m.label for m in at.metric][1:3] == ["Imbalance β (train)", "Imbalance β (test)"]
+
+
+def test_adult_race_opens_on_the_shipped_paper_curves() -> None:
+    """Issue 12: the page opens on the paper's effect — the shipped default curves (5 splits,
+    train and test, 95% bands) are drawn without pressing anything, and the in-sample
+    imbalance of the (α, β) proxy falls toward 0 as α → 1 while the test curve stays higher."""
+    at = open_page(dataset="adult", sensitive="race")
+    assert not at.error
+    assert at.button(key="bf_curves").disabled  # nothing to compute: read from the store
+    charts = at.get("plotly_chart")
+    assert len(charts) == 1
+    traces = json.loads(charts[0].proto.spec)["data"]
+    lines = {(t["name"], t["xaxis"]): t for t in traces if t.get("mode") == "lines+markers"}
+    assert len(lines) == 4 and len([t for t in traces if t.get("fill") == "toself"]) == 4
+    train, test = (_values(lines[("(α, β) proxy", axis)]["y"]) for axis in ("x", "x2"))
+    assert train[0] > 0.7 and train[-1] < 0.1 and test[-1] > train[-1] + 0.1
+    assert any("in-sample" in c.value and "test split" in c.value for c in at.caption)
 
 
 def test_add_to_comparison_stores_the_filter_on_its_own_plane() -> None:

@@ -20,3 +20,16 @@ def test_run_filter_shows_heatmap_and_proportions(page: Page, app_server: str) -
     expect(page.get_by_text("Download filter (model file)")).to_be_visible()
     screenshot(page, "balanced-filtering-german", full_page=True)
     assert exception_texts(page) == []
+
+
+def test_adult_race_opens_on_the_shipped_curves(page: Page, app_server: str) -> None:
+    """Issue 12: on the paper's task the page opens on the trade-off curves (train and test,
+    95% bands over the shipped splits) without any click."""
+    page.goto(app_server + "/balanced_filtering?dataset=adult&sensitive=race")
+    wait_for_app(page, timeout=120_000)
+    chart = page.locator('[data-testid="stPlotlyChart"]')
+    expect(chart).to_have_count(1, timeout=120_000)
+    expect(chart.first).to_contain_text("(α, β) proxy")
+    expect(page.get_by_role("button", name="Compute curves")).to_be_disabled()
+    screenshot(page, "balanced-filtering-adult-race-curves", full_page=True)
+    assert exception_texts(page) == []

@@ -31,6 +31,7 @@ from sklearn.utils.validation import check_is_fitted
 from fairengine.data import from_frame, load_dataset
 from fairengine.data.encoding import FeatureEncoder
 from fairengine.export import load_model, save_model
+from fairengine.methods.balanced_filtering import BalancedFilter
 from fairengine.methods.fair_regression import FairRegressionModel, FairRegressor
 from fairengine.methods.fair_regression.knobs import KNOBS as FR_KNOBS
 from fairengine.methods.maxent import MaxEntDebiaser
@@ -107,6 +108,7 @@ ESTIMATORS = [
     MaxEntDebiaser(C=0.4, tau=0.8, n_bins=3),
     MultiaccurateProxy(alpha=0.1, n_iter=12, auditor="tree"),
     ProxyFairClassifier(eps=0.03, max_iter=9, learner="logistic"),
+    BalancedFilter(alpha=0.4, n_rounds=20, proxy="qp_dt", target=(0.5, 0.5)),
 ]
 
 
@@ -135,6 +137,9 @@ def test_clone_and_params_round_trip(estimator) -> None:
         (MultiaccurateProxy(), {"auditor": "forest"}),
         (ProxyFairClassifier(), {"constraint": "equal_odds"}),
         (ProxyFairClassifier(), {"learner": "svm"}),
+        (BalancedFilter(), {"proxy": "forest"}),
+        (BalancedFilter(), {"alpha": 1.5}),
+        (BalancedFilter(), {"max_depth": 0}),
     ],
     ids=lambda v: str(v),
 )
@@ -151,6 +156,8 @@ def test_invalid_parameters_set_later_fail_in_fit(estimator, bad, adult, law) ->
             estimator.fit(load_dataset("german_credit"))
         elif isinstance(estimator, MultiaccurateProxy):
             estimator.fit(X[:200], z[:200, 0], y[:200, None])
+        elif isinstance(estimator, BalancedFilter):
+            estimator.fit(X[:200], z[:200].argmax(axis=1))
         else:
             estimator.fit(X[:200], y[:200], z[:200])
 
@@ -238,6 +245,11 @@ def _expected_failures(estimator) -> dict[str, str]:
             "check_fit_score_takes_y": "fit(X, z, tasks): the second argument is the group "
             "membership z the proxy predicts (the paper's notation), not a label y",
         }
+    if isinstance(estimator, BalancedFilter):
+        return {
+            "check_fit_score_takes_y": "fit(X, z, group_names): the second argument is the "
+            "sensitive group z the filter balances (the paper's notation); y is never used",
+        }
     return {}
 
 
@@ -246,6 +258,7 @@ _CHECKED = [
     MaxEntDebiaser(),
     MultiaccurateProxy(n_iter=5),
     ProxyFairClassifier(max_iter=5),
+    BalancedFilter(n_rounds=10, max_depth=3),
 ]
 
 

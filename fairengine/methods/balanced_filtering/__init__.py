@@ -4,7 +4,8 @@ Public API (DESIGN contract): :func:`conditional_distribution_matrix`,
 :func:`sampling_probabilities`, :func:`disclosivity`, :func:`imbalance`, :class:`BalancedFilter`;
 plus :func:`hull_distance`, :func:`beta_min`, :func:`filter_rows`, the exportable
 :class:`ProxyFilter` and :func:`tradeoff_curves`. Importing registers the method
-``balanced_filtering``.
+``balanced_filtering``. The cached trade-off sweep over seeds is
+:func:`fairengine.sweeps.balanced_filtering.tradeoff_points` (above the methods).
 """
 
 from fairengine.methods.balanced_filtering.definitions import (
@@ -18,7 +19,7 @@ from fairengine.methods.balanced_filtering.definitions import (
     uniform_target,
 )
 from fairengine.methods.balanced_filtering.estimator import BalancedFilter
-from fairengine.methods.balanced_filtering.knobs import PAPER_SETTING
+from fairengine.methods.balanced_filtering.knobs import FLOOR_SETTING, PAPER_SETTING
 from fairengine.methods.balanced_filtering.method import (
     ALPHA_GRID,
     BALANCED_FILTERING,
@@ -38,6 +39,7 @@ __all__ = [
     "ALPHA_GRID",
     "BALANCED_FILTERING",
     "ETA_GRID",
+    "FLOOR_SETTING",
     "PAPER_SETTING",
     "BalancedFilter",
     "ProxyFilter",
@@ -61,7 +63,6 @@ from fairengine.methods.balanced_filtering.frontier import (  # noqa: E402
     CURVES,
     curve_grid,
     tradeoff_curves,
-    tradeoff_points,
 )
 
-__all__ += ["CURVES", "curve_grid", "tradeoff_curves", "tradeoff_points"]
+__all__ += ["CURVES", "curve_grid", "tradeoff_curves"]

@@ -7,7 +7,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import (
+    _check_feature_names,
+    _check_n_features,
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
 from threadpoolctl import threadpool_limits
 
 from fairengine.data.encoding import FeatureEncoder
@@ -28,6 +35,7 @@ from fairengine.methods.balanced_filtering.proxies import (
 from fairengine.methods.balanced_filtering.sampling import sampling_probabilities
 from fairengine.methods.balanced_filtering.status import growth_status
 from fairengine.methods.balanced_filtering.tree import GrowthSettings, grow_tree
+from fairengine.methods.params import RANDOM_STATE, knob_constraints, seed
 
 
 def soft_matrix(weights: np.ndarray, z: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
@@ -59,18 +67,24 @@ class BalancedFilter(BaseEstimator):
         Relaxed (α, β) proxy: Σq = 1 dropped in Algorithm 1 and in the growth loop (§3.7).
     proxy : {"ab", "qp_dt", "qp_lr", "naive_dt", "naive_lr"}
         The (α, β) tree or a baseline (§3.9).
-    random_state : int
-        Seed of the baseline classifiers and of :meth:`filter`'s default draws.
+    random_state : int, RandomState or None
+        Seed of the baseline classifiers and of :meth:`filter`'s default draws
+        (``check_random_state`` conventions; an int is used as is).
     eta : float
         η — interpolation of the baselines (App. A.1.1); rho is kept from η = 0 (pitfall P11).
     epsilon, n_rounds, step, lambda_max, min_leaf_mass, max_yield :
-        ε (game slack), T (game rounds), η₀ (auditor step), λ_max, smallest leaf share [EXT],
-        max-yield tie-break [EXT]; see ``knobs.KNOBS``.
+        ε (game slack), T (game rounds), η₀ (auditor step), λ_max, smallest leaf share [EXT]
+        (default 0: no mass floor, as the paper), max-yield tie-break [EXT]; see
+        ``knobs.KNOBS``.
     budget_step : float
         [EXT] Budget ladder: the tree is also grown at α − step, α − 2·step, … > 0 and the one
-        nearest the target kept (every such tree is α-disclosive); 0 turns it off.
+        nearest the target kept (every such tree is α-disclosive); 0 (default, paper) turns it
+        off.
     min_leaf_rows : int
-        Smallest leaf in rows; the floor is max(min_leaf_rows, min_leaf_mass · n).
+        Smallest leaf in rows; the floor is max(min_leaf_rows, min_leaf_mass · n) for the tree's
+        leaves and the baselines' predicted groups. Default 5: the paper sets no floor; 5 rows
+        keep a leaf's row of A from being a single point (our choice). The defaults are
+        ``PAPER_SETTING``; ``FLOOR_SETTING`` is a generalising alternative [EXT].
     axis_splits : int
         [EXT] Single-feature threshold candidates tried per leaf next to the game's split.
     target : array-like of shape (K,), optional
@@ -103,6 +117,36 @@ class BalancedFilter(BaseEstimator):
     >>> kept = bf.filter(X_stream, random_state=1)  # doctest: +SKIP
     """
 
+    #: one declaration per knob (knobs.KNOBS): the page's slider range is the estimator's range,
+    #: except where the mathematical domain is wider (counts, radii and steps)
+    _parameter_constraints: dict = knob_constraints(  # noqa: RUF012
+        knob_spec.KNOBS,
+        skip=("random_state",),
+        domains={
+            "max_depth": (1, None, "left"),
+            "n_rounds": (1, None, "left"),
+            "step": (0.0, None, "neither"),
+            "lambda_max": (0.0, None, "neither"),
+            "min_leaf_rows": (1, None, "left"),
+            "axis_splits": (0, None, "left"),
+        },
+        extra={"random_state": RANDOM_STATE, "target": ["array-like", None]},
+    )
+
+    def __sklearn_tags__(self):  # noqa: ANN204
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True  # z, the sensitive group, is the "target"
+        tags.input_tags.string = True  # raw tables: the encoder one-hot codes text columns
+        return tags
+
+    def _rows(self, X: Any, *, reset: bool) -> Any:  # noqa: N803
+        """Check X (feature names / count against fit); tables stay tables for the encoder."""
+        if isinstance(X, pd.DataFrame):
+            _check_feature_names(self, X, reset=reset)
+            _check_n_features(self, X, reset=reset)
+            return X
+        return validate_data(self, X, reset=reset)
+
     def __init__(
         self,
         alpha: float = 0.2,
@@ -118,9 +162,9 @@ class BalancedFilter(BaseEstimator):
         n_rounds: int = 100,
         step: float = 1.0,
         lambda_max: float = 100.0,
-        min_leaf_mass: float = 0.005,
-        budget_step: float = 0.2,
-        min_leaf_rows: int = 30,
+        min_leaf_mass: float = 0.0,
+        budget_step: float = 0.0,
+        min_leaf_rows: int = 5,
         axis_splits: int = 0,
         max_yield: bool = True,
         target: Any = None,
@@ -146,13 +190,21 @@ class BalancedFilter(BaseEstimator):
 
     def fit(self, X: pd.DataFrame | np.ndarray, z: Any, group_names: Any = None) -> BalancedFilter:  # noqa: N803
         """Learn the proxy and rho from features ``X`` (excluding z and y) and groups ``z``."""
-        params = knob_spec.validate({k: getattr(self, k) for k in knob_spec.KNOB_NAMES})
+        self._validate_params()
+        params = {k: getattr(self, k) for k in knob_spec.KNOB_NAMES}
+        params["random_state"] = seed(self.random_state)
+        if isinstance(X, pd.DataFrame):
+            X = self._rows(X, reset=True)  # noqa: N806
+            z = column_or_1d(z)
+            check_consistent_length(X, z)
+        else:
+            X, z = validate_data(self, X, z)  # noqa: N806
         codes, labels = pd.factorize(pd.Series(np.asarray(z)), sort=True)
         if (codes < 0).any():
             raise ValueError("z contains missing values; drop or label those rows")
         n_groups = len(labels)
         if n_groups < 2:
-            raise ValueError("balanced filtering needs at least two groups in z")
+            raise ValueError("balanced filtering needs at least two groups in z; got 1 class")
         self.group_names_ = [str(g) for g in (group_names if group_names is not None else labels)]
         tau = uniform_target(n_groups) if self.target is None else np.asarray(self.target, float)
         self.target_ = tau
@@ -196,9 +248,9 @@ class BalancedFilter(BaseEstimator):
             self.status_ = {"code": "baseline", "converged": True, "message": ""}
             arrays = fit_classifier_proxy(learner, Z, codes, n_groups, params["random_state"])
             kind, eta = "classifier", params["eta"]
-            arrays = merge_rare_labels(
-                arrays, classifier_labels(arrays, Z), n_groups, params["min_leaf_mass"]
-            )
+            # the same floor as the tree's leaves: max(min_leaf_mass, min_leaf_rows / n)
+            floor = max(params["min_leaf_mass"], max(params["min_leaf_rows"], 1) / len(codes))
+            arrays = merge_rare_labels(arrays, classifier_labels(arrays, Z), n_groups, floor)
             labels_pred = classifier_labels(arrays, Z)
             self.rules_ = [f"predicted {g}" for g in self.group_names_]
             # rho from the un-noised proxy (eta = 0), then A measured on the noised labels
@@ -231,21 +283,21 @@ class BalancedFilter(BaseEstimator):
     def leaf_weights(self, X: Any) -> np.ndarray:  # noqa: N803
         """P(zhat(x) = L) per row and leaf."""
         check_is_fitted(self, "model_")
-        return self.model_.leaf_weights(X)
+        return self.model_.leaf_weights(self._rows(X, reset=False))
 
     def leaf(self, X: Any, random_state: int | None = None) -> np.ndarray:  # noqa: N803
         """A drawn proxy group (leaf index) per row (fresh randomness per row, pitfall P18)."""
         check_is_fitted(self, "model_")
-        seed = self.random_state if random_state is None else random_state
-        return self.model_.leaf(X, seed)
+        draws = seed(self.random_state if random_state is None else random_state)
+        return self.model_.leaf(self._rows(X, reset=False), draws)
 
     def acceptance_probability(self, X: Any) -> np.ndarray:  # noqa: N803
         """pi(x) = sum_L w_L(x) rho_L."""
         check_is_fitted(self, "model_")
-        return self.model_.predict_score(X)
+        return self.model_.predict_score(self._rows(X, reset=False))
 
     def filter(self, X: Any, random_state: int | None = None) -> Any:  # noqa: N803
         """Algorithm 2: the accepted rows of ``X`` (seeded Bernoulli(pi(x)) per row)."""
         check_is_fitted(self, "model_")
-        seed = self.random_state if random_state is None else random_state
-        return self.model_.filter(X, seed)
+        draws = seed(self.random_state if random_state is None else random_state)
+        return self.model_.filter(self._rows(X, reset=False), draws)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -19,16 +21,22 @@ def split_metrics(
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     """Metrics and the split's own A, r_hat, proportions before/after (expected, soft weights).
 
-    Disclosivity uses the split's own base rates (pitfall P12).
+    Disclosivity uses the split's own base rates (pitfall P12). When no row of the split can be
+    accepted (every row falls in leaves with rho = 0: with tiny leaves, q may put all its mass on
+    a leaf no held-out row reaches) the filtered sample is empty: its imbalance and proportions
+    are NaN and the acceptance rate 0.
     """
     weights = model.leaf_weights(X)
     rows, leaves = np.nonzero(weights > 0)
     pi = np.clip(weights @ model.rho, 0.0, 1.0)
+    empty = not pi.sum() > 0
     values = {
         "disclosivity": metrics.disclosivity(
             None, leaves, z[rows], sample_weight=weights[rows, leaves]
         ),
-        "imbalance": metrics.imbalance(None, None, z, sample_weight=pi, target=target),
+        "imbalance": math.nan
+        if empty
+        else metrics.imbalance(None, None, z, sample_weight=pi, target=target),
         "acceptance_rate": metrics.acceptance_rate(None, pi, z),
         "n_leaves": float(model.n_leaves),
     }
@@ -38,7 +46,9 @@ def split_metrics(
         "A": A,
         "r_hat": r_hat,
         "proportions_before": np.bincount(z, minlength=n_groups) / len(z),
-        "proportions_after": filtered_distribution(A, r_hat, model.rho),
+        "proportions_after": np.full(n_groups, np.nan)
+        if empty
+        else filtered_distribution(A, r_hat, model.rho),
         "acceptance": pi,
     }
     return values, tables

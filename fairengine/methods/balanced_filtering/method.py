@@ -19,6 +19,12 @@ from fairengine.methods.registry import register
 ALPHA_GRID = tuple(round(0.05 * i, 2) for i in range(21))
 #: eta grid of the interpolation procedure (App. A.1.1)
 ETA_GRID = tuple(round(0.1 * i, 1) for i in range(11))
+#: alpha grid of the page's curves and the shipped demo frontiers (every other point of
+#: ALPHA_GRID: the page draws them from the store instead of computing them)
+DEMO_ALPHAS = ALPHA_GRID[::2]
+#: train/test splits (``task.split(random_state=s)``) of the shipped demo frontiers: the page's
+#: default curves are the mean over these with 95% t-bands
+DEMO_SEEDS = (0, 1, 2, 3, 4)
 #: more groups than this make the matrices unreadable and the game slow
 MAX_GROUPS = 20
 
@@ -52,6 +58,16 @@ def run_filter(train: Task, test: Task, *, target: Any = None, **knobs: Any) -> 
             artifacts[f"{name}_{split}"] = tables[name]
         artifacts[f"A_{split}"] = tables["A"]
         artifacts[f"r_hat_{split}"] = tables["r_hat"]
+    status = dict(estimator.status_)
+    empty = [split for split in ("train", "test") if not metrics[split]["acceptance_rate"] > 0]
+    if empty:  # q sits on leaves no row of that split reaches: an empty filtered sample
+        status["empty_splits"] = empty
+        status["message"] = (
+            status["message"] + f" No {' or '.join(empty)} row is accepted: ρ is positive only "
+            "on leaves that split never reaches (tiny leaves fitted to the training rows), so "
+            "its filtered sample is empty and its imbalance undefined (NaN). A leaf floor "
+            "(min_leaf_rows, min_leaf_mass) avoids it."
+        ).strip()
     artifacts.update(
         {
             "A": estimator.A_,
@@ -65,7 +81,7 @@ def run_filter(train: Task, test: Task, *, target: Any = None, **knobs: Any) -> 
             "group_names": list(train.group_names),
             "leaves": leaf_table(estimator),
             "trace": pd.DataFrame(estimator.trace_),
-            "status": estimator.status_,
+            "status": status,
         }
     )
     return RunResult(
@@ -111,8 +127,11 @@ BALANCED_FILTERING = register(
         "and per-proxy-group acceptance probabilities ρ, so that filtering unlabelled candidates "
         "yields a group-balanced sample. The label y is never used.",
         reference="Deng, Diana, Kearns, Roth: Balanced Filtering via Non-Disclosive Proxies",
-        version="3",
-        demo_grid={"proxy": ("ab",), "relaxed": (False, True), "alpha": ALPHA_GRID},
+        # 4: defaults = the paper setting (no leaf-mass floor, 5-row leaves, no budget ladder);
+        # decision-tree baselines walk the shared codec (float32 features, as scikit-learn)
+        version="4",
+        demo_grid={"proxy": ("ab",), "relaxed": (False, True), "alpha": DEMO_ALPHAS},
         demo_tasks=(("adult", ("race",)),),
+        demo_seeds=DEMO_SEEDS,
     )
 )

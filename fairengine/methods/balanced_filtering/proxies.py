@@ -29,6 +29,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 from threadpoolctl import threadpool_limits
 
+from fairengine.models import trees
+
 #: proxy names: (alpha, beta) tree, and naive / QP over logistic regression and a decision tree
 PROXIES = ("ab", "qp_dt", "qp_lr", "naive_dt", "naive_lr")
 PROXY_TITLES = {
@@ -71,17 +73,21 @@ def fit_classifier_proxy(
         model = DecisionTreeClassifier(
             min_samples_leaf=min_samples_leaf, random_state=random_state
         ).fit(Z, z)
-        tree = model.tree_
-        label = model.classes_[np.argmax(tree.value[:, 0, :], axis=1)].astype(np.int64)
-        return {
-            "kind": np.array(1),
-            "left": tree.children_left.astype(np.int64),
-            "right": tree.children_right.astype(np.int64),
-            "feature": tree.feature.astype(np.int64),
-            "threshold": tree.threshold.astype(float),
-            "label": label,
-        }
+        return tree_proxy_arrays(model)
     raise ValueError(f"unknown classifier proxy {kind!r}")
+
+
+def tree_proxy_arrays(model: DecisionTreeClassifier) -> dict[str, np.ndarray]:
+    """A fitted decision-tree proxy as arrays: the shared codec's nodes
+    (:func:`fairengine.models.trees.tree_arrays`) plus each node's predicted group ``label``
+    (the argmax of its class distribution, as ``DecisionTreeClassifier.predict``)."""
+    arrays = trees.tree_arrays(model)
+    label = np.asarray(model.classes_)[np.argmax(arrays["value"], axis=1)].astype(np.int64)
+    return {
+        "kind": np.array(1),
+        **{key: arrays[key] for key in ("left", "right", "feature", "threshold")},
+        "label": label,
+    }
 
 
 def merge_rare_labels(
@@ -110,17 +116,8 @@ def classifier_labels(arrays: dict[str, np.ndarray], Z: np.ndarray) -> np.ndarra
 def _raw_labels(arrays: dict[str, np.ndarray], Z: np.ndarray) -> np.ndarray:  # noqa: N803
     if int(arrays["kind"]) == 0:
         return np.argmax(Z @ arrays["coef"].T + arrays["intercept"], axis=1)
-    node = np.zeros(len(Z), dtype=np.int64)
-    left, right = arrays["left"], arrays["right"]
-    while True:
-        internal = left[node] >= 0
-        if not internal.any():
-            break
-        idx = np.nonzero(internal)[0]
-        v = node[idx]
-        go_left = Z[idx, arrays["feature"][v]] <= arrays["threshold"][v]
-        node[idx] = np.where(go_left, left[v], right[v])
-    return arrays["label"][node]
+    # the one scikit-learn tree walk (float32 features, as DecisionTreeClassifier.predict)
+    return arrays["label"][trees.apply(arrays, Z)[:, 0]]
 
 
 def interpolated_weights(labels: np.ndarray, n_leaves: int, eta: float) -> np.ndarray:

@@ -36,9 +36,9 @@ def growth_status(trace: list[dict], *, alpha: float, gamma: float, beta_stop: f
         )
         message = (
             f"{head}, above β_stop = {beta_stop:g}: no split of any leaf lowered it by the factor "
-            f"1 − γ (needed ≤ {float(last['required']):.3f}; {nearest}). Smaller leaves "
-            "(min_leaf_mass, min_leaf_rows; see the paper setting), a smaller γ or a larger α "
-            "let it grow further."
+            f"1 − γ (needed ≤ {float(last['required']):.3f}; {nearest}). A smaller leaf floor "
+            "(min_leaf_mass, min_leaf_rows: the defaults are the paper's, no mass floor), a "
+            "smaller γ or a larger α let it grow further."
         )
     elif code == "no_splittable_leaf":
         message = (

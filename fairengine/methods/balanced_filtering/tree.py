@@ -119,10 +119,10 @@ class GrowthSettings:
     n_rounds: int = 300
     lambda_max: float = 100.0
     step: float = 1.0
-    min_leaf_mass: float = 0.005
+    min_leaf_mass: float = 0.0
     #: smallest leaf in rows (the floor is the larger of this and ``min_leaf_mass``); spec §3.7
-    #: suggests 30 samples, the paper sets no floor
-    min_leaf_rows: int = 30
+    #: suggests 30 samples, the paper sets no floor; the default 5 is the paper setting's
+    min_leaf_rows: int = 5
     max_leaves: int = 64
     #: [EXT] the game runs on at most this many of a leaf's rows (seeded subsample); the split
     #: found is then evaluated, repaired and accepted on all rows
@@ -139,8 +139,8 @@ class GrowthSettings:
     progress: str = "best"
     n_cuts: int = 32
     #: [EXT] also grow at the budgets alpha - step, alpha - 2 step, ... > 0 and keep the tree
-    #: nearest U (see :func:`budget_ladder`); 0 grows at alpha only
-    budget_step: float = 0.2
+    #: nearest U (see :func:`budget_ladder`); 0 grows at alpha only (paper, default)
+    budget_step: float = 0.0
     #: [EXT] also offer single-feature thresholds as split candidates (see :mod:`.axis`); the
     #: ``axis_splits`` best of them per leaf (by a cheap bound) get the exact hull distance
     axis_splits: int = 0
