@@ -92,7 +92,11 @@ def heatmap_figure(
         )
     )
     fig.update_yaxes(autorange="reversed")
-    title = "A − base rates" if minus_base else "A = P(group | proxy leaf)"
+    title = (
+        "A − base rates: how far each leaf departs from the population"
+        if minus_base
+        else "A = P(group | proxy leaf): what each leaf reveals"
+    )
     return _layout(fig, title, height=max(260, 60 + 40 * len(A)))
 
 
@@ -128,7 +132,7 @@ def proportions_figure(result: RunResult) -> go.Figure:
             col=col,
         )
     fig.update_layout(barmode="group")
-    return _layout(fig, "Group proportions before and after filtering")
+    return _layout(fig, "Group shares before and after filtering, with the target")
 
 
 _PALETTE = ("#1565c0", "#6a1b9a", "#2e7d32", "#ef6c00", "#8d6e63", "#c62828")
@@ -224,4 +228,6 @@ def tradeoff_figure(curves: pd.DataFrame, current: RunResult | None) -> go.Figur
             )
     fig.update_xaxes(title_text="disclosivity")
     fig.update_yaxes(title_text="imbalance β", col=1)
-    return _layout(fig, "Disclosivity–imbalance trade-off (mean over seeds, 95% bands)", height=460)
+    return _layout(
+        fig, "Disclosivity vs imbalance per proxy (mean over random splits, 95% bands)", height=460
+    )

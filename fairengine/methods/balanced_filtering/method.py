@@ -110,7 +110,7 @@ BALANCED_FILTERING = register(
         description="Learn a proxy for the sensitive attribute that reveals at most α about it, "
         "and per-proxy-group acceptance probabilities ρ, so that filtering unlabelled candidates "
         "yields a group-balanced sample. The label y is never used.",
-        reference="Deng, Diana, Kearns, Roth: Balanced Filtering via Non-Disclosive Proxies",
+        reference="Deng, Diana, Kearns & Roth, arXiv 2023",
         version="3",
         demo_grid={"proxy": ("ab",), "relaxed": (False, True), "alpha": ALPHA_GRID},
         demo_tasks=(("adult", ("race",)),),
