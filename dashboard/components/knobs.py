@@ -38,7 +38,14 @@ def knob_widget(knob: Knob, *, key: str, value: Any = None, url: bool = False) -
     label = knob.display_label
     if knob.kind == "choice":
         options = list(knob.choices or ())
-        return st.selectbox(label, options, index=options.index(value), help=knob.help, key=key)
+        return st.selectbox(
+            label,
+            options,
+            index=options.index(value),
+            format_func=lambda option: str(option).replace("_", " "),  # words, same values
+            help=knob.help,
+            key=key,
+        )
     if knob.kind == "bool":
         return st.checkbox(label, value=bool(value), help=knob.help, key=key)
     if knob.low is None or knob.high is None:
