@@ -1,7 +1,7 @@
 """Take the README screenshot of the dashboard in headless Chromium.
 
     python tools/screenshot.py              # the Compare page on Adult -> docs/screenshot.png
-    python tools/screenshot.py --path / --wait-for "" --scroll-to "" --out docs/data.png
+    python tools/screenshot.py --path / --wait-for "" --out docs/data.png
 
 Starts ``streamlit run dashboard/app.py`` on a free localhost port (FAIRENGINE_CACHE in a fresh
 temporary directory unless --cache-dir is given), opens the path, waits until Streamlit has
@@ -48,7 +48,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--wait-for", default=CHART, help="CSS selector that must be visible before the shot"
     )
     parser.add_argument(
-        "--scroll-to", default=CHART, help="CSS selector to scroll into view before the shot"
+        "--scroll-to", default=None, help="CSS selector to scroll into view before the shot"
     )
     parser.add_argument(
         "--delay-ms", type=int, default=1000, help="extra wait for charts to finish drawing"
@@ -89,7 +89,6 @@ def main(argv: list[str] | None = None) -> int:
                     if args.scroll_to:
                         target = page.locator(args.scroll_to).first
                         target.scroll_into_view_if_needed()
-                        page.mouse.wheel(0, 250)  # a little more: the chart's legend below it
                     page.wait_for_timeout(args.delay_ms)
                     errors = harness.exception_texts(page)
                     page.screenshot(path=str(out), full_page=args.full_page)

@@ -206,4 +206,4 @@ def group_metrics_figure(table: pd.DataFrame, kind: str) -> go.Figure:
         height=360,
         margin={"l": 10, "r": 10, "t": 10, "b": 10},
     )
-    return legend_above(fig, "Per-group rates of the selected point (95% bootstrap intervals)")
+    return legend_above(fig, top=40)  # the page's heading says what and where

@@ -121,10 +121,10 @@ def frontier_figure(points: pd.DataFrame | None, result_metrics: dict, proxy: st
             text="Sweep ε to draw every proxy's frontier", showarrow=False,
             xref="paper", yref="paper", x=0.5, y=0.5, font={"color": "#6b7280"},
         )  # fmt: skip
-    fig.update_layout(height=480)
-    return legend_above(
+    fig.update_layout(height=600)
+    return legend_above(  # up to seven entries, one per row in a half-width column
         fig, "Downstream frontiers (test)<br><sup>error vs violation on the TRUE groups</sup>",
-        top=150,
+        top=230,
     )
 
 
@@ -136,8 +136,14 @@ def trace_figure(
     found, a lower bound on what any linear proxy reaches (the trace ends early on a stop)."""
     fig = go.Figure()
     for k, row in enumerate(np.atleast_2d(trace)):
+        # With two groups both traces are often equal: the first is wide and pale, the later
+        # ones thin and dashed on top, so no group's line hides another.
+        line = {"width": 6, "color": "rgba(58,91,160,0.45)"} if k == 0 else {"width": 1.5,
+                "dash": ("dash", "dot", "dashdot")[(k - 1) % 3]}  # fmt: skip
         fig.add_trace(
-            go.Scatter(y=row, x=np.arange(1, len(row) + 1), mode="lines", name=group_names[k])
+            go.Scatter(
+                y=row, x=np.arange(1, len(row) + 1), mode="lines", name=group_names[k], line=line
+            )
         )
     for value in sorted(set(eps)):
         fig.add_hline(y=value, line_dash="dot", annotation_text=f"tolerance {value:.4f}")
