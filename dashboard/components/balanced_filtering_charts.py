@@ -150,8 +150,8 @@ def tradeoff_figure(curves: pd.DataFrame, current: RunResult | None) -> go.Figur
 
     ``curves`` is :func:`~fairengine.methods.balanced_filtering.tradeoff_curves` output. Each
     proxy has its own colour, dash and marker, and its band (t-interval of the imbalance,
-    shaded) and error bars (t-interval of the disclosivity) are drawn half-transparent, so a
-    curve lying on another stays visible.
+    shaded, cut at 0) and error bars (t-interval of the disclosivity) are drawn half-transparent,
+    and earlier curves are drawn wider than later ones, so a curve lying on another stays visible.
     """
     fig = make_subplots(rows=1, cols=2, subplot_titles=("train", "test"), shared_yaxes=True)
     for i, name in enumerate(CURVES):
@@ -169,10 +169,12 @@ def tradeoff_figure(curves: pd.DataFrame, current: RunResult | None) -> go.Figur
                         y=np.concatenate(
                             [
                                 rows["imbalance_high"].to_numpy(),
-                                rows["imbalance_low"].to_numpy()[::-1],
+                                # imbalance is a distance: the band stops at 0
+                                rows["imbalance_low"].clip(lower=0.0).to_numpy()[::-1],
                             ]
                         ),
                         fill="toself",
+                        mode="lines",  # not the default markers at the band's vertices
                         fillcolor=_rgba(color, 0.15),
                         line={"width": 0},
                         hoverinfo="skip",
@@ -190,8 +192,19 @@ def tradeoff_figure(curves: pd.DataFrame, current: RunResult | None) -> go.Figur
                     mode="lines+markers",
                     name=name,
                     legendgroup=name,
-                    line={"color": color, "dash": _DASHES[i % len(_DASHES)]},
-                    marker={"symbol": _SYMBOLS[i % len(_SYMBOLS)], "size": 7, "opacity": 0.8},
+                    # Earlier curves wider, later ones thinner on top: where two coincide (the
+                    # (α, β) and relaxed trees often do) both stay visible.
+                    line={
+                        "color": color,
+                        "dash": _DASHES[i % len(_DASHES)],
+                        "width": max(1.5, 6.0 - 1.5 * i),
+                    },
+                    marker={
+                        "symbol": _SYMBOLS[i % len(_SYMBOLS)],
+                        "size": max(6, 12 - 2 * i),
+                        "opacity": 0.8,
+                    },
+                    opacity=0.85,
                     error_x={
                         "type": "data",
                         "symmetric": False,
@@ -228,6 +241,7 @@ def tradeoff_figure(curves: pd.DataFrame, current: RunResult | None) -> go.Figur
             )
     fig.update_xaxes(title_text="disclosivity")
     fig.update_yaxes(title_text="imbalance β", col=1)
+    fig.update_yaxes(rangemode="tozero")
     return _layout(
         fig, "Disclosivity vs imbalance per proxy (mean over random splits, 95% bands)", height=460
     )
