@@ -51,8 +51,9 @@ distribution in every group (statistical parity) or a bounded loss in every grou
 - **Numbers.** *SP disparity* is the largest Kolmogorov–Smirnov distance between a group's
   prediction distribution and everyone's (0 = parity); the losses are on the target scaled to
   [0, 1], as in the paper.
-- **Frontier.** Loss (y) against disparity (x): the fair regressor, the unconstrained and
-  constant baselines, and the sweep over ε when you run it; lower-left is better.
+- **Frontier.** Loss (y) against disparity (x): the current randomized regressor Q (star), the
+  unconstrained regression and the SEO baseline, and the sweep over ε when you run it;
+  lower-left is better.
 - **CDFs.** The distribution of predictions in each group: parity means the curves coincide.
 - **Group losses.** Each group's loss, with the bound when one is set.
 """,
@@ -65,7 +66,8 @@ keep the guarantee.
   the *approach* chooses naive, DRO or soft group assignments.
 - **Numbers.** Violation = the largest one-sided rate gap minus α (≤ 0 is fair). Compare the
   *noisy-group* violation (what training sees) with the *true-group* violation (what matters).
-- **Rates chart.** The constrained rate (e.g. true positive rate) per true group.
+- **Rates chart.** The constrained rate (e.g. true positive rate) per group, measured on the true
+  and on the noisy groups.
 - **Theorem 1 table.** The true-group violation is bounded by the noisy one plus a
   total-variation term; the table shows both sides.
 - **Noise sweep.** True-group violation and error as the noise grows (the paper's Figures 1–3):
@@ -81,11 +83,14 @@ the true groups?
 - **Numbers.** *True-group violation* is the downstream classifier's gap on the real groups (what
   matters); *violation through ẑ* is what training could see. Multiaccuracy violations are the
   auditor's findings in-sample and on held-out rows.
-- **Audit heat map.** The proxy's error per task and group; a warning appears when the algorithm
-  stopped before reaching α.
+- **Audit heat map.** The auditor's ratio violation per group and proxy task, on the rows you
+  pick; a warning above appears when the algorithm stopped before reaching α.
+- **Gap per group.** Each group's downstream gap γ_k − γ on the true groups and through ẑ: a good
+  proxy makes the two bars agree.
 - **Trace.** The auditor's violation round by round.
-- **Frontiers.** Error (y) against true-group violation (x) for every proxy: the multiaccurate
-  proxy should sit near the true-group curve and below the naive proxies.
+- **Frontiers.** Error (y) against true-group violation (x) for every proxy as ε sweeps: the
+  multiaccurate proxy should track the oracle (true groups) curve, the naive proxies fall behind.
+  Next to it, how well each proxy predicts the group — which is not what makes it useful.
 """,
 }
 

@@ -127,3 +127,24 @@ def test_demo_row_cap_keeps_every_bundled_dataset_whole() -> None:
     from fairengine.data.registry import DATASETS, load_frame
 
     assert max(len(load_frame(name)) for name in DATASETS) <= DEMO_MAX_ROWS
+
+
+def test_every_method_page_has_a_reading_guide() -> None:
+    from dashboard.components.page_help import HOW_TO_READ
+
+    views = Path(APP).parent / "views"
+    pages = [name for name in list_methods() if (views / f"{name}.py").is_file()]
+    assert len(pages) >= 5
+    for name in pages:
+        assert len(HOW_TO_READ[name].split()) > 60, name
+        assert "how_to_read(METHOD.name)" in (views / f"{name}.py").read_text(), name
+
+
+def test_demo_mode_is_named_in_the_sidebar(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAIRENGINE_DEMO", "true")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["dataset"] = "german_credit"
+    at.run()
+    assert not at.exception
+    notes = " ".join(c.value for c in at.sidebar.caption)
+    assert "Demo mode" in notes and "50,000 rows" in notes and "10 points" in notes
