@@ -15,14 +15,16 @@ from fairengine.methods.base import Knob, KnobError, Method
 
 def url_value(knob: Knob, key: str) -> Any:
     """The knob's value from the page's link (``?alpha=0.3``), read once per widget and kept, so
-    every rerun draws the widget with the same default; None if absent or invalid."""
+    every rerun draws the widget with the same default; None if absent or invalid (an invalid
+    value is named in a warning)."""
     seed_key = f"_url_seed.{key}"
     if seed_key not in st.session_state:
         raw = st.query_params.get(knob.name)
         try:
             st.session_state[seed_key] = None if raw is None else knob.validate(raw)
-        except KnobError:
+        except KnobError as exc:
             st.session_state[seed_key] = None
+            st.warning(f"The link's value for {knob.display_label} was ignored: {exc}")
     return st.session_state[seed_key]
 
 

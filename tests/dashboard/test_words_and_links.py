@@ -75,6 +75,8 @@ def test_knobs_are_restored_from_the_link_and_written_back() -> None:
     assert values["alpha"] == 0.4 and values["relaxed"] is True
     assert values["proxy"] == method.knob("proxy").default
     assert values["max_depth"] == method.knob("max_depth").default
+    ignored = " ".join(w.value for w in at.warning)
+    assert "Proxy ẑ was ignored" in ignored and "Maximum tree height was ignored" in ignored
     # The widget shows the label in words, seeded from the link.
     slider = at.slider(key="w.balanced_filtering.alpha")
     assert slider.label == "Disclosivity budget α" and slider.value == 0.4
