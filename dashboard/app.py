@@ -21,7 +21,9 @@ from dashboard.components.task_summary import render_task_summary  # noqa: E402
 
 PAGES = ROOT / "dashboard" / "views"  # not "pages/": that name turns on the legacy page router
 
-st.set_page_config(page_title="fairengine", page_icon=":material/balance:", layout="wide")
+# A bundled icon: ":material/..." page icons are fetched from fonts.gstatic.com (offline app).
+ICON = ROOT / "assets" / "favicon.png"
+st.set_page_config(page_title="fairengine", page_icon=str(ICON), layout="wide")
 init_from_query_params()
 ensure_task()
 

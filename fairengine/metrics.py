@@ -696,14 +696,14 @@ REGISTRY: dict[str, MetricInfo] = _declare(
     MetricInfo("scaled_loss", "Training objective's loss (target scaled to [0, 1])", True,
                REGRESSION,
                "Fair regression's chosen loss (square, absolute or logistic) on the target "
-               "min–max scaled to [0, 1], expected over Q (seed 002's reported loss)."),
+               "min–max scaled to [0, 1], expected over Q (as Agarwal et al. 2019 report it)."),
     MetricInfo("scaled_max_group_loss", "Worst group's objective loss (scaled target)", True,
-               REGRESSION, "Largest per-group scaled_loss (seed 002's bounded group loss)."),
+               REGRESSION, "Largest per-group scaled_loss (bounded group loss, Agarwal et al.)"),
     # ---- data (generated or reweighted samples; seed 001)
     MetricInfo("representation_rate", "Representation rate (data)", False, ANY_KIND,
                "Smallest over largest group share of the (generated or reweighted) data."),
     MetricInfo("data_statistical_rate", "Statistical rate (data)", False, CLASSIFICATION,
-               "Smallest over largest P(y = 1 | group) in the generated data (seed 001 Def. 2.2)."),
+               "Smallest over largest P(y = 1 | group) in the generated data (Celis et al. 2020)."),
     MetricInfo("kl_to_empirical", "KL divergence to the data", True, ANY_KIND,
                "KL(empirical rows ‖ max-entropy distribution) on the split's rows."),
     # ---- filtering (seed 000)

@@ -1,7 +1,7 @@
 """Take the README screenshot of the dashboard in headless Chromium.
 
-    python tools/screenshot.py                                  # / -> docs/screenshot.png
-    python tools/screenshot.py --path "/compare?dataset=adult" --out docs/compare.png
+    python tools/screenshot.py              # the Compare page on Adult -> docs/screenshot.png
+    python tools/screenshot.py --path / --wait-for "" --out docs/data.png
 
 Starts ``streamlit run dashboard/app.py`` on a free localhost port (FAIRENGINE_CACHE in a fresh
 temporary directory unless --cache-dir is given), opens the path, waits until Streamlit has
@@ -19,15 +19,23 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
 import harness  # noqa: E402
 
+README_PATH = "/compare?dataset=adult"
+CHART = '[data-testid="stPlotlyChart"]'
+
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--path", default="/", help='URL path and query to open (default "/")')
+    parser.add_argument(
+        "--path",
+        default=README_PATH,
+        help=f"URL path and query to open (default {README_PATH!r}: the README shot, several "
+        "methods' shipped frontiers on one plane)",
+    )
     parser.add_argument(
         "--out", type=Path, default=Path("docs/screenshot.png"), help="PNG to write"
     )
     parser.add_argument("--width", type=int, default=1400)
-    parser.add_argument("--height", type=int, default=900)
+    parser.add_argument("--height", type=int, default=1100)
     parser.add_argument(
         "--app",
         default=None,
@@ -37,7 +45,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--cache-dir", type=Path, default=None, help="FAIRENGINE_CACHE (default: a fresh temp dir)"
     )
     parser.add_argument(
-        "--wait-for", default=None, help="CSS selector that must be visible before the shot"
+        "--wait-for", default=CHART, help="CSS selector that must be visible before the shot"
+    )
+    parser.add_argument(
+        "--scroll-to", default=None, help="CSS selector to scroll into view before the shot"
     )
     parser.add_argument(
         "--delay-ms", type=int, default=1000, help="extra wait for charts to finish drawing"
@@ -75,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
                             state="visible", timeout=args.timeout_s * 1000
                         )
                         harness.wait_for_app(page, timeout=args.timeout_s * 1000)
+                    if args.scroll_to:
+                        target = page.locator(args.scroll_to).first
+                        target.scroll_into_view_if_needed()
                     page.wait_for_timeout(args.delay_ms)
                     errors = harness.exception_texts(page)
                     page.screenshot(path=str(out), full_page=args.full_page)

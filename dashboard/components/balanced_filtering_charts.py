@@ -146,7 +146,11 @@ def heatmap_figure(
         )
     )
     fig.update_yaxes(autorange="reversed")
-    title = "A − base rates" if minus_base else "A = P(group | proxy leaf)"
+    title = (
+        "A − base rates: how far each leaf departs from the population"
+        if minus_base
+        else "A = P(group | proxy leaf): what each leaf reveals"
+    )
     return _layout(fig, title, height=max(260, 60 + 40 * len(A)))
 
 
@@ -182,7 +186,7 @@ def proportions_figure(result: RunResult) -> go.Figure:
             col=col,
         )
     fig.update_layout(barmode="group")
-    return _layout(fig, "Group proportions before and after filtering")
+    return _layout(fig, "Group shares before and after filtering, with the target")
 
 
 _PALETTE = ("#1565c0", "#6a1b9a", "#2e7d32", "#ef6c00", "#8d6e63", "#c62828")
@@ -200,8 +204,8 @@ def tradeoff_figure(curves: pd.DataFrame, current: RunResult | None) -> go.Figur
 
     ``curves`` is :func:`~fairengine.methods.balanced_filtering.tradeoff_curves` output. Each
     proxy has its own colour, dash and marker, and its band (t-interval of the imbalance,
-    shaded) and error bars (t-interval of the disclosivity) are drawn half-transparent, so a
-    curve lying on another stays visible.
+    shaded, cut at 0) and error bars (t-interval of the disclosivity) are drawn half-transparent,
+    and earlier curves are drawn wider than later ones, so a curve lying on another stays visible.
     """
     fig = make_subplots(rows=1, cols=2, subplot_titles=("train", "test"), shared_yaxes=True)
     for i, name in enumerate(CURVES):
@@ -219,10 +223,12 @@ def tradeoff_figure(curves: pd.DataFrame, current: RunResult | None) -> go.Figur
                         y=np.concatenate(
                             [
                                 rows["imbalance_high"].to_numpy(),
-                                rows["imbalance_low"].to_numpy()[::-1],
+                                # imbalance is a distance: the band stops at 0
+                                rows["imbalance_low"].clip(lower=0.0).to_numpy()[::-1],
                             ]
                         ),
                         fill="toself",
+                        mode="lines",  # not the default markers at the band's vertices
                         fillcolor=_rgba(color, 0.15),
                         line={"width": 0},
                         hoverinfo="skip",
@@ -240,8 +246,19 @@ def tradeoff_figure(curves: pd.DataFrame, current: RunResult | None) -> go.Figur
                     mode="lines+markers",
                     name=name,
                     legendgroup=name,
-                    line={"color": color, "dash": _DASHES[i % len(_DASHES)]},
-                    marker={"symbol": _SYMBOLS[i % len(_SYMBOLS)], "size": 7, "opacity": 0.8},
+                    # Earlier curves wider, later ones thinner on top: where two coincide (the
+                    # (α, β) and relaxed trees often do) both stay visible.
+                    line={
+                        "color": color,
+                        "dash": _DASHES[i % len(_DASHES)],
+                        "width": max(1.5, 6.0 - 1.5 * i),
+                    },
+                    marker={
+                        "symbol": _SYMBOLS[i % len(_SYMBOLS)],
+                        "size": max(6, 12 - 2 * i),
+                        "opacity": 0.8,
+                    },
+                    opacity=0.85,
                     error_x={
                         "type": "data",
                         "symmetric": False,
@@ -278,4 +295,7 @@ def tradeoff_figure(curves: pd.DataFrame, current: RunResult | None) -> go.Figur
             )
     fig.update_xaxes(title_text="disclosivity")
     fig.update_yaxes(title_text="imbalance β", col=1)
-    return _layout(fig, "Disclosivity–imbalance trade-off (mean over seeds, 95% bands)", height=460)
+    fig.update_yaxes(rangemode="tozero")
+    return _layout(
+        fig, "Disclosivity vs imbalance per proxy (mean over random splits, 95% bands)", height=460
+    )

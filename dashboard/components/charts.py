@@ -64,6 +64,22 @@ def group_rates_figure(table: pd.DataFrame, kind: str) -> go.Figure:
     return _layout(fig, f"{title} (95% bootstrap interval)", column.replace("_", " "))
 
 
+def legend_above(fig: go.Figure, title: str | None = None, *, top: int = 90) -> go.Figure:
+    """Title at the top left and a horizontal legend between it and the plot area, where it
+    cannot cover tick labels, markers or the plotly toolbar (which sits at the top right)."""
+    if title is not None:
+        fig.update_layout(
+            title={"text": title, "x": 0, "xanchor": "left", "y": 0.98, "yanchor": "top",
+                   "yref": "container"}
+        )  # fmt: skip
+    fig.update_layout(
+        legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom",
+                "title": {"text": ""}},
+        margin={"t": top},
+    )  # fmt: skip
+    return fig
+
+
 def _layout(fig: go.Figure, title: str, y_title: str) -> go.Figure:
     fig.update_layout(
         title=title,
@@ -147,9 +163,11 @@ def frontier_figure(
         xaxis_title=x_label,
         yaxis_title=y_label,
         height=520,
-        margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        legend={"orientation": "h", "y": 1.08},
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        # Below the x axis title: the plotly toolbar sits at the top right, over any legend there.
+        legend={"orientation": "h", "x": 0, "y": -0.14, "yanchor": "top"},
         clickmode="event+select",
+        title={"text": f"{y_label} vs {x_label}: every cached frontier point", "x": 0},
     )
     return fig
 
@@ -187,6 +205,5 @@ def group_metrics_figure(table: pd.DataFrame, kind: str) -> go.Figure:
         yaxis_title="rate" if kind == "classification" else "value",
         height=360,
         margin={"l": 10, "r": 10, "t": 10, "b": 10},
-        legend={"orientation": "h", "y": -0.15},
     )
-    return fig
+    return legend_above(fig, top=40)  # the page's heading says what and where

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from dashboard.components.deploy import limits
 from dashboard.components.knobs import knob_widget
 from fairengine.data import DataError, Task
 from fairengine.frontier import sweep
@@ -69,6 +70,13 @@ def render_add_frontier(train: Task, test: Task, store) -> None:
         if not st.button("Run sweep", key="run_sweep", type="primary"):
             return
         values = [v.strip() for v in values_text.split(",") if v.strip()]
+        cap = limits().max_sweep_points
+        if cap is not None and len(values) > cap:
+            st.warning(
+                f"Demo mode runs at most {cap} points per sweep: sweeping the first {cap} of the "
+                f"{len(values)} values ({', '.join(values[:cap])})."
+            )
+            values = values[:cap]
         grid = {knob_name: values, **{k: [v] for k, v in fixed.items()}}
         bar = st.progress(0.0, text="Starting…")
 

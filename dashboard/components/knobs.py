@@ -3,22 +3,51 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import streamlit as st
 
-from fairengine.methods.base import Knob, Method
+from dashboard.components.state import task_params
+from fairengine.data import Task
+from fairengine.methods.base import Knob, KnobError, Method
 
 
-def knob_widget(knob: Knob, *, key: str, value: Any = None) -> Any:
+def url_value(knob: Knob, key: str) -> Any:
+    """The knob's value from the page's link (``?alpha=0.3``), read once per widget and kept, so
+    every rerun draws the widget with the same default; None if absent or invalid (an invalid
+    value is named in a warning)."""
+    seed_key = f"_url_seed.{key}"
+    if seed_key not in st.session_state:
+        raw = st.query_params.get(knob.name)
+        try:
+            st.session_state[seed_key] = None if raw is None else knob.validate(raw)
+        except KnobError as exc:
+            st.session_state[seed_key] = None
+            st.warning(f"The link's value for {knob.display_label} was ignored: {exc}")
+    return st.session_state[seed_key]
+
+
+def knob_widget(knob: Knob, *, key: str, value: Any = None, url: bool = False) -> Any:
     """One widget for one knob: a select box for choices, a checkbox for flags, a slider for a
-    bounded number (log-scale knobs slide over their exponent), else a number input."""
-    value = knob.default if value is None else value
-    label = knob.name
+    bounded number (log-scale knobs slide over their exponent), else a number input.
+
+    Labelled with the knob's words and paper symbol, with its declared help. With ``url`` the
+    first value comes from the page's link when it names the knob (see :func:`share_knobs`).
+    """
+    linked = url_value(knob, key) if url else None
+    value = linked if linked is not None else (knob.default if value is None else value)
+    label = knob.display_label
     if knob.kind == "choice":
         options = list(knob.choices or ())
-        return st.selectbox(label, options, index=options.index(value), help=knob.help, key=key)
+        return st.selectbox(
+            label,
+            options,
+            index=options.index(value),
+            format_func=lambda option: str(option).replace("_", " "),  # words, same values
+            help=knob.help,
+            key=key,
+        )
     if knob.kind == "bool":
         return st.checkbox(label, value=bool(value), help=knob.help, key=key)
     if knob.low is None or knob.high is None:
@@ -50,7 +79,7 @@ def knob_widget(knob: Knob, *, key: str, value: Any = None) -> Any:
 def knob_widgets(method: Method, *, key_prefix: str, skip: tuple[str, ...] = ()) -> dict[str, Any]:
     """A widget for every knob of ``method`` except ``skip``; returns the chosen values."""
     return {
-        knob.name: knob_widget(knob, key=f"{key_prefix}.{method.name}.{knob.name}")
+        knob.name: knob_widget(knob, key=f"{key_prefix}.{method.name}.{knob.name}", url=True)
         for knob in method.knobs
         if knob.name not in skip
     }
@@ -65,5 +94,16 @@ def knob_columns(
     for column, names in zip(st.columns(len(layout)), layout, strict=True):
         with column:
             for name in names:
-                values[name] = knob_widget(method.knob(name), key=f"{key_prefix}.{name}")
+                values[name] = knob_widget(method.knob(name), key=f"{key_prefix}.{name}", url=True)
     return values
+
+
+def share_knobs(method: Method, values: Mapping[str, Any], task: Task) -> None:
+    """Put the task and the knobs that differ from their defaults into the address bar, so the
+    view is a link: opening it restores the task (``init_from_query_params``) and the knobs
+    (:func:`url_value`)."""
+    params: dict[str, Any] = dict(task_params(task))
+    for knob in method.knobs:
+        if knob.name in values and values[knob.name] != knob.default:
+            params[knob.name] = str(values[knob.name])
+    st.query_params.from_dict(params)

@@ -1,11 +1,12 @@
-"""Charts of the max-entropy debiasing page (seed 001): rates, frontier over C, groups, θ."""
+"""Charts of the max-entropy debiasing page (Celis et al., ICML 2020): rates, frontier over C,
+groups, θ."""
 
 from __future__ import annotations
 
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboard.components.charts import PALETTE
+from dashboard.components.charts import PALETTE, legend_above
 
 SOURCES = {
     "raw": "Raw data",
@@ -21,10 +22,9 @@ def _layout(fig: go.Figure, title: str, y_title: str, x_title: str = "") -> go.F
         xaxis_title=x_title,
         yaxis_title=y_title,
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
-        height=360,
-        legend={"orientation": "h", "y": -0.2},
+        height=380,
     )
-    return fig
+    return legend_above(fig, title)
 
 
 def rates_figure(rates: pd.DataFrame, tau: float) -> go.Figure:
@@ -37,7 +37,9 @@ def rates_figure(rates: pd.DataFrame, tau: float) -> go.Figure:
         fig.add_bar(x=names, y=rates[column], name=label, marker_color=PALETTE[i])
     fig.add_hline(y=tau, line_dash="dash", annotation_text=f"τ = {tau:g}")
     fig.update_yaxes(range=[0, 1.05])
-    return _layout(fig, "Rates of the data before and after", "rate (1 = parity)")
+    return _layout(
+        fig, "Representation and statistical rate: raw, prior, reweighted, p*", "rate (1 = parity)"
+    )
 
 
 def frontier_over_c_figure(points: pd.DataFrame, x: str, y: str) -> go.Figure:
@@ -53,7 +55,10 @@ def frontier_over_c_figure(points: pd.DataFrame, x: str, y: str) -> go.Figure:
             marker={"color": PALETTE[0], "size": 9},
         )
     )
-    return _layout(fig, "Fairness–accuracy frontier over C (test data)", y, x)
+    from fairengine.metrics import metric_label
+
+    title = "Fairness–accuracy frontier over C (test data)"
+    return _layout(fig, title, metric_label(y), metric_label(x))
 
 
 def group_outcomes_figure(groups: pd.DataFrame) -> go.Figure:
@@ -68,17 +73,22 @@ def group_outcomes_figure(groups: pd.DataFrame) -> go.Figure:
             customdata=part["share"],
             hovertemplate="P(Y=1 | %{x}) = %{y:.3f}<br>share %{customdata:.3f}<extra></extra>",
         )
-    return _layout(fig, "Group outcome rates: real vs generated", "P(Y = 1 | group)")
+    return _layout(fig, "P(Y = 1 | group): real vs generated data", "P(Y = 1 | group)")
+
+
+#: Marker colours of the marginals chart: θ dark so that it reads on top of the achieved dot.
+COLORS = {"raw": PALETTE[7], "achieved": PALETTE[1], "theta": "#1f2633"}
 
 
 def marginals_figure(marginals: pd.DataFrame) -> go.Figure:
     """Target marginals θ, the marginals achieved by p*, and the raw data's, per coordinate."""
     names = [n if len(n) <= 28 else n[:27] + "…" for n in marginals["coordinate"]]
     fig = go.Figure()
-    for i, (column, label, symbol) in enumerate(
-        (("raw", "raw data", "circle-open"), ("theta", "target θ", "x"),
-         ("achieved", "E_p*[α]", "circle"))
-    ):  # fmt: skip
+    for column, label, symbol, size in (
+        (("raw", "raw data", "circle-open", 9),
+         ("achieved", "achieved by p* (E_p*[α])", "circle", 13),
+         ("theta", "target θ", "x-thin-open", 11))
+    ):  # fmt: skip  (θ last: drawn on top of the achieved marker it usually coincides with)
         fig.add_scatter(
             x=names,
             y=marginals[column],
@@ -86,9 +96,11 @@ def marginals_figure(marginals: pd.DataFrame) -> go.Figure:
             hovertemplate="%{customdata}: %{y:.4f}<extra></extra>",
             mode="markers",
             name=label,
-            marker={"symbol": symbol, "size": 9, "color": PALETTE[i]},
+            marker={"symbol": symbol, "size": size, "color": COLORS[column],
+                    "line": {"width": 2, "color": COLORS[column]}},  # fmt: skip
+            opacity=0.55 if column == "achieved" else 1.0,
         )
     fig.update_xaxes(tickangle=45)
-    _layout(fig, "Target θ vs achieved marginals", "P(coordinate = 1)")
-    fig.update_layout(height=520)
+    _layout(fig, "Marginals: target θ vs achieved by p*, per coordinate", "P(coordinate = 1)")
+    fig.update_layout(height=560)
     return fig

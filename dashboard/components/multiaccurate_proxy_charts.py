@@ -7,10 +7,20 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
+from dashboard.components.charts import legend_above
 from fairengine.methods.multiaccurate_proxy import PROXIES
 
 #: One colour per proxy, the same on every chart.
 COLOURS = dict(zip(PROXIES, px.colors.qualitative.Plotly, strict=False))
+#: The proxies in words, for legends and axes.
+PROXY_NAMES = {
+    "multiaccurate": "multiaccurate (linear)",
+    "multiaccurate_tree": "multiaccurate (trees)",
+    "true": "true groups (oracle)",
+    "regression": "regression E[z|x]",
+    "thresholded": "thresholded classifier",
+    "constant": "constant mean(z)",
+}
 #: The bars of plot 2 and their labels.
 QUALITY = {
     "proxy_accuracy": "accuracy (predicting the group)",
@@ -35,10 +45,13 @@ def audit_heatmap(audit: pd.DataFrame, split: str, alpha: float) -> go.Figure:
         labels={"color": "violation"},
     )
     fig.update_layout(
-        title=f"Audit ({split} rows): max ratio violation per group × task (α = {alpha:g})",
-        xaxis_title="task (error regions {h ≠ y})",
+        title={"text": f"Audit on {split} rows: ratio violation per group and task<br>"
+               f"<sup>max over the auditor's error regions {{h ≠ y}}; α = {alpha:g}</sup>",
+               "x": 0},
+        xaxis_title="task",
         yaxis_title="group",
-    )
+        margin={"t": 80},
+    )  # fmt: skip
     return fig
 
 
@@ -60,16 +73,13 @@ def quality_figure(points: pd.DataFrame | None, result_metrics: dict, proxy: str
         )
     long = rows.reset_index(names="proxy").melt(id_vars="proxy", var_name="measure")
     long["measure"] = long["measure"].map(QUALITY)
-    fig = px.bar(
-        long,
-        x="proxy",
-        y="value",
-        color="measure",
-        barmode="group",
-        title="Accuracy ≠ multiaccuracy: predicting the group (test) vs the audited violation",
-    )
-    fig.update_layout(yaxis_title="", legend_title="")
-    return fig
+    long["proxy"] = long["proxy"].map(lambda p: PROXY_NAMES.get(p, p))
+    fig = px.bar(long, x="proxy", y="value", color="measure", barmode="group")
+    fig.update_layout(yaxis_title="", xaxis_title="proxy", height=480)
+    return legend_above(
+        fig, "Accuracy ≠ multiaccuracy<br><sup>predicting the group vs the audited violation "
+        "(test)</sup>", top=150,
+    )  # fmt: skip
 
 
 def frontier_figure(points: pd.DataFrame | None, result_metrics: dict, proxy: str) -> go.Figure:
@@ -87,7 +97,7 @@ def frontier_figure(points: pd.DataFrame | None, result_metrics: dict, proxy: st
                     x=part["true_group_gap"],
                     y=part["error"],
                     mode="lines+markers",
-                    name=name,
+                    name=PROXY_NAMES.get(name, name),
                     line={"color": COLOURS.get(name)},
                     text=[f"ε={e:g}" for e in part["eps"]],
                     hovertemplate="%{text}<br>true violation %{x:.4f}<br>error %{y:.4f}",
@@ -99,15 +109,23 @@ def frontier_figure(points: pd.DataFrame | None, result_metrics: dict, proxy: st
             y=[result_metrics["error"]],
             mode="markers",
             marker={"symbol": "star", "size": 14, "color": COLOURS.get(proxy, "black")},
-            name=f"current run ({proxy})",
+            name=f"current run ({PROXY_NAMES.get(proxy, proxy)})",
         )
     )
-    fig.update_layout(
-        title="Downstream frontiers (test): error vs violation on the TRUE groups",
-        xaxis_title="true-group violation max_k |γ_k − γ|",
-        yaxis_title="error",
+    # Error and violation are >= 0: start both axes at 0 (a lone point would otherwise centre an
+    # axis on itself and run it below 0).
+    fig.update_xaxes(rangemode="tozero", title_text="true-group violation max_k |γ_k − γ|")
+    fig.update_yaxes(rangemode="tozero", title_text="error (test)")
+    if points is None or not len(points):
+        fig.add_annotation(
+            text="Sweep ε to draw every proxy's frontier", showarrow=False,
+            xref="paper", yref="paper", x=0.5, y=0.5, font={"color": "#6b7280"},
+        )  # fmt: skip
+    fig.update_layout(height=600)
+    return legend_above(  # up to seven entries, one per row in a half-width column
+        fig, "Downstream frontiers (test)<br><sup>error vs violation on the TRUE groups</sup>",
+        top=230,
     )
-    return fig
 
 
 def trace_figure(
@@ -118,8 +136,14 @@ def trace_figure(
     found, a lower bound on what any linear proxy reaches (the trace ends early on a stop)."""
     fig = go.Figure()
     for k, row in enumerate(np.atleast_2d(trace)):
+        # With two groups both traces are often equal: the first is wide and pale, the later
+        # ones thin and dashed on top, so no group's line hides another.
+        line = {"width": 6, "color": "rgba(58,91,160,0.45)"} if k == 0 else {"width": 1.5,
+                "dash": ("dash", "dot", "dashdot")[(k - 1) % 3]}  # fmt: skip
         fig.add_trace(
-            go.Scatter(y=row, x=np.arange(1, len(row) + 1), mode="lines", name=group_names[k])
+            go.Scatter(
+                y=row, x=np.arange(1, len(row) + 1), mode="lines", name=group_names[k], line=line
+            )
         )
     for value in sorted(set(eps)):
         fig.add_hline(y=value, line_dash="dot", annotation_text=f"tolerance {value:.4f}")
@@ -132,11 +156,12 @@ def trace_figure(
             annotation_position="bottom right",
         )
     fig.update_layout(
-        title="Algorithm trace: max additive violation found by the auditor per round",
         xaxis_title="round t",
         yaxis_title="max |Σ(z − ẑ)1[h ≠ y]|/n",
     )
-    return fig
+    return legend_above(
+        fig, "Algorithm trace: the largest additive violation the auditor finds, per round"
+    )
 
 
 def gaps_figure(gaps: pd.DataFrame) -> go.Figure:
@@ -144,11 +169,12 @@ def gaps_figure(gaps: pd.DataFrame) -> go.Figure:
     long = gaps[gaps["split"] == "test"].melt(
         id_vars=["split", "group"], value_vars=["true_gap", "proxy_gap"]
     )
-    return px.bar(
-        long,
-        x="group",
-        y="value",
-        color="variable",
-        barmode="group",
-        title="γ_k − γ on test: true groups vs through the proxy",
+    long["variable"] = long["variable"].map(
+        {"true_gap": "true groups", "proxy_gap": "through the proxy ẑ"}
+    )
+    fig = px.bar(long, x="group", y="value", color="variable", barmode="group")
+    fig.update_layout(yaxis_title="γ_k − γ (test)", xaxis_title="group")
+    return legend_above(
+        fig, "Downstream gap per group<br><sup>γ_k − γ on test: true groups vs through ẑ</sup>",
+        top=120,
     )

@@ -54,6 +54,17 @@ def init_from_query_params() -> None:
         st.session_state["sel.sensitive"] = params.get_all("sensitive")
 
 
+def task_params(task: Task) -> dict[str, Any]:
+    """Query parameters that reopen ``task``: a bundled dataset with its roles, or, for an
+    uploaded table (which a link cannot carry), ``source=upload`` so the page opened from the link
+    says the table is missing and offers to upload it again."""
+    from fairengine.data.registry import DATASETS
+
+    if task.name in DATASETS and st.session_state.get("sel.source", "bundled") != "upload":
+        return {"dataset": task.name, "target": task.target, "sensitive": list(task.sensitive)}
+    return {"source": "upload", "dataset": task.name}
+
+
 def url_param(name: str, default: Any = None) -> Any:
     """A query parameter of the link the session was opened with (pages use it as a default,
     since a page that runs first may rewrite the address bar)."""
@@ -145,7 +156,12 @@ def require_task(method: Method | None = None, *, hint: str = "") -> Task:
         if warning := st.session_state.get("url_warning"):
             st.warning(warning)  # e.g. a link made from an upload; the Data page shows it too
         st.info("Choose a dataset and its roles on the Data page first.")
-        st.page_link("views/data.py", label="Go to the Data page", icon=":material/table_view:")
+        label = (
+            "Upload the table again on the Data page"
+            if selection("source") == "upload"
+            else "Go to the Data page"
+        )
+        st.page_link("views/data.py", label=label, icon=":material/table_view:")
         stop_page()
     if method is not None and task.kind not in method.kinds:
         needed = " or ".join(_KIND_WORDS.get(kind, kind) for kind in method.kinds)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboard.components.deploy import limits
 from dashboard.components.state import current_task
 
 
 def render_task_summary() -> None:
     task = current_task()
     with st.sidebar:
+        if (caps := limits()).demo:
+            st.caption(caps.note())
         st.markdown("#### Current task")
         if task is None:
             st.caption("No valid task yet: choose data and roles on the **Data** page.")

@@ -1,5 +1,6 @@
-"""Balanced filtering (seed 000): learn a non-disclosive proxy for the sensitive attribute and
-acceptance probabilities that balance a filtered sample; see A, proportions and trade-offs."""
+"""Balanced filtering (Deng, Diana, Kearns & Roth, arXiv 2023): learn a non-disclosive proxy for the
+sensitive attribute and acceptance probabilities that balance a filtered sample; see A, proportions
+and trade-offs."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import streamlit as st
 from dashboard.components import balanced_filtering_charts as bf
 from dashboard.components import cached
 from dashboard.components.comparison import add_to_comparison
-from dashboard.components.knobs import knob_widget, knob_widgets
+from dashboard.components.knobs import knob_widget, knob_widgets, share_knobs
+from dashboard.components.page_help import how_to_read
 from dashboard.components.state import require_task, stop_page
 from fairengine.data import DataError
 from fairengine.methods import get_method
@@ -18,11 +20,12 @@ from fairengine.methods.balanced_filtering.method import DEMO_SEEDS, MAX_GROUPS
 METHOD = get_method("balanced_filtering")
 st.title("Balanced filtering")
 st.caption(
-    f"{METHOD.reference} (seed 000). A proxy ẑ(x) — a randomised tree whose leaves reveal at most "
+    f"{METHOD.reference}. A proxy ẑ(x) — a randomised tree whose leaves reveal at most "
     "α about the sensitive group — and per-leaf acceptance probabilities ρ: keeping each candidate "
     "with probability ρ of its leaf gives a sample close to the target group distribution. "
     "The label y is never used."
 )
+how_to_read(METHOD.name)
 task = require_task()
 groups = list(task.group_names)
 if not 2 <= len(groups) <= MAX_GROUPS:
@@ -132,8 +135,9 @@ else:
 
 st.subheader("One filter")
 knobs = METHOD.validate_knobs(
-    {**knobs, "alpha": knob_widget(METHOD.knob("alpha"), key="w.bf.alpha")}
+    {**knobs, "alpha": knob_widget(METHOD.knob("alpha"), key="w.bf.alpha", url=True)}
 )
+share_knobs(METHOD, knobs, task)
 run_key = (task.fingerprint, tuple(sorted(knobs.items())), target)
 if st.button("Run", key="bf_run", type="primary"):
     st.session_state["bf_run_key"] = run_key

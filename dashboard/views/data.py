@@ -7,6 +7,7 @@ import streamlit as st
 
 from dashboard.components import cached
 from dashboard.components.charts import group_rates_figure, group_sizes_figure
+from dashboard.components.deploy import limits
 from dashboard.components.state import (
     DEFAULT_DATASET,
     keep,
@@ -14,14 +15,13 @@ from dashboard.components.state import (
     seed_widget,
     set_task,
     stop_page,
+    task_params,
 )
 from fairengine.data import DataError
 from fairengine.data.io import MAX_FILE_BYTES
 from fairengine.data.registry import DATASETS, default_features
 from fairengine.data.validate import MIN_GROUP_SIZE, resolve_positive_label
 
-#: Tables above this many rows are subsampled for interactive method runs.
-INTERACTIVE_ROWS = 100_000
 _SENSITIVE_HINTS = ("sex", "gender", "race", "ethnicity", "age_group", "religion", "nationality")
 _ROLE_KEYS = ("target", "sensitive", "all_features", "features", "kind", "positive_label")
 
@@ -99,12 +99,13 @@ if frame is None:
     stop_page()
 
 columns = [str(c) for c in frame.columns]
-if len(frame) > INTERACTIVE_ROWS:
+max_rows = limits().max_rows  # demo mode caps uploads harder (bundled tables are all smaller)
+if len(frame) > max_rows:
     st.warning(
         f"This table has {len(frame):,} rows. The dashboard works on a random sample of "
-        f"{INTERACTIVE_ROWS:,} rows to stay interactive; the `fairengine` CLI runs on every row."
+        f"{max_rows:,} rows to stay interactive; the `fairengine` CLI runs on every row."
     )
-    frame = cached.sample_rows(frame, INTERACTIVE_ROWS)
+    frame = cached.sample_rows(frame, max_rows)
 
 
 def _guess_sensitive(target: str) -> list[str]:
@@ -216,10 +217,9 @@ except DataError as exc:
     stop_page()
 
 set_task(task)
-if source == "bundled":
-    st.query_params.from_dict({"dataset": name, "target": target, "sensitive": list(sensitive)})
-else:
-    st.query_params.clear()
+# A reload of this address reopens the bundled task, or (an upload cannot travel in a link) says
+# that the uploaded table is gone and offers to upload it again.
+st.query_params.from_dict(task_params(task))
 
 for note in task.notes:
     st.info(note)

@@ -1,5 +1,6 @@
-"""Fair regression by reductions (seed 002): a randomized regressor under statistical parity
-(KS distance of prediction CDFs) or bounded group loss; frontier, CDFs, group losses, export."""
+"""Fair regression by reductions (Agarwal, Dudík & Wu, ICML 2019): a randomized regressor under
+statistical parity (KS distance of prediction CDFs) or bounded group loss; frontier, CDFs, group
+losses, export."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import streamlit as st
 
 from dashboard.components import cached, fair_regression_charts, fair_regression_runs
 from dashboard.components.comparison import add_to_comparison
-from dashboard.components.knobs import knob_columns
+from dashboard.components.knobs import knob_columns, share_knobs
+from dashboard.components.page_help import how_to_read
 from dashboard.components.state import require_task, stop_page
 from fairengine.data import DataError
 from fairengine.methods import KnobError, get_method
@@ -19,6 +21,7 @@ st.caption(
     "ordinary regression fit. The result Q is randomized: every prediction draws one of its "
     "regressors, and parity holds for that distribution (never for the averaged prediction)."
 )
+how_to_read(METHOD.name)
 task = require_task(
     METHOD,
     hint="On the Data page pick a regression dataset (law_school, communities_crime) or a "
@@ -32,6 +35,7 @@ knobs = knob_columns(
     key_prefix="w.fr",
 )
 knobs = METHOD.validate_knobs(knobs)
+share_knobs(METHOD, knobs, task)
 
 key = task.fingerprint
 try:

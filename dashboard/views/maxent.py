@@ -1,5 +1,6 @@
-"""Max-entropy debiasing (seed 001): learn a fair max-entropy distribution, sample from it,
-and see rates, the frontier over C, group outcomes and θ vs the achieved marginals."""
+"""Max-entropy debiasing (Celis, Keswani & Vishnoi, ICML 2020): learn a fair max-entropy
+distribution, sample from it, and see rates, the frontier over C, group outcomes and θ vs the
+achieved marginals."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import streamlit as st
 
 from dashboard.components import cached, maxent_charts, maxent_runs
 from dashboard.components.comparison import add_to_comparison
-from dashboard.components.knobs import knob_widget
+from dashboard.components.knobs import knob_widget, share_knobs
+from dashboard.components.page_help import how_to_read
 from dashboard.components.state import require_task, stop_page
 from fairengine.data import DataError
 from fairengine.methods import get_method
@@ -21,6 +23,7 @@ st.caption(
     "q_C = C·uniform + (1 − C)·reweighted data that matches the target marginals θ, then "
     "samples debiased data from it and trains a classifier on the samples."
 )
+how_to_read(METHOD.name)
 task = require_task()
 try:
     check_task(task)
@@ -32,20 +35,23 @@ train, test = cached.split_task(task, task.fingerprint)
 left, middle, right = st.columns(3)
 knobs = {}
 with left:
-    knobs["C"] = knob_widget(METHOD.knob("C"), key="w.maxent.C")
-    knobs["tau"] = knob_widget(METHOD.knob("tau"), key="w.maxent.tau")
+    knobs["C"] = knob_widget(METHOD.knob("C"), key="w.maxent.C", url=True)
+    knobs["tau"] = knob_widget(METHOD.knob("tau"), key="w.maxent.tau", url=True)
 with middle:
-    knobs["prior"] = knob_widget(METHOD.knob("prior"), key="w.maxent.prior")
-    knobs["theta"] = knob_widget(METHOD.knob("theta"), key="w.maxent.theta")
+    knobs["prior"] = knob_widget(METHOD.knob("prior"), key="w.maxent.prior", url=True)
+    knobs["theta"] = knob_widget(METHOD.knob("theta"), key="w.maxent.theta", url=True)
     if knobs["theta"] == "custom":
         knobs["protected_share"] = knob_widget(
-            METHOD.knob("protected_share"), key="w.maxent.protected_share"
+            METHOD.knob("protected_share"), key="w.maxent.protected_share", url=True
         )
 with right:
-    knobs["n_samples"] = knob_widget(METHOD.knob("n_samples"), key="w.maxent.n_samples")
-    knobs["n_bins"] = knob_widget(METHOD.knob("n_bins"), key="w.maxent.n_bins")
-    knobs["classifier"] = knob_widget(METHOD.knob("classifier"), key="w.maxent.classifier")
+    knobs["n_samples"] = knob_widget(METHOD.knob("n_samples"), key="w.maxent.n_samples", url=True)
+    knobs["n_bins"] = knob_widget(METHOD.knob("n_bins"), key="w.maxent.n_bins", url=True)
+    knobs["classifier"] = knob_widget(
+        METHOD.knob("classifier"), key="w.maxent.classifier", url=True
+    )
 knobs = METHOD.validate_knobs(knobs)
+share_knobs(METHOD, knobs, task)
 if knobs["C"] in (0.0, 1.0):
     st.warning(
         "C = 0: the prior lives on the data rows only. C = 1: the prior is uniform and ignores "

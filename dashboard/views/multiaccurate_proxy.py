@@ -1,5 +1,5 @@
-"""Multiaccurate proxies (seed 004): learn a proxy ẑ for hidden sensitive groups, train a fair
-classifier through it, and score it on the TRUE groups; audit heatmap, accuracy vs
+"""Multiaccurate proxies (Diana et al., FAccT 2022): learn a proxy ẑ for hidden sensitive groups,
+train a fair classifier through it, and score it on the TRUE groups; audit heatmap, accuracy vs
 multiaccuracy, algorithm trace, downstream frontiers of every proxy, proxy export."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ import streamlit as st
 
 from dashboard.components import cached, multiaccurate_proxy_charts, multiaccurate_proxy_runs
 from dashboard.components.comparison import add_to_comparison
-from dashboard.components.knobs import knob_columns
+from dashboard.components.knobs import knob_columns, share_knobs
+from dashboard.components.page_help import how_to_read
 from dashboard.components.state import require_task, stop_page
 from fairengine.data import DataError
 from fairengine.methods import KnobError, get_method
@@ -21,6 +22,7 @@ st.caption(
     "never sees the true groups. The auditor is a heuristic, so audited violations are lower "
     "bounds, and the guarantee covers only the audited class and tasks."
 )
+how_to_read(METHOD.name)
 task = require_task(METHOD, hint="Pick a classification target on the Data page.")
 
 train, test = cached.split_task(task, task.fingerprint)
@@ -34,6 +36,7 @@ knobs = knob_columns(
     key_prefix="w.map",
 )
 knobs = METHOD.validate_knobs(knobs)
+share_knobs(METHOD, knobs, task)
 
 key = task.fingerprint
 try:

@@ -1,6 +1,6 @@
-"""Robust fairness with noisy protected groups (seed 003): naive, DRO and soft assignments on
-synthetically flipped groups; error and true- vs noisy-group violations, Theorem 1's TV bound,
-a sweep over the noise level (the paper's Figures 1–3) and the model file."""
+"""Robust fairness with noisy protected groups (Wang et al., NeurIPS 2020): naive, DRO and soft
+assignments on synthetically flipped groups; error and true- vs noisy-group violations, Theorem 1's
+TV bound, a sweep over the noise level (the paper's Figures 1–3) and the model file."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import streamlit as st
 
 from dashboard.components import cached, noisy_groups_charts, noisy_groups_runs
 from dashboard.components.comparison import add_to_comparison
-from dashboard.components.knobs import knob_columns
+from dashboard.components.knobs import knob_columns, share_knobs
+from dashboard.components.page_help import how_to_read
 from dashboard.components.state import require_task, stop_page
 from fairengine.data import DataError
 from fairengine.methods import KnobError, get_method
@@ -19,6 +20,7 @@ st.caption(
     f"{METHOD.reference}. Group labels are flipped at the chosen noise rate; the classifier only "
     "sees the noisy groups, and its constraint violation is measured on the true ones."
 )
+how_to_read(METHOD.name)
 task = require_task(METHOD, hint="On the Data page pick a classification dataset.")
 
 train, test = cached.split_task(task, task.fingerprint)
@@ -35,6 +37,7 @@ knobs = knob_columns(
 key = task.fingerprint
 try:
     knobs = METHOD.validate_knobs(knobs)
+    share_knobs(METHOD, knobs, task)
     with st.spinner("Fitting…"):
         result = noisy_groups_runs.run(train, test, key, tuple(sorted(knobs.items())))
 except (DataError, KnobError, ValueError) as exc:

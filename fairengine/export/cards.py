@@ -85,8 +85,7 @@ def model_card(
     lines = [f"# Model card: {method.title}", ""]
     lines += [method.description, ""] if method.description else []
     if method.reference:
-        seed = f" (seed {method.seed})" if method.seed else ""
-        lines += [f"**Reference:** {method.reference}{seed}", ""]
+        lines += [f"**Reference:** {method.reference}", ""]  # a citation, not a paper number
     if train is not None:
         schema = task_schema(train)
         positive = f" (1 = {schema['positive_label']})" if schema["positive_label"] else ""

@@ -12,7 +12,8 @@ from fairengine.methods.base import Knob
 
 MAX_ITER = 1000
 #: Regularisation knob shared by the methods that fit a logistic regression.
-C_KNOB = Knob("C", 1.0, 1e-3, 1e3, None, log=True, help="Inverse L2 regularisation strength.")
+C_KNOB = Knob("C", 1.0, 1e-3, 1e3, None, log=True, label="Inverse regularisation C",
+              help="Inverse L2 regularisation strength.")
 
 
 class _SingleThreadLogisticRegression(LogisticRegression):

@@ -35,6 +35,9 @@ class Knob:
         Allowed values for a categorical knob.
     integer : bool
         Numeric knob that takes integer values.
+    label : str
+        Words for people with the paper's symbol ("Disclosivity budget α"); shown on widgets.
+        Defaults to the name with underscores as spaces (see :attr:`display_label`).
     """
 
     name: str
@@ -46,6 +49,12 @@ class Knob:
     help: str = ""
     choices: tuple[Any, ...] | None = None
     integer: bool = False
+    label: str = ""
+
+    @property
+    def display_label(self) -> str:
+        """The label a person reads: :attr:`label`, else the name in words."""
+        return self.label or self.name.replace("_", " ").capitalize()
 
     @property
     def kind(self) -> str:

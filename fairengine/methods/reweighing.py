@@ -77,6 +77,7 @@ REWEIGHING = register(
                 0.0,
                 1.0,
                 0.05,
+                label="Reweighing strength",
                 help="0: unit weights (unconstrained); 1: Kamiran-Calders weights.",
             ),
             C_KNOB,

@@ -11,24 +11,32 @@ KNOBS: tuple[Knob, ...] = (
         "proxy",
         "ab",
         choices=PROXIES,
+        label="Proxy ẑ",
         help="Proxy: (α, β) tree (Alg. 3-4), QP / naive decision tree or regression (§3.9).",
     ),
-    Knob("alpha", 0.2, 0.0, 1.0, 0.05, help="α: disclosivity budget (Def. 5), tree proxies."),
-    Knob("relaxed", False, help="Relaxed variant: drop Σq = 1 in Alg. 1 and in the growth loop."),
-    Knob("eta", 0.0, 0.0, 1.0, 0.1, help="η: interpolation of naive / QP proxies (App. A.1.1)."),
+    Knob("alpha", 0.2, 0.0, 1.0, 0.05, label="Disclosivity budget α",
+         help="α: disclosivity budget (Def. 5), tree proxies."),
+    Knob("relaxed", False, label="Relaxed (α, β) proxy",
+         help="Relaxed variant: drop Σq = 1 in Alg. 1 and in the growth loop."),
+    Knob("eta", 0.0, 0.0, 1.0, 0.1, label="Baseline interpolation η",
+         help="η: interpolation of naive / QP proxies (App. A.1.1)."),
     Knob(
         "gamma",
         0.1,
         0.01,
         0.5,
         0.01,
+        label="Progress factor γ",
         help="γ: progress factor; keep splits with dist ≤ (1-γ)·dist.",
     ),
     Knob(
-        "beta_stop", 0.1, 0.0, 0.5, 0.01, help="β_stop: stop growing once dist(U, C(A)) < β_stop."
+        "beta_stop", 0.1, 0.0, 0.5, 0.01, help="β_stop: stop growing once dist(U, C(A)) < β_stop.",
+        label="Stopping imbalance β_stop",
     ),
-    Knob("max_depth", 20, 1, 20, 1, integer=True, help="Maximum tree depth (paper: height 20)."),
-    Knob("epsilon", 0.01, 0.0, 0.05, 0.005, help="ε: game slack; constraints use α - ε (Alg. 4)."),
+    Knob("max_depth", 20, 1, 20, 1, integer=True, label="Maximum tree height",
+         help="Maximum tree depth (paper: height 20)."),
+    Knob("epsilon", 0.01, 0.0, 0.05, 0.005, label="Game slack ε",
+         help="ε: game slack; constraints use α - ε (Alg. 4)."),
     Knob(
         "n_rounds",
         100,
@@ -36,11 +44,14 @@ KNOBS: tuple[Knob, ...] = (
         2000,
         10,
         integer=True,
+        label="Game rounds T",
         help="T: rounds of the splitting game (Alg. 3).",
     ),
-    Knob("step", 1.0, 0.01, 10.0, None, log=True, help="η₀: auditor step, η_t = η₀/√t (Alg. 5)."),
+    Knob("step", 1.0, 0.01, 10.0, None, log=True, label="Auditor step η₀",
+         help="η₀: auditor step, η_t = η₀/√t (Alg. 5)."),
     Knob(
-        "lambda_max", 100.0, 1.0, 1000.0, None, log=True, help="λ_max: multiplier radius (Alg. 3)."
+        "lambda_max", 100.0, 1.0, 1000.0, None, log=True, help="λ_max: multiplier radius (Alg. 3).",
+        label="Multiplier radius λ_max",
     ),
     Knob(
         "min_leaf_mass",
@@ -48,6 +59,7 @@ KNOBS: tuple[Knob, ...] = (
         0.0,
         0.1,
         0.005,
+        label="Smallest leaf (share of rows)",
         help="Smallest leaf, share of rows [EXT]; 0 = none (paper).",
     ),
     Knob(
@@ -56,6 +68,7 @@ KNOBS: tuple[Knob, ...] = (
         0.0,
         0.5,
         0.05,
+        label="Budget ladder step",
         help="[EXT] Also grow at α − step, α − 2·step, … and keep the tree nearest the target "
         "(imbalance never rises with α on that grid); 0 = grow at α only.",
     ),
@@ -66,6 +79,7 @@ KNOBS: tuple[Knob, ...] = (
         1000,
         1,
         integer=True,
+        label="Smallest leaf (rows)",
         help="Smallest leaf in rows (the floor is the larger of this and the share) [EXT]; "
         "the paper sets no floor.",
     ),
@@ -76,10 +90,12 @@ KNOBS: tuple[Knob, ...] = (
         32,
         1,
         integer=True,
+        label="Extra single-feature splits",
         help="[EXT] Also try this many single-feature threshold splits per leaf next to the "
         "game's split; 0 = the game only (paper).",
     ),
-    Knob("max_yield", True, help="[EXT] Tie-break q for the largest acceptance rate (LP)."),
+    Knob("max_yield", True, label="Maximise the acceptance rate",
+         help="[EXT] Tie-break q for the largest acceptance rate (LP)."),
     Knob(
         "random_state",
         0,
@@ -87,6 +103,7 @@ KNOBS: tuple[Knob, ...] = (
         10_000,
         1,
         integer=True,
+        label="Random seed",
         help="Seed of the baselines and filter draws.",
     ),
 )

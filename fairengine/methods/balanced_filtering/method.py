@@ -126,7 +126,7 @@ BALANCED_FILTERING = register(
         description="Learn a proxy for the sensitive attribute that reveals at most α about it, "
         "and per-proxy-group acceptance probabilities ρ, so that filtering unlabelled candidates "
         "yields a group-balanced sample. The label y is never used.",
-        reference="Deng, Diana, Kearns, Roth: Balanced Filtering via Non-Disclosive Proxies",
+        reference="Deng, Diana, Kearns & Roth, arXiv 2023",
         # 4: defaults = the paper setting (no leaf-mass floor, 5-row leaves, no budget ladder);
         # decision-tree baselines walk the shared codec (float32 features, as scikit-learn)
         version="4",

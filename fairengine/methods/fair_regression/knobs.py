@@ -15,6 +15,7 @@ KNOBS: tuple[Knob, ...] = (
         "constraint",
         "statistical_parity",
         choices=CONSTRAINTS,
+        label="Fairness constraint",
         help="Statistical parity "
         "(KS distance of prediction CDFs, problem (3)) or bounded group loss (problem (4)).",
     ),
@@ -25,6 +26,7 @@ KNOBS: tuple[Knob, ...] = (
         1.0,
         None,
         log=True,
+        label="Fairness slack ε (bound ζ for BGL)",
         help="ε — SP slack |γ_{a,z}| ≤ ε (KS units), "
         "or ζ — the BGL bound on each group's loss ℓ (Section 4.3 / 5).",
     ),
@@ -32,6 +34,7 @@ KNOBS: tuple[Knob, ...] = (
         "loss_function",
         "square",
         choices=LOSSES,
+        label="Loss ℓ",
         help="ℓ — square (y−u)²/2, absolute |y−u|, or scaled "
         "logistic (Examples 1–2), on targets scaled to [0, 1] (named so as not to clash "
         "with the loss metric).",
@@ -43,12 +46,14 @@ KNOBS: tuple[Knob, ...] = (
         100,
         5,
         integer=True,
+        label="Discretisation levels N",
         help="N — discretisation levels, α = 1/N (Section 4.1; the paper uses 40).",
     ),
     Knob(
         "oracle",
         "ls",
         choices=ORACLES,
+        label="Best-response oracle",
         help="Best response: least squares (LS), logistic "
         "regression (LR) or the cost-sensitive LP (CS, linear, ≤ 2,000 rows) (Section 4.4).",
     ),
@@ -56,6 +61,7 @@ KNOBS: tuple[Knob, ...] = (
         "base_estimator",
         "linear",
         choices=BASE_ESTIMATORS,
+        label="Model class F",
         help="F — linear models or gradient-boosted trees.",
     ),
     Knob(
@@ -65,6 +71,7 @@ KNOBS: tuple[Knob, ...] = (
         200,
         5,
         integer=True,
+        label="Iterations T",
         help="T — exponentiated-gradient iterations (the authors' code: 50).",
     ),
 )

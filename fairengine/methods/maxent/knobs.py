@@ -8,20 +8,28 @@ from fairengine.methods.maxent.classifier import CLASSIFIERS
 from fairengine.methods.maxent.reweighting import PRIORS, TARGETS
 
 KNOBS: tuple[Knob, ...] = (
-    Knob("C", 0.5, 0.0, 1.0, 0.05, help="C — weight of the uniform distribution in the prior "
+    Knob("C", 0.5, 0.0, 1.0, 0.05, label="Uniform weight in the prior C",
+         help="C — weight of the uniform distribution in the prior "
          "q_C = C u + (1 − C) w (Eq. 1); 1 ignores the data."),
-    Knob("tau", 1.0, 0.5, 1.0, 0.05, help="τ — representation rate of Algorithm 1's weights: "
+    Knob("tau", 1.0, 0.5, 1.0, 0.05, label="Representation rate τ",
+         help="τ — representation rate of Algorithm 1's weights: "
          "P(Z=0) / P(Z=1) = τ under w (§3.1)."),
-    Knob("prior", "reweighted", choices=PRIORS, help="Prior: q_C^w (Algorithm 1 weights) or "
+    Knob("prior", "reweighted", choices=PRIORS, label="Prior q",
+         help="Prior: q_C^w (Algorithm 1 weights) or "
          "q_C^d (empirical frequencies; Appendix B)."),
-    Knob("theta", "reweighted", choices=TARGETS, help="θ — target marginals: θ^w (reweighted), "
+    Knob("theta", "reweighted", choices=TARGETS, label="Target marginals θ",
+         help="θ — target marginals: θ^w (reweighted), "
          "θ^b (balanced), θ^d (data) or the data with a custom P(Z=1) (§3.2)."),
-    Knob("protected_share", 0.5, 0.05, 0.95, 0.05, help="P(Z=1) targeted when θ is 'custom' "
+    Knob("protected_share", 0.5, 0.05, 0.95, 0.05, label="Targeted protected share P(Z=1)",
+         help="P(Z=1) targeted when θ is 'custom' "
          "(Theorem 4.5 wants it in [1/2, 1/(1+τ)])."),
-    Knob("n_bins", 4, 2, 10, 1, integer=True, help="Bins per numeric column when discretising "
+    Knob("n_bins", 4, 2, 10, 1, integer=True, label="Bins per numeric column",
+         help="Bins per numeric column when discretising "
          "the data into the paper's finite domain (§2.1)."),
-    Knob("n_samples", 5000, 500, 50000, 500, integer=True, help="Synthetic rows drawn from p* "
+    Knob("n_samples", 5000, 500, 50000, 500, integer=True, label="Generated samples",
+         help="Synthetic rows drawn from p* "
          "(the paper uses 10,000)."),
-    Knob("classifier", "tree", choices=CLASSIFIERS, help="Downstream classifier trained on the "
+    Knob("classifier", "tree", choices=CLASSIFIERS, label="Downstream classifier",
+         help="Downstream classifier trained on the "
          "generated data: decision tree or Gaussian naive Bayes (§5)."),
 )  # fmt: skip

@@ -20,6 +20,7 @@ KNOBS: tuple[Knob, ...] = (
         "proxy",
         "multiaccurate",
         choices=PROXIES,
+        label="Proxy ẑ",
         help="ẑ — multiaccurate linear (Alg. 4), multiaccurate trees (Alg. 2), the true groups "
         "(oracle), regression E[z|x], thresholded classifier, or constant mean(z).",
     ),
@@ -30,9 +31,11 @@ KNOBS: tuple[Knob, ...] = (
         0.5,
         None,
         log=True,
+        label="Multiaccuracy tolerance α",
         help="α — target ratio violation (auditor tolerance α·mean(z_k), spec §3.1 Change 1).",
     ),
-    Knob("C", 10.0, 0.1, 1000.0, None, log=True, help="C — bound on the auditor's multiplier."),
+    Knob("C", 10.0, 0.1, 1000.0, None, log=True, label="Auditor multiplier bound C",
+         help="C — bound on the auditor's multiplier."),
     Knob(
         "n_iter",
         200,
@@ -40,6 +43,7 @@ KNOBS: tuple[Knob, ...] = (
         2000,
         10,
         integer=True,
+        label="Proxy rounds T",
         help="T — maximum rounds of Algorithm 4 (it stops early once the auditor finds no "
         "violation above α) / rounds of Algorithm 2.",
     ),
@@ -50,6 +54,7 @@ KNOBS: tuple[Knob, ...] = (
         1.0,
         None,
         log=True,
+        label="Proxy step size η₀",
         help="η₀ — OGD step η₀/√t of Algorithm 4, in the metric of the proxy's values "
         "(preconditioned; 0.02–0.1 work, large steps chatter).",
     ),
@@ -60,23 +65,27 @@ KNOBS: tuple[Knob, ...] = (
         6,
         1,
         integer=True,
+        label="Regression-tree depth",
         help="Depth of the regression trees G of Algorithm 2 (the 'multiaccurate_tree' proxy).",
     ),
     Knob(
         "auditor",
         "linear",
         choices=AUDITORS,
+        label="Audited class H",
         help="H — the audited class: halfspaces (regression heuristic) or depth-2 trees.",
     ),
     Knob(
         "task_mode",
         "sampled",
         choices=TASK_MODES,
+        label="Proxy training tasks",
         help="Proxy training tasks: 'sampled' labelled tasks (the target + binarised columns), "
         "or 'class' (Section 5): no labels, multiaccuracy over the auditor's class (depth-3 "
         "trees for the tree auditor stand in for H ⊕ F).",
     ),
-    Knob("constraint", "equal_error", choices=CONSTRAINTS, help="Downstream fairness notion."),
+    Knob("constraint", "equal_error", choices=CONSTRAINTS, label="Downstream fairness notion",
+         help="Downstream fairness notion."),
     Knob(
         "eps",
         0.02,
@@ -84,6 +93,7 @@ KNOBS: tuple[Knob, ...] = (
         1.0,
         None,
         log=True,
+        label="Downstream fairness bound ε",
         help="ε — downstream bound |γ_k − γ| ≤ ε measured through ẑ.",
     ),
     Knob(
@@ -93,6 +103,7 @@ KNOBS: tuple[Knob, ...] = (
         10,
         1,
         integer=True,
+        label="Extra proxy tasks m − 1",
         help="m − 1 — binarised numeric features used as "
         "extra proxy-training tasks (plus the target).",
     ),
@@ -103,12 +114,14 @@ KNOBS: tuple[Knob, ...] = (
         50000,
         100,
         integer=True,
+        label="Rows per learner",
         help="Rows for the proxy learner and for the downstream learner (each).",
     ),
     Knob(
         "grouping",
         "largest_vs_rest",
         choices=("largest_vs_rest", "all"),
+        label="Groups K",
         help="K — groups: "
         "the largest group vs the rest (e.g. White vs non-White), or one column per group.",
     ),
@@ -116,6 +129,7 @@ KNOBS: tuple[Knob, ...] = (
         "dl_learner",
         "regression",
         choices=DL_LEARNERS,
+        label="Downstream best response",
         help="Downstream best response: paired-regression halfspaces (the audited class, fast) "
         "or weighted logistic regression.",
     ),
@@ -126,7 +140,9 @@ KNOBS: tuple[Knob, ...] = (
         200,
         1,
         integer=True,
+        label="Downstream rounds T_DL",
         help="T_DL — exponentiated-gradient rounds of the downstream learner.",
     ),
-    Knob("random_state", 0, 0, 10_000, 1, integer=True, help="Seed of the row split."),
+    Knob("random_state", 0, 0, 10_000, 1, integer=True, label="Random seed",
+         help="Seed of the row split."),
 )
