@@ -292,11 +292,11 @@ def load_model(path: str | os.PathLike[str] | bytes) -> Model:
     model_type = verified.manifest["model_type"]
     if "state.json" not in verified.members:
         raise ModelFileError("The model file has no state.json.")
-    state = safe.load_json(verified.members["state.json"], "The model file's state.json")
-    arrays = {
-        name[len("arrays/") : -len(".npy")]: safe.load_npy(data, name)
-        for name, data in verified.members.items()
-        if name.startswith("arrays/")
+    members = verified.members
+    state = safe.load_json(members.pop("state.json"), "The model file's state.json")
+    arrays = {  # each member's bytes are released once its array is built
+        name[len("arrays/") : -len(".npy")]: safe.load_npy(members.pop(name), name)
+        for name in [n for n in members if n.startswith("arrays/")]
     }
     schemas.validate_state(model_type, state, arrays)
     for name, array in arrays.items():  # skops payloads are zips too: same limits, before skops

@@ -242,8 +242,11 @@ def test_missing_state_is_refused(linear) -> None:
 # ----------------------------------------------------------------------------- memory
 
 
-def test_memory_of_a_real_load_is_bounded() -> None:
-    raw = FILES["maxent"].read_bytes()  # the largest state: ~2.7 MB of arrays
+@pytest.mark.parametrize("model_type", sorted(FILES))
+def test_memory_of_a_real_load_is_bounded(model_type) -> None:
+    """Peak traced memory under 10x the declared content (plus a fixed 256 KiB for the probe
+    row's DataFrame); maxent's file is the largest (~2.6 MiB of arrays)."""
+    raw = FILES[model_type].read_bytes()
     with zipfile.ZipFile(io.BytesIO(raw)) as archive:
         declared = sum(info.file_size for info in archive.infolist())
     load_model(raw)  # imports outside the measurement
@@ -253,7 +256,7 @@ def test_memory_of_a_real_load_is_bounded() -> None:
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert peak < 10 * declared, (peak, declared)
+    assert peak < 10 * declared + 2**18, (peak, declared)
 
 
 # ----------------------------------------------------------------------------- fuzz
