@@ -224,10 +224,7 @@ def _check_manifest(raw: bytes, label: str) -> dict[str, Any]:
             f"{label} has format version {manifest.get('format_version')!r}; this fairengine "
             f"reads version {FORMAT_VERSION}. Re-export the model with this version."
         )
-    try:
-        _MANIFEST(manifest, "manifest")
-    except ModelFileError as exc:
-        raise ModelFileError(f"{label}: {exc}") from None
+    _MANIFEST(manifest, "manifest")
     claimed = manifest.pop("manifest_sha256")
     if claimed != _sha256(_dumps(manifest)):
         raise ModelFileError(f"{label} failed its checksum: the manifest was modified.")

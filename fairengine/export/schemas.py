@@ -27,9 +27,16 @@ Check = Callable[[Any, str], None]
 def _fail(path: str, expected: str, value: Any) -> None:
     shown = repr(value)
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
-    raise ModelFileError(
-        f"The model file's state is invalid: {path} should be {expected}, got {shown}."
-    )
+    raise ModelFileError(f"{_what(path)}: {path} should be {expected}, got {shown}.")
+
+
+def _what(path: str) -> str:
+    """ "The model file's state is invalid" for a path under ``state`` (or ``manifest``)."""
+    root = _ROOT.split(path)[0]
+    return f"The model file's {root} is invalid"
+
+
+_ROOT = re.compile(r"[.\[]")
 
 
 def NUM(value: Any, path: str) -> None:  # noqa: N802
@@ -124,15 +131,11 @@ def obj(required: Mapping[str, Check], optional_keys: Mapping[str, Check] | None
             _fail(path, "an object", value)
         missing = [k for k in required if k not in value]
         if missing:
-            raise ModelFileError(
-                f"The model file's state is invalid: {path} lacks {', '.join(missing)}."
-            )
+            raise ModelFileError(f"{_what(path)}: {path} lacks {', '.join(missing)}.")
         for key, v in value.items():
             check = required.get(key) or optional_keys.get(key) or extra
             if check is None:
-                raise ModelFileError(
-                    f"The model file's state is invalid: {path} has an unexpected key {key!r}."
-                )
+                raise ModelFileError(f"{_what(path)}: {path} has an unexpected key {key!r:.40}.")
             check(v, f"{path}.{key}")
 
     return run

@@ -349,3 +349,30 @@ def test_fuzzed_real_files_raise_only_model_file_error(model_type, data) -> None
     except ModelFileError:
         return
     assert model.features  # an intact or equivalent file: it loaded and predicts a probe row
+
+
+def test_stored_scikit_learn_estimators_get_the_same_limits() -> None:
+    """A fair_regression model with a scikit-learn base learner keeps it as skops bytes (a zip):
+    a forged payload is refused by the zip limits before skops reads it."""
+    from sklearn.linear_model import Ridge
+
+    from fairengine.data import from_frame, load_dataset
+    from fairengine.data.encoding import FeatureEncoder
+    from fairengine.export import model_bytes
+    from fairengine.methods.fair_regression import FairRegressor
+    from fairengine.methods.fair_regression.model import FairRegressionModel
+
+    frame = load_dataset("law_school").frame.sample(300, random_state=0)
+    task = from_frame(frame, target="ugpa_scaled", sensitive=["race"], kind="regression")
+    encoder = FeatureEncoder().fit(task.X)
+    regressor = FairRegressor(eps=0.05, n_levels=10, base_estimator=Ridge(), max_iter=3)
+    regressor.fit(encoder.transform(task.X), task.y, task.groups)
+    raw = model_bytes(FairRegressionModel(encoder, regressor))
+    load_model(raw)
+    members = members_of(raw)
+    many = zip_bytes([(f"x{i}", b"") for i in range(5_000)], deflate=False)
+    for payload, match in ((many, "declares 5,000 members"), (b"garbage" * 9, "not a zip")):
+        buffer = io.BytesIO()
+        np.save(buffer, np.frombuffer(payload, dtype=np.uint8))
+        members["arrays/base_estimator_skops.npy"] = buffer.getvalue()
+        _refused(forge(members), f"stored estimator base_estimator_skops .*{match}")
