@@ -5,7 +5,8 @@ forged input. The order of checks follows what an attacker controls cheaply:
 
 1. the file size (``MAX_FILE_BYTES``), before reading it;
 2. the zip's end-of-central-directory record, parsed by hand *before* :mod:`zipfile` builds one
-   object per member: member count (``MAX_MEMBERS``), no zip64, a central directory inside the file;
+   object per member: member count (``MAX_MEMBERS``), directory size (``MAX_DIRECTORY_BYTES``), no
+   zip64, a central directory inside the file;
 3. per member, from the central directory: no duplicate names, no encryption flag, only stored or
    deflated data, declared sizes within ``MAX_MEMBER_BYTES`` and all of them within
    ``MAX_TOTAL_BYTES``; reads are bounded by the declared size and must return exactly it;
@@ -34,6 +35,9 @@ import numpy as np
 MAX_FILE_BYTES = 256 * 2**20
 #: Largest number of members in a model file's zip (real files hold a few dozen).
 MAX_MEMBERS = 4096
+#: Largest central directory: zipfile parses entries until its declared size is used up, whatever
+#: the entry count says, so its size bounds the work too (a real entry takes under 256 bytes).
+MAX_DIRECTORY_BYTES = MAX_MEMBERS * 256
 #: Largest declared uncompressed size of one member, and of all of them together.
 MAX_MEMBER_BYTES = 256 * 2**20
 MAX_TOTAL_BYTES = 256 * 2**20
@@ -84,6 +88,11 @@ def _end_record(raw: bytes, label: str) -> tuple[int, int, int]:
     if n_total > MAX_MEMBERS:
         raise ModelFileError(
             f"{label} declares {n_total:,} members; a model file holds at most {MAX_MEMBERS:,}."
+        )
+    if cd_size > MAX_DIRECTORY_BYTES:
+        raise ModelFileError(
+            f"{label} has a zip directory of {cd_size:,} bytes; a model file's is at most "
+            f"{MAX_DIRECTORY_BYTES:,}."
         )
     if cd_offset + cd_size > start:
         raise ModelFileError(f"{label} is damaged: its zip directory lies outside the file.")

@@ -71,6 +71,19 @@ def test_many_members_are_refused_before_parsing() -> None:
     assert peak < 2 * 2**20  # nothing is built per member
 
 
+def test_a_directory_larger_than_its_count_says_is_refused() -> None:
+    raw = bytearray(zip_bytes([(f"arrays/a{i}.npy", b"") for i in range(30_000)], deflate=False))
+    end = raw.rindex(b"PK\x05\x06")
+    struct.pack_into("<HH", raw, end + 8, 1, 1)  # "one member", but a 1.8 MB directory
+    tracemalloc.start()
+    try:
+        _refused(bytes(raw), r"zip directory of 1,878,890 bytes; a model file.s is at most")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2**20
+
+
 def test_declared_sizes_beyond_the_limits_are_refused(linear, monkeypatch) -> None:
     monkeypatch.setattr(safe, "MAX_TOTAL_BYTES", 5_000)
     _refused(linear, "bytes of content; the limit is 5,000")
