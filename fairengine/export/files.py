@@ -9,11 +9,15 @@ Layout of a ``.fairmodel`` file (a zip archive)::
     arrays/NAME.npy   its arrays, read with ``allow_pickle=False``
     card.md           optional model card (Markdown)
 
-Loading checks, in order: a zip archive; only expected member names and sizes; the manifest's
-format and version; every checksum; a model type from the registry of exportable classes.
-Anything else raises :class:`ModelFileError`. Checksums catch corruption and naive edits; they
-are not a signature against a deliberate forger, which is why nothing in the file is ever
-executed or unpickled.
+Loading checks, in order: the file size; the zip's end record (member count, directory size)
+before the zip is parsed; per member its name, duplicates, encryption flag, compression and
+declared size; the manifest (bounded JSON, its schema, format and version, its checksum, a model
+type from the registry); every member's checksum; the arrays' ``.npy`` headers against their
+bytes; the state against its type's schema (:mod:`fairengine.export.schemas`); then the model is
+built and must predict one probe row. All limits are in :mod:`fairengine.export.safe`. Anything
+else raises :class:`ModelFileError`, and nothing else escapes. Checksums catch corruption and
+naive edits; they are not a signature against a deliberate forger, which is why nothing in the
+file is ever executed or unpickled and every check behind them assumes a forger.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ SUFFIX = ".fairmodel"
 MAX_MEMBER_BYTES = safe.MAX_MEMBER_BYTES
 _ARRAY_NAME = re.compile(r"^arrays/[A-Za-z0-9_.-]{1,128}\.npy$")
 _FIXED_MEMBERS = {"manifest.json", "state.json", "card.md"}
-_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 def _sha256(data: bytes) -> str:
@@ -181,23 +185,20 @@ def _open(source: str | os.PathLike[str] | bytes, *, members: bool) -> _Verified
                 f"{label} is not a fairengine model file (unexpected content: "
                 f"{', '.join(repr(n) for n in unexpected[:5]) or 'no manifest.json'})."
             )
-        manifest = _check_manifest(safe.read_member(archive, infos["manifest.json"], label), label)
-        data = {"manifest.json": b""}
+        raw_manifest = safe.read_member(archive, infos["manifest.json"], label)
+        manifest = _check_manifest(raw_manifest, label)
+        data = {"manifest.json": raw_manifest}
         if members:
             _check_member_names(manifest, set(infos) - {"manifest.json"}, label)
-            data.update(
-                {
-                    n: safe.read_member(archive, i, label)
-                    for n, i in infos.items()
-                    if n != "manifest.json"
-                }  # fmt: skip
-            )
+            for name, info in infos.items():
+                if name != "manifest.json":
+                    data[name] = safe.read_member(archive, info, label)
             _check_members(manifest, data, label)
     return _Verified(manifest, data)
 
 
 def _hex_digest(value: Any, path: str) -> None:
-    if not isinstance(value, str) or not _SHA256.match(value):
+    if not isinstance(value, str) or not _SHA256.fullmatch(value):
         raise ModelFileError(f"The model file's manifest is invalid: {path} is not a SHA-256.")
 
 
