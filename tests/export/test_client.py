@@ -209,3 +209,13 @@ def test_predict_end_to_end_outside_the_repository(tmp_path) -> None:
     )  # fmt: skip
     assert inspect.returncode == 0 and "checksums: ok" in inspect.stdout
     assert "How to use this file" in fairengine.export.read_card(exported)
+
+
+def test_predict_regression_to_stdout(tmp_path, capsys) -> None:
+    path = FILES["fair_regression"]
+    frame = _rows(path, 80)
+    frame.to_csv(tmp_path / "rows.csv", index=False)
+    assert main(["predict", str(path), "--data", str(tmp_path / "rows.csv"), "--proba"]) == 0
+    out = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert list(out.columns) == ["prediction", "expected_prediction"] and len(out) == 80
+    np.testing.assert_allclose(out["expected_prediction"], load_model(path).predict_score(frame))
