@@ -1,4 +1,5 @@
-"""The ``fairengine`` command line: ``datasets``, ``run``, ``sweep``, ``export``, ``precompute``.
+"""The ``fairengine`` command line: ``datasets``, ``run``, ``sweep``, ``export``, ``predict``,
+``inspect``, ``precompute``.
 
 Problems with the user's arguments or data print one readable line and exit with status 2.
 """
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -277,7 +279,7 @@ def _export(frontier, point_id: str, train: Task, test: Task, out: Path) -> None
             metrics=record["metrics"],
             model=frontier.model(point_id),
         )
-    card = model_card(result, train, test)
+    card = model_card(result, train, test, file_name=out.name)
     save_model(result.model, out, card=card, metadata=result_metadata(result, train, test))
     out.with_suffix(".md").write_text(card)
 
@@ -330,6 +332,58 @@ def _assets_frontiers() -> tuple[Path, ...]:
     return (path,) if path.is_dir() else ()
 
 
+def _cmd_predict(args: argparse.Namespace) -> int:
+    from fairengine.export.client import predict_file
+
+    if args.chunk_size < 1:
+        raise UsageError(f"--chunk-size must be positive, got {args.chunk_size}.")
+    rows = predict_file(
+        args.model,
+        args.data,
+        args.out,
+        proba=args.proba,
+        id_columns=args.id_columns or (),
+        allow_extra=args.allow_extra,
+        random_state=args.random_state,
+        chunk_rows=args.chunk_size,
+    )
+    if args.out is not None:
+        print(f"{rows:,} predictions written to {args.out}", file=sys.stderr)
+    return 0
+
+
+def _cmd_inspect(args: argparse.Namespace) -> int:
+    from fairengine.export.client import describe
+
+    info = describe(args.model)
+    if args.json:
+        _print_json(info)
+        return 0
+    schema = info["schema"]
+    print(f"{info['file']}: {info['format']}, model type {info['model_type']} ({info['kind']}"
+          f"{', randomized' if info['randomized'] else ''})")  # fmt: skip
+    print(f"written by fairengine {info['engine_version']} on {info['created']}")
+    if info["method"]:
+        knobs = ", ".join(f"{k}={v}" for k, v in info["knobs"].items())
+        print(f"method: {info['method']} ({knobs})")
+    print(f"numeric columns ({len(schema['numeric'])}): {', '.join(schema['numeric']) or '-'}")
+    print(f"text columns ({len(schema['text'])}): {', '.join(schema['text']) or '-'}")
+    if schema["not_needed"]:
+        print(f"known, not needed: {', '.join(schema['not_needed'])}")
+    if schema["dropped_identifier_columns"]:
+        print(
+            "dropped identifier-like columns (no values stored): "
+            + ", ".join(schema["dropped_identifier_columns"])
+        )
+    if info["metrics"]:
+        print("\n".join(_metrics_lines(info["metrics"])))
+    print(
+        f"checksums: ok ({len(info['checksums']['verified'])} members); state schema: ok; "
+        "probe prediction: ok"
+    )
+    return 0
+
+
 def _cmd_precompute(args: argparse.Namespace) -> int:
     from fairengine.frontier.demo import precompute
 
@@ -377,6 +431,30 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--out", type=Path, required=True, help="model file to write")
     export.set_defaults(handler=_cmd_export)
 
+    predict = commands.add_parser(
+        "predict", help="predict every row of a CSV or Parquet file with a model file"
+    )
+    predict.add_argument("model", type=Path, help="a .fairmodel file")
+    predict.add_argument("--data", type=Path, required=True, help="CSV or Parquet input")
+    predict.add_argument("--out", type=Path, help="output .csv or .parquet (default: stdout)")
+    predict.add_argument(
+        "--proba", action="store_true", help="add P(prediction = 1) (regression: expected value)"
+    )
+    predict.add_argument("--id-columns", nargs="+", help="input columns copied to the output")
+    predict.add_argument("--allow-extra", action="store_true", help="ignore unknown columns")
+    predict.add_argument(
+        "--random-state", type=int, default=0, help="seed of randomized models' draws"
+    )
+    predict.add_argument("--chunk-size", type=int, default=50_000, help="rows per chunk")
+    predict.set_defaults(handler=_cmd_predict)
+
+    inspect = commands.add_parser(
+        "inspect", help="print a model file's manifest, schema, metrics; verify it"
+    )
+    inspect.add_argument("model", type=Path, help="a .fairmodel file")
+    inspect.add_argument("--json", action="store_true", help="machine-readable output")
+    inspect.set_defaults(handler=_cmd_inspect)
+
     pre = commands.add_parser("precompute", help="write the demo frontiers into assets/frontiers")
     pre.add_argument("--out", type=Path, help="target folder (default: assets/frontiers)")
     pre.add_argument("--methods", nargs="+", help="only these methods")
@@ -389,13 +467,24 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     from fairengine.export import ModelFileError
+    from fairengine.export.client import SchemaError
     from fairengine.methods.base import KnobError
 
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args))
-    except (DataError, KnobError, UsageError, ModelFileError, ConnectionError) as exc:
+    except BrokenPipeError:  # e.g. `fairengine predict ... | head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except (
+        DataError,
+        KnobError,
+        UsageError,
+        ModelFileError,
+        SchemaError,
+        ConnectionError,
+    ) as exc:
         print(f"fairengine: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

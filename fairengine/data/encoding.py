@@ -17,6 +17,10 @@ from sklearn.utils.validation import check_is_fitted
 MAX_CATEGORIES = 30
 _OTHER = "__other__"
 _MISSING = "__missing__"
+#: A text column with at least this many distinct values, and more distinct values than half its
+#: non-missing rows, is identifier-like (names, ids, free text): it is dropped, see ``dropped_``.
+ID_MIN_DISTINCT = 20
+ID_DISTINCT_SHARE = 0.5
 
 
 class FeatureEncoder(TransformerMixin, BaseEstimator):
@@ -41,6 +45,11 @@ class FeatureEncoder(TransformerMixin, BaseEstimator):
     center_, scale_ : ndarray
         Per numeric column: median used for imputation is ``median_``; scaling uses mean / std.
     feature_names_out_ : list of str
+    dropped_ : list of str
+        Identifier-like text columns (see :func:`identifier_like`), dropped: not encoded, not
+        required at prediction time, and none of their values stored (so a model file holds no
+        names or ids). Dropping, not hashing: such a column's values barely repeat, so any code
+        for them would let a model memorise training rows rather than learn.
     """
 
     def __init__(self, max_categories: int = MAX_CATEGORIES, scale: bool = True) -> None:
@@ -49,7 +58,8 @@ class FeatureEncoder(TransformerMixin, BaseEstimator):
 
     def fit(self, X: pd.DataFrame, y: Any = None) -> FeatureEncoder:  # noqa: N803
         X = _as_frame(X)
-        self.columns_ = [str(c) for c in X.columns]
+        self.dropped_ = [str(c) for c in X.columns if identifier_like(X[c])]
+        self.columns_ = [str(c) for c in X.columns if str(c) not in self.dropped_]
         self.numeric_ = [c for c in self.columns_ if _is_numeric(X[c])]
         self.categorical_ = {}
         for col in self.columns_:
@@ -110,6 +120,7 @@ class FeatureEncoder(TransformerMixin, BaseEstimator):
             "median": self.median_.tolist(),
             "center": self.center_.tolist(),
             "scale_values": self.scale_.tolist(),
+            "dropped": list(getattr(self, "dropped_", [])),
         }
 
     @classmethod
@@ -122,6 +133,7 @@ class FeatureEncoder(TransformerMixin, BaseEstimator):
         encoder.median_ = np.asarray(state["median"], dtype=float)
         encoder.center_ = np.asarray(state["center"], dtype=float)
         encoder.scale_ = np.asarray(state["scale_values"], dtype=float)
+        encoder.dropped_ = [str(c) for c in state.get("dropped", [])]
         names = list(encoder.numeric_)
         for col, cats in encoder.categorical_.items():
             names += [f"{col}={c}" for c in cats] + [f"{col}={_OTHER}"]
@@ -136,6 +148,16 @@ def _as_frame(X: Any) -> pd.DataFrame:  # noqa: N803
     if array.ndim != 2:
         raise ValueError(f"Expected a 2-D table of features, got shape {array.shape}.")
     return pd.DataFrame(array, columns=[f"x{i}" for i in range(array.shape[1])])
+
+
+def identifier_like(column: pd.Series) -> bool:
+    """A text column whose values barely repeat: at least ``ID_MIN_DISTINCT`` distinct values and
+    more than ``ID_DISTINCT_SHARE`` of its non-missing rows (names, ids, free text)."""
+    if _is_numeric(column):
+        return False
+    present = column.dropna()
+    distinct = present.astype(str).nunique()
+    return distinct >= ID_MIN_DISTINCT and distinct > ID_DISTINCT_SHARE * len(present)
 
 
 def _is_numeric(column: pd.Series) -> bool:

@@ -18,6 +18,104 @@ _CAVEATS = (
 )
 
 
+_MEANING = {
+    "balanced_filter": (
+        "`prediction` is an accept flag of the balanced data filter (1 = keep the row), drawn "
+        "at random; `probability` (`--proba`, `predict_score`) is the row's acceptance "
+        "probability. It is a data filter, not a prediction of `{target}`."
+    ),
+    "fair_regression": (
+        "`prediction` is one draw of the randomized fair regressor (each row picks one of its "
+        "regressors at random); `expected_prediction` (`--proba`, `predict_score`) is the "
+        "expected value of `{target}` over those draws."
+    ),
+}
+_RANDOMIZED_CLASSIFIER = (
+    "`prediction` is 1 when the model predicts `{target}` = {positive} and 0 otherwise. The "
+    "model is randomized: each row's prediction is drawn (seeded by `random_state`), and "
+    "`probability` (`--proba`, `predict_proba`) is the exact probability of predicting 1, the "
+    "quantity its fairness guarantees are about."
+)
+_CLASSIFIER = (
+    "`prediction` is 1 when the model predicts `{target}` = {positive} and 0 otherwise; "
+    "`probability` (`--proba`, `predict_proba`) is the model's score for 1."
+)
+_RANDOMIZED = {"randomized_classifier", "multiaccurate_proxy", "balanced_filter", "fair_regression"}
+_MISUSE = (
+    "Do not use it for automated decisions about individuals without human review, or on a "
+    "population, time period or definition of the columns other than the training data's.",
+    "Do not use it to infer anyone's sensitive attribute, nor as evidence that a decision "
+    "process is fair: its fairness was measured on the test split above, for the named groups "
+    "and metric only.",
+)
+
+
+def how_to_use(
+    model: Any, schema: dict[str, Any] | None, file_name: str = "model.fairmodel"
+) -> list[str]:
+    """The card's "How to use this file" section (Markdown lines)."""
+    model_type = getattr(type(model), "model_type", "model")
+    target = (schema or {}).get("target", "the target")
+    positive = (schema or {}).get("positive_label") or "1"
+    if model_type in _MEANING:
+        meaning = _MEANING[model_type]
+    elif model_type in _RANDOMIZED:
+        meaning = _RANDOMIZED_CLASSIFIER
+    else:
+        meaning = _CLASSIFIER
+    from fairengine.export.client import input_schema
+
+    columns = input_schema(model, {"metadata": {"train": schema or {}}})
+    numeric, text = columns.numeric, columns.text
+    dropped = list(getattr(model.encoder, "dropped_", []))
+    seed = ", random_state=0" if model_type in _RANDOMIZED else ""
+    lines = [
+        "## How to use this file",
+        "",
+        "Install fairengine (`pip install -e .` in its repository), then in Python:",
+        "",
+        "```python",
+        "import pandas as pd",
+        "from fairengine.export import load_model",
+        "",
+        f'model = load_model("{file_name}")  # verifies checksums; never unpickles',
+        'frame = pd.read_csv("new_rows.csv")  # raw columns, as in the training data',
+        f"predictions = model.predict(frame{seed})",
+        "scores = model.predict_score(frame)  # P(prediction = 1); regression: expected value",
+        "```",
+        "",
+        "or on the command line (CSV or Parquet, streamed in chunks):",
+        "",
+        "```",
+        f"fairengine inspect {file_name}",
+        f"fairengine predict {file_name} --data new_rows.csv --out predictions.csv --proba "
+        "--id-columns ID_COLUMN",
+        "```",
+        "",
+        "**What the prediction means.** " + meaning.format(target=target, positive=positive),
+        "",
+        f"**Columns it needs** ({len(model.features)}), raw as in the training data: "
+        + (f"numeric {', '.join(f'`{c}`' for c in numeric)}" if numeric else "no numeric")
+        + ("; text " + ", ".join(f"`{c}`" for c in text) if text else "")
+        + ". Missing numbers are imputed with the training median; unseen text values count as "
+        '"other". `fairengine predict` refuses input with missing, unknown or mistyped columns.',
+        "",
+        "**Privacy.** The file stores the encoder's statistics: medians and scales of numeric "
+        "columns and the most frequent values of each text column. "
+        + (
+            "Identifier-like text columns were dropped, with no value stored: "
+            + ", ".join(f"`{c}`" for c in dropped)
+            + "."
+            if dropped
+            else "No identifier-like text column (names, ids) was present; such columns are "
+            "dropped, never stored."
+        ),
+        "",
+        "**Not for.** " + " ".join(_MISUSE),
+    ]
+    return lines
+
+
 def task_schema(task: Task) -> dict[str, Any]:
     """What a model file records about the data it was fitted on."""
     return {
@@ -68,6 +166,7 @@ def model_card(
     test: Task | None = None,
     *,
     group_table: Any = None,
+    file_name: str = "model.fairmodel",
 ) -> str:
     """A Markdown model card: data, knobs, metrics (overall and per group), the paper, caveats.
 
@@ -78,6 +177,8 @@ def model_card(
         The data the model was fitted and tested on.
     group_table : pandas.DataFrame, optional
         Per-group metrics on the test data (``fairengine.metrics.group_table``).
+    file_name : str
+        The model file's name as the usage examples show it.
     """
     from fairengine.methods import get_method
 
@@ -112,5 +213,8 @@ def model_card(
         lines.append(f"| {name} | {_fmt(train_v)} | {_fmt(test_v)} |")
     if group_table is not None:
         lines += ["", "## Per group (test data)", "", *_markdown_table(group_table)]
+    if result.model is not None and hasattr(result.model, "encoder"):
+        schema = task_schema(train) if train is not None else None
+        lines += ["", *how_to_use(result.model, schema, file_name)]
     lines += ["", "## Caveats", ""] + [f"- {c}" for c in _CAVEATS] + [""]
     return "\n".join(lines)

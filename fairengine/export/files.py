@@ -9,11 +9,15 @@ Layout of a ``.fairmodel`` file (a zip archive)::
     arrays/NAME.npy   its arrays, read with ``allow_pickle=False``
     card.md           optional model card (Markdown)
 
-Loading checks, in order: a zip archive; only expected member names and sizes; the manifest's
-format and version; every checksum; a model type from the registry of exportable classes.
-Anything else raises :class:`ModelFileError`. Checksums catch corruption and naive edits; they
-are not a signature against a deliberate forger, which is why nothing in the file is ever
-executed or unpickled.
+Loading checks, in order: the file size; the zip's end record (member count, directory size)
+before the zip is parsed; per member its name, duplicates, encryption flag, compression and
+declared size; the manifest (bounded JSON, its schema, format and version, its checksum, a model
+type from the registry); every member's checksum; the arrays' ``.npy`` headers against their
+bytes; the state against its type's schema (:mod:`fairengine.export.schemas`); then the model is
+built and must predict one probe row. All limits are in :mod:`fairengine.export.safe`. Anything
+else raises :class:`ModelFileError`, and nothing else escapes. Checksums catch corruption and
+naive edits; they are not a signature against a deliberate forger, which is why nothing in the
+file is ever executed or unpickled and every check behind them assumes a forger.
 """
 
 from __future__ import annotations
@@ -26,25 +30,23 @@ import os
 import re
 import tempfile
 import zipfile
-import zlib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from fairengine.export import safe, schemas
+from fairengine.export.safe import ModelFileError
 from fairengine.models.base import Model, model_type_names, resolve_model_type
 
 FORMAT = "fairengine-model"
 FORMAT_VERSION = 1
 SUFFIX = ".fairmodel"
-#: Largest member we inflate (guards against zip bombs).
-MAX_MEMBER_BYTES = 512 * 2**20
+#: Largest member we inflate (guards against zip bombs; see :mod:`fairengine.export.safe`).
+MAX_MEMBER_BYTES = safe.MAX_MEMBER_BYTES
 _ARRAY_NAME = re.compile(r"^arrays/[A-Za-z0-9_.-]{1,128}\.npy$")
 _FIXED_MEMBERS = {"manifest.json", "state.json", "card.md"}
-
-
-class ModelFileError(ValueError):
-    """A model file that is not ours, is damaged or tampered with, or names an unknown type."""
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 def _sha256(data: bytes) -> str:
@@ -62,7 +64,9 @@ def _json_default(value: Any) -> Any:
 
 
 def _dumps(value: Any) -> bytes:
-    return json.dumps(value, sort_keys=True, indent=1, default=_json_default).encode()
+    return json.dumps(
+        value, sort_keys=True, indent=1, default=_json_default, allow_nan=False
+    ).encode()
 
 
 def model_bytes(model: Model, *, card: str | None = None, metadata: dict | None = None) -> bytes:
@@ -72,7 +76,10 @@ def model_bytes(model: Model, *, card: str | None = None, metadata: dict | None 
     if not isinstance(model, Model) or type(model).model_type not in model_type_names():
         raise TypeError(f"{type(model).__name__} is not an exportable fairengine model.")
     state, arrays = model.get_state()
-    members: dict[str, bytes] = {"state.json": _dumps(state)}
+    try:
+        members: dict[str, bytes] = {"state.json": _dumps(state)}
+    except ValueError as exc:  # NaN / infinity: readers refuse them, so writers do too
+        raise ValueError(f"Cannot export {type(model).__name__}: its state {exc}.") from exc
     for name, array in arrays.items():
         buffer = io.BytesIO()
         np.save(buffer, np.asarray(array), allow_pickle=False)
@@ -85,7 +92,9 @@ def model_bytes(model: Model, *, card: str | None = None, metadata: dict | None 
         "model_type": type(model).model_type,
         "engine_version": __version__,
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "metadata": json.loads(_dumps(metadata or {})),
+        "metadata": json.loads(
+            json.dumps(metadata or {}, default=_json_default), parse_constant=lambda _: None
+        ),
         "checksums": {name: _sha256(data) for name, data in sorted(members.items())},
     }
     manifest["manifest_sha256"] = _sha256(_dumps(manifest))
@@ -141,52 +150,74 @@ class _Verified:
         self.members = members
 
 
-def _open(source: str | os.PathLike[str] | bytes, *, members: bool) -> _Verified:
-    label = "The model file" if isinstance(source, bytes) else f"Model file '{Path(source).name}'"
+def _read_source(source: str | os.PathLike[str] | bytes, label: str) -> bytes:
+    if isinstance(source, bytes | bytearray | memoryview):
+        return bytes(source)
     try:
-        raw = source if isinstance(source, bytes) else Path(source).read_bytes()
+        path = Path(source)
+        size = path.stat().st_size
+        if size > safe.MAX_FILE_BYTES:  # refused before reading
+            raise ModelFileError(
+                f"{label} has {size:,} bytes; the limit is {safe.MAX_FILE_BYTES:,}."
+            )
+        return path.read_bytes()
     except OSError as exc:
         raise ModelFileError(f"{label} cannot be read: {exc}") from exc
-    if raw[:2] == b"\x80\x04" or raw[:1] == b"\x80":
+
+
+def _open(source: str | os.PathLike[str] | bytes, *, members: bool) -> _Verified:
+    label = (
+        "The model file"
+        if isinstance(source, bytes | bytearray | memoryview)
+        else f"Model file '{Path(source).name}'"
+    )
+    raw = _read_source(source, label)
+    if raw[:1] == b"\x80":
         raise ModelFileError(
             f"{label} is a Python pickle, not a fairengine model file. fairengine never loads "
             "pickles (they can run arbitrary code)."
         )
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(raw))
-    except zipfile.BadZipFile:
-        raise ModelFileError(
-            f"{label} is not a fairengine model file (not a zip archive)."
-        ) from None
-    except (NotImplementedError, EOFError, OSError, ValueError) as exc:  # e.g. a damaged header
-        raise ModelFileError(f"{label} is damaged: {exc}") from exc
-    with archive:
-        infos = {info.filename: info for info in archive.infolist()}
+    with safe.open_zip(raw, label) as archive:
+        infos = safe.check_infos(archive.infolist(), label)
         unexpected = [n for n in infos if n not in _FIXED_MEMBERS and not _ARRAY_NAME.match(n)]
         if unexpected or "manifest.json" not in infos:
             raise ModelFileError(
                 f"{label} is not a fairengine model file (unexpected content: "
-                f"{', '.join(unexpected) or 'no manifest.json'})."
+                f"{', '.join(repr(n) for n in unexpected[:5]) or 'no manifest.json'})."
             )
-        if any(info.file_size > MAX_MEMBER_BYTES for info in infos.values()):
-            raise ModelFileError(f"{label} has a member larger than {MAX_MEMBER_BYTES} bytes.")
-        wanted = infos if members else {"manifest.json": infos["manifest.json"]}
-        try:
-            data = {name: archive.read(name) for name in wanted}
-        except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, OSError,
-                ValueError) as exc:  # fmt: skip
-            raise ModelFileError(f"{label} is damaged: {exc}") from exc
-    manifest = _check_manifest(data["manifest.json"], label)
-    if members:
-        _check_members(manifest, data, label)
+        raw_manifest = safe.read_member(archive, infos["manifest.json"], label)
+        manifest = _check_manifest(raw_manifest, label)
+        data = {"manifest.json": raw_manifest}
+        if members:
+            _check_member_names(manifest, set(infos) - {"manifest.json"}, label)
+            for name, info in infos.items():
+                if name != "manifest.json":
+                    data[name] = safe.read_member(archive, info, label)
+            _check_members(manifest, data, label)
     return _Verified(manifest, data)
 
 
+def _hex_digest(value: Any, path: str) -> None:
+    if not isinstance(value, str) or not _SHA256.fullmatch(value):
+        raise ModelFileError(f"The model file's manifest is invalid: {path} is not a SHA-256.")
+
+
+_MANIFEST = schemas.obj(
+    {
+        "format": schemas.STR,
+        "format_version": schemas.INT,
+        "model_type": schemas.STR,
+        "engine_version": schemas.STR,
+        "created": schemas.STR,
+        "metadata": schemas.obj({}, extra=lambda v, p: None),
+        "checksums": schemas.obj({}, extra=_hex_digest),
+        "manifest_sha256": _hex_digest,
+    }
+)
+
+
 def _check_manifest(raw: bytes, label: str) -> dict[str, Any]:
-    try:
-        manifest = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelFileError(f"{label} has an unreadable manifest: {exc}") from exc
+    manifest = safe.load_json(raw, f"{label}'s manifest")
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise ModelFileError(f"{label} is not a fairengine model file (wrong format tag).")
     if manifest.get("format_version") != FORMAT_VERSION:
@@ -194,27 +225,32 @@ def _check_manifest(raw: bytes, label: str) -> dict[str, Any]:
             f"{label} has format version {manifest.get('format_version')!r}; this fairengine "
             f"reads version {FORMAT_VERSION}. Re-export the model with this version."
         )
-    claimed = manifest.pop("manifest_sha256", None)
+    _MANIFEST(manifest, "manifest")
+    claimed = manifest.pop("manifest_sha256")
     if claimed != _sha256(_dumps(manifest)):
         raise ModelFileError(f"{label} failed its checksum: the manifest was modified.")
     manifest["manifest_sha256"] = claimed
-    if manifest.get("model_type") not in model_type_names():
+    if manifest["model_type"] not in model_type_names():
         raise ModelFileError(
-            f"{label} names an unknown model type {manifest.get('model_type')!r}; known types: "
+            f"{label} names an unknown model type {manifest['model_type'][:64]!r}; known types: "
             f"{', '.join(sorted(model_type_names()))}."
         )
     return manifest
 
 
-def _check_members(manifest: dict[str, Any], data: dict[str, bytes], label: str) -> None:
-    checksums = manifest.get("checksums", {})
-    present = set(data) - {"manifest.json"}
+def _check_member_names(manifest: dict[str, Any], present: set[str], label: str) -> None:
+    checksums = manifest["checksums"]
     if set(checksums) != present:
+        changed = sorted(set(checksums) ^ present)
         raise ModelFileError(
             f"{label} failed its checksum: members were added or removed "
-            f"({', '.join(sorted(set(checksums) ^ present))})."
+            f"({', '.join(repr(n) for n in changed[:5])})."
         )
-    for name in sorted(present):
+
+
+def _check_members(manifest: dict[str, Any], data: dict[str, bytes], label: str) -> None:
+    checksums = manifest["checksums"]
+    for name in sorted(set(data) - {"manifest.json"}):
         if _sha256(data[name]) != checksums[name]:
             raise ModelFileError(f"{label} failed its checksum: {name} was modified.")
 
@@ -238,27 +274,54 @@ def verify_model(path: str | os.PathLike[str] | bytes) -> dict[str, Any]:
 def load_model(path: str | os.PathLike[str] | bytes) -> Model:
     """Rebuild a model from a file written by :func:`save_model`; verifies every checksum.
 
+    Every step is bounded (see :mod:`fairengine.export.safe`): the zip's member count and declared
+    sizes, JSON depth and numbers, array headers; then the state is checked against the model
+    type's schema (:mod:`fairengine.export.schemas`) before the model is built, and the built model
+    must predict one synthetic row.
+
     Raises
     ------
     ModelFileError
-        For a file that is not a fairengine model (including a pickle under our suffix), a
-        damaged or modified file, or an unknown model type.
+        For anything that is not an intact fairengine model file: a pickle under our suffix, a
+        foreign, damaged, modified or forged file, an unknown model type, or state that does not
+        fit its type. No other exception escapes for a bad file.
     """
     verified = _open(path, members=True)
-    cls = resolve_model_type(verified.manifest["model_type"])
+    model_type = verified.manifest["model_type"]
+    if "state.json" not in verified.members:
+        raise ModelFileError("The model file has no state.json.")
+    members = verified.members
+    state = safe.load_json(members.pop("state.json"), "The model file's state.json")
+    arrays = {  # each member's bytes are released once its array is built
+        name[len("arrays/") : -len(".npy")]: safe.load_npy(members.pop(name), name)
+        for name in [n for n in members if n.startswith("arrays/")]
+    }
+    schemas.validate_state(model_type, state, arrays)
+    for name, array in arrays.items():  # skops payloads are zips too: same limits, before skops
+        if name.endswith("_skops"):
+            with safe.open_zip(array.tobytes(), f"The stored estimator {name}") as inner:
+                safe.check_infos(inner.infolist(), f"The stored estimator {name}")
     try:
-        state = json.loads(verified.members["state.json"])
-        arrays = {
-            name[len("arrays/") : -len(".npy")]: np.load(io.BytesIO(data), allow_pickle=False)
-            for name, data in verified.members.items()
-            if name.startswith("arrays/")
-        }
-        return cls.from_state(state, arrays)
-    except (KeyError, ValueError, TypeError) as exc:
-        raise ModelFileError(f"The model file's content does not rebuild a model: {exc}") from exc
+        cls = resolve_model_type(model_type)
+    except (KeyError, ImportError) as exc:
+        raise ModelFileError(f"The model type {model_type!r} cannot be loaded: {exc}") from exc
+    try:
+        model = cls.from_state(state, arrays)
+        model.predict_score(schemas.probe_frame(state["encoder"]))
+    except ModelFileError:
+        raise
+    except Exception as exc:  # noqa: BLE001  (state that passed the schema but does not fit)
+        raise ModelFileError(
+            f"The model file's content does not rebuild a working {model_type} model: "
+            f"{type(exc).__name__}: {exc}"
+        ) from None
+    return model
 
 
 def read_card(path: str | os.PathLike[str] | bytes) -> str | None:
     """The model card stored in a verified model file, if any."""
     card = _open(path, members=True).members.get("card.md")
-    return None if card is None else card.decode()
+    try:
+        return None if card is None else card.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ModelFileError(f"The model file's card is not UTF-8 text: {exc}") from None

@@ -1,16 +1,23 @@
 """Fairness methods behind one contract: ``list_methods``, ``get_method``, ``Method``, ``Knob``.
 
-Importing this package registers every method module.
+The method modules register themselves when first imported; :func:`list_methods` and
+:func:`get_method` import all of them (in :data:`registry.METHOD_MODULES` order) on first use, and
+``fairengine.methods.<name>`` imports one on attribute access. Importing this package alone imports
+no method (so loading one method's exported model pulls in neither the others nor fairlearn).
 """
 
-from fairengine.methods import reweighing  # noqa: F401, I001  (registration order)
-from fairengine.methods import fairlearn_eg  # noqa: F401, E402
-from fairengine.methods import balanced_filtering  # noqa: F401, E402  (seed 000)
-from fairengine.methods import maxent  # noqa: F401, E402  (seed 001)
-from fairengine.methods import fair_regression  # noqa: F401, E402  (seed 002)
-from fairengine.methods import noisy_groups  # noqa: F401, E402  (seed 003)
-from fairengine.methods import multiaccurate_proxy  # noqa: F401, E402  (seed 004)
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 from fairengine.methods.base import Knob, KnobError, Method, RunResult
-from fairengine.methods.registry import get_method, list_methods, register
+from fairengine.methods.registry import METHOD_MODULES, get_method, list_methods, register
 
 __all__ = ["Knob", "KnobError", "Method", "RunResult", "get_method", "list_methods", "register"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in METHOD_MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

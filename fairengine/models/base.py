@@ -101,6 +101,17 @@ class Model:
         score = self.predict_score(X)
         return (score >= 0.5).astype(np.int64) if self.kind == "classification" else score
 
+    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:  # noqa: N803
+        """Classification: columns P(prediction = 0), P(prediction = 1) per row; for a randomized
+        classifier these are expected over its randomness (exact, no sampling)."""
+        if self.kind != "classification":
+            raise TypeError(
+                f"{type(self).__name__} is a regression model: use predict_score (the expected "
+                "prediction) or predict."
+            )
+        p = self.predict_score(X)
+        return np.column_stack([1.0 - p, p])
+
     def metric_predictions(self, X: pd.DataFrame) -> np.ndarray:  # noqa: N803
         """What the metrics score: hard predictions of a deterministic model; for a randomized
         classifier P(prediction = 1), so the metrics are its exact expected metrics."""

@@ -1,0 +1,297 @@
+"""Using a model file on new data: the input schema, column checks, chunked batch prediction.
+
+This is what ``fairengine predict`` and ``fairengine inspect`` run. Tables are read in chunks
+(pandas' ``chunksize`` for CSV, pyarrow record batches for Parquet) and written chunk by chunk to a
+temporary file that replaces ``out`` at the end, so files larger than memory work and a failure
+leaves no half-written output.
+
+Randomized models (see :data:`RANDOMIZED`) draw their predictions from ``random_state``; chunk
+``i`` draws with the seed ``SeedSequence([random_state, i])``, so the output depends on the seed
+and the chunk size only. ``proba=True`` adds each row's exact probability of predicting 1 (for a
+randomized classifier its expected value over the draws) or, for regression, the expected
+prediction.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+import pandas as pd
+
+from fairengine.export.files import load_model, read_manifest
+from fairengine.export.safe import ModelFileError
+from fairengine.models.base import Model
+
+#: Model types whose ``predict`` draws at random (seeded by ``random_state``).
+RANDOMIZED = frozenset(
+    {"randomized_classifier", "multiaccurate_proxy", "balanced_filter", "fair_regression"}
+)
+CHUNK_ROWS = 50_000
+
+
+class SchemaError(ValueError):
+    """Input columns that do not match the model's schema (names every offending column)."""
+
+
+@dataclass(frozen=True)
+class InputSchema:
+    """The columns a model file reads: numeric and text features, and the columns the model
+    knows but does not need (target, sensitive attribute(s), dropped identifier-like columns)."""
+
+    numeric: list[str]
+    text: list[str]
+    known: list[str] = field(default_factory=list)
+    dtypes: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def features(self) -> list[str]:
+        return [*self.numeric, *self.text]
+
+
+def input_schema(model: Model, manifest: dict[str, Any] | None = None) -> InputSchema:
+    """The columns ``model`` reads, with the training schema from its manifest if given."""
+    encoder = model.encoder
+    features = list(model.features)
+    numeric = [c for c in features if c in set(encoder.numeric_)]
+    train = ((manifest or {}).get("metadata") or {}).get("train") or {}
+    dtypes = {str(k): str(v) for k, v in (train.get("dtypes") or {}).items()}
+    if not encoder.numeric_ and not encoder.categorical_ and dtypes:  # pass-through encoders
+        numeric = [c for c in features if dtypes.get(c, "").startswith(("int", "float", "uint"))]
+    text = [c for c in features if c not in numeric]
+    known = [
+        train.get("target"),
+        *(train.get("sensitive") or []),
+        *getattr(encoder, "dropped_", []),
+    ]
+    return InputSchema(numeric, text, [str(c) for c in known if c], dtypes)
+
+
+def check_columns(
+    schema: InputSchema,
+    columns: Sequence[str],
+    *,
+    id_columns: Sequence[str] = (),
+    allow_extra: bool = False,
+) -> None:
+    """Raise :class:`SchemaError` naming missing columns, unknown extra columns and id columns
+    that are not in the input."""
+    columns = [str(c) for c in columns]
+    problems = []
+    missing = [c for c in schema.features if c not in columns]
+    if missing:
+        problems.append(f"missing column(s) the model needs: {', '.join(missing)}")
+    absent_ids = [c for c in id_columns if c not in columns]
+    if absent_ids:
+        problems.append(f"--id-columns not in the input: {', '.join(absent_ids)}")
+    allowed = {*schema.features, *schema.known, *id_columns}
+    extra = [c for c in columns if c not in allowed]
+    if extra and not allow_extra:
+        problems.append(
+            f"extra column(s) the model does not know: {', '.join(extra)} (pass them through "
+            "with --id-columns, or ignore them with --allow-extra)"
+        )
+    if problems:
+        raise SchemaError("The input does not match the model's schema: " + "; ".join(problems))
+
+
+def check_types(schema: InputSchema, frame: pd.DataFrame, first_row: int = 0) -> None:
+    """Raise :class:`SchemaError` naming numeric columns that hold non-numeric values."""
+    bad = []
+    for col in schema.numeric:
+        values = frame[col]
+        if pd.api.types.is_bool_dtype(values) or not (
+            pd.api.types.is_numeric_dtype(values) or values.isna().all()
+        ):
+            parsed = pd.to_numeric(values, errors="coerce")
+            wrong = parsed.isna() & values.notna()
+            if wrong.any() or pd.api.types.is_bool_dtype(values):
+                where = int(np.argmax(wrong.to_numpy())) if wrong.any() else 0
+                bad.append(
+                    f"{col} (expects numbers; row {first_row + where + 1} has "
+                    f"{str(values.iloc[where])[:30]!r})"
+                )
+    if bad:
+        raise SchemaError("Mistyped column(s): " + "; ".join(bad))
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+def _sniff_csv(path: Path) -> tuple[str, str]:
+    """(encoding, delimiter) of a CSV file from its first 64 KiB."""
+    with path.open("rb") as handle:
+        head = handle.read(65_536)
+    encoding = "utf-8-sig"
+    try:
+        text = head.decode(encoding)
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4:  # not merely a character cut at the sample's end
+            encoding = "cp1252"
+        text = head.decode(encoding, errors="ignore")
+    header = text.splitlines()[0] if text else ""
+    delimiter = max(",;\t|", key=header.count)
+    return encoding, delimiter
+
+
+def read_chunks(
+    path: str | os.PathLike[str], schema: InputSchema, chunk_rows: int = CHUNK_ROWS
+) -> tuple[list[str], Iterator[pd.DataFrame]]:
+    """The file's column names and an iterator over its chunks (CSV or Parquet, by content)."""
+    path = Path(path)
+    if not path.is_file():
+        raise SchemaError(f"Data file '{path}' does not exist.")
+    with path.open("rb") as handle:
+        magic = handle.read(4)
+    if magic == b"PAR1":
+        import pyarrow.parquet as pq
+
+        try:
+            parquet = pq.ParquetFile(path)
+        except Exception as exc:  # noqa: BLE001  (pyarrow raises several types)
+            raise SchemaError(f"Data file '{path.name}' is not readable Parquet: {exc}") from None
+        columns = list(parquet.schema_arrow.names)
+        batches = (b.to_pandas() for b in parquet.iter_batches(batch_size=chunk_rows))
+        return columns, batches
+    encoding, delimiter = _sniff_csv(path)
+    text = set(schema.text)
+    options = {"sep": delimiter, "encoding": encoding}
+    try:
+        columns = [str(c) for c in pd.read_csv(path, nrows=0, **options).columns]
+    except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+        raise SchemaError(f"Data file '{path.name}' is not a readable CSV: {exc}") from None
+    dtype = {c: object for c in columns if c in text}  # categories as written, e.g. "01"
+    return columns, pd.read_csv(
+        path, chunksize=chunk_rows, dtype=dtype, keep_default_na=True, **options
+    )
+
+
+# ----------------------------------------------------------------------------- predicting
+
+
+def predict_frame(
+    model: Model,
+    frame: pd.DataFrame,
+    *,
+    proba: bool = False,
+    random_state: int | None = 0,
+) -> pd.DataFrame:
+    """``prediction`` (and with ``proba`` the ``probability`` of 1, or for regression the
+    ``expected_prediction``) for every row of ``frame``."""
+    out = pd.DataFrame(index=frame.index)
+    out["prediction"] = model.predict(frame, random_state=random_state)
+    if proba:
+        name = "probability" if model.kind == "classification" else "expected_prediction"
+        out[name] = model.predict_score(frame)
+    return out
+
+
+def predict_file(
+    model_path: str | os.PathLike[str],
+    data_path: str | os.PathLike[str],
+    out: str | os.PathLike[str] | None = None,
+    *,
+    proba: bool = False,
+    id_columns: Sequence[str] = (),
+    allow_extra: bool = False,
+    random_state: int = 0,
+    chunk_rows: int = CHUNK_ROWS,
+    stdout: IO[str] | None = None,
+) -> int:
+    """Predict every row of ``data_path`` into ``out`` (CSV, or Parquet for a ``.parquet``
+    suffix; CSV on ``stdout`` without ``out``); returns the number of rows written.
+
+    Raises
+    ------
+    ModelFileError
+        For a bad model file.
+    SchemaError
+        For input that does not match the model's schema.
+    """
+    model = load_model(model_path)
+    schema = input_schema(model, read_manifest(model_path))
+    columns, chunks = read_chunks(data_path, schema, chunk_rows)
+    check_columns(schema, columns, id_columns=id_columns, allow_extra=allow_extra)
+    target = None if out is None else Path(out)
+    parquet = target is not None and target.suffix.lower() in (".parquet", ".pq")
+    tmp = None
+    if target is not None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        os.close(fd)
+        tmp = Path(name)
+    writer = None
+    rows = 0
+    try:
+        for i, chunk in enumerate(chunks):
+            check_types(schema, chunk, first_row=rows)
+            seed = int(np.random.SeedSequence([random_state, i]).generate_state(1)[0])
+            result = predict_frame(model, chunk[schema.features], proba=proba, random_state=seed)
+            result = pd.concat(
+                [chunk[list(id_columns)].reset_index(drop=True), result.reset_index(drop=True)],
+                axis=1,
+            )
+            if parquet:
+                import pyarrow as pa
+                import pyarrow.parquet as pq
+
+                table = pa.Table.from_pandas(result, preserve_index=False)
+                writer = writer or pq.ParquetWriter(tmp, table.schema)
+                writer.write_table(table)
+            elif tmp is not None:
+                result.to_csv(tmp, mode="a", header=i == 0, index=False)
+            else:
+                result.to_csv(stdout or sys.stdout, header=i == 0, index=False)
+            rows += len(result)
+        if writer is not None:
+            writer.close()
+            writer = None
+        if tmp is not None:
+            if rows == 0 and not parquet:
+                pd.DataFrame(columns=[*id_columns, "prediction"]).to_csv(tmp, index=False)
+            os.replace(tmp, target)
+    except (ValueError, pd.errors.ParserError) as exc:
+        if isinstance(exc, SchemaError | ModelFileError):
+            raise
+        raise SchemaError(f"Cannot predict row {rows + 1} onwards: {exc}") from None
+    finally:
+        if writer is not None:
+            writer.close()
+        if tmp is not None and tmp.exists():
+            tmp.unlink()
+    return rows
+
+
+def describe(model_path: str | os.PathLike[str]) -> dict[str, Any]:
+    """What ``fairengine inspect`` prints: the verified manifest, the input schema, the metrics
+    and the checks that passed (checksums, state schema, one probe prediction)."""
+    manifest = read_manifest(model_path)
+    model = load_model(model_path)  # every checksum, the state schema and a probe prediction
+    schema = input_schema(model, manifest)
+    meta = manifest.get("metadata") or {}
+    return {
+        "file": str(model_path),
+        "format": f"{manifest['format']} v{manifest['format_version']}",
+        "model_type": manifest["model_type"],
+        "randomized": manifest["model_type"] in RANDOMIZED,
+        "kind": model.kind,
+        "engine_version": manifest["engine_version"],
+        "created": manifest["created"],
+        "method": meta.get("method"),
+        "knobs": meta.get("knobs", {}),
+        "schema": {
+            "numeric": schema.numeric,
+            "text": schema.text,
+            "not_needed": schema.known,
+            "dropped_identifier_columns": list(getattr(model.encoder, "dropped_", [])),
+            "training_dtypes": schema.dtypes,
+        },
+        "metrics": meta.get("metrics", {}),
+        "checksums": {"verified": sorted(manifest["checksums"]), "status": "ok"},
+    }
