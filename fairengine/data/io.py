@@ -306,12 +306,10 @@ def _read_csv(raw: bytes, label: str, encoding: str | None, notes: list[str]) ->
     header = next(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter), [])
     if len(header) > MAX_COLUMNS:
         raise DataError(_too_many_columns(label, len(header)))
-    n_fields = _check_row_lengths(text, delimiter, header, label)
-    if n_fields < len(header):  # the header and every row end with a delimiter
-        header = header[:n_fields]
-        notes.append("Removed the empty last column: every line ends with a delimiter.")
-    elif n_fields > len(header):
-        notes.append("Ignored the delimiter at the end of every data row.")
+    n_fields, note = _check_row_lengths(text, delimiter, header, label)
+    header = header[:n_fields]
+    if note:
+        notes.append(note)
     _check_columns([h.strip() for h in header], label)
     try:
         frame = pd.read_csv(
@@ -334,8 +332,10 @@ def _read_csv(raw: bytes, label: str, encoding: str | None, notes: list[str]) ->
     return frame
 
 
-def _check_row_lengths(text: str, delimiter: str, header: list[str], label: str) -> int:
-    """The number of fields to read per row; raise for rows that do not match the header."""
+def _check_row_lengths(
+    text: str, delimiter: str, header: list[str], label: str
+) -> tuple[int, str]:
+    """The number of fields to read per row and a note (or ""); raise for mismatched rows."""
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     try:
         lengths = Counter(map(len, reader))
@@ -345,12 +345,13 @@ def _check_row_lengths(text: str, delimiter: str, header: list[str], label: str)
     lengths.pop(0, None)  # blank lines are skipped
     found = {n for n, count in lengths.items() if count > 0}
     h = len(header)
-    if found <= {h}:
-        return h
+    empty_last = bool(header) and not header[-1].strip()
+    if found <= {h} and not (found and empty_last and _last_fields_empty(text, delimiter)):
+        return h, ""
+    if found == {h}:  # the header and every row end with a delimiter
+        return h - 1, "Removed the empty last column: every line ends with a delimiter."
     if found == {h + 1} and _last_fields_empty(text, delimiter):
-        return h
-    if found == {h} and header and not header[-1].strip() and _last_fields_empty(text, delimiter):
-        return h - 1
+        return h, "Ignored the delimiter at the end of every data row."
     line, n = _first_mismatch(text, delimiter, h)
     if found == {h + 1}:
         raise DataError(
