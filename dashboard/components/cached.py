@@ -39,7 +39,7 @@ def build_task(
     sensitive: tuple[str, ...],
     features: tuple[str, ...] | None,
     kind: str | None,
-    positive_label: str | None,
+    positive_label: str | tuple[str, ...] | None,
     drop_missing: bool,
     merge_small_groups: bool,
 ) -> Task:

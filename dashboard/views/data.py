@@ -23,7 +23,11 @@ from fairengine.data.validate import MIN_GROUP_SIZE, resolve_positive_label
 #: Tables above this many rows are subsampled for interactive method runs.
 INTERACTIVE_ROWS = 100_000
 _SENSITIVE_HINTS = ("sex", "gender", "race", "ethnicity", "age_group", "religion", "nationality")
-_ROLE_KEYS = ("target", "sensitive", "all_features", "features", "kind", "positive_label")
+_ROLE_KEYS = (
+    "target", "sensitive", "all_features", "features", "kind", "positive_label", "positive_values",
+)  # fmt: skip
+#: Most target values offered for a one-vs-rest choice.
+_MAX_ONE_VS_REST = 50
 
 st.title("Data")
 st.caption(
@@ -164,6 +168,18 @@ with st.expander("More roles: task kind, positive label, features, missing value
             key=seed_widget("positive_label", default_pos, label_options),
         )
         keep("positive_label")
+    elif kind_choice != "regression" and 2 < len(values) <= _MAX_ONE_VS_REST:
+        value_options = sorted(values)
+        chosen = c2.multiselect(
+            "Treat these values as positive (one-vs-rest)",
+            value_options,
+            key=seed_widget("positive_values", [], value_options),
+            help=f"{target!r} has {len(values)} values; the methods need a binary target. The "
+            "chosen values are coded 1, all others 0. Leave empty for a regression target.",
+        )
+        keep("positive_values")
+        if chosen:
+            positive_label = tuple(chosen)
     all_features = st.checkbox(
         "Use every other column as a feature",
         key=seed_widget("all_features", True),
@@ -229,7 +245,8 @@ m1.metric("Rows", f"{len(task.frame):,}")
 m2.metric("Features", len(task.features))
 m3.metric("Groups", task.n_groups)
 if task.kind == "classification":
-    m4.metric(f"P({task.target} = {task.positive_label})", f"{task.y.mean():.3f}")
+    positive = " or ".join(task.positive_values) or task.positive_label
+    m4.metric(f"P({task.target} = {positive})", f"{task.y.mean():.3f}")
 else:
     m4.metric(f"Mean {task.target}", f"{task.y.mean():.3f}")
 
