@@ -301,9 +301,9 @@ def infer_kind(
     values = column.dropna()
     n_unique = values.nunique()
     if n_unique < 2:
-        only = values.iloc[0] if len(values) else None
+        only = str(values.iloc[0]) if len(values) else "no values"
         raise DataError(
-            f"The target {name!r} is constant ({only!r}): there is nothing to predict. "
+            f"The target {name!r} is constant ({only}): there is nothing to predict. "
             "Choose another target column."
         )
     numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
