@@ -56,7 +56,7 @@ class FeatureEncoder(TransformerMixin, BaseEstimator):
         numeric_pos = [i for i, is_num in enumerate(numeric_dtype) if is_num]
         categories: dict[int, list[str]] = {}
         other_pos = [i for i, is_num in enumerate(numeric_dtype) if not is_num]
-        for chunk in _chunks(other_pos, len(X)):
+        for chunk in _chunks(other_pos, len(X), _TEXT_CELLS):
             values = X.iloc[:, chunk].to_numpy(dtype=object)
             for j, pos in enumerate(chunk):
                 if _all_decimal(values[:, j]):
@@ -111,14 +111,16 @@ class FeatureEncoder(TransformerMixin, BaseEstimator):
         start = 0
         for chunk in _chunks([by_name[c] for c in self.numeric_], len(X)):
             stop = start + len(chunk)
-            block = _numeric_block(X, chunk)
-            block = np.where(np.isnan(block), self.median_[start:stop], block)
-            out[:, start:stop] = (block - self.center_[start:stop]) / self.scale_[start:stop]
+            dest = out[:, start:stop]  # a view: every step below writes in place
+            np.copyto(dest, _numeric_block(X, chunk))
+            np.copyto(dest, self.median_[start:stop], where=np.isnan(dest))
+            dest -= self.center_[start:stop]
+            dest /= self.scale_[start:stop]
             start = stop
         offset = len(self.numeric_)
         rows = np.arange(len(X))
         kept = iter(self.categorical_.values())
-        for chunk in _chunks([by_name[c] for c in self.categorical_], len(X)):
+        for chunk in _chunks([by_name[c] for c in self.categorical_], len(X), _TEXT_CELLS):
             values = X.iloc[:, chunk].to_numpy(dtype=object)
             for j in range(len(chunk)):
                 cats = next(kept)
@@ -170,12 +172,14 @@ def _as_frame(X: Any) -> pd.DataFrame:  # noqa: N803
 
 
 #: Cells per temporary block (columns are processed in blocks of about this many cells).
-_BLOCK_CELLS = 1 << 22
+_BLOCK_CELLS = 1 << 20
+#: Cells per block of text columns (each cell becomes a Python string while it is encoded).
+_TEXT_CELLS = 1 << 16
 
 
-def _chunks(positions: list[int], n_rows: int) -> list[list[int]]:
-    """Column positions in blocks of at most ``_BLOCK_CELLS`` cells (at least one column)."""
-    size = max(1, min(4096, _BLOCK_CELLS // max(n_rows, 1)))
+def _chunks(positions: list[int], n_rows: int, cells: int = _BLOCK_CELLS) -> list[list[int]]:
+    """Column positions in blocks of at most ``cells`` cells (at least one column)."""
+    size = max(1, min(4096, cells // max(n_rows, 1)))
     return [positions[i : i + size] for i in range(0, len(positions), size)]
 
 
