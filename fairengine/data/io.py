@@ -284,14 +284,38 @@ def _multibyte_run(raw: bytes) -> int | None:
 
 
 def _sniff_delimiter(text: str) -> str:
+    """The delimiter that splits the header and the first rows into the same number of fields.
+
+    Candidates ``, ; tab |`` are scored by how many of the first rows have as many fields as the
+    header (a trailing delimiter counted as matching), then by the number of columns;
+    ``csv.Sniffer`` breaks ties. So decimal commas under a ``;`` header do not make ``,`` the
+    delimiter.
+    """
     sample = text[:65536]
+    lines = sample.splitlines()
+    if len(text) > len(sample) and len(lines) > 1:
+        lines = lines[:-1]  # the last line may be cut by the sample
+    lines = lines[:50]
     try:
-        return csv.Sniffer().sniff(sample, delimiters=_DELIMITERS).delimiter
+        sniffed = csv.Sniffer().sniff(sample, delimiters=_DELIMITERS).delimiter
     except csv.Error:
-        first = sample.splitlines()[0] if sample.splitlines() else ""
-        counts = {d: first.count(d) for d in _DELIMITERS}
-        best = max(counts, key=lambda d: counts[d])
-        return best if counts[best] > 0 else ","
+        sniffed = ","
+    best, best_score = sniffed, (-1.0, 0, False)
+    for delimiter in _DELIMITERS:
+        try:
+            rows = list(csv.reader(lines, delimiter=delimiter))
+        except csv.Error:
+            continue
+        rows = [r for r in rows if r]
+        if not rows or len(rows[0]) < 2:
+            continue
+        h = len(rows[0])
+        body = rows[1:] or rows
+        matching = sum(len(r) == h or (len(r) == h + 1 and not r[-1].strip()) for r in body)
+        score = (matching / len(body), h, delimiter == sniffed)
+        if score > best_score:
+            best, best_score = delimiter, score
+    return best
 
 
 def _read_csv(raw: bytes, label: str, encoding: str | None, notes: list[str]) -> pd.DataFrame:

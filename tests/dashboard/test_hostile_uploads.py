@@ -65,3 +65,39 @@ def test_unexpected_engine_error_is_readable_with_a_report(upload_page: AppTest,
     report = [x for x in upload_page.expander if x.label.startswith("Report")]
     assert report and "solver exploded" in report[0].code[0].value
     assert "Traceback" in report[0].code[0].value
+
+
+def test_refused_encoding_can_be_chosen(upload_page: AppTest) -> None:
+    at = upload_page
+    rows = [f"{'山田田中'[i % 4]},{'男女'[i % 2]},{i % 3 % 2}" for i in range(60)]
+    payload = "\n".join(["名前,性別,y", *rows]).encode("shift_jis")
+    at.file_uploader[0].set_value(("jp.csv", payload, "text/csv")).run()
+    assert any("shift_jis" in e.value for e in at.error)
+    at.selectbox(key="w.encoding").set_value("shift_jis").run()
+    assert not at.exception
+    at.selectbox(key="w.target").set_value("y").run()
+    at.multiselect(key="w.sensitive").set_value(["性別"]).run()
+    assert not at.error
+    assert at.session_state["task"].group_names == ("女", "男")
+
+
+def test_read_notes_reach_the_page(upload_page: AppTest) -> None:
+    rows = [
+        f"{20 + i % 40};{'fm'[i % 2]};{i % 7},{i};{'yes' if i % 4 == 0 else 'no'};"
+        for i in range(80)
+    ]
+    payload = "\n".join(["age;gender;score;approved", *rows]).encode()
+    upload_page.file_uploader[0].set_value(("notes.csv", payload, "text/csv")).run()
+    assert not upload_page.error
+    infos = " ".join(i.value for i in upload_page.info)
+    assert "end of every data row" in infos and "decimal commas" in infos
+    assert upload_page.session_state["task"].frame["score"].dtype == float
+
+
+def test_one_group_sensitive_upload_is_an_error_not_a_swap(upload_page: AppTest) -> None:
+    rows = [f"{20 + i % 40},f,{'ab'[i % 2]},{i % 2}" for i in range(60)]
+    payload = "\n".join(["age,gender,region,approved", *rows]).encode()
+    upload_page.file_uploader[0].set_value(("one.csv", payload, "text/csv")).run()
+    assert upload_page.multiselect(key="w.sensitive").value == ["gender"]
+    assert any("single group" in e.value for e in upload_page.error)
+    assert "task" not in upload_page.session_state or upload_page.session_state["task"] is None
