@@ -52,32 +52,36 @@ def _measure(path: Path, roles: bool) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _csv_of_size(target_bytes: int) -> bytes:
+def _csv_of_size(target_bytes: int, n_rows: int) -> bytes:
+    """A CSV of ``n_rows`` rows padded with a text column to about ``target_bytes``."""
     rng = np.random.default_rng(0)
-    n = max(1000, target_bytes // 64)
     frame = pd.DataFrame(
         {
-            "age": rng.integers(18, 90, n),
-            "income": np.round(rng.lognormal(10, 1, n), 2),
-            "score": rng.normal(size=n).round(6),
-            "city": rng.choice(["Zürich", "Köln", "Málaga", "Lyon", "Porto"], n),
-            "g": rng.choice(["f", "m"], n),
-            "y": rng.integers(0, 2, n),
+            "age": rng.integers(18, 90, n_rows),
+            "income": np.round(rng.lognormal(10, 1, n_rows), 2),
+            "score": rng.normal(size=n_rows).round(6),
+            "city": rng.choice(["Zürich", "Köln", "Málaga", "Lyon", "Porto"], n_rows),
+            "g": rng.choice(["f", "m"], n_rows),
+            "y": rng.integers(0, 2, n_rows),
         }
     )
+    width = max(0, target_bytes // n_rows - len(frame.head(1000).to_csv(index=False)) // 1000)
+    codes = rng.integers(0, 26**4, n_rows)
+    frame.insert(5, "note", [f"{c:08d}".ljust(width - 1, "x") for c in codes] if width else "")
     return frame.to_csv(index=False).encode()
 
 
 def uploads(quick: bool) -> list[dict]:
     """Largest accepted uploads and hostile ones: wall time and peak RSS of a fresh process."""
-    from fairengine.data.io import MAX_FILE_BYTES
+    from fairengine.data.io import MAX_FILE_BYTES, MAX_READ_ROWS
 
     size = 20 * 2**20 if quick else MAX_FILE_BYTES - 2**20
     cases: dict[str, tuple[bytes, bool]] = {}
-    big = _csv_of_size(size)
+    big = _csv_of_size(size, 200_000 if quick else MAX_READ_ROWS)
     while len(big) > MAX_FILE_BYTES:
         big = big[: big.rfind(b"\n", 0, MAX_FILE_BYTES) + 1]
-    cases[f"CSV {len(big) / 2**20:.0f} MB (+ task)"] = (big, True)
+    n_big = big.count(b"\n") - 1
+    cases[f"CSV {len(big) / 2**20:.0f} MB, {n_big:,} rows (+ task)"] = (big, True)
     cases[f"gzip CSV {len(big) / 2**20:.0f} MB inside (+ task)"] = (gzip.compress(big, 6), True)
     del big
     bomb = gzip.compress(b"0" * (4 * 2**30 if not quick else 2**30), 9)

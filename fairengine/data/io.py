@@ -351,6 +351,11 @@ def _read_csv(raw: bytes, label: str, encoding: str | None, notes: list[str]) ->
             f"{label} cannot be parsed as CSV (delimiter {delimiter!r}): {exc}"
         ) from exc
     frame.columns = [str(c).strip() for c in frame.columns]
+    if len(frame) > MAX_READ_ROWS:
+        raise DataError(
+            f"{label} has more than {MAX_READ_ROWS:,} data rows (the limit). Upload a random "
+            "sample of the rows."
+        )
     if delimiter != ",":
         _decimal_commas(frame, notes)
     return frame
