@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
+from fairengine.data.errors import DataError
 from fairengine.data.groups import group_keys
 from fairengine.data.validate import (
     check_roles,
@@ -138,9 +139,24 @@ class Task:
         if counts[counts > 0].min() < 2:
             strata = None
         positions = np.arange(len(self.frame))
-        train, test = train_test_split(
-            positions, test_size=test_size, random_state=random_state, stratify=strata
-        )
+        try:
+            train, test = train_test_split(
+                positions, test_size=test_size, random_state=random_state, stratify=strata
+            )
+        except ValueError:
+            # More strata than test (or train) rows in a small table: split without them rather
+            # than fail; the groups were checked to have at least MIN_GROUP_SIZE rows each.
+            if strata is None:
+                raise DataError(
+                    f"The table's {len(positions)} rows are too few to split into train and test."
+                ) from None
+            train, test = train_test_split(
+                positions, test_size=test_size, random_state=random_state, stratify=None
+            )
+        if len(train) == 0 or len(test) == 0:
+            raise DataError(
+                f"The table's {len(positions)} rows are too few to split into train and test."
+            )
         return self.subset(np.sort(train)), self.subset(np.sort(test))
 
     def summary(self) -> dict[str, object]:

@@ -221,3 +221,17 @@ def test_one_group_sensitive_is_an_error_not_a_swap() -> None:
     df = table().assign(g="only")
     with pytest.raises(DataError, match="single group"):
         from_frame(df, target="y", sensitive="g")
+
+
+def test_split_with_more_strata_than_test_rows_does_not_crash() -> None:
+    n = 300
+    df = pd.DataFrame(
+        {
+            "g": np.repeat([f"g{i}" for i in range(30)], 10),
+            "y": np.tile([0, 1], n // 2),
+            "x": np.arange(n),
+        }
+    )
+    task = from_frame(df, target="y", sensitive="g")
+    train, test = task.split(test_size=0.05)  # 15 test rows, 30 groups: cannot stratify
+    assert len(train.frame) + len(test.frame) == n and len(test.frame) == 15
