@@ -220,10 +220,11 @@ def _too_many_columns(label: str, n: int) -> str:
     )
 
 
-def _decode(raw: bytes, label: str, encoding: str | None) -> str:
+def _decode(raw: bytes, label: str, encoding: str | None) -> tuple[str, str]:
+    """The text and the codec that read it (``utf-8`` for UTF-8 with or without BOM)."""
     if encoding is not None:
         try:
-            return raw.decode(encoding)
+            return raw.decode(encoding), encoding
         except LookupError as exc:
             raise DataError(f"Unknown encoding {encoding!r}.") from exc
         except UnicodeDecodeError as exc:
@@ -233,11 +234,11 @@ def _decode(raw: bytes, label: str, encoding: str | None) -> str:
             ) from exc
     if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
         try:
-            return raw.decode("utf-16")
+            return raw.decode("utf-16"), "utf-16"
         except UnicodeDecodeError as exc:
             raise DataError(f"{label} starts like UTF-16 but is not valid UTF-16.") from exc
     try:
-        return raw.decode("utf-8-sig")
+        return raw.decode("utf-8-sig"), "utf-8"
     except UnicodeDecodeError as exc:
         utf8_error = exc
     where = f"byte offset {utf8_error.start} ({_line_of(raw, utf8_error.start)})"
@@ -249,7 +250,7 @@ def _decode(raw: bytes, label: str, encoding: str | None) -> str:
     offset = _multibyte_run(raw)
     if offset is None:
         try:
-            return raw.decode("cp1252")
+            return raw.decode("cp1252"), "cp1252"
         except UnicodeDecodeError as exc:
             offset = exc.start
     raise DataError(
@@ -283,7 +284,7 @@ def _multibyte_run(raw: bytes) -> int | None:
     return runs.start() if runs is not None and paired > len(high) / 2 else None
 
 
-def _sniff_delimiter(text: str) -> str:
+def _sniff_delimiter(data: bytes) -> str:
     """The delimiter that splits the header and the first rows into the same number of fields.
 
     Candidates ``, ; tab |`` are scored by how many of the first rows have as many fields as the
@@ -291,9 +292,9 @@ def _sniff_delimiter(text: str) -> str:
     ``csv.Sniffer`` breaks ties. So decimal commas under a ``;`` header do not make ``,`` the
     delimiter.
     """
-    sample = text[:65536]
+    sample = data[:65536].decode("utf-8", errors="ignore")
     lines = sample.splitlines()
-    if len(text) > len(sample) and len(lines) > 1:
+    if len(data) > 65536 and len(lines) > 1:
         lines = lines[:-1]  # the last line may be cut by the sample
     lines = lines[:50]
     try:
@@ -321,23 +322,31 @@ def _sniff_delimiter(text: str) -> str:
 def _read_csv(raw: bytes, label: str, encoding: str | None, notes: list[str]) -> pd.DataFrame:
     if encoding is None and raw[:2] not in (b"\xff\xfe", b"\xfe\xff") and b"\x00" in raw[:8192]:
         raise DataError(f"{label} is a binary file, not CSV or Parquet.")
-    text = _decode(raw, label, encoding)
-    if "\n" not in text and "\r" in text:  # old Mac line endings: CR only
-        text = text.replace("\r", "\n")
-    if csv.field_size_limit() < len(text) + 1:
-        csv.field_size_limit(len(text) + 1)  # a long field is data, not an error
-    delimiter = _sniff_delimiter(text)
-    header = next(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter), [])
+    text, codec = _decode(raw, label, encoding)
+    cr_only = "\n" not in text and "\r" in text  # old Mac line endings: CR only
+    # Everything below reads UTF-8 bytes through streams (never a StringIO copy of the text,
+    # which CPython stores at up to 4 bytes per character): the upload's own bytes when they
+    # are UTF-8, else the text re-encoded once.
+    if codec == "utf-8" and not cr_only:
+        data = raw[3:] if raw[:3] == b"\xef\xbb\xbf" else raw
+    else:
+        data = (text.replace("\r", "\n") if cr_only else text).encode("utf-8")
+    del text
+    if csv.field_size_limit() < len(data) + 1:
+        csv.field_size_limit(len(data) + 1)  # a long field is data, not an error
+    delimiter = _sniff_delimiter(data)
+    header = next(csv.reader(_lines(data), delimiter=delimiter), [])
     if len(header) > MAX_COLUMNS:
         raise DataError(_too_many_columns(label, len(header)))
-    n_fields, note = _check_row_lengths(text, delimiter, header, label)
+    n_fields, note = _check_row_lengths(data, delimiter, header, label)
     header = header[:n_fields]
     if note:
         notes.append(note)
     _check_columns([h.strip() for h in header], label)
     try:
         frame = pd.read_csv(
-            io.StringIO(text, newline=""),
+            io.BytesIO(data),
+            encoding="utf-8",
             sep=delimiter,
             skipinitialspace=True,
             na_values=list(NA_VALUES),
@@ -361,11 +370,16 @@ def _read_csv(raw: bytes, label: str, encoding: str | None, notes: list[str]) ->
     return frame
 
 
+def _lines(data: bytes) -> IO[str]:
+    """UTF-8 bytes as a text stream for ``csv.reader`` (decoded as it is read)."""
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", newline="")
+
+
 def _check_row_lengths(
-    text: str, delimiter: str, header: list[str], label: str
+    data: bytes, delimiter: str, header: list[str], label: str
 ) -> tuple[int, str]:
     """The number of fields to read per row and a note (or ""); raise for mismatched rows."""
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    reader = csv.reader(_lines(data), delimiter=delimiter)
     try:
         lengths = Counter(map(len, reader))
     except csv.Error as exc:
@@ -375,13 +389,13 @@ def _check_row_lengths(
     found = {n for n, count in lengths.items() if count > 0}
     h = len(header)
     empty_last = bool(header) and not header[-1].strip()
-    if found <= {h} and not (found and empty_last and _last_fields_empty(text, delimiter)):
+    if found <= {h} and not (found and empty_last and _last_fields_empty(data, delimiter)):
         return h, ""
     if found == {h}:  # the header and every row end with a delimiter
         return h - 1, "Removed the empty last column: every line ends with a delimiter."
-    if found == {h + 1} and _last_fields_empty(text, delimiter):
+    if found == {h + 1} and _last_fields_empty(data, delimiter):
         return h, "Ignored the delimiter at the end of every data row."
-    line, n = _first_mismatch(text, delimiter, h)
+    line, n = _first_mismatch(data, delimiter, h)
     if found == {h + 1}:
         raise DataError(
             f"{label}: the header has {h} names but every data row has {h + 1} fields, so one "
@@ -394,14 +408,14 @@ def _check_row_lengths(
     )
 
 
-def _last_fields_empty(text: str, delimiter: str) -> bool:
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+def _last_fields_empty(data: bytes, delimiter: str) -> bool:
+    reader = csv.reader(_lines(data), delimiter=delimiter)
     next(reader, None)
     return all(not row or not row[-1].strip() for row in reader)
 
 
-def _first_mismatch(text: str, delimiter: str, h: int) -> tuple[int, int]:
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+def _first_mismatch(data: bytes, delimiter: str, h: int) -> tuple[int, int]:
+    reader = csv.reader(_lines(data), delimiter=delimiter)
     next(reader, None)
     for row in reader:
         if row and len(row) != h:
