@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # `streamlit run` puts dashboard/ on the path, not the project root
     sys.path.insert(0, str(ROOT))
 
+from dashboard.components.errors import guarded  # noqa: E402
 from dashboard.components.state import init_from_query_params, running_pages  # noqa: E402
 from dashboard.components.task_loader import ensure_task  # noqa: E402
 from dashboard.components.task_summary import render_task_summary  # noqa: E402
@@ -25,7 +26,8 @@ PAGES = ROOT / "dashboard" / "views"  # not "pages/": that name turns on the leg
 ICON = ROOT / "assets" / "favicon.png"
 st.set_page_config(page_title="fairengine", page_icon=str(ICON), layout="wide")
 init_from_query_params()
-ensure_task()
+with guarded("loading the task"):
+    ensure_task()
 
 
 def method_pages() -> list:
@@ -57,6 +59,9 @@ sections["Compare"] = [
 sections["Help"] = [st.Page(PAGES / "about.py", title="About", icon=":material/info:")]
 navigation = st.navigation(sections)
 st.sidebar.markdown("**fairengine** · fairness–accuracy trade-offs")
-with running_pages():  # a page that ends early still leaves the sidebar to be drawn
+# A page that ends early still leaves the sidebar to be drawn; any exception a page lets out is
+# shown as a readable message with a report, never Streamlit's redacted error box.
+with running_pages(), guarded(f"the {navigation.title} page"):
     navigation.run()
-render_task_summary()
+with guarded("the sidebar"):
+    render_task_summary()

@@ -18,10 +18,13 @@ def bundled_frame(name: str) -> pd.DataFrame:
 
 
 @st.cache_data(show_spinner="Reading the file…", max_entries=4)
-def uploaded_frame(data: bytes, file_name: str) -> pd.DataFrame:
-    """Read an upload (CSV or Parquet); raises DataError with a readable message."""
+def uploaded_frame(data: bytes, file_name: str, encoding: str | None = None) -> pd.DataFrame:
+    """Read an upload (CSV or Parquet); raises DataError with a readable message.
+
+    ``encoding`` names a CSV file's text encoding when detection refuses it.
+    """
     del file_name  # part of the cache key only, so a re-upload under another name re-reads
-    return read_table(data)
+    return read_table(data, encoding=encoding)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -39,7 +42,7 @@ def build_task(
     sensitive: tuple[str, ...],
     features: tuple[str, ...] | None,
     kind: str | None,
-    positive_label: str | None,
+    positive_label: str | tuple[str, ...] | None,
     drop_missing: bool,
     merge_small_groups: bool,
 ) -> Task:

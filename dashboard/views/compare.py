@@ -163,7 +163,16 @@ else:  # a link to an upload cannot carry the table: the page that opens it says
 st.query_params.from_dict(view_params)
 
 point = next(p for p in points if p.point_id == selected)
-model = cached.point_model(str(point.path), point.path.stat().st_mtime)
+try:
+    model = cached.point_model(str(point.path), point.path.stat().st_mtime)
+except Exception:  # noqa: BLE001 - a damaged file: the store drops it with a notice
+    model = store.load(point)
+if model is None:
+    st.warning(
+        (store.notices[-1] if store.notices else f"The model file of point {selected} is gone.")
+        + " Choose another point, or add the frontier again to recompute it."
+    )
+    stop_page()
 
 
 def _metric_rows(metrics_by_split: dict[str, dict[str, float]]) -> pd.DataFrame:

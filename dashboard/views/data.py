@@ -23,7 +23,16 @@ from fairengine.data.registry import DATASETS, default_features
 from fairengine.data.validate import MIN_GROUP_SIZE, resolve_positive_label
 
 _SENSITIVE_HINTS = ("sex", "gender", "race", "ethnicity", "age_group", "religion", "nationality")
-_ROLE_KEYS = ("target", "sensitive", "all_features", "features", "kind", "positive_label")
+_ROLE_KEYS = (
+    "target", "sensitive", "all_features", "features", "kind", "positive_label", "positive_values",
+)  # fmt: skip
+#: Text encodings offered when detection refuses an upload.
+_ENCODINGS = [
+    "auto", "utf-8", "cp1252", "latin-1", "shift_jis", "cp932", "euc-jp", "gbk", "big5",
+    "euc-kr", "cp1251", "cp1250", "iso-8859-2", "utf-16",
+]  # fmt: skip
+#: Most target values offered for a one-vs-rest choice.
+_MAX_ONE_VS_REST = 50
 
 st.title("Data")
 st.caption(
@@ -39,6 +48,24 @@ def _on_new_data() -> None:
     reset_selections(*_ROLE_KEYS)
     for key in _ROLE_KEYS:
         st.session_state.pop(f"w.{key}", None)
+
+
+def _encoding_choice() -> None:
+    """The file's text encoding, kept under a plain key (it must survive runs without it)."""
+    kept = st.session_state.get("upload.encoding", "auto")
+    st.session_state["w.encoding"] = kept
+
+    def _keep() -> None:
+        st.session_state["upload.encoding"] = st.session_state["w.encoding"]
+
+    st.selectbox(
+        "Text encoding of the file",
+        _ENCODINGS,
+        key="w.encoding",
+        on_change=_keep,
+        help="Detection reads UTF-8, UTF-16 with a byte-order mark and Windows-1252. Choose the "
+        "file's encoding if it is another one.",
+    )
 
 
 source = st.radio(
@@ -71,7 +98,7 @@ if source == "bundled":
 else:
     upload = st.file_uploader(
         "Upload a CSV or Parquet file",
-        type=["csv", "tsv", "txt", "parquet", "pq", "gz"],
+        type=["csv", "tsv", "txt", "parquet", "pq", "gz", "zip"],
         help=f"Delimiter and encoding are detected. Limit {MAX_FILE_BYTES // 2**20} MB.",
         key="w.upload",
     )
@@ -79,16 +106,24 @@ else:
         st.session_state["upload.id"] = upload.file_id
         st.session_state["upload.name"] = upload.name
         st.session_state["upload.bytes"] = upload.getvalue()
+        st.session_state.pop("upload.encoding", None)
         _on_new_data()
     if "upload.bytes" in st.session_state:
         name = st.session_state["upload.name"].rsplit(".", 1)[0] or "uploaded"
+        encoding = st.session_state.get("upload.encoding", "auto")
         try:
             frame = cached.uploaded_frame(
-                st.session_state["upload.bytes"], st.session_state["upload.name"]
+                st.session_state["upload.bytes"],
+                st.session_state["upload.name"],
+                None if encoding == "auto" else encoding,
             )
         except DataError as exc:
             st.error(f"Could not read **{st.session_state['upload.name']}**: {exc}")
+            if "encoding" in str(exc):
+                _encoding_choice()
         else:
+            if encoding != "auto":
+                _encoding_choice()
             if upload is None:
                 st.caption(f"Using the uploaded file **{st.session_state['upload.name']}**.")
     else:
@@ -165,6 +200,18 @@ with st.expander("More roles: task kind, positive label, features, missing value
             key=seed_widget("positive_label", default_pos, label_options),
         )
         keep("positive_label")
+    elif kind_choice != "regression" and 2 < len(values) <= _MAX_ONE_VS_REST:
+        value_options = sorted(values)
+        chosen = c2.multiselect(
+            "Treat these values as positive (one-vs-rest)",
+            value_options,
+            key=seed_widget("positive_values", [], value_options),
+            help=f"{target!r} has {len(values)} values; the methods need a binary target. The "
+            "chosen values are coded 1, all others 0. Leave empty for a regression target.",
+        )
+        keep("positive_values")
+        if chosen:
+            positive_label = tuple(chosen)
     all_features = st.checkbox(
         "Use every other column as a feature",
         key=seed_widget("all_features", True),
@@ -229,7 +276,8 @@ m1.metric("Rows", f"{len(task.frame):,}")
 m2.metric("Features", len(task.features))
 m3.metric("Groups", task.n_groups)
 if task.kind == "classification":
-    m4.metric(f"P({task.target} = {task.positive_label})", f"{task.y.mean():.3f}")
+    positive = " or ".join(task.positive_values) or task.positive_label
+    m4.metric(f"P({task.target} = {positive})", f"{task.y.mean():.3f}")
 else:
     m4.metric(f"Mean {task.target}", f"{task.y.mean():.3f}")
 

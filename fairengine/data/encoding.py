@@ -6,6 +6,8 @@ store it without pickle.
 
 from __future__ import annotations
 
+import warnings
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -58,50 +60,87 @@ class FeatureEncoder(TransformerMixin, BaseEstimator):
 
     def fit(self, X: pd.DataFrame, y: Any = None) -> FeatureEncoder:  # noqa: N803
         X = _as_frame(X)
-        self.dropped_ = [str(c) for c in X.columns if identifier_like(X[c])]
-        self.columns_ = [str(c) for c in X.columns if str(c) not in self.dropped_]
-        self.numeric_ = [c for c in self.columns_ if _is_numeric(X[c])]
-        self.categorical_ = {}
-        for col in self.columns_:
-            if col in self.numeric_:
-                continue
-            counts = _as_category_strings(X[col]).value_counts()
-            self.categorical_[col] = [str(v) for v in counts.index[: self.max_categories]]
-        numeric = X[self.numeric_].astype(float) if self.numeric_ else pd.DataFrame(index=X.index)
-        self.median_ = (
-            np.nan_to_num(numeric.median().to_numpy(dtype=float)) if self.numeric_ else np.zeros(0)
-        )
-        filled = numeric.fillna(pd.Series(self.median_, index=self.numeric_)).to_numpy(dtype=float)
-        if self.scale and self.numeric_:
-            self.center_ = filled.mean(axis=0)
-            std = filled.std(axis=0)
-            self.scale_ = np.where(std > 0, std, 1.0)
+        names = [str(c) for c in X.columns]
+        self.dropped_ = []
+        numeric_dtype = [_is_numeric_dtype(d) for d in X.dtypes]
+        numeric_pos = [i for i, is_num in enumerate(numeric_dtype) if is_num]
+        categories: dict[int, list[str]] = {}
+        other_pos = [i for i, is_num in enumerate(numeric_dtype) if not is_num]
+        for chunk in _chunks(other_pos, len(X), _TEXT_CELLS):
+            values = X.iloc[:, chunk].to_numpy(dtype=object)
+            for j, pos in enumerate(chunk):
+                if _all_decimal(values[:, j]):
+                    numeric_pos.append(pos)  # decimals are numbers, not categories
+                elif _identifier_like_values(values[:, j]):
+                    self.dropped_.append(names[pos])
+                else:
+                    categories[pos] = self._kept_categories(values[:, j])
+        numeric_pos.sort()
+        self.numeric_ = [names[i] for i in numeric_pos]
+        self.categorical_ = {names[i]: categories[i] for i in sorted(categories)}
+        self.columns_ = [c for c in names if c not in self.dropped_]
+        k = len(numeric_pos)
+        self.median_, center, std = np.zeros(k), np.zeros(k), np.ones(k)
+        start = 0
+        for chunk in _chunks(numeric_pos, len(X)):
+            # A column-major block, like the DataFrame.to_numpy() of earlier versions, so the
+            # per-column reductions below are bit-for-bit what they computed.
+            block = np.array(_numeric_block(X, chunk), order="F")  # a writable copy
+            stop = start + len(chunk)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # all-missing column: median 0
+                self.median_[start:stop] = np.nan_to_num(np.nanmedian(block, axis=0))
+            np.copyto(block, self.median_[start:stop], where=np.isnan(block))
+            if self.scale:
+                center[start:stop] = block.mean(axis=0)
+                std[start:stop] = block.std(axis=0)
+            start = stop
+        if self.scale and k:
+            self.center_, self.scale_ = center, np.where(std > 0, std, 1.0)
         else:
-            self.center_ = np.zeros(len(self.numeric_))
-            self.scale_ = np.ones(len(self.numeric_))
-        self.feature_names_out_ = list(self.numeric_)
-        for col, cats in self.categorical_.items():
-            self.feature_names_out_ += [f"{col}={c}" for c in cats] + [f"{col}={_OTHER}"]
+            self.center_, self.scale_ = np.zeros(k), np.ones(k)
+        self.feature_names_out_ = _feature_names(self.numeric_, self.categorical_)
         return self
 
+    def _kept_categories(self, values: np.ndarray) -> list[str]:
+        """The categories one-hot encoded for a non-numeric column: the most frequent ones.
+
+        Ties in frequency keep the order of first occurrence (as ``Series.value_counts``).
+        """
+        codes, uniques = pd.factorize(_category_strings(values))
+        counts = np.bincount(codes, minlength=len(uniques))
+        order = np.argsort(-counts, kind="stable")
+        return [str(uniques[i]) for i in order[: self.max_categories]]
+
     def transform(self, X: pd.DataFrame) -> np.ndarray:  # noqa: N803
+        """Encode ``X`` into one preallocated float matrix (no intermediate blocks)."""
         check_is_fitted(self, "feature_names_out_")
         X = _as_frame(X)
-        missing = [c for c in self.columns_ if c not in X.columns]
+        by_name = {str(c): i for i, c in enumerate(X.columns)}
+        missing = [c for c in self.columns_ if c not in by_name]
         if missing:
             raise ValueError(f"Columns missing from the input: {missing}.")
-        blocks = []
-        if self.numeric_:
-            values = X[self.numeric_].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
-            values = np.where(np.isnan(values), self.median_, values)
-            blocks.append((values - self.center_) / self.scale_)
-        for col, cats in self.categorical_.items():
-            strings = _as_category_strings(X[col])
-            codes = pd.Index(cats).get_indexer(strings)
-            onehot = np.zeros((len(X), len(cats) + 1))
-            onehot[np.arange(len(X)), np.where(codes < 0, len(cats), codes)] = 1.0
-            blocks.append(onehot)
-        return np.hstack(blocks) if blocks else np.zeros((len(X), 0))
+        out = np.zeros((len(X), len(self.feature_names_out_)))
+        start = 0
+        for chunk in _chunks([by_name[c] for c in self.numeric_], len(X)):
+            stop = start + len(chunk)
+            dest = out[:, start:stop]  # a view: every step below writes in place
+            np.copyto(dest, _numeric_block(X, chunk))
+            np.copyto(dest, self.median_[start:stop], where=np.isnan(dest))
+            dest -= self.center_[start:stop]
+            dest /= self.scale_[start:stop]
+            start = stop
+        offset = len(self.numeric_)
+        rows = np.arange(len(X))
+        kept = iter(self.categorical_.values())
+        for chunk in _chunks([by_name[c] for c in self.categorical_], len(X), _TEXT_CELLS):
+            values = X.iloc[:, chunk].to_numpy(dtype=object)
+            for j in range(len(chunk)):
+                cats = next(kept)
+                codes = _category_codes(cats, _category_strings(values[:, j]))
+                out[rows, offset + np.where(codes < 0, len(cats), codes)] = 1.0
+                offset += len(cats) + 1
+        return out
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         check_is_fitted(self, "feature_names_out_")
@@ -134,10 +173,7 @@ class FeatureEncoder(TransformerMixin, BaseEstimator):
         encoder.center_ = np.asarray(state["center"], dtype=float)
         encoder.scale_ = np.asarray(state["scale_values"], dtype=float)
         encoder.dropped_ = [str(c) for c in state.get("dropped", [])]
-        names = list(encoder.numeric_)
-        for col, cats in encoder.categorical_.items():
-            names += [f"{col}={c}" for c in cats] + [f"{col}={_OTHER}"]
-        encoder.feature_names_out_ = names
+        encoder.feature_names_out_ = _feature_names(encoder.numeric_, encoder.categorical_)
         return encoder
 
 
@@ -150,19 +186,87 @@ def _as_frame(X: Any) -> pd.DataFrame:  # noqa: N803
     return pd.DataFrame(array, columns=[f"x{i}" for i in range(array.shape[1])])
 
 
+#: Cells per temporary block (columns are processed in blocks of about this many cells).
+_BLOCK_CELLS = 1 << 20
+#: Cells per block of text columns (each cell becomes a Python string while it is encoded).
+_TEXT_CELLS = 1 << 16
+
+
+def _chunks(positions: list[int], n_rows: int, cells: int = _BLOCK_CELLS) -> list[list[int]]:
+    """Column positions in blocks of at most ``cells`` cells (at least one column)."""
+    size = max(1, min(4096, cells // max(n_rows, 1)))
+    return [positions[i : i + size] for i in range(0, len(positions), size)]
+
+
+def _numeric_block(X: pd.DataFrame, positions: list[int]) -> np.ndarray:  # noqa: N803
+    """Columns at ``positions`` as floats; anything unparseable becomes NaN."""
+    part = X.iloc[:, positions]
+    try:
+        return part.to_numpy(dtype=float, na_value=np.nan)
+    except (TypeError, ValueError):  # text in a column that was numeric when fitted
+        block = np.empty((len(X), len(positions)))
+        for j in range(len(positions)):
+            column = pd.to_numeric(part.iloc[:, j], errors="coerce")
+            block[:, j] = column.to_numpy(dtype=float, na_value=np.nan)
+        return block
+
+
+def _feature_names(numeric: list[str], categorical: dict[str, list[str]]) -> list[str]:
+    names = list(numeric)
+    for col, cats in categorical.items():
+        names.extend(f"{col}={c}" for c in cats)
+        names.append(f"{col}={_OTHER}")
+    return names
+
+
 def identifier_like(column: pd.Series) -> bool:
     """A text column whose values barely repeat: at least ``ID_MIN_DISTINCT`` distinct values and
     more than ``ID_DISTINCT_SHARE`` of its non-missing rows (names, ids, free text)."""
-    if _is_numeric(column):
+    if _is_numeric_dtype(column.dtype):
         return False
-    present = column.dropna()
-    distinct = present.astype(str).nunique()
+    return _identifier_like_values(column.to_numpy(dtype=object))
+
+
+def _identifier_like_values(values: np.ndarray) -> bool:
+    present = values[~pd.isna(values)]
+    if len(present) < ID_MIN_DISTINCT:
+        return False
+    distinct = len(pd.unique(_category_strings(present)))
     return distinct >= ID_MIN_DISTINCT and distinct > ID_DISTINCT_SHARE * len(present)
 
 
-def _is_numeric(column: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
+def _is_numeric_dtype(dtype: Any) -> bool:
+    return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
 
 
-def _as_category_strings(column: pd.Series) -> pd.Series:
-    return column.astype(object).where(column.notna(), _MISSING).astype(str)
+def _all_decimal(values: np.ndarray) -> bool:
+    """Whether every present value is a ``decimal.Decimal`` (e.g. a Parquet decimal column)."""
+    present = values[~pd.isna(values)]
+    return len(present) > 0 and all(isinstance(v, Decimal) for v in present)
+
+
+def _category_strings(values: np.ndarray) -> np.ndarray:
+    """A column's values as category names (object array of str; missing as its own name)."""
+    missing = pd.isna(values)
+    if pd.api.types.infer_dtype(values, skipna=True) == "string":
+        strings = values.copy()
+        strings[missing] = _MISSING
+        return strings
+    filled = pd.Series(values, dtype=object).where(~missing, _MISSING)
+    try:
+        return filled.astype(str).to_numpy(dtype=object)
+    except UnicodeDecodeError:  # bytes that are not UTF-8: keep them readable, never crash
+        return np.array([_safe_str(v) for v in filled], dtype=object)
+
+
+def _category_codes(cats: list[str], strings: np.ndarray) -> np.ndarray:
+    """Position of each string among ``cats`` (-1 if absent), by one hash pass."""
+    codes, _ = pd.factorize(np.concatenate([np.asarray(cats, dtype=object), strings]))
+    codes = codes[len(cats) :]
+    return np.where(codes < len(cats), codes, -1)
+
+
+def _safe_str(value: object) -> str:
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).decode("utf-8", errors="backslashreplace")
+    return str(value)

@@ -17,12 +17,24 @@ def group_keys(
 ) -> pd.Series:
     """Group name of each row: the sensitive values joined by :data:`GROUP_SEPARATOR`.
 
-    Names listed in ``merged`` are replaced by :data:`MERGED_GROUP`.
+    With several sensitive columns, a value that contains the separator (or starts with a double
+    quote) is quoted CSV-style (``"a & b"``, inner quotes doubled), so distinct combinations
+    always get distinct names; other values are unchanged. Names listed in ``merged`` are
+    replaced by :data:`MERGED_GROUP`.
     """
     parts = [frame[c].astype(str).str.strip() for c in sensitive]
+    if len(parts) > 1:
+        parts = [_quoted(part) for part in parts]
     keys = parts[0]
     for part in parts[1:]:
         keys = keys + GROUP_SEPARATOR + part
     if len(merged):
         keys = keys.where(~keys.isin(list(merged)), MERGED_GROUP)
     return keys.rename("group")
+
+
+def _quoted(part: pd.Series) -> pd.Series:
+    ambiguous = part.str.contains(GROUP_SEPARATOR, regex=False) | part.str.startswith('"')
+    if not ambiguous.any():
+        return part
+    return part.where(~ambiguous, '"' + part.str.replace('"', '""', regex=False) + '"')

@@ -13,8 +13,14 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
+from fairengine.data.errors import DataError
 from fairengine.data.groups import group_keys
-from fairengine.data.validate import check_roles, infer_kind, resolve_positive_label
+from fairengine.data.validate import (
+    check_roles,
+    infer_kind,
+    resolve_positive_label,
+    resolve_positive_values,
+)
 
 Kind = Literal["classification", "regression"]
 
@@ -47,6 +53,9 @@ class Task:
         train and test parts of a split share the same codes.
     notes : tuple of str
         Things the validation changed and the user should know (dropped rows or columns).
+    positive_values : tuple of str
+        One-vs-rest classification of a target with several classes: the values coded as 1
+        (``positive_label`` then names them for display). Empty for a two-valued target.
     """
 
     name: str
@@ -59,6 +68,7 @@ class Task:
     group_names: tuple[str, ...] = ()
     merged_groups: tuple[str, ...] = field(default=())
     notes: tuple[str, ...] = ()
+    positive_values: tuple[str, ...] = ()
 
     @property
     def X(self) -> pd.DataFrame:  # noqa: N802 - scikit-learn naming
@@ -69,6 +79,8 @@ class Task:
     def y(self) -> np.ndarray:
         """Target as an array: 0/1 ints for classification, floats for regression."""
         column = self.frame[self.target]
+        if self.kind == "classification" and self.positive_values:
+            return column.astype(str).isin(self.positive_values).to_numpy(dtype=np.int64)
         if self.kind == "classification":
             return (column.astype(str) == str(self.positive_label)).to_numpy(dtype=np.int64)
         return column.to_numpy(dtype=np.float64)
@@ -100,6 +112,8 @@ class Task:
             "groups": list(self.group_names),
             "merged": list(self.merged_groups),
         }
+        if self.positive_values:  # only then: earlier tasks keep their fingerprints
+            roles["positive_values"] = list(self.positive_values)
         digest = hashlib.sha256(json.dumps(roles, sort_keys=True).encode())
         columns = [self.target, *self.sensitive, *self.features]
         hashed = pd.util.hash_pandas_object(self.frame[columns], index=False)
@@ -125,9 +139,24 @@ class Task:
         if counts[counts > 0].min() < 2:
             strata = None
         positions = np.arange(len(self.frame))
-        train, test = train_test_split(
-            positions, test_size=test_size, random_state=random_state, stratify=strata
-        )
+        try:
+            train, test = train_test_split(
+                positions, test_size=test_size, random_state=random_state, stratify=strata
+            )
+        except ValueError:
+            # More strata than test (or train) rows in a small table: split without them rather
+            # than fail; the groups were checked to have at least MIN_GROUP_SIZE rows each.
+            if strata is None:
+                raise DataError(
+                    f"The table's {len(positions)} rows are too few to split into train and test."
+                ) from None
+            train, test = train_test_split(
+                positions, test_size=test_size, random_state=random_state, stratify=None
+            )
+        if len(train) == 0 or len(test) == 0:
+            raise DataError(
+                f"The table's {len(positions)} rows are too few to split into train and test."
+            )
         return self.subset(np.sort(train)), self.subset(np.sort(test))
 
     def summary(self) -> dict[str, object]:
@@ -179,7 +208,9 @@ def from_frame(
         Name shown in the dashboard and stored in model files.
     positive_label : optional
         For classification, the target value coded as 1. Default: a value that reads as
-        positive (``1``, ``True``, ``"yes"``, ``">50K"``, ...), else the rarer value.
+        positive (``1``, ``True``, ``"yes"``, ``">50K"``, ...), else the rarer value. A list (or
+        tuple/set) of values makes a one-vs-rest task of a target with several classes: those
+        values are coded 1, every other value 0 (``Task.positive_values``).
     drop_missing : bool
         Drop rows with a missing target or sensitive value instead of raising.
     merge_small_groups : bool
@@ -203,12 +234,16 @@ def from_frame(
         max_rows=max_rows,
     )
     frame = checked.frame
-    kind = infer_kind(frame[target], target, kind)
-    label = (
-        resolve_positive_label(frame[target], target, positive_label)
-        if kind == "classification"
-        else None
-    )
+    one_vs_rest = isinstance(positive_label, list | tuple | set | frozenset)
+    kind = infer_kind(frame[target], target, kind, one_vs_rest=one_vs_rest)
+    values: tuple[str, ...] = ()
+    if kind == "classification" and one_vs_rest:
+        values = resolve_positive_values(frame[target], target, list(positive_label))  # type: ignore[arg-type]
+        label: object = " | ".join(values)
+    elif kind == "classification":
+        label = resolve_positive_label(frame[target], target, positive_label)
+    else:
+        label = None
     group_names, merged = checked.group_levels(
         merge_small_groups=merge_small_groups, min_group_size=min_group_size
     )
@@ -223,4 +258,5 @@ def from_frame(
         group_names=group_names,
         merged_groups=merged,
         notes=checked.notes,
+        positive_values=values,
     )

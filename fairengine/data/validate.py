@@ -8,17 +8,22 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 
 import numpy as np
 import pandas as pd
 
 from fairengine.data.errors import DataError
 from fairengine.data.groups import MERGED_GROUP, group_keys
+from fairengine.data.io import MAX_COLUMNS
 
 #: Most rows a task may have (the engine's memory budget on a laptop).
 MAX_ROWS = 2_000_000
 #: Most distinct values a sensitive column may have before we ask the user to bin it.
 MAX_GROUPS_PER_COLUMN = 30
+#: Largest magnitude accepted in a numeric feature or regression target: beyond it squares and
+#: sums in standardisation and the solvers overflow (1e308 is the float limit).
+MAX_MAGNITUDE = 1e15
 #: Most intersectional groups accepted.
 MAX_GROUPS = 100
 #: Smallest group accepted: fewer rows cannot be split into train and test and still be measured.
@@ -117,10 +122,17 @@ def check_roles(
         )
     frame = df.copy()
     frame.columns = columns
-    notes: list[str] = []
+    notes: list[str] = [str(n) for n in df.attrs.get("notes", ())]
+    used = list(dict.fromkeys([target, *sens, *(features if features is not None else columns)]))
+    for col in used:
+        plain = _plain_values(frame[col], col, notes)
+        if plain is not frame[col]:
+            frame[col] = plain
     frame = _handle_missing(frame, [target, *sens], drop_missing, notes)
     feats = _choose_features(frame, target, sens, features, notes)
     _check_sensitive(frame, sens)
+    for col in feats:
+        _check_magnitude(frame[col], f"Feature {col!r}")
     frame = frame.loc[:, [target, *sens, *(f for f in feats if f not in sens)]]
     return CheckedRoles(frame, target, sens, feats, tuple(notes))
 
@@ -133,11 +145,85 @@ def _check_shape(df: pd.DataFrame, limit: int) -> None:
         raise DataError(
             f"Duplicate column names: {_list(duplicated)}. Rename them so every name is unique."
         )
+    if df.shape[1] > MAX_COLUMNS:
+        raise DataError(
+            f"The table has {df.shape[1]:,} columns, more than the limit of {MAX_COLUMNS:,}. "
+            "Keep the columns you need (target, sensitive attributes and features)."
+        )
     if len(df) > limit:
         raise DataError(
             f"The table has {len(df):,} rows, more than the limit of {limit:,}. "
             "Use a random sample of the rows."
         )
+
+
+def _plain_values(column: pd.Series, name: str, notes: list[str]) -> pd.Series:
+    """The column with plain values: lists/structures refused, decimals as floats, bytes as text.
+
+    Only object columns are inspected (one pass over their values).
+    """
+    if column.dtype != object:
+        return column
+    present = column.dropna()
+    types = set(map(type, present))
+    nested = [t for t in types if issubclass(t, list | tuple | dict | set | np.ndarray)]
+    if nested:
+        first = next(v for v in present if isinstance(v, tuple(nested)))
+        row = _row_of(column, present.index[present.map(type).isin(nested)][0])
+        raise DataError(
+            f"Column {name!r} holds nested values (e.g. {_short(first)} in {row}), not plain "
+            "numbers or text. Flatten it into plain columns, or leave it out of the roles."
+        )
+    if types and all(issubclass(t, Decimal) for t in types):
+        notes.append(f"Column {name!r} holds decimal numbers; they are used as floats.")
+        return pd.to_numeric(column.map(lambda v: v if pd.isna(v) else float(v)))
+    if any(issubclass(t, bytes | bytearray) for t in types):
+        notes.append(
+            f"Column {name!r} holds raw bytes; they are read as UTF-8 text (invalid bytes are "
+            "shown as \\xNN escapes)."
+        )
+        return column.map(
+            lambda v: bytes(v).decode("utf-8", "backslashreplace")
+            if isinstance(v, bytes | bytearray)
+            else v
+        )
+    return column
+
+
+def _check_magnitude(column: pd.Series, what: str) -> None:
+    """Refuse infinite values and magnitudes over :data:`MAX_MAGNITUDE` in a numeric column."""
+    if not pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
+        return
+    values = column.to_numpy(dtype=float, na_value=np.nan)
+    with np.errstate(invalid="ignore"):
+        bad = np.abs(values) > MAX_MAGNITUDE
+    if not bad.any():
+        return
+    position = int(np.argmax(bad))
+    value = values[position]
+    row = _row_of(column, column.index[position])
+    if np.isinf(value):
+        raise DataError(
+            f"{what} has an infinite value ({value}) in {row}. Replace infinite values with "
+            "missing values or finite numbers, or remove those rows."
+        )
+    raise DataError(
+        f"{what} has values as large as {value:.3g} (in {row}), beyond ±{MAX_MAGNITUDE:.0e}: "
+        "the arithmetic of the methods overflows. Rescale the column (e.g. to thousands or a "
+        "logarithm) or remove those rows."
+    )
+
+
+def _row_of(column: pd.Series, label: object) -> str:
+    position = column.index.get_loc(label)
+    if isinstance(position, int | np.integer):
+        return f"row {int(position) + 1}"
+    return f"row with index {label!r}"
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _handle_missing(
@@ -204,31 +290,39 @@ def _check_sensitive(frame: pd.DataFrame, sens: tuple[str, ...]) -> None:
             )
 
 
-def infer_kind(column: pd.Series, name: str, kind: str | None) -> str:
-    """Infer or check the task kind from the target column."""
+def infer_kind(
+    column: pd.Series, name: str, kind: str | None, *, one_vs_rest: bool = False
+) -> str:
+    """Infer or check the task kind from the target column.
+
+    With ``one_vs_rest`` (positive values chosen among several classes) a target with more than
+    two classes is a classification target.
+    """
     values = column.dropna()
     n_unique = values.nunique()
     if n_unique < 2:
-        only = values.iloc[0] if len(values) else None
+        only = str(values.iloc[0]) if len(values) else "no values"
         raise DataError(
-            f"The target {name!r} is constant ({only!r}): there is nothing to predict. "
+            f"The target {name!r} is constant ({only}): there is nothing to predict. "
             "Choose another target column."
         )
     numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
     if kind is None:
-        if n_unique == 2:
+        if n_unique == 2 or one_vs_rest:
             kind = "classification"
         elif numeric and (n_unique > MAX_INTEGER_CLASSES or not _all_integer(values)):
             kind = "regression"
         else:
             kind = "classification"
     if kind == "classification":
-        if n_unique > 2:
+        if n_unique > 2 and not one_vs_rest:
             examples = _list(map(str, sorted(values.astype(str).unique())[:6]))
-            hint = " or set the kind to regression" if numeric else ""
+            hint = ", set the kind to regression" if numeric else ""
             raise DataError(
                 f"The classification target {name!r} has {n_unique} classes ({examples}); "
-                f"fairengine needs a binary target. Choose a two-valued column{hint}."
+                "fairengine needs a binary target. Choose which values count as positive "
+                "(one-vs-rest: 'treat these values as positive' on the Data page, "
+                f"positive_label=[...] in from_frame){hint}, or choose a two-valued column."
             )
         return kind
     if kind == "regression":
@@ -237,10 +331,30 @@ def infer_kind(column: pd.Series, name: str, kind: str | None) -> str:
                 f"The regression target {name!r} is not numeric (e.g. {values.iloc[0]!r}). "
                 "Choose a numeric column or set the kind to classification."
             )
-        if not np.isfinite(values.to_numpy(dtype=float)).all():
-            raise DataError(f"The regression target {name!r} has infinite values. Remove them.")
+        _check_magnitude(values, f"The regression target {name!r}")
         return kind
     raise DataError(f"Unknown task kind {kind!r}: use 'classification' or 'regression'.")
+
+
+def resolve_positive_values(
+    column: pd.Series, name: str, positive: Sequence[object]
+) -> tuple[str, ...]:
+    """One-vs-rest: the chosen positive values (as text, in order of appearance), checked."""
+    present = [str(v) for v in pd.unique(column.dropna())]
+    wanted = {str(v) for v in positive}
+    unknown = sorted(wanted - set(present))
+    if unknown:
+        raise DataError(
+            f"Positive value(s) {_list(unknown)} do not occur in the target {name!r}; its values "
+            f"are {_list(present)}."
+        )
+    chosen = tuple(v for v in present if v in wanted)
+    if not chosen or len(chosen) == len(present):
+        raise DataError(
+            f"Choose some but not all values of the target {name!r} as positive (one-vs-rest): "
+            f"{'none' if not chosen else 'all'} of {_list(present)} were chosen."
+        )
+    return chosen
 
 
 def resolve_positive_label(column: pd.Series, name: str, positive_label: object) -> object:

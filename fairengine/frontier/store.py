@@ -10,6 +10,13 @@ Each entry is a model file written by :func:`fairengine.export.save_model`; its 
 directory + ``os.replace``), so concurrent writers of one key each succeed and readers only ever
 see a whole file. A damaged entry is detected by its checksums, logged, deleted (in the writable
 root) and reported as a miss, so the point is simply recomputed.
+
+Robustness: anything under the root that is not a regular file (a FIFO, a device, a directory
+named like an entry) is ignored without being opened; temp files of killed writers older than
+:data:`TEMP_MAX_AGE` seconds are removed when a method directory is written or listed; a damaged
+entry (also one whose model fails to load, see :meth:`FrontierStore.load`) is dropped and a
+sentence is added to :attr:`FrontierStore.notices` (the dashboard shows them as notices);
+:meth:`FrontierStore.clear` on a root it may not write reports a notice instead of raising.
 """
 
 from __future__ import annotations
@@ -18,6 +25,8 @@ import contextlib
 import logging
 import os
 import re
+import stat
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +47,8 @@ _TASK_DIR = 20
 _FILE_KEY = 32
 _METHOD_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$")
 _TASK_DIR_NAME = re.compile(r"^[0-9a-f]{20}$")
+#: Temp files (of writers that were killed) older than this many seconds are removed.
+TEMP_MAX_AGE = 600.0
 
 
 @dataclass(frozen=True)
@@ -110,6 +121,8 @@ class FrontierStore:
             read_only = (read_only,)
         roots = (Path(r).expanduser() for r in read_only)
         self.read_only = tuple(p for p in roots if p.resolve() != self.root.resolve())
+        #: Sentences about entries dropped or roots not writable (for the user, newest last).
+        self.notices: list[str] = []
 
     def __repr__(self) -> str:
         extra = f", read_only={[str(p) for p in self.read_only]}" if self.read_only else ""
@@ -139,7 +152,7 @@ class FrontierStore:
         key = self.key(task_key, method, knobs)
         for root in self._roots():
             path = self.path(task_key, method, key, root=root)
-            if not path.is_file():
+            if not _is_regular(path):
                 continue
             point = self._read(path, writable=root is self.root, verify=True, key=key)
             if point is not None:
@@ -155,6 +168,8 @@ class FrontierStore:
         """
         found: dict[str, CachedPoint] = {}
         for root in self._roots():
+            if root is self.root:
+                self._clean_temps(root / task_key[:_TASK_DIR])
             for path in self._entry_files(root, task_key, method):
                 point = self._read(path, writable=root is self.root, verify=False)
                 # Same key as get() would compute: this task, this engine version.
@@ -209,7 +224,23 @@ class FrontierStore:
             "elapsed": float(result.elapsed),
         }
         path = self.path(task_key, result.method, key)
+        self._clean_temps(path.parent.parent)
         return save_model(result.model, path, card=card, metadata=meta)
+
+    def load(self, point: CachedPoint) -> Any | None:
+        """The point's model, or None if its file turns out damaged (then dropped with a notice).
+
+        :meth:`points` reads manifests only; this verifies and loads the whole file.
+        """
+        try:
+            before = point.path.stat()
+            return point.model()
+        except FileNotFoundError:
+            return None
+        except Exception as exc:  # a damaged zip raises many types, see _read
+            writable = point.path.is_relative_to(self.root)
+            self._discard(point.path, before, writable, exc)
+            return None
 
     def clear(self, task_key: str | None = None) -> int:
         """Delete stored entries (of one task, or all) from the writable root; return how many.
@@ -218,22 +249,28 @@ class FrontierStore:
         and never anything in a read-only root.
         """
         removed = 0
-        if not self.root.is_dir():
-            return 0
-        if task_key is None:
-            task_dirs = [d for d in self.root.iterdir() if _TASK_DIR_NAME.match(d.name)]
-        else:
-            task_dirs = [self.root / task_key[:_TASK_DIR]]
-        for task_dir in task_dirs:
-            if not task_dir.is_dir():
-                continue
-            for method_dir in (d for d in task_dir.iterdir() if d.is_dir()):
-                for path in method_dir.iterdir():
-                    if path.name.endswith(SUFFIX) or _is_temp(path):
-                        path.unlink(missing_ok=True)
-                        removed += path.name.endswith(SUFFIX)
-                _rmdir_if_empty(method_dir)
-            _rmdir_if_empty(task_dir)
+        try:
+            if not self.root.is_dir():
+                return 0
+            if task_key is None:
+                task_dirs = [d for d in self.root.iterdir() if _TASK_DIR_NAME.match(d.name)]
+            else:
+                task_dirs = [self.root / task_key[:_TASK_DIR]]
+            for task_dir in task_dirs:
+                if not task_dir.is_dir():
+                    continue
+                for method_dir in (d for d in task_dir.iterdir() if d.is_dir()):
+                    for path in method_dir.iterdir():
+                        if path.name.endswith(SUFFIX) or _is_temp(path):
+                            path.unlink(missing_ok=True)
+                            removed += path.name.endswith(SUFFIX)
+                    _rmdir_if_empty(method_dir)
+                _rmdir_if_empty(task_dir)
+        except OSError as exc:  # a read-only or foreign root: say so, never raise
+            self._notice(
+                f"Could not clear the frontier cache in {self.root} ({exc.strerror or exc}); "
+                f"{removed} entr{'y' if removed == 1 else 'ies'} removed."
+            )
         return removed
 
     # -- internals ----------------------------------------------------------------------------
@@ -246,14 +283,27 @@ class FrontierStore:
         if not task_dir.is_dir():
             return iter(())
         pattern = f"{method}/*{SUFFIX}" if method is not None else f"*/*{SUFFIX}"
-        return iter(sorted(task_dir.glob(pattern)))
+        return iter(sorted(p for p in task_dir.glob(pattern) if _is_regular(p)))
+
+    def _clean_temps(self, task_dir: Path) -> None:
+        """Remove temp files older than :data:`TEMP_MAX_AGE` (left by killed writers)."""
+        cutoff = time.time() - TEMP_MAX_AGE
+        with contextlib.suppress(OSError):
+            for path in task_dir.glob("*/.*.tmp"):
+                with contextlib.suppress(OSError):
+                    info = path.lstat()
+                    if stat.S_ISREG(info.st_mode) and info.st_mtime < cutoff:
+                        path.unlink()
+
+    def _notice(self, text: str) -> None:
+        logger.warning("%s", text)
+        self.notices.append(text)
 
     def _read(
         self, path: Path, *, writable: bool, verify: bool, key: str | None = None
     ) -> CachedPoint | None:
         try:
-            before = path.stat()
-            raw = path.read_bytes()
+            before, raw = _read_regular(path)
         except FileNotFoundError:
             return None  # removed by a concurrent clear()
         except OSError as exc:
@@ -273,9 +323,12 @@ class FrontierStore:
 
     def _discard(self, path: Path, before: os.stat_result, writable: bool, exc: Exception) -> None:
         if not writable:
-            logger.warning("Skipping damaged read-only frontier entry %s: %s", path, exc)
+            self._notice(f"Skipped a damaged read-only frontier entry {path.name}: {exc}")
             return
-        logger.warning("Deleting damaged frontier cache entry %s: %s", path, exc)
+        self._notice(
+            f"Dropped a damaged frontier cache entry {path.name} ({exc}); it is recomputed "
+            "when needed."
+        )
         try:
             now = path.stat()
             # Only delete the very file we read: a concurrent writer may have replaced it.
@@ -313,6 +366,31 @@ def _sort_key(knobs: Mapping[str, Any]) -> tuple:
         else (name, 1, 0.0, str(v))
         for name, v in sorted(knobs.items())
     )
+
+
+def _is_regular(path: Path) -> bool:
+    """A regular file (not a FIFO, device, directory or dangling link); never opens it."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return False
+
+
+def _read_regular(path: Path) -> tuple[os.stat_result, bytes]:
+    """Stat and read a file, refusing (OSError) anything that is not a regular file.
+
+    Opened non-blocking and checked with fstat, so a FIFO swapped in after the listing cannot
+    block the reader.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return info, handle.read()
+    finally:
+        os.close(fd)
 
 
 def _is_temp(path: Path) -> bool:

@@ -87,3 +87,26 @@ def test_upload_malformed_csv_shows_readable_error(
     expect(page.locator('[data-testid="stSidebar"]')).to_contain_text("No valid task")
     screenshot(page, "data-upload-malformed")
     assert exception_texts(page) == []
+
+
+def test_upload_multiclass_target_one_vs_rest(page: Page, app_server: str, tmp_path: Path) -> None:
+    rows = ["age,gender,grade"]
+    rows += [f"{20 + i % 40},{'f' if i % 3 else 'm'},{'ABCDE'[i % 5]}" for i in range(150)]
+    path = tmp_path / "grades.csv"
+    path.write_text("\n".join(rows))
+    page.goto(app_server + "/")
+    wait_for_app(page)
+    _upload(page, path)
+    alert = page.locator('[data-testid="stAlert"]').filter(has_text="treat these values")
+    expect(alert.first).to_be_visible()
+    page.get_by_text("More roles").click()
+    box = page.locator('[data-testid="stMultiSelect"]').filter(has_text="one-vs-rest")
+    box.first.locator("input").click()
+    page.keyboard.type("A")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Escape")
+    wait_for_app(page)
+    expect(page.locator('[data-testid="stMetric"]').filter(has_text="P(grade = A)")).to_be_visible()
+    assert metric(page, "P(grade = A)") == "0.200"
+    screenshot(page, "data-upload-one-vs-rest")
+    assert exception_texts(page) == []

@@ -1,0 +1,103 @@
+"""The Data page and the app-level guard against hostile uploads (issue 16), under AppTest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+
+FIVE_CLASS = "\n".join(
+    ["age,gender,grade"]
+    + [f"{20 + i % 40},{'f' if i % 3 else 'm'},{'ABCDE'[i % 5]}" for i in range(150)]
+).encode()
+
+
+@pytest.fixture
+def upload_page() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.radio(key="w.source").set_value("upload").run()
+    return at
+
+
+def test_multiclass_target_offers_one_vs_rest(upload_page: AppTest) -> None:
+    at = upload_page
+    at.file_uploader[0].set_value(("grades.csv", FIVE_CLASS, "text/csv")).run()
+    assert not at.exception
+    assert at.selectbox(key="w.target").value == "grade"
+    assert any("treat these values as positive" in e.value.lower() for e in at.error)
+    at.multiselect(key="w.positive_values").set_value(["A", "B"]).run()
+    assert not at.exception and not at.error
+    task = at.session_state["task"]
+    assert task.positive_values == ("A", "B") and task.y.mean() == pytest.approx(0.4)
+    assert any(m.label == "P(grade = A or B)" for m in at.metric)
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        ("名前,y\n山田,0\n田中,1\n佐藤,0\n鈴木,1\n".encode("shift_jis"), "shift_jis"),
+        (b"a,b,c\n1,2,3\n4,5\n", "line 3 has 2 fields"),
+        (b"b,c\n1,2,3\n4,5,6\n", "one column has no name"),
+    ],
+)
+def test_hostile_upload_is_explained(upload_page: AppTest, payload: bytes, message: str) -> None:
+    upload_page.file_uploader[0].set_value(("odd.csv", payload, "text/csv")).run()
+    assert not upload_page.exception
+    assert any(message in e.value for e in upload_page.error)
+
+
+def test_unexpected_engine_error_is_readable_with_a_report(upload_page: AppTest, monkeypatch):
+    from dashboard.components import cached
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("solver exploded")
+
+    monkeypatch.setattr(cached, "from_frame", broken)
+    payload = FIVE_CLASS.replace(b"grade", b"level")  # a new upload: not served from the cache
+    upload_page.file_uploader[0].set_value(("boom.csv", payload, "text/csv")).run()
+    upload_page.multiselect(key="w.positive_values").set_value(["A"]).run()
+    assert not upload_page.exception  # no redacted Streamlit error box
+    assert any("RuntimeError: solver exploded" in e.value for e in upload_page.error)
+    report = [x for x in upload_page.expander if x.label.startswith("Report")]
+    assert report and "solver exploded" in report[0].code[0].value
+    assert "Traceback" in report[0].code[0].value
+
+
+def test_refused_encoding_can_be_chosen(upload_page: AppTest) -> None:
+    at = upload_page
+    rows = [f"{'山田田中'[i % 4]},{'男女'[i % 2]},{i % 3 % 2}" for i in range(60)]
+    payload = "\n".join(["名前,性別,y", *rows]).encode("shift_jis")
+    at.file_uploader[0].set_value(("jp.csv", payload, "text/csv")).run()
+    assert any("shift_jis" in e.value for e in at.error)
+    at.selectbox(key="w.encoding").set_value("shift_jis").run()
+    assert not at.exception
+    at.selectbox(key="w.target").set_value("y").run()
+    at.multiselect(key="w.sensitive").set_value(["性別"]).run()
+    assert not at.error
+    assert at.session_state["task"].group_names == ("女", "男")
+
+
+def test_read_notes_reach_the_page(upload_page: AppTest) -> None:
+    rows = [
+        f"{20 + i % 40};{'fm'[i % 2]};{i % 7},{i};{'yes' if i % 4 == 0 else 'no'};"
+        for i in range(80)
+    ]
+    payload = "\n".join(["age;gender;score;approved", *rows]).encode()
+    upload_page.file_uploader[0].set_value(("notes.csv", payload, "text/csv")).run()
+    assert not upload_page.error
+    infos = " ".join(i.value for i in upload_page.info)
+    assert "end of every data row" in infos and "decimal commas" in infos
+    assert upload_page.session_state["task"].frame["score"].dtype == float
+
+
+def test_one_group_sensitive_upload_is_an_error_not_a_swap(upload_page: AppTest) -> None:
+    rows = [f"{20 + i % 40},f,{'ab'[i % 2]},{i % 2}" for i in range(60)]
+    payload = "\n".join(["age,gender,region,approved", *rows]).encode()
+    upload_page.file_uploader[0].set_value(("one.csv", payload, "text/csv")).run()
+    assert upload_page.multiselect(key="w.sensitive").value == ["gender"]
+    assert any("single group" in e.value for e in upload_page.error)
+    assert "task" not in upload_page.session_state or upload_page.session_state["task"] is None
