@@ -99,7 +99,7 @@ class Frontier:
                         "point_id": record.point_id,
                         "split": split,
                         **{k: record.knobs.get(k) for k in knob_names},
-                        **{m: float(values.get(m, math.nan)) for m in metric_names},
+                        **{m: _metric_float(values.get(m)) for m in metric_names},
                         "cached": bool(record.cached),
                         "elapsed": float(record.elapsed),
                     }
@@ -253,3 +253,8 @@ def _metric_order(names: set[str]) -> list[str]:
     # fairengine.metrics' order, then any other names alphabetically.
     known = [m for m in ALL_METRIC_NAMES if m in names]
     return known + sorted(names - set(known))
+
+
+def _metric_float(value: object) -> float:
+    """A metric value as a float: missing, or ``null`` in a model file's JSON, is NaN."""
+    return math.nan if value is None else float(value)  # type: ignore[arg-type]
