@@ -109,30 +109,65 @@ def is_feasible(viol) -> np.ndarray:
     return np.max(np.atleast_2d(viol), axis=1) <= 1e-12
 
 
-def _surrogate(kind: str, Xt, y, s, w):  # noqa: N803
-    """Relaxed ψ̃ value, its gradient as a row-coefficient vector (∇θ = X̃ᵀ·coef) and ∂/∂ω.
+class _Relaxed:
+    """The hinge-relaxed ψ̃ of spec §3.0 at one score vector s = X̃θ (TPR/PPR: U_all − L_j(ω);
+    FPR: U_j(ω) − L_all), with everything that depends on s alone computed once: the bounds
+    U = max(0, 1 + s), L = min(1, s), their derivatives (on first use) and the overall terms.
+    The λ-step, the next θ-step and the DRO adversary's step all read the same instance, and each
+    asks only for what it needs (values, the θ-gradient, or ∂/∂ω)."""
 
-    TPR/PPR: U_all - L_j(ω); FPR: U_j(ω) - L_all (spec §3.0 hinge relaxations).
-    """
-    upper, lower = np.maximum(0.0, 1.0 + s), np.minimum(1.0, s)
-    d_upper, d_lower = (s > -1.0).astype(float), (s < 1.0).astype(float)
-    base = {"tpr": y, "fpr": 1.0 - y, "ppr": np.ones_like(y)}[kind]
-    n_base = max(base.sum(), 1.0)
-    wb = w * base
-    den = max(wb.sum(), 1e-12)
-    if kind == "fpr":
-        group = (wb @ upper) / den
-        overall = (base @ lower) / n_base
-        value = group - overall
-        grad = wb * d_upper / den - base * d_lower / n_base
-        dw = base * (upper - group) / den
-    else:
-        overall = (base @ upper) / n_base
-        group = (wb @ lower) / den
-        value = overall - group
-        grad = base * d_upper / n_base - wb * d_lower / den
-        dw = -base * (lower - group) / den
-    return value, grad, dw
+    def __init__(self, s: np.ndarray, bases: dict) -> None:
+        self.s = s
+        self.bases = bases  # kind -> (base indicator, max(#base, 1))
+        self.upper, self.lower = np.maximum(0.0, 1.0 + s), np.minimum(1.0, s)
+        self._derivatives = None
+        self._overall: dict[str, float] = {}
+
+    def derivatives(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._derivatives is None:
+            s = self.s
+            self._derivatives = (s > -1.0).astype(float), (s < 1.0).astype(float)
+        return self._derivatives
+
+    def _parts(self, kind: str, w: np.ndarray):
+        base, n_base = self.bases[kind]
+        if kind not in self._overall:
+            bound = self.lower if kind == "fpr" else self.upper
+            self._overall[kind] = (base @ bound) / n_base
+        overall = self._overall[kind]
+        wb = w * base
+        den = max(wb.sum(), 1e-12)
+        if kind == "fpr":
+            group = (wb @ self.upper) / den
+            return group - overall, group, wb, den, base, n_base
+        group = (wb @ self.lower) / den
+        return overall - group, group, wb, den, base, n_base
+
+    def value(self, kind: str, w: np.ndarray) -> float:
+        """ψ̃ of constraint ``kind`` with group weights ω = ``w``."""
+        return self._parts(kind, w)[0]
+
+    def grad(self, kind: str, w: np.ndarray) -> np.ndarray:
+        """∇_θ ψ̃ as a row-coefficient vector (∇_θ = X̃ᵀ·coef)."""
+        _, _, wb, den, base, n_base = self._parts(kind, w)
+        d_upper, d_lower = self.derivatives()
+        if kind == "fpr":
+            return wb * d_upper / den - base * d_lower / n_base
+        return base * d_upper / n_base - wb * d_lower / den
+
+    def dw(self, kind: str, w: np.ndarray) -> np.ndarray:
+        """∂ψ̃/∂ω."""
+        _, group, _, den, base, _ = self._parts(kind, w)
+        if kind == "fpr":
+            return base * (self.upper - group) / den
+        return -base * (self.lower - group) / den
+
+
+def _bases(y: np.ndarray) -> dict:
+    out = {}
+    for kind, base in (("tpr", y), ("fpr", 1.0 - y), ("ppr", np.ones_like(y))):
+        out[kind] = (base, max(base.sum(), 1.0))
+    return out
 
 
 class RobustFairClassifier(ClassifierMixin, BaseEstimator):
@@ -413,8 +448,8 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         cand_relaxed = []
         val_err, val_viol = [], {"exact": [], "paper": []}
 
-        def record(t: int, theta: np.ndarray, relaxed: np.ndarray) -> None:
-            yhat = (Xt @ theta > 0.0).astype(float)
+        def record(t: int, theta: np.ndarray, s: np.ndarray, relaxed: np.ndarray) -> None:
+            yhat = (s > 0.0).astype(float)
             cand_theta.append(theta.copy())
             cand_step.append(t)
             cand_err.append(float(np.mean(yhat != y)))
@@ -428,15 +463,17 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
                 for key, v in evaluate_val(yv, current).items():
                     val_viol[key].append(v)
 
-        def relaxed_values(s: np.ndarray) -> np.ndarray:
+        def relaxed_values(rel: _Relaxed) -> np.ndarray:
             if table is not None:
-                return table.constraints(s, alpha + beta)
-            return np.array(
-                [_surrogate(k, Xt, y, s, weights[c])[0] for c, (k, _) in enumerate(pairs)]
-            ) - (alpha + beta)
+                return table.constraints(rel.s, alpha + beta)
+            return np.array([rel.value(k, weights[c]) for c, (k, _) in enumerate(pairs)]) - (
+                alpha + beta
+            )
 
+        bases = _bases(y)
+        rel = _Relaxed(Xt @ theta, bases)  # X̃θ once per iterate: shared by every step below
         for t in range(1, self.n_steps + 1):
-            s = Xt @ theta
+            s = rel.s
             if table is not None:  # paper: W (5 Adam steps + Dykstra) before θ
                 table.step(s, lam)
             elif method == "soft":  # exact: best response over 𝒲(θ) (closed form)
@@ -450,14 +487,15 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
             if table is not None:
                 coef += table.theta_coef(s, lam)
             else:
+                exact_dro = method == "dro" and not paper_adv
                 for c, (kind, _) in enumerate(pairs):
-                    _, g, dw = _surrogate(kind, Xt, y, s, weights[c])
-                    coef += lam[c] * g
-                    dws.append(dw)
+                    coef += lam[c] * rel.grad(kind, weights[c])
+                    if exact_dro:
+                        dws.append(rel.dw(kind, weights[c]))
             grad = Xt.T @ coef
             theta = theta_opt.step(theta, -grad)
-            s_new = Xt @ theta
-            relaxed = relaxed_values(s_new) if pairs else np.zeros(0)
+            rel = _Relaxed(Xt @ theta, bases)
+            relaxed = relaxed_values(rel) if pairs else np.zeros(0)
             if pairs:
                 step = lam + eta_lam * relaxed if lam_opt is None else lam_opt.step(lam, relaxed)
                 lam = _project_lambda(step)
@@ -467,7 +505,7 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
                         grad_p = np.zeros(n)
                         for c, (kind, jc) in enumerate(pairs):
                             if jc == j and lam[c] > 0:
-                                grad_p += lam[c] * _surrogate(kind, Xt, y, s_new, p_tilde[j])[2]
+                                grad_p += lam[c] * rel.dw(kind, p_tilde[j])
                         if grad_p.any():
                             step = p_opts[j].step(p_tilde[j], grad_p)
                             p_tilde[j] = project_tv_ball(step, centers[j], float(self.gamma_[j]))
@@ -477,7 +515,7 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
                         step = weights[c] + lr * lam[c] * dws[c]
                         weights[c] = project_tv_ball(step, centers[j], float(self.gamma_[j]))
             if t % every == 0 or t == self.n_steps:
-                record(t, theta, relaxed)
+                record(t, theta, rel.s, relaxed)
 
         self.candidates_ = np.vstack(cand_theta)
         self.candidate_steps_ = np.asarray(cand_step)
