@@ -40,7 +40,9 @@ Protocol of ``ng_adult`` / ``ng_credit`` (paper §7, App. F.1; spec §4):
 
 from __future__ import annotations
 
+import os
 import time
+from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -159,8 +161,16 @@ def _table(
 ):  # fmt: skip
     rows = []
     splits = 1 if quick else SPLITS
-    for noise in (0.1, 0.3) if quick else NOISE:
-        runs = [_fits(task, noise, s, constraint, slack, methods) for s in range(splits)]
+    noises = (0.1, 0.3) if quick else NOISE
+    jobs = [(task, noise, s, constraint, slack, methods) for noise in noises for s in range(splits)]
+    workers = int(os.environ.get("NG_BENCH_WORKERS", "1"))  # (noise, split) fits in parallel
+    if workers > 1:
+        with ProcessPoolExecutor(workers) as pool:
+            done = list(pool.map(_fits, *zip(*jobs, strict=True)))
+    else:
+        done = [_fits(*job) for job in jobs]
+    for i, noise in enumerate(noises):
+        runs = done[i * splits : (i + 1) * splits]
         for key in runs[0]:
             method, robust_eval = key
             err_mean, err_se = _mean_se([r[key][0] for r in runs])

@@ -22,6 +22,10 @@ Adversaries, ``adversary=``:
 * ``"exact"``: DRO plain projected gradient ascent with one p̃ per constraint; soft assignments the
   exact best response over 𝒲(θ) at every step (closed form).
 
+The λ-ascent (``lambda_optimizer``, default ``"auto"``): soft assignments use the paper code's Adam
+on λ (then the projection onto Λ); naive and DRO the plain projected step λ + η_λ·ψ̃ (see the
+parameter's note for why).
+
 Candidates and the best iterate (paper §7 / App. F.1, the code's ``find_best_candidate_index``
 with ``rank_objectives=False``): an iterate is recorded every ``eval_every`` steps (and the last
 one); the initial θ = 0 (the all-negatives classifier, trivially feasible) is never a candidate.
