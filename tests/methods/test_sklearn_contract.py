@@ -37,6 +37,7 @@ from fairengine.methods.fair_regression.knobs import KNOBS as FR_KNOBS
 from fairengine.methods.maxent import MaxEntDebiaser
 from fairengine.methods.multiaccurate_proxy.downstream import ProxyFairClassifier
 from fairengine.methods.multiaccurate_proxy.proxy import MultiaccurateProxy
+from fairengine.methods.noisy_groups import RobustFairClassifier
 from fairengine.methods.params import knob_constraints
 from fairengine.models import skops_codec, trees
 
@@ -109,6 +110,7 @@ ESTIMATORS = [
     MultiaccurateProxy(alpha=0.1, n_iter=12, auditor="tree"),
     ProxyFairClassifier(eps=0.03, max_iter=9, learner="logistic"),
     BalancedFilter(alpha=0.4, n_rounds=20, proxy="qp_dt", target=(0.5, 0.5)),
+    RobustFairClassifier("dro", "eo", slack=0.03, gamma=0.1, n_steps=40, random_state=3),
 ]
 
 
@@ -140,6 +142,9 @@ def test_clone_and_params_round_trip(estimator) -> None:
         (BalancedFilter(), {"proxy": "forest"}),
         (BalancedFilter(), {"alpha": 1.5}),
         (BalancedFilter(), {"max_depth": 0}),
+        (RobustFairClassifier(), {"method": "robust"}),
+        (RobustFairClassifier(), {"slack": -0.1}),
+        (RobustFairClassifier(), {"lambda_optimizer": "sgd"}),
     ],
     ids=lambda v: str(v),
 )
@@ -158,6 +163,8 @@ def test_invalid_parameters_set_later_fail_in_fit(estimator, bad, adult, law) ->
             estimator.fit(X[:200], z[:200, 0], y[:200, None])
         elif isinstance(estimator, BalancedFilter):
             estimator.fit(X[:200], z[:200].argmax(axis=1))
+        elif isinstance(estimator, RobustFairClassifier):
+            estimator.fit(X[:200], y[:200], z[:200].argmax(axis=1))
         else:
             estimator.fit(X[:200], y[:200], z[:200])
 
@@ -179,6 +186,7 @@ def test_not_fitted_and_feature_names(law) -> None:
         (FairRegressor(), Z),
         (MultiaccurateProxy(), Z),
         (ProxyFairClassifier(), Z),
+        (RobustFairClassifier(), Z),
     ):
         with pytest.raises(NotFittedError):
             estimator.predict(X)
@@ -192,7 +200,28 @@ def test_not_fitted_and_feature_names(law) -> None:
         q.predict(Z[:, :4])
 
 
-# -- 3. scikit-learn's estimator checks ------------------------------------------------------------
+def test_robust_fair_classifier_select_keeps_its_parameter(adult) -> None:
+    """``select`` re-chooses the iterate as a fitted attribute: ``robust_eval`` (a constructor
+    parameter) is never overwritten, so ``clone`` refits what was asked for."""
+    X, z, y = adult  # noqa: N806
+    X, y, noisy = X[:800], y[:800], z[:800].argmax(axis=1)  # noqa: N806
+    clf = RobustFairClassifier("dro", gamma=0.1, n_steps=40, eval_every=5, random_state=1)
+    clf.fit(X, y, noisy)
+    assert clf.robust_eval_ == "paper" and clf.n_features_in_ == X.shape[1]
+    paper_coef = clf.coef_.copy()
+    clf.select("exact")
+    assert clf.robust_eval == "paper" and clf.robust_eval_ == "exact"
+    assert clone(clf).get_params() == clf.get_params()
+    clf.select()  # back to the parameter's check
+    np.testing.assert_array_equal(clf.coef_, paper_coef)
+    # string labels: predict returns them; same iterates as 0/1
+    labels = np.where(y > 0, ">50K", "<=50K")
+    named = clone(clf).fit(X, labels, noisy)
+    np.testing.assert_array_equal(named.candidates_, clf.candidates_)
+    assert set(named.predict(X)) <= {">50K", "<=50K"}
+    np.testing.assert_array_equal(named.predict(X) == ">50K", clf.predict(X) == 1)
+
+
 class FairRegressorGroupsFromX(FairRegressor):
     """Test adapter: the checks call ``fit(X, y)``; the protected attribute is then
     1[x_0 > median(x_0)], so every check exercises the real reduction."""
@@ -206,12 +235,34 @@ class FairRegressorGroupsFromX(FairRegressor):
         return super().fit(X, y, groups)
 
 
+class RobustFairGroupsFromX(RobustFairClassifier):
+    """Test adapter: the checks call ``fit(X, y)``; the noisy group is then
+    1[x_0 > median(x_0)], so every check runs the real constrained descent–ascent."""
+
+    def fit(self, X, y, noisy_groups=None, aux_true=None, aux_noisy=None, *, eval_set=None):  # noqa: ANN001, ANN201, N803
+        if noisy_groups is None:
+            arr = None if hasattr(X, "toarray") else np.asarray(X)
+            if arr is None or arr.ndim != 2 or arr.shape[1] == 0 or arr.dtype.kind not in "fiub":
+                noisy_groups = np.zeros(X.shape[0] if hasattr(X, "shape") else len(X), dtype=int)
+            else:
+                first = arr[:, 0]
+                noisy_groups = (first > np.median(first)).astype(int) if len(first) else first
+        return super().fit(X, y, noisy_groups, aux_true, aux_noisy, eval_set=eval_set)
+
+
 _TWO_GROUPS = "one row / one group: fair regression needs two groups (ValueError says so)"
 _RANDOMIZED = "predict draws a component per row: a different row set draws differently"
 _MAXENT_INPUT = (
     "MaxEntDebiaser fits a Task or readable rows with their discretised Domain, not a numeric "
     "matrix; the density is over level codes"
 )
+
+
+_BINARY = (
+    "binary rate constraints (TPR/FPR/selection rate of one positive class): y with 3+ classes "
+    "or multi-output y is refused with a ValueError that says so"
+)
+_NO_WEIGHTS = "no sample_weight: the paper's rates are unweighted group means"
 
 
 def _expected_failures(estimator) -> dict[str, str]:
@@ -240,6 +291,8 @@ def _expected_failures(estimator) -> dict[str, str]:
                 "check_n_features_in", "check_fit1d", "check_fit2d_predict1d",
             )
         }  # fmt: skip
+    if isinstance(estimator, RobustFairClassifier):
+        return {}
     if isinstance(estimator, MultiaccurateProxy):
         return {
             "check_fit_score_takes_y": "fit(X, z, tasks): the second argument is the group "
@@ -259,6 +312,7 @@ _CHECKED = [
     MultiaccurateProxy(n_iter=5),
     ProxyFairClassifier(max_iter=5),
     BalancedFilter(n_rounds=10, max_depth=3),
+    RobustFairGroupsFromX(method="naive", n_steps=30, eval_every=5),
 ]
 
 

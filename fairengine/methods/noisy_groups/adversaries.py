@@ -46,8 +46,8 @@ class AdamAscent:
 def cell_shares(y, yhat, noisy, n_groups: int) -> np.ndarray:
     """v[k, c] = P(cell c | Ĝ = k) of the hard predictions (0 for an empty noisy group)."""
     cells = 2 * np.asarray(yhat, dtype=np.int64) + np.asarray(y, dtype=np.int64)
-    counts = np.zeros((n_groups, 4))
-    np.add.at(counts, (np.asarray(noisy, dtype=np.int64), cells), 1.0)
+    index = 4 * np.asarray(noisy, dtype=np.int64) + cells
+    counts = np.bincount(index, minlength=4 * n_groups).reshape(n_groups, 4).astype(float)
     sizes = counts.sum(axis=1, keepdims=True)
     return np.divide(counts, sizes, out=np.zeros_like(counts), where=sizes > 0)
 

@@ -47,18 +47,12 @@ from threadpoolctl import threadpool_limits
 from fairengine import metrics
 from fairengine.data import Task
 from fairengine.data.encoding import FeatureEncoder
-from fairengine.methods.base import Knob, Method, RunResult
-from fairengine.methods.noisy_groups.estimator import (
-    ADVERSARIES,
-    METHODS,
-    ROBUST_EVALS,
-    RobustFairClassifier,
-    select_best,
-)
+from fairengine.methods.base import Method, RunResult
+from fairengine.methods.noisy_groups.estimator import RobustFairClassifier, select_best
+from fairengine.methods.noisy_groups.knobs import BETA_GRID, KNOBS, METHODS
 from fairengine.methods.noisy_groups.model import RobustFairModel
 from fairengine.methods.noisy_groups.noise import add_group_noise, empirical_tv, estimate_noise
 from fairengine.methods.noisy_groups.rates import (
-    CONSTRAINTS,
     constraint_list,
     dro_violations,
     sa_worst,
@@ -69,75 +63,12 @@ from fairengine.methods.registry import register
 AUX_FRACTION = 0.2
 #: Share of the training rows held out for selection with ``selection="validation"``.
 VALIDATION_FRACTION = 0.25
-#: β values the automatic rules try, smallest first (spec §3.0).
-BETA_GRID = (0.0, 0.05, 0.1, 0.2, 0.5, 1.0)
-BETA_RULES = ("code", "fixed", "paper_relaxed", "select")
 #: The paper code's ``constraints_slack`` per approach (beta_rule="code").
 CODE_BETA = {"naive": 1.0, "dro": 1.0, "soft": 0.0, "unconstrained": 0.0}
-GAMMA_RULES = ("paper", "safe")
 #: Column of the noisy group when it is a feature (``group_feature="noisy"``).
 NOISY_COLUMN = "noisy_group"
 #: Above this many training rows DRO updates p̃ every 10 steps (exact projection costs O(n)).
 DRO_FULL_ROWS = 5000
-
-KNOBS = (
-    Knob("method", "soft", choices=METHODS, label="Approach",
-         help="naive (constraints on Ĝ), DRO (TV ball, "
-         "Algorithm 2), soft group assignments (Algorithm 4) or unconstrained."),
-    Knob("constraint", "tpr", choices=CONSTRAINTS, label="Fairness constraint",
-         help="Equality of opportunity (tpr), "
-         "equalized odds (eo) or demographic parity (dp); one-sided, with slack α."),
-    Knob("noise", 0.1, 0.0, 0.9, 0.05, label="Group noise (share flipped)",
-         help="Fraction of rows whose group is flipped to another "
-         "group uniformly at random (Sec. 7)."),
-    Knob("slack", 0.02, 0.0, 0.5, 0.01, label="Allowed rate gap α",
-         help="α — allowed rate gap (the paper: 0.05 on Adult "
-         "race, 0.03 on Credit; the page default 0.02 makes the sex gap on Adult bind)."),
-    Knob("gamma", 0.0, 0.0, 1.0, 0.01, label="DRO radius γ",
-         help="γ — DRO TV radius; 0 = by gamma_rule, estimated "
-         "from the auxiliary sample."),
-    Knob("gamma_rule", "paper", choices=GAMMA_RULES, label="Radius rule when γ = 0",
-         help="DRO radius when γ = 0: the paper's "
-         "P(Ĝ≠G|G=j), or the safe max(P(Ĝ≠j|G=j), P(G≠j|Ĝ=j)) that contains the true group."),
-    Knob("n_steps", 300, 10, 2000, 10, integer=True, label="Gradient steps T",
-         help="T — full-batch gradient steps "
-         "(the paper: 750)."),
-    Knob("learning_rate", 0.01, 1e-3, 1.0, None, log=True, label="Model step η_θ",
-         help="η_θ (Adam; the paper's "
-         "selected 0.01)."),
-    Knob("random_state", 0, 0, 10_000, 1, integer=True, label="Random seed",
-         help="Seed of the noise and the "
-         "auxiliary sample."),
-    Knob("robust_eval", "paper", choices=ROBUST_EVALS, label="Robust check of the best iterate",
-         help="Robust check of the best "
-         "iterate: the paper's adversary (20 random p̃ for DRO, the current W for soft) or the "
-         "exact worst case (a certificate; keeps only near-trivial classifiers at γ > α)."),
-    Knob("adversary", "paper", choices=ADVERSARIES, label="Training adversary",
-         help="The adversary in training: the "
-         "paper experiments' (Adam on p̃ / one W table with Dykstra) or exact best responses."),
-    Knob("beta", 0.0, 0.0, 2.0, 0.05, label="Extra training slack β",
-         help="β — extra slack of the hinge-relaxed constraints "
-         "in training (α + β) with beta_rule = fixed."),
-    Knob("beta_rule", "code", choices=BETA_RULES, label="Slack rule for β",
-         help="code: the paper code's β (1 for naive "
-         "and DRO, 0 for soft); fixed: the β knob; or the smallest β of "
-         f"{BETA_GRID} whose best iterate meets the relaxed constraints on train (paper), or the "
-         "lowest-error β meeting the 0-1 constraints on the selection data."),
-    Knob("group_feature", "none", choices=("none", "noisy"), label="Noisy group as a feature",
-         help="Add the noisy group as a "
-         "one-hot feature (the paper does; the model then reads the column noisy_group)."),
-    Knob("selection", "train", choices=("train", "validation"), label="Best-iterate selection data",
-         help="Data for the best "
-         "iterate and β: train (paper's best iterate) or 25% of train held out (noisy groups "
-         "only)."),
-    Knob("lambda_learning_rate", 1.0, 0.05, 4.0, None, log=True, label="Multiplier step η_λ",
-         help="η_λ — step of the "
-         "projected ascent on λ (paper grid 0.25–2)."),
-    Knob("adversary_learning_rate", 0.01, 1e-3, 0.1, None, log=True,
-         label="Adversary step η_p̃ / η_w",
-         help="η_p̃ (DRO) and η_w "
-         "(soft) of the paper adversary's Adam steps (paper grid 0.001–0.1)."),
-)  # fmt: skip
 
 
 def _fit_beta(
@@ -395,7 +326,9 @@ NOISY_GROUPS = register(
         "under rate constraints on noisy group labels — naive, distributionally robust (TV "
         "ball) or soft group assignments — scored on the true groups.",
         reference="Wang, Guo, Narasimhan, Cotter, Gupta & Jordan, NeurIPS 2020",
-        version="4",  # 4: scored by the shared evaluation (error, dp_diff, ... from the model)
+        # 5: soft assignments' λ-ascent is the code's Adam; θ's Adam is the shared AdamAscent
+        # 4: scored by the shared evaluation (error, dp_diff, ... from the model)
+        version="5",
         demo_grid={"noise": (0.1, 0.3), "method": METHODS},
         demo_tasks=(("adult", ("race",)),),
     )

@@ -64,8 +64,8 @@ def max_violation(y, yhat, groups, constraint: str, slack: float, n_groups: int)
 def cell_masses(y, yhat, groups, n_groups: int) -> np.ndarray:
     """q[c, k] = (1/n)·#{i : Ĝ_i = k, cell_i = c} (c = 2ŷ + y)."""
     cells = 2 * np.asarray(yhat, dtype=np.int64) + np.asarray(y, dtype=np.int64)
-    q = np.zeros((4, n_groups))
-    np.add.at(q, (cells, np.asarray(groups, dtype=np.int64)), 1.0)
+    index = n_groups * cells + np.asarray(groups, dtype=np.int64)
+    q = np.bincount(index, minlength=4 * n_groups).reshape(4, n_groups).astype(float)
     return q / max(len(cells), 1)
 
 
