@@ -6,14 +6,14 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.components import balanced_filtering_charts as bf
-from dashboard.components import cached
+from dashboard.components import cached, runner
 from dashboard.components.comparison import add_to_comparison
 from dashboard.components.knobs import knob_widget, knob_widgets
 from dashboard.components.state import require_task, stop_page
-from fairengine.data import DataError
 from fairengine.methods import get_method
 from fairengine.methods.balanced_filtering import CURVES, PAPER_SETTING, tradeoff_curves
-from fairengine.methods.balanced_filtering.method import MAX_GROUPS
+from fairengine.methods.balanced_filtering.frontier import curve_grid, tradeoff_points
+from fairengine.methods.balanced_filtering.method import MAX_GROUPS, run_filter
 
 METHOD = get_method("balanced_filtering")
 st.title("Balanced filtering")
@@ -72,20 +72,18 @@ if paper:
     )
 knobs = METHOD.validate_knobs(knobs)
 run_key = (task.fingerprint, tuple(sorted(knobs.items())), target)
-if st.button("Run", key="bf_run", type="primary"):
-    st.session_state["bf_run_key"] = run_key
-if st.session_state.get("bf_run_key") != run_key:
-    st.info("Set α (and the advanced knobs), then press **Run** to fit the filter.")
-    stop_page()
-try:
-    with st.status("Fitting the proxy and the sampling probabilities…") as status:
-        progress = st.progress(0.0, text="Growing the tree (Algorithms 3–4)")
-        result = bf.run(train, test, task.fingerprint, tuple(sorted(knobs.items())), target)
-        progress.progress(1.0, text=f"Done in {result.elapsed:.1f} s")
-        status.update(label="Filter fitted", state="complete")
-except (DataError, ValueError) as exc:
-    st.error(str(exc))
-    stop_page()
+result = runner.run_panel(
+    "balanced_filtering",
+    METHOD.name,
+    train,
+    test,
+    knobs,
+    extra={"target": target} if target is not None else None,
+    function=run_filter if target is not None else None,
+    label="Fitting the proxy and the sampling probabilities",
+)
+knobs = dict(result.knobs)  # the knobs of the result shown (the last ones while a fit runs)
+run_key = (task.fingerprint, tuple(sorted(knobs.items())), target)
 
 m_train, m_test = result.metrics["train"], result.metrics["test"]
 cols = st.columns(5)
@@ -131,22 +129,24 @@ n_seeds = c2.number_input(
     help="Each seed is a fresh train/test split; bands are 95% t-intervals over seeds "
     "(paper: 20 seeds). Seed 0 is the split above.",
 )
-curves_key = (run_key, tuple(chosen), int(n_seeds))
-if (
-    st.button("Compute curves", key="bf_curves")
-    or st.session_state.get("bf_curves_key") == curves_key
+fixed = {k: v for k, v in knobs.items() if k not in ("proxy", "alpha", "eta", "relaxed")}
+if runner.sweep_panel(
+    "balanced_filtering",
+    "Sweeping α and η",
+    f"{run_key}{tuple(chosen)}{int(n_seeds)}",
+    tradeoff_points,
+    task,
+    curves=tuple(chosen),
+    alphas=bf.PAGE_ALPHAS,
+    etas=bf.PAGE_ETAS,
+    seeds=tuple(range(int(n_seeds))),
+    test_size=0.3,
+    store=cached.frontier_store(),
+    button="Compute curves",
+    n_points=int(n_seeds) * len(curve_grid(tuple(chosen), bf.PAGE_ALPHAS, bf.PAGE_ETAS, **fixed)),
+    **fixed,
 ):
-    st.session_state["bf_curves_key"] = curves_key
-    bar = st.progress(0.0, text="Sweeping α and η…")
-    points = bf.curve_points(
-        task,
-        knobs,
-        cached.frontier_store(),
-        tuple(chosen),
-        int(n_seeds),
-        progress=lambda done, total, point: bar.progress(done / total, text=f"{done}/{total}"),
-    )
-    bar.empty()
+    points = bf.curve_points(task, knobs, cached.frontier_store(), tuple(chosen), int(n_seeds))
     st.plotly_chart(bf.tradeoff_figure(tradeoff_curves(points), result), key="bf_tradeoff")
 else:
     st.caption(

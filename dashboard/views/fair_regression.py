@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.components import cached, fair_regression_charts, fair_regression_runs
+from dashboard.components import cached, fair_regression_charts, fair_regression_runs, runner
 from dashboard.components.comparison import add_to_comparison
 from dashboard.components.knobs import knob_columns
 from dashboard.components.state import require_task, stop_page
-from fairengine.data import DataError
-from fairengine.methods import KnobError, get_method
+from fairengine.frontier import sweep, task_key
+from fairengine.methods import get_method
 
 METHOD = get_method("fair_regression")
 st.title(METHOD.title)
@@ -19,11 +19,16 @@ st.caption(
     "ordinary regression fit. The result Q is randomized: every prediction draws one of its "
     "regressors, and parity holds for that distribution (never for the averaged prediction)."
 )
-task = require_task(
-    METHOD,
-    hint="On the Data page pick a regression dataset (law_school, communities_crime) or a "
-    "numeric target.",
-)
+task = require_task()
+if task.kind not in METHOD.kinds:
+    st.error(
+        f"{METHOD.title} needs a real-valued target, but {task.target!r} makes this a "
+        f"{task.kind} task. Open the paper's dataset below, or on the Data page pick a "
+        "regression dataset (law_school, communities_crime) or a numeric target."
+    )
+    dataset, sensitive = METHOD.demo_tasks[0]
+    runner.offer_dataset(dataset, sensitive, "Law school admissions (the paper's dataset).")
+    stop_page()
 
 train, test = cached.split_task(task, task.fingerprint)
 knobs = knob_columns(
@@ -34,12 +39,10 @@ knobs = knob_columns(
 knobs = METHOD.validate_knobs(knobs)
 
 key = task.fingerprint
-try:
-    with st.spinner("Fitting the randomized regressor…"):
-        result = fair_regression_runs.run(train, test, key, tuple(sorted(knobs.items())))
-except (DataError, KnobError, ValueError) as exc:
-    st.error(str(exc))
-    stop_page()
+result = runner.run_panel(
+    "fair_regression", "fair_regression", train, test, knobs, label="Fitting the regressor"
+)
+knobs = dict(result.knobs)  # the knobs of the result shown (the last ones while a fit runs)
 
 summary = result.artifacts["summary"]
 if summary["status"] == "converged":
@@ -64,10 +67,21 @@ st.caption(
 
 st.subheader("Frontier over ε")
 points = None
-if st.button("Sweep ε", key="fr_sweep") or st.session_state.get("fr_swept"):
-    st.session_state["fr_swept"] = True
-    with st.spinner("Sweeping ε…"):
-        points = fair_regression_runs.frontier_over_eps(train, test, knobs, cached.frontier_store())
+fixed = {k: [v] for k, v in knobs.items() if k != "eps"}
+if runner.sweep_panel(
+    "fair_regression",
+    "Sweeping ε",
+    f"{task_key(train, test)}{sorted(knobs.items())}",
+    sweep,
+    "fair_regression",
+    train,
+    test,
+    {"eps": list(fair_regression_runs.EPS_GRID), **fixed},
+    store=cached.frontier_store(),
+    button="Sweep ε",
+    n_points=len(fair_regression_runs.EPS_GRID),
+):
+    points = fair_regression_runs.frontier_over_eps(train, test, knobs, cached.frontier_store())
 else:
     st.caption(
         f"Sweeps ε over {', '.join(map(str, fair_regression_runs.EPS_GRID))} with the other knobs "

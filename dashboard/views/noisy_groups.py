@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.components import cached, noisy_groups_charts, noisy_groups_runs
+from dashboard.components import cached, noisy_groups_charts, noisy_groups_runs, runner
 from dashboard.components.comparison import add_to_comparison
 from dashboard.components.knobs import knob_columns
 from dashboard.components.state import require_task, stop_page
 from fairengine.data import DataError
+from fairengine.frontier import sweep, task_key
 from fairengine.methods import KnobError, get_method
 
 METHOD = get_method("noisy_groups")
@@ -35,11 +36,11 @@ knobs = knob_columns(
 key = task.fingerprint
 try:
     knobs = METHOD.validate_knobs(knobs)
-    with st.spinner("Fitting…"):
-        result = noisy_groups_runs.run(train, test, key, tuple(sorted(knobs.items())))
 except (DataError, KnobError, ValueError) as exc:
     st.error(str(exc))
     stop_page()
+result = runner.run_panel("noisy_groups", "noisy_groups", train, test, knobs, label="Fitting")
+knobs = dict(result.knobs)  # the knobs of the result shown (the last ones while a fit runs)
 
 art = result.artifacts
 if art["status"] == "fallback":
@@ -70,20 +71,25 @@ methods = st.multiselect(
     key="ng_sweep_methods",
 )  # fmt: skip
 points = None
-if st.button("Sweep noise level", key="ng_sweep") or st.session_state.get("ng_swept"):
-    st.session_state["ng_swept"] = True
-    bar = st.progress(0.0, text="Sweeping the noise level…")
-
-    def _progress(done: int, total: int, point: dict) -> None:
-        bar.progress(done / total, text=f"{done}/{total}: {point['method']} at {point['noise']}")
-
+chosen = list(methods or ["naive"])
+fixed = {k: [v] for k, v in knobs.items() if k not in ("noise", "method")}
+if runner.sweep_panel(
+    "noisy_groups",
+    "Sweeping the noise level",
+    f"{task_key(train, test)}{sorted(knobs.items())}{chosen}",
+    sweep,
+    "noisy_groups",
+    train,
+    test,
+    {"method": chosen, "noise": list(noisy_groups_runs.NOISE_GRID), **fixed},
+    store=cached.frontier_store(),
+    button="Sweep noise level",
+    n_points=len(chosen) * len(noisy_groups_runs.NOISE_GRID),
+):
     try:
-        points = noisy_groups_runs.noise_sweep(
-            train, test, knobs, cached.frontier_store(), methods or ["naive"], _progress
-        )
+        points = noisy_groups_runs.noise_sweep(train, test, knobs, cached.frontier_store(), chosen)
     except (DataError, KnobError, ValueError) as exc:
         st.error(str(exc))
-    bar.empty()
 else:
     st.caption(
         f"Runs each approach at noise {', '.join(map(str, noisy_groups_runs.NOISE_GRID))} with "

@@ -1,4 +1,5 @@
-"""The Balanced filtering page in a real headless Chromium: run a filter, see its charts."""
+"""The Balanced filtering page in a real headless Chromium: the filter fits on opening (in the
+worker pool, no button), a knob change keeps the charts, and Run updates them."""
 
 from __future__ import annotations
 
@@ -10,13 +11,17 @@ def test_run_filter_shows_heatmap_and_proportions(page: Page, app_server: str) -
     page.goto(app_server + "/balanced_filtering?dataset=german_credit")
     wait_for_app(page)
     expect(page.get_by_role("heading", name="Balanced filtering")).to_be_visible()
-    expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(0, timeout=60_000)
-    page.get_by_role("button", name="Run").click()
-    wait_for_app(page, timeout=120_000)
     expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible(timeout=120_000)
     expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(2, timeout=60_000)
     metric = page.locator('[data-testid="stMetric"]').filter(has_text="Proxy leaves").first
     assert int(metric.locator('[data-testid="stMetricValue"]').inner_text()) >= 1
     expect(page.get_by_text("Download filter (model file)")).to_be_visible()
     screenshot(page, "balanced-filtering-german", full_page=True)
+    assert exception_texts(page) == []
+
+    # a change of α redoes this quick fit live (in the worker pool); the charts stay up
+    slider = page.locator('[data-testid="stSlider"]').first
+    slider.locator('[role="slider"]').press("ArrowRight")
+    wait_for_app(page, timeout=120_000)
+    expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(2, timeout=120_000)
     assert exception_texts(page) == []
