@@ -177,11 +177,11 @@ def run_panel(
     tkey = task_key(train, test)
     key = run_key(tkey, method, knobs, extra)
     state = _state(slot)
-    pool = job_pool()
-    job = pool.get(state.get("job"))
+    # the pool (and its worker processes) starts with the first job, not with a page view
+    job = job_pool().get(state["job"]) if "job" in state else None
     if job is not None and job.key != key:
         if job.started is None:  # a queued fit of knobs the visitor has left: drop it
-            pool.cancel(job)
+            job_pool().cancel(job)
         state.pop("job", None)
         job = None
 
@@ -218,7 +218,7 @@ def run_panel(
         )
         if auto or pressed:
             st.session_state.pop(f"runner.cancelled.{slot}", None)
-            job = pool.submit(
+            job = job_pool().submit(
                 session_id(),
                 label,
                 key,
@@ -279,15 +279,14 @@ def sweep_panel(
     state = _state(f"sweep.{slot}")
     if sweep_key in state.setdefault("done", []):
         return True
-    pool = job_pool()
-    job = pool.get(state.get("job"))
+    job = job_pool().get(state["job"]) if "job" in state else None
     if job is not None and job.key != sweep_key:
         if job.started is None:
-            pool.cancel(job)
+            job_pool().cancel(job)
         state.pop("job", None)
         job = None
     if job is None and st.button(button, key=f"runner.sweep.{slot}"):
-        job = pool.submit(
+        job = job_pool().submit(
             session_id(),
             label,
             sweep_key,

@@ -3,6 +3,8 @@ worker pool, no button), a knob change keeps the charts, and Run updates them.""
 
 from __future__ import annotations
 
+import re
+
 from harness import exception_texts, screenshot, wait_for_app
 from playwright.sync_api import Page, expect
 
@@ -20,8 +22,15 @@ def test_run_filter_shows_heatmap_and_proportions(page: Page, app_server: str) -
     assert exception_texts(page) == []
 
     # a change of α redoes this quick fit live (in the worker pool); the charts stay up
-    slider = page.locator('[data-testid="stSlider"]').first
-    slider.locator('[role="slider"]').press("ArrowRight")
+    thumb = page.get_by_role("slider").first
+    thumb.focus()
+    thumb.press("ArrowLeft")
     wait_for_app(page, timeout=120_000)
     expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(2, timeout=120_000)
+    expect(page.get_by_text("0.15", exact=True).first).to_be_visible()  # step 0.05
+    metric = page.locator('[data-testid="stMetric"]').filter(has_text="Disclosivity").first
+    # the new fit (budget 0.15) replaces the old one once the worker is done
+    within = re.compile(r"^0\.(0\d\d|1[0-4]\d|150)$")
+    expect(metric.locator('[data-testid="stMetricValue"]')).to_have_text(within, timeout=120_000)
+    assert "Knobs changed" not in page.locator('[data-testid="stMain"]').inner_text()
     assert exception_texts(page) == []
