@@ -4,16 +4,18 @@ The dashboard holds one :class:`JobPool` (``st.cache_resource``). A page submits
 picklable function and its arguments) and polls it; the pool runs at most ``workers`` jobs at
 once in worker processes, in submission order, and each session may have at most
 ``per_session`` unfinished jobs (its oldest queued one is dropped first when it asks for more).
-Workers report progress through a small JSON file per job (``{"done", "total", "started"}``), and
-a running sweep stops between points when its cancel file appears. A running single fit cannot
-be interrupted: cancelling it detaches it (it finishes in the background, still filling the
-cache) and the job reports ``cancelled``.
+Workers run at a lower CPU priority than the server (``nice`` +10), so pages stay responsive
+while they compute. Workers report progress through a small JSON file per job (``{"done",
+"total", "started"}``), and a running sweep stops between points when its cancel file appears.
+A running single fit cannot be interrupted: cancelling it detaches it (it finishes in the
+background, still filling the cache) and the job reports ``cancelled``.
 
 This module does not import Streamlit (the pool can be tested and benchmarked on its own).
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -30,6 +32,10 @@ from typing import Any
 #: Environment knobs of the pool (the hosted demo sets them low).
 WORKERS_ENV = "FAIRENGINE_WORKERS"
 PER_SESSION_ENV = "FAIRENGINE_SESSION_JOBS"
+NICE_ENV = "FAIRENGINE_WORKER_NICE"
+#: Workers run at this much lower CPU priority than the server, so that drawing pages (the
+#: server's work) wins over fits when the cores are busy.
+WORKER_NICE = 10
 
 
 class Cancelled(Exception):  # noqa: N818 - a control-flow signal
@@ -126,6 +132,12 @@ def _run_job(
     return function(*args, **kwargs)
 
 
+def _lower_priority(increment: int) -> None:
+    """Worker initializer: give the fits a lower CPU priority than the server."""
+    with contextlib.suppress(OSError, AttributeError):  # not on every platform
+        os.nice(increment)
+
+
 def _warm() -> int:
     import fairengine.methods  # noqa: F401  (import the engine once per worker)
 
@@ -166,7 +178,10 @@ class JobPool:
         # with cloudpickle.
         from joblib.externals.loky import ProcessPoolExecutor
 
-        return ProcessPoolExecutor(max_workers=self.workers)
+        increment = int(os.environ.get(NICE_ENV) or WORKER_NICE)
+        return ProcessPoolExecutor(
+            max_workers=self.workers, initializer=_lower_priority, initargs=(increment,)
+        )
 
     def _submit(self, *args: Any) -> Future:
         try:

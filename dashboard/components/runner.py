@@ -29,11 +29,11 @@ import streamlit as st
 
 from dashboard.components import cached
 from dashboard.components.jobs import Job, JobPool
-from dashboard.components.state import stop_page
+from dashboard.components.state import _KIND_WORDS, stop_page
 from fairengine.data import Task
 from fairengine.frontier import task_key
 from fairengine.frontier.runs import RunStore, compute_and_store, run_key
-from fairengine.methods.base import RunResult
+from fairengine.methods.base import Method, RunResult
 
 #: A fit whose last run took at most this long (seconds; ``$FAIRENGINE_CHEAP_SECONDS``
 #: overrides it) is redone live on every knob change; a longer one waits for **Run**.
@@ -342,3 +342,23 @@ def offer_dataset(dataset: str, sensitive: tuple[str, ...] | None, reason: str) 
             st.session_state["sel.sensitive"] = list(sensitive)
         st.session_state.pop("task", None)
         st.rerun()
+
+
+def offer_demo(method: Method, reason: str = "The paper's dataset for this method.") -> None:
+    """:func:`offer_dataset` for the method's first demo task (its paper dataset)."""
+    if method.demo_tasks:
+        dataset, sensitive = method.demo_tasks[0]
+        offer_dataset(dataset, sensitive, f"{reason} Its result is precomputed: it shows at once.")
+
+
+def require_kind(method: Method, task: Task, hint: str) -> None:
+    """End the page when ``method`` does not apply to the task's kind: say why and offer the
+    method's paper dataset in one click."""
+    if task.kind in method.kinds:
+        return
+    needed = " or ".join(_KIND_WORDS.get(kind, kind) for kind in method.kinds)
+    st.error(
+        f"{method.title} needs {needed}, but {task.target!r} makes this a {task.kind} task. " + hint
+    )
+    offer_demo(method)
+    stop_page()

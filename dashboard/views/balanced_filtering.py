@@ -31,6 +31,7 @@ if not 2 <= len(groups) <= MAX_GROUPS:
         f"{', '.join(task.sensitive)} has {len(groups)}. Choose another sensitive attribute on the "
         "Data page, or merge rare groups."
     )
+    runner.offer_demo(METHOD)
     stop_page()
 if task.kind == "regression":
     st.info("This is a regression task: filtering never uses the target, so it works unchanged.")

@@ -8,7 +8,7 @@ import streamlit as st
 from dashboard.components import cached, fair_regression_charts, fair_regression_runs, runner
 from dashboard.components.comparison import add_to_comparison
 from dashboard.components.knobs import knob_columns
-from dashboard.components.state import require_task, stop_page
+from dashboard.components.state import require_task
 from fairengine.frontier import sweep, task_key
 from fairengine.methods import get_method
 
@@ -20,15 +20,12 @@ st.caption(
     "regressors, and parity holds for that distribution (never for the averaged prediction)."
 )
 task = require_task()
-if task.kind not in METHOD.kinds:
-    st.error(
-        f"{METHOD.title} needs a real-valued target, but {task.target!r} makes this a "
-        f"{task.kind} task. Open the paper's dataset below, or on the Data page pick a "
-        "regression dataset (law_school, communities_crime) or a numeric target."
-    )
-    dataset, sensitive = METHOD.demo_tasks[0]
-    runner.offer_dataset(dataset, sensitive, "Law school admissions (the paper's dataset).")
-    stop_page()
+runner.require_kind(
+    METHOD,
+    task,
+    "On the Data page pick a regression dataset (law_school, communities_crime) or a "
+    "numeric target.",
+)
 
 train, test = cached.split_task(task, task.fingerprint)
 knobs = knob_columns(

@@ -26,8 +26,7 @@ try:
     check_task(task)
 except DataError as exc:
     st.error(str(exc))
-    dataset, sensitive = METHOD.demo_tasks[0]
-    runner.offer_dataset(dataset, sensitive, "The paper's dataset for this method.")
+    runner.offer_demo(METHOD)
     stop_page()
 
 train, test = cached.split_task(task, task.fingerprint)

@@ -28,7 +28,8 @@ st.caption(
     "never sees the true groups. The auditor is a heuristic, so audited violations are lower "
     "bounds, and the guarantee covers only the audited class and tasks."
 )
-task = require_task(METHOD, hint="Pick a classification target on the Data page.")
+task = require_task()
+runner.require_kind(METHOD, task, "Pick a classification target on the Data page.")
 
 train, test = cached.split_task(task, task.fingerprint)
 knobs = knob_columns(

@@ -20,7 +20,8 @@ st.caption(
     f"{METHOD.reference}. Group labels are flipped at the chosen noise rate; the classifier only "
     "sees the noisy groups, and its constraint violation is measured on the true ones."
 )
-task = require_task(METHOD, hint="On the Data page pick a classification dataset.")
+task = require_task()
+runner.require_kind(METHOD, task, "On the Data page pick a classification dataset.")
 
 train, test = cached.split_task(task, task.fingerprint)
 knobs = knob_columns(

@@ -59,7 +59,8 @@ def precompute(
         default run, ``"run": True`` and its fit seconds).
     """
     from fairengine.frontier import FrontierStore, sweep, task_key
-    from fairengine.frontier.runs import RunStore, compute_and_store
+    from fairengine.frontier.runs import SUFFIX as RUN_SUFFIX
+    from fairengine.frontier.runs import RunStore, compute_and_store, run_key
     from fairengine.methods import get_method, list_methods
 
     store = FrontierStore(out or demo_root())
@@ -87,8 +88,15 @@ def precompute(
                 points = int(frontier.points["point_id"].nunique())
                 written.append({**record, "points": points, "task_key": tkey})
             knobs = method.validate_knobs({})
-            if runs and run_store.get(tkey, name, knobs) is None:
+            if not runs:
+                continue
+            if run_store.get(tkey, name, knobs) is None:
                 log(f"{label}: default run")
                 result = compute_and_store(run_store, name, train, test, knobs)
                 written.append({**record, "run": True, "elapsed": result.elapsed, "task_key": tkey})
+            current = run_store.path(tkey, name, run_key(tkey, name, knobs))
+            for stale in current.parent.glob(f"*{RUN_SUFFIX}"):
+                if stale != current:  # an older version's (or other defaults') run
+                    log(f"{label}: removing the stale run {stale.name}")
+                    stale.unlink()
     return written

@@ -156,10 +156,14 @@ def compute_and_store(
     the run).
 
     ``function(train, test, **knobs, **extra)`` computes it; by default the registered
-    method's ``run`` (which takes no extras).
+    method's ``run`` (which takes no extras). The run is stored under every knob's validated
+    value (defaults filled in), as the pages look it up.
     """
+    from fairengine.methods import get_method
+
+    knobs = get_method(method).validate_knobs(dict(knobs))  # keyed by every knob's value
     if function is None:
-        result = method_run(method, train, test, **dict(knobs))
+        result = method_run(method, train, test, **knobs)
     else:
         result = function(train, test, **dict(knobs), **dict(extra or {}))
     if store is not None:
