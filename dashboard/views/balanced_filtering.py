@@ -3,6 +3,8 @@ acceptance probabilities that balance a filtered sample; see A, proportions and 
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from dashboard.components import balanced_filtering_charts as bf
@@ -159,14 +161,14 @@ seed = int(knobs["random_state"])
 d1, d2 = st.columns(2)
 d1.download_button(
     "Download filter (model file)",
-    bf.model_file(result, train, test, str(run_key)),
+    partial(bf.model_file, result, train, test, str(run_key)),
     file_name="balanced_filter.fairmodel",
     mime="application/zip",
     key="bf_model",
 )
 d2.download_button(
     "Download accepted-row flags (test, CSV)",
-    bf.accepted_csv(result, test, str(run_key), seed),
+    partial(bf.accepted_csv, result, test, str(run_key), seed),
     file_name="accepted_rows.csv",
     mime="text/csv",
     key="bf_flags",

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from dashboard.components import cached, fair_regression_charts, fair_regression_runs, runner
@@ -110,7 +112,7 @@ with st.expander("Baselines and the mixture Q"):
 
 st.download_button(
     "Download model file (randomized predictor)",
-    fair_regression_runs.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
+    partial(fair_regression_runs.model_file, result, train, test, f"{key}{sorted(knobs.items())}"),
     file_name="fair_regression.fairmodel",
     mime="application/zip",
     key="fr_model",

@@ -3,6 +3,8 @@ and see rates, the frontier over C, group outcomes and θ vs the achieved margin
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from dashboard.components import cached, maxent_charts, maxent_runs, runner
@@ -110,14 +112,14 @@ else:
 d1, d2 = st.columns(2)
 d1.download_button(
     "Download generated samples (CSV)",
-    maxent_runs.samples_csv(result, f"{key}{sorted(knobs.items())}"),
+    partial(maxent_runs.samples_csv, result, f"{key}{sorted(knobs.items())}"),
     file_name="maxent_samples.csv",
     mime="text/csv",
     key="maxent_samples",
 )
 d2.download_button(
     "Download model file",
-    maxent_runs.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
+    partial(maxent_runs.model_file, result, train, test, f"{key}{sorted(knobs.items())}"),
     file_name="maxent.fairmodel",
     mime="application/zip",
     key="maxent_model",

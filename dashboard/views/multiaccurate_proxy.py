@@ -4,6 +4,8 @@ multiaccuracy, algorithm trace, downstream frontiers of every proxy, proxy expor
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from dashboard.components import (
@@ -139,7 +141,9 @@ with st.expander("Audit table and proxy quality"):
 
 st.download_button(
     "Download model file (downstream classifier + proxy)",
-    multiaccurate_proxy_runs.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
+    partial(
+        multiaccurate_proxy_runs.model_file, result, train, test, f"{key}{sorted(knobs.items())}"
+    ),
     file_name="multiaccurate_proxy.fairmodel",
     mime="application/zip",
     key="map_model",

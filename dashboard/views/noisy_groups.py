@@ -4,6 +4,8 @@ a sweep over the noise level (the paper's Figures 1–3) and the model file."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from dashboard.components import cached, noisy_groups_charts, noisy_groups_runs, runner
@@ -118,7 +120,7 @@ with st.expander("Noise model and radii"):
 
 st.download_button(
     "Download model file (linear classifier)",
-    noisy_groups_runs.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
+    partial(noisy_groups_runs.model_file, result, train, test, f"{key}{sorted(knobs.items())}"),
     file_name="noisy_groups.fairmodel",
     mime="application/zip",
     key="ng_model",

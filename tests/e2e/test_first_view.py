@@ -9,10 +9,14 @@ bench/bench_load.py, not asserted here).
 
 from __future__ import annotations
 
+import re
 import time
+from pathlib import Path
 
 from harness import ARTIFACTS_DIR, exception_texts, wait_for_app
 from playwright.sync_api import Page, expect
+
+from fairengine.export import read_manifest
 
 #: (url path, query, charts the complete first view draws at least)
 PAGES = (
@@ -25,7 +29,9 @@ PAGES = (
 )
 
 
-def test_every_page_shows_its_charts_without_a_click(page: Page, app_server: str) -> None:
+def test_every_page_shows_its_charts_without_a_click(
+    page: Page, app_server: str, tmp_path: Path
+) -> None:
     seconds = []
     for path, query, charts in PAGES:
         start = time.monotonic()
@@ -38,5 +44,11 @@ def test_every_page_shows_its_charts_without_a_click(page: Page, app_server: str
         assert "Knobs changed" not in main.inner_text(), path
         assert page.locator('[data-testid="stProgress"]').count() == 0, path  # nothing computes
         assert exception_texts(page) == [], path
+        if path == "balanced_filtering":  # downloads are built on click, not with the page
+            with page.expect_download() as info:
+                page.get_by_role("button", name=re.compile("model file")).first.click()
+            saved = tmp_path / "filter.fairmodel"
+            info.value.save_as(saved)
+            assert read_manifest(saved)["metadata"]["method"] == "balanced_filtering"
     ARTIFACTS_DIR.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS_DIR / "first-view.txt").write_text("\n".join(seconds) + "\n")
