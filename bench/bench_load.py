@@ -211,7 +211,8 @@ def _seventh(root: Path, label: str) -> list[dict[str, Any]]:
             "what": f"{label}: the six computing visitors have a chart",
             "value": round(max(done), 2) if done else float("nan"),
             "unit": "s (slowest)",
-            "note": f"{len(done)}/6 within 240 s; each: "
+            "note": "checked once the seventh is ready (an upper bound); "
+            f"{len(done)}/6 within 240 s; each: "
             + ", ".join("-" if s is None else f"{s:.0f}" for s in finished),
         },
         {
