@@ -387,7 +387,13 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
 def _cmd_precompute(args: argparse.Namespace) -> int:
     from fairengine.frontier.demo import precompute
 
-    written = precompute(out=args.out, methods=args.methods or None, quick=args.quick, log=print)
+    written = precompute(
+        out=args.out,
+        methods=args.methods or None,
+        quick=args.quick,
+        runs=not args.no_runs,
+        log=print,
+    )
     if args.json:
         _print_json(written)
     return 0
@@ -459,6 +465,9 @@ def build_parser() -> argparse.ArgumentParser:
     pre.add_argument("--out", type=Path, help="target folder (default: assets/frontiers)")
     pre.add_argument("--methods", nargs="+", help="only these methods")
     pre.add_argument("--quick", action="store_true", help="first two grid values only (tests)")
+    pre.add_argument(
+        "--no-runs", action="store_true", help="skip the default runs the method pages open on"
+    )
     pre.add_argument("--json", action="store_true", help="machine-readable output")
     pre.set_defaults(handler=_cmd_precompute)
     return parser

@@ -104,9 +104,12 @@ def test_sweep_own_csv_and_export_point(cli, tmp_path: Path) -> None:
 def test_precompute_quick(cli, tmp_path: Path) -> None:
     out = tmp_path / "frontiers"
     proc = cli("precompute", "--out", str(out), "--methods", "reweighing", "--quick", "--json")
-    written = json.loads(proc.stdout.split("\n", 1)[1])
+    written = json.loads(proc.stdout[proc.stdout.index("\n[") + 1 :])  # after the log lines
     assert written[0]["method"] == "reweighing" and written[0]["points"] == 2
     assert len(list(out.rglob("*.fairmodel"))) == 2
+    # and the default run the method page opens on, complete with its artifacts
+    assert written[1]["run"] and written[1]["task_key"] == written[0]["task_key"]
+    assert len(list((out / "runs").rglob("*.run.gz"))) == 1
 
 
 @pytest.mark.parametrize(

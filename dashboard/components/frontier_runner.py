@@ -5,10 +5,12 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from dashboard.components import runner
 from dashboard.components.deploy import limits
 from dashboard.components.knobs import knob_widget
 from fairengine.data import DataError, Task
-from fairengine.frontier import sweep
+from fairengine.frontier import sweep, task_key
+from fairengine.frontier.sweep import expand_grid
 from fairengine.methods import get_method, list_methods
 from fairengine.methods.base import Knob, KnobError
 
@@ -66,9 +68,6 @@ def render_add_frontier(train: Task, test: Task, store) -> None:
             for i, other in enumerate(others):
                 with columns[i % len(columns)]:
                     fixed[other.name] = knob_widget(other, key=f"run_fixed.{name}.{other.name}")
-        st.caption("Points already cached are not recomputed.")
-        if not st.button("Run sweep", key="run_sweep", type="primary"):
-            return
         values = [v.strip() for v in values_text.split(",") if v.strip()]
         cap = limits().max_sweep_points
         if cap is not None and len(values) > cap:
@@ -78,16 +77,26 @@ def render_add_frontier(train: Task, test: Task, store) -> None:
             )
             values = values[:cap]
         grid = {knob_name: values, **{k: [v] for k, v in fixed.items()}}
-        bar = st.progress(0.0, text="Starting…")
-
-        def progress(done: int, total: int, point: dict) -> None:
-            bar.progress(
-                done / total, text=f"{done} of {total} points ({knob_name}={point.get(knob_name)})"
-            )
-
         try:
-            sweep(method, train, test, grid, store=store, progress=progress)
+            settings = [method.validate_knobs(combo) for combo in expand_grid(grid)]
+            method.check_task(train)
         except (KnobError, DataError) as exc:
             st.error(str(exc))
             return
-        st.rerun()
+        sweep_key = f"{task_key(train, test)}{name}{[sorted(k.items()) for k in settings]}"
+        done = runner.sweep_panel(
+            "compare",
+            f"Sweeping {knob_name} of {method.title}",
+            sweep_key,
+            sweep,
+            name,
+            train,
+            test,
+            settings,
+            store=store,
+            button="Run sweep",
+            n_points=len(settings),
+        )
+        if done and st.session_state.get("runner.compare.shown") != sweep_key:
+            st.session_state["runner.compare.shown"] = sweep_key
+            st.rerun()  # the page read the store before this sweep filled it

@@ -4,18 +4,21 @@ and trade-offs."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from dashboard.components import balanced_filtering_charts as bf
-from dashboard.components import cached
+from dashboard.components import cached, runner
 from dashboard.components.comparison import add_to_comparison
 from dashboard.components.knobs import knob_widget, knob_widgets, share_knobs
 from dashboard.components.page_help import how_to_read
 from dashboard.components.state import require_task, stop_page
-from fairengine.data import DataError
 from fairengine.methods import get_method
 from fairengine.methods.balanced_filtering import CURVES, FLOOR_SETTING, tradeoff_curves
-from fairengine.methods.balanced_filtering.method import DEMO_SEEDS, MAX_GROUPS
+from fairengine.methods.balanced_filtering.frontier import curve_grid
+from fairengine.methods.balanced_filtering.method import DEMO_SEEDS, MAX_GROUPS, run_filter
+from fairengine.sweeps.balanced_filtering import tradeoff_points
 
 METHOD = get_method("balanced_filtering")
 st.title("Balanced filtering")
@@ -34,6 +37,7 @@ if not 2 <= len(groups) <= MAX_GROUPS:
         f"{', '.join(task.sensitive)} has {len(groups)}. Choose another sensitive attribute on the "
         "Data page, or merge rare groups."
     )
+    runner.offer_demo(METHOD)
     stop_page()
 if task.kind == "regression":
     st.info("This is a regression task: filtering never uses the target, so it works unchanged.")
@@ -102,21 +106,26 @@ curves_key = (task.fingerprint, tuple(sorted(curve_knobs.items())), tuple(chosen
 store = cached.frontier_store()
 store_key = f"{task.fingerprint}|{store!r}"
 stored = bool(chosen) and bf.curves_stored(task, store, store_key, *curves_key[1:])
-if st.button("Compute curves", key="bf_curves", disabled=stored or not chosen):
-    st.session_state["bf_curves_key"] = curves_key
+fixed = {k: v for k, v in curve_knobs.items() if k not in ("proxy", "alpha", "eta", "relaxed")}
 if stored:  # complete in the store (the shipped demo curves): read once, no progress bar
     points = bf.stored_curve_points(task, store, store_key, *curves_key[1:])
-elif st.session_state.get("bf_curves_key") == curves_key:
-    bar = st.progress(0.0, text="Sweeping α and η…")
-    points = bf.curve_points(
-        task,
-        curve_knobs,
-        store,
-        tuple(chosen),
-        int(n_seeds),
-        progress=lambda done, total, point: bar.progress(done / total, text=f"{done}/{total}"),
-    )
-    bar.empty()
+elif chosen and runner.sweep_panel(  # in the shared worker pool, with progress and Cancel
+    "balanced_filtering",
+    "Sweeping α and η",
+    str(curves_key),
+    tradeoff_points,
+    task,
+    curves=tuple(chosen),
+    alphas=bf.PAGE_ALPHAS,
+    etas=bf.PAGE_ETAS,
+    seeds=tuple(range(int(n_seeds))),
+    test_size=0.3,
+    store=store,
+    button="Compute curves",
+    n_points=int(n_seeds) * len(curve_grid(tuple(chosen), bf.PAGE_ALPHAS, bf.PAGE_ETAS, **fixed)),
+    **fixed,
+):
+    points = bf.curve_points(task, curve_knobs, store, tuple(chosen), int(n_seeds))
 else:
     points = None
 if points is not None:
@@ -139,20 +148,18 @@ knobs = METHOD.validate_knobs(
 )
 share_knobs(METHOD, knobs, task)
 run_key = (task.fingerprint, tuple(sorted(knobs.items())), target)
-if st.button("Run", key="bf_run", type="primary"):
-    st.session_state["bf_run_key"] = run_key
-if st.session_state.get("bf_run_key") != run_key:
-    st.info("Set α (and the advanced knobs), then press **Run** to fit the filter.")
-    stop_page()
-try:
-    with st.status("Fitting the proxy and the sampling probabilities…") as status:
-        progress = st.progress(0.0, text="Growing the tree (Algorithms 3–4)")
-        result = bf.run(train, test, task.fingerprint, tuple(sorted(knobs.items())), target)
-        progress.progress(1.0, text=f"Done in {result.elapsed:.1f} s")
-        status.update(label="Filter fitted", state="complete")
-except (DataError, ValueError) as exc:
-    st.error(str(exc))
-    stop_page()
+result = runner.run_panel(
+    "balanced_filtering",
+    METHOD.name,
+    train,
+    test,
+    knobs,
+    extra={"target": target} if target is not None else None,
+    function=run_filter if target is not None else None,
+    label="Fitting the proxy and the sampling probabilities",
+)
+knobs = dict(result.knobs)  # the knobs of the result shown (the last ones while a fit runs)
+run_key = (task.fingerprint, tuple(sorted(knobs.items())), target)
 
 m_train, m_test = result.metrics["train"], result.metrics["test"]
 cols = st.columns(5)
@@ -190,14 +197,14 @@ seed = int(knobs["random_state"])
 d1, d2 = st.columns(2)
 d1.download_button(
     "Download filter (model file)",
-    bf.model_file(result, train, test, str(run_key)),
+    partial(bf.model_file, result, train, test, str(run_key)),
     file_name="balanced_filter.fairmodel",
     mime="application/zip",
     key="bf_model",
 )
 d2.download_button(
     "Download accepted-row flags (test, CSV)",
-    bf.accepted_csv(result, test, str(run_key), seed),
+    partial(bf.accepted_csv, result, test, str(run_key), seed),
     file_name="accepted_rows.csv",
     mime="text/csv",
     key="bf_flags",

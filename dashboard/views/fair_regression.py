@@ -4,15 +4,17 @@ losses, export."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
-from dashboard.components import cached, fair_regression_charts, fair_regression_runs
+from dashboard.components import cached, fair_regression_charts, fair_regression_runs, runner
 from dashboard.components.comparison import add_to_comparison
 from dashboard.components.knobs import knob_columns, share_knobs
 from dashboard.components.page_help import how_to_read
-from dashboard.components.state import require_task, stop_page
-from fairengine.data import DataError
-from fairengine.methods import KnobError, get_method
+from dashboard.components.state import require_task
+from fairengine.frontier import sweep, task_key
+from fairengine.methods import get_method
 
 METHOD = get_method("fair_regression")
 st.title(METHOD.title)
@@ -22,9 +24,11 @@ st.caption(
     "regressors, and parity holds for that distribution (never for the averaged prediction)."
 )
 how_to_read(METHOD.name)
-task = require_task(
+task = require_task()
+runner.require_kind(
     METHOD,
-    hint="On the Data page pick a regression dataset (law_school, communities_crime) or a "
+    task,
+    "On the Data page pick a regression dataset (law_school, communities_crime) or a "
     "numeric target.",
 )
 
@@ -38,12 +42,10 @@ knobs = METHOD.validate_knobs(knobs)
 share_knobs(METHOD, knobs, task)
 
 key = task.fingerprint
-try:
-    with st.spinner("Fitting the randomized regressor…"):
-        result = fair_regression_runs.run(train, test, key, tuple(sorted(knobs.items())))
-except (DataError, KnobError, ValueError) as exc:
-    st.error(str(exc))
-    stop_page()
+result = runner.run_panel(
+    "fair_regression", "fair_regression", train, test, knobs, label="Fitting the regressor"
+)
+knobs = dict(result.knobs)  # the knobs of the result shown (the last ones while a fit runs)
 
 summary = result.artifacts["summary"]
 if summary["status"] == "converged":
@@ -68,10 +70,21 @@ st.caption(
 
 st.subheader("Frontier over ε")
 points = None
-if st.button("Sweep ε", key="fr_sweep") or st.session_state.get("fr_swept"):
-    st.session_state["fr_swept"] = True
-    with st.spinner("Sweeping ε…"):
-        points = fair_regression_runs.frontier_over_eps(train, test, knobs, cached.frontier_store())
+fixed = {k: [v] for k, v in knobs.items() if k != "eps"}
+if runner.sweep_panel(
+    "fair_regression",
+    "Sweeping ε",
+    f"{task_key(train, test)}{sorted(knobs.items())}",
+    sweep,
+    "fair_regression",
+    train,
+    test,
+    {"eps": list(fair_regression_runs.EPS_GRID), **fixed},
+    store=cached.frontier_store(),
+    button="Sweep ε",
+    n_points=len(fair_regression_runs.EPS_GRID),
+):
+    points = fair_regression_runs.frontier_over_eps(train, test, knobs, cached.frontier_store())
 else:
     st.caption(
         f"Sweeps ε over {', '.join(map(str, fair_regression_runs.EPS_GRID))} with the other knobs "
@@ -103,7 +116,7 @@ with st.expander("Baselines and the mixture Q"):
 
 st.download_button(
     "Download model file (randomized predictor)",
-    fair_regression_runs.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
+    partial(fair_regression_runs.model_file, result, train, test, f"{key}{sorted(knobs.items())}"),
     file_name="fair_regression.fairmodel",
     mime="application/zip",
     key="fr_model",

@@ -4,17 +4,19 @@ achieved marginals."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
-from dashboard.components import cached, maxent_charts, maxent_runs
+from dashboard.components import cached, maxent_charts, maxent_runs, runner
 from dashboard.components.comparison import add_to_comparison
 from dashboard.components.knobs import knob_widget, share_knobs
 from dashboard.components.page_help import how_to_read
 from dashboard.components.state import require_task, stop_page
 from fairengine.data import DataError
+from fairengine.frontier import sweep, task_key
 from fairengine.methods import get_method
 from fairengine.methods.maxent.domain import check_task
-from fairengine.methods.maxent.solver import DualNotConverged
 
 METHOD = get_method("maxent")
 st.title(METHOD.title)
@@ -29,6 +31,7 @@ try:
     check_task(task)
 except DataError as exc:
     st.error(str(exc))
+    runner.offer_demo(METHOD)
     stop_page()
 
 train, test = cached.split_task(task, task.fingerprint)
@@ -59,12 +62,10 @@ if knobs["C"] in (0.0, 1.0):
     )
 
 key = task.fingerprint
-try:
-    with st.spinner("Fitting the max-entropy distribution…"):
-        result = maxent_runs.run(train, test, key, tuple(sorted(knobs.items())))
-except (DataError, DualNotConverged, ValueError) as exc:
-    st.error(str(exc))
-    stop_page()
+result = runner.run_panel(
+    "maxent", "maxent", train, test, knobs, label="Fitting the max-entropy distribution"
+)
+knobs = dict(result.knobs)  # the knobs of the result shown (the last ones while a fit runs)
 
 summary = result.artifacts["summary"]
 cols = st.columns(5)
@@ -89,14 +90,21 @@ with st.expander("Before / after table (data and downstream classifier)"):
     st.dataframe(result.artifacts["rates"].round(4))
 
 st.subheader("Frontier over C")
-if st.button("Sweep C", key="maxent_sweep") or st.session_state.get("maxent_swept"):
-    st.session_state["maxent_swept"] = True
-    bar = st.progress(0.0, text="Sweeping C…")
-    points = maxent_runs.frontier_over_c(
-        train, test, knobs, cached.frontier_store(),
-        progress=lambda done, total, point: bar.progress(done / total, text=f"C = {point['C']}"),
-    )  # fmt: skip
-    bar.empty()
+grid = {**{k: [v] for k, v in knobs.items() if k != "C"}, "C": list(maxent_runs.C_GRID)}
+if runner.sweep_panel(
+    "maxent",
+    "Sweeping C",
+    f"{task_key(train, test)}{sorted(knobs.items())}",
+    sweep,
+    "maxent",
+    train,
+    test,
+    grid,
+    store=cached.frontier_store(),
+    button="Sweep C",
+    n_points=len(maxent_runs.C_GRID),
+):
+    points = maxent_runs.frontier_over_c(train, test, knobs, cached.frontier_store())
     st.plotly_chart(
         maxent_charts.frontier_over_c_figure(points, "statistical_rate", "accuracy"),
         key="frontier",
@@ -110,14 +118,14 @@ else:
 d1, d2 = st.columns(2)
 d1.download_button(
     "Download generated samples (CSV)",
-    maxent_runs.samples_csv(result, f"{key}{sorted(knobs.items())}"),
+    partial(maxent_runs.samples_csv, result, f"{key}{sorted(knobs.items())}"),
     file_name="maxent_samples.csv",
     mime="text/csv",
     key="maxent_samples",
 )
 d2.download_button(
     "Download model file",
-    maxent_runs.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
+    partial(maxent_runs.model_file, result, train, test, f"{key}{sorted(knobs.items())}"),
     file_name="maxent.fairmodel",
     mime="application/zip",
     key="maxent_model",

@@ -4,15 +4,24 @@ multiaccuracy, algorithm trace, downstream frontiers of every proxy, proxy expor
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
-from dashboard.components import cached, multiaccurate_proxy_charts, multiaccurate_proxy_runs
+from dashboard.components import (
+    cached,
+    multiaccurate_proxy_charts,
+    multiaccurate_proxy_runs,
+    runner,
+)
 from dashboard.components.comparison import add_to_comparison
 from dashboard.components.knobs import knob_columns, share_knobs
 from dashboard.components.page_help import how_to_read
-from dashboard.components.state import require_task, stop_page
-from fairengine.data import DataError
-from fairengine.methods import KnobError, get_method
+from dashboard.components.state import require_task
+from fairengine.frontier import sweep, task_key
+from fairengine.methods import get_method
+from fairengine.methods.multiaccurate_proxy import PROXIES
+from fairengine.methods.multiaccurate_proxy.method import EPS_GRID
 
 METHOD = get_method("multiaccurate_proxy")
 st.title(METHOD.title)
@@ -23,7 +32,8 @@ st.caption(
     "bounds, and the guarantee covers only the audited class and tasks."
 )
 how_to_read(METHOD.name)
-task = require_task(METHOD, hint="Pick a classification target on the Data page.")
+task = require_task()
+runner.require_kind(METHOD, task, "Pick a classification target on the Data page.")
 
 train, test = cached.split_task(task, task.fingerprint)
 knobs = knob_columns(
@@ -39,12 +49,15 @@ knobs = METHOD.validate_knobs(knobs)
 share_knobs(METHOD, knobs, task)
 
 key = task.fingerprint
-try:
-    with st.spinner("Learning the proxy and the downstream classifier…"):
-        result = multiaccurate_proxy_runs.run(train, test, key, tuple(sorted(knobs.items())))
-except (DataError, KnobError, ValueError) as exc:
-    st.error(str(exc))
-    stop_page()
+result = runner.run_panel(
+    "multiaccurate_proxy",
+    "multiaccurate_proxy",
+    train,
+    test,
+    knobs,
+    label="Learning the proxy and the downstream classifier",
+)
+knobs = dict(result.knobs)  # the knobs of the result shown (the last ones while a fit runs)
 
 summary = result.artifacts["summary"]
 test_metrics = result.metrics["test"]
@@ -94,26 +107,28 @@ if result.artifacts["trace"] is not None:
 st.subheader("Downstream frontiers of every proxy")
 store = cached.frontier_store()
 points = multiaccurate_proxy_runs.cached_frontiers(train, test, knobs, store)
-if points is None and (
-    st.button("Sweep ε for every proxy", key="map_sweep") or st.session_state.get("map_swept")
-):
-    st.session_state["map_swept"] = True
-    bar = st.progress(0.0, text="Starting…")
-
-    def progress(done: int, total: int, point: dict) -> None:
-        bar.progress(
-            done / total,
-            text=f"{done} of {total} points (proxy={point.get('proxy')}, ε={point.get('eps')})",
+if points is None:
+    fixed = {k: [v] for k, v in knobs.items() if k not in ("eps", "proxy")}
+    grid = {"proxy": list(PROXIES), "eps": list(EPS_GRID), **fixed}
+    if runner.sweep_panel(
+        "multiaccurate_proxy",
+        "Sweeping ε for every proxy",
+        f"{task_key(train, test)}{sorted(knobs.items())}",
+        sweep,
+        METHOD.name,
+        train,
+        test,
+        grid,
+        store=store,
+        button="Sweep ε for every proxy",
+        n_points=len(PROXIES) * len(EPS_GRID),
+    ):
+        points = multiaccurate_proxy_runs.frontiers(train, test, knobs, store)
+    else:
+        st.caption(
+            f"Sweeps ε over {', '.join(map(str, EPS_GRID))} for each proxy with the other "
+            "knobs fixed; points are cached and appear on the Compare page too."
         )
-
-    points = multiaccurate_proxy_runs.frontiers(train, test, knobs, store, progress)
-    bar.empty()
-elif points is None:
-    st.caption(
-        "Sweeps ε over "
-        f"{', '.join(map(str, multiaccurate_proxy_runs.EPS_GRID))} for each proxy with the other "
-        "knobs fixed; points are cached and appear on the Compare page too."
-    )
 c3, c4 = st.columns(2)
 c3.plotly_chart(
     multiaccurate_proxy_charts.frontier_figure(points, test_metrics, knobs["proxy"]),
@@ -129,7 +144,9 @@ with st.expander("Audit table and proxy quality"):
 
 st.download_button(
     "Download model file (downstream classifier + proxy)",
-    multiaccurate_proxy_runs.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
+    partial(
+        multiaccurate_proxy_runs.model_file, result, train, test, f"{key}{sorted(knobs.items())}"
+    ),
     file_name="multiaccurate_proxy.fairmodel",
     mime="application/zip",
     key="map_model",

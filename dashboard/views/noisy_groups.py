@@ -4,14 +4,17 @@ TV bound, a sweep over the noise level (the paper's Figures 1–3) and the model
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
-from dashboard.components import cached, noisy_groups_charts, noisy_groups_runs
+from dashboard.components import cached, noisy_groups_charts, noisy_groups_runs, runner
 from dashboard.components.comparison import add_to_comparison
 from dashboard.components.knobs import knob_columns, share_knobs
 from dashboard.components.page_help import how_to_read
 from dashboard.components.state import require_task, stop_page
 from fairengine.data import DataError
+from fairengine.frontier import sweep, task_key
 from fairengine.methods import KnobError, get_method
 
 METHOD = get_method("noisy_groups")
@@ -21,7 +24,8 @@ st.caption(
     "sees the noisy groups, and its constraint violation is measured on the true ones."
 )
 how_to_read(METHOD.name)
-task = require_task(METHOD, hint="On the Data page pick a classification dataset.")
+task = require_task()
+runner.require_kind(METHOD, task, "On the Data page pick a classification dataset.")
 
 train, test = cached.split_task(task, task.fingerprint)
 knobs = knob_columns(
@@ -38,11 +42,11 @@ key = task.fingerprint
 try:
     knobs = METHOD.validate_knobs(knobs)
     share_knobs(METHOD, knobs, task)
-    with st.spinner("Fitting…"):
-        result = noisy_groups_runs.run(train, test, key, tuple(sorted(knobs.items())))
 except (DataError, KnobError, ValueError) as exc:
     st.error(str(exc))
     stop_page()
+result = runner.run_panel("noisy_groups", "noisy_groups", train, test, knobs, label="Fitting")
+knobs = dict(result.knobs)  # the knobs of the result shown (the last ones while a fit runs)
 
 art = result.artifacts
 if art["status"] == "fallback":
@@ -73,20 +77,25 @@ methods = st.multiselect(
     key="ng_sweep_methods",
 )  # fmt: skip
 points = None
-if st.button("Sweep noise level", key="ng_sweep") or st.session_state.get("ng_swept"):
-    st.session_state["ng_swept"] = True
-    bar = st.progress(0.0, text="Sweeping the noise level…")
-
-    def _progress(done: int, total: int, point: dict) -> None:
-        bar.progress(done / total, text=f"{done}/{total}: {point['method']} at {point['noise']}")
-
+chosen = list(methods or ["naive"])
+fixed = {k: [v] for k, v in knobs.items() if k not in ("noise", "method")}
+if runner.sweep_panel(
+    "noisy_groups",
+    "Sweeping the noise level",
+    f"{task_key(train, test)}{sorted(knobs.items())}{chosen}",
+    sweep,
+    "noisy_groups",
+    train,
+    test,
+    {"method": chosen, "noise": list(noisy_groups_runs.NOISE_GRID), **fixed},
+    store=cached.frontier_store(),
+    button="Sweep noise level",
+    n_points=len(chosen) * len(noisy_groups_runs.NOISE_GRID),
+):
     try:
-        points = noisy_groups_runs.noise_sweep(
-            train, test, knobs, cached.frontier_store(), methods or ["naive"], _progress
-        )
+        points = noisy_groups_runs.noise_sweep(train, test, knobs, cached.frontier_store(), chosen)
     except (DataError, KnobError, ValueError) as exc:
         st.error(str(exc))
-    bar.empty()
 else:
     st.caption(
         f"Runs each approach at noise {', '.join(map(str, noisy_groups_runs.NOISE_GRID))} with "
@@ -114,7 +123,7 @@ with st.expander("Noise model and radii"):
 
 st.download_button(
     "Download model file (linear classifier)",
-    noisy_groups_runs.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
+    partial(noisy_groups_runs.model_file, result, train, test, f"{key}{sorted(knobs.items())}"),
     file_name="noisy_groups.fairmodel",
     mime="application/zip",
     key="ng_model",

@@ -3,6 +3,12 @@
 Each method declares a ``demo_grid`` and the bundled ``demo_tasks`` to sweep it on; the points
 are written into a :class:`FrontierStore` under ``assets/frontiers/``, which the dashboard reads
 (read-only) at start, so the demo shows frontiers without computing anything.
+
+Precompute also stores each method's *default run* (every knob at its default, the page's
+first view) as a complete :class:`~fairengine.methods.base.RunResult` in the store's ``runs/``
+folder (:mod:`fairengine.frontier.runs`), on every demo task and on the default dataset (Adult
+with its default roles) where the method applies, so every method page opens on a finished
+result without fitting anything.
 """
 
 from __future__ import annotations
@@ -15,6 +21,10 @@ from typing import Any
 from fairengine.data import load_dataset
 from fairengine.data.registry import assets_dir
 
+#: The dashboard's default dataset (its pages open on it): every method's default run is
+#: precomputed on it too, with the dataset's default roles.
+DEFAULT_DATASET = "adult"
+
 
 def demo_root() -> Path:
     """Where the shipped demo frontiers live."""
@@ -26,6 +36,7 @@ def precompute(
     methods: list[str] | None = None,
     *,
     quick: bool = False,
+    runs: bool = True,
     log: Callable[[str], Any] = print,
 ) -> list[dict[str, Any]]:
     """Sweep every method's demo grid on its demo tasks into the store at ``out``.
@@ -38,16 +49,22 @@ def precompute(
         Only these methods (default: every registered method with a demo grid).
     quick : bool
         Only the first two values of each grid knob (for tests).
+    runs : bool
+        Also store each method's default run on its demo tasks and the default dataset.
 
     Returns
     -------
     list of dict
-        One record per (method, dataset): the number of points and the task key.
+        One record per (method, dataset): the number of points and the task key (and, for a
+        default run, ``"run": True`` and its fit seconds).
     """
     from fairengine.frontier import FrontierStore, sweep, task_key
+    from fairengine.frontier.runs import SUFFIX as RUN_SUFFIX
+    from fairengine.frontier.runs import RunStore, compute_and_store, run_key
     from fairengine.methods import get_method, list_methods
 
     store = FrontierStore(out or demo_root())
+    run_store = RunStore(store.root)
     names = methods or [m for m in list_methods() if get_method(m).demo_grid]
     written = []
     for name in names:
@@ -55,24 +72,41 @@ def precompute(
         grid = {k: list(v[:2] if quick else v) for k, v in method.demo_grid.items()}
         if not grid:
             continue
-        for dataset, sensitive in method.demo_tasks:
+        tasks = list(dict.fromkeys([*method.demo_tasks, (DEFAULT_DATASET, None)]))
+        for dataset, sensitive in tasks:
             task = load_dataset(dataset, sensitive=sensitive)
             if task.kind not in method.kinds:
                 continue
-            for seed in method.demo_seeds:
-                train, test = task.split(random_state=seed)
+            train, test = task.split()
+            tkey = task_key(train, test)
+            label = f"{name} on {dataset} ({', '.join(task.sensitive)})"
+            record = {"method": name, "dataset": dataset, "sensitive": list(task.sensitive)}
+            if (dataset, sensitive) in method.demo_tasks:  # the default dataset: the run only
                 n_points = len(list(itertools.product(*grid.values())))
-                split = f", split {seed}" if seed else ""
-                log(f"{name} on {dataset} ({', '.join(task.sensitive)}{split}): {n_points} points")
-                frontier = sweep(method, train, test, grid, store=store)
-                written.append(
-                    {
-                        "method": name,
-                        "dataset": dataset,
-                        "sensitive": list(task.sensitive),
-                        "seed": int(seed),
-                        "points": int(frontier.points["point_id"].nunique()),
-                        "task_key": task_key(train, test),
-                    }
-                )
+                for seed in method.demo_seeds:  # one train/test split per seed (0: the default)
+                    seed_train, seed_test = task.split(random_state=seed)
+                    split = f", split {seed}" if seed else ""
+                    log(f"{label[:-1]}{split}): {n_points} points")
+                    frontier = sweep(method, seed_train, seed_test, grid, store=store)
+                    points = int(frontier.points["point_id"].nunique())
+                    written.append(
+                        {
+                            **record,
+                            "seed": int(seed),
+                            "points": points,
+                            "task_key": task_key(seed_train, seed_test),
+                        }
+                    )
+            knobs = method.validate_knobs({})
+            if not runs:
+                continue
+            if run_store.get(tkey, name, knobs) is None:
+                log(f"{label}: default run")
+                result = compute_and_store(run_store, name, train, test, knobs)
+                written.append({**record, "run": True, "elapsed": result.elapsed, "task_key": tkey})
+            current = run_store.path(tkey, name, run_key(tkey, name, knobs))
+            for stale in current.parent.glob(f"*{RUN_SUFFIX}"):
+                if stale != current:  # an older version's (or other defaults') run
+                    log(f"{label}: removing the stale run {stale.name}")
+                    stale.unlink()
     return written

@@ -16,6 +16,9 @@ APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("FAIRENGINE_CACHE", str(tmp_path / "cache"))
+    # fits run in the shared worker pool; wait for them inline and redo every change live
+    monkeypatch.setenv("FAIRENGINE_RUN_WAIT", "600")
+    monkeypatch.setenv("FAIRENGINE_CHEAP_SECONDS", "1e9")
 
 
 def _values(data) -> np.ndarray:
@@ -37,9 +40,9 @@ def open_page(**params: str) -> AppTest:
 def test_run_shows_heatmap_proportions_table_and_downloads() -> None:
     at = open_page()
     assert at.title[0].value == "Balanced filtering"
-    assert not at.get("plotly_chart")  # nothing fitted before Run, no shipped curves here
+    assert len(at.get("plotly_chart")) == 2  # the first view fits at once, no button
     at.slider(key="w.bf.alpha").set_value(0.3)
-    at.button(key="bf_run").click().run()
+    at.run()
     assert not at.exception and not at.error
     assert len(at.get("plotly_chart")) == 2  # heatmap of A, proportions before/after
     assert len(at.get("download_button")) == 2
@@ -53,11 +56,11 @@ def test_curves_and_custom_target() -> None:
     at = open_page()
     at.slider(key="w.bf.alpha").set_value(0.2)
     at.radio(key="w.bf.tmode").set_value("custom").run()
-    at.button(key="bf_run").click().run()
+    at.run()
     assert not at.exception and not at.error
     at.multiselect(key="w.bf.curves").set_value(["QP decision tree", "Naive regression"])
     at.number_input(key="w.bf.seeds").set_value(2)
-    at.button(key="bf_curves").click().run()
+    at.button(key="runner.sweep.balanced_filtering").click().run()
     assert not at.exception
     charts = at.get("plotly_chart")
     assert len(charts) == 3
@@ -71,7 +74,7 @@ def test_curves_and_custom_target() -> None:
 def test_early_stop_is_a_visible_warning() -> None:
     at = open_page()
     at.slider(key="w.bf.alpha").set_value(0.0)
-    at.button(key="bf_run").click().run()
+    at.run()
     assert not at.exception
     assert any("α = 0" in w.value for w in at.warning)
 
@@ -80,7 +83,7 @@ def test_leaf_floor_toggle_overrides_the_paper_defaults() -> None:
     at = open_page()
     at.toggle(key="w.bf.floor").set_value(True).run()
     assert any("min_leaf_rows = 30" in c.value for c in at.caption)
-    at.button(key="bf_run").click().run()
+    at.run()
     assert not at.exception and not at.error
     assert [m.label for m in at.metric][1:3] == ["Imbalance β (train)", "Imbalance β (test)"]
 
@@ -93,7 +96,7 @@ def test_adult_race_opens_on_the_shipped_paper_curves() -> None:
     assert not at.error
     assert at.button(key="bf_curves").disabled  # nothing to compute: read from the store
     charts = at.get("plotly_chart")
-    assert len(charts) == 1
+    assert len(charts) == 3  # the curves first, then the single filter's heatmap and proportions
     traces = json.loads(charts[0].proto.spec)["data"]
     lines = {(t["name"], t["xaxis"]): t for t in traces if t.get("mode") == "lines+markers"}
     assert len(lines) == 4 and len([t for t in traces if t.get("fill") == "toself"]) == 4
@@ -104,7 +107,7 @@ def test_adult_race_opens_on_the_shipped_paper_curves() -> None:
 
 def test_add_to_comparison_stores_the_filter_on_its_own_plane() -> None:
     at = open_page()
-    at.button(key="bf_run").click().run()
+    at.run()
     at.button(key="bf_add").click().run()
     assert not at.exception
     assert any("Added to the comparison" in s.value for s in at.success)

@@ -16,6 +16,7 @@ APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 @pytest.fixture
 def cache(tmp_path, monkeypatch) -> FrontierStore:
     monkeypatch.setenv("FAIRENGINE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("FAIRENGINE_RUN_WAIT", "600")  # sweeps run in the pool; await them inline
     store = FrontierStore(tmp_path / "cache")
     train, test = load_dataset("german_credit").split()
     sweep("reweighing", train, test, {"strength": [0.0, 0.5, 1.0]}, store=store)
@@ -66,7 +67,7 @@ def test_compute_a_frontier_from_the_page(cache: FrontierStore) -> None:
     at = open_compare()
     at.selectbox(key="run_method").set_value("reweighing").run()
     at.text_input(key="run_values_reweighing_strength").set_value("0.25, 0.75").run()
-    at.button(key="run_sweep").click().run()
+    at.button(key="runner.sweep.compare").click().run()
     assert not at.exception and not at.error
     assert len(at.selectbox(key="w.cmp_point").options) == 5
     train, test = load_dataset("german_credit").split()
@@ -112,7 +113,7 @@ def test_filter_keeps_a_method_just_swept(cache: FrontierStore) -> None:
     at.selectbox(key="run_knob_fairlearn_eg").set_value("eps").run()
     at.text_input(key="run_values_fairlearn_eg_eps").set_value("0.05").run()
     at.slider(key="run_fixed.fairlearn_eg.max_iter").set_value(10).run()
-    at.button(key="run_sweep").click().run()
+    at.button(key="runner.sweep.compare").click().run()
     assert not at.exception and not at.error
     assert set(at.multiselect(key="w.cmp_methods").value) == {"reweighing", "fairlearn_eg"}
     assert len(at.selectbox(key="w.cmp_point").options) == 4

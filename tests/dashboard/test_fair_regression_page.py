@@ -13,6 +13,9 @@ APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("FAIRENGINE_CACHE", str(tmp_path / "cache"))
+    # fits run in the shared worker pool; wait for them inline and redo every change live
+    monkeypatch.setenv("FAIRENGINE_RUN_WAIT", "600")
+    monkeypatch.setenv("FAIRENGINE_CHEAP_SECONDS", "1e9")
 
 
 def open_page(dataset: str = "law_school") -> AppTest:
@@ -40,7 +43,7 @@ def test_knobs_rerun_and_sweep_draws_the_frontier() -> None:
     assert not at.exception and not at.error
     at.selectbox(key="w.fr.constraint").set_value("statistical_parity").run()
     at.slider(key="w.fr.n_levels").set_value(20).run()
-    at.button(key="fr_sweep").click().run()
+    at.button(key="runner.sweep.fair_regression").click().run()
     assert not at.exception and not at.error
     assert len(at.get("plotly_chart")) == 3
 

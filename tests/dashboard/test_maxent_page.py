@@ -13,6 +13,9 @@ APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("FAIRENGINE_CACHE", str(tmp_path / "cache"))
+    # fits run in the shared worker pool; wait for them inline and redo every change live
+    monkeypatch.setenv("FAIRENGINE_RUN_WAIT", "600")
+    monkeypatch.setenv("FAIRENGINE_CHEAP_SECONDS", "1e9")
 
 
 def open_page(dataset: str = "german_credit") -> AppTest:
@@ -46,7 +49,7 @@ def test_knobs_rerun_and_custom_share_appears() -> None:
 def test_sweep_over_c_draws_the_frontier() -> None:
     at = open_page()
     at.slider(key="w.maxent.n_samples").set_value(1000).run()
-    at.button(key="maxent_sweep").click().run()
+    at.button(key="runner.sweep.maxent").click().run()
     assert not at.exception and not at.error
     assert len(at.get("plotly_chart")) == 4
 

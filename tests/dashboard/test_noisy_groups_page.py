@@ -13,6 +13,9 @@ APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("FAIRENGINE_CACHE", str(tmp_path / "cache"))
+    # fits run in the shared worker pool; wait for them inline and redo every change live
+    monkeypatch.setenv("FAIRENGINE_RUN_WAIT", "600")
+    monkeypatch.setenv("FAIRENGINE_CHEAP_SECONDS", "1e9")
 
 
 def open_page() -> AppTest:
@@ -49,7 +52,7 @@ def test_sweep_draws_the_noise_charts() -> None:
     at = open_page()
     at.slider(key="w.ng.n_steps").set_value(40).run()
     at.multiselect(key="ng_sweep_methods").set_value(["naive", "soft"]).run()
-    at.button(key="ng_sweep").click().run()
+    at.button(key="runner.sweep.noisy_groups").click().run()
     assert not at.exception and not at.error
     assert len(at.get("plotly_chart")) == 4
     assert len(at.get("download_button")) == 1

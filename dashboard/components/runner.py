@@ -1,0 +1,364 @@
+"""The one run model of every method page: where a result comes from and when it is computed.
+
+A page calls :func:`run_panel` with its knobs and gets the result to draw:
+
+* a setting computed before comes at once from the in-process memo or the run cache (the
+  user's cache, then the runs shipped in ``assets/frontiers/runs`` by ``fairengine precompute``);
+* otherwise the fit runs in the shared process pool (:mod:`dashboard.components.jobs`), never in
+  the script thread: live when the last fit of this page took at most :data:`CHEAP_SECONDS`
+  (or there is nothing to show yet), else only when the visitor presses **Run**;
+* meanwhile the page keeps the last result, marked "knobs changed — Run to update", and a small
+  fragment polls the job (queue position, progress, estimate, a Cancel button) and reruns the
+  page when it is done. Moving a knob never wipes a result.
+
+Sweeps use :func:`sweep_panel` the same way: they run in the pool, fill the frontier store, and
+the page draws them from the store once done.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from concurrent import futures
+from typing import Any
+
+import streamlit as st
+
+from dashboard.components import cached
+from dashboard.components.jobs import Job, JobPool
+from dashboard.components.state import _KIND_WORDS, stop_page
+from fairengine.data import Task
+from fairengine.frontier import task_key
+from fairengine.frontier.runs import RunStore, compute_and_store, run_key
+from fairengine.methods.base import Method, RunResult
+
+#: A fit whose last run took at most this long (seconds; ``$FAIRENGINE_CHEAP_SECONDS``
+#: overrides it) is redone live on every knob change; a longer one waits for **Run**.
+CHEAP_SECONDS = 3.0
+#: How long a page waits for a just-submitted job before drawing progress instead (seconds;
+#: ``$FAIRENGINE_RUN_WAIT`` overrides it, e.g. the AppTest suites wait for the whole fit).
+INLINE_WAIT = 2.0
+#: Poll interval of a pending job.
+POLL = 1.0
+
+
+@st.cache_resource(show_spinner=False)
+def job_pool() -> JobPool:
+    """The process pool shared by every session of this server."""
+    return JobPool()
+
+
+def run_store() -> RunStore:
+    """Complete runs: the user's cache (writable) and the shipped demo runs (read-only)."""
+    store = cached.frontier_store()
+    return _run_store(str(store.root), tuple(str(p) for p in store.read_only))
+
+
+@st.cache_resource(show_spinner=False)
+def _run_store(root: str, read_only: tuple[str, ...]) -> RunStore:
+    return RunStore(root, read_only=read_only)
+
+
+@st.cache_resource(show_spinner=False)
+def _memo() -> OrderedDict:
+    """Recent results by run key, shared by sessions (a small LRU)."""
+    return OrderedDict()
+
+
+def _remember(key: str, result: RunResult, limit: int = 24) -> None:
+    memo = _memo()
+    memo[key] = result
+    memo.move_to_end(key)
+    while len(memo) > limit:
+        memo.popitem(last=False)
+
+
+def lookup(key: str, tkey: str, method: str, knobs: Mapping, extra: Mapping | None) -> Any:
+    """A result already computed for this key (memo, then the run cache), else None."""
+    memo = _memo()
+    if key in memo:
+        memo.move_to_end(key)
+        return memo[key]
+    result = run_store().get(tkey, method, knobs, extra)
+    if result is not None:
+        _remember(key, result)
+    return result
+
+
+def cheap_seconds() -> float:
+    value = os.environ.get("FAIRENGINE_CHEAP_SECONDS")
+    return CHEAP_SECONDS if value is None else float(value)
+
+
+def inline_wait() -> float:
+    return float(os.environ.get("FAIRENGINE_RUN_WAIT") or INLINE_WAIT)
+
+
+def _wait(job: Job) -> None:
+    """Give a just-submitted job a moment, so a quick one is drawn without polling."""
+    futures.wait([job.future], timeout=inline_wait())
+
+
+def session_id() -> str:
+    return st.session_state.setdefault("_session_id", uuid.uuid4().hex)
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "unknown time"
+    return f"about {max(1, round(value))} s" if value < 90 else f"about {value / 60:.0f} min"
+
+
+def _job_text(pool: JobPool, job: Job) -> tuple[float | None, str]:
+    position = pool.queue_position(job)
+    if position:
+        ahead = "next in line" if position == 1 else f"{position - 1} jobs ahead"
+        return None, f"{job.label}: queued ({ahead}; {pool.workers} shared workers)."
+    info = job.progress()
+    done, total = int(info.get("done", 0)), int(info.get("total", 0))
+    remaining = job.remaining()
+    left = f"{_seconds(remaining)} left" if remaining is not None else "running"
+    if total:
+        return done / total, f"{job.label}: {done} of {total} points, {left}."
+    if job.estimate:
+        started = info.get("started")
+        spent = 0.0 if started is None else max(0.0, job.estimate - (remaining or 0.0))
+        return min(0.99, spent / job.estimate), f"{job.label}: {left}."
+    started = info.get("started")
+    running = "" if started is None else f" for {max(0, round(time.time() - started))} s"
+    return None, f"{job.label}: running{running} (first fit of this setting)."
+
+
+def show_job(job_id: int, slot: str) -> None:
+    """Progress of a pending job, refreshed every :data:`POLL` seconds; reruns the page when the
+    job ends (a fragment, so the rest of the page stays as it is meanwhile)."""
+
+    @st.fragment(run_every=POLL)
+    def _poll() -> None:
+        pool = job_pool()
+        job = pool.get(job_id)
+        if job is None or job.done:
+            st.rerun()
+        fraction, text = _job_text(pool, job)
+        if fraction is None:
+            st.info(text, icon=":material/hourglass_top:")
+        else:
+            st.progress(fraction, text=text)
+        if st.button("Cancel", key=f"runner.cancel.{slot}", icon=":material/cancel:"):
+            pool.cancel(job)
+            st.session_state[f"runner.cancelled.{slot}"] = job.key
+            st.rerun()
+
+    _poll()
+
+
+def _state(slot: str) -> dict:
+    return st.session_state.setdefault(f"runner.state.{slot}", {})
+
+
+def run_panel(
+    slot: str,
+    method: str,
+    train: Task,
+    test: Task,
+    knobs: Mapping[str, Any],
+    *,
+    label: str,
+    extra: Mapping[str, Any] | None = None,
+    function: Callable[..., RunResult] | None = None,
+) -> RunResult:
+    """The result to draw for ``knobs`` (see the module docstring); draws the run controls.
+
+    Ends the page (after drawing the progress) when there is nothing to show yet.
+    """
+    tkey = task_key(train, test)
+    key = run_key(tkey, method, knobs, extra)
+    state = _state(slot)
+    # the pool (and its worker processes) starts with the first job, not with a page view
+    job = job_pool().get(state["job"]) if "job" in state else None
+    if job is not None and job.key != key:
+        if job.started is None:  # a queued fit of knobs the visitor has left: drop it
+            job_pool().cancel(job)
+        state.pop("job", None)
+        job = None
+
+    result = lookup(key, tkey, method, knobs, extra)
+    if result is None and job is not None:
+        status, value = job.outcome()
+        if status == "done":
+            result = value
+            _remember(key, result)
+        elif status == "error":
+            state.pop("job", None)
+            state["failed"] = key
+            st.error(f"{label} failed: {value}")
+            job = None
+        elif status == "cancelled":
+            state.pop("job", None)
+            job = None
+    if result is not None:
+        state.pop("job", None)
+        state.update(key=key, tkey=tkey, result=result)
+        return result
+
+    last = state.get("result") if state.get("tkey") == tkey else None
+    cancelled = st.session_state.get(f"runner.cancelled.{slot}") == key
+    if job is None:
+        failed = state.get("failed") == key  # never retried on its own
+        auto = not (cancelled or failed) and (last is None or last.elapsed <= cheap_seconds())
+        pressed = not auto and st.button(
+            "Run",
+            key=f"runner.run.{slot}",
+            type="primary",
+            icon=":material/play_arrow:",
+            help="Fit with the current knobs (in the shared worker pool; the page stays usable).",
+        )
+        if auto or pressed:
+            st.session_state.pop(f"runner.cancelled.{slot}", None)
+            job = job_pool().submit(
+                session_id(),
+                label,
+                key,
+                compute_and_store,
+                run_store(),
+                method,
+                train,
+                test,
+                dict(knobs),
+                dict(extra) if extra else None,
+                function,
+                estimate=None if last is None else float(last.elapsed),
+            )
+            state["job"] = job.id
+            _wait(job)
+            status, value = job.outcome()
+            if status == "done":
+                _remember(key, value)
+                state.pop("job", None)
+                state.update(key=key, tkey=tkey, result=value)
+                return value
+            if status == "error":
+                state.pop("job", None)
+                state["failed"] = key
+                st.error(f"{label} failed: {value}")
+                job = None
+    if job is not None:
+        show_job(job.id, slot)
+    if last is None:
+        if job is None:  # failed or cancelled: only Run starts it again
+            st.info("Press **Run** to fit with these knobs.")
+        stop_page()
+    if job is None:
+        st.warning(
+            f"Knobs changed — press **Run** to update (the last fit took "
+            f"{_seconds(last.elapsed)}). The result below is for the previous knobs.",
+            icon=":material/update:",
+        )
+    else:
+        st.caption("Showing the previous result until the new one is ready.")
+    return last
+
+
+def sweep_panel(
+    slot: str,
+    label: str,
+    sweep_key: str,
+    function: Callable[..., Any],
+    *args: Any,
+    button: str,
+    n_points: int,
+    with_progress: bool = True,
+    **kwargs: Any,
+) -> bool:
+    """A button that runs a sweep in the pool (``function(*args, **kwargs)``, which fills the
+    frontier store); True once it has finished for ``sweep_key`` in this session, so the page
+    draws the points from the store. Draws progress and Cancel while it runs."""
+    state = _state(f"sweep.{slot}")
+    if sweep_key in state.setdefault("done", []):
+        return True
+    job = job_pool().get(state["job"]) if "job" in state else None
+    if job is not None and job.key != sweep_key:
+        if job.started is None:
+            job_pool().cancel(job)
+        state.pop("job", None)
+        job = None
+    if job is None and st.button(button, key=f"runner.sweep.{slot}"):
+        job = job_pool().submit(
+            session_id(),
+            label,
+            sweep_key,
+            _discard,
+            function,
+            *args,
+            with_progress=with_progress,
+            **kwargs,
+        )
+        state["job"] = job.id
+        _wait(job)
+    if job is not None:
+        status, value = job.outcome()
+        if status == "done":
+            state.pop("job", None)
+            state["done"].append(sweep_key)
+            return True
+        if status in ("error", "cancelled"):
+            state.pop("job", None)
+            if status == "error":
+                st.error(f"{label} failed: {value}")
+            else:
+                st.caption(f"{label} cancelled; points finished so far stay cached.")
+            job = None
+    if job is not None:
+        show_job(job.id, f"sweep.{slot}")
+    else:
+        st.caption(
+            f"{n_points} points, run in the shared worker pool; cached points are not recomputed."
+        )
+    return False
+
+
+def _discard(function: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+    """Run a sweep for its side effect (the store) without shipping its results back."""
+    function(*args, **kwargs)
+
+
+def offer_dataset(dataset: str, sensitive: tuple[str, ...] | None, reason: str) -> None:
+    """One button that opens ``dataset`` (the method's paper dataset) and reruns the page."""
+    from fairengine.data.registry import DATASETS
+
+    info = DATASETS[dataset]
+    label = f"Open {info.title}" + (f" ({', '.join(sensitive)})" if sensitive else "")
+    if st.button(label, key=f"runner.open.{dataset}", type="primary", help=reason):
+        for name in ("target", "sensitive", "kind", "positive_label", "features"):
+            st.session_state.pop(f"sel.{name}", None)
+            st.session_state.pop(f"w.{name}", None)
+        st.session_state["sel.source"] = "bundled"
+        st.session_state["sel.dataset"] = dataset
+        st.session_state.pop("w.dataset", None)
+        if sensitive:
+            st.session_state["sel.sensitive"] = list(sensitive)
+        st.session_state.pop("task", None)
+        st.rerun()
+
+
+def offer_demo(method: Method, reason: str = "The paper's dataset for this method.") -> None:
+    """:func:`offer_dataset` for the method's first demo task (its paper dataset)."""
+    if method.demo_tasks:
+        dataset, sensitive = method.demo_tasks[0]
+        offer_dataset(dataset, sensitive, f"{reason} Its result is precomputed: it shows at once.")
+
+
+def require_kind(method: Method, task: Task, hint: str) -> None:
+    """End the page when ``method`` does not apply to the task's kind: say why and offer the
+    method's paper dataset in one click."""
+    if task.kind in method.kinds:
+        return
+    needed = " or ".join(_KIND_WORDS.get(kind, kind) for kind in method.kinds)
+    st.error(
+        f"{method.title} needs {needed}, but {task.target!r} makes this a {task.kind} task. " + hint
+    )
+    offer_demo(method)
+    stop_page()

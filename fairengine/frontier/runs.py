@@ -1,0 +1,174 @@
+"""Whole runs (model, metrics and the page's artifacts) cached on disk, next to the frontiers.
+
+A frontier point (:mod:`fairengine.frontier.store`) keeps a model file with its metrics, which is
+all the Compare page needs; a method page also plots the run's artifacts (tables, curves, traces).
+:class:`RunStore` keeps the complete :class:`~fairengine.methods.base.RunResult` of a setting,
+so a page opened on a setting that was computed before (by this user, or shipped by
+``fairengine precompute``) shows its result without fitting anything.
+
+Layout (inside a frontier store root, in a folder the frontier store never lists)::
+
+    <root>/runs/<task_key[:20]>/<method>/<key[:32]>.run.gz
+
+Each file is a gzip-compressed pickle of ``(key, RunResult)``; the key is checked on reading.
+Entries are keyed like frontier points (task, method name and version, knobs, engine version),
+plus optional ``extra`` settings that are not knobs (e.g. balanced filtering's custom target).
+Pickles are only ever read from the shipped assets and the user's own cache directory, which
+this process writes itself: never point a store at files from elsewhere.
+"""
+
+from __future__ import annotations
+
+import gzip
+import logging
+import os
+import pickle
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from fairengine.data import Task
+from fairengine.frontier.keys import point_key, task_key
+from fairengine.methods.base import RunResult
+
+__all__ = ["RUNS_DIR", "RunStore", "compute_and_store", "method_run", "run_key"]
+
+logger = logging.getLogger("fairengine.frontier")
+
+RUNS_DIR = "runs"
+SUFFIX = ".run.gz"
+
+
+def run_key(
+    tkey: str, method: str, knobs: Mapping[str, Any], extra: Mapping[str, Any] | None = None
+) -> str:
+    """Store key of a run: the frontier point key of ``knobs``, with each ``extra`` setting
+    added under ``"@name"`` (so an extra never collides with a knob)."""
+    settings = dict(knobs)
+    for name, value in (extra or {}).items():
+        if value is not None:
+            settings[f"@{name}"] = value
+    return point_key(tkey, method, settings)
+
+
+class RunStore:
+    """Complete runs on disk: a writable root plus read-only roots (the shipped demo runs).
+
+    Parameters
+    ----------
+    root : path
+        The writable frontier-store root; runs live in its ``runs/`` folder.
+    read_only : sequence of path
+        Frontier-store roots that are only read (e.g. ``assets/frontiers``).
+    """
+
+    def __init__(
+        self, root: str | os.PathLike[str], *, read_only: Sequence[str | os.PathLike[str]] = ()
+    ) -> None:
+        self.root = Path(root).expanduser()
+        if isinstance(read_only, str | os.PathLike):
+            read_only = (read_only,)
+        self.read_only = tuple(
+            Path(r).expanduser()
+            for r in read_only
+            if Path(r).expanduser().resolve() != self.root.resolve()
+        )
+
+    def __repr__(self) -> str:
+        return f"RunStore({str(self.root)!r}, read_only={[str(p) for p in self.read_only]})"
+
+    def path(self, tkey: str, method: str, key: str, *, root: Path | None = None) -> Path:
+        base = self.root if root is None else root
+        return base / RUNS_DIR / tkey[:20] / method / f"{key[:32]}{SUFFIX}"
+
+    def get(
+        self,
+        tkey: str,
+        method: str,
+        knobs: Mapping[str, Any],
+        extra: Mapping[str, Any] | None = None,
+    ) -> RunResult | None:
+        """The stored run, or None if absent or unreadable (a damaged file is a miss)."""
+        key = run_key(tkey, method, knobs, extra)
+        for root in (self.root, *self.read_only):
+            path = self.path(tkey, method, key, root=root)
+            if not path.is_file():
+                continue
+            try:
+                with gzip.open(path, "rb") as handle:
+                    stored_key, result = pickle.load(handle)  # noqa: S301 - our own cache files
+                if stored_key != key or not isinstance(result, RunResult):
+                    raise ValueError("holds another key")
+            except Exception as exc:  # any damage is a miss, never an error
+                logger.warning("Skipping unreadable run %s: %s", path, exc)
+                continue
+            return result
+        return None
+
+    def put(
+        self,
+        tkey: str,
+        result: RunResult,
+        knobs: Mapping[str, Any] | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> Path:
+        """Store ``result`` atomically (temp file + ``os.replace``) and return its path."""
+        knobs = dict(result.knobs if knobs is None else knobs)
+        key = run_key(tkey, result.method, knobs, extra)
+        path = self.path(tkey, result.method, key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
+                pickle.dump((key, result), gz, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return path
+
+    def size(self) -> int:
+        """Total bytes of the runs in the writable root."""
+        base = self.root / RUNS_DIR
+        return sum(p.stat().st_size for p in base.rglob(f"*{SUFFIX}")) if base.is_dir() else 0
+
+
+def method_run(method: str, train: Task, test: Task, /, **knobs: Any) -> RunResult:
+    """``get_method(method).run(train, test, **knobs)``: a picklable run function for workers
+    (positional-only, since a method may have a knob called ``method``)."""
+    import fairengine.methods  # noqa: F401  (registers the methods in a fresh worker)
+    from fairengine.methods import get_method
+
+    return get_method(method).run(train, test, **knobs)
+
+
+def compute_and_store(
+    store: RunStore | None,
+    method: str,
+    train: Task,
+    test: Task,
+    knobs: Mapping[str, Any],
+    extra: Mapping[str, Any] | None = None,
+    function: Callable[..., RunResult] | None = None,
+) -> RunResult:
+    """Compute one run and keep it in ``store`` (a store that cannot be written never fails
+    the run).
+
+    ``function(train, test, **knobs, **extra)`` computes it; by default the registered
+    method's ``run`` (which takes no extras). The run is stored under every knob's validated
+    value (defaults filled in), as the pages look it up.
+    """
+    from fairengine.methods import get_method
+
+    knobs = get_method(method).validate_knobs(dict(knobs))  # keyed by every knob's value
+    if function is None:
+        result = method_run(method, train, test, **knobs)
+    else:
+        result = function(train, test, **dict(knobs), **dict(extra or {}))
+    if store is not None:
+        try:
+            store.put(task_key(train, test), result, knobs, extra)
+        except (OSError, pickle.PicklingError, TypeError, AttributeError) as exc:
+            logger.warning("Could not store the run of %s: %s", method, exc)
+    return result

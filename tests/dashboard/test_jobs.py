@@ -1,0 +1,61 @@
+"""The shared job pool of the dashboard: per-session limit, queue positions, progress, cancel."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from dashboard.components.jobs import Cancelled, JobPool
+
+
+def counting(n: int, pause: float, progress=None) -> int:
+    """A sweep stand-in: ``n`` steps of ``pause`` seconds, reporting progress after each."""
+    for i in range(n):
+        time.sleep(pause)
+        if progress is not None:
+            progress(i + 1, n)
+    return n
+
+
+@pytest.fixture(scope="module")
+def pool():
+    pool = JobPool(workers=1, per_session=2, warm=False)
+    yield pool
+    pool.shutdown()
+
+
+def wait_started(job, timeout: float = 60.0) -> None:
+    end = time.time() + timeout
+    while job.started is None and time.time() < end:
+        time.sleep(0.05)
+    assert job.started is not None
+
+
+def test_queue_position_progress_and_result(pool: JobPool) -> None:
+    first = pool.submit("a", "first", "k1", counting, 6, 0.1, with_progress=True)
+    second = pool.submit("b", "second", "k2", counting, 1, 0.0)
+    wait_started(first)
+    assert pool.queue_position(first) == 0
+    assert pool.queue_position(second) == 1  # one worker: behind the first
+    assert first.future.result(timeout=60) == 6
+    assert first.progress()["done"] == 6 and first.progress()["total"] == 6
+    assert second.future.result(timeout=60) == 1
+    assert first.outcome() == ("done", 6) and pool.queue_position(second) == 0
+
+
+def test_same_key_is_shared_and_session_limit_drops_the_oldest(pool: JobPool) -> None:
+    blocker = pool.submit("other", "blocker", "block", counting, 10, 0.1, with_progress=True)
+    wait_started(blocker)
+    a = pool.submit("s", "a", "ka", counting, 1, 0.0)
+    assert pool.submit("t", "a again", "ka", counting, 1, 0.0) is a  # never run twice
+    b = pool.submit("s", "b", "kb", counting, 1, 0.0)
+    c = pool.submit("s", "c", "kc", counting, 1, 0.0)  # limit 2: the oldest (a) is dropped
+    assert a.outcome()[0] == "cancelled"
+    assert [j.key for j in pool.active("s")] == ["kb", "kc"]
+    assert pool.queue_position(c) == 2
+    pool.cancel(blocker)  # a running sweep stops at its next point
+    with pytest.raises(Cancelled):
+        blocker.future.result(timeout=60)
+    assert blocker.outcome()[0] == "cancelled" and blocker.progress()["done"] < 10
+    assert c.future.result(timeout=60) == 1 and b.outcome() == ("done", 1)
