@@ -698,7 +698,7 @@ REGISTRY: dict[str, MetricInfo] = _declare(
                "Fair regression's chosen loss (square, absolute or logistic) on the target "
                "min–max scaled to [0, 1], expected over Q (as Agarwal et al. 2019 report it)."),
     MetricInfo("scaled_max_group_loss", "Worst group's objective loss (scaled target)", True,
-               REGRESSION, "Largest per-group scaled_loss (bounded group loss, Agarwal et al.)"),
+               REGRESSION, "Largest per-group scaled_loss (bounded group loss, Agarwal et al.)."),
     # ---- data (generated or reweighted samples; seed 001)
     MetricInfo("representation_rate", "Representation rate (data)", False, ANY_KIND,
                "Smallest over largest group share of the (generated or reweighted) data."),

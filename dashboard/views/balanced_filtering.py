@@ -108,6 +108,7 @@ store_key = f"{task.fingerprint}|{store!r}"
 stored = bool(chosen) and bf.curves_stored(task, store, store_key, *curves_key[1:])
 fixed = {k: v for k, v in curve_knobs.items() if k not in ("proxy", "alpha", "eta", "relaxed")}
 if stored:  # complete in the store (the shipped demo curves): read once, no progress bar
+    st.button("Compute curves", key="bf_curves", disabled=True, help="Every point is stored.")
     points = bf.stored_curve_points(task, store, store_key, *curves_key[1:])
 elif chosen and runner.sweep_panel(  # in the shared worker pool, with progress and Cancel
     "balanced_filtering",

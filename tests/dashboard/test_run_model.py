@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard.components import runner
 from fairengine.methods import get_method
 
 METHOD_DEFAULT_ALPHA = get_method("balanced_filtering").knob("alpha").default
@@ -24,6 +25,7 @@ def private_cache(tmp_path, monkeypatch) -> Path:
     monkeypatch.setenv("FAIRENGINE_CACHE", str(cache))
     monkeypatch.setenv("FAIRENGINE_RUN_WAIT", "600")  # a submitted fit is awaited inline
     monkeypatch.setenv("FAIRENGINE_CHEAP_SECONDS", "0")  # every fit counts as expensive
+    runner._memo.clear()  # results that earlier tests in this process left in the shared memo
     return cache
 
 
