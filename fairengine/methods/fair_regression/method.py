@@ -110,6 +110,8 @@ def _run(
         "group_losses": pd.DataFrame(group_rows),
         "baselines": pd.DataFrame(baseline_rows),
         "gaps": np.asarray(game.gaps),
+        # the fit's matrices, scored by the shared evaluation (then dropped from the result)
+        "encoded_inputs": {"train": z_train, "test": z_test},
         "weights": regressor.weights_,
         "summary": {
             "status": regressor.status_,
