@@ -3,10 +3,11 @@
 The engine is pure Python (no Streamlit); the dashboard in ``dashboard/`` sits on top of it.
 """
 
+from typing import Any
+
 from fairengine.data import (
     DataError,
     DatasetInfo,
-    FeatureEncoder,
     Task,
     from_frame,
     list_datasets,
@@ -27,3 +28,11 @@ __all__ = [
     "load_dataset",
     "read_table",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "FeatureEncoder":  # lazy: scikit-learn loads on first use, not for a listing
+        from fairengine.data.encoding import FeatureEncoder
+
+        return FeatureEncoder
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

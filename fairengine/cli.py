@@ -386,16 +386,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _model_file_error(exc: Exception) -> bool:
+    """Whether ``exc`` is a :class:`fairengine.export.ModelFileError`, without importing the
+    export package for commands that never load it (``datasets``: issue 18)."""
+    files = sys.modules.get("fairengine.export.files")
+    return files is not None and isinstance(exc, files.ModelFileError)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    from fairengine.export import ModelFileError
     from fairengine.methods.base import KnobError
 
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args))
-    except (DataError, KnobError, UsageError, ModelFileError, ConnectionError) as exc:
+    except (DataError, KnobError, UsageError, ConnectionError) as exc:
+        print(f"fairengine: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:
+        if not _model_file_error(exc):
+            raise
         print(f"fairengine: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

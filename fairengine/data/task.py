@@ -11,7 +11,6 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import train_test_split
 
 from fairengine.data.groups import group_keys
 from fairengine.data.validate import check_roles, infer_kind, resolve_positive_label
@@ -124,6 +123,8 @@ class Task:
         counts = np.bincount(strata)
         if counts[counts > 0].min() < 2:
             strata = None
+        from sklearn.model_selection import train_test_split  # lazy: listings import no sklearn
+
         positions = np.arange(len(self.frame))
         train, test = train_test_split(
             positions, test_size=test_size, random_state=random_state, stratify=strata

@@ -1,15 +1,10 @@
 """Fairness methods behind one contract: ``list_methods``, ``get_method``, ``Method``, ``Knob``.
 
-Importing this package registers every method module.
+The built-in method modules register themselves on the first lookup
+(:func:`~fairengine.methods.registry.list_methods` / ``get_method``), not when this package is
+imported, so ``fairengine.methods.base`` and the command line's listings stay light (issue 18).
 """
 
-from fairengine.methods import reweighing  # noqa: F401, I001  (registration order)
-from fairengine.methods import fairlearn_eg  # noqa: F401, E402
-from fairengine.methods import balanced_filtering  # noqa: F401, E402  (seed 000)
-from fairengine.methods import maxent  # noqa: F401, E402  (seed 001)
-from fairengine.methods import fair_regression  # noqa: F401, E402  (seed 002)
-from fairengine.methods import noisy_groups  # noqa: F401, E402  (seed 003)
-from fairengine.methods import multiaccurate_proxy  # noqa: F401, E402  (seed 004)
 from fairengine.methods.base import Knob, KnobError, Method, RunResult
 from fairengine.methods.registry import get_method, list_methods, register
 
