@@ -5,15 +5,7 @@ The engine is pure Python (no Streamlit); the dashboard in ``dashboard/`` sits o
 
 from typing import Any
 
-from fairengine.data import (
-    DataError,
-    DatasetInfo,
-    Task,
-    from_frame,
-    list_datasets,
-    load_dataset,
-    read_table,
-)
+from fairengine.data import DataError, DatasetInfo, list_datasets, load_dataset
 
 __version__ = "0.1.0"
 
@@ -31,8 +23,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name == "FeatureEncoder":  # lazy: scikit-learn loads on first use, not for a listing
-        from fairengine.data.encoding import FeatureEncoder
+    if name in ("FeatureEncoder", "Task", "from_frame", "read_table"):  # lazy: see fairengine.data
+        import fairengine.data
 
-        return FeatureEncoder
+        return getattr(fairengine.data, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -11,10 +11,14 @@ import sys
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairengine import __version__
-from fairengine.data import DataError, Task, from_frame, list_datasets, load_dataset, read_table
+from fairengine.data.errors import DataError
+from fairengine.data.registry import list_datasets
+
+if TYPE_CHECKING:
+    from fairengine.data import Task
 
 EXIT_USAGE = 2
 
@@ -70,6 +74,8 @@ def _parse_pairs(items: Sequence[str], flag: str) -> dict[str, str]:
 
 
 def _load_task(args: argparse.Namespace) -> Task:
+    from fairengine.data import from_frame, load_dataset, read_table
+
     if (args.dataset is None) == (args.data is None):
         raise UsageError("Give exactly one of --dataset NAME or --data FILE.")
     if args.dataset is not None:

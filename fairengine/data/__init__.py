@@ -7,9 +7,16 @@ does not).
 from typing import Any
 
 from fairengine.data.errors import DataError
-from fairengine.data.io import read_table
 from fairengine.data.registry import DatasetInfo, list_datasets, load_dataset
-from fairengine.data.task import Task, from_frame
+
+#: Names imported from their module on first use: the Task and the readers need pandas, the
+#: encoder scikit-learn; listing the bundled datasets needs neither (issue 18).
+_LAZY = {
+    "FeatureEncoder": "fairengine.data.encoding",
+    "read_table": "fairengine.data.io",
+    "Task": "fairengine.data.task",
+    "from_frame": "fairengine.data.task",
+}
 
 __all__ = [
     "DataError",
@@ -24,8 +31,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name == "FeatureEncoder":
-        from fairengine.data.encoding import FeatureEncoder
+    if name in _LAZY:
+        import importlib
 
-        return FeatureEncoder
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fairengine.data import Task
+if TYPE_CHECKING:  # the command line imports KnobError without loading pandas (issue 18)
+    from fairengine.data import Task
 
 #: BLAS threads of one run: what joblib's loky workers get on this 2-core target when a sweep
 #: uses both cores (cpu_count // n_jobs); the fits are many small products.

@@ -84,14 +84,16 @@ class LinearLeastSquares:
 
     def fit(self, target: np.ndarray, weight: np.ndarray | None = None) -> Component:
         w = np.ones(len(self.design)) if weight is None else np.asarray(weight, float)
-        key = w.tobytes()
+        key = None if weight is None else w.tobytes()
         if self._factor is None or self._factor[0] != key:
             weighted = self.design * w[:, None]
             gram = self.design.T @ weighted
             gram[np.diag_indices_from(gram)] += _RIDGE * max(np.trace(gram) / len(gram), 1e-12)
-            self._factor = (key, np.linalg.cholesky(gram), weighted)
+            # unit weights: the weighted copy equals the design bit for bit, so it is not kept
+            # (one copy of the matrix less for the whole game; issue 18)
+            self._factor = (key, np.linalg.cholesky(gram), None if weight is None else weighted)
         _, chol, weighted = self._factor
-        rhs = weighted.T @ np.asarray(target, float)
+        rhs = (self.design if weighted is None else weighted).T @ np.asarray(target, float)
         beta = cho_solve((chol, True), rhs)
         return Component("linear", "identity", {"coef": beta[:-1], "intercept": beta[-1:]})
 
