@@ -158,13 +158,90 @@ def _row(label: str, m: dict, k: str) -> dict:
     }
 
 
+def scaling_logged(quick: bool) -> list[dict]:
+    """The logged scaling measurements: main before issue 18 (``FAIRENGINE_SCALING_BEFORE``) and
+    this checkout, side by side, without measuring again."""
+    rows = []
+    before = os.environ.get("FAIRENGINE_SCALING_BEFORE")
+    if before:
+        rows += table(Path(before), "before (main): ")
+    rows += table(ROOT, "after: ")
+    return rows
+
+
 def register(registry) -> None:
     registry.add(scaling)
+    registry.add(scaling_logged)
+
+
+#: Each measurement is also appended here (one JSON line per fit, keyed by the measured
+#: checkout), so an interrupted run loses nothing and the table can be rebuilt (``--table``).
+LOG_DIR = Path(os.environ.get("FAIRENGINE_SCALING_LOG", "/tmp/fairengine_scaling"))
+#: Lines "METHOD FACTOR [wide]" in ``skip`` (any checkout) or ``skip-<checkout folder>`` are
+#: skipped (the worker exits with status 3): how a long run is trimmed while it runs.
+SKIP = "skip"
+
+
+def _key(method: str, factor: int, wide: bool) -> str:
+    return f"{method} {factor}{' wide' if wide else ''}"
+
+
+def _log_path(root: Path) -> Path:
+    return LOG_DIR / f"{root.resolve().name}.jsonl"
+
+
+def logged(root: Path) -> dict[str, dict]:
+    """The measurements logged for a checkout, by "METHOD FACTOR [wide]" (the last one wins)."""
+    path = _log_path(root)
+    if not path.exists():
+        return {}
+    out = {}
+    for line in path.read_text().splitlines():
+        m = json.loads(line)
+        out[_key(m["method"], m["factor"], m["wide"])] = m
+    return out
+
+
+def table(root: Path, label: str) -> list[dict]:
+    """Rows of the logged measurements of a checkout, in the benchmark's order."""
+    found = logged(root)
+    rows: list[dict] = []
+    import math
+
+    for method in METHODS:
+        previous = None
+        for factor in FACTORS:
+            m = found.get(_key(method, factor, False))
+            if m is None:
+                continue
+            k = ""
+            if previous is not None:
+                ratio = m["cpu"] / previous["cpu"]
+                k = f", k = {math.log(ratio) / math.log(factor / previous['factor']):.2f} vs "
+                k += f"{previous['factor']}x"
+            rows.append(_row(label, m, k))
+            previous = m
+        m = found.get(_key(method, 1, True))
+        if m is not None:
+            rows.append(_row(label, m, ""))
+    return rows
 
 
 if __name__ == "__main__":
     if len(sys.argv) >= 4 and sys.argv[1] == "--worker":
-        sys.path.insert(0, os.environ.get("PYTHONPATH", str(ROOT)))
-        print(json.dumps(worker(sys.argv[2], int(sys.argv[3]), "wide" in sys.argv[4:])))
+        root = Path(os.environ.get("PYTHONPATH", str(ROOT)).split(os.pathsep)[0])
+        sys.path.insert(0, str(root))
+        method, factor, wide = sys.argv[2], int(sys.argv[3]), "wide" in sys.argv[4:]
+        for skip in (LOG_DIR / SKIP, LOG_DIR / f"{SKIP}-{root.resolve().name}"):
+            if skip.exists() and _key(method, factor, wide) in skip.read_text().splitlines():
+                raise SystemExit(3)
+        measured = worker(method, factor, wide)
+        LOG_DIR.mkdir(parents=True, exist_ok=True)
+        with _log_path(root).open("a") as log:
+            log.write(json.dumps(measured) + "\n")
+        print(json.dumps(measured))
+    elif len(sys.argv) >= 3 and sys.argv[1] == "--table":
+        for row in table(Path(sys.argv[2]), sys.argv[3] if len(sys.argv) > 3 else ""):
+            print(row)
     else:
-        raise SystemExit("usage: bench_scaling.py --worker METHOD FACTOR [wide]")
+        raise SystemExit("usage: bench_scaling.py --worker METHOD FACTOR [wide] | --table ROOT")

@@ -78,11 +78,16 @@ class ParityReduction:
         self.eps = np.broadcast_to(np.asarray(eps, float), (self.n_groups,))
         self.loss, self.n_levels, self.oracle, self.base = loss, n_levels, oracle, base
         self.lr_weights, self.random_state = lr_weights, random_state
-        self.cost = cost_matrix(self.y, loss, n_levels)
         # Σ_{j ≤ k} c(Y_i, z_j): λ-independent, so computed once per fit (issue 18)
         self.cost_prefix = np.cumsum(self.cost, axis=1)
         self.dim = 2 * self.n_groups * n_levels
         self._ls = LinearLeastSquares(self.Z) if base == "linear" and oracle == "ls" else None
+
+    @property
+    def cost(self) -> np.ndarray:
+        """c(Y_i, z_j), (n, N): recomputed (bit for bit) when asked — the game needs it twice per
+        fit, the targets only its prefix sums — so a fit holds one (n, N) table, not two."""
+        return cost_matrix(self.y, self.loss, self.n_levels)
 
     # -- evaluation ------------------------------------------------------------------------------
     def respond(self, component: Component) -> Response:
