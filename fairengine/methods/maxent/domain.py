@@ -214,13 +214,14 @@ class Domain:
         """Reference-coded points (n, d') of level codes (n, F') (``only``: these features)."""
         chosen = list(range(len(self.features))) if only is None else only
         codes = np.asarray(codes, dtype=np.int64).reshape(-1, len(chosen))
-        blocks = []
-        for j, i in enumerate(chosen):
-            block = np.zeros((len(codes), self.features[i].size - 1))
+        widths = [self.features[i].size - 1 for i in chosen]
+        out = np.zeros((len(codes), sum(widths)))  # one array, no per-feature blocks to stack
+        start = 0
+        for j, width in enumerate(widths):
             hit = codes[:, j] > 0
-            block[np.flatnonzero(hit), codes[hit, j] - 1] = 1.0
-            blocks.append(block)
-        return np.hstack(blocks) if blocks else np.zeros((len(codes), 0))
+            out[np.flatnonzero(hit), start + codes[hit, j] - 1] = 1.0
+            start += width
+        return out
 
     def decode(self, codes: np.ndarray, categorical: bool = False) -> pd.DataFrame:
         """Readable rows: each code replaced by its level name (``categorical``: as pandas
