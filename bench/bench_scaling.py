@@ -158,20 +158,8 @@ def _row(label: str, m: dict, k: str) -> dict:
     }
 
 
-def scaling_logged(quick: bool) -> list[dict]:
-    """The logged scaling measurements: main before issue 18 (``FAIRENGINE_SCALING_BEFORE``) and
-    this checkout, side by side, without measuring again."""
-    rows = []
-    before = os.environ.get("FAIRENGINE_SCALING_BEFORE")
-    if before:
-        rows += table(Path(before), "before (main): ")
-    rows += table(ROOT, "after: ")
-    return rows
-
-
 def register(registry) -> None:
     registry.add(scaling)
-    registry.add(scaling_logged)
 
 
 #: Each measurement is also appended here (one JSON line per fit, keyed by the measured
