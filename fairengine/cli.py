@@ -13,10 +13,14 @@ import sys
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairengine import __version__
-from fairengine.data import DataError, Task, from_frame, list_datasets, load_dataset, read_table
+from fairengine.data.errors import DataError
+from fairengine.data.registry import list_datasets
+
+if TYPE_CHECKING:
+    from fairengine.data import Task
 
 EXIT_USAGE = 2
 
@@ -72,6 +76,8 @@ def _parse_pairs(items: Sequence[str], flag: str) -> dict[str, str]:
 
 
 def _load_task(args: argparse.Namespace) -> Task:
+    from fairengine.data import from_frame, load_dataset, read_table
+
     if (args.dataset is None) == (args.data is None):
         raise UsageError("Give exactly one of --dataset NAME or --data FILE.")
     if args.dataset is not None:
@@ -473,10 +479,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _model_file_error(exc: Exception) -> bool:
+    """Whether ``exc`` is a :class:`fairengine.export.ModelFileError` (or the client's
+    ``SchemaError``), without importing the
+    export package for commands that never load it (``datasets``: issue 18)."""
+    files = sys.modules.get("fairengine.export.files")
+    client = sys.modules.get("fairengine.export.client")
+    return (files is not None and isinstance(exc, files.ModelFileError)) or (
+        client is not None and isinstance(exc, client.SchemaError)
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    from fairengine.export import ModelFileError
-    from fairengine.export.client import SchemaError
     from fairengine.methods.base import KnobError
 
     parser = build_parser()
@@ -486,14 +501,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `fairengine predict ... | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (
-        DataError,
-        KnobError,
-        UsageError,
-        ModelFileError,
-        SchemaError,
-        ConnectionError,
-    ) as exc:
+    except (DataError, KnobError, UsageError, ConnectionError) as exc:
+        print(f"fairengine: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:
+        if not _model_file_error(exc):
+            raise
         print(f"fairengine: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

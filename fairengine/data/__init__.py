@@ -1,10 +1,22 @@
-"""Data layer: bundled datasets, reading and validating user tables, the Task, feature encoding."""
+"""Data layer: bundled datasets, reading and validating user tables, the Task, feature encoding.
 
-from fairengine.data.encoding import FeatureEncoder
+``FeatureEncoder`` is imported on first use (it needs scikit-learn; a listing of the datasets
+does not).
+"""
+
+from typing import Any
+
 from fairengine.data.errors import DataError
-from fairengine.data.io import read_table
 from fairengine.data.registry import DatasetInfo, list_datasets, load_dataset
-from fairengine.data.task import Task, from_frame
+
+#: Names imported from their module on first use: the Task and the readers need pandas, the
+#: encoder scikit-learn; listing the bundled datasets needs neither (issue 18).
+_LAZY = {
+    "FeatureEncoder": "fairengine.data.encoding",
+    "read_table": "fairengine.data.io",
+    "Task": "fairengine.data.task",
+    "from_frame": "fairengine.data.task",
+}
 
 __all__ = [
     "DataError",
@@ -16,3 +28,11 @@ __all__ = [
     "load_dataset",
     "read_table",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -11,11 +11,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from fairengine.data.errors import DataError
-from fairengine.data.task import Kind, Task, from_frame
+
+if TYPE_CHECKING:  # pandas and the Task load with the data, not for a listing (issue 18)
+    import pandas as pd
+
+    from fairengine.data.task import Kind, Task
 
 _UCI = "CC BY 4.0 (UCI Machine Learning Repository)"
 
@@ -238,6 +241,8 @@ def get_info(name: str) -> DatasetInfo:
 
 @lru_cache(maxsize=8)
 def _read(path: Path) -> pd.DataFrame:
+    import pandas as pd
+
     return pd.read_parquet(path)
 
 
@@ -318,6 +323,8 @@ def load_dataset(
     positive = info.positive_labels.get(target) if kind != "regression" else None
     if features is None:
         features = default_features(info, frame, target, sens)
+    from fairengine.data.task import from_frame
+
     return from_frame(
         frame,
         target=target,

@@ -11,7 +11,6 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import train_test_split
 
 from fairengine.data.errors import DataError
 from fairengine.data.groups import group_keys
@@ -138,6 +137,8 @@ class Task:
         counts = np.bincount(strata)
         if counts[counts > 0].min() < 2:
             strata = None
+        from sklearn.model_selection import train_test_split  # lazy: listings import no sklearn
+
         positions = np.arange(len(self.frame))
         try:
             train, test = train_test_split(

@@ -1,9 +1,10 @@
 """Fairness methods behind one contract: ``list_methods``, ``get_method``, ``Method``, ``Knob``.
 
-The method modules register themselves when first imported; :func:`list_methods` and
-:func:`get_method` import all of them (in :data:`registry.METHOD_MODULES` order) on first use, and
-``fairengine.methods.<name>`` imports one on attribute access. Importing this package alone imports
-no method (so loading one method's exported model pulls in neither the others nor fairlearn).
+The built-in method modules register themselves on the first lookup (:func:`list_methods`
+imports all of them, :func:`get_method` only the one asked for), and ``fairengine.methods.<name>``
+imports one on attribute access. Importing this package alone imports no method, so loading one
+method's exported model pulls in neither the others nor fairlearn, and the command line's listings
+stay light.
 """
 
 from __future__ import annotations

@@ -5,9 +5,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fairengine.data import Task
+if TYPE_CHECKING:  # the command line imports KnobError without loading pandas (issue 18)
+    from fairengine.data import Task
+
+#: BLAS threads of one run: what joblib's loky workers get on this 2-core target when a sweep
+#: uses both cores (cpu_count // n_jobs); the fits are many small products.
+BLAS_THREADS = 1
 
 
 class KnobError(ValueError):
@@ -190,9 +195,14 @@ class Method:
 
         Every predicting model is scored by the one shared evaluation
         (:func:`fairengine.methods.evaluation.evaluate_result`) on top of the method's own
-        metrics."""
+        metrics. BLAS runs on :data:`BLAS_THREADS` thread(s), as in a sweep's loky workers, so a
+        direct run (dashboard, ``fairengine run``, ``n_jobs=1`` sweeps) computes the same way
+        and is not slowed by threads competing for the few cores (issue 18)."""
+        from threadpoolctl import threadpool_limits
+
         from fairengine.methods.evaluation import evaluate_result
 
         self.check_task(train)
         values = self.validate_knobs(knobs)
-        return evaluate_result(self.run_function(train, test, **values), train, test)
+        with threadpool_limits(limits=BLAS_THREADS, user_api="blas"):
+            return evaluate_result(self.run_function(train, test, **values), train, test)

@@ -16,6 +16,11 @@ replace any value of the same name the method computed itself. Method-specific m
 * A method whose model reads columns the task's ``X`` lacks (e.g. the simulated noisy group) puts
   them in ``artifacts["extra_inputs"] = {"train": {column: values}, "test": {...}}``; the model
   is scored on ``X`` with those columns added (:func:`model_inputs`).
+* A method that already holds the encoded split matrices (``model.encode(task.X)``) may hand
+  them over in ``artifacts["encoded_inputs"] = {"train": Z, "test": Z_test}``: they are scored
+  directly (``model.metric_predictions_encoded`` / ``prediction_mixture_encoded``) instead of
+  encoding the rows again, and the key is removed from the result (issue 18: the result stays
+  lean, the scoring adds no copy of the training matrix).
 """
 
 from __future__ import annotations
@@ -100,11 +105,33 @@ def model_inputs(result: Any, split: str, task: Task) -> Any:
     return task.X.assign(**extra) if extra else task.X
 
 
+#: Transient artifact: the encoded split matrices a method hands to the evaluation.
+ENCODED_INPUTS = "encoded_inputs"
+
+
+def encoded_metrics(model: Any, task: Task, Z: Any) -> dict[str, float] | None:  # noqa: N803
+    """The shared metrics of ``model`` on rows already encoded by ``model.encode`` (``Z``), the
+    same numbers as :func:`model_metrics`; None when the model cannot score encoded rows."""
+    mixture = getattr(model, "prediction_mixture_encoded", None)
+    if task.kind == "regression" and mixture is not None:
+        return mixture_metrics(task, *mixture(Z))
+    if hasattr(model, "prediction_mixture"):
+        return None
+    scorer = getattr(model, "metric_predictions_encoded", None)
+    values = scorer(Z) if scorer is not None else None
+    return None if values is None else task_metrics(task, np.asarray(values, dtype=float))
+
+
 def evaluate_result(result: Any, train: Task, test: Task) -> Any:
     """Put the shared metrics of ``result.model`` into ``result.metrics`` (see the module doc)."""
+    encoded = result.artifacts.pop(ENCODED_INPUTS, None) or {}
     if not predicts(result.model, train):
         return result
     for split, task in (("train", train), ("test", test)):
-        shared = model_metrics(result.model, task, model_inputs(result, split, task))
+        shared, extra = None, result.artifacts.get("extra_inputs") or {}
+        if encoded.get(split) is not None and split not in extra:
+            shared = encoded_metrics(result.model, task, encoded[split])
+        if shared is None:
+            shared = model_metrics(result.model, task, model_inputs(result, split, task))
         result.metrics[split] = {**result.metrics.get(split, {}), **shared}
     return result

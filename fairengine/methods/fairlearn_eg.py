@@ -53,7 +53,11 @@ def _run(
         knobs={"constraint": constraint, "eps": eps, "max_iter": max_iter, "C": C},
         metrics={"train": {}, "test": {}},  # filled by the shared evaluation (Method.run)
         model=model,
-        artifacts={"n_components": int(active.sum()), "n_oracle_calls": len(mitigator.predictors_)},
+        artifacts={
+            "n_components": int(active.sum()),
+            "n_oracle_calls": len(mitigator.predictors_),
+            "encoded_inputs": {"train": Z},  # scored by the shared evaluation, not re-encoded
+        },
         elapsed=elapsed,
     )
 

@@ -1,6 +1,6 @@
-"""Name -> Method. Each method module registers itself when imported; :func:`list_methods` and
-:func:`get_method` import every module of :data:`METHOD_MODULES` first (once), so importing
-:mod:`fairengine.methods` alone stays cheap (see the package docstring)."""
+"""Name -> Method. The built-in method modules register themselves on the first lookup:
+:func:`list_methods` imports all of them (once), :func:`get_method` only the one asked for, so
+importing :mod:`fairengine.methods` (or loading one method's model file) stays light."""
 
 from __future__ import annotations
 
@@ -8,28 +8,22 @@ import importlib
 
 from fairengine.methods.base import Method
 
-#: The method modules under ``fairengine.methods``, in listing order (seed order after the
-#: two baselines).
+#: The built-in method modules under ``fairengine.methods``, in listing order (the two reference
+#: methods, then the papers' methods).
 METHOD_MODULES: tuple[str, ...] = (
     "reweighing",
     "fairlearn_eg",
-    "balanced_filtering",  # seed 000
-    "maxent",  # seed 001
-    "fair_regression",  # seed 002
-    "noisy_groups",  # seed 003
-    "multiaccurate_proxy",  # seed 004
+    "balanced_filtering",
+    "maxent",
+    "fair_regression",
+    "noisy_groups",
+    "multiaccurate_proxy",
 )
+#: Their full module names.
+BUILTIN: tuple[str, ...] = tuple(f"fairengine.methods.{m}" for m in METHOD_MODULES)
 
 _METHODS: dict[str, Method] = {}
 _loaded = False
-
-
-def _load_all() -> None:
-    global _loaded
-    if not _loaded:
-        for module in METHOD_MODULES:
-            importlib.import_module(f"fairengine.methods.{module}")
-        _loaded = True
 
 
 def register(method: Method) -> Method:
@@ -38,18 +32,46 @@ def register(method: Method) -> Method:
     return method
 
 
+def load_builtin() -> None:
+    """Import every built-in method module (once); each registers its method."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for module in BUILTIN:
+        importlib.import_module(module)
+    # a built-in module imported directly before the first lookup registered out of order
+    ordered = sorted(_METHODS.values(), key=_rank)
+    _METHODS.clear()
+    _METHODS.update({m.name: m for m in ordered})
+
+
+def _rank(method: Method) -> int:
+    """Position of a built-in method's module in :data:`BUILTIN`; others after (stable sort)."""
+    module = getattr(method.run_function, "__module__", "") or ""
+    for i, prefix in enumerate(BUILTIN):
+        if module == prefix or module.startswith(prefix + "."):
+            return i
+    return len(BUILTIN)
+
+
 def list_methods() -> list[str]:
-    """Names of the registered methods: :data:`METHOD_MODULES` order, then any others in
-    registration order."""
-    _load_all()
-    order = {name: i for i, name in enumerate(METHOD_MODULES)}
-    return sorted(_METHODS, key=lambda name: order.get(name, len(order)))
+    """Names of the registered methods: the built-in ones in :data:`BUILTIN` order, then others
+    in registration order."""
+    load_builtin()
+    return list(_METHODS)
 
 
 def get_method(name: str) -> Method:
-    """The method called ``name``; ``ValueError`` naming the valid ones otherwise."""
+    """The method called ``name``; ``ValueError`` naming the valid ones otherwise.
+
+    A built-in method is found by importing its own module only (a cached sweep of one method
+    does not load the other six)."""
+    module = f"fairengine.methods.{name}"
+    if name not in _METHODS and module in BUILTIN:
+        importlib.import_module(module)
     if name not in _METHODS:
-        _load_all()
+        load_builtin()
     try:
         return _METHODS[name]
     except KeyError:

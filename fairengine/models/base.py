@@ -117,6 +117,20 @@ class Model:
         classifier P(prediction = 1), so the metrics are its exact expected metrics."""
         return self.predict(X)
 
+    def metric_predictions_encoded(self, Z: np.ndarray) -> np.ndarray | None:  # noqa: N803
+        """:meth:`metric_predictions` of rows already encoded by :meth:`encode` (the fit's own
+        matrices, so the shared evaluation need not encode them again), or None when a subclass
+        predicts in a way this base class cannot reproduce from ``Z``."""
+        cls = type(self)
+        if not (
+            cls.metric_predictions is Model.metric_predictions
+            and cls.predict is Model.predict
+            and cls.predict_score is Model.predict_score
+        ):
+            return None
+        score = self._score(Z)
+        return (score >= 0.5).astype(np.int64) if self.kind == "classification" else score
+
     def _score(self, Z: np.ndarray) -> np.ndarray:  # noqa: N803
         raise NotImplementedError
 

@@ -104,6 +104,9 @@ class RandomizedClassifier(Model):
     def metric_predictions(self, X: Any) -> np.ndarray:  # noqa: N803
         return self.predict_score(X)
 
+    def metric_predictions_encoded(self, Z: np.ndarray) -> np.ndarray:  # noqa: N803
+        return self._score(Z)
+
     def predict(self, X: Any, random_state: int | None = 0) -> np.ndarray:  # noqa: N803
         hard = self._component_predictions(self.encode(X))
         rng = np.random.default_rng(random_state)

@@ -220,7 +220,7 @@ def test_paper_mode_meets_theorem_4_on_exact_oracle_case() -> None:
     assert q.weights_.sum() == pytest.approx(1.0)
     assert q.game_.converged and q.game_.gap <= 0.2  # ~100 iterations with η = ν/(8B)
     assert q.sp_ks(X, a) <= 0.1 + (2 + 2 * 0.2) / 2.0 + 1e-9
-    constant = q.problem_.best_constant().objective  # every constant is feasible (§6.9)
+    constant = q.constant_objective_  # every constant is feasible (§6.9)
     assert q.game_.objective() <= constant + 2 * 0.2 + 1e-9
 
 

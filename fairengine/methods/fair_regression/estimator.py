@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validat
 from threadpoolctl import threadpool_limits
 
 from fairengine import metrics
-from fairengine.methods.fair_regression.game import play_parity_game
+from fairengine.methods.fair_regression.game import objective_scale, play_parity_game
 from fairengine.methods.fair_regression.knobs import CONSTRAINTS, KNOBS
 from fairengine.methods.fair_regression.learners import Component
 from fairengine.methods.fair_regression.losses import bins, representatives
@@ -96,6 +96,14 @@ class FairRegressor(RegressorMixin, BaseEstimator):
         Only when ``X`` has string column names.
     game_ : GameResult
         Gap, iterations, oracle calls.
+    constant_objective_ : float
+        Loss (loss_α for SP) of the best constant on the grid, always feasible (spec §6.9).
+    objective_scale_ : float
+        m = mean |c(Y_i, z)| of the SP game's units (spec §7.10); 1 for BGL.
+
+    The reduction (design matrix, cost matrix, weighted copies) lives only during :meth:`fit`:
+    a fitted regressor keeps the support of Q and these summaries, so it pickles to a few kB
+    per predictor whatever the number of training rows (issue 18).
     status_ : {"converged", "not_converged", "infeasible"}
         BGL "infeasible" = the paper's null (Algorithm 2 after gap ≤ ν).
     message_ : str
@@ -241,7 +249,6 @@ class FairRegressor(RegressorMixin, BaseEstimator):
             if self.nu is None:
                 raise ValueError("mode='paper' needs an explicit nu (ν)")
             eta = float(self.nu) / (rho * bound)
-        self.problem_ = problem
         # single-threaded BLAS: the solves are small, and sweeps parallelise over points
         with threadpool_limits(limits=1, user_api="blas"):
             self.game_: GameResult = self._solve(problem, bound, nu, eta)
@@ -249,6 +256,10 @@ class FairRegressor(RegressorMixin, BaseEstimator):
         self.weights_ = np.asarray(self.game_.weights, float)
         self.n_iter_ = int(self.game_.n_iter)
         self._set_status(problem)
+        constant = getattr(problem, "best_constant", None)
+        self.constant_objective_ = float(constant().objective) if constant else float("nan")
+        cost = getattr(problem, "cost", None)
+        self.objective_scale_ = objective_scale(cost) if cost is not None else 1.0
         return self
 
     def _solve(self, problem: Any, bound: float, nu: Any, eta: float | None) -> GameResult:

@@ -18,6 +18,9 @@ from fairengine.methods.fair_regression.estimator import FairRegressor
 from fairengine.methods.fair_regression.losses import LOGISTIC_C
 
 METRIC_LOSS = {"square": "square", "absolute": "absolute", "logistic": "log"}
+#: Thresholds kept in the plotted CDF table (issue 18: a BGL or unbinned mixture has one
+#: threshold per distinct prediction, i.e. per row; the KS point itself is always kept).
+MAX_CDF_POINTS = 500
 
 
 def _metric_values(values: np.ndarray, loss: str) -> np.ndarray:
@@ -88,16 +91,21 @@ def cdf_table(
     names: list[str],  # noqa: N803
 ) -> tuple[pd.DataFrame, dict[str, object]]:
     """Long table (group, threshold, cdf) of the exact mixture CDFs with an ``overall`` row per
-    threshold, and where the KS gap is attained (group, threshold, gap)."""
+    threshold, and where the KS gap is attained (group, threshold, gap).
+
+    The KS point is computed on every distinct threshold; the table (for the chart only) keeps
+    at most :data:`MAX_CDF_POINTS` of them, evenly spread in rank plus the KS point, so a
+    result stays small however many rows a split has."""
     t, group_cdf, overall = regressor.group_cdfs(Z, codes)
-    frames = [
-        pd.DataFrame({"group": name, "threshold": t, "cdf": group_cdf[a]})
-        for a, name in enumerate(names)
-        if a < len(group_cdf)
-    ]
-    frames.append(pd.DataFrame({"group": "overall", "threshold": t, "cdf": overall}))
     diff = np.abs(group_cdf - overall)
     a, j = np.unravel_index(int(np.argmax(diff)), diff.shape)
+    shown = _thin(len(t), int(j))
+    frames = [
+        pd.DataFrame({"group": name, "threshold": t[shown], "cdf": group_cdf[g][shown]})
+        for g, name in enumerate(names)
+        if g < len(group_cdf)
+    ]
+    frames.append(pd.DataFrame({"group": "overall", "threshold": t[shown], "cdf": overall[shown]}))
     ks = {
         "group": names[a],
         "threshold": float(t[j]),
@@ -106,3 +114,11 @@ def cdf_table(
         "overall_cdf": float(overall[j]),
     }
     return pd.concat(frames, ignore_index=True), ks
+
+
+def _thin(n: int, keep: int) -> np.ndarray:
+    """At most :data:`MAX_CDF_POINTS` threshold positions of ``n``, evenly spread, with ``keep``."""
+    if n <= MAX_CDF_POINTS:
+        return np.arange(n)
+    spread = np.linspace(0, n - 1, MAX_CDF_POINTS - 1).round().astype(int)
+    return np.union1d(spread, [keep])

@@ -60,8 +60,12 @@ class FairRegressionModel(Model):
     def prediction_mixture(self, X: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
         """(weights q_t, predictions of every f_t on the target's scale, shape (n, T)): what the
         shared evaluation scores, so loss and sp_ks are exact expectations over Q."""
+        return self.prediction_mixture_encoded(self.encode(X))
+
+    def prediction_mixture_encoded(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
+        """:meth:`prediction_mixture` of rows already encoded (the fit's own matrices)."""
         r = self.regressor
-        values = r.component_predictions(self.encode(X))
+        values = r.component_predictions(Z)
         return np.asarray(r.weights_, float), r.y_min_ + (r.y_max_ - r.y_min_) * values
 
     def predict_cdf(self, X: pd.DataFrame, thresholds: Any) -> np.ndarray:  # noqa: N803

@@ -74,9 +74,16 @@ class ParityReduction:
         self.eps = self.constraint.group_eps
         self.loss, self.n_levels, self.oracle, self.base = loss, n_levels, oracle, base
         self.lr_weights, self.random_state = lr_weights, random_state
-        self.cost = cost_matrix(self.y, loss, n_levels)
+        # Σ_{j ≤ k} c(Y_i, z_j): λ-independent, so computed once per fit (issue 18)
+        self.cost_prefix = np.cumsum(self.cost, axis=1)
         self.dim = self.constraint.dim
         self._ls = LinearLeastSquares(self.Z) if base == "linear" and oracle == "ls" else None
+
+    @property
+    def cost(self) -> np.ndarray:
+        """c(Y_i, z_j), (n, N): recomputed (bit for bit) when asked — the game needs it twice per
+        fit, the targets only its prefix sums — so a fit holds one (n, N) table, not two."""
+        return cost_matrix(self.y, self.loss, self.n_levels)
 
     # -- evaluation ------------------------------------------------------------------------------
     def respond(self, component: Component) -> Response:
@@ -99,7 +106,7 @@ class ParityReduction:
 
     def best_constant(self) -> Response:
         """The constant on the grid with the least loss_α: γ ≡ 0, so always feasible."""
-        prefix = np.cumsum(self.cost, axis=1).mean(axis=0) / self.n_levels
+        prefix = self.cost_prefix.mean(axis=0) / self.n_levels
         k = int(np.argmin(np.r_[0.0, prefix]))
         value = representatives(self.n_levels)[k]
         d = self.Z.shape[1]
@@ -114,10 +121,20 @@ class ParityReduction:
         return self.cost + self.constraint.signed_weights(lam)
 
     def targets(self, lam: np.ndarray) -> np.ndarray:
-        """U_i ∈ argmin_u g_λ(Y_i, A_i, u) via prefix sums (spec §3.3b; smallest k on ties)."""
-        prefix = np.cumsum(self.costs(lam), axis=1) / self.n_levels
-        prefix = np.hstack([np.zeros((len(prefix), 1)), prefix])
-        return representatives(self.n_levels)[np.argmin(prefix, axis=1)]
+        """U_i ∈ argmin_u g_λ(Y_i, A_i, u) via prefix sums (spec §3.3b; smallest k on ties).
+
+        Prefix sums are linear: Σ_{j≤k} c_λ = Σ_{j≤k} c + (prefix sums of the λ-terms of the
+        row's group), so the (n, N) cumulative sum of the costs is taken once per fit and each
+        call adds an (|A|, N) table (the common 1/N factor does not move the argmin)."""
+        lam = np.asarray(lam, float).reshape(2, self.n_groups, self.n_levels)
+        net = lam[0] - lam[1]
+        n = self.n_levels
+        shift = np.cumsum(n * (net / self.p[:, None]) - n * net.sum(axis=0)[None, :], axis=1)
+        prefix = self.cost_prefix + shift[self.codes]
+        best = np.argmin(prefix, axis=1)
+        lowest = np.take_along_axis(prefix, best[:, None], axis=1)[:, 0]
+        k = np.where(lowest < 0.0, best + 1, 0)  # k = 0: the empty prefix (value 0) wins ties
+        return representatives(self.n_levels)[k]
 
     def best_response(self, lam: np.ndarray) -> Response:
         if self.oracle == "cs":

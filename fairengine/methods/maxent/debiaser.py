@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from fairengine.data import Task
 from fairengine.methods.maxent.domain import Domain, domain_from_task, readable_rows
+from fairengine.methods.maxent.keys import unique_rows
 from fairengine.methods.maxent.knobs import KNOBS
 from fairengine.methods.maxent.oracle import DualOracle, DualState
 from fairengine.methods.maxent.reweighting import prior_weights, target_marginals
@@ -20,10 +21,17 @@ from fairengine.methods.maxent.solver import solve_dual
 from fairengine.methods.params import generator, knob_constraints
 
 
-def distinct_rows(codes: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct rows S of ``codes`` and each one's summed weight (spec §2.1: S is a set)."""
-    rows, inverse = np.unique(codes, axis=0, return_inverse=True)
-    return rows, np.bincount(inverse.ravel(), weights=weights, minlength=len(rows))
+def distinct_rows(
+    codes: np.ndarray, weights: np.ndarray, sizes: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct rows S of ``codes`` (lexicographic order), each one's summed weight and its count
+    (spec §2.1: S is a set); one 1-D sort of mixed-radix keys (:mod:`.keys`)."""
+    codes = np.asarray(codes, dtype=np.int64)
+    if sizes is None:
+        sizes = np.zeros(codes.shape[1], dtype=np.int64)
+    rows, inverse, counts = unique_rows(codes, sizes)
+    summed = np.bincount(inverse, weights=weights, minlength=len(rows))
+    return rows, summed, counts.astype(float)
 
 
 def group_rates(joint: np.ndarray) -> tuple[float, float]:
@@ -159,8 +167,7 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
         points = domain.encode(codes)
         theta = self._theta(points, z, y)
         row_weights = prior_weights(z, y, self.tau, self.prior)
-        self.rows_, self.weights_ = distinct_rows(codes, row_weights)
-        self.counts_ = distinct_rows(codes, np.ones(len(codes)))[1]
+        self.rows_, self.weights_, self.counts_ = distinct_rows(codes, row_weights, domain.sizes)
         self.theta_ = theta
         oracle = self._oracle(theta)
         warm = None if isinstance(self.warm_start, bool) else self.warm_start

@@ -54,11 +54,13 @@ class Feature:
         if self.edges:
             values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
             binned = np.searchsorted(np.asarray(self.edges), values, side="right")
-            as_level = column.astype(str)
-            known = pd.Index(self.levels).get_indexer(as_level)
+            if _is_numeric(column):  # numbers are never readable level names ("[17, 28)")
+                known = np.full(len(values), -1)
+            else:
+                known = _level_indexer(self.levels, column, lambda c: c.astype(str))
             codes = np.where(known >= 0, known, binned)
             return np.where(np.isnan(values) & (known < 0), self._fallback(), codes)
-        codes = pd.Index(self.levels).get_indexer(_level_strings(column))
+        codes = _level_indexer(self.levels, column, _level_strings)
         return np.where(codes < 0, self._fallback(), codes).astype(np.int64)
 
     def _fallback(self) -> int:
@@ -95,6 +97,32 @@ def _numeric_feature(name: str, column: pd.Series, n_bins: int, max_levels: int)
         for i, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:], strict=True))
     ]
     return Feature(name, "feature", tuple(levels), tuple(float(e) for e in edges))
+
+
+def _is_numeric(column: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
+
+
+def _level_indexer(levels: tuple[str, ...], column: pd.Series, as_strings: Any) -> np.ndarray:
+    """Position in ``levels`` of each value's level name (−1 if none), ``as_strings`` applied to
+    the column's distinct values only (issue 18: no string cast of every row)."""
+    column = pd.Series(column).reset_index(drop=True)
+    index = pd.Index(levels)
+    if column.dtype == object and pd.api.types.infer_dtype(column, skipna=True) != "string":
+        # mixed Python objects (1, 1.0, True hash alike but print differently): row by row
+        return index.get_indexer(pd.Series(as_strings(column)).to_numpy(dtype=object))
+    factor, _ = pd.factorize(column, use_na_sentinel=False)
+    distinct = column.iloc[_first_rows(factor)]
+    return index.get_indexer(pd.Series(as_strings(distinct)).to_numpy(dtype=object))[factor]
+
+
+def _first_rows(factor: np.ndarray) -> np.ndarray:
+    """The first row of each code of :func:`pandas.factorize` (codes appear in increasing order,
+    so the running maximum steps up exactly at each code's first row)."""
+    if len(factor) == 0:
+        return np.zeros(0, dtype=np.int64)
+    top = np.maximum.accumulate(factor)
+    return np.flatnonzero(np.r_[True, top[1:] > top[:-1]])
 
 
 def _level_strings(column: pd.Series) -> pd.Series:
@@ -186,23 +214,26 @@ class Domain:
         """Reference-coded points (n, d') of level codes (n, F') (``only``: these features)."""
         chosen = list(range(len(self.features))) if only is None else only
         codes = np.asarray(codes, dtype=np.int64).reshape(-1, len(chosen))
-        blocks = []
-        for j, i in enumerate(chosen):
-            block = np.zeros((len(codes), self.features[i].size - 1))
+        widths = [self.features[i].size - 1 for i in chosen]
+        out = np.zeros((len(codes), sum(widths)))  # one array, no per-feature blocks to stack
+        start = 0
+        for j, width in enumerate(widths):
             hit = codes[:, j] > 0
-            block[np.flatnonzero(hit), codes[hit, j] - 1] = 1.0
-            blocks.append(block)
-        return np.hstack(blocks) if blocks else np.zeros((len(codes), 0))
+            out[np.flatnonzero(hit), start + codes[hit, j] - 1] = 1.0
+            start += width
+        return out
 
-    def decode(self, codes: np.ndarray) -> pd.DataFrame:
-        """Readable rows: each code replaced by its level name."""
+    def decode(self, codes: np.ndarray, categorical: bool = False) -> pd.DataFrame:
+        """Readable rows: each code replaced by its level name (``categorical``: as pandas
+        categoricals, the same values in a fraction of the memory)."""
         codes = np.asarray(codes, dtype=np.int64)
-        return pd.DataFrame(
+        frame = pd.DataFrame(
             {
                 f.name: pd.Categorical.from_codes(codes[:, i], categories=list(f.levels))
                 for i, f in enumerate(self.features)
             }
-        ).astype(str)
+        )
+        return frame if categorical else frame.astype(str)
 
     def to_dict(self) -> dict[str, Any]:
         return {"features": [f.to_dict() for f in self.features]}

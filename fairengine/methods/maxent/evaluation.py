@@ -8,13 +8,15 @@ from fairengine import metrics
 from fairengine.data import Task
 from fairengine.methods.maxent.classifier import classifier_scores, fit_classifier
 from fairengine.methods.maxent.domain import Domain, readable_rows
+from fairengine.methods.maxent.keys import RowCounts, unique_rows
 
 
 def kl_to_empirical(
     sample_codes: np.ndarray,
-    data_codes: np.ndarray,
+    data_codes: np.ndarray | RowCounts,
     log_domain_size: float,
     smoothing: float = 1e-7,
+    sizes: np.ndarray | None = None,
 ) -> float:
     """The paper's "KL-div w.r.t. raw data": KL(P_synth || P_raw + ε), renormalised (spec §4.4).
 
@@ -22,15 +24,25 @@ def kl_to_empirical(
     to every point of Omega before normalising (footnote 6; ``scipy.stats.entropy`` in the code).
     Only points in the samples' support contribute, so Omega is never enumerated: the smoothed
     P_raw(α) = (P_raw(α) + ε) / (1 + ε |Omega|), with |Omega| entering through its logarithm.
+
+    ``data_codes`` may be a :class:`~fairengine.methods.maxent.keys.RowCounts` of the data, built
+    once per split (:class:`RealData`); ``sizes`` are the domain's (default: from the codes).
     """
-    sample_keys, sample_counts = np.unique(np.asarray(sample_codes), axis=0, return_counts=True)
-    data_keys, data_counts = np.unique(np.asarray(data_codes), axis=0, return_counts=True)
-    lookup = {row.tobytes(): c for row, c in zip(data_keys, data_counts, strict=True)}
-    raw = np.array([lookup.get(row.tobytes(), 0) for row in np.ascontiguousarray(sample_keys)])
+    sample_codes = np.asarray(sample_codes, dtype=np.int64)
+    if sizes is None:
+        sizes = data_codes.sizes if isinstance(data_codes, RowCounts) else _sizes(sample_codes)
+    if not isinstance(data_codes, RowCounts):
+        data_codes = RowCounts(np.asarray(data_codes, dtype=np.int64), sizes)
+    sample_keys, _, sample_counts = unique_rows(sample_codes, sizes)
+    raw = data_codes.lookup(sample_keys)
     p = sample_counts / sample_counts.sum()
     log_norm = np.logaddexp(0.0, np.log(smoothing) + log_domain_size)
-    log_raw = np.log(raw / data_counts.sum() + smoothing) - log_norm
+    log_raw = np.log(raw / data_codes.total + smoothing) - log_norm
     return float(np.sum(p * (np.log(p) - log_raw)))
+
+
+def _sizes(codes: np.ndarray) -> np.ndarray:
+    return codes.max(axis=0, initial=0) + 1 if codes.size else np.zeros(codes.shape[1], np.int64)
 
 
 def data_rates(
@@ -56,6 +68,7 @@ class RealData:
         self.X = domain.encode(self.codes[:, only], only)
         self.y = self.codes[:, domain.index("label")]
         self.z = self.codes[:, domain.index("protected")]
+        self.counts = RowCounts(self.codes, domain.sizes)  # the KL's data side, once per split
 
 
 def evaluate_dataset(
@@ -83,7 +96,7 @@ def evaluate_dataset(
         "clf_sr_soft": data_rates(test.z, test_score)[1],
         "clf_accuracy": float(np.mean(test_pred == test.y)),
         "train_accuracy": float(np.mean(train_pred == train.y)),
-        "kl_train": kl_to_empirical(codes, train.codes, domain.log_size),
-        "kl_test": kl_to_empirical(codes, test.codes, domain.log_size),
+        "kl_train": kl_to_empirical(codes, train.counts, domain.log_size),
+        "kl_test": kl_to_empirical(codes, test.counts, domain.log_size),
     }
     return row, params
