@@ -228,13 +228,16 @@ with st.expander("Pin points side by side"):
         st.dataframe(pd.DataFrame(columns), key="cmp_pinned_table")
 
 result = RunResult(method=point.method, knobs=point.knobs, metrics=point.metrics, model=model)
-card = model_card(result, train, test, group_table=groups)
+# The card is built here, on download (the shipped demo files keep the card they were
+# precomputed with), and names the file the user gets.
+file_name = f"{task.name}-{point.method}-{point.point_id}.fairmodel"
+card = model_card(result, train, test, group_table=groups, file_name=file_name)
 metadata = read_manifest(point.path)["metadata"] or result_metadata(result, train, test)
 d1, d2 = st.columns(2)
 d1.download_button(
     "Download model file",
     data=model_bytes(model, card=card, metadata=metadata),
-    file_name=f"{task.name}-{point.method}-{point.point_id}.fairmodel",
+    file_name=file_name,
     mime="application/zip",
     key="cmp_download_model",
     on_click="ignore",

@@ -221,10 +221,12 @@ def _feature_names(numeric: list[str], categorical: dict[str, list[str]]) -> lis
 
 def identifier_like(column: pd.Series) -> bool:
     """A text column whose values barely repeat: at least ``ID_MIN_DISTINCT`` distinct values and
-    more than ``ID_DISTINCT_SHARE`` of its non-missing rows (names, ids, free text)."""
+    more than ``ID_DISTINCT_SHARE`` of its non-missing rows (names, ids, free text). Exactly the
+    columns :meth:`FeatureEncoder.fit` drops (numbers and all-``Decimal`` columns never are)."""
     if _is_numeric_dtype(column.dtype):
         return False
-    return _identifier_like_values(column.to_numpy(dtype=object))
+    values = column.to_numpy(dtype=object)
+    return not _all_decimal(values) and _identifier_like_values(values)
 
 
 def _identifier_like_values(values: np.ndarray) -> bool:

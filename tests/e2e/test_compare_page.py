@@ -10,7 +10,7 @@ from harness import exception_texts, screenshot, wait_for_app
 from playwright.sync_api import Page, expect
 
 from fairengine.data import load_dataset
-from fairengine.export import load_model, read_manifest
+from fairengine.export import load_model, read_card, read_manifest
 from fairengine.frontier import FrontierStore, task_key
 from fairengine.frontier.demo import demo_root
 
@@ -55,6 +55,11 @@ def test_select_point_and_download_model(page: Page, app_server: str, tmp_path: 
     downloaded = load_model(path)
     np.testing.assert_array_equal(downloaded.predict(test.X), original.predict(test.X))
     np.testing.assert_array_equal(downloaded.predict_score(test.X), original.predict_score(test.X))
+    # The download carries a card built on download, whatever card the shipped demo file stored
+    # when it was precomputed (most predate the "How to use this file" section).
+    card = read_card(path)
+    assert card is not None and "## How to use this file" in card
+    assert f'load_model("adult-{manifest["metadata"]["method"]}-{point_id}.fairmodel")' in card
     assert exception_texts(page) == []
 
 

@@ -104,53 +104,98 @@ def test_inspect_prints_manifest_schema_metrics(eg_file, capsys) -> None:
     assert "native_country" in info["schema"]["text"]
 
 
-def test_client_import_pulls_in_no_method_fairlearn_or_streamlit() -> None:
-    seeds = {
-        "balanced_filter": "balanced_filtering",
-        "maxent": "maxent",
-        "fair_regression": "fair_regression",
-        "noisy_groups": "noisy_groups",
-        "multiaccurate_proxy": "multiaccurate_proxy",
-    }
-    code = f"""
-import json, sys
+#: fairengine.methods modules any model may import: the package, the method contract and registry.
+SHARED = {"fairengine.methods", "fairengine.methods.base", "fairengine.methods.registry",
+          "fairengine.methods.params"}  # fmt: skip
+#: Model type -> the method package its predictor lives in (None: fairengine.models only).
+PACKAGES = {
+    "linear_classifier": None,
+    "randomized_classifier": None,
+    "balanced_filter": "balanced_filtering",
+    "maxent": "maxent",
+    "fair_regression": "fair_regression",
+    "noisy_groups": "noisy_groups",
+    "multiaccurate_proxy": "multiaccurate_proxy",
+}
+
+_IMPORTS = """
+import json, os, sys
 import fairengine.export
-def methods():
-    return {{m.split(".")[2] for m in sys.modules if m.startswith("fairengine.methods.")}}
-report = {{"import": sorted(methods())}}
-files = {json.dumps({k: str(v) for k, v in FILES.items()})}
-for model_type, path in files.items():
-    before = methods()
-    fairengine.export.load_model(path)
-    report[model_type] = sorted(methods() - before)
-report["heavy"] = sorted(m for m in sys.modules if m.split(".")[0] in ("fairlearn", "streamlit"))
+before = set(sys.modules)
+report = {
+    "export": sorted(m for m in before if m.startswith("fairengine.methods")),
+    "heavy": sorted(m for m in before if m.split(".")[0] in ("fairlearn", "streamlit")),
+}
+for model_type, path in json.loads(sys.argv[1]).items():
+    read, write = os.pipe()
+    if os.fork() == 0:  # a fresh copy of the interpreter per file: nothing loaded by another
+        fairengine.export.load_model(path)
+        new = set(sys.modules) - before
+        loaded = {
+            "load": sorted(m for m in new if m.startswith("fairengine.")),
+            "heavy": sorted(m for m in new if m.split(".")[0] in ("fairlearn", "streamlit")),
+        }
+        os.write(write, json.dumps(loaded).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        report[model_type] = json.loads(pipe.read())
+    os.wait()
 print(json.dumps(report))
 """
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forks one interpreter per model file")
+def test_client_import_pulls_in_no_method_fairlearn_or_streamlit() -> None:
+    """Each model type loaded in its own (forked) interpreter: ``import fairengine.export``
+    imports no method, and loading a file imports only its own method package (no other method,
+    not the reweighing baseline, not fairlearn or streamlit)."""
+    assert set(PACKAGES) == set(FILES), "a new model type needs its entry here"
+    files = json.dumps({model_type: str(path) for model_type, path in FILES.items()})
+    done = subprocess.run(
+        [sys.executable, "-c", _IMPORTS, files], capture_output=True, text=True, check=True,
+        cwd=ROOT,
+    )  # fmt: skip
     report = json.loads(done.stdout)
-    assert report["import"] == [] and report["heavy"] == []
-    helpers = {"base", "registry", "params", "_linear", "evaluation", "reweighing"}
-    for model_type, package in seeds.items():
-        others = set(seeds.values()) - {package}
-        assert not set(report[model_type]) & others, (model_type, report[model_type])
-        assert "fairlearn_eg" not in report[model_type]
-        assert set(report[model_type]) - {package} <= helpers
+    assert report["export"] == [] and report["heavy"] == [], report
+    for model_type, package in PACKAGES.items():
+        assert report[model_type]["heavy"] == [], (model_type, report[model_type])
+        loaded = {m for m in report[model_type]["load"] if m.startswith("fairengine.methods")}
+        own = f"fairengine.methods.{package}"
+        others = {m for m in loaded - SHARED if m != own and not m.startswith(own + ".")}
+        assert not others, (model_type, others)
+        if package is not None:
+            assert f"{own}.model" in loaded
 
 
-def test_identifier_like_columns_are_dropped_not_stored(tmp_path) -> None:
+@pytest.fixture(scope="module")
+def named_credit():
+    """400 German-credit rows with two identifier-like columns (a name and a reference)."""
     frame = load_dataset("german_credit").frame.sample(400, random_state=0).reset_index(drop=True)
     names = [f"Person{i:04d}Q" for i in range(len(frame))]
     frame = frame.assign(full_name=names, ref=[f"ID-{i}" for i in range(len(frame))])
     train, test = from_frame(frame, target="credit", sensitive=["age_group"]).split(random_state=0)
-    result = get_method("reweighing").run(train, test, strength=1.0)
+    return names, train, test
+
+
+@pytest.mark.parametrize(
+    ("method", "knobs"), [("reweighing", {"strength": 1.0}), ("maxent", {"n_samples": 500})]
+)
+def test_identifier_like_columns_are_dropped_not_stored(named_credit, method, knobs) -> None:
+    names, train, test = named_credit
+    result = get_method(method).run(train, test, **knobs)
     card = model_card(result, train, test)
     raw = model_bytes(result.model, card=card, metadata=result_metadata(result, train, test))
     with zipfile.ZipFile(io.BytesIO(raw)) as archive:
         blob = b"".join(archive.read(n) for n in archive.namelist())
     assert not any(n.encode() in blob for n in names) and b"ID-1" not in blob
+    assert b"Person0" not in blob  # not even a prefix (maxent's domain kept 8 values per column)
     model = load_model(raw)
     assert model.encoder.dropped_ == ["full_name", "ref"]
     assert "full_name" not in model.features
+    if method == "maxent":  # the domain leaves them out; ordinary text columns stay in it
+        assert {"full_name", "ref"}.isdisjoint(model.domain.columns)
+        assert "purpose" in model.domain.columns
     model.predict(test.X.drop(columns=["full_name", "ref"]))  # not needed to predict
     assert "dropped, with no value stored: `full_name`, `ref`" in card
 

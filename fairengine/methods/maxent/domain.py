@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from fairengine.data import DataError, Task
+from fairengine.data.encoding import identifier_like
 
 #: Levels kept per categorical column (the most frequent; the rest share ``OTHER``).
 MAX_LEVELS = 8
@@ -262,11 +263,21 @@ def check_task(task: Task) -> None:
         )
 
 
+def identifier_columns(task: Task) -> list[str]:
+    """The task's identifier-like feature columns (names, ids, free text), as the shared encoder
+    decides (:func:`fairengine.data.encoding.identifier_like`): the domain leaves them out, so
+    none of their values becomes a level stored in a model file."""
+    return [name for name in task.features if identifier_like(task.frame[name])]
+
+
 def domain_from_task(task: Task, n_bins: int = 4, max_levels: int = MAX_LEVELS) -> Domain:
     """Discretise a task into the paper's domain (spec §2.1, §3.5 step 1).
 
     The label's level 1 is the positive label and the protected attribute's level 1 (Z = 1) is
     the larger group, so Algorithm 1 down-weights the smaller group Z = 0 (spec §7.4).
+    Identifier-like columns (:func:`identifier_columns`) are left out, as the encoder of every
+    other method drops them: their values barely repeat, so their "levels" would be the most
+    frequent names or ids of the training rows — personal data in the file, no signal for p*.
 
     Parameters
     ----------
@@ -279,7 +290,8 @@ def domain_from_task(task: Task, n_bins: int = 4, max_levels: int = MAX_LEVELS) 
     """
     check_task(task)
     features = []
-    for name in task.features:
+    dropped = set(identifier_columns(task))
+    for name in (c for c in task.features if c not in dropped):
         column = task.frame[name]
         numeric = pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
         if numeric:

@@ -23,12 +23,16 @@ import pandas as pd
 from fairengine.data import Task
 from fairengine.methods.base import Method, RunResult
 from fairengine.methods.maxent.debiaser import MaxEntDebiaser, group_rates
-from fairengine.methods.maxent.domain import Domain, domain_from_task, readable_rows
+from fairengine.methods.maxent.domain import (
+    Domain,
+    domain_from_task,
+    identifier_columns,
+    readable_rows,
+)
 from fairengine.methods.maxent.evaluation import RealData, evaluate_dataset
 from fairengine.methods.maxent.knobs import KNOBS
 from fairengine.methods.maxent.model import MaxEntModel
 from fairengine.methods.registry import register
-from fairengine.methods.reweighing import reweighing_weights
 
 #: Seed of every draw of a run (samples, resampling), so a run is reproducible.
 SEED = 0
@@ -78,7 +82,12 @@ def _run(
     samples = generator.sample_codes(n_samples, SEED)
     maxent, params = evaluate_dataset(samples, domain, classifier, real_train, real_test)
     elapsed = time.perf_counter() - start
-    model = MaxEntModel(list(train.features), generator, classifier, params)
+    dropped = identifier_columns(train)  # left out of the domain, as the encoder drops them
+    model = MaxEntModel(list(train.features), generator, classifier, params, dropped)
+
+    # Imported here, not at the top: the baseline row is a training-time comparison, and a client
+    # loading a maxent model file imports only maxent's own modules (issue 15).
+    from fairengine.methods.reweighing import reweighing_weights
 
     raw, reweighed = _baselines(train, test, domain, classifier, n_samples, real_train, real_test)
     rows = {
@@ -199,7 +208,7 @@ MAXENT = register(
         "prior with prescribed marginals, sample debiased data from it, and train a classifier "
         "on the samples.",
         reference="Celis, Keswani & Vishnoi, ICML 2020",
-        version="2",  # 2: data SR renamed data_statistical_rate; classifier by shared evaluation
+        version="3",  # 3: identifier-like columns left out of the domain (no names in the file)
         demo_grid={"C": (0.1, 0.5, 0.9), "tau": (1.0,)},
         demo_tasks=(("adult", ("sex",)),),
     )

@@ -9,6 +9,7 @@ distinct rows S and their prior weights, the classifier's arrays).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -21,13 +22,16 @@ from fairengine.methods.maxent.domain import Domain
 from fairengine.models.base import Arrays, Model, State, register_model
 
 
-def column_encoder(columns: list[str]) -> FeatureEncoder:
-    """A pass-through encoder that only records the input columns (the domain does the coding)."""
+def column_encoder(columns: list[str], dropped: Sequence[str] = ()) -> FeatureEncoder:
+    """A pass-through encoder that only records the input columns (the domain does the coding)
+    and the identifier-like columns left out of the domain (``dropped``: named, no value stored,
+    not needed to predict — as the shared encoder records them)."""
     return FeatureEncoder.from_dict(
         {
+            "dropped": list(dropped),
             "max_categories": 0,
             "scale": False,
-            "columns": list(columns),
+            "columns": [c for c in columns if c not in set(dropped)],
             "numeric": [],
             "categorical": [],
             "median": [],
@@ -52,6 +56,9 @@ class MaxEntModel(Model):
     classifier_params : dict of ndarray
         From :func:`~fairengine.methods.maxent.classifier.fit_classifier`, on the domain's
         reference-coded model features (label and protected attribute excluded).
+    dropped : sequence of str
+        Identifier-like columns the domain left out
+        (:func:`~fairengine.methods.maxent.domain.identifier_columns`): not inputs of the model.
     """
 
     model_type = "maxent"
@@ -63,8 +70,9 @@ class MaxEntModel(Model):
         generator: MaxEntDebiaser,
         classifier: str,
         classifier_params: Params,
+        dropped: Sequence[str] = (),
     ) -> None:
-        super().__init__(column_encoder(columns))
+        super().__init__(column_encoder(columns, dropped))
         self.generator = generator
         self.classifier = classifier
         self.classifier_params = classifier_params
@@ -131,4 +139,5 @@ class MaxEntModel(Model):
             n_iter=int(meta["n_iter"]),
         )
         params = {k: np.asarray(arrays[f"clf_{k}"]) for k in meta["classifier_arrays"]}
-        return cls(list(encoder.columns_), generator, str(meta["classifier"]), params)
+        dropped = list(getattr(encoder, "dropped_", []))
+        return cls(list(encoder.columns_), generator, str(meta["classifier"]), params, dropped)

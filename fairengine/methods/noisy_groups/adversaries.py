@@ -16,10 +16,16 @@ from __future__ import annotations
 import numpy as np
 
 from fairengine.methods.noisy_groups.rates import FN, FP, TN, TP
+from fairengine.metrics import RATE_KINDS, rate_base
 
-#: Cells of each rate's denominator ("base") and numerator ("positive") (spec §3.4 step 4).
-BASE_CELLS = {"tpr": (FN, TP), "fpr": (TN, FP), "ppr": (TN, FN, FP, TP)}
-POS_CELLS = {"tpr": (TP,), "fpr": (FP,), "ppr": (FP, TP)}
+#: Cells of each rate's denominator ("base") and numerator ("positive") (spec §3.4 step 4), read
+#: off the engine's one rate mapping (:func:`fairengine.metrics.rate_base`) at each cell's label
+#: y = c mod 2: TPR (FN, TP) / (TP,), FPR (TN, FP) / (FP,), PPR all cells / (FP, TP).
+_CELLS = np.array([TN, FN, FP, TP])
+BASE_CELLS = {
+    kind: tuple(int(c) for c in _CELLS[rate_base(kind, _CELLS % 2) == 1]) for kind in RATE_KINDS
+}
+POS_CELLS = {kind: tuple(c for c in cells if c // 2 == 1) for kind, cells in BASE_CELLS.items()}
 #: Adam ascent steps on W per outer step, Dykstra rounds per projection (the code's values).
 W_STEPS = 5
 DYKSTRA_ROUNDS = 20

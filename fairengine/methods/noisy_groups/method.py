@@ -213,17 +213,9 @@ def _run(
         for j, name in enumerate(names):
             for label, g in (("true", task.groups), ("noisy", noisy)):
                 mask = g == j
-                pos, neg = mask & (task.y == 1), mask & (task.y == 0)
                 rows.append(
-                    {
-                        "split": split,
-                        "groups": label,
-                        "group": name,
-                        "size": int(mask.sum()),
-                        "tpr": float(pred[pos].mean()) if pos.any() else float("nan"),
-                        "fpr": float(pred[neg].mean()) if neg.any() else float("nan"),
-                        "ppr": float(pred[mask].mean()) if mask.any() else float("nan"),
-                    }
+                    {"split": split, "groups": label, "group": name, "size": int(mask.sum())}
+                    | group_rates(task.y, pred, mask)
                 )
     nm = clf.noise_model_
     artifacts: dict[str, Any] = {
@@ -251,6 +243,17 @@ def _run(
             "test": {NOISY_COLUMN: x_test[NOISY_COLUMN].to_numpy()},
         }
     return RunResult("noisy_groups", knobs, result_metrics, model, artifacts, elapsed)
+
+
+def group_rates(y, pred, mask) -> dict[str, float]:
+    """TPR, FPR and selection rate of ``pred`` on the rows in ``mask``, through the engine's one
+    rate mapping (:func:`fairengine.metrics.rate_base`); NaN where the rate's base is empty."""
+    pred = np.asarray(pred, dtype=float)
+    out = {}
+    for kind in metrics.RATE_KINDS:
+        base = mask & (metrics.rate_base(kind, y) == 1)
+        out[kind] = float(pred[base].mean()) if base.any() else float("nan")
+    return out
 
 
 def certificate(method: str, y, pred, noisy, constraint: str, slack: float, noise) -> float:
@@ -301,9 +304,9 @@ def theorem1_table(y, pred, groups, noisy, constraint: str, slack: float, names)
         if kind == "ppr":
             bound = noisy_v[c] + tv
         else:
-            label = 1 if kind == "tpr" else 0
-            b_true = float(np.mean(y[groups == j] == label)) if (groups == j).any() else 0.0
-            b_noisy = float(np.mean(y[noisy == j] == label)) if (noisy == j).any() else 0.0
+            base = metrics.rate_base(kind, y)  # P(Y=1 | G=j) for TPR, P(Y=0 | G=j) for FPR
+            b_true = float(np.mean(base[groups == j])) if (groups == j).any() else 0.0
+            b_noisy = float(np.mean(base[noisy == j])) if (noisy == j).any() else 0.0
             bound = (b_noisy * noisy_v[c] + 2.0 * tv) / b_true if b_true > 0 else float("inf")
         rows.append({
             "rate": kind, "group": str(names[j]), "true_violation": float(true_v[c]),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fairengine.metrics import RATE_FAMILIES, RATE_KINDS, rate_base, rate_violations
+from fairengine.metrics import RATE_FAMILIES, RATE_KINDS, RATE_SIGN, rate_base, rate_violations
 
 CONSTRAINTS = tuple(RATE_FAMILIES)
 TN, FN, FP, TP = 0, 1, 2, 3
@@ -36,9 +36,9 @@ def overall_rates(y, yhat) -> dict[str, float]:
 
 
 def _gap(kind: str, overall: dict[str, float], rate: float, slack: float) -> float:
-    if kind == "fpr":
-        return rate - overall["fpr"] - slack
-    return overall[kind] - rate - slack
+    """The one-sided constraint value: RATE_SIGN · (overall − group rate) − α (exact in IEEE:
+    −(a − b) is b − a)."""
+    return RATE_SIGN[kind] * (overall[kind] - rate) - slack
 
 
 def weighted_rate(kind: str, y, yhat, weights) -> float:
@@ -203,10 +203,10 @@ def dro_sampled_violations(y, yhat, constraint, slack, samples) -> np.ndarray:
     overall = overall_rates(y, yhat)
     out = []
     for kind, j in constraint_list(constraint, len(samples)):
-        base = {"tpr": y, "fpr": 1.0 - y, "ppr": np.ones_like(y)}[kind]
+        base = rate_base(kind, y)
         num, den = samples[j] @ (base * yhat), samples[j] @ base
         rates = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
-        worst = float(rates.max() if kind == "fpr" else rates.min())
+        worst = float(rates.min() if RATE_SIGN[kind] > 0 else rates.max())
         out.append(_gap(kind, overall, worst, slack))
     return np.asarray(out)
 
