@@ -85,10 +85,6 @@ def _run(
     dropped = identifier_columns(train)  # left out of the domain, as the encoder drops them
     model = MaxEntModel(list(train.features), generator, classifier, params, dropped)
 
-    # Imported here, not at the top: the baseline row is a training-time comparison, and a client
-    # loading a maxent model file imports only maxent's own modules (issue 15).
-    from fairengine.methods.reweighing import reweighing_weights
-
     raw, reweighed = _baselines(train, test, domain, classifier, n_samples, real_train, real_test)
     rows = {
         "raw": raw,
@@ -163,6 +159,10 @@ def _baselines(
         _BASELINES.move_to_end(key)
         return _BASELINES[key]
     rng = np.random.default_rng(SEED)
+    # Imported here, not at the top: the baseline row is a training-time comparison, and a client
+    # loading a maxent model file imports only maxent's own modules (issue 15).
+    from fairengine.methods.reweighing import reweighing_weights
+
     kc = reweighing_weights(real_train.z, real_train.y)
     kc_rows = real_train.codes[rng.choice(len(kc), size=n_samples, p=kc / kc.sum())]
     value = (
