@@ -36,12 +36,18 @@ from fairengine.methods.fair_regression import FairRegressionModel, FairRegresso
 from fairengine.methods.fair_regression.knobs import KNOBS as FR_KNOBS
 from fairengine.methods.maxent import MaxEntDebiaser
 from fairengine.methods.multiaccurate_proxy.downstream import ProxyFairClassifier
-from fairengine.methods.multiaccurate_proxy.proxy import MultiaccurateProxy
+from fairengine.methods.multiaccurate_proxy.proxy import (
+    BaselineProxy,
+    GeneralMultiaccurateProxy,
+    MultiaccurateProxy,
+)
 from fairengine.methods.noisy_groups import RobustFairClassifier
 from fairengine.methods.params import knob_constraints
 from fairengine.models import skops_codec, trees
 
 GOLDEN = Path(__file__).parent / "data" / "sklearn_contract_golden.npz"
+#: Algorithm 2 and the comparison proxies, recorded on main before they became estimators.
+PROXY_GOLDEN = Path(__file__).parent / "data" / "multiaccurate_proxy_estimators_golden.npz"
 
 
 # -- real data (module-scoped, small) --------------------------------------------------------------
@@ -95,6 +101,29 @@ def test_proxy_estimators_results_unchanged(adult, golden) -> None:
     assert set(np.unique(clf.predict(X))) <= set(clf.classes_)
 
 
+def test_general_and_baseline_proxies_results_unchanged(adult) -> None:
+    """GeneralMultiaccurateProxy (trees, linear without the mean projection, Section 5 with the
+    tree auditor) and the three BaselineProxy kinds give the arrays recorded before the refactor
+    (first 600 rows of the Adult subsample; a complementary pair and the five race groups)."""
+    X, z, y = adult  # noqa: N806
+    X, z, y = X[:600], z[:600], y[:600]  # noqa: N806
+    pair = np.column_stack([z[:, 0], 1 - z[:, 0]])
+    gold = np.load(PROXY_GOLDEN)
+    tree = GeneralMultiaccurateProxy(alpha=0.05, n_iter=8, random_state=3).fit(X, pair, y[:, None])
+    np.testing.assert_array_equal(tree.predict_proba(X), gold["gma_tree"])
+    np.testing.assert_array_equal(tree.trace_, gold["gma_tree_trace"])
+    linear = GeneralMultiaccurateProxy(
+        alpha=0.05, n_iter=8, learner="linear", mean_projection=False, n_samples=2
+    ).fit(X, z[:, :2], y[:, None])
+    np.testing.assert_array_equal(linear.predict_proba(X), gold["gma_linear"])
+    np.testing.assert_array_equal(linear.coef_, gold["gma_linear_coef"])
+    section5 = GeneralMultiaccurateProxy(alpha=0.05, n_iter=5, auditor="tree", max_depth=2)
+    np.testing.assert_array_equal(section5.fit(X, pair).predict(X), gold["gma_class"])
+    for kind in ("regression", "thresholded", "constant"):
+        got = BaselineProxy(kind).fit(X, z).predict_proba(X)
+        np.testing.assert_array_equal(got, gold["base_" + kind], err_msg=kind)
+
+
 def test_maxent_results_unchanged(golden) -> None:
     model = MaxEntDebiaser(C=0.5).fit(load_dataset("german_credit"))
     np.testing.assert_array_equal(model.lambda_, golden["maxent_lambda"])
@@ -108,6 +137,8 @@ ESTIMATORS = [
     FairRegressor(eps=0.1, n_levels=12, max_iter=7, base_estimator=Ridge(alpha=2.0)),
     MaxEntDebiaser(C=0.4, tau=0.8, n_bins=3),
     MultiaccurateProxy(alpha=0.1, n_iter=12, auditor="tree"),
+    GeneralMultiaccurateProxy(alpha=0.1, n_iter=6, learner="linear", noise=0.5, random_state=4),
+    BaselineProxy("thresholded", random_state=2),
     ProxyFairClassifier(eps=0.03, max_iter=9, learner="logistic"),
     BalancedFilter(alpha=0.4, n_rounds=20, proxy="qp_dt", target=(0.5, 0.5)),
     RobustFairClassifier("dro", "eo", slack=0.03, gamma=0.1, n_steps=40, random_state=3),
@@ -137,6 +168,11 @@ def test_clone_and_params_round_trip(estimator) -> None:
         (MaxEntDebiaser(), {"C": 1.5}),
         (MaxEntDebiaser(), {"prior": "uniform"}),
         (MultiaccurateProxy(), {"auditor": "forest"}),
+        (GeneralMultiaccurateProxy(), {"learner": "forest"}),
+        (GeneralMultiaccurateProxy(), {"max_depth": 0}),
+        (GeneralMultiaccurateProxy(), {"noise": 0.0}),
+        (GeneralMultiaccurateProxy(), {"auditor": "forest"}),
+        (BaselineProxy(), {"kind": "true"}),
         (ProxyFairClassifier(), {"constraint": "equal_odds"}),
         (ProxyFairClassifier(), {"learner": "svm"}),
         (BalancedFilter(), {"proxy": "forest"}),
@@ -159,8 +195,10 @@ def test_invalid_parameters_set_later_fail_in_fit(estimator, bad, adult, law) ->
             estimator.fit(Z, task.y, task.groups)
         elif isinstance(estimator, MaxEntDebiaser):
             estimator.fit(load_dataset("german_credit"))
-        elif isinstance(estimator, MultiaccurateProxy):
+        elif isinstance(estimator, (MultiaccurateProxy, GeneralMultiaccurateProxy)):
             estimator.fit(X[:200], z[:200, 0], y[:200, None])
+        elif isinstance(estimator, BaselineProxy):
+            estimator.fit(X[:200], z[:200])
         elif isinstance(estimator, BalancedFilter):
             estimator.fit(X[:200], z[:200].argmax(axis=1))
         elif isinstance(estimator, RobustFairClassifier):
@@ -185,6 +223,8 @@ def test_not_fitted_and_feature_names(law) -> None:
     for estimator, X in (  # noqa: N806
         (FairRegressor(), Z),
         (MultiaccurateProxy(), Z),
+        (GeneralMultiaccurateProxy(), Z),
+        (BaselineProxy(), Z),
         (ProxyFairClassifier(), Z),
         (RobustFairClassifier(), Z),
     ):
@@ -198,6 +238,14 @@ def test_not_fitted_and_feature_names(law) -> None:
     assert list(q.feature_names_in_) == list(frame.columns)
     with pytest.raises(ValueError, match="features"):
         q.predict(Z[:, :4])
+    groups = np.column_stack([task.groups == 0, task.groups != 0]).astype(float)
+    for proxy in (GeneralMultiaccurateProxy(n_iter=3, learner="linear"), BaselineProxy()):
+        proxy.fit(frame, groups)
+        assert proxy.n_features_in_ == 5
+        assert list(proxy.feature_names_in_) == list(frame.columns)
+        assert proxy.predict(frame).shape == (len(frame), 2)
+        with pytest.raises(ValueError, match="features"):
+            proxy.predict(Z[:, :4])
 
 
 def test_robust_fair_classifier_select_keeps_its_parameter(adult) -> None:
@@ -293,10 +341,15 @@ def _expected_failures(estimator) -> dict[str, str]:
         }  # fmt: skip
     if isinstance(estimator, RobustFairClassifier):
         return {}
-    if isinstance(estimator, MultiaccurateProxy):
+    if isinstance(estimator, (MultiaccurateProxy, GeneralMultiaccurateProxy)):
         return {
             "check_fit_score_takes_y": "fit(X, z, tasks): the second argument is the group "
             "membership z the proxy predicts (the paper's notation), not a label y",
+        }
+    if isinstance(estimator, BaselineProxy):
+        return {
+            "check_fit_score_takes_y": "fit(X, z): the second argument is the group membership "
+            "z the proxy predicts (the paper's notation), not a label y",
         }
     if isinstance(estimator, BalancedFilter):
         return {
@@ -310,6 +363,8 @@ _CHECKED = [
     FairRegressorGroupsFromX(eps=0.1, n_levels=5, max_iter=5),
     MaxEntDebiaser(),
     MultiaccurateProxy(n_iter=5),
+    GeneralMultiaccurateProxy(n_iter=3, max_depth=2),
+    BaselineProxy(),
     ProxyFairClassifier(max_iter=5),
     BalancedFilter(n_rounds=10, max_depth=3),
     RobustFairGroupsFromX(method="naive", n_steps=30, eval_every=5),

@@ -27,7 +27,8 @@ from sklearn.base import BaseEstimator
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
-from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils import check_consistent_length
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
@@ -36,7 +37,7 @@ from fairengine.methods.multiaccurate_proxy.knobs import (  # noqa: F401 (PROXIE
     KNOBS,
     PROXIES,
 )
-from fairengine.methods.params import knob_constraints, seed
+from fairengine.methods.params import generator, knob_constraints, seed
 from fairengine.metrics import accuracy
 from fairengine.models import trees as tree_codec
 from fairengine.solvers.least_squares import LeastSquares
@@ -89,6 +90,14 @@ class Auditor:
     The constants h ≡ 0 and h ≡ 1 are always candidates (the best-threshold step includes them).
     The result is a lower bound on the true maximum over H (heuristic oracle), exact for
     ``"finite"``.
+
+    Not a scikit-learn estimator, deliberately: it has no ``fit`` and learns nothing from data
+    that a later ``predict`` would use. It is a stateless best-response *oracle* (its only state
+    is a cache of the least-squares factorisation of the last X it saw) that the proxies call
+    once per round with a new residual, and that they take as their ``auditor`` parameter
+    (an :class:`Auditor` instance or its ``kind`` string). Its arguments are therefore checked
+    at construction, where a wrong ``kind`` or a ``"finite"`` auditor without candidates is an
+    immediate error.
     """
 
     def __init__(
@@ -607,8 +616,18 @@ def predict_trees(X: np.ndarray, packed: np.ndarray) -> np.ndarray:  # noqa: N80
     return tree_codec.leaf_values(forest, X)[:, :, 0].mean(axis=1)
 
 
-class GeneralMultiaccurateProxy:
+class GeneralMultiaccurateProxy(BaseEstimator):
     """Multiaccurate proxy over a general class G, Algorithm 2 [RECON, spec §3.2].
+
+    A scikit-learn estimator, like :class:`MultiaccurateProxy` (arguments stored verbatim,
+    validated in :meth:`fit` from the ``multiaccurate_proxy`` knobs — ``alpha``, ``C``,
+    ``n_iter``, ``auditor`` and ``max_depth`` (the ``tree_depth`` knob) — ``clone`` /
+    ``get_params`` / ``set_params``, ``NotFittedError`` before fit, ``n_features_in_`` /
+    ``feature_names_in_``, ``random_state`` through :func:`~sklearn.utils.check_random_state`
+    conventions: an integer seeds the same draws as before). No mixin [OURS]: the "target" is the
+    group membership z (n, K) and ``predict`` (= :meth:`predict_proba`) returns the real-valued
+    proxy ẑ, which may leave [0, 1] — not class labels (ClassifierMixin), and R² (RegressorMixin's
+    ``score``) is not what a proxy is judged by (:func:`audit`, :func:`proxy_quality`).
 
     A zero-sum game per group k between a Learner (ERM(G) = least squares over G, here
     depth-``max_depth`` regression trees or linear functions) who best responds to the Auditor's
@@ -658,14 +677,37 @@ class GeneralMultiaccurateProxy:
         noise: float = 1.0,
         C0: float = 10.0,  # noqa: N803
         mean_projection: bool = True,
-        auditor: str = "linear",
+        auditor: str | Auditor = "linear",
         auditor_depth: int = 2,
-        random_state: int = 0,
+        random_state: int | np.random.RandomState | None = 0,
     ) -> None:
         self.alpha, self.C, self.n_iter, self.learner = alpha, C, n_iter, learner
         self.max_depth, self.n_samples, self.noise, self.C0 = max_depth, n_samples, noise, C0
         self.mean_projection, self.auditor = mean_projection, auditor
         self.auditor_depth, self.random_state = auditor_depth, random_state
+
+    _parameter_constraints: dict = knob_constraints(  # noqa: RUF012
+        KNOBS,
+        rename={"tree_depth": "max_depth"},
+        skip=("proxy", "learning_rate", "task_mode", "constraint", "eps", "n_tasks", "max_rows",
+              "grouping", "dl_learner", "dl_iter", "random_state"),  # fmt: skip
+        domains={
+            "alpha": (0.0, None, "left"),
+            "C": (0.0, None, "left"),
+            "n_iter": (1, None, "left"),
+            "max_depth": (1, None, "left"),
+        },
+        extra={
+            "auditor": [HasMethods(["best", "csc"])],
+            "learner": [StrOptions(set(LEARNERS))],
+            "n_samples": [Interval(Integral, 1, None, closed="left")],
+            "noise": [Interval(Real, 0, None, closed="neither")],
+            "C0": [Interval(Real, 0, None, closed="left")],
+            "mean_projection": ["boolean"],
+            "auditor_depth": [Interval(Integral, 1, None, closed="left")],
+            "random_state": ["random_state"],
+        },
+    )
 
     def _erm(self, X: np.ndarray, target: np.ndarray, rng: np.random.Generator):  # noqa: N803
         if self.learner == "linear":
@@ -683,6 +725,11 @@ class GeneralMultiaccurateProxy:
         z: np.ndarray,
         tasks: np.ndarray | None = None,
     ) -> GeneralMultiaccurateProxy:
+        """Fit ẑ_k per group. ``tasks=None`` is the Section 5 mode (see :func:`class_tasks`)."""
+        self._validate_params()
+        X, z = validate_data(self, X, z, multi_output=True, y_numeric=True)  # noqa: N806
+        if tasks is not None:
+            check_consistent_length(X, tasks)
         with threadpool_limits(limits=1, user_api="blas"):  # many small products: see _ONE_THREAD
             return self._fit(X, z, tasks)
 
@@ -692,14 +739,12 @@ class GeneralMultiaccurateProxy:
         z: np.ndarray,
         tasks: np.ndarray | None,
     ) -> GeneralMultiaccurateProxy:
-        if self.learner not in LEARNERS:
-            raise ValueError(f"learner must be one of {LEARNERS}; got {self.learner!r}")
         X = np.asarray(X, float)  # noqa: N806
         z = _as_2d(z)
         tasks = class_tasks(len(X)) if tasks is None else _as_2d(tasks)
         n, m = tasks.shape
-        rng = np.random.default_rng(self.random_state)
-        aud = _auditor(self.auditor, self.auditor_depth, self.random_state)
+        rng = generator(self.random_state)  # an int seeds default_rng directly, as before
+        aud = _auditor(self.auditor, self.auditor_depth, seed(self.random_state))
         size = 2 ** (self.max_depth + 1) - 1
         fit_groups, eps_all = _groups_to_fit(z, self.alpha)
         flip = 1.0 - 2.0 * tasks
@@ -771,9 +816,14 @@ class GeneralMultiaccurateProxy:
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
         """ẑ(x) (n, K): the average of the Learner's plays (may leave [0, 1])."""
-        X = np.asarray(X, float)  # noqa: N806
+        check_is_fitted(self, "coef_")
+        X = np.asarray(validate_data(self, X, reset=False), float)  # noqa: N806
         linear = np.column_stack([X, np.ones(len(X))]) @ self.coef_.T
         return linear + np.column_stack([predict_trees(X, t) for t in self.trees_])
+
+    def predict(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
+        """ẑ(x), as :meth:`predict_proba` (the proxy is a regression of z on x)."""
+        return self.predict_proba(X)
 
     def audit(
         self,
@@ -788,32 +838,64 @@ class GeneralMultiaccurateProxy:
 # ---------------------------------------------------------------- comparison proxies (spec §4)
 
 
-class BaselineProxy:
+#: The comparison proxies :class:`BaselineProxy` fits (``"true"`` is the caller's: it needs z).
+BASELINES = ("regression", "thresholded", "constant")
+
+
+class BaselineProxy(BaseEstimator):
     """Comparison proxies [OURS, spec §4 (i), (iv)–(vi)].
 
     * ``"regression"``: logistic-regression probabilities ≈ E[z_k | x] (one model per group);
     * ``"thresholded"``: the classification proxy 1[P̂(z_k = 1 | x) > 0.5];
     * ``"constant"``: ẑ_k ≡ mean(z_k).
     (``"true"`` needs z at prediction time and is handled by the caller.)
+
+    A scikit-learn estimator with the interface of :class:`MultiaccurateProxy` (``fit(X, z)``,
+    ``predict`` = :meth:`predict_proba` = ẑ (n, K), no mixin for the same reason: a soft group
+    membership, not labels, judged by :func:`audit` rather than R²); ``kind`` is validated in
+    :meth:`fit`. ``random_state`` is handed to the logistic regressions (lbfgs is deterministic,
+    so it changes nothing today; kept for solvers that draw).
+
+    Attributes
+    ----------
+    mean_ : ndarray (K,)
+        mean(z_k) on the fit rows.
+    models_ : list
+        Per group, the fitted ``LogisticRegression`` or, when z_k is constant on the fit rows,
+        that constant (a float).
     """
 
-    def __init__(self, kind: str, random_state: int = 0) -> None:
+    _parameter_constraints: dict = {  # noqa: RUF012
+        "kind": [StrOptions(set(BASELINES))],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self, kind: str = "regression", random_state: int | np.random.RandomState | None = 0
+    ) -> None:
         self.kind, self.random_state = kind, random_state
 
     def fit(self, X: np.ndarray, z: np.ndarray) -> BaselineProxy:  # noqa: N803
+        """Fit one model per group column of z (n,) or (n, K)."""
+        self._validate_params()
+        X, z = validate_data(self, X, z, multi_output=True, y_numeric=True)  # noqa: N806
         z = _as_2d(z)
         self.mean_ = z.mean(axis=0)
         self.models_ = []
         if self.kind in ("regression", "thresholded"):
+            state = seed(self.random_state)
             for k in range(z.shape[1]):
                 if z[:, k].min() == z[:, k].max():
                     self.models_.append(float(z[0, k]))
                 else:
-                    model = LogisticRegression(max_iter=500, C=1.0)
+                    model = LogisticRegression(max_iter=500, C=1.0, random_state=state)
                     self.models_.append(model.fit(X, z[:, k].astype(int)))
         return self
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
+        """ẑ(x) (n, K)."""
+        check_is_fitted(self, "mean_")
+        X = validate_data(self, X, reset=False)  # noqa: N806
         n = len(X)
         if self.kind == "constant":
             return np.tile(self.mean_, (n, 1))
@@ -823,3 +905,7 @@ class BaselineProxy:
         ]
         p = np.column_stack(cols)
         return (p > 0.5).astype(float) if self.kind == "thresholded" else p
+
+    def predict(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
+        """ẑ(x), as :meth:`predict_proba`."""
+        return self.predict_proba(X)
