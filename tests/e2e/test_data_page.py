@@ -99,11 +99,19 @@ def test_upload_multiclass_target_one_vs_rest(page: Page, app_server: str, tmp_p
     _upload(page, path)
     alert = page.locator('[data-testid="stAlert"]').filter(has_text="treat these values")
     expect(alert.first).to_be_visible()
+    wait_for_app(page)
     page.get_by_text("More roles").click()
+    wait_for_app(page)
     box = page.locator('[data-testid="stMultiSelect"]').filter(has_text="one-vs-rest")
-    box.first.locator("input").click()
-    page.keyboard.type("A")
-    page.get_by_role("option", name="A", exact=True).click()  # not Enter: it races the filter
+    option = page.get_by_role("option", name="A", exact=True)
+    for _ in range(3):  # the box can rerender under the first click; open it until it lists A
+        box.first.locator("input").click()
+        try:
+            expect(option).to_be_visible(timeout=10_000)
+            break
+        except AssertionError:
+            page.keyboard.press("Escape")
+    option.click()
     page.keyboard.press("Escape")
     wait_for_app(page)
     expect(page.locator('[data-testid="stMetric"]').filter(has_text="P(grade = A)")).to_be_visible(
