@@ -7,6 +7,12 @@
   odds (TPR and FPR), α = 0.03, the paper's quantile preprocessing (:func:`credit_education`).
 - ``ng_adult_soft`` / ``ng_credit_soft``: the same protocol for soft assignments only (cheaper;
   round 3 changed only the soft approach's λ-ascent to the code's Adam, ``lambda_optimizer``).
+- ``ng_adult_tuned`` / ``ng_credit_tuned`` (issue 12): soft assignments under the paper's per-split
+  hyperparameter protocol (:mod:`fairengine.methods.noisy_groups.tuning`): the 6 (η_θ, η_λ, η_w)
+  settings of ``SOFT_GRID`` fitted on train (best iterate by the paper's rule), the setting chosen
+  on the validation part (0.2 of the data, noisy groups only) by the exact worst case
+  (``tuned-exact``) or the paper's W table (``tuned-paper``); ``soft/paper`` is the untuned fit
+  (the grid's first setting = the defaults: the BEFORE numbers, identical to ``ng_adult_soft``).
 - ``ng_inner_loop`` (issue 18): CPU seconds per fit (Adult 3 races, noise 0.3, T = 150, one BLAS
   thread, min of 2) of each approach, against the same fits before the inner-loop reuse (X̃θ once
   per iterate, values where values suffice, ``np.bincount``); ratio = before / after (target >=
@@ -28,8 +34,9 @@ Protocol of ``ng_adult`` / ``ng_credit`` (paper §7, App. F.1; spec §4):
   table, 5 Adam + Dykstra steps per iteration, η_w = 0.01); DRO radius γ_j = P(Ĝ≠G | G=j)
   (the paper's, Sec. 5); candidates every 25 steps, θ = 0 never a candidate;
 * noise model (soft) and safe DRO radius from the training rows' (G, Ĝ) pairs (the paper's
-  auxiliary data); best iterate on train (paper's rule); no hyperparameter search, so the
-  validation part is unused (kept so the training size matches the paper's);
+  auxiliary data); best iterate on train (paper's rule); no hyperparameter search (except
+  ``*_tuned``), so the validation part is unused (kept so the training size matches the
+  paper's);
 * each robust fit is selected twice: ``paper`` (the default: checked against the paper's
   adversary — 20 random p̃ per group for DRO, the current W for soft) and ``exact`` (exact worst
   cases); naive has a single selection (noisy-group constraints); the exact worst-case test
