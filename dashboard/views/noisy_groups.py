@@ -34,7 +34,7 @@ knobs = knob_columns(
         ("method", "constraint", "robust_eval"),
         ("noise", "slack", "adversary"),
         ("gamma", "gamma_rule", "n_steps"),
-        ("beta_rule", "beta", "group_feature"),
+        ("beta_rule", "beta", "group_feature", "tuning"),
     ),
     key_prefix="w.ng",
 )
@@ -120,6 +120,15 @@ with st.expander("Noise model and radii"):
         "violation against the selection's check (train)": art["adversary_violation"],
         "beta used": art["beta_used"],
     })  # fmt: skip
+
+if art.get("tuning") is not None:
+    with st.expander("Learning-rate tuning (the paper's protocol)", expanded=True):
+        st.caption(
+            "Each setting fitted on the training rows (best iterate by the paper's rule); the "
+            "setting chosen on held-out rows (noisy groups only) by the exact worst-case "
+            "violation, then error."
+        )
+        st.dataframe(art["tuning"], hide_index=True, key="ng_tuning")
 
 st.download_button(
     "Download model file (linear classifier)",

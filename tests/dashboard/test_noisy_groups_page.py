@@ -48,6 +48,17 @@ def test_page_runs_and_reruns_on_knobs() -> None:
     assert not at.exception and not at.error
 
 
+def test_grid_tuning_shows_the_settings_table() -> None:
+    """Soft assignments with the paper's learning-rate protocol: the 6 settings and the chosen
+    one are shown beside the Theorem 1 table."""
+    at = open_page()
+    at.selectbox(key="w.ng.tuning").set_value("grid").run()
+    assert not at.exception and not at.error
+    assert len(at.dataframe) == 2
+    table = at.dataframe[1].value
+    assert len(table) == 6 and int(table["chosen"].sum()) == 1
+
+
 def test_sweep_draws_the_noise_charts() -> None:
     at = open_page()
     at.slider(key="w.ng.n_steps").set_value(40).run()

@@ -250,7 +250,10 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints: dict = knob_constraints(  # noqa: RUF012
         KNOBS,
-        skip=("noise", "gamma_rule", "beta_rule", "group_feature", "selection", "random_state"),
+        skip=(
+            "noise", "gamma_rule", "beta_rule", "group_feature", "selection", "random_state",
+            "tuning",
+        ),
         domains={
             "slack": (0.0, None, "left"),
             "gamma": (0.0, 1.0, "both"),
@@ -454,7 +457,7 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         lam_opt = AdamAscent(len(pairs), eta_lam) if use_adam else None
         every = max(1, int(self.eval_every))
         cand_theta, cand_step, cand_err, cand_viol = [], [], [], {"exact": [], "paper": []}
-        cand_relaxed = []
+        cand_relaxed, cand_tables = [], []
         val_err, val_viol = [], {"exact": [], "paper": []}
 
         def record(t: int, theta: np.ndarray, s: np.ndarray, relaxed: np.ndarray) -> None:
@@ -463,6 +466,7 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
             cand_step.append(t)
             cand_err.append(float(np.mean(yhat != y)))
             current = table.tables() if table is not None else tables
+            cand_tables.append([np.array(t, copy=True) for t in current])
             for key, v in evaluate(yhat, current).items():
                 cand_viol[key].append(v)
             cand_relaxed.append(float(np.max(relaxed)) if len(relaxed) else 0.0)
@@ -531,6 +535,7 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         self.candidate_errors_ = np.asarray(cand_err)
         self.candidate_violations_by_eval_ = {k: np.vstack(v) for k, v in cand_viol.items()}
         self.candidate_relaxed_ = np.asarray(cand_relaxed)
+        self.candidate_tables_ = cand_tables  # soft: the adversary's W at each candidate
         if eval_set is not None:
             self.validation_errors_ = np.asarray(val_err)
             self.validation_violations_by_eval_ = {k: np.vstack(v) for k, v in val_viol.items()}
@@ -540,6 +545,18 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         self.lambda_ = lam
         self.select(self.robust_eval)
         return self
+
+    def robust_violations(self, X, y, noisy_groups) -> dict[str, np.ndarray]:  # noqa: N803
+        """Constraint values (α included, > 0 = violated) of the selected iterate on other data
+        (e.g. a validation split; noisy groups only), under both robust checks:
+        ``{"paper": ..., "exact": ...}`` — the paper's adversary (soft: the W table recorded
+        with the selected iterate; DRO: 20 random p̃ around the data's noisy groups) and the
+        exact worst case (over 𝒲(θ) with the fitted noise model / the TV ball of ``gamma_``)."""
+        check_is_fitted(self, "coef_")
+        yv = (np.asarray(y).ravel() == self.classes_[-1]).astype(float)
+        noisy = np.searchsorted(self.group_classes_, np.asarray(noisy_groups))
+        yhat = (self.decision_function(X) > 0.0).astype(float)
+        return self._evaluator(yv, noisy)(yhat, self.candidate_tables_[self.best_index_])
 
     def select(self, robust_eval: str | None = None) -> RobustFairClassifier:
         """(Re)choose the best iterate under ``robust_eval`` (None: the ``robust_eval``

@@ -19,6 +19,8 @@ LAMBDA_OPTIMIZERS = ("auto", "adam", "gd")
 BETA_GRID = (0.0, 0.05, 0.1, 0.2, 0.5, 1.0)
 BETA_RULES = ("code", "fixed", "paper_relaxed", "select")
 GAMMA_RULES = ("paper", "safe")
+#: Hyperparameter protocol: none (the knobs' learning rates) or the paper's per-split grid.
+TUNINGS = ("none", "grid")
 
 KNOBS = (
     Knob("method", "soft", choices=METHODS, label="Approach",
@@ -70,6 +72,10 @@ KNOBS = (
          help="Data for the best "
          "iterate and β: train (paper's best iterate) or 25% of train held out (noisy groups "
          "only)."),
+    Knob("tuning", "none", choices=TUNINGS, label="Learning-rate tuning (soft)",
+         help="Soft assignments: none (the rates below) or the paper's protocol — 6 (η_θ, η_λ, "
+         "η_w) settings fitted, each best iterate chosen on train, the setting chosen on 25% of "
+         "train held out (noisy groups) by the exact worst case, then error. 6× the fit time."),
     Knob("lambda_learning_rate", 1.0, 0.05, 4.0, None, log=True, label="Multiplier step η_λ",
          help="η_λ — step of the "
          "projected ascent on λ (paper grid 0.25–2)."),

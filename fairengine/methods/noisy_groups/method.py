@@ -30,6 +30,14 @@ Paper-parity options (spec §3.0, §3.3, §4.2–4.4):
   :data:`BETA_GRID` whose best iterate satisfies the hinge-relaxed constraints (slack α + β) on
   train (the paper's rule), ``"select"`` the β whose best iterate has the lowest error among those
   satisfying the approach's 0-1 constraints on the selection data (spec §3.0 hyperparameter rule).
+* ``tuning="grid"`` (soft assignments; the paper's protocol, :mod:`.tuning`): the
+  :data:`~fairengine.methods.noisy_groups.tuning.SOFT_GRID` learning-rate settings are fitted on
+  the fitting rows (best iterate by the paper's rule, or on the held-out rows with
+  ``selection="validation"``), and the setting is chosen on 25% of the training rows held out
+  (noisy groups only) by the exact worst-case check, then validation error. The
+  ``learning_rate`` / ``lambda_learning_rate`` / ``adversary_learning_rate`` knobs are then
+  unused; the artifacts ``tuning`` table and ``tuned_setting`` say what was chosen, and a
+  validation fallback (no setting met the check) is reported in ``status``.
 * ``selection="validation"`` holds out 25% of the training rows (0.6/0.2 of train+validation
   with a 0.2 test, as in the paper) and selects the iterate and β on them, with noisy groups
   only — never true groups (§4.4).
@@ -58,6 +66,7 @@ from fairengine.methods.noisy_groups.rates import (
     sa_worst,
     violations,
 )
+from fairengine.methods.noisy_groups.tuning import SOFT_GRID, choose
 from fairengine.methods.registry import register
 
 AUX_FRACTION = 0.2
@@ -116,6 +125,7 @@ def _run(
     selection: str,
     lambda_learning_rate: float,
     adversary_learning_rate: float,
+    tuning: str = "none",
 ) -> RunResult:
     start = time.perf_counter()
     names = np.asarray([str(g) for g in train.group_names], dtype=object)
@@ -131,7 +141,8 @@ def _run(
     rng = np.random.default_rng((int(random_state), 3))
     n = len(train.y)
     fit_rows, val_rows = np.arange(n), None
-    if selection == "validation":
+    tuned = tuning == "grid" and method == "soft"
+    if selection == "validation" or tuned:
         order = rng.permutation(n)
         n_val = max(1, int(VALIDATION_FRACTION * n))
         val_rows, fit_rows = np.sort(order[:n_val]), np.sort(order[n_val:])
@@ -142,24 +153,29 @@ def _run(
         return aux_model.gamma_paper if rule == "paper" else None  # None = the safe radius
 
     eval_set = None
-    if val_rows is not None:
+    if val_rows is not None and selection == "validation":
         eval_set = (z_train[val_rows], train.y[val_rows], noisy_train[val_rows])
 
-    def make(b: float) -> RobustFairClassifier:
+    def make(
+        b: float, rates: tuple[float, float, float] | None = None
+    ) -> RobustFairClassifier:
+        lr, lam_lr, adv_lr = rates or (
+            learning_rate, lambda_learning_rate, adversary_learning_rate
+        )
         return RobustFairClassifier(
             method=method,
             constraint=constraint,
             slack=slack,
             gamma=gamma if gamma > 0 else gamma_for(gamma_rule),
             n_steps=n_steps,
-            learning_rate=learning_rate,
+            learning_rate=lr,
             random_state=random_state,
             adversary_every=1 if len(fit_rows) <= DRO_FULL_ROWS else 10,
             robust_eval=robust_eval,
             adversary=adversary,
             beta=b,
-            lambda_learning_rate=lambda_learning_rate,
-            adversary_learning_rate=adversary_learning_rate,
+            lambda_learning_rate=lam_lr,
+            adversary_learning_rate=adv_lr,
         )
 
     def fit(clf: RobustFairClassifier) -> RobustFairClassifier:
@@ -172,8 +188,23 @@ def _run(
             eval_set=eval_set,
         )
 
+    tuning_art, tuned_setting, tuning_status = None, None, None
     with threadpool_limits(limits=1, user_api="blas"):
-        clf, beta_used = _fit_beta(make, fit, beta, beta_rule, method)
+        if tuned:
+            fits = [
+                _fit_beta(lambda b, r=rates: make(b, r), fit, beta, beta_rule, method)
+                for rates in SOFT_GRID
+            ]
+            res = choose(
+                [f[0] for f in fits], SOFT_GRID, z_train[val_rows], train.y[val_rows],
+                noisy_train[val_rows], check="exact",
+            )  # fmt: skip
+            chosen = SOFT_GRID.index(res.setting)
+            clf, beta_used = fits[chosen]
+            tuning_art = _tuning_table(res, chosen)
+            tuned_setting, tuning_status = res.setting, res.status
+        else:
+            clf, beta_used = _fit_beta(make, fit, beta, beta_rule, method)
     elapsed = time.perf_counter() - start
     knobs = {
         "method": method,
@@ -193,6 +224,7 @@ def _run(
         "selection": selection,
         "lambda_learning_rate": lambda_learning_rate,
         "adversary_learning_rate": adversary_learning_rate,
+        "tuning": tuning,
     }
     group_column = NOISY_COLUMN if group_feature == "noisy" else None
     model = RobustFairModel(encoder, clf.coef_, clf.intercept_, knobs, group_column=group_column)
@@ -231,12 +263,22 @@ def _run(
         "adversary_violation": float(np.max(clf.candidate_violations_[clf.best_index_])),
         "status": clf.selection_status_,
         "status_message": status_message(clf, robust_eval),
+        "tuning": tuning_art,
+        "tuned_setting": tuned_setting,
         "beta_used": beta_used,
         "empirical_tv": _empirical_tv(test.groups, noisy_test, len(names)),
         "bound": theorem1_table(
             test.y, clf.predict(z_test), test.groups, noisy_test, constraint, slack, names
         ),
     }
+    if tuning_status == "fallback":
+        artifacts["status"] = "fallback"
+        artifacts["status_message"] = (
+            f"No learning-rate setting (of {len(SOFT_GRID)}) met the exact worst-case check on "
+            "the validation rows; the least-violating one (by rank) was kept, so the "
+            "constraints may not hold against every assignment consistent with the noise model. "
+            + artifacts["status_message"]
+        )
     if group_column is not None:  # the shared evaluation scores the model on what it reads
         artifacts["extra_inputs"] = {
             "train": {NOISY_COLUMN: x_train[NOISY_COLUMN].to_numpy()},
@@ -254,6 +296,18 @@ def group_rates(y, pred, mask) -> dict[str, float]:
         base = mask & (metrics.rate_base(kind, y) == 1)
         out[kind] = float(pred[base].mean()) if base.any() else float("nan")
     return out
+
+
+def _tuning_table(res, chosen: int) -> pd.DataFrame:
+    """One row per grid setting: its rates, validation error and exact worst-case violation."""
+    return pd.DataFrame({
+        "learning_rate": [g[0] for g in res.settings],
+        "lambda_learning_rate": [g[1] for g in res.settings],
+        "adversary_learning_rate": [g[2] for g in res.settings],
+        "validation_error": res.val_errors,
+        "validation_worst_violation": res.val_violations,
+        "chosen": [i == chosen for i in range(len(res.settings))],
+    })  # fmt: skip
 
 
 def certificate(method: str, y, pred, noisy, constraint: str, slack: float, noise) -> float:
