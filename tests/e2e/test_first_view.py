@@ -36,9 +36,9 @@ def test_every_page_shows_its_charts_without_a_click(
     for path, query, charts in PAGES:
         start = time.monotonic()
         page.goto(f"{app_server}/{path}?{query}")
-        wait_for_app(page)
+        wait_for_app(page, timeout=120_000)  # generous: the other xdist worker loads the cores
         chart = page.locator('[data-testid="stPlotlyChart"]')
-        expect(chart.nth(charts - 1)).to_be_visible(timeout=60_000)
+        expect(chart.nth(charts - 1)).to_be_visible(timeout=120_000)
         seconds.append(f"{path}: {time.monotonic() - start:.1f} s")
         main = page.locator('[data-testid="stMain"]')
         assert "Knobs changed" not in main.inner_text(), path
