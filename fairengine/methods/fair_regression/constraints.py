@@ -73,10 +73,14 @@ class StatisticalParity(TwoSidedConstraint):
     def gamma(self, predictions: np.ndarray) -> np.ndarray:
         return self.gamma_of_bins(bins(predictions, self.n_levels)).ravel()
 
-    def signed_weights(self, lam: np.ndarray) -> np.ndarray:
+    def group_weights(self, lam: np.ndarray) -> np.ndarray:
+        """The λ-part of c_λ per (group, level), (|A|, N): N λ_{a,z}/p_a − N Σ_a' λ_{a',z}."""
         net = self.net(lam).reshape(self.n_groups, self.n_levels)
         n = self.n_levels
-        return n * (net / self.p[:, None])[self.codes] - n * net.sum(axis=0)[None, :]
+        return n * (net / self.p[:, None]) - n * net.sum(axis=0)[None, :]
+
+    def signed_weights(self, lam: np.ndarray) -> np.ndarray:
+        return self.group_weights(lam)[self.codes]
 
     def project(self, lam: np.ndarray) -> np.ndarray:
         return self.net_project(lam)

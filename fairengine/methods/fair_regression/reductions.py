@@ -126,10 +126,7 @@ class ParityReduction:
         Prefix sums are linear: Σ_{j≤k} c_λ = Σ_{j≤k} c + (prefix sums of the λ-terms of the
         row's group), so the (n, N) cumulative sum of the costs is taken once per fit and each
         call adds an (|A|, N) table (the common 1/N factor does not move the argmin)."""
-        lam = np.asarray(lam, float).reshape(2, self.n_groups, self.n_levels)
-        net = lam[0] - lam[1]
-        n = self.n_levels
-        shift = np.cumsum(n * (net / self.p[:, None]) - n * net.sum(axis=0)[None, :], axis=1)
+        shift = np.cumsum(self.constraint.group_weights(lam), axis=1)
         prefix = self.cost_prefix + shift[self.codes]
         best = np.argmin(prefix, axis=1)
         lowest = np.take_along_axis(prefix, best[:, None], axis=1)[:, 0]
