@@ -114,24 +114,33 @@ def credit_education() -> Task:
     return from_frame(frame, target=task.target, sensitive=["education"], name="credit_paper")
 
 
+def _split(task: Task, noise: float, split: int) -> tuple:
+    """One benchmark split: 60% train, 20% validation, 20% test rows (seeded by ``split``), the
+    noisy groups, the encoded features (with the noisy group as a one-hot feature, fitted on
+    train), the noise model P(G | Ĝ) from the train pairs (the paper) and the noisy-group shares
+    of the test rows."""
+    n = len(task.y)
+    order = np.random.default_rng(100 + split).permutation(n)
+    train, val = np.sort(order[: int(0.6 * n)]), np.sort(order[int(0.6 * n) : int(0.8 * n)])
+    test = np.sort(order[int(0.8 * n) :])
+    noisy = add_group_noise(task.groups, noise, split)
+    names = np.asarray([str(g) for g in task.group_names], dtype=object)
+    x = task.X.assign(noisy_group=names[noisy])
+    z = FeatureEncoder().fit(x.iloc[train]).transform(x)
+    m = len(names)
+    aux = estimate_noise(task.groups[train], noisy[train], m)
+    p_test = np.bincount(noisy[test], minlength=m) / len(test)
+    return train, val, test, noisy, z, aux, p_test
+
+
 def _fits(
     task: Task, noise: float, split: int, constraint: str, slack: float,
     methods: tuple[str, ...] = ("naive", "dro", "soft"),
 ) -> dict:  # fmt: skip
     """Fit naive, DRO and soft on one split; test error, per-true-group violations and the
     exact worst-case (certificate) violation on test."""
-    n = len(task.y)
-    rng = np.random.default_rng(100 + split)
-    order = rng.permutation(n)
-    train, test = np.sort(order[: int(0.6 * n)]), np.sort(order[int(0.8 * n) :])
-    groups, y = task.groups, task.y
-    noisy = add_group_noise(groups, noise, split)
-    names = np.asarray([str(g) for g in task.group_names], dtype=object)
-    x = task.X.assign(noisy_group=names[noisy])
-    z = FeatureEncoder().fit(x.iloc[train]).transform(x)
-    m = len(names)
-    aux = estimate_noise(groups[train], noisy[train], m)  # the paper: P(G|Ĝ) from train pairs
-    p_test = np.bincount(noisy[test], minlength=m) / len(test)
+    train, val, test, noisy, z, aux, p_test = _split(task, noise, split)
+    groups, y, m = task.groups, task.y, len(task.group_names)
     out = {}
     for method in methods:
         clf = RobustFairClassifier(
@@ -235,18 +244,8 @@ def _fits_tuned(
     fitted on train (best iterate by the paper's rule), the setting chosen on the validation part
     by the exact / the paper's check; ``soft/paper`` is the grid's first setting (the defaults,
     i.e. the untuned fit: the BEFORE numbers)."""
-    n = len(task.y)
-    order = np.random.default_rng(100 + split).permutation(n)
-    train, val = np.sort(order[: int(0.6 * n)]), np.sort(order[int(0.6 * n) : int(0.8 * n)])
-    test = np.sort(order[int(0.8 * n) :])
-    groups, y = task.groups, task.y
-    noisy = add_group_noise(groups, noise, split)
-    names = np.asarray([str(g) for g in task.group_names], dtype=object)
-    x = task.X.assign(noisy_group=names[noisy])
-    z = FeatureEncoder().fit(x.iloc[train]).transform(x)
-    m = len(names)
-    aux = estimate_noise(groups[train], noisy[train], m)
-    p_test = np.bincount(noisy[test], minlength=m) / len(test)
+    train, val, test, noisy, z, aux, p_test = _split(task, noise, split)
+    groups, y, m = task.groups, task.y, len(task.group_names)
     start = time.perf_counter()
     fitted = []
     for lr, lam_lr, adv_lr in SOFT_GRID:

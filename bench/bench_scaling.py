@@ -24,6 +24,7 @@ Run ``python bench/bench_scaling.py --worker METHOD FACTOR [wide]`` for one fit'
 from __future__ import annotations
 
 import json
+import math
 import os
 import pickle
 import subprocess
@@ -116,7 +117,6 @@ def measure(method: str, factor: int, wide: bool = False) -> dict | None:
 
 def scaling(quick: bool) -> list[dict]:
     """Time, exponent, peak memory / encoded matrix, result size: 1×, 4× (16×) Adult, wide."""
-    import math
 
     rows: list[dict] = []
     only = os.environ.get("FAIRENGINE_SCALING_METHODS")
@@ -131,18 +131,22 @@ def scaling(quick: bool) -> list[dict]:
                 rows.append({"what": f"{label}{method} {factor}x: failed", "value": float("nan"),
                              "unit": "s"})  # fmt: skip
                 break
-            k = ""
-            if previous is not None:
-                ratio = m["cpu"] / previous["cpu"]
-                k = f", k = {math.log(ratio) / math.log(factor / previous['factor']):.2f} vs "
-                k += f"{previous['factor']}x"
-            rows.append(_row(label, m, k))
+            rows.append(_row(label, m, _exponent_text(m, previous)))
             previous = m
         if method in WIDE and not quick:
             m = measure(method, 1, wide=True)
             if m is not None:
                 rows.append(_row(label, m, ""))
     return rows
+
+
+def _exponent_text(m: dict, previous: dict | None) -> str:
+    """", k = … vs Fx": the time exponent between this measurement and the previous factor."""
+    if previous is None:
+        return ""
+    ratio = m["cpu"] / previous["cpu"]
+    k = math.log(ratio) / math.log(m["factor"] / previous["factor"])
+    return f", k = {k:.2f} vs {previous['factor']}x"
 
 
 def _row(label: str, m: dict, k: str) -> dict:
@@ -194,7 +198,6 @@ def table(root: Path, label: str) -> list[dict]:
     """Rows of the logged measurements of a checkout, in the benchmark's order."""
     found = logged(root)
     rows: list[dict] = []
-    import math
 
     for method in METHODS:
         previous = None
@@ -202,12 +205,7 @@ def table(root: Path, label: str) -> list[dict]:
             m = found.get(_key(method, factor, False))
             if m is None:
                 continue
-            k = ""
-            if previous is not None:
-                ratio = m["cpu"] / previous["cpu"]
-                k = f", k = {math.log(ratio) / math.log(factor / previous['factor']):.2f} vs "
-                k += f"{previous['factor']}x"
-            rows.append(_row(label, m, k))
+            rows.append(_row(label, m, _exponent_text(m, previous)))
             previous = m
         m = found.get(_key(method, 1, True))
         if m is not None:
