@@ -71,10 +71,12 @@ class FeatureEncoder(TransformerMixin, BaseEstimator):
             for j, pos in enumerate(chunk):
                 if _all_decimal(values[:, j]):
                     numeric_pos.append(pos)  # decimals are numbers, not categories
-                elif _identifier_like_values(values[:, j]):
+                    continue
+                strings = _category_strings(values[:, j])  # once, for both decisions below
+                if _identifier_like_strings(strings[~pd.isna(values[:, j])]):
                     self.dropped_.append(names[pos])
                 else:
-                    categories[pos] = self._kept_categories(values[:, j])
+                    categories[pos] = self._kept_categories(strings)
         numeric_pos.sort()
         self.numeric_ = [names[i] for i in numeric_pos]
         self.categorical_ = {names[i]: categories[i] for i in sorted(categories)}
@@ -102,12 +104,13 @@ class FeatureEncoder(TransformerMixin, BaseEstimator):
         self.feature_names_out_ = _feature_names(self.numeric_, self.categorical_)
         return self
 
-    def _kept_categories(self, values: np.ndarray) -> list[str]:
-        """The categories one-hot encoded for a non-numeric column: the most frequent ones.
+    def _kept_categories(self, strings: np.ndarray) -> list[str]:
+        """The categories one-hot encoded for a non-numeric column (its
+        :func:`_category_strings`): the most frequent ones.
 
         Ties in frequency keep the order of first occurrence (as ``Series.value_counts``).
         """
-        codes, uniques = pd.factorize(_category_strings(values))
+        codes, uniques = pd.factorize(strings)
         counts = np.bincount(codes, minlength=len(uniques))
         order = np.argsort(-counts, kind="stable")
         return [str(uniques[i]) for i in order[: self.max_categories]]
@@ -226,14 +229,16 @@ def identifier_like(column: pd.Series) -> bool:
     if _is_numeric_dtype(column.dtype):
         return False
     values = column.to_numpy(dtype=object)
-    return not _all_decimal(values) and _identifier_like_values(values)
+    if _all_decimal(values):
+        return False
+    return _identifier_like_strings(_category_strings(values[~pd.isna(values)]))
 
 
-def _identifier_like_values(values: np.ndarray) -> bool:
-    present = values[~pd.isna(values)]
+def _identifier_like_strings(present: np.ndarray) -> bool:
+    """The rule on a column's non-missing values as category strings."""
     if len(present) < ID_MIN_DISTINCT:
         return False
-    distinct = len(pd.unique(_category_strings(present)))
+    distinct = len(pd.unique(present))
     return distinct >= ID_MIN_DISTINCT and distinct > ID_DISTINCT_SHARE * len(present)
 
 
