@@ -116,3 +116,23 @@ def test_plain_records_equal_the_frontier_records() -> None:
     for axes in (("dp_diff", "error"), ("dp_diff", "accuracy"), ("eo_diff", "error")):
         frontier = Frontier.from_records("m", "t" * 64, records, axes, ["s", "k"])
         assert plain_records("m", records, axes, ["s", "k"]) == frontier.to_records()
+
+
+def test_every_method_registers_without_its_algorithm() -> None:
+    """The seven declarations (name, version, knobs) load without scikit-learn, fairlearn,
+    SciPy or pandas, so a cached sweep of any method stays light; the algorithm's names still
+    resolve from the package on first use."""
+    code = (
+        "import json, sys\n"
+        "from fairengine.methods import get_method, list_methods\n"
+        "names = list_methods()\n"
+        "versions = {n: get_method(n).version for n in names}\n"
+        f"heavy = sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))\n"
+        "import fairengine.methods.noisy_groups as ng, fairengine.methods.maxent as me\n"
+        "print(json.dumps([names, heavy, ng.RobustFairClassifier.__name__,"
+        " me.solve_dual.__name__]))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    names, heavy, estimator, solver = json.loads(proc.stdout)
+    assert len(names) == 7 and heavy == []
+    assert (estimator, solver) == ("RobustFairClassifier", "solve_dual")
