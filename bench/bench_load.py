@@ -9,12 +9,26 @@ such.
 ``load_seventh_visitor``: six visitors open pages that must compute (datasets without shipped
 runs), all at once; then a seventh opens the Max-entropy page on Adult. Reported: seconds until
 the seventh visitor's page is ready (its charts visible), seconds until the six have their
-results, and the server's peak memory (resident set of the server process and its children,
-sampled with psutil every 0.2 s).
+results, the server's peak memory (resident set of the server process and its children,
+sampled with psutil every 0.25 s), and CPU seconds by process role (the Streamlit server, its
+job-pool workers, the browsers, this bench) over the seventh's wait and over the whole run;
+"server CPU per visitor" (the server's CPU seconds over the run / 7) does not depend on what
+else the machine runs, unlike the seconds.
+
+The seventh visitor's Chromium is its own browser instance at normal priority, and "ready"
+means its charts are visible. The six computing visitors share a second Chromium instance.
+The benchmark runs twice: once with every browser at the same priority, and once with the six
+computing visitors' Chromium at nice +10 (their processes are reniced as they appear). The
+second is the deployment's situation (visitors' browsers run on their own machines, not on the
+server's 2 cores); the first is reported too, because here those browsers compete for the same
+cores as the server and the seventh's browser.
 
 Both run against the current checkout ("ours") and, with ``FAIRENGINE_BENCH_BEFORE=<commit>``,
-also against that commit (extracted with ``git archive`` to a temporary folder) as "before".
-``--quick`` runs ours only.
+also against that commit (extracted with ``git archive`` to a temporary folder, served with its
+own ``.streamlit/config.toml``) as "before". ``--quick`` runs ours only.
+
+One command: ``nice -n 5 python bench/run.py load_first_view load_seventh_visitor`` (about 10
+minutes on a quiet 2-core machine; with ``FAIRENGINE_BENCH_BEFORE`` about twice that).
 """
 
 from __future__ import annotations
@@ -170,6 +184,43 @@ def _cpu_text(cpu: dict[str, float], seconds: float) -> str:
     return f"CPU s in {seconds:.1f} s wall: {parts} (2 cores = {2 * seconds:.0f} CPU s)"
 
 
+def _config_env(root: Path) -> dict[str, str]:
+    """Environment variables that give a server of ``root`` that checkout's Streamlit config.
+
+    The harness starts every server in this checkout, where Streamlit reads this checkout's
+    ``.streamlit/config.toml``; a "before" commit must run with its own (e.g. without
+    ``runner.postScriptGC = false``), so each option either file sets is passed as its
+    ``STREAMLIT_*`` variable: ``root``'s value, else Streamlit's default.
+    """
+    import tomllib
+
+    from streamlit import config
+
+    def options(checkout: Path) -> dict[str, Any]:
+        path = checkout / ".streamlit" / "config.toml"
+        data = tomllib.loads(path.read_text()) if path.is_file() else {}
+        return {
+            f"{section}.{name}": value
+            for section, values in data.items()
+            if isinstance(values, dict)
+            for name, value in values.items()
+            if not isinstance(value, dict)
+        }
+
+    if root == ROOT:
+        return {}
+    theirs, template = options(root), config._config_options_template
+    env = {}
+    for key in set(options(ROOT)) | set(theirs):
+        if key in template:
+            value = theirs.get(key, template[key].default_val)
+            if value is not None:
+                env[template[key].env_var] = (
+                    str(value).lower() if isinstance(value, bool) else str(value)
+                )
+    return env
+
+
 @contextlib.contextmanager
 def _server(root: Path) -> Iterator[Any]:
     import harness
@@ -180,7 +231,7 @@ def _server(root: Path) -> Iterator[Any]:
             root / "dashboard" / "app.py",
             cache_dir=Path(cache) / "cache",
             log_path=log,
-            extra_env={"PYTHONPATH": str(root)},
+            extra_env={"PYTHONPATH": str(root), **_config_env(root)},
         )
         try:
             yield server
