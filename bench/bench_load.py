@@ -11,7 +11,7 @@ runs), all at once; then a seventh opens the Max-entropy page on Adult. Reported
 the seventh visitor's page is ready (its charts visible), seconds until the six have their
 results, the server's peak memory (resident set of the server process and its children,
 sampled with psutil every 0.25 s), and CPU seconds by process role (the Streamlit server, its
-job-pool workers, the browsers, this bench) over the seventh's wait and over the whole run;
+job-pool workers, the seventh visitor's browser, the six visitors' browsers, this bench) over the seventh's wait and over the whole run;
 "server CPU per visitor" (the server's CPU seconds over the run / 7) does not depend on what
 else the machine runs, unlike the seconds.
 
@@ -93,13 +93,14 @@ class _Usage:
     sampled in a thread every 0.25 s.
 
     Roles: ``server`` (the Streamlit process itself), ``workers`` (its children: the job pool),
-    ``browsers`` (every other descendant of this bench process: Playwright's driver and the
-    Chromium processes), ``bench`` (this process). CPU seconds are the last value seen per
-    process id, so processes that end between samples lose at most 0.25 s each.
+    ``six`` (the six computing visitors' Chromium: the trees in :attr:`crowd_roots`),
+    ``browser`` (every other Chromium process: the seventh visitor's, or the one visitor's of a
+    first view), ``bench`` (this process and Playwright's driver). CPU seconds are the last
+    value seen per process id, so processes that end between samples lose at most 0.25 s each.
     :meth:`mark` snapshots the totals so that a window's share can be reported.
     """
 
-    ROLES = ("server", "workers", "browsers", "bench")
+    ROLES = ("server", "workers", "browser", "six", "bench")
 
     def __init__(self, pid: int) -> None:
         import psutil
@@ -109,9 +110,11 @@ class _Usage:
         self.peak = 0
         self._cpu: dict[int, tuple[str, float]] = {}
         self.marks: dict[str, dict[str, float]] = {}
-        #: Process trees (the six visitors' Chromium) kept at :data:`BUSY_BROWSER_NICE` more
-        #: than this bench, thread by thread, at every sample.
-        self.nice_roots: list[int] = []
+        #: Process trees of the six visitors' Chromium (role ``six``).
+        self.crowd_roots: list[int] = []
+        #: Whether to keep them at :data:`BUSY_BROWSER_NICE` more than this bench, thread by
+        #: thread, at every sample.
+        self.nice_crowd = False
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -130,7 +133,17 @@ class _Usage:
             with contextlib.suppress(psutil.Error):
                 total += process.memory_info().rss
         roles = [(p, "server" if p.pid == self.root.pid else "workers") for p in server_tree]
-        roles += [(p, "browsers") for p in mine if p.pid not in server_pids]
+        crowd = set()
+        for pid in self.crowd_roots:
+            with contextlib.suppress(psutil.Error):
+                crowd |= {pid, *(c.pid for c in psutil.Process(pid).children(recursive=True))}
+        for process in mine:
+            if process.pid in server_pids:
+                continue
+            with contextlib.suppress(psutil.Error):
+                chromium = "chrom" in process.name()
+                role = "six" if process.pid in crowd else "browser" if chromium else "bench"
+                roles.append((process, role))
         roles.append((self.me, "bench"))
         with self._lock:
             for process, role in roles:
@@ -141,15 +154,18 @@ class _Usage:
         return total
 
     def _renice(self) -> None:
-        """Lower every thread of the :attr:`nice_roots` trees to the bench's nice + 10.
+        """Lower every thread of the :attr:`crowd_roots` trees to the bench's nice + 10 (when
+        :attr:`nice_crowd`).
 
         Per thread, and again at every sample: Linux nice values belong to threads, and
         Chromium (running as root here) sets its own processes' and threads' priorities, e.g.
         a renderer back to 0, so starting it under ``nice`` is not enough."""
         import psutil
 
+        if not self.nice_crowd:
+            return
         target = min(19, os.getpriority(os.PRIO_PROCESS, 0) + BUSY_BROWSER_NICE)
-        for pid in self.nice_roots:
+        for pid in self.crowd_roots:
             with contextlib.suppress(psutil.Error):
                 root = psutil.Process(pid)
                 for process in [root, *root.children(recursive=True)]:
@@ -188,7 +204,8 @@ class _Usage:
 
 
 def _cpu_text(cpu: dict[str, float], seconds: float) -> str:
-    parts = ", ".join(f"{role} {cpu[role]:.1f}" for role in _Usage.ROLES)
+    names = {"browser": "seventh's browser", "six": "six visitors' browsers"}
+    parts = ", ".join(f"{names.get(role, role)} {cpu[role]:.1f}" for role in _Usage.ROLES)
     return f"CPU s in {seconds:.1f} s wall: {parts} (2 cores = {2 * seconds:.0f} CPU s)"
 
 
@@ -292,7 +309,7 @@ def _first_view(root: Path, label: str) -> list[dict[str, Any]]:
                         if total is not None
                         else "no chart within 60 s (waits for a button, or still computing)"
                     )
-                    + f"; CPU s: server {cpu['server']:.2f}, browsers {cpu['browsers']:.2f}",
+                    + f"; CPU s: server {cpu['server']:.2f}, browser {cpu['browser']:.2f}",
                 }
             )
         browser.close()
@@ -311,6 +328,7 @@ def _seventh(root: Path, label: str, busy_nice: bool) -> list[dict[str, Any]]:
     they share the server's 2 cores). The seventh visitor's browser always runs at normal
     priority, and it is a separate Chromium instance."""
     import harness
+    import psutil
     from playwright.sync_api import sync_playwright
 
     with _server(root) as server, _Usage(server.process.pid) as usage, sync_playwright() as pw:
@@ -321,15 +339,13 @@ def _seventh(root: Path, label: str, busy_nice: bool) -> list[dict[str, Any]]:
         idle = usage._sample()
         before = _browser_pids()
         crowd = harness.launch_browser(pw)  # the six computing visitors' browser
-        if busy_nice:  # its process tree: the new processes whose parent is not new
-            import psutil
-
-            new = _browser_pids() - before
-            for pid in new:
-                with contextlib.suppress(psutil.Error):
-                    if psutil.Process(pid).ppid() not in new:
-                        usage.nice_roots.append(pid)
-            usage._renice()
+        new = _browser_pids() - before  # its process tree: new processes with an old parent
+        for pid in new:
+            with contextlib.suppress(psutil.Error):
+                if psutil.Process(pid).ppid() not in new:
+                    usage.crowd_roots.append(pid)
+        usage.nice_crowd = busy_nice
+        usage._renice()
         busy = []
         usage.mark("start")
         start = time.monotonic()
