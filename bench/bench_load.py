@@ -11,9 +11,9 @@ runs), all at once; then a seventh opens the Max-entropy page on Adult. Reported
 the seventh visitor's page is ready (its charts visible), seconds until the six have their
 results, the server's peak memory (resident set of the server process and its children,
 sampled with psutil every 0.25 s), and CPU seconds by process role (the Streamlit server, its
-job-pool workers, the seventh visitor's browser, the six visitors' browsers, this bench) over the seventh's wait and over the whole run;
-"server CPU per visitor" (the server's CPU seconds over the run / 7) does not depend on what
-else the machine runs, unlike the seconds.
+job-pool workers, the seventh visitor's browser, the six visitors' browsers, this bench) over
+the seventh's wait and over the whole run; "server CPU per visitor" (the server's CPU seconds
+over the run / 7) does not depend on what else the machine runs, unlike the seconds.
 
 The seventh visitor's Chromium is its own browser instance at normal priority, and "ready"
 means its charts are visible. The six computing visitors share a second Chromium instance.
