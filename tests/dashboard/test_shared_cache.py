@@ -102,3 +102,11 @@ def test_bundled_tasks_are_shared_per_dataset_and_roles() -> None:
     assert first is second  # one task object for both visitors of compas
     assert sessions["german_credit"][0].name == "german_credit"
     assert first.name == "compas" and first.fingerprint != sessions["german_credit"][0].fingerprint
+
+
+def test_poll_is_longer_far_back_in_the_queue_and_bounded() -> None:
+    running = runner.poll_seconds(0, workers=2)
+    assert running == runner.poll_seconds(1, workers=2) == runner.POLL  # runs or is next
+    waits = [runner.poll_seconds(position, workers=2) for position in range(1, 40)]
+    assert waits == sorted(waits) and waits[-1] == runner.MAX_POLL
+    assert runner.poll_seconds(5, workers=2) > runner.POLL
