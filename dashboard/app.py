@@ -6,7 +6,9 @@ pages with ``st.navigation`` and shows the current task in the sidebar.
 
 from __future__ import annotations
 
+import gc
 import sys
+import time
 from pathlib import Path
 
 import streamlit as st
@@ -65,3 +67,23 @@ with running_pages(), guarded(f"the {navigation.title} page"):
     navigation.run()
 with guarded("the sidebar"):
     render_task_summary()
+
+
+@st.cache_resource(show_spinner=False)
+def _last_collection() -> list[float]:
+    return [time.monotonic()]
+
+
+def collect_garbage(every: float = 60.0) -> None:
+    """A full garbage collection at most every ``every`` seconds per server.
+
+    Streamlit's ``runner.postScriptGC`` (off in .streamlit/config.toml) collects after every
+    script and fragment run, which costs ~0.1 s of the GIL per polling session per second.
+    """
+    last = _last_collection()
+    if time.monotonic() - last[0] >= every:
+        last[0] = time.monotonic()
+        gc.collect()
+
+
+collect_garbage()

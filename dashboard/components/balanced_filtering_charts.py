@@ -97,6 +97,17 @@ def stored_curve_points(
     return curve_points(_task, dict(knobs), _store, curves, n_seeds)
 
 
+def tradeoff_view(
+    task: Task, knobs: dict, store, curves: tuple[str, ...], n_seeds: int
+) -> tuple[go.Figure, str]:
+    """The trade-off figure and its caption for curves whose points are all in ``store`` (the
+    page shares them between sessions with :func:`dashboard.components.shared.shared`)."""
+    from fairengine.methods.balanced_filtering import tradeoff_curves
+
+    table = tradeoff_curves(curve_points(task, knobs, store, curves, n_seeds))
+    return tradeoff_figure(table, None), gap_caption(table)
+
+
 def gap_caption(curves: pd.DataFrame) -> str:
     """One sentence on the train / test imbalance at the largest α of each tree curve."""
     parts = []

@@ -57,6 +57,7 @@ class Job:
     cancel_path: Path
     cancelled: bool = False
     _finished: float | None = field(default=None, repr=False)
+    _started: float | None = field(default=None, repr=False)
 
     @property
     def done(self) -> bool:
@@ -71,7 +72,9 @@ class Job:
 
     @property
     def started(self) -> float | None:
-        return self.progress().get("started")
+        if self._started is None:  # once started, never read again (queue positions poll it)
+            self._started = self.progress().get("started")
+        return self._started
 
     def remaining(self) -> float | None:
         """Estimated seconds to go (from the points done so far, else the job's estimate)."""

@@ -41,8 +41,11 @@ CHEAP_SECONDS = 3.0
 #: How long a page waits for a just-submitted job before drawing progress instead (seconds;
 #: ``$FAIRENGINE_RUN_WAIT`` overrides it, e.g. the AppTest suites wait for the whole fit).
 INLINE_WAIT = 2.0
-#: Poll interval of a pending job.
+#: Poll interval of a pending job that runs or is next in line (seconds).
 POLL = 1.0
+#: Longest poll interval, for a job far back in the queue (a poll is a fragment rerun: it costs
+#: the server a little and the visitor's browser a redraw).
+MAX_POLL = 5.0
 
 
 @st.cache_resource(show_spinner=False)
@@ -102,6 +105,19 @@ def _wait(job: Job) -> None:
     futures.wait([job.future], timeout=inline_wait())
 
 
+def poll_seconds(position: int, workers: int) -> float:
+    """Poll interval of a job at queue ``position`` (0 = running): :data:`POLL` while it runs or
+    is about to, longer the more jobs are ahead of it (up to :data:`MAX_POLL`)."""
+    ahead = max(0, position - 1)
+    return min(MAX_POLL, POLL * (1 + ahead / max(1, workers)))
+
+
+def result_key(slot: str) -> str | None:
+    """Run key of the result :func:`run_panel` last returned for ``slot`` in this session (the
+    key to share work derived from it between sessions, see :mod:`.shared`)."""
+    return _state(slot).get("key")
+
+
 def session_id() -> str:
     return st.session_state.setdefault("_session_id", uuid.uuid4().hex)
 
@@ -133,10 +149,14 @@ def _job_text(pool: JobPool, job: Job) -> tuple[float | None, str]:
 
 
 def show_job(job_id: int, slot: str) -> None:
-    """Progress of a pending job, refreshed every :data:`POLL` seconds; reruns the page when the
-    job ends (a fragment, so the rest of the page stays as it is meanwhile)."""
+    """Progress of a pending job, refreshed every :func:`poll_seconds`; reruns the page when the
+    job ends (a fragment, so the rest of the page stays as it is meanwhile). A poll reads only
+    the job's small progress file: no store, no dataset."""
+    pool = job_pool()
+    job = pool.get(job_id)
+    every = POLL if job is None else poll_seconds(pool.queue_position(job), pool.workers)
 
-    @st.fragment(run_every=POLL)
+    @st.fragment(run_every=every)
     def _poll() -> None:
         pool = job_pool()
         job = pool.get(job_id)

@@ -10,8 +10,28 @@ import streamlit as st
 
 from dashboard.components import cached
 from dashboard.components.state import DEFAULT_DATASET, TASK_KEY, selection, set_task
-from fairengine.data import DataError
+from fairengine.data import DataError, Task
 from fairengine.data.registry import DATASETS, default_features
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def bundled_task(name: str, target: str, sensitive: tuple[str, ...], kind: str | None) -> Task:
+    """The task of a bundled dataset with these roles, built once for every session of the
+    server (keyed by names only: no hashing of the table, no copy per session). The Data page
+    builds its tasks from its widgets; this serves the pages opened first, e.g. from a link."""
+    info = DATASETS[name]
+    frame = cached.bundled_frame(name)
+    return cached.build_task(
+        frame,
+        name=name,
+        target=target,
+        sensitive=sensitive,
+        features=default_features(info, frame, target, sensitive),
+        kind=kind,
+        positive_label=info.positive_labels.get(target),
+        drop_missing=False,
+        merge_small_groups=False,
+    )
 
 
 def ensure_task() -> None:
@@ -20,22 +40,11 @@ def ensure_task() -> None:
         return
     name = selection("dataset", DEFAULT_DATASET)
     info = DATASETS.get(name, DATASETS[DEFAULT_DATASET])
-    frame = cached.bundled_frame(info.name)
     target = selection("target") or info.target
     sensitive = tuple(selection("sensitive") or info.sensitive)
     kind = selection("kind")
     try:
-        task = cached.build_task(
-            frame,
-            name=info.name,
-            target=target,
-            sensitive=sensitive,
-            features=default_features(info, frame, target, sensitive),
-            kind=None if kind in (None, "auto") else kind,
-            positive_label=info.positive_labels.get(target),
-            drop_missing=False,
-            merge_small_groups=False,
-        )
+        task = bundled_task(info.name, target, sensitive, None if kind in (None, "auto") else kind)
     except DataError as exc:
         st.session_state["url_warning"] = f"The link's roles are not valid: {exc}"
         set_task(None)

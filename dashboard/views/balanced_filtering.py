@@ -13,9 +13,10 @@ from dashboard.components import cached, runner
 from dashboard.components.comparison import add_to_comparison
 from dashboard.components.knobs import knob_widget, knob_widgets, share_knobs
 from dashboard.components.page_help import how_to_read
+from dashboard.components.shared import shared
 from dashboard.components.state import require_task, stop_page
 from fairengine.methods import get_method
-from fairengine.methods.balanced_filtering import CURVES, FLOOR_SETTING, tradeoff_curves
+from fairengine.methods.balanced_filtering import CURVES, FLOOR_SETTING
 from fairengine.methods.balanced_filtering.frontier import curve_grid
 from fairengine.methods.balanced_filtering.method import DEMO_SEEDS, MAX_GROUPS, run_filter
 from fairengine.sweeps.balanced_filtering import tradeoff_points
@@ -109,30 +110,31 @@ stored = bool(chosen) and bf.curves_stored(task, store, store_key, *curves_key[1
 fixed = {k: v for k, v in curve_knobs.items() if k not in ("proxy", "alpha", "eta", "relaxed")}
 if stored:  # complete in the store (the shipped demo curves): read once, no progress bar
     st.button("Compute curves", key="bf_curves", disabled=True, help="Every point is stored.")
-    points = bf.stored_curve_points(task, store, store_key, *curves_key[1:])
-elif chosen and runner.sweep_panel(  # in the shared worker pool, with progress and Cancel
-    "balanced_filtering",
-    "Sweeping α and η",
-    str(curves_key),
-    tradeoff_points,
-    task,
-    curves=tuple(chosen),
-    alphas=bf.PAGE_ALPHAS,
-    etas=bf.PAGE_ETAS,
-    seeds=tuple(range(int(n_seeds))),
-    test_size=0.3,
-    store=store,
-    button="Compute curves",
-    n_points=int(n_seeds) * len(curve_grid(tuple(chosen), bf.PAGE_ALPHAS, bf.PAGE_ETAS, **fixed)),
-    **fixed,
-):
-    points = bf.curve_points(task, curve_knobs, store, tuple(chosen), int(n_seeds))
-else:
-    points = None
-if points is not None:
-    curves = tradeoff_curves(points)
-    st.plotly_chart(bf.tradeoff_figure(curves, None), key="bf_tradeoff")
-    gap = bf.gap_caption(curves)
+ready = stored or (
+    bool(chosen)
+    and runner.sweep_panel(  # in the shared worker pool, with progress and Cancel
+        "balanced_filtering",
+        "Sweeping α and η",
+        str(curves_key),
+        tradeoff_points,
+        task,
+        curves=tuple(chosen),
+        alphas=bf.PAGE_ALPHAS,
+        etas=bf.PAGE_ETAS,
+        seeds=tuple(range(int(n_seeds))),
+        test_size=0.3,
+        store=store,
+        button="Compute curves",
+        n_points=int(n_seeds)
+        * len(curve_grid(tuple(chosen), bf.PAGE_ALPHAS, bf.PAGE_ETAS, **fixed)),
+        **fixed,
+    )
+)
+if ready:  # every point is stored: read, averaged and drawn once for every session
+    figure, gap = shared(
+        bf.tradeoff_view, (store_key, curves_key), task, curve_knobs, store, *curves_key[2:]
+    )
+    st.plotly_chart(figure, key="bf_tradeoff")
     if gap:
         st.caption(gap)
 else:
@@ -178,6 +180,7 @@ if m_train["acceptance_rate"] > 0:
     )
 
 art = result.artifacts
+rkey = runner.result_key("balanced_filtering")  # figures are built once for every session
 status = art.get("status", {})
 if not status.get("converged", True) or status.get("empty_splits"):
     st.warning(status["message"])
@@ -185,11 +188,18 @@ c1, c2 = st.columns(2)
 with c1:
     minus = st.toggle("Show A − base rates", key="w.bf.minus")
     st.plotly_chart(
-        bf.heatmap_figure(art["A"], art["base_rates"], art["group_names"], minus_base=minus),
+        shared(
+            bf.heatmap_figure,
+            (rkey, minus),
+            art["A"],
+            art["base_rates"],
+            art["group_names"],
+            minus_base=minus,
+        ),
         key="bf_heatmap",
     )
 with c2:
-    st.plotly_chart(bf.proportions_figure(result), key="bf_proportions")
+    st.plotly_chart(shared(bf.proportions_figure, rkey, result), key="bf_proportions")
 
 st.subheader("Proxy leaves")
 st.dataframe(art["leaves"].round(4), hide_index=True, key="bf_leaves")

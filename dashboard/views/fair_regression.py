@@ -12,6 +12,7 @@ from dashboard.components import cached, fair_regression_charts, fair_regression
 from dashboard.components.comparison import add_to_comparison
 from dashboard.components.knobs import knob_columns, share_knobs
 from dashboard.components.page_help import how_to_read
+from dashboard.components.shared import shared
 from dashboard.components.state import require_task
 from fairengine.frontier import sweep, task_key
 from fairengine.methods import get_method
@@ -90,24 +91,30 @@ else:
         f"Sweeps ε over {', '.join(map(str, fair_regression_runs.EPS_GRID))} with the other knobs "
         "fixed; points are cached and appear on the Compare page too."
     )
-st.plotly_chart(
-    fair_regression_charts.frontier_figure(
-        result.metrics["test"], result.artifacts["baselines"], points, "test"
+rkey = runner.result_key("fair_regression")  # figures are built once for every session
+charts = fair_regression_charts
+art = result.artifacts
+st.plotly_chart(  # the sweep's points are all there or none: one bit besides the run
+    shared(
+        charts.frontier_figure,
+        (rkey, points is None),
+        result.metrics["test"],
+        art["baselines"],
+        points,
+        "test",
     ),
     key="fr_frontier",
 )
 c1, c2 = st.columns(2)
 c1.plotly_chart(
-    fair_regression_charts.cdf_figure(
-        result.artifacts["group_cdfs"], result.artifacts["ks"]["test"], "test", task.target
-    ),
+    shared(charts.cdf_figure, rkey, art["group_cdfs"], art["ks"]["test"], "test", task.target),
     key="fr_cdfs",
 )
 bound = None
 if knobs["constraint"] == "bounded_group_loss" and knobs["loss_function"] != "logistic":
     bound = knobs["eps"] * (2.0 if knobs["loss_function"] == "square" else 1.0)
 c2.plotly_chart(
-    fair_regression_charts.group_loss_figure(result.artifacts["group_losses"], "test", bound),
+    shared(charts.group_loss_figure, rkey, art["group_losses"], "test", bound),
     key="fr_group_losses",
 )
 with st.expander("Baselines and the mixture Q"):

@@ -12,6 +12,7 @@ from dashboard.components import cached, maxent_charts, maxent_runs, runner
 from dashboard.components.comparison import add_to_comparison
 from dashboard.components.knobs import knob_widget, share_knobs
 from dashboard.components.page_help import how_to_read
+from dashboard.components.shared import shared
 from dashboard.components.state import require_task, stop_page
 from fairengine.data import DataError
 from fairengine.frontier import sweep, task_key
@@ -82,10 +83,12 @@ st.caption(
     "uniform component; the rest are copies of training rows."
 )
 
+rkey = runner.result_key("maxent")  # figures of a result are built once for every session
+art = result.artifacts
 c1, c2 = st.columns(2)
-c1.plotly_chart(maxent_charts.rates_figure(result.artifacts["rates"], knobs["tau"]), key="rates")
-c2.plotly_chart(maxent_charts.group_outcomes_figure(result.artifacts["group_rates"]), key="groups")
-st.plotly_chart(maxent_charts.marginals_figure(result.artifacts["marginals"]), key="marginals")
+c1.plotly_chart(shared(maxent_charts.rates_figure, rkey, art["rates"], knobs["tau"]), key="rates")
+c2.plotly_chart(shared(maxent_charts.group_outcomes_figure, rkey, art["group_rates"]), key="groups")
+st.plotly_chart(shared(maxent_charts.marginals_figure, rkey, art["marginals"]), key="marginals")
 with st.expander("Before / after table (data and downstream classifier)"):
     st.dataframe(result.artifacts["rates"].round(4))
 

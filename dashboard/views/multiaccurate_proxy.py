@@ -17,6 +17,7 @@ from dashboard.components import (
 from dashboard.components.comparison import add_to_comparison
 from dashboard.components.knobs import knob_columns, share_knobs
 from dashboard.components.page_help import how_to_read
+from dashboard.components.shared import shared
 from dashboard.components.state import require_task
 from fairengine.frontier import sweep, task_key
 from fairengine.methods import get_method
@@ -85,17 +86,19 @@ st.caption(
 )
 
 split = st.radio("Audit rows", ["proxy", "train", "test"], horizontal=True, key="w.map.audit_split")
+rkey = runner.result_key("multiaccurate_proxy")  # figures are built once for every session
+charts = multiaccurate_proxy_charts
 c1, c2 = st.columns(2)
 c1.plotly_chart(
-    multiaccurate_proxy_charts.audit_heatmap(result.artifacts["audit"], split, knobs["alpha"]),
+    shared(charts.audit_heatmap, (rkey, split), result.artifacts["audit"], split, knobs["alpha"]),
     key="map_audit",
 )
-c2.plotly_chart(
-    multiaccurate_proxy_charts.gaps_figure(result.artifacts["group_gaps"]), key="map_gaps"
-)
+c2.plotly_chart(shared(charts.gaps_figure, rkey, result.artifacts["group_gaps"]), key="map_gaps")
 if result.artifacts["trace"] is not None:
     st.plotly_chart(
-        multiaccurate_proxy_charts.trace_figure(
+        shared(
+            charts.trace_figure,
+            rkey,
             result.artifacts["trace"],
             summary["group_names"],
             [summary["tolerance"]],
@@ -130,12 +133,14 @@ if points is None:
             "knobs fixed; points are cached and appear on the Compare page too."
         )
 c3, c4 = st.columns(2)
+# every point of the sweep, or none: the figures are a function of the run and that one bit
+frontier_key = (rkey, points is None)
 c3.plotly_chart(
-    multiaccurate_proxy_charts.frontier_figure(points, test_metrics, knobs["proxy"]),
+    shared(charts.frontier_figure, frontier_key, points, test_metrics, knobs["proxy"]),
     key="map_frontier",
 )
 c4.plotly_chart(
-    multiaccurate_proxy_charts.quality_figure(points, test_metrics, knobs["proxy"]),
+    shared(charts.quality_figure, frontier_key, points, test_metrics, knobs["proxy"]),
     key="map_quality",
 )
 with st.expander("Audit table and proxy quality"):

@@ -12,6 +12,7 @@ from dashboard.components import cached, noisy_groups_charts, noisy_groups_runs,
 from dashboard.components.comparison import add_to_comparison
 from dashboard.components.knobs import knob_columns, share_knobs
 from dashboard.components.page_help import how_to_read
+from dashboard.components.shared import shared
 from dashboard.components.state import require_task, stop_page
 from fairengine.data import DataError
 from fairengine.frontier import sweep, task_key
@@ -62,7 +63,10 @@ st.caption(
     + noisy_groups_runs.guarantee_text(knobs["method"], knobs["robust_eval"], result)
 )
 constraint = knobs["constraint"]
-st.plotly_chart(noisy_groups_charts.rates_figure(art["group_rates"], constraint), key="ng_rates")
+rkey = runner.result_key("noisy_groups")  # the figure is built once for every session
+st.plotly_chart(
+    shared(noisy_groups_charts.rates_figure, rkey, art["group_rates"], constraint), key="ng_rates"
+)
 st.markdown("**Theorem 1: true-group violation vs the TV-distance bound (test)**")
 st.dataframe(noisy_groups_charts.bound_table(art["bound"]), hide_index=True, key="ng_bound")
 st.caption(
