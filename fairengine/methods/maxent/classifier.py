@@ -14,6 +14,11 @@ from sklearn.tree import DecisionTreeClassifier
 from fairengine.models import trees
 
 CLASSIFIERS = ("tree", "gnb")
+#: dtype of the 0/1 inputs each classifier is fitted on: scikit-learn's trees work in float32
+#: (a float64 matrix would be copied to float32), Gaussian naive Bayes in float64.
+INPUT_DTYPE = {"tree": np.float32, "gnb": np.float64}
+#: Rows scored at a time by a tree (bounds the float64 copy the shared tree codec makes).
+_SCORE_BLOCK = 8192
 
 Params = dict[str, np.ndarray]
 
@@ -42,11 +47,16 @@ def fit_classifier(
 
 def classifier_scores(params: Params, X: np.ndarray) -> np.ndarray:  # noqa: N803
     """P(y = 1 | x) of a classifier stored by :func:`fit_classifier`."""
-    X = np.asarray(X, dtype=float)  # noqa: N806
     if "constant" in params:
         return np.full(len(X), float(params["constant"][0]))
     if "left" in params:  # the shared codec walks the tree exactly as scikit-learn does
-        return params["prob"][trees.apply(params, X)[:, 0]]
+        X = np.asarray(X)  # noqa: N806
+        leaves = np.concatenate(
+            [trees.apply(params, X[lo : lo + _SCORE_BLOCK])[:, 0]
+             for lo in range(0, len(X), _SCORE_BLOCK)] or [np.zeros(0, np.int64)]
+        )  # fmt: skip
+        return params["prob"][leaves]
+    X = np.asarray(X, dtype=float)  # noqa: N806
     mean, var = params["mean"], params["var"]
     joint = params["log_prior"] - 0.5 * (
         np.log(2 * np.pi * var).sum(axis=1)

@@ -6,7 +6,7 @@ import numpy as np
 
 from fairengine import metrics
 from fairengine.data import Task
-from fairengine.methods.maxent.classifier import classifier_scores, fit_classifier
+from fairengine.methods.maxent.classifier import INPUT_DTYPE, classifier_scores, fit_classifier
 from fairengine.methods.maxent.domain import Domain, readable_rows
 from fairengine.methods.maxent.keys import RowCounts, unique_rows
 
@@ -62,10 +62,12 @@ class RealData:
     """
 
     def __init__(self, task: Task, domain: Domain, with_protected: bool = False) -> None:
+        self.domain = domain
         self.codes = domain.codes(readable_rows(task, domain))
         only = domain.model_features + ([domain.index("protected")] if with_protected else [])
         self.only = only
-        self.X = domain.encode(self.codes[:, only], only)
+        # float32: exact for 0/1 and what scikit-learn's trees read (no copy when scoring)
+        self.X = domain.encode(self.codes[:, only], only, dtype=np.float32)
         self.y = self.codes[:, domain.index("label")]
         self.z = self.codes[:, domain.index("protected")]
         self.counts = RowCounts(self.codes, domain.sizes)  # the KL's data side, once per split
@@ -84,7 +86,9 @@ def evaluate_dataset(
     """
     only = test.only
     y, z = codes[:, domain.index("label")], codes[:, domain.index("protected")]
-    params = fit_classifier(classifier, domain.encode(codes[:, only], only), y, weights)
+    X = domain.encode(codes[:, only], only, dtype=INPUT_DTYPE.get(classifier, float))  # noqa: N806
+    params = fit_classifier(classifier, X, y, weights)
+    del X
     rr, sr = data_rates(z, y, weights)
     test_score = classifier_scores(params, test.X)
     test_pred = (test_score >= 0.5).astype(float)

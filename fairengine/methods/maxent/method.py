@@ -51,16 +51,19 @@ def _target(theta: str, protected_share: float) -> Any:
 
 def fit_generator(
     train: Task, *, C: float, tau: float, prior: str, theta: str,  # noqa: N803
-    protected_share: float = 0.5, n_bins: int = 4,
+    protected_share: float = 0.5, n_bins: int = 4, real: RealData | None = None,
 ) -> MaxEntDebiaser:  # fmt: skip
-    """Fit p* on a task, warm-started from the last fit on the same task and θ choice."""
-    domain = domain_from_task(train, n_bins)
+    """Fit p* on a task, warm-started from the last fit on the same task and θ choice.
+
+    ``real``: the task's rows already coded on ``domain_from_task(train, n_bins)`` (a run codes
+    its training rows once, for the fit and for the evaluation)."""
+    domain = domain_from_task(train, n_bins) if real is None else real.domain
     key = (train.fingerprint, n_bins, prior, theta, protected_share)
     generator = MaxEntDebiaser(
         C=C, tau=tau, prior=prior, target_marginals=_target(theta, protected_share),
         n_bins=n_bins, warm_start=_WARM.get(key),
     )  # fmt: skip
-    generator.fit(readable_rows(train, domain), domain)
+    generator.fit(readable_rows(train, domain) if real is None else real.codes, domain)
     _WARM[key] = generator.lambda_
     _WARM.move_to_end(key)
     while len(_WARM) > _WARM_SIZE:
@@ -73,12 +76,12 @@ def _run(
     protected_share: float, n_bins: int, n_samples: int, classifier: str,
 ) -> RunResult:  # fmt: skip
     start = time.perf_counter()
+    domain = domain_from_task(train, n_bins)
+    real_train, real_test = RealData(train, domain), RealData(test, domain)
     generator = fit_generator(
         train, C=C, tau=tau, prior=prior, theta=theta, protected_share=protected_share,
-        n_bins=n_bins,
+        n_bins=n_bins, real=real_train,
     )  # fmt: skip
-    domain = generator.domain_
-    real_train, real_test = RealData(train, domain), RealData(test, domain)
     samples = generator.sample_codes(n_samples, SEED)
     maxent, params = evaluate_dataset(samples, domain, classifier, real_train, real_test)
     elapsed = time.perf_counter() - start
@@ -122,7 +125,7 @@ def _run(
                 "coordinate": domain.coordinate_names,
                 "theta": generator.theta_,
                 "achieved": generator.expected_marginals_,
-                "raw": domain.encode(real_train.codes).mean(axis=0),
+                "raw": domain.marginal_sums(real_train.codes) / len(real_train.codes),
             }
         ),
         "samples": domain.decode(samples, categorical=True),  # same values, ~10x less memory
