@@ -41,6 +41,15 @@ def distinct_rows(
     return rows, summed, counts.astype(float)
 
 
+def _compact_counts(counts: np.ndarray) -> np.ndarray:
+    """Row counts (whole numbers) in the smallest unsigned integer type that holds them."""
+    counts = np.asarray(counts)
+    top = int(counts.max(initial=0))
+    if not np.array_equal(counts, np.round(counts)) or counts.min(initial=0) < 0:
+        return counts.astype(float)  # not counts: kept as given
+    return counts.astype(np.min_scalar_type(top))
+
+
 def group_rates(joint: np.ndarray) -> tuple[float, float]:
     """(RR, SR for y = 1) of a 2x2 table joint[y, z] = P(Y=y, Z=z) (Defs. 2.1, 2.2; min/max)."""
     share = joint.sum(axis=0)
@@ -90,6 +99,8 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
         them (lossless; a wide table's rows stay a few MB).
     weights_ : ndarray (M,)
         Prior weights w on ``rows_``.
+    counts_ : ndarray (M,)
+        Copies of each distinct row in the data, in the smallest unsigned integer type.
     theta_ : ndarray (d,)
     lambda_ : ndarray (d,)
         λ*.
@@ -182,8 +193,9 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
         y = codes[:, domain.index("label")]
         theta = self._theta(CodedPoints(domain, codes), z, y)  # no (n, d) matrix (issue 18)
         row_weights = prior_weights(z, y, self.tau, self.prior)
-        rows, self.weights_, self.counts_ = distinct_rows(codes, row_weights, domain.sizes)
+        rows, self.weights_, counts = distinct_rows(codes, row_weights, domain.sizes)
         self.rows_ = rows.astype(code_dtype(domain))
+        self.counts_ = _compact_counts(counts)
         self.theta_ = theta
         oracle = self._oracle(theta)
         warm = None if isinstance(self.warm_start, bool) else self.warm_start
@@ -212,7 +224,7 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
         rows = np.asarray(rows, dtype=np.int64).reshape(-1, len(domain.features))
         self.rows_ = rows.astype(code_dtype(domain))
         self.weights_ = np.asarray(weights, dtype=float)
-        self.counts_ = np.asarray(counts, dtype=float)
+        self.counts_ = _compact_counts(counts)
         self.theta_ = np.asarray(theta, dtype=float)
         self.lambda_ = np.asarray(lam, dtype=float)
         self.n_iter_ = n_iter

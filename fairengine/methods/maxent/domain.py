@@ -25,7 +25,7 @@ MAX_LEVELS = 8
 OTHER = "other"
 MISSING = "missing"
 #: Code cells per block of :meth:`Domain.encode` (bounds its temporary index arrays).
-_BLOCK = 1 << 20
+_BLOCK = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -322,7 +322,12 @@ def identifier_columns(task: Task) -> list[str]:
     return [name for name in task.features if identifier_like(task.frame[name])]
 
 
-def domain_from_task(task: Task, n_bins: int = 4, max_levels: int = MAX_LEVELS) -> Domain:
+def domain_from_task(
+    task: Task,
+    n_bins: int = 4,
+    max_levels: int = MAX_LEVELS,
+    dropped: list[str] | None = None,
+) -> Domain:
     """Discretise a task into the paper's domain (spec §2.1, §3.5 step 1).
 
     The label's level 1 is the positive label and the protected attribute's level 1 (Z = 1) is
@@ -339,10 +344,12 @@ def domain_from_task(task: Task, n_bins: int = 4, max_levels: int = MAX_LEVELS) 
         Bins per numeric column (columns with at most ``n_bins`` distinct values keep them).
     max_levels : int
         Levels kept per categorical column (the rest share an ``other`` level).
+    dropped : list of str, optional
+        ``identifier_columns(task)`` when the caller has it already (it reads every text value).
     """
     check_task(task)
     features = []
-    dropped = set(identifier_columns(task))
+    dropped = set(identifier_columns(task) if dropped is None else dropped)
     for name in (c for c in task.features if c not in dropped):
         column = task.frame[name]
         numeric = pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)

@@ -18,6 +18,8 @@ import pandas as pd
 
 #: Largest product of sizes packed into one int64 word.
 _WORD = 1 << 62
+#: Code cells packed per block (bounds the int64 copy of compact codes).
+_CELLS = 1 << 18
 
 
 def _word_columns(sizes: np.ndarray) -> list[tuple[int, int, np.ndarray]]:
@@ -47,8 +49,11 @@ def pack(codes: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     n = len(codes)
     groups = _word_columns(np.asarray(sizes, dtype=np.int64))
     words = np.empty((n, len(groups)), dtype=np.int64)
+    step = max(1, _CELLS // max(codes.shape[1], 1))  # rows per block: no (n, F) int64 copy
     for w, (a, b, mult) in enumerate(groups):
-        words[:, w] = codes[:, a:b].astype(np.int64, copy=False) @ mult if b > a else 0
+        for lo in range(0, n, step):
+            block = codes[lo : lo + step, a:b].astype(np.int64, copy=False)
+            words[lo : lo + step, w] = block @ mult if b > a else 0
     return words
 
 
@@ -81,7 +86,7 @@ def unique_rows(
     codes: np.ndarray, sizes: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(distinct rows, inverse, counts) exactly as ``np.unique(codes, axis=0, return_inverse=True,
-    return_counts=True)``: rows in lexicographic order (int64 codes)."""
+    return_counts=True)``: rows in lexicographic order, in the dtype of ``codes``."""
     codes = np.asarray(codes)
     if len(codes) == 0:
         width = codes.shape[1]
@@ -94,7 +99,7 @@ def unique_rows(
     rank[order] = np.arange(len(first))
     inverse = rank[ids]
     counts = np.bincount(inverse, minlength=len(first))
-    return codes[first[order]].astype(np.int64, copy=False), inverse, counts
+    return codes[first[order]], inverse, counts
 
 
 class RowIndex:

@@ -76,7 +76,8 @@ def _run(
     protected_share: float, n_bins: int, n_samples: int, classifier: str,
 ) -> RunResult:  # fmt: skip
     start = time.perf_counter()
-    domain = domain_from_task(train, n_bins)
+    dropped = identifier_columns(train)  # left out of the domain, as the encoder drops them
+    domain = domain_from_task(train, n_bins, dropped=dropped)
     real_train, real_test = RealData(train, domain), RealData(test, domain)
     generator = fit_generator(
         train, C=C, tau=tau, prior=prior, theta=theta, protected_share=protected_share,
@@ -85,7 +86,6 @@ def _run(
     samples = generator.sample_codes(n_samples, SEED)
     maxent, params = evaluate_dataset(samples, domain, classifier, real_train, real_test)
     elapsed = time.perf_counter() - start
-    dropped = identifier_columns(train)  # left out of the domain, as the encoder drops them
     model = MaxEntModel(list(train.features), generator, classifier, params, dropped)
 
     raw, reweighed = _baselines(train, test, domain, classifier, n_samples, real_train, real_test)
@@ -169,7 +169,9 @@ def _baselines(
     kc = reweighing_weights(real_train.z, real_train.y)
     kc_rows = real_train.codes[rng.choice(len(kc), size=n_samples, p=kc / kc.sum())]
     value = (
-        evaluate_dataset(real_train.codes, domain, classifier, real_train, real_test)[0],
+        evaluate_dataset(
+            real_train.codes, domain, classifier, real_train, real_test, inputs=real_train.X
+        )[0],
         evaluate_dataset(kc_rows, domain, classifier, real_train, real_test)[0],
     )
     _BASELINES[key] = value

@@ -81,8 +81,8 @@ class DualOracle:
         self.sizes = np.asarray(sizes, dtype=np.int64)
         self.offsets = np.concatenate([[0], np.cumsum(self.sizes - 1)])
         self.points = np.asarray(points)
-        # rows per block: a block converted to float64 stays around 8 MB
-        self._step = max(256, (1 << 20) // max(self.points.shape[1], 1))
+        # rows per block: a block converted to float64 stays around 4 MB
+        self._step = max(256, (1 << 19) // max(self.points.shape[1], 1))
         weights = np.asarray(weights, dtype=float)
         with np.errstate(divide="ignore"):
             self.logw = np.log(weights / weights.sum())
