@@ -42,7 +42,11 @@ _WARM_SIZE = 64
 #: Rates rows of the C/τ-independent baselines per (train, test, domain, classifier, n_samples).
 _BASELINES: OrderedDict[tuple, tuple[dict[str, float], dict[str, float]]] = OrderedDict()
 _BASELINES_SIZE = 16
-
+#: The coded splits (domain, identifier columns, real train and test rows) per (train, test,
+#: n_bins): C/τ-independent too, so a sweep discretises and codes its task once (issue 18). A
+#: couple of entries only: they hold the splits' compact codes and uint8 inputs.
+_SPLITS: OrderedDict[tuple, tuple[Domain, list[str], RealData, RealData]] = OrderedDict()
+_SPLITS_SIZE = 2
 
 
 def _target(theta: str, protected_share: float) -> Any:
@@ -76,9 +80,7 @@ def _run(
     protected_share: float, n_bins: int, n_samples: int, classifier: str,
 ) -> RunResult:  # fmt: skip
     start = time.perf_counter()
-    dropped = identifier_columns(train)  # left out of the domain, as the encoder drops them
-    domain = domain_from_task(train, n_bins, dropped=dropped)
-    real_train, real_test = RealData(train, domain), RealData(test, domain)
+    domain, dropped, real_train, real_test = _coded_splits(train, test, n_bins)
     generator = fit_generator(
         train, C=C, tau=tau, prior=prior, theta=theta, protected_share=protected_share,
         n_bins=n_bins, real=real_train,
@@ -149,6 +151,24 @@ def _run(
         "n_bins": n_bins, "n_samples": n_samples, "classifier": classifier,
     }  # fmt: skip
     return RunResult("maxent", knobs, metrics, model, artifacts, elapsed)
+
+
+def _coded_splits(
+    train: Task, test: Task, n_bins: int
+) -> tuple[Domain, list[str], RealData, RealData]:
+    """The domain of ``train``, its identifier-like columns and both splits coded on it, cached
+    per (train, test, n_bins) across the points of a sweep (deterministic: same numbers)."""
+    key = (train.fingerprint, test.fingerprint, n_bins)
+    if key in _SPLITS:
+        _SPLITS.move_to_end(key)
+        return _SPLITS[key]
+    dropped = identifier_columns(train)  # left out of the domain, as the encoder drops them
+    domain = domain_from_task(train, n_bins, dropped=dropped)
+    value = (domain, dropped, RealData(train, domain), RealData(test, domain))
+    _SPLITS[key] = value
+    while len(_SPLITS) > _SPLITS_SIZE:
+        _SPLITS.popitem(last=False)
+    return value
 
 
 def _baselines(
