@@ -181,3 +181,23 @@ def test_cached_coded_splits_give_the_numbers_of_a_fresh_run(wide) -> None:
     np.testing.assert_array_equal(
         warm.artifacts["rates"].to_numpy(float), fresh.artifacts["rates"].to_numpy(float)
     )
+
+
+def test_tree_on_distinct_rows_is_the_tree_on_every_row() -> None:
+    """The unweighted tree fitted on distinct (inputs, label) rows with count weights is the tree
+    fitted on every row (Adult codes with every row repeated up to 3 times)."""
+    from fairengine.methods.maxent.evaluation import _classifier_data
+
+    train, _ = splits("adult")
+    domain = domain_from_task(train, 4)
+    codes = domain.codes(readable_rows(train, domain))
+    codes = codes[np.random.default_rng(3).integers(0, len(codes), 3 * len(codes))]
+    only, y = domain.model_features, codes[:, domain.index("label")]
+    X, y_fit, weights = _classifier_data(codes, domain, only, "tree", None, None)  # noqa: N806
+    assert len(X) < len(codes) / 2 and weights.sum() == len(codes)
+    full = domain.encode(codes[:, only], only, dtype=np.float32)
+    every = fit_classifier("tree", full, y)
+    distinct = fit_classifier("tree", X, y_fit, weights)
+    assert sorted(every) == sorted(distinct)
+    for key, value in every.items():
+        np.testing.assert_array_equal(distinct[key], value, err_msg=key)
