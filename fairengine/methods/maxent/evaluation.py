@@ -17,6 +17,7 @@ def kl_to_empirical(
     log_domain_size: float,
     smoothing: float = 1e-7,
     sizes: np.ndarray | None = None,
+    distinct: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> float:
     """The paper's "KL-div w.r.t. raw data": KL(P_synth || P_raw + ε), renormalised (spec §4.4).
 
@@ -26,14 +27,20 @@ def kl_to_empirical(
     P_raw(α) = (P_raw(α) + ε) / (1 + ε |Omega|), with |Omega| entering through its logarithm.
 
     ``data_codes`` may be a :class:`~fairengine.methods.maxent.keys.RowCounts` of the data, built
-    once per split (:class:`RealData`); ``sizes`` are the domain's (default: from the codes).
+    once per split (:class:`RealData`); ``sizes`` are the domain's (default: from the codes);
+    ``distinct``: the samples' (distinct rows, counts) when already known (one dataset is scored
+    against both splits).
     """
-    sample_codes = np.asarray(sample_codes, dtype=np.int64)
+    sample_codes = np.asarray(sample_codes)
+    if sample_codes.dtype.kind not in "iu":
+        sample_codes = sample_codes.astype(np.int64)
     if sizes is None:
         sizes = data_codes.sizes if isinstance(data_codes, RowCounts) else _sizes(sample_codes)
     if not isinstance(data_codes, RowCounts):
         data_codes = RowCounts(np.asarray(data_codes, dtype=np.int64), sizes)
-    sample_keys, _, sample_counts = unique_rows(sample_codes, sizes)
+    if distinct is None:
+        distinct = unique_rows(sample_codes, sizes)[::2]
+    sample_keys, sample_counts = distinct
     raw = data_codes.lookup(sample_keys)
     p = sample_counts / sample_counts.sum()
     log_norm = np.logaddexp(0.0, np.log(smoothing) + log_domain_size)
@@ -117,6 +124,7 @@ def evaluate_dataset(
     params = fit_classifier(classifier, *_classifier_data(codes, domain, only, classifier,
                                                           weights, inputs))  # fmt: skip
     rr, sr = data_rates(z, y, weights)
+    distinct = unique_rows(codes, train.counts.sizes)[::2]  # the dataset's rows, counted once
     test_score = classifier_scores(params, test.X)
     test_pred = (test_score >= 0.5).astype(float)
     train_pred = (classifier_scores(params, train.X) >= 0.5).astype(float)
@@ -127,7 +135,7 @@ def evaluate_dataset(
         "clf_sr_soft": data_rates(test.z, test_score)[1],
         "clf_accuracy": float(np.mean(test_pred == test.y)),
         "train_accuracy": float(np.mean(train_pred == train.y)),
-        "kl_train": kl_to_empirical(codes, train.counts, domain.log_size),
-        "kl_test": kl_to_empirical(codes, test.counts, domain.log_size),
+        "kl_train": kl_to_empirical(codes, train.counts, domain.log_size, distinct=distinct),
+        "kl_test": kl_to_empirical(codes, test.counts, domain.log_size, distinct=distinct),
     }
     return row, params
