@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -21,6 +22,8 @@ from fairengine.data.registry import list_datasets
 
 if TYPE_CHECKING:
     from fairengine.data import Task
+    from fairengine.frontier import FrontierStore
+    from fairengine.methods.base import Method
 
 EXIT_USAGE = 2
 
@@ -171,7 +174,9 @@ def _single_point(args: argparse.Namespace):
     method = _method(args.method)
     knobs = _parse_pairs(args.set, "--set")
     train, test = _split(_load_task(args), args)
-    frontier = sweep(method, train, test, [knobs], store=_store(args))
+    store = _store(args)
+    frontier = sweep(method, train, test, [knobs], store=store)
+    _remember_task_key(args, store, frontier.task_key)
     return method, train, test, frontier
 
 
@@ -209,20 +214,62 @@ def _grid(args: argparse.Namespace) -> dict[str, list[str]]:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
+    method = _method(args.method)
+    grid = _grid(args)
+    if args.backend == "dask" and not args.scheduler:
+        raise UsageError("--backend dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786).")
+    records = _cached_sweep(args, method, grid)
+    if records is None:
+        records = _full_sweep(args, method, grid)
+    if args.out:
+        _write_points(records, args.out)
+    if args.json:
+        _print_json(records)
+        return 0
+    knob_names = [*grid, *(k.name for k in method.knobs if k.name not in grid)]
+    columns, rows = _point_rows(records, knob_names)
+    shown = ["point_id", "split", *grid, method.performance_metric, method.fairness_metric]
+    shown += ["pareto", "cached"]
+    print(_format_table([c for c in shown if c in columns], rows))
+    if args.out:
+        print(f"points written to {args.out}")
+    return 0
+
+
+def _cached_sweep(
+    args: argparse.Namespace, method: Method, grid: dict[str, list[str]]
+) -> list[dict[str, Any]] | None:
+    """The sweep's records when every point is already in the store, without building the task
+    (no pandas, scikit-learn or method algorithm imported: issue 18); None otherwise."""
+    from fairengine.cli_cache import cached_records, recall_task_key, task_fingerprint
+    from fairengine.frontier import expand_grid
+    from fairengine.frontier.plain import plain_records
+
+    store = _store(args)
+    if store is None:
+        return None
+    fingerprint = task_fingerprint(args)
+    tkey = None if fingerprint is None else recall_task_key(store.root, fingerprint)
+    if tkey is None:
+        return None
+    settings = [method.validate_knobs(combo) for combo in expand_grid(grid)]
+    found = cached_records(method, settings, tkey, store)
+    if found is None:
+        return None
+    axes = (method.fairness_metric, method.performance_metric)
+    return plain_records(method.name, found, axes, [k.name for k in method.knobs])
+
+
+def _full_sweep(
+    args: argparse.Namespace, method: Method, grid: dict[str, list[str]]
+) -> list[dict[str, Any]]:
+    """Build the task and run the sweep (computing the missing points); its records."""
     from tqdm import tqdm
 
     from fairengine.frontier import sweep
 
-    method = _method(args.method)
-    grid = _grid(args)
     train, test = _split(_load_task(args), args)
-    scheduler = None
-    if args.backend == "dask":
-        if not args.scheduler:
-            raise UsageError(
-                "--backend dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786)."
-            )
-        scheduler = args.scheduler
+    store = _store(args)
     total = 1
     for values in grid.values():
         total *= len(values)
@@ -243,33 +290,89 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             train,
             test,
             grid,
-            store=_store(args),
+            store=store,
             n_jobs=args.n_jobs,
             backend=args.backend,
-            scheduler=scheduler,
+            scheduler=args.scheduler if args.backend == "dask" else None,
             progress=progress,
         )
-    records = frontier.to_records()
-    if args.out:
-        _write_points(frontier, args.out)
-    if args.json:
-        _print_json(records)
-        return 0
-    table = frontier.points
-    shown = ["point_id", "split", *grid, method.performance_metric, method.fairness_metric]
-    shown += ["pareto", "cached"]
-    print(table[[c for c in shown if c in table.columns]].to_string(index=False))
-    if args.out:
-        print(f"points written to {args.out}")
-    return 0
+    _remember_task_key(args, store, frontier.task_key)
+    return frontier.to_records()
 
 
-def _write_points(frontier, out: Path) -> None:
+def _remember_task_key(args: argparse.Namespace, store: FrontierStore | None, tkey: str) -> None:
+    """Remember the task key of these data options beside the store (see
+    :mod:`fairengine.cli_cache`), so the next fully cached sweep need not build the task."""
+    if store is None:
+        return
+    from fairengine.cli_cache import remember_task_key, task_fingerprint
+
+    fingerprint = task_fingerprint(args)
+    if fingerprint is not None:
+        remember_task_key(store.root, fingerprint, tkey)
+
+
+def _point_rows(
+    records: list[dict[str, Any]], knob_names: Sequence[str]
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """One row per (point, split), with the columns of ``Frontier.points``, from the records."""
+    metric_names = list(records[0]["metrics"]["train"]) if records else []
+    columns = ["point_id", "split", *knob_names, *metric_names, "cached", "elapsed", "pareto"]
+    rows = []
+    for record in records:
+        for split in ("train", "test"):
+            rows.append(
+                {
+                    "point_id": record["point_id"],
+                    "split": split,
+                    **{k: record["knobs"].get(k) for k in knob_names},
+                    **record["metrics"][split],
+                    "cached": record["cached"],
+                    "elapsed": record["elapsed"],
+                    "pareto": record["pareto"][split],
+                }
+            )
+    return columns, rows
+
+
+def _format_table(columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> str:
+    """A plain text table: right-aligned columns two spaces apart; a float column with one
+    number of decimals (up to 6, the trailing zeros common to all its values dropped)."""
+    cells = [_format_column([row.get(c) for row in rows]) for c in columns]
+    widths = [max(len(c), *(len(v) for v in col)) for c, col in zip(columns, cells, strict=True)]
+    lines = ["  ".join(c.rjust(w) for c, w in zip(columns, widths, strict=True))]
+    for i in range(len(rows)):
+        lines.append("  ".join(col[i].rjust(w) for col, w in zip(cells, widths, strict=True)))
+    return "\n".join(lines)
+
+
+def _format_column(values: list[Any]) -> list[str]:
+    """A column's cells as text (None, a missing metric, as NaN)."""
+    numbers = [v for v in values if v is not None]
+    if all(isinstance(v, int) or not isinstance(v, float) for v in numbers):  # bool is an int
+        return ["NaN" if v is None else str(v) for v in values]
+    finite = [abs(float(v)) for v in numbers if math.isfinite(v)]
+    if any(v >= 1e6 or 0 < v < 1e-4 for v in finite):
+        return ["NaN" if v is None else f"{v:.6e}" for v in values]
+    fixed = [f"{float(v):.6f}" for v in numbers if math.isfinite(v)]
+    decimals = max(1, *(len(t.partition(".")[2].rstrip("0")) for t in fixed))
+    return ["NaN" if v is None else f"{float(v):.{decimals}f}" for v in values]
+
+
+def _write_points(records: list[dict[str, Any]], out: Path) -> None:
+    """The points as JSON (the records) or CSV (the columns of ``Frontier.points``)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     if out.suffix.lower() == ".json":
-        out.write_text(json.dumps(frontier.to_records(), indent=2, default=_json_default))
-    else:
-        frontier.points.to_csv(out, index=False)
+        out.write_text(json.dumps(records, indent=2, default=_json_default))
+        return
+    import csv
+
+    knob_names = list(records[0]["knobs"]) if records else []
+    columns, rows = _point_rows(records, knob_names)
+    with out.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 def _export(frontier, point_id: str, train: Task, test: Task, out: Path) -> None:

@@ -20,9 +20,12 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 LOSSES = ("square", "absolute", "zero_one", "log")
 _LOG_EPS = 1e-15
@@ -57,6 +60,7 @@ def _column(name: str, values, n: int | None) -> np.ndarray:
 
 def _prepare(y_true, y_pred, groups, sample_weight=None) -> _Rows:
     """Validate lengths and values, factorize ``groups`` (sorted labels) and drop 0-weight rows."""
+    import pandas as pd  # lazy: metric names load without pandas (issue 18)
     if groups is None:  # overall metrics may be called without groups
         ref = y_pred if y_pred is not None else y_true
         if ref is None:
@@ -349,6 +353,7 @@ def _bootstrap_sums(rng: np.random.Generator, terms: np.ndarray, keys, n_boot: i
     how often each distinct row is drawn: Multinomial(n, m_j / n), exact and cheap when few
     rows are distinct (hard predictions); otherwise rows are resampled one by one.
     """
+    import pandas as pd  # lazy: metric names load without pandas (issue 18)
     n = len(terms)
     cls = np.zeros(n, dtype=np.int64)
     for key in keys:  # class id of each row's combination of key values
@@ -392,6 +397,7 @@ def group_table(
     With ``ci=level`` each rate column gets ``<col>_low``/``<col>_high``: a percentile bootstrap
     resampling rows within each group (the overall row combines the same group resamples).
     """
+    import pandas as pd  # lazy: metric names load without pandas (issue 18)
     if kind not in _TABLE_COLUMNS:
         raise ValueError(f"kind must be 'classification' or 'regression', got {kind!r}")
     rows = (_classification if kind == "classification" else _prepare)(
@@ -532,6 +538,7 @@ def disclosivity(y_true, y_pred, groups, *, sample_weight=None) -> float:
     ``y_pred`` is each row's proxy value (leaf id), ``groups`` its sensitive group z; ``y_true`` is
     ignored. A randomised proxy passes one row per (row, leaf) with weight P(leaf | x).
     """
+    import pandas as pd  # lazy: metric names load without pandas (issue 18)
     rows = _prepare(None, y_pred, groups, sample_weight)
     leaves = pd.factorize(rows.y_pred, sort=True)[0]
     A, mass = conditional_distribution_matrix(  # noqa: N806

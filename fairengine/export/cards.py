@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from fairengine.data import Task
-
-if TYPE_CHECKING:  # the methods are imported only when a card is written
+if TYPE_CHECKING:  # the methods (and the Task's pandas) are imported only when a card is written
+    from fairengine.data import Task
     from fairengine.methods.base import RunResult
 
 _CAVEATS = (

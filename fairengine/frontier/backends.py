@@ -9,11 +9,13 @@ file system with it).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fairengine.data import Task
 from fairengine.methods.base import Method, RunResult
 from fairengine.methods.registry import get_method, list_methods
+
+if TYPE_CHECKING:  # the Task's pandas loads with the data (issue 18)
+    from fairengine.data import Task
 
 BACKENDS = ("loky", "threading", "dask")
 Job = tuple[int, dict[str, Any]]

@@ -7,15 +7,17 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from fairengine.export import load_model
 from fairengine.frontier.pareto import pareto_mask
 from fairengine.methods.base import RunResult
 from fairengine.metrics import ALL_METRIC_NAMES, is_lower_better
+
+if TYPE_CHECKING:  # pandas loads when a table is built, not for a cache lookup (issue 18)
+    import pandas as pd
 
 SPLITS = ("train", "test")
 _FIXED_COLUMNS = ("point_id", "split", "cached", "elapsed", "pareto")
@@ -104,6 +106,8 @@ class Frontier:
                         "elapsed": float(record.elapsed),
                     }
                 )
+        import pandas as pd
+
         columns = ["point_id", "split", *knob_names, *metric_names, "cached", "elapsed"]
         points = pd.DataFrame(rows, columns=columns)
         points["cached"] = points["cached"].astype(bool)

@@ -6,15 +6,17 @@ import dataclasses
 import itertools
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fairengine.data import Task
 from fairengine.export import model_card, result_metadata
 from fairengine.frontier.backends import run_points
 from fairengine.frontier.result import Frontier, PointRecord
 from fairengine.frontier.store import FrontierStore, point_key, task_key
 from fairengine.methods.base import Method, RunResult
 from fairengine.methods.registry import get_method
+
+if TYPE_CHECKING:  # the Task's pandas loads with the data (issue 18)
+    from fairengine.data import Task
 
 logger = logging.getLogger("fairengine.frontier")
 

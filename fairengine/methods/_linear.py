@@ -8,12 +8,11 @@ from threadpoolctl import threadpool_limits
 
 from fairengine.data import Task
 from fairengine.data.encoding import FeatureEncoder
-from fairengine.methods.base import Knob
+from fairengine.methods._knobs import C_KNOB
+
+__all__ = ["C_KNOB", "MAX_ITER", "encode_train", "logistic_regression"]
 
 MAX_ITER = 1000
-#: Regularisation knob shared by the methods that fit a logistic regression.
-C_KNOB = Knob("C", 1.0, 1e-3, 1e3, None, log=True, label="Inverse regularisation C",
-              help="Inverse L2 regularisation strength.")
 
 
 class _SingleThreadLogisticRegression(LogisticRegression):

@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import time
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
-from fairlearn.reductions import DemographicParity, EqualizedOdds, ExponentiatedGradient
 
-from fairengine.data import Task
-from fairengine.methods._linear import C_KNOB, encode_train, logistic_regression
+from fairengine.methods._knobs import C_KNOB
 from fairengine.methods.base import Knob, Method, RunResult
 from fairengine.methods.registry import register
-from fairengine.models import RandomizedClassifier
 
-CONSTRAINTS = {"demographic_parity": DemographicParity, "equalized_odds": EqualizedOdds}
+if TYPE_CHECKING:  # fairlearn and scikit-learn load on a run, not for a cached sweep (issue 18)
+    from fairengine.data import Task
+
+#: The constraint knob's values → fairlearn's moment class name (imported on a run).
+CONSTRAINTS = {"demographic_parity": "DemographicParity", "equalized_odds": "EqualizedOdds"}
 
 
 def _run(
@@ -31,11 +33,17 @@ def _run(
     max_iter: int,
     C: float,  # noqa: N803
 ) -> RunResult:
+    from fairlearn import reductions
+    from fairlearn.reductions import ExponentiatedGradient
+
+    from fairengine.methods._linear import encode_train, logistic_regression
+    from fairengine.models import RandomizedClassifier
+
     start = time.perf_counter()
     encoder, Z = encode_train(train)  # noqa: N806
     mitigator = ExponentiatedGradient(
         logistic_regression(C),
-        constraints=CONSTRAINTS[constraint](difference_bound=eps),
+        constraints=getattr(reductions, CONSTRAINTS[constraint])(difference_bound=eps),
         eps=eps,
         max_iter=max_iter,
     )

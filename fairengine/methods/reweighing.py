@@ -8,14 +8,16 @@ independent under the weights, then fit a logistic regression with those weights
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fairengine.data import Task
-from fairengine.methods._linear import C_KNOB, encode_train, logistic_regression
+from fairengine.methods._knobs import C_KNOB
 from fairengine.methods.base import Knob, Method, RunResult
 from fairengine.methods.registry import register
-from fairengine.models import LinearClassifier
+
+if TYPE_CHECKING:  # the learner (scikit-learn) loads on a run, not for a cached sweep (issue 18)
+    from fairengine.data import Task
 
 
 def reweighing_weights(groups: np.ndarray, y: np.ndarray, strength: float = 1.0) -> np.ndarray:
@@ -36,6 +38,9 @@ def reweighing_weights(groups: np.ndarray, y: np.ndarray, strength: float = 1.0)
 
 
 def _run(train: Task, test: Task, *, strength: float, C: float) -> RunResult:  # noqa: N803
+    from fairengine.methods._linear import encode_train, logistic_regression
+    from fairengine.models import LinearClassifier
+
     start = time.perf_counter()
     encoder, Z = encode_train(train)  # noqa: N806
     weights = reweighing_weights(train.groups, train.y, strength)

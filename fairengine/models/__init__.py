@@ -1,6 +1,19 @@
-"""Exportable models returned by the methods (state as JSON + arrays, no pickle)."""
+"""Exportable models returned by the methods (state as JSON + arrays, no pickle).
+
+The linear models are imported on first use (they need SciPy), so that reading a model file's
+manifest (a cached frontier point) stays light (issue 18).
+"""
+
+from typing import Any
 
 from fairengine.models.base import Model, model_types, register_model
-from fairengine.models.linear import LinearClassifier, RandomizedClassifier
 
 __all__ = ["LinearClassifier", "Model", "RandomizedClassifier", "model_types", "register_model"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("LinearClassifier", "RandomizedClassifier"):
+        from fairengine.models import linear
+
+        return getattr(linear, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

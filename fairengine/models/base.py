@@ -12,12 +12,14 @@ not import every method (nor fairlearn).
 from __future__ import annotations
 
 import importlib
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
-import pandas as pd
 
-from fairengine.data.encoding import FeatureEncoder
+if TYPE_CHECKING:  # the encoder needs scikit-learn: a cache lookup reads no model (issue 18)
+    import pandas as pd
+
+    from fairengine.data.encoding import FeatureEncoder
 
 Arrays = dict[str, np.ndarray]
 State = tuple[dict[str, Any], Arrays]
@@ -141,6 +143,8 @@ class Model:
 
     @classmethod
     def from_state(cls, meta: dict[str, Any], arrays: Arrays) -> Model:
+        from fairengine.data.encoding import FeatureEncoder
+
         encoder = FeatureEncoder.from_dict(meta["encoder"])
         return cls._from_state(encoder, meta, arrays)
 

@@ -8,17 +8,8 @@ plus :func:`hull_distance`, :func:`beta_min`, :func:`filter_rows`, the exportabl
 :func:`fairengine.sweeps.balanced_filtering.tradeoff_points` (above the methods).
 """
 
-from fairengine.methods.balanced_filtering.definitions import (
-    base_rates,
-    beta_min,
-    conditional_distribution_matrix,
-    disclosivity,
-    hull_distance,
-    hull_projection,
-    imbalance,
-    uniform_target,
-)
-from fairengine.methods.balanced_filtering.estimator import BalancedFilter
+from typing import Any
+
 from fairengine.methods.balanced_filtering.knobs import FLOOR_SETTING, PAPER_SETTING
 from fairengine.methods.balanced_filtering.method import (
     ALPHA_GRID,
@@ -26,17 +17,10 @@ from fairengine.methods.balanced_filtering.method import (
     ETA_GRID,
     run_filter,
 )
-from fairengine.methods.balanced_filtering.model import ProxyFilter
-from fairengine.methods.balanced_filtering.sampling import (
-    acceptance_rate_of,
-    filter_rows,
-    filter_stream,
-    filtered_distribution,
-    sampling_probabilities,
-)
 
 __all__ = [
     "ALPHA_GRID",
+    "CURVES",
     "BALANCED_FILTERING",
     "ETA_GRID",
     "FLOOR_SETTING",
@@ -47,6 +31,7 @@ __all__ = [
     "base_rates",
     "beta_min",
     "conditional_distribution_matrix",
+    "curve_grid",
     "disclosivity",
     "filter_rows",
     "filter_stream",
@@ -56,13 +41,38 @@ __all__ = [
     "imbalance",
     "run_filter",
     "sampling_probabilities",
+    "tradeoff_curves",
     "uniform_target",
 ]
 
-from fairengine.methods.balanced_filtering.frontier import (  # noqa: E402
-    CURVES,
-    curve_grid,
-    tradeoff_curves,
-)
 
-__all__ += ["CURVES", "curve_grid", "tradeoff_curves"]
+#: Names imported from their submodule on first use, so that registering the method (a listing, a
+#: cached sweep) does not load the algorithm and its libraries (issue 18).
+_LAZY = {
+    "base_rates": "definitions",
+    "beta_min": "definitions",
+    "conditional_distribution_matrix": "definitions",
+    "disclosivity": "definitions",
+    "hull_distance": "definitions",
+    "hull_projection": "definitions",
+    "imbalance": "definitions",
+    "uniform_target": "definitions",
+    "BalancedFilter": "estimator",
+    "ProxyFilter": "model",
+    "acceptance_rate_of": "sampling",
+    "filter_rows": "sampling",
+    "filter_stream": "sampling",
+    "filtered_distribution": "sampling",
+    "sampling_probabilities": "sampling",
+    "CURVES": "frontier",
+    "curve_grid": "frontier",
+    "tradeoff_curves": "frontier",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
-from fairengine.data import Task
-from fairengine.methods.balanced_filtering.estimator import BalancedFilter
-from fairengine.methods.balanced_filtering.evaluation import task_split_metrics
 from fairengine.methods.balanced_filtering.knobs import KNOBS
 from fairengine.methods.base import Method, RunResult
 from fairengine.methods.registry import register
+
+if TYPE_CHECKING:  # for annotations: the algorithm loads on a run (issue 18)
+    import pandas as pd
+
+    from fairengine.data import Task
+    from fairengine.methods.balanced_filtering.estimator import BalancedFilter
 
 #: alpha grid of the paper's protocol (App. A.1.2): 0 to 1 in steps of 0.05
 ALPHA_GRID = tuple(round(0.05 * i, 2) for i in range(21))
@@ -34,6 +36,11 @@ def run_filter(train: Task, test: Task, *, target: Any = None, **knobs: Any) -> 
 
     ``target`` is the distribution tau over ``train.group_names`` (uniform by default).
     """
+    import pandas as pd
+
+    from fairengine.methods.balanced_filtering.estimator import BalancedFilter
+    from fairengine.methods.balanced_filtering.evaluation import task_split_metrics
+
     n_groups = len(train.group_names)
     if n_groups < 2 or n_groups > MAX_GROUPS:
         from fairengine.data import DataError
@@ -96,6 +103,8 @@ def run_filter(train: Task, test: Task, *, target: Any = None, **knobs: Any) -> 
 
 def leaf_table(estimator: BalancedFilter) -> pd.DataFrame:
     """One row per leaf: rule, training size (soft count), r_hat, q, rho."""
+    import pandas as pd
+
     weights = estimator.train_leaf_weights_
     return pd.DataFrame(
         {

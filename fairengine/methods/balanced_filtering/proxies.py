@@ -24,12 +24,14 @@ to ~0.5-0.7 for eta >= 0.1 (the bench prints the full eta curve).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-from sklearn.linear_model import LogisticRegression
-from sklearn.tree import DecisionTreeClassifier
-from threadpoolctl import threadpool_limits
 
 from fairengine.models import trees
+
+if TYPE_CHECKING:  # for annotations: the algorithm loads on a run (issue 18)
+    from sklearn.tree import DecisionTreeClassifier
 
 #: proxy names: (alpha, beta) tree, and naive / QP over logistic regression and a decision tree
 PROXIES = ("ab", "qp_dt", "qp_lr", "naive_dt", "naive_lr")
@@ -55,6 +57,10 @@ def fit_classifier_proxy(
     Defaults [EXT] (the paper gives none): ``LogisticRegression(max_iter=1000)``,
     ``DecisionTreeClassifier(min_samples_leaf=20)``. Proxy range = the K groups.
     """
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.tree import DecisionTreeClassifier
+    from threadpoolctl import threadpool_limits
+
     if kind == "lr":
         with threadpool_limits(limits=1, user_api="blas"):
             model = LogisticRegression(max_iter=1000).fit(Z, z)

@@ -9,24 +9,9 @@ Public API: :class:`FairRegressor` (Algorithms 1–2), :class:`FairRegressionMod
 cached ε sweep is :func:`fairengine.sweeps.fair_regression.eps_frontier` (above the methods).
 """
 
-from fairengine.methods.fair_regression.baselines import SEO, unconstrained
-from fairengine.methods.fair_regression.constraints import BoundedGroupLoss, StatisticalParity
-from fairengine.methods.fair_regression.estimator import FairRegressor
-from fairengine.methods.fair_regression.frontier import convex_envelope
-from fairengine.methods.fair_regression.learners import Component
-from fairengine.methods.fair_regression.losses import (
-    cost_matrix,
-    discretized_loss,
-    grid,
-    pointwise_loss,
-)
+from typing import Any
+
 from fairengine.methods.fair_regression.method import EPS_GRID, FAIR_REGRESSION
-from fairengine.methods.fair_regression.model import FairRegressionModel
-from fairengine.methods.fair_regression.reductions import (
-    GroupLossReduction,
-    ParityReduction,
-    parity_gamma,
-)
 
 __all__ = [
     "EPS_GRID",
@@ -47,3 +32,32 @@ __all__ = [
     "pointwise_loss",
     "unconstrained",
 ]
+
+
+#: Names imported from their submodule on first use, so that registering the method (a listing, a
+#: cached sweep) does not load the algorithm and its libraries (issue 18).
+_LAZY = {
+    "SEO": "baselines",
+    "unconstrained": "baselines",
+    "BoundedGroupLoss": "constraints",
+    "StatisticalParity": "constraints",
+    "FairRegressor": "estimator",
+    "convex_envelope": "frontier",
+    "Component": "learners",
+    "cost_matrix": "losses",
+    "discretized_loss": "losses",
+    "grid": "losses",
+    "pointwise_loss": "losses",
+    "FairRegressionModel": "model",
+    "GroupLossReduction": "reductions",
+    "ParityReduction": "reductions",
+    "parity_gamma": "reductions",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

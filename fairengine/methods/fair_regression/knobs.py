@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 from fairengine.methods.base import Knob
-from fairengine.methods.fair_regression.learners import BASE_ESTIMATORS
 from fairengine.methods.fair_regression.losses import LOSSES
-from fairengine.methods.fair_regression.reductions import ORACLES
 
 CONSTRAINTS = ("statistical_parity", "bounded_group_loss")
+#: The base learners' shortcut names (see :mod:`~fairengine.methods.fair_regression.learners`)
+#: and the oracles (:mod:`~fairengine.methods.fair_regression.reductions`), declared here so the
+#: method's declaration loads neither scikit-learn nor SciPy (issue 18).
+BASE_ESTIMATORS = ("linear", "gradient_boosting")
+ORACLES = ("ls", "lr", "cs")
 
 KNOBS: tuple[Knob, ...] = (
     Knob(

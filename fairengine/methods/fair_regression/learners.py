@@ -22,11 +22,11 @@ from sklearn.base import clone
 from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
 from sklearn.linear_model import LogisticRegression
 
+from fairengine.methods.fair_regression.knobs import BASE_ESTIMATORS  # noqa: F401 (re-export)
 from fairengine.methods.fair_regression.losses import LOGISTIC_C
 from fairengine.models import trees
 from fairengine.solvers.least_squares import LeastSquares
 
-BASE_ESTIMATORS = ("linear", "gradient_boosting")
 _RIDGE = 1e-8
 #: Gradient-boosting settings (the authors used XGBoost with depth 4 and 200 trees; smaller here);
 #: ``random_state`` comes from the estimator's.

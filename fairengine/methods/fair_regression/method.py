@@ -9,24 +9,18 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
-from fairengine.data import Task
-from fairengine.data.encoding import FeatureEncoder
 from fairengine.methods.base import KnobError, Method, RunResult
-from fairengine.methods.fair_regression.baselines import SEO, unconstrained
-from fairengine.methods.fair_regression.estimator import FairRegressor
-from fairengine.methods.fair_regression.evaluation import (
-    cdf_table,
-    deterministic_metrics,
-    split_metrics,
-)
 from fairengine.methods.fair_regression.knobs import KNOBS
-from fairengine.methods.fair_regression.model import FairRegressionModel
 from fairengine.methods.registry import register
+
+if TYPE_CHECKING:  # for annotations: the algorithm loads on a run (issue 18)
+    from fairengine.data import Task
+    from fairengine.data.encoding import FeatureEncoder
+    from fairengine.methods.fair_regression.estimator import FairRegressor
 
 #: The CS oracle's LP has n·N rows; the paper ran it on ≤ 2,000 examples only (spec §3.3a).
 CS_MAX_ROWS = 2000
@@ -40,6 +34,8 @@ EPS_GRID = (0.005, 0.01, 0.02, 0.04, 0.08, 0.15, 0.3, 1.0)
 
 
 def encode(train: Task, test: Task) -> tuple[FeatureEncoder, np.ndarray, np.ndarray]:
+    from fairengine.data.encoding import FeatureEncoder
+
     encoder = FeatureEncoder().fit(train.X)
     return encoder, encoder.transform(train.X), encoder.transform(test.X)
 
@@ -56,6 +52,13 @@ def _run(
     base_estimator: str,
     max_iter: int,
 ) -> RunResult:
+    import pandas as pd
+
+    from fairengine.data.encoding import FeatureEncoder
+    from fairengine.methods.fair_regression.estimator import FairRegressor
+    from fairengine.methods.fair_regression.evaluation import cdf_table, split_metrics
+    from fairengine.methods.fair_regression.model import FairRegressionModel
+
     if oracle == "cs" and (base_estimator != "linear" or train.frame.shape[0] > CS_MAX_ROWS):
         raise KnobError(
             f"The cost-sensitive oracle (cs) solves an LP with n·N rows; it is linear only and "
@@ -140,6 +143,9 @@ def _baselines(
     They depend on the data, the loss and the learner only, not on ε, N or T, so a sweep
     computes them once per task (issue 18; an LRU of small tables). Only string learners are
     cached (an estimator object has no stable key)."""
+    from fairengine.methods.fair_regression.baselines import SEO, unconstrained
+    from fairengine.methods.fair_regression.evaluation import deterministic_metrics
+
     train, test = splits["train"][1], splits["test"][1]
     key = (train.fingerprint, test.fingerprint, loss, base_estimator)
     cacheable = isinstance(base_estimator, str)

@@ -22,6 +22,7 @@ from fairengine.methods.fair_regression.constraints import (
     parity_gamma,
     survival_by_group,
 )
+from fairengine.methods.fair_regression.knobs import ORACLES  # noqa: F401 (re-export)
 from fairengine.methods.fair_regression.learners import (
     Component,
     LinearLeastSquares,
@@ -38,7 +39,6 @@ from fairengine.methods.fair_regression.losses import (
 )
 from fairengine.solvers.expgrad import Response
 
-ORACLES = ("ls", "lr", "cs")
 LR_WEIGHTS = ("corrected", "paper")
 __all__ = ["GroupLossReduction", "ParityReduction", "parity_gamma", "survival_by_group"]
 

@@ -6,18 +6,9 @@ max-entropy distribution p*), :class:`MaxEntModel` (exportable), :class:`DualOra
 ``maxent``.
 """
 
-from fairengine.methods.maxent.debiaser import MaxEntDebiaser, group_rates
-from fairengine.methods.maxent.domain import Domain, Feature, domain_from_task, readable_rows
-from fairengine.methods.maxent.evaluation import kl_to_empirical
+from typing import Any
+
 from fairengine.methods.maxent.method import MAXENT, fit_generator
-from fairengine.methods.maxent.model import MaxEntModel
-from fairengine.methods.maxent.oracle import DualOracle, DualState
-from fairengine.methods.maxent.reweighting import (
-    prior_weights,
-    reweighting_weights,
-    target_marginals,
-)
-from fairengine.methods.maxent.solver import DualNotConverged, DualSolution, solve_dual
 
 __all__ = [
     "MAXENT",
@@ -39,3 +30,33 @@ __all__ = [
     "solve_dual",
     "target_marginals",
 ]
+
+
+#: Names imported from their submodule on first use, so that registering the method (a listing, a
+#: cached sweep) does not load the algorithm and its libraries (issue 18).
+_LAZY = {
+    "MaxEntDebiaser": "debiaser",
+    "group_rates": "debiaser",
+    "Domain": "domain",
+    "Feature": "domain",
+    "domain_from_task": "domain",
+    "readable_rows": "domain",
+    "kl_to_empirical": "evaluation",
+    "MaxEntModel": "model",
+    "DualOracle": "oracle",
+    "DualState": "oracle",
+    "prior_weights": "reweighting",
+    "reweighting_weights": "reweighting",
+    "target_marginals": "reweighting",
+    "DualNotConverged": "solver",
+    "DualSolution": "solver",
+    "solve_dual": "solver",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,8 +8,6 @@ them and predict exactly as scikit-learn does (trees through :mod:`fairengine.mo
 from __future__ import annotations
 
 import numpy as np
-from sklearn.naive_bayes import GaussianNB
-from sklearn.tree import DecisionTreeClassifier
 
 from fairengine.models import trees
 
@@ -30,6 +28,9 @@ def fit_classifier(
     sample_weight: np.ndarray | None = None,  # noqa: N803
 ) -> Params:
     """Fit a decision tree (``"tree"``) or Gaussian naive Bayes (``"gnb"``); return its arrays."""
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.tree import DecisionTreeClassifier
+
     y = np.asarray(y, dtype=np.int64)
     if len(np.unique(y)) < 2:  # one class only: a constant classifier
         return {"constant": np.array([float(y[0]) if len(y) else 0.0])}

@@ -15,24 +15,21 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
-from fairengine.data import Task
 from fairengine.methods.base import Method, RunResult
-from fairengine.methods.maxent.debiaser import MaxEntDebiaser, group_rates
-from fairengine.methods.maxent.domain import (
-    Domain,
-    domain_from_task,
-    identifier_columns,
-    readable_rows,
-)
-from fairengine.methods.maxent.evaluation import RealData, evaluate_dataset
 from fairengine.methods.maxent.knobs import KNOBS
-from fairengine.methods.maxent.model import MaxEntModel
 from fairengine.methods.registry import register
+
+if TYPE_CHECKING:  # for annotations: the algorithm loads on a run (issue 18)
+    import pandas as pd
+
+    from fairengine.data import Task
+    from fairengine.methods.maxent.debiaser import MaxEntDebiaser
+    from fairengine.methods.maxent.domain import Domain
+    from fairengine.methods.maxent.evaluation import RealData
 
 #: Seed of every draw of a run (samples, resampling), so a run is reproducible.
 SEED = 0
@@ -61,6 +58,9 @@ def fit_generator(
 
     ``real``: the task's rows already coded on ``domain_from_task(train, n_bins)`` (a run codes
     its training rows once, for the fit and for the evaluation)."""
+    from fairengine.methods.maxent.debiaser import MaxEntDebiaser
+    from fairengine.methods.maxent.domain import domain_from_task, readable_rows
+
     domain = domain_from_task(train, n_bins) if real is None else real.domain
     key = (train.fingerprint, n_bins, prior, theta, protected_share)
     generator = MaxEntDebiaser(
@@ -79,6 +79,12 @@ def _run(
     train: Task, test: Task, *, C: float, tau: float, prior: str, theta: str,  # noqa: N803
     protected_share: float, n_bins: int, n_samples: int, classifier: str,
 ) -> RunResult:  # fmt: skip
+    import pandas as pd
+
+    from fairengine.methods.maxent.debiaser import group_rates
+    from fairengine.methods.maxent.evaluation import evaluate_dataset
+    from fairengine.methods.maxent.model import MaxEntModel
+
     start = time.perf_counter()
     domain, dropped, real_train, real_test = _coded_splits(train, test, n_bins)
     generator = fit_generator(
@@ -158,6 +164,9 @@ def _coded_splits(
 ) -> tuple[Domain, list[str], RealData, RealData]:
     """The domain of ``train``, its identifier-like columns and both splits coded on it, cached
     per (train, test, n_bins) across the points of a sweep (deterministic: same numbers)."""
+    from fairengine.methods.maxent.domain import domain_from_task, identifier_columns
+    from fairengine.methods.maxent.evaluation import RealData
+
     key = (train.fingerprint, test.fingerprint, n_bins)
     if key in _SPLITS:
         _SPLITS.move_to_end(key)
@@ -177,6 +186,8 @@ def _baselines(
 ) -> tuple[dict[str, float], dict[str, float]]:  # fmt: skip
     """The rates rows of the raw data and of Kamiran-Calders reweighing: they depend on neither C
     nor τ, so a sweep computes them once per task (issue 18; small dicts, an LRU of a few)."""
+    from fairengine.methods.maxent.evaluation import evaluate_dataset
+
     key = (train.fingerprint, test.fingerprint, domain, classifier, n_samples)
     if key in _BASELINES:
         _BASELINES.move_to_end(key)
@@ -202,6 +213,8 @@ def _baselines(
 
 def _group_table(domain: Domain, real: np.ndarray, generated: np.ndarray) -> pd.DataFrame:
     """P(Y=1 | Z=z) and P(Z=z) per group in the real and the generated data."""
+    import pandas as pd
+
     groups = domain.features[domain.index("protected")].levels
     iy, iz = domain.index("label"), domain.index("protected")
     records = []

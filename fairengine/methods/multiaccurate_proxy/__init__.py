@@ -8,28 +8,9 @@ constraint object :class:`ProxyParity`,
 :class:`MultiaccurateProxyModel` (exportable) and the registered method ``multiaccurate_proxy``.
 """
 
-from fairengine.methods.multiaccurate_proxy.constraints import ProxyParity
-from fairengine.methods.multiaccurate_proxy.downstream import (
-    ProxyFairClassifier,
-    group_gaps,
-    true_violation,
-)
+from typing import Any
+
 from fairengine.methods.multiaccurate_proxy.method import MULTIACCURATE_PROXY
-from fairengine.methods.multiaccurate_proxy.model import MultiaccurateProxyModel
-from fairengine.methods.multiaccurate_proxy.proxy import (
-    PROXIES,
-    Auditor,
-    BaselineProxy,
-    GeneralMultiaccurateProxy,
-    MultiaccurateProxy,
-    audit,
-    class_tasks,
-    group_error_rate,
-    multiaccuracy_floor,
-    multiaccuracy_violation,
-    proxy_quality,
-    ratio_violation,
-)
 
 __all__ = [
     "MULTIACCURATE_PROXY",
@@ -51,3 +32,34 @@ __all__ = [
     "ratio_violation",
     "true_violation",
 ]
+
+
+#: Names imported from their submodule on first use, so that registering the method (a listing, a
+#: cached sweep) does not load the algorithm and its libraries (issue 18).
+_LAZY = {
+    "ProxyParity": "constraints",
+    "ProxyFairClassifier": "downstream",
+    "group_gaps": "downstream",
+    "true_violation": "downstream",
+    "MultiaccurateProxyModel": "model",
+    "PROXIES": "proxy",
+    "Auditor": "proxy",
+    "BaselineProxy": "proxy",
+    "GeneralMultiaccurateProxy": "proxy",
+    "MultiaccurateProxy": "proxy",
+    "audit": "proxy",
+    "class_tasks": "proxy",
+    "group_error_rate": "proxy",
+    "multiaccuracy_floor": "proxy",
+    "multiaccuracy_violation": "proxy",
+    "proxy_quality": "proxy",
+    "ratio_violation": "proxy",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

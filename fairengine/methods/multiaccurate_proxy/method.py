@@ -29,28 +29,18 @@ changes the proxy), separate in-sample / held-out multiaccuracy metrics, default
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
-from threadpoolctl import threadpool_limits
 
-from fairengine.data import Task
-from fairengine.data.encoding import FeatureEncoder
 from fairengine.methods.base import Method, RunResult
-from fairengine.methods.multiaccurate_proxy.downstream import ProxyFairClassifier, group_gaps
-from fairengine.methods.multiaccurate_proxy.knobs import KNOBS
-from fairengine.methods.multiaccurate_proxy.model import MultiaccurateProxyModel
-from fairengine.methods.multiaccurate_proxy.proxy import (
-    PROXIES,
-    BaselineProxy,
-    GeneralMultiaccurateProxy,
-    MultiaccurateProxy,
-    audit,
-    multiaccuracy_violation,
-    proxy_quality,
-)
+from fairengine.methods.multiaccurate_proxy.knobs import KNOBS, PROXIES
 from fairengine.methods.registry import register
+
+if TYPE_CHECKING:  # for annotations: the algorithm loads on a run (issue 18)
+    import pandas as pd
+
+    from fairengine.data import Task
 
 #: The downstream ε of the frontier sweeps (page, demo, bench).
 EPS_GRID = (0.005, 0.01, 0.02, 0.03, 0.05, 1.0)
@@ -77,6 +67,8 @@ def make_tasks(
 ) -> tuple[np.ndarray, list[str]]:
     """The target plus 1[column > train median] for the first ``n_tasks`` non-constant
     numeric features [OURS]."""
+    import pandas as pd
+
     columns, names = [y.astype(float)], [str(train.target)]
     numeric = train.X.select_dtypes("number")
     for col in numeric.columns:
@@ -92,6 +84,8 @@ def make_tasks(
 
 def _split(train: Task, test: Task, knobs: dict[str, Any]):
     """Proxy-learner rows, downstream rows, test rows, the encoder and the group one-hot map."""
+    from fairengine.data.encoding import FeatureEncoder
+
     rng = np.random.default_rng(knobs["random_state"])
     rows = knobs["max_rows"]
     order = rng.permutation(train.frame.shape[0])
@@ -114,6 +108,12 @@ def _split(train: Task, test: Task, knobs: dict[str, Any]):
 def fit_proxy(X: np.ndarray, z: np.ndarray, tasks: np.ndarray, knobs: dict[str, Any]):  # noqa: N803
     """The proxy estimator of ``knobs["proxy"]`` fitted on the proxy learner's data (None for
     the true groups)."""
+    from fairengine.methods.multiaccurate_proxy.proxy import (
+        BaselineProxy,
+        GeneralMultiaccurateProxy,
+        MultiaccurateProxy,
+    )
+
     kind = knobs["proxy"]
     fit_tasks = None if knobs["task_mode"] == "class" else tasks
     if kind == "multiaccurate":
@@ -167,6 +167,8 @@ def _proxy_status(
 ) -> dict[str, Any]:
     """The proxy learner's outcome for the summary: ``status`` and a ``status_message`` that
     says plainly whether α was reached on the proxy rows and, if not, why."""
+    from fairengine.methods.multiaccurate_proxy.proxy import MultiaccurateProxy
+
     if knobs["proxy"] not in ("multiaccurate", "multiaccurate_tree"):
         return {"status": "n/a", "status_message": "", "proxy_rounds": 0}
     alpha, mean = knobs["alpha"], float(z.mean(axis=0).min())
@@ -206,11 +208,23 @@ def _proxy_status(
 
 def _run(train: Task, test: Task, **knobs: Any) -> RunResult:
     # one BLAS thread for the many small products of the games and audits (proxy._ONE_THREAD)
+    from threadpoolctl import threadpool_limits
+
     with threadpool_limits(limits=1, user_api="blas"):
         return _run_one_thread(train, test, **knobs)
 
 
 def _run_one_thread(train: Task, test: Task, **knobs: Any) -> RunResult:
+    import pandas as pd
+
+    from fairengine.methods.multiaccurate_proxy.downstream import ProxyFairClassifier, group_gaps
+    from fairengine.methods.multiaccurate_proxy.model import MultiaccurateProxyModel
+    from fairengine.methods.multiaccurate_proxy.proxy import (
+        audit,
+        multiaccuracy_violation,
+        proxy_quality,
+    )
+
     start = time.perf_counter()
     pl_rows, dl_rows, test_rows, encoder, onehot, names = _split(train, test, knobs)
     K = len(names)  # noqa: N806

@@ -8,16 +8,9 @@ certificate) and the paper's weaker checks (``robust_eval="paper"``, the default
 :mod:`~fairengine.methods.noisy_groups.rates`, and the registered method ``noisy_groups``.
 """
 
-from fairengine.methods.noisy_groups.estimator import (
-    ADVERSARIES,
-    METHODS,
-    ROBUST_EVALS,
-    RobustFairClassifier,
-    select_best,
-)
+from typing import Any
+
 from fairengine.methods.noisy_groups.method import NOISY_GROUPS
-from fairengine.methods.noisy_groups.model import RobustFairModel
-from fairengine.methods.noisy_groups.noise import NoiseModel, add_group_noise, estimate_noise
 
 __all__ = [
     "ADVERSARIES",
@@ -31,3 +24,26 @@ __all__ = [
     "estimate_noise",
     "select_best",
 ]
+
+
+#: Names imported from their submodule on first use, so that registering the method (a listing, a
+#: cached sweep) does not load the algorithm and its libraries (issue 18).
+_LAZY = {
+    "ADVERSARIES": "estimator",
+    "METHODS": "estimator",
+    "ROBUST_EVALS": "estimator",
+    "RobustFairClassifier": "estimator",
+    "select_best": "estimator",
+    "RobustFairModel": "model",
+    "NoiseModel": "noise",
+    "add_group_noise": "noise",
+    "estimate_noise": "noise",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

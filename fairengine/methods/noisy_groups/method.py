@@ -46,19 +46,13 @@ Paper-parity options (spec §3.0, §3.3, §4.2–4.4):
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
-from threadpoolctl import threadpool_limits
 
 from fairengine import metrics
-from fairengine.data import Task
-from fairengine.data.encoding import FeatureEncoder
 from fairengine.methods.base import Method, RunResult
-from fairengine.methods.noisy_groups.estimator import RobustFairClassifier, select_best
 from fairengine.methods.noisy_groups.knobs import BETA_GRID, KNOBS, METHODS
-from fairengine.methods.noisy_groups.model import RobustFairModel
 from fairengine.methods.noisy_groups.noise import add_group_noise, empirical_tv, estimate_noise
 from fairengine.methods.noisy_groups.rates import (
     constraint_list,
@@ -66,8 +60,13 @@ from fairengine.methods.noisy_groups.rates import (
     sa_worst,
     violations,
 )
-from fairengine.methods.noisy_groups.tuning import SOFT_GRID, choose
 from fairengine.methods.registry import register
+
+if TYPE_CHECKING:  # for annotations: the algorithm loads on a run (issue 18)
+    import pandas as pd
+
+    from fairengine.data import Task
+    from fairengine.methods.noisy_groups.estimator import RobustFairClassifier
 
 AUX_FRACTION = 0.2
 #: Share of the training rows held out for selection with ``selection="validation"``.
@@ -84,6 +83,8 @@ def _fit_beta(
     make, fit, beta: float, beta_rule: str, method: str = "naive"
 ) -> tuple[RobustFairClassifier, float]:
     """Fit at a fixed β or choose β by ``beta_rule`` (see the module docstring)."""
+    from fairengine.methods.noisy_groups.estimator import select_best
+
     if beta_rule in ("fixed", "code"):
         b = CODE_BETA[method] if beta_rule == "code" else beta
         return fit(make(b)), b
@@ -127,6 +128,14 @@ def _run(
     adversary_learning_rate: float,
     tuning: str = "none",
 ) -> RunResult:
+    import pandas as pd
+    from threadpoolctl import threadpool_limits
+
+    from fairengine.data.encoding import FeatureEncoder
+    from fairengine.methods.noisy_groups.estimator import RobustFairClassifier
+    from fairengine.methods.noisy_groups.model import RobustFairModel
+    from fairengine.methods.noisy_groups.tuning import SOFT_GRID, choose
+
     start = time.perf_counter()
     names = np.asarray([str(g) for g in train.group_names], dtype=object)
     noisy_train = add_group_noise(train.groups, noise, random_state)
@@ -300,6 +309,8 @@ def group_rates(y, pred, mask) -> dict[str, float]:
 
 def _tuning_table(res, chosen: int) -> pd.DataFrame:
     """One row per grid setting: its rates, validation error and exact worst-case violation."""
+    import pandas as pd
+
     return pd.DataFrame({
         "learning_rate": [g[0] for g in res.settings],
         "lambda_learning_rate": [g[1] for g in res.settings],
@@ -348,6 +359,8 @@ def theorem1_table(y, pred, groups, noisy, constraint: str, slack: float, names)
     form): violation_j <= (b̂_j · noisy violation_j + 2·TV_j) / b_j for TPR/FPR, with b_j =
     P(Y=1 | G=j) (TPR) or P(Y=0 | G=j) (FPR), and violation_j <= noisy violation_j + TV_j for DP.
     """
+    import pandas as pd
+
     y, pred = np.asarray(y), np.asarray(pred)
     m = len(names)
     true_v = violations(y, pred, groups, constraint, slack, m)
