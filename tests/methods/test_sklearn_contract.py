@@ -126,7 +126,9 @@ def test_general_and_baseline_proxies_results_unchanged(adult) -> None:
 
 def test_maxent_results_unchanged(golden) -> None:
     model = MaxEntDebiaser(C=0.5).fit(load_dataset("german_credit"))
-    np.testing.assert_array_equal(model.lambda_, golden["maxent_lambda"])
+    # issue 18: the dual's sums run over blocks of rows (bincount / symmetric rank-k updates), so
+    # λ* moves in its last digits (max relative difference 2e-12); the samples stay identical
+    np.testing.assert_allclose(model.lambda_, golden["maxent_lambda"], rtol=1e-10, atol=1e-13)
     np.testing.assert_array_equal(model.sample_codes(200, random_state=2), golden["maxent_sample"])
     assert model.n_features_in_ == len(model.domain_.features)
     assert np.isfinite(model.score(model.rows_))

@@ -12,6 +12,11 @@ import numpy as np
 from fairengine.models import trees
 
 CLASSIFIERS = ("tree", "gnb")
+#: dtype of the 0/1 inputs each classifier is fitted on: scikit-learn's trees work in float32
+#: (a float64 matrix would be copied to float32), Gaussian naive Bayes in float64.
+INPUT_DTYPE = {"tree": np.float32, "gnb": np.float64}
+#: Input cells scored at a time (bounds the float copies of a block of rows).
+_SCORE_CELLS = 1 << 20
 
 Params = dict[str, np.ndarray]
 
@@ -42,12 +47,25 @@ def fit_classifier(
 
 
 def classifier_scores(params: Params, X: np.ndarray) -> np.ndarray:  # noqa: N803
-    """P(y = 1 | x) of a classifier stored by :func:`fit_classifier`."""
-    X = np.asarray(X, dtype=float)  # noqa: N806
+    """P(y = 1 | x) of a classifier stored by :func:`fit_classifier`.
+
+    ``X`` may hold the 0/1 inputs in any numeric dtype (uint8 keeps a split small); rows are
+    scored a block at a time, each converted as the classifier reads it (float32 → float64 for
+    a tree, as scikit-learn; float64 for naive Bayes), so scoring makes no full-size copy."""
     if "constant" in params:
         return np.full(len(X), float(params["constant"][0]))
+    X = np.asarray(X)  # noqa: N806
+    step = max(256, _SCORE_CELLS // max(X.shape[1] if X.ndim == 2 else 1, 1))
+    return np.concatenate(
+        [_block_scores(params, X[lo : lo + step]) for lo in range(0, len(X), step)]
+        or [np.zeros(0)]
+    )
+
+
+def _block_scores(params: Params, X: np.ndarray) -> np.ndarray:  # noqa: N803
     if "left" in params:  # the shared codec walks the tree exactly as scikit-learn does
         return params["prob"][trees.apply(params, X)[:, 0]]
+    X = np.asarray(X, dtype=float)  # noqa: N806
     mean, var = params["mean"], params["var"]
     joint = params["log_prior"] - 0.5 * (
         np.log(2 * np.pi * var).sum(axis=1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from numbers import Integral, Real
 from typing import Any
 
@@ -12,8 +13,14 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from fairengine.data import Task
-from fairengine.methods.maxent.domain import Domain, domain_from_task, readable_rows
-from fairengine.methods.maxent.keys import unique_rows
+from fairengine.methods.maxent.domain import (
+    CodedPoints,
+    Domain,
+    code_dtype,
+    domain_from_task,
+    readable_rows,
+)
+from fairengine.methods.maxent.keys import RowIndex, unique_rows
 from fairengine.methods.maxent.knobs import KNOBS
 from fairengine.methods.maxent.oracle import DualOracle, DualState
 from fairengine.methods.maxent.reweighting import prior_weights, target_marginals
@@ -32,6 +39,15 @@ def distinct_rows(
     rows, inverse, counts = unique_rows(codes, sizes)
     summed = np.bincount(inverse, weights=weights, minlength=len(rows))
     return rows, summed, counts.astype(float)
+
+
+def _compact_counts(counts: np.ndarray) -> np.ndarray:
+    """Row counts (whole numbers) in the smallest unsigned integer type that holds them."""
+    counts = np.asarray(counts)
+    top = int(counts.max(initial=0))
+    if not np.array_equal(counts, np.round(counts)) or counts.min(initial=0) < 0:
+        return counts.astype(float)  # not counts: kept as given
+    return counts.astype(np.min_scalar_type(top))
 
 
 def group_rates(joint: np.ndarray) -> tuple[float, float]:
@@ -79,9 +95,12 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
     ----------
     domain_ : Domain
     rows_ : ndarray (M, F)
-        Distinct data rows S as level codes.
+        Distinct data rows S as level codes, in the smallest unsigned integer type that holds
+        them (lossless; a wide table's rows stay a few MB).
     weights_ : ndarray (M,)
         Prior weights w on ``rows_``.
+    counts_ : ndarray (M,)
+        Copies of each distinct row in the data, in the smallest unsigned integer type.
     theta_ : ndarray (d,)
     lambda_ : ndarray (d,)
         λ*.
@@ -143,31 +162,40 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
         },
     )
 
-    def fit(self, data: Task | pd.DataFrame, domain: Domain | None = None) -> MaxEntDebiaser:
+    def fit(
+        self, data: Task | pd.DataFrame | np.ndarray, domain: Domain | None = None
+    ) -> MaxEntDebiaser:
         """Discretise, reweight, build θ and solve the dual.
 
         Parameters
         ----------
-        data : Task or DataFrame
-            A Task, or readable rows whose columns are those of ``domain``.
+        data : Task, DataFrame or ndarray
+            A Task, readable rows whose columns are those of ``domain``, or their level codes
+            (n, F) from ``domain.codes`` (a run codes its training rows once).
         domain : Domain, optional
-            Required with a DataFrame; built from the Task (``n_bins``) otherwise.
+            Required with a DataFrame or codes; built from the Task (``n_bins``) otherwise.
         """
         self._validate_params()
         if isinstance(data, Task):
             domain = domain or domain_from_task(data, self.n_bins)
             data = readable_rows(data, domain)
         if domain is None:
-            raise ValueError("Pass a Task, or a DataFrame together with its Domain.")
+            raise ValueError("Pass a Task, or a DataFrame (or level codes) with its Domain.")
         self.domain_ = domain
         self._set_features(domain)
-        codes = domain.codes(data)
+        if isinstance(data, pd.DataFrame):
+            codes = domain.codes(data)
+        else:
+            codes = np.asarray(data)
+            if codes.ndim != 2 or codes.shape[1] != len(domain.features):
+                raise ValueError(f"Level codes need shape (n, {len(domain.features)}).")
         z = codes[:, domain.index("protected")]
         y = codes[:, domain.index("label")]
-        points = domain.encode(codes)
-        theta = self._theta(points, z, y)
+        theta = self._theta(CodedPoints(domain, codes), z, y)  # no (n, d) matrix (issue 18)
         row_weights = prior_weights(z, y, self.tau, self.prior)
-        self.rows_, self.weights_, self.counts_ = distinct_rows(codes, row_weights, domain.sizes)
+        rows, self.weights_, counts = distinct_rows(codes, row_weights, domain.sizes)
+        self.rows_ = rows.astype(code_dtype(domain))
+        self.counts_ = _compact_counts(counts)
         self.theta_ = theta
         oracle = self._oracle(theta)
         warm = None if isinstance(self.warm_start, bool) else self.warm_start
@@ -193,9 +221,10 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
         """Set the fitted state from stored arrays (model files), recomputing the rest exactly."""
         self.domain_ = domain
         self._set_features(domain)
-        self.rows_ = np.asarray(rows, dtype=np.int64).reshape(-1, len(domain.features))
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1, len(domain.features))
+        self.rows_ = rows.astype(code_dtype(domain))
         self.weights_ = np.asarray(weights, dtype=float)
-        self.counts_ = np.asarray(counts, dtype=float)
+        self.counts_ = _compact_counts(counts)
         self.theta_ = np.asarray(theta, dtype=float)
         self.lambda_ = np.asarray(lam, dtype=float)
         self.n_iter_ = n_iter
@@ -209,7 +238,7 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
         self.feature_names_in_ = np.asarray(list(domain.features), dtype=object)
         self.n_features_in_ = len(self.feature_names_in_)
 
-    def _theta(self, points: np.ndarray, z: np.ndarray, y: np.ndarray) -> np.ndarray:
+    def _theta(self, points: CodedPoints, z: np.ndarray, y: np.ndarray) -> np.ndarray:
         target = self.target_marginals
         protected = self.domain_.coordinate("protected")
         if isinstance(target, str):
@@ -227,14 +256,16 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
     def _oracle(self, theta: np.ndarray, C: float | None = None) -> DualOracle:  # noqa: N803
         return DualOracle(
             self.domain_.sizes,
-            self.domain_.encode(self.rows_),
+            self.domain_.encode(self.rows_, dtype=np.uint8),  # 0/1: 1 byte a coordinate
             self.weights_,
             self.C if C is None else C,
             theta,
         )
 
     def _set_state(self, state: DualState) -> None:
+        state = replace(state, hess=None, means=None)  # r, ρ, π: what sampling needs
         self._state = state
+        self._prior_state = None
         self.pi_ = state.pi
         self.log_normaliser_ = state.log_g
         self.expected_marginals_ = state.grad + self.theta_
@@ -251,7 +282,23 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
 
     def prior_joint(self) -> np.ndarray:
         """Exact P(Y=y, Z=z) of the prior q_C (λ = 0)."""
-        return self._joint(self._oracle(self.theta_)(np.zeros(self.domain_.d), hessian=False))
+        return self._joint(self._dual_state(prior=True))
+
+    def _dual_state(self, prior: bool = False) -> DualState:
+        """The oracle's state at λ* (or at λ = 0, the prior q_C), recomputed exactly after
+        unpickling (the states are not pickled: a result keeps only what predicts and samples)."""
+        name = "_prior_state" if prior else "_state"
+        state = getattr(self, name, None)
+        if state is None:
+            lam = np.zeros(self.domain_.d) if prior else self.lambda_
+            state = self._oracle(self.theta_)(lam, hessian=False)
+            state.hess, state.means = None, None
+            setattr(self, name, state)
+        return state
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        return {k: v for k, v in state.items() if k not in ("_state", "_prior_state")}
 
     # ------------------------------------------------------------------ the learned distribution
     def log_probability(self, rows: pd.DataFrame | np.ndarray) -> np.ndarray:
@@ -275,8 +322,7 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
         return np.asarray(rows, dtype=np.int64).reshape(-1, len(self.domain_.features))
 
     def _log_prior(self, codes: np.ndarray) -> np.ndarray:
-        lookup = {row.tobytes(): i for i, row in enumerate(np.ascontiguousarray(self.rows_))}
-        index = np.array([lookup.get(row.tobytes(), -1) for row in np.ascontiguousarray(codes)])
+        index = RowIndex(self.rows_, self.domain_.sizes).find(codes)
         w = np.where(index >= 0, self.weights_[np.maximum(index, 0)], 0.0)
         with np.errstate(divide="ignore"):
             log_u = np.log(self.C) - self.domain_.log_size if self.C > 0 else -np.inf
@@ -288,9 +334,7 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
     ) -> np.ndarray:
         """n exact draws from p* (or the prior q_C) as level codes: the mixture sampler (§3.4b)."""
         check_is_fitted(self, "lambda_")
-        state = self._state
-        if prior:
-            state = self._oracle(self.theta_)(np.zeros(self.domain_.d), hessian=False)
+        state = self._dual_state(prior)
         rng = generator(random_state)
         n_uniform = int(rng.binomial(n, min(max(state.pi, 0.0), 1.0)))
         uniform = np.column_stack([rng.choice(len(p), size=n_uniform, p=p) for p in state.rho])

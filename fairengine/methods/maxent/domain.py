@@ -24,6 +24,8 @@ from fairengine.data.encoding import identifier_like
 MAX_LEVELS = 8
 OTHER = "other"
 MISSING = "missing"
+#: Code cells per block of :meth:`Domain.encode` (bounds its temporary index arrays).
+_BLOCK = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -87,12 +89,12 @@ class Feature:
 
 def _numeric_feature(name: str, column: pd.Series, n_bins: int, max_levels: int) -> Feature:
     values = pd.to_numeric(column, errors="coerce").dropna().to_numpy(dtype=float)
-    distinct = np.unique(values)
-    if len(distinct) <= n_bins:
+    if len(pd.unique(values)) <= n_bins:  # hashing, not a sort of every value (issue 18)
         return _categorical_feature(name, column, max_levels)
+    low, high = values.min(), values.max()
     edges = np.unique(np.quantile(values, np.linspace(0, 1, n_bins + 1)[1:-1]))
-    edges = edges[(edges > distinct[0]) & (edges <= distinct[-1])]
-    bounds = [distinct[0], *edges, distinct[-1]]
+    edges = edges[(edges > low) & (edges <= high)]
+    bounds = [low, *edges, high]
     levels = [
         f"[{_number_label(lo)}, {_number_label(hi)}{']' if i == len(edges) else ')'}"
         for i, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:], strict=True))
@@ -202,26 +204,46 @@ class Domain:
         return [f"{f.name}={level}" for f in self.features for level in f.levels[1:]]
 
     def codes(self, frame: pd.DataFrame, only: list[int] | None = None) -> np.ndarray:
-        """Level codes (n, F) of readable or raw rows (columns named as the features)."""
+        """Level codes (n, F) of readable or raw rows (columns named as the features), in the
+        smallest unsigned type that holds them (:func:`code_dtype`; uint8 for every domain with
+        at most 256 levels per feature)."""
         chosen = range(len(self.features)) if only is None else only
         missing = [self.features[i].name for i in chosen if self.features[i].name not in frame]
         if missing:
             raise DataError(f"Columns {missing} are missing from the rows; the domain needs them.")
-        return np.column_stack(
-            [self.features[i].codes(frame[self.features[i].name]) for i in chosen]
-        ).astype(np.int64)
+        out = np.empty((len(frame), len(chosen)), dtype=code_dtype(self))  # lossless, compact
+        for j, i in enumerate(chosen):
+            out[:, j] = self.features[i].codes(frame[self.features[i].name])
+        return out
 
-    def encode(self, codes: np.ndarray, only: list[int] | None = None) -> np.ndarray:
-        """Reference-coded points (n, d') of level codes (n, F') (``only``: these features)."""
+    def encode(
+        self, codes: np.ndarray, only: list[int] | None = None, dtype: Any = float
+    ) -> np.ndarray:
+        """Reference-coded points (n, d') of level codes (n, F') (``only``: these features).
+
+        ``dtype``: of the 0/1 output (e.g. ``np.float32`` for scikit-learn's trees, which work in
+        float32, or ``np.uint8`` to hold many rows). One array and one vectorised pass per block
+        of rows, no per-feature blocks to stack (issue 18)."""
         chosen = list(range(len(self.features))) if only is None else only
-        codes = np.asarray(codes, dtype=np.int64).reshape(-1, len(chosen))
-        widths = [self.features[i].size - 1 for i in chosen]
-        out = np.zeros((len(codes), sum(widths)))  # one array, no per-feature blocks to stack
-        start = 0
-        for j, width in enumerate(widths):
-            hit = codes[:, j] > 0
-            out[np.flatnonzero(hit), start + codes[hit, j] - 1] = 1.0
-            start += width
+        codes = np.asarray(codes).reshape(-1, len(chosen))
+        widths = np.array([self.features[i].size - 1 for i in chosen], dtype=np.int64)
+        starts = np.concatenate([[0], np.cumsum(widths)])[:-1] - 1  # code c ↦ start + c - 1
+        out = np.zeros((len(codes), int(widths.sum())), dtype=dtype)
+        step = max(1, _BLOCK // max(len(chosen), 1))
+        for lo in range(0, len(codes), step):
+            block = codes[lo : lo + step].astype(np.int64, copy=False)
+            rows, cols = np.nonzero(block > 0)
+            out[lo + rows, starts[cols] + block[rows, cols]] = 1
+        return out
+
+    def marginal_sums(self, codes: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+        """Σ_i w_i α(row_i) (d,) of level codes (n, F) without encoding them: one weighted
+        count per feature (w = 1 without ``weights``; divide by n for the mean point)."""
+        codes = np.asarray(codes)
+        out = np.zeros(self.d)
+        for f, (feature, start) in enumerate(zip(self.features, self.offsets[:-1], strict=True)):
+            counts = np.bincount(codes[:, f], weights=weights, minlength=feature.size)
+            out[start : start + feature.size - 1] = counts[1 : feature.size]
         return out
 
     def decode(self, codes: np.ndarray, categorical: bool = False) -> pd.DataFrame:
@@ -242,6 +264,36 @@ class Domain:
     @classmethod
     def from_dict(cls, state: dict[str, Any]) -> Domain:
         return cls(tuple(Feature.from_dict(f) for f in state["features"]))
+
+
+class CodedPoints:
+    """Reference-coded points of level codes, never materialised: ``w @ points`` and
+    ``points.mean(axis=0)`` are computed by weighted counts (:meth:`Domain.marginal_sums`), so
+    θ needs no (n, d) float matrix (issue 18: peak memory). Used by
+    :func:`~fairengine.methods.maxent.reweighting.target_marginals`."""
+
+    __array_ufunc__ = None  # ``ndarray @ CodedPoints`` defers to __rmatmul__
+
+    def __init__(self, domain: Domain, codes: np.ndarray) -> None:
+        self.domain = domain
+        self.codes = np.asarray(codes)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self.codes), self.domain.d)
+
+    def __rmatmul__(self, weights: np.ndarray) -> np.ndarray:
+        return self.domain.marginal_sums(self.codes, np.asarray(weights, dtype=float))
+
+    def mean(self, axis: int = 0) -> np.ndarray:
+        if axis != 0:
+            raise ValueError("Only the mean point (axis=0) is available.")
+        return self.domain.marginal_sums(self.codes) / len(self.codes)
+
+
+def code_dtype(domain: Domain) -> np.dtype:
+    """The smallest unsigned integer type holding every level code of ``domain`` (lossless)."""
+    return np.min_scalar_type(max(int(domain.sizes.max(initial=1)) - 1, 0))
 
 
 def protected_name(task: Task) -> str:
@@ -270,7 +322,12 @@ def identifier_columns(task: Task) -> list[str]:
     return [name for name in task.features if identifier_like(task.frame[name])]
 
 
-def domain_from_task(task: Task, n_bins: int = 4, max_levels: int = MAX_LEVELS) -> Domain:
+def domain_from_task(
+    task: Task,
+    n_bins: int = 4,
+    max_levels: int = MAX_LEVELS,
+    dropped: list[str] | None = None,
+) -> Domain:
     """Discretise a task into the paper's domain (spec §2.1, §3.5 step 1).
 
     The label's level 1 is the positive label and the protected attribute's level 1 (Z = 1) is
@@ -287,10 +344,12 @@ def domain_from_task(task: Task, n_bins: int = 4, max_levels: int = MAX_LEVELS) 
         Bins per numeric column (columns with at most ``n_bins`` distinct values keep them).
     max_levels : int
         Levels kept per categorical column (the rest share an ``other`` level).
+    dropped : list of str, optional
+        ``identifier_columns(task)`` when the caller has it already (it reads every text value).
     """
     check_task(task)
     features = []
-    dropped = set(identifier_columns(task))
+    dropped = set(identifier_columns(task) if dropped is None else dropped)
     for name in (c for c in task.features if c not in dropped):
         column = task.frame[name]
         numeric = pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)

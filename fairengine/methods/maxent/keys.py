@@ -1,69 +1,141 @@
-"""Rows of level codes as mixed-radix integer keys: distinct rows and counts by 1-D sorts.
+"""Rows of level codes as mixed-radix integer keys: distinct rows and counts by hashing.
 
 A row of level codes (c_1, ..., c_F) with c_f < |U_f| is packed into the integer
-Σ_f c_f Π_{g>f} |U_g| — its rank in lexicographic order — so the distinct rows of a table come from
-one sort of int64 keys instead of a structured row sort (issue 18: ``np.unique(axis=0)`` was a
-third of a max-entropy run). When |Omega| exceeds 2⁶² (wide tables) the columns are packed into
-several words, each < 2⁶², whose lexicographic order is still the rows' order. Keys are absolute
-(they depend on the domain's sizes only), so keys of samples and of data rows can be compared.
+Σ_f c_f Π_{g>f} |U_g| — its rank in lexicographic order. When |Omega| exceeds 2⁶² (wide tables)
+the columns are packed into several words, each < 2⁶², whose lexicographic order is still the
+rows' order. Keys are absolute (they depend on the domain's sizes only), so keys of samples and of
+data rows can be compared.
+
+Distinct rows are found in O(n) (issue 18): the keys are hashed (:func:`pandas.factorize`), and
+only the M distinct keys are sorted, so a table of n rows costs n hash look-ups plus M log M,
+not an n log n sort (which made a max-entropy run's time grow as rows^1.06).
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 #: Largest product of sizes packed into one int64 word.
 _WORD = 1 << 62
+#: Code cells packed per block (bounds the int64 copy of compact codes).
+_CELLS = 1 << 18
+
+
+def _word_columns(sizes: np.ndarray) -> list[tuple[int, int, np.ndarray]]:
+    """(first column, end column, radix multipliers) of each word: a word's product < 2⁶²."""
+    groups, start, radix = [], 0, 1
+    for j, size in enumerate(int(s) for s in sizes):
+        if radix * size > _WORD:
+            groups.append((start, j))
+            start, radix = j, 1
+        radix *= size
+    groups.append((start, len(sizes)))
+    out = []
+    for a, b in groups:
+        mult = np.ones(b - a, dtype=np.int64)
+        for j in range(b - a - 2, -1, -1):
+            mult[j] = mult[j + 1] * int(sizes[a + j + 1])
+        out.append((a, b, mult))
+    return out
 
 
 def pack(codes: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """Words (n, W) of mixed-radix keys, W = 1 unless Π sizes > 2⁶²; row order = word order.
 
-    Needs 0 ≤ codes[:, f] < sizes[f] (see :func:`fitted_sizes`)."""
-    codes = np.asarray(codes, dtype=np.int64)
-    n, width = codes.shape
-    words: list[np.ndarray] = []
-    key, radix = np.zeros(n, dtype=np.int64), 1
-    for j in range(width):
-        size = int(sizes[j])
-        if radix * size > _WORD:
-            words.append(key)
-            key, radix = np.zeros(n, dtype=np.int64), 1
-        key = key * size + codes[:, j]
-        radix *= size
-    words.append(key)
-    return np.column_stack(words)
+    Needs 0 ≤ codes[:, f] < sizes[f] (see :func:`fitted_sizes`). One integer matrix product per
+    word (exact: every partial sum stays below 2⁶²)."""
+    codes = np.asarray(codes)
+    n = len(codes)
+    groups = _word_columns(np.asarray(sizes, dtype=np.int64))
+    words = np.empty((n, len(groups)), dtype=np.int64)
+    step = max(1, _CELLS // max(codes.shape[1], 1))  # rows per block: no (n, F) int64 copy
+    for w, (a, b, mult) in enumerate(groups):
+        for lo in range(0, n, step):
+            block = codes[lo : lo + step, a:b].astype(np.int64, copy=False)
+            words[lo : lo + step, w] = block @ mult if b > a else 0
+    return words
 
 
 def fitted_sizes(codes: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """``sizes`` raised where a code reaches it (never for a Domain's own codes)."""
     sizes = np.asarray(sizes, dtype=np.int64)
-    codes = np.asarray(codes, dtype=np.int64)
+    codes = np.asarray(codes)
     return np.maximum(sizes, codes.max(axis=0, initial=0) + 1) if codes.size else sizes
+
+
+def _first_rows(factor: np.ndarray) -> np.ndarray:
+    """The first row of each code of :func:`pandas.factorize` (codes appear in increasing order,
+    so the running maximum steps up exactly at each code's first row)."""
+    if len(factor) == 0:
+        return np.zeros(0, dtype=np.int64)
+    top = np.maximum.accumulate(factor)
+    return np.flatnonzero(np.r_[True, top[1:] > top[:-1]])
+
+
+def _row_ids(words: np.ndarray) -> np.ndarray:
+    """One id per distinct row of ``words``, numbered in order of first appearance (hashing)."""
+    ids = pd.factorize(words[:, 0])[0].astype(np.int64)
+    for w in range(1, words.shape[1]):  # combine word by word: ids, word ids < n, so no overflow
+        other = pd.factorize(words[:, w])[0].astype(np.int64)
+        ids = pd.factorize(ids * (int(other.max(initial=0)) + 1) + other)[0].astype(np.int64)
+    return ids
 
 
 def unique_rows(
     codes: np.ndarray, sizes: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(distinct rows, inverse, counts) exactly as ``np.unique(codes, axis=0, return_inverse=True,
-    return_counts=True)``: rows in lexicographic order."""
-    codes = np.asarray(codes, dtype=np.int64)
-    words = pack(codes, fitted_sizes(codes, sizes))
+    return_counts=True)``: rows in lexicographic order, in the dtype of ``codes``."""
+    codes = np.asarray(codes)
     if len(codes) == 0:
-        return codes.reshape(0, codes.shape[1]), np.zeros(0, np.int64), np.zeros(0, np.int64)
-    if words.shape[1] == 1:
-        _, first, inverse, counts = np.unique(
-            words[:, 0], return_index=True, return_inverse=True, return_counts=True
-        )
-        return codes[first], inverse.ravel(), counts
-    order = np.lexsort(words.T[::-1])
-    ranked = words[order]
-    starts = np.r_[True, np.any(ranked[1:] != ranked[:-1], axis=1)]
-    inverse = np.empty(len(codes), dtype=np.int64)
-    inverse[order] = np.cumsum(starts) - 1
-    first = np.flatnonzero(starts)
-    counts = np.diff(np.r_[first, len(codes)])
-    return codes[order[first]], inverse, counts
+        width = codes.shape[1]
+        return np.zeros((0, width), np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    words = pack(codes, fitted_sizes(codes, sizes))
+    ids = _row_ids(words)
+    first = _first_rows(ids)  # first row of each id, ids in order of appearance
+    order = np.lexsort(words[first].T[::-1])  # sort the M distinct rows only
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[order] = np.arange(len(first))
+    inverse = rank[ids]
+    counts = np.bincount(inverse, minlength=len(first))
+    return codes[first[order]], inverse, counts
+
+
+class RowIndex:
+    """Position of rows in a table of distinct rows in lexicographic order (``unique_rows``'s).
+
+    ``find(codes)`` returns each row's position in the table, −1 when absent.
+    """
+
+    def __init__(self, rows: np.ndarray, sizes: np.ndarray) -> None:
+        self.sizes = fitted_sizes(rows, sizes)
+        self._words = pack(rows, self.sizes)
+        self._single = self._words.shape[1] == 1
+        # rows not in key order (e.g. restored from a file): search a sorted copy of the keys
+        self._keys, self._order = self._words[:, 0], None
+        if self._single and np.any(self._keys[1:] < self._keys[:-1]):
+            self._order = np.argsort(self._keys, kind="stable")
+            self._keys = self._keys[self._order]
+        self._index: dict[bytes, int] | None = None
+
+    def find(self, codes: np.ndarray) -> np.ndarray:
+        codes = np.asarray(codes)
+        if len(self._words) == 0 or len(codes) == 0:
+            return np.full(len(codes), -1, dtype=np.int64)
+        inside = np.all((codes >= 0) & (codes < self.sizes), axis=1)  # else never in the table
+        words = pack(np.where(inside[:, None], codes, 0), self.sizes)
+        if self._single:
+            keys = self._keys
+            at = np.minimum(np.searchsorted(keys, words[:, 0]), len(keys) - 1)
+            position = at if self._order is None else self._order[at]
+            found = np.where(keys[at] == words[:, 0], position, -1)
+        else:
+            if self._index is None:
+                self._index = {row.tobytes(): i for i, row in enumerate(self._words)}
+            index = self._index
+            found = np.array([index.get(r.tobytes(), -1) for r in np.ascontiguousarray(words)])
+        return np.where(inside, found, -1).astype(np.int64)
 
 
 class RowCounts:
@@ -76,21 +148,11 @@ class RowCounts:
         self.sizes = fitted_sizes(codes, sizes)
         rows, _, counts = unique_rows(codes, self.sizes)
         self.total = int(counts.sum())
-        self._words = pack(rows, self.sizes)
+        self._index = RowIndex(rows, self.sizes)
         self._counts = counts
 
     def lookup(self, codes: np.ndarray) -> np.ndarray:
-        if len(self._counts) == 0 or len(codes) == 0:
-            return np.zeros(len(codes), dtype=np.int64)
-        codes = np.asarray(codes, dtype=np.int64)
-        inside = np.all((codes >= 0) & (codes < self.sizes), axis=1)  # else never in the data
-        words = pack(np.where(inside[:, None], codes, 0), self.sizes)
-        if words.shape[1] == 1:
-            keys = self._words[:, 0]
-            at = np.minimum(np.searchsorted(keys, words[:, 0]), len(keys) - 1)
-            found = np.where(keys[at] == words[:, 0], at, -1)
-        else:
-            index = {row.tobytes(): i for i, row in enumerate(self._words)}
-            found = np.array([index.get(r.tobytes(), -1) for r in np.ascontiguousarray(words)])
-        found = np.where(inside, found, -1)
+        found = self._index.find(codes)
+        if len(self._counts) == 0:
+            return np.zeros(len(found), dtype=np.int64)
         return np.where(found >= 0, self._counts[np.maximum(found, 0)], 0)

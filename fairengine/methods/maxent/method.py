@@ -39,7 +39,11 @@ _WARM_SIZE = 64
 #: Rates rows of the C/τ-independent baselines per (train, test, domain, classifier, n_samples).
 _BASELINES: OrderedDict[tuple, tuple[dict[str, float], dict[str, float]]] = OrderedDict()
 _BASELINES_SIZE = 16
-
+#: The coded splits (domain, identifier columns, real train and test rows) per (train, test,
+#: n_bins): C/τ-independent too, so a sweep discretises and codes its task once (issue 18). A
+#: couple of entries only: they hold the splits' compact codes and uint8 inputs.
+_SPLITS: OrderedDict[tuple, tuple[Domain, list[str], RealData, RealData]] = OrderedDict()
+_SPLITS_SIZE = 2
 
 
 def _target(theta: str, protected_share: float) -> Any:
@@ -48,19 +52,22 @@ def _target(theta: str, protected_share: float) -> Any:
 
 def fit_generator(
     train: Task, *, C: float, tau: float, prior: str, theta: str,  # noqa: N803
-    protected_share: float = 0.5, n_bins: int = 4,
+    protected_share: float = 0.5, n_bins: int = 4, real: RealData | None = None,
 ) -> MaxEntDebiaser:  # fmt: skip
-    """Fit p* on a task, warm-started from the last fit on the same task and θ choice."""
+    """Fit p* on a task, warm-started from the last fit on the same task and θ choice.
+
+    ``real``: the task's rows already coded on ``domain_from_task(train, n_bins)`` (a run codes
+    its training rows once, for the fit and for the evaluation)."""
     from fairengine.methods.maxent.debiaser import MaxEntDebiaser
     from fairengine.methods.maxent.domain import domain_from_task, readable_rows
 
-    domain = domain_from_task(train, n_bins)
+    domain = domain_from_task(train, n_bins) if real is None else real.domain
     key = (train.fingerprint, n_bins, prior, theta, protected_share)
     generator = MaxEntDebiaser(
         C=C, tau=tau, prior=prior, target_marginals=_target(theta, protected_share),
         n_bins=n_bins, warm_start=_WARM.get(key),
     )  # fmt: skip
-    generator.fit(readable_rows(train, domain), domain)
+    generator.fit(readable_rows(train, domain) if real is None else real.codes, domain)
     _WARM[key] = generator.lambda_
     _WARM.move_to_end(key)
     while len(_WARM) > _WARM_SIZE:
@@ -75,21 +82,18 @@ def _run(
     import pandas as pd
 
     from fairengine.methods.maxent.debiaser import group_rates
-    from fairengine.methods.maxent.domain import identifier_columns
-    from fairengine.methods.maxent.evaluation import RealData, evaluate_dataset
+    from fairengine.methods.maxent.evaluation import evaluate_dataset
     from fairengine.methods.maxent.model import MaxEntModel
 
     start = time.perf_counter()
+    domain, dropped, real_train, real_test = _coded_splits(train, test, n_bins)
     generator = fit_generator(
         train, C=C, tau=tau, prior=prior, theta=theta, protected_share=protected_share,
-        n_bins=n_bins,
+        n_bins=n_bins, real=real_train,
     )  # fmt: skip
-    domain = generator.domain_
-    real_train, real_test = RealData(train, domain), RealData(test, domain)
     samples = generator.sample_codes(n_samples, SEED)
     maxent, params = evaluate_dataset(samples, domain, classifier, real_train, real_test)
     elapsed = time.perf_counter() - start
-    dropped = identifier_columns(train)  # left out of the domain, as the encoder drops them
     model = MaxEntModel(list(train.features), generator, classifier, params, dropped)
 
     raw, reweighed = _baselines(train, test, domain, classifier, n_samples, real_train, real_test)
@@ -129,7 +133,7 @@ def _run(
                 "coordinate": domain.coordinate_names,
                 "theta": generator.theta_,
                 "achieved": generator.expected_marginals_,
-                "raw": domain.encode(real_train.codes).mean(axis=0),
+                "raw": domain.marginal_sums(real_train.codes) / len(real_train.codes),
             }
         ),
         "samples": domain.decode(samples, categorical=True),  # same values, ~10x less memory
@@ -155,6 +159,27 @@ def _run(
     return RunResult("maxent", knobs, metrics, model, artifacts, elapsed)
 
 
+def _coded_splits(
+    train: Task, test: Task, n_bins: int
+) -> tuple[Domain, list[str], RealData, RealData]:
+    """The domain of ``train``, its identifier-like columns and both splits coded on it, cached
+    per (train, test, n_bins) across the points of a sweep (deterministic: same numbers)."""
+    from fairengine.methods.maxent.domain import domain_from_task, identifier_columns
+    from fairengine.methods.maxent.evaluation import RealData
+
+    key = (train.fingerprint, test.fingerprint, n_bins)
+    if key in _SPLITS:
+        _SPLITS.move_to_end(key)
+        return _SPLITS[key]
+    dropped = identifier_columns(train)  # left out of the domain, as the encoder drops them
+    domain = domain_from_task(train, n_bins, dropped=dropped)
+    value = (domain, dropped, RealData(train, domain), RealData(test, domain))
+    _SPLITS[key] = value
+    while len(_SPLITS) > _SPLITS_SIZE:
+        _SPLITS.popitem(last=False)
+    return value
+
+
 def _baselines(
     train: Task, test: Task, domain: Domain, classifier: str, n_samples: int,
     real_train: RealData, real_test: RealData,
@@ -175,7 +200,9 @@ def _baselines(
     kc = reweighing_weights(real_train.z, real_train.y)
     kc_rows = real_train.codes[rng.choice(len(kc), size=n_samples, p=kc / kc.sum())]
     value = (
-        evaluate_dataset(real_train.codes, domain, classifier, real_train, real_test)[0],
+        evaluate_dataset(
+            real_train.codes, domain, classifier, real_train, real_test, inputs=real_train.X
+        )[0],
         evaluate_dataset(kc_rows, domain, classifier, real_train, real_test)[0],
     )
     _BASELINES[key] = value

@@ -13,7 +13,7 @@ blocks: u is uniform over the valid product domain, one softmax per feature (spe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.special import logsumexp
@@ -48,6 +48,8 @@ class DualState:
     rho: list[np.ndarray]
     r: np.ndarray
     log_g: float
+    #: E_{P_U}[α] and E_{P_W}[α]: what the Hessian needs besides r (not part of the result).
+    means: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
 
 class DualOracle:
@@ -58,7 +60,8 @@ class DualOracle:
     sizes : array of int
         |U_f| per feature (reference coding: feature f owns |U_f| − 1 coordinates).
     points : ndarray (M, d)
-        Distinct reference-coded data rows.
+        Distinct reference-coded data rows, any numeric dtype (``np.uint8`` keeps a wide table
+        small: the products run on float64 blocks of rows converted on the fly).
     weights : ndarray (M,)
         Prior weights w on those rows (summing to 1).
     C : float
@@ -77,7 +80,9 @@ class DualOracle:
     ) -> None:
         self.sizes = np.asarray(sizes, dtype=np.int64)
         self.offsets = np.concatenate([[0], np.cumsum(self.sizes - 1)])
-        self.points = np.asarray(points, dtype=float)
+        self.points = np.asarray(points)
+        # rows per block: a block converted to float64 stays around 4 MB
+        self._step = max(256, (1 << 19) // max(self.points.shape[1], 1))
         weights = np.asarray(weights, dtype=float)
         with np.errstate(divide="ignore"):
             self.logw = np.log(weights / weights.sum())
@@ -100,9 +105,14 @@ class DualOracle:
         lam = np.asarray(lam, dtype=float)
         key = lam.tobytes()
         cached = self._cache
-        if cached is not None and cached[0] == key and (not hessian or cached[1].hess is not None):
-            return cached[1]
-        state = self._evaluate(lam, hessian)
+        if cached is not None and cached[0] == key:
+            state = cached[1]
+            if hessian and state.hess is None:  # value and gradient at λ already known
+                state.hess = self._hessian(state)
+            return state
+        state = self._evaluate(lam)
+        if hessian:
+            state.hess = self._hessian(state)
         self._cache = (key, state)
         return state
 
@@ -115,7 +125,13 @@ class DualOracle:
     def hess(self, lam: np.ndarray) -> np.ndarray:
         return self(lam).hess
 
-    def _evaluate(self, lam: np.ndarray, hessian: bool) -> DualState:
+    def _blocks(self) -> list[slice]:
+        return [slice(lo, lo + self._step) for lo in range(0, len(self.points), self._step)]
+
+    def _block(self, rows: slice) -> np.ndarray:
+        return self.points[rows].astype(float, copy=False)
+
+    def _evaluate(self, lam: np.ndarray) -> DualState:
         d = self.d
         # uniform part: a product of per-feature softmaxes over [0, λ_f] (reference level first)
         a = self._padding.copy()
@@ -125,12 +141,16 @@ class DualOracle:
         rho = [probs[f, :size] for f, size in enumerate(self.sizes)]
         m_u = probs[self._feature, self._level]
         log_gu = float(np.sum(log_z - np.log(self.sizes)))
-        # data part: the rows tilted by e^{<α, λ>}
+        # data part: the rows tilted by e^{<α, λ>}, a block of rows at a time
         if self.C < 1.0:
-            b = self.logw + self.points @ lam
+            b = self.logw.copy()
+            for rows in self._blocks():
+                b[rows] += self._block(rows) @ lam
             log_gw = logsumexp(b)
             r = np.exp(b - log_gw)
-            m_w = r @ self.points
+            m_w = np.zeros(d)
+            for rows in self._blocks():
+                m_w += r[rows] @ self._block(rows)
         else:
             log_gw, r, m_w = -np.inf, np.zeros(len(self.points)), np.zeros(d)
         log_a = np.log(self.C) if self.C > 0 else -np.inf
@@ -139,19 +159,29 @@ class DualOracle:
         log_g = float(np.logaddexp(log_a, log_b))
         pi = float(np.exp(log_a - log_g))
         mean = pi * m_u + (1.0 - pi) * m_w
-        hess = None
-        if hessian:
-            # P_U is a product: its covariance is block-diagonal, diag(m_f) - m_f m_f^T per block
-            sigma_u = np.diag(m_u) - np.outer(m_u, m_u) * self._same_block
-            sigma_w = (self.points * r[:, None]).T @ self.points - np.outer(m_w, m_w)
-            gap = m_u - m_w
-            hess = pi * sigma_u + (1.0 - pi) * sigma_w + pi * (1.0 - pi) * np.outer(gap, gap)
         return DualState(
             value=log_g - float(self.theta @ lam),
             grad=mean - self.theta,
-            hess=hess,
+            hess=None,
             pi=pi,
             rho=rho,
             r=r,
             log_g=log_g,
+            means=(m_u, m_w),
         )
+
+    def _hessian(self, state: DualState) -> np.ndarray:
+        """Cov_{p_λ}(α) from a state's r and component means (spec §3.2b)."""
+        m_u, m_w = state.means
+        pi, r = state.pi, state.r
+        # P_U is a product: its covariance is block-diagonal, diag(m_f) - m_f m_f^T per block
+        sigma_u = np.diag(m_u) - np.outer(m_u, m_u) * self._same_block
+        second = np.zeros((self.d, self.d))
+        if self.C < 1.0:
+            root = np.sqrt(r)
+            for rows in self._blocks():  # Σ_rows (√r α)(√r α)ᵀ, a block of rows at a time
+                block = self._block(rows) * root[rows, None]
+                second += block.T @ block  # AᵀA: a symmetric rank-k update, half a product
+        sigma_w = second - np.outer(m_w, m_w)
+        gap = m_u - m_w
+        return pi * sigma_u + (1.0 - pi) * sigma_w + pi * (1.0 - pi) * np.outer(gap, gap)
