@@ -34,15 +34,18 @@ def row_blocks(n: int, rows: int = BLOCK_ROWS) -> Iterator[slice]:
 def pairwise_sum(entries: Callable[[int, int], np.ndarray], size: int, leaf: int = LEAF) -> float:
     """Σ of a virtual flat array of ``size`` float64 entries, ``entries(a, b)`` giving [a, b),
     summed exactly as ``np.add.reduce`` sums the materialised array."""
+    return _total(entries, 0, int(size), leaf)
 
-    def total(start: int, n: int) -> float:
-        if n <= leaf:
-            return np.add.reduce(entries(start, start + n)) if n else np.float64(0.0)
-        half = n // 2
-        half -= half % 8
-        return total(start, half) + total(start + half, n - half)
 
-    return total(0, int(size))
+def _total(entries: Callable[[int, int], np.ndarray], start: int, n: int, leaf: int) -> float:
+    """numpy's pairwise recursion on [start, start + n) (a module function, not a recursive
+    closure: a closure referring to itself is a reference cycle that would keep the tables'
+    owner alive until the garbage collector runs)."""
+    if n <= leaf:
+        return np.add.reduce(entries(start, start + n)) if n else np.float64(0.0)
+    half = n // 2
+    half -= half % 8
+    return _total(entries, start, half, leaf) + _total(entries, start + half, n - half, leaf)
 
 
 def table_entries(
