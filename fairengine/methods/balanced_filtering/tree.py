@@ -185,7 +185,7 @@ def _game_split(
     )
     coefs = np.array([h.coef for h in hyps])
     intercepts = np.array([h.intercept for h in hyps])
-    return coefs, intercepts, tree_node_probability(coefs, intercepts, X[live])
+    return coefs, intercepts, tree_node_probability(coefs, intercepts, X, np.nonzero(live)[0])
 
 
 def _evaluate_split(
@@ -512,13 +512,31 @@ def grow_tree(
     return tree, leaf_weights, trace
 
 
-def tree_node_probability(coefs: np.ndarray, intercepts: np.ndarray, X: np.ndarray) -> np.ndarray:  # noqa: N803
-    """pbar(x) = mean_t 1[x . coef_t + b_t > 0].
+#: Rows per block of :func:`tree_node_probability` (issue 18: no (n, #halfspaces) temporaries).
+VOTE_BLOCK = 4096
+
+
+def tree_node_probability(
+    coefs: np.ndarray,
+    intercepts: np.ndarray,
+    X: np.ndarray,  # noqa: N803
+    rows: np.ndarray | None = None,
+) -> np.ndarray:
+    """pbar(x) = mean_t 1[x . coef_t + b_t > 0] on X, or on X[rows] without copying them.
 
     Repeated halfspaces (the game often replays the same best response) are evaluated once and
-    counted with their multiplicity.
+    counted with their multiplicity. Rows are evaluated in blocks of :data:`VOTE_BLOCK`: each
+    row's scores and votes are its own, so the blocks give the rows' values unchanged while the
+    (rows, halfspaces) tables stay small (issue 18).
     """
     stacked = np.column_stack([np.atleast_2d(coefs), np.ravel(intercepts)])
     unique, counts = np.unique(stacked, axis=0, return_counts=True)
-    votes = (X @ unique[:, :-1].T + unique[:, -1] > 0).astype(float)
-    return votes @ counts / counts.sum()
+    directions, offsets, total = unique[:, :-1].T, unique[:, -1], counts.sum()
+    n = len(X) if rows is None else len(rows)
+    out = np.empty(n)
+    for start in range(0, n, VOTE_BLOCK):
+        block = slice(start, min(start + VOTE_BLOCK, n))
+        part = X[block] if rows is None else X[rows[block]]
+        votes = (part @ directions + offsets > 0).astype(float)
+        out[block] = votes @ counts / total
+    return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fairengine.methods.fair_regression.chunks import row_blocks
 from fairengine.methods.fair_regression.learners import Component, LinearLeastSquares
 from fairengine.methods.fair_regression.reductions import GroupLossReduction
 
@@ -32,8 +33,23 @@ class SEO:
             np.vstack([np.bincount(codes, weights=col, minlength=n_groups) for col in Z.T]).T
             / counts
         )
-        self.component_ = LinearLeastSquares(Z - self.means_[codes]).fit(y)
+        self.component_ = LinearLeastSquares(self._centred(Z, codes)).fit(y)
         return self
 
+    def _centred(self, Z: np.ndarray, codes: np.ndarray) -> np.ndarray:  # noqa: N803
+        """Z − (training mean of the row's group), written in row blocks into one array (no
+        (n, d) temporary of the gathered means; issue 18)."""
+        Z = np.asarray(Z, float)  # noqa: N806
+        codes = np.clip(codes, 0, len(self.means_) - 1)
+        out = np.empty_like(Z)
+        for rows in row_blocks(len(Z)):
+            np.subtract(Z[rows], self.means_[codes[rows]], out=out[rows])
+        return out
+
     def predict(self, Z: np.ndarray, codes: np.ndarray) -> np.ndarray:  # noqa: N803
-        return self.component_.predict(Z - self.means_[np.clip(codes, 0, len(self.means_) - 1)])
+        """Predictions in row blocks (no centred copy of Z alive)."""
+        Z = np.asarray(Z, float)  # noqa: N806
+        out = np.empty(len(Z))
+        for rows in row_blocks(len(Z)):
+            out[rows] = self.component_.predict(self._centred(Z[rows], codes[rows]))
+        return out

@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validat
 from threadpoolctl import threadpool_limits
 
 from fairengine import metrics
-from fairengine.methods.fair_regression.game import objective_scale, play_parity_game
+from fairengine.methods.fair_regression.game import play_parity_game
 from fairengine.methods.fair_regression.knobs import CONSTRAINTS, KNOBS
 from fairengine.methods.fair_regression.learners import Component
 from fairengine.methods.fair_regression.losses import bins, representatives
@@ -258,8 +258,8 @@ class FairRegressor(RegressorMixin, BaseEstimator):
         self._set_status(problem)
         constant = getattr(problem, "best_constant", None)
         self.constant_objective_ = float(constant().objective) if constant else float("nan")
-        cost = getattr(problem, "cost", None)
-        self.objective_scale_ = objective_scale(cost) if cost is not None else 1.0
+        scale = getattr(problem, "objective_scale", None)  # SP only; in row blocks (issue 18)
+        self.objective_scale_ = scale() if scale is not None else 1.0
         return self
 
     def _solve(self, problem: Any, bound: float, nu: Any, eta: float | None) -> GameResult:

@@ -35,6 +35,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.special import logsumexp
 
+from fairengine.methods.fair_regression.chunks import table_std
 from fairengine.methods.fair_regression.losses import grid
 from fairengine.solvers.expgrad import GameResult, Response, _Pool, iterate_average, support
 from fairengine.solvers.least_squares import LeastSquares
@@ -56,13 +57,22 @@ def objective_scale(cost: np.ndarray) -> float:
 
 
 def augmented_nu(problem, response: Response) -> float:
-    """ν on the augmented rows (i, z_j) with weights |c_ij|/m and labels 1{c_ij ≤ 0} (spec §3.2)."""
-    cost = problem.cost
+    """ν on the augmented rows (i, z_j) with weights |c_ij|/m and labels 1{c_ij ≤ 0} (spec §3.2).
+
+    The (n, N) table W|h₀ − Y'| is evaluated in row blocks (issue 18), its std with numpy's
+    exact two-pass sums (:func:`~fairengine.methods.fair_regression.chunks.table_std`)."""
     f = response.payload.predict(problem.Z)
-    h = f[:, None] >= grid(problem.n_levels)[None, :]
-    wrong = np.where(cost > 0, h, ~h)
-    weighted = np.abs(cost) / objective_scale(cost) * wrong
-    return float(ACCURACY_MUL * np.std(weighted) / np.sqrt(cost.size))
+    z = grid(problem.n_levels)
+    scale = problem.objective_scale()
+
+    def weighted(rows: slice) -> np.ndarray:
+        cost = problem.cost_rows(rows)
+        h = f[rows, None] >= z[None, :]
+        wrong = np.where(cost > 0, h, ~h)
+        return np.abs(cost) / scale * wrong
+
+    shape = (len(f), problem.n_levels)
+    return float(ACCURACY_MUL * table_std(weighted, shape) / np.sqrt(shape[0] * shape[1]))
 
 
 def smooth_multipliers(lam: np.ndarray, n_groups: int, n_levels: int) -> np.ndarray:
@@ -133,7 +143,7 @@ def play_parity_game(
     max_iter : int
         T, the cap on rounds.
     """
-    scale = objective_scale(problem.cost)
+    scale = problem.objective_scale()
     constraint = problem.constraint  # a StatisticalParity: dim, project, groups × levels
     pool = _Pool(scale)
     calls = 0

@@ -25,7 +25,7 @@ from sklearn.linear_model import LogisticRegression
 from fairengine.methods.fair_regression.knobs import BASE_ESTIMATORS  # noqa: F401 (re-export)
 from fairengine.methods.fair_regression.losses import LOGISTIC_C
 from fairengine.models import trees
-from fairengine.solvers.least_squares import LeastSquares
+from fairengine.solvers.least_squares import InterceptLeastSquares
 
 _RIDGE = 1e-8
 #: Gradient-boosting settings (the authors used XGBoost with depth 4 and 200 trees; smaller here);
@@ -75,12 +75,13 @@ def constant(value: float, n_features: int) -> Component:
 
 
 class LinearLeastSquares:
-    """Weighted least squares with an intercept on the solvers' one kernel
-    (:class:`~fairengine.solvers.least_squares.LeastSquares`): the Gram matrix is factorised once
-    per weight vector, so each LS-oracle call on new targets is one solve (spec §4.4 Table 1)."""
+    """Weighted least squares with an intercept on the solvers' kernel
+    (:class:`~fairengine.solvers.least_squares.InterceptLeastSquares`, the normal equations of
+    ``LeastSquares`` without an (n, d + 1) design copy): the Gram matrix is factorised once per
+    weight vector, so each LS-oracle call on new targets is one solve (spec §4.4 Table 1)."""
 
     def __init__(self, Z: np.ndarray) -> None:  # noqa: N803
-        self._ls = LeastSquares(Z, ridge=_RIDGE)
+        self._ls = InterceptLeastSquares(Z, ridge=_RIDGE)
 
     def fit(self, target: np.ndarray, weight: np.ndarray | None = None) -> Component:
         beta = self._ls.coef(target, weight)

@@ -79,7 +79,9 @@ def _run(
         random_state=SEED,
     ).fit(z_train, train.y, train.groups)
     elapsed = time.perf_counter() - start
-    z_test = encoder.transform(test.X)  # after the fit: not alive during the fit's peak
+    # the baselines' fits need the training rows only: before z_test exists (issue 18)
+    fitted = _fit_baselines(regressor, z_train, train, test, loss, base_estimator)
+    z_test = encoder.transform(test.X)  # after the fits: not alive during their peaks
     names = [str(g) for g in train.group_names]
     n_groups = len(names)
     model = FairRegressionModel(encoder, regressor)
@@ -95,7 +97,9 @@ def _run(
             for a in range(n_groups)
         ]
 
-    baseline_rows, baseline_groups = _baselines(regressor, splits, loss, base_estimator, names)
+    baseline_rows, baseline_groups = _baselines(
+        regressor, splits, loss, base_estimator, names, fitted
+    )
     group_rows += baseline_groups
 
     game = regressor.game_
@@ -134,11 +138,33 @@ def _run(
     return RunResult("fair_regression", knobs, metrics, model, artifacts, elapsed)
 
 
+def _baseline_key(train: Task, test: Task, loss: str, base_estimator: Any) -> tuple | None:
+    """The LRU key of a task's baselines; None for an estimator object (no stable key)."""
+    if not isinstance(base_estimator, str):
+        return None
+    return (train.fingerprint, test.fingerprint, loss, base_estimator)
+
+
+def _fit_baselines(
+    regressor: FairRegressor, z_train: np.ndarray, train: Task, test: Task, loss: str,
+    base_estimator: Any,
+) -> tuple[Any, SEO | None] | None:  # fmt: skip
+    """The unconstrained fit and SEO on the training rows, or None when the task's baseline
+    rows are cached already."""
+    if _baseline_key(train, test, loss, base_estimator) in _BASELINES:
+        return None
+    y_train = np.clip(regressor.scale(train.y), 0, 1)
+    base = unconstrained(z_train, y_train, train.groups, loss=loss, base=base_estimator)
+    seo = SEO().fit(z_train, y_train, train.groups) if loss == "square" else None
+    return base, seo
+
+
 def _baselines(
     regressor: FairRegressor, splits: dict[str, tuple[np.ndarray, Task]], loss: str,
-    base_estimator: Any, names: list[str],
+    base_estimator: Any, names: list[str], fitted: tuple[Any, SEO | None] | None = None,
 ) -> tuple[list[dict], list[dict]]:  # fmt: skip
-    """Rows (baseline metrics, baseline group losses) of the unconstrained fit and SEO.
+    """Rows (baseline metrics, baseline group losses) of the unconstrained fit and SEO
+    (``fitted`` by :func:`_fit_baselines`, or fitted here).
 
     They depend on the data, the loss and the learner only, not on ε, N or T, so a sweep
     computes them once per task (issue 18; an LRU of small tables). Only string learners are
@@ -147,17 +173,16 @@ def _baselines(
     from fairengine.methods.fair_regression.evaluation import deterministic_metrics
 
     train, test = splits["train"][1], splits["test"][1]
-    key = (train.fingerprint, test.fingerprint, loss, base_estimator)
-    cacheable = isinstance(base_estimator, str)
+    key = _baseline_key(train, test, loss, base_estimator)
+    cacheable = key is not None
     if cacheable and key in _BASELINES:
         _BASELINES.move_to_end(key)
         rows, groups = _BASELINES[key]
         return [dict(r) for r in rows], [dict(g) for g in groups]
     n_groups = len(names)
-    z_train = splits["train"][0]
-    y_train = np.clip(regressor.scale(train.y), 0, 1)
-    base = unconstrained(z_train, y_train, train.groups, loss=loss, base=base_estimator)
-    seo = SEO().fit(z_train, y_train, train.groups) if loss == "square" else None
+    if fitted is None:
+        fitted = _fit_baselines(regressor, splits["train"][0], train, test, loss, base_estimator)
+    base, seo = fitted  # type: ignore[misc]
     rows, groups = [], []
     for split, (z, task) in splits.items():
         y = np.clip(regressor.scale(task.y), 0, 1)

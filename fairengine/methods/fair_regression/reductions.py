@@ -16,6 +16,7 @@ from scipy import sparse
 from scipy.optimize import linprog
 from scipy.special import expit
 
+from fairengine.methods.fair_regression.chunks import row_blocks, table_mean
 from fairengine.methods.fair_regression.constraints import (
     BoundedGroupLoss,
     StatisticalParity,
@@ -74,8 +75,12 @@ class ParityReduction:
         self.eps = self.constraint.group_eps
         self.loss, self.n_levels, self.oracle, self.base = loss, n_levels, oracle, base
         self.lr_weights, self.random_state = lr_weights, random_state
-        # Σ_{j ≤ k} c(Y_i, z_j): λ-independent, so computed once per fit (issue 18)
-        self.cost_prefix = np.cumsum(self.cost, axis=1)
+        self._scale: float | None = None
+        # Σ_{j ≤ k} c(Y_i, z_j): λ-independent, so computed once per fit (issue 18); the only
+        # (n, N) table a fit keeps, filled in row blocks (no second table alive)
+        self.cost_prefix = np.empty((len(self.y), n_levels))
+        for block in row_blocks(len(self.y)):
+            np.cumsum(self.cost_rows(block), axis=1, out=self.cost_prefix[block])
         self.dim = self.constraint.dim
         self._ls = LinearLeastSquares(self.Z) if base == "linear" and oracle == "ls" else None
 
@@ -84,6 +89,19 @@ class ParityReduction:
         """c(Y_i, z_j), (n, N): recomputed (bit for bit) when asked — the game needs it twice per
         fit, the targets only its prefix sums — so a fit holds one (n, N) table, not two."""
         return cost_matrix(self.y, self.loss, self.n_levels)
+
+    def cost_rows(self, rows: slice) -> np.ndarray:
+        """The rows ``rows`` of :attr:`cost` (the same numbers, elementwise)."""
+        return cost_matrix(self.y[rows], self.loss, self.n_levels)
+
+    def objective_scale(self) -> float:
+        """m = mean |c(Y_i, z_j)| (:func:`~fairengine.methods.fair_regression.game.objective_scale`
+        of :attr:`cost`, bit for bit) in row blocks, once per fit."""
+        if self._scale is None:
+            shape = (len(self.y), self.n_levels)
+            mean = table_mean(lambda rows: np.abs(self.cost_rows(rows)), shape)
+            self._scale = max(float(mean), 1e-12)
+        return self._scale
 
     # -- evaluation ------------------------------------------------------------------------------
     def respond(self, component: Component) -> Response:
@@ -127,10 +145,12 @@ class ParityReduction:
         row's group), so the (n, N) cumulative sum of the costs is taken once per fit and each
         call adds an (|A|, N) table (the common 1/N factor does not move the argmin)."""
         shift = np.cumsum(self.constraint.group_weights(lam), axis=1)
-        prefix = self.cost_prefix + shift[self.codes]
-        best = np.argmin(prefix, axis=1)
-        lowest = np.take_along_axis(prefix, best[:, None], axis=1)[:, 0]
-        k = np.where(lowest < 0.0, best + 1, 0)  # k = 0: the empty prefix (value 0) wins ties
+        k = np.empty(len(self.y), dtype=np.intp)
+        for rows in row_blocks(len(self.y)):  # row-wise argmins: blocks give the same k
+            prefix = self.cost_prefix[rows] + shift[self.codes[rows]]
+            best = np.argmin(prefix, axis=1)
+            lowest = np.take_along_axis(prefix, best[:, None], axis=1)[:, 0]
+            k[rows] = np.where(lowest < 0.0, best + 1, 0)  # k = 0: the empty prefix wins ties
         return representatives(self.n_levels)[k]
 
     def best_response(self, lam: np.ndarray) -> Response:

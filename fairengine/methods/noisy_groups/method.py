@@ -145,7 +145,7 @@ def _run(
         x_train = x_train.assign(**{NOISY_COLUMN: names[noisy_train]})
         x_test = x_test.assign(**{NOISY_COLUMN: names[noisy_test]})
     encoder = FeatureEncoder().fit(x_train)
-    z_train, z_test = encoder.transform(x_train), encoder.transform(x_test)
+    z_train = encoder.transform(x_train)  # z_test after the fit: not alive at its peak
     # its own stream: with the noise generator's seed, choice() would draw exactly the flipped rows
     rng = np.random.default_rng((int(random_state), 3))
     n = len(train.y)
@@ -189,7 +189,7 @@ def _run(
 
     def fit(clf: RobustFairClassifier) -> RobustFairClassifier:
         return clf.fit(
-            z_train[fit_rows],
+            z_train if val_rows is None else z_train[fit_rows],  # no copy of all rows
             train.y[fit_rows],
             noisy_train[fit_rows],
             aux_true=train.groups[aux],
@@ -238,6 +238,7 @@ def _run(
     group_column = NOISY_COLUMN if group_feature == "noisy" else None
     model = RobustFairModel(encoder, clf.coef_, clf.intercept_, knobs, group_column=group_column)
     options = {"constraint": constraint, "slack": slack}
+    z_test = encoder.transform(x_test)
     result_metrics, rows = {}, []
     for split, z, task, noisy in (
         ("train", z_train, train, noisy_train),
