@@ -20,6 +20,7 @@ from fairengine.methods.registry import register
 if TYPE_CHECKING:  # for annotations: the algorithm loads on a run (issue 18)
     from fairengine.data import Task
     from fairengine.data.encoding import FeatureEncoder
+    from fairengine.methods.fair_regression.baselines import SEO
     from fairengine.methods.fair_regression.estimator import FairRegressor
 
 #: The CS oracle's LP has n·N rows; the paper ran it on ≤ 2,000 examples only (spec §3.3a).
@@ -151,6 +152,8 @@ def _fit_baselines(
 ) -> tuple[Any, SEO | None] | None:  # fmt: skip
     """The unconstrained fit and SEO on the training rows, or None when the task's baseline
     rows are cached already."""
+    from fairengine.methods.fair_regression.baselines import SEO, unconstrained
+
     if _baseline_key(train, test, loss, base_estimator) in _BASELINES:
         return None
     y_train = np.clip(regressor.scale(train.y), 0, 1)
@@ -169,7 +172,6 @@ def _baselines(
     They depend on the data, the loss and the learner only, not on ε, N or T, so a sweep
     computes them once per task (issue 18; an LRU of small tables). Only string learners are
     cached (an estimator object has no stable key)."""
-    from fairengine.methods.fair_regression.baselines import SEO, unconstrained
     from fairengine.methods.fair_regression.evaluation import deterministic_metrics
 
     train, test = splits["train"][1], splits["test"][1]
