@@ -320,12 +320,23 @@ def certificate(method: str, y, pred, noisy, constraint: str, slack: float, nois
     return float(np.max(dro_violations(y, pred, noisy, constraint, slack, noise.gamma_safe)))
 
 
+#: What a soft-assignment selection was checked against, per ``robust_eval``.
+CHECK_TEXT = {
+    "margin": "the paper's adversary W and the label-aware worst case, each with a 95% sampling "
+    "margin",
+    "paper": "the paper's adversary",
+    "exact": "the exact worst case",
+}
+#: The same for DRO (its margin check is the paper's).
+DRO_CHECK_TEXT = {"margin": "the paper's adversary", "paper": "the paper's adversary",
+                  "exact": "the exact worst case"}  # fmt: skip
+
+
 def status_message(clf: RobustFairClassifier, robust_eval: str) -> str:
     """One readable line on how the best iterate was chosen."""
     n = len(clf.candidates_)
     check = {"naive": "the noisy-group constraints", "unconstrained": "no constraints"}.get(
-        clf.method,
-        "the paper's adversary" if robust_eval == "paper" else "the exact worst case",
+        clf.method, CHECK_TEXT[robust_eval] if clf.method == "soft" else DRO_CHECK_TEXT[robust_eval]
     )
     if clf.selection_status_ == "fallback":
         return (
