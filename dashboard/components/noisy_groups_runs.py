@@ -32,9 +32,10 @@ def guarantee_text(method: str, robust_eval: str, result: RunResult) -> str:
         check = "Selected as checked against the paper's adversary (not a guarantee)."
     elif robust_eval == "margin":
         check = (
-            "Selected as checked against the paper's adversary W and the label-aware worst case "
-            "(every assignment consistent with the noise model that follows the label and the "
-            "noisy group, not the decision), each with a 95% sampling margin (not a guarantee)."
+            "Selected as checked against the label-aware worst case (every assignment "
+            "consistent with the noise model that follows the label and the noisy group, not "
+            "the decision) and the paper's adversary W with a 95% sampling margin (not a "
+            "guarantee)."
         )
     else:
         check = "Selected with the exact worst case on train."

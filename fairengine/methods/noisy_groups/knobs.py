@@ -56,7 +56,7 @@ KNOBS = (
          "auxiliary sample."),
     Knob("robust_eval", "margin", choices=ROBUST_EVALS, label="Robust check of the best iterate",
          help="Robust check of the best "
-         "iterate: margin (soft: the paper's W and the label-aware worst case, each with a 95% "
+         "iterate: margin (soft: the label-aware worst case and the paper's W with a 95% "
          "sampling margin; DRO: as paper), the paper's adversary (20 random p̃ for DRO, the "
          "current W for soft) or the exact worst case (a certificate; keeps only near-trivial "
          "classifiers at γ > α)."),
