@@ -16,7 +16,9 @@ METHODS = ("naive", "dro", "soft", "unconstrained")
 #: .208/+.013, .204/+.011, .216/−.011, .233/−.028; margin (the default) .179/+.021, .198/+.001,
 #: .206/+.005, .193/+.009, .223/−.008 (bench ``ng_adult_soft``: target error <= .22 and violation
 #: <= +.01 met at 0.2–0.4; at 0.1 the W and label-aware checks both pass the step-25 iterate, at
-#: 0.5 error .223).
+#: 0.5 error .223). Credit (education, EO, α = 0.03, 5 splits): paper .206/+.017, .218/−.012,
+#: .208/+.010, .207/+.003, .194/+.017 → margin .207/+.012, .218/−.014, .206/+.009, .206/−.002,
+#: .194/+.017 (bench ``ng_credit_soft``).
 ROBUST_EVALS = ("margin", "paper", "exact")
 ADVERSARIES = ("paper", "exact")
 #: The λ-ascent: auto (Adam for soft assignments, plain for the others), Adam (the paper code's
