@@ -28,8 +28,15 @@ def guarantee_text(method: str, robust_eval: str, result: RunResult) -> str:
     worst = f"Worst case = the exact maximum over {ball}."
     if method in ("naive", "unconstrained"):
         check = "Selected on the noisy groups only."
-    elif robust_eval == "paper":
+    elif robust_eval == "paper" or (robust_eval == "margin" and method != "soft"):
         check = "Selected as checked against the paper's adversary (not a guarantee)."
+    elif robust_eval == "margin":
+        check = (
+            "Selected as checked against the label-aware worst case (every assignment "
+            "consistent with the noise model that follows the label and the noisy group, not "
+            "the decision) and the paper's adversary W with a 95% sampling margin (not a "
+            "guarantee)."
+        )
     else:
         check = "Selected with the exact worst case on train."
     verdict = (

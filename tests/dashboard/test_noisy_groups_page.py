@@ -37,6 +37,8 @@ def test_page_runs_and_reruns_on_knobs() -> None:
     assert "true positive rate" in charts[0].proto.spec
     assert len(at.dataframe) == 1
     assert any("paper's adversary" in c.value for c in at.caption)
+    # the default check of soft assignments (Method version 6): what it was checked against
+    assert any("label-aware worst case" in c.value for c in at.caption)
     assert len(at.get("download_button")) == 1
     at.selectbox(key="w.ng.constraint").set_value("dp").run()
     assert not at.exception and not at.error

@@ -27,7 +27,7 @@ CASES: dict[str, tuple[str, dict]] = {
         "law_school",
         {"constraint": "bounded_group_loss", "eps": 0.02, "max_iter": 10},
     ),
-    "noisy_groups": ("adult", {"n_steps": 100, "group_feature": "noisy"}),
+    "noisy_groups": ("adult", {"n_steps": 100, "group_feature": "noisy", "robust_eval": "paper"}),
     "multiaccurate_proxy": ("adult", {"n_iter": 50, "max_rows": 1000}),
 }
 

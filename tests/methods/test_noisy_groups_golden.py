@@ -51,7 +51,9 @@ def test_fits_identical_to_before_the_inner_loop_reuse(rows, name) -> None:
     )
     clf.fit(z, y, noisy, groups, noisy)
     np.testing.assert_array_equal(clf.candidates_, golden[f"{name}_candidates"])
-    for key, viol in clf.candidate_violations_by_eval_.items():
-        np.testing.assert_array_equal(viol, golden[f"{name}_viol_{key}"])
+    for key in ("paper", "exact"):  # the checks of the golden (later checks are added ones)
+        np.testing.assert_array_equal(
+            clf.candidate_violations_by_eval_[key], golden[f"{name}_viol_{key}"]
+        )
     np.testing.assert_array_equal(clf.lambda_, golden[f"{name}_lambda"])
     assert np.abs(clf.candidates_).sum() > 0  # the fits moved (a golden of zeros proves nothing)

@@ -226,3 +226,125 @@ def sa_table_violations(y, yhat, noisy, constraint, slack, tables, n_groups) -> 
         rate = weighted_rate(kind, y, yhat, w)
         out.append(_gap(kind, overall, min(rate, 1.0), slack))  # the code caps the W-term at 1
     return np.asarray(out)
+
+
+# ------------------------------------------------- soft assignments on a partition of the rows
+
+
+def _fill(coef: np.ndarray, cap: np.ndarray, budget: float) -> np.ndarray:
+    """Fractional knapsack: spend ``budget`` on the cells in increasing ``coef`` (at most
+    ``cap`` each; cells with an infinite coefficient are empty and never used)."""
+    take = np.zeros_like(cap)
+    left = float(budget)
+    for c in np.argsort(coef, kind="stable"):
+        if left <= 0.0 or not np.isfinite(coef[c]):
+            break
+        take[c] = min(cap[c], left)
+        left -= take[c]
+    return take
+
+
+def sa_partition_worst(
+    y, yhat, noisy, cells, constraint: str, slack: float, M, p_noisy, *, max_iter: int = 50,  # noqa: N803
+) -> np.ndarray:
+    """Worst-case constraint values over the soft assignments that see a row only through its
+    noisy group and a partition cell: w(j | cell, k) in [0, 1] with
+    Σ_cell w(j | cell, k)·P(cell | Ĝ = k) = P(G = j | Ĝ = k) (spec §2.7's 𝒲(θ) with the cells
+    (ŷ, y) replaced by ``cells``, integer codes per row).
+
+    ``cells = 2·ŷ + y`` gives the exact worst case (:func:`sa_worst`); a coarser partition gives
+    a subset of 𝒲(θ), hence a value between the prior assignment w(j | ·, k) = P(G = j | Ĝ = k)
+    (one cell) and the exact worst case. ``cells = y`` is the label-aware check
+    (:func:`sa_label_violations`).
+
+    Each constraint's worst rate is a linear-fractional program; Dinkelbach's iteration solves
+    it, every step a fractional knapsack per noisy group (fill the cells with the most adverse
+    value per unit mass up to the budget P(G = j | Ĝ = k)·P(Ĝ = k)), started at the prior. An
+    assignment that gives group j no row of the rate's base (0/0) has no rate; the worst case is
+    the infimum over the assignments that do.
+    """
+    y = np.asarray(y, dtype=float)
+    yhat = np.asarray(yhat, dtype=float)
+    noisy = np.asarray(noisy, dtype=np.int64)
+    cells = np.asarray(cells, dtype=np.int64)
+    M = np.asarray(M, dtype=float)  # noqa: N806
+    m, m_hat = M.shape
+    n_cells = int(cells.max()) + 1 if len(cells) else 1
+    index = n_cells * noisy + cells
+
+    def per_cell(values: np.ndarray) -> np.ndarray:
+        sums = np.bincount(index, weights=values, minlength=m_hat * n_cells)
+        return sums.reshape(m_hat, n_cells) / max(len(y), 1)
+
+    q = per_cell(np.ones(len(y)))
+    safe_q = np.where(q > 0, q, 1.0)
+    sizes = q.sum(axis=1)
+    overall = overall_rates(y, yhat)
+    out = []
+    for kind, j in constraint_list(constraint, m):
+        base = rate_base(kind, y)
+        num, den = per_cell(base * yhat) / safe_q, per_cell(base) / safe_q  # per unit mass
+        budget = M[j] * np.asarray(p_noisy, dtype=float)[:m_hat]
+        share = np.divide(budget, sizes, out=np.zeros(m_hat), where=sizes > 0)
+        a = q * np.minimum(share, 1.0)[:, None]  # the prior assignment
+        rate = _ratio(float((a * num).sum()), float((a * den).sum()))
+        for _ in range(max_iter):
+            coef = np.where(q > 0, RATE_SIGN[kind] * (num - rate * den), np.inf)
+            a = np.vstack([_fill(coef[k], q[k], budget[k]) for k in range(m_hat)])
+            mass = float((a * den).sum())
+            if mass <= 0.0:  # N = D = 0 here, so N - rate·D >= 0 everywhere: rate is the infimum
+                break  # over the assignments with a base (0/0 is no rate)
+            new = _ratio(float((a * num).sum()), mass)
+            done = abs(new - rate) <= 1e-12
+            rate = new
+            if done:
+                break
+        out.append(_gap(kind, overall, rate, slack))
+    return np.asarray(out)
+
+
+def sa_label_violations(y, yhat, noisy, constraint: str, slack: float, M, p_noisy) -> np.ndarray:  # noqa: N803
+    """The label-aware worst case: over the assignments w(j | y, Ĝ) consistent with the noise
+    model that may follow the label and the noisy group but not the classifier's decision (the
+    partition (Ĝ, Y) of 𝒲(θ); the exact check's partition is (Ĝ, Y, Ŷ))."""
+    y = np.asarray(y)
+    return sa_partition_worst(y, yhat, noisy, y.astype(np.int64), constraint, slack, M, p_noisy)
+
+
+#: z of the margin check: a one-sided 95% normal bound.
+MARGIN_Z = 1.645
+
+
+def weighted_rate_se(kind: str, y, yhat, weights) -> float:
+    """Standard error of :func:`weighted_rate`: √(r(1 − r)/n_eff) with Kish's effective size
+    n_eff = (Σ w)² / Σ w² over the rate's base rows (r clipped to [0.01, 0.99]; n_eff >= 1)."""
+    y, yhat, w = (np.asarray(a, dtype=float) for a in (y, yhat, weights))
+    base = np.clip(w, 0.0, None) * rate_base(kind, y)
+    total = float(base.sum())
+    rate = min(max(_ratio(float(base @ yhat), total), 0.01), 0.99)
+    n_eff = total**2 / max(float(base @ base), 1e-300) if total > 0 else 1.0
+    return float(np.sqrt(rate * (1.0 - rate) / max(n_eff, 1.0)))
+
+
+def sa_margin_violations(
+    y, yhat, noisy, constraint: str, slack: float, tables, M, p_noisy, z: float = MARGIN_Z,  # noqa: N803
+) -> np.ndarray:
+    """The margin check of soft assignments (``robust_eval="margin"``): per constraint the larger
+    of the label-aware worst case (:func:`sa_label_violations`) and the paper's check at the
+    adversary's table W (:func:`sa_table_violations`) plus ``z`` standard errors of the W-weighted
+    group rate (:func:`weighted_rate_se`). The label-aware value is a worst case computed afresh
+    over a subset of 𝒲(θ) (between the prior assignment and the exact check); the W value is one
+    point of 𝒲(θ) found by the algorithm on the same rows as the iterate, so it gets a one-sided
+    95% sampling margin against that in-sample optimism."""
+    y, yhat = np.asarray(y, dtype=float), np.asarray(yhat, dtype=float)
+    noisy = np.asarray(noisy, dtype=np.int64)
+    M = np.asarray(M, dtype=float)  # noqa: N806
+    cells = 2 * yhat.astype(np.int64) + y.astype(np.int64)
+    pairs = constraint_list(constraint, M.shape[0])
+    table = sa_table_violations(y, yhat, noisy, constraint, slack, tables, M.shape[0])
+    label = sa_label_violations(y, yhat, noisy, constraint, slack, M, p_noisy)
+    se = np.array([
+        weighted_rate_se(kind, y, yhat, np.asarray(tables[c])[cells, noisy])
+        for c, (kind, _) in enumerate(pairs)
+    ])  # fmt: skip
+    return np.maximum(label, table + z * se)

@@ -55,7 +55,7 @@ SOFT_GRID: tuple[tuple[float, float, float], ...] = (
     (0.01, 1.0, 0.1),
     (0.01, 1.0, 0.001),
 )
-CHECKS = ("exact", "paper")
+CHECKS = ("exact", "paper", "margin")
 
 
 @dataclass
