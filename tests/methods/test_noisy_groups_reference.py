@@ -48,8 +48,9 @@ def test_reference_csv_is_a_real_record(rows):
         assert row["method"] in {"naive", "dro", "soft"}
         assert 0.0 < float(row["noise"]) <= 0.5
         assert int(row["T"]) == 750  # the paper's T (25 steps x 30 candidates)
-        # a useful classifier or at worst the all-negatives one (Adult 0.24, Credit 0.22)
-        assert 0.05 < float(row["test_error"]) < 0.3
+        # an error rate of a real classifier (their soft trainer's selection can pick an iterate
+        # worse than all-negatives: Credit noise 0.5 split 0 = 0.62, see bench/reference/README)
+        assert 0.05 < float(row["test_error"]) < 1.0
         assert -1.0 <= float(row["max_true_violation"]) <= 1.0
         assert float(row["seconds"]) > 0 and "=" in row["hyperparameters"]
         key = (row["dataset"], row["method"], row["noise"], row["split"])
