@@ -87,7 +87,11 @@ def test_fair_regressor_results_unchanged(law, golden) -> None:
     }
     for key, (estimator, seed) in fits.items():
         q = estimator.fit(Z, task.y, task.groups)
-        np.testing.assert_array_equal(q.predict(Z, random_state=seed), golden[key], err_msg=key)
+        # the least-squares oracle solves without an [X, 1] copy since issue 18 (memory):
+        # the same problem, so predictions agree to rounding (≤ 1e-15 relative measured)
+        np.testing.assert_allclose(
+            q.predict(Z, random_state=seed), golden[key], rtol=1e-12, atol=0, err_msg=key
+        )
 
 
 def test_proxy_estimators_results_unchanged(adult, golden) -> None:
@@ -257,10 +261,11 @@ def test_robust_fair_classifier_select_keeps_its_parameter(adult) -> None:
     X, y, noisy = X[:800], y[:800], z[:800].argmax(axis=1)  # noqa: N806
     clf = RobustFairClassifier("dro", gamma=0.1, n_steps=40, eval_every=5, random_state=1)
     clf.fit(X, y, noisy)
-    assert clf.robust_eval_ == "paper" and clf.n_features_in_ == X.shape[1]
+    # the default check (version 6) is "margin", which for DRO is the paper's check
+    assert clf.robust_eval_ == "margin" and clf.n_features_in_ == X.shape[1]
     paper_coef = clf.coef_.copy()
     clf.select("exact")
-    assert clf.robust_eval == "paper" and clf.robust_eval_ == "exact"
+    assert clf.robust_eval == "margin" and clf.robust_eval_ == "exact"
     assert clone(clf).get_params() == clf.get_params()
     clf.select()  # back to the parameter's check
     np.testing.assert_array_equal(clf.coef_, paper_coef)
