@@ -45,8 +45,11 @@ def test_every_page_shows_its_charts_without_a_click(
         assert page.locator('[data-testid="stProgress"]').count() == 0, path  # nothing computes
         assert exception_texts(page) == [], path
         if path == "balanced_filtering":  # downloads are built on click, not with the page
-            with page.expect_download() as info:
-                page.get_by_role("button", name=re.compile("model file")).first.click()
+            wait_for_app(page, timeout=120_000)  # a rerun (URL sync) must not swap the button
+            button = page.get_by_role("button", name=re.compile("model file")).first
+            expect(button).to_be_enabled(timeout=120_000)
+            with page.expect_download(timeout=120_000) as info:  # the other worker loads the cores
+                button.click()
             saved = tmp_path / "filter.fairmodel"
             info.value.save_as(saved)
             assert read_manifest(saved)["metadata"]["method"] == "balanced_filtering"
