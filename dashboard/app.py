@@ -87,3 +87,14 @@ def collect_garbage(every: float = 60.0) -> None:
 
 
 collect_garbage()
+
+
+@st.cache_resource(show_spinner=False)
+def _warm_up() -> bool:
+    """Once per server: the heavy imports in the background (dashboard/components/warmup.py)."""
+    from dashboard.components.warmup import start
+
+    return start() is not None
+
+
+_warm_up()

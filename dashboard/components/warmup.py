@@ -1,0 +1,49 @@
+"""Import the heavy modules once per server, in the background, after the first page is drawn.
+
+On a fresh server the first method page a visitor opens would otherwise pay for importing
+scikit-learn, SciPy, plotly and the method's algorithm (about 1 s of CPU on the first page,
+issue 17's first-view target is 3 s). :func:`start` runs those imports in a daemon thread while
+the visitor reads the page they landed on; a page that needs a module before the thread has
+imported it simply imports it itself (Python's import lock makes the two safe). Set
+``FAIRENGINE_WARM_UP=0`` to turn it off.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import pkgutil
+import threading
+
+#: Packages whose every module is imported (the engine's methods and the pages' components).
+PACKAGES = ("fairengine.methods", "fairengine.export", "dashboard.components")
+
+_log = logging.getLogger(__name__)
+
+
+def import_all(packages: tuple[str, ...] = PACKAGES) -> list[str]:
+    """Import every module of ``packages``; returns the names that failed (logged, not raised)."""
+    failed = []
+    for package in packages:
+        try:
+            root = importlib.import_module(package)
+        except Exception:  # noqa: BLE001 - a warm-up never breaks the app
+            failed.append(package)
+            continue
+        for info in pkgutil.walk_packages(root.__path__, package + "."):
+            try:
+                importlib.import_module(info.name)
+            except Exception:  # noqa: BLE001
+                _log.debug("warm-up could not import %s", info.name, exc_info=True)
+                failed.append(info.name)
+    return failed
+
+
+def start() -> threading.Thread | None:
+    """Start the background imports (None when ``FAIRENGINE_WARM_UP=0``)."""
+    if os.environ.get("FAIRENGINE_WARM_UP", "1") == "0":
+        return None
+    thread = threading.Thread(target=import_all, name="fairengine-warm-up", daemon=True)
+    thread.start()
+    return thread
