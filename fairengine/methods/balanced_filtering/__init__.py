@@ -8,8 +8,7 @@ plus :func:`hull_distance`, :func:`beta_min`, :func:`filter_rows`, the exportabl
 :func:`fairengine.sweeps.balanced_filtering.tradeoff_points` (above the methods).
 """
 
-from typing import Any
-
+from fairengine.methods._lazy import lazy_attributes
 from fairengine.methods.balanced_filtering.knobs import FLOOR_SETTING, PAPER_SETTING
 from fairengine.methods.balanced_filtering.method import (
     ALPHA_GRID,
@@ -70,9 +69,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, _LAZY)

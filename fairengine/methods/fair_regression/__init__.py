@@ -9,8 +9,7 @@ Public API: :class:`FairRegressor` (Algorithms 1–2), :class:`FairRegressionMod
 cached ε sweep is :func:`fairengine.sweeps.fair_regression.eps_frontier` (above the methods).
 """
 
-from typing import Any
-
+from fairengine.methods._lazy import lazy_attributes
 from fairengine.methods.fair_regression.method import EPS_GRID, FAIR_REGRESSION
 
 __all__ = [
@@ -55,9 +54,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, _LAZY)

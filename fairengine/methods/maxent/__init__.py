@@ -6,8 +6,7 @@ max-entropy distribution p*), :class:`MaxEntModel` (exportable), :class:`DualOra
 ``maxent``.
 """
 
-from typing import Any
-
+from fairengine.methods._lazy import lazy_attributes
 from fairengine.methods.maxent.method import MAXENT, fit_generator
 
 __all__ = [
@@ -54,9 +53,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, _LAZY)

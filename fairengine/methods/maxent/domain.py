@@ -19,6 +19,7 @@ import pandas as pd
 
 from fairengine.data import DataError, Task
 from fairengine.data.encoding import identifier_like
+from fairengine.methods.maxent.keys import first_rows
 
 #: Levels kept per categorical column (the most frequent; the rest share ``OTHER``).
 MAX_LEVELS = 8
@@ -115,17 +116,8 @@ def _level_indexer(levels: tuple[str, ...], column: pd.Series, as_strings: Any) 
         # mixed Python objects (1, 1.0, True hash alike but print differently): row by row
         return index.get_indexer(pd.Series(as_strings(column)).to_numpy(dtype=object))
     factor, _ = pd.factorize(column, use_na_sentinel=False)
-    distinct = column.iloc[_first_rows(factor)]
+    distinct = column.iloc[first_rows(factor)]
     return index.get_indexer(pd.Series(as_strings(distinct)).to_numpy(dtype=object))[factor]
-
-
-def _first_rows(factor: np.ndarray) -> np.ndarray:
-    """The first row of each code of :func:`pandas.factorize` (codes appear in increasing order,
-    so the running maximum steps up exactly at each code's first row)."""
-    if len(factor) == 0:
-        return np.zeros(0, dtype=np.int64)
-    top = np.maximum.accumulate(factor)
-    return np.flatnonzero(np.r_[True, top[1:] > top[:-1]])
 
 
 def _level_strings(column: pd.Series) -> pd.Series:

@@ -64,7 +64,7 @@ def fitted_sizes(codes: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     return np.maximum(sizes, codes.max(axis=0, initial=0) + 1) if codes.size else sizes
 
 
-def _first_rows(factor: np.ndarray) -> np.ndarray:
+def first_rows(factor: np.ndarray) -> np.ndarray:
     """The first row of each code of :func:`pandas.factorize` (codes appear in increasing order,
     so the running maximum steps up exactly at each code's first row)."""
     if len(factor) == 0:
@@ -93,7 +93,7 @@ def unique_rows(
         return np.zeros((0, width), np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
     words = pack(codes, fitted_sizes(codes, sizes))
     ids = _row_ids(words)
-    first = _first_rows(ids)  # first row of each id, ids in order of appearance
+    first = first_rows(ids)  # first row of each id, ids in order of appearance
     order = np.lexsort(words[first].T[::-1])  # sort the M distinct rows only
     rank = np.empty(len(first), dtype=np.int64)
     rank[order] = np.arange(len(first))

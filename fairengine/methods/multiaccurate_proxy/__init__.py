@@ -8,8 +8,7 @@ constraint object :class:`ProxyParity`,
 :class:`MultiaccurateProxyModel` (exportable) and the registered method ``multiaccurate_proxy``.
 """
 
-from typing import Any
-
+from fairengine.methods._lazy import lazy_attributes
 from fairengine.methods.multiaccurate_proxy.method import MULTIACCURATE_PROXY
 
 __all__ = [
@@ -57,9 +56,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, _LAZY)

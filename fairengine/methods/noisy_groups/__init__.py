@@ -4,12 +4,12 @@ Public API: :func:`add_group_noise`, :func:`estimate_noise` / :class:`NoiseModel
 :class:`RobustFairClassifier` (naive, DRO, soft assignments, unconstrained; the paper's
 adversaries by default, :mod:`~fairengine.methods.noisy_groups.adversaries`),
 :class:`RobustFairModel` (exportable), the exact worst-case evaluators (the ``robust_violation``
-certificate) and the paper's weaker checks (``robust_eval="paper"``, the default selection) in
+certificate), the paper's weaker checks (``robust_eval="paper"``) and the margin check (the
+soft default, ``robust_eval="margin"``) in
 :mod:`~fairengine.methods.noisy_groups.rates`, and the registered method ``noisy_groups``.
 """
 
-from typing import Any
-
+from fairengine.methods._lazy import lazy_attributes
 from fairengine.methods.noisy_groups.method import NOISY_GROUPS
 
 __all__ = [
@@ -41,9 +41,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, _LAZY)
