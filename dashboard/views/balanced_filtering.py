@@ -206,9 +206,9 @@ st.dataframe(art["leaves"].round(4), hide_index=True, key="bf_leaves")
 
 seed = int(knobs["random_state"])
 d1, d2 = st.columns(2)
-d1.download_button(
-    "Download filter (model file)",
-    partial(bf.model_file, result, train, test, str(run_key)),
+d1.download_button(  # bytes, not a deferred callable: a deferred file is dropped as orphaned
+    "Download filter (model file)",  # after two script runs anywhere on a busy server (404)
+    bf.model_file(result, train, test, str(run_key)),  # cached per run: built once
     file_name="balanced_filter.fairmodel",
     mime="application/zip",
     key="bf_model",

@@ -5,6 +5,8 @@ importing :mod:`fairengine.methods` (or loading one method's model file) stays l
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from fairengine.methods.base import Method
 
@@ -78,3 +80,16 @@ def get_method(name: str) -> Method:
         raise ValueError(
             f"Unknown method {name!r}. Available methods: {', '.join(list_methods())}."
         ) from None
+
+
+def lazy_attributes(package: str, table: Mapping[str, str]) -> Callable[[str], Any]:
+    """A method package's module ``__getattr__`` (PEP 562): ``name`` is read from the submodule
+    ``table[name]`` when first asked for, so registering the method does not load its algorithm
+    (issue 18); any other name raises :class:`AttributeError`."""
+
+    def __getattr__(name: str) -> Any:  # noqa: N807 - the module hook's name
+        if name in table:
+            return getattr(importlib.import_module(f"{package}.{table[name]}"), name)
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    return __getattr__

@@ -8,7 +8,6 @@ plus :func:`hull_distance`, :func:`beta_min`, :func:`filter_rows`, the exportabl
 :func:`fairengine.sweeps.balanced_filtering.tradeoff_points` (above the methods).
 """
 
-from fairengine.methods._lazy import lazy_attributes
 from fairengine.methods.balanced_filtering.knobs import FLOOR_SETTING, PAPER_SETTING
 from fairengine.methods.balanced_filtering.method import (
     ALPHA_GRID,
@@ -16,6 +15,7 @@ from fairengine.methods.balanced_filtering.method import (
     ETA_GRID,
     run_filter,
 )
+from fairengine.methods.registry import lazy_attributes
 
 __all__ = [
     "ALPHA_GRID",

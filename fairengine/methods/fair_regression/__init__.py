@@ -9,8 +9,8 @@ Public API: :class:`FairRegressor` (Algorithms 1–2), :class:`FairRegressionMod
 cached ε sweep is :func:`fairengine.sweeps.fair_regression.eps_frontier` (above the methods).
 """
 
-from fairengine.methods._lazy import lazy_attributes
 from fairengine.methods.fair_regression.method import EPS_GRID, FAIR_REGRESSION
+from fairengine.methods.registry import lazy_attributes
 
 __all__ = [
     "EPS_GRID",

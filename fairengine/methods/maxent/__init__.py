@@ -6,8 +6,8 @@ max-entropy distribution p*), :class:`MaxEntModel` (exportable), :class:`DualOra
 ``maxent``.
 """
 
-from fairengine.methods._lazy import lazy_attributes
 from fairengine.methods.maxent.method import MAXENT, fit_generator
+from fairengine.methods.registry import lazy_attributes
 
 __all__ = [
     "MAXENT",

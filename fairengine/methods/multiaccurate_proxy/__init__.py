@@ -8,8 +8,8 @@ constraint object :class:`ProxyParity`,
 :class:`MultiaccurateProxyModel` (exportable) and the registered method ``multiaccurate_proxy``.
 """
 
-from fairengine.methods._lazy import lazy_attributes
 from fairengine.methods.multiaccurate_proxy.method import MULTIACCURATE_PROXY
+from fairengine.methods.registry import lazy_attributes
 
 __all__ = [
     "MULTIACCURATE_PROXY",

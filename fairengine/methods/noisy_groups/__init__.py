@@ -9,8 +9,8 @@ soft default, ``robust_eval="margin"``) in
 :mod:`~fairengine.methods.noisy_groups.rates`, and the registered method ``noisy_groups``.
 """
 
-from fairengine.methods._lazy import lazy_attributes
 from fairengine.methods.noisy_groups.method import NOISY_GROUPS
+from fairengine.methods.registry import lazy_attributes
 
 __all__ = [
     "ADVERSARIES",
