@@ -260,6 +260,7 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
             self.weights_,
             self.C if C is None else C,
             theta,
+            codes=self.rows_,  # the Hessian from contingency tables where faster (issue 18)
         )
 
     def _set_state(self, state: DualState) -> None:
