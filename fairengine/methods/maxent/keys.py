@@ -102,6 +102,19 @@ def unique_rows(
     return codes[first[order]], inverse, counts
 
 
+#: Odd 64-bit multipliers of the row hash (fixed: a table's hashes are reproducible).
+_HASH = np.random.default_rng(18).integers(1, 1 << 62, size=64, dtype=np.int64) * 2 + 1
+
+
+def _hash(words: np.ndarray) -> np.ndarray:
+    """One int64 per row of several key words (wrapping arithmetic: a hash, not a key)."""
+    out = np.zeros(len(words), dtype=np.int64)
+    with np.errstate(over="ignore"):
+        for w in range(words.shape[1]):
+            out = (out ^ (out >> 29)) * _HASH[w % len(_HASH)] + words[:, w]
+    return out
+
+
 class RowIndex:
     """Position of rows in a table of distinct rows in lexicographic order (``unique_rows``'s).
 
@@ -112,12 +125,16 @@ class RowIndex:
         self.sizes = fitted_sizes(rows, sizes)
         self._words = pack(rows, self.sizes)
         self._single = self._words.shape[1] == 1
-        # rows not in key order (e.g. restored from a file): search a sorted copy of the keys
-        self._keys, self._order = self._words[:, 0], None
-        if self._single and np.any(self._keys[1:] < self._keys[:-1]):
+        # several words: one 64-bit hash per row (checked against the words on every hit);
+        # keys not in order (hashes, or a table restored from a file): a sorted copy is searched
+        self._keys = self._words[:, 0] if self._single else _hash(self._words)
+        self._order = None
+        if np.any(self._keys[1:] < self._keys[:-1]):  # unsorted (restored) table or hashes
             self._order = np.argsort(self._keys, kind="stable")
             self._keys = self._keys[self._order]
-        self._index: dict[bytes, int] | None = None
+        self._index: dict[bytes, int] | None = None  # hashes that collide: a dictionary
+        if not self._single and np.any(self._keys[1:] == self._keys[:-1]):
+            self._index = {row.tobytes(): i for i, row in enumerate(self._words)}
 
     def find(self, codes: np.ndarray) -> np.ndarray:
         codes = np.asarray(codes)
@@ -125,17 +142,17 @@ class RowIndex:
             return np.full(len(codes), -1, dtype=np.int64)
         inside = np.all((codes >= 0) & (codes < self.sizes), axis=1)  # else never in the table
         words = pack(np.where(inside[:, None], codes, 0), self.sizes)
-        if self._single:
-            keys = self._keys
-            at = np.minimum(np.searchsorted(keys, words[:, 0]), len(keys) - 1)
-            position = at if self._order is None else self._order[at]
-            found = np.where(keys[at] == words[:, 0], position, -1)
-        else:
-            if self._index is None:
-                self._index = {row.tobytes(): i for i, row in enumerate(self._words)}
+        if self._index is not None:
             index = self._index
             found = np.array([index.get(r.tobytes(), -1) for r in np.ascontiguousarray(words)])
-        return np.where(inside, found, -1).astype(np.int64)
+            return np.where(inside, found, -1).astype(np.int64)
+        keys, query = self._keys, words[:, 0] if self._single else _hash(words)
+        at = np.minimum(np.searchsorted(keys, query), len(keys) - 1)
+        position = at if self._order is None else self._order[at]
+        hit = keys[at] == query
+        if not self._single:  # a hash hit is a row only if every word agrees
+            hit &= np.all(self._words[position] == words, axis=1)
+        return np.where(inside & hit, position, -1).astype(np.int64)
 
 
 class RowCounts:

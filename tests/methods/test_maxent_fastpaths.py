@@ -1,4 +1,7 @@
-"""Max-entropy (issue 18): the Hessian from contingency tables equals the dense one on real data.
+"""Max-entropy (issue 18): the fast paths give the numbers of the plain ones on real data.
+
+The Hessian from contingency tables equals the dense one; uint8 tree scoring reaches the leaves of
+the shared codec; hashed multi-word row keys find the rows a dictionary finds.
 
 Real data: the 13-column Adult sample of ``tests.methods.perf_cases`` and the same rows widened
 with 40 noisy binned numeric columns (the shape of the scaling benchmark's wide table). The
@@ -12,11 +15,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from fairengine.methods.maxent import keys
+from fairengine.methods.maxent.classifier import _leaves, fit_classifier
 from fairengine.methods.maxent.debiaser import MaxEntDebiaser, distinct_rows
 from fairengine.methods.maxent.domain import domain_from_task, readable_rows
 from fairengine.methods.maxent.moments import PairMoments, feature_groups, use_pair_moments
 from fairengine.methods.maxent.oracle import DualOracle
 from fairengine.methods.maxent.reweighting import prior_weights
+from fairengine.models import trees
 from tests.methods.perf_cases import splits
 from tests.methods.test_maxent_lean import _widen
 
@@ -100,3 +106,32 @@ def test_fit_with_table_hessians_gives_the_dense_fit(table, monkeypatch) -> None
     np.testing.assert_allclose(fast.lambda_, dense.lambda_, rtol=0, atol=1e-11)
     np.testing.assert_array_equal(fast.sample_codes(3000, 0), dense.sample_codes(3000, 0))
     assert fast.representation_rate_ == pytest.approx(dense.representation_rate_, rel=1e-12)
+
+
+def test_uint8_tree_walk_reaches_the_codecs_leaves(table) -> None:
+    _, domain, rows, weights = table
+    only = domain.model_features
+    X = domain.encode(rows[:, only], only, dtype=np.float32)  # noqa: N806
+    params = fit_classifier("tree", X, rows[:, domain.index("label")], weights * len(rows))
+    small = domain.encode(rows[:, only], only, dtype=np.uint8)
+    np.testing.assert_array_equal(_leaves(params, small), trees.apply(params, X)[:, 0])
+    np.testing.assert_array_equal(_leaves(params, X), trees.apply(params, X)[:, 0])
+
+
+def test_hashed_row_keys_find_what_a_dictionary_finds(table, monkeypatch) -> None:
+    _, domain, rows, _ = table
+    rng = np.random.default_rng(6)
+    order = rng.permutation(len(rows))
+    stored = rows[order[: len(rows) // 2]]  # half the rows, in no particular order
+    queries = np.vstack([rows, rows[:3] * 0 + 250])  # the other half, and rows off the domain
+    expected = {r.tobytes(): i for i, r in enumerate(keys.pack(stored, domain.sizes))}
+    words = keys.pack(np.where(queries < domain.sizes, queries, 0), domain.sizes)
+    want = np.array([expected.get(w.tobytes(), -1) for w in words])
+    want[len(rows):] = -1
+    np.testing.assert_array_equal(keys.RowIndex(stored, domain.sizes).find(queries), want)
+    # every row hashed alike: the colliding table falls back to the dictionary, same answer
+    monkeypatch.setattr(keys, "_hash", lambda w: np.zeros(len(w), dtype=np.int64))
+    if keys.pack(stored, domain.sizes).shape[1] > 1:
+        index = keys.RowIndex(stored, domain.sizes)
+        assert index._index is not None
+        np.testing.assert_array_equal(index.find(queries), want)
