@@ -220,12 +220,15 @@ class Domain:
         codes = np.asarray(codes).reshape(-1, len(chosen))
         widths = np.array([self.features[i].size - 1 for i in chosen], dtype=np.int64)
         starts = np.concatenate([[0], np.cumsum(widths)])[:-1] - 1  # code c ↦ start + c - 1
-        out = np.zeros((len(codes), int(widths.sum())), dtype=dtype)
+        width = int(widths.sum())
+        out = np.zeros((len(codes), width), dtype=dtype)
+        flat = out.reshape(-1)  # a view: the 1s are written at flat positions
         step = max(1, _BLOCK // max(len(chosen), 1))
         for lo in range(0, len(codes), step):
-            block = codes[lo : lo + step].astype(np.int64, copy=False)
-            rows, cols = np.nonzero(block > 0)
-            out[lo + rows, starts[cols] + block[rows, cols]] = 1
+            block = codes[lo : lo + step]
+            at = block.astype(np.int64) + (starts + lo * width)  # row lo's flat position …
+            at += (np.arange(len(block), dtype=np.int64) * width)[:, None]  # … + each row's
+            flat[at[block > 0]] = 1
         return out
 
     def marginal_sums(self, codes: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:

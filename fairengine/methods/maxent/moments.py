@@ -22,9 +22,10 @@ import numpy as np
 #: Joint levels of a group of consecutive features (a pair's table has ≤ max_cells² cells).
 MAX_CELLS = 64
 #: Cost model (seconds): a dense float64 FMA of the blocked rank-k update, one scatter-add of
-#: a pair's bincount (key included) and the fixed cost of a pair (numpy calls); measured on the
-#: 2-core bench machine, single-threaded BLAS (bench/bench_scaling.py wide table).
-_FMA, _SCATTER, _PAIR = 6e-11, 3e-9, 2.5e-5
+#: a pair's bincount (key included), one cell of a pair's table (zeroing, Eᵀ T E) and the fixed
+#: cost of a pair (numpy calls); measured on the 2-core bench machine, single-threaded BLAS
+#: (bench/bench_scaling.py's 13-column and wide tables).
+_FMA, _SCATTER, _CELL, _PAIR = 6e-11, 3e-9, 2e-9, 2.5e-5
 
 
 def feature_groups(sizes: np.ndarray, max_cells: int = MAX_CELLS) -> list[tuple[int, int]]:
@@ -45,10 +46,14 @@ def use_pair_moments(n_rows: int, sizes: np.ndarray, max_cells: int = MAX_CELLS)
     """Whether :class:`PairMoments` is expected to be faster than the dense update."""
     sizes = np.asarray(sizes, dtype=np.int64)
     d = int((sizes - 1).sum())
-    n_groups = len(feature_groups(sizes, max_cells))
-    pairs = n_groups * (n_groups + 1) // 2
-    dense = n_rows * d * (d + 1) / 2 * _FMA
-    return pairs * (n_rows * _SCATTER + _PAIR) < dense
+    groups = feature_groups(sizes, max_cells)
+    cells = np.array([float(np.prod(sizes[a:b])) for a, b in groups])
+    widths = np.array([float((sizes[a:b] - 1).sum()) for a, b in groups])
+    upper = np.triu(np.ones((len(groups), len(groups))))  # the pairs g ≤ h
+    table_cells = (upper * np.outer(cells, cells)).sum()
+    lifts = (upper * (np.outer(widths * cells, cells) + np.outer(widths, cells * widths))).sum()
+    tables = upper.sum() * (n_rows * _SCATTER + _PAIR) + table_cells * _CELL + lifts * _FMA
+    return bool(tables < n_rows * d * (d + 1) / 2 * _FMA)
 
 
 class PairMoments:
@@ -69,7 +74,7 @@ class PairMoments:
         codes = np.asarray(codes)
         offsets = np.concatenate([[0], np.cumsum(sizes - 1)])
         self.d = int(offsets[-1])
-        self.codes: list[np.ndarray] = []  # each group's joint code per row (intp)
+        self.codes: list[np.ndarray] = []  # each group's joint code per row (uint8 mostly)
         self.cells: list[int] = []
         self.lift: list[np.ndarray] = []  # E_g (cells, d_g): joint level ↦ its 0/1 coordinates
         self.span: list[slice] = []
@@ -83,7 +88,7 @@ class PairMoments:
             for j, f in enumerate(range(a, b)):
                 on = np.flatnonzero(levels[:, j] > 0)
                 lift[on, offsets[f] - offsets[a] + levels[on, j] - 1] = 1.0
-            self.codes.append(joint)
+            self.codes.append(joint.astype(np.min_scalar_type(len(levels) - 1)))  # compact
             self.cells.append(len(levels))
             self.lift.append(lift)
             self.span.append(slice(int(offsets[a]), int(offsets[b])))
@@ -102,7 +107,7 @@ class PairMoments:
             for h in range(g + 1, n):
                 cells = self.cells[h]
                 if cells not in scaled:
-                    scaled[cells] = self.codes[g] * cells
+                    scaled[cells] = self.codes[g].astype(np.intp) * cells
                 np.add(scaled[cells], self.codes[h], out=key)
                 table = np.bincount(key, weights=r, minlength=self.cells[g] * self.cells[h])
                 block = lift_g.T @ table.reshape(self.cells[g], self.cells[h]) @ self.lift[h]
