@@ -9,7 +9,7 @@ block of a pair of groups as ``Eᵀ T E`` from one :func:`numpy.bincount` T of t
 codes (a table small enough to stay in the L1 cache) and the groups' 0/1 level-to-coordinate
 matrices E. Its cost is n_pairs x M scatter-adds instead of the dense update's M x d²/2 FMAs,
 which wins when the features have few levels each (a wide table of binned numeric columns:
-~2x at d = 340); :func:`use_pair_moments` decides by a cost model measured on this machine.
+~2x at d = 360); :func:`use_pair_moments` decides by a cost model measured on this machine.
 
 The sums are those of the dense update in another order (and with r instead of (√r)²), so the
 Hessian agrees with it to a few ulps (≤ 1e-12 relative in the tests), not bitwise.
