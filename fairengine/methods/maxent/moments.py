@@ -6,10 +6,10 @@ contingency table of columns f and g without their reference levels, and a featu
 is diagonal. :class:`PairMoments` gathers consecutive features into *groups* of at most
 ``max_cells`` joint levels, codes each row's group by one mixed-radix integer, and builds every
 block of a pair of groups as ``Eᵀ T E`` from one :func:`numpy.bincount` T of the pair's joint
-codes (a table small enough to stay in the L1 cache) and the groups' 0/1 level-to-coordinate
+codes (≤ 256² cells: a table that stays in the L2 cache) and the groups' 0/1 level-to-coordinate
 matrices E. Its cost is n_pairs x M scatter-adds instead of the dense update's M x d²/2 FMAs,
 which wins when the features have few levels each (a wide table of binned numeric columns:
-~2x at d = 360); :func:`use_pair_moments` decides by a cost model measured on this machine.
+~2.4x at d = 360); :func:`use_pair_moments` decides by a cost model measured on this machine.
 
 The sums are those of the dense update in another order (and with r instead of (√r)²), so the
 Hessian agrees with it to a few ulps (≤ 1e-12 relative in the tests), not bitwise.
@@ -20,12 +20,14 @@ from __future__ import annotations
 import numpy as np
 
 #: Joint levels of a group of consecutive features (a pair's table has ≤ max_cells² cells).
-MAX_CELLS = 64
+#: 256 (four 4-level columns) measured fastest on the wide table (54 ms vs 70 at 64 and 306 at
+#: 1024 for 34k rows, d = 360) and at 13 columns (1.0 ms vs 1.4 at 64).
+MAX_CELLS = 256
 #: Cost model (seconds): a dense float64 FMA of the blocked rank-k update, one scatter-add of
 #: a pair's bincount (key included), one cell of a pair's table (zeroing, Eᵀ T E) and the fixed
 #: cost of a pair (numpy calls); measured on the 2-core bench machine, single-threaded BLAS
 #: (bench/bench_scaling.py's 13-column and wide tables).
-_FMA, _SCATTER, _CELL, _PAIR = 6e-11, 3e-9, 2e-9, 2.5e-5
+_FMA, _SCATTER, _CELL, _PAIR = 6e-11, 3e-9, 3e-10, 2.5e-5
 
 
 def feature_groups(sizes: np.ndarray, max_cells: int = MAX_CELLS) -> list[tuple[int, int]]:
