@@ -121,7 +121,7 @@ with st.expander("Noise model and radii"):
         "empirical TV on test (per group)": art["empirical_tv"],
         "best iterate (step)": art["best_step"],
         "selection": art["status_message"],
-        "violation against the selection's check (train)": art["adversary_violation"],
+        "violation against the selection's check (selection rows)": art["adversary_violation"],
         "beta used": art["beta_used"],
     })  # fmt: skip
 

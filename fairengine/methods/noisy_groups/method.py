@@ -45,7 +45,19 @@ Paper-parity options (spec §3.0, §3.3, §4.2–4.4):
   validation fallback (no setting met the check) is reported in ``status``.
 * ``selection="validation"`` holds out 25% of the training rows (0.6/0.2 of train+validation
   with a 0.2 test, as in the paper) and selects the iterate and β on them, with noisy groups
-  only — never true groups (§4.4).
+  only — never true groups (§4.4). ``selection="auto"`` (default since version 7) does so for
+  soft assignments and selects on the training rows for the other approaches. Why: the paper
+  code selects its best iterate on a validation split, and an in-sample check rewards the
+  iterates that happen to pass on the rows they were fitted to — on Adult (3 races, TPR,
+  α = 0.05, T = 750, 5 splits) the margin check on train kept the step-25 iterate at noise 0.1
+  (true-group test violation +.021) and reached error .223 at 0.5; on held-out rows (fit on the
+  other 75%): error / violation .195/−.041, .206/−.016, .206/+.007, .210/+.002, .220/−.005 at
+  noise 0.1 … 0.5 (bench ``ng_adult_soft``). On the benchmark's unused validation part (true
+  groups, looked at to compare rules, never by the method) the same selection gives .189/−.036,
+  .203/−.028, .202/+.006, .207/+.007, .223/−.022: noise 0.5's error sits at the target's edge.
+  The alternative of a finer check (assignments that may also follow 2–6 quantile bins of the
+  iterate's score) behaved as the exact check there (error .230 at 0.5) and was dropped. DRO
+  and naive keep the training rows (their 5-split Adult numbers meet Table 2 with them).
 """
 
 from __future__ import annotations
@@ -82,6 +94,38 @@ CODE_BETA = {"naive": 1.0, "dro": 1.0, "soft": 0.0, "unconstrained": 0.0}
 NOISY_COLUMN = "noisy_group"
 #: Above this many training rows DRO updates p̃ every 10 steps (exact projection costs O(n)).
 DRO_FULL_ROWS = 5000
+
+
+#: ``selection="auto"`` holds rows out only if, in the held-out share, every noisy group has at
+#: least this many rows of each constrained rate's base (positives for TPR, negatives for FPR):
+#: a rate over 100 rows has a standard error of at most 0.05 (= 0.5/√100, the paper's α on Adult).
+MIN_HELD_OUT_BASE = 100
+
+
+def held_out_base(y, noisy, constraint: str, n_groups: int) -> float:
+    """Expected smallest count, over noisy groups and the constraint's rates, of base rows in a
+    :data:`VALIDATION_FRACTION` share of the rows (``y`` 0/1, ``noisy`` codes 0..n_groups-1)."""
+    y, noisy = np.asarray(y, dtype=float), np.asarray(noisy, dtype=np.int64)
+    counts = [
+        float(np.bincount(noisy, weights=metrics.rate_base(kind, y), minlength=n_groups)[j])
+        for kind, j in constraint_list(constraint, n_groups)
+    ]
+    return VALIDATION_FRACTION * min(counts) if counts else 0.0
+
+
+def resolve_selection(
+    selection: str, method: str, held_out_rows: float = float("inf")
+) -> str:
+    """The selection data of ``selection`` for ``method``: ``"auto"`` is ``"validation"`` for soft
+    assignments (since version 7) when ``held_out_rows`` (:func:`held_out_base`) reaches
+    :data:`MIN_HELD_OUT_BASE`, else ``"train"`` (and always ``"train"`` for the other approaches).
+    Why the floor: on few rows the held-out check is noisier than the in-sample optimism it
+    removes (Adult, 8,000 rows, noise 0.1: held out, 2 of 4 seeds ended at a true-group test
+    violation of +.02; on train, none)."""
+    if selection == "auto":
+        enough = held_out_rows >= MIN_HELD_OUT_BASE
+        return "validation" if method == "soft" and enough else "train"
+    return selection
 
 
 def _fit_beta(
@@ -156,7 +200,10 @@ def _run(
     n = len(train.y)
     fit_rows, val_rows = np.arange(n), None
     tuned = tuning == "grid" and method == "soft"
-    if selection == "validation" or tuned:
+    base_rows = held_out_base(train.y, noisy_train, constraint, len(names))
+    selection_used = resolve_selection(selection, method, base_rows)
+    held_out = selection_used == "validation"
+    if held_out or tuned:
         order = rng.permutation(n)
         n_val = max(1, int(VALIDATION_FRACTION * n))
         val_rows, fit_rows = np.sort(order[:n_val]), np.sort(order[n_val:])
@@ -167,7 +214,7 @@ def _run(
         return aux_model.gamma_paper if rule == "paper" else None  # None = the safe radius
 
     eval_set = None
-    if val_rows is not None and selection == "validation":
+    if val_rows is not None and held_out:
         eval_set = (z_train[val_rows], train.y[val_rows], noisy_train[val_rows])
 
     def make(
@@ -277,7 +324,14 @@ def _run(
         "best_step": int(clf.candidate_steps_[clf.best_index_]),
         "adversary_violation": float(np.max(clf.candidate_violations_[clf.best_index_])),
         "status": clf.selection_status_,
-        "status_message": status_message(clf, robust_eval),
+        "status_message": status_message(clf, robust_eval)
+        + (
+            f" (selection=auto: too few rows for a held-out check — under {MIN_HELD_OUT_BASE} "
+            "base rows of some noisy group in 25% of the training rows.)"
+            if selection == "auto" and method == "soft" and not held_out
+            else ""
+        ),
+        "selection_used": selection_used,  # auto resolved: "validation" (held out) or "train"
         "tuning": tuning_art,
         "tuned_setting": tuned_setting,
         "beta_used": beta_used,
@@ -355,12 +409,17 @@ def status_message(clf: RobustFairClassifier, robust_eval: str) -> str:
     check = {"naive": "the noisy-group constraints", "unconstrained": "no constraints"}.get(
         clf.method, CHECK_TEXT[robust_eval] if clf.method == "soft" else DRO_CHECK_TEXT[robust_eval]
     )
+    where = (
+        "the held-out 25% of the training rows"
+        if getattr(clf, "validation_errors_", None) is not None
+        else "the training rows"
+    )
     if clf.selection_status_ == "fallback":
         return (
-            f"No recorded iterate (of {n}) met {check} on the selection data; the least-violating "
-            "one (by rank) was kept, so the constraints may not hold."
+            f"No recorded iterate (of {n}) met {check} on {where}; the least-violating one (by "
+            "rank) was kept, so the constraints may not hold."
         )
-    return f"Best of {n} recorded iterates, checked against {check}."
+    return f"Best of {n} recorded iterates, checked against {check} on {where}."
 
 
 def _empirical_tv(groups, noisy, m: int) -> np.ndarray:
@@ -413,9 +472,11 @@ NOISY_GROUPS = register(
         "under rate constraints on noisy group labels — naive, distributionally robust (TV "
         "ball) or soft group assignments — scored on the true groups.",
         reference="Wang, Guo, Narasimhan, Cotter, Gupta & Jordan, NeurIPS 2020",
+        # 7: soft assignments select the best iterate on 25% of the training rows held out
+        #    (selection="auto"); 6: soft assignments' margin check (robust_eval="margin")
         # 5: soft assignments' λ-ascent is the code's Adam; θ's Adam is the shared AdamAscent
         # 4: scored by the shared evaluation (error, dp_diff, ... from the model)
-        version="5",
+        version="7",
         demo_grid={"noise": (0.1, 0.3), "method": METHODS},
         demo_tasks=(("adult", ("race",)),),
     )
