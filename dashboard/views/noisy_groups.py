@@ -52,6 +52,8 @@ knobs = dict(result.knobs)  # the knobs of the result shown (the last ones while
 art = result.artifacts
 if art["status"] == "fallback":
     st.warning(art["status_message"])
+if art.get("trivial_message"):
+    st.warning(art["trivial_message"])
 test_metrics = result.metrics["test"]
 cols = st.columns(4)
 cols[0].metric("Error (test)", f"{test_metrics['error']:.3f}")

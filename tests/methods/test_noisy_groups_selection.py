@@ -149,3 +149,12 @@ def test_method_default_keeps_dro_on_the_training_rows(adult_small):
         "test"
     ]
     assert "training rows" in auto.artifacts["status_message"]
+
+
+def test_trivial_classifier_is_reported():
+    from fairengine.methods.noisy_groups.method import trivial_message
+
+    assert trivial_message("soft", np.array([1, 0, 1]), np.array([0, 1])) is None
+    text = trivial_message("soft", np.ones(5, dtype=int), np.array([0, 1]))
+    assert "trivial" in text and "'1'" in text and "hinge" in text
+    assert "trivial" not in trivial_message("unconstrained", np.zeros(3), np.array([0, 1]))
