@@ -213,9 +213,13 @@ def _run(
     def gamma_for(rule: str):
         return aux_model.gamma_paper if rule == "paper" else None  # None = the safe radius
 
+    z_fit, z_val = z_train, None
+    if val_rows is not None:  # split once and drop the full matrix (re-encoded after the fits)
+        z_fit, z_val = z_train[fit_rows], z_train[val_rows]
+        del z_train
     eval_set = None
     if val_rows is not None and held_out:
-        eval_set = (z_train[val_rows], train.y[val_rows], noisy_train[val_rows])
+        eval_set = (z_val, train.y[val_rows], noisy_train[val_rows])
 
     def make(
         b: float, rates: tuple[float, float, float] | None = None
@@ -241,7 +245,7 @@ def _run(
 
     def fit(clf: RobustFairClassifier) -> RobustFairClassifier:
         return clf.fit(
-            z_train if val_rows is None else z_train[fit_rows],  # no copy of all rows
+            z_fit,  # every training row (no copy) or the fitting rows (copied once)
             train.y[fit_rows],
             noisy_train[fit_rows],
             aux_true=train.groups[aux],
@@ -257,7 +261,7 @@ def _run(
                 for rates in SOFT_GRID
             ]
             res = choose(
-                [f[0] for f in fits], SOFT_GRID, z_train[val_rows], train.y[val_rows],
+                [f[0] for f in fits], SOFT_GRID, z_val, train.y[val_rows],
                 noisy_train[val_rows], check="exact",
             )  # fmt: skip
             chosen = SOFT_GRID.index(res.setting)
@@ -266,6 +270,10 @@ def _run(
             tuned_setting, tuning_status = res.setting, res.status
         else:
             clf, beta_used = _fit_beta(make, fit, beta, beta_rule, method)
+    if val_rows is not None:
+        eval_set = None
+        del z_fit, z_val
+        z_train = encoder.transform(x_train)
     elapsed = time.perf_counter() - start
     knobs = {
         "method": method,
