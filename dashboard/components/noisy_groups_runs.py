@@ -31,11 +31,15 @@ def guarantee_text(method: str, robust_eval: str, result: RunResult) -> str:
     elif robust_eval == "paper" or (robust_eval == "margin" and method != "soft"):
         check = "Selected as checked against the paper's adversary (not a guarantee)."
     elif robust_eval == "margin":
+        used = result.artifacts.get("selection_used", result.knobs.get("selection"))
+        rows = "on 25% of the training rows held out" if used == "validation" else (
+            "on the training rows"
+        )
         check = (
             "Selected as checked against the label-aware worst case (every assignment "
             "consistent with the noise model that follows the label and the noisy group, not "
-            "the decision) and the paper's adversary W with a 95% sampling margin (not a "
-            "guarantee)."
+            f"the decision) and the paper's adversary W with a 95% sampling margin, {rows} — "
+            "not a guarantee."
         )
     else:
         check = "Selected with the exact worst case on train."

@@ -52,6 +52,8 @@ knobs = dict(result.knobs)  # the knobs of the result shown (the last ones while
 art = result.artifacts
 if art["status"] == "fallback":
     st.warning(art["status_message"])
+if art.get("trivial_message"):
+    st.warning(art["trivial_message"])
 test_metrics = result.metrics["test"]
 cols = st.columns(4)
 cols[0].metric("Error (test)", f"{test_metrics['error']:.3f}")
@@ -121,7 +123,7 @@ with st.expander("Noise model and radii"):
         "empirical TV on test (per group)": art["empirical_tv"],
         "best iterate (step)": art["best_step"],
         "selection": art["status_message"],
-        "violation against the selection's check (train)": art["adversary_violation"],
+        "violation against the selection's check (selection rows)": art["adversary_violation"],
         "beta used": art["beta_used"],
     })  # fmt: skip
 

@@ -39,6 +39,12 @@ def test_page_runs_and_reruns_on_knobs() -> None:
     assert any("paper's adversary" in c.value for c in at.caption)
     # the default check of soft assignments (Method version 6): what it was checked against
     assert any("label-aware worst case" in c.value for c in at.caption)
+    # version 7: the caption says on which rows it was checked (german_credit is too small for
+    # the held-out check of selection="auto", so: the training rows) and that it is no guarantee
+    assert any("training rows" in c.value and "not a guarantee" in c.value for c in at.caption)
+    # german_credit at the defaults: soft assignments end at the all-positive classifier, and the
+    # page says so (the hinge relaxation's floor, not a knob fault)
+    assert any("trivial" in w.value for w in at.warning)
     assert len(at.get("download_button")) == 1
     at.selectbox(key="w.ng.constraint").set_value("dp").run()
     assert not at.exception and not at.error

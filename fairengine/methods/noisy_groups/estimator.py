@@ -50,7 +50,10 @@ ones for naive and the robust ones for DRO and soft, evaluated by ``robust_eval`
   (so the Adult table is not an out-of-sample test of the choice; Credit was not used), see
   :data:`~fairengine.methods.noisy_groups.knobs.ROBUST_EVALS`. DRO and naive: the
   same as ``"paper"``. "Checked against the label-aware worst case and the paper's adversary W
-  with a 95% margin" — still not a certificate;
+  with a 95% margin" — still not a certificate. Since Method version 7 the Method evaluates it
+  on 25% of the training rows held out (``eval_set``; the Method's ``selection="auto"``), which
+  removes the in-sample optimism that passed the step-25 iterate at noise 0.1 (see
+  :mod:`~fairengine.methods.noisy_groups.method`);
 * ``"paper"``: the paper's adversary — DRO the worst of p̂_j and 20 random p̃ in the ball
   (the code's ``generate_rand_vec_l1_ball``, made feasible), soft assignments the algorithm's
   current table W (W-term capped at 1). These are lower bounds of the exact worst case: the

@@ -45,7 +45,24 @@ Paper-parity options (spec §3.0, §3.3, §4.2–4.4):
   validation fallback (no setting met the check) is reported in ``status``.
 * ``selection="validation"`` holds out 25% of the training rows (0.6/0.2 of train+validation
   with a 0.2 test, as in the paper) and selects the iterate and β on them, with noisy groups
-  only — never true groups (§4.4).
+  only — never true groups (§4.4). ``selection="auto"`` (default since version 7) does so for
+  soft assignments when the held-out share keeps at least :data:`MIN_HELD_OUT_BASE` base rows
+  (positives for TPR, negatives for FPR) of every noisy group, and otherwise — and for the other
+  approaches — selects on the training rows (the status message says which, and why). Why: the paper
+  code selects its best iterate on a validation split, and an in-sample check rewards the
+  iterates that happen to pass on the rows they were fitted to — on Adult (3 races, TPR,
+  α = 0.05, T = 750, 5 splits) the margin check on train kept the step-25 iterate at noise 0.1
+  (true-group test violation +.021) and reached error .223 at 0.5; on held-out rows (fit on the
+  other 75%): error / violation .195/−.041, .206/−.016, .206/+.007, .210/+.002, .220/−.005 at
+  noise 0.1 … 0.5 (bench ``ng_adult_soft``). On the benchmark's unused validation part (true
+  groups, looked at to compare rules, never by the method) the same selection gives .189/−.036,
+  .203/−.028, .202/+.006, .207/+.007, .223/−.022: noise 0.5's error sits at the target's edge.
+  The alternative of a finer check (assignments that may also follow 2–6 quantile bins of the
+  iterate's score) behaved as the exact check there (error .230 at 0.5) and was dropped. DRO
+  and naive keep the training rows (their 5-split Adult numbers meet Table 2 with them).
+  Credit (education, EO, α = 0.03, 5 splits, ``ng_credit_soft``): on train .207/+.012,
+  .218/−.014, .206/+.009, .206/−.002, .194/+.017 → held out .216/−.013, .202/+.008, .213/−.007,
+  .206/−.001, .204/−.002 (every level within slack + .01; error +.01 at 0.1, 0.3, 0.5).
 """
 
 from __future__ import annotations
@@ -82,6 +99,38 @@ CODE_BETA = {"naive": 1.0, "dro": 1.0, "soft": 0.0, "unconstrained": 0.0}
 NOISY_COLUMN = "noisy_group"
 #: Above this many training rows DRO updates p̃ every 10 steps (exact projection costs O(n)).
 DRO_FULL_ROWS = 5000
+
+
+#: ``selection="auto"`` holds rows out only if, in the held-out share, every noisy group has at
+#: least this many rows of each constrained rate's base (positives for TPR, negatives for FPR):
+#: a rate over 100 rows has a standard error of at most 0.05 (= 0.5/√100, the paper's α on Adult).
+MIN_HELD_OUT_BASE = 100
+
+
+def held_out_base(y, noisy, constraint: str, n_groups: int) -> float:
+    """Expected smallest count, over noisy groups and the constraint's rates, of base rows in a
+    :data:`VALIDATION_FRACTION` share of the rows (``y`` 0/1, ``noisy`` codes 0..n_groups-1)."""
+    y, noisy = np.asarray(y, dtype=float), np.asarray(noisy, dtype=np.int64)
+    counts = [
+        float(np.bincount(noisy, weights=metrics.rate_base(kind, y), minlength=n_groups)[j])
+        for kind, j in constraint_list(constraint, n_groups)
+    ]
+    return VALIDATION_FRACTION * min(counts) if counts else 0.0
+
+
+def resolve_selection(
+    selection: str, method: str, held_out_rows: float = float("inf")
+) -> str:
+    """The selection data of ``selection`` for ``method``: ``"auto"`` is ``"validation"`` for soft
+    assignments (since version 7) when ``held_out_rows`` (:func:`held_out_base`) reaches
+    :data:`MIN_HELD_OUT_BASE`, else ``"train"`` (and always ``"train"`` for the other approaches).
+    Why the floor: on few rows the held-out check is noisier than the in-sample optimism it
+    removes (Adult, 8,000 rows, noise 0.1: held out, 2 of 4 seeds ended at a true-group test
+    violation of +.02; on train, none)."""
+    if selection == "auto":
+        enough = held_out_rows >= MIN_HELD_OUT_BASE
+        return "validation" if method == "soft" and enough else "train"
+    return selection
 
 
 def _fit_beta(
@@ -156,7 +205,10 @@ def _run(
     n = len(train.y)
     fit_rows, val_rows = np.arange(n), None
     tuned = tuning == "grid" and method == "soft"
-    if selection == "validation" or tuned:
+    base_rows = held_out_base(train.y, noisy_train, constraint, len(names))
+    selection_used = resolve_selection(selection, method, base_rows)
+    held_out = selection_used == "validation"
+    if held_out or tuned:
         order = rng.permutation(n)
         n_val = max(1, int(VALIDATION_FRACTION * n))
         val_rows, fit_rows = np.sort(order[:n_val]), np.sort(order[n_val:])
@@ -166,9 +218,13 @@ def _run(
     def gamma_for(rule: str):
         return aux_model.gamma_paper if rule == "paper" else None  # None = the safe radius
 
+    z_fit, z_val = z_train, None
+    if val_rows is not None:  # split once and drop the full matrix (re-encoded after the fits)
+        z_fit, z_val = z_train[fit_rows], z_train[val_rows]
+        del z_train
     eval_set = None
-    if val_rows is not None and selection == "validation":
-        eval_set = (z_train[val_rows], train.y[val_rows], noisy_train[val_rows])
+    if val_rows is not None and held_out:
+        eval_set = (z_val, train.y[val_rows], noisy_train[val_rows])
 
     def make(
         b: float, rates: tuple[float, float, float] | None = None
@@ -194,7 +250,7 @@ def _run(
 
     def fit(clf: RobustFairClassifier) -> RobustFairClassifier:
         return clf.fit(
-            z_train if val_rows is None else z_train[fit_rows],  # no copy of all rows
+            z_fit,  # every training row (no copy) or the fitting rows (copied once)
             train.y[fit_rows],
             noisy_train[fit_rows],
             aux_true=train.groups[aux],
@@ -210,7 +266,7 @@ def _run(
                 for rates in SOFT_GRID
             ]
             res = choose(
-                [f[0] for f in fits], SOFT_GRID, z_train[val_rows], train.y[val_rows],
+                [f[0] for f in fits], SOFT_GRID, z_val, train.y[val_rows],
                 noisy_train[val_rows], check="exact",
             )  # fmt: skip
             chosen = SOFT_GRID.index(res.setting)
@@ -219,6 +275,10 @@ def _run(
             tuned_setting, tuning_status = res.setting, res.status
         else:
             clf, beta_used = _fit_beta(make, fit, beta, beta_rule, method)
+    if val_rows is not None:
+        eval_set = None
+        del z_fit, z_val
+        z_train = encoder.transform(x_train)
     elapsed = time.perf_counter() - start
     knobs = {
         "method": method,
@@ -250,6 +310,8 @@ def _run(
         ("test", z_test, test, noisy_test),
     ):
         pred = clf.predict(z)
+        if split == "train":
+            trivial = trivial_message(method, pred, clf.classes_)
         result_metrics[split] = {  # error & co. come from the shared evaluation (Method.run)
             "noisy_violation": metrics.noisy_violation(task.y, pred, noisy, **options),
             "true_violation": metrics.true_violation(task.y, pred, task.groups, **options),
@@ -277,7 +339,15 @@ def _run(
         "best_step": int(clf.candidate_steps_[clf.best_index_]),
         "adversary_violation": float(np.max(clf.candidate_violations_[clf.best_index_])),
         "status": clf.selection_status_,
-        "status_message": status_message(clf, robust_eval),
+        "status_message": status_message(clf, robust_eval)
+        + (
+            f" (selection=auto: too few rows for a held-out check — under {MIN_HELD_OUT_BASE} "
+            "base rows of some noisy group in 25% of the training rows.)"
+            if selection == "auto" and method == "soft" and not held_out
+            else ""
+        ),
+        "selection_used": selection_used,  # auto resolved: "validation" (held out) or "train"
+        "trivial_message": trivial,  # None, or why every training row gets the same class
         "tuning": tuning_art,
         "tuned_setting": tuned_setting,
         "beta_used": beta_used,
@@ -355,12 +425,46 @@ def status_message(clf: RobustFairClassifier, robust_eval: str) -> str:
     check = {"naive": "the noisy-group constraints", "unconstrained": "no constraints"}.get(
         clf.method, CHECK_TEXT[robust_eval] if clf.method == "soft" else DRO_CHECK_TEXT[robust_eval]
     )
+    where = (
+        "the held-out 25% of the training rows"
+        if getattr(clf, "validation_errors_", None) is not None
+        else "the training rows"
+    )
     if clf.selection_status_ == "fallback":
         return (
-            f"No recorded iterate (of {n}) met {check} on the selection data; the least-violating "
-            "one (by rank) was kept, so the constraints may not hold."
+            f"No recorded iterate (of {n}) met {check} on {where}; the least-violating one (by "
+            "rank) was kept, so the constraints may not hold."
         )
-    return f"Best of {n} recorded iterates, checked against {check}."
+    return f"Best of {n} recorded iterates, checked against {check} on {where}."
+
+
+def trivial_message(method: str, pred, classes) -> str | None:
+    """None unless ``pred`` gives every row the same class; then a readable reason.
+
+    The paper's hinge relaxation of a TPR/FPR/PPR constraint is at least 1 wherever the group's
+    and the overall scores agree (max(0, 1 + s) − min(1, s) >= 1), so with α + β near or below 1
+    (the paper code's β: 0 for soft assignments, 1 for DRO) the relaxed constraints are hardly
+    ever met, λ stays large (soft on german_credit: ||λ||₁ = 1, the bound of Λ), and the penalty
+    is smallest when every base row's score lies in [0, 1] — predicted positive. Where the
+    positive class is the majority (german_credit: 70%), the constrained trajectory reaches the
+    all-positive classifier and every recorded iterate is trivial (measured at the page's
+    defaults: soft and DRO, every candidate at train error 0.30; unconstrained 0.263 on test).
+    """
+    pred = np.asarray(pred)
+    if len(pred) == 0 or not np.all(pred == pred[0]):
+        return None
+    label = str(pred[0])
+    if method == "unconstrained":
+        return f"The selected classifier predicts {label!r} for every training row."
+    return (
+        f"The selected classifier predicts {label!r} for every training row (a trivial "
+        "classifier). The paper's hinge-relaxed rate constraints are hardly ever below 1, so "
+        "with the paper code's β (0 for soft assignments, 1 for DRO) the multipliers stay large "
+        "and their penalty pulls every row of the rate's base to a positive score; when the "
+        "positive class is the majority (german_credit: 70%) training ends at the all-positive "
+        "classifier. Not a knob fault: the unconstrained approach shows what this data allows; "
+        "on Adult the approaches learn."
+    )
 
 
 def _empirical_tv(groups, noisy, m: int) -> np.ndarray:
@@ -413,9 +517,11 @@ NOISY_GROUPS = register(
         "under rate constraints on noisy group labels — naive, distributionally robust (TV "
         "ball) or soft group assignments — scored on the true groups.",
         reference="Wang, Guo, Narasimhan, Cotter, Gupta & Jordan, NeurIPS 2020",
+        # 7: soft assignments select the best iterate on 25% of the training rows held out
+        #    (selection="auto"); 6: soft assignments' margin check (robust_eval="margin")
         # 5: soft assignments' λ-ascent is the code's Adam; θ's Adam is the shared AdamAscent
         # 4: scored by the shared evaluation (error, dp_diff, ... from the model)
-        version="5",
+        version="7",
         demo_grid={"noise": (0.1, 0.3), "method": METHODS},
         demo_tasks=(("adult", ("race",)),),
     )
