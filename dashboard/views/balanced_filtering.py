@@ -4,8 +4,6 @@ and trade-offs."""
 
 from __future__ import annotations
 
-from functools import partial
-
 import streamlit as st
 
 from dashboard.components import balanced_filtering_charts as bf
@@ -213,9 +211,9 @@ d1.download_button(  # bytes, not a deferred callable: a deferred file is droppe
     mime="application/zip",
     key="bf_model",
 )
-d2.download_button(
+d2.download_button(  # bytes as well (cached per run and seed)
     "Download accepted-row flags (test, CSV)",
-    partial(bf.accepted_csv, result, test, str(run_key), seed),
+    bf.accepted_csv(result, test, str(run_key), seed),
     file_name="accepted_rows.csv",
     mime="text/csv",
     key="bf_flags",

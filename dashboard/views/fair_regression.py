@@ -4,8 +4,6 @@ losses, export."""
 
 from __future__ import annotations
 
-from functools import partial
-
 import streamlit as st
 
 from dashboard.components import cached, fair_regression_charts, fair_regression_runs, runner
@@ -121,9 +119,9 @@ with st.expander("Baselines and the mixture Q"):
     st.dataframe(result.artifacts["baselines"].round(4))
     st.write({"weights of Q": [round(float(w), 4) for w in result.artifacts["weights"]]})
 
-st.download_button(
+st.download_button(  # bytes cached per run, not deferred: see dashboard/views/maxent.py
     "Download model file (randomized predictor)",
-    partial(fair_regression_runs.model_file, result, train, test, f"{key}{sorted(knobs.items())}"),
+    fair_regression_runs.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
     file_name="fair_regression.fairmodel",
     mime="application/zip",
     key="fr_model",

@@ -4,8 +4,6 @@ achieved marginals."""
 
 from __future__ import annotations
 
-from functools import partial
-
 import streamlit as st
 
 from dashboard.components import cached, maxent_charts, maxent_runs, runner
@@ -119,16 +117,19 @@ else:
     )
 
 d1, d2 = st.columns(2)
+# Bytes, cached per run (built once per server), not deferred callables: Streamlit drops the
+# file a deferred download builds on click after two script runs anywhere on the server, so on
+# a busy server the browser's request for it could get a 404.
 d1.download_button(
     "Download generated samples (CSV)",
-    partial(maxent_runs.samples_csv, result, f"{key}{sorted(knobs.items())}"),
+    maxent_runs.samples_csv(result, f"{key}{sorted(knobs.items())}"),
     file_name="maxent_samples.csv",
     mime="text/csv",
     key="maxent_samples",
 )
 d2.download_button(
     "Download model file",
-    partial(maxent_runs.model_file, result, train, test, f"{key}{sorted(knobs.items())}"),
+    maxent_runs.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
     file_name="maxent.fairmodel",
     mime="application/zip",
     key="maxent_model",

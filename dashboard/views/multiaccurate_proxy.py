@@ -4,8 +4,6 @@ multiaccuracy, algorithm trace, downstream frontiers of every proxy, proxy expor
 
 from __future__ import annotations
 
-from functools import partial
-
 import streamlit as st
 
 from dashboard.components import (
@@ -147,11 +145,9 @@ with st.expander("Audit table and proxy quality"):
     st.dataframe(result.artifacts["audit"].round(4))
     st.dataframe(result.artifacts["proxy_quality"].round(4))
 
-st.download_button(
+st.download_button(  # bytes cached per run, not deferred: see dashboard/views/maxent.py
     "Download model file (downstream classifier + proxy)",
-    partial(
-        multiaccurate_proxy_runs.model_file, result, train, test, f"{key}{sorted(knobs.items())}"
-    ),
+    multiaccurate_proxy_runs.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
     file_name="multiaccurate_proxy.fairmodel",
     mime="application/zip",
     key="map_model",

@@ -4,8 +4,6 @@ TV bound, a sweep over the noise level (the paper's Figures 1–3) and the model
 
 from __future__ import annotations
 
-from functools import partial
-
 import streamlit as st
 
 from dashboard.components import cached, noisy_groups_charts, noisy_groups_runs, runner
@@ -134,9 +132,9 @@ if art.get("tuning") is not None:
         )
         st.dataframe(art["tuning"], hide_index=True, key="ng_tuning")
 
-st.download_button(
+st.download_button(  # bytes cached per run, not deferred: see dashboard/views/maxent.py
     "Download model file (linear classifier)",
-    partial(noisy_groups_runs.model_file, result, train, test, f"{key}{sorted(knobs.items())}"),
+    noisy_groups_runs.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
     file_name="noisy_groups.fairmodel",
     mime="application/zip",
     key="ng_model",
