@@ -13,6 +13,7 @@ from dashboard.components.knobs import knob_widget, knob_widgets, share_knobs
 from dashboard.components.page_help import how_to_read
 from dashboard.components.shared import shared
 from dashboard.components.state import require_task, stop_page
+from dashboard.components.tables import static_table
 from fairengine.methods import get_method
 from fairengine.methods.balanced_filtering import CURVES, FLOOR_SETTING
 from fairengine.methods.balanced_filtering.frontier import curve_grid
@@ -200,7 +201,7 @@ with c2:
     st.plotly_chart(shared(bf.proportions_figure, rkey, result), key="bf_proportions")
 
 st.subheader("Proxy leaves")
-st.dataframe(art["leaves"].round(4), hide_index=True, key="bf_leaves")
+static_table(art["leaves"], index=False)
 
 seed = int(knobs["random_state"])
 d1, d2 = st.columns(2)

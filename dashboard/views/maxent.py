@@ -12,6 +12,7 @@ from dashboard.components.knobs import knob_widget, share_knobs
 from dashboard.components.page_help import how_to_read
 from dashboard.components.shared import shared
 from dashboard.components.state import require_task, stop_page
+from dashboard.components.tables import static_table
 from fairengine.data import DataError
 from fairengine.frontier import sweep, task_key
 from fairengine.methods import get_method
@@ -88,7 +89,7 @@ c1.plotly_chart(shared(maxent_charts.rates_figure, rkey, art["rates"], knobs["ta
 c2.plotly_chart(shared(maxent_charts.group_outcomes_figure, rkey, art["group_rates"]), key="groups")
 st.plotly_chart(shared(maxent_charts.marginals_figure, rkey, art["marginals"]), key="marginals")
 with st.expander("Before / after table (data and downstream classifier)"):
-    st.dataframe(result.artifacts["rates"].round(4))
+    static_table(result.artifacts["rates"])
 
 st.subheader("Frontier over C")
 grid = {**{k: [v] for k, v in knobs.items() if k != "C"}, "C": list(maxent_runs.C_GRID)}

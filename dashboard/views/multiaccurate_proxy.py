@@ -17,6 +17,7 @@ from dashboard.components.knobs import knob_columns, share_knobs
 from dashboard.components.page_help import how_to_read
 from dashboard.components.shared import shared
 from dashboard.components.state import require_task
+from dashboard.components.tables import static_table
 from fairengine.frontier import sweep, task_key
 from fairengine.methods import get_method
 from fairengine.methods.multiaccurate_proxy import PROXIES
@@ -142,8 +143,8 @@ c4.plotly_chart(
     key="map_quality",
 )
 with st.expander("Audit table and proxy quality"):
-    st.dataframe(result.artifacts["audit"].round(4))
-    st.dataframe(result.artifacts["proxy_quality"].round(4))
+    static_table(result.artifacts["audit"])
+    static_table(result.artifacts["proxy_quality"])
 
 st.download_button(  # bytes cached per run, not deferred: see dashboard/views/maxent.py
     "Download model file (downstream classifier + proxy)",
