@@ -24,6 +24,13 @@ second is the deployment's situation (visitors' browsers run on their own machin
 server's 2 cores); the first is reported too, because here those browsers compete for the same
 cores as the server and the seventh's browser.
 
+``load_seventh_visitor`` also reports, for the seventh's page, its renderer's main-thread
+seconds (Chromium's CDP ``Performance.getMetrics``: task, script, layout, style), the websocket
+frames it received and sent (a rerun request is one frame sent) and its requests; and, as an
+extra variant, the same page opened with nobody computing, in a fresh browser context and then
+in a second tab of that context (the cold visit's own cost, which ``load_first_view``'s single
+tab does not pay).
+
 Both run against the current checkout ("ours") and, with ``FAIRENGINE_BENCH_BEFORE=<commit>``,
 also against that commit (extracted with ``git archive`` to a temporary folder, served with its
 own ``.streamlit/config.toml``) as "before". ``--quick`` runs ours only.
@@ -316,6 +323,57 @@ def _first_view(root: Path, label: str) -> list[dict[str, Any]]:
     return rows
 
 
+#: Chromium's per-renderer main-thread metrics (CDP ``Performance.getMetrics``), in seconds.
+RENDERER_METRICS = ("TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration")
+
+
+class _PageProbe:
+    """What one page's renderer did until it was ready: CDP ``Performance`` metrics of its main
+    thread, the websocket frames it received (count, kB) and sent (each rerun request is one),
+    the requests it made, and its CSS animations still running at the end
+    (``document.getAnimations()``, e.g. Streamlit's skeleton shimmer)."""
+
+    def __init__(self, context: Any, page: Any) -> None:
+        self.page = page
+        self.cdp = context.new_cdp_session(page)
+        self.cdp.send("Performance.enable")
+        self.frames_in = self.bytes_in = self.frames_out = self.requests = 0
+        page.on("websocket", self._on_websocket)
+        page.on("requestfinished", self._on_request)
+
+    def _on_request(self, _request: Any) -> None:
+        self.requests += 1
+
+    def _on_websocket(self, websocket: Any) -> None:
+        websocket.on("framereceived", self._received)
+        websocket.on("framesent", self._sent)
+
+    def _received(self, payload: Any) -> None:
+        self.frames_in += 1
+        self.bytes_in += len(payload)
+
+    def _sent(self, _payload: Any) -> None:
+        self.frames_out += 1
+
+    def text(self) -> str:
+        try:
+            metrics = {
+                m["name"]: m["value"] for m in self.cdp.send("Performance.getMetrics")["metrics"]
+            }
+            animations = self.page.evaluate("document.getAnimations().length")
+        except Exception:  # noqa: BLE001 - a closed page: no probe text
+            return "renderer metrics unavailable"
+        main = ", ".join(
+            f"{name.removesuffix('Duration').lower()} {metrics.get(name, 0.0):.2f}"
+            for name in RENDERER_METRICS
+        )
+        return (
+            f"renderer main thread s: {main}; websocket: {self.frames_in} frames in "
+            f"({self.bytes_in / 1e3:.0f} kB), {self.frames_out} out; {self.requests} requests; "
+            f"{animations} CSS animations running when ready"
+        )
+
+
 def _browser_pids() -> set[int]:
     import psutil
 
@@ -355,7 +413,9 @@ def _seventh(root: Path, label: str, busy_nice: bool) -> list[dict[str, Any]]:
                 page.goto(f"{server.url}/{path}", wait_until="commit", timeout=TIMEOUT_MS)
             busy.append(page)
         time.sleep(3.0)  # the six are computing
-        seventh = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        seventh_context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        seventh = seventh_context.new_page()
+        probe = _PageProbe(seventh_context, seventh)
         usage.mark("open")
         t0 = time.monotonic()
         try:  # a blocked server may not even answer the page request in time
@@ -368,6 +428,7 @@ def _seventh(root: Path, label: str, busy_nice: bool) -> list[dict[str, Any]]:
         ready_total = None if ready is None else time.monotonic() - t0
         usage.mark("ready")
         t_ready = time.monotonic()
+        probe_text = probe.text()
         finished = []
         for page in busy:
             seconds = _until_charts(page, 1, timeout_ms=240_000)
@@ -389,7 +450,9 @@ def _seventh(root: Path, label: str, busy_nice: bool) -> list[dict[str, Any]]:
             "note": f"{SEVENTH[0]}?{SEVENTH[1]}, charts visible; target < 5 s"
             + ("" if ready_total is not None else f"; not ready within {TIMEOUT_MS // 1000} s")
             + "; "
-            + _cpu_text(to_ready, t_ready - t0),
+            + _cpu_text(to_ready, t_ready - t0)
+            + "; "
+            + probe_text,
         },
         {
             "what": f"{label}: the six computing visitors have a chart",
@@ -415,6 +478,48 @@ def _seventh(root: Path, label: str, busy_nice: bool) -> list[dict[str, Any]]:
     ]
 
 
+def _seventh_alone(root: Path, label: str) -> list[dict[str, Any]]:
+    """The seventh visitor's page with nobody computing: a fresh browser context (what the
+    seventh visitor of :func:`_seventh` gets: no HTTP or code cache, a new renderer), then the
+    same page again in a new tab of that context (bundles cached). The difference is the cost
+    of a cold visit that ``load_first_view`` (one tab navigating from page to page) does not
+    see."""
+    import harness
+    from playwright.sync_api import sync_playwright
+
+    rows = []
+    with _server(root) as server, _Usage(server.process.pid) as usage, sync_playwright() as pw:
+        browser = harness.launch_browser(pw)
+        warm = browser.new_page()
+        warm.goto(server.url)
+        harness.wait_for_app(warm, timeout=TIMEOUT_MS)
+        time.sleep(5.0)  # the background warm-up imports (dashboard/components/warmup.py)
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        for visit in ("fresh browser context", "again, new tab of the same context"):
+            page = context.new_page()
+            probe = _PageProbe(context, page)
+            usage.mark("open")
+            start = time.monotonic()
+            page.goto(f"{server.url}/{SEVENTH[0]}?{SEVENTH[1]}", wait_until="commit")
+            ready = _until_charts(page, SEVENTH[2])
+            seconds = None if ready is None else time.monotonic() - start
+            usage.mark("ready")
+            cpu = usage.between("open", "ready")
+            rows.append(
+                {
+                    "what": f"{label}: seventh visitor's page alone (nobody computing), {visit}",
+                    "value": round(seconds, 2) if seconds is not None else float("nan"),
+                    "unit": "s",
+                    "note": f"{SEVENTH[0]}?{SEVENTH[1]}, charts visible; CPU s: server "
+                    f"{cpu['server']:.2f}, browser {cpu['browser']:.2f}; " + probe.text(),
+                }
+            )
+            with contextlib.suppress(Exception):
+                harness.wait_for_app(page, timeout=60_000)
+        browser.close()
+    return rows
+
+
 def load_first_view(quick: bool) -> list[dict[str, Any]]:
     """Each page's first view on a fresh cache: seconds until its charts show."""
     rows = []
@@ -434,9 +539,10 @@ def load_seventh_visitor(quick: bool) -> list[dict[str, Any]]:
         with _checkout(before) as root:
             for busy_nice in (False, True):
                 rows += _seventh(root, f"before ({before[:8]})", busy_nice)
+            rows += _seventh_alone(root, f"before ({before[:8]})")
     for busy_nice in (False, True):
         rows += _seventh(ROOT, "ours", busy_nice)
-    return rows
+    return rows + _seventh_alone(ROOT, "ours")
 
 
 def register(registry) -> None:

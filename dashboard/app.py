@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # `streamlit run` puts dashboard/ on the path, not the project root
     sys.path.insert(0, str(ROOT))
 
+from dashboard.components import calm  # noqa: E402
 from dashboard.components.errors import guarded  # noqa: E402
 from dashboard.components.state import init_from_query_params, running_pages  # noqa: E402
 from dashboard.components.task_loader import ensure_task  # noqa: E402
@@ -27,6 +28,7 @@ PAGES = ROOT / "dashboard" / "views"  # not "pages/": that name turns on the leg
 # A bundled icon: ":material/..." page icons are fetched from fonts.gstatic.com (offline app).
 ICON = ROOT / "assets" / "favicon.png"
 st.set_page_config(page_title="fairengine", page_icon=str(ICON), layout="wide")
+calm.draw()  # no shimmer frames while a page waits (dashboard/components/calm.py)
 init_from_query_params()
 with guarded("loading the task"):
     ensure_task()

@@ -3,6 +3,9 @@ noise sweep in the style of the paper's Figures 1–3 (and 4/7 against them)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -63,6 +66,34 @@ def bound_table(bound: pd.DataFrame) -> pd.DataFrame:
     })  # fmt: skip
     table["rate"] = table["rate"].str.upper()
     return table.round(4)
+
+
+def noise_model_table(artifacts: dict, group_names: Sequence[str]) -> pd.DataFrame:
+    """The noise model's radii and the selection's outcome as a two-column table (quantity,
+    value); per-group arrays are written as ``group value`` pairs."""
+
+    def text(value: object) -> str:
+        if value is None:
+            return "–"
+        if isinstance(value, np.ndarray | list | tuple):
+            values = [float(v) for v in np.ravel(value)]
+            names = list(group_names) if len(group_names) == len(values) else range(len(values))
+            return ", ".join(f"{n}: {v:.4f}" for n, v in zip(names, values, strict=True))
+        if isinstance(value, float):
+            return f"{value:.4f}"
+        return str(value)
+
+    rows = {
+        "γ, safe (per group)": artifacts["gamma_safe"],
+        "γ, paper (per group)": artifacts["gamma_paper"],
+        "γ used by DRO": artifacts["gamma_used"],
+        "empirical TV on test (per group)": artifacts["empirical_tv"],
+        "best iterate (step)": artifacts["best_step"],
+        "selection": artifacts["status_message"],
+        "violation, selection's check (selection rows)": artifacts["adversary_violation"],
+        "β used": artifacts["beta_used"],
+    }
+    return pd.DataFrame({"quantity": list(rows), "value": [text(v) for v in rows.values()]})
 
 
 def _by_method(points: pd.DataFrame, split: str):

@@ -4,8 +4,6 @@ and trade-offs."""
 
 from __future__ import annotations
 
-from functools import partial
-
 import streamlit as st
 
 from dashboard.components import balanced_filtering_charts as bf
@@ -15,6 +13,7 @@ from dashboard.components.knobs import knob_widget, knob_widgets, share_knobs
 from dashboard.components.page_help import how_to_read
 from dashboard.components.shared import shared
 from dashboard.components.state import require_task, stop_page
+from dashboard.components.tables import static_table
 from fairengine.methods import get_method
 from fairengine.methods.balanced_filtering import CURVES, FLOOR_SETTING
 from fairengine.methods.balanced_filtering.frontier import curve_grid
@@ -202,7 +201,7 @@ with c2:
     st.plotly_chart(shared(bf.proportions_figure, rkey, result), key="bf_proportions")
 
 st.subheader("Proxy leaves")
-st.dataframe(art["leaves"].round(4), hide_index=True, key="bf_leaves")
+static_table(art["leaves"], index=False)
 
 seed = int(knobs["random_state"])
 d1, d2 = st.columns(2)
@@ -213,9 +212,9 @@ d1.download_button(  # bytes, not a deferred callable: a deferred file is droppe
     mime="application/zip",
     key="bf_model",
 )
-d2.download_button(
+d2.download_button(  # bytes as well (cached per run and seed)
     "Download accepted-row flags (test, CSV)",
-    partial(bf.accepted_csv, result, test, str(run_key), seed),
+    bf.accepted_csv(result, test, str(run_key), seed),
     file_name="accepted_rows.csv",
     mime="text/csv",
     key="bf_flags",

@@ -4,8 +4,6 @@ losses, export."""
 
 from __future__ import annotations
 
-from functools import partial
-
 import streamlit as st
 
 from dashboard.components import cached, fair_regression_charts, fair_regression_runs, runner
@@ -14,6 +12,7 @@ from dashboard.components.knobs import knob_columns, share_knobs
 from dashboard.components.page_help import how_to_read
 from dashboard.components.shared import shared
 from dashboard.components.state import require_task
+from dashboard.components.tables import static_table
 from fairengine.frontier import sweep, task_key
 from fairengine.methods import get_method
 
@@ -118,12 +117,13 @@ c2.plotly_chart(
     key="fr_group_losses",
 )
 with st.expander("Baselines and the mixture Q"):
-    st.dataframe(result.artifacts["baselines"].round(4))
-    st.write({"weights of Q": [round(float(w), 4) for w in result.artifacts["weights"]]})
+    static_table(result.artifacts["baselines"])
+    weights = ", ".join(f"{float(w):.4f}" for w in result.artifacts["weights"])
+    st.caption(f"Weights of the mixture Q over its classifiers: {weights}.")
 
-st.download_button(
+st.download_button(  # bytes cached per run, not deferred: see dashboard/views/maxent.py
     "Download model file (randomized predictor)",
-    partial(fair_regression_runs.model_file, result, train, test, f"{key}{sorted(knobs.items())}"),
+    fair_regression_runs.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
     file_name="fair_regression.fairmodel",
     mime="application/zip",
     key="fr_model",

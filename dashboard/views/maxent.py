@@ -4,8 +4,6 @@ achieved marginals."""
 
 from __future__ import annotations
 
-from functools import partial
-
 import streamlit as st
 
 from dashboard.components import cached, maxent_charts, maxent_runs, runner
@@ -14,6 +12,7 @@ from dashboard.components.knobs import knob_widget, share_knobs
 from dashboard.components.page_help import how_to_read
 from dashboard.components.shared import shared
 from dashboard.components.state import require_task, stop_page
+from dashboard.components.tables import static_table
 from fairengine.data import DataError
 from fairengine.frontier import sweep, task_key
 from fairengine.methods import get_method
@@ -90,7 +89,7 @@ c1.plotly_chart(shared(maxent_charts.rates_figure, rkey, art["rates"], knobs["ta
 c2.plotly_chart(shared(maxent_charts.group_outcomes_figure, rkey, art["group_rates"]), key="groups")
 st.plotly_chart(shared(maxent_charts.marginals_figure, rkey, art["marginals"]), key="marginals")
 with st.expander("Before / after table (data and downstream classifier)"):
-    st.dataframe(result.artifacts["rates"].round(4))
+    static_table(result.artifacts["rates"])
 
 st.subheader("Frontier over C")
 grid = {**{k: [v] for k, v in knobs.items() if k != "C"}, "C": list(maxent_runs.C_GRID)}
@@ -119,16 +118,19 @@ else:
     )
 
 d1, d2 = st.columns(2)
+# Bytes, cached per run (built once per server), not deferred callables: Streamlit drops the
+# file a deferred download builds on click after two script runs anywhere on the server, so on
+# a busy server the browser's request for it could get a 404.
 d1.download_button(
     "Download generated samples (CSV)",
-    partial(maxent_runs.samples_csv, result, f"{key}{sorted(knobs.items())}"),
+    maxent_runs.samples_csv(result, f"{key}{sorted(knobs.items())}"),
     file_name="maxent_samples.csv",
     mime="text/csv",
     key="maxent_samples",
 )
 d2.download_button(
     "Download model file",
-    partial(maxent_runs.model_file, result, train, test, f"{key}{sorted(knobs.items())}"),
+    maxent_runs.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
     file_name="maxent.fairmodel",
     mime="application/zip",
     key="maxent_model",

@@ -4,8 +4,6 @@ multiaccuracy, algorithm trace, downstream frontiers of every proxy, proxy expor
 
 from __future__ import annotations
 
-from functools import partial
-
 import streamlit as st
 
 from dashboard.components import (
@@ -19,6 +17,7 @@ from dashboard.components.knobs import knob_columns, share_knobs
 from dashboard.components.page_help import how_to_read
 from dashboard.components.shared import shared
 from dashboard.components.state import require_task
+from dashboard.components.tables import static_table
 from fairengine.frontier import sweep, task_key
 from fairengine.methods import get_method
 from fairengine.methods.multiaccurate_proxy import PROXIES
@@ -144,14 +143,12 @@ c4.plotly_chart(
     key="map_quality",
 )
 with st.expander("Audit table and proxy quality"):
-    st.dataframe(result.artifacts["audit"].round(4))
-    st.dataframe(result.artifacts["proxy_quality"].round(4))
+    static_table(result.artifacts["audit"])
+    static_table(result.artifacts["proxy_quality"])
 
-st.download_button(
+st.download_button(  # bytes cached per run, not deferred: see dashboard/views/maxent.py
     "Download model file (downstream classifier + proxy)",
-    partial(
-        multiaccurate_proxy_runs.model_file, result, train, test, f"{key}{sorted(knobs.items())}"
-    ),
+    multiaccurate_proxy_runs.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
     file_name="multiaccurate_proxy.fairmodel",
     mime="application/zip",
     key="map_model",

@@ -4,8 +4,6 @@ TV bound, a sweep over the noise level (the paper's Figures 1–3) and the model
 
 from __future__ import annotations
 
-from functools import partial
-
 import streamlit as st
 
 from dashboard.components import cached, noisy_groups_charts, noisy_groups_runs, runner
@@ -14,6 +12,7 @@ from dashboard.components.knobs import knob_columns, share_knobs
 from dashboard.components.page_help import how_to_read
 from dashboard.components.shared import shared
 from dashboard.components.state import require_task, stop_page
+from dashboard.components.tables import static_table
 from fairengine.data import DataError
 from fairengine.frontier import sweep, task_key
 from fairengine.methods import KnobError, get_method
@@ -70,7 +69,7 @@ st.plotly_chart(
     shared(noisy_groups_charts.rates_figure, rkey, art["group_rates"], constraint), key="ng_rates"
 )
 st.markdown("**Theorem 1: true-group violation vs the TV-distance bound (test)**")
-st.dataframe(noisy_groups_charts.bound_table(art["bound"]), hide_index=True, key="ng_bound")
+static_table(noisy_groups_charts.bound_table(art["bound"]), index=False)
 st.caption(
     "Theorem 1 (literal form): each true-group violation is at most the noisy-group violation "
     "plus the TV distance between the true and noisy group, in rate units "
@@ -116,16 +115,9 @@ if points is not None:
     s3.plotly_chart(noisy_groups_charts.noisy_vs_true(points), key="ng_sweep_scatter")
 
 with st.expander("Noise model and radii"):
-    st.write({
-        "gamma (safe, per group)": art["gamma_safe"],
-        "gamma (paper, per group)": art["gamma_paper"],
-        "gamma used by DRO": art["gamma_used"],
-        "empirical TV on test (per group)": art["empirical_tv"],
-        "best iterate (step)": art["best_step"],
-        "selection": art["status_message"],
-        "violation against the selection's check (selection rows)": art["adversary_violation"],
-        "beta used": art["beta_used"],
-    })  # fmt: skip
+    static_table(
+        noisy_groups_charts.noise_model_table(art, train.group_names), index=False, digits=4
+    )
 
 if art.get("tuning") is not None:
     with st.expander("Learning-rate tuning (the paper's protocol)", expanded=True):
@@ -136,9 +128,9 @@ if art.get("tuning") is not None:
         )
         st.dataframe(art["tuning"], hide_index=True, key="ng_tuning")
 
-st.download_button(
+st.download_button(  # bytes cached per run, not deferred: see dashboard/views/maxent.py
     "Download model file (linear classifier)",
-    partial(noisy_groups_runs.model_file, result, train, test, f"{key}{sorted(knobs.items())}"),
+    noisy_groups_runs.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
     file_name="noisy_groups.fairmodel",
     mime="application/zip",
     key="ng_model",

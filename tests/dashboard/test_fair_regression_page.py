@@ -32,6 +32,9 @@ def test_page_shows_charts_metrics_and_download() -> None:
     assert not at.error
     assert len(at.get("plotly_chart")) == 3  # frontier, CDFs, group losses
     assert len(at.get("download_button")) == 1
+    # bytes, not deferred callables: Streamlit drops a deferred download's file after two script
+    # runs anywhere on the server (a 404 on a busy server)
+    assert not any(b.proto.HasField("deferred_file_id") for b in at.get("download_button"))
     labels = [m.label for m in at.metric]
     assert "SP disparity (test)" in labels and "Worst group loss, scaled (test)" in labels
     assert any(label.startswith("MSE in") for label in labels)  # the shared evaluation

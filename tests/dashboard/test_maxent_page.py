@@ -32,6 +32,9 @@ def test_page_shows_charts_metrics_and_downloads() -> None:
     assert not at.error
     assert len(at.get("plotly_chart")) == 3  # rates, group outcomes, marginals
     assert len(at.get("download_button")) == 2
+    # bytes, not deferred callables: Streamlit drops a deferred download's file after two script
+    # runs anywhere on the server (a 404 on a busy server)
+    assert not any(b.proto.HasField("deferred_file_id") for b in at.get("download_button"))
     labels = [m.label for m in at.metric]
     assert "KL(p* ‖ q)" in labels and "Uniform share π" in labels
     assert at.slider(key="w.maxent.C").value == 0.5

@@ -27,6 +27,9 @@ def test_page_shows_metrics_charts_sweep_and_download() -> None:
     # audit heatmap, group gaps, Algorithm-4 trace, frontier (current run only), quality
     assert len(at.get("plotly_chart")) == 5
     assert len(at.get("download_button")) == 1
+    # bytes, not deferred callables: Streamlit drops a deferred download's file after two script
+    # runs anywhere on the server (a 404 on a busy server)
+    assert not any(b.proto.HasField("deferred_file_id") for b in at.get("download_button"))
     labels = [m.label for m in at.metric]
     assert "True-group violation (test)" in labels
     # the two audits are separate metrics, and the proxy learner's status is visible

@@ -44,7 +44,7 @@ def test_every_page_shows_its_charts_without_a_click(
         assert "Knobs changed" not in main.inner_text(), path
         assert page.locator('[data-testid="stProgress"]').count() == 0, path  # nothing computes
         assert exception_texts(page) == [], path
-        if path == "balanced_filtering":  # downloads are built on click, not with the page
+        if path == "balanced_filtering":  # the model file is served as bytes cached per run
             wait_for_app(page, timeout=120_000)  # a rerun (URL sync) must not swap the button
             button = page.get_by_role("button", name=re.compile("model file")).first
             expect(button).to_be_enabled(timeout=120_000)
