@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 import pytest
@@ -59,3 +61,38 @@ def test_same_key_is_shared_and_session_limit_drops_the_oldest(pool: JobPool) ->
         blocker.future.result(timeout=60)
     assert blocker.outcome()[0] == "cancelled" and blocker.progress()["done"] < 10
     assert c.future.result(timeout=60) == 1 and b.outcome() == ("done", 1)
+
+
+def scheduling() -> tuple[int, int, str]:
+    """The worker's nice value, session id and autogroup line ("" where there is none)."""
+    import os
+    from pathlib import Path
+
+    group = Path("/proc/self/autogroup")
+    return (
+        os.getpriority(os.PRIO_PROCESS, 0),
+        os.getsid(0),
+        group.read_text().strip() if group.exists() else "",
+    )
+
+
+def test_workers_run_at_the_lowest_priority_in_their_own_scheduling_group(pool: JobPool) -> None:
+    import os
+    from pathlib import Path
+
+    job = pool.submit("prio", "scheduling", "k-prio", scheduling)
+    nice, session, group = job.future.result(timeout=60)
+    assert nice == 19  # batch work: pages (the server) always win the cores
+    switch = Path("/proc/sys/kernel/sched_autogroup_enabled")
+    if not (switch.exists() and switch.read_text().strip() == "1"):
+        pytest.skip("no autogroup scheduling on this kernel: nice alone orders the processes")
+    probe = subprocess.run(  # may a new session lower its group's weight here (e.g. in a jail)?
+        [sys.executable, "-c", "open('/proc/self/autogroup', 'w').write('19')"],
+        start_new_session=True, capture_output=True, check=False,
+    )  # fmt: skip
+    if probe.returncode != 0:
+        pytest.skip("this system does not let a session lower its autogroup's weight")
+    # With autogroups, nice orders processes only inside one session's group; the worker has a
+    # session (group) of its own, whose weight is lowered too.
+    assert session != os.getsid(0)
+    assert group.endswith("nice 19")
