@@ -147,11 +147,26 @@ def _lower_priority(increment: int) -> None:
     niced worker still takes its group's full share from everything outside the server's
     session. The worker therefore also starts its own session and lowers that group's weight
     by the same increment (``/proc/self/autogroup``): fits then yield to every interactive
-    process on the host. The worker still exits with the server (loky's pipes close).
+    process on the host. Outside the server's process group a group kill no longer reaches the
+    worker, so it then watches its parent and exits when the server is gone.
     """
     with contextlib.suppress(OSError, AttributeError):  # not on every platform
         os.nice(increment)
-    _own_autogroup(increment)
+    if _own_autogroup(increment):  # out of the server's process group: a group kill misses it
+        _exit_with_parent()
+
+
+def _exit_with_parent(every: float = 1.0) -> None:
+    """End this worker soon after the server that started it is gone (killed, not shut down),
+    even in the middle of a fit: a daemon thread watches the parent's pid."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="fairengine-parent-watch", daemon=True).start()
 
 
 def _own_autogroup(increment: int) -> bool:

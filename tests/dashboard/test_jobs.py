@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import time
@@ -96,3 +97,42 @@ def test_workers_run_at_the_lowest_priority_in_their_own_scheduling_group(pool: 
     # session (group) of its own, whose weight is lowered too.
     assert session != os.getsid(0)
     assert group.endswith("nice 19")
+
+
+SERVER_STAND_IN = """
+import os, sys, time
+sys.path.insert(0, {root!r})
+from dashboard.components.jobs import JobPool
+pool = JobPool(workers=1, warm=False)
+print(pool._executor.submit(os.getpid).result(timeout=120), flush=True)
+time.sleep(120)
+"""
+
+
+def test_workers_end_when_the_server_is_killed() -> None:
+    """A worker in its own session is out of reach of a kill of the server's process group (how
+    the harness and many supervisors stop a server); it must not outlive the server."""
+    import os
+    import signal
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[2])
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER_STAND_IN.format(root=root)],
+        stdout=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+    try:
+        worker = int(server.stdout.readline())
+        os.killpg(server.pid, signal.SIGKILL)  # the server's group only: no shutdown
+        server.wait(timeout=30)
+        end = time.time() + 30
+        while time.time() < end:
+            try:
+                os.kill(worker, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.2)
+        pytest.fail(f"worker {worker} still runs 30 s after its server was killed")
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGKILL)
