@@ -77,7 +77,7 @@ from fairengine.data import Task, from_frame, load_dataset
 from fairengine.data.encoding import FeatureEncoder
 from fairengine.methods import get_method
 from fairengine.methods.noisy_groups import RobustFairClassifier, add_group_noise
-from fairengine.methods.noisy_groups.method import VALIDATION_FRACTION
+from fairengine.methods.noisy_groups.method import VALIDATION_FRACTION, with_noisy_group
 from fairengine.methods.noisy_groups.noise import estimate_noise
 from fairengine.methods.noisy_groups.rates import dro_violations, sa_worst, violations
 from fairengine.methods.noisy_groups.tuning import SOFT_GRID, choose
@@ -143,10 +143,9 @@ def _split(task: Task, noise: float, split: int) -> tuple:
     train, val = np.sort(order[: int(0.6 * n)]), np.sort(order[int(0.6 * n) : int(0.8 * n)])
     test = np.sort(order[int(0.8 * n) :])
     noisy = add_group_noise(task.groups, noise, split)
-    names = np.asarray([str(g) for g in task.group_names], dtype=object)
-    x = task.X.assign(noisy_group=names[noisy])
+    x = with_noisy_group(task.X, task.group_names, noisy)
     z = FeatureEncoder().fit(x.iloc[train]).transform(x)
-    m = len(names)
+    m = len(task.group_names)
     aux = estimate_noise(task.groups[train], noisy[train], m)
     p_test = np.bincount(noisy[test], minlength=m) / len(test)
     return train, val, test, noisy, z, aux, p_test
@@ -410,8 +409,7 @@ def ng_inner_loop(quick: bool) -> list[dict]:
     n = len(task.y)
     train = np.sort(np.random.default_rng(100).permutation(n)[: int(0.6 * n)])
     noisy = add_group_noise(task.groups, 0.3, 0)
-    names = np.asarray([str(g) for g in task.group_names], dtype=object)
-    x = task.X.assign(noisy_group=names[noisy])
+    x = with_noisy_group(task.X, task.group_names, noisy)
     z = FeatureEncoder().fit(x.iloc[train]).transform(x)[train]
     y, groups, noisy = task.y[train], task.groups[train], noisy[train]
     aux = estimate_noise(groups, noisy, 3)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
@@ -42,9 +43,10 @@ def frontiers(
 
 
 @st.cache_resource(show_spinner=False)
-def _complete() -> OrderedDict:
-    """Complete sweeps by (task, fixed knobs, store), shared by every session (a small LRU)."""
-    return OrderedDict()
+def _complete() -> tuple[OrderedDict, threading.Lock]:
+    """Complete sweeps by (task, fixed knobs, store), shared by every session (a small LRU), and
+    the lock its users hold (sessions run in threads of their own)."""
+    return OrderedDict(), threading.Lock()
 
 
 def cached_frontiers(train: Task, test: Task, knobs: dict, store) -> pd.DataFrame | None:
@@ -59,15 +61,17 @@ def cached_frontiers(train: Task, test: Task, knobs: dict, store) -> pd.DataFram
     tkey = task_key(train, test)
     fixed = sorted((k, v) for k, v in knobs.items() if k not in ("eps", "proxy"))
     memo_key = repr((tkey, fixed, repr(store)))
-    memo = _complete()
-    if memo_key in memo:
-        memo.move_to_end(memo_key)
-        return memo[memo_key]
+    memo, lock = _complete()
+    with lock:
+        if memo_key in memo:
+            memo.move_to_end(memo_key)
+            return memo[memo_key]
     points = _read_complete(train, test, knobs, store, tkey)
     if points is not None:
-        memo[memo_key] = points
-        while len(memo) > 16:
-            memo.popitem(last=False)
+        with lock:
+            memo[memo_key] = points
+            while len(memo) > 16:
+                memo.popitem(last=False)
     return points
 
 

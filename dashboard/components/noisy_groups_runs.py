@@ -11,6 +11,7 @@ from dashboard.components.cached import model_file  # noqa: F401  (one definitio
 from fairengine.data import Task
 from fairengine.methods import get_method
 from fairengine.methods.base import RunResult
+from fairengine.methods.noisy_groups.method import VALIDATION_FRACTION
 
 #: Noise levels of the page's sweep (the paper's Figures 1–3).
 NOISE_GRID = (0.1, 0.2, 0.3, 0.4, 0.5)
@@ -32,9 +33,10 @@ def guarantee_text(method: str, robust_eval: str, result: RunResult) -> str:
         check = "Selected as checked against the paper's adversary (not a guarantee)."
     elif robust_eval == "margin":
         used = result.artifacts.get("selection_used", result.knobs.get("selection"))
-        rows = "on 25% of the training rows held out" if used == "validation" else (
-            "on the training rows"
-        )
+        rows = (
+            f"on {VALIDATION_FRACTION:.0%} of the training rows held out"
+            if used == "validation" else "on the training rows"
+        )  # fmt: skip
         check = (
             "Selected as checked against the label-aware worst case (every assignment "
             "consistent with the noise model that follows the label and the noisy group, not "

@@ -54,20 +54,30 @@ def forest_arrays(models: list[Any]) -> Arrays:
 
 
 def apply(arrays: Arrays, X: Any) -> np.ndarray:  # noqa: N803
-    """Leaf index of every row in every tree, shape (n, n_trees) (global node indices)."""
-    values = np.asarray(X, dtype=np.float32).astype(np.float64)  # as scikit-learn's predict
+    """Leaf index of every row in every tree, shape (n, n_trees) (global node indices).
+
+    Each tested cell is compared as scikit-learn's ``predict`` compares it: converted to float32,
+    then to float64. A numeric array is converted only where a node reads it, and only rows still
+    in an inner node are walked, so a wide 0/1 (e.g. uint8) matrix is scored without a float copy
+    of every cell; other inputs (frames, lists) are converted to float32 first."""
+    if not (isinstance(X, np.ndarray) and X.dtype.kind in "biuf"):
+        X = np.asarray(X, dtype=np.float32)  # noqa: N806
     left, right = arrays["left"], arrays["right"]
     feature, threshold = arrays["feature"], arrays["threshold"]
     roots = np.asarray(arrays.get("roots", np.zeros(1, np.int64)), dtype=np.int64)
-    node = np.broadcast_to(roots[None, :], (len(values), len(roots))).copy()
-    rows = np.broadcast_to(np.arange(len(values))[:, None], node.shape)
-    while True:
-        inner = left[node] >= 0
-        if not inner.any():
-            return node
-        here = node[inner]
-        goes_left = values[rows[inner], feature[here]] <= threshold[here]
-        node[inner] = np.where(goes_left, left[here], right[here])
+    node = np.broadcast_to(roots[None, :], (len(X), len(roots))).copy()
+    flat = node.reshape(-1)  # a view: row i's trees at i * n_trees …
+    row_of = np.repeat(np.arange(len(X)), len(roots))
+    active = np.arange(flat.size)
+    while active.size:
+        here = flat[active]
+        inner = left[here] >= 0
+        active, here = active[inner], here[inner]
+        if not active.size:
+            break
+        values = X[row_of[active], feature[here]].astype(np.float32).astype(np.float64)
+        flat[active] = np.where(values <= threshold[here], left[here], right[here])
+    return node
 
 
 def leaf_values(arrays: Arrays, X: Any) -> np.ndarray:  # noqa: N803

@@ -9,6 +9,7 @@ import pytest
 from scipy.optimize import linprog
 
 from fairengine.methods.noisy_groups import RobustFairClassifier, add_group_noise
+from fairengine.methods.noisy_groups.method import with_noisy_group
 from fairengine.methods.noisy_groups.noise import estimate_noise
 from fairengine.methods.noisy_groups.rates import (
     constraint_list,
@@ -102,8 +103,7 @@ def adult_fits():
     order = np.random.default_rng(0).permutation(len(task.y))
     train, test = np.sort(order[:10_000]), np.sort(order[10_000:20_000])
     noisy = add_group_noise(task.groups, 0.2, 0)
-    names = np.asarray([str(g) for g in task.group_names], dtype=object)
-    frame = task.X.assign(noisy_group=names[noisy])
+    frame = with_noisy_group(task.X, task.group_names, noisy)
     z = FeatureEncoder().fit(frame.iloc[train]).transform(frame)
     y, g = task.y, task.groups
     common = {"constraint": "tpr", "slack": 0.05, "n_steps": 300, "random_state": 0}

@@ -13,6 +13,7 @@ from fairengine.methods.noisy_groups.method import (
     MIN_HELD_OUT_BASE,
     held_out_base,
     resolve_selection,
+    with_noisy_group,
 )
 from fairengine.methods.noisy_groups.rates import violations
 
@@ -30,8 +31,7 @@ def adult_noise01():
     fit, held, test = np.sort(order[:12_000]), np.sort(order[12_000:16_000]), order[-15_000:]
     test = np.sort(test)
     noisy = add_group_noise(task.groups, 0.1, 0)
-    names = np.asarray([str(g) for g in task.group_names], dtype=object)
-    frame = task.X.assign(noisy_group=names[noisy])
+    frame = with_noisy_group(task.X, task.group_names, noisy)
     z = FeatureEncoder().fit(frame.iloc[fit]).transform(frame)
     y, g = task.y, task.groups
     common = {"constraint": "tpr", "slack": 0.05, "n_steps": 150, "random_state": 0}

@@ -63,8 +63,8 @@ def classifier_scores(params: Params, X: np.ndarray) -> np.ndarray:  # noqa: N80
 
 
 def _block_scores(params: Params, X: np.ndarray) -> np.ndarray:  # noqa: N803
-    if "left" in params:
-        return params["prob"][_leaves(params, X)]
+    if "left" in params:  # the shared codec reads only the cells its nodes test (uint8 stays)
+        return params["prob"][trees.apply(params, X)[:, 0]]
     X = np.asarray(X, dtype=float)  # noqa: N806
     mean, var = params["mean"], params["var"]
     joint = params["log_prior"] - 0.5 * (
@@ -72,28 +72,3 @@ def _block_scores(params: Params, X: np.ndarray) -> np.ndarray:  # noqa: N803
         + (((X[:, None, :] - mean[None]) ** 2) / var[None]).sum(axis=2)
     )
     return np.exp(joint[:, 1] - np.logaddexp(joint[:, 0], joint[:, 1]))
-
-
-def _leaves(params: Params, X: np.ndarray) -> np.ndarray:  # noqa: N803
-    """Leaf of each row in a stored tree, as scikit-learn finds it.
-
-    Float inputs go through the shared codec (:func:`fairengine.models.trees.apply`). Integer
-    inputs (the uint8 0/1 matrices of a run) are walked here reading only the cell each node
-    tests, converted as scikit-learn converts it (to float32, exact for uint8, then compared in
-    float64), and only rows still in an inner node: the same leaves without a float copy of
-    every cell (issue 18: a 358-input table was scored a float64 block at a time)."""
-    if X.dtype.kind not in "ub":
-        return trees.apply(params, X)[:, 0]
-    left, right = params["left"], params["right"]
-    feature, threshold = params["feature"], params["threshold"]
-    node = np.zeros(len(X), dtype=np.int64)  # one tree: its root is node 0
-    active = np.arange(len(X))
-    while active.size:
-        here = node[active]
-        inner = left[here] >= 0
-        active, here = active[inner], here[inner]
-        if not active.size:
-            break
-        values = X[active, feature[here]].astype(np.float32).astype(np.float64)
-        node[active] = np.where(values <= threshold[here], left[here], right[here])
-    return node

@@ -104,12 +104,15 @@ class DualOracle:
         self._same_block = self._feature[:, None] == self._feature[None, :]
         self._cache: tuple[bytes, DualState] | None = None
         self._codes = codes
-        self._moments: PairMoments | None = None  # built on the first Hessian
+        self._moments: PairMoments | None = None  # built on the first Hessian, if chosen
+        self._moments_decided = codes is None
 
     def _pair_moments(self) -> PairMoments | None:
-        codes = self._codes
-        if self._moments is None and codes is not None and use_pair_moments(len(codes), self.sizes):
-            self._moments = PairMoments(codes, self.sizes)
+        if not self._moments_decided:  # the cost model is asked once, not on every Hessian
+            codes = self._codes
+            if use_pair_moments(len(codes), self.sizes):
+                self._moments = PairMoments(codes, self.sizes)
+            self._moments_decided = True
         return self._moments
 
     @property

@@ -97,6 +97,15 @@ VALIDATION_FRACTION = 0.25
 CODE_BETA = {"naive": 1.0, "dro": 1.0, "soft": 0.0, "unconstrained": 0.0}
 #: Column of the noisy group when it is a feature (``group_feature="noisy"``).
 NOISY_COLUMN = "noisy_group"
+
+
+def with_noisy_group(X: pd.DataFrame, group_names: Any, noisy: Any) -> pd.DataFrame:  # noqa: N803
+    """``X`` (a DataFrame) with the noisy group as the feature column :data:`NOISY_COLUMN`
+    (each row's group name, from codes ``noisy`` 0..m-1 into ``group_names``)."""
+    names = np.asarray([str(g) for g in group_names], dtype=object)
+    return X.assign(**{NOISY_COLUMN: names[np.asarray(noisy)]})
+
+
 #: Above this many training rows DRO updates p̃ every 10 steps (exact projection costs O(n)).
 DRO_FULL_ROWS = 5000
 
@@ -196,8 +205,8 @@ def _run(
     noisy_test = add_group_noise(test.groups, noise, random_state + 1)
     x_train, x_test = train.X, test.X
     if group_feature == "noisy":
-        x_train = x_train.assign(**{NOISY_COLUMN: names[noisy_train]})
-        x_test = x_test.assign(**{NOISY_COLUMN: names[noisy_test]})
+        x_train = with_noisy_group(x_train, names, noisy_train)
+        x_test = with_noisy_group(x_test, names, noisy_test)
     encoder = FeatureEncoder().fit(x_train)
     z_train = encoder.transform(x_train)  # z_test after the fit: not alive at its peak
     # its own stream: with the noise generator's seed, choice() would draw exactly the flipped rows
