@@ -482,3 +482,25 @@ def _plain_splits(splits: Mapping[str, Mapping[str, float]]) -> dict[str, dict[s
 
 def _number_splits(splits: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, float]]:
     return {str(s): {str(k): _number(v) for k, v in dict(v).items()} for s, v in splits.items()}
+
+
+def stored_result(
+    method: str,
+    knobs: Mapping[str, Any],
+    metrics_: Mapping[str, Mapping[str, float]],
+    model: Any,
+    train: Task,
+    test: Task,
+) -> RunResult:
+    """A :class:`RunResult` rebuilt from a stored point (its model and metrics, no artifacts)
+    with its evidence attached: for runs stored before results carried checks. Checks that need
+    the run's artifacts (convergence) are absent; the rest are computed as for a fresh run."""
+    from fairengine.methods.base import RunResult
+
+    result = RunResult(
+        method,
+        dict(knobs),
+        {split: dict(values) for split, values in metrics_.items()},
+        model,
+    )
+    return attach_evidence(result, train, test)
