@@ -60,6 +60,14 @@ def fidelity(quick: bool) -> list[dict]:
                 "note": f"of {sum(totals.values())} cells, {rows:,} training rows at most",
             }
         )
+    ran = [c for group in grouped.values() for c in group if c.verdict != "n/a"]
+    out.append({
+        "what": "before checks existed: cells showing the effect / failing silently",
+        "value": f"{sum(c.effect for c in ran)}/{sum(not c.effect for c in ran)}",
+        "unit": "cells",
+        "note": "the same cells judged by their numbers alone: without checks every cell "
+                "without the effect was silent",
+    })  # fmt: skip
     return out
 
 

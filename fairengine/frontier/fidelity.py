@@ -8,7 +8,9 @@ the checks' levels:
   baseline's, its error (loss) is no worse than the constant predictor's, and its promise held
   (:func:`promise_held`); for a filter, the filtered test sample is better balanced than the pool
   and the filter's promise held;
-* **flagged** — the result carries a warn/fail check (which one says what did not hold);
+* **flagged** — the result carries a warn/fail check (which one says what did not hold); a
+  failed check makes a cell flagged even when the numbers above look like an effect (e.g. a
+  constant classifier that ties the constant predictor's error);
 * **n/a** — the method refuses the task (its precondition, e.g. two groups for max-entropy);
 * **silent** — neither: the result is not what the method promises and nothing says so. A test
   asserts that no cell is silent.
@@ -44,6 +46,8 @@ class Cell:
     setting: str
     verdict: str
     flags: list[str] = field(default_factory=list)
+    #: whether the effect shows on test, whatever the checks say (the matrix before checks)
+    effect: bool = False
     numbers: dict[str, float] = field(default_factory=dict)
 
 
@@ -114,7 +118,7 @@ def shows_effect(result: Any, fairness_metric: str) -> tuple[bool, dict[str, flo
     better = fair < reference if is_lower_better(fairness_metric) else fair > reference
     numbers = {perf: value, f"constant_{perf}": const, fairness_metric: fair,
                f"unconstrained_{fairness_metric}": reference}  # fmt: skip
-    return bool(better and value <= const and promise_held(result)), numbers
+    return bool(better and value < const and promise_held(result)), numbers
 
 
 def _evidence_fairness(result: Any, name: str) -> float:
@@ -148,8 +152,9 @@ def run_cell(
     ) else method.fairness_metric  # fmt: skip
     effect, numbers = shows_effect(result, fairness)
     flags = [f"{c.level}:{c.name}" for c in result.checks if c.level != "ok"]
-    verdict = "effect" if effect else ("flagged" if flags else "silent")
-    return Cell(method_name, dataset, seed, setting, verdict, flags, numbers)
+    failed = any(c.level == "fail" for c in result.checks)
+    verdict = "effect" if effect and not failed else ("flagged" if flags else "silent")
+    return Cell(method_name, dataset, seed, setting, verdict, flags, numbers=numbers, effect=effect)
 
 
 def cells(
