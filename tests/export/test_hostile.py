@@ -48,6 +48,8 @@ def test_encrypted_flag_is_refused(linear) -> None:
     raw = bytearray(linear)
     central = raw.index(b"PK\x01\x02")  # first central-directory entry; flags at offset 8
     raw[central + 8] |= 0x01
+    _refused(bytes(raw), "local header of 'manifest.json' disagrees")
+    raw[6] |= 0x01  # its local header (flags at offset 6) says so too
     _refused(bytes(raw), "encrypted")
 
 
