@@ -220,8 +220,7 @@ def _descriptor_end(raw: bytes, at: int, declared: tuple, name: str, label: str)
         at += 4
     if at + 12 > len(raw) or struct.unpack_from("<3L", raw, at) != declared:
         raise ModelFileError(
-            f"{label} is damaged: the data descriptor of {name!r} disagrees with the zip "
-            "directory."
+            f"{label} is damaged: the data descriptor of {name!r} disagrees with the zip directory."
         )
     return at + 12
 
