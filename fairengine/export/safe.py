@@ -66,6 +66,8 @@ _LOCAL_SIGNATURE = b"PK\x03\x04"
 _DESCRIPTOR_SIGNATURE = b"PK\x07\x08"
 _DESCRIPTOR_FLAG = 0x08
 _UTF8_FLAG = 0x800
+#: Bytes of JSON whose nesting is counted at a time.
+_DEPTH_BLOCK = 1 << 20
 #: Compressed bytes handed to zlib at a time (the output is capped separately).
 _INFLATE_CHUNK = 1 << 16
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
@@ -360,12 +362,18 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def json_depth(raw: bytes) -> int:
-    """Deepest nesting of ``[`` / ``{`` outside strings (linear, no recursion)."""
+    """Deepest nesting of ``[`` / ``{`` outside strings (linear, no recursion; a block of
+    ``_DEPTH_BLOCK`` bytes at a time, so its working memory stays small whatever the size)."""
     skeleton = np.frombuffer(_STRING.sub(b'""', raw), dtype=np.uint8)
-    steps = np.zeros(len(skeleton), dtype=np.int64)
-    steps[(skeleton == ord("[")) | (skeleton == ord("{"))] = 1
-    steps[(skeleton == ord("]")) | (skeleton == ord("}"))] = -1
-    return int(np.cumsum(steps).max(initial=0))
+    deepest = level = 0
+    for lo in range(0, len(skeleton), _DEPTH_BLOCK):
+        block = skeleton[lo : lo + _DEPTH_BLOCK]
+        steps = (block == ord("[")).astype(np.int64) + (block == ord("{"))
+        steps -= (block == ord("]")) + (block == ord("}"))
+        running = np.cumsum(steps) + level
+        deepest = max(deepest, int(running.max(initial=level)))
+        level = int(running[-1]) if len(running) else level
+    return deepest
 
 
 def load_json(raw: bytes, what: str) -> Any:
