@@ -228,13 +228,18 @@ def _raw_deflate(data: bytes) -> bytes:
 
 
 def peak_rss_in_child(raw: bytes) -> tuple[int, str]:
-    """(peak resident memory in bytes, outcome) of ``load_model(raw)`` in a fresh interpreter
-    (``ru_maxrss`` of the child: imports included)."""
+    """(peak resident memory in bytes, outcome) of ``load_model(raw)`` in a fresh interpreter,
+    imports included: ``VmHWM`` of the child's own address space (Linux), else ``ru_maxrss``
+    (which Linux carries over from the parent across ``exec``, so it may read high)."""
     code = (
         "import resource, sys\nfrom fairengine.export import ModelFileError, load_model\n"
         "try:\n    load_model(sys.argv[1]); outcome = 'loaded'\n"
         "except ModelFileError as exc:\n    outcome = 'refused: ' + str(exc)[:200]\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)\nprint(outcome)"
+        "try:\n    status = open('/proc/self/status').read().split('VmHWM:')[1]\n"
+        "    peak = int(status.split()[0]) * 1024\n"
+        "except (OSError, IndexError):\n"
+        "    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024\n"
+        "print(peak)\nprint(outcome)"
     )
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "file.fairmodel"
