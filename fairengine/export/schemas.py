@@ -1,10 +1,15 @@
 """The state schema of every model type, checked before a model is built from a file.
 
 A model file's ``state.json`` and arrays are validated here against the schema of the type the
-manifest names (:data:`SCHEMAS`): every key with its JSON type, every array with its dtype kind and
-number of dimensions, nothing missing and nothing extra. Only then does ``from_state`` run; the
-model it builds is then asked for one prediction on a synthetic row, so state whose shapes do not
-fit together is refused too. Each check raises :class:`ModelFileError` naming the bad field.
+manifest names (:data:`SCHEMAS`): every key with its JSON type, every array with its dtype kind,
+its shape in named dimensions (``{"coef": ("n_features",)}``, bound by the state or by the first
+array using them) and rules on its values (finite, probabilities, indices in range), the
+families of arrays the state declares (a component's, a proxy's, a stored classifier's), and
+the structure of every tree (:func:`fairengine.models.trees.check_arrays`: children after their
+parent, one parent each, features in range), nothing missing and nothing extra. So a model is
+only built from arrays that fit together, and building it and predicting the synthetic probe row
+costs time and memory bounded by the declared sizes. Each check raises :class:`ModelFileError`
+naming the bad field.
 
 The schemas live here, beside the loader, and not in the method packages: a test checks that real
 files of every registered type pass, so a method that changes its state must update its schema.
@@ -732,7 +737,12 @@ def validate_state(model_type: str, state: Any, arrays: Mapping[str, np.ndarray]
     schema = SCHEMAS.get(model_type)
     if schema is None:
         raise ModelFileError(f"The model type {model_type!r} has no state schema to check against.")
-    schema.check(state, arrays)
+    try:
+        schema.check(state, arrays)
+    except ModelFileError:
+        raise
+    except (KeyError, IndexError, TypeError, ValueError) as exc:  # a rule meeting odd state
+        raise _invalid(f"its arrays do not fit its state ({type(exc).__name__}: {exc})") from None
 
 
 def probe_frame(encoder_state: Mapping[str, Any]) -> Any:
