@@ -39,7 +39,7 @@ def open_page(view: str, dataset: str) -> AppTest:
 
 
 def stored_runs(cache: Path) -> int:
-    return len(list((cache / "runs").rglob("*.run.gz")))
+    return len(list((cache / "runs").rglob("*.fairrun")))
 
 
 def metrics(at: AppTest) -> list[str]:
