@@ -18,6 +18,7 @@ the page draws them from the store once done.
 from __future__ import annotations
 
 import os
+import re
 import time
 import uuid
 from collections import OrderedDict
@@ -43,6 +44,8 @@ CHEAP_SECONDS = 3.0
 INLINE_WAIT = 2.0
 #: Poll interval of a pending job that runs or is next in line (seconds).
 POLL = 1.0
+#: Markdown syntax characters, escaped in engine sentences shown as text (paths hold ``_``).
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 #: Longest poll interval, for a job far back in the queue (a poll is a fragment rerun: it costs
 #: the server a little and the visitor's browser a redraw).
 MAX_POLL = 5.0
@@ -206,6 +209,8 @@ def run_panel(
         job = None
 
     result = lookup(key, tkey, method, knobs, extra)
+    for notice in run_store().notices:  # a cache folder not used: others could write it
+        st.caption(":material/folder_off: " + _MARKDOWN.sub(r"\\\1", notice))
     if result is None and job is not None:
         status, value = job.outcome()
         if status == "done":

@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-import gzip
-import pickle
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from dashboard.components.tables import markdown_table
+from fairengine.frontier.runcodec import decode_run, stored_key
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -48,9 +47,9 @@ def test_default_index_left_out_and_long_tables_say_what_is_cut() -> None:
 
 def test_a_shipped_maxent_result_table_keeps_every_row_and_value() -> None:
     """The Max-entropy page's before/after table on Adult (the run ``precompute`` ships)."""
-    path = next((ROOT / "assets" / "frontiers" / "runs").glob("*/maxent/*.run.gz"))
-    with gzip.open(path, "rb") as handle:
-        _, result = pickle.load(handle)  # noqa: S301 - the repository's own shipped run
+    path = next((ROOT / "assets" / "frontiers" / "runs").glob("*/maxent/*.fairrun"))
+    raw = path.read_bytes()
+    result = decode_run(raw, stored_key(raw))
     rates = result.artifacts["rates"]
     rows = _rows(markdown_table(rates))
     assert [r[0] for r in rows[2:]] == [str(i) for i in rates.index]
