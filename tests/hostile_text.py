@@ -25,3 +25,13 @@ HOSTILE: tuple[str, ...] = (
     "<script>alert(1)</script><a href='https://example.com'>a</a>",
     "[x]: https://example.com/def\n[x]",
 )
+
+
+def shown(markdown: str) -> str:
+    """The characters a reader sees of Markdown whose untrusted parts went through ``md_text``:
+    backslash escapes resolved, word joiners dropped (the Markdown around them is kept)."""
+    import re
+
+    from fairengine.textsafe import WORD_JOINER
+
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace(WORD_JOINER, "")
