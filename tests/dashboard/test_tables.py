@@ -43,7 +43,8 @@ def test_hostile_names_and_values_stay_text_in_their_cells() -> None:
     from fairengine.textsafe import md_text
     from tests.hostile_text import HOSTILE
 
-    frame = pd.DataFrame({name: [value] for name, value in zip(HOSTILE, reversed(HOSTILE))})
+    values = list(reversed(HOSTILE))
+    frame = pd.DataFrame({name: [value] for name, value in zip(HOSTILE, values, strict=True)})
     rows = _rows(markdown_table(frame))
     assert len(rows) == 3 and all(len(r) == len(HOSTILE) for r in rows)
     assert rows[0] == [md_text(name) for name in HOSTILE]
