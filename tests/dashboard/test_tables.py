@@ -38,6 +38,18 @@ def test_numbers_are_rounded_and_text_cannot_break_the_table() -> None:
     assert all(len(r) == 4 for r in rows)
 
 
+def test_hostile_names_and_values_stay_text_in_their_cells() -> None:
+    from fairengine.textsafe import md_text
+    from tests.hostile_text import HOSTILE
+
+    values = list(reversed(HOSTILE))
+    frame = pd.DataFrame({name: [value] for name, value in zip(HOSTILE, values, strict=True)})
+    rows = _rows(markdown_table(frame))
+    assert len(rows) == 3 and all(len(r) == len(HOSTILE) for r in rows)
+    assert rows[0] == [md_text(name) for name in HOSTILE]
+    assert rows[2] == [md_text(value) for value in reversed(HOSTILE)]
+
+
 def test_default_index_left_out_and_long_tables_say_what_is_cut() -> None:
     text = markdown_table(pd.DataFrame({"v": np.arange(70.0)}), max_rows=5)
     rows = _rows(text)

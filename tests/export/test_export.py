@@ -156,7 +156,7 @@ def test_metadata_and_card_from_a_run(tmp_path) -> None:
     card = model_card(result, train, test)
     assert "| strength | 1.0000 |" in card
     assert f"{result.metrics['test']['dp_diff']:.4f}" in card
-    assert "german_credit" in card and "Caveats" in card
+    assert "Dataset: **german\\_credit**" in card and "Caveats" in card  # names shown as text
     path = save_model(
         result.model, tmp_path / "m.fairmodel", metadata=result_metadata(result, train, test)
     )
