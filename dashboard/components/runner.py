@@ -18,7 +18,6 @@ the page draws them from the store once done.
 from __future__ import annotations
 
 import os
-import re
 import time
 import uuid
 from collections import OrderedDict
@@ -35,6 +34,7 @@ from fairengine.data import Task
 from fairengine.frontier import task_key
 from fairengine.frontier.runs import RunStore, compute_and_store, run_key
 from fairengine.methods.base import Method, RunResult
+from fairengine.textsafe import md_text
 
 #: A fit whose last run took at most this long (seconds; ``$FAIRENGINE_CHEAP_SECONDS``
 #: overrides it) is redone live on every knob change; a longer one waits for **Run**.
@@ -44,8 +44,6 @@ CHEAP_SECONDS = 3.0
 INLINE_WAIT = 2.0
 #: Poll interval of a pending job that runs or is next in line (seconds).
 POLL = 1.0
-#: Markdown syntax characters, escaped in engine sentences shown as text (paths hold ``_``).
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 #: Longest poll interval, for a job far back in the queue (a poll is a fragment rerun: it costs
 #: the server a little and the visitor's browser a redraw).
 MAX_POLL = 5.0
@@ -210,7 +208,7 @@ def run_panel(
 
     result = lookup(key, tkey, method, knobs, extra)
     for notice in run_store().notices:  # a cache folder not used: others could write it
-        st.caption(":material/folder_off: " + _MARKDOWN.sub(r"\\\1", notice))
+        st.caption(":material/folder_off: " + md_text(notice))
     if result is None and job is not None:
         status, value = job.outcome()
         if status == "done":
