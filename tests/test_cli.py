@@ -109,7 +109,7 @@ def test_precompute_quick(cli, tmp_path: Path) -> None:
     assert len(list(out.rglob("*.fairmodel"))) == 2
     # and the default run the method page opens on, complete with its artifacts
     assert written[1]["run"] and written[1]["task_key"] == written[0]["task_key"]
-    assert len(list((out / "runs").rglob("*.run.gz"))) == 1
+    assert len(list((out / "runs").rglob("*.fairrun"))) == 1
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,16 @@
-"""Charts shared by the pages (plotly figures built from engine tables)."""
+"""Charts shared by the pages (plotly figures built from engine tables).
+
+Group names come from the data: Plotly reads a small HTML subset in labels (``<a href>``,
+``<b>``, entities), so they go in through :func:`~fairengine.textsafe.plot_text`.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+
+from fairengine.textsafe import plot_text
 
 PALETTE = ["#3a5ba0", "#e07b39", "#4c9f70", "#b5485d", "#7e6bb3", "#c9a227", "#3fa7b5", "#8c8c8c"]
 
@@ -14,7 +20,7 @@ def group_sizes_figure(table: pd.DataFrame) -> go.Figure:
     groups = table.drop(index="overall", errors="ignore")
     fig = go.Figure(
         go.Bar(
-            x=groups.index.astype(str),
+            x=[plot_text(g) for g in groups.index],
             y=groups["n"],
             marker_color=PALETTE[0],
             text=[f"{n:,}<br>{s:.1%}" for n, s in zip(groups["n"], groups["share"], strict=True)],
@@ -45,7 +51,7 @@ def group_rates_figure(table: pd.DataFrame, kind: str) -> go.Figure:
     value = groups[column]
     fig = go.Figure(
         go.Bar(
-            x=groups.index.astype(str),
+            x=[plot_text(g) for g in groups.index],
             y=value,
             error_y=_interval(groups, column),
             marker_color=PALETTE[1],
@@ -192,7 +198,7 @@ def group_metrics_figure(table: pd.DataFrame, kind: str) -> go.Figure:
             continue
         fig.add_trace(
             go.Bar(
-                x=groups.index.astype(str),
+                x=[plot_text(g) for g in groups.index],
                 y=groups[column],
                 name=label,
                 error_y=_interval(groups, column),

@@ -1,26 +1,47 @@
-"""One place that turns an engine exception into a readable message (never a redacted box).
+"""One place that turns an exception into a readable message (never a redacted box, never a
+traceback for a visitor).
 
-The entry point runs every page inside :func:`guarded`: a :class:`DataError` is shown in words
-(it always says what to do); any other exception shows a short message and a "Report" expander
-with the traceback and versions to paste into a bug report. Streamlit's own control flow
-(``st.stop``, ``st.rerun``, ``st.switch_page``) raises ``BaseException`` subclasses that are not
-caught here, and the pages' own :class:`~dashboard.components.state.PageDone` is re-raised.
+The entry point runs every page inside :func:`guarded`:
+
+* a :class:`DataError` is shown in words (it always says what to do). Its text may quote the
+  visitor's own values (a column name, a cell, a link's value), so it is shown through
+  :func:`~fairengine.textsafe.md_text`: engine messages are plain sentences that never rely on
+  Markdown;
+* any other exception shows a short message with an error id, and the server log gets the
+  traceback and versions under the same id (``logger.exception``), so a report that quotes the
+  id can be matched with the details. The page shows no traceback, file path, Python version or
+  platform: on a shared host those are for the operator, not for every visitor.
+
+A developer sees the full report on the page (in an expander) when the environment variable
+``FAIRENGINE_DEBUG`` is true (``1``, ``true``, ``yes``, ``on``) -- never in demo mode
+(:func:`dashboard.components.deploy.demo_mode`), whatever the variable says.
+
+Streamlit's own control flow (``st.stop``, ``st.rerun``, ``st.switch_page``) raises
+``BaseException`` subclasses that are not caught here, and the pages' own
+:class:`~dashboard.components.state.PageDone` is re-raised.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import platform
+import secrets
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import streamlit as st
 
+from dashboard.components.deploy import demo_mode
 from dashboard.components.state import PageDone
 from fairengine.data import DataError
+from fairengine.textsafe import md_text
 
 logger = logging.getLogger("fairengine.dashboard")
+
+DEBUG_ENV = "FAIRENGINE_DEBUG"
+_TRUE = ("1", "true", "yes", "on")
 
 
 @contextlib.contextmanager
@@ -31,36 +52,57 @@ def guarded(where: str = "this page") -> Iterator[None]:
     except PageDone:
         raise
     except DataError as exc:
-        st.error(f"There is a problem with the data: {exc}")
+        st.error(f"There is a problem with the data: {md_text(exc)}")
     except Exception as exc:  # noqa: BLE001 - the point is to catch everything else
-        logger.exception("Unexpected error in %s", where)
         show_unexpected(exc, where)
 
 
-def show_unexpected(exc: BaseException, where: str = "this page") -> None:
-    """A short message, plus the full report (traceback, versions) in an expander."""
-    st.error(
-        f"Something went wrong in {where}: {type(exc).__name__}: {_first_line(exc)}. "
-        "Your data and choices are kept; change a setting or open another page to go on. "
-        "If it happens again, please report it with the details below."
+def show_details(environ: Mapping[str, str] | None = None) -> bool:
+    """True when the page may show a traceback: ``FAIRENGINE_DEBUG`` is on and demo mode off."""
+    env = os.environ if environ is None else environ
+    if env.get(DEBUG_ENV, "").strip().lower() not in _TRUE:
+        return False
+    return not demo_mode(dict(env))
+
+
+def new_error_id() -> str:
+    """A short random id (8 hex digits) that names one error in the page and in the log."""
+    return secrets.token_hex(4)
+
+
+def show_unexpected(exc: BaseException, where: str = "this page") -> str:
+    """Log ``exc`` with its traceback under a new id and show a short message with that id;
+    returns the id. The full report is on the page only when :func:`show_details` allows it."""
+    error_id = new_error_id()
+    logger.exception(
+        "Unexpected error %s in %s (%s)",
+        error_id,
+        where,
+        versions(),
+        exc_info=(type(exc), exc, exc.__traceback__),
     )
-    with st.expander("Report (details for a bug report)"):
-        st.code(report_text(exc), language="text")
+    st.error(
+        f"Something went wrong in {where} (error id {error_id}). Your data and choices are "
+        "kept; change a setting or open another page to go on. If it happens again, please "
+        f"report it and quote the error id {error_id}."
+    )
+    if show_details():
+        with st.expander("Report (details for a bug report)"):
+            st.code(report_text(exc), language="text")
+    return error_id
+
+
+def versions() -> str:
+    """fairengine, Streamlit and Python versions and the platform, for the log and the report."""
+    import fairengine
+
+    return (
+        f"fairengine {fairengine.__version__}, streamlit {st.__version__}, "
+        f"Python {platform.python_version()} on {platform.platform()}"
+    )
 
 
 def report_text(exc: BaseException) -> str:
-    import fairengine
-
-    lines = [
-        f"fairengine {fairengine.__version__}, streamlit {st.__version__}, "
-        f"Python {platform.python_version()} on {platform.platform()}",
-        "",
-        *traceback.format_exception(type(exc), exc, exc.__traceback__),
-    ]
+    """Versions and the full traceback of ``exc`` (for the log, or a developer's page)."""
+    lines = [versions(), "", *traceback.format_exception(type(exc), exc, exc.__traceback__)]
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    line = text[0] if text else "(no message)"
-    return line if len(line) <= 300 else line[:297] + "..."

@@ -11,6 +11,7 @@ import streamlit as st
 from dashboard.components.state import task_params
 from fairengine.data import Task
 from fairengine.methods.base import Knob, KnobError, Method
+from fairengine.textsafe import md_text
 
 
 def url_value(knob: Knob, key: str) -> Any:
@@ -24,7 +25,7 @@ def url_value(knob: Knob, key: str) -> Any:
             st.session_state[seed_key] = None if raw is None else knob.validate(raw)
         except KnobError as exc:
             st.session_state[seed_key] = None
-            st.warning(f"The link's value for {knob.display_label} was ignored: {exc}")
+            st.warning(f"The link's value for {knob.display_label} was ignored: {md_text(exc)}")
     return st.session_state[seed_key]
 
 

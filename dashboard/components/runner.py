@@ -34,6 +34,7 @@ from fairengine.data import Task
 from fairengine.frontier import task_key
 from fairengine.frontier.runs import RunStore, compute_and_store, run_key
 from fairengine.methods.base import Method, RunResult
+from fairengine.textsafe import md_text
 
 #: A fit whose last run took at most this long (seconds; ``$FAIRENGINE_CHEAP_SECONDS``
 #: overrides it) is redone live on every knob change; a longer one waits for **Run**.
@@ -206,6 +207,8 @@ def run_panel(
         job = None
 
     result = lookup(key, tkey, method, knobs, extra)
+    for notice in run_store().notices:  # a cache folder not used: others could write it
+        st.caption(":material/folder_off: " + md_text(notice))
     if result is None and job is not None:
         status, value = job.outcome()
         if status == "done":

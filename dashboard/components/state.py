@@ -15,6 +15,7 @@ import streamlit as st
 
 from fairengine.data import Task, list_datasets
 from fairengine.methods.base import Method
+from fairengine.textsafe import md_text
 
 DEFAULT_DATASET = "adult"
 TASK_KEY = "task"
@@ -25,7 +26,11 @@ def dataset_names() -> list[str]:
 
 
 def init_from_query_params() -> None:
-    """On a session's first run, take dataset and roles from the URL (``?dataset=compas``)."""
+    """On a session's first run, take dataset and roles from the URL (``?dataset=compas``).
+
+    The link's values are the sender's: the warnings quote them through
+    :func:`~fairengine.textsafe.md_text`, so a link cannot put a link or an image on the page.
+    """
     if st.session_state.get("_initialised"):
         return
     st.session_state["_initialised"] = True
@@ -36,16 +41,18 @@ def init_from_query_params() -> None:
         # A link made from an uploaded table cannot carry the table: say so, open no other data.
         st.session_state["sel.source"] = "upload"
         st.session_state["url_warning"] = (
-            f"This link was made from an uploaded table ({name or 'unnamed'!s}), which is not "
-            "available in this browser session. Upload the same file on the Data page and choose "
-            "the same roles: its cached frontiers then appear again."
+            "This link was made from an uploaded table "
+            f"({md_text(name or 'unnamed')}), which is not available in this browser session. "
+            "Upload the same file on the Data page and choose the same roles: its cached "
+            "frontiers then appear again."
         )
     elif name in dataset_names():
         st.session_state["sel.source"] = "bundled"
         st.session_state["sel.dataset"] = name
     elif name:
         st.session_state["url_warning"] = (
-            f"Unknown dataset {name!r} in the link; opened {DEFAULT_DATASET!r} instead."
+            f"Unknown dataset {md_text(repr(name))} in the link; "
+            f"opened {DEFAULT_DATASET!r} instead."
         )
     for role in ("target", "kind"):
         if params.get(role):
@@ -166,8 +173,8 @@ def require_task(method: Method | None = None, *, hint: str = "") -> Task:
     if method is not None and task.kind not in method.kinds:
         needed = " or ".join(_KIND_WORDS.get(kind, kind) for kind in method.kinds)
         st.error(
-            f"{method.title} needs {needed}, but {task.target!r} makes this a {task.kind} task. "
-            + (hint or "Pick another target on the Data page.")
+            f"{method.title} needs {needed}, but {md_text(repr(task.target))} makes this a "
+            f"{task.kind} task. " + (hint or "Pick another target on the Data page.")
         )
         stop_page()
     return task

@@ -17,6 +17,8 @@ import numbers
 import pandas as pd
 import streamlit as st
 
+from fairengine.textsafe import md_text
+
 #: Rows drawn at most (a longer table says how many it leaves out).
 MAX_ROWS = 60
 
@@ -34,18 +36,15 @@ def _cell(value: object, digits: int) -> str:
             return f"{number:g}"
         text = f"{round(number, digits) + 0.0:.{digits}f}"  # + 0.0: no "-0"
         return text.rstrip("0").rstrip(".") if "." in text else text
-    text = "" if value is None else str(value)
-    for char in ("\\", "|", "$", "*", "`"):  # Markdown (and Streamlit's $…$ math) stays text
-        text = text.replace(char, "\\" + char)
-    return text.replace("\n", " ")
+    return "" if value is None else md_text(value)  # a column name or value: shown as text
 
 
 def markdown_table(
     frame: pd.DataFrame, *, index: bool = True, digits: int = 4, max_rows: int = MAX_ROWS
 ) -> str:
     """``frame`` as a GitHub-flavoured Markdown table (numbers rounded to ``digits`` decimals,
-    Markdown characters escaped, at most ``max_rows`` rows; a default 0, 1, … index is left
-    out)."""
+    text cells and headers shown as text by :func:`~fairengine.textsafe.md_text`, at most
+    ``max_rows`` rows; a default 0, 1, … index is left out)."""
     index = index and not isinstance(frame.index, pd.RangeIndex)
     columns = [_cell(c, digits) for c in frame.columns]
     head = ([_cell(frame.index.name or "", digits)] if index else []) + columns

@@ -12,6 +12,7 @@ from dashboard.components import cached
 from dashboard.components.state import DEFAULT_DATASET, TASK_KEY, selection, set_task
 from fairengine.data import DataError, Task
 from fairengine.data.registry import DATASETS, default_features
+from fairengine.textsafe import md_text
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
@@ -46,7 +47,7 @@ def ensure_task() -> None:
     try:
         task = bundled_task(info.name, target, sensitive, None if kind in (None, "auto") else kind)
     except DataError as exc:
-        st.session_state["url_warning"] = f"The link's roles are not valid: {exc}"
+        st.session_state["url_warning"] = f"The link's roles are not valid: {md_text(exc)}"
         set_task(None)
         return
     set_task(task)

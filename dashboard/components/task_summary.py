@@ -1,4 +1,5 @@
-"""The current task, shown in the sidebar of every page."""
+"""The current task, shown in the sidebar of every page (its names are the visitor's: each goes
+through :mod:`fairengine.textsafe`)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import streamlit as st
 
 from dashboard.components.deploy import limits
 from dashboard.components.state import current_task
+from fairengine.textsafe import md_code, md_text
 
 
 def render_task_summary() -> None:
@@ -18,14 +20,14 @@ def render_task_summary() -> None:
             st.caption("No valid task yet: choose data and roles on the **Data** page.")
             return
         info = task.summary()
-        target = f"`{task.target}`"
+        target = md_code(task.target)
         if task.kind == "classification":
-            target += f" (1 = {info['positive_label']})"
-        groups = ", ".join(map(str, info["groups"]))
+            target += f" (1 = {md_text(info['positive_label'])})"
+        groups = ", ".join(md_text(g) for g in info["groups"])
         st.markdown(
-            f"**{task.name}** · {info['rows']:,} rows · {task.kind}  \n"
+            f"**{md_text(task.name)}** · {info['rows']:,} rows · {task.kind}  \n"
             f"Target: {target}  \n"
-            f"Sensitive: {', '.join(f'`{c}`' for c in task.sensitive)} "
+            f"Sensitive: {', '.join(md_code(c) for c in task.sensitive)} "
             f"({task.n_groups} groups)  \n"
             f"Features: {info['features']}",
             help=f"Groups: {groups}\n\nFingerprint: {task.fingerprint}",

@@ -19,6 +19,7 @@ from fairengine.methods.balanced_filtering import CURVES, FLOOR_SETTING
 from fairengine.methods.balanced_filtering.frontier import curve_grid
 from fairengine.methods.balanced_filtering.method import DEMO_SEEDS, MAX_GROUPS, run_filter
 from fairengine.sweeps.balanced_filtering import tradeoff_points
+from fairengine.textsafe import md_text
 
 METHOD = get_method("balanced_filtering")
 st.title("Balanced filtering")
@@ -34,8 +35,8 @@ groups = list(task.group_names)
 if not 2 <= len(groups) <= MAX_GROUPS:
     st.error(
         f"Balanced filtering needs 2 to {MAX_GROUPS} sensitive groups, but "
-        f"{', '.join(task.sensitive)} has {len(groups)}. Choose another sensitive attribute on the "
-        "Data page, or merge rare groups."
+        f"{md_text(', '.join(task.sensitive))} has {len(groups)}. Choose another sensitive "
+        "attribute on the Data page, or merge rare groups."
     )
     runner.offer_demo(METHOD)
     stop_page()
@@ -43,7 +44,7 @@ if task.kind == "regression":
     st.info("This is a regression task: filtering never uses the target, so it works unchanged.")
 
 train, test = cached.split_task(task, task.fingerprint)
-st.caption(f"Sensitive attribute: **{', '.join(task.sensitive)}** ({len(groups)} groups).")
+st.caption(f"Sensitive attribute: **{md_text(', '.join(task.sensitive))}** ({len(groups)} groups).")
 knobs: dict = {}
 with st.expander("Advanced"):
     knobs.update(knob_widgets(METHOD, key_prefix="w.bf", skip=("alpha",)))
@@ -54,7 +55,9 @@ with st.expander("Advanced"):
     if target_mode == "custom":
         cols = st.columns(min(len(groups), 6))
         raw = [
-            cols[i % len(cols)].number_input(g, 0.0, 1.0, 1.0 / len(groups), 0.01, key=f"w.bf.t{i}")
+            cols[i % len(cols)].number_input(
+                md_text(g), 0.0, 1.0, 1.0 / len(groups), 0.01, key=f"w.bf.t{i}"
+            )
             for i, g in enumerate(groups)
         ]
         if sum(raw) <= 0:
@@ -182,7 +185,7 @@ art = result.artifacts
 rkey = runner.result_key("balanced_filtering")  # figures are built once for every session
 status = art.get("status", {})
 if not status.get("converged", True) or status.get("empty_splits"):
-    st.warning(status["message"])
+    st.warning(md_text(status["message"]))  # may name groups
 c1, c2 = st.columns(2)
 with c1:
     minus = st.toggle("Show A − base rates", key="w.bf.minus")

@@ -29,6 +29,7 @@ from fairengine.frontier.compare import (
 from fairengine.methods import get_method
 from fairengine.methods.base import RunResult
 from fairengine.metrics import metric_info, metric_label
+from fairengine.textsafe import md_code, md_text
 
 st.title("Compare & export")
 task = require_task()
@@ -38,7 +39,8 @@ store = cached.frontier_store()
 key = task_key(train, test)
 points = store.points(key)
 st.caption(
-    f"Frontiers cached for **{task.name}** ({task.target} | {', '.join(task.sensitive)}), "
+    f"Frontiers cached for **{md_text(task.name)}** "
+    f"({md_text(task.target)} | {md_text(', '.join(task.sensitive))}), "
     f"train {len(train.frame):,} / test {len(test.frame):,} rows. Every predicting method is "
     "scored by the same evaluation on the same held-out rows; points on the outlined Pareto set "
     "are not beaten on both axes by any other point."
@@ -100,7 +102,7 @@ notes = plane_notes(table, x, y, shown)
 if notes:
     st.caption(
         "Not on this plane: "
-        + "; ".join(f"**{titles[m]}**: {why}" for m, why in notes.items())
+        + "; ".join(f"**{titles[m]}**: {md_text(why)}" for m, why in notes.items())
         + "."
     )
 
@@ -169,7 +171,9 @@ except Exception:  # noqa: BLE001 - a damaged file: the store drops it with a no
     model = store.load(point)
 if model is None:
     st.warning(
-        (store.notices[-1] if store.notices else f"The model file of point {selected} is gone.")
+        md_text(
+            store.notices[-1] if store.notices else f"The model file of point {selected} is gone."
+        )
         + " Choose another point, or add the frontier again to recompute it."
     )
     stop_page()
@@ -189,8 +193,8 @@ def _metric_rows(metrics_by_split: dict[str, dict[str, float]]) -> pd.DataFrame:
 left, right = st.columns([1, 2])
 with left:
     st.subheader(titles[point.method])
-    st.caption(f"Point `{point.point_id}`")
-    st.table({"knob": list(point.knobs), "value": [str(v) for v in point.knobs.values()]})
+    st.caption(f"Point {md_code(point.point_id)}")
+    st.table({"knob": list(point.knobs), "value": [md_text(v) for v in point.knobs.values()]})
     st.dataframe(
         _metric_rows(point.metrics),
         hide_index=True,

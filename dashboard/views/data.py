@@ -1,4 +1,9 @@
-"""Data page: pick a bundled dataset or upload a table, choose the roles, look at the groups."""
+"""Data page: pick a bundled dataset or upload a table, choose the roles, look at the groups.
+
+File, column and value names of an upload, and the messages that quote them, reach Markdown
+(messages, labels, help) only through :mod:`fairengine.textsafe`. Select boxes and multiselects
+show their options as plain text, so columns are offered there unescaped.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +26,7 @@ from fairengine.data import DataError
 from fairengine.data.io import MAX_FILE_BYTES
 from fairengine.data.registry import DATASETS, default_features
 from fairengine.data.validate import MIN_GROUP_SIZE, resolve_positive_label
+from fairengine.textsafe import md_text
 
 _SENSITIVE_HINTS = ("sex", "gender", "race", "ethnicity", "age_group", "religion", "nationality")
 _ROLE_KEYS = (
@@ -118,14 +124,18 @@ else:
                 None if encoding == "auto" else encoding,
             )
         except DataError as exc:
-            st.error(f"Could not read **{st.session_state['upload.name']}**: {exc}")
+            st.error(
+                f"Could not read **{md_text(st.session_state['upload.name'])}**: {md_text(exc)}"
+            )
             if "encoding" in str(exc):
                 _encoding_choice()
         else:
             if encoding != "auto":
                 _encoding_choice()
             if upload is None:
-                st.caption(f"Using the uploaded file **{st.session_state['upload.name']}**.")
+                st.caption(
+                    f"Using the uploaded file **{md_text(st.session_state['upload.name'])}**."
+                )
     else:
         st.info("Upload a table with one row per person and a header row to start.")
 
@@ -206,8 +216,9 @@ with st.expander("More roles: task kind, positive label, features, missing value
             "Treat these values as positive (one-vs-rest)",
             value_options,
             key=seed_widget("positive_values", [], value_options),
-            help=f"{target!r} has {len(values)} values; the methods need a binary target. The "
-            "chosen values are coded 1, all others 0. Leave empty for a regression target.",
+            help=f"{md_text(repr(target))} has {len(values)} values; the methods need a binary "
+            "target. The chosen values are coded 1, all others 0. Leave empty for a regression "
+            "target.",
         )
         keep("positive_values")
         if chosen:
@@ -260,7 +271,7 @@ try:
     )
 except DataError as exc:
     set_task(None)
-    st.error(str(exc))
+    st.error(md_text(exc))
     stop_page()
 
 set_task(task)
@@ -269,17 +280,17 @@ set_task(task)
 st.query_params.from_dict(task_params(task))
 
 for note in task.notes:
-    st.info(note)
+    st.info(md_text(note))
 
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Rows", f"{len(task.frame):,}")
 m2.metric("Features", len(task.features))
 m3.metric("Groups", task.n_groups)
 if task.kind == "classification":
-    positive = " or ".join(task.positive_values) or task.positive_label
-    m4.metric(f"P({task.target} = {positive})", f"{task.y.mean():.3f}")
+    positive = " or ".join(map(md_text, task.positive_values)) or md_text(task.positive_label)
+    m4.metric(f"P({md_text(task.target)} = {positive})", f"{task.y.mean():.3f}")
 else:
-    m4.metric(f"Mean {task.target}", f"{task.y.mean():.3f}")
+    m4.metric(f"Mean {md_text(task.target)}", f"{task.y.mean():.3f}")
 
 overview = cached.group_overview(task, task.fingerprint)
 groups_tab, preview_tab = st.tabs(["Groups", "Preview"])

@@ -15,6 +15,7 @@ from dashboard.components.state import require_task
 from dashboard.components.tables import static_table
 from fairengine.frontier import sweep, task_key
 from fairengine.methods import get_method
+from fairengine.textsafe import md_text
 
 METHOD = get_method("fair_regression")
 st.title(METHOD.title)
@@ -49,17 +50,19 @@ knobs = dict(result.knobs)  # the knobs of the result shown (the last ones while
 
 summary = result.artifacts["summary"]
 if summary["status"] == "converged":
-    st.success(summary["message"])
+    st.success(md_text(summary["message"]))
 elif summary["status"] == "infeasible":
-    st.error(summary["message"])
+    st.error(md_text(summary["message"]))
 else:  # not converged: the iteration cap T was hit, so the result is the best found so far
-    st.warning(summary["message"] + " Q is the best mixture found within the iteration cap T.")
+    st.warning(
+        md_text(summary["message"]) + " Q is the best mixture found within the iteration cap T."
+    )
 test_metrics = result.metrics["test"]
 cols = st.columns(5)
 cols[0].metric("SP disparity (test)", f"{test_metrics['sp_ks']:.3f}")
 cols[1].metric("Loss, scaled target (test)", f"{test_metrics['scaled_loss']:.4f}")
 cols[2].metric("Worst group loss, scaled (test)", f"{test_metrics['scaled_max_group_loss']:.4f}")
-cols[3].metric(f"MSE in {task.target} units (test)", f"{test_metrics['loss']:.4g}")
+cols[3].metric(f"MSE in {md_text(task.target)} units (test)", f"{test_metrics['loss']:.4g}")
 cols[4].metric("Predictors in Q", f"{summary['support']}")
 st.caption(
     f"The paper's losses are on the target scaled to [0, 1] (y − {summary['y_min']:g}) / "

@@ -17,6 +17,7 @@ from fairengine.data import DataError
 from fairengine.frontier import sweep, task_key
 from fairengine.methods import get_method
 from fairengine.methods.maxent.domain import check_task
+from fairengine.textsafe import md_text
 
 METHOD = get_method("maxent")
 st.title(METHOD.title)
@@ -30,7 +31,7 @@ task = require_task()
 try:
     check_task(task)
 except DataError as exc:
-    st.error(str(exc))
+    st.error(md_text(exc))
     runner.offer_demo(METHOD)
     stop_page()
 

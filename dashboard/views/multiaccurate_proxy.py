@@ -22,6 +22,7 @@ from fairengine.frontier import sweep, task_key
 from fairengine.methods import get_method
 from fairengine.methods.multiaccurate_proxy import PROXIES
 from fairengine.methods.multiaccurate_proxy.method import EPS_GRID
+from fairengine.textsafe import md_text
 
 METHOD = get_method("multiaccurate_proxy")
 st.title(METHOD.title)
@@ -74,11 +75,12 @@ cols[3].metric(
 )
 cols[4].metric("Error (test)", f"{test_metrics['error']:.4f}")
 if summary["status"] in ("max_iter", "below_floor"):
-    st.warning(summary["status_message"])
+    st.warning(md_text(summary["status_message"]))
 elif summary["status"] == "converged":
-    st.caption(summary["status_message"])
+    st.caption(md_text(summary["status_message"]))
 st.caption(
-    f"Groups: {', '.join(summary['group_names'])}. Proxy tasks: {', '.join(summary['tasks'])}. "
+    f"Groups: {md_text(', '.join(summary['group_names']))}. "
+    f"Proxy tasks: {md_text(', '.join(summary['tasks']))}. "
     f"{summary['n_proxy_rows']:,} proxy-learner rows, {summary['n_downstream_rows']:,} "
     "downstream rows. α is a bound on the in-sample violation (the proxy rows, where the "
     "guarantee holds); the held-out audit also measures the auditor's own overfitting to noise."

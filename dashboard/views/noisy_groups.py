@@ -16,6 +16,7 @@ from dashboard.components.tables import static_table
 from fairengine.data import DataError
 from fairengine.frontier import sweep, task_key
 from fairengine.methods import KnobError, get_method
+from fairengine.textsafe import md_text
 
 METHOD = get_method("noisy_groups")
 st.title(METHOD.title)
@@ -43,16 +44,16 @@ try:
     knobs = METHOD.validate_knobs(knobs)
     share_knobs(METHOD, knobs, task)
 except (DataError, KnobError, ValueError) as exc:
-    st.error(str(exc))
+    st.error(md_text(exc))
     stop_page()
 result = runner.run_panel("noisy_groups", "noisy_groups", train, test, knobs, label="Fitting")
 knobs = dict(result.knobs)  # the knobs of the result shown (the last ones while a fit runs)
 
 art = result.artifacts
 if art["status"] == "fallback":
-    st.warning(art["status_message"])
+    st.warning(md_text(art["status_message"]))
 if art.get("trivial_message"):
-    st.warning(art["trivial_message"])
+    st.warning(md_text(art["trivial_message"]))
 test_metrics = result.metrics["test"]
 cols = st.columns(4)
 cols[0].metric("Error (test)", f"{test_metrics['error']:.3f}")
@@ -100,7 +101,7 @@ if runner.sweep_panel(
     try:
         points = noisy_groups_runs.noise_sweep(train, test, knobs, cached.frontier_store(), chosen)
     except (DataError, KnobError, ValueError) as exc:
-        st.error(str(exc))
+        st.error(md_text(exc))
 else:
     st.caption(
         f"Runs each approach at noise {', '.join(map(str, noisy_groups_runs.NOISE_GRID))} with "

@@ -1,8 +1,18 @@
-"""Model cards (Markdown) and the metadata stored beside a model."""
+"""Model cards (Markdown) and the metadata stored beside a model.
+
+Dataset, file, column and group names and label values come from the user's data: each goes
+into the card through :mod:`fairengine.textsafe` (``md_code`` in code spans, ``md_text``
+elsewhere, shell and Python quoting in the code examples), so the card shows them as text
+wherever it is rendered and no name can add a link, an image or formatting to it.
+"""
 
 from __future__ import annotations
 
+import json
+import shlex
 from typing import TYPE_CHECKING, Any
+
+from fairengine.textsafe import md_code, md_text
 
 if TYPE_CHECKING:  # the methods (and the Task's pandas) are imported only when a card is written
     from fairengine.data import Task
@@ -21,22 +31,22 @@ _MEANING = {
     "balanced_filter": (
         "`prediction` is an accept flag of the balanced data filter (1 = keep the row), drawn "
         "at random; `probability` (`--proba`, `predict_score`) is the row's acceptance "
-        "probability. It is a data filter, not a prediction of `{target}`."
+        "probability. It is a data filter, not a prediction of {target}."
     ),
     "fair_regression": (
         "`prediction` is one draw of the randomized fair regressor (each row picks one of its "
         "regressors at random); `expected_prediction` (`--proba`, `predict_score`) is the "
-        "expected value of `{target}` over those draws."
+        "expected value of {target} over those draws."
     ),
 }
 _RANDOMIZED_CLASSIFIER = (
-    "`prediction` is 1 when the model predicts `{target}` = {positive} and 0 otherwise. The "
+    "`prediction` is 1 when the model predicts {target} = {positive} and 0 otherwise. The "
     "model is randomized: each row's prediction is drawn (seeded by `random_state`), and "
     "`probability` (`--proba`, `predict_proba`) is the exact probability of predicting 1, the "
     "quantity its fairness guarantees are about."
 )
 _CLASSIFIER = (
-    "`prediction` is 1 when the model predicts `{target}` = {positive} and 0 otherwise; "
+    "`prediction` is 1 when the model predicts {target} = {positive} and 0 otherwise; "
     "`probability` (`--proba`, `predict_proba`) is the model's score for 1."
 )
 _RANDOMIZED = {"randomized_classifier", "multiaccurate_proxy", "balanced_filter", "fair_regression"}
@@ -54,8 +64,9 @@ def how_to_use(
 ) -> list[str]:
     """The card's "How to use this file" section (Markdown lines)."""
     model_type = getattr(type(model), "model_type", "model")
-    target = (schema or {}).get("target", "the target")
-    positive = (schema or {}).get("positive_label") or "1"
+    target = (schema or {}).get("target")
+    target = "the target" if target is None else md_code(target)
+    positive = md_text((schema or {}).get("positive_label") or "1")
     if model_type in _MEANING:
         meaning = _MEANING[model_type]
     elif model_type in _RANDOMIZED:
@@ -68,6 +79,7 @@ def how_to_use(
     numeric, text = columns.numeric, columns.text
     dropped = list(getattr(model.encoder, "dropped_", []))
     seed = ", random_state=0" if model_type in _RANDOMIZED else ""
+    file_name = " ".join(file_name.split())  # one line: a code block cannot be closed from it
     lines = [
         "## How to use this file",
         "",
@@ -77,7 +89,8 @@ def how_to_use(
         "import pandas as pd",
         "from fairengine.export import load_model",
         "",
-        f'model = load_model("{file_name}")  # verifies checksums; never unpickles',
+        f"model = load_model({json.dumps(file_name, ensure_ascii=False)})"
+        "  # verifies checksums; never unpickles",
         'frame = pd.read_csv("new_rows.csv")  # raw columns, as in the training data',
         f"predictions = model.predict(frame{seed})",
         "scores = model.predict_score(frame)  # P(prediction = 1); regression: expected value",
@@ -86,16 +99,16 @@ def how_to_use(
         "or on the command line (CSV or Parquet, streamed in chunks):",
         "",
         "```",
-        f"fairengine inspect {file_name}",
-        f"fairengine predict {file_name} --data new_rows.csv --out predictions.csv --proba "
-        "--id-columns ID_COLUMN",
+        f"fairengine inspect {shlex.quote(file_name)}",
+        f"fairengine predict {shlex.quote(file_name)} --data new_rows.csv --out predictions.csv "
+        "--proba --id-columns ID_COLUMN",
         "```",
         "",
         "**What the prediction means.** " + meaning.format(target=target, positive=positive),
         "",
         f"**Columns it needs** ({len(model.features)}), raw as in the training data: "
-        + (f"numeric {', '.join(f'`{c}`' for c in numeric)}" if numeric else "no numeric")
-        + ("; text " + ", ".join(f"`{c}`" for c in text) if text else "")
+        + (f"numeric {', '.join(map(md_code, numeric))}" if numeric else "no numeric")
+        + ("; text " + ", ".join(map(md_code, text)) if text else "")
         + ". Missing numbers are imputed with the training median; unseen text values count as "
         '"other". `fairengine predict` refuses input with missing, unknown or mistyped columns.',
         "",
@@ -103,7 +116,7 @@ def how_to_use(
         "columns and the most frequent values of each text column. "
         + (
             "Identifier-like text columns were dropped, with no value stored: "
-            + ", ".join(f"`{c}`" for c in dropped)
+            + ", ".join(map(md_code, dropped))
             + "."
             if dropped
             else "No identifier-like text column (names, ids) was present; such columns are "
@@ -183,18 +196,19 @@ def evidence_lines(result: RunResult) -> list[str]:
 
 
 def _markdown_table(table: Any) -> list[str]:
-    columns = [str(c) for c in table.columns]
+    columns = [md_text(c) for c in table.columns]
     rows = [
         "| group | " + " | ".join(columns) + " |",
         "|---" * (len(columns) + 1) + "|",
     ]
     for index, row in table.iterrows():
-        rows.append(f"| {index} | " + " | ".join(_fmt(v) for v in row.tolist()) + " |")
+        rows.append(f"| {md_text(index)} | " + " | ".join(_fmt(v) for v in row.tolist()) + " |")
     return rows
 
 
-def _fmt(value: float) -> str:
-    return f"{value:.4f}" if isinstance(value, float) else str(value)
+def _fmt(value: object) -> str:
+    """A table cell: a float to 4 decimals, anything else as text."""
+    return f"{value:.4f}" if isinstance(value, float) else md_text(value)
 
 
 def model_card(
@@ -226,15 +240,17 @@ def model_card(
         lines += [f"**Reference:** {method.reference}", ""]  # a citation, not a paper number
     if train is not None:
         schema = task_schema(train)
-        positive = f" (1 = {schema['positive_label']})" if schema["positive_label"] else ""
+        groups = ", ".join(map(md_text, schema["group_names"]))
+        features = ", ".join(map(md_text, schema["features"]))
+        positive = f" (1 = {md_text(schema['positive_label'])})" if schema["positive_label"] else ""
         lines += [
             "## Data",
             "",
-            f"- Dataset: **{schema['name']}**, {schema['kind']}",
-            f"- Target: `{schema['target']}`{positive}",
-            f"- Sensitive: {', '.join(f'`{c}`' for c in schema['sensitive'])} "
-            f"({len(schema['group_names'])} groups: {', '.join(schema['group_names'])})",
-            f"- Features ({len(schema['features'])}): {', '.join(schema['features'])}",
+            f"- Dataset: **{md_text(schema['name'])}**, {schema['kind']}",
+            f"- Target: {md_code(schema['target'])}{positive}",
+            f"- Sensitive: {', '.join(map(md_code, schema['sensitive']))} "
+            f"({len(schema['group_names'])} groups: {groups})",
+            f"- Features ({len(schema['features'])}): {features}",
             f"- Training rows: {schema['rows']:,}"
             + (f"; test rows: {len(test.frame):,}" if test is not None else ""),
             f"- Data fingerprint: `{schema['fingerprint'][:16]}`",

@@ -297,10 +297,10 @@ def load_model(path: str | os.PathLike[str] | bytes) -> Model:
         for name in [n for n in members if n.startswith("arrays/")]
     }
     schemas.validate_state(model_type, state, arrays)
-    for name, array in arrays.items():  # skops payloads are zips too: same limits, before skops
-        if name.endswith("_skops"):
+    for name, array in arrays.items():  # skops payloads are zips too: same checks, before skops
+        if name.endswith("_skops"):  # (every member read within its declared size, CRC checked)
             with safe.open_zip(array.tobytes(), f"The stored estimator {name}") as inner:
-                safe.check_infos(inner.infolist(), f"The stored estimator {name}")
+                safe.read_all(inner, f"The stored estimator {name}")
     try:
         cls = resolve_model_type(model_type)
     except (KeyError, ImportError) as exc:

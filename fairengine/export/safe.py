@@ -4,12 +4,16 @@ Every reader here raises :class:`ModelFileError` (and nothing else) for a malfor
 forged input. The order of checks follows what an attacker controls cheaply:
 
 1. the file size (``MAX_FILE_BYTES``), before reading it;
-2. the zip's end-of-central-directory record, parsed by hand *before* :mod:`zipfile` builds one
-   object per member: member count (``MAX_MEMBERS``), directory size (``MAX_DIRECTORY_BYTES``), no
-   zip64, a central directory inside the file;
-3. per member, from the central directory: no duplicate names, no encryption flag, only stored or
-   deflated data, declared sizes within ``MAX_MEMBER_BYTES`` and all of them within
-   ``MAX_TOTAL_BYTES``; reads are bounded by the declared size and must return exactly it;
+2. the zip's end-of-central-directory record, parsed by hand: member count (``MAX_MEMBERS``),
+   directory size (``MAX_DIRECTORY_BYTES``), no zip64, the directory right before it;
+3. the zip's structure, parsed by hand (:mod:`zipfile` never reads a model file): every central
+   entry must match its local header (name, flags, method, CRC, compressed and uncompressed
+   size) and any data descriptor, no two members' records may overlap; per member no duplicate
+   names, no encryption flag, only stored or deflated data, declared sizes within
+   ``MAX_MEMBER_BYTES`` and all of them within ``MAX_TOTAL_BYTES``; a member is inflated with a
+   hard cap at its declared size and must fill exactly its compressed size, inflate to exactly
+   its declared size and match its CRC-32, so a member that lies about its size costs its
+   declared size at most;
 4. JSON: size, nesting depth (``MAX_JSON_DEPTH``, counted before parsing), number literals
    (``MAX_NUMBER_CHARS``, no ``NaN`` / ``Infinity``, finite floats), no duplicate keys;
 5. ``.npy``: the header is parsed alone; only plain numeric dtypes; the declared shape times the
@@ -27,6 +31,8 @@ import json
 import re
 import struct
 import zipfile
+import zlib
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -53,6 +59,17 @@ MAX_ARRAY_NDIM = 8
 _EOCD = struct.Struct("<4s4H2LH")
 _EOCD_SIGNATURE = b"PK\x05\x06"
 _ZIP64_LOCATOR = b"PK\x06\x07"
+_CENTRAL = struct.Struct("<4s6H3L5H2L")
+_CENTRAL_SIGNATURE = b"PK\x01\x02"
+_LOCAL = struct.Struct("<4s5H3L2H")
+_LOCAL_SIGNATURE = b"PK\x03\x04"
+_DESCRIPTOR_SIGNATURE = b"PK\x07\x08"
+_DESCRIPTOR_FLAG = 0x08
+_UTF8_FLAG = 0x800
+#: Bytes of JSON whose nesting is counted at a time.
+_DEPTH_BLOCK = 1 << 20
+#: Compressed bytes handed to zlib at a time (the output is capped separately).
+_INFLATE_CHUNK = 1 << 16
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
 
@@ -64,22 +81,19 @@ class ModelFileError(ValueError):
 
 
 def _end_record(raw: bytes, label: str) -> tuple[int, int, int]:
-    """(entries, central directory size, offset) from the end record, as :mod:`zipfile` finds it."""
+    """(entries, central directory size, offset) from the end record, which must close the file
+    (a trailing comment only as long as the record declares) and sit right after the directory."""
     if len(raw) >= _EOCD.size and raw[-_EOCD.size : -_EOCD.size + 4] == _EOCD_SIGNATURE:
         start = len(raw) - _EOCD.size
     else:  # a trailing comment: zipfile takes the last signature in the final 64 KiB
         start = raw.rfind(_EOCD_SIGNATURE, max(0, len(raw) - 65_536 - _EOCD.size))
     if start < 0 or start + _EOCD.size > len(raw):
         raise ModelFileError(f"{label} is not a fairengine model file (not a zip archive).")
-    _, disk, cd_disk, n_disk, n_total, cd_size, cd_offset, _ = _EOCD.unpack_from(raw, start)
+    _, disk, cd_disk, n_disk, n_total, cd_size, cd_offset, comment = _EOCD.unpack_from(raw, start)
     if (
         start >= 20
         and raw[start - 20 : start - 16] == _ZIP64_LOCATOR
-        or 0xFFFF
-        in (
-            n_disk,
-            n_total,
-        )
+        or 0xFFFF in (n_disk, n_total)
         or 0xFFFFFFFF in (cd_size, cd_offset)
     ):
         raise ModelFileError(f"{label} is a zip64 archive; model files never are.")
@@ -96,12 +110,147 @@ def _end_record(raw: bytes, label: str) -> tuple[int, int, int]:
         )
     if cd_offset + cd_size > start:
         raise ModelFileError(f"{label} is damaged: its zip directory lies outside the file.")
+    if cd_offset + cd_size != start or start + _EOCD.size + comment != len(raw):
+        raise ModelFileError(
+            f"{label} is damaged: its zip end record does not close the file right after its "
+            "directory (data was inserted or appended)."
+        )
     return n_total, cd_size, cd_offset
 
 
-def check_infos(infos: list[zipfile.ZipInfo], label: str) -> dict[str, zipfile.ZipInfo]:
-    """Name → info after the per-member checks (duplicates, encryption, method, sizes)."""
-    by_name: dict[str, zipfile.ZipInfo] = {}
+@dataclass(frozen=True)
+class Member:
+    """One zip member as the central directory declares it, once its local header agrees.
+
+    ``data_offset`` is where its compressed bytes start; ``end`` is where its record ends (after
+    the compressed bytes and any data descriptor). The attribute names follow
+    :class:`zipfile.ZipInfo`."""
+
+    filename: str
+    flag_bits: int
+    compress_type: int
+    CRC: int  # noqa: N815  (zipfile's name)
+    compress_size: int
+    file_size: int
+    header_offset: int
+    data_offset: int
+    end: int
+
+
+class Archive:
+    """A zip archive parsed by hand (:func:`open_zip`): its members, and the bytes they are read
+    from by :func:`read_member`. Nothing of :mod:`zipfile` reads a model file."""
+
+    def __init__(self, raw: bytes, members: list[Member]) -> None:
+        self.raw = raw
+        self.members = members
+
+    def infolist(self) -> list[Member]:
+        return list(self.members)
+
+    def close(self) -> None:
+        self.members = []
+
+    def __enter__(self) -> Archive:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _name(raw: bytes, flags: int, label: str) -> str:
+    try:  # as zipfile decodes names: UTF-8 when flagged, else code page 437
+        return raw.decode("utf-8" if flags & _UTF8_FLAG else "cp437")
+    except UnicodeDecodeError:
+        raise ModelFileError(f"{label} is damaged: a member's name is not valid text.") from None
+
+
+def _central_entries(raw: bytes, entries: int, cd_size: int, cd_offset: int, label: str) -> list:
+    """(name bytes, fields) of every central-directory entry; they must fill it exactly."""
+    out = []
+    at, stop = cd_offset, cd_offset + cd_size
+    for _ in range(entries):
+        if at + _CENTRAL.size > stop or raw[at : at + 4] != _CENTRAL_SIGNATURE:
+            raise ModelFileError(f"{label} is damaged: its zip directory is truncated.")
+        fields = _CENTRAL.unpack_from(raw, at)
+        name_len, extra_len, comment_len = fields[10:13]
+        name_end = at + _CENTRAL.size + name_len
+        out.append((raw[at + _CENTRAL.size : name_end], fields))
+        at = name_end + extra_len + comment_len
+    if at != stop:
+        raise ModelFileError(f"{label} is damaged: its zip directory and end record disagree.")
+    return out
+
+
+def _member(raw: bytes, name: bytes, fields: tuple, cd_offset: int, label: str) -> Member:
+    """The member of one central entry after its local header (and data descriptor) agree."""
+    _, _, _, flags, method, _, _, crc, csize, size, _, _, _, disk, _, _, offset = fields
+    text = _name(name, flags, label)
+    if disk:
+        raise ModelFileError(f"{label} is a multi-part zip archive; model files never are.")
+    if offset + _LOCAL.size > cd_offset or raw[offset : offset + 4] != _LOCAL_SIGNATURE:
+        raise ModelFileError(f"{label} is damaged: no local header for {text!r}.")
+    local = _LOCAL.unpack_from(raw, offset)
+    l_flags, l_method, l_crc, l_csize, l_size, name_len, extra_len = (
+        local[2], local[3], local[6], local[7], local[8], local[9], local[10],
+    )  # fmt: skip
+    data_offset = offset + _LOCAL.size + name_len + extra_len
+    descriptor = bool(flags & _DESCRIPTOR_FLAG)
+    sizes = (l_crc, l_csize, l_size)
+    if (
+        raw[offset + _LOCAL.size : offset + _LOCAL.size + name_len] != name
+        or (l_flags, l_method) != (flags, method)
+        or (sizes != (crc, csize, size) and not (descriptor and sizes == (0, 0, 0)))
+    ):
+        raise ModelFileError(
+            f"{label} is damaged: the local header of {text!r} disagrees with the zip directory "
+            "(name, flags, method, CRC or sizes)."
+        )
+    if method == 0 and csize != size:
+        raise ModelFileError(f"{label} is damaged: the stored member {text!r} has two sizes.")
+    end = data_offset + csize
+    if descriptor:
+        end = _descriptor_end(raw, end, (crc, csize, size), text, label)
+    if end > cd_offset:
+        raise ModelFileError(f"{label} is damaged: member {text!r} runs into the zip directory.")
+    return Member(text, flags, method, crc, csize, size, offset, data_offset, end)
+
+
+def _descriptor_end(raw: bytes, at: int, declared: tuple, name: str, label: str) -> int:
+    """End of the data descriptor at ``at``, which must repeat the directory's CRC and sizes."""
+    if raw[at : at + 4] == _DESCRIPTOR_SIGNATURE:
+        at += 4
+    if at + 12 > len(raw) or struct.unpack_from("<3L", raw, at) != declared:
+        raise ModelFileError(
+            f"{label} is damaged: the data descriptor of {name!r} disagrees with the zip directory."
+        )
+    return at + 12
+
+
+def open_zip(raw: bytes, label: str) -> Archive:
+    """The archive in ``raw`` once its structure passes: the end record within the limits, every
+    central entry matching its local header (name, flags, method, CRC, sizes) and any data
+    descriptor, and no two members' records overlapping."""
+    if len(raw) > MAX_FILE_BYTES:
+        raise ModelFileError(f"{label} has {len(raw):,} bytes; the limit is {MAX_FILE_BYTES:,}.")
+    raw = bytes(raw)
+    entries, cd_size, cd_offset = _end_record(raw, label)
+    members = [
+        _member(raw, name, fields, cd_offset, label)
+        for name, fields in _central_entries(raw, entries, cd_size, cd_offset, label)
+    ]
+    spans = sorted((m.header_offset, m.end, m.filename) for m in members)
+    for (_, end, name), (start, _, other) in zip(spans, spans[1:], strict=False):
+        if end > start:
+            raise ModelFileError(
+                f"{label} is damaged: members {name!r} and {other!r} overlap in the file."
+            )
+    return Archive(raw, members)
+
+
+def check_infos(infos: list[Member], label: str) -> dict[str, Member]:
+    """Name → member after the per-member checks (duplicates, encryption, method, sizes)."""
+    by_name: dict[str, Member] = {}
     total = 0
     for info in infos:
         if info.filename in by_name:
@@ -130,38 +279,55 @@ def check_infos(infos: list[zipfile.ZipInfo], label: str) -> dict[str, zipfile.Z
     return by_name
 
 
-def open_zip(raw: bytes, label: str) -> zipfile.ZipFile:
-    """A :class:`zipfile.ZipFile` over ``raw`` once the end record passes the limits."""
-    if len(raw) > MAX_FILE_BYTES:
-        raise ModelFileError(f"{label} has {len(raw):,} bytes; the limit is {MAX_FILE_BYTES:,}.")
-    entries, _, _ = _end_record(raw, label)
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(raw))
-    except zipfile.BadZipFile:
-        raise ModelFileError(
-            f"{label} is not a fairengine model file (not a zip archive)."
-        ) from None
-    except Exception as exc:  # noqa: BLE001  (any parser failure on hostile bytes)
-        raise ModelFileError(f"{label} is damaged: {exc}") from None
-    if len(archive.infolist()) != entries:
-        archive.close()
-        raise ModelFileError(f"{label} is damaged: its zip directory and end record disagree.")
-    return archive
+def _inflate(data: memoryview, size: int) -> tuple[bytes, bool]:
+    """Raw-deflate ``data`` into at most ``size`` + 1 bytes: (output, whether the stream ended
+    exactly at the end of ``data``). The output never grows past the cap, whatever the stream
+    says, so a member costs its declared size at most."""
+    inflater = zlib.decompressobj(-15)
+    pieces: list[bytes] = []
+    produced = 0
+    for lo in range(0, max(len(data), 1), _INFLATE_CHUNK):
+        chunk: bytes | memoryview = data[lo : lo + _INFLATE_CHUNK]
+        while chunk:
+            piece = inflater.decompress(chunk, size + 1 - produced)  # max_length >= 1
+            pieces.append(piece)
+            produced += len(piece)
+            if produced > size or inflater.eof:
+                break
+            chunk = inflater.unconsumed_tail
+        if produced > size or inflater.eof:
+            break
+    whole = inflater.eof and not inflater.unused_data and lo + _INFLATE_CHUNK >= len(data)
+    return b"".join(pieces), whole
 
 
-def read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, label: str) -> bytes:
-    """The member's bytes, reading at most its declared size (+1 to detect more)."""
+def read_member(archive: Archive, info: Member, label: str) -> bytes:
+    """The member's bytes: at most its declared size is ever produced, and the bytes read must
+    fill exactly its declared compressed size, inflate to exactly its declared size and match
+    its CRC-32."""
+    data = memoryview(archive.raw)[info.data_offset : info.data_offset + info.compress_size]
     try:
-        with archive.open(info) as handle:
-            data = handle.read(info.file_size + 1)
-    except Exception as exc:  # noqa: BLE001  (zlib / CRC / header errors on hostile bytes)
+        if info.compress_type == zipfile.ZIP_STORED:
+            out, whole = bytes(data), True
+        else:
+            out, whole = _inflate(data, info.file_size)
+    except zlib.error as exc:
         raise ModelFileError(f"{label} is damaged ({info.filename}): {exc}") from None
-    if len(data) != info.file_size:
+    if len(out) != info.file_size or not whole:
+        more = "more than" if len(out) > info.file_size else f"{len(out):,} bytes, not"
         raise ModelFileError(
-            f"{label} is damaged: {info.filename} holds {len(data):,} bytes, not the "
-            f"{info.file_size:,} its directory declares."
+            f"{label} is damaged: {info.filename} inflates to {more} the {info.file_size:,} "
+            f"bytes its directory declares (or its compressed size is wrong)."
         )
-    return data
+    if zlib.crc32(out) != info.CRC:
+        raise ModelFileError(f"{label} is damaged: {info.filename} fails its CRC-32.")
+    return out
+
+
+def read_all(archive: Archive, label: str) -> dict[str, bytes]:
+    """Every member's bytes after :func:`check_infos`, each read by :func:`read_member`."""
+    infos = check_infos(archive.infolist(), label)
+    return {name: read_member(archive, info, label) for name, info in infos.items()}
 
 
 # ----------------------------------------------------------------------------- JSON
@@ -196,12 +362,18 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def json_depth(raw: bytes) -> int:
-    """Deepest nesting of ``[`` / ``{`` outside strings (linear, no recursion)."""
+    """Deepest nesting of ``[`` / ``{`` outside strings (linear, no recursion; a block of
+    ``_DEPTH_BLOCK`` bytes at a time, so its working memory stays small whatever the size)."""
     skeleton = np.frombuffer(_STRING.sub(b'""', raw), dtype=np.uint8)
-    steps = np.zeros(len(skeleton), dtype=np.int64)
-    steps[(skeleton == ord("[")) | (skeleton == ord("{"))] = 1
-    steps[(skeleton == ord("]")) | (skeleton == ord("}"))] = -1
-    return int(np.cumsum(steps).max(initial=0))
+    deepest = level = 0
+    for lo in range(0, len(skeleton), _DEPTH_BLOCK):
+        block = skeleton[lo : lo + _DEPTH_BLOCK]
+        steps = (block == ord("[")).astype(np.int64) + (block == ord("{"))
+        steps -= (block == ord("]")) + (block == ord("}"))
+        running = np.cumsum(steps) + level
+        deepest = max(deepest, int(running.max(initial=level)))
+        level = int(running[-1]) if len(running) else level
+    return deepest
 
 
 def load_json(raw: bytes, what: str) -> Any:
@@ -259,6 +431,7 @@ def load_npy(data: bytes, what: str) -> np.ndarray:
 
 
 __all__ = [
+    "Archive",
     "MAX_FILE_BYTES",
     "MAX_JSON_DEPTH",
     "MAX_MEMBERS",
@@ -270,5 +443,6 @@ __all__ = [
     "load_json",
     "load_npy",
     "open_zip",
+    "read_all",
     "read_member",
 ]

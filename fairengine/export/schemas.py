@@ -1,10 +1,15 @@
 """The state schema of every model type, checked before a model is built from a file.
 
 A model file's ``state.json`` and arrays are validated here against the schema of the type the
-manifest names (:data:`SCHEMAS`): every key with its JSON type, every array with its dtype kind and
-number of dimensions, nothing missing and nothing extra. Only then does ``from_state`` run; the
-model it builds is then asked for one prediction on a synthetic row, so state whose shapes do not
-fit together is refused too. Each check raises :class:`ModelFileError` naming the bad field.
+manifest names (:data:`SCHEMAS`): every key with its JSON type, every array with its dtype kind,
+its shape in named dimensions (``{"coef": ("n_features",)}``, bound by the state or by the first
+array using them) and rules on its values (finite, probabilities, indices in range), the
+families of arrays the state declares (a component's, a proxy's, a stored classifier's), and
+the structure of every tree (:func:`fairengine.models.trees.check_arrays`: children after their
+parent, one parent each, features in range), nothing missing and nothing extra. So a model is
+only built from arrays that fit together, and building it and predicting the synthetic probe row
+costs time and memory bounded by the declared sizes. Each check raises :class:`ModelFileError`
+naming the bad field.
 
 The schemas live here, beside the loader, and not in the method packages: a test checks that real
 files of every registered type pass, so a method that changes its state must update its schema.
@@ -143,15 +148,65 @@ def obj(required: Mapping[str, Check], optional_keys: Mapping[str, Check] | None
 
 # ----------------------------------------------------------------------------- arrays
 
+Dims = dict[str, int]
+#: A rule on an array's values: None if it holds, else what is wrong ("values outside [0, 1]").
+Rule = Callable[[np.ndarray, Mapping[str, int]], "str | None"]
+
 
 @dataclass(frozen=True)
 class ArraySpec:
     """An array a model type stores: dtype kinds (``"f"`` float, ``"i"`` / ``"u"`` integers,
-    ``"b"`` bool) and the allowed numbers of dimensions."""
+    ``"b"`` bool), the allowed numbers of dimensions, and optionally its shape in named
+    dimensions (``("n_leaves", "n_groups")``, or fixed sizes) and rules on its values.
+
+    A named dimension is bound by the state (:attr:`Schema.dims`, e.g. ``n_features``, the
+    encoder's output width) or by the first array that uses it; every other use must agree."""
 
     kinds: str = "f"
     ndim: tuple[int, ...] = (1,)
+    shape: tuple[str | int, ...] | None = None
+    rules: tuple[Rule, ...] = ()
 
+
+def arr(kinds: str, *shape: str | int, rules: tuple[Rule, ...] = ()) -> ArraySpec:
+    """An array of ``kinds`` with this shape (named dimensions) and value rules."""
+    return ArraySpec(kinds, (len(shape),), tuple(shape), rules)
+
+
+def _finite(a: np.ndarray, dims: Mapping[str, int]) -> str | None:
+    return None if np.all(np.isfinite(a)) else "values that are not finite numbers"
+
+
+def within(low: float, high: float) -> Rule:
+    """Finite values in [low, high]."""
+
+    def rule(a: np.ndarray, dims: Mapping[str, int]) -> str | None:
+        if not np.all(np.isfinite(a)) or np.any((a < low) | (a > high)):
+            return f"values outside [{low:g}, {high:g}]"
+        return None
+
+    return rule
+
+
+def index_of(dim: str) -> Rule:
+    """Whole numbers in 0 … dims[dim] - 1 (positions along a named dimension)."""
+
+    def rule(a: np.ndarray, dims: Mapping[str, int]) -> str | None:
+        if not np.array_equal(a, np.round(a)) or np.any((a < 0) | (a >= dims[dim])):
+            return f"values that are not positions below {dim} = {dims[dim]}"
+        return None
+
+    return rule
+
+
+def _positive_sum(a: np.ndarray, dims: Mapping[str, int]) -> str | None:
+    return None if a.sum() > 0 else "weights that sum to zero"
+
+
+FINITE: Rule = _finite
+NON_NEGATIVE = within(0.0, np.inf)
+PROBABILITY = within(0.0, 1.0)
+WEIGHTS = (NON_NEGATIVE, _positive_sum)
 
 FLOAT1 = ArraySpec("fiu", (1,))
 FLOAT2 = ArraySpec("fiu", (2,))
@@ -160,37 +215,131 @@ NUMERIC = ArraySpec("fiub", (0, 1, 2, 3, 4))
 BYTES = ArraySpec("u", (1,))
 
 
+def _invalid(message: str) -> ModelFileError:
+    return ModelFileError(f"The model file's state is invalid: {message}.")
+
+
+def check_arrays(
+    specs: Mapping[str, ArraySpec], arrays: Mapping[str, np.ndarray], dims: Dims, prefix: str = ""
+) -> None:
+    """Each present array ``prefix + name`` against its spec: dtype, shape (binding named
+    dimensions into ``dims``), then its value rules."""
+    for name, spec in specs.items():
+        array = arrays.get(prefix + name)
+        if array is None:
+            continue
+        full = prefix + name
+        if array.dtype.kind not in spec.kinds or array.ndim not in spec.ndim:
+            raise _invalid(f"array {full!r} is {array.dtype} with {array.ndim} dimension(s)")
+        for axis, want in enumerate(spec.shape or ()):
+            got = array.shape[axis]
+            if isinstance(want, str):
+                want = dims.setdefault(want, got)
+            if got != want:
+                raise _invalid(
+                    f"array {full!r} has shape {array.shape}; axis {axis} should be "
+                    f"{spec.shape[axis]} = {want}"  # type: ignore[index]
+                )
+        for rule in spec.rules:
+            problem = rule(array, dims)
+            if problem:
+                raise _invalid(f"array {full!r} holds {problem}")
+
+
+@dataclass(frozen=True)
+class Group:
+    """A family of arrays named ``prefix + key`` (a model's component, its proxy, its stored
+    classifier): exactly these keys, their specs with their own named dimensions (on top of the
+    schema's), and structural checks run once they fit (e.g. a tree's nodes)."""
+
+    prefix: str
+    specs: Mapping[str, ArraySpec]
+    checks: tuple[Callable[[Mapping[str, np.ndarray], Dims], None], ...] = ()
+    optional: frozenset[str] = frozenset()
+
+    def check(self, arrays: Mapping[str, np.ndarray], dims: Dims) -> None:
+        present = {n[len(self.prefix) :] for n in arrays if n.startswith(self.prefix)}
+        required = set(self.specs) - self.optional
+        wrong = sorted((required - present) | (present - set(self.specs)))
+        if wrong:
+            raise _invalid(
+                f"arrays {', '.join(self.prefix + k for k in wrong)} are missing or unexpected"
+            )
+        local = dict(dims)
+        check_arrays(self.specs, arrays, local, self.prefix)
+        own = {k: arrays[self.prefix + k] for k in present}
+        for check in self.checks:
+            try:
+                check(own, local)
+            except ValueError as exc:
+                raise _invalid(f"the arrays {self.prefix}* do not fit together ({exc})") from None
+
+
+def tree_nodes(n_features: str, **extra: ArraySpec) -> Group:
+    """The shared tree codec's node arrays (:mod:`fairengine.models.trees`) under no prefix yet:
+    use :func:`with_prefix`. ``n_features``: the named dimension the nodes' features index."""
+    node = ("n_nodes",)
+    specs = {
+        "left": arr("iu", *node),
+        "right": arr("iu", *node),
+        "feature": arr("iu", *node),
+        "threshold": arr("fiu", *node),
+        **extra,
+    }
+    return Group("", specs, (_tree_check(n_features),))
+
+
+def _tree_check(n_features: str) -> Callable[[Mapping[str, np.ndarray], Dims], None]:
+    def check(arrays: Mapping[str, np.ndarray], dims: Dims) -> None:
+        from fairengine.models import trees
+
+        trees.check_arrays(dict(arrays), dims[n_features])
+
+    return check
+
+
+def with_prefix(group: Group, prefix: str) -> Group:
+    return Group(prefix, group.specs, group.checks, group.optional)
+
+
 @dataclass(frozen=True)
 class Schema:
-    """A model type's state: the ``state.json`` check and its arrays (fixed names, and name
-    patterns for families such as one array per component)."""
+    """A model type's state: the ``state.json`` check; its arrays (fixed names, and name
+    patterns for families such as one array per component), each with its dtype, shape in named
+    dimensions and value rules; ``dims`` binds dimensions from the state (e.g. the encoder's
+    output width); ``groups`` gives the families the state declares (a component's arrays, a
+    proxy's), each checked as a :class:`Group`; ``checks`` are further rules across state and
+    arrays. Everything runs before the model is built, so a model is only ever built from arrays
+    whose shapes and values fit together."""
 
     state: Check
     arrays: Mapping[str, ArraySpec] = field(default_factory=dict)
     optional_arrays: Mapping[str, ArraySpec] = field(default_factory=dict)
     patterns: Mapping[str, ArraySpec] = field(default_factory=dict)
+    dims: Callable[[Any], Dims] | None = None
+    groups: Callable[[Any, Mapping[str, np.ndarray]], list[Group]] | None = None
+    checks: tuple[Callable[[Any, Mapping[str, np.ndarray], Dims], None], ...] = ()
 
     def check(self, state: Any, arrays: Mapping[str, np.ndarray]) -> None:
         self.state(state, "state")
         missing = sorted(set(self.arrays) - set(arrays))
         if missing:
-            raise ModelFileError(
-                f"The model file's state is invalid: arrays {', '.join(missing)} are missing."
-            )
+            raise _invalid(f"arrays {', '.join(missing)} are missing")
         for name, array in arrays.items():
             spec = self.arrays.get(name) or self.optional_arrays.get(name)
             spec = spec or next(
                 (s for p, s in self.patterns.items() if re.fullmatch(p, name)), None
             )
             if spec is None:
-                raise ModelFileError(
-                    f"The model file's state is invalid: unexpected array {name!r}."
-                )
+                raise _invalid(f"unexpected array {name!r}")
             if array.dtype.kind not in spec.kinds or array.ndim not in spec.ndim:
-                raise ModelFileError(
-                    f"The model file's state is invalid: array {name!r} is {array.dtype} with "
-                    f"{array.ndim} dimension(s)."
-                )
+                raise _invalid(f"array {name!r} is {array.dtype} with {array.ndim} dimension(s)")
+        dims = self.dims(state) if self.dims else {}
+        check_arrays({**self.arrays, **self.optional_arrays}, arrays, dims)
+        for group in self.groups(state, arrays) if self.groups else []:
+            group.check(arrays, dims)
+        for check in self.checks:
+            check(state, arrays, dims)
 
 
 # ----------------------------------------------------------------------------- encoder
@@ -224,71 +373,337 @@ def _encoder(value: Any, path: str) -> None:
 ENCODER: Check = _encoder
 
 
+def encoded_width(encoder: Mapping[str, Any]) -> int:
+    """Columns the encoder's ``transform`` outputs: one per numeric column, and per categorical
+    column one per kept category plus one for "other"."""
+    return len(encoder["numeric"]) + sum(len(cats) + 1 for _, cats in encoder["categorical"])
+
+
+def _encoder_dims(state: Mapping[str, Any]) -> Dims:
+    width = encoded_width(state["encoder"])
+    return {"n_features": width, "n_features_1": width + 1}
+
+
 def _state(**keys: Check) -> Check:
     return obj({"encoder": ENCODER, **keys})
 
 
-SCHEMAS: dict[str, Schema] = {
-    "linear_classifier": Schema(_state(intercept=NUM), {"coef": FLOAT1}),
-    "randomized_classifier": Schema(
-        _state(), {"coefs": FLOAT2, "intercepts": FLOAT1, "weights": FLOAT1}
+def _nonneg_int(value: Any, path: str) -> None:
+    INT(value, path)
+    if value < 0:
+        _fail(path, "a non-negative integer", value)
+
+
+def bounded_int(low: int, high: int) -> Check:
+    def run(value: Any, path: str) -> None:
+        INT(value, path)
+        if not low <= value <= high:
+            _fail(path, f"an integer in {low} … {high:,}", value)
+
+    return run
+
+
+def num_within(low: float, high: float) -> Check:
+    def run(value: Any, path: str) -> None:
+        NUM(value, path)
+        if not low <= value <= high:
+            _fail(path, f"a number in [{low:g}, {high:g}]", value)
+
+    return run
+
+
+# --- linear models and mixtures of them
+
+_LINEAR = {"coef": arr("fiu", "n_features", rules=(FINITE,))}
+_MIXTURE = {
+    "coefs": arr("fiu", "n_components", "n_features", rules=(FINITE,)),
+    "intercepts": arr("fiu", "n_components", rules=(FINITE,)),
+    "weights": arr("fiu", "n_components", rules=WEIGHTS),
+}
+
+
+def _packed_trees(state: Any, arrays: Mapping[str, np.ndarray], dims: Dims) -> None:
+    """The multiaccurate proxy's regression trees (K, T, 5, size): rows feature, threshold,
+    left, right, value of each tree, each a tree of the shared codec."""
+    packed = arrays.get("proxy_trees")
+    if packed is None or packed.size == 0:
+        return
+    from fairengine.models import trees
+
+    k, t, _, size = packed.shape
+    try:
+        if not np.all(np.isfinite(packed)):
+            raise ValueError("values that are not finite numbers")
+        for tree in packed.reshape(k * t, 5, size):
+            node = {"feature": tree[0], "threshold": tree[1], "left": tree[2], "right": tree[3]}
+            trees.check_arrays({**node, "value": tree[4]}, dims["n_features"])
+    except ValueError as exc:
+        raise _invalid(f"the arrays proxy_trees do not fit together ({exc})") from None
+
+
+# --- balanced filter
+
+_TREE_PROXY = Group(
+    "proxy_",
+    {
+        "children": arr("iu", "n_nodes", 2),
+        "start": arr("iu", "n_nodes", rules=(NON_NEGATIVE,)),
+        "count": arr("iu", "n_nodes", rules=(NON_NEGATIVE,)),
+        "blend": arr("fiu", "n_nodes", rules=(PROBABILITY,)),
+        "share": arr("fiu", "n_nodes", rules=(PROBABILITY,)),
+        "coefs": arr("fiu", "n_halfspaces", "n_features", rules=(FINITE,)),
+        "intercepts": arr("fiu", "n_halfspaces", rules=(FINITE,)),
+    },
+)
+
+
+def _oblique_tree(arrays: Mapping[str, np.ndarray], dims: Dims) -> None:
+    """The (alpha, beta) tree: a tree whose leaves are the filter's leaves, each inner node
+    voting with its own disjoint run of halfspaces."""
+    from fairengine.models import trees
+
+    children = arrays["children"]
+    trees.check_structure(children[:, 0], children[:, 1])
+    inner = children[:, 0] >= 0
+    if int((~inner).sum()) != dims["n_leaves"]:
+        raise ValueError(f"{int((~inner).sum())} leaves for {dims['n_leaves']} values of rho")
+    start, stop = arrays["start"][inner], arrays["start"][inner] + arrays["count"][inner]
+    order = np.argsort(start, kind="stable")
+    if np.any(stop > dims["n_halfspaces"]) or np.any(stop[order][:-1] > start[order][1:]):
+        raise ValueError("halfspace runs past the last halfspace or overlapping")
+
+
+def _classifier_proxy(arrays: Mapping[str, np.ndarray], dims: Dims) -> None:
+    """A classifier proxy's labels (after ``label_map``) index the filter's leaves."""
+    labels = dims["n_labels"] if "label_map" in arrays else dims["n_leaves"]
+    if "coef" in arrays and len(arrays["coef"]) > labels:
+        raise ValueError(f"{len(arrays['coef'])} classes for {labels} groups")
+    if "label" in arrays and index_of("n")(arrays["label"], {"n": labels}):
+        raise ValueError(f"node labels outside 0 … {labels - 1}")
+
+
+_PROXY_KIND = {"kind": arr("iu", rules=(within(0, 1),))}
+_LABEL_MAP = {"label_map": arr("iu", "n_labels", rules=(index_of("n_leaves"),))}
+_CLASSIFIER_PROXIES = {
+    0: Group(
+        "proxy_",
+        {
+            **_PROXY_KIND,
+            "coef": arr("fiu", "n_classes", "n_features", rules=(FINITE,)),
+            "intercept": arr("fiu", "n_classes", rules=(FINITE,)),
+            **_LABEL_MAP,
+        },
+        (_classifier_proxy,),
+        frozenset({"label_map"}),
     ),
+    1: Group(
+        "proxy_",
+        {
+            **tree_nodes("n_features").specs,
+            **_PROXY_KIND,
+            "label": arr("iu", "n_nodes"),
+            **_LABEL_MAP,
+        },
+        (*tree_nodes("n_features").checks, _classifier_proxy),
+        frozenset({"label_map"}),
+    ),  # fmt: skip
+}
+
+
+def _filter_groups(state: Any, arrays: Mapping[str, np.ndarray]) -> list[Group]:
+    if state["proxy"] == "tree":
+        return [_TREE_PROXY]
+    kind = arrays.get("proxy_kind")
+    if kind is None or kind.ndim != 0 or int(kind) not in _CLASSIFIER_PROXIES:
+        raise _invalid("array 'proxy_kind' should be 0 or 1")
+    return [_CLASSIFIER_PROXIES[int(kind)]]
+
+
+# --- max-entropy
+
+#: Largest domain a max-entropy model file may describe: coordinates d (rebuilding the model
+#: holds a d x d table), cells of the padded (features x largest level count) layout, and cells of
+#: the reference-coded stored rows (rows x d bytes). Real domains are far smaller (at most ~9
+#: levels per categorical column).
+MAX_MAXENT_COORDINATES = 8192
+MAX_MAXENT_LEVEL_CELLS = 1 << 24
+MAX_MAXENT_ROW_CELLS = 1 << 28
+
+
+def _domain(value: Any, path: str) -> None:
+    feature = obj(
+        {
+            "name": STR,
+            "role": one_of("feature", "label", "protected"),
+            "levels": list_of(STR),
+            "edges": list_of(NUM),
+        }
+    )
+    obj({"features": list_of(feature)})(value, path)
+    features = value["features"]
+    for i, f in enumerate(features):
+        edges, n = f["edges"], len(f["levels"])
+        where = f"{path}.features[{i}]"
+        if n < 1 or (edges and (len(edges) != n - 1 or np.any(np.diff(edges) <= 0))):
+            _fail(where, "levels and increasing inner bin edges (one fewer)", f)
+        if f["role"] != "feature" and n != 2:
+            _fail(where, "a binary label or protected attribute", f)
+    roles = [f["role"] for f in features]
+    if roles.count("label") != 1 or roles.count("protected") != 1:
+        _fail(f"{path}.features", "one label and one protected attribute", roles)
+    sizes = [len(f["levels"]) for f in features]
+    d = sum(sizes) - len(sizes)
+    if d > MAX_MAXENT_COORDINATES or len(sizes) * max(sizes) > MAX_MAXENT_LEVEL_CELLS:
+        _fail(path, f"at most {MAX_MAXENT_COORDINATES:,} coordinates", d)
+
+
+def _maxent_dims(state: Any) -> Dims:
+    features = state["domain"]["features"]
+    sizes = [len(f["levels"]) for f in features]
+    model = [len(f["levels"]) - 1 for f in features if f["role"] == "feature"]
+    return {"d": sum(sizes) - len(sizes), "d_model": sum(model), "n_domain_features": len(sizes)}
+
+
+def _maxent_rows(state: Any, arrays: Mapping[str, np.ndarray], dims: Dims) -> None:
+    """Each stored row's codes are levels of their feature; the coded rows fit the limit."""
+    rows = arrays["rows"]
+    sizes = np.array([len(f["levels"]) for f in state["domain"]["features"]], dtype=np.int64)
+    if rows.size and (rows.min() < 0 or np.any(rows.max(axis=0) >= sizes)):
+        raise _invalid("array 'rows' holds codes outside their feature's levels")
+    if len(rows) * dims["d"] > MAX_MAXENT_ROW_CELLS:
+        raise _invalid(f"array 'rows' codes {len(rows) * dims['d']:,} cells; the limit is "
+                       f"{MAX_MAXENT_ROW_CELLS:,}")  # fmt: skip
+
+
+_MAXENT_CLASSIFIERS = {
+    "tree": with_prefix(
+        tree_nodes("d_model", prob=arr("fiu", "n_nodes", rules=(PROBABILITY,))), "clf_"
+    ),
+    "gnb": Group(
+        "clf_",
+        {
+            "mean": arr("fiu", 2, "d_model", rules=(FINITE,)),
+            "var": arr("fiu", 2, "d_model", rules=(within(1e-300, np.inf),)),
+            "log_prior": arr("fiu", 2, rules=(within(-np.inf, 0.0), FINITE)),
+        },
+    ),
+    "constant": Group("clf_", {"constant": arr("fiu", 1, rules=(PROBABILITY,))}),
+}
+
+
+def _maxent_groups(state: Any, arrays: Mapping[str, np.ndarray]) -> list[Group]:
+    names = state["classifier_arrays"]
+    kind = "constant" if names == ["constant"] else state["classifier"]
+    group = _MAXENT_CLASSIFIERS.get(kind)
+    if group is None or sorted(names) != sorted(group.specs):
+        raise _invalid(f"classifier {kind!r} with arrays {names}"[:200])
+    return [group]
+
+
+# --- fair regression
+
+_COMPONENTS = {
+    "linear": {
+        "coef": arr("fiu", "n_features", rules=(FINITE,)),
+        "intercept": arr("fiu", 1, rules=(FINITE,)),
+    },
+    "trees": {
+        **tree_nodes("n_features").specs,
+        "roots": arr("iu", "n_trees"),
+        "value": arr("fiu", "n_nodes", rules=(FINITE,)),
+        "learning_rate": arr("fiu", 1, rules=(FINITE,)),
+        "offset": arr("fiu", 1, rules=(FINITE,)),
+    },
+    "estimator": {},
+}
+
+
+def _regression_groups(state: Any, arrays: Mapping[str, np.ndarray]) -> list[Group]:
+    groups = []
+    for t, component in enumerate(state["components"]):
+        kind, names = component["kind"], component["arrays"]
+        specs = _COMPONENTS[kind]
+        if sorted(names) != sorted(specs):
+            raise _invalid(f"component {t} of kind {kind!r} lists arrays {names}"[:200])
+        if kind == "estimator":
+            specs = {"skops": BYTES}
+        checks = tree_nodes("n_features").checks if kind == "trees" else ()
+        groups.append(Group(f"f{t}_", specs, checks))
+    stray = [n for n in arrays if re.fullmatch(r"f\d+_.*", n)]
+    stray = [n for n in stray if int(n[1 : n.index("_")]) >= len(groups)]
+    if stray:
+        raise _invalid(f"arrays {', '.join(stray[:5])} belong to no component")
+    return groups
+
+
+def _regression_checks(state: Any, arrays: Mapping[str, np.ndarray], dims: Dims) -> None:
+    if state["y_min"] > state["y_max"]:
+        _fail("state.y_min", "at most y_max", state["y_min"])
+    if state["base_estimator"] is None and "base_estimator_skops" not in arrays:
+        raise _invalid("the stored base estimator is missing")
+
+
+SCHEMAS: dict[str, Schema] = {
+    "linear_classifier": Schema(_state(intercept=NUM), _LINEAR, dims=_encoder_dims),
+    "randomized_classifier": Schema(_state(), _MIXTURE, dims=_encoder_dims),
     "multiaccurate_proxy": Schema(
         _state(proxy=STR, group_names=list_of(STR)),
-        {"coefs": FLOAT2, "intercepts": FLOAT1, "weights": FLOAT1, "proxy_coef": FLOAT2},
-        {"proxy_trees": ArraySpec("f", (4,))},
+        {**_MIXTURE, "proxy_coef": arr("fiu", "n_proxies", "n_features_1", rules=(FINITE,))},
+        {"proxy_trees": arr("fiu", "n_proxies", "n_trees", 5, "size")},
+        dims=_encoder_dims,
+        checks=(_packed_trees,),
     ),
     "noisy_groups": Schema(
         obj(
             {"encoder": ENCODER, "intercept": NUM},
             {"knobs": optional(obj({}, extra=SCALAR)), "group_column": optional(STR)},
         ),
-        {"coef": FLOAT1},
+        _LINEAR,
+        dims=_encoder_dims,
     ),
     "balanced_filter": Schema(
-        _state(proxy=one_of("tree", "classifier"), eta=NUM, group_names=list_of(STR)),
-        {"rho": FLOAT1, "A": FLOAT2, "r_hat": FLOAT1, "base_rates": FLOAT1},
+        _state(
+            proxy=one_of("tree", "classifier"), eta=num_within(0.0, 1.0), group_names=list_of(STR)
+        ),
+        {
+            "rho": arr("fiu", "n_leaves", rules=(PROBABILITY,)),
+            "A": arr("fiu", "n_leaves", "n_groups", rules=(FINITE,)),
+            "r_hat": arr("fiu", "n_leaves", rules=(FINITE,)),
+            "base_rates": arr("fiu", "n_groups", rules=(FINITE,)),
+        },
         patterns={r"proxy_[A-Za-z0-9_]+": NUMERIC},
+        dims=_encoder_dims,
+        groups=_filter_groups,
     ),
     "maxent": Schema(
         _state(
-            domain=obj(
-                {
-                    "features": list_of(
-                        obj(
-                            {
-                                "name": STR,
-                                "role": STR,
-                                "levels": list_of(STR),
-                                "edges": list_of(NUM),
-                            }
-                        )  # fmt: skip
-                    )
-                }
-            ),
-            C=NUM,
+            domain=_domain,
+            C=num_within(0.0, 1.0),
             tau=NUM,
             prior=STR,
-            n_bins=INT,
-            n_iter=INT,
-            classifier=STR,
+            n_bins=_nonneg_int,
+            n_iter=_nonneg_int,
+            classifier=one_of("tree", "gnb"),
             classifier_arrays=list_of(STR),
         ),
         {
-            "lambda": FLOAT1,
-            "theta": FLOAT1,
-            "rows": ArraySpec("iu", (2,)),
-            "weights": FLOAT1,
-            "counts": FLOAT1,
+            "lambda": arr("fiu", "d", rules=(FINITE,)),
+            "theta": arr("fiu", "d", rules=(PROBABILITY,)),
+            "rows": arr("iu", "n_rows", "n_domain_features"),
+            "weights": arr("fiu", "n_rows", rules=WEIGHTS),
+            "counts": arr("fiu", "n_rows", rules=(NON_NEGATIVE,)),
         },
         patterns={r"clf_[A-Za-z0-9_]+": NUMERIC},
+        dims=_maxent_dims,
+        groups=_maxent_groups,
+        checks=(_maxent_rows,),
     ),
     "fair_regression": Schema(
         _state(
-            constraint=STR,
+            constraint=one_of("statistical_parity", "bounded_group_loss"),
             eps=either(NUM, list_of(NUM)),
             loss=STR,
-            n_levels=INT,
+            n_levels=bounded_int(1, 100_000),
             oracle=STR,
             base_estimator=optional(STR),
             max_iter=INT,
@@ -301,15 +716,18 @@ SCHEMAS: dict[str, Schema] = {
                 obj(
                     {
                         "kind": one_of("linear", "trees", "estimator"),
-                        "link": STR,
+                        "link": one_of("identity", "logit"),
                         "arrays": list_of(STR),
                     }
                 )  # fmt: skip
             ),
         ),
-        {"weights": FLOAT1},
+        {"weights": arr("fiu", "n_components", rules=WEIGHTS)},
         {"base_estimator_skops": BYTES},
         patterns={r"f\d{1,6}_skops": BYTES, r"f\d{1,6}_[A-Za-z0-9_]+": NUMERIC},
+        dims=lambda state: {**_encoder_dims(state), "n_components": len(state["components"])},
+        groups=_regression_groups,
+        checks=(_regression_checks,),
     ),
 }
 
@@ -319,7 +737,12 @@ def validate_state(model_type: str, state: Any, arrays: Mapping[str, np.ndarray]
     schema = SCHEMAS.get(model_type)
     if schema is None:
         raise ModelFileError(f"The model type {model_type!r} has no state schema to check against.")
-    schema.check(state, arrays)
+    try:
+        schema.check(state, arrays)
+    except ModelFileError:
+        raise
+    except (KeyError, IndexError, TypeError, ValueError) as exc:  # a rule meeting odd state
+        raise _invalid(f"its arrays do not fit its state ({type(exc).__name__}: {exc})") from None
 
 
 def probe_frame(encoder_state: Mapping[str, Any]) -> Any:

@@ -59,8 +59,7 @@ def precompute(
         default run, ``"run": True`` and its fit seconds).
     """
     from fairengine.frontier import FrontierStore, sweep, task_key
-    from fairengine.frontier.runs import SUFFIX as RUN_SUFFIX
-    from fairengine.frontier.runs import RunStore, compute_and_store, run_key
+    from fairengine.frontier.runs import LEGACY_SUFFIX, SUFFIX, RunStore, compute_and_store, run_key
     from fairengine.methods import get_method, list_methods
 
     store = FrontierStore(out or demo_root())
@@ -105,8 +104,9 @@ def precompute(
                 result = compute_and_store(run_store, name, train, test, knobs)
                 written.append({**record, "run": True, "elapsed": result.elapsed, "task_key": tkey})
             current = run_store.path(tkey, name, run_key(tkey, name, knobs))
-            for stale in current.parent.glob(f"*{RUN_SUFFIX}"):
-                if stale != current:  # an older version's (or other defaults') run
+            for stale in sorted(current.parent.iterdir()):
+                # an older version's (or other defaults') run, or one in the old pickled format
+                if stale != current and stale.name.endswith((SUFFIX, LEGACY_SUFFIX)):
                     log(f"{label}: removing the stale run {stale.name}")
                     stale.unlink()
     return written

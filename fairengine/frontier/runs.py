@@ -8,36 +8,44 @@ so a page opened on a setting that was computed before (by this user, or shipped
 
 Layout (inside a frontier store root, in a folder the frontier store never lists)::
 
-    <root>/runs/<task_key[:20]>/<method>/<key[:32]>.run.gz
+    <root>/runs/<task_key[:20]>/<method>/<key[:32]>.fairrun
 
-Each file is a gzip-compressed pickle of ``(key, RunResult)``; the key is checked on reading.
-Entries are keyed like frontier points (task, method name and version, knobs, engine version),
-plus optional ``extra`` settings that are not knobs (e.g. balanced filtering's custom target).
-Pickles are only ever read from the shipped assets and the user's own cache directory, which
-this process writes itself: never point a store at files from elsewhere.
+Each file is a run file (:mod:`fairengine.frontier.runcodec`): checksummed JSON, ``.npy`` arrays
+and model files in one zip, never a pickle. Reading verifies the file and compares its stored key
+before anything else is decoded; a damaged, foreign or forged file is a miss (logged), never an
+error, and nothing in it is ever run. Entries are keyed like frontier points (task, method name
+and version, knobs, engine version), plus optional ``extra`` settings that are not knobs (e.g.
+balanced filtering's custom target).
+
+A root that another user could write (:mod:`fairengine.frontier.trust`) is neither read nor
+written: the store adds a sentence to :attr:`RunStore.notices` and works without it.
 """
 
 from __future__ import annotations
 
-import gzip
 import logging
 import os
-import pickle
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from fairengine.data import Task
+from fairengine.export import safe
 from fairengine.frontier.keys import point_key, task_key
+from fairengine.frontier.runcodec import decode_run, encode_run
+from fairengine.frontier.store import _is_regular, _read_regular
+from fairengine.frontier.trust import make_dirs, path_problem, root_problem, untrusted_notice
 from fairengine.methods.base import RunResult
 
-__all__ = ["RUNS_DIR", "RunStore", "compute_and_store", "method_run", "run_key"]
+__all__ = ["RUNS_DIR", "SUFFIX", "RunStore", "compute_and_store", "method_run", "run_key"]
 
 logger = logging.getLogger("fairengine.frontier")
 
 RUNS_DIR = "runs"
-SUFFIX = ".run.gz"
+SUFFIX = ".fairrun"
+#: The suffix of the gzip-pickled runs older engines wrote: never read, removed when replaced.
+LEGACY_SUFFIX = ".run.gz"
 
 
 def run_key(
@@ -74,6 +82,8 @@ class RunStore:
             for r in read_only
             if Path(r).expanduser().resolve() != self.root.resolve()
         )
+        #: Sentences about roots or entries not used (for the user; each once, newest last).
+        self.notices: list[str] = []
 
     def __repr__(self) -> str:
         return f"RunStore({str(self.root)!r}, read_only={[str(p) for p in self.read_only]})"
@@ -89,21 +99,17 @@ class RunStore:
         knobs: Mapping[str, Any],
         extra: Mapping[str, Any] | None = None,
     ) -> RunResult | None:
-        """The stored run, or None if absent or unreadable (a damaged file is a miss)."""
+        """The stored run, or None if absent, unreadable or not trusted (never raises for those)."""
         key = run_key(tkey, method, knobs, extra)
         for root in (self.root, *self.read_only):
             path = self.path(tkey, method, key, root=root)
-            if not path.is_file():
+            if not self._trusted(root, path) or not _is_regular(path):
                 continue
             try:
-                with gzip.open(path, "rb") as handle:
-                    stored_key, result = pickle.load(handle)  # noqa: S301 - our own cache files
-                if stored_key != key or not isinstance(result, RunResult):
-                    raise ValueError("holds another key")
+                _, raw = _read_regular(path, max_bytes=safe.MAX_FILE_BYTES)
+                return decode_run(raw, key, label=f"Run file {path.name}")
             except Exception as exc:  # any damage is a miss, never an error
                 logger.warning("Skipping unreadable run %s: %s", path, exc)
-                continue
-            return result
         return None
 
     def put(
@@ -113,25 +119,47 @@ class RunStore:
         knobs: Mapping[str, Any] | None = None,
         extra: Mapping[str, Any] | None = None,
     ) -> Path:
-        """Store ``result`` atomically (temp file + ``os.replace``) and return its path."""
+        """Store ``result`` atomically (temp file + ``os.replace``) and return its path.
+
+        Raises
+        ------
+        TypeError
+            If the run holds something a run file cannot store (nothing is written).
+        PermissionError
+            If the root is one another user could write (see :mod:`.trust`).
+        """
         knobs = dict(result.knobs if knobs is None else knobs)
         key = run_key(tkey, result.method, knobs, extra)
+        data = encode_run(result, key)
         path = self.path(tkey, result.method, key)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if not self._trusted(self.root, path.parent):
+            raise PermissionError(self.notices[-1])
+        make_dirs(path.parent)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
-            with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
-                pickle.dump((key, result), gz, protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+        path.with_name(f"{key[:32]}{LEGACY_SUFFIX}").unlink(missing_ok=True)
         return path
 
     def size(self) -> int:
         """Total bytes of the runs in the writable root."""
         base = self.root / RUNS_DIR
         return sum(p.stat().st_size for p in base.rglob(f"*{SUFFIX}")) if base.is_dir() else 0
+
+    def _trusted(self, root: Path, path: Path) -> bool:
+        problem = root_problem(root) or path_problem(root, path)
+        if problem is None:
+            return True
+        text = untrusted_notice(root, problem)
+        if text not in self.notices:
+            logger.warning("%s", text)
+            self.notices.append(text)
+        return False
 
 
 def method_run(method: str, train: Task, test: Task, /, **knobs: Any) -> RunResult:
@@ -169,6 +197,6 @@ def compute_and_store(
     if store is not None:
         try:
             store.put(task_key(train, test), result, knobs, extra)
-        except (OSError, pickle.PicklingError, TypeError, AttributeError) as exc:
+        except (OSError, TypeError, ValueError) as exc:
             logger.warning("Could not store the run of %s: %s", method, exc)
     return result

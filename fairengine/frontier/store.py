@@ -16,7 +16,9 @@ named like an entry) is ignored without being opened; temp files of killed write
 :data:`TEMP_MAX_AGE` seconds are removed when a method directory is written or listed; a damaged
 entry (also one whose model fails to load, see :meth:`FrontierStore.load`) is dropped and a
 sentence is added to :attr:`FrontierStore.notices` (the dashboard shows them as notices);
-:meth:`FrontierStore.clear` on a root it may not write reports a notice instead of raising.
+:meth:`FrontierStore.clear` on a root it may not write reports a notice instead of raising. A root
+another user could write (:mod:`fairengine.frontier.trust`), or an entry below a folder they
+could, is neither read nor written: a notice says so and the store works without it.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from typing import Any
 import fairengine
 from fairengine.export import ModelFileError, load_model, read_manifest, save_model, verify_model
 from fairengine.frontier.keys import point_key, task_key
+from fairengine.frontier.trust import make_dirs, path_problem, root_problem, untrusted_notice
 from fairengine.methods.base import RunResult
 
 __all__ = ["CachedPoint", "FrontierStore", "point_key", "task_key"]
@@ -159,7 +162,7 @@ class FrontierStore:
         key = self.key(task_key, method, knobs)
         for root in self._roots():
             path = self.path(task_key, method, key, root=root)
-            if not _is_regular(path):
+            if not _is_regular(path) or not self._trusted(root, path):
                 continue
             point = self._read(path, writable=root is self.root, verify=True, key=key)
             if point is not None:
@@ -231,6 +234,9 @@ class FrontierStore:
             "elapsed": float(result.elapsed),
         }
         path = self.path(task_key, result.method, key)
+        if not self._trusted(self.root, path.parent):
+            raise PermissionError(self.notices[-1])
+        make_dirs(path.parent)
         self._clean_temps(path.parent.parent)
         return save_model(result.model, path, card=card, metadata=meta)
 
@@ -283,14 +289,29 @@ class FrontierStore:
     # -- internals ----------------------------------------------------------------------------
 
     def _roots(self) -> list[Path]:
-        return [self.root, *self.read_only]
+        """The roots to read: those no other user can write (see :mod:`.trust`)."""
+        return [root for root in (self.root, *self.read_only) if self._trusted(root)]
+
+    def _trusted(self, root: Path, path: Path | None = None, *, below_only: bool = False) -> bool:
+        """Whether ``root`` (unless ``below_only``) and ``path`` below it may be read; if not,
+        say so once."""
+        problem = None if below_only else root_problem(root)
+        if problem is None and path is not None:
+            problem = path_problem(root, path)
+        if problem is None:
+            return True
+        text = untrusted_notice(root, problem)
+        if text not in self.notices:
+            self._notice(text)
+        return False
 
     def _entry_files(self, root: Path, task_key: str, method: str | None) -> Iterator[Path]:
         task_dir = root / task_key[:_TASK_DIR]
         if not task_dir.is_dir():
             return iter(())
         pattern = f"{method}/*{SUFFIX}" if method is not None else f"*/*{SUFFIX}"
-        return iter(sorted(p for p in task_dir.glob(pattern) if _is_regular(p)))
+        paths = sorted(p for p in task_dir.glob(pattern) if _is_regular(p))
+        return iter(p for p in paths if self._trusted(root, p, below_only=True))
 
     def _clean_temps(self, task_dir: Path) -> None:
         """Remove temp files older than :data:`TEMP_MAX_AGE` (left by killed writers)."""
@@ -383,8 +404,9 @@ def _is_regular(path: Path) -> bool:
         return False
 
 
-def _read_regular(path: Path) -> tuple[os.stat_result, bytes]:
-    """Stat and read a file, refusing (OSError) anything that is not a regular file.
+def _read_regular(path: Path, *, max_bytes: int | None = None) -> tuple[os.stat_result, bytes]:
+    """Stat and read a file, refusing (OSError) anything that is not a regular file, or that
+    has more than ``max_bytes`` bytes (checked before reading).
 
     Opened non-blocking and checked with fstat, so a FIFO swapped in after the listing cannot
     block the reader.
@@ -394,8 +416,13 @@ def _read_regular(path: Path) -> tuple[os.stat_result, bytes]:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise OSError(f"{path} is not a regular file")
+        if max_bytes is not None and info.st_size > max_bytes:
+            raise OSError(f"{path} has {info.st_size:,} bytes; the limit is {max_bytes:,}")
         with os.fdopen(fd, "rb", closefd=False) as handle:
-            return info, handle.read()
+            data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
+        if max_bytes is not None and len(data) > max_bytes:  # grew after the fstat
+            raise OSError(f"{path} has more than {max_bytes:,} bytes")
+        return info, data
     finally:
         os.close(fd)
 

@@ -84,3 +84,72 @@ def leaf_values(arrays: Arrays, X: Any) -> np.ndarray:  # noqa: N803
     """``value`` rows of every row's leaf in every tree, shape (n, n_trees, value width)."""
     value = arrays["value"]
     return (value[:, None] if value.ndim == 1 else value)[apply(arrays, X)]
+
+
+def check_structure(
+    left: np.ndarray,
+    right: np.ndarray,
+    roots: np.ndarray | None = None,
+) -> None:
+    """Raise ValueError unless ``left`` / ``right`` (integer-valued, one entry per node) form
+    trees that :func:`apply` walks in at most one step per node.
+
+    A node is a leaf when both children are -1; otherwise each child lies after its parent (as
+    scikit-learn writes its nodes, in preorder) and no node has two parents, so there is no
+    cycle and no shared subtree. ``roots`` (default: node 0) must be distinct nodes that are no
+    node's child, so the trees are disjoint and one row's walk through all of them visits each
+    node at most once."""
+    n = len(left)
+    if len(right) != n:
+        raise ValueError(f"{len(left)} left but {len(right)} right children")
+    if n == 0:
+        raise ValueError("a tree with no nodes")
+    for children in (left, right):
+        if not np.array_equal(children, np.round(children)):
+            raise ValueError("child indices that are not whole numbers")
+    left, right = np.asarray(left, dtype=np.int64), np.asarray(right, dtype=np.int64)
+    leaf = left == -1
+    if not np.array_equal(leaf, right == -1):
+        raise ValueError("a node with one child")
+    nodes = np.arange(n)
+    inner = ~leaf
+    if np.any((left[inner] <= nodes[inner]) | (right[inner] <= nodes[inner])) or np.any(
+        (left[inner] >= n) | (right[inner] >= n)
+    ):
+        raise ValueError("a child index before its parent or past the last node")
+    children = np.concatenate([left[inner], right[inner]])
+    if np.bincount(children, minlength=n).max(initial=0) > 1:
+        raise ValueError("a node with two parents")
+    roots = np.zeros(1, np.int64) if roots is None else np.asarray(roots)
+    if roots.ndim != 1 or not np.array_equal(roots, np.round(roots)):
+        raise ValueError("roots that are not node indices")
+    roots = roots.astype(np.int64)
+    if np.any((roots < 0) | (roots >= n)) or len(np.unique(roots)) != len(roots):
+        raise ValueError("roots out of range or repeated")
+    is_child = np.zeros(n, dtype=bool)
+    is_child[children] = True
+    if np.any(is_child[roots]):
+        raise ValueError("a root that is another node's child")
+
+
+def check_arrays(arrays: Arrays, n_features: int) -> None:
+    """Raise ValueError unless the codec's arrays (see :func:`forest_arrays`; ``value`` and
+    ``roots`` optional) describe trees :func:`apply` can walk on ``n_features`` columns: the
+    structure of :func:`check_structure`, equal lengths, every inner node testing a feature
+    below ``n_features`` against a finite threshold, finite values."""
+    left, right = arrays["left"], arrays["right"]
+    feature, threshold = arrays["feature"], arrays["threshold"]
+    n = len(left)
+    if any(np.ndim(a) != 1 or len(a) != n for a in (right, feature, threshold)):
+        raise ValueError("node arrays of different lengths")
+    check_structure(left, right, arrays.get("roots"))
+    inner = np.asarray(left) != -1
+    f = np.asarray(feature)[inner]
+    if not np.array_equal(f, np.round(f)) or np.any((f < 0) | (f >= n_features)):
+        raise ValueError(f"an inner node tests a feature outside 0 … {n_features - 1}")
+    if not np.all(np.isfinite(np.asarray(threshold, dtype=float)[inner])):
+        raise ValueError("an inner node with a threshold that is not a finite number")
+    if "value" in arrays:
+        value = np.asarray(arrays["value"])
+        if len(value) != n or not np.all(np.isfinite(value)):
+            raise ValueError("leaf values that are not one finite row per node")

@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.hostile_text import shown
+
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 
 
@@ -79,7 +81,7 @@ def test_early_stop_is_a_visible_warning() -> None:
     at.slider(key="w.bf.alpha").set_value(0.0)
     at.run()
     assert not at.exception
-    assert any("α = 0" in w.value for w in at.warning)
+    assert any("α = 0" in shown(w.value) for w in at.warning)
 
 
 def test_leaf_floor_toggle_overrides_the_paper_defaults() -> None:

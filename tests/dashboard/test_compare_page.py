@@ -124,7 +124,7 @@ def test_link_made_from_an_upload_says_the_table_is_missing(tmp_path, monkeypatc
     at = AppTest.from_file(APP, default_timeout=120)
     at.query_params.update({"dataset": "my_table", "source": "upload", "x": "error"})
     at.run()  # the Data page opens first here; a browser opening /compare shows it there
-    assert any("uploaded table (my_table)" in w.value for w in at.warning)
+    assert any("uploaded table (my\\_table)" in w.value for w in at.warning)  # escaped name
     assert at.session_state["task"] is None  # not silently Adult
     at.switch_page("views/compare.py").run()
     assert not at.exception

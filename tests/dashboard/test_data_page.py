@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.hostile_text import shown
+
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 
 ROWS = [
@@ -94,7 +96,7 @@ def test_query_param_opens_dataset() -> None:
     bad = AppTest.from_file(APP, default_timeout=60)
     bad.query_params["dataset"] = "nope"
     bad.run()
-    assert "Unknown dataset 'nope'" in bad.warning[0].value
+    assert "Unknown dataset 'nope'" in shown(bad.warning[0].value)
     assert metrics(bad)["Rows"] == "48,842"
 
 
@@ -130,7 +132,7 @@ def test_upload_with_missing_sensitive_values(app: AppTest) -> None:
     lines[5] = lines[5].replace(";f;", ";;").replace(";m;", ";;")
     app.radio(key="w.source").set_value("upload").run()
     app.file_uploader[0].set_value(("gaps.csv", "\n".join(lines).encode(), "text/csv")).run()
-    assert "1 row(s)" in app.error[0].value
+    assert "1 row(s)" in shown(app.error[0].value)
     app.checkbox(key="w.drop_missing").check().run()
     assert not app.error
     assert metrics(app)["Rows"] == "119"

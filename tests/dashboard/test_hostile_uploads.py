@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.hostile_text import shown
+
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 
 FIVE_CLASS = "\n".join(
@@ -47,24 +49,65 @@ def test_multiclass_target_offers_one_vs_rest(upload_page: AppTest) -> None:
 def test_hostile_upload_is_explained(upload_page: AppTest, payload: bytes, message: str) -> None:
     upload_page.file_uploader[0].set_value(("odd.csv", payload, "text/csv")).run()
     assert not upload_page.exception
-    assert any(message in e.value for e in upload_page.error)
+    assert any(message in shown(e.value) for e in upload_page.error)
 
 
-def test_unexpected_engine_error_is_readable_with_a_report(upload_page: AppTest, monkeypatch):
+def _break_the_engine(upload_page: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An unexpected error (not a DataError) while the Data page builds the task."""
     from dashboard.components import cached
 
     def broken(*args, **kwargs):
-        raise RuntimeError("solver exploded")
+        raise RuntimeError("solver exploded in /srv/secret/path.py")
 
     monkeypatch.setattr(cached, "from_frame", broken)
     payload = FIVE_CLASS.replace(b"grade", b"level")  # a new upload: not served from the cache
     upload_page.file_uploader[0].set_value(("boom.csv", payload, "text/csv")).run()
     upload_page.multiselect(key="w.positive_values").set_value(["A"]).run()
+
+
+def _page_text(at: AppTest) -> str:
+    parts = [e.value for e in at.error] + [c.value for c in at.get("code")]
+    parts += [x.label for x in at.expander]
+    return "\n".join(parts)
+
+
+def test_unexpected_error_shows_an_id_and_logs_the_details(
+    upload_page: AppTest, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import platform
+    import re
+
+    monkeypatch.delenv("FAIRENGINE_DEBUG", raising=False)
+    with caplog.at_level("ERROR", logger="fairengine.dashboard"):
+        _break_the_engine(upload_page, monkeypatch)
     assert not upload_page.exception  # no redacted Streamlit error box
-    assert any("RuntimeError: solver exploded" in e.value for e in upload_page.error)
-    report = [x for x in upload_page.expander if x.label.startswith("Report")]
-    assert report and "solver exploded" in report[0].code[0].value
-    assert "Traceback" in report[0].code[0].value
+    messages = [e.value for e in upload_page.error if "Something went wrong" in e.value]
+    assert len(messages) == 1
+    error_id = re.search(r"error id ([0-9a-f]{8})\b", messages[0]).group(1)
+    page = _page_text(upload_page)
+    for secret in ("Traceback", "solver exploded", "/srv/secret", "RuntimeError", ".py"):
+        assert secret not in page, secret
+    assert platform.platform() not in page and platform.python_version() not in page
+    assert not [x for x in upload_page.expander if x.label.startswith("Report")]
+    # The server log has the details under the same id.
+    logged = [r for r in caplog.records if error_id in r.getMessage()]
+    assert len(logged) == 1 and logged[0].exc_info is not None
+    assert "solver exploded" in str(logged[0].exc_info[1])
+    assert platform.python_version() in logged[0].getMessage()
+    print(f"error id {error_id} on the page and in {len(logged)} log record")
+
+
+@pytest.mark.parametrize(("demo", "report"), [("0", True), ("1", False)])
+def test_debug_setting_shows_the_report_except_in_demo_mode(
+    upload_page: AppTest, monkeypatch: pytest.MonkeyPatch, demo: str, report: bool
+) -> None:
+    monkeypatch.setenv("FAIRENGINE_DEBUG", "1")
+    monkeypatch.setenv("FAIRENGINE_DEMO", demo)
+    _break_the_engine(upload_page, monkeypatch)
+    reports = [x for x in upload_page.expander if x.label.startswith("Report")]
+    assert bool(reports) is report
+    page = _page_text(upload_page)
+    assert ("Traceback" in page) is report and ("solver exploded" in page) is report
 
 
 def test_refused_encoding_can_be_chosen(upload_page: AppTest) -> None:
@@ -72,7 +115,7 @@ def test_refused_encoding_can_be_chosen(upload_page: AppTest) -> None:
     rows = [f"{'山田田中'[i % 4]},{'男女'[i % 2]},{i % 3 % 2}" for i in range(60)]
     payload = "\n".join(["名前,性別,y", *rows]).encode("shift_jis")
     at.file_uploader[0].set_value(("jp.csv", payload, "text/csv")).run()
-    assert any("shift_jis" in e.value for e in at.error)
+    assert any("shift_jis" in shown(e.value) for e in at.error)
     at.selectbox(key="w.encoding").set_value("shift_jis").run()
     assert not at.exception
     at.selectbox(key="w.target").set_value("y").run()

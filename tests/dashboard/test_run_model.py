@@ -7,6 +7,7 @@ paper datasets comes from the runs shipped by ``fairengine precompute`` without 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -39,7 +40,7 @@ def open_page(view: str, dataset: str) -> AppTest:
 
 
 def stored_runs(cache: Path) -> int:
-    return len(list((cache / "runs").rglob("*.run.gz")))
+    return len(list((cache / "runs").rglob("*.fairrun")))
 
 
 def metrics(at: AppTest) -> list[str]:
@@ -99,3 +100,17 @@ def test_fair_regression_offers_its_dataset_in_one_click(monkeypatch) -> None:
     at.button(key="runner.open.law_school").click().run()
     assert not at.exception and not at.error
     assert len(at.get("plotly_chart")) == 3  # the paper's dataset, from the shipped run
+
+
+def test_a_cache_folder_others_can_write_is_not_used_and_the_page_says_so(
+    monkeypatch, private_cache: Path
+) -> None:
+    monkeypatch.setenv("FAIRENGINE_RUN_WAIT", "0")
+    private_cache.mkdir()
+    os.chmod(private_cache, 0o777)
+    at = open_page("maxent", "adult")
+    notes = [c.value for c in at.caption if "not used" in c.value]
+    assert len(notes) == 1 and "writable by every user" in notes[0]
+    print(notes[0])
+    assert not at.error and len(at.get("plotly_chart")) >= 3  # the shipped run still shows
+    assert stored_runs(private_cache) == 0

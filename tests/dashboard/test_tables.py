@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-import gzip
-import pickle
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from dashboard.components.tables import markdown_table
+from fairengine.frontier.runcodec import decode_run, stored_key
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,6 +38,18 @@ def test_numbers_are_rounded_and_text_cannot_break_the_table() -> None:
     assert all(len(r) == 4 for r in rows)
 
 
+def test_hostile_names_and_values_stay_text_in_their_cells() -> None:
+    from fairengine.textsafe import md_text
+    from tests.hostile_text import HOSTILE
+
+    values = list(reversed(HOSTILE))
+    frame = pd.DataFrame({name: [value] for name, value in zip(HOSTILE, values, strict=True)})
+    rows = _rows(markdown_table(frame))
+    assert len(rows) == 3 and all(len(r) == len(HOSTILE) for r in rows)
+    assert rows[0] == [md_text(name) for name in HOSTILE]
+    assert rows[2] == [md_text(value) for value in reversed(HOSTILE)]
+
+
 def test_default_index_left_out_and_long_tables_say_what_is_cut() -> None:
     text = markdown_table(pd.DataFrame({"v": np.arange(70.0)}), max_rows=5)
     rows = _rows(text)
@@ -48,9 +59,9 @@ def test_default_index_left_out_and_long_tables_say_what_is_cut() -> None:
 
 def test_a_shipped_maxent_result_table_keeps_every_row_and_value() -> None:
     """The Max-entropy page's before/after table on Adult (the run ``precompute`` ships)."""
-    path = next((ROOT / "assets" / "frontiers" / "runs").glob("*/maxent/*.run.gz"))
-    with gzip.open(path, "rb") as handle:
-        _, result = pickle.load(handle)  # noqa: S301 - the repository's own shipped run
+    path = next((ROOT / "assets" / "frontiers" / "runs").glob("*/maxent/*.fairrun"))
+    raw = path.read_bytes()
+    result = decode_run(raw, stored_key(raw))
     rates = result.artifacts["rates"]
     rows = _rows(markdown_table(rates))
     assert [r[0] for r in rows[2:]] == [str(i) for i in rates.index]

@@ -104,7 +104,7 @@ def test_a_link_to_an_upload_says_the_table_is_gone_and_offers_upload() -> None:
     at.run()
     assert not at.exception
     warnings = " ".join(w.value for w in at.warning)
-    assert "uploaded table (my_table)" in warnings and "Upload the same file" in warnings
+    assert "uploaded table (my\\_table)" in warnings and "Upload the same file" in warnings
     assert at.radio(key="w.source").value == "upload"
     assert len(at.get("file_uploader")) == 1
     assert at.session_state["task"] is None  # no other data opened in its place

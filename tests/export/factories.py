@@ -44,3 +44,25 @@ FACTORIES: dict[str, Callable[[], tuple[Model, pd.DataFrame]]] = {
     "noisy_groups": lambda: _run("noisy_groups", n_steps=40, noise=0.2),  # method knob: soft
     "multiaccurate_proxy": lambda: _run("multiaccurate_proxy", max_rows=300, n_iter=20, dl_iter=3),
 }
+
+
+def _fair_regression_linear() -> tuple[Model, pd.DataFrame]:
+    frame = load_dataset("law_school").frame.sample(400, random_state=0)
+    train, test = from_frame(
+        frame, target="ugpa_scaled", sensitive=["race"], kind="regression"
+    ).split(random_state=3)
+    result = get_method("fair_regression").run(train, test, eps=0.05, n_levels=20, max_iter=5)
+    return result.model, test.X
+
+
+#: Further variants whose arrays differ from the factory of their type (other proxies, stored
+#: classifiers or components), so the array-level tests reach every family of arrays.
+VARIANTS: dict[str, Callable[[], tuple[Model, pd.DataFrame]]] = {
+    "balanced_filter/qp_dt": lambda: _run("balanced_filtering", proxy="qp_dt"),
+    "balanced_filter/naive_lr": lambda: _run("balanced_filtering", proxy="naive_lr"),
+    "maxent/gnb": lambda: _run("maxent", n_samples=1000, classifier="gnb"),
+    "multiaccurate_proxy/tree": lambda: _run(
+        "multiaccurate_proxy", proxy="multiaccurate_tree", max_rows=300, n_iter=10, dl_iter=3
+    ),
+    "fair_regression/linear": _fair_regression_linear,
+}

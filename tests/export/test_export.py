@@ -22,7 +22,7 @@ from fairengine.export import (
 )
 from fairengine.methods import get_method
 from fairengine.models import model_types
-from tests.export.factories import FACTORIES, _german
+from tests.export.factories import FACTORIES, VARIANTS, _german
 
 
 @pytest.fixture(scope="module", params=sorted(FACTORIES))
@@ -46,6 +46,16 @@ def test_round_trip_predicts_identically(saved) -> None:
     )
     np.testing.assert_array_equal(loaded.predict_score(X), model.predict_score(X))
     assert read_card(path) == "# card"
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_variants_round_trip(variant, tmp_path) -> None:
+    """Other proxies, classifiers and components (a classifier proxy's merged rare groups,
+    ``label_map``, included) predict identically after a round trip."""
+    model, X = VARIANTS[variant]()  # noqa: N806
+    loaded = load_model(save_model(model, tmp_path / "model.fairmodel"))
+    np.testing.assert_array_equal(loaded.predict_score(X), model.predict_score(X))
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
 
 
 def test_file_has_no_pickle(saved) -> None:
@@ -146,7 +156,7 @@ def test_metadata_and_card_from_a_run(tmp_path) -> None:
     card = model_card(result, train, test)
     assert "| strength | 1.0000 |" in card
     assert f"{result.metrics['test']['dp_diff']:.4f}" in card
-    assert "german_credit" in card and "Caveats" in card
+    assert "Dataset: **german\\_credit**" in card and "Caveats" in card  # names shown as text
     path = save_model(
         result.model, tmp_path / "m.fairmodel", metadata=result_metadata(result, train, test)
     )

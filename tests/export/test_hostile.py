@@ -12,15 +12,29 @@ import json
 import struct
 import tracemalloc
 import zipfile
+import zlib
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fairengine.export import ModelFileError, load_model, read_manifest, safe
+from fairengine.export import ModelFileError, load_model, model_bytes, read_manifest, safe
 from fairengine.models.base import model_type_names
-from tests.export.hostile import forge, members_of, npy_bytes, real_files, zip_bytes
+from tests.export.factories import FACTORIES, VARIANTS
+from tests.export.hostile import (
+    deflated,
+    forge,
+    lying_zip,
+    members_of,
+    npy_bytes,
+    peak_rss_in_child,
+    permuted_files,
+    raw_zip,
+    real_files,
+    time_loads_in_child,
+    zip_bytes,
+)
 
 FILES = real_files()
 
@@ -48,6 +62,8 @@ def test_encrypted_flag_is_refused(linear) -> None:
     raw = bytearray(linear)
     central = raw.index(b"PK\x01\x02")  # first central-directory entry; flags at offset 8
     raw[central + 8] |= 0x01
+    _refused(bytes(raw), "local header of 'manifest.json' disagrees")
+    raw[6] |= 0x01  # its local header (flags at offset 6) says so too
     _refused(bytes(raw), "encrypted")
 
 
@@ -235,7 +251,7 @@ def test_state_whose_shapes_do_not_fit_is_refused(linear) -> None:
     buffer = io.BytesIO()
     np.save(buffer, np.zeros(3))  # the encoder makes ~100 features
     members["arrays/coef.npy"] = buffer.getvalue()
-    _refused(forge(members), "does not rebuild a working linear_classifier")
+    _refused(forge(members), r"array .coef. has shape \(3,\); axis 0 should be n_features = ")
 
 
 def test_type_confusion_is_refused(linear) -> None:
@@ -390,3 +406,199 @@ def test_stored_scikit_learn_estimators_get_the_same_limits() -> None:
         np.save(buffer, np.frombuffer(payload, dtype=np.uint8))
         members["arrays/base_estimator_skops.npy"] = buffer.getvalue()
         _refused(forge(members), f"stored estimator base_estimator_skops .*{match}")
+
+
+# ----------------------------------------------------------------------------- lying zip sizes
+
+
+def test_a_zip_that_lies_about_its_sizes_is_refused_before_inflating(linear) -> None:
+    """state.json's central directory and local header agree on its true size and CRC, but its
+    stream inflates to 1 GiB: reading stops at the declared size, in a child whose whole peak
+    resident memory (interpreter and imports included) stays under 200 MB."""
+    raw = lying_zip(linear, 2**30)
+    assert len(raw) < 8 * 2**20
+    peak, outcome = peak_rss_in_child(raw)
+    print(
+        f"lying zip ({len(raw) / 2**20:.1f} MB inflating to 1 GiB): peak RSS {peak / 2**20:.0f} MiB"
+    )
+    assert outcome.startswith("refused:") and "inflates to more than" in outcome, outcome
+    assert peak < 200 * 2**20
+
+
+def _entries(raw: bytes) -> list[dict]:
+    return [
+        {"name": name, "data": zlib.compress(plain)[2:-4], "plain": plain}
+        for name, plain in members_of(raw).items()
+    ]
+
+
+def _traced_refusal(raw: bytes, match: str) -> int:
+    tracemalloc.start()
+    try:
+        _refused(raw, match)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_an_honest_raw_zip_loads(linear) -> None:
+    """The hand-written zips of these tests are read like zipfile's own."""
+    load_model(raw_zip(_entries(linear)))
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        ({"central": {"size": 10}}, "local header of 'state.json' disagrees"),
+        ({"local": {"csize": 3}}, "local header of 'state.json' disagrees"),
+        ({"local": {"crc": 1}}, "local header of 'state.json' disagrees"),
+        ({"local": {"name": b"state.jsoN"}}, "local header of 'state.json' disagrees"),
+        ({"local": {"method": 0}}, "local header of 'state.json' disagrees"),
+        ({"central": {"size": 10}, "local": {"size": 10}}, "inflates to more than the 10 bytes"),
+        ({"central": {"crc": 7}, "local": {"crc": 7}}, "state.json fails its CRC-32"),
+        ({"central": {"size": 10**6}, "local": {"size": 10**6}}, "inflates to .* not the"),
+    ],
+)
+def test_headers_and_bytes_that_disagree_are_refused(linear, change, match) -> None:
+    entries = _entries(linear)
+    state = next(e for e in entries if e["name"] == "state.json")
+    state.update(change)
+    assert _traced_refusal(raw_zip(entries), match) < 2 * 2**20
+
+
+def test_a_compressed_size_that_lies_is_refused(linear) -> None:
+    entries = _entries(linear)
+    state = next(e for e in entries if e["name"] == "state.json")
+    csize = len(state["data"])
+    for wrong in (csize - 5, csize + 5):  # the stream ends after / before the declared bytes
+        state["central"] = state["local"] = {"csize": wrong}
+        _refused(raw_zip(entries), "its compressed size is wrong|disagrees|damaged")
+
+
+def test_a_data_descriptor_that_disagrees_is_refused(linear) -> None:
+    entries = _entries(linear)
+    state = next(e for e in entries if e["name"] == "state.json")
+    crc, size = zlib.crc32(state["plain"]), len(state["plain"])
+    state["central"] = {"flags": 0x08}
+    state["local"] = {"flags": 0x08, "crc": 0, "csize": 0, "size": 0}
+    truth = struct.pack("<4s3L", b"PK\x07\x08", crc, len(state["data"]), size)
+    state["after"] = truth
+    load_model(raw_zip(entries))  # a descriptor that agrees is read as zipfile reads it
+    state["after"] = struct.pack("<4s3L", b"PK\x07\x08", crc, len(state["data"]), size + 1)
+    _refused(raw_zip(entries), "data descriptor of 'state.json' disagrees")
+
+
+def test_overlapping_members_are_refused(linear) -> None:
+    """A member stored inside another member's bytes (two names for one record)."""
+    inner = raw_zip([{"name": "card.md", "data": b"hello", "method": 0}])
+    inner_record = inner[: inner.index(b"PK\x01\x02")]
+    entries = _entries(linear)
+    first = {"name": "arrays/x.npy", "data": inner_record, "method": 0}
+    pointer = {
+        "name": "card.md",
+        "data": b"hello",
+        "method": 0,
+        "no_local": True,
+        "central": {"offset": 30 + len("arrays/x.npy")},
+    }
+    _refused(raw_zip([first, pointer, *entries]), "overlap")
+
+
+def test_bytes_around_the_zip_are_refused(linear) -> None:
+    _refused(b"junk" + linear, "does not close the file|damaged|local header")
+    _refused(linear + b"junk", "not a zip|does not close the file")
+
+
+def test_a_bomb_within_the_declared_sizes_costs_the_declared_size(linear) -> None:
+    """A member that declares its true 64 MiB (within the limits) is inflated, and costs about
+    its declared size: the peak stays within a few times that."""
+    members = members_of(linear)
+    declared = 64 * 2**20
+    entries = [
+        {"name": n, "data": zlib.compress(d)[2:-4], "plain": d}
+        for n, d in members.items()
+        if n != "state.json"
+    ]
+    plain = bytes(declared)
+    entries.append({"name": "state.json", "data": deflated(declared), "plain": plain})
+    raw = raw_zip(entries)
+    del plain
+    peak, outcome = peak_rss_in_child(raw)
+    print(
+        f"bomb within limits (64 MiB declared, {len(raw) / 2**10:.0f} kB): "
+        f"peak RSS {peak / 2**20:.0f} MiB"
+    )
+    assert outcome.startswith("refused:"), outcome
+    assert peak < 3 * declared + 100 * 2**20
+
+
+# ----------------------------------------------------------------------------- arrays that misfit
+
+
+def _permutation_cases() -> list[str]:
+    return sorted(FACTORIES) + sorted(VARIANTS)
+
+
+@pytest.mark.parametrize("case", _permutation_cases())
+def test_arrays_permuted_among_themselves_are_refused_or_load_quickly(case) -> None:
+    """Every pair of a real model's arrays swapped (and random permutations), checksums
+    recomputed: each file is refused or loads, in well under the 5 s safety bound (CPU time of
+    the load alone, in a child killed if a load never ends)."""
+    model, _ = {**FACTORIES, **VARIANTS}[case]()
+    files = permuted_files(model_bytes(model))
+    if not files:
+        pytest.skip(f"{case} stores one array: nothing to permute")
+    rows = time_loads_in_child(files, per_file=5.0)
+    escaped = [r for r in rows if r["outcome"].startswith("ESCAPED")]
+    assert not escaped, escaped[:3]
+    worst = max(rows, key=lambda r: r["seconds"])
+    refused = sum(r["outcome"].startswith("refused") for r in rows)
+    print(f"{case}: {len(rows)} files, {refused} refused, slowest {worst['seconds']:.3f} s "
+          f"({worst['label']}: {worst['outcome'][:80]})")  # fmt: skip
+    assert refused > 0
+    assert worst["seconds"] < 5.0, worst
+
+
+def _with_arrays(raw: bytes, **changes: np.ndarray) -> bytes:
+    members = members_of(raw)
+    for name, array in changes.items():
+        buffer = io.BytesIO()
+        np.save(buffer, array)
+        members[f"arrays/{name}.npy"] = buffer.getvalue()
+    return forge(members)
+
+
+def _array(raw: bytes, name: str) -> np.ndarray:
+    return np.load(io.BytesIO(members_of(raw)[f"arrays/{name}.npy"]))
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        (lambda a: {"clf_left": a["clf_feature"]}, "do not fit together"),  # cycles
+        (lambda a: {"clf_left": np.where(a["clf_left"] > 0, 0, -1)}, "before its parent"),
+        (lambda a: {"clf_right": np.where(a["clf_left"] > 0, a["clf_left"], -1)}, "two parents"),
+        (lambda a: {"clf_right": np.where(a["clf_left"] > 0, 10**9, -1)}, "past the last node"),
+        (lambda a: {"clf_feature": np.where(a["clf_left"] > 0, 10**6, -2)}, "tests a feature"),
+        (lambda a: {"clf_threshold": np.full(len(a["clf_left"]), np.nan)}, "finite"),
+        (lambda a: {"clf_prob": a["clf_prob"] + 2}, r"outside \[0, 1\]"),
+        (lambda a: {"rows": a["rows"] + 50}, "codes outside their feature's levels"),
+        (lambda a: {"lambda": a["lambda"][:-1]}, "axis 0 should be d ="),
+        (lambda a: {"weights": -a["weights"]}, "outside"),
+    ],
+)
+def test_maxent_arrays_that_do_not_fit_are_refused(change, match) -> None:
+    raw = FILES["maxent"].read_bytes()
+    names = ["clf_left", "clf_right", "clf_feature", "clf_threshold", "clf_prob", "rows"]
+    arrays = {n: _array(raw, n) for n in [*names, "lambda", "weights"]}
+    _refused(_with_arrays(raw, **change(arrays)), match)
+
+
+def test_a_maxent_domain_beyond_the_limits_is_refused() -> None:
+    raw = FILES["maxent"].read_bytes()
+
+    def wide(state):
+        state["domain"]["features"][0]["levels"] = [str(i) for i in range(9000)]
+        state["domain"]["features"][0]["edges"] = []
+
+    _refused(_with_state(raw, wide), "at most 8,192 coordinates")

@@ -113,6 +113,8 @@ class ProxyFilter(Model):
 
     def _state(self) -> State:
         keys = _TREE_KEYS if self.proxy == "tree" else _CLASSIFIER_KEYS[int(self.arrays["kind"])]
+        if self.proxy == "classifier" and "label_map" in self.arrays:  # rare groups merged
+            keys = (*keys, "label_map")
         arrays = {f"proxy_{k}": self.arrays[k] for k in keys}
         arrays.update({"rho": self.rho, "A": self.A, "r_hat": self.r_hat})
         arrays["base_rates"] = self.base_rates

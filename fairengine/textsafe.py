@@ -1,0 +1,98 @@
+"""The one rule for putting untrusted text into Markdown: it shows as the same characters, and
+nothing else.
+
+Untrusted text is anything a visitor controls: a file name, a column name or value of an upload,
+a query parameter of a link, a knob value, a dataset name in a stored run, and any message that
+may quote one of those (the texts of ``DataError`` and ``KnobError`` do). Put it through
+:func:`md_text` (or :func:`md_code` for a code span) *where it is inserted*; the Markdown around
+it stays the caller's.
+
+The dialects this must hold for are CommonMark with the GitHub extensions (model cards read on
+GitHub or in an editor) and Streamlit's, which adds to them math (``$…$``, ``$$…$$``), text
+directives (``:red[…]``, ``:blue-badge[…]``), Material icons (``:material/name:``) and emoji
+shortcodes (``:smile:``). :func:`md_text`
+
+* puts a backslash before every ASCII punctuation character. CommonMark makes any escaped
+  punctuation a literal character, so no emphasis, strikethrough, link, image, angle-bracket
+  autolink, HTML, entity, heading, list, block quote, table pipe, code span, math (``\\$``) or
+  directive (``\\:``) can start in the text;
+* puts an invisible WORD JOINER (U+2060) after every ``:`` and ``@`` and inside ``www.``.
+  Escapes do not stop GitHub's literal autolinks (``https://…``, ``www.…``, ``name@host.org``):
+  both GitHub and Streamlit find them in the parsed text, where the backslashes are gone
+  (checked in Chromium on Streamlit 1.67). Each needs its trigger characters side by side
+  (``https:`` then ``//``, ``www`` then ``.``, ``@`` then the host), and the joiner separates
+  them without changing what a reader sees. After ``:`` it also keeps emoji shortcodes
+  (``:smile:``) and Material icons from forming in any renderer that looks for them in the
+  parsed text;
+* turns line breaks and other control characters into spaces, so the text stays inline (no new
+  paragraph, heading, list item or table row can begin) and the enclosing message keeps its
+  shape.
+
+The result is meant for inline positions: inside a sentence, a table cell, a label or a help
+text. It must not go inside a code span (backslashes are literal there); use :func:`md_code`
+for a code span. For plot labels, which Plotly reads as a small HTML subset, use
+:func:`plot_text`.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import string
+
+__all__ = ["WORD_JOINER", "md_code", "md_text", "plot_text"]
+
+#: Invisible, zero-width and not a line-break opportunity: it splits ``https://``, ``www.``,
+#: ``@host`` and ``:name:`` without a visible change.
+WORD_JOINER = "\u2060"
+
+_PUNCTUATION = frozenset(string.punctuation)  # exactly CommonMark's "ASCII punctuation"
+#: Line breaks and control characters (C0, DEL, C1, Unicode line and paragraph separators).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_WWW = re.compile(r"(www)(\\\.)", re.IGNORECASE)
+
+
+def _char(char: str) -> str:
+    if char not in _PUNCTUATION:
+        return char
+    if char in ":@":
+        return "\\" + char + WORD_JOINER
+    return "\\" + char
+
+
+def md_text(value: object) -> str:
+    """``value`` as Markdown that renders as its own characters (``str(value)``), inline.
+
+    Any object is accepted (``None`` gives ``"None"``, like an f-string). See the module
+    docstring for what is escaped and why.
+    """
+    text = _CONTROL.sub(" ", str(value))
+    escaped = "".join(map(_char, text))
+    return _WWW.sub(lambda m: m.group(1) + WORD_JOINER + m.group(2), escaped)
+
+
+def md_code(value: object) -> str:
+    """``value`` as an inline code span: shown verbatim in code type, whatever it holds.
+
+    Nothing is interpreted inside a code span (no escapes either), so the span is fenced with
+    one backtick more than the longest run of backticks in the text, and padded with a space
+    when the text starts or ends with a backtick or a space. Not for GitHub table cells, where
+    a ``|`` ends the cell even inside a code span: use :func:`md_text` there.
+    """
+    text = _CONTROL.sub(" ", str(value))
+    if not text.strip():
+        return md_text(text)
+    runs = [len(run) for run in re.findall(r"`+", text)]
+    fence = "`" * (max(runs, default=0) + 1)
+    if text[0] in "` " or text[-1] in "` ":
+        text = f" {text} "
+    return f"{fence}{text}{fence}"
+
+
+def plot_text(value: object) -> str:
+    """``value`` for a Plotly label, legend entry or hover text: shown as its own characters.
+
+    Plotly reads a small HTML subset in these strings (``<b>``, ``<a href>``, ``<br>``, …) and
+    decodes entities; escaping ``&``, ``<`` and ``>`` keeps every tag and entity literal.
+    """
+    return html.escape(str(value), quote=False)
