@@ -161,15 +161,6 @@ def result_metadata(result: RunResult, train: Task, test: Task) -> dict[str, Any
     }
 
 
-#: Characters Markdown gives a meaning to, escaped in the evidence's words.
-_MARKDOWN_SPECIAL = "\\`*_[]<>|#~"
-
-
-def _escape(text: str) -> str:
-    """``text`` with every Markdown special character backslash-escaped (minimal local rule)."""
-    return "".join("\\" + ch if ch in _MARKDOWN_SPECIAL else ch for ch in str(text))
-
-
 def evidence_lines(result: RunResult) -> list[str]:
     """The card's "Checks" and "Baselines" sections: every check with its level first, and the
     constant and unconstrained references' metrics on train and test (plain numbers)."""
@@ -178,7 +169,7 @@ def evidence_lines(result: RunResult) -> list[str]:
     lines = ["", "## Checks", ""]
     if not checks:
         lines.append("No checks were computed for this result.")
-    lines += [f"- **{c.level.upper()}** {_escape(c.name)}: {_escape(c.sentence)}" for c in checks]
+    lines += [f"- **{c.level.upper()}** {md_text(c.name)}: {md_text(c.sentence)}" for c in checks]
     if baselines is None:
         return lines
     lines += ["", "## Baselines (same rows, same evaluation)", ""]
@@ -191,7 +182,9 @@ def evidence_lines(result: RunResult) -> list[str]:
         for name in names:
             train_v = splits.get("train", {}).get(name, float("nan"))
             test_v = splits.get("test", {}).get(name, float("nan"))
-            lines.append(f"| {_escape(label)} | {name} | {_fmt(train_v)} | {_fmt(test_v)} |")
+            lines.append(
+                f"| {md_text(label)} | {md_text(name)} | {_fmt(train_v)} | {_fmt(test_v)} |"
+            )
     return lines
 
 
