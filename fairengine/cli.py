@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from fairengine.methods.base import Method
 
 EXIT_USAGE = 2
+#: ``--strict``: some result carries a failed check.
+EXIT_CHECK_FAILED = 3
 
 
 class UsageError(Exception):
@@ -66,6 +68,11 @@ def _add_method_arguments(parser: argparse.ArgumentParser, *, grid: bool = False
     parser.add_argument("--cache-dir", type=Path, help="frontier cache (default: user cache)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help=f"exit with status {EXIT_CHECK_FAILED} when any result fails one of its checks",
+    )
 
 
 def _parse_pairs(items: Sequence[str], flag: str) -> dict[str, str]:
@@ -148,6 +155,49 @@ def _metrics_lines(metrics: dict[str, dict[str, float]]) -> list[str]:
     return lines
 
 
+def _evidence_lines(record: dict[str, Any]) -> list[str]:
+    """The checks (level first, one a line) and the baselines of a point record."""
+    checks, baselines = record.get("checks"), record.get("baselines")
+    if checks is None:
+        return ["checks: not stored with this point (computed before checks existed; "
+                "rerun with --no-cache)"]  # fmt: skip
+    lines = ["checks:"] + [
+        f"  {c['level'].upper():<4}  {c['name']}: {c['sentence']}" for c in checks
+    ]
+    if baselines:
+        lines.append(f"baselines (same rows, same evaluation; learner: {baselines['learner']}):")
+        for which in ("constant", "unconstrained"):
+            splits = baselines[which]
+            shown = ", ".join(
+                f"{name} {_number(splits['train'].get(name))}/{_number(value)}"
+                for name, value in splits.get("test", {}).items()
+            )
+            lines.append(f"  {baselines[which + '_label']}: {shown} (train/test)")
+    return lines
+
+
+def _number(value: Any) -> str:
+    return "nan" if value is None else f"{float(value):.4f}"
+
+
+def _failed(records: Sequence[dict[str, Any]]) -> bool:
+    """Whether any record carries a failed check."""
+    return any(c["level"] == "fail" for r in records for c in (r.get("checks") or ()))
+
+
+def _with_evidence(record: dict[str, Any], frontier: Any, train: Task, test: Task) -> None:
+    """Fill a stored point's missing checks and baselines from its model (in place)."""
+    if record.get("checks") is not None:
+        return
+    from fairengine.methods.evidence import evidence_dict, stored_result
+
+    point = record["point_id"]
+    result = stored_result(
+        frontier.method, record["knobs"], record["metrics"], frontier.model(point), train, test
+    )
+    record.update(evidence_dict(result))
+
+
 # ----------------------------------------------------------------------------- commands
 
 
@@ -185,18 +235,21 @@ def _cmd_run(args: argparse.Namespace) -> int:
     point_id = frontier.points["point_id"].iloc[0]
     result = frontier.result(point_id)
     record = frontier.to_records()[0]
+    _with_evidence(record, frontier, train, test)
+    status = EXIT_CHECK_FAILED if args.strict and _failed([record]) else 0
     if args.out:
         _export(frontier, point_id, train, test, args.out)
     if args.json:
         _print_json(record)
-        return 0
+        return status
     cached = " (from cache)" if record.get("cached") else ""
     print(f"{method.title} on {train.name}: point {point_id}{cached}")
     print("knobs: " + ", ".join(f"{k}={v}" for k, v in record["knobs"].items()))
+    print("\n".join(_evidence_lines(record)))
     print("\n".join(_metrics_lines(result.metrics if result else record["metrics"])))
     if args.out:
         print(f"model written to {args.out}")
-    return 0
+    return status
 
 
 def _grid(args: argparse.Namespace) -> dict[str, list[str]]:
@@ -221,19 +274,23 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     records = _cached_sweep(args, method, grid)
     if records is None:
         records = _full_sweep(args, method, grid)
+    status = EXIT_CHECK_FAILED if args.strict and _failed(records) else 0
     if args.out:
         _write_points(records, args.out)
     if args.json:
         _print_json(records)
-        return 0
+        return status
     knob_names = [*grid, *(k.name for k in method.knobs if k.name not in grid)]
     columns, rows = _point_rows(records, knob_names)
     shown = ["point_id", "split", *grid, method.performance_metric, method.fairness_metric]
     shown += ["pareto", "cached"]
     print(_format_table([c for c in shown if c in columns], rows))
+    for record in records:
+        print(f"point {record['point_id']}:")
+        print("\n".join("  " + line for line in _evidence_lines(record)))
     if args.out:
         print(f"points written to {args.out}")
-    return 0
+    return status
 
 
 def _cached_sweep(
@@ -378,16 +435,22 @@ def _write_points(records: list[dict[str, Any]], out: Path) -> None:
 def _export(frontier, point_id: str, train: Task, test: Task, out: Path) -> None:
     from fairengine.export import model_card, result_metadata, save_model
     from fairengine.methods.base import RunResult
+    from fairengine.methods.evidence import evidence_from_dict, stored_result
 
     result = frontier.result(point_id)
     if result is None:  # served from the cache: rebuild the RunResult from its record
         record = next(r for r in frontier.to_records() if r["point_id"] == point_id)
-        result = RunResult(
-            method=frontier.method,
-            knobs=record["knobs"],
-            metrics=record["metrics"],
-            model=frontier.model(point_id),
-        )
+        model = frontier.model(point_id)
+        if record["checks"] is None:  # stored before results carried checks: compute them
+            result = stored_result(
+                frontier.method, record["knobs"], record["metrics"], model, train, test
+            )
+        else:
+            checks, baselines = evidence_from_dict(record)
+            result = RunResult(
+                frontier.method, record["knobs"], record["metrics"], model,
+                checks=checks, baselines=baselines,
+            )  # fmt: skip
     card = model_card(result, train, test, file_name=out.name)
     save_model(result.model, out, card=card, metadata=result_metadata(result, train, test))
     out.with_suffix(".md").write_text(card)

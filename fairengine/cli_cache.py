@@ -140,6 +140,7 @@ def cached_records(
                 cached=True,
                 elapsed=cached.elapsed,
                 path=cached.path,
+                evidence=cached.evidence,
             )
         )
     return records

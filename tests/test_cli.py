@@ -153,3 +153,53 @@ def test_exported_model_predicts_like_the_run(cli, tmp_path: Path) -> None:
     model = load_model(out)
     again = load_model(out)
     np.testing.assert_array_equal(model.predict(test.X), again.predict(test.X))
+
+
+def test_run_carries_checks_and_baselines_everywhere(cli, tmp_path: Path) -> None:
+    """JSON, text, the model file's metadata and its card all show the checks and baselines;
+    a cached second run serves the same evidence."""
+    out = tmp_path / "model.fairmodel"
+    args = ("run", "reweighing", "--dataset", "german_credit", "--split-seed", "11")
+    record = json.loads(cli(*args, "--json", "--out", str(out)).stdout)
+    names = {c["name"] for c in record["checks"]}
+    assert {"constant_predictions", "no_better_than_constant", "fairness_vs_unconstrained"} <= names
+    assert all(c["level"] in ("ok", "warn", "fail") and c["sentence"] for c in record["checks"])
+    baselines = record["baselines"]
+    # german_credit: 70% good credit, so the constant predictor's test error is the minority share
+    assert baselines["constant"]["test"]["error"] == pytest.approx(0.3, abs=0.01)
+    assert baselines["unconstrained"]["test"]["error"] < baselines["constant"]["test"]["error"]
+    assert read_manifest(out)["metadata"]["evidence"]["checks"] == record["checks"]
+    card = out.with_suffix(".md").read_text()
+    assert (
+        "## Checks" in card and "## Baselines" in card and "no\\_better\\_than\\_constant" in card
+    )
+    again = json.loads(cli(*args, "--json").stdout)
+    assert again["cached"] and again["checks"] == record["checks"]
+    text = cli(*args).stdout
+    assert "checks:" in text and "baselines (same rows" in text
+    assert any(line.strip().startswith(("OK", "WARN", "FAIL")) for line in text.splitlines())
+
+
+def test_strict_exits_3_on_a_failed_check(cli) -> None:
+    """Noisy groups at the page defaults on german_credit end at the all-positive classifier
+    (see noisy_groups.method.trivial_message): the constant check fails, and --strict says so
+    in the exit status; without --strict the same run exits 0."""
+    args = ("run", "noisy_groups", "--dataset", "german_credit", "--split-seed", "11", "--json")
+    plain = cli(*args)
+    record = json.loads(plain.stdout)
+    failed = {c["name"] for c in record["checks"] if c["level"] == "fail"}
+    assert "constant_predictions" in failed
+    strict = cli(*args, "--strict", check=False)
+    assert strict.returncode == 3
+    passing = cli("run", "reweighing", "--dataset", "german_credit", "--split-seed", "11",
+                  "--strict")  # fmt: skip
+    assert passing.returncode == 0
+
+
+def test_sweep_json_carries_checks_per_point(cli) -> None:
+    args = ("sweep", "fairlearn_eg", "--dataset", "german_credit", "--split-seed", "11",
+            "--grid", "eps=0.02,0.1", "--set", "max_iter=10")  # fmt: skip
+    records = json.loads(cli(*args, "--json").stdout)
+    assert all(r["checks"] and r["baselines"]["learner"] for r in records)
+    text = cli(*args).stdout
+    assert text.count("checks:") == 2

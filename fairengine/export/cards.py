@@ -146,6 +146,8 @@ def task_schema(task: Task) -> dict[str, Any]:
 
 def result_metadata(result: RunResult, train: Task, test: Task) -> dict[str, Any]:
     """Metadata for :func:`fairengine.export.save_model` from a run."""
+    from fairengine.methods.evidence import evidence_dict
+
     return {
         "method": result.method,
         "knobs": dict(result.knobs),
@@ -154,7 +156,36 @@ def result_metadata(result: RunResult, train: Task, test: Task) -> dict[str, Any
         "test_rows": len(test.frame),
         "test_fingerprint": test.fingerprint,
         "elapsed_seconds": round(float(result.elapsed), 3),
+        # checks and baselines, so a card or a Compare point made from the file shows them
+        "evidence": evidence_dict(result),
     }
+
+
+def evidence_lines(result: RunResult) -> list[str]:
+    """The card's "Checks" and "Baselines" sections: every check with its level first, and the
+    constant and unconstrained references' metrics on train and test (plain numbers)."""
+    checks = getattr(result, "checks", ()) or ()
+    baselines = getattr(result, "baselines", None)
+    lines = ["", "## Checks", ""]
+    if not checks:
+        lines.append("No checks were computed for this result.")
+    lines += [f"- **{c.level.upper()}** {md_text(c.name)}: {md_text(c.sentence)}" for c in checks]
+    if baselines is None:
+        return lines
+    lines += ["", "## Baselines (same rows, same evaluation)", ""]
+    lines += ["| reference | metric | train | test |", "|---|---|---|---|"]
+    for label, splits in (
+        (baselines.constant_label, baselines.constant),
+        (baselines.unconstrained_label, baselines.unconstrained),
+    ):
+        names = list(dict.fromkeys([*splits.get("train", {}), *splits.get("test", {})]))
+        for name in names:
+            train_v = splits.get("train", {}).get(name, float("nan"))
+            test_v = splits.get("test", {}).get(name, float("nan"))
+            lines.append(
+                f"| {md_text(label)} | {md_text(name)} | {_fmt(train_v)} | {_fmt(test_v)} |"
+            )
+    return lines
 
 
 def _markdown_table(table: Any) -> list[str]:
@@ -226,6 +257,7 @@ def model_card(
         train_v = result.metrics.get("train", {}).get(name, float("nan"))
         test_v = result.metrics.get("test", {}).get(name, float("nan"))
         lines.append(f"| {name} | {_fmt(train_v)} | {_fmt(test_v)} |")
+    lines += evidence_lines(result)
     if group_table is not None:
         lines += ["", "## Per group (test data)", "", *_markdown_table(group_table)]
     if result.model is not None and hasattr(result.model, "encoder"):

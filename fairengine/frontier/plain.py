@@ -17,6 +17,7 @@ from fairengine.frontier.result import (
     _metric_float,
     _metric_order,
     _plain,
+    record_evidence,
 )
 from fairengine.metrics import is_lower_better
 
@@ -72,5 +73,6 @@ def plain_records(
             "pareto": {split: pareto[split][i] for split in SPLITS},
             "cached": bool(record.cached),
             "elapsed": _plain(float(record.elapsed)),
+            **record_evidence(record),
         }
     return list(out.values())

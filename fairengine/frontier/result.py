@@ -34,6 +34,9 @@ class PointRecord:
     elapsed: float
     result: RunResult | None = None
     path: Path | None = None
+    #: ``{"checks": [...], "baselines": {...}}`` (JSON-able), None when unknown (a point stored
+    #: before results carried evidence).
+    evidence: dict[str, Any] | None = None
 
 
 @dataclass(eq=False)
@@ -181,6 +184,22 @@ class Frontier:
         served from the store (its metrics are in ``points``, its model in :meth:`model`)."""
         return self._record(point_id).result
 
+    def checks(self, point_id: str) -> list[Any] | None:
+        """The :class:`~fairengine.methods.evidence.Check` list of a point (None when the point
+        was stored before results carried checks)."""
+        from fairengine.methods.evidence import evidence_from_dict
+
+        evidence = record_evidence(self._record(point_id))
+        if evidence["checks"] is None:
+            return None
+        return list(evidence_from_dict(evidence)[0])
+
+    def baselines(self, point_id: str) -> Any:
+        """The :class:`~fairengine.methods.evidence.Baselines` of a point, or None."""
+        from fairengine.methods.evidence import evidence_from_dict
+
+        return evidence_from_dict(record_evidence(self._record(point_id)))[1]
+
     def model(self, point_id: str) -> Any:
         """The fitted model of a point: from memory if computed here, else from the store.
 
@@ -209,7 +228,8 @@ class Frontier:
 
         Keys: ``point_id``, ``method``, ``knobs`` (dict), ``metrics`` (``{"train": {...},
         "test": {...}}``), ``pareto`` (``{"train": bool, "test": bool}``), ``cached``,
-        ``elapsed``.
+        ``elapsed``, ``checks`` (list of check dicts, None when unknown) and ``baselines``
+        (dict or None).
         """
         records: dict[str, dict[str, Any]] = {}
         for row in self.points.to_dict(orient="records"):
@@ -223,6 +243,7 @@ class Frontier:
                     "pareto": {},
                     "cached": bool(row["cached"]),
                     "elapsed": _plain(row["elapsed"]),
+                    **record_evidence(self._records[row["point_id"]]),
                 },
             )
             split = row["split"]
@@ -242,6 +263,17 @@ class Frontier:
             "points": self.to_records(),
         }
         return json.dumps(document, allow_nan=False, **dumps)
+
+
+def record_evidence(record: PointRecord) -> dict[str, Any]:
+    """``{"checks": ..., "baselines": ...}`` of a sweep record (None values when unknown)."""
+    evidence = record.evidence
+    if evidence is None and record.result is not None:
+        from fairengine.methods.evidence import evidence_dict
+
+        evidence = evidence_dict(record.result)
+    evidence = evidence or {}
+    return {"checks": evidence.get("checks"), "baselines": evidence.get("baselines")}
 
 
 def _plain(value: Any) -> Any:

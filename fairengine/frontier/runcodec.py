@@ -49,6 +49,7 @@ from fairengine.export import safe, schemas
 from fairengine.export.files import load_model, model_bytes
 from fairengine.export.safe import ModelFileError
 from fairengine.methods.base import RunResult
+from fairengine.methods.evidence import Baselines, Check
 from fairengine.models.base import Model
 
 __all__ = [
@@ -102,6 +103,12 @@ def register_dataclass(cls: type) -> type:
 
 def _class_name(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
+
+
+# A run's evidence (RunResult.baselines, RunResult.checks): frozen dataclasses of numbers and
+# strings, registered here because the methods layer does not import the frontier's codec.
+register_dataclass(Check)
+register_dataclass(Baselines)
 
 
 def _sha256(data: bytes) -> str:

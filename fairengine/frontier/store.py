@@ -92,6 +92,13 @@ class CachedPoint:
         """Load the point's model (verifying every checksum)."""
         return load_model(self.path)
 
+    @property
+    def evidence(self) -> dict[str, Any] | None:
+        """The stored checks and baselines (``{"checks": [...], "baselines": {...}}``), or None
+        for a point stored before results carried them."""
+        found = self.manifest.get("metadata", {}).get("evidence")
+        return found if isinstance(found, dict) else None
+
 
 class FrontierStore:
     """On-disk cache of frontier points keyed by (task, method, knobs, engine version).

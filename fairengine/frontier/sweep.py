@@ -152,6 +152,7 @@ def sweep(
             cached=True,
             elapsed=cached.elapsed,
             path=cached.path,
+            evidence=cached.evidence,
         )
         report(records[index])
 

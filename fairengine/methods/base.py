@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the command line imports KnobError without loading pandas (issue 18)
     from fairengine.data import Task
+    from fairengine.methods.evidence import Baselines, Check, Evidence
 
 #: BLAS threads of one run: what joblib's loky workers get on this 2-core target when a sweep
 #: uses both cores (cpu_count // n_jobs); the fits are many small products.
@@ -126,6 +127,12 @@ class RunResult:
         Arrays and tables the method's page plots.
     elapsed : float
         Fit time in seconds.
+    baselines : Baselines or None
+        The constant and the unconstrained reference on the same rows
+        (:mod:`fairengine.methods.evidence`); None until evidence is attached.
+    checks : tuple of Check
+        Verdicts on the result in plain words (level ok / warn / fail), each method's promise
+        checked on the test rows; empty until evidence is attached.
     """
 
     method: str
@@ -134,6 +141,8 @@ class RunResult:
     model: Any
     artifacts: dict[str, Any] = field(default_factory=dict)
     elapsed: float = 0.0
+    baselines: Baselines | None = None
+    checks: tuple[Check, ...] = ()
 
 
 RunFunction = Callable[..., RunResult]
@@ -161,6 +170,9 @@ class Method:
     demo_tasks: tuple[tuple[str, tuple[str, ...] | None], ...] = (("adult", None),)
     #: ... over these train/test splits (``task.split(random_state=s)``; 0 is the default split).
     demo_seeds: tuple[int, ...] = (0,)
+    #: Its base learner, extra metrics and promise checks (:mod:`fairengine.methods.evidence`);
+    #: None: logistic regression and the generic checks only.
+    evidence: Evidence | None = field(default=None, hash=False, compare=False)
 
     def knob(self, name: str) -> Knob:
         for knob in self.knobs:
@@ -197,12 +209,17 @@ class Method:
         (:func:`fairengine.methods.evaluation.evaluate_result`) on top of the method's own
         metrics. BLAS runs on :data:`BLAS_THREADS` thread(s), as in a sweep's loky workers, so a
         direct run (dashboard, ``fairengine run``, ``n_jobs=1`` sweeps) computes the same way
-        and is not slowed by threads competing for the few cores (issue 18)."""
+        and is not slowed by threads competing for the few cores (issue 18).
+
+        The result then carries its evidence: baselines on the same rows and checks
+        (:func:`fairengine.methods.evidence.attach_evidence`)."""
         from threadpoolctl import threadpool_limits
 
         from fairengine.methods.evaluation import evaluate_result
+        from fairengine.methods.evidence import attach_evidence
 
         self.check_task(train)
         values = self.validate_knobs(knobs)
         with threadpool_limits(limits=BLAS_THREADS, user_api="blas"):
-            return evaluate_result(self.run_function(train, test, **values), train, test)
+            result = evaluate_result(self.run_function(train, test, **values), train, test)
+            return attach_evidence(result, train, test, method=self)

@@ -15,6 +15,7 @@ import numpy as np
 
 from fairengine.methods._knobs import C_KNOB
 from fairengine.methods.base import Knob, Method, RunResult
+from fairengine.methods.evidence import Evidence, logistic_from_knob
 from fairengine.methods.registry import register
 
 if TYPE_CHECKING:  # fairlearn and scikit-learn load on a run, not for a cached sweep (issue 18)
@@ -108,13 +109,15 @@ FAIRLEARN_EG = register(
                 label="Constraint bound ε",
                 help="Constraint bound ε (difference bound and EG tolerance).",
             ),
-            Knob("max_iter", 50, 5, 200, 5, integer=True, label="Iterations T",
-                 help="EG iterations."),
+            Knob(
+                "max_iter", 50, 5, 200, 5, integer=True, label="Iterations T", help="EG iterations."
+            ),
             C_KNOB,
         ),
         fairness_metric="dp_diff",
         performance_metric="error",
         run_function=_run,
+        evidence=Evidence(learner=logistic_from_knob("C")),
         description="The field's standard tool: fairlearn's exponentiated-gradient reduction "
         "over logistic regressions, a randomized classifier.",
         reference="Agarwal, Beygelzimer, Dudík, Langford, Wallach, ICML 2018 (fairlearn)",

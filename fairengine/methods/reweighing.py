@@ -14,6 +14,7 @@ import numpy as np
 
 from fairengine.methods._knobs import C_KNOB
 from fairengine.methods.base import Knob, Method, RunResult
+from fairengine.methods.evidence import Evidence, logistic_from_knob
 from fairengine.methods.registry import register
 
 if TYPE_CHECKING:  # the learner (scikit-learn) loads on a run, not for a cached sweep (issue 18)
@@ -91,6 +92,7 @@ REWEIGHING = register(
         fairness_metric="dp_diff",
         performance_metric="error",
         run_function=_run,
+        evidence=Evidence(learner=logistic_from_knob("C")),
         description="Pre-processing reference: reweigh (group, label) cells so that group and "
         "label are independent, then fit a logistic regression.",
         reference="Kamiran & Calders, KAIS 2012",

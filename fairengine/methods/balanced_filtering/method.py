@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from fairengine.methods.balanced_filtering.checks import EVIDENCE
 from fairengine.methods.balanced_filtering.knobs import KNOBS
 from fairengine.methods.base import Method, RunResult
 from fairengine.methods.registry import register
@@ -142,5 +143,6 @@ BALANCED_FILTERING = register(
         demo_grid={"proxy": ("ab",), "relaxed": (False, True), "alpha": DEMO_ALPHAS},
         demo_tasks=(("adult", ("race",)),),
         demo_seeds=DEMO_SEEDS,
+        evidence=EVIDENCE,
     )
 )

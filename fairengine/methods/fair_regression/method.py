@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fairengine.methods.base import KnobError, Method, RunResult
+from fairengine.methods.fair_regression.checks import EVIDENCE
 from fairengine.methods.fair_regression.knobs import KNOBS
 from fairengine.methods.registry import register
 
@@ -222,5 +223,6 @@ FAIR_REGRESSION = register(
         version="4",  # 4: gradient-boosting components walk trees as scikit-learn (float32 X)
         demo_grid={"eps": (0.01, 0.02, 0.04, 0.08, 0.15, 1.0), "n_levels": (20,)},
         demo_tasks=(("law_school", None),),
+        evidence=EVIDENCE,
     )
 )

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fairengine.methods.base import Method, RunResult
+from fairengine.methods.multiaccurate_proxy.checks import EVIDENCE
 from fairengine.methods.multiaccurate_proxy.knobs import KNOBS, PROXIES
 from fairengine.methods.registry import register
 
@@ -93,16 +94,21 @@ def _split(train: Task, test: Task, knobs: dict[str, Any]):
     dl_rows = order[rows : 2 * rows] if len(order) > rows + 200 else order[:rows]
     test_rows = np.sort(rng.permutation(test.frame.shape[0])[:rows])
     encoder = FeatureEncoder().fit(train.X)
-    names = [str(g) for g in train.group_names]
-    if knobs["grouping"] == "all":
-        onehot = np.eye(len(names))
-    else:
-        largest = int(np.argmax(np.bincount(train.groups, minlength=len(names))))
-        onehot = np.zeros((len(names), 2))
-        onehot[:, 1] = 1.0
-        onehot[largest] = (1.0, 0.0)
-        names = [names[largest], f"not {names[largest]}"]
+    onehot, names = group_onehot(train, knobs["grouping"])
     return pl_rows, dl_rows, test_rows, encoder, onehot, names
+
+
+def group_onehot(train: Task, grouping: str) -> tuple[np.ndarray, list[str]]:
+    """(map from a task's group code to its one-hot row over the groups the method treats,
+    their names): every group (``"all"``), or the largest training group against the rest."""
+    names = [str(g) for g in train.group_names]
+    if grouping == "all":
+        return np.eye(len(names)), names
+    largest = int(np.argmax(np.bincount(train.groups, minlength=len(names))))
+    onehot = np.zeros((len(names), 2))
+    onehot[:, 1] = 1.0
+    onehot[largest] = (1.0, 0.0)
+    return onehot, [names[largest], f"not {names[largest]}"]
 
 
 def fit_proxy(X: np.ndarray, z: np.ndarray, tasks: np.ndarray, knobs: dict[str, Any]):  # noqa: N803
@@ -355,5 +361,6 @@ MULTIACCURATE_PROXY = register(
         version="5",  # 5: Algorithm 2's trees walked as scikit-learn's (float32 X)
         demo_grid={"eps": EPS_GRID, "proxy": PROXIES, "max_rows": (2000,)},
         demo_tasks=(("adult", ("race",)), ("adult", ("sex",))),
+        evidence=EVIDENCE,
     )
 )

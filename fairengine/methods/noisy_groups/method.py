@@ -74,6 +74,7 @@ import numpy as np
 
 from fairengine import metrics
 from fairengine.methods.base import Method, RunResult
+from fairengine.methods.noisy_groups.checks import EVIDENCE
 from fairengine.methods.noisy_groups.knobs import BETA_GRID, KNOBS, METHODS
 from fairengine.methods.noisy_groups.noise import add_group_noise, empirical_tv, estimate_noise
 from fairengine.methods.noisy_groups.rates import (
@@ -127,9 +128,7 @@ def held_out_base(y, noisy, constraint: str, n_groups: int) -> float:
     return VALIDATION_FRACTION * min(counts) if counts else 0.0
 
 
-def resolve_selection(
-    selection: str, method: str, held_out_rows: float = float("inf")
-) -> str:
+def resolve_selection(selection: str, method: str, held_out_rows: float = float("inf")) -> str:
     """The selection data of ``selection`` for ``method``: ``"auto"`` is ``"validation"`` for soft
     assignments (since version 7) when ``held_out_rows`` (:func:`held_out_base`) reaches
     :data:`MIN_HELD_OUT_BASE`, else ``"train"`` (and always ``"train"`` for the other approaches).
@@ -235,12 +234,8 @@ def _run(
     if val_rows is not None and held_out:
         eval_set = (z_val, train.y[val_rows], noisy_train[val_rows])
 
-    def make(
-        b: float, rates: tuple[float, float, float] | None = None
-    ) -> RobustFairClassifier:
-        lr, lam_lr, adv_lr = rates or (
-            learning_rate, lambda_learning_rate, adversary_learning_rate
-        )
+    def make(b: float, rates: tuple[float, float, float] | None = None) -> RobustFairClassifier:
+        lr, lam_lr, adv_lr = rates or (learning_rate, lambda_learning_rate, adversary_learning_rate)
         return RobustFairClassifier(
             method=method,
             constraint=constraint,
@@ -418,8 +413,7 @@ def certificate(method: str, y, pred, noisy, constraint: str, slack: float, nois
 
 #: What a soft-assignment selection was checked against, per ``robust_eval``.
 CHECK_TEXT = {
-    "margin": "the label-aware worst case and the paper's adversary W with a 95% sampling "
-    "margin",
+    "margin": "the label-aware worst case and the paper's adversary W with a 95% sampling margin",
     "paper": "the paper's adversary",
     "exact": "the exact worst case",
 }
@@ -533,5 +527,6 @@ NOISY_GROUPS = register(
         version="7",
         demo_grid={"noise": (0.1, 0.3), "method": METHODS},
         demo_tasks=(("adult", ("race",)),),
+        evidence=EVIDENCE,
     )
 )

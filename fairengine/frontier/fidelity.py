@@ -1,0 +1,173 @@
+"""The fidelity matrix: does a method show its effect on held-out rows, or say that it did not?
+
+A *cell* is (method, bundled dataset, split seed, knob setting). It is run on a sample of the
+rows, and its outcome is judged from the result's own numbers and baselines — independently of
+the checks' levels:
+
+* **effect** — on the test rows the method's fairness metric is better than the unconstrained
+  baseline's, its error (loss) is no worse than the constant predictor's, and its promise held
+  (:func:`promise_held`); for a filter, the filtered test sample is better balanced than the pool
+  and the filter's promise held;
+* **flagged** — the result carries a warn/fail check (which one says what did not hold); a
+  failed check makes a cell flagged even when the numbers above look like an effect (e.g. a
+  constant classifier that ties the constant predictor's error);
+* **n/a** — the method refuses the task (its precondition, e.g. two groups for max-entropy);
+* **silent** — neither: the result is not what the method promises and nothing says so. A test
+  asserts that no cell is silent.
+
+Seeds and datasets here are a floor: the checks are meant for data no matrix contains.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from fairengine.metrics import is_lower_better
+
+#: Split seeds no other test or bench uses (a floor, not a target).
+SEEDS = (11, 12, 13)
+#: Train / test rows a cell runs on (stratified sample of the split, for time).
+MAX_TRAIN_ROWS = 2000
+MAX_TEST_ROWS = 2000
+
+
+@dataclass
+class Cell:
+    """One cell's outcome: ``verdict`` ("effect", "flagged", "silent") and the numbers."""
+
+    method: str
+    dataset: str
+    seed: int
+    setting: str
+    verdict: str
+    flags: list[str] = field(default_factory=list)
+    #: whether the effect shows on test, whatever the checks say (the matrix before checks)
+    effect: bool = False
+    numbers: dict[str, float] = field(default_factory=dict)
+
+
+def applicable(method: Any, dataset: str) -> bool:
+    """Whether ``method`` runs on ``dataset``'s default task kind."""
+    from fairengine.data.registry import get_info
+
+    return get_info(dataset).kind in method.kinds
+
+
+def sample(task: Any, rows: int, seed: int) -> Any:
+    """``task`` on at most ``rows`` rows drawn without replacement (all rows if fewer)."""
+    n = len(task.y)
+    if n <= rows:
+        return task
+    keep = np.sort(np.random.default_rng(seed).choice(n, size=rows, replace=False))
+    return task.subset(keep)
+
+
+def _test_value(result: Any, name: str) -> float:
+    value = result.metrics.get("test", {}).get(name)
+    return math.nan if value is None else float(value)
+
+
+def promise_held(result: Any) -> bool:
+    """Each method's promise on the test rows, from the result's own numbers (no tolerance)."""
+    k, m = result.knobs, result.metrics.get("test", {})
+    train = result.metrics.get("train", {})
+    if result.method == "noisy_groups":
+        return float(m["true_violation"]) <= 0
+    if result.method == "multiaccurate_proxy":
+        if k["proxy"] not in ("multiaccurate", "multiaccurate_tree"):
+            return True
+        named = {c.name: c for c in result.checks}
+        compared = named.get("proxy_vs_simple_proxies")
+        gaps = compared.numbers if compared is not None else {}
+        own = gaps.get("true_group_gap", math.nan)
+        others = [v for n, v in gaps.items() if n != "true_group_gap"]
+        return m["multiaccuracy_violation_held_out"] <= k["alpha"] and all(own <= v for v in others)
+    if result.method == "balanced_filtering":
+        from fairengine.methods.balanced_filtering.checks import GAP_ALLOWANCE
+
+        gap = m["imbalance"] - train["imbalance"]
+        return m["imbalance"] <= k["beta_stop"] and gap <= GAP_ALLOWANCE
+    if result.method == "maxent":
+        return min(m["representation_rate"], m["data_statistical_rate"]) >= k["tau"] - 0.05
+    if result.method == "fair_regression":
+        name = "sp_ks" if k["constraint"] == "statistical_parity" else "scaled_max_group_loss"
+        return m[name] <= k["eps"]
+    return True
+
+
+def shows_effect(result: Any, fairness_metric: str) -> tuple[bool, dict[str, float]]:
+    """Whether the result shows its effect on the test rows (see the module doc), and the
+    numbers it was judged on."""
+    base = result.baselines
+    if base is None:
+        return False, {}
+    if "imbalance" in base.constant.get("test", {}):  # a filter
+        value, pool = _test_value(result, "imbalance"), base.constant["test"]["imbalance"]
+        numbers = {"test_imbalance": value, "pool_imbalance": pool}
+        return bool(value < pool) and promise_held(result), numbers
+    perf = "error" if "error" in base.constant["test"] else "loss"
+    value = _test_value(result, perf)
+    const = base.constant["test"][perf]
+    fair = _evidence_fairness(result, fairness_metric)
+    reference = base.unconstrained["test"].get(fairness_metric, math.nan)
+    better = fair < reference if is_lower_better(fairness_metric) else fair > reference
+    numbers = {perf: value, f"constant_{perf}": const, fairness_metric: fair,
+               f"unconstrained_{fairness_metric}": reference}  # fmt: skip
+    return bool(better and value < const and promise_held(result)), numbers
+
+
+def _evidence_fairness(result: Any, name: str) -> float:
+    """The run's test fairness value as the fairness check compared it (same rows as the
+    baseline's), else its reported metric."""
+    for check in result.checks:
+        if check.name == "fairness_vs_unconstrained":
+            return float(check.numbers["test_value"])
+    return _test_value(result, name)
+
+
+def run_cell(
+    method_name: str, dataset: str, seed: int, knobs: Mapping[str, Any] | None = None,
+    setting: str = "defaults", rows: int = MAX_TRAIN_ROWS,
+) -> Cell:  # fmt: skip
+    """Run one cell and judge it; a task the method refuses (``DataError``: e.g. max-entropy
+    needs two groups) is the verdict "n/a" with the reason."""
+    from fairengine.data import DataError, load_dataset
+    from fairengine.methods import get_method
+
+    method = get_method(method_name)
+    task = load_dataset(dataset)
+    train, test = task.split(random_state=seed)
+    train, test = sample(train, rows, seed), sample(test, MAX_TEST_ROWS, seed)
+    try:
+        result = method.run(train, test, **dict(knobs or {}))
+    except DataError as exc:
+        return Cell(method_name, dataset, seed, setting, "n/a", [str(exc)])
+    fairness = method.evidence.fairness_metric(result) if (
+        method.evidence and method.evidence.fairness_metric
+    ) else method.fairness_metric  # fmt: skip
+    effect, numbers = shows_effect(result, fairness)
+    flags = [f"{c.level}:{c.name}" for c in result.checks if c.level != "ok"]
+    failed = any(c.level == "fail" for c in result.checks)
+    verdict = "effect" if effect and not failed else ("flagged" if flags else "silent")
+    return Cell(method_name, dataset, seed, setting, verdict, flags, numbers=numbers, effect=effect)
+
+
+def cells(
+    methods: list[str] | None = None, seeds: tuple[int, ...] = SEEDS
+) -> Iterator[tuple[str, str, int]]:
+    """Every (method, dataset, seed) of the matrix: each method on each bundled dataset of a
+    kind it supports."""
+    from fairengine.data.registry import list_datasets
+    from fairengine.methods import get_method, list_methods
+
+    for name in methods or list_methods():
+        method = get_method(name)
+        for info in list_datasets():
+            if info.kind in method.kinds:
+                for seed in seeds:
+                    yield name, info.name, seed

@@ -1,0 +1,132 @@
+"""The balanced-filtering method's evidence. A filter predicts no target, so its references
+are filters too:
+
+* constant reference — "keep every row": the unfiltered candidate pool (disclosivity 0,
+  acceptance 1, the pool's own imbalance);
+* unconstrained reference — "filter on the sensitive attribute": acceptance ρ_k ∝ τ_k / P(z=k)
+  from the training shares, read from each row's group itself (fully disclosive; balanced on
+  train by construction, the best any filter can do there).
+
+Promise, on the test rows: the filtered sample's imbalance — better than keeping every row,
+close to the training imbalance (the filter generalises) and within β_stop (where the tree
+growth was told to stop). Tree growth's own status is reported as convergence.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from fairengine import metrics
+from fairengine.methods.evidence import Baselines, Check, Evidence, qualify_status, rate_tolerance
+
+if TYPE_CHECKING:
+    from fairengine.data import Task
+
+
+#: How much worse the test imbalance may be than the training one before the filter is said not
+#: to carry over (warn); three times as much, or three sampling tolerances, is a fail.
+GAP_ALLOWANCE = 0.05
+
+
+def _tau(result: Any, n_groups: int) -> np.ndarray:
+    tau = result.artifacts.get("target")
+    return np.full(n_groups, 1.0 / n_groups) if tau is None else np.asarray(tau, dtype=float)
+
+
+def _filter_metrics(z: np.ndarray, accept: np.ndarray, tau: np.ndarray, proxy: np.ndarray):
+    ones = np.ones(len(z))
+    return {
+        "disclosivity": float(metrics.disclosivity(None, proxy, z, sample_weight=ones)),
+        "imbalance": float(metrics.imbalance(None, None, z, sample_weight=accept, target=tau)),
+        "acceptance_rate": float(metrics.acceptance_rate(None, accept, z)),
+    }
+
+
+def filter_baselines(result: Any, train: Task, test: Task) -> Baselines:
+    n_groups = len(train.group_names)
+    tau = _tau(result, n_groups)
+    shares = np.bincount(train.groups, minlength=n_groups) / len(train.groups)
+    rho = np.where(shares > 0, tau / np.where(shares > 0, shares, 1.0), 0.0)
+    rho = rho / rho.max()
+    constant, unconstrained = {}, {}
+    for split, task in (("train", train), ("test", test)):
+        z = np.asarray(task.groups, dtype=np.int64)
+        constant[split] = _filter_metrics(z, np.ones(len(z)), tau, np.zeros(len(z), np.int64))
+        unconstrained[split] = _filter_metrics(z, rho[z], tau, z)
+    return Baselines(
+        learner="acceptance by the sensitive attribute itself (ρ_k ∝ τ_k / P(z = k))",
+        constant=constant,
+        unconstrained=unconstrained,
+        constant_label="keep every row (the unfiltered pool)",
+        unconstrained_label="filter on the sensitive attribute (fully disclosive)",
+    )
+
+
+def held_out_imbalance(result: Any, test: Task, baselines: Baselines | None) -> list[Check]:
+    test_value = float(result.metrics.get("test", {}).get("imbalance", math.nan))
+    train_value = float(result.metrics.get("train", {}).get("imbalance", math.nan))
+    pool = math.nan if baselines is None else baselines.constant["test"]["imbalance"]
+    beta = float(result.knobs.get("beta_stop", math.nan))
+    tol = rate_tolerance(test)
+    numbers = {"test_imbalance": test_value, "train_imbalance": train_value,
+               "pool_imbalance": pool, "beta_stop": beta, "tolerance": tol}  # fmt: skip
+    if not math.isfinite(test_value):
+        return [
+            Check(
+                "held_out_imbalance",
+                "fail",
+                "No test row is accepted: the filter's held-out sample is empty.",
+                numbers,
+            )
+        ]
+    checks = []
+    if math.isfinite(pool) and test_value >= pool:
+        checks.append(Check(
+            "held_out_imbalance", "fail",
+            f"On the test rows the filtered sample's imbalance {test_value:.3f} is no better than "
+            f"keeping every row ({pool:.3f}).", numbers))  # fmt: skip
+    elif test_value > beta:
+        checks.append(Check(
+            "held_out_imbalance", "warn",
+            f"On the test rows the filtered sample's imbalance is {test_value:.3f}, above "
+            f"β_stop = {beta:g} (pool {pool:.3f}).", numbers))  # fmt: skip
+    else:
+        checks.append(Check(
+            "held_out_imbalance", "ok",
+            f"On the test rows the filtered sample's imbalance is {test_value:.3f} (pool "
+            f"{pool:.3f}, β_stop = {beta:g}).", numbers))  # fmt: skip
+    gap = test_value - train_value
+    if math.isfinite(gap) and gap > GAP_ALLOWANCE:
+        level = "fail" if gap > max(3 * GAP_ALLOWANCE, 3 * tol) else "warn"
+        checks.append(
+            Check(
+                "train_test_gap",
+                level,
+                f"The imbalance is {train_value:.3f} on the training rows but {test_value:.3f} "
+                "on the test rows: the filter fits its training rows and does not carry over.",
+                numbers,
+            )
+        )
+    return checks
+
+
+def convergence(result: Any) -> Check | None:
+    status = result.artifacts.get("status") or {}
+    if status.get("converged", True):
+        return None
+    return Check("not_converged", "warn", str(status.get("message_fit", status.get("message"))),
+                 {})  # fmt: skip
+
+
+def promise(result: Any, train: Task, test: Task, baselines: Baselines | None) -> list[Check]:
+    checks = held_out_imbalance(result, test, baselines)
+    stopped = convergence(result)
+    worst = next((c for c in checks if c.level != "ok"), None)
+    qualify_status(result.artifacts, "message", worst, where="status")
+    return checks + ([stopped] if stopped is not None else [])
+
+
+EVIDENCE = Evidence(promise=promise, filter_baselines=filter_baselines)
