@@ -22,9 +22,12 @@ Adversaries, ``adversary=``:
 * ``"exact"``: DRO plain projected gradient ascent with one p̃ per constraint; soft assignments the
   exact best response over 𝒲(θ) at every step (closed form).
 
-The λ-ascent (``lambda_optimizer``, default ``"auto"``): soft assignments use the paper code's Adam
-on λ (then the projection onto Λ); naive and DRO the plain projected step λ + η_λ·ψ̃ (see the
-parameter's note for why).
+The λ-ascent (``lambda_signal``, default ``"auto"``): soft assignments that select their best
+iterate on held-out rows (``eval_set``) let λ ascend on the exact 0-1 worst case over 𝒲(θ) of the
+current iterate with a plain projected step, ||λ||₁ <= 5 (a proxy Lagrangian: θ still descends on
+the hinge-relaxed Lagrangian); otherwise λ ascends on the relaxed constraints as in the paper
+code — Adam for soft assignments, the plain projected step λ + η_λ·ψ̃ for naive and DRO
+(``lambda_optimizer``; see both parameters' notes for why).
 
 Candidates and the best iterate (paper §7 / App. F.1, the code's ``find_best_candidate_index``
 with ``rank_objectives=False``): an iterate is recorded every ``eval_every`` steps (and the last
