@@ -255,6 +255,11 @@ def _run(
             beta=b,
             lambda_learning_rate=lam_lr,
             adversary_learning_rate=adv_lr,
+            # the paper's grid protocol keeps the paper code's λ rule (on the relaxed
+            # constraints); picking a setting by the exact check on top of the exact-check
+            # λ rule kept near-trivial classifiers (Adult, 3 races, noise 0.3: error .229
+            # against .238 for all negatives)
+            lambda_signal="relaxed" if tuned else "auto",
         )
 
     def fit(clf: RobustFairClassifier) -> RobustFairClassifier:
