@@ -28,13 +28,16 @@ def _layout(fig: go.Figure, title: str, y_title: str, x_title: str = "") -> go.F
 
 
 def rates_figure(rates: pd.DataFrame, tau: float) -> go.Figure:
-    """Representation and statistical rate of each dataset (bars), with the τ target as a line."""
+    """Representation and statistical rate of each dataset (bars; whiskers: standard deviation
+    over the sample sets), with the τ target as a line."""
     names = [SOURCES.get(s, s) for s in rates.index]
     fig = go.Figure()
     for i, (column, label) in enumerate(
         (("data_rr", "Representation rate"), ("data_sr", "Statistical rate"))
     ):
-        fig.add_bar(x=names, y=rates[column], name=label, marker_color=PALETTE[i])
+        sd = rates.get(f"{column}_sd")
+        error = None if sd is None else {"type": "data", "array": sd.fillna(0).tolist()}
+        fig.add_bar(x=names, y=rates[column], name=label, marker_color=PALETTE[i], error_y=error)
     fig.add_hline(y=tau, line_dash="dash", annotation_text=f"τ = {tau:g}")
     fig.update_yaxes(range=[0, 1.05])
     return _layout(
@@ -85,9 +88,9 @@ def marginals_figure(marginals: pd.DataFrame) -> go.Figure:
     names = [n if len(n) <= 28 else n[:27] + "…" for n in marginals["coordinate"]]
     fig = go.Figure()
     for column, label, symbol, size in (
-        (("raw", "raw data", "circle-open", 9),
-         ("achieved", "achieved by p* (E_p*[α])", "circle", 13),
-         ("theta", "target θ", "x-thin-open", 11))
+        ("raw", "raw data", "circle-open", 9),
+        ("achieved", "achieved by p* (E_p*[α])", "circle", 13),
+        ("theta", "target θ", "x-thin-open", 11),
     ):  # fmt: skip  (θ last: drawn on top of the achieved marker it usually coincides with)
         fig.add_scatter(
             x=names,
@@ -96,8 +99,12 @@ def marginals_figure(marginals: pd.DataFrame) -> go.Figure:
             hovertemplate="%{customdata}: %{y:.4f}<extra></extra>",
             mode="markers",
             name=label,
-            marker={"symbol": symbol, "size": size, "color": COLORS[column],
-                    "line": {"width": 2, "color": COLORS[column]}},  # fmt: skip
+            marker={
+                "symbol": symbol,
+                "size": size,
+                "color": COLORS[column],
+                "line": {"width": 2, "color": COLORS[column]},
+            },  # fmt: skip
             opacity=0.55 if column == "achieved" else 1.0,
         )
     fig.update_xaxes(tickangle=45)

@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from fairengine.methods.base import Knob
-from fairengine.methods.maxent.classifier import CLASSIFIERS
+from fairengine.methods.maxent.classifier import CLASSIFIER_WORDS, CLASSIFIERS
+from fairengine.methods.maxent.domain import FEATURE_SETS
 from fairengine.methods.maxent.reweighting import PRIORS, TARGETS
 
 KNOBS: tuple[Knob, ...] = (
@@ -29,7 +30,16 @@ KNOBS: tuple[Knob, ...] = (
     Knob("n_samples", 5000, 500, 50000, 500, integer=True, label="Generated samples",
          help="Synthetic rows drawn from p* "
          "(the paper uses 10,000)."),
-    Knob("classifier", "tree", choices=CLASSIFIERS, label="Downstream classifier",
-         help="Downstream classifier trained on the "
-         "generated data: decision tree or Gaussian naive Bayes (§5)."),
+    Knob("classifier", "small_tree", choices=CLASSIFIERS, label="Downstream classifier",
+         help=f"Classifier trained on the generated data: a {CLASSIFIER_WORDS['small_tree']}, "
+         "logistic regression, the paper's unbounded tree ('tree', §5; it can do worse than "
+         "always predicting the majority label) or Gaussian naive Bayes."),
+    Knob("domain", "paper", choices=FEATURE_SETS, label="Domain",
+         help="Columns the distribution is learned over: 'paper' uses the paper's columns and "
+         "levels for Adult and COMPAS (|Ω| = 504 and 144) and every column for other data; "
+         "'all' uses every column. Many columns that correlate with the protected attribute "
+         "pull p* away from the fair prior."),
+    Knob("n_sample_sets", 5, 1, 20, 1, integer=True, label="Sample sets",
+         help="Independent sets of generated rows; the comparison table reports the mean and "
+         "standard deviation over them (the paper repeats the sampling)."),
 )  # fmt: skip
