@@ -12,7 +12,6 @@ scikit-learn does (trees through :mod:`fairengine.models.trees`).
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit
 
 from fairengine.models import trees
 
@@ -95,6 +94,8 @@ def _block_scores(params: Params, X: np.ndarray) -> np.ndarray:  # noqa: N803
         return params["prob"][trees.apply(params, X)[:, 0]]
     X = np.asarray(X, dtype=float)  # noqa: N806
     if "coef" in params:
+        from scipy.special import expit
+
         return expit(X @ params["coef"] + params["intercept"][0])
     mean, var = params["mean"], params["var"]
     joint = params["log_prior"] - 0.5 * (

@@ -20,6 +20,7 @@ import pandas as pd
 from fairengine.data import DataError, Task
 from fairengine.data.encoding import identifier_like
 from fairengine.methods.maxent.keys import first_rows
+from fairengine.methods.maxent.knobs import FEATURE_SETS
 
 #: Levels kept per categorical column (the most frequent; the rest share ``OTHER``).
 MAX_LEVELS = 8
@@ -315,11 +316,6 @@ def identifier_columns(task: Task) -> list[str]:
     decides (:func:`fairengine.data.encoding.identifier_like`): the domain leaves them out, so
     none of their values becomes a level stored in a model file."""
     return [name for name in task.features if identifier_like(task.frame[name])]
-
-
-#: Choices of the ``domain`` knob: the paper's feature set where the dataset is one of the
-#: paper's (otherwise every column), or every column of the table.
-FEATURE_SETS = ("paper", "all")
 
 
 def _binned(name: str, edges: tuple[float, ...], levels: tuple[str, ...]) -> Feature:

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from fairengine.methods.base import Knob
 from fairengine.methods.maxent.classifier import CLASSIFIER_WORDS, CLASSIFIERS
-from fairengine.methods.maxent.domain import FEATURE_SETS
 from fairengine.methods.maxent.reweighting import PRIORS, TARGETS
+
+#: Choices of the ``domain`` knob: the paper's feature set where the dataset is one of the
+#: paper's (otherwise every column), or every column of the table
+#: (:func:`~fairengine.methods.maxent.domain.domain_from_task`).
+FEATURE_SETS = ("paper", "all")
 
 KNOBS: tuple[Knob, ...] = (
     Knob("C", 0.5, 0.0, 1.0, 0.05, label="Uniform weight in the prior C",
