@@ -64,6 +64,18 @@ def rate_targets(knobs: dict[str, Any]) -> dict[str, float]:
     return targets
 
 
+def _short(rates: dict[str, float], targets: dict[str, float]) -> list[str]:
+    """The rates (by name) below their targets by more than :data:`RATE_ALLOWANCE`."""
+    return [n for n, t in targets.items() if rates[n] < t - RATE_ALLOWANCE]
+
+
+def rates_reach_targets(metrics: dict[str, float], knobs: dict[str, Any]) -> bool:
+    """Whether a split's generated-data rates reach the knobs' targets (the check's rule)."""
+    rates = {"representation": metrics["representation_rate"],
+             "statistical": metrics["data_statistical_rate"]}  # fmt: skip
+    return not _short(rates, rate_targets(knobs))
+
+
 def data_rates(result: Any) -> Check | None:
     """Whether the generated data's representation and statistical rates reach their targets;
     far short (below :data:`FAR_SHORT` of a target), why and what to do."""
@@ -78,7 +90,7 @@ def data_rates(result: Any) -> Check | None:
     numbers["allowance"] = RATE_ALLOWANCE
     achieved = ", ".join(f"{n} {v:.3f}" for n, v in rates.items())
     aims = ", ".join(f"{n} {t:.3g}" for n, t in targets.items())
-    short = [n for n, t in targets.items() if rates[n] < t - RATE_ALLOWANCE]
+    short = _short(rates, targets)
     if not short:
         return Check("data_rates_vs_tau", "ok",
                      f"The generated data reach their targets ({aims}): {achieved}.",
