@@ -1,5 +1,8 @@
 """Charts of the max-entropy debiasing page (Celis et al., ICML 2020): rates, frontier over C,
-groups, θ."""
+groups, θ.
+
+Group names and coordinate names (``column=value``) come from the data: they enter a figure
+through :func:`~fairengine.textsafe.plot_text` (Plotly reads a small HTML subset in labels)."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dashboard.components.charts import PALETTE, legend_above
+from fairengine.textsafe import plot_text
 
 SOURCES = {
     "raw": "Raw data",
@@ -69,7 +73,7 @@ def group_outcomes_figure(groups: pd.DataFrame) -> go.Figure:
     fig = go.Figure()
     for i, (source, part) in enumerate(groups.groupby("source", sort=False)):
         fig.add_bar(
-            x=part["group"],
+            x=[plot_text(g) for g in part["group"]],
             y=part["outcome_rate"],
             name=f"{source} data",
             marker_color=PALETTE[i],
@@ -85,7 +89,8 @@ COLORS = {"raw": PALETTE[7], "achieved": PALETTE[1], "theta": "#1f2633"}
 
 def marginals_figure(marginals: pd.DataFrame) -> go.Figure:
     """Target marginals θ, the marginals achieved by p*, and the raw data's, per coordinate."""
-    names = [n if len(n) <= 28 else n[:27] + "…" for n in marginals["coordinate"]]
+    # cut before escaping: an entity cut in half would show as its characters
+    names = [plot_text(n if len(n) <= 28 else n[:27] + "…") for n in marginals["coordinate"]]
     fig = go.Figure()
     for column, label, symbol, size in (
         ("raw", "raw data", "circle-open", 9),
@@ -95,7 +100,7 @@ def marginals_figure(marginals: pd.DataFrame) -> go.Figure:
         fig.add_scatter(
             x=names,
             y=marginals[column],
-            customdata=marginals["coordinate"],
+            customdata=[plot_text(n) for n in marginals["coordinate"]],
             hovertemplate="%{customdata}: %{y:.4f}<extra></extra>",
             mode="markers",
             name=label,
