@@ -108,7 +108,7 @@ FAIRLEARN_EG = register(
                 label="Constraint bound ε",
                 help="Constraint bound ε (difference bound and EG tolerance).",
             ),
-            Knob("max_iter", 50, 5, 200, 5, integer=True, label="Iterations T",
+            Knob("max_iter", 50, 5, 200, 5, integer=True, label="Iterations T", demo_high=50,
                  help="EG iterations."),
             C_KNOB,
         ),
