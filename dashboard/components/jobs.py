@@ -66,14 +66,26 @@ QUEUE_LIMIT = 32
 #: process with the engine, NumPy, pandas and scikit-learn imported maps ~600 MB, ~120 MB
 #: resident); added to the job's share of the memory.
 BASELINE_MB = 768
-#: Modules the warm parent imports once, so that no job pays for them.
+#: Modules the warm parent imports once, so that no job pays for them: the engine and what the
+#: methods' fits import (a missing one is skipped).
 PRELOAD = (
     "dashboard.components.jobs",
     "fairengine.methods",
     "fairengine.frontier",
     "fairengine.frontier.runs",
+    "fairengine.data.encoding",
+    "fairengine.methods.evaluation",
+    "fairengine.models.linear",
+    "fairengine.solvers",
+    "fairengine.methods.balanced_filtering.method",
+    "fairengine.methods.fair_regression.method",
+    "fairengine.methods.maxent.method",
+    "fairengine.methods.multiaccurate_proxy.method",
+    "fairengine.methods.noisy_groups.method",
+    "fairlearn.reductions",
     "pandas",
     "sklearn.linear_model",
+    "sklearn.naive_bayes",
     "sklearn.tree",
 )
 BUSY_MESSAGE = "The server is busy; try again in a minute."
