@@ -264,3 +264,35 @@ def test_closures_and_errors_come_back() -> None:
         assert job.outcome()[0] == "error" and "no rows left" in str(job.outcome()[1])
     finally:
         pool.shutdown()
+
+
+def _busy_app() -> None:
+    import time
+
+    import streamlit as st
+
+    from dashboard.components import runner
+
+    st.session_state["job"] = runner._submit("Fitting", "k-new", time.sleep, 0)
+
+
+def test_a_page_says_the_server_is_busy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A submit beyond the queue limit draws the pool's words on the page, nothing else."""
+    from streamlit.testing.v1 import AppTest
+
+    from dashboard.components import runner
+    from dashboard.components.jobs import BUSY_MESSAGE
+
+    full = JobPool(workers=1, warm=False, queue_limit=1)
+    try:
+        running = full.submit("a", "running", "k0", sleeper, 30)
+        wait_started(running)
+        full.submit("b", "queued", "k1", counting, 1, 0.0)
+        monkeypatch.setattr(runner, "job_pool", lambda: full)
+        at = AppTest.from_function(_busy_app, default_timeout=30)
+        at.run()
+        assert not at.exception and not at.error
+        assert at.session_state["job"] is None
+        assert [w.value for w in at.warning] == [BUSY_MESSAGE]
+    finally:
+        full.shutdown()
