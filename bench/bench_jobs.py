@@ -32,16 +32,26 @@ def _sleep(seconds: float) -> None:
     time.sleep(seconds)
 
 
+def _old_priority(increment: int) -> None:
+    """The loky workers' initializer of the previous design: nice, a session and autogroup of
+    their own (without its parent watch)."""
+    from dashboard.components.jobs import _own_autogroup
+
+    os.nice(increment)
+    os.setsid()
+    _own_autogroup(increment)
+
+
 class _Loky:
-    """The previous design: a warm loky pool of long-lived workers (same initializer)."""
+    """The previous design: a warm loky pool of long-lived workers."""
 
     def __init__(self, workers: int) -> None:
         from joblib.externals.loky import ProcessPoolExecutor
 
-        from dashboard.components.jobs import WORKER_NICE, _own_autogroup
+        from dashboard.components.jobs import WORKER_NICE
 
         self.executor = ProcessPoolExecutor(
-            max_workers=workers, initializer=_own_autogroup, initargs=(WORKER_NICE,)
+            max_workers=workers, initializer=_old_priority, initargs=(WORKER_NICE,)
         )
 
     def run(self, function: Any, *args: Any) -> Any:
@@ -52,6 +62,8 @@ class _Loky:
 
 
 class _Pool:
+    """Ours: one process per job from the warm forkserver parent."""
+
     def __init__(self, workers: int) -> None:
         from dashboard.components.jobs import JobPool
 
@@ -66,16 +78,13 @@ class _Pool:
         self.pool.shutdown()
 
 
-def _timed(pool: Any, function: Any, *args: Any, repeat: int) -> tuple[float, list[float]]:
-    """Seconds of the first call, and of ``repeat`` later calls (submit → result); a fit gets
-    a new split seed on every call."""
-    times = []
-    for i in range(repeat + 1):
-        call = (*args[:-1], i) if function is _fit else args
-        start = time.perf_counter()
-        pool.run(function, *call)
-        times.append(time.perf_counter() - start)
-    return times[0], times[1:]
+def _once(pool: Any, function: Any, args: tuple, i: int) -> float:
+    """Seconds of one call (submit → result); a fit gets split seed ``i`` (no in-process memo
+    of an earlier call can serve it)."""
+    call = (*args[:-1], i) if function is _fit else args
+    start = time.perf_counter()
+    pool.run(function, *call)
+    return time.perf_counter() - start
 
 
 def _cases(quick: bool) -> list[tuple[str, Any, tuple]]:
@@ -93,31 +102,35 @@ def _cases(quick: bool) -> list[tuple[str, Any, tuple]]:
 
 def jobs_startup(quick: bool) -> list[dict]:
     """Submit → result of one job: process per job (forkserver) vs the loky pool it replaced."""
-    repeat = 3 if quick else 5
+    repeat = 3 if quick else 7
+    pools = {"loky pool (before)": _Loky(2), "process per job (ours)": _Pool(2)}
     rows: list[dict] = []
-    results: dict[tuple[str, str], tuple[float, float]] = {}
-    for design, factory in (("loky pool (before)", _Loky), ("process per job (ours)", _Pool)):
-        pool = factory(2)
-        try:
-            for what, function, args in _cases(quick):
-                first, times = _timed(pool, function, *args, repeat=repeat)
-                median = statistics.median(times)
-                results[(design, what)] = (first, median)
-        finally:
+    try:
+        for what, function, args in _cases(quick):
+            # the two designs alternate call by call, so a change of the machine's load
+            # (other work on the host) reaches both alike
+            times: dict[str, list[float]] = {design: [] for design in pools}
+            for i in range(repeat + 1):
+                for design, pool in pools.items():
+                    times[design].append(_once(pool, function, args, i))
+            before = statistics.median(times["loky pool (before)"][1:])
+            for design, series in times.items():
+                median = statistics.median(series[1:])
+                ours = design.endswith("(ours)")
+                rows.append(
+                    {
+                        "what": f"{design}: {what}",
+                        "value": round(median, 4),
+                        "unit": "s (median)",
+                        "ratio": round(median / before, 2) if ours and before else None,
+                        "note": f"first call {series[0]:.3f} s; median of {repeat} later calls "
+                        f"(min {min(series[1:]):.3f}, max {max(series[1:]):.3f})"
+                        + ("; ratio: ours / loky" if ours else ""),
+                    }
+                )
+    finally:
+        for pool in pools.values():
             pool.close()
-    for (design, what), (first, median) in results.items():
-        before = results.get(("loky pool (before)", what))
-        ratio = None if design.startswith("loky") or not before else median / before[1]
-        rows.append(
-            {
-                "what": f"{design}: {what}",
-                "value": round(median, 4),
-                "unit": "s (median)",
-                "ratio": None if ratio is None else round(ratio, 2),
-                "note": f"first call {first:.3f} s; median of {repeat} later calls"
-                + ("" if ratio is None else "; ratio: ours / loky"),
-            }
-        )
     rows += _cancel_rows(repeat)
     return rows
 
