@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from dashboard.components import runner
-from dashboard.components.deploy import limits
+from dashboard.components.deploy import demo_knobs, limits
 from dashboard.components.knobs import knob_widget
 from fairengine.data import DataError, Task
 from fairengine.frontier import sweep, task_key
@@ -33,6 +33,23 @@ def default_values(knob: Knob, demo: tuple | None) -> str:
     return ", ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in values)
 
 
+def _demo_settings(method, settings: list[dict]) -> list[dict]:
+    """The sweep's settings within the knobs' demo ranges (duplicates dropped), with a notice
+    when a typed value was lowered."""
+    limited, changed = [], []
+    for setting in settings:
+        knobs, words = demo_knobs(method.knobs, setting)
+        changed += [w for w in words if w not in changed]
+        if knobs not in limited:
+            limited.append(knobs)
+    if changed:
+        st.warning(
+            f"This demo runs smaller fits: {'; '.join(changed)}. Install fairengine locally for "
+            "the full range."
+        )
+    return limited
+
+
 def render_add_frontier(train: Task, test: Task, store) -> None:
     """Expander to sweep one knob of any method that supports the task, into ``store``."""
     names = [n for n in list_methods() if train.kind in get_method(n).kinds]
@@ -54,9 +71,13 @@ def render_add_frontier(train: Task, test: Task, store) -> None:
             key=f"run_knob_{name}",
         )
         knob = method.knob(knob_name)
+        demo = limits().demo
         values_text = st.text_input(
             f"Values of {knob_name} (comma-separated)",
-            value=default_values(knob, method.demo_grid.get(knob_name)),
+            value=default_values(
+                knob.for_demo() if demo else knob,
+                None if demo and knob.demo_high is not None else method.demo_grid.get(knob_name),
+            ),
             help=knob.help,
             key=f"run_values_{name}_{knob_name}",
         )
@@ -83,6 +104,8 @@ def render_add_frontier(train: Task, test: Task, store) -> None:
         except (KnobError, DataError) as exc:
             st.error(str(exc))
             return
+        if demo:
+            settings = _demo_settings(method, settings)
         sweep_key = f"{task_key(train, test)}{name}{[sorted(k.items()) for k in settings]}"
         done = runner.sweep_panel(
             "compare",

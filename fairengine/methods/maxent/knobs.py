@@ -28,10 +28,11 @@ KNOBS: tuple[Knob, ...] = (
     Knob("protected_share", 0.5, 0.05, 0.95, 0.05, label="Targeted protected share P(Z=1)",
          help="P(Z=1) targeted when θ is 'custom' "
          "(Theorem 4.5 wants it in [1/2, 1/(1+τ)])."),
-    Knob("n_bins", 4, 2, 10, 1, integer=True, label="Bins per numeric column",
+    Knob("n_bins", 4, 2, 10, 1, integer=True, label="Bins per numeric column", demo_high=6,
          help="Bins per numeric column when discretising "
          "the data into the paper's finite domain (§2.1)."),
     Knob("n_samples", 5000, 500, 50000, 500, integer=True, label="Generated samples",
+         demo_high=10_000,
          help="Synthetic rows drawn from p* "
          "(the paper uses 10,000)."),
     Knob("classifier", "small_tree", choices=CLASSIFIERS, label="Downstream classifier",
