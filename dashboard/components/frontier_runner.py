@@ -13,6 +13,7 @@ from fairengine.frontier import sweep, task_key
 from fairengine.frontier.sweep import expand_grid
 from fairengine.methods import get_method, list_methods
 from fairengine.methods.base import Knob, KnobError
+from fairengine.textsafe import md_text
 
 
 def default_values(knob: Knob, demo: tuple | None) -> str:
@@ -42,11 +43,7 @@ def _demo_settings(method, settings: list[dict]) -> list[dict]:
         changed += [w for w in words if w not in changed]
         if knobs not in limited:
             limited.append(knobs)
-    if changed:
-        st.warning(
-            f"This demo runs smaller fits: {'; '.join(changed)}. Install fairengine locally for "
-            "the full range."
-        )
+    runner.demo_notice(changed)
     return limited
 
 
@@ -94,7 +91,7 @@ def render_add_frontier(train: Task, test: Task, store) -> None:
         if cap is not None and len(values) > cap:
             st.warning(
                 f"Demo mode runs at most {cap} points per sweep: sweeping the first {cap} of the "
-                f"{len(values)} values ({', '.join(values[:cap])})."
+                f"{len(values)} values ({md_text(', '.join(values[:cap]))})."
             )
             values = values[:cap]
         grid = {knob_name: values, **{k: [v] for k, v in fixed.items()}}
@@ -102,7 +99,7 @@ def render_add_frontier(train: Task, test: Task, store) -> None:
             settings = [method.validate_knobs(combo) for combo in expand_grid(grid)]
             method.check_task(train)
         except (KnobError, DataError) as exc:
-            st.error(str(exc))
+            st.error(md_text(exc))
             return
         if demo:
             settings = _demo_settings(method, settings)

@@ -189,7 +189,7 @@ def _submit(
     try:
         return job_pool().submit(session_id(), label, key, function, *args, **kwargs)
     except ServerBusy as exc:
-        st.warning(str(exc), icon=":material/hourglass_disabled:")
+        st.warning(md_text(exc), icon=":material/hourglass_disabled:")
         return None
 
 
@@ -205,12 +205,17 @@ def _demo_limited(method: str, knobs: Mapping[str, Any]) -> Mapping[str, Any]:
     except KeyError:
         return knobs
     limited, changed = demo_knobs(declared, knobs)
+    demo_notice(changed)
+    return limited
+
+
+def demo_notice(changed: Sequence[str]) -> None:
+    """Say which knob values this demo lowered (nothing when none was)."""
     if changed:
         st.warning(
-            f"This demo runs smaller fits: {'; '.join(changed)}. Install fairengine locally for "
-            "the full range."
+            f"This demo runs smaller fits: {md_text('; '.join(changed))}. Install fairengine "
+            "locally for the full range."
         )
-    return limited
 
 
 def demo_grid(values: Sequence, per: int = 1, what: str = "values") -> tuple:
@@ -270,7 +275,7 @@ def run_panel(
         elif status == "error":
             state.pop("job", None)
             state["failed"] = key
-            st.error(f"{label} failed: {value}")
+            st.error(f"{label} failed: {md_text(value)}")
             job = None
         elif status == "cancelled":
             state.pop("job", None)
@@ -322,7 +327,7 @@ def run_panel(
             if status == "error":
                 state.pop("job", None)
                 state["failed"] = key
-                st.error(f"{label} failed: {value}")
+                st.error(f"{label} failed: {md_text(value)}")
                 job = None
     if job is not None:
         show_job(job.id, slot)
@@ -388,7 +393,7 @@ def sweep_panel(
         if status in ("error", "cancelled"):
             state.pop("job", None)
             if status == "error":
-                st.error(f"{label} failed: {value}")
+                st.error(f"{label} failed: {md_text(value)}")
             else:
                 st.caption(f"{label} cancelled; points finished so far stay cached.")
             job = None
@@ -439,7 +444,8 @@ def require_kind(method: Method, task: Task, hint: str) -> None:
         return
     needed = " or ".join(_KIND_WORDS.get(kind, kind) for kind in method.kinds)
     st.error(
-        f"{method.title} needs {needed}, but {task.target!r} makes this a {task.kind} task. " + hint
+        f"{method.title} needs {needed}, but {md_text(repr(task.target))} makes this a "
+        f"{task.kind} task. " + hint
     )
     offer_demo(method)
     stop_page()
