@@ -60,15 +60,11 @@ def quality_figure(points: pd.DataFrame | None, result_metrics: dict, proxy: str
     violation, on test rows. ``points``: sweep points (any ε); else the current run only."""
     if points is not None and len(points):
         test = points[points["split"] == "test"]
-        rows = test.groupby("proxy", sort=False)[
-            list(QUALITY)
-        ].mean()
+        rows = test.groupby("proxy", sort=False)[list(QUALITY)].mean()
         rows = rows.reindex([p for p in PROXIES if p in rows.index])
     else:
         rows = pd.DataFrame(
-            [
-                {name: result_metrics[name] for name in QUALITY}
-            ],
+            [{name: result_metrics[name] for name in QUALITY}],
             index=[proxy],
         )
     long = rows.reset_index(names="proxy").melt(id_vars="proxy", var_name="measure")
@@ -123,7 +119,8 @@ def frontier_figure(points: pd.DataFrame | None, result_metrics: dict, proxy: st
         )  # fmt: skip
     fig.update_layout(height=600)
     return legend_above(  # up to seven entries, one per row in a half-width column
-        fig, "Downstream frontiers (test)<br><sup>error vs violation on the TRUE groups</sup>",
+        fig,
+        "Downstream frontiers (test)<br><sup>error vs violation on the TRUE groups</sup>",
         top=230,
     )
 
@@ -175,6 +172,33 @@ def gaps_figure(gaps: pd.DataFrame) -> go.Figure:
     fig = px.bar(long, x="group", y="value", color="variable", barmode="group")
     fig.update_layout(yaxis_title="γ_k − γ (test)", xaxis_title="group")
     return legend_above(
-        fig, "Downstream gap per group<br><sup>γ_k − γ on test: true groups vs through ẑ</sup>",
+        fig,
+        "Downstream gap per group<br><sup>γ_k − γ on test: true groups vs through ẑ</sup>",
         top=120,
     )
+
+
+def spread_figure(summary: pd.DataFrame) -> go.Figure:
+    """The downstream true-group gap and error across row splits: mean ± sd per proxy."""
+    fig = go.Figure()
+    for _, row in summary.iterrows():
+        name = str(row["proxy"])
+        fig.add_trace(
+            go.Scatter(
+                x=[row["true_group_gap mean"]],
+                y=[row["error mean"]],
+                error_x={"type": "data", "array": [row["true_group_gap std"]]},
+                error_y={"type": "data", "array": [row["error std"]]},
+                mode="markers",
+                marker={"size": 11, "color": COLOURS.get(name)},
+                name=PROXY_NAMES.get(name, name),
+                hovertemplate=(
+                    f"{int(row['true_group_gap count'])} splits<br>true-group gap %{{x:.4f}}"
+                    "<br>error %{y:.4f}"
+                ),
+            )
+        )
+    fig.update_xaxes(rangemode="tozero", title_text="true-group gap (test), mean ± sd")
+    fig.update_yaxes(title_text="error (test), mean ± sd")
+    fig.update_layout(height=420)
+    return legend_above(fig)
