@@ -474,3 +474,25 @@ def test_alpha_in_range_changes_the_run(default_runs) -> None:
     assert summary["status"] in ("max_iter", "below_floor")
     assert f"{low:.3f}" in summary["status_message"]
     assert summary["floor_additive"] <= summary["reached_additive"] + 1e-12
+
+
+def test_downstream_comparison_is_the_runs_pipeline(default_runs) -> None:
+    """The lean comparison (the check's and the multi-split bench's) gives the same test
+    true-group gaps as the full runs: the run's own, and the compared proxies' in its check."""
+    from fairengine.methods.multiaccurate_proxy.method import downstream_comparison
+
+    method, runs = default_runs
+    result, _ = runs["adult"]
+    train, test = load_dataset("adult").split()
+    found = downstream_comparison(
+        train, test, dict(result.knobs), ("multiaccurate", "thresholded", "regression")
+    )
+    check = {c.name: c for c in result.checks}["proxy_vs_simple_proxies"]
+    assert found["multiaccurate"]["true_group_gap"] == pytest.approx(
+        check.numbers["true_group_gap"], abs=1e-12
+    )
+    for proxy in ("thresholded", "regression"):
+        assert found[proxy]["true_group_gap"] == pytest.approx(
+            check.numbers[f"{proxy}_gap"], abs=1e-12
+        )
+    assert 0 < found["multiaccurate"]["error"] < 0.5

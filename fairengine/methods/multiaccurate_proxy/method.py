@@ -229,13 +229,14 @@ def _cached_proxy(key: tuple, fit: Any) -> tuple[Any, float]:
 def proxy_for(train: Task, knobs: dict[str, Any], pl: dict[str, Any]) -> tuple[Any, float]:
     """(the proxy of ``knobs`` fitted on the proxy rows ``pl``, seconds its fit took), cached.
 
-    Algorithm 4's game does not depend on α (only which point of its path is returned), so its
-    fit is shared by every α; the thresholded proxy is the regression proxy's fit, thresholded.
+    Only Algorithm 2's fit depends on α: Algorithm 4's game does not (α only picks a point of
+    its path), so its fit is shared by every α, as are the comparison proxies'; the thresholded
+    proxy is the regression proxy's fit, thresholded.
     """
     import copy
 
     kind = knobs["proxy"]
-    shared = {**knobs, "alpha": 0.0} if kind == "multiaccurate" else dict(knobs)
+    shared = dict(knobs) if kind == "multiaccurate_tree" else {**knobs, "alpha": 0.0}
     if kind == "thresholded":
         shared["proxy"] = "regression"
     key = (train.fingerprint, *(shared[k] for k in PROXY_KNOBS))
