@@ -1,4 +1,7 @@
-"""Plotly figures of the multiaccurate proxies page (spec §5 plots 1–4)."""
+"""Plotly figures of the multiaccurate proxies page (spec §5 plots 1–4).
+
+Group names and task names (the target, ``column>cut``) come from the data: they enter a figure
+through :func:`~fairengine.textsafe.plot_text` (Plotly reads a small HTML subset in labels)."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import plotly.graph_objects as go
 
 from dashboard.components.charts import legend_above
 from fairengine.methods.multiaccurate_proxy import PROXIES
+from fairengine.textsafe import plot_text
 
 #: One colour per proxy, the same on every chart.
 COLOURS = dict(zip(PROXIES, px.colors.qualitative.Plotly, strict=False))
@@ -35,8 +39,8 @@ def audit_heatmap(audit: pd.DataFrame, split: str, alpha: float) -> go.Figure:
     table = audit[audit["split"] == split].pivot(index="group", columns="task", values="violation")
     fig = px.imshow(
         table.to_numpy(),
-        x=[str(c) for c in table.columns],
-        y=[str(i) for i in table.index],
+        x=[plot_text(c) for c in table.columns],
+        y=[plot_text(i) for i in table.index],
         color_continuous_scale="Reds",
         zmin=0.0,
         zmax=max(float(np.nanmax(table.to_numpy())) if table.size else 0.0, 2 * alpha),
@@ -139,7 +143,11 @@ def trace_figure(
                 "dash": ("dash", "dot", "dashdot")[(k - 1) % 3]}  # fmt: skip
         fig.add_trace(
             go.Scatter(
-                y=row, x=np.arange(1, len(row) + 1), mode="lines", name=group_names[k], line=line
+                y=row,
+                x=np.arange(1, len(row) + 1),
+                mode="lines",
+                name=plot_text(group_names[k]),
+                line=line,
             )
         )
     for value in sorted(set(eps)):
@@ -166,6 +174,7 @@ def gaps_figure(gaps: pd.DataFrame) -> go.Figure:
     long = gaps[gaps["split"] == "test"].melt(
         id_vars=["split", "group"], value_vars=["true_gap", "proxy_gap"]
     )
+    long["group"] = long["group"].map(plot_text)
     long["variable"] = long["variable"].map(
         {"true_gap": "true groups", "proxy_gap": "through the proxy ẑ"}
     )
