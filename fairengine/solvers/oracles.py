@@ -33,8 +33,16 @@ class Halfspace:
         return (np.asarray(X, float) @ self.coef + self.intercept > 0.0).astype(float)
 
 
-def best_intercept(scores: np.ndarray, weight: np.ndarray, cost_diff: np.ndarray) -> float:
+def best_intercept(
+    scores: np.ndarray,
+    weight: np.ndarray,
+    cost_diff: np.ndarray,
+    order: np.ndarray | None = None,
+) -> float:
     """Exact CSC over thresholds of a fixed score: the b minimising sum_j w_j d_j 1[s_j + b > 0].
+
+    ``order`` may pass the scores' descending order when the caller already has it (e.g. the
+    reverse of the ascending order of −scores); ties may come in any order.
 
     Sort the scores, take the cheapest prefix of the highest ones (possibly empty, possibly all)
     and put the threshold halfway between the last kept and the first dropped score; tied scores
@@ -49,7 +57,8 @@ def best_intercept(scores: np.ndarray, weight: np.ndarray, cost_diff: np.ndarray
     scores = np.asarray(scores, float)
     if scores.size == 0:
         return 0.0
-    order = np.argsort(-scores, kind="stable")
+    if order is None:
+        order = np.argsort(-scores, kind="stable")
     sorted_scores = scores[order]
     cumulative = np.cumsum((np.asarray(weight, float) * np.asarray(cost_diff, float))[order])
     # a cut after position i is allowed only between distinct scores (and after the last one)

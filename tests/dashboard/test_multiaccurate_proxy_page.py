@@ -18,6 +18,12 @@ def private_cache(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("FAIRENGINE_CHEAP_SECONDS", "1e9")
 
 
+def _plain(markdown: str) -> str:
+    """A message as people read it: the page escapes every Markdown character of the engine's
+    words (fairengine.textsafe.md_text)."""
+    return markdown.replace("\\", "")
+
+
 def test_page_shows_metrics_charts_sweep_and_download() -> None:
     at = AppTest.from_file(APP, default_timeout=240)
     at.query_params["dataset"] = "german_credit"
@@ -35,7 +41,12 @@ def test_page_shows_metrics_charts_sweep_and_download() -> None:
     # the two audits are separate metrics, and the proxy learner's status is visible
     assert "Multiaccuracy violation, in-sample (proxy rows)" in labels
     assert "Multiaccuracy violation, held-out (test rows)" in labels
-    assert any("did not reach α" in w.value for w in at.warning)  # α = 0.02 is out of reach
+    # the default α (the lowest the linear proxy reaches on these rows) is certified, and the
+    # α slider now spans the range the run computed
+    assert any("certifies α = 0 (the lowest reachable)" in _plain(c.value) for c in at.caption)
+    alpha = [s for s in at.slider if str(s.key).startswith("w.map.alpha.")]
+    assert len(alpha) == 1 and alpha[0].min > 0 and alpha[0].max > alpha[0].min
+    assert any("α acts between" in c.value for c in at.caption)
     at.button(key="runner.sweep.multiaccurate_proxy").click().run()
     assert not at.exception and not at.error
     assert len(at.get("plotly_chart")) == 5
@@ -44,6 +55,11 @@ def test_page_shows_metrics_charts_sweep_and_download() -> None:
     assert len(at.get("plotly_chart")) == 4  # no algorithm trace for a baseline proxy
     assert not at.warning  # no game, no status
     at.selectbox(key="w.map.proxy").set_value("multiaccurate").run()
-    at.slider(key="w.map.alpha").set_value(-0.5).run()  # log10 α: α ≈ 0.32, reachable
-    assert not at.exception and not at.error and not at.warning
-    assert any("stopped at round" in c.value for c in at.caption)
+    alpha = [s for s in at.slider if str(s.key).startswith("w.map.alpha.")][0]
+    alpha.set_value(alpha.max).run()  # the top of the range: the least-squares start, round 1
+    assert not at.exception and not at.error
+    assert any("at round 1:" in _plain(c.value) for c in at.caption)
+    # the spread across row splits: a button, then mean ± sd per proxy
+    at.button(key="runner.sweep.multiaccurate_proxy_spread").click().run()
+    assert not at.exception and not at.error
+    assert len(at.get("plotly_chart")) == 6

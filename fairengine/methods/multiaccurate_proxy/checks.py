@@ -45,36 +45,33 @@ def held_out_multiaccuracy(result: Any) -> Check | None:
     test = result.metrics.get("test", {}).get("multiaccuracy_violation_held_out")
     if test is None or not math.isfinite(float(test)):
         return None
-    alpha = float(result.knobs["alpha"])
+    summary = result.artifacts.get("summary") or {}
+    alpha = float(summary.get("alpha_used", result.knobs["alpha"]))
     in_sample = float(result.metrics["test"].get("multiaccuracy_violation_in_sample", math.nan))
     numbers = {"held_out": float(test), "in_sample": in_sample, "alpha": alpha}
     if test <= alpha:
         return Check("held_out_multiaccuracy", "ok",
                      f"The proxy is multiaccurate on the test rows too: violation {test:.3f} ≤ "
-                     f"α = {alpha:g}.", numbers)  # fmt: skip
+                     f"α = {alpha:.3g}.", numbers)  # fmt: skip
     return Check(
         "held_out_multiaccuracy", "warn",
         f"On the test rows the proxy's multiaccuracy violation is {test:.3f}, above α = "
-        f"{alpha:g} (on its own rows {in_sample:.3f}): the guarantee holds in sample only.",
+        f"{alpha:.3g} (on its own rows {in_sample:.3f}): the guarantee holds in sample only.",
         numbers,
     )  # fmt: skip
 
 
 def compared_gaps(result: Any, train: Task, test: Task) -> dict[str, float]:
     """Test true-group gaps of the same pipeline with the :data:`COMPARED` proxies (cached)."""
-    from fairengine.methods.registry import get_method
+    from fairengine.methods.multiaccurate_proxy.method import downstream_comparison
 
-    knobs = {k: v for k, v in result.knobs.items() if k != "proxy"}
+    knobs = {k: v for k, v in result.knobs.items() if k not in ("proxy", "alpha")}
     key = (train.fingerprint, test.fingerprint, tuple(sorted(knobs.items())))
     if key in _COMPARISONS:
         _COMPARISONS.move_to_end(key)
         return _COMPARISONS[key]
-    method = get_method("multiaccurate_proxy")
-    gaps = {}
-    for proxy in COMPARED:
-        other = method.run(train, test, **knobs, proxy=proxy)
-        pred = other.model.metric_predictions(test.X)
-        gaps[proxy] = extra_metrics(other, test, train, pred)["true_group_gap"]
+    found = downstream_comparison(train, test, {**knobs, "alpha": 0.0}, COMPARED)
+    gaps = {proxy: found[proxy]["true_group_gap"] for proxy in COMPARED}
     _COMPARISONS[key] = gaps
     while len(_COMPARISONS) > _COMPARISONS_SIZE:
         _COMPARISONS.popitem(last=False)

@@ -26,16 +26,26 @@ KNOBS: tuple[Knob, ...] = (
     ),
     Knob(
         "alpha",
-        0.02,
-        0.001,
+        0.0,
+        0.0,
         0.5,
+        0.001,
+        label="Multiaccuracy tolerance α",
+        help="α — target ratio violation of the proxy on its rows (auditor tolerance "
+        "α·mean(z_k), spec §3.1 Change 1); 0 = the lowest α the linear proxy reaches on these "
+        "rows in T rounds. Algorithm 4 acts between that and the least-squares start's α "
+        "(the run reports both).",
+    ),
+    Knob(
+        "C",
+        10.0,
+        0.1,
+        1000.0,
         None,
         log=True,
-        label="Multiaccuracy tolerance α",
-        help="α — target ratio violation (auditor tolerance α·mean(z_k), spec §3.1 Change 1).",
+        label="Auditor multiplier bound C",
+        help="C — bound on the auditor's multiplier.",
     ),
-    Knob("C", 10.0, 0.1, 1000.0, None, log=True, label="Auditor multiplier bound C",
-         help="C — bound on the auditor's multiplier."),
     Knob(
         "n_iter",
         200,
@@ -86,17 +96,23 @@ KNOBS: tuple[Knob, ...] = (
         "or 'class' (Section 5): no labels, multiaccuracy over the auditor's class (depth-3 "
         "trees for the tree auditor stand in for H ⊕ F).",
     ),
-    Knob("constraint", "equal_error", choices=CONSTRAINTS, label="Downstream fairness notion",
-         help="Downstream fairness notion."),
+    Knob(
+        "constraint",
+        "demographic_parity",
+        choices=CONSTRAINTS,
+        label="Downstream fairness notion",
+        help="Downstream fairness notion.",
+    ),
     Knob(
         "eps",
-        0.02,
+        0.01,
         0.001,
         1.0,
         None,
         log=True,
         label="Downstream fairness bound ε",
-        help="ε — downstream bound |γ_k − γ| ≤ ε measured through ẑ.",
+        help="ε — downstream bound |γ_k − γ| ≤ ε measured through ẑ (the default, statistical "
+        "parity at 0.01, binds on every bundled classification dataset).",
     ),
     Knob(
         "n_tasks",
@@ -108,7 +124,7 @@ KNOBS: tuple[Knob, ...] = (
         label="Extra proxy tasks m − 1",
         demo_high=5,
         help="m − 1 — binarised numeric features used as "
-        "extra proxy-training tasks (plus the target).",
+        "extra proxy-training tasks (plus the target and f ≡ 0, the statistical-parity regions).",
     ),
     Knob(
         "max_rows",
@@ -148,6 +164,14 @@ KNOBS: tuple[Knob, ...] = (
         demo_high=50,
         help="T_DL — exponentiated-gradient rounds of the downstream learner.",
     ),
-    Knob("random_state", 0, 0, 10_000, 1, integer=True, label="Random seed",
-         help="Seed of the row split."),
+    Knob(
+        "random_state",
+        0,
+        0,
+        10_000,
+        1,
+        integer=True,
+        label="Random seed",
+        help="Seed of the row split.",
+    ),
 )

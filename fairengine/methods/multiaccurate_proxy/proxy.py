@@ -18,6 +18,7 @@ Notation: ``X`` (n, d) encoded features, ``z`` (n, K) true 0/1 group memberships
 
 from __future__ import annotations
 
+import copy
 from numbers import Integral, Real
 
 import numpy as np
@@ -124,11 +125,18 @@ class Auditor:
             self._least_squares = LeastSquares(X, ridge=1e-8)
         return self._least_squares
 
-    def csc(self, X: np.ndarray, diff: np.ndarray, fitted: np.ndarray | None = None) -> np.ndarray:  # noqa: N803
+    def csc(
+        self,
+        X: np.ndarray,  # noqa: N803
+        diff: np.ndarray,
+        fitted: np.ndarray | None = None,
+        order: np.ndarray | None = None,
+    ) -> np.ndarray:
         """CSC(H) heuristic: h ∈ {0,1}^n (approximately) minimising Σ_i h_i ``diff``_i.
 
         ``fitted`` (the regression fit of ``diff`` on [x, 1]) may be passed in when the caller
-        already has it (one matrix product for many cost vectors)."""
+        already has it (one matrix product for many cost vectors), and with it ``order``, the
+        descending order of −``fitted`` (the linear auditor's score)."""
         n = len(diff)
         ones = np.ones(n)
         if self.kind == "finite":
@@ -136,7 +144,7 @@ class Auditor:
             return pool[:, int(np.argmin(diff @ pool))].astype(float)
         if self.kind == "linear":
             score = -(fitted if fitted is not None else self._fit(X, diff[:, None])[:, 0])
-            return (score + best_intercept(score, ones, diff) > 0).astype(float)
+            return (score + best_intercept(score, ones, diff, order) > 0).astype(float)
         label = (diff < 0).astype(int)
         if label.min() == label.max():
             h = label.astype(float)
@@ -159,10 +167,15 @@ class Auditor:
         out = []
         for j in range(tasks.shape[1]):
             best = (0.0, 1, np.zeros(n))
+            # one sort per task: the score of σ = −1 is minus that of σ = +1
+            ascending = None if fitted is None else np.argsort(fitted[:, j], kind="stable")
             for sigma in (1, -1):
                 diff = -sigma * cost[:, j]  # CSC cost of labelling 1 (maximise σ·viol)
                 pre = None if fitted is None else -sigma * fitted[:, j]
-                h = self.csc(X, diff, pre)
+                order = (
+                    None if ascending is None else (ascending if sigma == -1 else ascending[::-1])
+                )
+                h = self.csc(X, diff, pre, order)
                 viol = float(base[j] + h @ cost[:, j])
                 if abs(viol) > abs(best[0]):
                     best = (viol, sigma, h)
@@ -252,17 +265,27 @@ class MultiaccurateProxy(BaseEstimator):
     the well-scaled directions oscillate (η₀ ≥ 0.1); the preconditioned step has one scale.
     ``learning_rate`` is η₀ of η_t = η₀/√t in this metric (default 0.05).
 
-    Stopping [OURS, spec §3.1 "stop early once the auditor's max violation on the training data
-    is ≤ α"]: the run stops at the first round whose iterate the auditor certifies
-    (max additive violation ≤ ε_k) and returns that iterate; otherwise it runs T rounds and
-    returns θ̄. ``status_`` says which:
+    α and what is returned [OURS, spec §3.1 "stop early once the auditor's max violation on the
+    training data is ≤ α"]: the game runs T rounds with the auditor always pushing (tolerance 0)
+    — so its path θ_1 (the OLS start), …, θ_T and the average θ̄ is the same for every α, and one
+    fit serves every α (:meth:`at_alpha`). Each candidate is judged by its max additive violation
+    over *every* error region the auditor found during the run (a stricter certificate than
+    the auditor's reply to that candidate alone). For α > 0 the returned proxy is the first
+    candidate (in the order θ_1, …, θ_T, θ̄) certified at ε_k = α·mean(z_k), else the best one;
+    α = 0 returns the best one (the lowest α reached). Hence a smaller α never gives a larger
+    in-sample violation, and α acts exactly on ``alpha_range_`` = (the lowest α of a candidate,
+    the α of the OLS start): above it the proxy is OLS, below it no candidate is certified.
+    Why the always-pushing path: with the auditor's tolerance in the game, every α below what
+    linear G reaches in T rounds ran the identical T rounds and returned the identical θ̄ (the
+    tolerance never bites before the cap), and α above the OLS start stopped at round 1 — α was
+    inert on most of its range. ``status_`` says which case holds:
 
-    * ``"converged"``: the returned proxy is certified by the auditor at ε_k on the fit rows;
-    * ``"below_floor"``: T rounds without certification, and the LP floor of linear G over the
-      audit vectors the auditor found (:func:`multiaccuracy_floor`, a *lower bound* on what any
-      linear proxy can reach against H on these rows) exceeds ε_k: α is out of reach;
-    * ``"max_iter"``: T rounds without certification, floor not proven above ε_k (more rounds
-      or a larger C may help).
+    * ``"converged"``: the returned proxy is certified at ε_k on the fit rows;
+    * ``"below_floor"``: no candidate is certified, and the LP floor of linear G over the audit
+      vectors found (:func:`multiaccuracy_floor`, a *lower bound* on what any linear proxy can
+      reach against them, so never above the returned proxy's value on them) exceeds ε_k;
+    * ``"max_iter"``: no candidate certified, floor not proven above ε_k (more rounds or a
+      larger C may help).
 
     Two groups that partition the data (z_1 = 1 − z_0, e.g. White vs non-White) are fitted
     once: 1 − ẑ_0 satisfies the mean and numerator constraints of group 1 exactly when ẑ_0 does
@@ -292,27 +315,34 @@ class MultiaccurateProxy(BaseEstimator):
     precondition : bool
         Use the M⁻¹ metric (default); False is the spec's plain Euclidean OGD.
     early_stop : bool
-        Stop at the first certified iterate (default). False always runs T rounds and returns
-        θ̄ (version 2's behaviour, with ``precondition=False, learning_rate=0.01``).
+        Return the first certified candidate (default). False returns θ̄ after T rounds whatever
+        α is (version 2's output, with ``precondition=False, learning_rate=0.01``).
 
     Attributes
     ----------
     coef_ : ndarray (K, d + 1)
         θ_k per group (last column: intercept): θ̄_k, or the certified iterate on early stop.
     trace_ : ndarray (K, T)
-        Max additive violation found per round (NaN after an early stop).
+        The auditor's max additive violation of each iterate (NaN after the returned one).
     n_iter_ : ndarray (K,)
-        Rounds run per group.
+        Rounds up to the returned candidate (T for θ̄).
     violation_ : ndarray (K,)
         The auditor's max additive violation of the returned proxy on the fit rows.
     tolerance_ : ndarray (K,)
-        ε_k.
+        ε_k (from ``alpha_``).
+    alpha_ : float
+        The α served: ``alpha``, or the lowest reached when ``alpha`` is 0.
+    alpha_range_ : (float, float)
+        The α on which the returned proxy changes (see above), ratio units.
+    reached_ratio_ : float
+        The returned proxy's α: max_k reached_k / mean(z_k) (ratio units).
     status_ : str
         The worst status over the groups (see above); ``status_by_group_`` per group.
     floor_, reached_ : ndarray (K,)
         Over the distinct audit vectors 1[h ≠ y_j] the auditor found during the run (every
-        task's best response, every round): the LP floor of linear G (spec §5 plot 8) and the
-        returned θ's max additive violation on them. The floor is a lower bound on the floor
+        task's best response to every candidate): the LP floor of linear G (spec §5 plot 8;
+        computed only when α is not certified, else NaN) and the returned θ's max additive
+        violation on them (floor ≤ reached always). The floor is a lower bound on the floor
         over all of H: with fewer vectors than parameters it is ≈ 0 and proves nothing.
     """
 
@@ -336,8 +366,19 @@ class MultiaccurateProxy(BaseEstimator):
 
     _parameter_constraints: dict = knob_constraints(  # noqa: RUF012
         KNOBS,
-        skip=("proxy", "tree_depth", "task_mode", "constraint", "eps", "n_tasks", "max_rows",
-              "grouping", "dl_learner", "dl_iter", "random_state"),  # fmt: skip
+        skip=(
+            "proxy",
+            "tree_depth",
+            "task_mode",
+            "constraint",
+            "eps",
+            "n_tasks",
+            "max_rows",
+            "grouping",
+            "dl_learner",
+            "dl_iter",
+            "random_state",
+        ),  # fmt: skip
         domains={
             "alpha": (0.0, None, "left"),
             "C": (0.0, None, "left"),
@@ -373,54 +414,102 @@ class MultiaccurateProxy(BaseEstimator):
         n = len(X)
         Xa = np.column_stack([X, np.ones(n)])  # noqa: N806
         aud = _auditor(self.auditor, self.auditor_depth, seed(self.random_state))
-        fit_groups, eps_all = _groups_to_fit(z, self.alpha)
+        fit_groups, scales = _groups_to_fit(z)
         metric = Xa.T @ Xa / n
         metric[np.diag_indices_from(metric)] += 1e-8 * np.trace(metric) / len(metric)
         inverse = np.linalg.inv(metric) if self.precondition else None
-        out: dict[str, dict[int, object]] = {
-            key: {} for key in ("coef", "trace", "floor", "reached", "viol", "rounds", "status")
-        }
+        paths = {}
         for k in fit_groups:
-            theta, trace, seen, rounds = self._game(Xa, X, z[:, k], tasks, eps_all[k], aud, inverse)
-            found = aud.best(X, z[:, k] - Xa @ theta, tasks)
-            viol = max(abs(v) for v, _, _ in found)
+            path, trace, seen = self._game(Xa, X, z[:, k], tasks, aud, inverse)
+            found = aud.best(X, z[:, k] - Xa @ path[-1], tasks)  # the average's own audit
             for j, (_, _, h) in enumerate(found):
                 errors = np.abs(h - tasks[:, j])
                 seen.setdefault(np.packbits(errors.astype(bool)).tobytes(), errors)
-            # spec §5 plot 8: the LP floor of linear G over the audit vectors found, vs θ on them
             vectors = np.array(list(seen.values()))
-            floor = multiaccuracy_floor(X, z[:, k], vectors)[0]
-            eps = eps_all[k]
-            status = (
-                "converged"
-                if viol <= eps * (1 + 1e-9)
-                else ("below_floor" if floor > eps else "max_iter")
-            )
-            values = (
-                theta,
-                trace + [np.nan] * (self.n_iter - len(trace)),
-                floor,
-                float(np.max(np.abs(vectors @ (z[:, k] - Xa @ theta))) / n),
-                viol,
-                rounds,
-                status,
-            )
+            region_x, region_z = vectors @ Xa / n, vectors @ z[:, k] / n
+            paths[k] = {
+                "path": path,
+                "trace": np.array(trace + [max(abs(v) for v, _, _ in found)]),
+                # every candidate's max additive violation over every error region found
+                "audited": np.max(np.abs(region_z[:, None] - region_x @ path.T), axis=0),
+                "regions": (region_x, region_z, Xa.sum(axis=0), float(z[:, k].sum())),
+            }
+        self.paths_, self.scales_ = paths, scales
+        self.n_groups_ = z.shape[1]
+        scale = np.array([scales[k] for k in fit_groups])
+        audited = np.array([paths[k]["audited"] for k in fit_groups])
+        # α_k of each candidate in ratio units; a candidate serves α iff every group's does
+        ratio = np.max(audited / scale[:, None], axis=0)
+        # α acts on [lowest α of a candidate, α of the OLS start]: above, the proxy is OLS
+        self.alpha_range_ = (
+            (float(ratio.min()), float(ratio[0])) if self.early_stop else (ratio[-1],) * 2
+        )
+        self._candidate_ratio = ratio
+        return self._select(self.alpha)
+
+    def at_alpha(self, alpha: float) -> MultiaccurateProxy:
+        """This fit's proxy for another α, without refitting: the game's path does not depend
+        on α (see the class notes), only which candidate on it is returned."""
+        check_is_fitted(self, "paths_")
+        other = copy.copy(self)
+        other.alpha = alpha
+        return other._select(alpha)
+
+    def lp_floor(self) -> np.ndarray:
+        """Per group, the LP floor of linear G over the error regions found during the fit
+        (:func:`multiaccuracy_floor`; computed on demand — ``floor_`` holds it only when α was
+        not certified). Never above ``reached_``."""
+        check_is_fitted(self, "paths_")
+        groups = sorted(self.paths_)
+        floors = {k: _floor_lp(*self.paths_[k]["regions"])[0] for k in groups}
+        return np.array([floors.get(k, floors[groups[0]]) for k in range(self.n_groups_)])
+
+    def _select(self, alpha: float) -> MultiaccurateProxy:
+        """Pick the candidate for ``alpha`` and set the fitted attributes (see the class notes)."""
+        ratio = self._candidate_ratio
+        groups = sorted(self.paths_)
+        if not self.early_stop:
+            pick = len(ratio) - 1  # θ̄ after T rounds
+        elif alpha <= 0:  # the lowest α reached on these rows
+            pick = int(np.argmin(ratio))
+        else:
+            hits = np.flatnonzero(ratio <= alpha * (1 + 1e-9))
+            pick = int(hits[0]) if hits.size else int(np.argmin(ratio))
+        target = alpha if alpha > 0 else float(ratio[pick])
+        out: dict[str, dict[int, object]] = {
+            key: {} for key in ("coef", "trace", "floor", "reached", "viol", "rounds", "status")
+        }
+        for k in groups:
+            entry = self.paths_[k]
+            eps = target * self.scales_[k]
+            reached = float(entry["audited"][pick])
+            converged = reached <= eps * (1 + 1e-9)
+            floor = np.nan if converged else _floor_lp(*entry["regions"])[0]
+            rounds = min(pick + 1, self.n_iter)
+            trace = entry["trace"][: self.n_iter].astype(float)
+            trace[rounds:] = np.nan
+            status = "converged" if converged else ("below_floor" if floor > eps else "max_iter")
+            values = (entry["path"][pick], trace, floor, reached,
+                      float(entry["trace"][pick]), rounds, status)  # fmt: skip
             for key, value in zip(out, values, strict=True):
                 out[key][k] = value
-        if len(fit_groups) < z.shape[1]:  # complement symmetry (spec §6.7): ẑ_1 = 1 − ẑ_0
+        if len(groups) < self.n_groups_:  # complement symmetry (spec §6.7): ẑ_1 = 1 − ẑ_0
             for key in out:
                 out[key][1] = out[key][0]
             out["coef"][1] = -out["coef"][0]
             out["coef"][1][-1] += 1.0
-        groups = range(z.shape[1])
-        self.coef_ = np.array([out["coef"][k] for k in groups])
-        self.trace_ = np.array([out["trace"][k] for k in groups], float)
-        self.floor_ = np.array([out["floor"][k] for k in groups], float)
-        self.reached_ = np.array([out["reached"][k] for k in groups], float)
-        self.violation_ = np.array([out["viol"][k] for k in groups], float)
-        self.n_iter_ = np.array([out["rounds"][k] for k in groups], int)
-        self.tolerance_ = np.array([eps_all.get(k, eps_all[fit_groups[0]]) for k in groups])
-        self.status_by_group_ = [str(out["status"][k]) for k in groups]
+        every = range(self.n_groups_)
+        self.coef_ = np.array([out["coef"][k] for k in every])
+        self.trace_ = np.array([out["trace"][k] for k in every], float)
+        self.floor_ = np.array([out["floor"][k] for k in every], float)
+        self.reached_ = np.array([out["reached"][k] for k in every], float)
+        self.violation_ = np.array([out["viol"][k] for k in every], float)
+        self.n_iter_ = np.array([out["rounds"][k] for k in every], int)
+        scales = [self.scales_.get(k, self.scales_[groups[0]]) for k in every]
+        self.tolerance_ = np.array([target * s for s in scales])
+        self.alpha_ = target
+        self.reached_ratio_ = float(self._candidate_ratio[pick])
+        self.status_by_group_ = [str(out["status"][k]) for k in every]
         self.status_ = max(self.status_by_group_, key=_severity)
         return self
 
@@ -430,11 +519,11 @@ class MultiaccurateProxy(BaseEstimator):
         X: np.ndarray,  # noqa: N803
         zk: np.ndarray,
         tasks: np.ndarray,
-        eps: float,
         aud: Auditor,
         inverse: np.ndarray | None,
-    ) -> tuple[np.ndarray, list[float], dict[bytes, np.ndarray], int]:
-        """One group's game: (θ returned, trace, audit vectors seen, rounds run)."""
+    ) -> tuple[np.ndarray, list[float], dict[bytes, np.ndarray]]:
+        """One group's game, T rounds: (the iterates θ_1..θ_T and their average θ̄ as rows,
+        the auditor's max additive violation of each iterate, the audit vectors seen)."""
         n = len(zk)
         target = zk.sum()
         s = Xa.sum(axis=0)
@@ -450,7 +539,7 @@ class MultiaccurateProxy(BaseEstimator):
             return theta - ((s @ theta - target) / (s @ s)) * s
 
         theta = project(LeastSquares(Xa, intercept=False, ridge=None).coef(zk))
-        total = np.zeros_like(theta)
+        path: list[np.ndarray] = []
         trace: list[float] = []
         seen: dict[bytes, np.ndarray] = {}
         for t in range(1, self.n_iter + 1):
@@ -461,19 +550,19 @@ class MultiaccurateProxy(BaseEstimator):
                 errors = np.abs(h - tasks[:, j])
                 seen.setdefault(np.packbits(errors.astype(bool)).tobytes(), errors)
             trace.append(max(values))
-            if self.early_stop and max(values) <= eps:  # certified: stop, return this iterate
-                return theta, trace, seen, t
-            total += theta
+            path.append(theta)
             j = int(np.argmax(values))
             viol, _, h = found[j]
+            # the auditor always pushes (tolerance 0): the path is the same for every α
             grad = (2.0 / n) * (Xa.T @ (g - zk))
-            if abs(viol) > eps:
+            if abs(viol) > 0:
                 errors = np.abs(h - tasks[:, j])
                 grad -= np.sign(viol) * self.C * (Xa.T @ errors) / n
             if inverse is not None:
                 grad = inverse @ grad
             theta = project(theta - self.learning_rate / np.sqrt(t) * grad)
-        return total / self.n_iter, trace, seen, self.n_iter
+        path.append(np.mean(path, axis=0))
+        return np.array(path), trace, seen
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
         """ẑ(x) (n, K): real-valued, may leave [0, 1] (clipping would break the guarantee)."""
@@ -533,13 +622,13 @@ def _auditor(auditor: str | Auditor, depth: int, random_state: int) -> Auditor:
     return Auditor(auditor, depth=depth, random_state=random_state)
 
 
-def _groups_to_fit(z: np.ndarray, alpha: float) -> tuple[list[int], dict[int, float]]:
-    """Groups to learn and their additive tolerances ε_k = α·mean(z_k) (spec §3.1 Change 1);
+def _groups_to_fit(z: np.ndarray) -> tuple[list[int], dict[int, float]]:
+    """Groups to learn and their tolerance per unit of α: ε_k = α·mean(z_k) (spec §3.1 Change 1);
     a complementary pair (z_0 + z_1 ≡ 1) learns group 0 only, at the tighter tolerance."""
     means = z.mean(axis=0)
     if z.shape[1] == 2 and np.allclose(z.sum(axis=1), 1.0):
-        return [0], {0: alpha * float(means.min())}
-    return list(range(z.shape[1])), {k: alpha * float(means[k]) for k in range(z.shape[1])}
+        return [0], {0: float(means.min())}
+    return list(range(z.shape[1])), {k: float(means[k]) for k in range(z.shape[1])}
 
 
 def multiaccuracy_floor(
@@ -559,17 +648,23 @@ def multiaccuracy_floor(
     n = len(X)
     Xa = np.column_stack([X, np.ones(n)])  # noqa: N806
     A = np.asarray(vectors, float)  # noqa: N806
-    M = A @ Xa / n  # noqa: N806
-    b = A @ z / n
-    d = Xa.shape[1]
+    return _floor_lp(A @ Xa / n, A @ z / n, Xa.sum(axis=0), float(z.sum()))
+
+
+def _floor_lp(
+    region_x: np.ndarray, region_z: np.ndarray, s: np.ndarray, total: float
+) -> tuple[float, np.ndarray]:
+    """:func:`multiaccuracy_floor` from the regions' moments: min_θ max_a |b_a − M_a·θ| s.t.
+    s·θ = total, with M = A[X, 1]/n, b = Az/n, s = Σ_i [x_i, 1]."""
+    d = region_x.shape[1]
     # variables (θ, t): minimise t with ±(b − Mθ) ≤ t
     c = np.append(np.zeros(d), 1.0)
-    ones = np.ones((len(A), 1))
-    a_ub = np.vstack([np.hstack([-M, -ones]), np.hstack([M, -ones])])
-    b_ub = np.concatenate([-b, b])
-    a_eq = np.append(Xa.sum(axis=0), 0.0)[None, :]
+    ones = np.ones((len(region_x), 1))
+    a_ub = np.vstack([np.hstack([-region_x, -ones]), np.hstack([region_x, -ones])])
+    b_ub = np.concatenate([-region_z, region_z])
+    a_eq = np.append(s, 0.0)[None, :]
     bounds = [(None, None)] * d + [(0, None)]
-    res = linprog(c, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=[z.sum()], bounds=bounds, method="highs")
+    res = linprog(c, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=[total], bounds=bounds, method="highs")
     if res.status != 0:
         raise ValueError(f"floor LP failed: {res.message}")
     return float(res.x[-1]), res.x[:d]
@@ -689,8 +784,19 @@ class GeneralMultiaccurateProxy(BaseEstimator):
     _parameter_constraints: dict = knob_constraints(  # noqa: RUF012
         KNOBS,
         rename={"tree_depth": "max_depth"},
-        skip=("proxy", "learning_rate", "task_mode", "constraint", "eps", "n_tasks", "max_rows",
-              "grouping", "dl_learner", "dl_iter", "random_state"),  # fmt: skip
+        skip=(
+            "proxy",
+            "learning_rate",
+            "task_mode",
+            "constraint",
+            "eps",
+            "n_tasks",
+            "max_rows",
+            "grouping",
+            "dl_learner",
+            "dl_iter",
+            "random_state",
+        ),  # fmt: skip
         domains={
             "alpha": (0.0, None, "left"),
             "C": (0.0, None, "left"),
@@ -746,7 +852,8 @@ class GeneralMultiaccurateProxy(BaseEstimator):
         rng = generator(self.random_state)  # an int seeds default_rng directly, as before
         aud = _auditor(self.auditor, self.auditor_depth, seed(self.random_state))
         size = 2 ** (self.max_depth + 1) - 1
-        fit_groups, eps_all = _groups_to_fit(z, self.alpha)
+        fit_groups, scales = _groups_to_fit(z)
+        eps_all = {k: self.alpha * v for k, v in scales.items()}
         flip = 1.0 - 2.0 * tasks
         scale = self.noise / n
         coefs, trees, traces = {}, {}, {}
