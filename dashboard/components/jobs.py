@@ -29,6 +29,8 @@ This module does not import Streamlit (the pool can be tested and benchmarked on
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
 import io
 import itertools
 import json
@@ -89,6 +91,10 @@ PRELOAD = (
     "sklearn.tree",
 )
 BUSY_MESSAGE = "The server is busy; try again in a minute."
+
+
+#: Bytes of the signature in front of a job's outcome file.
+_MAC_BYTES = hashlib.sha256().digest_size
 
 
 class Cancelled(Exception):  # noqa: N818 - a control-flow signal
@@ -301,7 +307,7 @@ def _is_memory_error(exc: BaseException | None) -> bool:
 
 def _child(payload: bytes, paths: tuple[str, str, str], settings: tuple) -> None:
     """Body of a job's process: lower its priority, cap its memory, run, write the outcome."""
-    increment, memory_mb, server = settings
+    increment, memory_mb, server, secret = settings
     _lower_priority(increment, server)
     _limit_memory(memory_mb)
     progress_path, cancel_path, result_path = (Path(p) for p in paths)
@@ -313,11 +319,32 @@ def _child(payload: bytes, paths: tuple[str, str, str], settings: tuple) -> None
         outcome = ("cancelled", None)
     except BaseException as exc:  # noqa: BLE001 - every failure goes back to the page
         outcome = ("memory", None) if _is_memory_error(exc) else ("error", exc)
-    _write_outcome(result_path, outcome)
+    _write_outcome(result_path, outcome, secret)
     os._exit(0)  # no interpreter teardown (threads a library left behind must not hold it)
 
 
-def _write_outcome(path: Path, outcome: tuple[str, Any]) -> None:
+def _signature(secret: bytes, data: bytes) -> bytes:
+    return hmac.new(secret, data, hashlib.sha256).digest()
+
+
+def _read_outcome(path: Path, secret: bytes) -> tuple[str | None, Any]:
+    """The outcome a job's process wrote, unpickled only once its signature (an HMAC with the
+    pool's in-memory secret) proves that process wrote it; ``(None, None)`` otherwise."""
+    try:
+        blob = path.read_bytes()
+    except OSError:
+        return None, None
+    mac, data = blob[:_MAC_BYTES], blob[_MAC_BYTES:]
+    if len(mac) != _MAC_BYTES or not hmac.compare_digest(mac, _signature(secret, data)):
+        return None, None
+    try:
+        return cloudpickle.loads(data)
+    except (EOFError, ValueError, ImportError, AttributeError):
+        return None, None
+
+
+def _write_outcome(path: Path, outcome: tuple[str, Any], secret: bytes) -> None:
+    """Pickle ``outcome`` behind its signature (see :func:`_read_outcome`)."""
     try:
         data = cloudpickle.dumps(outcome)
     except MemoryError:
@@ -327,7 +354,7 @@ def _write_outcome(path: Path, outcome: tuple[str, Any]) -> None:
         words = value if kind == "error" else exc
         data = cloudpickle.dumps(("error", RuntimeError(f"{type(words).__name__}: {words}")))
     tmp = path.with_suffix(".part")
-    tmp.write_bytes(data)
+    tmp.write_bytes(_signature(secret, data) + data)
     os.replace(tmp, path)
 
 
@@ -451,6 +478,9 @@ class JobPool:
         self.memory_mb = job_memory_mb(self.workers) if memory_mb is None else memory_mb or None
         self._nice = _env_int(NICE_ENV, WORKER_NICE)
         self._dir = Path(tempfile.mkdtemp(prefix="fairengine-jobs-"))
+        # Signs each job's outcome file: only a process this pool started can write one that
+        # is unpickled (the key lives in memory and reaches the job through the fork).
+        self._secret = os.urandom(32)
         self._jobs: dict[int, Job] = {}
         self._queue: deque[Job] = deque()
         self._running: dict[int, tuple[Job, Any]] = {}
@@ -624,7 +654,7 @@ class JobPool:
         _start_warm_parent()
         payload = cloudpickle.dumps(call)
         paths = (str(job.progress_path), str(job.cancel_path), str(self._result_path(job)))
-        settings = (self._nice, self.memory_mb, os.getpid())
+        settings = (self._nice, self.memory_mb, os.getpid(), self._secret)
         process = _JobProcess(
             target=_child, args=(payload, paths, settings), name=f"fairengine-job-{job.id}"
         )
@@ -644,10 +674,7 @@ class JobPool:
         with contextlib.suppress(ValueError):
             process.close()
         path = self._result_path(job)
-        try:
-            kind, value = cloudpickle.loads(path.read_bytes())
-        except (OSError, EOFError, ValueError, ImportError, AttributeError):
-            kind, value = None, None
+        kind, value = _read_outcome(path, self._secret)
         path.unlink(missing_ok=True)
         if kind == "done":
             job.future.set_result(value)

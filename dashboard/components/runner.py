@@ -189,7 +189,7 @@ def _submit(
     try:
         return job_pool().submit(session_id(), label, key, function, *args, **kwargs)
     except ServerBusy as exc:
-        st.warning(md_text(exc), icon=":material/hourglass_disabled:")
+        st.warning(str(exc), icon=":material/hourglass_disabled:")  # our own fixed words
         return None
 
 

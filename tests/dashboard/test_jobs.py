@@ -296,3 +296,36 @@ def test_a_page_says_the_server_is_busy(monkeypatch: pytest.MonkeyPatch) -> None
         assert [w.value for w in at.warning] == [BUSY_MESSAGE]
     finally:
         full.shutdown()
+
+
+class _Planted:
+    """Unpickling this creates ``marker`` (what a planted pickle could do instead)."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def test_an_outcome_file_not_signed_by_the_pool_is_never_unpickled(tmp_path) -> None:
+    """Job outcomes travel through files; only one signed with the pool's in-memory secret is
+    unpickled, so a file planted in its place (or one signed with another key) runs nothing."""
+    import pickle
+
+    from dashboard.components.jobs import _read_outcome, _write_outcome
+
+    secret = b"s" * 32
+    good = tmp_path / "1.result"
+    _write_outcome(good, ("done", {"rows": 3}), secret)
+    assert _read_outcome(good, secret) == ("done", {"rows": 3})
+
+    marker = tmp_path / "ran"
+    bad = tmp_path / "2.result"
+    bad.write_bytes(pickle.dumps(("done", _Planted(str(marker)))))
+    forged = tmp_path / "3.result"
+    _write_outcome(forged, ("done", _Planted(str(marker))), b"k" * 32)
+    for path in (bad, forged):
+        assert _read_outcome(path, secret) == (None, None)
+    assert not marker.exists()
+    print("planted and foreign-key outcome files refused; nothing ran")
