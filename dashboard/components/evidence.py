@@ -7,8 +7,8 @@ calls :func:`show_evidence` once, so each page shows the same box without code o
 * each failed check as an error box, each warning as a warning box, the checks that held in one
   short line, the numbers behind every check in an expander;
 * one line comparing the run with both references on the test rows, and in the same expander a
-  table (train and test) and the error–fairness plane with the run and the references as
-  labelled points.
+  table (train and test) and, on a toggle, the error–fairness plane with the run and the
+  references as labelled points.
 
 A status word a page shows ("feasible", "converged", "α reached") is therefore always on the same
 view as the held-out check that qualifies it. Texts quote group and column names, so every one
@@ -201,6 +201,10 @@ def show_evidence(result: RunResult, train: Task, test: Task) -> RunResult:
             )
             st.markdown(markdown_table(baselines_table(result, baselines), index=False))
             figure = reference_figure(result, baselines)
-            if figure is not None:
+            # on demand: a figure is the heaviest element of a page, and this one repeats the
+            # table's numbers
+            if figure is not None and st.toggle(
+                "Draw them on the error–fairness plane", key=f"evidence.plane.{result.method}"
+            ):
                 st.plotly_chart(figure, key=f"evidence_plane.{result.method}")
     return result

@@ -74,7 +74,9 @@ def test_fail_is_an_error_warn_a_warning_and_the_numbers_are_in_an_expander() ->
     tables = [m.value for m in expander.markdown if m.value.startswith("|")]
     assert any("held out constraint" in t and "gap \\= 0\\.3" in t for t in tables)
     assert any("this run" in t and "always 1" in t and "0.22" in t for t in tables)
-    spec = expander.get("plotly_chart")[0].proto.spec
+    assert not at.get("plotly_chart")  # the plane is drawn on demand
+    at.toggle(key="evidence.plane.noisy_groups").set_value(True).run()
+    spec = at.expander[0].get("plotly_chart")[0].proto.spec
     assert "this run" in spec and "&lt;b&gt;" in spec and "<b>x</b>" not in spec
 
 
@@ -142,5 +144,5 @@ def test_compare_draws_baselines_and_crosses_out_failed_points(cache: FrontierSt
     assert any("Forged failure" in e.value for e in at.error)
     at.multiselect(key="cmp_pinned").set_value([forged]).run()
     assert not at.exception
-    pinned = at.dataframe(key="cmp_pinned_table").value
+    pinned = next(d.value for d in at.dataframe if "checks" in d.value.index)
     assert "failed: forged failure" in pinned.loc["checks"].tolist()
