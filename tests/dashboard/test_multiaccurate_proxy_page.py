@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.dashboard.boxes import evidence_shown, page_errors, page_warnings
+
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 
 
@@ -23,9 +25,10 @@ def test_page_shows_metrics_charts_sweep_and_download() -> None:
     at.query_params["dataset"] = "german_credit"
     at.run()
     at.switch_page("views/multiaccurate_proxy.py").run()
-    assert not at.exception and not at.error
+    assert not at.exception and not page_errors(at)
     # audit heatmap, group gaps, Algorithm-4 trace, frontier (current run only), quality
     assert len(at.get("plotly_chart")) == 5
+    assert evidence_shown(at)  # the held-out checks and the baselines, at the top
     assert len(at.get("download_button")) == 1
     # bytes, not deferred callables: Streamlit drops a deferred download's file after two script
     # runs anywhere on the server (a 404 on a busy server)
@@ -37,13 +40,13 @@ def test_page_shows_metrics_charts_sweep_and_download() -> None:
     assert "Multiaccuracy violation, held-out (test rows)" in labels
     assert any("did not reach α" in w.value for w in at.warning)  # α = 0.02 is out of reach
     at.button(key="runner.sweep.multiaccurate_proxy").click().run()
-    assert not at.exception and not at.error
+    assert not at.exception and not page_errors(at)
     assert len(at.get("plotly_chart")) == 5
     at.selectbox(key="w.map.proxy").set_value("thresholded").run()
-    assert not at.exception and not at.error
+    assert not at.exception and not page_errors(at)
     assert len(at.get("plotly_chart")) == 4  # no algorithm trace for a baseline proxy
-    assert not at.warning  # no game, no status
+    assert not page_warnings(at)  # no game, no status
     at.selectbox(key="w.map.proxy").set_value("multiaccurate").run()
     at.slider(key="w.map.alpha").set_value(-0.5).run()  # log10 α: α ≈ 0.32, reachable
-    assert not at.exception and not at.error and not at.warning
+    assert not at.exception and not page_errors(at) and not page_warnings(at)
     assert any("stopped at round" in c.value for c in at.caption)
