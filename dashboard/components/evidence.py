@@ -177,7 +177,8 @@ def show_checks(checks: tuple[Check, ...]) -> None:
             f"All {len(held)} checks held on the test rows: {names}.", icon=":material/verified:"
         )
     elif held:
-        st.caption(f"{len(held)} other checks held on the test rows: {names}.")
+        other = "1 other check" if len(held) == 1 else f"{len(held)} other checks"
+        st.caption(f"{other} held on the test rows: {names}.")
 
 
 def show_evidence(result: RunResult, train: Task, test: Task) -> RunResult:

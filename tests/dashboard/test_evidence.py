@@ -63,7 +63,7 @@ def test_fail_is_an_error_warn_a_warning_and_the_numbers_are_in_an_expander() ->
     assert len(at.error) == 1 and "Check failed" in at.error[0].value
     assert len(at.warning) == 1 and "iteration cap" in at.warning[0].value
     assert not at.success  # not every check held: no "all held" line
-    assert any("1 other checks held" in c.value for c in at.caption)
+    assert any("1 other check held" in c.value for c in at.caption)
     # hostile group names are shown as text: no HTML, link or directive can form
     assert "<b>" not in at.error[0].value and "](https" not in at.error[0].value
     assert "\\<b\\>" in at.error[0].value and "\\:red\\[" in at.error[0].value.replace("\u2060", "")
