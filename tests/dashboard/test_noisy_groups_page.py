@@ -54,7 +54,8 @@ def test_page_runs_and_reruns_on_knobs() -> None:
     failed = [e.value for e in at.error if e.value.startswith("**Check failed:**")]
     assert any("constant classifier" in e for e in failed)
     assert evidence_shown(at)
-    tables = [m.value for m in at.expander[0].markdown if m.value.startswith("| result")]
+    box = next(e for e in at.expander if "Checks and baselines" in e.label)
+    tables = [m.value for m in box.markdown if m.value.startswith("| result")]
     assert tables and "always 1" in tables[0] and "unconstrained logistic" in tables[0]
     assert len(at.get("download_button")) == 1
     # bytes, not deferred callables: Streamlit drops a deferred download's file after two script
