@@ -205,7 +205,9 @@ def held_out_rows(train: np.ndarray, split: int) -> tuple[np.ndarray, np.ndarray
     return np.sort(train[order[n_held:]]), np.sort(train[order[:n_held]])
 
 
-def _fit_cached(clf, name: str, noise: float, split: int, X, y, noisy, groups, eval_set=None) -> tuple:  # noqa: E501, N803
+def _fit_cached(
+    clf, name: str, noise: float, split: int, X, y, noisy, groups, eval_set=None
+) -> tuple:  # noqa: E501, N803
     """Fit ``clf`` (noise model from the same rows' (G, Ĝ) pairs, one BLAS thread); with the
     environment variable ``NG_BENCH_CACHE`` set to a directory, a fit with the same estimator
     parameters, data set, noise and split is loaded from there instead (selection rules change
@@ -285,7 +287,8 @@ def _table(
                 check = (
                     f"train (paper's rule) per setting, then the (η_θ, η_λ, η_w) setting of "
                     f"{len(SOFT_GRID)} on validation by the {robust_eval[6:]} check (chosen "
-                    + ", ".join(f"{c}×{k}" for c, k in counts.items()) + "); fallback = no "
+                    + ", ".join(f"{c}×{k}" for c, k in counts.items())
+                    + "); fallback = no "
                     "setting met it"
                 )
             label = f"{name} {method}/{robust_eval} noise={noise}"
@@ -581,3 +584,158 @@ def register(registry) -> None:
     registry.add(ng_timing)
     registry.add(ng_oracle_worst)
     registry.add(ng_reference)
+    registry.add(ng_side_by_side)
+
+
+# ---------------------------------------------------------------------------------------------
+# Side by side with the authors' code on the same rows (soft assignments)
+# ---------------------------------------------------------------------------------------------
+
+#: The authors' code on split seeds no other bench, test or recorded run uses (T = 250, their
+#: soft defaults), written by ``bench/reference/driver.py`` (see bench/reference/README.md).
+SIDE_BY_SIDE_CSV = BENCH_DIR / "reference" / "side_by_side_authors.csv"
+SIDE_SEEDS = tuple(range(301, 311))
+SIDE_T = 250
+#: dataset -> (label column, true-group columns, constraint, α): the authors' Adult and Credit.
+SIDE_DATA = {
+    "adult": ("label", ("race_White", "race_Black", "race_Other_combined"), "tpr", 0.05),
+    "credit": ("default", ("EDUCATION_grad", "EDUCATION_uni", "EDUCATION_hs_other"), "eo", 0.03),
+}
+
+
+def reference_rows(dataset: str, noise: float, seed: int, data_dir: Path) -> tuple:
+    """The authors' rows for one cell: features (their preprocessing; the noisy group of this
+    noise level one-hot, the true group not a feature), labels, true and noisy group codes, and
+    their split (numpy's permutation seeded by ``seed``; 0.6 / 0.2 / 0.2)."""
+    label, true_cols, _, _ = SIDE_DATA[dataset]
+    file = "adult_processed.csv" if dataset == "adult" else "credit_loaded.csv"
+    frame = pd.read_csv(data_dir / file)
+    proxy = [f"PROXY_{noise:.2f}_{c}" for c in true_cols]
+    drop = ("race_",) if dataset == "adult" else tuple(true_cols)
+    features = [
+        c for c in frame.columns
+        if c != label and not c.startswith(drop) and not c.startswith("PROXY_")
+    ] + proxy  # fmt: skip
+    X = frame[features].to_numpy(float)  # noqa: N806
+    y = frame[label].to_numpy(float)
+    groups = frame[list(true_cols)].to_numpy().argmax(axis=1)
+    noisy = frame[proxy].to_numpy().argmax(axis=1)
+    n = len(frame)
+    np.random.seed(seed)  # noqa: NPY002  (their data.train_val_test_split, exactly)
+    perm = np.random.permutation(n)  # noqa: NPY002
+    a, b = int(0.6 * n), int(0.6 * n) + int(0.2 * n)
+    return X, y, groups, noisy, perm[:a], perm[a:b], perm[b:]
+
+
+def side_fit(
+    dataset: str, noise: float, seed: int, data_dir: Path, n_steps: int | None = None, **params
+) -> dict:
+    """fairengine's soft assignments at the Method's defaults (``n_steps`` None: the page's
+    default number of steps) on the authors' rows: fitted on
+    their training rows (75% fitted, 25% held out for the best iterate as the Method's
+    ``selection="auto"`` does; noise model from the fitted rows' (G, Ĝ) pairs), scored on their
+    test rows' true groups."""
+    from fairengine.methods.noisy_groups.knobs import KNOBS
+
+    X, y, groups, noisy, train, _, test = reference_rows(dataset, noise, seed, data_dir)  # noqa: N806
+    _, _, constraint, slack = SIDE_DATA[dataset]
+    default = {k.name: k.default for k in KNOBS}
+    fit_rows, held = held_out_rows(np.sort(train), seed)
+    n_steps = default["n_steps"] if n_steps is None else n_steps
+    clf = RobustFairClassifier(
+        "soft", constraint, slack, n_steps=n_steps, learning_rate=default["learning_rate"],
+        lambda_learning_rate=default["lambda_learning_rate"],
+        adversary_learning_rate=default["adversary_learning_rate"], random_state=seed, **params,
+    )  # fmt: skip
+    start = time.perf_counter()
+    with threadpool_limits(limits=1, user_api="blas"):
+        clf.fit(X[fit_rows], y[fit_rows], noisy[fit_rows], groups[fit_rows], noisy[fit_rows],
+                eval_set=(X[held], y[held], noisy[held]))  # fmt: skip
+    pred = clf.predict(X[test])
+    m = len(SIDE_DATA[dataset][1])
+    return {
+        "error": float(np.mean(pred != y[test])),
+        "viol": float(np.max(violations(y[test], pred, groups[test], constraint, slack, m))),
+        "status": clf.selection_status_,
+        "seconds": time.perf_counter() - start,
+    }
+
+
+def read_side_by_side(path: Path = SIDE_BY_SIDE_CSV) -> dict[tuple[str, float], dict[int, tuple]]:
+    """The authors' side-by-side runs: (dataset, noise) -> {seed: (test error, max true viol)}."""
+    cells: dict[tuple[str, float], dict[int, tuple]] = {}
+    if not path.exists():
+        return cells
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            key = (row["dataset"], round(float(row["noise"]), 2))
+            cells.setdefault(key, {})[int(row["split"])] = (
+                float(row["test_error"]), float(row["max_true_violation"]),
+            )  # fmt: skip
+    return cells
+
+
+def _summary(values) -> str:
+    values = np.asarray(values, dtype=float)
+    return f"{values.mean():+.3f} / {values.max():+.3f}" if len(values) else "–"
+
+
+def _mean_text(values) -> str:
+    return f"{np.mean(values):.3f}" if len(values) else "–"
+
+
+def side_by_side_data_dir() -> Path:
+    """Where ``bench/reference/prep.py`` wrote the authors' tables (``NG_REFERENCE_DATA``, else
+    ``$REFRUN/code/data``, REFRUN defaulting to /work/refrun)."""
+    refrun = Path(os.environ.get("REFRUN", "/work/refrun"))
+    return Path(os.environ.get("NG_REFERENCE_DATA", refrun / "code" / "data"))
+
+
+def ng_side_by_side(quick: bool) -> list[dict]:
+    """Soft assignments, the authors' code (CSV) and fairengine (fitted here) on the same rows.
+
+    Split seeds 301–310 (quick: 301–302), noise 0.1 / 0.3 / 0.5 (quick: 0.3); the authors' code
+    at T = 250 with its defaults (η_θ = η_W = 0.1), fairengine at the Method's defaults (the
+    page's T = 300, best iterate on 25% of its training rows held out); Adult (3 races, TPR,
+    α = 0.05) and Credit (education, EO, α = 0.03). fairengine's side needs the authors'
+    preprocessed tables (:func:`side_by_side_data_dir`; without them only the authors' numbers
+    are printed). Per cell: mean test error, and the max true-group violation (α included;
+    ≤ 0 = kept) as mean / worst over the seeds. Prints the markdown table."""
+    data_dir = side_by_side_data_dir()
+    have_data = (data_dir / "adult_processed.csv").exists()
+    authors = read_side_by_side()
+    seeds = SIDE_SEEDS[:2] if quick else SIDE_SEEDS
+    rows = []
+    lines = [
+        "| data | noise | authors' error | authors' violation mean / worst | fairengine error "
+        "| fairengine violation mean / worst | fallbacks | seeds |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for dataset in SIDE_DATA:
+        for noise in (0.3,) if quick else (0.1, 0.3, 0.5):
+            theirs = authors.get((dataset, noise), {})
+            ours = [side_fit(dataset, noise, seed, data_dir) for seed in seeds] if have_data else []
+            a_err = [theirs[s][0] for s in seeds if s in theirs]
+            a_viol = [theirs[s][1] for s in seeds if s in theirs]
+            o_err = [r["error"] for r in ours]
+            o_viol = [r["viol"] for r in ours]
+            fallbacks = sum(r["status"] == "fallback" for r in ours)
+            lines.append(
+                f"| {dataset} | {noise} | {_mean_text(a_err)} ({len(a_err)}) | "
+                f"{_summary(a_viol)} | {_mean_text(o_err)} ({len(ours)}) | {_summary(o_viol)} "
+                f"| {fallbacks} | {seeds[0]}–{seeds[-1]} |"
+            )
+            note = (
+                f"authors' code: error {_mean_text(a_err)}, violation mean / worst "
+                f"{_summary(a_viol)} ({len(a_err)} seeds); fairengine: error {_mean_text(o_err)}, "
+                f"{fallbacks} fallback selection(s) ({len(ours)} seeds)"
+            )
+            if not have_data:
+                note += f"; fairengine not fitted: no {data_dir}/adult_processed.csv (prep.py)"
+            rows.append({
+                "what": f"ng_side_by_side {dataset} soft noise={noise} max true violation",
+                "value": round(float(np.mean(o_viol)), 4) if ours else float("nan"),
+                "unit": "", "note": note,
+            })  # fmt: skip
+    print("\n".join(lines))
+    return rows

@@ -6,16 +6,26 @@ Demo mode is on when the environment variable ``FAIRENGINE_DEMO`` is true (``1``
 
 * an uploaded table is sampled down to :attr:`Limits.max_rows` rows (the bundled benchmarks, all
   under 50,000 rows, are never cut, so their shipped precomputed frontiers stay valid);
-* a sweep started from the Compare page runs at most :attr:`Limits.max_sweep_points` points.
+* every knob that sets how much work one fit does (rounds, iterations, rows, samples, grid sizes)
+  offers only its demo range, declared with the knob (``Knob.demo_high`` / ``demo_choices``):
+  the sliders stop there, a link's larger value is lowered to it (with a notice), and a fit is
+  never started beyond it (:func:`demo_knobs`);
+* a sweep, from the Compare page or a method page, runs at most :attr:`Limits.max_sweep_points`
+  points (a page thins its grid or asks for fewer seeds, and says so);
+* fewer jobs may wait for a worker (:attr:`Limits.queue_limit`; then "the server is busy").
 
-Outside demo mode uploads are sampled to 100,000 rows (to stay interactive) and sweeps are not
-capped. Pages that hit a cap say so with ``st.warning``.
+Outside demo mode uploads are sampled to 100,000 rows (to stay interactive), knobs have their full
+ranges and sweeps are not capped. Pages that hit a cap say so.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
+
+from dashboard.components.jobs import QUEUE_LIMIT, QUEUE_LIMIT_ENV
 
 DEMO_ENV = "FAIRENGINE_DEMO"
 DEMO_SECRET = "demo_mode"
@@ -24,7 +34,11 @@ _TRUE = ("1", "true", "yes", "on")
 #: Rows of an uploaded table the dashboard works on (a random sample above this).
 INTERACTIVE_ROWS = 100_000
 DEMO_MAX_ROWS = 50_000
-DEMO_MAX_SWEEP_POINTS = 10
+#: Points of one sweep in demo mode: enough for a frontier of every proxy of a method page
+#: (e.g. 6 proxies × 4 ε values), or one balanced-filtering curve over two splits.
+DEMO_MAX_SWEEP_POINTS = 24
+#: Jobs that may wait for a worker in demo mode, all visitors together.
+DEMO_QUEUE_LIMIT = 8
 
 
 @dataclass(frozen=True)
@@ -32,12 +46,14 @@ class Limits:
     demo: bool
     max_rows: int
     max_sweep_points: int | None  # None: no cap
+    queue_limit: int = QUEUE_LIMIT
 
     def note(self) -> str:
         """One sentence for the sidebar: what demo mode caps."""
         return (
-            f"Demo mode: uploads are sampled to {self.max_rows:,} rows and sweeps run at most "
-            f"{self.max_sweep_points} points. Install fairengine locally for full runs."
+            f"Demo mode: uploads are sampled to {self.max_rows:,} rows, knobs that set the work "
+            f"of a fit have smaller ranges, and sweeps run at most {self.max_sweep_points} "
+            "points. Install fairengine locally for full runs."
         )
 
 
@@ -59,7 +75,39 @@ def demo_mode(environ: dict[str, str] | None = None) -> bool:
 
 
 def limits(environ: dict[str, str] | None = None) -> Limits:
-    """The limits in force for this process (see the module docstring)."""
-    if demo_mode(environ):
-        return Limits(True, DEMO_MAX_ROWS, DEMO_MAX_SWEEP_POINTS)
-    return Limits(False, INTERACTIVE_ROWS, None)
+    """The limits in force for this process (see the module docstring); the queue limit is
+    ``$FAIRENGINE_QUEUE_LIMIT`` when set."""
+    env = os.environ if environ is None else environ
+    demo = demo_mode(environ)
+    queue = int(env.get(QUEUE_LIMIT_ENV) or (DEMO_QUEUE_LIMIT if demo else QUEUE_LIMIT))
+    if demo:
+        return Limits(True, DEMO_MAX_ROWS, DEMO_MAX_SWEEP_POINTS, queue)
+    return Limits(False, INTERACTIVE_ROWS, None, queue)
+
+
+def demo_knobs(knobs: Sequence, values: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """``values`` with every knob of ``knobs`` brought into its demo range (see
+    ``Knob.demo_value``), and the words for each value that changed (empty: none did)."""
+    by_name = {knob.name: knob for knob in knobs}
+    limited, changed = dict(values), []
+    for name, value in values.items():
+        knob = by_name.get(name)
+        if knob is None:
+            continue
+        new = knob.demo_value(value)
+        if new != value:
+            limited[name] = new
+            changed.append(f"{knob.display_label} {value} → {new}")
+    return limited, changed
+
+
+def thin(values: Sequence, keep: int) -> tuple:
+    """At most ``keep`` (at least 1) of ``values``, evenly spread, first and last kept."""
+    values = tuple(values)
+    keep = max(1, int(keep))
+    if len(values) <= keep:
+        return values
+    if keep == 1:
+        return values[:1]
+    step = (len(values) - 1) / (keep - 1)
+    return tuple(values[round(i * step)] for i in range(keep))

@@ -6,13 +6,14 @@ import numpy as np
 import streamlit as st
 
 from dashboard.components import runner
-from dashboard.components.deploy import limits
+from dashboard.components.deploy import demo_knobs, limits
 from dashboard.components.knobs import knob_widget
 from fairengine.data import DataError, Task
 from fairengine.frontier import sweep, task_key
 from fairengine.frontier.sweep import expand_grid
 from fairengine.methods import get_method, list_methods
 from fairengine.methods.base import Knob, KnobError
+from fairengine.textsafe import md_text
 
 
 def default_values(knob: Knob, demo: tuple | None) -> str:
@@ -31,6 +32,19 @@ def default_values(knob: Knob, demo: tuple | None) -> str:
     else:
         values = [knob.default]
     return ", ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in values)
+
+
+def _demo_settings(method, settings: list[dict]) -> list[dict]:
+    """The sweep's settings within the knobs' demo ranges (duplicates dropped), with a notice
+    when a typed value was lowered."""
+    limited, changed = [], []
+    for setting in settings:
+        knobs, words = demo_knobs(method.knobs, setting)
+        changed += [w for w in words if w not in changed]
+        if knobs not in limited:
+            limited.append(knobs)
+    runner.demo_notice(changed)
+    return limited
 
 
 def render_add_frontier(train: Task, test: Task, store) -> None:
@@ -54,9 +68,13 @@ def render_add_frontier(train: Task, test: Task, store) -> None:
             key=f"run_knob_{name}",
         )
         knob = method.knob(knob_name)
+        demo = limits().demo
         values_text = st.text_input(
             f"Values of {knob_name} (comma-separated)",
-            value=default_values(knob, method.demo_grid.get(knob_name)),
+            value=default_values(
+                knob.for_demo() if demo else knob,
+                None if demo and knob.demo_high is not None else method.demo_grid.get(knob_name),
+            ),
             help=knob.help,
             key=f"run_values_{name}_{knob_name}",
         )
@@ -73,7 +91,7 @@ def render_add_frontier(train: Task, test: Task, store) -> None:
         if cap is not None and len(values) > cap:
             st.warning(
                 f"Demo mode runs at most {cap} points per sweep: sweeping the first {cap} of the "
-                f"{len(values)} values ({', '.join(values[:cap])})."
+                f"{len(values)} values ({md_text(', '.join(values[:cap]))})."
             )
             values = values[:cap]
         grid = {knob_name: values, **{k: [v] for k, v in fixed.items()}}
@@ -81,8 +99,10 @@ def render_add_frontier(train: Task, test: Task, store) -> None:
             settings = [method.validate_knobs(combo) for combo in expand_grid(grid)]
             method.check_task(train)
         except (KnobError, DataError) as exc:
-            st.error(str(exc))
+            st.error(md_text(exc))
             return
+        if demo:
+            settings = _demo_settings(method, settings)
         sweep_key = f"{task_key(train, test)}{name}{[sorted(k.items()) for k in settings]}"
         done = runner.sweep_panel(
             "compare",

@@ -1,4 +1,7 @@
-"""Widgets for a method's knobs, built from the one declaration in ``Method.knobs``."""
+"""Widgets for a method's knobs, built from the one declaration in ``Method.knobs``.
+
+In demo mode (:func:`dashboard.components.deploy.limits`) every widget offers only the knob's
+demo range (``Knob.for_demo``), and a link's value beyond it is lowered to it with a notice."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from typing import Any
 
 import streamlit as st
 
+from dashboard.components.deploy import limits
 from dashboard.components.state import task_params
 from fairengine.data import Task
 from fairengine.methods.base import Knob, KnobError, Method
@@ -22,10 +26,18 @@ def url_value(knob: Knob, key: str) -> Any:
     if seed_key not in st.session_state:
         raw = st.query_params.get(knob.name)
         try:
-            st.session_state[seed_key] = None if raw is None else knob.validate(raw)
+            value = None if raw is None else knob.validate(raw)
         except KnobError as exc:
-            st.session_state[seed_key] = None
+            value = None
             st.warning(f"The link's value for {knob.display_label} was ignored: {md_text(exc)}")
+        if value is not None and limits().demo and knob.demo_value(value) != value:
+            lowered = knob.demo_value(value)
+            st.warning(
+                f"The link's {knob.display_label} = {md_text(value)} is beyond what this demo "
+                f"runs; using {md_text(lowered)}. Install fairengine locally for the full range."
+            )
+            value = lowered
+        st.session_state[seed_key] = value
     return st.session_state[seed_key]
 
 
@@ -35,9 +47,12 @@ def knob_widget(knob: Knob, *, key: str, value: Any = None, url: bool = False) -
 
     Labelled with the knob's words and paper symbol, with its declared help. With ``url`` the
     first value comes from the page's link when it names the knob (see :func:`share_knobs`).
+    In demo mode it offers the knob's demo range only.
     """
     linked = url_value(knob, key) if url else None
     value = linked if linked is not None else (knob.default if value is None else value)
+    if limits().demo:  # the demo's range: the slider stops there
+        value, knob = knob.demo_value(value), knob.for_demo()
     label = knob.display_label
     if knob.kind == "choice":
         options = list(knob.choices or ())

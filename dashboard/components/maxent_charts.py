@@ -32,13 +32,16 @@ def _layout(fig: go.Figure, title: str, y_title: str, x_title: str = "") -> go.F
 
 
 def rates_figure(rates: pd.DataFrame, tau: float) -> go.Figure:
-    """Representation and statistical rate of each dataset (bars), with the τ target as a line."""
+    """Representation and statistical rate of each dataset (bars; whiskers: standard deviation
+    over the sample sets), with the τ target as a line."""
     names = [SOURCES.get(s, s) for s in rates.index]
     fig = go.Figure()
     for i, (column, label) in enumerate(
         (("data_rr", "Representation rate"), ("data_sr", "Statistical rate"))
     ):
-        fig.add_bar(x=names, y=rates[column], name=label, marker_color=PALETTE[i])
+        sd = rates.get(f"{column}_sd")
+        error = None if sd is None else {"type": "data", "array": sd.fillna(0).tolist()}
+        fig.add_bar(x=names, y=rates[column], name=label, marker_color=PALETTE[i], error_y=error)
     fig.add_hline(y=tau, line_dash="dash", annotation_text=f"τ = {tau:g}")
     fig.update_yaxes(range=[0, 1.05])
     return _layout(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pandas as pd
 import streamlit as st
@@ -32,13 +32,14 @@ def frontiers(
     knobs: dict,
     store,
     progress: Callable[[int, int, dict], None] | None = None,
+    eps: Sequence[float] = EPS_GRID,
 ) -> pd.DataFrame:
-    """Points of the sweep ε × proxy (the other knobs fixed), cached in ``store``: the
+    """Points of the sweep ``eps`` × proxy (the other knobs fixed), cached in ``store``: the
     downstream frontier of every proxy (spec §5 plot 4)."""
     from fairengine.frontier import sweep
 
     fixed = {k: [v] for k, v in knobs.items() if k not in ("eps", "proxy")}
-    grid = {"proxy": list(PROXIES), "eps": list(EPS_GRID), **fixed}
+    grid = {"proxy": list(PROXIES), "eps": list(eps), **fixed}
     return sweep(METHOD_NAME, train, test, grid, store=store, progress=progress).points
 
 
@@ -49,7 +50,9 @@ def _complete() -> tuple[OrderedDict, threading.Lock]:
     return OrderedDict(), threading.Lock()
 
 
-def cached_frontiers(train: Task, test: Task, knobs: dict, store) -> pd.DataFrame | None:
+def cached_frontiers(
+    train: Task, test: Task, knobs: dict, store, eps: Sequence[float] = EPS_GRID
+) -> pd.DataFrame | None:
     """The sweep's points if every one is already in ``store`` (e.g. the shipped demo), else
     None — so the page can show them without a click and without computing.
 
@@ -60,13 +63,13 @@ def cached_frontiers(train: Task, test: Task, knobs: dict, store) -> pd.DataFram
 
     tkey = task_key(train, test)
     fixed = sorted((k, v) for k, v in knobs.items() if k not in ("eps", "proxy"))
-    memo_key = repr((tkey, fixed, repr(store)))
+    memo_key = repr((tkey, fixed, repr(store), tuple(eps)))
     memo, lock = _complete()
     with lock:
         if memo_key in memo:
             memo.move_to_end(memo_key)
             return memo[memo_key]
-    points = _read_complete(train, test, knobs, store, tkey)
+    points = _read_complete(train, test, knobs, store, tkey, eps)
     if points is not None:
         with lock:
             memo[memo_key] = points
@@ -75,13 +78,15 @@ def cached_frontiers(train: Task, test: Task, knobs: dict, store) -> pd.DataFram
     return points
 
 
-def _read_complete(train: Task, test: Task, knobs: dict, store, tkey: str) -> pd.DataFrame | None:
+def _read_complete(
+    train: Task, test: Task, knobs: dict, store, tkey: str, eps_grid: Sequence[float]
+) -> pd.DataFrame | None:
     method = get_method(METHOD_NAME)
     # which points exist, from the manifests (cheap); the sweep then reads them verified
     stored = {point.key for point in store.points(tkey, METHOD_NAME)}
     for proxy in PROXIES:
-        for eps in EPS_GRID:
+        for eps in eps_grid:
             settings = method.validate_knobs({**knobs, "proxy": proxy, "eps": eps})
             if store.key(tkey, METHOD_NAME, settings) not in stored:
                 return None
-    return frontiers(train, test, knobs, store)
+    return frontiers(train, test, knobs, store, eps=eps_grid)

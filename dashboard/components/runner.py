@@ -13,6 +13,10 @@ A page calls :func:`run_panel` with its knobs and gets the result to draw:
 
 Sweeps use :func:`sweep_panel` the same way: they run in the pool, fill the frontier store, and
 the page draws them from the store once done.
+
+In demo mode (:mod:`.deploy`) a fit never runs beyond the knobs' demo ranges and a sweep never
+beyond the demo's points per sweep (:func:`demo_grid` thins a page's grid to fit); when the queue
+is full the page says the server is busy instead of queueing.
 """
 
 from __future__ import annotations
@@ -21,15 +25,16 @@ import os
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent import futures
 from typing import Any
 
 import streamlit as st
 
 from dashboard.components import cached
+from dashboard.components.deploy import demo_knobs, limits, thin
 from dashboard.components.evidence import show_evidence
-from dashboard.components.jobs import Job, JobPool
+from dashboard.components.jobs import Job, JobPool, ServerBusy
 from dashboard.components.state import _KIND_WORDS, stop_page
 from fairengine.data import Task
 from fairengine.frontier import task_key
@@ -53,7 +58,7 @@ MAX_POLL = 5.0
 @st.cache_resource(show_spinner=False)
 def job_pool() -> JobPool:
     """The process pool shared by every session of this server."""
-    return JobPool()
+    return JobPool(queue_limit=limits().queue_limit)
 
 
 def run_store() -> RunStore:
@@ -177,6 +182,58 @@ def show_job(job_id: int, slot: str) -> None:
     _poll()
 
 
+def _submit(
+    label: str, key: str, function: Callable[..., Any], *args: Any, **kwargs: Any
+) -> Job | None:
+    """Submit a job for this session; None (and the pool's words on the page) when the server
+    is busy."""
+    try:
+        return job_pool().submit(session_id(), label, key, function, *args, **kwargs)
+    except ServerBusy as exc:
+        st.warning(md_text(exc), icon=":material/hourglass_disabled:")
+        return None
+
+
+def _demo_limited(method: str, knobs: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``knobs`` within their demo ranges in demo mode (a value that came from elsewhere than
+    the sliders, e.g. an old session, is lowered, with a notice), else unchanged."""
+    if not limits().demo:
+        return knobs
+    from fairengine.methods import get_method
+
+    try:
+        declared = get_method(method).knobs
+    except KeyError:
+        return knobs
+    limited, changed = demo_knobs(declared, knobs)
+    demo_notice(changed)
+    return limited
+
+
+def demo_notice(changed: Sequence[str]) -> None:
+    """Say which knob values this demo lowered (nothing when none was)."""
+    if changed:
+        st.warning(
+            f"This demo runs smaller fits: {md_text('; '.join(changed))}. Install fairengine "
+            "locally for the full range."
+        )
+
+
+def demo_grid(values: Sequence, per: int = 1, what: str = "values") -> tuple:
+    """The grid of a page's sweep: all of ``values``, or in demo mode as many as fit in the
+    demo's points per sweep with ``per`` points each (evenly spread, ends kept), saying so."""
+    values = tuple(values)
+    cap = limits().max_sweep_points
+    if cap is None or len(values) * per <= cap:
+        return values
+    kept = thin(values, cap // max(1, per))
+    st.caption(
+        f"Demo mode: the sweep uses {len(kept)} of the {len(values)} {what} "
+        f"({', '.join(map(str, kept))}), at most {cap} points per sweep."
+    )
+    return kept
+
+
 def _state(slot: str) -> dict:
     return st.session_state.setdefault(f"runner.state.{slot}", {})
 
@@ -197,6 +254,7 @@ def run_panel(
 
     Ends the page (after drawing the progress) when there is nothing to show yet.
     """
+    knobs = _demo_limited(method, knobs)
     tkey = task_key(train, test)
     key = run_key(tkey, method, knobs, extra)
     state = _state(slot)
@@ -219,7 +277,7 @@ def run_panel(
         elif status == "error":
             state.pop("job", None)
             state["failed"] = key
-            st.error(f"{label} failed: {value}")
+            st.error(f"{label} failed: {md_text(value)}")
             job = None
         elif status == "cancelled":
             state.pop("job", None)
@@ -243,8 +301,7 @@ def run_panel(
         )
         if auto or pressed:
             st.session_state.pop(f"runner.cancelled.{slot}", None)
-            job = job_pool().submit(
-                session_id(),
+            job = _submit(
                 label,
                 key,
                 compute_and_store,
@@ -257,9 +314,13 @@ def run_panel(
                 function,
                 estimate=None if last is None else float(last.elapsed),
             )
-            state["job"] = job.id
-            _wait(job)
-            status, value = job.outcome()
+            if job is None:  # busy: only Run tries again
+                state["failed"] = key
+                status, value = "busy", None
+            else:
+                state["job"] = job.id
+                _wait(job)
+                status, value = job.outcome()
             if status == "done":
                 _remember(key, value)
                 state.pop("job", None)
@@ -268,7 +329,7 @@ def run_panel(
             if status == "error":
                 state.pop("job", None)
                 state["failed"] = key
-                st.error(f"{label} failed: {value}")
+                st.error(f"{label} failed: {md_text(value)}")
                 job = None
     if job is not None:
         show_job(job.id, slot)
@@ -310,19 +371,21 @@ def sweep_panel(
             job_pool().cancel(job)
         state.pop("job", None)
         job = None
-    if job is None and st.button(button, key=f"runner.sweep.{slot}"):
-        job = job_pool().submit(
-            session_id(),
-            label,
-            sweep_key,
-            _discard,
-            function,
-            *args,
-            with_progress=with_progress,
-            **kwargs,
+    cap = limits().max_sweep_points
+    if job is None and cap is not None and n_points > cap:
+        st.warning(
+            f"This demo runs at most {cap} points per sweep; this one needs {n_points}. Pick "
+            "fewer of its choices above (e.g. seeds or curves), or install fairengine locally "
+            "for the full sweep."
         )
-        state["job"] = job.id
-        _wait(job)
+        return False
+    if job is None and st.button(button, key=f"runner.sweep.{slot}"):
+        job = _submit(
+            label, sweep_key, _discard, function, *args, with_progress=with_progress, **kwargs
+        )
+        if job is not None:
+            state["job"] = job.id
+            _wait(job)
     if job is not None:
         status, value = job.outcome()
         if status == "done":
@@ -332,7 +395,7 @@ def sweep_panel(
         if status in ("error", "cancelled"):
             state.pop("job", None)
             if status == "error":
-                st.error(f"{label} failed: {value}")
+                st.error(f"{label} failed: {md_text(value)}")
             else:
                 st.caption(f"{label} cancelled; points finished so far stay cached.")
             job = None
@@ -383,7 +446,8 @@ def require_kind(method: Method, task: Task, hint: str) -> None:
         return
     needed = " or ".join(_KIND_WORDS.get(kind, kind) for kind in method.kinds)
     st.error(
-        f"{method.title} needs {needed}, but {task.target!r} makes this a {task.kind} task. " + hint
+        f"{method.title} needs {needed}, but {md_text(repr(task.target))} makes this a "
+        f"{task.kind} task. " + hint
     )
     offer_demo(method)
     stop_page()

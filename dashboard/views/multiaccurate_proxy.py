@@ -113,7 +113,8 @@ store = cached.frontier_store()
 points = multiaccurate_proxy_runs.cached_frontiers(train, test, knobs, store)
 if points is None:
     fixed = {k: [v] for k, v in knobs.items() if k not in ("eps", "proxy")}
-    grid = {"proxy": list(PROXIES), "eps": list(EPS_GRID), **fixed}
+    eps_grid = runner.demo_grid(EPS_GRID, per=len(PROXIES), what="ε values")
+    grid = {"proxy": list(PROXIES), "eps": list(eps_grid), **fixed}
     if runner.sweep_panel(
         "multiaccurate_proxy",
         "Sweeping ε for every proxy",
@@ -125,12 +126,12 @@ if points is None:
         grid,
         store=store,
         button="Sweep ε for every proxy",
-        n_points=len(PROXIES) * len(EPS_GRID),
+        n_points=len(PROXIES) * len(eps_grid),
     ):
-        points = multiaccurate_proxy_runs.frontiers(train, test, knobs, store)
+        points = multiaccurate_proxy_runs.frontiers(train, test, knobs, store, eps=eps_grid)
     else:
         st.caption(
-            f"Sweeps ε over {', '.join(map(str, EPS_GRID))} for each proxy with the other "
+            f"Sweeps ε over {', '.join(map(str, eps_grid))} for each proxy with the other "
             "knobs fixed; points are cached and appear on the Compare page too."
         )
 c3, c4 = st.columns(2)

@@ -44,6 +44,11 @@ class Knob:
     label : str
         Words for people with the paper's symbol ("Disclosivity budget α"); shown on widgets.
         Defaults to the name with underscores as spaces (see :attr:`display_label`).
+    demo_high : float, optional
+        Largest value a shared hosted demo offers (the knobs that set how much work one fit
+        does: rounds, iterations, rows, samples, grid sizes); None = :attr:`high`.
+    demo_choices : tuple, optional
+        The choices a shared hosted demo offers (e.g. without a 6× slower protocol); None = all.
     """
 
     name: str
@@ -56,11 +61,35 @@ class Knob:
     choices: tuple[Any, ...] | None = None
     integer: bool = False
     label: str = ""
+    demo_high: float | None = None
+    demo_choices: tuple[Any, ...] | None = None
 
     @property
     def display_label(self) -> str:
         """The label a person reads: :attr:`label`, else the name in words."""
         return self.label or self.name.replace("_", " ").capitalize()
+
+    def for_demo(self) -> Knob:
+        """This knob as a shared hosted demo offers it: its range up to :attr:`demo_high`, its
+        choices :attr:`demo_choices`, its default inside both."""
+        from dataclasses import replace
+
+        if self.demo_high is None and self.demo_choices is None:
+            return self
+        high = self.high if self.demo_high is None else min(self.high or math.inf, self.demo_high)
+        choices = self.choices if self.demo_choices is None else self.demo_choices
+        limited = replace(self, high=high, choices=choices, demo_high=None, demo_choices=None)
+        return replace(limited, default=limited.demo_value(self.default))
+
+    def demo_value(self, value: Any) -> Any:
+        """``value`` brought into the demo range: a number above :attr:`demo_high` lowered to
+        it, a choice outside :attr:`demo_choices` replaced by the first demo choice."""
+        if self.demo_choices is not None and value not in self.demo_choices:
+            return self.default if self.default in self.demo_choices else self.demo_choices[0]
+        numeric = not isinstance(value, bool | str)
+        if self.demo_high is not None and numeric and value > self.demo_high:
+            return int(self.demo_high) if self.integer else float(self.demo_high)
+        return value
 
     @property
     def kind(self) -> str:

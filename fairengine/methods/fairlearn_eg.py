@@ -110,7 +110,15 @@ FAIRLEARN_EG = register(
                 help="Constraint bound ε (difference bound and EG tolerance).",
             ),
             Knob(
-                "max_iter", 50, 5, 200, 5, integer=True, label="Iterations T", help="EG iterations."
+                "max_iter",
+                50,
+                5,
+                200,
+                5,
+                integer=True,
+                label="Iterations T",
+                demo_high=50,
+                help="EG iterations.",
             ),
             C_KNOB,
         ),

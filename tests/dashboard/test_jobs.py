@@ -104,7 +104,7 @@ import os, sys, time
 sys.path.insert(0, {root!r})
 from dashboard.components.jobs import JobPool
 pool = JobPool(workers=1, warm=False)
-print(pool._executor.submit(os.getpid).result(timeout=120), flush=True)
+print(pool.submit('s', 'pid', 'pid', os.getpid).future.result(timeout=120), flush=True)
 time.sleep(120)
 """
 
@@ -136,3 +136,163 @@ def test_workers_end_when_the_server_is_killed() -> None:
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(server.pid, signal.SIGKILL)
+
+
+def sleeper(seconds: float) -> str:
+    time.sleep(seconds)
+    return "slept"
+
+
+def hog(megabytes: int) -> int:
+    """Allocate and touch ``megabytes`` (a fit that needs too much memory)."""
+    import numpy as np
+
+    block = np.ones(megabytes * 1024 * 1024 // 8)
+    return int(block.sum())
+
+
+def gone(pid: int, timeout: float) -> float | None:
+    """Seconds until process ``pid`` no longer exists, None if it still runs after ``timeout``."""
+    import os
+
+    start = time.perf_counter()
+    while time.perf_counter() - start < timeout:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return time.perf_counter() - start
+        time.sleep(0.02)
+    return None
+
+
+@pytest.fixture()
+def pair():
+    pool = JobPool(workers=2, per_session=2, warm=False, memory_mb=2048)
+    yield pool
+    pool.shutdown()
+
+
+def test_a_killed_job_fails_alone_in_words(pair: JobPool) -> None:
+    """SIGKILL (what the kernel's out-of-memory killer sends) of one running job fails that job
+    only, with a message in words; the job running next to it completes."""
+    import os
+    import signal
+
+    victim = pair.submit("a", "victim", "kv", sleeper, 30)
+    other = pair.submit("b", "other", "ko", counting, 10, 0.1, with_progress=True)
+    queued = pair.submit("c", "queued", "kq", counting, 1, 0.0)
+    wait_started(victim)
+    wait_started(other)
+    os.kill(victim.pid, signal.SIGKILL)
+    with pytest.raises(Exception) as failed:
+        victim.future.result(timeout=30)
+    status, error = victim.outcome()
+    print(f"killed job: {status}: {error}")
+    assert status == "error" and "ran out of memory" in str(error)
+    assert "Traceback" not in str(failed.value)
+    assert other.future.result(timeout=60) == 10 and other.outcome() == ("done", 10)
+    assert queued.future.result(timeout=60) == 1
+
+
+def test_cancelled_running_jobs_stop_within_seconds(pair: JobPool) -> None:
+    """Cancelling a running single fit (no progress hook) kills its process at once; the next
+    queued job takes its place."""
+    fit = pair.submit("a", "fit", "kf", sleeper, 60)
+    sweep = pair.submit("b", "sweep", "ks", counting, 600, 0.1, with_progress=True)
+    after = pair.submit("c", "after", "ka", counting, 1, 0.0)
+    wait_started(fit)
+    wait_started(sweep)
+    fit_pid, sweep_pid = fit.pid, sweep.pid
+    start = time.perf_counter()
+    pair.cancel(fit)
+    pair.cancel(sweep)
+    fit_gone, sweep_gone = gone(fit_pid, 10), gone(sweep_pid, 10)
+    print(f"cancelled fit's process gone after {fit_gone:.3f} s, sweep's after {sweep_gone:.3f} s")
+    assert fit_gone is not None and sweep_gone is not None
+    assert fit.outcome()[0] == "cancelled" and sweep.outcome()[0] == "cancelled"
+    assert after.future.result(timeout=60) == 1
+    print(f"next queued job done {time.perf_counter() - start:.3f} s after the cancel")
+    assert not pair.active()
+
+
+def test_queue_limit_answers_busy_and_cancels_nothing() -> None:
+    from dashboard.components.jobs import BUSY_MESSAGE, ServerBusy
+
+    pool = JobPool(workers=1, per_session=5, warm=False, queue_limit=2)
+    try:
+        running = pool.submit("a", "running", "k0", sleeper, 30)
+        wait_started(running)
+        pool.submit("b", "one", "k1", counting, 1, 0.0)
+        pool.submit("c", "two", "k2", counting, 1, 0.0)
+        with pytest.raises(ServerBusy) as busy:
+            pool.submit("d", "three", "k3", counting, 1, 0.0)
+        assert str(busy.value) == BUSY_MESSAGE
+        assert pool.submit("e", "shared", "k1", counting, 1, 0.0).key == "k1"  # no new work
+        assert len(pool.active()) == 3  # the refused submit dropped nothing
+    finally:
+        pool.shutdown()
+
+
+def test_memory_limit_fails_the_heavy_fit_only(pair: JobPool) -> None:
+    """A fit that allocates beyond the per-job limit (2 GB here) ends with "ran out of memory";
+    the job beside it completes."""
+    other = pair.submit("b", "other", "ko", counting, 10, 0.1, with_progress=True)
+    heavy = pair.submit("a", "heavy", "kh", hog, 4096)
+    with pytest.raises(Exception):  # noqa: B017 - the type is checked below
+        heavy.future.result(timeout=60)
+    status, error = heavy.outcome()
+    print(f"heavy fit: {status}: {error}")
+    assert status == "error" and "ran out of memory" in str(error) and "2,048 MB" in str(error)
+    assert other.future.result(timeout=60) == 10
+    small = pair.submit("c", "small", "ks", hog, 64)  # the pool still runs fits that fit
+    assert small.future.result(timeout=60) == 64 * 1024 * 1024 // 8
+
+
+def test_closures_and_errors_come_back() -> None:
+    """Pages may submit closures (cloudpickle); an exception raised by the fit is the outcome."""
+    pool = JobPool(workers=1, warm=False)
+    try:
+        offset = 5
+        assert pool.submit("a", "closure", "kc", lambda x: x + offset, 1).future.result(60) == 6
+
+        def broken() -> None:
+            raise ValueError("no rows left after filtering")
+
+        job = pool.submit("a", "broken", "kb", broken)
+        with pytest.raises(ValueError):
+            job.future.result(timeout=60)
+        assert job.outcome()[0] == "error" and "no rows left" in str(job.outcome()[1])
+    finally:
+        pool.shutdown()
+
+
+def _busy_app() -> None:
+    import time
+
+    import streamlit as st
+
+    from dashboard.components import runner
+
+    st.session_state["job"] = runner._submit("Fitting", "k-new", time.sleep, 0)
+
+
+def test_a_page_says_the_server_is_busy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A submit beyond the queue limit draws the pool's words on the page, nothing else."""
+    from streamlit.testing.v1 import AppTest
+
+    from dashboard.components import runner
+    from dashboard.components.jobs import BUSY_MESSAGE
+
+    full = JobPool(workers=1, warm=False, queue_limit=1)
+    try:
+        running = full.submit("a", "running", "k0", sleeper, 30)
+        wait_started(running)
+        full.submit("b", "queued", "k1", counting, 1, 0.0)
+        monkeypatch.setattr(runner, "job_pool", lambda: full)
+        at = AppTest.from_function(_busy_app, default_timeout=30)
+        at.run()
+        assert not at.exception and not at.error
+        assert at.session_state["job"] is None
+        assert [w.value for w in at.warning] == [BUSY_MESSAGE]
+    finally:
+        full.shutdown()

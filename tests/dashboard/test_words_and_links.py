@@ -149,4 +149,4 @@ def test_demo_mode_is_named_in_the_sidebar(monkeypatch: pytest.MonkeyPatch) -> N
     at.run()
     assert not at.exception
     notes = " ".join(c.value for c in at.sidebar.caption)
-    assert "Demo mode" in notes and "50,000 rows" in notes and "10 points" in notes
+    assert "Demo mode" in notes and "50,000 rows" in notes and "24 points" in notes

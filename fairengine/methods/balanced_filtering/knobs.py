@@ -46,6 +46,7 @@ KNOBS: tuple[Knob, ...] = (
         integer=True,
         label="Game rounds T",
         help="T: rounds of the splitting game (Alg. 3).",
+        demo_high=300,
     ),
     Knob("step", 1.0, 0.01, 10.0, None, log=True, label="Auditor step η₀",
          help="η₀: auditor step, η_t = η₀/√t (Alg. 5)."),
@@ -91,6 +92,7 @@ KNOBS: tuple[Knob, ...] = (
         1,
         integer=True,
         label="Extra single-feature splits",
+        demo_high=8,
         help="[EXT] Also try this many single-feature threshold splits per leaf next to the "
         "game's split; 0 = the game only (paper).",
     ),

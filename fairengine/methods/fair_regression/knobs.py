@@ -50,6 +50,7 @@ KNOBS: tuple[Knob, ...] = (
         5,
         integer=True,
         label="Discretisation levels N",
+        demo_high=40,
         help="N — discretisation levels, α = 1/N (Section 4.1; the paper uses 40).",
     ),
     Knob(
@@ -75,6 +76,7 @@ KNOBS: tuple[Knob, ...] = (
         5,
         integer=True,
         label="Iterations T",
+        demo_high=50,
         help="T — exponentiated-gradient iterations (the authors' code: 50).",
     ),
 )

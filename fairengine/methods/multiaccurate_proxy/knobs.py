@@ -44,6 +44,7 @@ KNOBS: tuple[Knob, ...] = (
         10,
         integer=True,
         label="Proxy rounds T",
+        demo_high=300,
         help="T — maximum rounds of Algorithm 4 (it stops early once the auditor finds no "
         "violation above α) / rounds of Algorithm 2.",
     ),
@@ -66,6 +67,7 @@ KNOBS: tuple[Knob, ...] = (
         1,
         integer=True,
         label="Regression-tree depth",
+        demo_high=4,
         help="Depth of the regression trees G of Algorithm 2 (the 'multiaccurate_tree' proxy).",
     ),
     Knob(
@@ -104,6 +106,7 @@ KNOBS: tuple[Knob, ...] = (
         1,
         integer=True,
         label="Extra proxy tasks m − 1",
+        demo_high=5,
         help="m − 1 — binarised numeric features used as "
         "extra proxy-training tasks (plus the target).",
     ),
@@ -115,6 +118,7 @@ KNOBS: tuple[Knob, ...] = (
         100,
         integer=True,
         label="Rows per learner",
+        demo_high=5000,
         help="Rows for the proxy learner and for the downstream learner (each).",
     ),
     Knob(
@@ -141,6 +145,7 @@ KNOBS: tuple[Knob, ...] = (
         1,
         integer=True,
         label="Downstream rounds T_DL",
+        demo_high=50,
         help="T_DL — exponentiated-gradient rounds of the downstream learner.",
     ),
     Knob("random_state", 0, 0, 10_000, 1, integer=True, label="Random seed",

@@ -66,6 +66,28 @@ def held_out_constraint(result: Any, test: Task) -> Check | None:
     )  # fmt: skip
 
 
+def few_rows_check(result: Any, test: Task) -> Check | None:
+    """Warn when the smallest true group's rate base on the test rows is so small that a rate's
+    standard error (at most 0.5/√n) exceeds the slack α: then no run on these rows can keep —
+    or show that it keeps — the constraints within the slack (few rows per group, many groups),
+    whatever the held-out check says."""
+    if "constraint" not in result.knobs or "slack" not in result.knobs:
+        return None
+    n = base_rows(test, result.knobs["constraint"])
+    slack = float(result.knobs["slack"])
+    se = 0.5 / math.sqrt(max(n, 1))
+    if se <= slack:
+        return None
+    return Check(
+        "few_group_rows", "warn",
+        f"The smallest true group has only {n} rows in a constrained rate's base on the test "
+        f"rows: such a rate moves by up to {se:.3f} (one standard error) from sample to sample, "
+        f"more than the slack α = {slack:g}, so the constraints cannot be confirmed on these "
+        "rows. Use more rows per group, fewer groups or a larger slack.",
+        {"smallest_base_rows": float(n), "standard_error": se, "slack": slack},
+    )  # fmt: skip
+
+
 def selection_check(result: Any) -> Check | None:
     """The best-iterate selection's own outcome (fallback = no iterate met its check)."""
     status = result.artifacts.get("status")
@@ -81,7 +103,8 @@ def promise(result: Any, train: Task, test: Task, baselines: Baselines | None) -
     qualify_status(result.artifacts, "status_message", held_out)
     if held_out is not None:
         result.artifacts["status_held_out"] = held_out.level
-    return [c for c in (held_out, selection_check(result)) if c is not None]
+    checks = (held_out, few_rows_check(result, test), selection_check(result))
+    return [c for c in checks if c is not None]
 
 
 EVIDENCE = Evidence(extra_metrics=extra_metrics, promise=promise)

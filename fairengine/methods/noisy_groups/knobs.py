@@ -58,7 +58,7 @@ KNOBS = (
     Knob("gamma_rule", "paper", choices=GAMMA_RULES, label="Radius rule when γ = 0",
          help="DRO radius when γ = 0: the paper's "
          "P(Ĝ≠G|G=j), or the safe max(P(Ĝ≠j|G=j), P(G≠j|Ĝ=j)) that contains the true group."),
-    Knob("n_steps", 300, 10, 2000, 10, integer=True, label="Gradient steps T",
+    Knob("n_steps", 300, 10, 2000, 10, integer=True, label="Gradient steps T", demo_high=500,
          help="T — full-batch gradient steps "
          "(the paper: 750)."),
     Knob("learning_rate", 0.01, 1e-3, 1.0, None, log=True, label="Model step η_θ",
@@ -93,6 +93,7 @@ KNOBS = (
          "validation selection; the others: train), train (paper's best iterate in-sample) or "
          "25% of train held out (noisy groups only)."),
     Knob("tuning", "none", choices=TUNINGS, label="Learning-rate tuning (soft)",
+         demo_choices=("none",),
          help="Soft assignments: none (the rates below) or the paper's protocol — 6 (η_θ, η_λ, "
          "η_w) settings fitted, each best iterate chosen on train, the setting chosen on 25% of "
          "train held out (noisy groups) by the exact worst case, then error. 6× the fit time."),

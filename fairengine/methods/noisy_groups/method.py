@@ -14,6 +14,11 @@ Paper-parity options (spec §3.0, §3.3, §4.2–4.4):
 * ``adversary="paper"`` (default): the paper experiments' adversaries (DRO: Adam on p̃ per noisy
   group; soft: one table W, a few Adam + Dykstra steps per iteration); ``"exact"``: exact best
   responses (soft) / plain projected ascent per constraint (DRO).
+* λ (estimator ``lambda_signal="auto"``): when soft assignments select on held-out rows, their
+  multipliers ascend on the exact worst-case 0-1 violation over 𝒲(θ) of the current iterate
+  (the proxy Lagrangian; θ still descends on the hinge-relaxed Lagrangian), so the iterates
+  track the constraint's boundary instead of a fixed penalty (see the estimator's parameter);
+  otherwise, and for the other approaches, λ ascends on the relaxed constraints.
 * ``robust_eval="margin"`` (default since version 6) selects soft assignments' best iterate
   against the label-aware worst case (every assignment consistent with P(G | Ĝ) that follows the
   label and the noisy group, not the decision) and the paper's W with a one-sided 95% sampling
@@ -250,6 +255,11 @@ def _run(
             beta=b,
             lambda_learning_rate=lam_lr,
             adversary_learning_rate=adv_lr,
+            # the paper's grid protocol keeps the paper code's λ rule (on the relaxed
+            # constraints); picking a setting by the exact check on top of the exact-check
+            # λ rule kept near-trivial classifiers (Adult, 3 races, noise 0.3: error .229
+            # against .238 for all negatives)
+            lambda_signal="relaxed" if tuned else "auto",
         )
 
     def fit(clf: RobustFairClassifier) -> RobustFairClassifier:
@@ -520,11 +530,13 @@ NOISY_GROUPS = register(
         "under rate constraints on noisy group labels — naive, distributionally robust (TV "
         "ball) or soft group assignments — scored on the true groups.",
         reference="Wang, Guo, Narasimhan, Cotter, Gupta & Jordan, NeurIPS 2020",
+        # 8: soft assignments selected on held-out rows: λ ascends on the exact 0-1 worst case
+        #    (proxy Lagrangian, estimator ``lambda_signal``); a few-rows check
         # 7: soft assignments select the best iterate on 25% of the training rows held out
         #    (selection="auto"); 6: soft assignments' margin check (robust_eval="margin")
         # 5: soft assignments' λ-ascent is the code's Adam; θ's Adam is the shared AdamAscent
         # 4: scored by the shared evaluation (error, dp_diff, ... from the model)
-        version="7",
+        version="8",
         demo_grid={"noise": (0.1, 0.3), "method": METHODS},
         demo_tasks=(("adult", ("race",)),),
         evidence=EVIDENCE,
