@@ -104,10 +104,15 @@ def frontier_figure(
     y: str,
     selected: str | None = None,
     titles: dict[str, str] | None = None,
+    references: dict[str, tuple[float, float]] | None = None,
 ) -> go.Figure:
     """Every method's points on (x, y); each method's Pareto front as a line; the overall Pareto
     points outlined; the selected point starred. ``customdata`` carries the point id; axis titles
-    and hover use the metrics' labels, the legend the methods' ``titles``."""
+    and hover use the metrics' labels, the legend the methods' ``titles``.
+
+    A ``failed_checks`` column (text; empty when every check held) crosses out the points whose
+    held-out checks failed, in one legend entry "check failed" whose hover names the checks;
+    ``references`` (label → (x, y)) adds baselines as labelled diamonds."""
     from fairengine.metrics import metric_label
 
     x_label, y_label = metric_label(x), metric_label(y)
@@ -167,6 +172,10 @@ def frontier_figure(
                 hoverinfo="skip",
             )
         )
+    if "failed_checks" in table:
+        _add_failed(fig, table, x, y)
+    for label, (ref_x, ref_y) in (references or {}).items():
+        _add_reference(fig, label, ref_x, ref_y, x_label, y_label)
     fig.update_layout(
         xaxis_title=x_label,
         yaxis_title=y_label,
@@ -178,6 +187,49 @@ def frontier_figure(
         title={"text": f"{y_label} vs {x_label}: every cached frontier point", "x": 0},
     )
     return fig
+
+
+def _add_failed(fig: go.Figure, table: pd.DataFrame, x: str, y: str) -> None:
+    """A red cross over every point with a failed check (hover: the checks' names)."""
+    failed = table[table["failed_checks"].fillna("").astype(str) != ""]
+    if failed.empty:
+        return
+    fig.add_trace(
+        go.Scatter(
+            x=failed[x],
+            y=failed[y],
+            mode="markers",
+            name="check failed",
+            customdata=failed["point_id"],
+            text=[plot_text(t) for t in failed["failed_checks"]],
+            marker={"symbol": "x-thin", "size": 16, "line": {"color": "#c0392b", "width": 3}},
+            hovertemplate="check failed: %{text}<br>id %{customdata}<extra></extra>",
+        )
+    )
+
+
+def _add_reference(
+    fig: go.Figure, label: str, x: float, y: float, x_label: str, y_label: str
+) -> None:
+    """One baseline as a labelled grey diamond."""
+    name = plot_text(label)
+    fig.add_trace(
+        go.Scatter(
+            x=[x],
+            y=[y],
+            mode="markers+text",
+            name=name,
+            text=[name],
+            textposition="top center",
+            textfont={"color": "#555555", "size": 11},
+            marker={"symbol": "diamond", "size": 12, "color": "#8c8c8c",
+                    "line": {"color": "#1f2633", "width": 1}},
+            hovertemplate=(
+                f"<b>{name}</b> (baseline)<br>{x_label}: %{{x:.4f}}<br>{y_label}: %{{y:.4f}}"
+                "<extra></extra>"
+            ),
+        )
+    )  # fmt: skip
 
 
 #: The per-group rates the Compare page draws for a chosen point, per task kind.

@@ -33,6 +33,7 @@ import streamlit as st
 
 from dashboard.components import cached
 from dashboard.components.deploy import demo_knobs, limits, thin
+from dashboard.components.evidence import show_evidence
 from dashboard.components.jobs import Job, JobPool, ServerBusy
 from dashboard.components.state import _KIND_WORDS, stop_page
 from fairengine.data import Task
@@ -248,7 +249,8 @@ def run_panel(
     extra: Mapping[str, Any] | None = None,
     function: Callable[..., RunResult] | None = None,
 ) -> RunResult:
-    """The result to draw for ``knobs`` (see the module docstring); draws the run controls.
+    """The result to draw for ``knobs`` (see the module docstring); draws the run controls and,
+    at the top of the result, its checks and baselines (:mod:`.evidence`).
 
     Ends the page (after drawing the progress) when there is nothing to show yet.
     """
@@ -283,7 +285,7 @@ def run_panel(
     if result is not None:
         state.pop("job", None)
         state.update(key=key, tkey=tkey, result=result)
-        return result
+        return show_evidence(result, train, test)
 
     last = state.get("result") if state.get("tkey") == tkey else None
     cancelled = st.session_state.get(f"runner.cancelled.{slot}") == key
@@ -323,7 +325,7 @@ def run_panel(
                 _remember(key, value)
                 state.pop("job", None)
                 state.update(key=key, tkey=tkey, result=value)
-                return value
+                return show_evidence(value, train, test)
             if status == "error":
                 state.pop("job", None)
                 state["failed"] = key
@@ -343,7 +345,7 @@ def run_panel(
         )
     else:
         st.caption("Showing the previous result until the new one is ready.")
-    return last
+    return show_evidence(last, train, test)
 
 
 def sweep_panel(

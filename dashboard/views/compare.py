@@ -8,6 +8,14 @@ import streamlit as st
 
 from dashboard.components import cached
 from dashboard.components.charts import frontier_figure, group_metrics_figure
+from dashboard.components.comparison import (
+    checks_summary,
+    failed_checks,
+    plane_references,
+    point_result,
+    stored_checks,
+)
+from dashboard.components.evidence import show_checks
 from dashboard.components.frontier_runner import render_add_frontier
 from dashboard.components.state import (
     keep,
@@ -27,7 +35,6 @@ from fairengine.frontier.compare import (
     plane_notes,
 )
 from fairengine.methods import get_method
-from fairengine.methods.base import RunResult
 from fairengine.metrics import metric_info, metric_label
 from fairengine.textsafe import md_code, md_text
 
@@ -108,6 +115,7 @@ if notes:
 
 view = mark_pareto(table[table["method"].isin(shown)], x, y)
 view = view[view["split"] == split]
+view = view.assign(failed_checks=view["point_id"].map(failed_checks(points)).fillna(""))
 has_axes = x in view and y in view
 view = view[view[x].notna() & view[y].notna()] if has_axes else view.iloc[0:0]
 ids = list(dict.fromkeys(view["point_id"]))
@@ -150,8 +158,25 @@ selected = st.selectbox(
 )
 keep("cmp_point")
 
+show_baselines = st.toggle(
+    "Show baselines",
+    value=True,
+    key="cmp_baselines",
+    help="The constant predictor and the unconstrained model, fitted on the same training rows "
+    "and scored on the same rows as every point: a point is only worth its trade-off against "
+    "them.",
+)
+references = plane_references(points, train, test, x, y, split) if show_baselines else {}
+if show_baselines and not references:
+    st.caption("No baseline carries both metrics of this plane.")
+n_failed = int((view.drop_duplicates("point_id")["failed_checks"] != "").sum())
+if n_failed:
+    st.caption(
+        f"{n_failed} point(s) are crossed out in red: at least one of their held-out checks "
+        "failed (hover a cross for the checks' names; select the point for the sentences)."
+    )
 st.plotly_chart(
-    frontier_figure(view, x, y, selected, titles),
+    frontier_figure(view, x, y, selected, titles, references),
     key="cmp_chart",
     on_select="rerun",
     selection_mode="points",
@@ -190,6 +215,9 @@ def _metric_rows(metrics_by_split: dict[str, dict[str, float]]) -> pd.DataFrame:
     )
 
 
+st.markdown("**Checks of the selected point on the test rows**")
+show_checks(point_result(point.key, point, model, train, test).checks)
+
 left, right = st.columns([1, 2])
 with left:
     st.subheader(titles[point.method])
@@ -225,13 +253,18 @@ with st.expander("Pin points side by side"):
         for pid in pinned:
             p = by_id[pid]
             values = {f"knob · {k}": str(v) for k, v in p.knobs.items()}
+            values["checks"] = checks_summary(
+                point_result(p.key, p, model, train, test).checks
+                if pid == selected
+                else stored_checks(p)
+            )
             values.update(
                 {metric_label(m): f"{v:.4f}" for m, v in p.metrics.get(split, {}).items()}
             )
             columns[f"{titles[p.method]} · {pid}"] = values
         st.dataframe(pd.DataFrame(columns), key="cmp_pinned_table")
 
-result = RunResult(method=point.method, knobs=point.knobs, metrics=point.metrics, model=model)
+result = point_result(point.key, point, model, train, test)
 # The card is built here, on download (the shipped demo files keep the card they were
 # precomputed with), and names the file the user gets.
 file_name = f"{task.name}-{point.method}-{point.point_id}.fairmodel"

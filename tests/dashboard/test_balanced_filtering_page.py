@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.dashboard.boxes import evidence_shown, page_errors
 from tests.hostile_text import shown
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
@@ -43,9 +44,10 @@ def test_run_shows_heatmap_proportions_table_and_downloads() -> None:
     at = open_page()
     assert at.title[0].value == "Balanced filtering"
     assert len(at.get("plotly_chart")) == 2  # the first view fits at once, no button
+    assert evidence_shown(at)  # the held-out checks and the filter's references, at the top
     at.slider(key="w.bf.alpha").set_value(0.3)
     at.run()
-    assert not at.exception and not at.error
+    assert not at.exception and not page_errors(at)
     assert len(at.get("plotly_chart")) == 2  # heatmap of A, proportions before/after
     assert len(at.get("download_button")) == 2
     # bytes, not deferred callables: Streamlit drops a deferred download's file after two script
@@ -62,7 +64,7 @@ def test_curves_and_custom_target() -> None:
     at.slider(key="w.bf.alpha").set_value(0.2)
     at.radio(key="w.bf.tmode").set_value("custom").run()
     at.run()
-    assert not at.exception and not at.error
+    assert not at.exception and not page_errors(at)
     at.multiselect(key="w.bf.curves").set_value(["QP decision tree", "Naive regression"])
     at.number_input(key="w.bf.seeds").set_value(2)
     at.button(key="runner.sweep.balanced_filtering").click().run()
@@ -89,7 +91,7 @@ def test_leaf_floor_toggle_overrides_the_paper_defaults() -> None:
     at.toggle(key="w.bf.floor").set_value(True).run()
     assert any("min_leaf_rows = 30" in c.value for c in at.caption)
     at.run()
-    assert not at.exception and not at.error
+    assert not at.exception and not page_errors(at)
     assert [m.label for m in at.metric][1:3] == ["Imbalance β (train)", "Imbalance β (test)"]
 
 
@@ -98,7 +100,7 @@ def test_adult_race_opens_on_the_shipped_paper_curves() -> None:
     train and test, 95% bands) are drawn without pressing anything, and the in-sample
     imbalance of the (α, β) proxy falls toward 0 as α → 1 while the test curve stays higher."""
     at = open_page(dataset="adult", sensitive="race")
-    assert not at.error
+    assert not page_errors(at)
     assert at.button(key="bf_curves").disabled  # nothing to compute: read from the store
     charts = at.get("plotly_chart")
     assert len(charts) == 3  # the curves first, then the single filter's heatmap and proportions
@@ -117,6 +119,6 @@ def test_add_to_comparison_stores_the_filter_on_its_own_plane() -> None:
     assert not at.exception
     assert any("Added to the comparison" in s.value for s in at.success)
     at.switch_page("views/compare.py").run()
-    assert not at.exception and not at.error
+    assert not at.exception and not page_errors(at)
     assert at.selectbox(key="w.cmp_x").value in ("disclosivity", "imbalance", "acceptance_rate")
     assert len(at.selectbox(key="w.cmp_point").options) == 1

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from fairengine.data import load_dataset
 from fairengine.frontier import FrontierStore, sweep, task_key
+from tests.dashboard.boxes import page_errors
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 
@@ -34,7 +35,7 @@ def open_compare(**params: str) -> AppTest:
 
 def test_shows_cached_frontier_and_point_detail(cache: FrontierStore) -> None:
     at = open_compare()
-    assert not at.error
+    assert not page_errors(at)
     assert len(at.get("plotly_chart")) == 2  # the frontier and the chosen point's groups
     points = at.selectbox(key="w.cmp_point")
     assert len(points.options) == 3
@@ -68,7 +69,7 @@ def test_compute_a_frontier_from_the_page(cache: FrontierStore) -> None:
     at.selectbox(key="run_method").set_value("reweighing").run()
     at.text_input(key="run_values_reweighing_strength").set_value("0.25, 0.75").run()
     at.button(key="runner.sweep.compare").click().run()
-    assert not at.exception and not at.error
+    assert not at.exception and not page_errors(at)
     assert len(at.selectbox(key="w.cmp_point").options) == 5
     train, test = load_dataset("german_credit").split()
     assert len(cache.points(task_key(train, test), "reweighing")) == 5
@@ -114,7 +115,7 @@ def test_filter_keeps_a_method_just_swept(cache: FrontierStore) -> None:
     at.text_input(key="run_values_fairlearn_eg_eps").set_value("0.05").run()
     at.slider(key="run_fixed.fairlearn_eg.max_iter").set_value(10).run()
     at.button(key="runner.sweep.compare").click().run()
-    assert not at.exception and not at.error
+    assert not at.exception and not page_errors(at)
     assert set(at.multiselect(key="w.cmp_methods").value) == {"reweighing", "fairlearn_eg"}
     assert len(at.selectbox(key="w.cmp_point").options) == 4
 

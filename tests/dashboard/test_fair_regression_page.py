@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.dashboard.boxes import evidence_shown, page_errors
+
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 
 
@@ -29,7 +31,8 @@ def open_page(dataset: str = "law_school") -> AppTest:
 
 def test_page_shows_charts_metrics_and_download() -> None:
     at = open_page()
-    assert not at.error
+    assert not page_errors(at)
+    assert evidence_shown(at)  # the held-out checks and the baselines, at the top
     assert len(at.get("plotly_chart")) == 3  # frontier, CDFs, group losses
     assert len(at.get("download_button")) == 1
     # bytes, not deferred callables: Streamlit drops a deferred download's file after two script
@@ -43,11 +46,11 @@ def test_page_shows_charts_metrics_and_download() -> None:
 def test_knobs_rerun_and_sweep_draws_the_frontier() -> None:
     at = open_page()
     at.selectbox(key="w.fr.constraint").set_value("bounded_group_loss").run()
-    assert not at.exception and not at.error
+    assert not at.exception and not page_errors(at)
     at.selectbox(key="w.fr.constraint").set_value("statistical_parity").run()
     at.slider(key="w.fr.n_levels").set_value(20).run()
     at.button(key="runner.sweep.fair_regression").click().run()
-    assert not at.exception and not at.error
+    assert not at.exception and not page_errors(at)
     assert len(at.get("plotly_chart")) == 3
 
 

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.dashboard.boxes import evidence_shown, page_errors
+
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 
 
@@ -29,7 +31,8 @@ def open_page(dataset: str = "german_credit") -> AppTest:
 
 def test_page_shows_charts_metrics_and_downloads() -> None:
     at = open_page()
-    assert not at.error
+    assert not page_errors(at)
+    assert evidence_shown(at)  # the held-out checks and the baselines, at the top
     assert len(at.get("plotly_chart")) == 3  # rates, group outcomes, marginals
     assert len(at.get("download_button")) == 2
     # bytes, not deferred callables: Streamlit drops a deferred download's file after two script
@@ -48,7 +51,7 @@ def test_knobs_rerun_and_custom_share_appears() -> None:
     assert not any(s.key == "w.maxent.protected_share" for s in at.slider)
     at.selectbox(key="w.maxent.theta").set_value("custom").run()
     at.slider(key="w.maxent.C").set_value(0.8).run()
-    assert not at.exception and not at.error
+    assert not at.exception and not page_errors(at)
     assert at.slider(key="w.maxent.protected_share").value == 0.5
 
 
@@ -56,7 +59,7 @@ def test_sweep_over_c_draws_the_frontier() -> None:
     at = open_page()
     at.slider(key="w.maxent.n_samples").set_value(1000).run()
     at.button(key="runner.sweep.maxent").click().run()
-    assert not at.exception and not at.error
+    assert not at.exception and not page_errors(at)
     assert len(at.get("plotly_chart")) == 4
 
 
@@ -81,7 +84,7 @@ def test_add_to_comparison_puts_the_run_on_the_compare_page() -> None:
     assert not at.exception
     assert any("Added to the comparison" in s.value for s in at.success)
     at.switch_page("views/compare.py").run()
-    assert not at.exception and not at.error
+    assert not at.exception and not page_errors(at)
     assert at.multiselect(key="w.cmp_methods").value == ["maxent"]
     assert at.selectbox(key="w.cmp_x").value == "error"  # the downstream classifier's plane
     points = at.selectbox(key="w.cmp_point")

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.dashboard.boxes import evidence_shown, page_errors, page_warnings
+
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 
 
@@ -29,9 +31,10 @@ def test_page_shows_metrics_charts_sweep_and_download() -> None:
     at.query_params["dataset"] = "german_credit"
     at.run()
     at.switch_page("views/multiaccurate_proxy.py").run()
-    assert not at.exception and not at.error
+    assert not at.exception and not page_errors(at)
     # audit heatmap, group gaps, Algorithm-4 trace, frontier (current run only), quality
     assert len(at.get("plotly_chart")) == 5
+    assert evidence_shown(at)  # the held-out checks and the baselines, at the top
     assert len(at.get("download_button")) == 1
     # bytes, not deferred callables: Streamlit drops a deferred download's file after two script
     # runs anywhere on the server (a 404 on a busy server)
@@ -48,18 +51,18 @@ def test_page_shows_metrics_charts_sweep_and_download() -> None:
     assert len(alpha) == 1 and alpha[0].min > 0 and alpha[0].max > alpha[0].min
     assert any("α acts between" in c.value for c in at.caption)
     at.button(key="runner.sweep.multiaccurate_proxy").click().run()
-    assert not at.exception and not at.error
+    assert not at.exception and not page_errors(at)
     assert len(at.get("plotly_chart")) == 5
     at.selectbox(key="w.map.proxy").set_value("thresholded").run()
-    assert not at.exception and not at.error
+    assert not at.exception and not page_errors(at)
     assert len(at.get("plotly_chart")) == 4  # no algorithm trace for a baseline proxy
-    assert not at.warning  # no game, no status
+    assert not page_warnings(at)  # no game, no status
     at.selectbox(key="w.map.proxy").set_value("multiaccurate").run()
     alpha = [s for s in at.slider if str(s.key).startswith("w.map.alpha.")][0]
     alpha.set_value(alpha.max).run()  # the top of the range: the least-squares start, round 1
-    assert not at.exception and not at.error
+    assert not at.exception and not page_errors(at)
     assert any("at round 1:" in _plain(c.value) for c in at.caption)
     # the spread across row splits: a button, then mean ± sd per proxy
     at.button(key="runner.sweep.multiaccurate_proxy_spread").click().run()
-    assert not at.exception and not at.error
+    assert not at.exception and not page_errors(at)
     assert len(at.get("plotly_chart")) == 6

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.dashboard.boxes import evidence_shown, page_errors
+
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 
 
@@ -23,7 +25,7 @@ def open_page() -> AppTest:
     at.query_params["dataset"] = "german_credit"
     at.run()
     at.switch_page("views/noisy_groups.py").run()
-    assert not at.exception and not at.error
+    assert not at.exception and not page_errors(at)
     return at
 
 
@@ -47,18 +49,26 @@ def test_page_runs_and_reruns_on_knobs() -> None:
     # german_credit at the defaults: soft assignments end at the all-positive classifier, and the
     # page says so (the hinge relaxation's floor, not a knob fault)
     assert any("trivial" in w.value for w in at.warning)
+    # ... and the held-out checks say it at the top of the result: a constant classifier is a
+    # failed check (an error box), beside the constant predictor and the unconstrained model
+    failed = [e.value for e in at.error if e.value.startswith("**Check failed:**")]
+    assert any("constant classifier" in e for e in failed)
+    assert evidence_shown(at)
+    box = next(e for e in at.expander if "Checks and baselines" in e.label)
+    tables = [m.value for m in box.markdown if m.value.startswith("| result")]
+    assert tables and "always 1" in tables[0] and "unconstrained logistic" in tables[0]
     assert len(at.get("download_button")) == 1
     # bytes, not deferred callables: Streamlit drops a deferred download's file after two script
     # runs anywhere on the server (a 404 on a busy server)
     assert not any(b.proto.HasField("deferred_file_id") for b in at.get("download_button"))
     at.selectbox(key="w.ng.constraint").set_value("dp").run()
-    assert not at.exception and not at.error
+    assert not at.exception and not page_errors(at)
     spec = at.get("plotly_chart")[0].proto.spec
     assert "positive prediction rate" in spec and "true positive rate" not in spec
     at.selectbox(key="w.ng.method").set_value("naive").run()
-    assert not at.exception and not at.error
+    assert not at.exception and not page_errors(at)
     at.selectbox(key="w.ng.robust_eval").set_value("exact").run()
-    assert not at.exception and not at.error
+    assert not at.exception and not page_errors(at)
 
 
 def test_grid_tuning_shows_the_settings_table() -> None:
@@ -66,7 +76,7 @@ def test_grid_tuning_shows_the_settings_table() -> None:
     one are shown beside the Theorem 1 table."""
     at = open_page()
     at.selectbox(key="w.ng.tuning").set_value("grid").run()
-    assert not at.exception and not at.error
+    assert not at.exception and not page_errors(at)
     assert len(at.dataframe) == 1
     table = at.dataframe[0].value
     assert len(table) == 6 and int(table["chosen"].sum()) == 1
@@ -77,6 +87,6 @@ def test_sweep_draws_the_noise_charts() -> None:
     at.slider(key="w.ng.n_steps").set_value(40).run()
     at.multiselect(key="ng_sweep_methods").set_value(["naive", "soft"]).run()
     at.button(key="runner.sweep.noisy_groups").click().run()
-    assert not at.exception and not at.error
+    assert not at.exception and not page_errors(at)
     assert len(at.get("plotly_chart")) == 4
     assert len(at.get("download_button")) == 1
