@@ -20,25 +20,37 @@ from fairengine.textsafe import md_text
 
 def url_value(knob: Knob, key: str) -> Any:
     """The knob's value from the page's link (``?alpha=0.3``), read once per widget and kept, so
-    every rerun draws the widget with the same default; None if absent or invalid (an invalid
-    value is named in a warning)."""
+    every rerun draws the widget with the same default; None if absent or invalid. An invalid
+    value, or one lowered to the demo's range, is named in a note that :func:`knob_widget`
+    shows for as long as the widget keeps the link's value (a page may rerun itself at once)."""
     seed_key = f"_url_seed.{key}"
     if seed_key not in st.session_state:
         raw = st.query_params.get(knob.name)
+        note = None
         try:
             value = None if raw is None else knob.validate(raw)
         except KnobError as exc:
             value = None
-            st.warning(f"The link's value for {knob.display_label} was ignored: {md_text(exc)}")
+            note = f"The link's value for {knob.display_label} was ignored: {md_text(exc)}"
         if value is not None and limits().demo and knob.demo_value(value) != value:
             lowered = knob.demo_value(value)
-            st.warning(
+            note = (
                 f"The link's {knob.display_label} = {md_text(value)} is beyond what this demo "
                 f"runs; using {md_text(lowered)}. Install fairengine locally for the full range."
             )
             value = lowered
         st.session_state[seed_key] = value
+        # the note holds while the widget shows the value it speaks of
+        st.session_state[f"_url_note.{key}"] = (note, knob.default if value is None else value)
     return st.session_state[seed_key]
+
+
+def _link_note(key: str, chosen: Any) -> Any:
+    """Show the link's note about this widget while it still holds the link's value."""
+    note, at = st.session_state.get(f"_url_note.{key}") or (None, None)
+    if note and chosen == at:
+        st.warning(note)
+    return chosen
 
 
 def knob_widget(knob: Knob, *, key: str, value: Any = None, url: bool = False) -> Any:
@@ -56,7 +68,7 @@ def knob_widget(knob: Knob, *, key: str, value: Any = None, url: bool = False) -
     label = knob.display_label
     if knob.kind == "choice":
         options = list(knob.choices or ())
-        return st.selectbox(
+        chosen = st.selectbox(
             label,
             options,
             index=options.index(value),
@@ -64,11 +76,11 @@ def knob_widget(knob: Knob, *, key: str, value: Any = None, url: bool = False) -
             help=knob.help,
             key=key,
         )
-    if knob.kind == "bool":
-        return st.checkbox(label, value=bool(value), help=knob.help, key=key)
-    if knob.low is None or knob.high is None:
-        return st.number_input(label, value=value, help=knob.help, key=key)
-    if knob.log and knob.low > 0:
+    elif knob.kind == "bool":
+        chosen = st.checkbox(label, value=bool(value), help=knob.help, key=key)
+    elif knob.low is None or knob.high is None:
+        chosen = st.number_input(label, value=value, help=knob.help, key=key)
+    elif knob.log and knob.low > 0:
         exponent = st.slider(
             f"{label} (log10)",
             min_value=math.log10(knob.low),
@@ -80,16 +92,24 @@ def knob_widget(knob: Knob, *, key: str, value: Any = None, url: bool = False) -
         )
         chosen = float(f"{10**exponent:.3g}")  # 3 significant digits: stable cache keys
         st.caption(f"{label} = {chosen:g}")
-        return knob.validate(min(max(chosen, knob.low), knob.high))
-    if knob.integer:
+        chosen = knob.validate(min(max(chosen, knob.low), knob.high))
+    elif knob.integer:
         step = int(knob.step or 1)
-        return st.slider(
+        chosen = st.slider(
             label, int(knob.low), int(knob.high), int(value), step=step, help=knob.help, key=key
         )
-    step = float(knob.step) if knob.step else (knob.high - knob.low) / 100
-    return st.slider(
-        label, float(knob.low), float(knob.high), float(value), step=step, help=knob.help, key=key
-    )
+    else:
+        step = float(knob.step) if knob.step else (knob.high - knob.low) / 100
+        chosen = st.slider(
+            label,
+            float(knob.low),
+            float(knob.high),
+            float(value),
+            step=step,
+            help=knob.help,
+            key=key,
+        )
+    return _link_note(key, chosen) if url else chosen
 
 
 def knob_widgets(method: Method, *, key_prefix: str, skip: tuple[str, ...] = ()) -> dict[str, Any]:
