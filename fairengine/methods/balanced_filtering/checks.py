@@ -133,15 +133,15 @@ def filtered_group_rows(result: Any) -> list[Check]:
         if low >= FEW_GROUP_ROWS:
             continue
         group = names[k] if k < len(names) else f"group {k}"
-        numbers = {"split": split, "group": group, "expected_rows": low,
-                   "few_rows": FEW_GROUP_ROWS, "kept_rows": float(np.sum(counts))}  # fmt: skip
+        numbers = {"group_index": float(k), "expected_rows": low, "few_rows": FEW_GROUP_ROWS,
+                   "kept_rows": float(np.sum(counts))}  # fmt: skip
         if low < metrics.MISSING_GROUP_ROWS:
             level, words = "fail", "vanishes from"
         else:
             level, words = "warn", "keeps only a few rows in"
         checks.append(
             Check(
-                "filtered_group_rows",
+                f"filtered_group_rows_{split}",
                 level,
                 f"The group {group} {words} the filtered {split} sample ({low:.1f} of "
                 f"{np.sum(counts):.0f} expected rows), so that sample cannot show it is balanced; "
