@@ -589,7 +589,13 @@ def imbalance(y_true, y_pred, groups, *, sample_weight=None, target=None) -> flo
     counts: one with fewer than :data:`MISSING_GROUP_ROWS` (expected) rows is missing, and a
     missing group makes the imbalance maximal (:func:`distribution_imbalance`).
     """
-    counts = group_counts(groups, sample_weight=sample_weight)
+    return count_imbalance(group_counts(groups, sample_weight=sample_weight), target)
+
+
+def count_imbalance(counts, target=None) -> float:
+    """:func:`distribution_imbalance` of a sample given its (expected) rows per group: a group
+    with fewer than :data:`MISSING_GROUP_ROWS` rows is missing, which makes it maximal."""
+    counts = np.asarray(counts, dtype=float).ravel()
     counts = np.where(counts < MISSING_GROUP_ROWS, 0.0, counts)
     if counts.sum() <= 0:
         return max_imbalance(np.full(counts.size, 1.0 / counts.size) if target is None else target)

@@ -70,6 +70,9 @@ def prefix_scores(
     arrays = tree.arrays()
     fit_nodes, held_nodes = node_weights(arrays, X[grow]), node_weights(arrays, X[held])
     n_splits = int((arrays["children"][:, 0] >= 0).sum())
+    # a group too small to have a held-out row cannot be judged there: score the others
+    present = np.bincount(z[held], minlength=n_groups) > 0
+    tau_present = target[present] / target[present].sum()
     out = []
     for k in range(n_splits + 1):
         leaves = prefix_leaves(arrays["children"], k)
@@ -80,11 +83,8 @@ def prefix_scores(
         )
         _, rho = sampling_probabilities(A, r_hat, target, settings.relaxed, max_yield=max_yield)
         pi = np.clip(held_nodes[:, leaves] @ rho, 0.0, 1.0)
-        if pi.sum() > 0:
-            value = metrics.imbalance(None, None, z[held], sample_weight=pi, target=target)
-        else:
-            value = metrics.max_imbalance(target)
-        out.append((float(value), len(leaves)))
+        counts = np.bincount(z[held], weights=pi, minlength=n_groups)
+        out.append((metrics.count_imbalance(counts[present], tau_present), len(leaves)))
     return out
 
 
