@@ -95,6 +95,9 @@ st.caption(
     "setting the in-sample imbalance falls toward 0 through leaves of a few rows while the test "
     'imbalance stays high (the paper: "a more modest improvement"). A filtered sample from '
     "which a group vanished counts as the largest possible imbalance, √(1 − 1/K) for K groups. "
+    "The lines are plain means, not smoothed: each α grows its own tree, so nothing makes them "
+    "fall steadily with α (with the paper's setting, the budget ladder in Advanced makes the "
+    "in-sample curve of each split non-increasing in α; the test curve has no such guarantee). "
     f"On Adult (race) the two tree curves over {len(DEMO_SEEDS)} splits ship with the app."
 )
 c1, c2 = st.columns([3, 1])

@@ -84,8 +84,9 @@ class BalancedFilter(BaseEstimator):
     min_leaf_rows : int
         Smallest leaf in rows; the floor is max(min_leaf_rows, min_leaf_mass · n) for the tree's
         leaves and the baselines' predicted groups. Default 5: the paper sets no floor; 5 rows
-        keep a leaf's row of A from being a single point (our choice). The defaults are
-        ``PAPER_SETTING``; ``FLOOR_SETTING`` is a generalising alternative [EXT].
+        keep a leaf's row of A from being a single point (our choice). ``PAPER_SETTING`` is the
+        paper's setting (the defaults with ``protocol = "paper"``); ``FLOOR_SETTING`` an earlier
+        fixed-floor alternative [EXT].
     axis_splits : int
         [EXT] Single-feature threshold candidates tried per leaf next to the game's split.
     protocol : {"generalising", "paper"}
