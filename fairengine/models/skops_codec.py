@@ -5,13 +5,26 @@ A model file keeps such an estimator as the bytes of ``skops.io.dumps`` in a uin
 for anything that is not a scikit-learn estimator or whose skops dump holds a type outside
 skops' default trusted set plus :data:`TRUSTED_TYPES`; loading passes the same explicit list, so
 skops refuses a file that names any other type.
+
+skops' default set trusts every scikit-learn estimator, and scikit-learn's own checks on loading
+cover only dtypes and shapes (``Tree.__setstate__`` refuses a node or value array of the wrong
+dtype or shape), not the indices inside: its C code walks a tree's children and reads the
+feature each node names without bounds checks. So both export and load also run :func:`check`:
+every estimator in the stored object must be of a reviewed type (:data:`REVIEWED`), every tree
+(``Tree`` or HistGradientBoosting's ``TreePredictor``) must pass the shared tree check of
+:mod:`fairengine.models.trees` on the estimator's ``n_features_in_`` columns, and linear
+coefficients must fit those columns, before the estimator predicts anything.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 from typing import Any
 
 import numpy as np
+
+from fairengine.models import trees
 
 #: Types trusted on top of skops' defaults (scikit-learn estimators, NumPy, builtins): the tree
 #: structures of scikit-learn's tree ensembles. Extend deliberately, one reviewed type at a time.
@@ -19,6 +32,31 @@ TRUSTED_TYPES: tuple[str, ...] = (
     "sklearn.tree._tree.Tree",
     "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
 )
+
+#: Estimator classes a stored estimator may consist of, besides every class of
+#: ``sklearn.linear_model``: their predictions are NumPy arithmetic on arrays whose shapes
+#: :func:`check` checks, or walks of trees it checks. Others (e.g. ``SVR``, whose libsvm code
+#: reads its support vectors by unchecked counts) are refused at export and at load.
+REVIEWED: tuple[str, ...] = (
+    "sklearn.tree.DecisionTreeRegressor",
+    "sklearn.tree.ExtraTreeRegressor",
+    "sklearn.ensemble.RandomForestRegressor",
+    "sklearn.ensemble.ExtraTreesRegressor",
+    "sklearn.ensemble.GradientBoostingRegressor",
+    "sklearn.ensemble.HistGradientBoostingRegressor",
+    "sklearn.ensemble._hist_gradient_boosting.binning._BinMapper",
+    "sklearn.dummy.DummyRegressor",
+)
+
+
+@functools.cache
+def _reviewed() -> frozenset[type]:
+    return frozenset(_class(name) for name in REVIEWED)
+
+
+def _class(name: str) -> type:
+    module, _, qualname = name.rpartition(".")
+    return getattr(importlib.import_module(module), qualname)
 
 
 class ExportRefused(TypeError):
@@ -29,16 +67,24 @@ def is_sklearn(estimator: Any) -> bool:
     return type(estimator).__module__.split(".")[0] == "sklearn"
 
 
+def _name(obj: Any) -> str:
+    return f"{type(obj).__module__}.{type(obj).__qualname__}"
+
+
 def dump(estimator: Any) -> np.ndarray:
     """The skops bytes of ``estimator`` as a uint8 array; raises :class:`ExportRefused`."""
     import skops.io as sio
 
-    name = f"{type(estimator).__module__}.{type(estimator).__qualname__}"
+    name = _name(estimator)
     if not is_sklearn(estimator):
         raise ExportRefused(
             f"Cannot export a {name}: model files store array codecs and scikit-learn estimators "
             "(through skops) only, never pickles. Use a scikit-learn estimator."
         )
+    try:
+        check(estimator)
+    except ValueError as exc:
+        raise ExportRefused(f"Cannot export a {name}: {exc}") from None
     try:
         data = sio.dumps(estimator)
     except Exception as exc:  # skops cannot represent it
@@ -53,11 +99,146 @@ def dump(estimator: Any) -> np.ndarray:
 
 
 def load(array: np.ndarray) -> Any:
-    """The estimator stored by :func:`dump`; a type outside the trusted list raises ValueError."""
+    """The estimator stored by :func:`dump`, checked by :func:`check` before it is returned; a
+    type outside the trusted list or content that fails the check raises ValueError."""
     import skops.io as sio
     from skops.io.exceptions import UntrustedTypesFoundException
 
     try:
-        return sio.loads(np.asarray(array, dtype=np.uint8).tobytes(), trusted=list(TRUSTED_TYPES))
+        estimator = sio.loads(
+            np.asarray(array, dtype=np.uint8).tobytes(), trusted=list(TRUSTED_TYPES)
+        )
     except UntrustedTypesFoundException as exc:
         raise ValueError(f"the stored estimator holds untrusted types: {exc}") from exc
+    check(estimator)
+    return estimator
+
+
+def check(estimator: Any) -> None:
+    """Raise ValueError, naming the attribute, unless every part of ``estimator`` is safe to
+    predict with: each estimator in it of a reviewed type (:data:`REVIEWED` or
+    ``sklearn.linear_model``) and, when fitted, on the same ``n_features_in_`` columns as the
+    outer one; each tree passing :func:`fairengine.models.trees.check_arrays` on those columns
+    (children after their parent, one parent each, features in range, finite thresholds and
+    values); linear coefficients of those columns. Walks estimators' attributes, lists, tuples,
+    dicts and object arrays, each object once."""
+    from sklearn.base import BaseEstimator
+
+    if not isinstance(estimator, BaseEstimator):
+        raise ValueError(f"the stored object is a {type(estimator).__name__}, not an estimator")
+    n_features = getattr(estimator, "n_features_in_", None)
+    stack: list[tuple[Any, str]] = [(estimator, type(estimator).__name__)]
+    seen: set[int] = set()
+    while stack:
+        obj, where = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, BaseEstimator):
+            _check_estimator(obj, where, n_features)
+            stack.extend((v, f"{where}.{k}") for k, v in vars(obj).items())
+        elif isinstance(obj, list | tuple) or (isinstance(obj, np.ndarray) and obj.dtype == object):
+            items = obj.ravel() if isinstance(obj, np.ndarray) else obj
+            stack.extend((v, f"{where}[{i}]") for i, v in enumerate(items))
+        elif isinstance(obj, dict):
+            stack.extend((v, f"{where}[{k!r}]") for k, v in obj.items())
+        elif _name(obj) in TRUSTED_TYPES:
+            if not isinstance(n_features, int) or n_features < 1:
+                raise ValueError(f"{where} is a fitted tree in an estimator without a width")
+            try:
+                _check_tree(obj, n_features)
+            except ValueError as exc:
+                raise ValueError(f"{where} is not a valid tree: {exc}") from None
+
+
+def _check_estimator(obj: Any, where: str, n_features: Any) -> None:
+    if not (type(obj) in _reviewed() or _name(obj).startswith("sklearn.linear_model.")):
+        raise ValueError(
+            f"it holds a {type(obj).__name__} (at {where}), whose stored arrays fairengine "
+            "cannot check; use a linear model or a tree ensemble of scikit-learn"
+        )
+    width = getattr(obj, "n_features_in_", None)
+    if width is not None and (type(width) is not int or width != n_features or width < 1):
+        raise ValueError(f"{where}.n_features_in_ is {width!r}, not the model's {n_features!r}")
+    if hasattr(obj, "coef_") and hasattr(obj, "intercept_"):
+        coef, intercept = np.asarray(obj.coef_), np.asarray(obj.intercept_)
+        rows = 1 if coef.ndim == 1 else coef.shape[0]
+        if (
+            coef.dtype.kind not in "fiu"
+            or coef.ndim not in (1, 2)
+            or coef.shape[-1] != width
+            or intercept.dtype.kind not in "fiu"
+            or intercept.size not in (1, rows)
+            or not (np.all(np.isfinite(coef)) and np.all(np.isfinite(intercept)))
+        ):
+            raise ValueError(
+                f"{where} has coefficients of shape {coef.shape} and intercepts of shape "
+                f"{intercept.shape}, not finite numbers for its {width} features"
+            )
+    gradient_boosting = _class("sklearn.ensemble.GradientBoostingRegressor")
+    if type(obj) is gradient_boosting and hasattr(obj, "estimators_"):
+        stages = obj.estimators_  # scikit-learn adds stage k's tree into column k unchecked
+        if not (isinstance(stages, np.ndarray) and stages.ndim == 2 and stages.shape[1] == 1):
+            raise ValueError(f"{where}.estimators_ is not one column of trees")
+
+
+def _finite_split(threshold: np.ndarray) -> np.ndarray:
+    """A threshold of +inf sends every number left and missing values by the node's flag (the
+    split on missing values scikit-learn writes): checked as the largest finite number, which
+    routes the same way."""
+    threshold = np.asarray(threshold, dtype=float)
+    return np.where(threshold == np.inf, np.finfo(float).max, threshold)
+
+
+def _check_tree(tree: Any, n_features: int) -> None:
+    """``tree`` (a ``Tree`` or a ``TreePredictor``) walks rows of ``n_features`` columns within
+    its nodes; raises ValueError."""
+    if type(tree) is _class(TRUSTED_TYPES[0]):  # a Tree's nodes are read up to node_count
+        if not 1 <= tree.node_count <= tree.capacity:
+            raise ValueError(f"{tree.node_count} nodes declared, {tree.capacity} stored")
+        left, right = tree.children_left, tree.children_right
+        arrays = {
+            "left": left,
+            "right": right,
+            "feature": tree.feature,
+            "threshold": _finite_split(tree.threshold),
+            "value": tree.value.reshape(tree.node_count, -1),
+        }
+        trees.check_arrays(arrays, min(n_features, tree.n_features))
+        if _depth(left, right) > tree.max_depth:  # decision_path allocates max_depth + 1 a row
+            raise ValueError(f"deeper than its max_depth {tree.max_depth}")
+        return
+    _check_predictor(tree, n_features)
+
+
+def _check_predictor(predictor: Any, n_features: int) -> None:
+    from sklearn.ensemble._hist_gradient_boosting.common import PREDICTOR_RECORD_DTYPE
+
+    nodes = predictor.nodes
+    if (
+        not isinstance(nodes, np.ndarray)
+        or nodes.ndim != 1
+        or nodes.dtype != PREDICTOR_RECORD_DTYPE
+    ):
+        raise ValueError("its nodes are not a list of HistGradientBoosting node records")
+    leaf = nodes["is_leaf"] != 0
+    arrays = {
+        "left": np.where(leaf, -1, nodes["left"].astype(np.int64)),
+        "right": np.where(leaf, -1, nodes["right"].astype(np.int64)),
+        "feature": nodes["feature_idx"],
+        "threshold": _finite_split(nodes["num_threshold"]),
+        "value": nodes["value"],
+    }
+    trees.check_arrays(arrays, n_features)
+    if np.any(~leaf & (nodes["is_categorical"] != 0)):  # read through the preprocessor's maps
+        raise ValueError("a categorical split (fairengine encodes categories before fitting)")
+
+
+def _depth(left: np.ndarray, right: np.ndarray) -> int:
+    """Depth of the tree rooted at node 0 (whose structure passed the shared check)."""
+    depth, level = 0, np.zeros(1, np.int64)
+    while True:
+        inner = level[left[level] != -1]
+        if not inner.size:
+            return depth
+        level, depth = np.concatenate([left[inner], right[inner]]), depth + 1

@@ -63,7 +63,9 @@ class FairRegressor(RegressorMixin, BaseEstimator):
         ``GradientBoostingRegressor`` with :data:`GB_PARAMS`). Any regressor whose ``fit`` takes
         ``sample_weight`` (e.g. ``Ridge()``, ``HistGradientBoostingRegressor()``) is cloned and
         fitted by the LS oracle (SP) or the BGL oracle (square loss); the LR and CS oracles and
-        the absolute / logistic BGL oracles need a shortcut.
+        the absolute / logistic BGL oracles need a shortcut. A model file stores linear models
+        and tree regressors or their ensembles only (:data:`fairengine.models.skops_codec.REVIEWED`,
+        whose arrays a load checks); export refuses others with a message.
     max_iter : int
         T, the iteration cap.
     random_state : int, RandomState, Generator or None

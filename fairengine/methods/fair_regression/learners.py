@@ -9,7 +9,8 @@ The base learner is a shortcut string (:data:`BASE_ESTIMATORS`) or any scikit-le
 whose ``fit`` takes ``sample_weight``. Known fitted types become arrays (:func:`as_component`:
 linear models with ``coef_``/``intercept_``, ``GradientBoostingRegressor`` through the shared
 tree codec :mod:`fairengine.models.trees`); other regressors stay estimators
-(``kind="estimator"``), exported through skops (:mod:`fairengine.models.skops_codec`).
+(``kind="estimator"``), exported through skops (:mod:`fairengine.models.skops_codec`, which
+accepts the reviewed types whose stored arrays it checks before a loaded one predicts).
 """
 
 from __future__ import annotations
