@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fairengine import metrics
+from fairengine.methods.balanced_filtering.definitions import FEW_GROUP_ROWS
 from fairengine.methods.evidence import Baselines, Check, Evidence, qualify_status, rate_tolerance
 
 if TYPE_CHECKING:
@@ -112,11 +113,6 @@ def held_out_imbalance(result: Any, test: Task, baselines: Baselines | None) -> 
             )
         )
     return checks
-
-
-#: A group with fewer expected rows than this in a filtered sample is too thin to stand for the
-#: group (warn); one below :data:`fairengine.metrics.MISSING_GROUP_ROWS` has vanished (fail).
-FEW_GROUP_ROWS = 5.0
 
 
 def filtered_group_rows(result: Any) -> list[Check]:
