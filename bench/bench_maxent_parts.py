@@ -76,7 +76,7 @@ def _run_parts(train, test) -> tuple[float, dict[str, float]]:
             cache.clear()
         start = time.process_time()
         with threadpool_limits(limits=1, user_api="blas"):
-            get_method("maxent").run(train, test)
+            get_method("maxent").run(train, test, domain="all")
         return time.process_time() - start, spent
     finally:
         for owner, name, function in saved:
@@ -113,7 +113,7 @@ def _tree_inputs(train, test) -> list[tuple]:
     evaluation.fit_classifier = record
     try:
         maxent_method._BASELINES.clear()
-        get_method("maxent").run(train, test)
+        get_method("maxent").run(train, test, domain="all")
     finally:
         evaluation.fit_classifier = original
     return inputs
@@ -158,7 +158,7 @@ def maxent_hessian(quick: bool) -> list[dict]:
 
     rows = []
     for table, (train, test) in _tables().items():
-        domain, _, real, _ = _coded_splits(train, test, 4)
+        domain, _, real, _ = _coded_splits(train, test, 4, "all")
         generator = fit_generator(train, C=0.5, tau=1.0, prior="reweighted", theta="reweighted",
                                   real=real)  # fmt: skip
         oracle = generator._oracle(generator.theta_)

@@ -1,4 +1,7 @@
-"""Cached engine calls and charts of the balanced-filtering page (the page computes nothing)."""
+"""Cached engine calls and charts of the balanced-filtering page (the page computes nothing).
+
+Group names come from the data: they enter a figure through
+:func:`~fairengine.textsafe.plot_text` (Plotly reads a small HTML subset in labels)."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from fairengine.methods.balanced_filtering import CURVES, run_filter
 from fairengine.methods.balanced_filtering.method import DEMO_ALPHAS
 from fairengine.methods.base import RunResult
 from fairengine.sweeps.balanced_filtering import missing_points, tradeoff_points
+from fairengine.textsafe import plot_text
 
 #: alpha / eta grids of the page's curves (coarser than the paper's; the alphas are those of the
 #: shipped demo frontiers, so the default curves on Adult (race) are read, not computed)
@@ -149,7 +153,7 @@ def heatmap_figure(
     fig = go.Figure(
         go.Heatmap(
             z=values,
-            x=groups,
+            x=[plot_text(g) for g in groups],
             y=[f"leaf {j}" for j in range(len(A))],
             text=np.round(values, 3),
             texttemplate="%{text}",
@@ -169,7 +173,7 @@ def heatmap_figure(
 def proportions_figure(result: RunResult) -> go.Figure:
     """Group proportions before and after filtering, train and test, with the target marked."""
     art = result.artifacts
-    groups = art["group_names"]
+    groups = [plot_text(g) for g in art["group_names"]]
     fig = make_subplots(rows=1, cols=2, subplot_titles=("train", "test"), shared_yaxes=True)
     colors = {"before": "#9aa5b1", "after": "#2e7d32"}
     for col, split in enumerate(("train", "test"), start=1):

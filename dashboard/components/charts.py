@@ -1,7 +1,8 @@
 """Charts shared by the pages (plotly figures built from engine tables).
 
-Group names come from the data: Plotly reads a small HTML subset in labels (``<a href>``,
-``<b>``, entities), so they go in through :func:`~fairengine.textsafe.plot_text`.
+Group names come from the data and knob values from stored runs: Plotly reads a small HTML
+subset in labels, legend entries and hover texts (``<a href>``, ``<b>``, entities), so they go in
+through :func:`~fairengine.textsafe.plot_text` where they enter a figure, once.
 """
 
 from __future__ import annotations
@@ -114,6 +115,7 @@ def frontier_figure(
     fig = go.Figure()
     for i, (method, part) in enumerate(table.groupby("method", sort=False)):
         color = PALETTE[i % len(PALETTE)]
+        name = plot_text(titles.get(method, method))
         front = part[part["pareto"]].sort_values(x)
         fig.add_trace(
             go.Scatter(
@@ -130,9 +132,9 @@ def frontier_figure(
                 x=part[x],
                 y=part[y],
                 mode="markers",
-                name=titles.get(method, method),
-                customdata=part["point_id"],
-                text=part["knobs"],
+                name=name,
+                customdata=part["point_id"],  # the app's own ids: a click returns them as sent
+                text=[plot_text(k) for k in part["knobs"]],
                 marker={
                     "color": color,
                     "size": np.where(part["pareto_all"], 13, 9),
@@ -142,7 +144,7 @@ def frontier_figure(
                     },
                 },
                 hovertemplate=(
-                    f"<b>{titles.get(method, method)}</b><br>%{{text}}<br>{x_label}: %{{x:.4f}}"
+                    f"<b>{name}</b><br>%{{text}}<br>{x_label}: %{{x:.4f}}"
                     f"<br>{y_label}: %{{y:.4f}}<br>id %{{customdata}}<extra></extra>"
                 ),
             )

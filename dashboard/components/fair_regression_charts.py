@@ -1,4 +1,7 @@
-"""Charts of the fair regression page (seed 002): frontier, prediction CDFs, group losses."""
+"""Charts of the fair regression page (seed 002): frontier, prediction CDFs, group losses.
+
+Group and target names come from the data: they enter a figure through
+:func:`~fairengine.textsafe.plot_text` (Plotly reads a small HTML subset in labels)."""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dashboard.components.charts import PALETTE
+from fairengine.textsafe import plot_text
 
 BASELINES = {"unconstrained": "Unconstrained regression", "seo": "SEO (zero correlation)"}
 
@@ -53,8 +57,10 @@ def frontier_figure(
         marker={"color": PALETTE[1], "size": 15, "symbol": "star"},
     )  # fmt: skip
     return _layout(
-        fig, f"Loss vs disparity ({split})", "SP disparity: max_a sup_z |F_a(z) − F(z)|",
-        "loss (target scaled to [0, 1])"
+        fig,
+        f"Loss vs disparity ({split})",
+        "SP disparity: max_a sup_z |F_a(z) − F(z)|",
+        "loss (target scaled to [0, 1])",
     )
 
 
@@ -66,17 +72,17 @@ def cdf_figure(cdfs: pd.DataFrame, ks: dict, split: str, target: str) -> go.Figu
     for i, name in enumerate(names):
         rows = part[part["group"] == name]
         fig.add_scatter(
-            x=rows["threshold"], y=rows["cdf"], mode="lines", line_shape="hv", name=str(name),
+            x=rows["threshold"], y=rows["cdf"], mode="lines", line_shape="hv", name=plot_text(name),
             line={"color": "#444444" if name == "overall" else PALETTE[i % len(PALETTE)],
                   "dash": "dash" if name == "overall" else "solid"},
         )  # fmt: skip
     fig.add_scatter(
         x=[ks["threshold"], ks["threshold"]], y=[ks["group_cdf"], ks["overall_cdf"]],
-        mode="lines+markers", name=f"KS gap {ks['gap']:.3f} ({ks['group']})",
+        mode="lines+markers", name=f"KS gap {ks['gap']:.3f} ({plot_text(ks['group'])})",
         line={"color": "#d62728", "width": 4},
     )  # fmt: skip
     return _layout(
-        fig, f"Prediction CDFs per group ({split})", f"predicted {target}", "P(Q(x) ≤ t)"
+        fig, f"Prediction CDFs per group ({split})", f"predicted {plot_text(target)}", "P(Q(x) ≤ t)"
     )
 
 
@@ -86,7 +92,12 @@ def group_loss_figure(losses: pd.DataFrame, split: str, bound: float | None) -> 
     fig = go.Figure()
     for i, (model, rows) in enumerate(part.groupby("model", sort=False)):
         label = "fair regression Q" if model == "fair" else BASELINES.get(model, model)
-        fig.add_bar(x=rows["group"], y=rows["loss"], name=label, marker_color=PALETTE[i])
+        fig.add_bar(
+            x=[plot_text(g) for g in rows["group"]],
+            y=rows["loss"],
+            name=label,
+            marker_color=PALETTE[i],
+        )
     if bound is not None:
         fig.add_hline(y=bound, line_dash="dash", annotation_text="bound ζ")
     return _layout(fig, f"Loss per group ({split})", "group", "loss")

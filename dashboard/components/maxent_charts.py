@@ -1,5 +1,8 @@
 """Charts of the max-entropy debiasing page (Celis et al., ICML 2020): rates, frontier over C,
-groups, θ."""
+groups, θ.
+
+Group names and coordinate names (``column=value``) come from the data: they enter a figure
+through :func:`~fairengine.textsafe.plot_text` (Plotly reads a small HTML subset in labels)."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dashboard.components.charts import PALETTE, legend_above
+from fairengine.textsafe import plot_text
 
 SOURCES = {
     "raw": "Raw data",
@@ -28,13 +32,16 @@ def _layout(fig: go.Figure, title: str, y_title: str, x_title: str = "") -> go.F
 
 
 def rates_figure(rates: pd.DataFrame, tau: float) -> go.Figure:
-    """Representation and statistical rate of each dataset (bars), with the τ target as a line."""
+    """Representation and statistical rate of each dataset (bars; whiskers: standard deviation
+    over the sample sets), with the τ target as a line."""
     names = [SOURCES.get(s, s) for s in rates.index]
     fig = go.Figure()
     for i, (column, label) in enumerate(
         (("data_rr", "Representation rate"), ("data_sr", "Statistical rate"))
     ):
-        fig.add_bar(x=names, y=rates[column], name=label, marker_color=PALETTE[i])
+        sd = rates.get(f"{column}_sd")
+        error = None if sd is None else {"type": "data", "array": sd.fillna(0).tolist()}
+        fig.add_bar(x=names, y=rates[column], name=label, marker_color=PALETTE[i], error_y=error)
     fig.add_hline(y=tau, line_dash="dash", annotation_text=f"τ = {tau:g}")
     fig.update_yaxes(range=[0, 1.05])
     return _layout(
@@ -66,7 +73,7 @@ def group_outcomes_figure(groups: pd.DataFrame) -> go.Figure:
     fig = go.Figure()
     for i, (source, part) in enumerate(groups.groupby("source", sort=False)):
         fig.add_bar(
-            x=part["group"],
+            x=[plot_text(g) for g in part["group"]],
             y=part["outcome_rate"],
             name=f"{source} data",
             marker_color=PALETTE[i],
@@ -82,22 +89,27 @@ COLORS = {"raw": PALETTE[7], "achieved": PALETTE[1], "theta": "#1f2633"}
 
 def marginals_figure(marginals: pd.DataFrame) -> go.Figure:
     """Target marginals θ, the marginals achieved by p*, and the raw data's, per coordinate."""
-    names = [n if len(n) <= 28 else n[:27] + "…" for n in marginals["coordinate"]]
+    # cut before escaping: an entity cut in half would show as its characters
+    names = [plot_text(n if len(n) <= 28 else n[:27] + "…") for n in marginals["coordinate"]]
     fig = go.Figure()
     for column, label, symbol, size in (
-        (("raw", "raw data", "circle-open", 9),
-         ("achieved", "achieved by p* (E_p*[α])", "circle", 13),
-         ("theta", "target θ", "x-thin-open", 11))
+        ("raw", "raw data", "circle-open", 9),
+        ("achieved", "achieved by p* (E_p*[α])", "circle", 13),
+        ("theta", "target θ", "x-thin-open", 11),
     ):  # fmt: skip  (θ last: drawn on top of the achieved marker it usually coincides with)
         fig.add_scatter(
             x=names,
             y=marginals[column],
-            customdata=marginals["coordinate"],
+            customdata=[plot_text(n) for n in marginals["coordinate"]],
             hovertemplate="%{customdata}: %{y:.4f}<extra></extra>",
             mode="markers",
             name=label,
-            marker={"symbol": symbol, "size": size, "color": COLORS[column],
-                    "line": {"width": 2, "color": COLORS[column]}},  # fmt: skip
+            marker={
+                "symbol": symbol,
+                "size": size,
+                "color": COLORS[column],
+                "line": {"width": 2, "color": COLORS[column]},
+            },  # fmt: skip
             opacity=0.55 if column == "achieved" else 1.0,
         )
     fig.update_xaxes(tickangle=45)

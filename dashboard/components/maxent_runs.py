@@ -29,6 +29,12 @@ def samples_csv(_result: RunResult, key: str) -> bytes:
     return _result.artifacts["samples"].to_csv(index=False).encode()
 
 
+def rate_warnings(result: RunResult) -> list:
+    """The run's warnings on the generated data's rates (its ``data_rates_vs_tau`` check: one
+    rule, in :mod:`fairengine.methods.maxent.checks`)."""
+    return [c for c in result.checks if c.name == "data_rates_vs_tau" and c.level != "ok"]
+
+
 def frontier_over_c(train: Task, test: Task, knobs: dict, store, progress=None) -> pd.DataFrame:
     """Test-split points of a sweep over C with the other knobs fixed (cached in ``store``)."""
     grid = {**{k: [v] for k, v in knobs.items() if k != "C"}, "C": list(C_GRID)}

@@ -1,4 +1,7 @@
-"""Plotly figures of the multiaccurate proxies page (spec §5 plots 1–4)."""
+"""Plotly figures of the multiaccurate proxies page (spec §5 plots 1–4).
+
+Group names and task names (the target, ``column>cut``) come from the data: they enter a figure
+through :func:`~fairengine.textsafe.plot_text` (Plotly reads a small HTML subset in labels)."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import plotly.graph_objects as go
 
 from dashboard.components.charts import legend_above
 from fairengine.methods.multiaccurate_proxy import PROXIES
+from fairengine.textsafe import plot_text
 
 #: One colour per proxy, the same on every chart.
 COLOURS = dict(zip(PROXIES, px.colors.qualitative.Plotly, strict=False))
@@ -35,8 +39,8 @@ def audit_heatmap(audit: pd.DataFrame, split: str, alpha: float) -> go.Figure:
     table = audit[audit["split"] == split].pivot(index="group", columns="task", values="violation")
     fig = px.imshow(
         table.to_numpy(),
-        x=[str(c) for c in table.columns],
-        y=[str(i) for i in table.index],
+        x=[plot_text(c) for c in table.columns],
+        y=[plot_text(i) for i in table.index],
         color_continuous_scale="Reds",
         zmin=0.0,
         zmax=max(float(np.nanmax(table.to_numpy())) if table.size else 0.0, 2 * alpha),
@@ -60,15 +64,11 @@ def quality_figure(points: pd.DataFrame | None, result_metrics: dict, proxy: str
     violation, on test rows. ``points``: sweep points (any ε); else the current run only."""
     if points is not None and len(points):
         test = points[points["split"] == "test"]
-        rows = test.groupby("proxy", sort=False)[
-            list(QUALITY)
-        ].mean()
+        rows = test.groupby("proxy", sort=False)[list(QUALITY)].mean()
         rows = rows.reindex([p for p in PROXIES if p in rows.index])
     else:
         rows = pd.DataFrame(
-            [
-                {name: result_metrics[name] for name in QUALITY}
-            ],
+            [{name: result_metrics[name] for name in QUALITY}],
             index=[proxy],
         )
     long = rows.reset_index(names="proxy").melt(id_vars="proxy", var_name="measure")
@@ -123,7 +123,8 @@ def frontier_figure(points: pd.DataFrame | None, result_metrics: dict, proxy: st
         )  # fmt: skip
     fig.update_layout(height=600)
     return legend_above(  # up to seven entries, one per row in a half-width column
-        fig, "Downstream frontiers (test)<br><sup>error vs violation on the TRUE groups</sup>",
+        fig,
+        "Downstream frontiers (test)<br><sup>error vs violation on the TRUE groups</sup>",
         top=230,
     )
 
@@ -142,7 +143,11 @@ def trace_figure(
                 "dash": ("dash", "dot", "dashdot")[(k - 1) % 3]}  # fmt: skip
         fig.add_trace(
             go.Scatter(
-                y=row, x=np.arange(1, len(row) + 1), mode="lines", name=group_names[k], line=line
+                y=row,
+                x=np.arange(1, len(row) + 1),
+                mode="lines",
+                name=plot_text(group_names[k]),
+                line=line,
             )
         )
     for value in sorted(set(eps)):
@@ -169,12 +174,14 @@ def gaps_figure(gaps: pd.DataFrame) -> go.Figure:
     long = gaps[gaps["split"] == "test"].melt(
         id_vars=["split", "group"], value_vars=["true_gap", "proxy_gap"]
     )
+    long["group"] = long["group"].map(plot_text)
     long["variable"] = long["variable"].map(
         {"true_gap": "true groups", "proxy_gap": "through the proxy ẑ"}
     )
     fig = px.bar(long, x="group", y="value", color="variable", barmode="group")
     fig.update_layout(yaxis_title="γ_k − γ (test)", xaxis_title="group")
     return legend_above(
-        fig, "Downstream gap per group<br><sup>γ_k − γ on test: true groups vs through ẑ</sup>",
+        fig,
+        "Downstream gap per group<br><sup>γ_k − γ on test: true groups vs through ẑ</sup>",
         top=120,
     )

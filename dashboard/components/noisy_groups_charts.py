@@ -1,5 +1,8 @@
 """Charts of the noisy groups page (seed 003): per-group rates, Theorem 1's bound, and the
-noise sweep in the style of the paper's Figures 1–3 (and 4/7 against them)."""
+noise sweep in the style of the paper's Figures 1–3 (and 4/7 against them).
+
+Group names come from the data: they enter a figure through
+:func:`~fairengine.textsafe.plot_text` (Plotly reads a small HTML subset in labels)."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dashboard.components.charts import PALETTE
+from fairengine.textsafe import plot_text
 
 LABELS = {"naive": "Naive", "dro": "DRO", "soft": "Soft assignments", "unconstrained":
           "Unconstrained"}  # fmt: skip
@@ -48,8 +52,12 @@ def rates_figure(rates: pd.DataFrame, constraint: str = "tpr", split: str = "tes
     for rate in RATES[constraint]:
         for label, rows in part.groupby("groups", sort=False):
             suffix = f" {rate.upper()}" if len(RATES[constraint]) > 1 else ""
-            fig.add_bar(x=rows["group"], y=rows[rate], name=f"{label} groups{suffix}",
-                        marker_color=PALETTE[i % len(PALETTE)])  # fmt: skip
+            fig.add_bar(
+                x=[plot_text(g) for g in rows["group"]],
+                y=rows[rate],
+                name=f"{label} groups{suffix}",
+                marker_color=PALETTE[i % len(PALETTE)],
+            )
             i += 1
     fig.update_layout(barmode="group")
     y_title = " / ".join(r.upper() for r in RATES[constraint])

@@ -33,10 +33,12 @@ group and outcome rates are fair, and train on samples from it?
 
 - **Knobs.** *C* mixes the uniform distribution into the prior (1 = ignore the data); *τ* is the
   representation rate the reweighting aims at (1 = equal groups); *θ* chooses the target
-  marginals.
-- **Numbers.** *Statistical rate* is min/max of P(ŷ = 1 | group) of the classifier trained on
-  the generated data (1 = parity); *KL(p* ‖ q)* is how far the fitted distribution moved from
-  the prior.
+  marginals; *Domain* 'paper' uses the paper's columns for Adult and COMPAS, 'all' every column.
+- **Numbers.** As in the paper's Table 2, the classifier is trained on generated data with the
+  protected attribute as an input and scored on the test rows, averaged over the sample sets
+  (± standard deviation). *Statistical rate (soft)* is min/max of the mean predicted P(y = 1) per
+  group, the paper's measure; *(hard)* the same from 0/1 predictions (1 = parity). *KL to the
+  data* is 0 for the data itself and grows as the generated rows leave the data's support.
 - **Rates chart.** Representation rate and statistical rate of the raw data, the prior, the
   Kamiran–Calders reweighting and the max-entropy distribution; the dashed line is τ.
 - **Group outcomes.** P(y = 1 | group) in the real and the generated data.

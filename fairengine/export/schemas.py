@@ -575,9 +575,18 @@ def _maxent_rows(state: Any, arrays: Mapping[str, np.ndarray], dims: Dims) -> No
                        f"{MAX_MAXENT_ROW_CELLS:,}")  # fmt: skip
 
 
+_MAXENT_TREE = with_prefix(
+    tree_nodes("d_model", prob=arr("fiu", "n_nodes", rules=(PROBABILITY,))), "clf_"
+)
 _MAXENT_CLASSIFIERS = {
-    "tree": with_prefix(
-        tree_nodes("d_model", prob=arr("fiu", "n_nodes", rules=(PROBABILITY,))), "clf_"
+    "tree": _MAXENT_TREE,
+    "small_tree": _MAXENT_TREE,
+    "logistic": Group(
+        "clf_",
+        {
+            "coef": arr("fiu", "d_model", rules=(FINITE,)),
+            "intercept": arr("fiu", 1, rules=(FINITE,)),
+        },
     ),
     "gnb": Group(
         "clf_",
@@ -683,7 +692,7 @@ SCHEMAS: dict[str, Schema] = {
             prior=STR,
             n_bins=_nonneg_int,
             n_iter=_nonneg_int,
-            classifier=one_of("tree", "gnb"),
+            classifier=one_of(*sorted(_MAXENT_CLASSIFIERS.keys() - {"constant"})),
             classifier_arrays=list_of(STR),
         ),
         {

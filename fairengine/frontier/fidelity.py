@@ -93,7 +93,9 @@ def promise_held(result: Any) -> bool:
         gap = m["imbalance"] - train["imbalance"]
         return m["imbalance"] <= k["beta_stop"] and gap <= GAP_ALLOWANCE
     if result.method == "maxent":
-        return min(m["representation_rate"], m["data_statistical_rate"]) >= k["tau"] - 0.05
+        from fairengine.methods.maxent.checks import rates_reach_targets
+
+        return rates_reach_targets(m, k)
     if result.method == "fair_regression":
         name = "sp_ks" if k["constraint"] == "statistical_parity" else "scaled_max_group_loss"
         return m[name] <= k["eps"]

@@ -36,7 +36,10 @@ def test_page_shows_charts_metrics_and_downloads() -> None:
     # runs anywhere on the server (a 404 on a busy server)
     assert not any(b.proto.HasField("deferred_file_id") for b in at.get("download_button"))
     labels = [m.label for m in at.metric]
-    assert "KL(p* ‖ q)" in labels and "Uniform share π" in labels
+    assert "Classifier statistical rate (soft)" in labels and "KL to the data" in labels
+    assert "Classifier statistical rate (hard)" in labels
+    assert at.selectbox(key="w.maxent.domain").value == "paper"
+    assert at.slider(key="w.maxent.n_sample_sets").value == 5
     assert at.slider(key="w.maxent.C").value == 0.5
 
 
@@ -55,6 +58,15 @@ def test_sweep_over_c_draws_the_frontier() -> None:
     at.button(key="runner.sweep.maxent").click().run()
     assert not at.exception and not at.error
     assert len(at.get("plotly_chart")) == 4
+
+
+def test_wide_balanced_fit_shows_the_far_short_warning() -> None:
+    at = open_page("adult")
+    at.selectbox(key="w.maxent.domain").set_value("all").run()
+    at.selectbox(key="w.maxent.theta").set_value("balanced").run()
+    assert not at.exception and not at.error
+    warnings = " ".join(w.value for w in at.warning)
+    assert "correlate with the protected attribute" in warnings and "smaller domain" in warnings
 
 
 def test_unsupported_task_gets_a_readable_message() -> None:

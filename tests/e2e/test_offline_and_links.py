@@ -94,9 +94,10 @@ def _shown_text(page: Page) -> str:
 
 def _foreign_links(page: Page, base: str) -> list[str]:
     """Every <a href> and <img src> (HTML or SVG) that does not point at the app itself."""
-    found = page.evaluate(
+    found = page.evaluate(  # 'a' also matches SVG <a> (Plotly's links), 'image' SVG images
         """() => [...document.querySelectorAll('a, img, image')].map(e => e.getAttribute('href')
-            || e.getAttribute('src') || e.getAttribute('xlink:href') || '')"""
+            || e.getAttribute('src') || e.getAttribute('xlink:href')
+            || e.getAttributeNS('http://www.w3.org/1999/xlink', 'href') || '')"""
     )
     relative = [u for u in found if u and not urlparse(u).scheme and not urlparse(u).netloc]
     return [u for u in found if u and u not in relative and not _local(u, base)]
@@ -116,12 +117,33 @@ def _check_page(page: Page, base: str, expected: list[str], where: str) -> int:
     return len(expected)
 
 
+def _plot_text(page: Page, groups: list[str], where: str) -> bool:
+    """Once every Plotly chart on the page has drawn: no chart holds a link, no group's tag is
+    rendered and no label shows an entity (escaped twice); True when every group name shows as
+    its characters."""
+    charts = page.locator('[data-testid="stPlotlyChart"]')
+    for i in range(charts.count()):
+        charts.nth(i).locator("svg.main-svg").first.wait_for(state="attached", timeout=60_000)
+    svg = '[data-testid="stPlotlyChart"] svg'
+    assert page.locator(f"{svg} a").count() == 0, where
+    # Streamlit's theme sets titles in bold; the groups' <b>g1</b> and <b>b</b> must stay text
+    bold = page.locator(f'{svg} tspan[style*="bold"]').all_text_contents()
+    assert not {t.strip() for t in bold} & {"g1", "b"}, (where, bold)
+    texts = page.locator(f"{svg} text").all_text_contents()
+    shown = " ".join(" ".join(texts).split())
+    assert not re.search(r"&(amp|lt|gt|#\d+);", shown), (where, shown)
+    return all(" ".join(g.split()) in shown for g in groups)
+
+
 def _hostile_upload(tmp_path: Path) -> tuple[Path, list[str]]:
     import pandas as pd
 
     from tests.hostile_text import KITCHEN_SINK
 
-    groups = ["<b>g1</b> [a](https://example.com/g) _x_", ":red[g2] $x$ www.example.com"]
+    groups = [
+        '<b>g1</b> [a](https://example.com/g) _x_ <a href="https://example.com/h">h</a>',
+        ":red[g2] $x$ www.example.com <b>b</b> & co",
+    ]
     rows = 160
     frame = pd.DataFrame(
         {
@@ -170,6 +192,7 @@ def test_hostile_links_and_upload_stay_text(page: Page, app_server: str, tmp_pat
     wait_for_app(page)
     expect(page.locator('[data-testid="stSidebar"]')).to_contain_text("Current task")
     checks += _check_page(page, app_server, [*names, upload.stem], "data page")
+    plotted = {"Data"} if _plot_text(page, names[1:], "data page") else set()
 
     nav = page.locator('[data-testid="stSidebarNav"] a')
     titles = [t.strip().splitlines()[-1] for t in nav.all_inner_texts()]  # after the icon name
@@ -178,20 +201,26 @@ def test_hostile_links_and_upload_stay_text(page: Page, app_server: str, tmp_pat
         nav.nth(i).click()
         wait_for_app(page, timeout=120_000)
         adder = page.get_by_role("button", name="Add to comparison")
-        if not added and title not in ("Data", "Compare & export", "About"):
-            try:  # the page's fit runs in the worker pool; its result brings the button
-                adder.wait_for(timeout=90_000)
-            except Exception:  # noqa: BLE001 - a method that refuses this task says so instead
-                pass
-            else:
+        if title not in ("Data", "Compare & export", "About"):
+            # The page's fit runs in the worker pool: its result brings the button and the
+            # charts; a method that refuses this task says why in an error instead.
+            refused = page.locator('[data-testid="stAlertContentError"]')
+            adder.or_(refused).first.wait_for(timeout=90_000)
+            wait_for_app(page)
+            if not added and adder.count():
                 adder.click()
                 wait_for_app(page)
                 added = True
         checks += _check_page(page, app_server, [KITCHEN_SINK], title)
+        if _plot_text(page, names[1:], title):
+            plotted.add(title)
     assert added, "no method page offered 'Add to comparison' for the hostile upload"
+    # the pages whose charts label every group: each name shows as its characters
+    assert {"Data", "Balanced filtering"} <= plotted, plotted
 
     nav.nth(titles.index("Compare & export")).click()
     wait_for_app(page, timeout=120_000)
+    assert _plot_text(page, names[1:], "Compare & export")  # the chosen point's group chart
     with page.expect_download() as info:
         page.get_by_role("button", name="Download model card").click()
     card = Path(info.value.path()).read_text(encoding="utf-8")
@@ -207,5 +236,8 @@ def test_hostile_links_and_upload_stay_text(page: Page, app_server: str, tmp_pat
     checks += 1 + len(names)
 
     outside = sorted({url for url in requests if not _local(url, app_server)})
-    print(f"{len(requests)} requests seen, {checks} hostile-text checks, outside: {outside}")
+    print(
+        f"{len(requests)} requests seen, {checks} hostile-text checks, outside: {outside}, "
+        f"charts showing every group literally: {sorted(plotted)}"
+    )
     assert len(requests) > 10 and outside == []

@@ -51,7 +51,7 @@ def coded(wide):
 @pytest.fixture(scope="module")
 def result(wide):
     train, test = wide
-    return get_method("maxent").run(train, test, n_samples=1000)
+    return get_method("maxent").run(train, test, n_samples=1000, domain="all")
 
 
 def _dense_encode(domain, codes):

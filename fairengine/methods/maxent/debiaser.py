@@ -148,7 +148,7 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
 
     _parameter_constraints: dict = knob_constraints(  # noqa: RUF012
         KNOBS,
-        skip=("theta", "protected_share", "n_samples", "classifier"),
+        skip=("theta", "protected_share", "n_samples", "classifier", "domain", "n_sample_sets"),
         domains={"tau": (0.0, 1.0, "right"), "n_bins": (2, None, "left")},
         extra={
             "target_marginals": [
@@ -330,9 +330,7 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
             log_w = np.log1p(-self.C) + np.log(w) if self.C < 1 else np.full(len(w), -np.inf)
         return np.logaddexp(log_u, log_w)
 
-    def sample_codes(
-        self, n: int, random_state: Any = 0, *, prior: bool = False
-    ) -> np.ndarray:
+    def sample_codes(self, n: int, random_state: Any = 0, *, prior: bool = False) -> np.ndarray:
         """n exact draws from p* (or the prior q_C) as level codes: the mixture sampler (§3.4b)."""
         check_is_fitted(self, "lambda_")
         state = self._dual_state(prior)

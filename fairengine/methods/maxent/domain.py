@@ -20,6 +20,7 @@ import pandas as pd
 from fairengine.data import DataError, Task
 from fairengine.data.encoding import identifier_like
 from fairengine.methods.maxent.keys import first_rows
+from fairengine.methods.maxent.knobs import FEATURE_SETS
 
 #: Levels kept per categorical column (the most frequent; the rest share ``OTHER``).
 MAX_LEVELS = 8
@@ -317,11 +318,56 @@ def identifier_columns(task: Task) -> list[str]:
     return [name for name in task.features if identifier_like(task.frame[name])]
 
 
+def _binned(name: str, edges: tuple[float, ...], levels: tuple[str, ...]) -> Feature:
+    return Feature(name, "feature", levels, edges)
+
+
+#: The paper's domains (seed 001 §5, spec §4.1), per bundled dataset: (its label, its features).
+#: Adult: race (White or not), sex, age by decade (7 levels), years of education (9 levels);
+#: |Omega| = 504. COMPAS small: sex, race (Caucasian or not), age category, priors (0, 1-3, >3),
+#: charge degree; |Omega| = 144 (the paper also keeps only Black and White defendants; here every
+#: row stays, so "not Caucasian" holds the other groups too). Categorical columns without a rule
+#: keep their own levels (sex, age category, charge degree).
+PAPER_DOMAINS: dict[str, tuple[str, dict[str, Feature | None]]] = {
+    "adult": ("income", {
+        "race": Feature("race", "feature", ("White", OTHER)),
+        "sex": None,
+        "age": _binned("age", (20, 30, 40, 50, 60, 70),
+                       ("<20", "20-29", "30-39", "40-49", "50-59", "60-69", "70+")),
+        "education_num": _binned("education_num", tuple(range(6, 14)),
+                                 ("<6", *(str(v) for v in range(6, 13)), ">12")),
+    }),
+    "compas": ("two_year_recid", {
+        "sex": None,
+        "race": Feature("race", "feature", ("Caucasian", OTHER)),
+        "age_cat": None,
+        "priors_count": _binned("priors_count", (1, 4), ("0", "1-3", ">3")),
+        "c_charge_degree": None,
+    }),
+}  # fmt: skip
+
+
+def paper_columns(task: Task) -> list[str] | None:
+    """The task's feature columns in the paper's domain of its dataset, or None when the task is
+    not one of the paper's datasets (another dataset or label, or none of the columns)."""
+    entry = PAPER_DOMAINS.get(task.name)
+    if entry is None or task.target != entry[0]:
+        return None
+    columns = [c for c in entry[1] if c in task.features]
+    return columns or None
+
+
+def _paper_features(task: Task, columns: list[str], max_levels: int) -> list[Feature]:
+    rules = PAPER_DOMAINS[task.name][1]
+    return [rules[c] or _categorical_feature(c, task.frame[c], max_levels) for c in columns]
+
+
 def domain_from_task(
     task: Task,
     n_bins: int = 4,
     max_levels: int = MAX_LEVELS,
     dropped: list[str] | None = None,
+    feature_set: str = "all",
 ) -> Domain:
     """Discretise a task into the paper's domain (spec §2.1, §3.5 step 1).
 
@@ -341,11 +387,17 @@ def domain_from_task(
         Levels kept per categorical column (the rest share an ``other`` level).
     dropped : list of str, optional
         ``identifier_columns(task)`` when the caller has it already (it reads every text value).
+    feature_set : {"paper", "all"}
+        ``"paper"``: the paper's columns and levels (:data:`PAPER_DOMAINS`) when the task is one
+        of its datasets (:func:`paper_columns`), every column otherwise; ``"all"``: every column.
     """
     check_task(task)
-    features = []
+    if feature_set not in FEATURE_SETS:
+        raise ValueError(f"feature_set must be one of {FEATURE_SETS}, got {feature_set!r}.")
+    columns = paper_columns(task) if feature_set == "paper" else None
+    features = [] if columns is None else _paper_features(task, columns, max_levels)
     dropped = set(identifier_columns(task) if dropped is None else dropped)
-    for name in (c for c in task.features if c not in dropped):
+    for name in (c for c in task.features if c not in dropped and columns is None):
         column = task.frame[name]
         numeric = pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
         if numeric:

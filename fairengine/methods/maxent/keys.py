@@ -82,9 +82,7 @@ def _row_ids(words: np.ndarray) -> np.ndarray:
     return ids
 
 
-def unique_rows(
-    codes: np.ndarray, sizes: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def unique_rows(codes: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(distinct rows, inverse, counts) exactly as ``np.unique(codes, axis=0, return_inverse=True,
     return_counts=True)``: rows in lexicographic order, in the dtype of ``codes``."""
     codes = np.asarray(codes)
@@ -167,6 +165,11 @@ class RowCounts:
         self.total = int(counts.sum())
         self._index = RowIndex(rows, self.sizes)
         self._counts = counts
+
+    @property
+    def n_distinct(self) -> int:
+        """Number of distinct rows (the table's support)."""
+        return len(self._counts)
 
     def lookup(self, codes: np.ndarray) -> np.ndarray:
         found = self._index.find(codes)

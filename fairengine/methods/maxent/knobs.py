@@ -4,8 +4,13 @@
 from __future__ import annotations
 
 from fairengine.methods.base import Knob
-from fairengine.methods.maxent.classifier import CLASSIFIERS
+from fairengine.methods.maxent.classifier import CLASSIFIER_WORDS, CLASSIFIERS
 from fairengine.methods.maxent.reweighting import PRIORS, TARGETS
+
+#: Choices of the ``domain`` knob: the paper's feature set where the dataset is one of the
+#: paper's (otherwise every column), or every column of the table
+#: (:func:`~fairengine.methods.maxent.domain.domain_from_task`).
+FEATURE_SETS = ("paper", "all")
 
 KNOBS: tuple[Knob, ...] = (
     Knob("C", 0.5, 0.0, 1.0, 0.05, label="Uniform weight in the prior C",
@@ -29,7 +34,16 @@ KNOBS: tuple[Knob, ...] = (
     Knob("n_samples", 5000, 500, 50000, 500, integer=True, label="Generated samples",
          help="Synthetic rows drawn from p* "
          "(the paper uses 10,000)."),
-    Knob("classifier", "tree", choices=CLASSIFIERS, label="Downstream classifier",
-         help="Downstream classifier trained on the "
-         "generated data: decision tree or Gaussian naive Bayes (§5)."),
+    Knob("classifier", "small_tree", choices=CLASSIFIERS, label="Downstream classifier",
+         help=f"Classifier trained on the generated data: a {CLASSIFIER_WORDS['small_tree']}, "
+         "logistic regression, the paper's unbounded tree ('tree', §5; it can do worse than "
+         "always predicting the majority label) or Gaussian naive Bayes."),
+    Knob("domain", "paper", choices=FEATURE_SETS, label="Domain",
+         help="Columns the distribution is learned over: 'paper' uses the paper's columns and "
+         "levels for Adult and COMPAS (|Ω| = 504 and 144) and every column for other data; "
+         "'all' uses every column. Many columns that correlate with the protected attribute "
+         "pull p* away from the fair prior."),
+    Knob("n_sample_sets", 5, 1, 20, 1, integer=True, label="Sample sets",
+         help="Independent sets of generated rows; the comparison table reports the mean and "
+         "standard deviation over them (the paper repeats the sampling)."),
 )  # fmt: skip

@@ -4,15 +4,23 @@ Metrics of a run (names declared in :data:`fairengine.metrics.REGISTRY`; seed 00
 
 - both splits: ``representation_rate`` and ``data_statistical_rate`` of the *generated* data (the
   paper's Data RR / Data SR), and ``kl_to_empirical`` of the generated data to the split's real
-  rows.
-- the downstream classifier (the exported model) is scored by the shared evaluation
+  rows; means over the run's ``n_sample_sets`` sets of generated rows.
+- the downstream classifier (the exported model, trained on the first set without Z so that it
+  takes a task's feature columns) is scored by the shared evaluation
   (:mod:`fairengine.methods.evaluation`) on the real train and held-out rows: ``accuracy``,
-  ``error``, ``dp_diff``, ``eo_diff``, ``tpr_diff`` and ``statistical_rate`` (the classifier's
-  hard-prediction statistical rate, Clf SR of spec §7.6).
+  ``error``, ``dp_diff``, ``eo_diff``, ``tpr_diff`` and ``statistical_rate`` (hard predictions).
+
+The ``rates`` artifact is the paper's comparison (Table 2): raw data, prior, Kamiran-Calders
+reweighing and p*, each with its classifier trained on every non-label column *including* Z (the
+paper's protocol), the classifier statistical rate from mean predicted probabilities
+(``clf_sr_soft``, the paper code's definition) beside the hard one (``clf_sr``), as means and
+standard deviations (``*_sd``) over ``n_sample_sets`` sets drawn with per-run seeds
+(:func:`sample_seeds`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
@@ -32,8 +40,6 @@ if TYPE_CHECKING:  # for annotations: the algorithm loads on a run (issue 18)
     from fairengine.methods.maxent.domain import Domain
     from fairengine.methods.maxent.evaluation import RealData
 
-#: Seed of every draw of a run (samples, resampling), so a run is reproducible.
-SEED = 0
 #: λ* of recent fits per (task, domain, θ choice): warm starts for sweeps over C and τ.
 _WARM: OrderedDict[tuple, np.ndarray] = OrderedDict()
 _WARM_SIZE = 64
@@ -41,7 +47,7 @@ _WARM_SIZE = 64
 _BASELINES: OrderedDict[tuple, tuple[dict[str, float], dict[str, float]]] = OrderedDict()
 _BASELINES_SIZE = 16
 #: The coded splits (domain, identifier columns, real train and test rows) per (train, test,
-#: n_bins): C/τ-independent too, so a sweep discretises and codes its task once (issue 18). A
+#: n_bins, feature set): C/τ-independent too, so a sweep discretises and codes its task once. A
 #: couple of entries only: they hold the splits' compact codes and uint8 inputs.
 _SPLITS: OrderedDict[tuple, tuple[Domain, list[str], RealData, RealData]] = OrderedDict()
 _SPLITS_SIZE = 2
@@ -54,16 +60,20 @@ def _target(theta: str, protected_share: float) -> Any:
 def fit_generator(
     train: Task, *, C: float, tau: float, prior: str, theta: str,  # noqa: N803
     protected_share: float = 0.5, n_bins: int = 4, real: RealData | None = None,
+    feature_set: str = "paper",
 ) -> MaxEntDebiaser:  # fmt: skip
     """Fit p* on a task, warm-started from the last fit on the same task and θ choice.
 
-    ``real``: the task's rows already coded on ``domain_from_task(train, n_bins)`` (a run codes
-    its training rows once, for the fit and for the evaluation)."""
+    ``real``: the task's rows already coded on ``domain_from_task(train, n_bins, feature_set=)``
+    (a run codes its training rows once, for the fit and for the evaluation)."""
     from fairengine.methods.maxent.debiaser import MaxEntDebiaser
     from fairengine.methods.maxent.domain import domain_from_task, readable_rows
 
-    domain = domain_from_task(train, n_bins) if real is None else real.domain
-    key = (train.fingerprint, n_bins, prior, theta, protected_share)
+    if real is None:
+        domain = domain_from_task(train, n_bins, feature_set=feature_set)
+    else:
+        domain = real.domain
+    key = (train.fingerprint, domain, prior, theta, protected_share)
     generator = MaxEntDebiaser(
         C=C, tau=tau, prior=prior, target_marginals=_target(theta, protected_share),
         n_bins=n_bins, warm_start=_WARM.get(key),
@@ -76,48 +86,53 @@ def fit_generator(
     return generator
 
 
+def sample_seeds(train: Task, n_sets: int) -> list[int]:
+    """The seeds of a run's sample sets: from the training rows' fingerprint, so a run is
+    reproducible (and cacheable) while another split draws other samples; the same for every
+    C and τ, so a sweep's points differ by the knob and not by the draw."""
+    entropy = int(hashlib.sha256(train.fingerprint.encode()).hexdigest()[:16], 16)
+    return [int(s) for s in np.random.SeedSequence(entropy).generate_state(n_sets)]
+
+
 def _run(
     train: Task, test: Task, *, C: float, tau: float, prior: str, theta: str,  # noqa: N803
-    protected_share: float, n_bins: int, n_samples: int, classifier: str,
+    protected_share: float, n_bins: int, n_samples: int, classifier: str, domain: str,
+    n_sample_sets: int,
 ) -> RunResult:  # fmt: skip
     import pandas as pd
 
-    from fairengine.methods.maxent.debiaser import group_rates
-    from fairengine.methods.maxent.evaluation import evaluate_dataset
+    from fairengine.methods.maxent.domain import paper_columns
+    from fairengine.methods.maxent.evaluation import evaluate_sets, train_classifier
     from fairengine.methods.maxent.model import MaxEntModel
 
+    knobs = {
+        "C": C, "tau": tau, "prior": prior, "theta": theta, "protected_share": protected_share,
+        "n_bins": n_bins, "n_samples": n_samples, "classifier": classifier, "domain": domain,
+        "n_sample_sets": n_sample_sets,
+    }  # fmt: skip
     start = time.perf_counter()
-    domain, dropped, real_train, real_test = _coded_splits(train, test, n_bins)
+    space, dropped, real_train, real_test = _coded_splits(train, test, n_bins, domain)
+    used = "paper" if domain == "paper" and paper_columns(train) else "all"
     generator = fit_generator(
         train, C=C, tau=tau, prior=prior, theta=theta, protected_share=protected_share,
         n_bins=n_bins, real=real_train,
     )  # fmt: skip
-    samples = generator.sample_codes(n_samples, SEED)
-    maxent, params = evaluate_dataset(samples, domain, classifier, real_train, real_test)
+    seeds = sample_seeds(train, n_sample_sets)
+    samples = generator.sample_codes(n_samples, seeds[0])
+    params = train_classifier(samples, space, classifier, real_train.only)
     elapsed = time.perf_counter() - start
     model = MaxEntModel(list(train.features), generator, classifier, params, dropped)
 
-    raw, reweighed = _baselines(train, test, domain, classifier, n_samples, real_train, real_test)
-    rows = {
-        "raw": raw,
-        "prior": evaluate_dataset(
-            generator.sample_codes(n_samples, SEED, prior=True),
-            domain,
-            classifier,
-            real_train,
-            real_test,
-        )[0],  # fmt: skip
-        "reweighing": reweighed,
-        "maxent": maxent,
+    ztrain, ztest = real_train.with_z(), real_test.with_z()  # the paper's protocol: Z an input
+    sets = {
+        "maxent": lambda k: samples if k == 0 else generator.sample_codes(n_samples, seeds[k]),
+        "prior": lambda k: generator.sample_codes(n_samples, seeds[k], prior=True),
     }
-    rates = pd.DataFrame.from_dict(rows, orient="index")
-    rates.index.name = "source"
-    rates["exact_rr"], rates["exact_sr"] = np.nan, np.nan
-    rates.loc["prior", ["exact_rr", "exact_sr"]] = group_rates(generator.prior_joint())
-    rates.loc["maxent", ["exact_rr", "exact_sr"]] = (
-        generator.representation_rate_, generator.statistical_rate_,
-    )  # fmt: skip
-
+    rows = _baselines(train, test, space, classifier, n_samples, seeds, ztrain, ztest)
+    for name, draw in sets.items():
+        rows[name] = evaluate_sets(draw, n_sample_sets, space, classifier, ztrain, ztest)
+    rates = _rates_table(rows, generator)
+    maxent = rows["maxent"][0]
     metrics = {
         split: {
             "representation_rate": maxent["data_rr"],
@@ -128,52 +143,78 @@ def _run(
     }
     artifacts = {
         "rates": rates,
-        "group_rates": _group_table(domain, real_train.codes, samples),
+        "group_rates": _group_table(space, real_train.codes, samples),
         "marginals": pd.DataFrame(
             {
-                "coordinate": domain.coordinate_names,
+                "coordinate": space.coordinate_names,
                 "theta": generator.theta_,
                 "achieved": generator.expected_marginals_,
-                "raw": domain.marginal_sums(real_train.codes) / len(real_train.codes),
+                "raw": space.marginal_sums(real_train.codes) / len(real_train.codes),
             }
         ),
-        "samples": domain.decode(samples, categorical=True),  # same values, ~10x less memory
+        "samples": space.decode(samples, categorical=True),  # same values, ~10x less memory
         # the fit's encoded real rows, scored by the shared evaluation (then dropped)
         "encoded_inputs": {"train": real_train.X, "test": real_test.X},
-        "summary": {
-            "pi": generator.pi_,
-            "kl_to_prior": generator.kl_to_prior_,
-            "n_iter": generator.n_iter_,
-            "d": domain.d,
-            "log10_domain_size": domain.log_size / np.log(10),
-            "distinct_rows": len(generator.rows_),
-            "max_marginal_error": float(
-                np.abs(generator.expected_marginals_ - generator.theta_).max()
-            ),
-        },
+        "summary": _summary(generator, space, used, n_sample_sets),
         "tau": tau,
     }
-    knobs = {
-        "C": C, "tau": tau, "prior": prior, "theta": theta, "protected_share": protected_share,
-        "n_bins": n_bins, "n_samples": n_samples, "classifier": classifier,
-    }  # fmt: skip
     return RunResult("maxent", knobs, metrics, model, artifacts, elapsed)
 
 
+def _summary(generator: MaxEntDebiaser, space: Domain, domain: str, n_sets: int) -> dict:
+    return {
+        "pi": generator.pi_,
+        "kl_to_prior": generator.kl_to_prior_,
+        "n_iter": generator.n_iter_,
+        "d": space.d,
+        "log10_domain_size": space.log_size / np.log(10),
+        "distinct_rows": len(generator.rows_),
+        "max_marginal_error": float(np.abs(generator.expected_marginals_ - generator.theta_).max()),
+        "domain": domain,  # the feature set used: "paper" only for one of the paper's datasets
+        "columns": [f.name for f in space.features if f.role == "feature"],
+        "n_sample_sets": n_sets,
+    }
+
+
+def _rates_table(
+    rows: dict[str, tuple[dict[str, float], dict[str, float]]], generator: MaxEntDebiaser
+) -> pd.DataFrame:
+    """The comparison table: one row per dataset, its means and ``*_sd`` columns, and the exact
+    rates of the prior and of p*."""
+    import pandas as pd
+
+    from fairengine.methods.maxent.debiaser import group_rates
+
+    order = ("raw", "prior", "reweighing", "maxent")
+    records = {
+        name: {**rows[name][0], **{f"{k}_sd": v for k, v in rows[name][1].items()}}
+        for name in order
+    }
+    rates = pd.DataFrame.from_dict(records, orient="index")
+    rates.index.name = "source"
+    rates["exact_rr"], rates["exact_sr"] = np.nan, np.nan
+    rates.loc["prior", ["exact_rr", "exact_sr"]] = group_rates(generator.prior_joint())
+    rates.loc["maxent", ["exact_rr", "exact_sr"]] = (
+        generator.representation_rate_, generator.statistical_rate_,
+    )  # fmt: skip
+    return rates
+
+
 def _coded_splits(
-    train: Task, test: Task, n_bins: int
+    train: Task, test: Task, n_bins: int, feature_set: str = "paper"
 ) -> tuple[Domain, list[str], RealData, RealData]:
     """The domain of ``train``, its identifier-like columns and both splits coded on it, cached
-    per (train, test, n_bins) across the points of a sweep (deterministic: same numbers)."""
+    per (train, test, n_bins, feature set) across the points of a sweep (deterministic: same
+    numbers)."""
     from fairengine.methods.maxent.domain import domain_from_task, identifier_columns
     from fairengine.methods.maxent.evaluation import RealData
 
-    key = (train.fingerprint, test.fingerprint, n_bins)
+    key = (train.fingerprint, test.fingerprint, n_bins, feature_set)
     if key in _SPLITS:
         _SPLITS.move_to_end(key)
         return _SPLITS[key]
     dropped = identifier_columns(train)  # left out of the domain, as the encoder drops them
-    domain = domain_from_task(train, n_bins, dropped=dropped)
+    domain = domain_from_task(train, n_bins, dropped=dropped, feature_set=feature_set)
     value = (domain, dropped, RealData(train, domain), RealData(test, domain))
     _SPLITS[key] = value
     while len(_SPLITS) > _SPLITS_SIZE:
@@ -182,50 +223,55 @@ def _coded_splits(
 
 
 def _baselines(
-    train: Task, test: Task, domain: Domain, classifier: str, n_samples: int,
+    train: Task, test: Task, domain: Domain, classifier: str, n_samples: int, seeds: list[int],
     real_train: RealData, real_test: RealData,
-) -> tuple[dict[str, float], dict[str, float]]:  # fmt: skip
-    """The rates rows of the raw data and of Kamiran-Calders reweighing: they depend on neither C
-    nor τ, so a sweep computes them once per task (issue 18; small dicts, an LRU of a few)."""
-    from fairengine.methods.maxent.evaluation import evaluate_dataset
+) -> dict[str, tuple[dict[str, float], dict[str, float]]]:  # fmt: skip
+    """The comparison rows (mean, sd) of the raw data and of Kamiran-Calders reweighing: they
+    depend on neither C nor τ, so a sweep computes them once per task (small dicts, an LRU of a
+    few). The raw row is one dataset (sd 0); reweighing resamples one set per seed."""
+    from fairengine.methods.maxent.evaluation import evaluate_dataset, evaluate_sets
 
-    key = (train.fingerprint, test.fingerprint, domain, classifier, n_samples)
+    key = (train.fingerprint, test.fingerprint, domain, classifier, n_samples, tuple(seeds))
     if key in _BASELINES:
         _BASELINES.move_to_end(key)
-        return _BASELINES[key]
-    rng = np.random.default_rng(SEED)
+        return dict(_BASELINES[key])
     # Imported here, not at the top: the baseline row is a training-time comparison, and a client
-    # loading a maxent model file imports only maxent's own modules (issue 15).
+    # loading a maxent model file imports only maxent's own modules.
     from fairengine.methods.reweighing import reweighing_weights
 
     kc = reweighing_weights(real_train.z, real_train.y)
-    kc_rows = real_train.codes[rng.choice(len(kc), size=n_samples, p=kc / kc.sum())]
-    value = (
-        evaluate_dataset(
-            real_train.codes, domain, classifier, real_train, real_test, inputs=real_train.X
-        )[0],
-        evaluate_dataset(kc_rows, domain, classifier, real_train, real_test)[0],
-    )
+    kc = kc / kc.sum()
+
+    def resampled(k: int) -> np.ndarray:
+        rng = np.random.default_rng(seeds[k])
+        return real_train.codes[rng.choice(len(kc), size=n_samples, p=kc)]
+
+    raw = evaluate_dataset(real_train.codes, domain, classifier, real_train, real_test)[0]
+    value = {
+        "raw": (raw, dict.fromkeys(raw, 0.0)),
+        "reweighing": evaluate_sets(resampled, len(seeds), domain, classifier, real_train,
+                                    real_test),
+    }  # fmt: skip
     _BASELINES[key] = value
     while len(_BASELINES) > _BASELINES_SIZE:
         _BASELINES.popitem(last=False)
-    return value
+    return dict(value)
 
 
 def raw_predictions(
-    train: Task, test: Task, n_bins: int, classifier: str
+    train: Task, test: Task, n_bins: int, classifier: str, feature_set: str = "paper"
 ) -> tuple[np.ndarray, np.ndarray]:
     """Hard predictions on train and test of the downstream classifier trained on the raw
-    training rows (the method's unconstrained reference: the same classifier, no debiasing)."""
+    training rows with Z among its inputs — the paper's raw classifier, the method's
+    unconstrained reference."""
     from fairengine.methods.maxent.classifier import classifier_scores
-    from fairengine.methods.maxent.evaluation import evaluate_dataset
+    from fairengine.methods.maxent.evaluation import train_classifier
 
-    domain, _, real_train, real_test = _coded_splits(train, test, n_bins)
-    params = evaluate_dataset(
-        real_train.codes, domain, classifier, real_train, real_test, inputs=real_train.X
-    )[1]
+    domain, _, real_train, real_test = _coded_splits(train, test, n_bins, feature_set)
+    ztrain, ztest = real_train.with_z(), real_test.with_z()
+    params = train_classifier(real_train.codes, domain, classifier, ztrain.only)
     return tuple(
-        (classifier_scores(params, real.X) >= 0.5).astype(float) for real in (real_train, real_test)
+        (classifier_scores(params, real.X) >= 0.5).astype(float) for real in (ztrain, ztest)
     )  # type: ignore[return-value]
 
 
@@ -264,7 +310,7 @@ MAXENT = register(
         "prior with prescribed marginals, sample debiased data from it, and train a classifier "
         "on the samples.",
         reference="Celis, Keswani & Vishnoi, ICML 2020",
-        version="3",  # 3: identifier-like columns left out of the domain (no names in the file)
+        version="4",  # 4: paper domain, KL on the occurring points, sample sets, logistic default
         demo_grid={"C": (0.1, 0.5, 0.9), "tau": (1.0,)},
         demo_tasks=(("adult", ("sex",)),),
         evidence=EVIDENCE,

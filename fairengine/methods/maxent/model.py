@@ -52,7 +52,7 @@ class MaxEntModel(Model):
     generator : MaxEntDebiaser
         Fitted.
     classifier : str
-        ``"tree"`` or ``"gnb"``.
+        One of :data:`~fairengine.methods.maxent.classifier.CLASSIFIERS`.
     classifier_params : dict of ndarray
         From :func:`~fairengine.methods.maxent.classifier.fit_classifier`, on the domain's
         reference-coded model features (label and protected attribute excluded).
