@@ -381,6 +381,144 @@ def default_curves(quick: bool) -> list[dict]:
     return rows
 
 
+#: Split seeds of the paper-vs-fairengine table: none of them is used to choose anything (the
+#: generalising protocol's floor grid and tolerance were fixed before; the tests use seed 7).
+REPORT_SEEDS = (501, 502, 503, 504, 505)
+#: Paper claims per task (spec §4.3), quoted next to our numbers.
+PAPER_CLAIMS = {
+    ("adult", "race"): "Fig. 2: tree proxies span beta 0-0.7 in-sample; QP / naive regression "
+    "never below 0.7 (train) / 0.65 (test); relaxed Pareto-dominates in-sample",
+    ("adult", "sex"): "not in the paper (sex is not a sensitive attribute of its experiments)",
+    ("bank_marketing", "job"): "Fig. 1: tree proxies and QP tree just above 0 in-sample at high "
+    "disclosivity, a more modest improvement on test; Fig. 3: almost perfectly balanced "
+    "in-sample at alpha = 0.2",
+}
+#: Before (version 4, paper setting = defaults), seed 000 as the issue reports it
+BEFORE_NOTE = (
+    "v4 (before, seed 000 per the issue): in-sample balance from 5-row leaves, test 0.35-0.39"
+)
+
+
+def _paper_table(
+    quick: bool, name: str, sensitive: str, alphas, etas, baselines: tuple[str, ...] = ()
+) -> list[dict]:
+    from fairengine.methods.balanced_filtering import PAPER_SETTING, tradeoff_curves
+    from fairengine.metrics import max_imbalance
+    from fairengine.sweeps.balanced_filtering import tradeoff_points
+
+    if quick:
+        task, seeds, alphas, etas = (
+            load_dataset("german_credit", sensitive=["sex"]),
+            (501, 502),
+            (0.0, 1.0),
+            (0.0, 1.0),
+        )
+    else:
+        task, seeds = load_dataset(name, sensitive=[sensitive]), REPORT_SEEDS
+    trees = ("(α, β) proxy", "Relaxed (α, β) proxy")
+    args = {"seeds": seeds, "test_size": 1 / 3, "n_jobs": 2}
+    start = time.perf_counter()
+    ours = tradeoff_points(task, curves=trees + baselines, alphas=alphas, etas=etas, **args)
+    paper = tradeoff_points(
+        task, curves=trees, alphas=alphas, **args, **{k: v for k, v in PAPER_SETTING.items()}
+    )
+    took = time.perf_counter() - start
+    k = len(task.group_names)
+    vanished = max_imbalance(np.full(k, 1.0 / k))
+    mine, theirs = tradeoff_curves(ours), tradeoff_curves(paper)
+
+    def cell(frame, curve: str, level: float, split: str) -> tuple[float, str]:
+        row = frame[
+            (frame.curve == curve) & np.isclose(frame.level, level) & (frame.split == split)
+        ].iloc[0]
+        return float(
+            row.imbalance
+        ), f"{row.imbalance:.3f}±{(row.imbalance_high - row.imbalance_low) / 2:.3f}"
+
+    label = f"{task.name if quick else name} ({sensitive})"
+    rows = [
+        {
+            "what": f"{label}: {(len(ours) + len(paper)) // 2} fits, seeds {seeds[0]}-{seeds[-1]}",
+            "value": took,
+            "unit": "s",
+            "note": f"paper: {PAPER_CLAIMS.get((name, sensitive), '')}",
+        }
+    ]
+    for alpha in alphas:
+        for curve in trees:
+            tr, tr_s = cell(mine, curve, alpha, "train")
+            te, te_s = cell(mine, curve, alpha, "test")
+            _, ptr_s = cell(theirs, curve, alpha, "train")
+            _, pte_s = cell(theirs, curve, alpha, "test")
+            n_van = int((ours[(ours.curve == curve) & np.isclose(ours.level, alpha)].imbalance
+                         >= vanished - 1e-9).sum())  # fmt: skip
+            rows.append(
+                {
+                    "what": f"{label} {curve} alpha={alpha:.1f}: test - train imbalance (ours)",
+                    "value": te - tr,
+                    "unit": "beta",
+                    "note": f"ours (generalising) {tr_s} train / {te_s} test; paper protocol "
+                    f"(before) {ptr_s} train / {pte_s} test; {n_van} split×side with a "
+                    f"vanished group (imbalance {vanished:.3f})",
+                }
+            )
+    for curve in baselines:
+        part = mine[mine.curve == curve]
+        for split in ("train", "test"):
+            rows_split = part[part.split == split].sort_values("level")
+            rows.append(
+                {
+                    "what": f"{label} {curve}: lowest mean {split} imbalance over eta",
+                    "value": float(rows_split.imbalance.min()),
+                    "unit": "beta",
+                    "note": "eta: "
+                    + ", ".join(
+                        f"{e:g}: {b:.3f}"
+                        for e, b in zip(rows_split.level, rows_split.imbalance, strict=True)
+                    )
+                    + (
+                        "; paper: never below 0.7 train / 0.65 test"
+                        if "regression" in curve and name == "adult" and sensitive == "race"
+                        else ""
+                    ),
+                }
+            )
+    exact = mine[(mine.curve == trees[0]) & (mine.split == "train")].set_index("level")
+    relaxed = mine[(mine.curve == trees[1]) & (mine.split == "train")].set_index("level")
+    wins = int((relaxed.imbalance <= exact.imbalance + 1e-9).sum())
+    rows.append(
+        {
+            "what": f"{label}: relaxed <= exact in-sample imbalance (alphas, ours)",
+            "value": float(wins),
+            "unit": f"of {len(exact)}",
+            "note": "paper: relaxed Pareto-dominates in-sample; "
+            + ", ".join(
+                f"{a:g}: {relaxed.imbalance[a]:.3f}/{exact.imbalance[a]:.3f}" for a in exact.index
+            ),
+        }
+    )
+    return rows
+
+
+def bf_paper_adult_race(quick: bool) -> list[dict]:
+    """Paper vs fairengine, Adult (race), 5 splits (seeds 501-505), alpha 0.2 / 0.6 / 1 (2
+    shared cores), the four baselines at eta 0 and 0.5."""
+    every = ("QP regression", "QP decision tree", "Naive regression", "Naive decision tree")
+    return _paper_table(quick, "adult", "race", (0.2, 0.6, 1.0), (0.0, 0.5), every)
+
+
+def bf_paper_adult_sex(quick: bool) -> list[dict]:
+    """Paper vs fairengine, Adult (sex), 5 splits (seeds 501-505), alpha 0.2 / 1."""
+    return _paper_table(quick, "adult", "sex", (0.2, 1.0), (0.0,), ("QP regression",))
+
+
+def bf_paper_bank_job(quick: bool) -> list[dict]:
+    """Paper vs fairengine, Bank (job), 5 splits (seeds 501-505), alpha 0.2 / 1 (the 45k-row,
+    12-group fits are the slowest; 2 shared cores)."""
+    baselines = ("QP regression", "QP decision tree")
+    return _paper_table(quick, "bank_marketing", "job", (0.2, 1.0), (0.0,), baselines)
+
+
 def register(registry) -> None:
     """Register this module's benchmarks with ``bench/run.py``."""
     registry.add(adult_alpha_sweep)
@@ -388,3 +526,6 @@ def register(registry) -> None:
     registry.add(adult_leaf_floor)
     registry.add(paper_setting)
     registry.add(default_curves)
+    registry.add(bf_paper_adult_race)
+    registry.add(bf_paper_adult_sex)
+    registry.add(bf_paper_bank_job)

@@ -19,7 +19,7 @@ FULL_ROWS = 10_000
 PAPER_SETTINGS = (
     ("noisy_groups", "adult", "paper: TPR, α = 0.05, noise 0.3",
      {"constraint": "tpr", "slack": 0.05, "noise": 0.3}),
-    ("balanced_filtering", "adult", "paper: α = 1", {"alpha": 1.0}),
+    ("balanced_filtering", "adult", "paper: α = 1", {"alpha": 1.0, "protocol": "paper"}),
     ("fair_regression", "law_school", "paper: ε = 0.02", {"eps": 0.02}),
     ("maxent", "adult", "paper: C = 0.5, τ = 0.8", {"C": 0.5, "tau": 0.8}),
 )  # fmt: skip

@@ -61,6 +61,7 @@ def _column(name: str, values, n: int | None) -> np.ndarray:
 def _prepare(y_true, y_pred, groups, sample_weight=None) -> _Rows:
     """Validate lengths and values, factorize ``groups`` (sorted labels) and drop 0-weight rows."""
     import pandas as pd  # lazy: metric names load without pandas (issue 18)
+
     if groups is None:  # overall metrics may be called without groups
         ref = y_pred if y_pred is not None else y_true
         if ref is None:
@@ -354,6 +355,7 @@ def _bootstrap_sums(rng: np.random.Generator, terms: np.ndarray, keys, n_boot: i
     rows are distinct (hard predictions); otherwise rows are resampled one by one.
     """
     import pandas as pd  # lazy: metric names load without pandas (issue 18)
+
     n = len(terms)
     cls = np.zeros(n, dtype=np.int64)
     for key in keys:  # class id of each row's combination of key values
@@ -398,6 +400,7 @@ def group_table(
     resampling rows within each group (the overall row combines the same group resamples).
     """
     import pandas as pd  # lazy: metric names load without pandas (issue 18)
+
     if kind not in _TABLE_COLUMNS:
         raise ValueError(f"kind must be 'classification' or 'regression', got {kind!r}")
     rows = (_classification if kind == "classification" else _prepare)(
@@ -523,13 +526,42 @@ def matrix_disclosivity(A, base_rates, mass=None) -> float:  # noqa: N803
     return float(np.max(np.abs(A - np.asarray(base_rates, dtype=float)[None, :])))
 
 
+#: A group with fewer rows than this in a sample (the expected count when the rows carry their
+#: acceptance probabilities) is missing from it: the sample says nothing about that group.
+MISSING_GROUP_ROWS = 0.5
+
+
+def max_imbalance(target) -> float:
+    """The largest imbalance any distribution can have: max_k ||e_k - tau||_2 (all mass on one
+    group), sqrt(1 - 1/K) for the uniform target."""
+    tau = np.asarray(target, dtype=float).ravel()
+    return float(np.sqrt(np.max((1.0 - tau) ** 2 - tau**2) + np.sum(tau**2)))
+
+
 def distribution_imbalance(proportions, target=None) -> float:
-    """||p - tau||_2, tau = uniform 1/K by default (seed 000 Def. 2; [spec erratum] 1/K not 1/k)."""
+    """||p - tau||_2, tau = uniform 1/K by default (seed 000 Def. 2; [spec erratum] 1/K not 1/k).
+
+    A group the target asks for (tau_k > 0) that is missing from the sample (p_k = 0) makes the
+    imbalance maximal (:func:`max_imbalance`): a balanced-looking distance must not hide a group
+    that vanished, and ||p - tau|| alone can be small with one group at 0.
+    """
     p = np.asarray(proportions, dtype=float).ravel()
     tau = np.full(p.size, 1.0 / p.size) if target is None else np.asarray(target, float).ravel()
     if tau.shape != p.shape:
         raise ValueError(f"target has {tau.size} entries but there are {p.size} groups")
+    if np.any((p <= 0) & (tau > 0)):
+        return max_imbalance(tau)
     return float(np.linalg.norm(p - tau))
+
+
+def group_counts(groups, *, sample_weight=None) -> np.ndarray:
+    """Rows of each group (sorted labels) in a sample, weighted by ``sample_weight`` (each row's
+    acceptance probability gives the expected count of the filtered sample)."""
+    rows = _prepare(None, None, groups)
+    w = rows.weight if sample_weight is None else _column("sample_weight", sample_weight, None)
+    if w.size != rows.codes.size or (w < 0).any() or w.sum() <= 0:
+        raise ValueError("sample_weight must be one non-negative value per row, positive sum")
+    return np.bincount(rows.codes, weights=w, minlength=rows.n_groups)
 
 
 def disclosivity(y_true, y_pred, groups, *, sample_weight=None) -> float:
@@ -539,6 +571,7 @@ def disclosivity(y_true, y_pred, groups, *, sample_weight=None) -> float:
     ignored. A randomised proxy passes one row per (row, leaf) with weight P(leaf | x).
     """
     import pandas as pd  # lazy: metric names load without pandas (issue 18)
+
     rows = _prepare(None, y_pred, groups, sample_weight)
     leaves = pd.factorize(rows.y_pred, sort=True)[0]
     A, mass = conditional_distribution_matrix(  # noqa: N806
@@ -551,15 +584,22 @@ def imbalance(y_true, y_pred, groups, *, sample_weight=None, target=None) -> flo
     """L2 distance of the (weighted) group proportions to ``target`` (seed 000 Def. 2).
 
     ``sample_weight`` = each row's acceptance probability gives the imbalance of the filtered
-    sample; without it, of the data itself. ``target`` is a distribution over the sorted group
-    labels (uniform by default). Every group of ``groups`` counts, even with zero accepted mass.
+    sample (weights are expected row counts); without it, of the data itself. ``target`` is a
+    distribution over the sorted group labels (uniform by default). Every group of ``groups``
+    counts: one with fewer than :data:`MISSING_GROUP_ROWS` (expected) rows is missing, and a
+    missing group makes the imbalance maximal (:func:`distribution_imbalance`).
     """
-    rows = _prepare(None, None, groups)
-    w = rows.weight if sample_weight is None else _column("sample_weight", sample_weight, None)
-    if w.size != rows.codes.size or (w < 0).any() or w.sum() <= 0:
-        raise ValueError("sample_weight must be one non-negative value per row, positive sum")
-    share = np.bincount(rows.codes, weights=w, minlength=rows.n_groups)
-    return distribution_imbalance(share / share.sum(), target)
+    return count_imbalance(group_counts(groups, sample_weight=sample_weight), target)
+
+
+def count_imbalance(counts, target=None) -> float:
+    """:func:`distribution_imbalance` of a sample given its (expected) rows per group: a group
+    with fewer than :data:`MISSING_GROUP_ROWS` rows is missing, which makes it maximal."""
+    counts = np.asarray(counts, dtype=float).ravel()
+    counts = np.where(counts < MISSING_GROUP_ROWS, 0.0, counts)
+    if counts.sum() <= 0:
+        return max_imbalance(np.full(counts.size, 1.0 / counts.size) if target is None else target)
+    return distribution_imbalance(counts / counts.sum(), target)
 
 
 def acceptance_rate(y_true, y_pred, groups=None, *, sample_weight=None) -> float:
@@ -772,9 +812,7 @@ def metric_info(name: str) -> MetricInfo:
     try:
         return REGISTRY[name]
     except KeyError:
-        raise ValueError(
-            f"unknown metric {name!r}; known: {', '.join(ALL_METRIC_NAMES)}"
-        ) from None
+        raise ValueError(f"unknown metric {name!r}; known: {', '.join(ALL_METRIC_NAMES)}") from None
 
 
 def metric_label(name: str) -> str:

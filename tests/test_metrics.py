@@ -461,3 +461,39 @@ def test_every_declaration_is_complete():
 def test_validation_errors(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# ---------------------------------------------------------------- a group missing from a sample
+
+
+def test_a_missing_group_makes_the_imbalance_maximal() -> None:
+    """One rule (seed 000 Def. 2 plus a missing group): ||p - tau|| can look small with one group
+    at 0 — (0.5, 0.5, 0) is 0.41 from uniform — but a sample without a group is as unbalanced as
+    any: sqrt(1 - 1/K), the distance of a single-group sample."""
+    from fairengine.metrics import (
+        MISSING_GROUP_ROWS,
+        distribution_imbalance,
+        imbalance,
+        max_imbalance,
+    )
+
+    uniform3 = np.full(3, 1 / 3)
+    assert max_imbalance(uniform3) == pytest.approx(math.sqrt(2 / 3))
+    assert max_imbalance(np.array([0.7, 0.2, 0.1])) == pytest.approx(
+        np.linalg.norm(np.array([0.0, 0.0, 1.0]) - [0.7, 0.2, 0.1])
+    )
+    assert distribution_imbalance([0.5, 0.5, 0.0]) == pytest.approx(math.sqrt(2 / 3))
+    assert distribution_imbalance([0.4, 0.3, 0.3]) == pytest.approx(
+        np.linalg.norm([0.4, 0.3, 0.3] - uniform3)
+    )
+    # a group the target does not ask for may be absent
+    assert distribution_imbalance([0.5, 0.5, 0.0], [0.5, 0.5, 0.0]) == 0.0
+    groups = np.array([0] * 10 + [1] * 10 + [2] * 10)
+    accept = np.r_[np.ones(20), np.full(10, 0.04)]  # 0.4 expected rows of group 2
+    assert MISSING_GROUP_ROWS > 10 * 0.04
+    assert imbalance(None, None, groups, sample_weight=accept) == pytest.approx(math.sqrt(2 / 3))
+    accept[20:] = 0.1  # one expected row: present, ordinary distance
+    share = np.array([10, 10, 1]) / 21
+    assert imbalance(None, None, groups, sample_weight=accept) == pytest.approx(
+        np.linalg.norm(share - uniform3)
+    )

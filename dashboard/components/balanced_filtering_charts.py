@@ -108,8 +108,9 @@ def tradeoff_view(
     page shares them between sessions with :func:`dashboard.components.shared.shared`)."""
     from fairengine.methods.balanced_filtering import tradeoff_curves
 
-    table = tradeoff_curves(curve_points(task, knobs, store, curves, n_seeds))
-    return tradeoff_figure(table, None), gap_caption(table)
+    points = curve_points(task, knobs, store, curves, n_seeds)
+    table = tradeoff_curves(points)
+    return tradeoff_figure(table, None, points), gap_caption(table)
 
 
 def gap_caption(curves: pd.DataFrame) -> str:
@@ -214,8 +215,39 @@ def _rgba(color: str, alpha: float) -> str:
     return f"rgba({r},{g},{b},{alpha})"
 
 
-def tradeoff_figure(curves: pd.DataFrame, current: RunResult | None) -> go.Figure:
-    """Disclosivity vs imbalance per proxy, train and test, mean over seeds with 95% bands.
+def _raw_points(fig: go.Figure, points: pd.DataFrame, name: str, color: str, i: int) -> None:
+    """Every split's own point of curve ``name`` (small, translucent, no legend entry), so the
+    spread behind the mean shows: a mean can hide one split with a vanished group."""
+    part = points[points["curve"] == name]
+    for col, split in enumerate(("train", "test"), start=1):
+        rows = part[part["split"] == split]
+        if rows.empty:
+            continue
+        fig.add_trace(
+            go.Scatter(
+                x=rows["disclosivity"],
+                y=rows["imbalance"],
+                mode="markers",
+                marker={"symbol": _SYMBOLS[i % len(_SYMBOLS)], "size": 5, "color": color},
+                opacity=0.35,
+                name=f"{name} (each split)",
+                legendgroup=name,
+                showlegend=False,
+                customdata=np.column_stack([rows["level"], rows["seed"]]),
+                hovertemplate="disclosivity %{x:.3f}<br>imbalance %{y:.3f}<br>α or η "
+                "%{customdata[0]}<br>split seed %{customdata[1]}<extra>" + name + "</extra>",
+            ),
+            row=1,
+            col=col,
+        )
+
+
+def tradeoff_figure(
+    curves: pd.DataFrame, current: RunResult | None, points: pd.DataFrame | None = None
+) -> go.Figure:
+    """Disclosivity vs imbalance per proxy, train and test, mean over seeds with 95% bands and,
+    when ``points`` (the per-split points of :func:`curve_points`) are given, every split's own
+    point, as the paper's Figures 1-2 (mean over splits with confidence intervals).
 
     ``curves`` is :func:`~fairengine.methods.balanced_filtering.tradeoff_curves` output. Each
     proxy has its own colour, dash and marker, and its band (t-interval of the imbalance,
@@ -228,6 +260,8 @@ def tradeoff_figure(curves: pd.DataFrame, current: RunResult | None) -> go.Figur
         if part.empty:
             continue
         color = _PALETTE[i % len(_PALETTE)]
+        if points is not None:
+            _raw_points(fig, points, name, color, i)
         for col, split in enumerate(("train", "test"), start=1):
             rows = part[part["split"] == split].sort_values("level")
             x = rows["disclosivity"].to_numpy()
@@ -312,5 +346,7 @@ def tradeoff_figure(curves: pd.DataFrame, current: RunResult | None) -> go.Figur
     fig.update_yaxes(title_text="imbalance β", col=1)
     fig.update_yaxes(rangemode="tozero")
     return _layout(
-        fig, "Disclosivity vs imbalance per proxy (mean over random splits, 95% bands)", height=460
+        fig,
+        "Disclosivity vs imbalance per proxy (mean over random splits, 95% bands, dots: splits)",
+        height=460,
     )

@@ -19,7 +19,7 @@ GOLDEN = Path(__file__).parent / "data" / "perf18_golden.npz"
 CASES: dict[str, tuple[str, dict]] = {
     "reweighing": ("adult", {}),
     "fairlearn_eg": ("adult", {"max_iter": 10}),
-    "balanced_filtering": ("adult", {"alpha": 0.1}),
+    "balanced_filtering": ("adult", {"alpha": 0.1, "protocol": "paper"}),  # golden: paper setting
     "maxent": ("adult", {"n_samples": 2000}),
     "maxent_c09": ("adult", {"n_samples": 2000, "C": 0.9}),
     "fair_regression": ("law_school", {"max_iter": 10, "n_levels": 20}),

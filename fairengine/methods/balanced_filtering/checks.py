@@ -9,7 +9,8 @@ are filters too:
 
 Promise, on the test rows: the filtered sample's imbalance — better than keeping every row,
 close to the training imbalance (the filter generalises) and within β_stop (where the tree
-growth was told to stop). Tree growth's own status is reported as convergence.
+growth was told to stop); and every group keeps more than a few rows in the filtered sample.
+Tree growth's own status is reported as convergence.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fairengine import metrics
+from fairengine.methods.balanced_filtering.definitions import FEW_GROUP_ROWS
 from fairengine.methods.evidence import Baselines, Check, Evidence, qualify_status, rate_tolerance
 
 if TYPE_CHECKING:
@@ -113,6 +115,40 @@ def held_out_imbalance(result: Any, test: Task, baselines: Baselines | None) -> 
     return checks
 
 
+def filtered_group_rows(result: Any) -> list[Check]:
+    """One check per split whose filtered sample keeps a group at fewer than a few rows."""
+    names = list(result.artifacts.get("group_names") or [])
+    checks = []
+    for split in ("train", "test"):
+        counts = result.artifacts.get(f"filtered_counts_{split}")
+        if counts is None or not np.sum(counts) > 0:
+            continue  # an empty sample is reported by held_out_imbalance
+        counts = np.asarray(counts, dtype=float)
+        k = int(np.argmin(counts))
+        low = float(counts[k])
+        if low >= FEW_GROUP_ROWS:
+            continue
+        group = names[k] if k < len(names) else f"group {k}"
+        numbers = {"group_index": float(k), "expected_rows": low, "few_rows": FEW_GROUP_ROWS,
+                   "kept_rows": float(np.sum(counts))}  # fmt: skip
+        if low < metrics.MISSING_GROUP_ROWS:
+            level, words = "fail", "vanishes from"
+        else:
+            level, words = "warn", "keeps only a few rows in"
+        checks.append(
+            Check(
+                f"filtered_group_rows_{split}",
+                level,
+                f"The group {group} {words} the filtered {split} sample ({low:.1f} of "
+                f"{np.sum(counts):.0f} expected rows), so that sample cannot show it is balanced; "
+                "its imbalance counts the group as missing when it is below half a row. A larger "
+                "leaf floor or the generalising protocol keeps every group.",
+                numbers,
+            )
+        )
+    return checks
+
+
 def convergence(result: Any) -> Check | None:
     status = result.artifacts.get("status") or {}
     if status.get("converged", True):
@@ -122,7 +158,7 @@ def convergence(result: Any) -> Check | None:
 
 
 def promise(result: Any, train: Task, test: Task, baselines: Baselines | None) -> list[Check]:
-    checks = held_out_imbalance(result, test, baselines)
+    checks = held_out_imbalance(result, test, baselines) + filtered_group_rows(result)
     stopped = convergence(result)
     worst = next((c for c in checks if c.level != "ok"), None)
     qualify_status(result.artifacts, "message", worst, where="status")

@@ -25,6 +25,12 @@ __all__ = [
 ]
 
 
+#: A group with fewer expected rows than this in a filtered sample is too thin to stand for the
+#: group: the evidence warns (and the generalising protocol does not choose such a tree); below
+#: :data:`fairengine.metrics.MISSING_GROUP_ROWS` the group has vanished.
+FEW_GROUP_ROWS = 5.0
+
+
 def uniform_target(n_groups: int) -> np.ndarray:
     """U = (1/K, ..., 1/K) ([spec erratum] Def. 1 prints 1/k)."""
     return np.full(n_groups, 1.0 / n_groups)

@@ -33,6 +33,7 @@ from fairengine.methods.balanced_filtering.proxies import (
     naive_rho,
 )
 from fairengine.methods.balanced_filtering.sampling import sampling_probabilities
+from fairengine.methods.balanced_filtering.selection import select_growth
 from fairengine.methods.balanced_filtering.status import growth_status
 from fairengine.methods.balanced_filtering.tree import GrowthSettings, grow_tree
 from fairengine.methods.params import RANDOM_STATE, knob_constraints, seed
@@ -83,10 +84,17 @@ class BalancedFilter(BaseEstimator):
     min_leaf_rows : int
         Smallest leaf in rows; the floor is max(min_leaf_rows, min_leaf_mass · n) for the tree's
         leaves and the baselines' predicted groups. Default 5: the paper sets no floor; 5 rows
-        keep a leaf's row of A from being a single point (our choice). The defaults are
-        ``PAPER_SETTING``; ``FLOOR_SETTING`` is a generalising alternative [EXT].
+        keep a leaf's row of A from being a single point (our choice). ``PAPER_SETTING`` is the
+        paper's setting (the defaults with ``protocol = "paper"``); ``FLOOR_SETTING`` an earlier
+        fixed-floor alternative [EXT].
     axis_splits : int
         [EXT] Single-feature threshold candidates tried per leaf next to the game's split.
+    protocol : {"generalising", "paper"}
+        [EXT] ``"generalising"`` (default): the leaf floor and the number of leaves of the
+        (α, β) tree are chosen on a held-out share of the training rows (see
+        :mod:`~fairengine.methods.balanced_filtering.selection`), so the test imbalance stays
+        near the training one. ``"paper"``: the paper's setting, grown to β_stop with the
+        knobs' floor only.
     target : array-like of shape (K,), optional
         τ, the target distribution (uniform U by default).
 
@@ -105,6 +113,8 @@ class BalancedFilter(BaseEstimator):
     trace_ : list of dict
         Algorithm 4's dist and disclosivity per round (tree proxies); the last record says why
         the growth stopped (``stop``).
+    selection_ : dict or None
+        The generalising protocol's choice (leaf floor, number of leaves, held-out imbalance).
     status_ : dict
         ``code``, ``converged`` and ``message``: why the tree stopped (see
         :func:`~fairengine.methods.balanced_filtering.status.growth_status`).
@@ -167,6 +177,7 @@ class BalancedFilter(BaseEstimator):
         min_leaf_rows: int = 5,
         axis_splits: int = 0,
         max_yield: bool = True,
+        protocol: str = "generalising",
         target: Any = None,
     ) -> None:
         self.alpha = alpha
@@ -186,6 +197,7 @@ class BalancedFilter(BaseEstimator):
         self.min_leaf_rows = min_leaf_rows
         self.axis_splits = axis_splits
         self.max_yield = max_yield
+        self.protocol = protocol
         self.target = target
 
     def fit(self, X: pd.DataFrame | np.ndarray, z: Any, group_names: Any = None) -> BalancedFilter:  # noqa: N803
@@ -228,8 +240,19 @@ class BalancedFilter(BaseEstimator):
                 min_leaf_rows=params["min_leaf_rows"],
                 axis_splits=params["axis_splits"],
             )
+            self.selection_ = None
             # single-threaded BLAS: sweeps parallelise over points (see methods/_linear.py)
             with threadpool_limits(limits=1, user_api="blas"):
+                if params["protocol"] == "generalising" and params["alpha"] > 0:
+                    settings, self.selection_ = select_growth(
+                        Z,
+                        codes,
+                        n_groups,
+                        settings,
+                        tau,
+                        max_yield=params["max_yield"],
+                        seed=params["random_state"],
+                    )
                 tree, weights, self.trace_ = grow_tree(Z, codes, n_groups, settings, tau)
             arrays, kind, eta = tree.arrays(), "tree", 0.0
             self.status_ = growth_status(
@@ -237,6 +260,7 @@ class BalancedFilter(BaseEstimator):
                 alpha=params["alpha"],
                 gamma=params["gamma"],
                 beta_stop=params["beta_stop"],
+                selection=self.selection_,
             )
             self.rules_ = [tree.rules[v] for v in tree.leaves]
             self.A_, self.r_hat_ = soft_matrix(weights, codes, n_groups)

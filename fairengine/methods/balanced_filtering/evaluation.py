@@ -50,6 +50,8 @@ def split_metrics(
         if empty
         else filtered_distribution(A, r_hat, model.rho),
         "acceptance": pi,
+        # expected rows of each group in the filtered sample (the vanished-group check)
+        "filtered_counts": np.bincount(z, weights=pi, minlength=n_groups),
     }
     return values, tables
 

@@ -65,6 +65,7 @@ def run_filter(train: Task, test: Task, *, target: Any = None, **knobs: Any) -> 
         for name in ("proportions_before", "proportions_after"):
             artifacts[f"{name}_{split}"] = tables[name]
         artifacts[f"A_{split}"] = tables["A"]
+        artifacts[f"filtered_counts_{split}"] = tables["filtered_counts"]
         artifacts[f"r_hat_{split}"] = tables["r_hat"]
     status = dict(estimator.status_)
     empty = [split for split in ("train", "test") if not metrics[split]["acceptance_rate"] > 0]
@@ -137,9 +138,10 @@ BALANCED_FILTERING = register(
         "and per-proxy-group acceptance probabilities ρ, so that filtering unlabelled candidates "
         "yields a group-balanced sample. The label y is never used.",
         reference="Deng, Diana, Kearns & Roth, arXiv 2023",
-        # 4: defaults = the paper setting (no leaf-mass floor, 5-row leaves, no budget ladder);
-        # decision-tree baselines walk the shared codec (float32 features, as scikit-learn)
-        version="4",
+        # 5: default protocol "generalising" (leaf floor and number of leaves chosen on held-out
+        # training rows; protocol = "paper" keeps the paper's setting); a group missing from a
+        # filtered sample makes its imbalance maximal
+        version="5",
         demo_grid={"proxy": ("ab",), "relaxed": (False, True), "alpha": DEMO_ALPHAS},
         demo_tasks=(("adult", ("race",)),),
         demo_seeds=DEMO_SEEDS,

@@ -7,20 +7,31 @@ import math
 #: stop reasons of :func:`~fairengine.methods.balanced_filtering.tree.grow_tree` that mean the
 #: tree reached the paper's stopping rule (dist(U, C(A)) < beta_stop); every other reason is an
 #: early stop the page shows as a warning
-CONVERGED = ("beta_stop", "in_hull")
+CONVERGED = ("beta_stop", "in_hull", "held_out")
 
 
-def growth_status(trace: list[dict], *, alpha: float, gamma: float, beta_stop: float) -> dict:
+def growth_status(
+    trace: list[dict],
+    *,
+    alpha: float,
+    gamma: float,
+    beta_stop: float,
+    selection: dict | None = None,
+) -> dict:
     """``{"code", "converged", "message"}`` from the last record of a growth trace.
 
     Codes: ``beta_stop`` (paper's rule: dist < beta_stop), ``in_hull`` (dist = 0, U in C(A):
     the theory's stopping rule, reached with beta_stop = 0), ``no_progress`` (no split of any
     leaf passed dist_new <= (1 - gamma) dist; the nearest rejected candidate is quoted),
     ``no_splittable_leaf`` (every leaf at the depth cap or below twice the leaf-mass floor),
-    ``max_leaves`` (leaf cap) and ``alpha_zero`` (no split can keep a leaf at the base rates).
+    ``max_leaves`` (leaf cap), ``alpha_zero`` (no split can keep a leaf at the base rates) and
+    ``held_out`` (the generalising protocol's ``selection`` chose this many leaves: more would
+    balance the held-out training rows less).
     """
     last = trace[-1]
     code = str(last.get("stop", "beta_stop"))
+    if selection is not None and code == "max_leaves":
+        code = "held_out"
     dist, leaves = float(last["dist"]), int(last["n_leaves"])
     head = f"The tree stopped at {leaves} leaves with dist(U, C(A)) = {dist:.3f}"
     if code == "beta_stop":
@@ -44,6 +55,13 @@ def growth_status(trace: list[dict], *, alpha: float, gamma: float, beta_stop: f
         message = (
             f"{head}, above β_stop = {beta_stop:g}: every leaf is at the depth cap or smaller "
             "than twice the leaf-mass floor."
+        )
+    elif code == "held_out":
+        message = (
+            f"{head}: the generalising protocol chose {leaves} leaves of at least "
+            f"{float(selection['floor']):.1%} of the rows on held-out training rows (imbalance "
+            f"{float(selection['held_out_imbalance']):.3f} there); more leaves balanced those "
+            "rows less. The paper's protocol (protocol = paper) grows on to β_stop."
         )
     elif code == "max_leaves":
         message = f"{head}, above β_stop = {beta_stop:g}: the leaf cap was reached."

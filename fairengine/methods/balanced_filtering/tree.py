@@ -89,6 +89,11 @@ class ObliqueTree:
 
 def tree_leaf_weights(arrays: dict[str, np.ndarray], Z: np.ndarray) -> np.ndarray:  # noqa: N803
     """w_L(x) for every row of ``Z`` and every leaf: (rows, leaves), rows summing to 1."""
+    return node_weights(arrays, Z)[:, arrays["children"][:, 0] < 0]
+
+
+def node_weights(arrays: dict[str, np.ndarray], Z: np.ndarray) -> np.ndarray:  # noqa: N803
+    """P(x reaches node v) for every row of ``Z`` and every node (rows, nodes)."""
     children, start, count = arrays["children"], arrays["start"], arrays["count"]
     coefs, intercepts = arrays["coefs"], arrays["intercepts"]
     n_nodes = len(children)
@@ -103,7 +108,7 @@ def tree_leaf_weights(arrays: dict[str, np.ndarray], Z: np.ndarray) -> np.ndarra
         p = p + (1.0 - arrays["blend"][v]) * arrays["share"][v]
         node_weight[:, c1] = node_weight[:, v] * p
         node_weight[:, c0] = node_weight[:, v] * (1.0 - p)
-    return node_weight[:, children[:, 0] < 0]
+    return node_weight
 
 
 @dataclass
