@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fairengine import metrics
-from fairengine.methods.balanced_filtering.definitions import FEW_GROUP_ROWS
 from fairengine.methods.evidence import Baselines, Check, Evidence, qualify_status, rate_tolerance
 
 if TYPE_CHECKING:
@@ -117,6 +116,9 @@ def held_out_imbalance(result: Any, test: Task, baselines: Baselines | None) -> 
 
 def filtered_group_rows(result: Any) -> list[Check]:
     """One check per split whose filtered sample keeps a group at fewer than a few rows."""
+    # imported here: registering the method must not load the solvers (scipy) behind it
+    from fairengine.methods.balanced_filtering.definitions import FEW_GROUP_ROWS
+
     names = list(result.artifacts.get("group_names") or [])
     checks = []
     for split in ("train", "test"):

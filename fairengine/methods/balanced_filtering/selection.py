@@ -34,7 +34,6 @@ VALIDATION_SHARE = 0.3
 FLOOR_GRID = (0.005, 0.01, 0.02)
 #: held-out imbalances this close to the best count as ties (then fewer leaves, larger floor)
 SELECTION_TOL = 0.01
-PROTOCOLS = ("generalising", "paper")
 
 
 def holdout_rows(z: np.ndarray, share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
