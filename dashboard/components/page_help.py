@@ -81,17 +81,21 @@ small labelled sample stand in for it, so that a classifier made fair through �
 the true groups?
 
 - **Knobs.** *α* is the multiaccuracy tolerance of the proxy (smaller = closer to the true
-  groups on the audited regions); *ε* bounds the downstream gap measured through ẑ.
+  groups on the audited regions). Its slider spans what the proxy can reach on these rows, as
+  the run computes it: the left end (α = 0, the default) is the lowest violation reached, the
+  right end the least-squares start. *ε* bounds the downstream gap measured through ẑ.
 - **Numbers.** *True-group violation* is the downstream classifier's gap on the real groups (what
   matters); *violation through ẑ* is what training could see. Multiaccuracy violations are the
   auditor's findings in-sample and on held-out rows.
 - **Audit heat map.** The auditor's ratio violation per group and proxy task, on the rows you
-  pick; a warning above appears when the algorithm stopped before reaching α.
+  pick; the status says which α the proxy was certified at.
 - **Gap per group.** Each group's downstream gap γ_k − γ on the true groups and through ẑ: a good
   proxy makes the two bars agree.
 - **Trace.** The auditor's violation round by round.
 - **Frontiers.** Error (y) against true-group violation (x) for every proxy as ε sweeps: the
-  multiaccurate proxy should track the oracle (true groups) curve, the naive proxies fall behind.
+  paper expects the multiaccurate proxy to track the oracle (true groups) curve. Over many row
+  splits the plain regression proxy often does as well; *Across row splits* shows the spread, and
+  the checks above say whether the claim held on these rows.
   Next to it, how well each proxy predicts the group — which is not what makes it useful.
 """,
 }
