@@ -216,20 +216,18 @@ _MANIFEST = schemas.obj(
 )
 
 
+_RULES = safe.ManifestRules(
+    FORMAT,
+    FORMAT_VERSION,
+    "model",
+    _MANIFEST,
+    _dumps,
+    advice=" Re-export the model with this version.",
+)
+
+
 def _check_manifest(raw: bytes, label: str) -> dict[str, Any]:
-    manifest = safe.load_json(raw, f"{label}'s manifest")
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise ModelFileError(f"{label} is not a fairengine model file (wrong format tag).")
-    if manifest.get("format_version") != FORMAT_VERSION:
-        raise ModelFileError(
-            f"{label} has format version {manifest.get('format_version')!r}; this fairengine "
-            f"reads version {FORMAT_VERSION}. Re-export the model with this version."
-        )
-    _MANIFEST(manifest, "manifest")
-    claimed = manifest.pop("manifest_sha256")
-    if claimed != _sha256(_dumps(manifest)):
-        raise ModelFileError(f"{label} failed its checksum: the manifest was modified.")
-    manifest["manifest_sha256"] = claimed
+    manifest = safe.check_manifest(raw, label, _RULES)
     if manifest["model_type"] not in model_type_names():
         raise ModelFileError(
             f"{label} names an unknown model type {manifest['model_type'][:64]!r}; known types: "

@@ -26,12 +26,14 @@ copy of their bytes): a few times the declared content, and never more than abou
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import re
 import struct
 import zipfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -395,6 +397,42 @@ def load_json(raw: bytes, what: str) -> Any:
         raise ModelFileError(f"{what} is not valid JSON for a model file: {exc}") from None
 
 
+# ----------------------------------------------------------------------------- manifest
+
+
+@dataclass(frozen=True)
+class ManifestRules:
+    """What a manifest must say: its format tag and version, its schema (a callable that raises
+    :class:`ModelFileError`) and how its writer serialised it for ``manifest_sha256``."""
+
+    fmt: str
+    version: int
+    kind: str
+    schema: Callable[[Any, str], None]
+    dumps: Callable[[Any], bytes]
+    error: type[ModelFileError] = ModelFileError
+    advice: str = ""
+
+
+def check_manifest(raw: bytes, label: str, rules: ManifestRules) -> dict[str, Any]:
+    """The verified manifest: format tag, version, schema and ``manifest_sha256`` (the SHA-256
+    of the rest), in that order, each refused in words with ``rules.error``."""
+    manifest = load_json(raw, f"{label}'s manifest")
+    if not isinstance(manifest, dict) or manifest.get("format") != rules.fmt:
+        raise rules.error(f"{label} is not a fairengine {rules.kind} file (wrong format tag).")
+    if manifest.get("format_version") != rules.version:
+        raise rules.error(
+            f"{label} has format version {str(manifest.get('format_version'))[:20]!r}; this "
+            f"fairengine reads version {rules.version}.{rules.advice}"
+        )
+    rules.schema(manifest, "manifest")
+    claimed = manifest.pop("manifest_sha256")
+    if claimed != hashlib.sha256(rules.dumps(manifest)).hexdigest():
+        raise rules.error(f"{label} failed its checksum: the manifest was modified.")
+    manifest["manifest_sha256"] = claimed
+    return manifest
+
+
 # ----------------------------------------------------------------------------- npy
 
 
@@ -437,7 +475,9 @@ __all__ = [
     "MAX_MEMBERS",
     "MAX_MEMBER_BYTES",
     "MAX_TOTAL_BYTES",
+    "ManifestRules",
     "ModelFileError",
+    "check_manifest",
     "check_infos",
     "json_depth",
     "load_json",

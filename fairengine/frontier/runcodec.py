@@ -353,19 +353,11 @@ _MANIFEST = schemas.obj(
 )
 
 
+_RULES = safe.ManifestRules(FORMAT, FORMAT_VERSION, "run", _MANIFEST, _dumps, RunFileError)
+
+
 def _check_manifest(raw: bytes, label: str) -> dict[str, Any]:
-    manifest = safe.load_json(raw, f"{label}'s manifest")
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise RunFileError(f"{label} is not a fairengine run file (wrong format tag).")
-    if manifest.get("format_version") != FORMAT_VERSION:
-        raise RunFileError(
-            f"{label} has format version {str(manifest.get('format_version'))[:20]!r}; this "
-            f"fairengine reads version {FORMAT_VERSION}."
-        )
-    _MANIFEST(manifest, "manifest")
-    claimed = manifest.pop("manifest_sha256")
-    if claimed != _sha256(_dumps(manifest)):
-        raise RunFileError(f"{label} failed its checksum: the manifest was modified.")
+    manifest = safe.check_manifest(raw, label, _RULES)
     for name, digest in manifest["checksums"].items():
         if not (name == "run.json" or _MEMBER.match(name)) or not _SHA256.fullmatch(digest):
             raise RunFileError(f"{label} lists an unexpected member {name[:64]!r}.")

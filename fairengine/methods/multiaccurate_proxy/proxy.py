@@ -239,6 +239,21 @@ def multiaccuracy_violation(table: pd.DataFrame) -> float:
 STATUSES = ("converged", "max_iter", "below_floor")
 
 
+#: Knobs of the downstream pipeline and the page, not of a proxy estimator (its constructor
+#: takes none of them, so its fit-time validation skips them).
+_PIPELINE_KNOBS = (
+    "task_mode",
+    "constraint",
+    "eps",
+    "n_tasks",
+    "max_rows",
+    "grouping",
+    "dl_learner",
+    "dl_iter",
+    "random_state",
+)
+
+
 class MultiaccurateProxy(BaseEstimator):
     """Linear multiaccurate proxy, Algorithm 4 (projected OGD vs the auditor's best response).
 
@@ -366,19 +381,7 @@ class MultiaccurateProxy(BaseEstimator):
 
     _parameter_constraints: dict = knob_constraints(  # noqa: RUF012
         KNOBS,
-        skip=(
-            "proxy",
-            "tree_depth",
-            "task_mode",
-            "constraint",
-            "eps",
-            "n_tasks",
-            "max_rows",
-            "grouping",
-            "dl_learner",
-            "dl_iter",
-            "random_state",
-        ),  # fmt: skip
+        skip=("proxy", "tree_depth", *_PIPELINE_KNOBS),
         domains={
             "alpha": (0.0, None, "left"),
             "C": (0.0, None, "left"),
@@ -784,19 +787,7 @@ class GeneralMultiaccurateProxy(BaseEstimator):
     _parameter_constraints: dict = knob_constraints(  # noqa: RUF012
         KNOBS,
         rename={"tree_depth": "max_depth"},
-        skip=(
-            "proxy",
-            "learning_rate",
-            "task_mode",
-            "constraint",
-            "eps",
-            "n_tasks",
-            "max_rows",
-            "grouping",
-            "dl_learner",
-            "dl_iter",
-            "random_state",
-        ),  # fmt: skip
+        skip=("proxy", "learning_rate", *_PIPELINE_KNOBS),
         domains={
             "alpha": (0.0, None, "left"),
             "C": (0.0, None, "left"),
