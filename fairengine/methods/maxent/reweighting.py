@@ -45,8 +45,8 @@ def reweighting_weights(z: np.ndarray, y: np.ndarray, tau: float = 1.0) -> np.nd
     count = np.bincount(cell, minlength=4).astype(float)
     if (count == 0).any():
         raise ValueError(
-            "Every combination of label and group needs at least one row to reweight the data "
-            "(the paper's Algorithm 1); rows per (label, group) = "
+            "Every (label, group) cell needs at least one row to reweight the data (the "
+            "paper's Algorithm 1); rows per cell, label by group: "
             f"{count.reshape(2, 2).tolist()}."
         )
     c_y = np.bincount(y, minlength=2).astype(float)
