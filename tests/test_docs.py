@@ -102,3 +102,29 @@ def test_site_needs_no_network_at_build_or_read_time():
 def test_changelog_page_includes_the_repository_changelog():
     assert '--8<-- "CHANGELOG.md"' in (DOCS / "changelog.md").read_text(encoding="utf-8")
     assert (ROOT / "CHANGELOG.md").is_file()
+
+
+def test_datasets_table_lists_every_bundled_dataset():
+    from fairengine.data import list_datasets
+
+    table = hooks.datasets_table()
+    names = [info.name for info in list_datasets()]
+    assert len(table.strip().splitlines()) == 2 + len(names)
+    for name in names:
+        assert f"| `{name}` |" in table
+
+
+def _environment_variables(*folders: str) -> set[str]:
+    found = set()
+    for folder in folders:
+        for path in (ROOT / folder).rglob("*.py"):
+            found |= set(re.findall(r"FAIRENGINE_[A-Z_]*[A-Z]", path.read_text(encoding="utf-8")))
+    return found
+
+
+def test_deploy_guide_documents_every_environment_variable_the_app_reads():
+    documented = (DOCS / "howto" / "deploy.md").read_text(encoding="utf-8")
+    read = _environment_variables("fairengine", "dashboard")
+    assert "FAIRENGINE_DEMO" in read and "FAIRENGINE_CACHE" in read
+    missing = sorted(name for name in read if f"`{name}`" not in documented)
+    assert not missing, f"docs/howto/deploy.md does not document {missing}"

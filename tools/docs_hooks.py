@@ -6,6 +6,7 @@ time:
 * ``<!-- knobs: NAME -->`` in a page becomes the table of method ``NAME``'s knobs, read from
   its :class:`~fairengine.methods.base.Knob` declarations (:func:`knob_table`);
 * ``<!-- methods -->`` becomes the table of every registered method (:func:`methods_table`);
+* ``<!-- datasets -->`` becomes the table of the bundled datasets (:func:`datasets_table`);
 * ``<!-- metrics -->`` becomes the table of every reported metric, from
   :data:`fairengine.metrics.REGISTRY` (:func:`metrics_table`);
 * the API reference pages ``reference/<area>.md`` are written from the package tree: every
@@ -96,6 +97,7 @@ OTHER = ("other", ("Other modules", (), "Public modules outside the areas above.
 KNOB_MARK = re.compile(r"<!--\s*knobs:\s*([A-Za-z0-9_]+)\s*-->")
 METHODS_MARK = "<!-- methods -->"
 METRICS_MARK = "<!-- metrics -->"
+DATASETS_MARK = "<!-- datasets -->"
 
 
 def public_modules(package: str = "fairengine") -> list[str]:
@@ -228,16 +230,39 @@ def metrics_table() -> str:
     return head + "".join(rows)
 
 
+def datasets_table() -> str:
+    """The Markdown table of the bundled datasets: size, kind, targets, sensitive columns,
+    source and licence (defaults first)."""
+    from fairengine.data import list_datasets
+
+    head = (
+        "| name | rows | kind | target | sensitive (default first) | source | licence |\n"
+        "|---|---|---|---|---|---|---|\n"
+    )
+    rows = []
+    for info in list_datasets():
+        targets = ", ".join(md_code(t) for t in info.target_options)
+        sensitive = ", ".join(md_code(c) for c in info.sensitive_options)
+        rows.append(
+            f"| {md_code(info.name)} | {info.rows:,} | {info.kind} | {targets} | {sensitive} "
+            f"| {md_text(info.source)} | {md_text(info.licence)} |\n"
+        )
+    return head + "".join(rows)
+
+
 def guide_page(name: str) -> str:
     """The guide page of method ``name``, relative to ``docs/methods/``."""
     return f"{name}.md"
 
 
 def expand(markdown: str) -> str:
-    """``markdown`` with its knob, method and metric marks replaced by the generated tables."""
+    """``markdown`` with its knob, method, dataset and metric marks replaced by the generated
+    tables."""
     text = KNOB_MARK.sub(lambda m: knob_table(m.group(1)), markdown)
     if METHODS_MARK in text:
         text = text.replace(METHODS_MARK, methods_table())
+    if DATASETS_MARK in text:
+        text = text.replace(DATASETS_MARK, datasets_table())
     if METRICS_MARK in text:
         text = text.replace(METRICS_MARK, metrics_table())
     return text
