@@ -51,16 +51,19 @@ def test_knob_table_has_one_row_per_knob_with_its_default(name):
     for knob, row in zip(method.knobs, rows, strict=True):
         cells = _cells(row)
         assert len(cells) == len(header), f"{name}.{knob.name}: a pipe in a cell broke the row"
-        assert cells[0] == f"`{knob.name}`"
-        assert cells[3] == f"`{knob.default}`"
+        assert cells[0].startswith(f"`{knob.name}`<br>")
+        assert cells[1] == f"`{knob.default}`"
+        assert cells[2].startswith(knob.kind)
         if knob.kind == "choice":
-            assert all(f"`{c}`" in cells[4] for c in knob.choices)
+            assert all(f"`{c}`" in cells[2] for c in knob.choices)
+        if knob.demo_high is not None:
+            assert f"hosted demo ≤ {knob.demo_high:g}" in cells[2]
 
 
 def test_knob_marks_in_the_guides_expand_to_tables():
     text = hooks.expand("before\n<!-- knobs: reweighing -->\nafter <!-- methods -->")
     assert "<!--" not in text
-    assert "| `strength` |" in text
+    assert "| `strength`<br>" in text
     for name in list_methods():
         assert f"| `{name}` |" in text
 
@@ -128,3 +131,12 @@ def test_deploy_guide_documents_every_environment_variable_the_app_reads():
     assert "FAIRENGINE_DEMO" in read and "FAIRENGINE_CACHE" in read
     missing = sorted(name for name in read if f"`{name}`" not in documented)
     assert not missing, f"docs/howto/deploy.md does not document {missing}"
+
+
+def test_sphinx_roles_in_docstrings_become_code_spans():
+    pytest.importorskip("griffe")
+    spec = importlib.util.spec_from_file_location("roles", ROOT / "tools" / "griffe_roles.py")
+    roles = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(roles)
+    text = "See :func:`~fairengine.metrics.dp_diff` and :class:`fairengine.Task`, not :smile:`x`."
+    assert roles.plain_roles(text) == "See `dp_diff` and `fairengine.Task`, not :smile:`x`."

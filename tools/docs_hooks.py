@@ -166,23 +166,22 @@ def _range(knob: Knob) -> str:
 
 
 def _demo(knob: Knob) -> str:
+    """What a shared hosted demo offers of ``knob``, when less than the full range."""
     if knob.demo_high is not None:
-        return f"≤ {knob.demo_high:g}"
+        return f"; hosted demo ≤ {knob.demo_high:g}"
     if knob.demo_choices is not None:
-        return ", ".join(md_code(str(c)) for c in knob.demo_choices)
-    return "same"
+        return "; hosted demo: " + ", ".join(md_code(str(c)) for c in knob.demo_choices)
+    return ""
 
 
-def knob_rows(method: Method) -> list[tuple[str, str, str, str, str, str, str]]:
-    """One row per knob of ``method``: name, label, kind, default, range, demo range, help."""
+def knob_rows(method: Method) -> list[tuple[str, str, str, str]]:
+    """One row per knob of ``method``: name and label, default, values (with the hosted demo's
+    limit), and what it does."""
     return [
         (
-            md_code(knob.name),
-            md_text(knob.display_label),
-            knob.kind,
+            f"{md_code(knob.name)}<br>{md_text(knob.display_label)}",
             md_code(str(knob.default)),
-            _range(knob),
-            _demo(knob),
+            f"{knob.kind}: {_range(knob)}{_demo(knob)}",
             md_text(knob.help),
         )
         for knob in method.knobs
@@ -192,10 +191,7 @@ def knob_rows(method: Method) -> list[tuple[str, str, str, str, str, str, str]]:
 def knob_table(name: str) -> str:
     """The Markdown table of method ``name``'s knobs (every knob, in declaration order)."""
     method = get_method(name)
-    head = (
-        "| knob | label | kind | default | range | hosted demo | what it does |\n"
-        "|---|---|---|---|---|---|---|\n"
-    )
+    head = "| knob | default | values | what it does |\n|---|---|---|---|\n"
     body = "".join("| " + " | ".join(row) + " |\n" for row in knob_rows(method))
     return head + body
 
