@@ -32,6 +32,7 @@ if str(ROOT) not in sys.path:  # the checkout's package, not an installed copy
     sys.path.insert(0, str(ROOT))
 
 from fairengine.methods import Knob, Method, get_method, list_methods  # noqa: E402
+from fairengine.methods.registry import METHOD_MODULES  # noqa: E402
 from fairengine.textsafe import md_code, md_text  # noqa: E402
 
 #: Reference page -> (title, module prefixes it holds, one line on what the area is).
@@ -54,7 +55,7 @@ AREAS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "reference_methods": (
         "Reference methods",
         ("fairengine.methods.reweighing", "fairengine.methods.fairlearn_eg"),
-        "Reweighing and fairlearn's exponentiated gradient.",
+        "The reference methods every result is compared with.",
     ),
     "balanced_filtering": (
         "Balanced filtering",
@@ -89,7 +90,11 @@ AREAS: dict[str, tuple[str, tuple[str, ...], str]] = {
     ),
     "models": ("Models", ("fairengine.models",), "Exportable model types."),
     "export": ("Export", ("fairengine.export",), "Model files, cards and the file client."),
-    "cli": ("Command line", ("fairengine.cli",), "The `fairengine` command."),
+    "cli": (
+        "Command line",
+        ("fairengine.cli", "fairengine.cli_cache"),
+        "The `fairengine` command.",
+    ),
     "textsafe": ("Text safety", ("fairengine.textsafe",), "The escaping rule for user text."),
 }
 OTHER = ("other", ("Other modules", (), "Public modules outside the areas above."))
@@ -127,6 +132,9 @@ def area_of(module: str) -> str:
                 matches = module == prefix
             if matches and len(prefix) > length:
                 best, length = page, len(prefix)
+    parts = module.split(".")
+    if best == "methods" and len(parts) > 2 and parts[2] in METHOD_MODULES:
+        return "reference_methods"  # a registered method without an area of its own
     return best
 
 
