@@ -140,3 +140,13 @@ def test_sphinx_roles_in_docstrings_become_code_spans():
     spec.loader.exec_module(roles)
     text = "See :func:`~fairengine.metrics.dp_diff` and :class:`fairengine.Task`, not :smile:`x`."
     assert roles.plain_roles(text) == "See `dp_diff` and `fairengine.Task`, not :smile:`x`."
+
+
+def test_every_python_example_in_the_docs_compiles():
+    blocks = []
+    for path in sorted(DOCS.rglob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        blocks += [(path.name, b) for b in re.findall(r"```python\n(.*?)```", text, flags=re.S)]
+    assert len(blocks) >= 7
+    for name, block in blocks:
+        compile(block, f"docs {name}", "exec")
