@@ -5,6 +5,8 @@ time:
 
 * ``<!-- knobs: NAME -->`` in a page becomes the table of method ``NAME``'s knobs, read from
   its :class:`~fairengine.methods.base.Knob` declarations (:func:`knob_table`);
+* ``<!-- page-guide: NAME -->`` becomes the "How to read this page" text that the dashboard
+  shows on method ``NAME``'s page (:func:`page_guide`), so the guide and the page say the same;
 * ``<!-- methods -->`` becomes the table of every registered method (:func:`methods_table`);
 * ``<!-- datasets -->`` becomes the table of the bundled datasets (:func:`datasets_table`);
 * ``<!-- metrics -->`` becomes the table of every reported metric, from
@@ -20,6 +22,7 @@ Text read from the code is escaped with :func:`fairengine.textsafe.md_text` (the
 
 from __future__ import annotations
 
+import ast
 import pkgutil
 import re
 import sys
@@ -100,6 +103,9 @@ AREAS: dict[str, tuple[str, tuple[str, ...], str]] = {
 OTHER = ("other", ("Other modules", (), "Public modules outside the areas above."))
 
 KNOB_MARK = re.compile(r"<!--\s*knobs:\s*([A-Za-z0-9_]+)\s*-->")
+PAGE_GUIDE_MARK = re.compile(r"<!--\s*page-guide:\s*([A-Za-z0-9_]+)\s*-->")
+#: The dashboard's "How to read this page" texts, read without importing Streamlit.
+PAGE_HELP = ROOT / "dashboard" / "components" / "page_help.py"
 METHODS_MARK = "<!-- methods -->"
 METRICS_MARK = "<!-- metrics -->"
 DATASETS_MARK = "<!-- datasets -->"
@@ -254,15 +260,39 @@ def datasets_table() -> str:
     return head + "".join(rows)
 
 
+def page_guides() -> dict[str, str]:
+    """Method name -> the reading guide of its dashboard page (``HOW_TO_READ`` in
+    ``dashboard/components/page_help.py``, read as a literal: no Streamlit import)."""
+    tree = ast.parse(PAGE_HELP.read_text(encoding="utf-8"))
+    for node in tree.body:
+        target = node.target if isinstance(node, ast.AnnAssign) else None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+        if isinstance(target, ast.Name) and target.id == "HOW_TO_READ" and node.value:
+            return {k: v.strip() for k, v in ast.literal_eval(node.value).items()}
+    raise LookupError(f"No HOW_TO_READ dictionary in {PAGE_HELP}.")
+
+
+def page_guide(name: str) -> str:
+    """The reading guide of method ``name``'s page, without its opening question (each guide
+    states the question in its own words)."""
+    text = page_guides()[name]
+    paragraphs = text.split("\n\n")
+    if paragraphs[0].startswith("**The question.**"):
+        paragraphs = paragraphs[1:]
+    return "\n\n".join(paragraphs)
+
+
 def guide_page(name: str) -> str:
     """The guide page of method ``name``, relative to ``docs/methods/``."""
     return f"{name}.md"
 
 
 def expand(markdown: str) -> str:
-    """``markdown`` with its knob, method, dataset and metric marks replaced by the generated
-    tables."""
+    """``markdown`` with its knob, page-guide, method, dataset and metric marks replaced by the
+    generated text."""
     text = KNOB_MARK.sub(lambda m: knob_table(m.group(1)), markdown)
+    text = PAGE_GUIDE_MARK.sub(lambda m: page_guide(m.group(1)), text)
     if METHODS_MARK in text:
         text = text.replace(METHODS_MARK, methods_table())
     if DATASETS_MARK in text:
