@@ -74,7 +74,7 @@ def test_metrics_table_lists_every_registered_metric():
     table = hooks.metrics_table()
     assert len(table.strip().splitlines()) == 2 + len(REGISTRY)
     for name in REGISTRY:
-        assert f"| `{name}` |" in table
+        assert f"| `{name}`<br>" in table
 
 
 def test_every_public_module_is_on_exactly_one_reference_page():

@@ -230,9 +230,9 @@ def metrics_table() -> str:
     """The Markdown table of every metric name a result may report, with its definition."""
     from fairengine.metrics import REGISTRY
 
-    head = "| name | label | better | task kinds | definition |\n|---|---|---|---|---|\n"
+    head = "| metric | better | task kinds | definition |\n|---|---|---|---|\n"
     rows = [
-        f"| {md_code(name)} | {md_text(info.label)} | "
+        f"| {md_code(name)}<br>{md_text(info.label)} | "
         f"{'lower' if info.lower_is_better else 'higher'} | {', '.join(info.kinds)} | "
         f"{md_text(info.definition)} |\n"
         for name, info in REGISTRY.items()
