@@ -18,7 +18,13 @@ import pytest
 from fairengine.cli import main
 from fairengine.data import load_dataset
 from fairengine.export import load_model, model_bytes, read_manifest
-from fairengine.export.client import IgnoredColumnsWarning, SchemaError
+from fairengine.export.client import (
+    IgnoredColumnsWarning,
+    SchemaError,
+    check_columns,
+    ignored_note,
+    input_schema,
+)
 
 TARGET, SENSITIVE = "credit", "sex"  # german_credit's
 
@@ -144,3 +150,21 @@ def test_file_without_training_columns_says_so(model_file, table, tmp_path, caps
     assert "does not record which columns were its target and sensitive" in err
     with pytest.raises(SchemaError, match="does not record which columns"):
         load_model(bare).predict(frame)
+
+
+def test_training_features_the_model_does_not_read_are_ignored(model_file, table) -> None:
+    """A model that reads fewer columns than its training table held (e.g. max-entropy's paper
+    columns) ignores the others, naming them, rather than calling them unknown."""
+    model = load_model(model_file)
+    manifest = read_manifest(model_file)
+    manifest["metadata"]["train"]["features"].append("telephone_book")
+    schema = input_schema(model, manifest)
+    assert schema.roles["telephone_book"] == "unused" and schema.roles[SENSITIVE] == "sensitive"
+    columns = [*table.columns, "telephone_book"]
+    ignored = check_columns(schema, columns)
+    assert set(ignored) == {TARGET, SENSITIVE, "telephone_book"}
+    note = ignored_note(schema, ignored)
+    assert "credit (target), sex (sensitive)" in note
+    assert "training column(s) this model does not read: telephone_book" in note
+    with pytest.raises(SchemaError, match="does not know: telephone_book"):
+        check_columns(input_schema(model, read_manifest(model_file)), columns)
