@@ -27,6 +27,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from concurrent import futures
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
@@ -34,11 +35,12 @@ import streamlit as st
 from dashboard.components import cached
 from dashboard.components.deploy import demo_knobs, limits, thin
 from dashboard.components.evidence import show_evidence
-from dashboard.components.jobs import Job, JobPool, ServerBusy
+from dashboard.components.jobs import LOW_SHARE, Job, JobPool, ServerBusy
 from dashboard.components.state import _KIND_WORDS, stop_page
 from fairengine.data import Task
-from fairengine.frontier import task_key
+from fairengine.frontier import sweep, task_key
 from fairengine.frontier.runs import RunStore, compute_and_store, run_key
+from fairengine.frontier.sweep import sweep_settings
 from fairengine.methods.base import Method, RunResult
 from fairengine.textsafe import md_text
 
@@ -135,24 +137,86 @@ def _seconds(value: float | None) -> str:
     return f"about {max(1, round(value))} s" if value < 90 else f"about {value / 60:.0f} min"
 
 
-def _job_text(pool: JobPool, job: Job) -> tuple[float | None, str]:
-    position = pool.queue_position(job)
-    if position:
-        ahead = "next in line" if position == 1 else f"{position - 1} jobs ahead"
-        return None, f"{job.label}: queued ({ahead}; {pool.workers} shared workers)."
+def _duration(seconds: float) -> str:
+    """``seconds`` in words: "40 s", "2 min 5 s", "1 h 3 min"."""
+    whole = max(0, round(seconds))
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        minutes, rest = divmod(whole, 60)
+        return f"{minutes} min {rest} s" if rest else f"{minutes} min"
+    hours, rest = divmod(whole, 3600)
+    return f"{hours} h {rest // 60} min"
+
+
+BUSY_WORDS = (
+    "The server is busy: this job is getting little CPU, so it takes longer than usual. It "
+    "keeps running; you can leave this page open or come back later."
+)
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """What a waiting page says about its job (a snapshot; see :func:`waiting_text`)."""
+
+    label: str
+    position: int = 0
+    workers: int = 1
+    done: int = 0
+    total: int = 0
+    elapsed: float | None = None
+    cpu: float = 0.0
+    share: float | None = None
+    remaining: float | None = None
+    estimate: float | None = None
+
+
+def waiting(pool: JobPool, job: Job) -> Waiting:
+    """The snapshot of ``job`` a poll shows (records a CPU sample, see :meth:`Job.cpu_share`)."""
     info = job.progress()
-    done, total = int(info.get("done", 0)), int(info.get("total", 0))
-    remaining = job.remaining()
-    left = f"{_seconds(remaining)} left" if remaining is not None else "running"
-    if total:
-        return done / total, f"{job.label}: {done} of {total} points, {left}."
-    if job.estimate:
-        started = info.get("started")
-        spent = 0.0 if started is None else max(0.0, job.estimate - (remaining or 0.0))
-        return min(0.99, spent / job.estimate), f"{job.label}: {left}."
-    started = info.get("started")
-    running = "" if started is None else f" for {max(0, round(time.time() - started))} s"
-    return None, f"{job.label}: running{running} (first fit of this setting)."
+    started = info.get("started") or job.started
+    return Waiting(
+        label=job.label,
+        position=pool.queue_position(job),
+        workers=pool.workers,
+        done=int(info.get("done", 0)),
+        total=int(info.get("total", 0)),
+        elapsed=None if started is None else max(0.0, time.time() - float(started)),
+        cpu=job.cpu_seconds(),
+        share=job.cpu_share(),
+        remaining=job.remaining(),
+        estimate=job.estimate,
+    )
+
+
+def waiting_text(w: Waiting) -> tuple[float | None, str]:
+    """Progress fraction (None: unknown) and the words a waiting page shows: the queue place;
+    else the points done of all, how long it has run, the processor time it got, what is
+    left, and whether the server is too busy to give it much (:data:`BUSY_WORDS`)."""
+    label = md_text(w.label)
+    if w.position:
+        ahead = "next in line" if w.position == 1 else f"{w.position - 1} jobs ahead"
+        return None, f"{label}: waiting for a free worker ({ahead}; {w.workers} shared workers)."
+    parts = []
+    if w.total:
+        parts.append(f"{w.done} of {w.total} points done")
+    if w.elapsed is not None:
+        parts.append(f"running for {_duration(w.elapsed)}")
+        parts.append(f"{_duration(w.cpu)} of processor time so far")
+    else:
+        parts.append("starting")
+    if w.remaining is not None and (w.done or w.estimate):
+        parts.append(f"{_seconds(w.remaining)} left")
+    elif not w.total and not w.estimate:
+        parts.append("first fit of this setting")
+    text = f"{label}: {', '.join(parts)}."
+    if w.share is not None and w.share < LOW_SHARE:
+        text += " " + BUSY_WORDS
+    if w.total:
+        return w.done / w.total, text
+    if w.estimate and w.elapsed is not None:
+        return min(0.99, w.elapsed / w.estimate), text
+    return None, text
 
 
 def show_job(job_id: int, slot: str) -> None:
@@ -169,7 +233,7 @@ def show_job(job_id: int, slot: str) -> None:
         job = pool.get(job_id)
         if job is None or job.done:
             st.rerun()
-        fraction, text = _job_text(pool, job)
+        fraction, text = waiting_text(waiting(pool, job))
         if fraction is None:
             st.info(text, icon=":material/hourglass_top:")
         else:
@@ -380,9 +444,13 @@ def sweep_panel(
         )
         return False
     if job is None and st.button(button, key=f"runner.sweep.{slot}"):
-        job = _submit(
-            label, sweep_key, _discard, function, *args, with_progress=with_progress, **kwargs
-        )
+        calls = sweep_calls(function, args, kwargs)
+        if calls is not None and len(calls) > 1:  # one call per point, on every idle worker
+            job = _submit_parts(label, sweep_key, calls)
+        else:
+            job = _submit(
+                label, sweep_key, _discard, function, *args, with_progress=with_progress, **kwargs
+            )
         if job is not None:
             state["job"] = job.id
             _wait(job)
@@ -411,6 +479,34 @@ def sweep_panel(
 def _discard(function: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
     """Run a sweep for its side effect (the store) without shipping its results back."""
     function(*args, **kwargs)
+
+
+def sweep_calls(
+    function: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any]
+) -> list[tuple[Callable[..., Any], tuple, dict[str, Any]]] | None:
+    """A :func:`fairengine.frontier.sweep` call ``sweep(method, train, test, grid, **kwargs)``
+    split into one call per distinct point (each a sweep of that point alone, filling the same
+    store), for :meth:`JobPool.submit_parts`; None for any other function or a grid that does
+    not validate (the sweep then runs whole and reports the problem in words)."""
+    if function is not sweep or len(args) != 4 or "progress" in kwargs:
+        return None
+    method, train, test, grid = args
+    try:
+        settings = sweep_settings(method, train, test, grid)
+    except Exception:  # noqa: BLE001 - the whole sweep raises it again, in the worker
+        return None
+    return [(_discard, (sweep, method, train, test, [knobs]), dict(kwargs)) for knobs in settings]
+
+
+def _submit_parts(
+    label: str, key: str, calls: list[tuple[Callable[..., Any], tuple, dict[str, Any]]]
+) -> Job | None:
+    """:func:`_submit` for a job of several calls (see :meth:`JobPool.submit_parts`)."""
+    try:
+        return job_pool().submit_parts(session_id(), label, key, calls)
+    except ServerBusy as exc:
+        st.warning(str(exc), icon=":material/hourglass_disabled:")  # our own fixed words
+        return None
 
 
 def offer_dataset(dataset: str, sensitive: tuple[str, ...] | None, reason: str) -> None:
