@@ -48,10 +48,8 @@ class _Loky:
     def __init__(self, workers: int) -> None:
         from joblib.externals.loky import ProcessPoolExecutor
 
-        from dashboard.components.jobs import WORKER_NICE
-
         self.executor = ProcessPoolExecutor(
-            max_workers=workers, initializer=_old_priority, initargs=(WORKER_NICE,)
+            max_workers=workers, initializer=_old_priority, initargs=(19,)
         )
 
     def run(self, function: Any, *args: Any) -> Any:

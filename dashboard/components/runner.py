@@ -12,7 +12,10 @@ A page calls :func:`run_panel` with its knobs and gets the result to draw:
   page when it is done. Moving a knob never wipes a result.
 
 Sweeps use :func:`sweep_panel` the same way: they run in the pool, fill the frontier store, and
-the page draws them from the store once done.
+the page draws them from the store once done. A :func:`fairengine.frontier.sweep` runs point by
+point (:func:`sweep_calls`), each point in a call of its own on whichever worker is free. The
+waiting text (:func:`waiting_text`) gives the points done, the time the job has run, the
+processor time it got, and says the server is busy when it gets little of it.
 
 In demo mode (:mod:`.deploy`) a fit never runs beyond the knobs' demo ranges and a sweep never
 beyond the demo's points per sweep (:func:`demo_grid` thins a page's grid to fit); when the queue
