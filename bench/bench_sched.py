@@ -8,11 +8,13 @@ main thread at normal priority: a fixed amount of Python work every 0.4 s, timed
 of their own (another user's work on the host), or, in one variant, started by the server (same
 session).
 
-Reported per setting: the CPU share each job got (CPU seconds / wall seconds; 1.0 = a whole
-core) and the page scripts' median and 90th-percentile wall time against the same work on an
-idle machine (1.0 = no slowdown).
+In the last settings the page scripts run without a pause (a server whose pages compute all
+the time: the case where jobs niced inside its group could starve). Reported per setting: the
+CPU share each job got (CPU seconds / wall seconds; 1.0 = a whole core) and the page scripts'
+median and 90th-percentile wall time against the same work on an idle machine (1.0 = no
+slowdown).
 
-Run: ``nice -n 5 python bench/run.py sched_options`` (about 2 minutes; ``--quick`` tries fewer
+Run: ``nice -n 5 python bench/run.py sched_options`` (about 4 minutes; ``--quick`` tries fewer
 settings). The machine's other load changes the numbers: the report gives the load average.
 """
 
@@ -41,6 +43,10 @@ SETTINGS = (
     (10, True, "apart"),
     (5, True, "apart"),
     (10, False, "inside"),
+    (15, False, "apart"),
+    (10, False, None, 0.0),
+    (15, False, None, 0.0),
+    (19, False, None, 0.0),
 )
 QUICK = ((10, False, None), (10, False, "apart"), (19, True, "apart"))
 
@@ -73,7 +79,7 @@ jobs = [pool.submit("s%d" % i, "spin", "spin%d" % i, spin, {seconds}) for i in r
 pages = []
 while not all(job.done for job in jobs):
     pages.append(page_work())
-    time.sleep(0.4)
+    time.sleep({pause})
 for process in neighbours:
     process.kill()
     process.wait()
@@ -102,8 +108,9 @@ def _stop(processes: list[subprocess.Popen]) -> list[float]:
     return cpu
 
 
-def _one(nice: int, own: bool, neighbours: str | None) -> dict[str, Any]:
+def _one(nice: int, own: bool, neighbours: str | None, pause: float) -> dict[str, Any]:
     code = STAND_IN.format(
+        pause=pause,
         root=str(ROOT),
         nice=nice,
         own=own,
@@ -129,9 +136,9 @@ def _one(nice: int, own: bool, neighbours: str | None) -> dict[str, Any]:
     return data
 
 
-def _row(nice: int, own: bool, neighbours: str | None) -> dict[str, Any]:
+def _row(nice: int, own: bool, neighbours: str | None, pause: float = 0.4) -> dict[str, Any]:
     load = os.getloadavg()[0]
-    data = _one(nice, own, neighbours)
+    data = _one(nice, own, neighbours, pause)
     quiet = statistics.median(data["quiet"])
     pages = sorted(p / quiet for p in data["pages"])
     p90 = pages[min(len(pages) - 1, int(0.9 * len(pages)))]
@@ -142,12 +149,13 @@ def _row(nice: int, own: bool, neighbours: str | None) -> dict[str, Any]:
         "apart": f"{NEIGHBOURS} CPU-bound neighbours at nice 0 in their own session",
         "inside": f"{NEIGHBOURS} CPU-bound neighbours at nice 0 in the server's session",
     }[neighbours]
+    pages_busy = "; the server's pages computing without a pause" if pause == 0 else ""
     neighbour = ""
     if data["neighbours"]:
         each = ", ".join(f"{c:.2f}" for c in data["neighbours"])
         neighbour = f"neighbours {each} of a core over their whole run; "
     return {
-        "what": f"jobs at nice {nice} in {group}; {where}: CPU share per job",
+        "what": f"jobs at nice {nice} in {group}; {where}{pages_busy}: CPU share per job",
         "value": round(statistics.mean(share), 2),
         "unit": "cores",
         "note": (

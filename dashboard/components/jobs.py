@@ -1,13 +1,13 @@
-"""Fits and sweeps outside the Streamlit script thread: one process per job, shared by all sessions.
+"""Fits and sweeps outside the Streamlit script thread: a process per call, shared by all sessions.
 
 The dashboard holds one :class:`JobPool` (``st.cache_resource``). A page submits a job (a
 function and its arguments; closures are fine, they travel with cloudpickle) and polls it. A
-dispatcher thread keeps at most ``workers`` jobs running, in submission order; each session may
-have at most ``per_session`` unfinished jobs (its oldest one is dropped first when it asks for
-more), and at most ``queue_limit`` jobs wait in all: beyond that :meth:`JobPool.submit` raises
-:class:`ServerBusy`, whose message the page shows as it is.
+dispatcher thread keeps at most ``workers`` calls running (in the order described below); each
+session may have at most ``per_session`` unfinished jobs (its oldest one is dropped first when
+it asks for more), and at most ``queue_limit`` jobs wait in all: beyond that
+:meth:`JobPool.submit` raises :class:`ServerBusy`, whose message the page shows as it is.
 
-Every job runs in a process of its own, forked from a warm parent (a multiprocessing
+Every call runs in a process of its own, forked from a warm parent (a multiprocessing
 *forkserver* that imported the engine once, so a job starts in a few tens of milliseconds and
 never re-runs the server's ``__main__``). One process per job isolates the jobs from one another:
 
@@ -249,14 +249,16 @@ class Job:
         now = time.time() if now is None else now
         calls = self.running_calls
         self._samples.append((now, self.cpu_seconds(), calls))
-        while len(self._samples) > 2 and now - self._samples[1][0] >= SHARE_WINDOW:
-            self._samples.popleft()
-        first_time, first_cpu, _ = self._samples[0]
+        with contextlib.suppress(IndexError):  # pages of several sessions may poll at once
+            while len(self._samples) > 2 and now - self._samples[1][0] >= SHARE_WINDOW:
+                self._samples.popleft()
+        samples = [sample for sample in list(self._samples) if sample[0] <= now]
+        first_time, first_cpu, _ = samples[0]
         span = now - first_time
         if span < MIN_WINDOW or not calls:
             return None
-        mean_calls = max(1.0, sum(c for _, _, c in self._samples) / len(self._samples))
-        return max(0.0, self._samples[-1][1] - first_cpu) / span / mean_calls
+        mean_calls = max(1.0, sum(c for _, _, c in samples) / len(samples))
+        return max(0.0, samples[-1][1] - first_cpu) / span / mean_calls
 
     def outcome(self) -> tuple[str, Any]:
         """``("pending", None)``, ``("cancelled", None)``, ``("error", exception)`` or
