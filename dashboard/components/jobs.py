@@ -303,6 +303,14 @@ def _own_cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
+def discard(function: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+    """Run ``function(*args, **kwargs)`` for its side effect only (a sweep filling the store):
+    nothing travels back. It lives here, in a module the warm parent imports, so that a job
+    calling it imports nothing more (the pages' modules would import Streamlit, seconds per
+    job)."""
+    function(*args, **kwargs)
+
+
 def _write_progress(path: Path, **info: Any) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(info))

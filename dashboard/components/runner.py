@@ -38,7 +38,7 @@ import streamlit as st
 from dashboard.components import cached
 from dashboard.components.deploy import demo_knobs, limits, thin
 from dashboard.components.evidence import show_evidence
-from dashboard.components.jobs import LOW_SHARE, Job, JobPool, ServerBusy
+from dashboard.components.jobs import LOW_SHARE, Job, JobPool, ServerBusy, discard
 from dashboard.components.state import _KIND_WORDS, stop_page
 from fairengine.data import Task
 from fairengine.frontier import sweep, task_key
@@ -452,7 +452,7 @@ def sweep_panel(
             job = _submit_parts(label, sweep_key, calls)
         else:
             job = _submit(
-                label, sweep_key, _discard, function, *args, with_progress=with_progress, **kwargs
+                label, sweep_key, discard, function, *args, with_progress=with_progress, **kwargs
             )
         if job is not None:
             state["job"] = job.id
@@ -479,11 +479,6 @@ def sweep_panel(
     return False
 
 
-def _discard(function: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-    """Run a sweep for its side effect (the store) without shipping its results back."""
-    function(*args, **kwargs)
-
-
 def sweep_calls(
     function: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any]
 ) -> list[tuple[Callable[..., Any], tuple, dict[str, Any]]] | None:
@@ -498,7 +493,7 @@ def sweep_calls(
         settings = sweep_settings(method, train, test, grid)
     except Exception:  # noqa: BLE001 - the whole sweep raises it again, in the worker
         return None
-    return [(_discard, (sweep, method, train, test, [knobs]), dict(kwargs)) for knobs in settings]
+    return [(discard, (sweep, method, train, test, [knobs]), dict(kwargs)) for knobs in settings]
 
 
 def _submit_parts(

@@ -225,3 +225,31 @@ def test_a_polled_job_is_described_from_the_pool(pair: JobPool) -> None:
     assert text.startswith("Sweeping α: 0 of 2 points done, running for")
     job.future.result(timeout=60)
     assert waiting(pair, job).done == 2 and waiting(pair, job).cpu > 0
+
+
+def run_and_list_streamlit(call: tuple) -> bool:
+    """Run one part of a split sweep; whether the job's process then holds Streamlit."""
+    import sys
+
+    function, args, kwargs = call
+    function(*args, **kwargs)
+    return "streamlit" in sys.modules
+
+
+def test_a_sweep_point_job_does_not_import_the_pages(tmp_path) -> None:
+    """A point's call refers only to modules the warm parent imported (no Streamlit, whose
+    import costs each point's process seconds)."""
+    from dashboard.components.runner import sweep_calls
+    from fairengine.data import load_dataset
+    from fairengine.frontier import FrontierStore, sweep, task_key
+
+    train, test = load_dataset("german_credit").split(random_state=3)
+    store = FrontierStore(tmp_path)
+    calls = sweep_calls(sweep, ("reweighing", train, test, {"strength": [0, 1]}), {"store": store})
+    pool = JobPool(workers=1, warm=False)
+    try:
+        job = pool.submit("a", "point", "k-point", run_and_list_streamlit, calls[0])
+        assert job.future.result(timeout=300) is False
+    finally:
+        pool.shutdown()
+    assert len(store.points(task_key(train, test))) == 1  # the point is stored
