@@ -94,6 +94,17 @@ def _open_compare_and_sweep(page: Any, table: Path) -> float:
     return uploaded
 
 
+def _page_words(page: Any, limit: int = 240) -> str:
+    """The page's notices and progress texts (what a visitor reads while waiting)."""
+    try:
+        texts = page.locator(
+            '[data-testid="stAlert"], [data-testid="stProgress"]'
+        ).all_inner_texts()
+    except Exception:  # noqa: BLE001 - a closed page: nothing to report
+        return ""
+    return " | ".join(" ".join(t.split()) for t in texts)[:limit]
+
+
 def _first_frontier(root: Path, label: str, busy: bool) -> dict[str, Any]:
     import harness
     from playwright.sync_api import sync_playwright
@@ -119,6 +130,7 @@ def _first_frontier(root: Path, label: str, busy: bool) -> dict[str, Any]:
             usage.mark("pressed")
             seconds = bench_load._until_charts(page, 1, timeout_ms=FRONTIER_WAIT_S * 1000)
             usage.mark("shown")
+            said = "" if seconds is not None else _page_words(page)
         finally:
             neighbour_cpu = _stop(neighbours)
             browser.close()
@@ -136,6 +148,7 @@ def _first_frontier(root: Path, label: str, busy: bool) -> dict[str, Any]:
             f"pool CPU {workers:.1f} s"
             + (f", neighbours {neighbour_cpu:.0f} CPU s in all" if busy else "")
             + f"; 1-min load average at start {load:.2f}"
+            + (f"; the page said: {said}" if said else "")
         ),
     }
 
