@@ -14,7 +14,7 @@ A page calls :func:`run_panel` with its knobs and gets the result to draw:
 Sweeps use :func:`sweep_panel` the same way: they run in the pool, fill the frontier store, and
 the page draws them from the store once done. A :func:`fairengine.frontier.sweep` runs point by
 point (:func:`sweep_calls`), each point in a call of its own on whichever worker is free. The
-waiting text (:func:`waiting_text`) gives the points done, the time the job has run, the
+waiting text (:func:`.waiting.waiting_text`) gives the points done, the time the job has run, the
 processor time it got, and says the server is busy when it gets little of it.
 
 In demo mode (:mod:`.deploy`) a fit never runs beyond the knobs' demo ranges and a sweep never
@@ -25,12 +25,10 @@ is full the page says the server is busy instead of queueing.
 from __future__ import annotations
 
 import os
-import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from concurrent import futures
-from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
@@ -38,8 +36,9 @@ import streamlit as st
 from dashboard.components import cached
 from dashboard.components.deploy import demo_knobs, limits, thin
 from dashboard.components.evidence import show_evidence
-from dashboard.components.jobs import LOW_SHARE, Job, JobPool, ServerBusy, discard
+from dashboard.components.jobs import Job, JobPool, ServerBusy, discard
 from dashboard.components.state import _KIND_WORDS, stop_page
+from dashboard.components.waiting import seconds_left, waiting, waiting_text
 from fairengine.data import Task
 from fairengine.frontier import sweep, task_key
 from fairengine.frontier.runs import RunStore, compute_and_store, run_key
@@ -134,98 +133,10 @@ def session_id() -> str:
     return st.session_state.setdefault("_session_id", uuid.uuid4().hex)
 
 
-def _seconds(value: float | None) -> str:
-    if value is None:
-        return "unknown time"
-    return f"about {max(1, round(value))} s" if value < 90 else f"about {value / 60:.0f} min"
-
-
-def _duration(seconds: float) -> str:
-    """``seconds`` in words: "40 s", "2 min 5 s", "1 h 3 min"."""
-    whole = max(0, round(seconds))
-    if whole < 60:
-        return f"{whole} s"
-    if whole < 3600:
-        minutes, rest = divmod(whole, 60)
-        return f"{minutes} min {rest} s" if rest else f"{minutes} min"
-    hours, rest = divmod(whole, 3600)
-    return f"{hours} h {rest // 60} min"
-
-
-BUSY_WORDS = (
-    "The server is busy: this job is getting little CPU, so it takes longer than usual. It "
-    "keeps running; you can leave this page open or come back later."
-)
-
-
-@dataclass(frozen=True)
-class Waiting:
-    """What a waiting page says about its job (a snapshot; see :func:`waiting_text`)."""
-
-    label: str
-    position: int = 0
-    workers: int = 1
-    done: int = 0
-    total: int = 0
-    elapsed: float | None = None
-    cpu: float = 0.0
-    share: float | None = None
-    remaining: float | None = None
-    estimate: float | None = None
-
-
-def waiting(pool: JobPool, job: Job) -> Waiting:
-    """The snapshot of ``job`` a poll shows (records a CPU sample, see :meth:`Job.cpu_share`)."""
-    info = job.progress()
-    started = info.get("started") or job.started
-    return Waiting(
-        label=job.label,
-        position=pool.queue_position(job),
-        workers=pool.workers,
-        done=int(info.get("done", 0)),
-        total=int(info.get("total", 0)),
-        elapsed=None if started is None else max(0.0, time.time() - float(started)),
-        cpu=job.cpu_seconds(),
-        share=job.cpu_share(),
-        remaining=job.remaining(),
-        estimate=job.estimate,
-    )
-
-
-def waiting_text(w: Waiting) -> tuple[float | None, str]:
-    """Progress fraction (None: unknown) and the words a waiting page shows: the queue place;
-    else the points done of all, how long it has run, the processor time it got, what is
-    left, and whether the server is too busy to give it much (:data:`BUSY_WORDS`)."""
-    label = md_text(w.label)
-    if w.position:
-        ahead = "next in line" if w.position == 1 else f"{w.position - 1} jobs ahead"
-        return None, f"{label}: waiting for a free worker ({ahead}; {w.workers} shared workers)."
-    parts = []
-    if w.total:
-        parts.append(f"{w.done} of {w.total} points done")
-    if w.elapsed is not None:
-        parts.append(f"running for {_duration(w.elapsed)}")
-        parts.append(f"{_duration(w.cpu)} of processor time so far")
-    else:
-        parts.append("starting")
-    if w.remaining is not None and (w.done or w.estimate):
-        parts.append(f"{_seconds(w.remaining)} left")
-    elif not w.total and not w.estimate:
-        parts.append("first fit of this setting")
-    text = f"{label}: {', '.join(parts)}."
-    if w.share is not None and w.share < LOW_SHARE:
-        text += " " + BUSY_WORDS
-    if w.total:
-        return w.done / w.total, text
-    if w.estimate and w.elapsed is not None:
-        return min(0.99, w.elapsed / w.estimate), text
-    return None, text
-
-
 def show_job(job_id: int, slot: str) -> None:
     """Progress of a pending job, refreshed every :func:`poll_seconds`; reruns the page when the
     job ends (a fragment, so the rest of the page stays as it is meanwhile). A poll reads only
-    the job's small progress file: no store, no dataset."""
+    the job's small progress file and its processes' CPU times: no store, no dataset."""
     pool = job_pool()
     job = pool.get(job_id)
     every = POLL if job is None else poll_seconds(pool.queue_position(job), pool.workers)
@@ -407,7 +318,7 @@ def run_panel(
     if job is None:
         st.warning(
             f"Knobs changed — press **Run** to update (the last fit took "
-            f"{_seconds(last.elapsed)}). The result below is for the previous knobs.",
+            f"{seconds_left(last.elapsed)}). The result below is for the previous knobs.",
             icon=":material/update:",
         )
     else:

@@ -163,7 +163,7 @@ def test_cpu_seconds_and_share_of_a_running_job(pair: JobPool) -> None:
 
 
 def test_waiting_text_of_a_sweep_says_points_time_and_processor_time() -> None:
-    from dashboard.components.runner import BUSY_WORDS, Waiting, waiting_text
+    from dashboard.components.waiting import BUSY_WORDS, Waiting, waiting_text
 
     w = Waiting("Sweeping C", done=3, total=8, elapsed=75, cpu=40.4, share=0.9, remaining=125)
     fraction, text = waiting_text(w)
@@ -177,7 +177,7 @@ def test_waiting_text_of_a_sweep_says_points_time_and_processor_time() -> None:
 
 
 def test_waiting_text_says_the_server_is_busy_only_when_the_job_gets_little_cpu() -> None:
-    from dashboard.components.runner import BUSY_WORDS, Waiting, waiting_text
+    from dashboard.components.waiting import BUSY_WORDS, Waiting, waiting_text
 
     starved = Waiting("Fitting", elapsed=300, cpu=2.0, share=0.02)
     _, text = waiting_text(starved)
@@ -189,7 +189,7 @@ def test_waiting_text_says_the_server_is_busy_only_when_the_job_gets_little_cpu(
 
 
 def test_waiting_text_in_the_queue_and_before_the_start() -> None:
-    from dashboard.components.runner import Waiting, waiting_text
+    from dashboard.components.waiting import Waiting, waiting_text
 
     assert waiting_text(Waiting("Fitting", position=1, workers=2)) == (
         None,
@@ -203,7 +203,7 @@ def test_waiting_text_in_the_queue_and_before_the_start() -> None:
 
 
 def test_waiting_text_escapes_the_label() -> None:
-    from dashboard.components.runner import Waiting, waiting_text
+    from dashboard.components.waiting import Waiting, waiting_text
     from fairengine.textsafe import md_text
 
     label = "Sweeping **ε** of <b>[x](javascript:1)</b>"
@@ -212,7 +212,7 @@ def test_waiting_text_escapes_the_label() -> None:
 
 
 def test_a_polled_job_is_described_from_the_pool(pair: JobPool) -> None:
-    from dashboard.components.runner import waiting, waiting_text
+    from dashboard.components.waiting import waiting, waiting_text
 
     job = pair.submit_parts("a", "Sweeping α", "k-w", [(spin, (1.5,), {}), (spin, (1.5,), {})])
     while job.running_calls < 2:
