@@ -248,6 +248,9 @@ class Job:
         records a sample, so a page that polls the job measures it."""
         now = time.time() if now is None else now
         calls = self.running_calls
+        if not calls:  # queued, or between two calls: nothing to measure, start afresh
+            self._samples.clear()
+            return None
         self._samples.append((now, self.cpu_seconds(), calls))
         with contextlib.suppress(IndexError):  # pages of several sessions may poll at once
             while len(self._samples) > 2 and now - self._samples[1][0] >= SHARE_WINDOW:
@@ -255,7 +258,7 @@ class Job:
         samples = [sample for sample in list(self._samples) if sample[0] <= now]
         first_time, first_cpu, _ = samples[0]
         span = now - first_time
-        if span < MIN_WINDOW or not calls:
+        if span < MIN_WINDOW:
             return None
         mean_calls = max(1.0, sum(c for _, _, c in samples) / len(samples))
         return max(0.0, samples[-1][1] - first_cpu) / span / mean_calls

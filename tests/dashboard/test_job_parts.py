@@ -253,3 +253,20 @@ def test_a_sweep_point_job_does_not_import_the_pages(tmp_path) -> None:
     finally:
         pool.shutdown()
     assert len(store.points(task_key(train, test))) == 1  # the point is stored
+
+
+def test_cpu_share_counts_only_the_time_a_job_runs(tmp_path) -> None:
+    """Time spent queued is not "little CPU": the share is measured over running time only,
+    and only once :data:`MIN_WINDOW` seconds of it have been seen."""
+    from concurrent.futures import Future
+
+    from dashboard.components.jobs import MIN_WINDOW, Job
+
+    job = Job(1, "s", "fit", "k", Future(), 0.0, None, tmp_path / "p", tmp_path / "c")
+    assert job.cpu_share(now=0.0) is None and job.cpu_share(now=30.0) is None  # queued
+    job._pids[0] = os.getpid()  # "running": this process
+    assert job.cpu_share(now=31.0) is None
+    assert job.cpu_share(now=31.0 + MIN_WINDOW / 2) is None
+    share = job.cpu_share(now=31.0 + MIN_WINDOW + 0.5)
+    print(f"share after {MIN_WINDOW + 0.5} s of (fake) running time: {share}")
+    assert share is not None and share >= 0.0
