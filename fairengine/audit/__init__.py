@@ -12,6 +12,7 @@ and :mod:`fairengine.audit.comparison` (saved comparisons).
 from __future__ import annotations
 
 from fairengine.audit.core import AuditResult, audit, audit_values
+from fairengine.audit.postprocess import postprocess
 from fairengine.audit.sources import Outside, from_column, from_file, from_model_file
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "from_column",
     "from_file",
     "from_model_file",
+    "postprocess",
 ]
 
 

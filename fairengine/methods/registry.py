@@ -10,11 +10,12 @@ from typing import Any
 
 from fairengine.methods.base import Method
 
-#: The built-in method modules under ``fairengine.methods``, in listing order (the two reference
+#: The built-in method modules under ``fairengine.methods``, in listing order (the reference
 #: methods, then the papers' methods).
 METHOD_MODULES: tuple[str, ...] = (
     "reweighing",
     "fairlearn_eg",
+    "threshold_optimizer",
     "balanced_filtering",
     "maxent",
     "fair_regression",
