@@ -12,6 +12,7 @@ and :mod:`fairengine.audit.comparison` (saved comparisons).
 from __future__ import annotations
 
 from fairengine.audit.core import AuditResult, audit, audit_values
+from fairengine.audit.cost import cost_of_fairness
 from fairengine.audit.postprocess import postprocess
 from fairengine.audit.sources import Outside, from_column, from_file, from_model_file
 
@@ -21,6 +22,7 @@ __all__ = [
     "audit",
     "audit_outside",
     "audit_values",
+    "cost_of_fairness",
     "from_column",
     "from_file",
     "from_model_file",
