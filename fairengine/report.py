@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from typing import TYPE_CHECKING, Any
 
 from fairengine import metrics
@@ -48,6 +49,15 @@ _METHOD_COLORS = ("#0969da", "#1a7f37", "#8250df", "#bf3989", "#9a6700", "#0550a
 
 def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
+
+
+_MD_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def _card_text(card: str) -> str:
+    """A Markdown card as readable text: the backslashes that keep user text literal in
+    Markdown are dropped (the text is then HTML-escaped, which keeps it literal here)."""
+    return _MD_ESCAPE.sub(r"\1", card)
 
 
 def _plotly() -> Any:
@@ -194,7 +204,8 @@ def _reading(comparison: Comparison) -> str:
             best = cost.iloc[0]
             sentences.append(
                 f"The cheapest fairer point found is {_e(best['method'])} ({_e(best['knobs'])}): "
-                f"{yl} {_num(best['fairness'])} for a {xl} change of {best['error_cost']:+.4f}."
+                f"{yl} {_num(best['fairness'])}, with its {xl} changed by "
+                f"{best['error_cost']:+.4f}."
             )
         else:
             sentences.append(f"No point of the compared methods has a better {yl}.")
@@ -273,12 +284,13 @@ def _pins_section(comparison: Comparison) -> str:
         values = (item.get("metrics") or {}).get("test", {})
         title = f"{_e(pin['method'])} · {_e(pin['id'])}"
         knobs = _e(_knob_text(item.get("knobs") or {})) if item.get("knobs") else ""
+        card = _e(_card_text(pin.get("card") or "No card."))
         columns.append(
             f"<div class='pin'><h3>{title}</h3><p class='muted'>{knobs}</p>"
             f"<p>{_e(metrics.metric_label(x))}: <b>{_num(values.get(x))}</b> · "
             f"{_e(metrics.metric_label(y))}: <b>{_num(values.get(y))}</b></p>"
             f"{_group_table(pin.get('groups'))}<h4>Checks</h4>{_checks_html(item.get('checks'))}"
-            f"<h4>Card</h4><div class='card'>{_e(pin.get('card') or 'No card.')}</div></div>"
+            f"<h4>Card</h4><div class='card'>{card}</div></div>"
         )
     return "<h2>Pinned points</h2><div class='pins'>" + "".join(columns) + "</div>"
 
