@@ -652,9 +652,13 @@ def _regression_checks(state: Any, arrays: Mapping[str, np.ndarray], dims: Dims)
         raise _invalid("the stored base estimator is missing")
 
 
+def _signs(a: np.ndarray, dims: Mapping[str, int]) -> str | None:
+    return None if np.all(np.isin(a, (-1.0, 1.0))) else "values other than -1 and 1"
+
+
 _GROUP_RULE = {
     **{f"rule_{k}": arr("fiu", "n_groups", rules=(PROBABILITY,)) for k in ("p0", "p1")},
-    **{f"rule_{k}": arr("fiu", "n_groups", rules=(within(-1.0, 1.0),)) for k in ("op0", "op1")},
+    **{f"rule_{k}": arr("fiu", "n_groups", rules=(_signs,)) for k in ("op0", "op1")},
     **{f"rule_{k}": arr("fiu", "n_groups", rules=(within(-1.0, 2.0),)) for k in ("t0", "t1")},
     **{f"rule_{k}": arr("fiu", "n_groups", rules=(PROBABILITY,)) for k in ("p_ignore", "constant")},
 }

@@ -147,15 +147,29 @@ def _fairness_metric(result: Any) -> str:
     return CONSTRAINTS.get(str(result.knobs.get("constraint")), "dp_diff")
 
 
+def _label_tolerance(test: Task, name: str) -> float:
+    """One sampling standard error of the rate the constraint compares: over a group's rows
+    (:func:`rate_tolerance`) for demographic parity, over its positives (and negatives) for
+    TPR parity and equalized odds, whose smallest group x label cell is smaller."""
+    if name == "dp_diff":
+        return rate_tolerance(test)
+    cells = np.asarray(test.groups) * 2 + np.asarray(test.y)
+    counts = np.bincount(cells, minlength=2 * test.n_groups)
+    if name == "tpr_diff":
+        counts = counts[1::2]
+    counts = counts[counts > 0]
+    return 0.5 / float(np.sqrt(max(int(counts.min()) if counts.size else 1, 1)))
+
+
 def _promise(result: Any, train: Task, test: Task, baselines: Any) -> list[Check]:
     """The constraint on the held-out test rows: its gap at most ``tol`` (0 for equalized odds)
-    plus two sampling standard errors of a rate on the smallest group."""
+    plus two sampling standard errors of the rate it compares (:func:`_label_tolerance`)."""
     name = _fairness_metric(result)
     value = result.metrics.get("test", {}).get(name)
     if value is None or not np.isfinite(value):
         return []
     tol = 0.0 if name == "eo_diff" else float(result.knobs.get("tol", 0.0))
-    bound = tol + 2 * rate_tolerance(test)
+    bound = tol + 2 * _label_tolerance(test, name)
     numbers = {"test_value": float(value), "tol": tol, "bound": bound}
     words = {"dp_diff": "demographic parity difference", "tpr_diff": "true positive rate "
              "difference", "eo_diff": "equalized odds difference"}[name]  # fmt: skip
