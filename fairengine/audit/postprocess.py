@@ -39,7 +39,7 @@ def postprocess(
     train, test = positional(task).split(test_size=split[0], random_state=split[1])
     if task_key(train, test) != result.task_key:
         raise DataError("The task is not the one the outside model was audited on.")
-    rule = fit_rule(result.values["train"], train.y, train.groups, train.n_groups, values)
+    rule, single = fit_rule(result.values["train"], train.y, train.groups, train.n_groups, values)
     probabilities = np.empty(len(task.frame))
     for part in (train, test):
         split_name = "train" if part is train else "test"
@@ -48,5 +48,7 @@ def postprocess(
     name = f"{result.name} + ThresholdOptimizer ({values['constraint']})"
     post = audit_values(task, probabilities, "probabilities", None, name, split)
     post.source = f"{result.source}, post-processed"
-    post.notes = (*result.notes, SENSITIVE_AT_PREDICTION)
+    unfitted = [f"Group {train.group_names[g]!r} has a single label in the training rows: it "
+                "keeps the plain threshold 1/2." for g in single]  # fmt: skip
+    post.notes = (*result.notes, SENSITIVE_AT_PREDICTION, *unfitted)
     return post

@@ -63,14 +63,27 @@ def _score_column() -> type:
 
 def fit_rule(
     scores: np.ndarray, y: np.ndarray, groups: np.ndarray, n_groups: int, knobs: dict[str, Any]
-) -> GroupRule:
+) -> tuple[GroupRule, list[int]]:
     """fairlearn's ThresholdOptimizer fitted on ``scores`` (P(y = 1) per training row) with the
     knobs ``constraint``, ``objective`` and ``tol`` (``tol`` is not used for equalized odds,
-    which fairlearn enforces exactly)."""
+    which fairlearn enforces exactly), and the group codes it could not fit: a group whose
+    training rows all have one label (fairlearn refuses it) keeps the plain rule score > 1/2
+    and is left out of the fit; the method's checks say so."""
     from fairlearn.postprocessing import ThresholdOptimizer
 
     from fairengine.models.group_thresholds import GroupRule
 
+    groups, y = np.asarray(groups), np.asarray(y, dtype=int)
+    single = [g for g in range(n_groups) if len(np.unique(y[groups == g])) < 2]
+    keep = ~np.isin(groups, single)
+    if not keep.any():
+        from fairengine.data import DataError
+
+        raise DataError(
+            "Every group's training rows have a single label: ThresholdOptimizer needs both "
+            "labels in a group to choose its thresholds. Choose another target or sensitive "
+            "column."
+        )
     tol = None if knobs["constraint"] == "equalized_odds" else float(knobs["tol"])
     optimizer = ThresholdOptimizer(
         estimator=_score_column()(),
@@ -82,11 +95,11 @@ def fit_rule(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # fairlearn warns about pandas internals
         optimizer.fit(
-            np.asarray(scores, dtype=float).reshape(-1, 1), np.asarray(y, dtype=int),
-            sensitive_features=np.asarray(groups),
+            np.asarray(scores, dtype=float)[keep].reshape(-1, 1), y[keep],
+            sensitive_features=groups[keep],
         )  # fmt: skip
     interpolation = optimizer.interpolated_thresholder_.interpolation_dict
-    return GroupRule.from_fairlearn(interpolation, n_groups)
+    return GroupRule.from_fairlearn(interpolation, n_groups), single
 
 
 def group_values(task: Task) -> tuple[tuple[str, ...], ...]:
@@ -120,7 +133,7 @@ def _run(
     base = logistic_regression(C).fit(Z, train.y)
     knobs = {"constraint": constraint, "objective": objective, "tol": tol, "C": C}
     scores = base.predict_proba(Z)[:, 1]
-    rule = fit_rule(scores, train.y, train.groups, train.n_groups, knobs)
+    rule, single = fit_rule(scores, train.y, train.groups, train.n_groups, knobs)
     model = GroupThresholdClassifier(
         encoder,
         (np.asarray(base.coef_).ravel(), float(np.ravel(base.intercept_)[0])),
@@ -138,7 +151,11 @@ def _run(
         knobs=knobs,
         metrics={"train": {}, "test": {}},  # filled by the shared evaluation (Method.run)
         model=model,
-        artifacts={"extra_inputs": extra, "sensitive_at_prediction": SENSITIVE_AT_PREDICTION},
+        artifacts={
+            "extra_inputs": extra,
+            "sensitive_at_prediction": SENSITIVE_AT_PREDICTION,
+            "unfitted_groups": [train.group_names[g] for g in single],
+        },
         elapsed=time.perf_counter() - start,
     )
 
@@ -162,6 +179,18 @@ def _label_tolerance(test: Task, name: str) -> float:
 
 
 def _promise(result: Any, train: Task, test: Task, baselines: Any) -> list[Check]:
+    """The constraint on the held-out test rows, and the groups the fit had to leave out."""
+    unfitted = list(result.artifacts.get("unfitted_groups") or ())
+    checks = [] if not unfitted else [Check(
+        "unfitted_groups", "warn",
+        f"Group(s) {', '.join(map(repr, unfitted[:5]))} have a single label in the training "
+        "rows, so no fair thresholds could be chosen for them: they keep the plain rule "
+        "(score above 1/2) and the constraint does not cover them.", {"groups": len(unfitted)},
+    )]  # fmt: skip
+    return checks + _constraint_check(result, test)
+
+
+def _constraint_check(result: Any, test: Task) -> list[Check]:
     """The constraint on the held-out test rows: its gap at most ``tol`` (0 for equalized odds)
     plus two sampling standard errors of the rate it compares (:func:`_label_tolerance`)."""
     name = _fairness_metric(result)

@@ -38,10 +38,10 @@ class GroupRule:
     @classmethod
     def from_fairlearn(cls, interpolation: dict, n_groups: int) -> GroupRule:
         """The rule of a fitted ``ThresholdOptimizer.interpolated_thresholder_.interpolation_dict``
-        keyed by group code 0..n_groups-1 (a group it lacks predicts 0)."""
+        keyed by group code 0..n_groups-1; a group it lacks keeps the plain rule score > 1/2."""
         arrays = {name: np.zeros(n_groups) for name in RULE_FIELDS}
-        arrays["op0"][:] = arrays["op1"][:] = 1.0
-        arrays["t0"][:] = arrays["t1"][:] = _HIGH
+        arrays["op0"][:] = arrays["op1"][:] = arrays["p0"][:] = 1.0
+        arrays["t0"][:], arrays["t1"][:] = 0.5, _HIGH
         for code, bunch in interpolation.items():
             g = int(code)
             for k in ("0", "1"):
