@@ -44,6 +44,7 @@ CLASSIFIERS: tuple[str, ...] = (
     "sklearn.ensemble.ExtraTreesClassifier",
     "sklearn.ensemble.HistGradientBoostingClassifier",
     "sklearn.dummy.DummyClassifier",
+    "sklearn.preprocessing.LabelEncoder",  # a classifier's class labels (searchsorted on them)
 )
 
 
