@@ -155,54 +155,73 @@ def _extra_ids_note(extra: int, keyed_by: str) -> tuple[str, ...]:
 # -- model files ----------------------------------------------------------------------------------
 
 
-def from_model_file(task: Task, path: str | os.PathLike[str]) -> Outside:
-    """Route (c): a fairengine model file or a skops file of a scikit-learn pipeline, predicting
-    on the task's rows (the columns it reads must be in the table)."""
-    path = Path(path)
-    try:
-        head = path.open("rb").read(4)
-    except OSError as exc:
-        raise DataError(f"Cannot read the model file {path.name!r}: {exc.strerror}.") from None
-    if head != _ZIP_MAGIC:
+def from_model_file(
+    task: Task, source: str | os.PathLike[str] | bytes, label: str | None = None
+) -> Outside:
+    """Route (c): a fairengine model file or a skops file of a scikit-learn pipeline (a path,
+    or the bytes of an upload named ``label``), predicting on the task's rows (the columns it
+    reads must be in the table)."""
+    from fairengine.audit.trusted import MAX_SKOPS_BYTES
+
+    raw, label = _model_bytes(source, label, MAX_SKOPS_BYTES)
+    if raw[:4] != _ZIP_MAGIC:
         raise DataError(
-            f"{path.name!r} is not a fairengine model file nor a skops file (both are zip "
+            f"{label!r} is not a fairengine model file nor a skops file (both are zip "
             "archives). Pickled models are never loaded: save the pipeline with skops.io.dump."
         )
-    if _is_fairengine(path):
-        return _fairengine_model(task, path)
+    if _is_fairengine(raw, label):
+        return _fairengine_model(task, raw, label)
     from fairengine.audit.trusted import load_pipeline, pipeline_values
 
-    values, kind = pipeline_values(load_pipeline(path), task)
-    return Outside(task, checked_values(task, values, kind), kind, f"model file {path.name!r}")
+    values, kind = pipeline_values(load_pipeline(raw, label), task)
+    return Outside(task, checked_values(task, values, kind), kind, f"model file {label!r}")
 
 
-def _is_fairengine(path: Path) -> bool:
+def _model_bytes(source: Any, label: str | None, limit: int) -> tuple[bytes, str]:
+    if isinstance(source, bytes | bytearray):
+        raw, label = bytes(source), label or "the model file"
+    else:
+        path = Path(source)
+        label = label or path.name
+        try:
+            if path.stat().st_size > limit:
+                raise DataError(f"{label!r} is larger than {limit // 2**20} MB.")
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise DataError(f"Cannot read the model file {label!r}: {exc.strerror}.") from None
+    if len(raw) > limit:
+        raise DataError(f"{label!r} is larger than {limit // 2**20} MB.")
+    return raw, label
+
+
+def _is_fairengine(raw: bytes, label: str) -> bool:
+    import io
     import zipfile
 
     try:
-        with zipfile.ZipFile(path) as archive:
+        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
             names = set(archive.namelist())
     except zipfile.BadZipFile:
-        raise DataError(f"{path.name!r} is not a readable zip archive.") from None
+        raise DataError(f"{label!r} is not a readable zip archive.") from None
     return {"manifest.json", "state.json"} <= names
 
 
-def _fairengine_model(task: Task, path: Path) -> Outside:
+def _fairengine_model(task: Task, raw: bytes, label: str) -> Outside:
     from fairengine.export import load_model
 
-    model = load_model(path)
+    model = load_model(raw)
     needed = [c for c in model.features if c not in task.frame.columns or c == task.target]
     if needed:
         raise DataError(
-            f"The model in {path.name!r} reads column(s) the table lacks: "
+            f"The model in {label!r} reads column(s) the table lacks: "
             f"{', '.join(map(repr, needed[:10]))}."
         )
     if getattr(model, "kind", None) != task.kind:
         raise DataError(
-            f"The model in {path.name!r} is a {model.kind} model; this is a {task.kind} task."
+            f"The model in {label!r} is a {model.kind} model; this is a {task.kind} task."
         )
     frame = task.frame.drop(columns=[task.target])
     values = np.asarray(model.metric_predictions(frame), dtype=float)
     hard = task.kind != "classification" or set(np.unique(values)) <= {0.0, 1.0}
     kind = "predictions" if hard else "probabilities"  # a randomized classifier's P(ŷ = 1)
-    return Outside(task, checked_values(task, values, kind), kind, f"model file {path.name!r}")
+    return Outside(task, checked_values(task, values, kind), kind, f"model file {label!r}")

@@ -12,8 +12,6 @@ reviewed-types check (:func:`fairengine.models.skops_codec.check`) with the clas
 from __future__ import annotations
 
 import functools
-import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -53,32 +51,31 @@ def _types(names: tuple[str, ...]) -> frozenset[type]:
     return frozenset(skops_codec._class(name) for name in names)
 
 
-def load_pipeline(path: str | os.PathLike[str]) -> Any:
-    """The estimator in a skops file, refused (DataError, in words) unless every type in it is
-    trusted and every part passes :func:`check_pipeline`."""
+def load_pipeline(raw: bytes, label: str = "the model file") -> Any:
+    """The estimator in a skops file's bytes, refused (DataError, in words) unless every type
+    in it is trusted and every part passes :func:`check_pipeline`."""
     import skops.io as sio
 
-    path = Path(path)
-    if path.stat().st_size > MAX_SKOPS_BYTES:
-        raise DataError(f"{path.name!r} is larger than {MAX_SKOPS_BYTES // 2**20} MB.")
+    if len(raw) > MAX_SKOPS_BYTES:
+        raise DataError(f"{label!r} is larger than {MAX_SKOPS_BYTES // 2**20} MB.")
     try:
-        untrusted = set(sio.get_untrusted_types(file=path)) - set(skops_codec.TRUSTED_TYPES)
+        untrusted = set(sio.get_untrusted_types(data=raw)) - set(skops_codec.TRUSTED_TYPES)
     except Exception as exc:  # not a skops archive: skops raises many kinds
-        raise DataError(f"{path.name!r} is not a skops file: {str(exc)[:200]}") from None
+        raise DataError(f"{label!r} is not a skops file: {str(exc)[:200]}") from None
     if untrusted:
         raise DataError(
-            f"{path.name!r} holds types fairengine does not load: "
+            f"{label!r} holds types fairengine does not load: "
             f"{', '.join(sorted(untrusted)[:5])}. Only scikit-learn estimators of the reviewed "
             "types are loaded, never code or pickles."
         )
     try:
-        model = sio.load(path, trusted=list(skops_codec.TRUSTED_TYPES))
+        model = sio.loads(raw, trusted=list(skops_codec.TRUSTED_TYPES))
     except Exception as exc:
-        raise DataError(f"{path.name!r} could not be loaded: {str(exc)[:200]}") from None
+        raise DataError(f"{label!r} could not be loaded: {str(exc)[:200]}") from None
     try:
         check_pipeline(model)
     except ValueError as exc:
-        raise DataError(f"{path.name!r} is refused: {exc}.") from None
+        raise DataError(f"{label!r} is refused: {exc}.") from None
     return model
 
 

@@ -139,6 +139,8 @@ def test_skops_route_equals_the_pipelines_own_scores(task, pipeline, skops_file)
     outside = from_model_file(task, skops_file)
     assert outside.kind == "scores"
     assert np.allclose(outside.values, _scores(pipeline, task))
+    uploaded = from_model_file(task, skops_file.read_bytes(), "upload.skops")  # a page's upload
+    assert np.array_equal(uploaded.values, outside.values) and "upload.skops" in uploaded.source
 
 
 def test_skops_refuses_unreviewed_parts_and_missing_columns(task, pipeline, tmp_path) -> None:
