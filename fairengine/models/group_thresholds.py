@@ -90,7 +90,7 @@ class GroupThresholdClassifier(Model):
     ----------
     encoder : FeatureEncoder
         Of the (non-sensitive) features the logistic regression reads.
-    coef, intercept
+    linear : (coef, intercept)
         The logistic regression.
     sensitive : sequence of str
         The sensitive column(s): **required at prediction time**.
