@@ -49,7 +49,13 @@ _CLASSIFIER = (
     "`prediction` is 1 when the model predicts {target} = {positive} and 0 otherwise; "
     "`probability` (`--proba`, `predict_proba`) is the model's score for 1."
 )
-_RANDOMIZED = {"randomized_classifier", "multiaccurate_proxy", "balanced_filter", "fair_regression"}
+_RANDOMIZED = {
+    "randomized_classifier",
+    "multiaccurate_proxy",
+    "balanced_filter",
+    "fair_regression",
+    "group_threshold_classifier",
+}
 _MISUSE = (
     "Do not use it for automated decisions about individuals without human review, or on a "
     "population, time period or definition of the columns other than the training data's.",
