@@ -1,5 +1,5 @@
 """The ``fairengine`` command line: ``datasets``, ``run``, ``sweep``, ``export``, ``predict``,
-``inspect``, ``precompute``.
+``inspect``, ``precompute``, ``dashboard``.
 
 Problems with the user's arguments or data print one readable line and exit with status 2.
 """
@@ -642,6 +642,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     pre.add_argument("--json", action="store_true", help="machine-readable output")
     pre.set_defaults(handler=_cmd_precompute)
+
+    from fairengine.cli_dashboard import add_dashboard_parser
+
+    add_dashboard_parser(commands)
     return parser
 
 
