@@ -15,7 +15,7 @@ from fairengine.frontier.store import FrontierStore, point_key, task_key
 from fairengine.methods.base import Method, RunResult
 from fairengine.methods.registry import get_method
 
-if TYPE_CHECKING:  # the Task's pandas loads with the data (issue 18)
+if TYPE_CHECKING:  # the Task's pandas loads with the data
     from fairengine.data import Task
 
 logger = logging.getLogger("fairengine.frontier")
