@@ -95,7 +95,7 @@ AREAS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "export": ("Export", ("fairengine.export",), "Model files, cards and the file client."),
     "cli": (
         "Command line",
-        ("fairengine.cli", "fairengine.cli_cache"),
+        ("fairengine.cli", "fairengine.cli_cache", "fairengine.cli_dashboard"),
         "The `fairengine` command.",
     ),
     "textsafe": ("Text safety", ("fairengine.textsafe",), "The escaping rule for user text."),
