@@ -73,23 +73,26 @@ def test_valid_values_pass(good) -> None:
     validate_params(Toy(**good))
 
 
+INVALID = [
+    ({"alpha": 1.5}, "The 'alpha' parameter of Toy must be a float in the range [0.0, 1.0]."),
+    ({"alpha": float("nan")}, "must be a float in the range [0.0, 1.0]. Got nan instead."),
+    ({"alpha": "0.5"}, "Got '0.5' instead."),
+    ({"depth": 0}, "must be an int in the range [1, inf) or None. Got 0 instead."),
+    ({"depth": 2.0}, "must be an int in the range [1, inf) or None. Got 2.0 instead."),
+    ({"mode": "c"}, "must be a str among {'a', 'b'}. Got 'c' instead."),
+    ({"level": 3}, "must be a int among {1, 2}"),
+    ({"learner": "svm"}, "must be an object implementing 'fit' and 'predict'."),
+    ({"flag": 1}, "must be a bool. Got 1 instead."),
+    ({"weights": "abc"}, "must be an array-like or None."),
+    ({"random_state": -1}, "must be an int in the range [0, 4294967295], an instance of"),
+    ({"random_state": np.random.default_rng(0)}, "'numpy.random.RandomState' or None."),
+]
+
+
 @pytest.mark.parametrize(
     ("bad", "message"),
-    [
-        ({"alpha": 1.5}, "The 'alpha' parameter of Toy must be a float in the range [0.0, 1.0]."),
-        ({"alpha": float("nan")}, "must be a float in the range [0.0, 1.0]. Got nan instead."),
-        ({"alpha": "0.5"}, "Got '0.5' instead."),
-        ({"depth": 0}, "must be an int in the range [1, inf) or None. Got 0 instead."),
-        ({"depth": 2.0}, "must be an int in the range [1, inf) or None. Got 2.0 instead."),
-        ({"mode": "c"}, "must be a str among {'a', 'b'}. Got 'c' instead."),
-        ({"level": 3}, "must be a int among {1, 2}"),
-        ({"learner": "svm"}, "must be an object implementing 'fit' and 'predict'."),
-        ({"flag": 1}, "must be a bool. Got 1 instead."),
-        ({"weights": "abc"}, "must be an array-like or None."),
-        ({"random_state": -1}, "must be an int in the range [0, 4294967295], an instance of"),
-        ({"random_state": np.random.default_rng(0)}, "'numpy.random.RandomState' or None."),
-    ],
-    ids=str,
+    INVALID,
+    ids=[f"{next(iter(bad))}-{i}" for i, (bad, _) in enumerate(INVALID)],
 )
 def test_invalid_values_name_parameter_rule_and_value(bad, message) -> None:
     with pytest.raises(InvalidParameterError) as caught:
