@@ -105,7 +105,12 @@ AREAS: dict[str, tuple[str, tuple[str, ...], str]] = {
     ),
     "cli": (
         "Command line",
-        ("fairengine.cli", "fairengine.cli_cache", "fairengine.cli_audit"),
+        (
+            "fairengine.cli",
+            "fairengine.cli_cache",
+            "fairengine.cli_audit",
+            "fairengine.cli_dashboard",
+        ),
         "The `fairengine` command.",
     ),
     "textsafe": ("Text safety", ("fairengine.textsafe",), "The escaping rule for user text."),

@@ -12,6 +12,7 @@ import json
 import shlex
 from typing import TYPE_CHECKING, Any
 
+from fairengine import __version__
 from fairengine.textsafe import md_code, md_text
 
 if TYPE_CHECKING:  # the methods (and the Task's pandas) are imported only when a card is written
@@ -89,7 +90,8 @@ def how_to_use(
     lines = [
         "## How to use this file",
         "",
-        "Install fairengine (`pip install -e .` in its repository), then in Python:",
+        f"Install fairengine {__version__} from its wheel, no repository needed "
+        f"(`pip install fairengine-{__version__}-py3-none-any.whl`), then in Python:",
         "",
         "```python",
         "import pandas as pd",
