@@ -36,7 +36,7 @@ from fairengine.methods.balanced_filtering.sampling import sampling_probabilitie
 from fairengine.methods.balanced_filtering.selection import select_growth
 from fairengine.methods.balanced_filtering.status import growth_status
 from fairengine.methods.balanced_filtering.tree import GrowthSettings, grow_tree
-from fairengine.methods.params import RANDOM_STATE, knob_constraints, seed
+from fairengine.methods.params import RANDOM_STATE, knob_constraints, seed, validate_params
 from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
 
 
@@ -217,7 +217,7 @@ class BalancedFilter(BaseEstimator):
         z = resolve_sensitive(
             sensitive_features, z, "z", required=False
         )  # z is its y: a missing z gets the y check
-        self._validate_params()
+        validate_params(self)
         params = {k: getattr(self, k) for k in knob_spec.KNOB_NAMES}
         params["random_state"] = seed(self.random_state)
         if isinstance(X, pd.DataFrame):

@@ -9,7 +9,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, DensityMixin
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metadata_routing import UNUSED
 from sklearn.utils.validation import check_is_fitted
 
@@ -26,7 +25,13 @@ from fairengine.methods.maxent.knobs import KNOBS
 from fairengine.methods.maxent.oracle import DualOracle, DualState
 from fairengine.methods.maxent.reweighting import prior_weights, target_marginals
 from fairengine.methods.maxent.solver import solve_dual
-from fairengine.methods.params import generator, knob_constraints
+from fairengine.methods.params import (
+    Interval,
+    StrOptions,
+    generator,
+    knob_constraints,
+    validate_params,
+)
 from fairengine.methods.sensitive import resolve_sensitive
 
 
@@ -210,7 +215,7 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
             The protected attribute, one raw value per row: fills the domain's protected column
             when the rows lack it; when they hold it, both must agree.
         """
-        self._validate_params()
+        validate_params(self)
         if isinstance(data, Task):
             domain = domain or domain_from_task(data, self.n_bins)
             data = readable_rows(data, domain)

@@ -29,7 +29,6 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from sklearn.utils import check_consistent_length
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
@@ -38,7 +37,15 @@ from fairengine.methods.multiaccurate_proxy.knobs import (  # noqa: F401 (PROXIE
     KNOBS,
     PROXIES,
 )
-from fairengine.methods.params import generator, knob_constraints, seed
+from fairengine.methods.params import (
+    HasMethods,
+    Interval,
+    StrOptions,
+    generator,
+    knob_constraints,
+    seed,
+    validate_params,
+)
 from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
 from fairengine.metrics import accuracy
 from fairengine.models import trees as tree_codec
@@ -414,7 +421,7 @@ class MultiaccurateProxy(BaseEstimator):
         z = resolve_sensitive(
             sensitive_features, z, "z", required=False
         )  # z is its y: a missing z gets the y check
-        self._validate_params()
+        validate_params(self)
         X, z = validate_data(self, X, z, multi_output=True, y_numeric=True)  # noqa: N806
         with threadpool_limits(limits=1, user_api="blas"):  # many small products: see _ONE_THREAD
             return self._fit(X, z, tasks)
@@ -840,7 +847,7 @@ class GeneralMultiaccurateProxy(BaseEstimator):
         z = resolve_sensitive(
             sensitive_features, z, "z", required=False
         )  # z is its y: a missing z gets the y check
-        self._validate_params()
+        validate_params(self)
         X, z = validate_data(self, X, z, multi_output=True, y_numeric=True)  # noqa: N806
         if tasks is not None:
             check_consistent_length(X, tasks)
@@ -1004,7 +1011,7 @@ class BaselineProxy(BaseEstimator):
         z = resolve_sensitive(
             sensitive_features, z, "z", required=False
         )  # z is its y: a missing z gets the y check
-        self._validate_params()
+        validate_params(self)
         X, z = validate_data(self, X, z, multi_output=True, y_numeric=True)  # noqa: N806
         z = _as_2d(z)
         self.mean_ = z.mean(axis=0)
