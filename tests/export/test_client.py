@@ -120,6 +120,7 @@ PACKAGES = {
     "fair_regression": "fair_regression",
     "noisy_groups": "noisy_groups",
     "multiaccurate_proxy": "multiaccurate_proxy",
+    "group_threshold_classifier": None,
 }
 
 _IMPORTS = """

@@ -37,7 +37,7 @@ from fairengine.methods.noisy_groups import RobustFairClassifier
 
 ROWS = 400
 #: Methods that run fairlearn's or the textbook's algorithm and have no estimator of their own.
-REFERENCE_METHODS = {"reweighing", "fairlearn_eg"}
+REFERENCE_METHODS = {"reweighing", "fairlearn_eg", "threshold_optimizer"}
 
 
 @dataclass(frozen=True)
