@@ -22,7 +22,8 @@ The same store keeps the unconstrained baseline fit of each (train, test, learne
 two ``.npy`` arrays in a run file, keyed by the rows, the learner and the engine version. Every
 dashboard job runs in a fresh process; :func:`compute_and_store` lets the run read and keep that
 fit there (:func:`fairengine.methods.evidence.stored_fits`), so it is fitted once per task and
-learner instead of once per job.
+learner instead of once per job. Tables a method computes from the rows alone (max-entropy's raw
+and reweighing rows) are kept the same way under ``@tables/``.
 
 A root that another user could write (:mod:`fairengine.frontier.trust`) is neither read nor
 written: the store adds a sentence to :attr:`RunStore.notices` and works without it.
@@ -58,6 +59,8 @@ SUFFIX = ".fairrun"
 #: The store's name for unconstrained-baseline fits (``runs/<task>/@unconstrained/``): not a
 #: method name, so no run is ever stored under it.
 FITS_METHOD = "@unconstrained"
+#: The same for tables of a run that depend on the rows but not on the knobs (``@tables``).
+TABLES_METHOD = "@tables"
 SPLITS = ("train", "test")
 #: The suffix of the gzip-pickled runs older engines wrote: never read, removed when replaced.
 LEGACY_SUFFIX = ".run.gz"
@@ -165,7 +168,7 @@ class RunStore:
         """The stored (train, test) predictions of the unconstrained learner ``key`` on these
         rows, or None if absent, unreadable or not of these rows (never raises for those)."""
         tkey = task_key(train, test)
-        stored = self.get(tkey, FITS_METHOD, _fit_knobs(key))
+        stored = self.get(tkey, FITS_METHOD, _key_knobs(key))
         if stored is None or stored.method != FITS_METHOD:
             return None
         value = _fit_arrays(stored.artifacts, len(train.y), len(test.y))
@@ -178,13 +181,31 @@ class RunStore:
     ) -> None:
         """Keep the unconstrained learner's predictions (a store that cannot be written is
         logged, never an error: the fit is only not reused)."""
-        knobs = _fit_knobs(key)
+        knobs = _key_knobs(key)
         arrays = {name: np.asarray(v, dtype=float) for name, v in zip(SPLITS, value, strict=True)}
         entry = RunResult(FITS_METHOD, knobs, {}, None, arrays)
         try:
             self.put(task_key(train, test), entry, knobs)
         except (OSError, TypeError, ValueError) as exc:
             logger.warning("Could not store the unconstrained fit: %s", exc)
+
+    def get_table(self, train: Task, test: Task, key: tuple) -> dict | None:
+        """A stored table of these rows under ``key`` (:func:`~fairengine.methods.evidence.
+        stored_table`), or None if absent, unreadable or not trusted."""
+        stored = self.get(task_key(train, test), TABLES_METHOD, _key_knobs(key))
+        if stored is None or stored.method != TABLES_METHOD:
+            return None
+        value = stored.artifacts.get("value")
+        return value if isinstance(value, dict) else None
+
+    def put_table(self, train: Task, test: Task, key: tuple, value: dict) -> None:
+        """Keep a table of these rows under ``key`` (failures are logged, never raised)."""
+        knobs = _key_knobs(key)
+        entry = RunResult(TABLES_METHOD, knobs, {}, None, {"value": value})
+        try:
+            self.put(task_key(train, test), entry, knobs)
+        except (OSError, TypeError, ValueError) as exc:
+            logger.warning("Could not store a table of the run: %s", exc)
 
     def size(self) -> int:
         """Total bytes of the runs in the writable root."""
@@ -202,11 +223,11 @@ class RunStore:
         return False
 
 
-def _fit_knobs(key: tuple) -> dict[str, str]:
-    """The learner key as the one setting of a stored fit (floats by repr: 1 and 1.0 of a float
-    knob agree, 0.1 and 0.1000000000000001 differ)."""
+def _key_knobs(key: tuple) -> dict[str, str]:
+    """A learner's or table's key as the one setting of its entry (floats by repr: 1 and 1.0
+    of a float knob agree, 0.1 and 0.1000000000000001 differ)."""
     parts = [repr(float(v)) if isinstance(v, float) else v for v in key]
-    return {"learner": json.dumps(parts, default=str)}
+    return {"key": json.dumps(parts, default=str)}
 
 
 def _fit_arrays(

@@ -183,6 +183,10 @@ class FitStore(Protocol):
         self, train: Task, test: Task, key: tuple, value: tuple[np.ndarray, np.ndarray]
     ) -> None: ...
 
+    def get_table(self, train: Task, test: Task, key: tuple) -> dict | None: ...
+
+    def put_table(self, train: Task, test: Task, key: tuple, value: dict) -> None: ...
+
 
 _FIT_STORE: ContextVar[FitStore | None] = ContextVar("fairengine_fit_store", default=None)
 
@@ -197,6 +201,23 @@ def stored_fits(store: FitStore | None) -> Iterator[None]:
         yield
     finally:
         _FIT_STORE.reset(token)
+
+
+def stored_table(
+    train: Task, test: Task, key: tuple, compute: Callable[[], dict], valid: Callable[[Any], bool]
+) -> dict:
+    """``compute()``: a table of a run that depends on the rows and on ``key`` only (never on
+    the knob being moved), read from the :func:`stored_fits` store when it holds an entry of
+    these rows and ``key`` that ``valid`` accepts, else computed and kept there."""
+    store = _FIT_STORE.get()
+    if store is not None:
+        value = store.get_table(train, test, key)
+        if value is not None and valid(value):
+            return value
+    value = compute()
+    if store is not None:
+        store.put_table(train, test, key, value)
+    return value
 
 
 def unconstrained_predictions(

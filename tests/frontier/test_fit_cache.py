@@ -9,9 +9,13 @@ import numpy as np
 import pytest
 
 from fairengine.data import load_dataset
+from fairengine.export.files import load_model, model_bytes
 from fairengine.frontier import task_key
-from fairengine.frontier.runs import FITS_METHOD, RunStore, _fit_knobs, compute_and_store, run_key
+from fairengine.frontier.runs import FITS_METHOD, RunStore, _key_knobs, compute_and_store, run_key
 from fairengine.methods import evidence
+from fairengine.methods.maxent import method as maxent_method
+
+from .run_equality import assert_same
 
 KNOBS = {"strength": 0.5}
 LOGISTIC = ("logistic", 1.0)
@@ -47,9 +51,26 @@ def _fresh_process() -> None:
     evidence._FITS.clear()  # what a new job process starts with
 
 
+def _fresh_maxent() -> None:
+    """What a new job process starts with, for max-entropy (no warm start, no cached rows)."""
+    _fresh_process()
+    for cache in (maxent_method._BASELINES, maxent_method._WARM, maxent_method._SPLITS):
+        cache.clear()
+
+
+def _shown(result) -> dict:
+    """Everything of a run but its timing, its model as a model file keeps it."""
+    state, arrays = load_model(model_bytes(result.model)).get_state()
+    fields = ("method", "knobs", "metrics", "artifacts", "baselines", "checks")
+    return {
+        **{f: getattr(result, f) for f in fields},
+        "model": (state, dict(sorted(arrays.items()))),
+    }
+
+
 def _fit_path(store: RunStore, train, test, key: tuple = LOGISTIC) -> Path:
     tkey = task_key(train, test)
-    return store.path(tkey, FITS_METHOD, run_key(tkey, FITS_METHOD, _fit_knobs(key)))
+    return store.path(tkey, FITS_METHOD, run_key(tkey, FITS_METHOD, _key_knobs(key)))
 
 
 def _evidence_of(result) -> tuple:
@@ -138,3 +159,34 @@ def test_stored_arrays_of_the_wrong_rows_are_refused(tmp_path: Path, split, fits
     assert store.get_fit(train, test, LOGISTIC) is None
     store.put_fit(train, test, LOGISTIC, (np.zeros(len(train.y)), np.full(len(test.y), np.nan)))
     assert store.get_fit(train, test, LOGISTIC) is None
+
+
+def test_maxent_reuses_its_stored_comparison_rows_with_an_identical_result(
+    tmp_path: Path, split, fits: list, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Max-entropy's raw-data and reweighing rows depend on the rows, not on C: a second job
+    at another C reads them from the store; a job at the same C gives the very same run."""
+    train, test = split
+    computed: list[int] = []
+    real = maxent_method._baselines
+
+    def counting(*args, **kwargs):
+        computed.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(maxent_method, "_baselines", counting)
+    _fresh_maxent()
+    store = RunStore(tmp_path)
+    knobs = {"n_samples": 2000, "C": 0.5}
+    first = compute_and_store(store, "maxent", train, test, knobs)
+    _fresh_maxent()
+    other = compute_and_store(store, "maxent", train, test, {**knobs, "C": 0.3})
+    assert len(computed) == 1  # the second job read the rows
+    assert other.metrics != first.metrics
+    _fresh_maxent()
+    again = compute_and_store(store, "maxent", train, test, knobs)
+    _fresh_maxent()
+    plain = compute_and_store(None, "maxent", train, test, knobs)  # nothing stored at all
+    assert len(computed) == 2
+    for run in (again, plain):
+        assert_same(_shown(run), _shown(first))
