@@ -12,13 +12,20 @@ CPU seconds are those of the server's whole process tree (the Streamlit server, 
 forkserver and the fit processes it reaped) over the step: the fit plus the page's rerun. They
 do not depend on what else the machine runs, unlike the wall-clock times.
 
-Run: ``nice -n 5 python bench/run.py knob_latency`` (``--quick``: two steps per page).
+``knob_job_cpu`` measures the fit job alone, as the dashboard runs it (a fresh process,
+:func:`~fairengine.frontier.runs.compute_and_store` at a moved knob): its CPU seconds without a
+run store, and with the store that the job at the default knob filled (what is reused across
+jobs: the unconstrained baseline fit, max-entropy's comparison rows).
+
+Run: ``nice -n 5 python bench/run.py knob_latency knob_job_cpu`` (``--quick``: two steps per
+page, one job per case).
 """
 
 from __future__ import annotations
 
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -225,5 +232,55 @@ def knob_latency(quick: bool) -> list[Row]:
     return rows
 
 
+#: (method, bundled dataset, main knob, default value, the value one step away).
+JOB_CASES = (
+    ("balanced_filtering", "adult", "alpha", 0.2, 0.25),
+    ("maxent", "adult", "C", 0.5, 0.55),
+    ("multiaccurate_proxy", "adult", "alpha", 0.0, 0.001),
+    ("noisy_groups", "adult", "slack", 0.02, 0.03),
+    ("fair_regression", "law_school", "eps", 0.05, 0.0562),
+)
+_JOB = """
+import sys, time
+from fairengine.data import load_dataset
+from fairengine.frontier.runs import RunStore, compute_and_store
+import fairengine.methods
+name, dataset, knob, value, root = sys.argv[1:6]
+train, test = load_dataset(dataset).split()
+store = RunStore(root) if root != "-" else None
+start = time.process_time()
+compute_and_store(store, name, train, test, {knob: float(value)})
+print(time.process_time() - start)
+"""
+
+
+def job_cpu(name: str, dataset: str, knob: str, value: float, root: str) -> float:
+    """CPU seconds of one fit job in a fresh process (``root`` "-": no run store)."""
+    out = subprocess.run(
+        [sys.executable, "-c", _JOB, name, dataset, knob, str(value), root],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def knob_job_cpu(quick: bool) -> list[Row]:
+    """One fit job at a moved main knob, fresh process: CPU s without / with the run store."""
+    repeats = 1 if quick else 2
+    rows: list[Row] = []
+    for name, dataset, knob, default, moved in JOB_CASES:
+        with tempfile.TemporaryDirectory() as root:
+            job_cpu(name, dataset, knob, default, root)  # the page's first job fills the store
+            plain = min(job_cpu(name, dataset, knob, moved, "-") for _ in range(repeats))
+            stored = min(job_cpu(name, dataset, knob, moved, root) for _ in range(repeats))
+        rows.append(
+            {"what": f"{name}: job CPU at {knob} = {moved:g}, store filled", "value": stored,
+             "unit": "CPU s", "ratio": stored / plain,
+             "note": f"without a store {plain:.2f} CPU s; ratio: with / without; min of {repeats}"}
+        )  # fmt: skip
+    return rows
+
+
 def register(registry: Any) -> None:
     registry.add(knob_latency)
+    registry.add(knob_job_cpu)
