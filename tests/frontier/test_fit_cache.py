@@ -190,3 +190,19 @@ def test_maxent_reuses_its_stored_comparison_rows_with_an_identical_result(
     assert len(computed) == 2
     for run in (again, plain):
         assert_same(_shown(run), _shown(first))
+
+
+def test_sweep_points_reuse_the_fit_kept_beside_the_frontier_store(
+    tmp_path: Path, split, fits: list
+) -> None:
+    """Each point of a page's sweep runs in a call of its own: the baseline is fitted once."""
+    from fairengine.frontier import FrontierStore, sweep
+
+    train, test = split
+    store = FrontierStore(tmp_path)
+    first = sweep("reweighing", train, test, {"strength": [0.25]}, store=store)
+    _fresh_process()
+    second = sweep("reweighing", train, test, {"strength": [0.75]}, store=store)
+    assert fits == [LOGISTIC]
+    assert RunStore(tmp_path).get_fit(train, test, LOGISTIC) is not None
+    assert len(first.points) and len(second.points)
