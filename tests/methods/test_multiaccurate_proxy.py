@@ -477,7 +477,7 @@ def test_defaults_converge_and_the_constraint_binds(default_runs) -> None:
 
 def test_alpha_in_range_changes_the_run(default_runs) -> None:
     """Through the Method: an α inside the reported range is served (converged, in-sample
-    violation ≤ α, fewer proxy rounds), one below it says why it stops short."""
+    violation ≤ α, no more proxy rounds), one below it says why it stops short."""
     method, runs = default_runs
     # the first dataset on whose rows α has a range (on some rows it has a single value)
     name = next(n for n, (r, _) in runs.items() if r.artifacts["summary"]["alpha_steps"] > 1)
@@ -489,7 +489,7 @@ def test_alpha_in_range_changes_the_run(default_runs) -> None:
     assert (
         low - 1e-9 <= mid.metrics["test"]["multiaccuracy_violation_in_sample"] <= (low + high) / 2
     )
-    assert mid.artifacts["summary"]["proxy_rounds"] < result.artifacts["summary"]["proxy_rounds"]
+    assert mid.artifacts["summary"]["proxy_rounds"] <= result.artifacts["summary"]["proxy_rounds"]
     short = method.run(train, test, random_state=504, alpha=low / 2)
     summary = short.artifacts["summary"]
     assert summary["status"] in ("max_iter", "below_floor")
