@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # for annotations: the algorithm loads on a run (issue 18)
     import pandas as pd
 
     from fairengine.data import Task
+    from fairengine.methods.multiaccurate_proxy.model import MultiaccurateProxyModel
 
 #: The downstream ε of the frontier sweeps (page, demo, bench).
 EPS_GRID = (0.005, 0.01, 0.02, 0.03, 0.05, 1.0)
@@ -373,11 +374,50 @@ def _run(train: Task, test: Task, **knobs: Any) -> RunResult:
         return _run_one_thread(train, test, **knobs)
 
 
+def _gap_metrics(
+    data: dict[str, Any], soft: np.ndarray, clf: Any, constraint: str, names: list, split: str
+) -> tuple[dict[str, float], list[dict[str, Any]]]:
+    """The downstream classifier's largest group gap on rows ``data``, on the true groups and
+    through ẑ = ``soft``, and each group's gaps (rows of the ``group_gaps`` table)."""
+    from fairengine.methods.multiaccurate_proxy.downstream import group_gaps
+
+    score = clf.predict_score(data["X"])
+    true_gaps = group_gaps(data["z"], data["y"], score, constraint)
+    proxy_gaps = group_gaps(soft, data["y"], score, constraint)
+    rates = [
+        {"split": split, "group": names[k], "true_gap": true_gaps[k], "proxy_gap": proxy_gaps[k]}
+        for k in range(len(names))
+    ]
+    gaps = {
+        "true_group_gap": float(np.max(np.abs(true_gaps))),
+        "proxy_group_gap": float(np.max(np.abs(proxy_gaps))),
+    }
+    return gaps, rates
+
+
+def _export_model(
+    encoder: Any, clf: Any, estimator: Any, kind: str, names: list, d: int
+) -> MultiaccurateProxyModel:
+    """The exported model: the downstream mixture and the proxy (linear θ or trees)."""
+    from fairengine.methods.multiaccurate_proxy.model import MultiaccurateProxyModel
+
+    linear = getattr(estimator, "coef_", None)
+    return MultiaccurateProxyModel(
+        encoder,
+        clf.coefs_,
+        clf.intercepts_,
+        clf.weights_,
+        linear if linear is not None else np.zeros((0, d + 1)),
+        kind,
+        tuple(names),
+        proxy_trees=getattr(estimator, "trees_", None),
+    )
+
+
 def _run_one_thread(train: Task, test: Task, **knobs: Any) -> RunResult:
     import pandas as pd
 
-    from fairengine.methods.multiaccurate_proxy.downstream import ProxyFairClassifier, group_gaps
-    from fairengine.methods.multiaccurate_proxy.model import MultiaccurateProxyModel
+    from fairengine.methods.multiaccurate_proxy.downstream import ProxyFairClassifier
     from fairengine.methods.multiaccurate_proxy.proxy import (
         audit,
         multiaccuracy_violation,
@@ -409,15 +449,8 @@ def _run_one_thread(train: Task, test: Task, **knobs: Any) -> RunResult:
     metrics, audits, rates, quality, along_alpha = {}, [], [], [], {}
     for split, data in (("proxy", pl), ("train", dl), ("test", te)):
         soft = zhat(data)
-        table = audit(
-            data["X"],
-            data["z"],
-            soft,
-            data["tasks"],
-            knobs["auditor"],
-            group_names=names,
-            task_names=data["task_names"],
-        )
+        named = {"group_names": names, "task_names": data["task_names"]}
+        table = audit(data["X"], data["z"], soft, data["tasks"], knobs["auditor"], **named)
         audits.append(table.assign(split=split))
         quality += [
             {"split": split, "group": names[k], **proxy_quality(data["z"][:, k], soft[:, k])}
@@ -428,42 +461,20 @@ def _run_one_thread(train: Task, test: Task, **knobs: Any) -> RunResult:
             if hasattr(estimator, "reached_"):  # Algorithm 4: every region found on the rows
                 alpha_reached = estimator.reached_ratio_  # of its game (some are kept out)
             continue
-        score = clf.predict_score(data["X"])
-        true_gaps = group_gaps(data["z"], data["y"], score, knobs["constraint"])
-        proxy_gaps = group_gaps(soft, data["y"], score, knobs["constraint"])
+        gaps, split_rates = _gap_metrics(data, soft, clf, knobs["constraint"], names, split)
+        rates += split_rates
         minority = quality[-1]  # the last group (e.g. "not White"): the hard-to-predict one
         if split == "test" and hasattr(estimator, "alpha_range_"):
             along_alpha = held_out_along_alpha(estimator, data, knobs["auditor"])
         metrics[split] = {  # error & co. come from the shared evaluation (Method.run)
-            "true_group_gap": float(np.max(np.abs(true_gaps))),
-            "proxy_group_gap": float(np.max(np.abs(proxy_gaps))),
+            **gaps,
             "multiaccuracy_violation_in_sample": alpha_reached,
             "multiaccuracy_violation_held_out": multiaccuracy_violation(table),
             "proxy_accuracy": minority["accuracy"],
             "proxy_auc": minority["auc"],
             "proxy_mse": minority["mse"],
         }
-        rates += [
-            {
-                "split": split,
-                "group": names[k],
-                "true_gap": true_gaps[k],
-                "proxy_gap": proxy_gaps[k],
-            }
-            for k in range(K)
-        ]
-    d = pl["X"].shape[1]
-    linear = getattr(estimator, "coef_", None)
-    model = MultiaccurateProxyModel(
-        encoder,
-        clf.coefs_,
-        clf.intercepts_,
-        clf.weights_,
-        linear if linear is not None else np.zeros((0, d + 1)),
-        kind,
-        tuple(names),
-        proxy_trees=getattr(estimator, "trees_", None),
-    )
+    model = _export_model(encoder, clf, estimator, kind, names, pl["X"].shape[1])
     trace = getattr(estimator, "trace_", None)
     artifacts: dict[str, Any] = {
         "audit": pd.concat(audits, ignore_index=True),
