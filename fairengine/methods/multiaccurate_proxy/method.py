@@ -12,7 +12,9 @@ last group (e.g. "not White"), and two multiaccuracy audits (max ratio violation
 the auditor over the tasks):
 
 * ``multiaccuracy_violation_in_sample``: on the proxy learner's own rows, where Algorithm 4's
-  α guarantee lives (the same value in both splits: it is a property of the proxy);
+  α guarantee lives — for Algorithm 4 the rows of its game, three quarters of them, the rest
+  being kept out to judge its candidates (the same value in both splits: it is a property of
+  the proxy);
 * ``multiaccuracy_violation_held_out``: on that split's rows, which the proxy never saw; it also
   contains the auditor's own overfitting to the noise of z on those rows.
 

@@ -286,8 +286,8 @@ class MultiaccurateProxy(BaseEstimator):
     fit serves every α (:meth:`at_alpha`). Each candidate is judged by its max additive violation
     over *every* error region the auditor found during the run (a stricter certificate than
     the auditor's reply to that candidate alone). For α > 0 the returned proxy is the first
-    candidate (in the order θ_1, …, θ_T, θ̄) certified at ε_k = α·mean(z_k), else the best one;
-    α = 0 returns the best one (the lowest α reached).
+    kept candidate (in the order θ_1, …, θ_T, θ̄; see below) certified at ε_k = α·mean(z_k),
+    else the last kept one; α = 0 returns the last kept one (the lowest α reached).
 
     Held-out rows [OURS]: a random ``validation`` share of the fit rows (default a quarter) is
     kept out of the game. The game's in-sample gains are partly the noise of its own rows fitted
