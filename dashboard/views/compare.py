@@ -22,9 +22,9 @@ from dashboard.components.state import (
     require_task,
     seed_widget,
     stop_page,
+    task_params,
     url_param,
 )
-from fairengine.data.registry import DATASETS
 from fairengine.export import model_bytes, model_card, read_manifest, result_metadata
 from fairengine.frontier import task_key
 from fairengine.frontier.compare import (
@@ -181,12 +181,9 @@ st.plotly_chart(
     on_select="rerun",
     selection_mode="points",
 )
-view_params = {"dataset": task.name, "x": x, "y": y, "split": split, "point": selected}
+# the data (a bundled dataset, or an upload that the page opened from the link asks for again)
+view_params = {**task_params(task), "x": x, "y": y, "split": split, "point": selected}
 view_params["method"] = view.loc[view["point_id"] == selected, "method"].iloc[0]
-if task.name in DATASETS:
-    view_params.update(target=task.target, sensitive=list(task.sensitive))
-else:  # a link to an upload cannot carry the table: the page that opens it says so
-    view_params["source"] = "upload"
 st.query_params.from_dict(view_params)
 
 point = next(p for p in points if p.point_id == selected)
