@@ -71,7 +71,7 @@ def _axis_label(name: str) -> str:
     return f"{metric_label(name)} ({metric_info(name).direction})"
 
 
-c1, c2, c3, c4 = st.columns([2, 2, 1, 3])
+c1, c2, c3 = st.columns([2, 2, 1])
 x_default = default_x if default_x in available else plane_x
 y_default = default_y if default_y in available else plane_y
 x = c1.selectbox(
@@ -94,7 +94,7 @@ if new_methods := [m for m in methods if m not in offered]:
         chosen = [m for m in current if m in methods] + new_methods
         st.session_state["w.cmp_methods"] = st.session_state["sel.cmp_methods"] = chosen
 st.session_state["cmp_offered"] = methods
-shown = c4.multiselect(
+shown = st.multiselect(  # full width: every method's whole title shows in its chip
     "Methods",
     methods,
     format_func=titles.get,
