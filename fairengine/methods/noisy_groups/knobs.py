@@ -106,20 +106,20 @@ KNOBS = (
          "(soft) of the paper adversary's Adam steps (paper grid 0.001–0.1)."),
 )  # fmt: skip
 
-#: Each choice in words, for the page's select boxes (the values stay the API's).
+#: Each choice in words, short enough for a quarter-width select box (the values stay the API's).
 CHOICE_WORDS = {
     "method": {
-        "naive": "naive (constraints on the noisy groups)",
-        "dro": "DRO (robust over a TV ball)",
+        "naive": "naive (noisy groups)",
+        "dro": "DRO (TV ball)",
         "soft": "soft group assignments",
         "unconstrained": "unconstrained",
     },
     "constraint": {
-        "tpr": "true-positive rate (equal opportunity)",
-        "eo": "true- and false-positive rates (equalized odds)",
-        "dp": "selection rate (demographic parity)",
+        "tpr": "true-positive rate",
+        "eo": "equalized odds",
+        "dp": "demographic parity",
     },
-    "gamma_rule": {"paper": "paper's rule", "safe": "safe rule (holds the true group)"},
+    "gamma_rule": {"paper": "paper's rule", "safe": "safe rule"},
     "robust_eval": {
         "margin": "held-out margin check",
         "paper": "paper's adversary",
@@ -129,15 +129,11 @@ CHOICE_WORDS = {
     "beta_rule": {
         "code": "paper code's β",
         "fixed": "the β set below",
-        "paper_relaxed": "smallest β meeting the relaxed constraints (paper)",
-        "select": "lowest-error β on the selection data",
+        "paper_relaxed": "smallest passing β (paper)",
+        "select": "lowest-error β (held out)",
     },
     "group_feature": {"none": "no", "noisy": "yes, the noisy group"},
-    "selection": {
-        "auto": "automatic",
-        "train": "training rows",
-        "validation": "25% of the training rows held out",
-    },
-    "tuning": {"none": "none (the learning rates set below)", "grid": "paper's grid (6 settings)"},
+    "selection": {"auto": "automatic", "train": "training rows", "validation": "25% held out"},
+    "tuning": {"none": "none", "grid": "paper's grid (6 fits)"},
 }
 KNOBS = with_choice_labels(KNOBS, CHOICE_WORDS)
