@@ -74,8 +74,8 @@ def run_filter(train: Task, test: Task, *, target: Any = None, **knobs: Any) -> 
         status["message"] = (
             status["message"] + f" No {' or '.join(empty)} row is accepted: ρ is positive only "
             "on leaves that split never reaches (tiny leaves fitted to the training rows), so "
-            "its filtered sample is empty and its imbalance undefined (NaN). A leaf floor "
-            "(min_leaf_rows, min_leaf_mass) avoids it."
+            "its filtered sample is empty and its imbalance undefined (NaN). A larger smallest "
+            "leaf (in rows or as a share of rows) avoids it."
         ).strip()
     artifacts.update(
         {
