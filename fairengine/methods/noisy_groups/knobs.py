@@ -6,7 +6,7 @@ validation (``_parameter_constraints``, derived by
 
 from __future__ import annotations
 
-from fairengine.methods.base import Knob
+from fairengine.methods.base import Knob, with_choice_labels
 from fairengine.methods.noisy_groups.rates import CONSTRAINTS
 
 METHODS = ("naive", "dro", "soft", "unconstrained")
@@ -105,3 +105,35 @@ KNOBS = (
          help="η_p̃ (DRO) and η_w "
          "(soft) of the paper adversary's Adam steps (paper grid 0.001–0.1)."),
 )  # fmt: skip
+
+#: Each choice in words, short enough for a quarter-width select box (the values stay the API's).
+CHOICE_WORDS = {
+    "method": {
+        "naive": "naive (noisy groups)",
+        "dro": "DRO (TV ball)",
+        "soft": "soft group assignments",
+        "unconstrained": "unconstrained",
+    },
+    "constraint": {
+        "tpr": "true-positive rate",
+        "eo": "equalized odds",
+        "dp": "demographic parity",
+    },
+    "gamma_rule": {"paper": "paper's rule", "safe": "safe rule"},
+    "robust_eval": {
+        "margin": "held-out margin check",
+        "paper": "paper's adversary",
+        "exact": "exact worst case",
+    },
+    "adversary": {"paper": "paper's adversary", "exact": "exact best responses"},
+    "beta_rule": {
+        "code": "paper code's β",
+        "fixed": "the β set below",
+        "paper_relaxed": "smallest passing β (paper)",
+        "select": "lowest-error β (held out)",
+    },
+    "group_feature": {"none": "no", "noisy": "yes, the noisy group"},
+    "selection": {"auto": "automatic", "train": "training rows", "validation": "25% held out"},
+    "tuning": {"none": "none", "grid": "paper's grid (6 fits)"},
+}
+KNOBS = with_choice_labels(KNOBS, CHOICE_WORDS)
