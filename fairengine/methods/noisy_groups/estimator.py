@@ -69,9 +69,7 @@ ones for naive and the robust ones for DRO and soft, evaluated by ``robust_eval`
   :data:`DRO_MARGIN_Z` standard errors
   (:func:`~fairengine.methods.noisy_groups.rates.corrected_violations`: the noisy groups' counts
   through the inverse of P(Ĝ | G), unbiased when the noise does not depend on the features and
-  label given the true group, as the paper's generator); soft assignments add the same
-  corrected values where the noise is mild (:meth:`RobustFairClassifier._soft_corrected_check`);
-  naive: the same as ``"paper"``. "Checked
+  label given the true group, as the paper's generator); naive: the same as ``"paper"``. "Checked
   against the label-aware worst case and the paper's adversary W with a 95% margin" — still not a
   certificate. Since Method version 7 the Method evaluates it on 25% of the training rows held out
   (``eval_set``; the Method's ``selection="auto"``), which
@@ -110,9 +108,7 @@ from fairengine.methods.noisy_groups.knobs import (
 )
 from fairengine.methods.noisy_groups.noise import NoiseModel, estimate_noise
 from fairengine.methods.noisy_groups.rates import (
-    NOISE_COST,
     constraint_list,
-    corrected_se_bound,
     corrected_violations,
     dro_sampled_violations,
     dro_violations,
@@ -474,12 +470,10 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
             "paper": lambda yhat, tables: sa_table_violations(
                 y, yhat, noisy, constraint, alpha, tables, m
             ),
-            "margin": lambda yhat, tables: np.maximum(
-                sa_margin_violations(y, yhat, noisy, constraint, alpha, tables, M, p_noisy),
-                corrected(yhat),
+            "margin": lambda yhat, tables: sa_margin_violations(
+                y, yhat, noisy, constraint, alpha, tables, M, p_noisy
             ),
         }
-        corrected = self._soft_corrected_check(y, noisy, margin_rows)
 
         def soft(yhat, tables, keys=ROBUST_EVALS):
             return {k: checks[k](yhat, tables) for k in keys}
@@ -497,22 +491,6 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         flip, constraint, alpha = self.noise_model_.flip, self.constraint, float(self.slack)
         z = DRO_MARGIN_Z * np.sqrt(len(y) / margin_rows if margin_rows else 1.0)
         return lambda yhat: corrected_violations(y, yhat, noisy, constraint, alpha, flip, z)
-
-    def _soft_corrected_check(self, y: np.ndarray, noisy: np.ndarray, margin_rows=None):
-        """Soft assignments' margin check also takes the noise-corrected violations (DRO's
-        check) of the constraints whose rate the noisy groups determine: where the noise costs
-        less than :data:`~fairengine.methods.noisy_groups.rates.NOISE_COST` times a rate's
-        standard error. There the corrected rate is close to the true group's, and it catches
-        iterates that break a small group on new rows which the label-aware and W checks pass
-        (Adult, 3 races, noise 0.1: +.090 / +.142 on split seeds 306 / 309); under stronger
-        noise its standard error exceeds α and the worst-case checks are left alone."""
-        label = self._dro_label_check(y, noisy, margin_rows)
-        if label is None:
-            return lambda yhat: -np.inf
-        flip = self.noise_model_.flip
-        se, plain = corrected_se_bound(y, noisy, self.constraint, flip)
-        live = se < NOISE_COST * plain
-        return lambda yhat: np.where(live, label(yhat), -np.inf)
 
     def _signal_key(self, held_out: bool) -> str | None:
         """The 0-1 check λ ascends on (None: the hinge-relaxed constraints, the paper code's

@@ -70,8 +70,7 @@ KNOBS = (
     Knob("robust_eval", "margin", choices=ROBUST_EVALS, label="Robust check of the best iterate",
          help="Robust check of the best "
          "iterate: margin (soft: the label-aware worst case and the paper's W with a 95% "
-         "sampling margin, and under mild noise the noise-corrected group rates; DRO: the "
-         "noise-corrected group rates plus one standard error), the "
+         "sampling margin; DRO: the noise-corrected group rates plus one standard error), the "
          "paper's adversary (20 random p̃ for DRO, the "
          "current W for soft) or the exact worst case (a certificate; keeps only near-trivial "
          "classifiers at γ > α)."),

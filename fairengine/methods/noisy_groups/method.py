@@ -452,8 +452,7 @@ def certificate(method: str, y, pred, noisy, constraint: str, slack: float, nois
 
 #: What a soft-assignment selection was checked against, per ``robust_eval``.
 CHECK_TEXT = {
-    "margin": "the label-aware worst case, the paper's adversary W with a 95% sampling margin "
-    "and, where the noise is mild, the noise-corrected group rates",
+    "margin": "the label-aware worst case and the paper's adversary W with a 95% sampling margin",
     "paper": "the paper's adversary",
     "exact": "the exact worst case",
 }
@@ -561,8 +560,7 @@ NOISY_GROUPS = register(
         "ball) or soft group assignments — scored on the true groups.",
         reference="Wang, Guo, Narasimhan, Cotter, Gupta & Jordan, NeurIPS 2020",
         # 9: DRO selects on held-out rows; its margin check (noise-corrected rates + 1 SE) is
-        #    what its λ ascends on (it was the all-negatives classifier on Adult); soft
-        #    assignments' margin check adds those rates where the noise is mild
+        #    what its λ ascends on (it was the all-negatives classifier on Adult)
         # 8: soft assignments selected on held-out rows: λ ascends on the exact 0-1 worst case
         #    (proxy Lagrangian, estimator ``lambda_signal``); a few-rows check
         # 7: soft assignments select the best iterate on 25% of the training rows held out

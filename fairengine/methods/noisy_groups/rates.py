@@ -404,12 +404,6 @@ def corrected_violations(
     return (np.asarray(out), np.asarray(ses)) if return_se else np.asarray(out)
 
 
-#: What the noise may cost a rate's standard error (the noise-corrected over the noise-free one)
-#: for the corrected rate to count as determined by the noisy groups: soft assignments' margin
-#: check uses it below this, the ``noise_too_strong`` check warns from it.
-NOISE_COST = 2.0
-
-
 def corrected_se_bound(y, noisy, constraint: str, flip) -> tuple[np.ndarray, np.ndarray]:
     """Per constraint: the largest standard error the noise-corrected rate of
     :func:`corrected_violations` can have on these rows (every base row's decision 0.5 away
