@@ -48,10 +48,8 @@ class _Loky:
     def __init__(self, workers: int) -> None:
         from joblib.externals.loky import ProcessPoolExecutor
 
-        from dashboard.components.jobs import WORKER_NICE
-
         self.executor = ProcessPoolExecutor(
-            max_workers=workers, initializer=_old_priority, initargs=(WORKER_NICE,)
+            max_workers=workers, initializer=_old_priority, initargs=(19,)
         )
 
     def run(self, function: Any, *args: Any) -> Any:
@@ -65,9 +63,14 @@ class _Pool:
     """Ours: one process per job from the warm forkserver parent."""
 
     def __init__(self, workers: int) -> None:
-        from dashboard.components.jobs import JobPool
+        from dashboard.components.jobs import JobPool, Priority
 
-        self.pool = JobPool(workers=workers, per_session=1000, queue_limit=1000)
+        self.pool = JobPool(  # the loky pool's priority, so that only the start-up differs
+            workers=workers,
+            per_session=1000,
+            queue_limit=1000,
+            priority=Priority(nice=19, own_group=True),
+        )
         self.ids = iter(range(10**9))
 
     def run(self, function: Any, *args: Any) -> Any:

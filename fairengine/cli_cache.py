@@ -14,7 +14,7 @@ store (``<store root>/task_keys.json``), keyed by a cheap fingerprint of what de
 Keys themselves are unchanged (shipped frontiers still hit); a memo entry only saves recomputing
 one. When any of those inputs changes the fingerprint changes, so a stale task key is never used:
 the command falls back to building the task. When any point is missing from the store the command
-also falls back to the full sweep, so this path only ever *reads* finished points (issue 18).
+also falls back to the full sweep, so this path only ever *reads* finished points.
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ def _column(name: str, values, n: int | None) -> np.ndarray:
 
 def _prepare(y_true, y_pred, groups, sample_weight=None) -> _Rows:
     """Validate lengths and values, factorize ``groups`` (sorted labels) and drop 0-weight rows."""
-    import pandas as pd  # lazy: metric names load without pandas (issue 18)
+    import pandas as pd  # lazy: metric names load without pandas
 
     if groups is None:  # overall metrics may be called without groups
         ref = y_pred if y_pred is not None else y_true
@@ -198,7 +198,7 @@ def dp_diff(y_true, y_pred, groups, *, sample_weight=None) -> float:
 #: The engine's conditional rates of a (randomized) 0/1 prediction ŷ: true-positive rate, false-
 #: positive rate and selection (positive-prediction) rate. :func:`rate_base` maps a kind to the
 #: rows it averages ŷ over and :data:`RATE_SIGN` to its direction in the one-sided "no group
-#: worse off than overall" constraints: the one rate mapping of the engine (issue 14 item 4).
+#: worse off than overall" constraints: the one rate mapping of the engine.
 RATE_KINDS = ("tpr", "fpr", "ppr")
 #: +1: a group's rate below the overall rate is a violation (TPR, selection); −1: above (FPR).
 RATE_SIGN: dict[str, float] = {"tpr": 1.0, "fpr": -1.0, "ppr": 1.0}
@@ -354,7 +354,7 @@ def _bootstrap_sums(rng: np.random.Generator, terms: np.ndarray, keys, n_boot: i
     how often each distinct row is drawn: Multinomial(n, m_j / n), exact and cheap when few
     rows are distinct (hard predictions); otherwise rows are resampled one by one.
     """
-    import pandas as pd  # lazy: metric names load without pandas (issue 18)
+    import pandas as pd  # lazy: metric names load without pandas
 
     n = len(terms)
     cls = np.zeros(n, dtype=np.int64)
@@ -399,7 +399,7 @@ def group_table(
     With ``ci=level`` each rate column gets ``<col>_low``/``<col>_high``: a percentile bootstrap
     resampling rows within each group (the overall row combines the same group resamples).
     """
-    import pandas as pd  # lazy: metric names load without pandas (issue 18)
+    import pandas as pd  # lazy: metric names load without pandas
 
     if kind not in _TABLE_COLUMNS:
         raise ValueError(f"kind must be 'classification' or 'regression', got {kind!r}")
@@ -570,7 +570,7 @@ def disclosivity(y_true, y_pred, groups, *, sample_weight=None) -> float:
     ``y_pred`` is each row's proxy value (leaf id), ``groups`` its sensitive group z; ``y_true`` is
     ignored. A randomised proxy passes one row per (row, leaf) with weight P(leaf | x).
     """
-    import pandas as pd  # lazy: metric names load without pandas (issue 18)
+    import pandas as pd  # lazy: metric names load without pandas
 
     rows = _prepare(None, y_pred, groups, sample_weight)
     leaves = pd.factorize(rows.y_pred, sort=True)[0]

@@ -1,4 +1,4 @@
-"""Fewer animation frames while a page waits (issue 17: seven visitors on two cores).
+"""Fewer animation frames while a page waits (many visitors on few cores).
 
 Streamlit draws a shimmering skeleton for every element whose code is still loading (each chart
 while the 4.7 MB plotly bundle compiles, each widget's chunk on a first visit) and fades stale

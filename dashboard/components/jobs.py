@@ -1,13 +1,13 @@
-"""Fits and sweeps outside the Streamlit script thread: one process per job, shared by all sessions.
+"""Fits and sweeps outside the Streamlit script thread: a process per call, shared by all sessions.
 
 The dashboard holds one :class:`JobPool` (``st.cache_resource``). A page submits a job (a
 function and its arguments; closures are fine, they travel with cloudpickle) and polls it. A
-dispatcher thread keeps at most ``workers`` jobs running, in submission order; each session may
-have at most ``per_session`` unfinished jobs (its oldest one is dropped first when it asks for
-more), and at most ``queue_limit`` jobs wait in all: beyond that :meth:`JobPool.submit` raises
-:class:`ServerBusy`, whose message the page shows as it is.
+dispatcher thread keeps at most ``workers`` calls running (in the order described below); each
+session may have at most ``per_session`` unfinished jobs (its oldest one is dropped first when
+it asks for more), and at most ``queue_limit`` jobs wait in all: beyond that
+:meth:`JobPool.submit` raises :class:`ServerBusy`, whose message the page shows as it is.
 
-Every job runs in a process of its own, forked from a warm parent (a multiprocessing
+Every call runs in a process of its own, forked from a warm parent (a multiprocessing
 *forkserver* that imported the engine once, so a job starts in a few tens of milliseconds and
 never re-runs the server's ``__main__``). One process per job isolates the jobs from one another:
 
@@ -18,10 +18,28 @@ never re-runs the server's ``__main__``). One process per job isolates the jobs 
 * cancelling a running job kills its process (and anything it started) at once; its slot goes
   to the next queued job. Sweeps write each finished point atomically, so those stay cached.
 
-Jobs run at the lowest CPU priority (``nice`` 19, in a session and scheduling group of their
-own), so pages stay responsive while they compute, and each one exits on its own if the server
-goes away. They report progress through a small JSON file per job (``{"done", "total",
-"started"}``).
+A job may be several separate calls (:meth:`JobPool.submit_parts`: a sweep, one call per point).
+The dispatcher starts the calls of all jobs as workers free up, choosing each time from the
+session with the fewest calls running (the oldest job first among equals): a sweep uses every
+idle worker, yet a visitor's single fit never waits behind all the points of another visitor's
+sweep. Cancelling such a job kills every one of its running calls and drops the rest.
+
+CPU priority (:class:`Priority`): by default a job runs at ``nice`` :data:`WORKER_NICE` in the
+server's own session, so in the server's scheduling group. Nice orders processes only inside
+one group; with the kernel's autogroup scheduling (``/proc/sys/kernel/sched_autogroup_enabled``,
+on in many distributions) every session is one group and the groups share the cores equally.
+Inside the server's group a page's script (nice 0) wins the cores over fits, while the group as
+a whole keeps its fair share against everything else on the host, so fits are neither starved
+by a busy neighbour nor in the way of the pages. ``$FAIRENGINE_WORKER_NICE`` sets the nice
+value; ``$FAIRENGINE_WORKER_GROUP=own`` runs each job in a session and scheduling group of its
+own whose weight is lowered by the same nice value instead (with ``nice`` 19, the weight of
+that group is about 1/70 of a normal one: fits then get almost no CPU as long as anything else
+on the host is busy; measured, ``bench/bench_sched.py``). Either way a job runs in a process
+group of its own (a cancel kills it whole) and exits on its own if the server goes away.
+
+Jobs report progress through a small JSON file per call (``{"done", "total", "started"}``);
+:meth:`Job.cpu_seconds` and :meth:`Job.cpu_share` say how much processor time a job got (read
+from ``/proc/<pid>/stat`` while it runs, from its own resource usage once it ends).
 
 This module does not import Streamlit (the pool can be tested and benchmarked on its own).
 """
@@ -55,13 +73,16 @@ import cloudpickle
 WORKERS_ENV = "FAIRENGINE_WORKERS"
 PER_SESSION_ENV = "FAIRENGINE_SESSION_JOBS"
 NICE_ENV = "FAIRENGINE_WORKER_NICE"
+GROUP_ENV = "FAIRENGINE_WORKER_GROUP"
 QUEUE_LIMIT_ENV = "FAIRENGINE_QUEUE_LIMIT"
 MEMORY_ENV = "FAIRENGINE_JOB_MEMORY_MB"
-#: Workers run at this much lower CPU priority than the server, so that drawing pages (the
-#: server's work) wins over fits when the cores are busy. 19, the lowest: a fit is batch work
-#: (measured, ``bench/bench_load.py``: the seventh visitor's page 5.1 s at +10 → 4.0 s at 19,
-#: the six computing visitors' charts after the same ~22 s).
-WORKER_NICE = 19
+#: Workers run at this much lower CPU priority than the server, inside the server's scheduling
+#: group (see the module docstring and ``bench/bench_sched.py`` for the measured choice).
+WORKER_NICE = 10
+#: Where jobs are scheduled: ``"server"`` (the server's session and scheduling group) or ``"own"``
+#: (a session and autogroup per job, its weight lowered by the nice value).
+WORKER_GROUP = "server"
+GROUPS = ("server", "own")
 #: Jobs that may wait for a worker, all sessions together (``$FAIRENGINE_QUEUE_LIMIT``).
 QUEUE_LIMIT = 32
 #: Address space a job's interpreter and libraries reserve without using it (measured: a job
@@ -97,6 +118,27 @@ BUSY_MESSAGE = "The server is busy; try again in a minute."
 _MAC_BYTES = hashlib.sha256().digest_size
 
 
+@dataclass(frozen=True)
+class Priority:
+    """How a job's process is scheduled (see the module docstring)."""
+
+    nice: int = WORKER_NICE
+    own_group: bool = False
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None) -> Priority:
+        """``$FAIRENGINE_WORKER_NICE`` (0–19) and ``$FAIRENGINE_WORKER_GROUP`` (server/own)."""
+        env = os.environ if environ is None else environ
+        nice = int(env.get(NICE_ENV) or WORKER_NICE)
+        group = (env.get(GROUP_ENV) or WORKER_GROUP).strip().lower()
+        if not 0 <= nice <= 19 or group not in GROUPS:
+            raise ValueError(
+                f"{NICE_ENV} must be 0 to 19 and {GROUP_ENV} one of {', '.join(GROUPS)}; got "
+                f"{nice} and {group!r}."
+            )
+        return cls(nice=nice, own_group=group == "own")
+
+
 class Cancelled(Exception):  # noqa: N818 - a control-flow signal
     """The outcome of a job cancelled while it ran (or raised inside it by its progress hook)."""
 
@@ -124,9 +166,17 @@ def out_of_memory(memory_mb: int | None, *, killed: bool = False) -> JobFailed:
     )
 
 
+#: A job whose calls got less than this share of one core each over the last
+#: :data:`SHARE_WINDOW` seconds is "getting little CPU" (the page says the server is busy).
+LOW_SHARE = 0.3
+#: Seconds over which :meth:`Job.cpu_share` measures (at least :data:`MIN_WINDOW` of them).
+SHARE_WINDOW = 15.0
+MIN_WINDOW = 4.0
+
+
 @dataclass
 class Job:
-    """One submitted job (what a page polls)."""
+    """One submitted job (what a page polls): one call, or ``parts`` calls (a sweep's points)."""
 
     id: int
     session: str
@@ -139,7 +189,13 @@ class Job:
     cancel_path: Path
     cancelled: bool = False
     pid: int | None = None
-    _call: tuple | None = field(default=None, repr=False)
+    parts: int = 0
+    _pending: deque = field(default_factory=deque, repr=False)
+    _values: list = field(default_factory=list, repr=False)
+    _pids: dict[int, int] = field(default_factory=dict, repr=False)
+    _finished_parts: int = field(default=0, repr=False)
+    _cpu: float = field(default=0.0, repr=False)
+    _samples: deque = field(default_factory=lambda: deque(maxlen=64), repr=False)
     _finished: float | None = field(default=None, repr=False)
     _started: float | None = field(default=None, repr=False)
 
@@ -147,12 +203,20 @@ class Job:
     def done(self) -> bool:
         return self.cancelled or self.future.done()
 
+    @property
+    def running_calls(self) -> int:
+        """How many of this job's calls run right now."""
+        return len(self._pids)
+
     def progress(self) -> dict[str, Any]:
-        """``{"started": epoch or None, "done": int, "total": int}`` as the job last wrote."""
+        """``{"started": epoch or None, "done": int, "total": int}``: as the job last wrote, or
+        for a job of ``parts`` calls, how many of them have finished."""
+        if self.parts:
+            return {"started": self._started, "done": self._finished_parts, "total": self.parts}
         try:
             return json.loads(self.progress_path.read_text())
         except (OSError, ValueError):
-            return {"started": None, "done": 0, "total": 0}
+            return {"started": self._started, "done": 0, "total": 0}
 
     @property
     def started(self) -> float | None:
@@ -173,6 +237,32 @@ class Job:
             return max(0.0, self.estimate - spent)
         return None
 
+    def cpu_seconds(self) -> float:
+        """Processor seconds this job's processes got so far (finished calls and running ones)."""
+        running = (process_cpu_seconds(pid) for pid in list(self._pids.values()))
+        return self._cpu + sum(value or 0.0 for value in running)
+
+    def cpu_share(self, now: float | None = None) -> float | None:
+        """Share of one core each running call got over the last :data:`SHARE_WINDOW` seconds
+        (1.0: a full core each); None until :data:`MIN_WINDOW` seconds have been seen. Each call
+        records a sample, so a page that polls the job measures it."""
+        now = time.time() if now is None else now
+        calls = self.running_calls
+        if not calls:  # queued, or between two calls: nothing to measure, start afresh
+            self._samples.clear()
+            return None
+        self._samples.append((now, self.cpu_seconds(), calls))
+        with contextlib.suppress(IndexError):  # pages of several sessions may poll at once
+            while len(self._samples) > 2 and now - self._samples[1][0] >= SHARE_WINDOW:
+                self._samples.popleft()
+        samples = [sample for sample in list(self._samples) if sample[0] <= now]
+        first_time, first_cpu, _ = samples[0]
+        span = now - first_time
+        if span < MIN_WINDOW:
+            return None
+        mean_calls = max(1.0, sum(c for _, _, c in samples) / len(samples))
+        return max(0.0, samples[-1][1] - first_cpu) / span / mean_calls
+
     def outcome(self) -> tuple[str, Any]:
         """``("pending", None)``, ``("cancelled", None)``, ``("error", exception)`` or
         ``("done", value)``."""
@@ -188,6 +278,40 @@ class Job:
         if exc is not None:
             return "error", exc
         return "done", self.future.result()
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    """User and system seconds of process ``pid`` and its reaped children
+    (``/proc/<pid>/stat``); None where it cannot be read (gone, or no ``/proc``)."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = text.rsplit(")", 1)[-1].split()  # the name in parentheses may hold spaces
+    try:  # fields 14-17 of proc(5): utime, stime, cutime, cstime (here from the state, 3)
+        ticks = sum(int(value) for value in fields[11:15])
+    except (ValueError, IndexError):
+        return None
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _own_cpu_seconds() -> float:
+    """This process's processor seconds, its waited-for children's included."""
+    import resource
+
+    own, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def discard(function: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+    """Run ``function(*args, **kwargs)`` for its side effect only (a sweep filling the store):
+    nothing travels back. It lives here, in a module the warm parent imports, so that a job
+    calling it imports nothing more (the pages' modules would import Streamlit, seconds per
+    job)."""
+    function(*args, **kwargs)
 
 
 def _write_progress(path: Path, **info: Any) -> None:
@@ -222,24 +346,22 @@ def _run_job(
 # --- the job's process ---------------------------------------------------------------------
 
 
-def _lower_priority(increment: int, server: int | None = None) -> None:
-    """Give the job a lower CPU priority than the server, in a session of its own.
+def _lower_priority(priority: Priority, server: int | None = None) -> None:
+    """Schedule this job's process as ``priority`` says (see the module docstring).
 
-    ``nice`` orders processes only inside one scheduling group. With the kernel's autogroup
-    scheduling on (``/proc/sys/kernel/sched_autogroup_enabled``, the default of many
-    distributions) every session is one group and the groups share the cores equally, so a
-    niced job would still take its group's full share from everything outside the server's
-    session. The job therefore starts its own session (which also lets a cancel kill its whole
-    process group) and lowers that group's weight by the same increment
-    (``/proc/self/autogroup``): fits then yield to every interactive process on the host. Out
-    of the server's process group, a group kill of the server no longer reaches the job, so it
-    watches its parent and the server and exits when either is gone.
+    Either way the job leads a process group of its own, so that a cancel kills it and anything
+    it started at once. Out of the server's process group, a group kill of the server no longer
+    reaches the job, so it watches its parent and the server and exits when either is gone.
     """
     with contextlib.suppress(OSError, AttributeError):  # not on every platform
-        os.nice(increment)
-    with contextlib.suppress(OSError, AttributeError):
-        os.setsid()
-    _own_autogroup(increment)
+        os.nice(priority.nice)
+    if priority.own_group:
+        with contextlib.suppress(OSError, AttributeError):
+            os.setsid()
+        _own_autogroup(priority.nice)
+    else:  # same session (scheduling group) as the server
+        with contextlib.suppress(OSError, AttributeError):
+            os.setpgid(0, 0)
     _exit_with_parent(server=server)
 
 
@@ -306,9 +428,10 @@ def _is_memory_error(exc: BaseException | None) -> bool:
 
 
 def _child(payload: bytes, paths: tuple[str, str, str], settings: tuple) -> None:
-    """Body of a job's process: lower its priority, cap its memory, run, write the outcome."""
-    increment, memory_mb, server, secret = settings
-    _lower_priority(increment, server)
+    """Body of a job's process: lower its priority, cap its memory, run, write the outcome
+    (``(kind, value, processor seconds)``)."""
+    priority, memory_mb, server, secret = settings
+    _lower_priority(priority, server)
     _limit_memory(memory_mb)
     progress_path, cancel_path, result_path = (Path(p) for p in paths)
     try:
@@ -319,7 +442,7 @@ def _child(payload: bytes, paths: tuple[str, str, str], settings: tuple) -> None
         outcome = ("cancelled", None)
     except BaseException as exc:  # noqa: BLE001 - every failure goes back to the page
         outcome = ("memory", None) if _is_memory_error(exc) else ("error", exc)
-    _write_outcome(result_path, outcome, secret)
+    _write_outcome(result_path, (*outcome, _own_cpu_seconds()), secret)
     os._exit(0)  # no interpreter teardown (threads a library left behind must not hold it)
 
 
@@ -327,7 +450,7 @@ def _signature(secret: bytes, data: bytes) -> bytes:
     return hmac.new(secret, data, hashlib.sha256).digest()
 
 
-def _read_outcome(path: Path, secret: bytes) -> tuple[str | None, Any]:
+def _read_outcome(path: Path, secret: bytes) -> tuple:
     """The outcome a job's process wrote, unpickled only once its signature (an HMAC with the
     pool's in-memory secret) proves that process wrote it; ``(None, None)`` otherwise."""
     try:
@@ -343,16 +466,18 @@ def _read_outcome(path: Path, secret: bytes) -> tuple[str | None, Any]:
         return None, None
 
 
-def _write_outcome(path: Path, outcome: tuple[str, Any], secret: bytes) -> None:
-    """Pickle ``outcome`` behind its signature (see :func:`_read_outcome`)."""
+def _write_outcome(path: Path, outcome: tuple, secret: bytes) -> None:
+    """Pickle ``outcome`` (``(kind, value, *extra)``) behind its signature (see
+    :func:`_read_outcome`)."""
+    kind, value, *extra = outcome
     try:
         data = cloudpickle.dumps(outcome)
     except MemoryError:
-        data = cloudpickle.dumps(("memory", None))
+        data = cloudpickle.dumps(("memory", None, *extra))
     except Exception as exc:  # noqa: BLE001 - an unpicklable value or exception
-        kind, value = outcome
         words = value if kind == "error" else exc
-        data = cloudpickle.dumps(("error", RuntimeError(f"{type(words).__name__}: {words}")))
+        error = RuntimeError(f"{type(words).__name__}: {words}")
+        data = cloudpickle.dumps(("error", error, *extra))
     tmp = path.with_suffix(".part")
     tmp.write_bytes(_signature(secret, data) + data)
     os.replace(tmp, path)
@@ -443,14 +568,19 @@ def _env_int(name: str, default: int) -> int:
     return int(os.environ.get(name) or default)
 
 
+#: One call of a job: ``(function, args, kwargs, with_progress)``.
+Call = tuple[Callable[..., Any], tuple, dict[str, Any], bool]
+
+
 class JobPool:
-    """One process per job, at most ``workers`` at once: per-session limits, a global queue
-    limit, queue positions, progress and cancelling (see the module docstring).
+    """One process per call, at most ``workers`` at once: per-session limits, a global queue
+    limit, fair sharing of the workers between sessions, queue positions, progress and
+    cancelling (see the module docstring).
 
     Parameters
     ----------
     workers : int, optional
-        Jobs running at once (default ``$FAIRENGINE_WORKERS``, else ``min(2, cpu count)``).
+        Calls running at once (default ``$FAIRENGINE_WORKERS``, else the number of cores).
     per_session : int, optional
         Unfinished jobs one session may hold (default ``$FAIRENGINE_SESSION_JOBS``, else 2).
     warm : bool
@@ -459,7 +589,9 @@ class JobPool:
         Jobs that may wait, all sessions together (default ``$FAIRENGINE_QUEUE_LIMIT``, else
         :data:`QUEUE_LIMIT`).
     memory_mb : int, optional
-        Address-space limit of one job (default :func:`job_memory_mb`; 0 = none).
+        Address-space limit of one call (default :func:`job_memory_mb`; 0 = none).
+    priority : Priority, optional
+        How the calls are scheduled (default :meth:`Priority.from_env`).
     """
 
     def __init__(
@@ -470,21 +602,23 @@ class JobPool:
         warm: bool = True,
         queue_limit: int | None = None,
         memory_mb: int | None = None,
+        priority: Priority | None = None,
     ) -> None:
         cpus = os.cpu_count() or 1
-        self.workers = int(workers or _env_int(WORKERS_ENV, max(1, min(2, cpus))))
+        self.workers = int(workers or _env_int(WORKERS_ENV, max(1, cpus)))
         self.per_session = int(per_session or _env_int(PER_SESSION_ENV, 2))
         self.queue_limit = int(queue_limit or _env_int(QUEUE_LIMIT_ENV, QUEUE_LIMIT))
         self.memory_mb = job_memory_mb(self.workers) if memory_mb is None else memory_mb or None
-        self._nice = _env_int(NICE_ENV, WORKER_NICE)
+        self.priority = Priority.from_env() if priority is None else priority
         self._dir = Path(tempfile.mkdtemp(prefix="fairengine-jobs-"))
         # Signs each job's outcome file: only a process this pool started can write one that
         # is unpickled (the key lives in memory and reaches the job through the fork).
         self._secret = os.urandom(32)
         self._jobs: dict[int, Job] = {}
-        self._queue: deque[Job] = deque()
-        self._running: dict[int, tuple[Job, Any]] = {}
+        self._queue: deque[Job] = deque()  # jobs with calls not yet started, oldest first
+        self._running: dict[int, tuple[Job, int, Any]] = {}  # call id -> (job, part, process)
         self._ids = itertools.count(1)
+        self._call_ids = itertools.count(1)
         self._lock = threading.Lock()
         self._closed = False
         self._wake_r, self._wake_w = os.pipe()
@@ -513,6 +647,37 @@ class JobPool:
         its oldest one is cancelled first. Raises :class:`ServerBusy` (nothing cancelled) when
         ``queue_limit`` jobs already wait.
         """
+        return self._enqueue(
+            session, label, key, [(function, args, kwargs, with_progress)], 0, estimate
+        )
+
+    def submit_parts(
+        self,
+        session: str,
+        label: str,
+        key: str,
+        calls: list[tuple[Callable[..., Any], tuple, dict[str, Any]]],
+        *,
+        estimate: float | None = None,
+    ) -> Job:
+        """Queue one job made of several independent calls ``(function, args, kwargs)`` (a
+        sweep's points), run on as many workers as are free; its value is the list of the
+        calls' values, in order. It fails with its first failing call (the others are
+        stopped); otherwise as :meth:`submit`."""
+        units = [(function, tuple(args), dict(kwargs), False) for function, args, kwargs in calls]
+        if not units:
+            raise ValueError("A job needs at least one call.")
+        return self._enqueue(session, label, key, units, len(units), estimate)
+
+    def _enqueue(
+        self,
+        session: str,
+        label: str,
+        key: str,
+        units: list[Call],
+        parts: int,
+        estimate: float | None,
+    ) -> Job:
         with self._lock:
             self._forget_finished()
             for job in self._jobs.values():
@@ -523,7 +688,7 @@ class JobPool:
                 key=lambda j: j.id,
             )
             dropped = mine[: max(0, len(mine) - self.per_session + 1)]
-            waiting = sum(1 for j in self._queue if j not in dropped)
+            waiting = sum(1 for j in self._queue if j not in dropped and j._started is None)
             if waiting >= self.queue_limit:
                 raise ServerBusy
             for old in dropped:
@@ -539,7 +704,9 @@ class JobPool:
                 estimate=estimate,
                 progress_path=self._dir / f"{job_id}.json",
                 cancel_path=self._dir / f"{job_id}.cancel",
-                _call=(function, args, kwargs, with_progress),
+                parts=parts,
+                _pending=deque(enumerate(units)),
+                _values=[None] * len(units),
             )
             self._jobs[job_id] = job
             self._queue.append(job)
@@ -551,9 +718,11 @@ class JobPool:
             return None if job_id is None else self._jobs.get(job_id)
 
     def queue_position(self, job: Job) -> int:
-        """0 when the job runs (or is done), else its place in the queue (1 = next)."""
+        """0 when the job runs (or is done), else its place among the jobs not started yet
+        (1 = next)."""
         with self._lock:
-            for position, queued in enumerate(self._queue, start=1):
+            waiting = (queued for queued in self._queue if queued._started is None)
+            for position, queued in enumerate(waiting, start=1):
                 if queued is job:
                     return position
         return 0
@@ -567,7 +736,7 @@ class JobPool:
         return sorted(jobs, key=lambda j: j.id)
 
     def cancel(self, job: Job) -> None:
-        """Drop a queued job; stop a running one (its process is killed)."""
+        """Drop a queued job; stop a running one (every process of it is killed)."""
         with self._lock:
             self._cancel(job)
         self._wake()
@@ -577,18 +746,25 @@ class JobPool:
             return
         job.cancelled = True
         job.cancel_path.touch()
+        self._stop_calls(job)
+        if not job.future.running():
+            job.future.cancel()
+
+    def _stop_calls(self, job: Job) -> None:
+        """Drop a job's calls not started yet and kill its running ones (lock held)."""
+        job._pending.clear()
         if job in self._queue:
             self._queue.remove(job)
-            job.future.cancel()
-        running = self._running.get(job.id)
-        if running is not None:
-            _kill(running[1])
+        for owner, _, process in self._running.values():
+            if owner is job:
+                _kill(process)
 
     def shutdown(self) -> None:
         """Kill every running job, drop the queued ones, remove the job files."""
         with self._lock:
             self._closed = True
-            for job in list(self._queue) + [job for job, _ in self._running.values()]:
+            running = [job for job, _, _ in self._running.values()]
+            for job in list(self._queue) + running:
                 self._cancel(job)
         self._wake()
         self._thread.join(timeout=10)
@@ -601,7 +777,7 @@ class JobPool:
             os.write(self._wake_w, b"x")
 
     def _dispatch(self, warm: bool) -> None:
-        """Start queued jobs while fewer than ``workers`` run; collect the ones that end."""
+        """Start queued calls while fewer than ``workers`` run; collect the ones that end."""
         if warm:
             with contextlib.suppress(Exception):
                 _start_warm_parent()
@@ -621,7 +797,7 @@ class JobPool:
         with self._lock:
             if self._closed and not self._running:
                 return True
-            sentinels = {process.sentinel: job for job, process in self._running.values()}
+            sentinels = {process.sentinel: call for call, (_, _, process) in self._running.items()}
         ready = connection.wait([*sentinels, self._wake_r], timeout=1.0)
         if self._wake_r in ready:
             os.read(self._wake_r, 4096)
@@ -630,31 +806,60 @@ class JobPool:
                 self._collect(sentinels[sentinel])
         return False
 
+    def _next_call(self) -> tuple[Job, int, Call] | None:
+        """The call to start next (lock held): from the session with the fewest calls running,
+        its oldest job first; None when nothing waits."""
+        running: dict[str, int] = {}
+        for job, _, _ in self._running.values():
+            running[job.session] = running.get(job.session, 0) + 1
+        best = None
+        for job in self._queue:
+            if job._pending and (
+                best is None or running.get(job.session, 0) < running.get(best.session, 0)
+            ):
+                best = job
+        if best is None:
+            return None
+        part, call = best._pending.popleft()
+        if not best._pending:
+            self._queue.remove(best)
+        return best, part, call
+
     def _start_queued(self) -> None:
         while True:
             with self._lock:
-                if self._closed or len(self._running) >= self.workers or not self._queue:
+                if self._closed or len(self._running) >= self.workers:
                     return
-                job = self._queue.popleft()
-                if not job.future.set_running_or_notify_cancel():
+                picked = self._next_call()
+                if picked is None:
+                    return
+                job, part, call = picked
+                if not job.future.running() and not job.future.set_running_or_notify_cancel():
                     continue
-                call, job._call = job._call, None
             try:
-                process = self._start(job, call)
+                process = self._start(job, part, call)
             except Exception as exc:  # noqa: BLE001 - e.g. an argument that cannot be pickled
-                job.future.set_exception(exc)
+                self._fail(job, exc)
                 continue
             with self._lock:
-                self._running[job.id] = (job, process)
-                job.pid = process.pid
+                self._running[next(self._call_ids)] = (job, part, process)
+                job.pid = job._pids[part] = process.pid
+                job._started = job._started or time.time()
                 if job.cancelled or self._closed:  # cancelled while its process started
                     _kill(process)
 
-    def _start(self, job: Job, call: tuple | None) -> Any:
+    def _paths(self, job: Job, part: int) -> tuple[Path, Path]:
+        """Progress and outcome files of one call of ``job``."""
+        if not job.parts:
+            return job.progress_path, self._dir / f"{job.id}.result"
+        return self._dir / f"{job.id}.{part}.json", self._dir / f"{job.id}.{part}.result"
+
+    def _start(self, job: Job, part: int, call: Call) -> Any:
         _start_warm_parent()
         payload = cloudpickle.dumps(call)
-        paths = (str(job.progress_path), str(job.cancel_path), str(self._result_path(job)))
-        settings = (self._nice, self.memory_mb, os.getpid(), self._secret)
+        progress, result = self._paths(job, part)
+        paths = (str(progress), str(job.cancel_path), str(result))
+        settings = (self.priority, self.memory_mb, os.getpid(), self._secret)
         process = _JobProcess(
             target=_child, args=(payload, paths, settings), name=f"fairengine-job-{job.id}"
         )
@@ -662,30 +867,47 @@ class JobPool:
         process.start()
         return process
 
-    def _result_path(self, job: Job) -> Path:
-        return self._dir / f"{job.id}.result"
-
-    def _collect(self, job: Job) -> None:
-        """Settle the future of a job whose process has ended."""
+    def _collect(self, call: int) -> None:
+        """Settle what one ended call of a job means for it."""
         with self._lock:
-            _, process = self._running.pop(job.id)
+            job, part, process = self._running.pop(call)
         process.join(timeout=5)
         exitcode = process.exitcode
         with contextlib.suppress(ValueError):
             process.close()
-        path = self._result_path(job)
-        kind, value = _read_outcome(path, self._secret)
+        progress, path = self._paths(job, part)
+        kind, value, *extra = _read_outcome(path, self._secret) + (None,)
         path.unlink(missing_ok=True)
-        if kind == "done":
-            job.future.set_result(value)
-        elif kind == "error":
-            job.future.set_exception(value)
-        elif kind == "memory":
-            job.future.set_exception(out_of_memory(self.memory_mb))
-        elif kind == "cancelled" or job.cancelled:
-            job.future.set_exception(Cancelled())
-        else:
-            job.future.set_exception(_failure(exitcode, self.memory_mb))
+        if job.parts:
+            progress.unlink(missing_ok=True)
+        with self._lock:
+            job._pids.pop(part, None)
+            job._cpu += float(extra[0] or 0.0)
+            if job.future.done():
+                return
+            if kind == "done":
+                job._values[part] = value
+                job._finished_parts += 1
+                if job._finished_parts == len(job._values):
+                    job.future.set_result(job._values if job.parts else value)
+                return
+        self._fail(job, self._error(job, kind, value, exitcode))
+
+    def _error(self, job: Job, kind: str | None, value: Any, exitcode: int | None) -> Exception:
+        if kind == "error":
+            return value
+        if kind == "memory":
+            return out_of_memory(self.memory_mb)
+        if kind == "cancelled" or job.cancelled:
+            return Cancelled()
+        return _failure(exitcode, self.memory_mb)
+
+    def _fail(self, job: Job, error: BaseException) -> None:
+        """End ``job`` with ``error``; its other calls stop."""
+        with self._lock:
+            self._stop_calls(job)
+            if not job.future.done():
+                job.future.set_exception(error)
 
     def _forget_finished(self, keep_seconds: float = 600.0) -> None:
         now = time.time()

@@ -12,7 +12,10 @@ A page calls :func:`run_panel` with its knobs and gets the result to draw:
   page when it is done. Moving a knob never wipes a result.
 
 Sweeps use :func:`sweep_panel` the same way: they run in the pool, fill the frontier store, and
-the page draws them from the store once done.
+the page draws them from the store once done. A :func:`fairengine.frontier.sweep` runs point by
+point (:func:`sweep_calls`), each point in a call of its own on whichever worker is free. The
+waiting text (:func:`.waiting.waiting_text`) gives the points done, the time the job has run, the
+processor time it got, and says the server is busy when it gets little of it.
 
 In demo mode (:mod:`.deploy`) a fit never runs beyond the knobs' demo ranges and a sweep never
 beyond the demo's points per sweep (:func:`demo_grid` thins a page's grid to fit); when the queue
@@ -22,7 +25,6 @@ is full the page says the server is busy instead of queueing.
 from __future__ import annotations
 
 import os
-import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -34,11 +36,13 @@ import streamlit as st
 from dashboard.components import cached
 from dashboard.components.deploy import demo_knobs, limits, thin
 from dashboard.components.evidence import show_evidence
-from dashboard.components.jobs import Job, JobPool, ServerBusy
+from dashboard.components.jobs import Job, JobPool, ServerBusy, discard
 from dashboard.components.state import _KIND_WORDS, stop_page
+from dashboard.components.waiting import seconds_left, waiting, waiting_text
 from fairengine.data import Task
-from fairengine.frontier import task_key
+from fairengine.frontier import sweep, task_key
 from fairengine.frontier.runs import RunStore, compute_and_store, run_key
+from fairengine.frontier.sweep import sweep_settings
 from fairengine.methods.base import Method, RunResult
 from fairengine.textsafe import md_text
 
@@ -129,36 +133,10 @@ def session_id() -> str:
     return st.session_state.setdefault("_session_id", uuid.uuid4().hex)
 
 
-def _seconds(value: float | None) -> str:
-    if value is None:
-        return "unknown time"
-    return f"about {max(1, round(value))} s" if value < 90 else f"about {value / 60:.0f} min"
-
-
-def _job_text(pool: JobPool, job: Job) -> tuple[float | None, str]:
-    position = pool.queue_position(job)
-    if position:
-        ahead = "next in line" if position == 1 else f"{position - 1} jobs ahead"
-        return None, f"{job.label}: queued ({ahead}; {pool.workers} shared workers)."
-    info = job.progress()
-    done, total = int(info.get("done", 0)), int(info.get("total", 0))
-    remaining = job.remaining()
-    left = f"{_seconds(remaining)} left" if remaining is not None else "running"
-    if total:
-        return done / total, f"{job.label}: {done} of {total} points, {left}."
-    if job.estimate:
-        started = info.get("started")
-        spent = 0.0 if started is None else max(0.0, job.estimate - (remaining or 0.0))
-        return min(0.99, spent / job.estimate), f"{job.label}: {left}."
-    started = info.get("started")
-    running = "" if started is None else f" for {max(0, round(time.time() - started))} s"
-    return None, f"{job.label}: running{running} (first fit of this setting)."
-
-
 def show_job(job_id: int, slot: str) -> None:
     """Progress of a pending job, refreshed every :func:`poll_seconds`; reruns the page when the
     job ends (a fragment, so the rest of the page stays as it is meanwhile). A poll reads only
-    the job's small progress file: no store, no dataset."""
+    the job's small progress file and its processes' CPU times: no store, no dataset."""
     pool = job_pool()
     job = pool.get(job_id)
     every = POLL if job is None else poll_seconds(pool.queue_position(job), pool.workers)
@@ -169,7 +147,7 @@ def show_job(job_id: int, slot: str) -> None:
         job = pool.get(job_id)
         if job is None or job.done:
             st.rerun()
-        fraction, text = _job_text(pool, job)
+        fraction, text = waiting_text(waiting(pool, job))
         if fraction is None:
             st.info(text, icon=":material/hourglass_top:")
         else:
@@ -340,7 +318,7 @@ def run_panel(
     if job is None:
         st.warning(
             f"Knobs changed — press **Run** to update (the last fit took "
-            f"{_seconds(last.elapsed)}). The result below is for the previous knobs.",
+            f"{seconds_left(last.elapsed)}). The result below is for the previous knobs.",
             icon=":material/update:",
         )
     else:
@@ -380,9 +358,13 @@ def sweep_panel(
         )
         return False
     if job is None and st.button(button, key=f"runner.sweep.{slot}"):
-        job = _submit(
-            label, sweep_key, _discard, function, *args, with_progress=with_progress, **kwargs
-        )
+        calls = sweep_calls(function, args, kwargs)
+        if calls is not None and len(calls) > 1:  # one call per point, on every idle worker
+            job = _submit_parts(label, sweep_key, calls)
+        else:
+            job = _submit(
+                label, sweep_key, discard, function, *args, with_progress=with_progress, **kwargs
+            )
         if job is not None:
             state["job"] = job.id
             _wait(job)
@@ -408,9 +390,32 @@ def sweep_panel(
     return False
 
 
-def _discard(function: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-    """Run a sweep for its side effect (the store) without shipping its results back."""
-    function(*args, **kwargs)
+def sweep_calls(
+    function: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any]
+) -> list[tuple[Callable[..., Any], tuple, dict[str, Any]]] | None:
+    """A :func:`fairengine.frontier.sweep` call ``sweep(method, train, test, grid, **kwargs)``
+    split into one call per distinct point (each a sweep of that point alone, filling the same
+    store), for :meth:`JobPool.submit_parts`; None for any other function or a grid that does
+    not validate (the sweep then runs whole and reports the problem in words)."""
+    if function is not sweep or len(args) != 4 or "progress" in kwargs:
+        return None
+    method, train, test, grid = args
+    try:
+        settings = sweep_settings(method, train, test, grid)
+    except Exception:  # noqa: BLE001 - the whole sweep raises it again, in the worker
+        return None
+    return [(discard, (sweep, method, train, test, [knobs]), dict(kwargs)) for knobs in settings]
+
+
+def _submit_parts(
+    label: str, key: str, calls: list[tuple[Callable[..., Any], tuple, dict[str, Any]]]
+) -> Job | None:
+    """:func:`_submit` for a job of several calls (see :meth:`JobPool.submit_parts`)."""
+    try:
+        return job_pool().submit_parts(session_id(), label, key, calls)
+    except ServerBusy as exc:
+        st.warning(str(exc), icon=":material/hourglass_disabled:")  # our own fixed words
+        return None
 
 
 def offer_dataset(dataset: str, sensitive: tuple[str, ...] | None, reason: str) -> None:

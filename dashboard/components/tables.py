@@ -3,9 +3,8 @@
 ``st.dataframe`` is an interactive grid: on a visitor's first page it makes the browser fetch and
 compile Streamlit's grid and Apache Arrow code (about 1.3 MB of JavaScript, 21 requests) and
 mount a canvas, even inside a collapsed expander. For the few-row tables of the method pages a
-plain table says the same: measured on the Max-entropy page opened in a fresh browser context
-(issue 17, ``bench/bench_load.py``'s probe), 3.9 → 3.5 CPU seconds of browser work and 2.9 →
-2.75 s until its charts show. Tables a visitor sorts or scrolls (the data preview, Compare's
+plain table says the same with less browser work (measured by ``bench/bench_load.py``'s probe;
+numbers in bench/RESULTS.md). Tables a visitor sorts or scrolls (the data preview, Compare's
 point tables) stay ``st.dataframe``.
 """
 

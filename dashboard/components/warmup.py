@@ -2,7 +2,7 @@
 
 On a fresh server the first method page a visitor opens would otherwise pay for importing
 scikit-learn, SciPy, plotly and the method's algorithm (about 1 s of CPU on the first page,
-issue 17's first-view target is 3 s). :func:`start` runs those imports in a daemon thread while
+a third of the 3 s a first view may take). :func:`start` runs those imports in a daemon thread while
 the visitor reads the page they landed on; a page that needs a module before the thread has
 imported it simply imports it itself (Python's import lock makes the two safe). Set
 ``FAIRENGINE_WARM_UP=0`` to turn it off.

@@ -10,7 +10,7 @@ from fairengine.data.errors import DataError
 from fairengine.data.registry import DatasetInfo, list_datasets, load_dataset
 
 #: Names imported from their module on first use: the Task and the readers need pandas, the
-#: encoder scikit-learn; listing the bundled datasets needs neither (issue 18).
+#: encoder scikit-learn; listing the bundled datasets needs neither.
 _LAZY = {
     "FeatureEncoder": "fairengine.data.encoding",
     "read_table": "fairengine.data.io",

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from fairengine.data.errors import DataError
 
-if TYPE_CHECKING:  # pandas and the Task load with the data, not for a listing (issue 18)
+if TYPE_CHECKING:  # pandas and the Task load with the data, not for a listing
     import pandas as pd
 
     from fairengine.data.task import Kind, Task

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from fairengine.methods.base import Method, RunResult
 from fairengine.methods.registry import get_method, list_methods
 
-if TYPE_CHECKING:  # the Task's pandas loads with the data (issue 18)
+if TYPE_CHECKING:  # the Task's pandas loads with the data
     from fairengine.data import Task
 
 BACKENDS = ("loky", "threading", "dask")

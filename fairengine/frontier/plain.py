@@ -2,7 +2,7 @@
 
 :func:`plain_records` returns exactly what :meth:`Frontier.to_records` returns for the same sweep
 records (same metric order, same Pareto flags, NaN as None), but builds no DataFrame, so that a
-fully cached ``fairengine sweep`` imports neither pandas nor a method's algorithm (issue 18).
+fully cached ``fairengine sweep`` imports neither pandas nor a method's algorithm.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from fairengine.frontier.pareto import pareto_mask
 from fairengine.methods.base import RunResult
 from fairengine.metrics import ALL_METRIC_NAMES, is_lower_better
 
-if TYPE_CHECKING:  # pandas loads when a table is built, not for a cache lookup (issue 18)
+if TYPE_CHECKING:  # pandas loads when a table is built, not for a cache lookup
     import pandas as pd
 
 SPLITS = ("train", "test")

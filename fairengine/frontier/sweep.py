@@ -15,7 +15,7 @@ from fairengine.frontier.store import FrontierStore, point_key, task_key
 from fairengine.methods.base import Method, RunResult
 from fairengine.methods.registry import get_method
 
-if TYPE_CHECKING:  # the Task's pandas loads with the data (issue 18)
+if TYPE_CHECKING:  # the Task's pandas loads with the data
     from fairengine.data import Task
 
 logger = logging.getLogger("fairengine.frontier")
@@ -116,12 +116,8 @@ def sweep(
     >>> frontier.points.query("split == 'test' and pareto")  # doctest: +SKIP
     """
     method = get_method(method) if isinstance(method, str) else method
-    method.check_task(train)
-    settings = [method.validate_knobs(combo) for combo in expand_grid(grid)]
     tkey = task_key(train, test)
-    keyed: dict[str, dict[str, Any]] = {}
-    for knobs in settings:
-        keyed.setdefault(point_key(tkey, method.name, knobs), knobs)
+    keyed = _keyed_settings(method, train, tkey, grid)
     keys = list(keyed)
     total = len(keys)
     records: list[PointRecord | None] = [None] * total
@@ -184,6 +180,34 @@ def sweep(
         knob_names=[k.name for k in method.knobs],
         store=store,
     )
+
+
+def sweep_settings(
+    method: str | Method, train: Task, test: Task, grid: Grid
+) -> list[dict[str, Any]]:
+    """The distinct, validated knob settings :func:`sweep` runs for ``grid``, in its order: a
+    sweep of each one alone (``sweep(method, train, test, [setting], ...)``) computes the same
+    points, e.g. to run them in separate processes.
+
+    Raises
+    ------
+    KnobError
+        An unknown knob or a value outside its range.
+    """
+    method = get_method(method) if isinstance(method, str) else method
+    return list(_keyed_settings(method, train, task_key(train, test), grid).values())
+
+
+def _keyed_settings(
+    method: Method, train: Task, tkey: str, grid: Grid
+) -> dict[str, dict[str, Any]]:
+    """Validated settings of ``grid`` by point key (equal settings once), in grid order."""
+    method.check_task(train)
+    keyed: dict[str, dict[str, Any]] = {}
+    for combo in expand_grid(grid):
+        knobs = method.validate_knobs(combo)
+        keyed.setdefault(point_key(tkey, method.name, knobs), knobs)
+    return keyed
 
 
 def _store_result(

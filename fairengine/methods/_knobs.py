@@ -1,4 +1,4 @@
-"""Knobs shared by several method declarations (no learner imported: issue 18)."""
+"""Knobs shared by several method declarations (they import no learner)."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # the command line imports KnobError without loading pandas (issue 18)
+if TYPE_CHECKING:  # the command line imports KnobError without loading pandas
     from fairengine.data import Task
     from fairengine.methods.evidence import Baselines, Check, Evidence
 
@@ -238,7 +238,7 @@ class Method:
         (:func:`fairengine.methods.evaluation.evaluate_result`) on top of the method's own
         metrics. BLAS runs on :data:`BLAS_THREADS` thread(s), as in a sweep's loky workers, so a
         direct run (dashboard, ``fairengine run``, ``n_jobs=1`` sweeps) computes the same way
-        and is not slowed by threads competing for the few cores (issue 18).
+        and is not slowed by threads competing for the few cores.
 
         The result then carries its evidence: baselines on the same rows and checks
         (:func:`fairengine.methods.evidence.attach_evidence`)."""

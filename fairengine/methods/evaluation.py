@@ -19,7 +19,7 @@ replace any value of the same name the method computed itself. Method-specific m
 * A method that already holds the encoded split matrices (``model.encode(task.X)``) may hand
   them over in ``artifacts["encoded_inputs"] = {"train": Z, "test": Z_test}``: they are scored
   directly (``model.metric_predictions_encoded`` / ``prediction_mixture_encoded``) instead of
-  encoding the rows again, and the key is removed from the result (issue 18: the result stays
+  encoding the rows again, and the key is removed from the result (the result stays
   lean, the scoring adds no copy of the training matrix).
 """
 

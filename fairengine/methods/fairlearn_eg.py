@@ -18,7 +18,7 @@ from fairengine.methods.base import Knob, Method, RunResult
 from fairengine.methods.evidence import Evidence, logistic_from_knob
 from fairengine.methods.registry import register
 
-if TYPE_CHECKING:  # fairlearn and scikit-learn load on a run, not for a cached sweep (issue 18)
+if TYPE_CHECKING:  # fairlearn and scikit-learn load on a run, not for a cached sweep
     from fairengine.data import Task
 
 #: The constraint knob's values → fairlearn's moment class name (imported on a run).

@@ -85,7 +85,7 @@ def get_method(name: str) -> Method:
 def lazy_attributes(package: str, table: Mapping[str, str]) -> Callable[[str], Any]:
     """A method package's module ``__getattr__`` (PEP 562): ``name`` is read from the submodule
     ``table[name]`` when first asked for, so registering the method does not load its algorithm
-    (issue 18); any other name raises :class:`AttributeError`."""
+   ; any other name raises :class:`AttributeError`."""
 
     def __getattr__(name: str) -> Any:  # noqa: N807 - the module hook's name
         if name in table:

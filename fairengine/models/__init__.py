@@ -1,7 +1,7 @@
 """Exportable models returned by the methods (state as JSON + arrays, no pickle).
 
 The linear models are imported on first use (they need SciPy), so that reading a model file's
-manifest (a cached frontier point) stays light (issue 18).
+manifest (a cached frontier point) stays light.
 """
 
 from typing import Any

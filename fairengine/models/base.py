@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 
-if TYPE_CHECKING:  # the encoder needs scikit-learn: a cache lookup reads no model (issue 18)
+if TYPE_CHECKING:  # the encoder needs scikit-learn: a cache lookup reads no model
     import pandas as pd
 
     from fairengine.data.encoding import FeatureEncoder

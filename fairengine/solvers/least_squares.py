@@ -1,4 +1,4 @@
-"""The engine's one least-squares kernel (issue 14 item 4).
+"""The engine's one least-squares kernel.
 
 min_β Σ_i w_i (d_i · β − t_i)² over a fixed design d = [X, 1] (or X as given), for many
 targets t and a few weight vectors w — the LS oracle of fair regression and its BGL risk
@@ -109,7 +109,7 @@ class InterceptLeastSquares:
     ``LeastSquares(X, ridge=ridge)``, but the design [X, 1] is never materialised: the Gram
     matrix is assembled from its blocks XᵀWX, XᵀW1 and 1ᵀW1 (XᵀWX in row blocks of
     :data:`GRAM_BLOCK`, so no weighted (n, d) copy exists either), and every target costs one
-    product Xᵀ(w t). Memory: X plus O(GRAM_BLOCK · d) (issue 18: a fit's peak ≤ 3× its encoded
+    product Xᵀ(w t). Memory: X plus O(GRAM_BLOCK · d) (a fit's peak ≤ 3× its encoded
     matrix); the coefficients agree with :class:`LeastSquares` up to floating-point rounding.
 
     Examples

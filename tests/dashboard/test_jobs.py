@@ -77,48 +77,92 @@ def scheduling() -> tuple[int, int, str]:
     )
 
 
-def test_workers_run_at_the_lowest_priority_in_their_own_scheduling_group(pool: JobPool) -> None:
+def test_workers_run_niced_in_the_servers_scheduling_group(pool: JobPool) -> None:
+    """By default a job runs at nice 10 in the server's session (so in its autogroup: the group
+    keeps its fair share against other work on the host, pages win inside it), leading a
+    process group of its own (a cancel kills it whole)."""
+    import os
+
+    from dashboard.components.jobs import WORKER_NICE
+
+    job = pool.submit("prio", "scheduling", "k-prio", scheduling)
+    nice, session, _ = job.future.result(timeout=60)
+    assert nice == WORKER_NICE == 10
+    assert session == os.getsid(0)
+    assert job.pid is not None  # its own process group: the pool's cancel kills the group
+    gid = pool.submit("prio", "group", "k-pgid", own_group_leader).future.result(timeout=60)
+    assert gid is True
+
+
+def own_group_leader() -> bool:
+    import os
+
+    return os.getpgid(0) == os.getpid()
+
+
+def test_the_own_group_setting_lowers_a_session_of_its_own() -> None:
+    """``FAIRENGINE_WORKER_GROUP=own``: a session and autogroup per job, its weight lowered by
+    the nice value. (At nice 19, the former default, such a job gets almost no CPU while the
+    host is busy: bench/bench_sched.py; nice 5 here, so that this test runs on a busy host.)"""
     import os
     from pathlib import Path
 
-    job = pool.submit("prio", "scheduling", "k-prio", scheduling)
-    nice, session, group = job.future.result(timeout=60)
-    assert nice == 19  # batch work: pages (the server) always win the cores
+    from dashboard.components.jobs import Priority
+
+    priority = Priority.from_env({"FAIRENGINE_WORKER_NICE": "5", "FAIRENGINE_WORKER_GROUP": "own"})
+    assert priority == Priority(nice=5, own_group=True)
+    own = JobPool(workers=1, warm=False, priority=priority)
+    try:
+        nice, session, group = own.submit("p", "s", "k", scheduling).future.result(timeout=60)
+    finally:
+        own.shutdown()
+    assert nice == 5 and session != os.getsid(0)
     switch = Path("/proc/sys/kernel/sched_autogroup_enabled")
     if not (switch.exists() and switch.read_text().strip() == "1"):
         pytest.skip("no autogroup scheduling on this kernel: nice alone orders the processes")
     probe = subprocess.run(  # may a new session lower its group's weight here (e.g. in a jail)?
-        [sys.executable, "-c", "open('/proc/self/autogroup', 'w').write('19')"],
+        [sys.executable, "-c", "open('/proc/self/autogroup', 'w').write('5')"],
         start_new_session=True, capture_output=True, check=False,
     )  # fmt: skip
     if probe.returncode != 0:
         pytest.skip("this system does not let a session lower its autogroup's weight")
-    # With autogroups, nice orders processes only inside one session's group; the worker has a
-    # session (group) of its own, whose weight is lowered too.
-    assert session != os.getsid(0)
-    assert group.endswith("nice 19")
+    assert group.endswith("nice 5")
+
+
+@pytest.mark.parametrize(
+    "environ",
+    [{"FAIRENGINE_WORKER_NICE": "25"}, {"FAIRENGINE_WORKER_GROUP": "mine"}],
+)
+def test_a_bad_priority_setting_is_refused_in_words(environ: dict[str, str]) -> None:
+    from dashboard.components.jobs import Priority
+
+    with pytest.raises(ValueError, match="FAIRENGINE_WORKER_NICE must be 0 to 19"):
+        Priority.from_env(environ)
+    assert Priority.from_env({}) == Priority(nice=10, own_group=False)
 
 
 SERVER_STAND_IN = """
 import os, sys, time
 sys.path.insert(0, {root!r})
-from dashboard.components.jobs import JobPool
-pool = JobPool(workers=1, warm=False)
+from dashboard.components.jobs import JobPool, Priority
+pool = JobPool(workers=1, warm=False, priority=Priority(10, {own}))
 print(pool.submit('s', 'pid', 'pid', os.getpid).future.result(timeout=120), flush=True)
 time.sleep(120)
 """
 
 
-def test_workers_end_when_the_server_is_killed() -> None:
-    """A worker in its own session is out of reach of a kill of the server's process group (how
-    the harness and many supervisors stop a server); it must not outlive the server."""
+@pytest.mark.parametrize("own", [False, True], ids=["server-session", "own-session"])
+def test_workers_end_when_the_server_is_killed(own: bool) -> None:
+    """A worker in its own process group (and session, with ``own``) is out of reach of a kill
+    of the server's process group (how the harness and many supervisors stop a server); it must
+    not outlive the server."""
     import os
     import signal
     from pathlib import Path
 
     root = str(Path(__file__).resolve().parents[2])
     server = subprocess.Popen(
-        [sys.executable, "-c", SERVER_STAND_IN.format(root=root)],
+        [sys.executable, "-c", SERVER_STAND_IN.format(root=root, own=own)],
         stdout=subprocess.PIPE, start_new_session=True,
     )  # fmt: skip
     try:

@@ -46,7 +46,7 @@ __all__ = [
 
 
 #: Names imported from their submodule on first use, so that registering the method (a listing, a
-#: cached sweep) does not load the algorithm and its libraries (issue 18).
+#: cached sweep) does not load the algorithm and its libraries.
 _LAZY = {
     "base_rates": "definitions",
     "beta_min": "definitions",

@@ -12,7 +12,7 @@ from fairengine.methods.balanced_filtering.knobs import KNOBS
 from fairengine.methods.base import Method, RunResult
 from fairengine.methods.registry import register
 
-if TYPE_CHECKING:  # for annotations: the algorithm loads on a run (issue 18)
+if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
     import pandas as pd
 
     from fairengine.data import Task

@@ -30,7 +30,7 @@ import numpy as np
 
 from fairengine.models import trees
 
-if TYPE_CHECKING:  # for annotations: the algorithm loads on a run (issue 18)
+if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
     from sklearn.tree import DecisionTreeClassifier
 
 #: proxy names: (alpha, beta) tree, and naive / QP over logistic regression and a decision tree

@@ -517,7 +517,7 @@ def grow_tree(
     return tree, leaf_weights, trace
 
 
-#: Rows per block of :func:`tree_node_probability` (issue 18: no (n, #halfspaces) temporaries).
+#: Rows per block of :func:`tree_node_probability` (no (n, #halfspaces) temporaries).
 VOTE_BLOCK = 4096
 
 
@@ -532,7 +532,7 @@ def tree_node_probability(
     Repeated halfspaces (the game often replays the same best response) are evaluated once and
     counted with their multiplicity. Rows are evaluated in blocks of :data:`VOTE_BLOCK`: each
     row's scores and votes are its own, so the blocks give the rows' values unchanged while the
-    (rows, halfspaces) tables stay small (issue 18).
+    (rows, halfspaces) tables stay small.
     """
     stacked = np.column_stack([np.atleast_2d(coefs), np.ravel(intercepts)])
     unique, counts = np.unique(stacked, axis=0, return_counts=True)

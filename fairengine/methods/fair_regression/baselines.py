@@ -38,7 +38,7 @@ class SEO:
 
     def _centred(self, Z: np.ndarray, codes: np.ndarray) -> np.ndarray:  # noqa: N803
         """Z − (training mean of the row's group), written in row blocks into one array (no
-        (n, d) temporary of the gathered means; issue 18)."""
+        (n, d) temporary of the gathered means)."""
         Z = np.asarray(Z, float)  # noqa: N806
         codes = np.clip(codes, 0, len(self.means_) - 1)
         out = np.empty_like(Z)

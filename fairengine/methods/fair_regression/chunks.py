@@ -1,4 +1,4 @@
-"""Row-block evaluation of the (n, N) cost tables with numpy's exact sums (issue 18).
+"""Row-block evaluation of the (n, N) cost tables with numpy's exact sums.
 
 The SP reduction's tables c(Y_i, z_j) have n·N entries; a fit keeps one of them (the prefix sums)
 and evaluates every other (n, N) quantity — the targets' argmin, the weight normalisation

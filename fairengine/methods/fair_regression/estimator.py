@@ -105,7 +105,7 @@ class FairRegressor(RegressorMixin, BaseEstimator):
 
     The reduction (design matrix, cost matrix, weighted copies) lives only during :meth:`fit`:
     a fitted regressor keeps the support of Q and these summaries, so it pickles to a few kB
-    per predictor whatever the number of training rows (issue 18).
+    per predictor whatever the number of training rows.
     status_ : {"converged", "not_converged", "infeasible"}
         BGL "infeasible" = the paper's null (Algorithm 2 after gap ≤ ν).
     message_ : str
@@ -260,7 +260,7 @@ class FairRegressor(RegressorMixin, BaseEstimator):
         self._set_status(problem)
         constant = getattr(problem, "best_constant", None)
         self.constant_objective_ = float(constant().objective) if constant else float("nan")
-        scale = getattr(problem, "objective_scale", None)  # SP only; in row blocks (issue 18)
+        scale = getattr(problem, "objective_scale", None)  # SP only; in row blocks
         self.objective_scale_ = scale() if scale is not None else 1.0
         return self
 

@@ -18,7 +18,7 @@ from fairengine.methods.fair_regression.estimator import FairRegressor
 from fairengine.methods.fair_regression.losses import LOGISTIC_C
 
 METRIC_LOSS = {"square": "square", "absolute": "absolute", "logistic": "log"}
-#: Thresholds kept in the plotted CDF table (issue 18: a BGL or unbinned mixture has one
+#: Thresholds kept in the plotted CDF table (a BGL or unbinned mixture has one
 #: threshold per distinct prediction, i.e. per row; the KS point itself is always kept).
 MAX_CDF_POINTS = 500
 

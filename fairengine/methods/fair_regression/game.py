@@ -59,7 +59,7 @@ def objective_scale(cost: np.ndarray) -> float:
 def augmented_nu(problem, response: Response) -> float:
     """ν on the augmented rows (i, z_j) with weights |c_ij|/m and labels 1{c_ij ≤ 0} (spec §3.2).
 
-    The (n, N) table W|h₀ − Y'| is evaluated in row blocks (issue 18), its std with numpy's
+    The (n, N) table W|h₀ − Y'| is evaluated in row blocks, its std with numpy's
     exact two-pass sums (:func:`~fairengine.methods.fair_regression.chunks.table_std`)."""
     f = response.payload.predict(problem.Z)
     z = grid(problem.n_levels)

@@ -9,7 +9,7 @@ from fairengine.methods.fair_regression.losses import LOSSES
 CONSTRAINTS = ("statistical_parity", "bounded_group_loss")
 #: The base learners' shortcut names (see :mod:`~fairengine.methods.fair_regression.learners`)
 #: and the oracles (:mod:`~fairengine.methods.fair_regression.reductions`), declared here so the
-#: method's declaration loads neither scikit-learn nor SciPy (issue 18).
+#: method's declaration loads neither scikit-learn nor SciPy.
 BASE_ESTIMATORS = ("linear", "gradient_boosting")
 ORACLES = ("ls", "lr", "cs")
 

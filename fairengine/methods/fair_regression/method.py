@@ -18,7 +18,7 @@ from fairengine.methods.fair_regression.checks import EVIDENCE
 from fairengine.methods.fair_regression.knobs import KNOBS
 from fairengine.methods.registry import register
 
-if TYPE_CHECKING:  # for annotations: the algorithm loads on a run (issue 18)
+if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
     from fairengine.data import Task
     from fairengine.data.encoding import FeatureEncoder
     from fairengine.methods.fair_regression.baselines import SEO
@@ -81,7 +81,7 @@ def _run(
         random_state=SEED,
     ).fit(z_train, train.y, train.groups)
     elapsed = time.perf_counter() - start
-    # the baselines' fits need the training rows only: before z_test exists (issue 18)
+    # the baselines' fits need the training rows only: before z_test exists
     fitted = _fit_baselines(regressor, z_train, train, test, loss, base_estimator)
     z_test = encoder.transform(test.X)  # after the fits: not alive during their peaks
     names = [str(g) for g in train.group_names]
@@ -171,7 +171,7 @@ def _baselines(
     (``fitted`` by :func:`_fit_baselines`, or fitted here).
 
     They depend on the data, the loss and the learner only, not on ε, N or T, so a sweep
-    computes them once per task (issue 18; an LRU of small tables). Only string learners are
+    computes them once per task (an LRU of small tables). Only string learners are
     cached (an estimator object has no stable key)."""
     from fairengine.methods.fair_regression.evaluation import deterministic_metrics
 

@@ -76,7 +76,7 @@ class ParityReduction:
         self.loss, self.n_levels, self.oracle, self.base = loss, n_levels, oracle, base
         self.lr_weights, self.random_state = lr_weights, random_state
         self._scale: float | None = None
-        # Σ_{j ≤ k} c(Y_i, z_j): λ-independent, so computed once per fit (issue 18); the only
+        # Σ_{j ≤ k} c(Y_i, z_j): λ-independent, so computed once per fit; the only
         # (n, N) table a fit keeps, filled in row blocks (no second table alive)
         self.cost_prefix = np.empty((len(self.y), n_levels))
         for block in row_blocks(len(self.y)):

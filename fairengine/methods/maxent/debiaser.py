@@ -191,7 +191,7 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
                 raise ValueError(f"Level codes need shape (n, {len(domain.features)}).")
         z = codes[:, domain.index("protected")]
         y = codes[:, domain.index("label")]
-        theta = self._theta(CodedPoints(domain, codes), z, y)  # no (n, d) matrix (issue 18)
+        theta = self._theta(CodedPoints(domain, codes), z, y)  # no (n, d) matrix
         row_weights = prior_weights(z, y, self.tau, self.prior)
         rows, self.weights_, counts = distinct_rows(codes, row_weights, domain.sizes)
         self.rows_ = rows.astype(code_dtype(domain))
@@ -260,7 +260,7 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
             self.weights_,
             self.C if C is None else C,
             theta,
-            codes=self.rows_,  # the Hessian from contingency tables where faster (issue 18)
+            codes=self.rows_,  # the Hessian from contingency tables where faster
         )
 
     def _set_state(self, state: DualState) -> None:

@@ -91,7 +91,7 @@ class Feature:
 
 def _numeric_feature(name: str, column: pd.Series, n_bins: int, max_levels: int) -> Feature:
     values = pd.to_numeric(column, errors="coerce").dropna().to_numpy(dtype=float)
-    if len(pd.unique(values)) <= n_bins:  # hashing, not a sort of every value (issue 18)
+    if len(pd.unique(values)) <= n_bins:  # hashing, not a sort of every value
         return _categorical_feature(name, column, max_levels)
     low, high = values.min(), values.max()
     edges = np.unique(np.quantile(values, np.linspace(0, 1, n_bins + 1)[1:-1]))
@@ -110,7 +110,7 @@ def _is_numeric(column: pd.Series) -> bool:
 
 def _level_indexer(levels: tuple[str, ...], column: pd.Series, as_strings: Any) -> np.ndarray:
     """Position in ``levels`` of each value's level name (−1 if none), ``as_strings`` applied to
-    the column's distinct values only (issue 18: no string cast of every row)."""
+    the column's distinct values only (no string cast of every row)."""
     column = pd.Series(column).reset_index(drop=True)
     index = pd.Index(levels)
     if column.dtype == object and pd.api.types.infer_dtype(column, skipna=True) != "string":
@@ -216,7 +216,7 @@ class Domain:
 
         ``dtype``: of the 0/1 output (e.g. ``np.float32`` for scikit-learn's trees, which work in
         float32, or ``np.uint8`` to hold many rows). One array and one vectorised pass per block
-        of rows, no per-feature blocks to stack (issue 18)."""
+        of rows, no per-feature blocks to stack."""
         chosen = list(range(len(self.features))) if only is None else only
         codes = np.asarray(codes).reshape(-1, len(chosen))
         widths = np.array([self.features[i].size - 1 for i in chosen], dtype=np.int64)
@@ -265,7 +265,7 @@ class Domain:
 class CodedPoints:
     """Reference-coded points of level codes, never materialised: ``w @ points`` and
     ``points.mean(axis=0)`` are computed by weighted counts (:meth:`Domain.marginal_sums`), so
-    θ needs no (n, d) float matrix (issue 18: peak memory). Used by
+    θ needs no (n, d) float matrix (peak memory). Used by
     :func:`~fairengine.methods.maxent.reweighting.target_marginals`."""
 
     __array_ufunc__ = None  # ``ndarray @ CodedPoints`` defers to __rmatmul__

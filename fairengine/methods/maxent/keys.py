@@ -6,7 +6,7 @@ the columns are packed into several words, each < 2⁶², whose lexicographic or
 rows' order. Keys are absolute (they depend on the domain's sizes only), so keys of samples and of
 data rows can be compared.
 
-Distinct rows are found in O(n) (issue 18): the keys are hashed (:func:`pandas.factorize`), and
+Distinct rows are found in O(n): the keys are hashed (:func:`pandas.factorize`), and
 only the M distinct keys are sorted, so a table of n rows costs n hash look-ups plus M log M,
 not an n log n sort (which made a max-entropy run's time grow as rows^1.06).
 """

@@ -32,7 +32,7 @@ from fairengine.methods.maxent.checks import EVIDENCE
 from fairengine.methods.maxent.knobs import KNOBS
 from fairengine.methods.registry import register
 
-if TYPE_CHECKING:  # for annotations: the algorithm loads on a run (issue 18)
+if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
     import pandas as pd
 
     from fairengine.data import Task

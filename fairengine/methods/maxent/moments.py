@@ -1,7 +1,7 @@
 """The dual Hessian's data term Σ_i r_i α_i α_iᵀ from level codes: weighted contingency tables.
 
 In reference coding every feature owns an indicator block, so the second moment of the tilted
-rows has a simple structure (issue 18): the block of features (f, g) is the r-weighted
+rows has a simple structure: the block of features (f, g) is the r-weighted
 contingency table of columns f and g without their reference levels, and a feature's own block
 is diagonal. :class:`PairMoments` gathers consecutive features into *groups* of at most
 ``max_cells`` joint levels, codes each row's group by one mixed-radix integer, and builds every

@@ -732,7 +732,7 @@ class GeneralMultiaccurateProxy(BaseEstimator):
     empirical mixture, and an Auditor who plays Follow the Perturbed Leader over the error regions
     {h ≠ y_j} (h ∈ H via the CSC heuristic of :class:`Auditor`) [TEXT: "the Learner approximately
     best responds to the mixed strategy of the Auditor – who plays Follow the Perturbed Leader"].
-    Output: the uniform average of the Learner's T plays, E_{g~p̂}[g] [TEXT].
+    Output: the uniform average of the Learner's T plays, ``E_{g~p̂}[g]`` [TEXT].
 
     Round t (spec §3.2 pseudo-code) [RECON]: for each of W samples, for every task j and sign σ,
     draw ξ ~ U[0, noise/n]^n and ξ' ~ U[0, noise/n], solve CSC(H) with label-1 costs

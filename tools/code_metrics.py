@@ -1,0 +1,178 @@
+"""Size and complexity of the code base: modules, functions, parameters, cyclomatic complexity.
+
+Usage::
+
+    python tools/code_metrics.py                 # summary and the worst offenders
+    python tools/code_metrics.py --check         # exit 1 when a limit is exceeded
+    python tools/code_metrics.py --json out.json # every measure, machine-readable
+
+Limits (the project's standards): no module over 500 lines, no function over 80 lines or 8
+parameters, cyclomatic complexity (ruff's C901, McCabe) at most 10. Lines of a module are all
+physical lines; lines of a function run from its ``def`` (decorators excluded) to its last line.
+``self`` and ``cls`` do not count as parameters; ``*args`` and ``**kwargs`` count as one each.
+Complexity comes from ``ruff check --select C901`` so it matches what the linter reports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import re
+import subprocess
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("fairengine", "dashboard")
+MAX_MODULE_LINES = 500
+MAX_FUNCTION_LINES = 80
+MAX_PARAMETERS = 8
+MAX_COMPLEXITY = 10
+
+
+@dataclass(frozen=True)
+class FunctionSize:
+    """One function or method: where it is, how long it is and how many parameters it takes."""
+
+    path: str
+    name: str
+    line: int
+    lines: int
+    parameters: int
+
+
+def _parameter_count(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    args = node.args
+    names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+    count = len([n for n in names if n not in ("self", "cls")])
+    return count + (args.vararg is not None) + (args.kwarg is not None)
+
+
+def _functions(path: Path, tree: ast.AST) -> list[FunctionSize]:
+    rel = str(path.relative_to(ROOT))
+    found: list[FunctionSize] = []
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                name = f"{prefix}{child.name}"
+                lines = (child.end_lineno or child.lineno) - child.lineno + 1
+                found.append(FunctionSize(rel, name, child.lineno, lines, _parameter_count(child)))
+                visit(child, f"{name}.")
+            elif isinstance(child, ast.ClassDef):
+                visit(child, f"{prefix}{child.name}.")
+            else:
+                visit(child, prefix)
+
+    visit(tree, "")
+    return found
+
+
+def python_files(packages: tuple[str, ...] = PACKAGES) -> list[Path]:
+    """The Python source files of the given top-level folders, sorted."""
+    return sorted(p for pkg in packages for p in (ROOT / pkg).rglob("*.py"))
+
+
+def measure_sizes(files: list[Path]) -> tuple[dict[str, int], list[FunctionSize]]:
+    """Lines per module and the size of every function in ``files``."""
+    modules: dict[str, int] = {}
+    functions: list[FunctionSize] = []
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        modules[str(path.relative_to(ROOT))] = len(text.splitlines())
+        functions.extend(_functions(path, ast.parse(text, filename=str(path))))
+    return modules, functions
+
+
+_C901 = re.compile(r"`(?P<name>[^`]+)` is too complex \((?P<score>\d+) > \d+\)")
+
+
+def measure_complexity(packages: tuple[str, ...] = PACKAGES) -> list[dict[str, object]]:
+    """Functions whose McCabe complexity exceeds ``MAX_COMPLEXITY``, as ruff reports them."""
+    cmd = [
+        sys.executable,
+        "-m",
+        "ruff",
+        "check",
+        "--select",
+        "C901",
+        "--config",
+        f"lint.mccabe.max-complexity={MAX_COMPLEXITY}",
+        "--output-format",
+        "json",
+        "--exit-zero",
+        *packages,
+    ]
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    rows = []
+    for item in json.loads(out or "[]"):
+        match = _C901.search(item["message"])
+        if match:
+            path = str(Path(item["filename"]).resolve().relative_to(ROOT))
+            line = item["location"]["row"]
+            rows.append(
+                {"path": path, "name": match["name"], "line": line, "score": int(match["score"])}
+            )
+    return sorted(rows, key=lambda r: -int(r["score"]))
+
+
+def report(packages: tuple[str, ...] = PACKAGES) -> dict[str, object]:
+    """Every measure and every limit exceeded."""
+    files = python_files(packages)
+    modules, functions = measure_sizes(files)
+    complex_functions = measure_complexity(packages)
+    long_modules = {p: n for p, n in modules.items() if n > MAX_MODULE_LINES}
+    long_functions = [f for f in functions if f.lines > MAX_FUNCTION_LINES]
+    many_parameters = [f for f in functions if f.parameters > MAX_PARAMETERS]
+    return {
+        "files": len(files),
+        "lines": sum(modules.values()),
+        "functions": len(functions),
+        "modules_over_limit": dict(sorted(long_modules.items(), key=lambda kv: -kv[1])),
+        "functions_over_lines": [asdict(f) for f in sorted(long_functions, key=lambda f: -f.lines)],
+        "functions_over_parameters": [
+            asdict(f) for f in sorted(many_parameters, key=lambda f: -f.parameters)
+        ],
+        "complexity_over_limit": complex_functions,
+    }
+
+
+def _print_summary(data: dict[str, object], top: int) -> None:
+    print(f"{data['files']} files, {data['lines']} lines, {data['functions']} functions")
+    sections = [
+        ("modules over", MAX_MODULE_LINES, "lines", data["modules_over_limit"]),
+        ("functions over", MAX_FUNCTION_LINES, "lines", data["functions_over_lines"]),
+        ("functions over", MAX_PARAMETERS, "parameters", data["functions_over_parameters"]),
+        ("complexity over", MAX_COMPLEXITY, "(C901)", data["complexity_over_limit"]),
+    ]
+    for title, limit, unit, items in sections:
+        print(f"\n{title} {limit} {unit}: {len(items)}")
+        rows = list(items.items()) if isinstance(items, dict) else items
+        for row in rows[:top]:
+            if isinstance(row, tuple):
+                print(f"  {row[1]:5d}  {row[0]}")
+            else:
+                value = row.get("lines") if unit == "lines" else row.get("parameters")
+                value = row["score"] if unit == "(C901)" else value
+                print(f"  {value:5d}  {row['path']}:{row['line']} {row['name']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 when a limit is exceeded")
+    parser.add_argument("--json", type=Path, help="write every measure to this JSON file")
+    parser.add_argument("--top", type=int, default=15, help="offenders listed per section")
+    args = parser.parse_args(argv)
+    data = report()
+    _print_summary(data, args.top)
+    if args.json:
+        args.json.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    over = [k for k, v in data.items() if k.endswith("limit") or k.startswith("functions_over")]
+    exceeded = any(data[k] for k in over)
+    return 1 if (args.check and exceeded) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
