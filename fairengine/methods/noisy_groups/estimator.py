@@ -424,7 +424,7 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
     def _evaluator(self, y: np.ndarray, noisy: np.ndarray, margin_rows: int | None = None):
         """evaluate(yhat, tables) -> {"exact": viol, "paper": viol, "margin": viol} on data
         (y, Ĝ codes); ``margin_rows``: DRO's margin in standard errors of that many rows (None:
-        of these rows; see :meth:`_dro_label_check`)."""
+        of these rows; see :meth:`_dro_corrected_check`)."""
         method, constraint, m = self.method, self.constraint, self.n_groups_
         alpha = float(self.slack)
         if method == "unconstrained":
@@ -446,7 +446,7 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
                 )
                 samples.append(np.vstack([center, draws]))
 
-            label = self._dro_label_check(y, noisy, margin_rows)
+            label = self._dro_corrected_check(y, noisy, margin_rows)
 
             def dro(yhat, tables, keys=ROBUST_EVALS):
                 out = {}
@@ -480,12 +480,13 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
 
         return soft
 
-    def _dro_label_check(self, y: np.ndarray, noisy: np.ndarray, margin_rows: int | None = None):
-        """DRO's margin check beside the paper's random p̃: yhat -> the label-aware worst case
-        (:func:`~fairengine.methods.noisy_groups.rates.sa_label_violations`) under the noise
-        model of the auxiliary sample — the group laws of the TV ball that the noise model
-        allows when group noise does not depend on the decision given (Ĝ, Y). None without an
-        auxiliary sample (the margin check is then the paper's)."""
+    def _dro_corrected_check(self, y: np.ndarray, noisy: np.ndarray, margin_rows=None):
+        """DRO's margin check beside the paper's random p̃: yhat -> the noise-corrected
+        true-group violations (through the auxiliary sample's P(Ĝ | G);
+        :func:`~fairengine.methods.noisy_groups.rates.corrected_violations`) plus
+        :data:`DRO_MARGIN_Z` standard errors of ``margin_rows`` rows (None: of these rows; the
+        fit passes the held-out rows' count, so the iterates follow the boundary the selection
+        applies). None without an auxiliary sample (the margin check is then the paper's)."""
         if self.noise_model_ is None:
             return None
         flip, constraint, alpha = self.noise_model_.flip, self.constraint, float(self.slack)

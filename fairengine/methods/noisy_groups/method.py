@@ -405,9 +405,9 @@ def _run(
 def noise_se(method: str, y, noisy, constraint: str, noise) -> dict[str, float] | None:
     """Soft assignments and DRO, on the selection rows: the largest standard error a true
     group's rate estimated from the noisy groups can have (``se``) and, for that constraint,
-    the same without noise (``plain``; :func:`~fairengine.methods.noisy_groups.rates.
-    corrected_se_bound`). None for the other approaches. Read by the ``noise_too_strong``
-    check."""
+    the same without noise (``plain``;
+    :func:`~fairengine.methods.noisy_groups.rates.corrected_se_bound`). None for the other
+    approaches. Read by the ``noise_too_strong`` check."""
     if method not in ("soft", "dro") or noise is None:
         return None
     se, plain = corrected_se_bound(y, noisy, constraint, noise.flip)
