@@ -13,6 +13,8 @@ from pathlib import Path
 
 import streamlit as st
 
+# The folder holding dashboard/: a clone's root (which also holds fairengine/, so a clone runs
+# without installing it) or the installed package's private fairengine/_bundle.
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # `streamlit run` puts dashboard/ on the path, not the project root
     sys.path.insert(0, str(ROOT))
@@ -22,12 +24,12 @@ from dashboard.components.errors import guarded  # noqa: E402
 from dashboard.components.state import init_from_query_params, running_pages  # noqa: E402
 from dashboard.components.task_loader import ensure_task  # noqa: E402
 from dashboard.components.task_summary import render_task_summary  # noqa: E402
+from fairengine.resources import favicon  # noqa: E402
 
 PAGES = ROOT / "dashboard" / "views"  # not "pages/": that name turns on the legacy page router
 
 # A bundled icon: ":material/..." page icons are fetched from fonts.gstatic.com (offline app).
-ICON = ROOT / "assets" / "favicon.png"
-st.set_page_config(page_title="fairengine", page_icon=str(ICON), layout="wide")
+st.set_page_config(page_title="fairengine", page_icon=str(favicon()), layout="wide")
 calm.draw()  # no shimmer frames while a page waits (dashboard/components/calm.py)
 init_from_query_params()
 with guarded("loading the task"):

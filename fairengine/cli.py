@@ -1,5 +1,6 @@
 """The ``fairengine`` command line: ``datasets``, ``run``, ``sweep``, ``export``, ``predict``,
-``inspect``, ``precompute``.
+``inspect``, ``precompute``, ``audit``, ``report`` (those two in :mod:`fairengine.cli_audit`),
+``dashboard`` (:mod:`fairengine.cli_dashboard`).
 
 Problems with the user's arguments or data print one readable line and exit with status 2.
 """
@@ -642,6 +643,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     pre.add_argument("--json", action="store_true", help="machine-readable output")
     pre.set_defaults(handler=_cmd_precompute)
+
+    from fairengine.cli_audit import add_commands  # audit and report
+    from fairengine.cli_dashboard import add_dashboard_parser
+
+    add_commands(commands, _add_data_arguments)
+    add_dashboard_parser(commands)
     return parser
 
 

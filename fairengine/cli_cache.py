@@ -51,7 +51,8 @@ _CHUNK = 1 << 20
 def task_fingerprint(args: argparse.Namespace) -> str | None:
     """The memo key of the task the arguments describe, or None when it cannot be computed
     cheaply (no data source, an unreadable file): the caller then builds the task."""
-    from fairengine.data.registry import assets_dir, get_info
+    from fairengine.data.registry import get_info
+    from fairengine.resources import assets_dir
 
     try:
         if (args.dataset is None) == (args.data is None):

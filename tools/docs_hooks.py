@@ -57,7 +57,11 @@ AREAS: dict[str, tuple[str, tuple[str, ...], str]] = {
     ),
     "reference_methods": (
         "Reference methods",
-        ("fairengine.methods.reweighing", "fairengine.methods.fairlearn_eg"),
+        (
+            "fairengine.methods.reweighing",
+            "fairengine.methods.fairlearn_eg",
+            "fairengine.methods.threshold_optimizer",
+        ),
         "The reference methods every result is compared with.",
     ),
     "balanced_filtering": (
@@ -93,9 +97,20 @@ AREAS: dict[str, tuple[str, tuple[str, ...], str]] = {
     ),
     "models": ("Models", ("fairengine.models",), "Exportable model types."),
     "export": ("Export", ("fairengine.export",), "Model files, cards and the file client."),
+    "audit": (
+        "Audit and report",
+        ("fairengine.audit", "fairengine.report"),
+        "An outside model on the plane, what it would cost to be fairer, saved comparisons and "
+        "the one-file HTML report.",
+    ),
     "cli": (
         "Command line",
-        ("fairengine.cli", "fairengine.cli_cache"),
+        (
+            "fairengine.cli",
+            "fairengine.cli_cache",
+            "fairengine.cli_audit",
+            "fairengine.cli_dashboard",
+        ),
         "The `fairengine` command.",
     ),
     "textsafe": ("Text safety", ("fairengine.textsafe",), "The escaping rule for user text."),

@@ -59,6 +59,8 @@ def render_add_frontier(train: Task, test: Task, store) -> None:
             "Method", names, format_func=lambda n: get_method(n).title, key="run_method"
         )
         method = get_method(name)
+        if method.description:  # e.g. a post-processing method's need for the sensitive column
+            st.caption(md_text(method.description))
         sweepable = [k.name for k in method.knobs]
         default_knob = next(iter(method.demo_grid), sweepable[0])
         knob_name = c2.selectbox(

@@ -1,12 +1,12 @@
 """The bundled benchmark datasets: what they are and how to load them as a :class:`Task`.
 
 The data lives in ``assets/datasets/<name>.parquet`` (written by ``tools/vendor_datasets.py``;
-provenance and licences in ``assets/datasets/PROVENANCE.md``).
+provenance and licences in ``assets/datasets/PROVENANCE.md``), found through
+:func:`fairengine.resources.assets_dir` in a clone and in an installed package alike.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fairengine.data.errors import DataError
+from fairengine.resources import assets_dir
 
 if TYPE_CHECKING:  # pandas and the Task load with the data, not for a listing
     import pandas as pd
@@ -219,12 +220,6 @@ DATASETS: dict[str, DatasetInfo] = {
 }
 
 
-def assets_dir() -> Path:
-    """Folder holding ``datasets/`` and ``frontiers/``: ``$FAIRENGINE_ASSETS`` or the project's."""
-    env = os.environ.get("FAIRENGINE_ASSETS")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "assets"
-
-
 def list_datasets() -> list[DatasetInfo]:
     """The bundled datasets, in registry order."""
     return list(DATASETS.values())
@@ -257,8 +252,9 @@ def load_frame(name: str) -> pd.DataFrame:
     path = assets_dir() / "datasets" / get_info(name).filename
     if not path.is_file():
         raise DataError(
-            f"Data file for dataset {name!r} not found at {path}. Restore assets/datasets/ "
-            "(or run tools/vendor_datasets.py) or point FAIRENGINE_ASSETS at the assets folder."
+            f"Data file for dataset {name!r} not found at {path}. Reinstall fairengine, restore "
+            "assets/datasets/ in a clone of its repository, or point FAIRENGINE_ASSETS at a "
+            "folder that holds datasets/."
         )
     return _read(path).copy()
 

@@ -12,6 +12,7 @@ import json
 import shlex
 from typing import TYPE_CHECKING, Any
 
+from fairengine import __version__
 from fairengine.textsafe import md_code, md_text
 
 if TYPE_CHECKING:  # the methods (and the Task's pandas) are imported only when a card is written
@@ -49,7 +50,13 @@ _CLASSIFIER = (
     "`prediction` is 1 when the model predicts {target} = {positive} and 0 otherwise; "
     "`probability` (`--proba`, `predict_proba`) is the model's score for 1."
 )
-_RANDOMIZED = {"randomized_classifier", "multiaccurate_proxy", "balanced_filter", "fair_regression"}
+_RANDOMIZED = {
+    "randomized_classifier",
+    "multiaccurate_proxy",
+    "balanced_filter",
+    "fair_regression",
+    "group_threshold_classifier",
+}
 _MISUSE = (
     "Do not use it for automated decisions about individuals without human review, or on a "
     "population, time period or definition of the columns other than the training data's.",
@@ -83,7 +90,8 @@ def how_to_use(
     lines = [
         "## How to use this file",
         "",
-        "Install fairengine (`pip install -e .` in its repository), then in Python:",
+        f"Install fairengine {__version__} from its wheel, no repository needed "
+        f"(`pip install fairengine-{__version__}-py3-none-any.whl`), then in Python:",
         "",
         "```python",
         "import pandas as pd",

@@ -31,7 +31,13 @@ from fairengine.models.base import Model
 
 #: Model types whose ``predict`` draws at random (seeded by ``random_state``).
 RANDOMIZED = frozenset(
-    {"randomized_classifier", "multiaccurate_proxy", "balanced_filter", "fair_regression"}
+    {
+        "randomized_classifier",
+        "multiaccurate_proxy",
+        "balanced_filter",
+        "fair_regression",
+        "group_threshold_classifier",
+    }
 )
 CHUNK_ROWS = 50_000
 

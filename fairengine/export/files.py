@@ -305,7 +305,8 @@ def load_model(path: str | os.PathLike[str] | bytes) -> Model:
         raise ModelFileError(f"The model type {model_type!r} cannot be loaded: {exc}") from exc
     try:
         model = cls.from_state(state, arrays)
-        model.predict_score(schemas.probe_frame(state["encoder"]))
+        probe = schemas.probe_frame(state["encoder"])  # plus columns a model reads besides
+        model.predict_score(probe.assign(**getattr(model, "probe_inputs", dict)()))
     except ModelFileError:
         raise
     except Exception as exc:  # noqa: BLE001  (state that passed the schema but does not fit)

@@ -652,6 +652,18 @@ def _regression_checks(state: Any, arrays: Mapping[str, np.ndarray], dims: Dims)
         raise _invalid("the stored base estimator is missing")
 
 
+def _signs(a: np.ndarray, dims: Mapping[str, int]) -> str | None:
+    return None if np.all(np.isin(a, (-1.0, 1.0))) else "values other than -1 and 1"
+
+
+_GROUP_RULE = {
+    **{f"rule_{k}": arr("fiu", "n_groups", rules=(PROBABILITY,)) for k in ("p0", "p1")},
+    **{f"rule_{k}": arr("fiu", "n_groups", rules=(_signs,)) for k in ("op0", "op1")},
+    **{f"rule_{k}": arr("fiu", "n_groups", rules=(within(-1.0, 2.0),)) for k in ("t0", "t1")},
+    **{f"rule_{k}": arr("fiu", "n_groups", rules=(PROBABILITY,)) for k in ("p_ignore", "constant")},
+}
+
+
 SCHEMAS: dict[str, Schema] = {
     "linear_classifier": Schema(_state(intercept=NUM), _LINEAR, dims=_encoder_dims),
     "randomized_classifier": Schema(_state(), _MIXTURE, dims=_encoder_dims),
@@ -661,6 +673,17 @@ SCHEMAS: dict[str, Schema] = {
         {"proxy_trees": arr("fiu", "n_proxies", "n_trees", 5, "size")},
         dims=_encoder_dims,
         checks=(_packed_trees,),
+    ),
+    "group_threshold_classifier": Schema(
+        _state(
+            intercept=NUM,
+            sensitive=list_of(STR),
+            group_names=list_of(STR),
+            group_values=list_of(list_of(STR)),
+            merged_groups=list_of(STR),
+        ),
+        {**_LINEAR, **_GROUP_RULE},
+        dims=lambda state: {**_encoder_dims(state), "n_groups": len(state["group_names"])},
     ),
     "noisy_groups": Schema(
         obj(

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from fairengine.data import load_dataset
-from fairengine.data.registry import assets_dir
+from fairengine.resources import assets_dir
 
 #: The dashboard's default dataset (its pages open on it): every method's default run is
 #: precomputed on it too, with the dataset's default roles.

@@ -1,6 +1,14 @@
-"""scikit-learn parameter validation derived from the methods'
+"""Parameter validation of the estimators, derived from the methods'
 :class:`~fairengine.methods.base.Knob` declarations, so a method's knobs, its estimator's
 ``fit``-time validation and its page sliders read one declaration per parameter.
+
+An estimator declares ``_parameter_constraints`` (parameter name → list of constraints, any one
+of which a valid value satisfies) with the small constraint classes below (:class:`Interval`,
+:class:`Options`, :class:`StrOptions`, :class:`HasMethods`, or the strings ``"boolean"``,
+``"array-like"``, ``"random_state"`` and ``None``) and calls :func:`validate_params` in ``fit``.
+They follow scikit-learn's conventions and messages ("The 'alpha' parameter of BalancedFilter
+must be a float in the range [0.0, 1.0]. Got 1.5 instead.") without importing its private
+``sklearn.utils._param_validation``, which no release promises to keep.
 
 A knob's *type and choices* always come from the knob. Its *range* is the slider's range unless
 the estimator passes a wider mathematical ``domain`` for that parameter (sliders show the useful
@@ -19,16 +27,165 @@ from typing import Any
 
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, Options, StrOptions
 
 from fairengine.methods.base import Knob
 
 #: (low, high, closed) of an estimator parameter's mathematical domain; None = unbounded.
 Domain = tuple[float | None, float | None, str]
 
+_CLOSED = ("left", "right", "both", "neither")
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A constructor parameter of an estimator has a value its constraints do not allow.
+
+    Both a ``ValueError`` and a ``TypeError``, as scikit-learn's error of the same name."""
+
+
+class Interval:
+    """Numbers of one kind (``Integral`` or ``Real``) between two bounds (None = unbounded)."""
+
+    def __init__(self, type: type, left: float | None, right: float | None, *, closed: str):  # noqa: A002
+        if type not in (Integral, Real) or closed not in _CLOSED:
+            raise ValueError(f"Interval needs type Integral or Real and closed in {_CLOSED}.")
+        if left is not None and right is not None and right < left:
+            raise ValueError(f"Interval bounds in the wrong order: {left} > {right}.")
+        self.type, self.left, self.right, self.closed = type, left, right, closed
+
+    def is_satisfied_by(self, value: Any) -> bool:
+        if not isinstance(value, self.type) or (
+            not isinstance(value, Integral) and np.isnan(value)
+        ):
+            return False
+        low_ok = self.left is None or (
+            value >= self.left if self.closed in ("left", "both") else value > self.left
+        )
+        high_ok = self.right is None or (
+            value <= self.right if self.closed in ("right", "both") else value < self.right
+        )
+        return bool(low_ok and high_ok)
+
+    def __str__(self) -> str:
+        real = self.type is not Integral
+        low = "-inf" if self.left is None else float(self.left) if real else self.left
+        high = "inf" if self.right is None else float(self.right) if real else self.right
+        opening = "[" if self.closed in ("left", "both") else "("
+        closing = "]" if self.closed in ("right", "both") else ")"
+        kind = "a float" if real else "an int"
+        return f"{kind} in the range {opening}{low}, {high}{closing}"
+
+
+class Options:
+    """One of a finite set of values of one type."""
+
+    def __init__(self, type: type, options: Iterable[Any]):  # noqa: A002
+        self.type, self.options = type, set(options)
+
+    def is_satisfied_by(self, value: Any) -> bool:
+        return isinstance(value, self.type) and value in self.options
+
+    def __str__(self) -> str:
+        listed = ", ".join(repr(o) for o in sorted(self.options, key=repr))
+        return f"a {self.type.__name__} among {{{listed}}}"
+
+
+class StrOptions(Options):
+    """One of a finite set of strings."""
+
+    def __init__(self, options: Iterable[str]):
+        super().__init__(str, options)
+
+
+class HasMethods:
+    """Any object with these methods (e.g. a scikit-learn learner: ``fit`` and ``predict``)."""
+
+    def __init__(self, methods: Iterable[str]):
+        self.methods = list(methods)
+
+    def is_satisfied_by(self, value: Any) -> bool:
+        return all(callable(getattr(value, name, None)) for name in self.methods)
+
+    def __str__(self) -> str:
+        names = [repr(name) for name in self.methods]
+        listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        return f"an object implementing {listed}"
+
+
+class _Predicate:
+    """A named test: the constraints spelled as strings (``"boolean"``...) and None."""
+
+    def __init__(self, description: str, test: Any):
+        self.description, self.test = description, test
+
+    def is_satisfied_by(self, value: Any) -> bool:
+        return bool(self.test(value))
+
+    def __str__(self) -> str:
+        return self.description
+
+
+def _array_like(value: Any) -> bool:
+    shaped = hasattr(value, "__len__") or hasattr(value, "shape") or hasattr(value, "__array__")
+    return shaped and not np.isscalar(value)
+
+
+_NAMED = {
+    "boolean": _Predicate("a bool", lambda v: isinstance(v, bool | np.bool_)),
+    "array-like": _Predicate("an array-like", _array_like),
+}
+_NONE = _Predicate("None", lambda v: v is None)
+_SEEDS = [
+    Interval(Integral, 0, 2**32 - 1, closed="both"),
+    _Predicate(
+        "an instance of 'numpy.random.RandomState'",
+        lambda v: isinstance(v, np.random.RandomState),
+    ),
+    _NONE,
+]
+
+
+def _expand(constraint: Any) -> list[Any]:
+    if constraint is None:
+        return [_NONE]
+    if constraint == "random_state":
+        return _SEEDS
+    if isinstance(constraint, str):
+        if constraint not in _NAMED:
+            raise ValueError(f"Unknown parameter constraint {constraint!r}.")
+        return [_NAMED[constraint]]
+    if not hasattr(constraint, "is_satisfied_by"):
+        raise ValueError(f"Unknown parameter constraint {constraint!r}.")
+    return [constraint]
+
+
+def validate_params(estimator: Any) -> None:
+    """Check every constructor parameter against ``estimator._parameter_constraints``.
+
+    A parameter without an entry, or whose entry is ``"no_validation"``, is not checked.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the parameter, the estimator, what is allowed and the value given.
+    """
+    constraints = type(estimator)._parameter_constraints
+    caller = type(estimator).__name__
+    for name, value in estimator.get_params(deep=False).items():
+        allowed = constraints.get(name, "no_validation")
+        if isinstance(allowed, str) and allowed == "no_validation":
+            continue
+        expanded = [c for constraint in allowed for c in _expand(constraint)]
+        if any(c.is_satisfied_by(value) for c in expanded):
+            continue
+        words = [str(c) for c in expanded]
+        text = words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+        raise InvalidParameterError(
+            f"The {name!r} parameter of {caller} must be {text}. Got {value!r} instead."
+        )
+
 
 def knob_constraint(knob: Knob, domain: Domain | None = None) -> list[Any]:
-    """The scikit-learn constraint list of one knob (see the module notes)."""
+    """The constraint list of one knob (see the module notes)."""
     kind = knob.kind
     if kind == "choice":
         choices = tuple(knob.choices or ())

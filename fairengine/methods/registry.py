@@ -10,11 +10,12 @@ from typing import Any
 
 from fairengine.methods.base import Method
 
-#: The built-in method modules under ``fairengine.methods``, in listing order (the two reference
+#: The built-in method modules under ``fairengine.methods``, in listing order (the reference
 #: methods, then the papers' methods).
 METHOD_MODULES: tuple[str, ...] = (
     "reweighing",
     "fairlearn_eg",
+    "threshold_optimizer",
     "balanced_filtering",
     "maxent",
     "fair_regression",
@@ -84,8 +85,8 @@ def get_method(name: str) -> Method:
 
 def lazy_attributes(package: str, table: Mapping[str, str]) -> Callable[[str], Any]:
     """A method package's module ``__getattr__`` (PEP 562): ``name`` is read from the submodule
-    ``table[name]`` when first asked for, so registering the method does not load its algorithm
-   ; any other name raises :class:`AttributeError`."""
+    ``table[name]`` when first asked for, so registering the method does not load its
+    algorithm; any other name raises :class:`AttributeError`."""
 
     def __getattr__(name: str) -> Any:  # noqa: N807 - the module hook's name
         if name in table:

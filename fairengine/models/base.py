@@ -43,6 +43,7 @@ MODEL_MODULES: dict[str, str] = {
     "fair_regression": "fairengine.methods.fair_regression.model",
     "noisy_groups": "fairengine.methods.noisy_groups.model",
     "multiaccurate_proxy": "fairengine.methods.multiaccurate_proxy.model",
+    "group_threshold_classifier": "fairengine.models.group_thresholds",
 }
 
 

@@ -114,14 +114,15 @@ def load(array: np.ndarray) -> Any:
     return estimator
 
 
-def check(estimator: Any) -> None:
+def check(estimator: Any, also: frozenset[type] = frozenset()) -> None:
     """Raise ValueError, naming the attribute, unless every part of ``estimator`` is safe to
     predict with: each estimator in it of a reviewed type (:data:`REVIEWED` or
     ``sklearn.linear_model``) and, when fitted, on the same ``n_features_in_`` columns as the
     outer one; each tree passing :func:`fairengine.models.trees.check_arrays` on those columns
     (children after their parent, one parent each, features in range, finite thresholds and
     values); linear coefficients of those columns. Walks estimators' attributes, lists, tuples,
-    dicts and object arrays, each object once."""
+    dicts and object arrays, each object once. ``also``: further reviewed estimator classes (the
+    audit of an outside classifier, :mod:`fairengine.audit.trusted`)."""
     from sklearn.base import BaseEstimator
 
     if not isinstance(estimator, BaseEstimator):
@@ -135,7 +136,7 @@ def check(estimator: Any) -> None:
             continue
         seen.add(id(obj))
         if isinstance(obj, BaseEstimator):
-            _check_estimator(obj, where, n_features)
+            _check_estimator(obj, where, n_features, also)
             stack.extend((v, f"{where}.{k}") for k, v in vars(obj).items())
         elif isinstance(obj, list | tuple) or (isinstance(obj, np.ndarray) and obj.dtype == object):
             items = obj.ravel() if isinstance(obj, np.ndarray) else obj
@@ -151,8 +152,11 @@ def check(estimator: Any) -> None:
                 raise ValueError(f"{where} is not a valid tree: {exc}") from None
 
 
-def _check_estimator(obj: Any, where: str, n_features: Any) -> None:
-    if not (type(obj) in _reviewed() or _name(obj).startswith("sklearn.linear_model.")):
+def _check_estimator(
+    obj: Any, where: str, n_features: Any, also: frozenset[type] = frozenset()
+) -> None:
+    reviewed = type(obj) in _reviewed() or type(obj) in also
+    if not (reviewed or _name(obj).startswith("sklearn.linear_model.")):
         raise ValueError(
             f"it holds a {type(obj).__name__} (at {where}), whose stored arrays fairengine "
             "cannot check; use a linear model or a tree ensemble of scikit-learn"

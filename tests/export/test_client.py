@@ -206,6 +206,9 @@ def test_card_says_how_to_use_the_file() -> None:
     card = model_card(result, train, test, file_name="credit.fairmodel")
     section = card[card.index("## How to use this file") : card.index("## Caveats")]
     assert 'load_model("credit.fairmodel")' in section and "model.predict(frame)" in section
+    # the wheel route: a recipient needs no checkout of the repository
+    assert f"pip install fairengine-{fairengine.__version__}-py3-none-any.whl" in section
+    assert "repository)" not in section and "-e ." not in section
     assert "fairengine predict credit.fairmodel --data" in section
     assert "`prediction` is 1 when the model predicts `credit` = good" in section
     assert "`duration_months`" in section and "`purpose`" in section

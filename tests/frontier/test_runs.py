@@ -42,6 +42,7 @@ from .run_equality import assert_same
 CHEAP: dict[str, list[dict]] = {
     "reweighing": [{}],
     "fairlearn_eg": [{"max_iter": 10}],
+    "threshold_optimizer": [{}],
     "balanced_filtering": [{"alpha": 0.1}],
     "maxent": [{"n_samples": 2000}],
     "noisy_groups": [

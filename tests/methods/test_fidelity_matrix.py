@@ -40,8 +40,8 @@ def test_cell_shows_its_effect_or_says_what_did_not_hold(method, dataset, seed) 
 def test_matrix_covers_every_method_and_kind() -> None:
     methods = {m for m, _, _ in CELLS}
     assert methods == {
-        "reweighing", "fairlearn_eg", "balanced_filtering", "maxent", "fair_regression",
-        "noisy_groups", "multiaccurate_proxy",
+        "reweighing", "fairlearn_eg", "threshold_optimizer", "balanced_filtering", "maxent",
+        "fair_regression", "noisy_groups", "multiaccurate_proxy",
     }  # fmt: skip
     assert {d for m, d, _ in CELLS if m == "fair_regression"} == {"law_school", "communities_crime"}
     assert len({s for _, _, s in CELLS}) == 3

@@ -16,6 +16,7 @@ from fairengine.models.linear import RandomizedClassifier
 CHEAP: dict[str, dict] = {
     "reweighing": {},
     "fairlearn_eg": {"max_iter": 10},
+    "threshold_optimizer": {},
     "balanced_filtering": {"alpha": 0.1},
     "maxent": {"n_samples": 2000},
     "noisy_groups": {"n_steps": 100, "group_feature": "noisy"},  # model reads a simulated column
@@ -64,8 +65,9 @@ def test_predicting_methods_share_the_plane_and_filters_do_not(results) -> None:
 
 def _expected_positive(model, X) -> np.ndarray:  # noqa: N803
     """P(ŷ = 1 | x) of a loaded model, without fairengine's scoring code: the mixture
-    probability for a randomized classifier, the hard prediction otherwise."""
-    if isinstance(model, RandomizedClassifier):
+    probability for a randomized classifier (a mixture, or group thresholds drawn at random),
+    the hard prediction otherwise."""
+    if isinstance(model, RandomizedClassifier) or model.model_type == "group_threshold_classifier":
         return np.asarray(model.predict_score(X), dtype=float)
     return np.asarray(model.predict(X), dtype=float)
 

@@ -24,7 +24,6 @@ from sklearn.linear_model import Ridge
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
-from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn.utils.validation import check_is_fitted
 
@@ -42,7 +41,7 @@ from fairengine.methods.multiaccurate_proxy.proxy import (
     MultiaccurateProxy,
 )
 from fairengine.methods.noisy_groups import RobustFairClassifier
-from fairengine.methods.params import knob_constraints
+from fairengine.methods.params import InvalidParameterError, knob_constraints
 from fairengine.models import skops_codec, trees
 
 GOLDEN = Path(__file__).parent / "data" / "sklearn_contract_golden.npz"

@@ -36,7 +36,7 @@ from fairengine.methods.balanced_filtering.sampling import sampling_probabilitie
 from fairengine.methods.balanced_filtering.selection import select_growth
 from fairengine.methods.balanced_filtering.status import growth_status
 from fairengine.methods.balanced_filtering.tree import GrowthSettings, grow_tree
-from fairengine.methods.params import RANDOM_STATE, knob_constraints, seed
+from fairengine.methods.params import RANDOM_STATE, knob_constraints, seed, validate_params
 
 
 def soft_matrix(weights: np.ndarray, z: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
@@ -202,7 +202,7 @@ class BalancedFilter(BaseEstimator):
 
     def fit(self, X: pd.DataFrame | np.ndarray, z: Any, group_names: Any = None) -> BalancedFilter:  # noqa: N803
         """Learn the proxy and rho from features ``X`` (excluding z and y) and groups ``z``."""
-        self._validate_params()
+        validate_params(self)
         params = {k: getattr(self, k) for k in knob_spec.KNOB_NAMES}
         params["random_state"] = seed(self.random_state)
         if isinstance(X, pd.DataFrame):

@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 from threadpoolctl import threadpool_limits
 
@@ -21,7 +20,15 @@ from fairengine.methods.fair_regression.reductions import (
     GroupLossReduction,
     ParityReduction,
 )
-from fairengine.methods.params import generator, knob_constraints, seed
+from fairengine.methods.params import (
+    HasMethods,
+    Interval,
+    StrOptions,
+    generator,
+    knob_constraints,
+    seed,
+    validate_params,
+)
 from fairengine.solvers.expgrad import GameResult, solve_game
 
 __all__ = ["CONSTRAINTS", "FairRegressor"]
@@ -174,7 +181,7 @@ class FairRegressor(RegressorMixin, BaseEstimator):
 
     # -- fitting ---------------------------------------------------------------------------------
     def _check(self) -> None:
-        self._validate_params()
+        validate_params(self)
         if np.any(np.asarray(self.eps, float) < 0):
             raise ValueError("eps must be non-negative")
         base = self.base_estimator

@@ -9,7 +9,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, DensityMixin
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from fairengine.data import Task
@@ -25,7 +24,13 @@ from fairengine.methods.maxent.knobs import KNOBS
 from fairengine.methods.maxent.oracle import DualOracle, DualState
 from fairengine.methods.maxent.reweighting import prior_weights, target_marginals
 from fairengine.methods.maxent.solver import solve_dual
-from fairengine.methods.params import generator, knob_constraints
+from fairengine.methods.params import (
+    Interval,
+    StrOptions,
+    generator,
+    knob_constraints,
+    validate_params,
+)
 
 
 def distinct_rows(
@@ -175,7 +180,7 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
         domain : Domain, optional
             Required with a DataFrame or codes; built from the Task (``n_bins``) otherwise.
         """
-        self._validate_params()
+        validate_params(self)
         if isinstance(data, Task):
             domain = domain or domain_from_task(data, self.n_bins)
             data = readable_rows(data, domain)

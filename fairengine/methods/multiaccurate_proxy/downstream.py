@@ -27,14 +27,19 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.linear_model import LogisticRegression
-from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 from threadpoolctl import threadpool_limits
 
 from fairengine.methods.multiaccurate_proxy.constraints import ProxyParity, group_gaps
 from fairengine.methods.multiaccurate_proxy.knobs import DL_LEARNERS, KNOBS
-from fairengine.methods.params import generator, knob_constraints
+from fairengine.methods.params import (
+    HasMethods,
+    Interval,
+    generator,
+    knob_constraints,
+    validate_params,
+)
 from fairengine.solvers import solve_game
 from fairengine.solvers.moments import Reduction
 from fairengine.solvers.oracles import PairedRegressionOracle, best_intercept
@@ -145,7 +150,7 @@ class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any, soft_groups: Any = None) -> ProxyFairClassifier:  # noqa: N803
         """Fit Q on rows X, binary labels y and soft group weights (n,) or (n, K)."""
-        self._validate_params()
+        validate_params(self)
         if not isinstance(self.learner, str) and not has_fit_parameter(
             self.learner, "sample_weight"
         ):

@@ -29,7 +29,6 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from sklearn.utils import check_consistent_length
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
@@ -38,7 +37,15 @@ from fairengine.methods.multiaccurate_proxy.knobs import (  # noqa: F401 (PROXIE
     KNOBS,
     PROXIES,
 )
-from fairengine.methods.params import generator, knob_constraints, seed
+from fairengine.methods.params import (
+    HasMethods,
+    Interval,
+    StrOptions,
+    generator,
+    knob_constraints,
+    seed,
+    validate_params,
+)
 from fairengine.metrics import accuracy
 from fairengine.models import trees as tree_codec
 from fairengine.solvers.least_squares import LeastSquares
@@ -405,7 +412,7 @@ class MultiaccurateProxy(BaseEstimator):
         tasks: np.ndarray | None = None,
     ) -> MultiaccurateProxy:
         """Fit θ_k per group. ``tasks=None`` is the Section 5 mode (see :func:`class_tasks`)."""
-        self._validate_params()
+        validate_params(self)
         X, z = validate_data(self, X, z, multi_output=True, y_numeric=True)  # noqa: N806
         with threadpool_limits(limits=1, user_api="blas"):  # many small products: see _ONE_THREAD
             return self._fit(X, z, tasks)
@@ -823,7 +830,7 @@ class GeneralMultiaccurateProxy(BaseEstimator):
         tasks: np.ndarray | None = None,
     ) -> GeneralMultiaccurateProxy:
         """Fit ẑ_k per group. ``tasks=None`` is the Section 5 mode (see :func:`class_tasks`)."""
-        self._validate_params()
+        validate_params(self)
         X, z = validate_data(self, X, z, multi_output=True, y_numeric=True)  # noqa: N806
         if tasks is not None:
             check_consistent_length(X, tasks)
@@ -975,7 +982,7 @@ class BaselineProxy(BaseEstimator):
 
     def fit(self, X: np.ndarray, z: np.ndarray) -> BaselineProxy:  # noqa: N803
         """Fit one model per group column of z (n,) or (n, K)."""
-        self._validate_params()
+        validate_params(self)
         X, z = validate_data(self, X, z, multi_output=True, y_numeric=True)  # noqa: N806
         z = _as_2d(z)
         self.mean_ = z.mean(axis=0)

@@ -94,7 +94,6 @@ from numbers import Integral
 import numpy as np
 from scipy.stats import rankdata
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -118,7 +117,7 @@ from fairengine.methods.noisy_groups.rates import (
     sample_tv_ball,
     violations,
 )
-from fairengine.methods.params import knob_constraints, seed
+from fairengine.methods.params import Interval, StrOptions, knob_constraints, seed, validate_params
 from fairengine.metrics import rate_base
 from fairengine.solvers.projections import project_simplex
 from fairengine.solvers.tv_ball import project_tv_ball
@@ -523,7 +522,7 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         """Fit on (X, y, Ĝ); ``aux_true``/``aux_noisy``: an auxiliary sample of true and noisy
         groups (noise model and safe γ). ``eval_set=(X_val, y_val, Ĝ_val)``: select the best
         iterate on this validation data instead of the training data (no true groups needed)."""
-        self._validate_params()
+        validate_params(self)
         X, y_raw = validate_data(self, X, y)  # noqa: N806
         X = np.asarray(X, dtype=float)  # noqa: N806
         y = self._labels(y_raw)

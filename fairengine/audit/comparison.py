@@ -1,0 +1,235 @@
+"""Saved comparisons: the state of a comparison as a small JSON file a colleague can reopen.
+
+A comparison holds the task it was made on (by fingerprint, with a data summary), every
+method's points (knobs, metrics, checks, baselines and the method's version), the audited
+outside models, and the pinned points with their per-group tables and model cards. It holds
+no model and no code: :func:`load_comparison` parses the file within the model files' JSON
+limits (:func:`fairengine.export.safe.load_json`: size, depth, numbers, duplicate keys),
+checks every key and type against a schema and the number of items, and executes nothing.
+Given the data it is reopened on, it refuses a file saved for other data (fingerprints differ).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from fairengine.audit.core import AuditResult, table_records
+from fairengine.data.errors import DataError
+
+if TYPE_CHECKING:
+    from fairengine.data import Task
+
+FORMAT, FORMAT_VERSION = "fairengine-comparison", 1
+#: Largest comparison file read, and most items of each list.
+MAX_BYTES = 16 * 2**20
+MAX_POINTS, MAX_OUTSIDE, MAX_PINS, MAX_TASKS = 5_000, 50, 50, 8
+
+
+class ComparisonError(DataError):
+    """A comparison file that is not valid, or was saved for other data."""
+
+
+@dataclass
+class Comparison:
+    """What a comparison shows (see the module doc); everything JSON-able."""
+
+    tasks: list[dict[str, Any]]
+    axes: tuple[str, str]
+    points: list[dict[str, Any]] = field(default_factory=list)
+    outside: list[dict[str, Any]] = field(default_factory=list)
+    pins: list[dict[str, Any]] = field(default_factory=list)
+    versions: dict[str, str] = field(default_factory=dict)
+    created: str = ""
+
+    def audits(self) -> list[AuditResult]:
+        return [AuditResult.from_dict(a) for a in self.outside]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "created": self.created,
+            "versions": dict(self.versions),
+            "axes": list(self.axes),
+            "tasks": self.tasks,
+            "points": self.points,
+            "outside": self.outside,
+            "pins": self.pins,
+        }
+
+
+def versions() -> dict[str, str]:
+    """The versions that reproduce a point: fairengine, Python and the numeric libraries."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    import fairengine
+
+    found = {"fairengine": fairengine.__version__, "python": platform.python_version()}
+    for package in ("numpy", "pandas", "scikit-learn", "fairlearn", "scipy"):
+        try:
+            found[package] = version(package)
+        except PackageNotFoundError:
+            continue
+    return found
+
+
+def task_summary(task: Task, train: Task, test: Task) -> dict[str, Any]:
+    """Rows, groups with their sizes and base rates, roles and fingerprints of a task."""
+    from fairengine.frontier.keys import task_key
+
+    codes = np.asarray(task.groups)
+    y = np.asarray(task.y, dtype=float)
+    groups = [
+        {"name": name, "rows": int((codes == g).sum()), "base_rate": _mean(y[codes == g])}
+        for g, name in enumerate(task.group_names)
+    ]
+    return {
+        "key": task_key(train, test), "name": str(task.name), "kind": task.kind,
+        "rows": len(task.frame), "train_rows": len(train.frame), "test_rows": len(test.frame),
+        "target": str(task.target), "positive_label": _text(task.positive_label),
+        "sensitive": [str(c) for c in task.sensitive], "features": len(task.features),
+        "groups": groups, "base_rate": _mean(y), "train_fingerprint": train.fingerprint,
+        "test_fingerprint": test.fingerprint, "notes": [str(n) for n in task.notes],
+    }  # fmt: skip
+
+
+def _mean(values: np.ndarray) -> float | None:
+    return float(values.mean()) if values.size else None
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+# -- building ------------------------------------------------------------------------------------
+
+
+def build_comparison(
+    task: Task,
+    frontiers: Any = (),
+    audits: Any = (),
+    pins: Any = (),
+    split: tuple[float, int] = (0.3, 0),
+) -> Comparison:
+    """A comparison on ``task`` (split as every method's run) of the frontiers' points (Frontier
+    objects), the audited outside models (:class:`AuditResult`) and the pins (point ids or
+    outside model names), each pin with its per-group table and card."""
+    from fairengine.audit.core import PLANE, positional
+    from fairengine.audit.pins import pin_entry
+
+    train, test = positional(task).split(test_size=split[0], random_state=split[1])
+    summary = task_summary(task, train, test)
+    frontiers = list(frontiers)
+    points = [_point(record, summary["key"]) for f in frontiers for record in f.to_records()]
+    outside = [{**a.to_dict(), "task": summary["key"]} for a in audits]
+    entries = [pin_entry(str(p), frontiers, list(audits), train, test) for p in pins]
+    return Comparison(
+        tasks=[summary],
+        axes=PLANE[task.kind],
+        points=points,
+        outside=outside,
+        pins=entries,
+        versions=versions(),
+        created=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+    )
+
+
+def _point(record: dict[str, Any], key: str) -> dict[str, Any]:
+    from fairengine.frontier.keys import _method_version
+
+    return {**record, "task": key, "method_version": _method_version(record["method"])}
+
+
+# -- saving and loading --------------------------------------------------------------------------
+
+
+def save_comparison(comparison: Comparison, path: str | os.PathLike[str]) -> Path:
+    """Write ``comparison`` as JSON (no NaN: missing numbers are null); returns the path."""
+    text = json.dumps(comparison.to_dict(), indent=1, allow_nan=False, default=_json_default)
+    if len(text.encode()) > MAX_BYTES:
+        raise ComparisonError(
+            f"The comparison is {len(text.encode()) // 2**20} MB, over the {MAX_BYTES // 2**20} "
+            "MB a comparison file may have: pin or keep fewer points."
+        )
+    path = Path(path)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        value = value.item()
+        return None if isinstance(value, float) and not np.isfinite(value) else value
+    raise TypeError(f"{type(value).__name__} is not JSON data")
+
+
+def load_comparison(
+    source: str | os.PathLike[str] | bytes, *, train: Task | None = None, test: Task | None = None
+) -> Comparison:
+    """A comparison file, validated (see the module doc); with ``train`` and ``test`` given,
+    :class:`ComparisonError` unless the file was saved for that (train, test) pair."""
+    from fairengine.audit.schema import check_comparison
+    from fairengine.export.safe import ModelFileError, load_json
+
+    raw = source if isinstance(source, bytes) else _read(Path(source))
+    try:
+        data = load_json(raw, "The comparison file")
+        check_comparison(data)
+    except ModelFileError as exc:
+        raise ComparisonError(
+            str(exc).replace("The model file's", "The comparison file's")
+        ) from None
+    comparison = Comparison(
+        tasks=data["tasks"], axes=tuple(data["axes"]), points=data["points"],
+        outside=data["outside"], pins=data["pins"], versions=data["versions"],
+        created=data["created"],
+    )  # fmt: skip
+    if train is not None and test is not None:
+        _check_same_data(comparison, train, test)
+    return comparison
+
+
+def _read(path: Path) -> bytes:
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise ComparisonError(
+                f"{path.name!r} has {size:,} bytes; a comparison file has at most {MAX_BYTES:,}."
+            )
+        return path.read_bytes()
+    except OSError as exc:
+        raise ComparisonError(f"Cannot read {path.name!r}: {exc.strerror}.") from None
+
+
+def _check_same_data(comparison: Comparison, train: Task, test: Task) -> None:
+    from fairengine.frontier.keys import task_key
+
+    key = task_key(train, test)
+    if any(t["key"] == key for t in comparison.tasks):
+        return
+    saved = comparison.tasks[0]
+    raise ComparisonError(
+        f"This comparison was saved for other data: its fingerprint is "
+        f"{saved['train_fingerprint'][:12]} (table {saved['name']!r}, {saved['rows']:,} rows, "
+        f"target {saved['target']!r}), the data loaded now has {train.fingerprint[:12]}. Load "
+        "the same table with the same target, sensitive column(s) and split."
+    )
+
+
+__all__ = [
+    "Comparison",
+    "ComparisonError",
+    "build_comparison",
+    "load_comparison",
+    "save_comparison",
+    "table_records",
+    "task_summary",
+]

@@ -1,0 +1,320 @@
+"""Auditing an outside model: its values scored by the shared evaluation on the methods' test rows.
+
+:func:`audit` takes a task and one value per row (hard predictions, scores or a randomized
+classifier's probabilities), splits the task exactly as every method's run does
+(``task.split(test_size, random_state)``; the split depends on the rows, groups and labels only,
+so a task with the prediction column removed splits the same way), and scores the values with
+:func:`fairengine.methods.evaluation.task_metrics` on train and test. It adds what every method
+result carries: per-group metrics with bootstrap intervals (:func:`fairengine.metrics.
+group_table`), baselines on the same rows and the honest-results checks that apply
+(:mod:`fairengine.methods.evidence`), and for scores the per-group threshold curve.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from fairengine import metrics
+from fairengine.audit.values import checked_values
+from fairengine.methods.evidence import (
+    Baselines,
+    Check,
+    Evidence,
+    constant_check,
+    constant_error_check,
+    predictor_baselines,
+    rate_tolerance,
+)
+
+if TYPE_CHECKING:
+    from fairengine.data import Task
+
+#: The plane every predicting method shares: (performance, fairness) per task kind.
+PLANE = {"classification": ("error", "dp_diff"), "regression": ("loss", "sp_ks")}
+#: Thresholds of the per-group threshold curve.
+CURVE_THRESHOLDS = np.round(np.linspace(0.0, 1.0, 51), 4)
+#: Bootstrap resamples and level of the per-group intervals.
+N_BOOT, CI_LEVEL = 200, 0.95
+
+
+@dataclass
+class AuditResult:
+    """An outside model scored like every method's point.
+
+    Attributes
+    ----------
+    name : str
+        The label on the plane (user text: escape it where it is shown).
+    kind : {"predictions", "scores", "probabilities"}
+    threshold : float or None
+        Scores at or above it predict 1 (scores only).
+    metrics : dict
+        ``{"train": {...}, "test": {...}}``: the shared evaluation's metrics.
+    groups : pandas.DataFrame
+        Per-group metrics on the test rows with ``<col>_low`` / ``<col>_high`` intervals.
+    curve : pandas.DataFrame or None
+        Scores only: per (group, threshold) the selection rate, TPR and FPR on the test rows,
+        and per threshold (group ``"overall"``) the error and the fairness metric.
+    checks : tuple of Check
+    baselines : Baselines
+    task_key : str
+        :func:`fairengine.frontier.task_key` of the (train, test) pair it was scored on.
+    fairness_metric, performance_metric : str
+    source : str
+        Where the values came from, in words.
+    notes : tuple of str
+    """
+
+    name: str
+    kind: str
+    threshold: float | None
+    metrics: dict[str, dict[str, float]]
+    groups: pd.DataFrame
+    curve: pd.DataFrame | None
+    checks: tuple[Check, ...]
+    baselines: Baselines | None
+    task_key: str
+    fairness_metric: str
+    performance_metric: str
+    source: str = ""
+    notes: tuple[str, ...] = ()
+    #: The values on the train and test rows (not saved): for post-processing the scores.
+    values: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    def point(self, split: str = "test") -> tuple[float, float]:
+        """(performance, fairness) on ``split``: the audited point on the plane."""
+        values = self.metrics[split]
+        return values[self.performance_metric], values[self.fairness_metric]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able (floats, None for NaN): everything but the raw values."""
+        from fairengine.frontier.result import _plain
+
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "threshold": self.threshold,
+            "metrics": {s: {k: _plain(v) for k, v in m.items()} for s, m in self.metrics.items()},
+            "groups": table_records(self.groups),
+            "curve": None if self.curve is None else table_records(self.curve, index=False),
+            "checks": [c.to_dict() for c in self.checks],
+            "baselines": None if self.baselines is None else self.baselines.to_dict(),
+            "task_key": self.task_key,
+            "fairness_metric": self.fairness_metric,
+            "performance_metric": self.performance_metric,
+            "source": self.source,
+            "notes": list(self.notes),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> AuditResult:
+        """The inverse of :meth:`to_dict` (validate ``data`` first: see
+        :mod:`fairengine.audit.comparison`)."""
+        curve = data.get("curve")
+        return cls(
+            name=str(data["name"]),
+            kind=str(data["kind"]),
+            threshold=None if data.get("threshold") is None else float(data["threshold"]),
+            metrics={s: {k: _float(v) for k, v in m.items()} for s, m in data["metrics"].items()},
+            groups=table_from_records(data["groups"]),
+            curve=None if curve is None else pd.DataFrame(curve),
+            checks=tuple(Check.from_dict(c) for c in data.get("checks") or ()),
+            baselines=Baselines.from_dict(data["baselines"]) if data.get("baselines") else None,
+            task_key=str(data["task_key"]),
+            fairness_metric=str(data["fairness_metric"]),
+            performance_metric=str(data["performance_metric"]),
+            source=str(data.get("source", "")),
+            notes=tuple(str(n) for n in data.get("notes") or ()),
+        )
+
+
+def table_records(table: pd.DataFrame, *, index: bool = True) -> list[dict[str, Any]]:
+    """A table as JSON-able records (the index as ``"group"`` when ``index``)."""
+    from fairengine.frontier.result import _plain
+
+    frame = table.reset_index() if index else table
+    return [{str(k): _plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
+
+
+def table_from_records(records: list[dict[str, Any]]) -> pd.DataFrame:
+    frame = pd.DataFrame(records)
+    return frame.set_index("group") if "group" in frame.columns else frame
+
+
+def _float(value: Any) -> float:
+    return math.nan if value is None else float(value)
+
+
+def positional(task: Task) -> Task:
+    """The task with its rows numbered 0..n-1 (same content, same fingerprint and split)."""
+    return replace(task, frame=task.frame.reset_index(drop=True))
+
+
+def audit(
+    task: Task,
+    *,
+    predictions: Any = None,
+    scores: Any = None,
+    threshold: float = 0.5,
+    name: str = "outside model",
+    test_size: float = 0.3,
+    random_state: int = 0,
+) -> AuditResult:
+    """Score an outside model's values on ``task`` the way every method is scored.
+
+    Parameters
+    ----------
+    task : Task
+        The task every method runs on (without the model's own prediction column).
+    predictions, scores : array-like or Series
+        Exactly one: hard predictions, or scores P(y = 1) in [0, 1] (classification). One value
+        per row of ``task.frame`` in its order, or a Series indexed like it.
+    threshold : float
+        Scores at or above it predict 1.
+    name : str
+        The label of the model's point.
+    test_size, random_state : float, int
+        The split every method's run uses (``task.split``); the defaults are the engine's.
+
+    Raises
+    ------
+    DataError
+        Values of the wrong length, type or range, in words.
+    """
+    if (predictions is None) == (scores is None):
+        raise ValueError("Give exactly one of predictions= or scores=.")
+    kind, values = ("predictions", predictions) if scores is None else ("scores", scores)
+    return audit_values(task, checked_values(task, values, kind), kind, threshold, name, (
+        test_size, random_state))  # fmt: skip
+
+
+def audit_values(
+    task: Task,
+    values: np.ndarray,
+    kind: str,
+    threshold: float | None,
+    name: str,
+    split: tuple[float, int] = (0.3, 0),
+) -> AuditResult:
+    """:func:`audit` of values already checked by :func:`~fairengine.audit.values.
+    checked_values` (one float per row of ``task``)."""
+    from fairengine.frontier.keys import task_key
+
+    if kind == "scores" and not (threshold is not None and 0.0 <= float(threshold) <= 1.0):
+        raise ValueError(f"The threshold must be between 0 and 1; got {threshold!r}.")
+    train, test = positional(task).split(test_size=split[0], random_state=split[1])
+    raw = {"train": values[train.frame.index], "test": values[test.frame.index]}
+    cut = float(threshold) if kind == "scores" else None
+    pred = {s: _predicted(v, cut) for s, v in raw.items()}
+    result = AuditResult(
+        name=str(name),
+        kind=kind,
+        threshold=cut,
+        metrics={s: _metrics(part, pred[s]) for s, part in (("train", train), ("test", test))},
+        groups=_group_table(test, pred["test"]),
+        curve=threshold_curve(test, raw["test"]) if kind == "scores" else None,
+        checks=(),
+        baselines=None,
+        task_key=task_key(train, test),
+        performance_metric=PLANE[task.kind][0],
+        fairness_metric=PLANE[task.kind][1],
+        values=raw,
+    )
+    result.baselines = predictor_baselines(None, Evidence(), train, test)
+    result.checks = outside_checks(result, pred["test"], test)
+    return result
+
+
+def _predicted(values: np.ndarray, threshold: float | None) -> np.ndarray:
+    return values if threshold is None else (values >= threshold).astype(float)
+
+
+def _metrics(task: Task, pred: np.ndarray) -> dict[str, float]:
+    from fairengine.methods.evaluation import task_metrics
+
+    return task_metrics(task, pred)
+
+
+def _group_table(test: Task, pred: np.ndarray) -> pd.DataFrame:
+    return metrics.group_table(
+        test.y, pred, test.groups, group_names=list(test.group_names), kind=test.kind,
+        ci=CI_LEVEL, n_boot=N_BOOT,
+    )  # fmt: skip
+
+
+def threshold_curve(test: Task, scores: np.ndarray) -> pd.DataFrame:
+    """Per group and threshold t (scores ≥ t predict 1): selection rate, TPR and FPR on the test
+    rows; for group ``"overall"`` also the error and the demographic parity difference."""
+    y, codes = np.asarray(test.y), np.asarray(test.groups)
+    rows = []
+    for t in CURVE_THRESHOLDS:
+        hard = (scores >= t).astype(float)
+        for code, group in enumerate(test.group_names):
+            mask = codes == code
+            rows.append({"threshold": float(t), "group": group, **_rates(y[mask], hard[mask])})
+        rows.append({
+            "threshold": float(t), "group": "overall", **_rates(y, hard),
+            "error": metrics.error(y, hard), "dp_diff": metrics.dp_diff(y, hard, codes),
+        })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def _rates(y: np.ndarray, hard: np.ndarray) -> dict[str, float]:
+    pos, neg = y == 1, y == 0
+    return {
+        "selection_rate": float(hard.mean()) if len(hard) else math.nan,
+        "tpr": float(hard[pos].mean()) if pos.any() else math.nan,
+        "fpr": float(hard[neg].mean()) if neg.any() else math.nan,
+    }
+
+
+# -- checks ---------------------------------------------------------------------------------------
+
+
+def outside_checks(result: AuditResult, pred: np.ndarray, test: Task) -> tuple[Check, ...]:
+    """The honest-results checks that apply to a model fairengine did not fit: constant
+    predictions, beating the constant predictor, and how it compares with the unconstrained
+    reference fitted here on error and on the fairness metric."""
+    checks = [
+        constant_check(pred, test.kind),
+        constant_error_check(result, test, result.baselines),
+        _reference_check(result, test, result.performance_metric, _error_tolerance(result, test)),
+        _reference_check(result, test, result.fairness_metric, rate_tolerance(test)),
+    ]
+    return tuple(c for c in checks if c is not None)
+
+
+def _error_tolerance(result: AuditResult, test: Task) -> float:
+    value = result.metrics["test"].get(result.performance_metric, math.nan)
+    if test.kind != "classification" or not math.isfinite(value):
+        return 0.0
+    return 2 * math.sqrt(max(value * (1 - value), 1e-12) / max(len(test.y), 1))
+
+
+def _reference_check(result: AuditResult, test: Task, name: str, tol: float) -> Check | None:
+    """Whether the outside model is worse than the unconstrained reference on metric ``name``
+    beyond ``tol`` (a warning: a simple model on the same features does better)."""
+    baselines = result.baselines
+    model = result.metrics["test"].get(name)
+    reference = None if baselines is None else baselines.unconstrained["test"].get(name)
+    if not all(v is not None and math.isfinite(v) for v in (model, reference)):
+        return None
+    words = metrics.metric_label(name).lower()
+    worse_by = model - reference if metrics.is_lower_better(name) else reference - model
+    numbers = {"test_value": model, "reference_value": reference, "tolerance": tol}
+    label = baselines.unconstrained_label
+    if worse_by > tol:
+        sentence = (
+            f"On the test rows its {words} is {model:.4f}, worse than {reference:.4f} for the "
+            f"{label} fitted on the same training rows."
+        )
+        return Check(f"{name}_vs_reference", "warn", sentence, numbers)
+    sentence = (
+        f"On the test rows its {words} is {model:.4f} against {reference:.4f} for the {label}."
+    )
+    return Check(f"{name}_vs_reference", "ok", sentence, numbers)

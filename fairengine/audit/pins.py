@@ -1,0 +1,87 @@
+"""A pinned point of a comparison: its per-group table (with intervals) and its card."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from fairengine.audit.core import CI_LEVEL, N_BOOT, AuditResult, table_records
+from fairengine.data.errors import DataError
+from fairengine.textsafe import md_text
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from fairengine.data import Task
+
+
+def pin_entry(
+    pin: str, frontiers: list[Any], audits: list[AuditResult], train: Task, test: Task
+) -> dict[str, Any]:
+    """``{"kind", "id", "method", "groups", "card"}`` of the point whose id starts with ``pin``
+    or the outside model named ``pin``."""
+    for result in audits:
+        if result.name == pin:
+            groups = table_records(result.groups)
+            return {"kind": "outside", "id": pin, "method": "outside", "groups": groups,
+                    "card": outside_card(result)}  # fmt: skip
+    for frontier in frontiers:
+        for record in frontier.to_records():
+            if record["point_id"].startswith(pin):
+                return _point_entry(frontier, record, train, test)
+    raise DataError(f"No point or outside model {pin[:40]!r} to pin in this comparison.")
+
+
+def _point_entry(frontier: Any, record: dict[str, Any], train: Task, test: Task) -> dict:
+    from fairengine.export import model_card
+    from fairengine.methods.base import RunResult
+    from fairengine.methods.evidence import evidence_from_dict
+
+    point_id = record["point_id"]
+    model = frontier.model(point_id)
+    table = model_group_table(model, test)
+    result = frontier.result(point_id)
+    if result is None:
+        checks, baselines = evidence_from_dict(record)
+        result = RunResult(frontier.method, record["knobs"], record["metrics"], model,
+                           checks=checks, baselines=baselines)  # fmt: skip
+    card = model_card(result, train, test, group_table=table)
+    groups = None if table is None else table_records(table)
+    return {"kind": "point", "id": point_id, "method": frontier.method, "groups": groups,
+            "card": card}  # fmt: skip
+
+
+def model_group_table(model: Any, test: Task) -> pd.DataFrame | None:
+    """Per-group metrics with intervals of a predicting model on the test rows (it may read the
+    sensitive columns too); None for a model that does not predict the target or cannot score
+    the rows without inputs the table lacks."""
+    import numpy as np
+
+    from fairengine import metrics
+    from fairengine.methods.evaluation import predicts
+
+    if not predicts(model, test):
+        return None
+    try:
+        pred = model.metric_predictions(test.frame.drop(columns=[test.target]))
+    except (KeyError, ValueError):
+        return None
+    return metrics.group_table(
+        test.y, np.asarray(pred, dtype=float), test.groups, group_names=list(test.group_names),
+        kind=test.kind, ci=CI_LEVEL, n_boot=N_BOOT,
+    )  # fmt: skip
+
+
+def outside_card(result: AuditResult) -> str:
+    """A short Markdown card of an audited outside model: source, threshold, metrics, checks."""
+    lines = [f"# Outside model: {md_text(result.name)}", ""]
+    lines += [f"- Source: {md_text(result.source or 'values given directly')}"]
+    lines += [f"- Values: {result.kind}"]
+    if result.threshold is not None:
+        lines += [f"- Threshold: scores at or above {result.threshold:g} predict 1"]
+    lines += ["", "## Metrics (test rows)", "", "| metric | value |", "|---|---|"]
+    lines += [f"| {k} | {v:.4f} |" for k, v in result.metrics.get("test", {}).items()]
+    lines += ["", "## Checks", ""]
+    lines += [f"- **{c.level.upper()}** {md_text(c.name)}: {md_text(c.sentence)}"
+              for c in result.checks]  # fmt: skip
+    lines += [f"- Note: {md_text(n)}" for n in result.notes]
+    return "\n".join(lines) + "\n"

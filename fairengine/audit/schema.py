@@ -1,0 +1,93 @@
+"""The schema of a comparison file: every key, type and list size, checked before any use.
+
+Built from the model files' schema checks (:mod:`fairengine.export.schemas`), which raise
+:class:`~fairengine.export.safe.ModelFileError` naming the path of the first bad value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fairengine.export.safe import ModelFileError
+from fairengine.export.schemas import BOOL, INT, NUM, SCALAR, STR, Check, list_of, obj, optional
+
+MAX_TEXT = 200_000  # characters of one string (a model card is a few thousand)
+
+
+def _bounded(check: Check, limit: int) -> Check:
+    def run(value: Any, path: str) -> None:
+        if isinstance(value, list) and len(value) > limit:
+            raise ModelFileError(
+                f"The comparison's {path} has {len(value):,} items (limit {limit:,})."
+            )
+        check(value, path)
+
+    return run
+
+
+def _text(value: Any, path: str) -> None:
+    STR(value, path)
+    if len(value) > MAX_TEXT:
+        raise ModelFileError(f"The comparison's {path} is a text of {len(value):,} characters.")
+
+
+_NUMBER = optional(NUM)
+_NUMBERS = obj({}, extra=_NUMBER)
+_SPLITS = obj({}, extra=_NUMBERS)
+_CHECK = obj({"name": _text, "level": _text, "sentence": _text, "numbers": _NUMBERS})
+_CHECKS = optional(_bounded(list_of(_CHECK), 100))
+_BASELINES = optional(
+    obj({"learner": _text, "constant_label": _text, "unconstrained_label": _text,
+         "constant": _SPLITS, "unconstrained": _SPLITS})
+)  # fmt: skip
+_ROW = obj({}, extra=SCALAR)
+_ROWS = _bounded(list_of(_ROW), 20_000)
+_GROUP = obj({"name": _text, "rows": INT, "base_rate": _NUMBER})
+
+TASK = obj({
+    "key": _text, "name": _text, "kind": _text, "rows": INT, "train_rows": INT, "test_rows": INT,
+    "target": _text, "positive_label": optional(_text), "sensitive": list_of(_text),
+    "features": INT, "groups": _bounded(list_of(_GROUP), 200), "base_rate": _NUMBER,
+    "train_fingerprint": _text, "test_fingerprint": _text, "notes": list_of(_text),
+})  # fmt: skip
+POINT = obj(
+    {"point_id": _text, "method": _text, "knobs": obj({}, extra=SCALAR), "metrics": _SPLITS,
+     "task": _text},
+    {"pareto": obj({}, extra=BOOL), "cached": BOOL, "elapsed": _NUMBER, "checks": _CHECKS,
+     "baselines": _BASELINES, "method_version": _text},
+)  # fmt: skip
+OUTSIDE = obj({
+    "name": _text, "kind": _text, "threshold": _NUMBER, "metrics": _SPLITS, "groups": _ROWS,
+    "curve": optional(_ROWS), "checks": _CHECKS, "baselines": _BASELINES, "task_key": _text,
+    "fairness_metric": _text, "performance_metric": _text, "source": _text,
+    "notes": list_of(_text), "task": _text,
+})  # fmt: skip
+PIN = obj({"kind": _text, "id": _text, "method": _text, "groups": optional(_ROWS),
+           "card": optional(_text)})  # fmt: skip
+COMPARISON = obj({
+    "format": _text, "format_version": INT, "created": _text, "versions": obj({}, extra=_text),
+    "axes": list_of(_text, length=2), "tasks": _bounded(list_of(TASK), 8),
+    "points": _bounded(list_of(POINT), 5_000), "outside": _bounded(list_of(OUTSIDE), 50),
+    "pins": _bounded(list_of(PIN), 50),
+})  # fmt: skip
+
+
+def check_comparison(data: Any) -> None:
+    """Raise ModelFileError unless ``data`` is a version-1 comparison whose points and pins refer
+    to its own tasks and points."""
+    if not isinstance(data, dict) or data.get("format") != "fairengine-comparison":
+        raise ModelFileError("The file is not a fairengine comparison (wrong format tag).")
+    if data.get("format_version") != 1:
+        raise ModelFileError(
+            f"The comparison has format version {str(data.get('format_version'))[:12]!r}; "
+            "this fairengine reads version 1."
+        )
+    COMPARISON(data, "comparison")
+    keys = {t["key"] for t in data["tasks"]}
+    stray = [p["task"] for p in [*data["points"], *data["outside"]] if p["task"] not in keys]
+    if stray or not keys:
+        raise ModelFileError("The comparison's points refer to a task it does not describe.")
+    known = {p["point_id"] for p in data["points"]} | {o["name"] for o in data["outside"]}
+    unknown = [p["id"] for p in data["pins"] if p["id"] not in known]
+    if unknown:
+        raise ModelFileError(f"The comparison pins {unknown[0][:40]!r}, which it does not hold.")

@@ -1,0 +1,227 @@
+"""The three routes an outside model takes into an audit, each ending as values per row.
+
+* :func:`from_column` — a column of predictions or scores already in the table. It is removed
+  from the task's features (no method may learn from another model's output) and a note says so.
+* :func:`from_file` — a separate CSV/Parquet file of predictions keyed by a row id. The id column
+  is looked up in the table (and removed from the features: an id is not a feature); a table
+  without it is keyed by row number (0 = the first data row).
+* :func:`from_model_file` — a fairengine model file (:func:`fairengine.export.load_model`) or a
+  scikit-learn pipeline saved with skops (:mod:`fairengine.audit.trusted`); never a pickle.
+
+Each returns an :class:`Outside`: the task to score on, the values, their kind and where they
+came from; :func:`fairengine.audit.audit_outside` scores it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from fairengine.audit.values import checked_values, guess_kind
+from fairengine.data.errors import DataError
+
+if TYPE_CHECKING:
+    from fairengine.data import Task
+
+_ZIP_MAGIC = b"PK\x03\x04"
+
+
+@dataclass(frozen=True)
+class Outside:
+    """An outside model's values on a task: ``values`` one float per row of ``task`` (checked
+    for ``kind``), ``source`` in words."""
+
+    task: Task
+    values: np.ndarray
+    kind: str
+    source: str
+
+
+def without_column(task: Task, column: str, why: str) -> Task:
+    """``task`` without feature ``column`` (frame and features), with a note saying ``why``."""
+    features = tuple(f for f in task.features if f != column)
+    if not features:
+        raise DataError(
+            f"Column {column!r} is the table's only feature; add the model's input columns."
+        )
+    note = f"Column {column!r} is not a feature of any method: {why}."
+    return replace(
+        task, frame=task.frame.drop(columns=[column]), features=features,
+        notes=(*task.notes, note),
+    )  # fmt: skip
+
+
+def _role_error(task: Task, column: str, what: str) -> DataError:
+    if column == task.target or column in task.sensitive:
+        role = "the target" if column == task.target else "a sensitive column"
+        return DataError(f"Column {column!r} is {role}, not the model's {what}. Choose another.")
+    return DataError(
+        f"The table has no feature column {column!r} for the model's {what} (constant columns "
+        f"are ignored). Its feature columns: {', '.join(map(repr, task.features[:12]))}."
+    )
+
+
+def from_column(task: Task, column: str, kind: str | None = None) -> Outside:
+    """Route (a): the values of ``column`` of the task's table."""
+    if column not in task.features:
+        raise _role_error(task, column, "predictions")
+    values = task.frame[column]
+    kind = kind or guess_kind(task, values)
+    reduced = without_column(task, column, "it holds the outside model's " + kind)
+    return Outside(reduced, checked_values(task, values, kind), kind, f"column {column!r}")
+
+
+def from_file(
+    task: Task, source: Any, id_column: str, column: str | None = None, kind: str | None = None
+) -> Outside:
+    """Route (b): a CSV/Parquet file (path, bytes or a DataFrame) of ``id_column`` and one
+    prediction column (``column``, or the only other column)."""
+    from fairengine.data import read_table
+
+    table = source if isinstance(source, pd.DataFrame) else read_table(source)
+    table = table.rename(columns=str)
+    if id_column not in table.columns:
+        raise DataError(
+            f"The predictions file has no id column {id_column!r}. Its columns: "
+            f"{', '.join(map(repr, table.columns[:12]))}."
+        )
+    column = column or _only_other(table, id_column)
+    if column not in table.columns:
+        raise DataError(f"The predictions file has no column {column!r}.")
+    ids = table[id_column].astype(str)
+    if ids.duplicated().any():
+        raise DataError(
+            f"The id {ids[ids.duplicated()].iloc[0][:40]!r} appears twice in the predictions "
+            "file; each row needs one prediction."
+        )
+    keys, reduced, keyed_by = _table_keys(task, id_column)
+    by_id = pd.Series(table[column].to_numpy(), index=ids.to_numpy())
+    matched = keys.isin(by_id.index)
+    if not matched.any():
+        raise DataError(
+            f"No id of the predictions file matches the table's {keyed_by} (file: "
+            f"{ids.iloc[0][:30]!r}..., table: {keys.iloc[0][:30]!r}...). Check the id column."
+        )
+    if not matched.all():
+        missing = keys[~matched]
+        raise DataError(
+            f"{len(missing):,} row(s) of the table have no prediction in the file (first id: "
+            f"{missing.iloc[0][:40]!r}). Every row needs one."
+        )
+    values = pd.Series(by_id.reindex(keys.to_numpy()).to_numpy(), index=task.frame.index)
+    kind = kind or guess_kind(task, values)
+    note = _extra_ids_note(len(ids) - len(keys), keyed_by)
+    reduced = replace(reduced, notes=(*reduced.notes, *note))
+    source_words = f"column {column!r} of a predictions file keyed by {id_column!r}"
+    return Outside(reduced, checked_values(task, values, kind), kind, source_words)
+
+
+def _only_other(table: pd.DataFrame, id_column: str) -> str:
+    others = [c for c in table.columns if c != id_column]
+    if len(others) != 1:
+        raise DataError(
+            f"The predictions file has {len(others)} columns besides {id_column!r}: name the "
+            "one that holds the predictions."
+        )
+    return others[0]
+
+
+def _table_keys(task: Task, id_column: str) -> tuple[pd.Series, Task, str]:
+    """The table's ids as text, the task without the id column, and what the ids are."""
+    if id_column in task.frame.columns and id_column in task.features:
+        keys = task.frame[id_column].astype(str)
+        if keys.duplicated().any():
+            raise DataError(f"The table's id column {id_column!r} has repeated values.")
+        reduced = without_column(task, id_column, "it identifies rows")
+        return keys.reset_index(drop=True), reduced, f"column {id_column!r}"
+    if id_column in task.frame.columns:
+        raise DataError(f"Column {id_column!r} is a role of the task, not a row id.")
+    keys = pd.Series(task.frame.index.astype(str), dtype=object)
+    return keys, task, "row numbers (the table has no such column; 0 = first data row)"
+
+
+def _extra_ids_note(extra: int, keyed_by: str) -> tuple[str, ...]:
+    if extra <= 0:
+        return ()
+    return (f"{extra:,} prediction(s) in the file match no row of the table ({keyed_by}); "
+            "they were ignored.",)  # fmt: skip
+
+
+# -- model files ----------------------------------------------------------------------------------
+
+
+def from_model_file(
+    task: Task, source: str | os.PathLike[str] | bytes, label: str | None = None
+) -> Outside:
+    """Route (c): a fairengine model file or a skops file of a scikit-learn pipeline (a path,
+    or the bytes of an upload named ``label``), predicting on the task's rows (the columns it
+    reads must be in the table)."""
+    from fairengine.audit.trusted import MAX_SKOPS_BYTES
+
+    raw, label = _model_bytes(source, label, MAX_SKOPS_BYTES)
+    if raw[:4] != _ZIP_MAGIC:
+        raise DataError(
+            f"{label!r} is not a fairengine model file nor a skops file (both are zip "
+            "archives). Pickled models are never loaded: save the pipeline with skops.io.dump."
+        )
+    if _is_fairengine(raw, label):
+        return _fairengine_model(task, raw, label)
+    from fairengine.audit.trusted import load_pipeline, pipeline_values
+
+    values, kind = pipeline_values(load_pipeline(raw, label), task)
+    return Outside(task, checked_values(task, values, kind), kind, f"model file {label!r}")
+
+
+def _model_bytes(source: Any, label: str | None, limit: int) -> tuple[bytes, str]:
+    if isinstance(source, bytes | bytearray):
+        raw, label = bytes(source), label or "the model file"
+    else:
+        path = Path(source)
+        label = label or path.name
+        try:
+            if path.stat().st_size > limit:
+                raise DataError(f"{label!r} is larger than {limit // 2**20} MB.")
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise DataError(f"Cannot read the model file {label!r}: {exc.strerror}.") from None
+    if len(raw) > limit:
+        raise DataError(f"{label!r} is larger than {limit // 2**20} MB.")
+    return raw, label
+
+
+def _is_fairengine(raw: bytes, label: str) -> bool:
+    import io
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+            names = set(archive.namelist())
+    except zipfile.BadZipFile:
+        raise DataError(f"{label!r} is not a readable zip archive.") from None
+    return {"manifest.json", "state.json"} <= names
+
+
+def _fairengine_model(task: Task, raw: bytes, label: str) -> Outside:
+    from fairengine.export import load_model
+
+    model = load_model(raw)
+    needed = [c for c in model.features if c not in task.frame.columns or c == task.target]
+    if needed:
+        raise DataError(
+            f"The model in {label!r} reads column(s) the table lacks: "
+            f"{', '.join(map(repr, needed[:10]))}."
+        )
+    if getattr(model, "kind", None) != task.kind:
+        raise DataError(
+            f"The model in {label!r} is a {model.kind} model; this is a {task.kind} task."
+        )
+    frame = task.frame.drop(columns=[task.target])
+    values = np.asarray(model.metric_predictions(frame), dtype=float)
+    hard = task.kind != "classification" or set(np.unique(values)) <= {0.0, 1.0}
+    kind = "predictions" if hard else "probabilities"  # a randomized classifier's P(ŷ = 1)
+    return Outside(task, checked_values(task, values, kind), kind, f"model file {label!r}")

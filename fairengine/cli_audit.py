@@ -1,0 +1,271 @@
+"""``fairengine audit`` and ``fairengine report``: an outside model on the plane, and the one-file
+report of a comparison.
+
+``audit`` scores an outside model (a column of the table, a predictions file keyed by id, or a
+model file) on the test rows every method uses and prints its metrics, checks, baselines and
+per-group table; with ``--frontier`` (points written by ``fairengine sweep --out x.json`` on the
+same data) it adds what it would cost to be fairer, and ``--save-comparison`` / ``--report``
+write the comparison and its report. ``report`` writes the HTML report of a saved comparison or
+of frontier point files.
+
+The parser pieces are imported when the parser is built; the engine loads on a command's run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fairengine.audit import AuditResult
+    from fairengine.data import Task
+
+
+def add_commands(commands: Any, add_data_arguments: Callable[[Any], None]) -> None:
+    """Add ``audit`` and ``report`` to the ``fairengine`` subcommands."""
+    audit = commands.add_parser(
+        "audit", help="score an outside model (predictions, scores or a model file) on the plane"
+    )
+    add_data_arguments(audit)
+    source = audit.add_argument_group("the outside model (exactly one)")
+    source.add_argument(
+        "--predictions-column",
+        metavar="COL",
+        help="a column of the table holding its predictions or scores",
+    )
+    source.add_argument(
+        "--predictions",
+        type=Path,
+        metavar="FILE",
+        help="a CSV/Parquet file of predictions keyed by --id-column",
+    )
+    source.add_argument("--id-column", metavar="ID", help="the row id column of --predictions")
+    source.add_argument(
+        "--model",
+        type=Path,
+        metavar="FILE",
+        help="a .fairmodel file, or a scikit-learn pipeline saved with skops",
+    )
+    audit.add_argument(
+        "--values",
+        choices=["predictions", "scores"],
+        help="what the column or file holds (default: guessed from the values)",
+    )
+    audit.add_argument(
+        "--threshold", type=float, default=0.5, help="scores at or above it predict 1 (default 0.5)"
+    )
+    audit.add_argument("--name", default="outside model", help="the model's label")
+    _add_comparison_arguments(audit)
+    audit.add_argument(
+        "--save-comparison",
+        type=Path,
+        metavar="FILE",
+        help="write the comparison (JSON) to reopen or report later",
+    )
+    audit.add_argument("--report", type=Path, metavar="FILE", help="write the HTML report")
+    audit.add_argument("--json", action="store_true", help="machine-readable output")
+    audit.set_defaults(handler=_cmd_audit)
+
+    report = commands.add_parser("report", help="write one self-contained HTML report")
+    add_data_arguments(report)
+    report.add_argument(
+        "--comparison",
+        type=Path,
+        metavar="FILE",
+        help="a saved comparison (fairengine audit --save-comparison)",
+    )
+    _add_comparison_arguments(report)
+    report.add_argument("-o", "--out", type=Path, required=True, help="the .html file to write")
+    report.add_argument("--title", default="fairengine comparison", help="the report's title")
+    report.set_defaults(handler=_cmd_report)  # fmt: skip
+
+
+def _add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--frontier",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="points of `fairengine sweep --out FILE.json` on the same data",
+    )
+    parser.add_argument(
+        "--pin",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="a point id (or prefix) or outside model name to pin",
+    )
+    parser.add_argument("--cache-dir", type=Path, help="frontier cache (default: user cache)")
+    # fmt: skip
+
+
+# ----------------------------------------------------------------------------- audit
+
+
+def _outside(args: argparse.Namespace, task: Task) -> Any:
+    from fairengine.audit import from_column, from_file, from_model_file
+    from fairengine.cli import UsageError
+
+    given = [a for a in ("predictions_column", "predictions", "model") if getattr(args, a)]
+    if len(given) != 1:
+        raise UsageError(
+            "Give exactly one of --predictions-column COL, --predictions FILE (with --id-column "
+            "ID) or --model FILE."
+        )
+    if args.predictions_column:
+        return from_column(task, args.predictions_column, args.values)
+    if args.predictions:
+        if not args.id_column:
+            raise UsageError("--predictions FILE needs --id-column ID (the row id column).")
+        return from_file(task, args.predictions, args.id_column, kind=args.values)
+    return from_model_file(task, args.model)
+
+
+def _cmd_audit(args: argparse.Namespace) -> int:
+    from fairengine.audit import audit_outside, cost_of_fairness
+    from fairengine.cli import _load_task, _print_json
+
+    outside = _outside(args, _load_task(args))
+    result = audit_outside(
+        outside, threshold=args.threshold, name=args.name, test_size=args.test_size,
+        random_state=args.split_seed,
+    )  # fmt: skip
+    frontiers = _frontiers(args, outside.task)
+    cost = cost_of_fairness(result, frontiers) if frontiers else None
+    if args.save_comparison or args.report:
+        pins = args.pin or [result.name, *([] if cost is None or cost.empty else
+                                           [cost["point_id"].iloc[0]])]  # fmt: skip
+        _write(args, outside.task, frontiers, [result], pins)
+    if args.json:
+        document = result.to_dict()
+        if cost is not None:
+            document["cost"] = json.loads(cost.to_json(orient="records"))
+        _print_json(document)
+        return 0
+    print("\n".join(_audit_lines(result, cost)))
+    return 0
+
+
+def _audit_lines(result: AuditResult, cost: Any) -> list[str]:
+    from fairengine.cli import _evidence_lines, _metrics_lines
+
+    threshold = f", threshold {result.threshold:g}" if result.threshold is not None else ""
+    lines = [f"{result.name}: {result.kind} from {result.source}{threshold}"]
+    lines += [f"note: {n}" for n in result.notes]
+    lines += _evidence_lines(
+        {
+            "checks": [c.to_dict() for c in result.checks],
+            "baselines": result.baselines and result.baselines.to_dict(),
+        }
+    )
+    lines += _metrics_lines(result.metrics)
+    columns = [c for c in result.groups.columns if not c.endswith(("_low", "_high"))]
+    lines += [
+        "per group (test rows; 95% intervals in --json):",
+        result.groups[columns].to_string(float_format=lambda v: f"{v:.4f}"),
+    ]
+    if cost is not None:
+        lines.append("what it would cost to be fairer (nearest fairer points):")
+        lines.append(
+            "  none"
+            if cost.empty
+            else cost.to_string(index=False, float_format=lambda v: f"{v:.4f}")
+        )
+    return lines  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- frontiers
+
+
+def _frontiers(args: argparse.Namespace, task: Task) -> list[Any]:
+    """The frontiers of the points in ``--frontier`` files: each method's knob settings run (or
+    served from the cache) on the task's split, so their models and checks are at hand."""
+    from fairengine.frontier import FrontierStore, sweep
+
+    if not args.frontier:
+        return []
+    train, test = _split(args, task)
+    settings: dict[str, list[dict]] = {}
+    for path in args.frontier:
+        for record in _records(path):
+            settings.setdefault(str(record["method"]), []).append(dict(record["knobs"]))
+    store = FrontierStore(args.cache_dir)
+    return [sweep(m, train, test, knobs, store=store) for m, knobs in settings.items()]
+
+
+def _split(args: argparse.Namespace, task: Task) -> tuple[Task, Task]:
+    from fairengine.audit.core import positional
+
+    return positional(task).split(test_size=args.test_size, random_state=args.split_seed)
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    from fairengine.cli import UsageError
+    from fairengine.export.safe import ModelFileError, load_json
+
+    try:
+        data = load_json(path.read_bytes(), f"The points file {path.name!r}")
+    except (OSError, ModelFileError) as exc:
+        raise UsageError(f"Cannot read the points file {path.name!r}: {exc}") from None
+    ok = isinstance(data, list) and all(
+        isinstance(r, dict) and isinstance(r.get("method"), str) and isinstance(r.get("knobs"),
+                                                                                  dict)
+        for r in data
+    )  # fmt: skip
+    if not ok:
+        raise UsageError(
+            f"{path.name!r} is not a points file: write one with `fairengine sweep ... --out "
+            "points.json`."
+        )
+    return data
+
+
+def _write(
+    args: argparse.Namespace, task: Task, frontiers: list, audits: list, pins: Sequence[str]
+) -> Any:
+    from fairengine.audit.comparison import build_comparison, save_comparison
+
+    split = (args.test_size, args.split_seed)
+    comparison = build_comparison(task, frontiers, audits, pins, split)
+    if getattr(args, "save_comparison", None):
+        save_comparison(comparison, args.save_comparison)
+        print(f"comparison written to {args.save_comparison}")
+    if getattr(args, "report", None):
+        _write_report(comparison, args.report, getattr(args, "title", "fairengine comparison"))
+    return comparison
+
+
+def _write_report(comparison: Any, out: Path, title: str) -> None:
+    from fairengine.report import build_report
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(build_report(comparison, title=title), encoding="utf-8")
+    print(f"report written to {out}")
+
+
+# ----------------------------------------------------------------------------- report
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from fairengine.audit.comparison import load_comparison
+    from fairengine.cli import UsageError, _load_task
+
+    if (args.comparison is None) == (not args.frontier):
+        raise UsageError("Give either --comparison FILE or --frontier FILE [--frontier ...].")
+    if args.comparison is not None:
+        has_data = args.dataset is not None or args.data is not None
+        train = test = None
+        if has_data:
+            train, test = _split(args, _load_task(args))
+        comparison = load_comparison(args.comparison, train=train, test=test)
+        _write_report(comparison, args.out, args.title)
+        return 0
+    task = _load_task(args)
+    frontiers = _frontiers(args, task)
+    args.report = args.out
+    _write(args, task, frontiers, [], args.pin)
+    return 0

@@ -1,0 +1,137 @@
+"""``fairengine dashboard``: start the Streamlit app from the installed package (or a clone).
+
+The app is the bundled ``dashboard/app.py`` (:func:`fairengine.resources.dashboard_app`), run as
+``python -m streamlit run`` with the project's Streamlit settings (the bundled
+``.streamlit/config.toml``, passed as command-line options so they apply from any folder) and
+the user's port, address, base URL path and demo mode. Streamlit and plotly come with the
+``[dashboard]`` extra; without them the command says so in words and how to add them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import subprocess
+import sys
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from fairengine.resources import bundle_root, dashboard_app
+
+#: Modules the dashboard needs beyond the engine (the ``[dashboard]`` extra).
+EXTRA_MODULES = ("streamlit", "plotly")
+DEMO_ENV = "FAIRENGINE_DEMO"
+EXIT_USAGE = 2
+
+
+def add_dashboard_parser(commands: Any) -> None:
+    """The ``dashboard`` subcommand on the command line's subparsers."""
+    dash = commands.add_parser(
+        "dashboard",
+        help="start the dashboard in the browser (needs the [dashboard] extra)",
+        description="Start the fairengine dashboard (a Streamlit app) on the bundled data. "
+        'Needs Streamlit and plotly: pip install "fairengine[dashboard]".',
+    )
+    dash.add_argument("--port", type=int, default=8501, help="port to serve on (default: 8501)")
+    dash.add_argument(
+        "--address",
+        default="localhost",
+        help="address to listen on (default: localhost; 0.0.0.0 serves every network interface)",
+    )
+    dash.add_argument(
+        "--base-url-path",
+        default="",
+        help="URL path prefix behind a reverse proxy, e.g. fairengine for http://host/fairengine/",
+    )
+    dash.add_argument(
+        "--demo",
+        action="store_true",
+        help="demo mode for a shared host: caps rows, sweep sizes and waiting jobs",
+    )
+    dash.add_argument(
+        "--headless", action="store_true", help="do not open a browser window (servers, CI)"
+    )
+    dash.set_defaults(handler=run_dashboard)
+
+
+def missing_modules(names: tuple[str, ...] = EXTRA_MODULES) -> list[str]:
+    """The modules among ``names`` that cannot be imported here."""
+    missing = []
+    for name in names:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            missing.append(name)
+    return missing
+
+
+def missing_extra_message(missing: list[str]) -> str:
+    """What is missing for the dashboard and the command that adds it."""
+    return (
+        "The dashboard needs Streamlit and plotly, which this installation lacks "
+        f"(missing: {', '.join(missing)}). Add them with the dashboard extra: "
+        'pip install "fairengine[dashboard]" (from a wheel file: '
+        'pip install "fairengine-<version>-py3-none-any.whl[dashboard]"), then run '
+        "fairengine dashboard again."
+    )
+
+
+def streamlit_options(config: Path) -> list[str]:
+    """``--section.option=value`` for every setting of a Streamlit ``config.toml`` (none if the
+    file is absent)."""
+    try:
+        settings = tomllib.loads(config.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return []
+    options = []
+    for section, values in settings.items():
+        for key, value in values.items():
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            options.append(f"--{section}.{key}={text}")
+    return options
+
+
+def dashboard_command(
+    args: argparse.Namespace, environ: Mapping[str, str] | None = None
+) -> tuple[list[str], dict[str, str]]:
+    """The Streamlit command line and environment that serve the dashboard for ``args``."""
+    env = dict(os.environ if environ is None else environ)
+    if args.demo:
+        env[DEMO_ENV] = "1"
+    command = [sys.executable, "-m", "streamlit", "run", str(dashboard_app())]
+    command += streamlit_options(bundle_root() / ".streamlit" / "config.toml")
+    command += [
+        f"--server.port={args.port}",
+        f"--server.address={args.address}",
+        f"--server.baseUrlPath={args.base_url_path.strip('/')}",
+    ]
+    if args.headless:
+        command.append("--server.headless=true")
+    return command, env
+
+
+def run_dashboard(args: argparse.Namespace) -> int:
+    """Serve the dashboard until interrupted; exit status 2 when the extra is missing."""
+    missing = missing_modules()
+    if missing:
+        print(f"fairengine: error: {missing_extra_message(missing)}", file=sys.stderr)
+        return EXIT_USAGE
+    app = dashboard_app()
+    if not app.is_file():
+        print(
+            f"fairengine: error: The dashboard's files are missing (no {app}). "
+            "Reinstall fairengine.",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    command, env = dashboard_command(args)
+    if os.name == "posix":  # the server takes this process's id, so stopping it stops the server
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execve(sys.executable, command, env)
+    return subprocess.call(command, env=env)

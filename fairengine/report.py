@@ -1,0 +1,369 @@
+"""A comparison as one self-contained HTML file: no server, no outside request, prints cleanly.
+
+:func:`build_report` turns a :class:`~fairengine.audit.comparison.Comparison` into one HTML
+document: the data summary (rows, groups, base rates), a short plain-language reading, the
+fairness–error plane with every method's points and frontier, the baselines and the outside
+models, what it would cost an outside model to be fairer, the pinned points side by side with
+their per-group tables (bootstrap intervals), checks and model cards, the threshold curves of
+audited scores, and the knobs and versions that reproduce every point.
+
+Styles are inline, plotly.js is embedded once (``plotly.offline.get_plotlyjs()``), and the
+figures are interactive offline. Every piece of user text (dataset, column, group, model names,
+knob values, card text) is escaped with :func:`html.escape`, and inside figures with
+:func:`fairengine.textsafe.plot_text`. plotly is a dashboard dependency, imported on use.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from typing import TYPE_CHECKING, Any
+
+from fairengine import metrics
+from fairengine.textsafe import plot_text
+
+if TYPE_CHECKING:
+    from fairengine.audit.comparison import Comparison
+
+_STYLE = """
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:72rem;
+color:#1f2328;line-height:1.45;padding:0 1rem}
+h1{font-size:1.6rem}h2{font-size:1.25rem;border-bottom:1px solid #d0d7de;padding-bottom:.2rem;
+margin-top:2rem}h3{font-size:1.05rem}
+table{border-collapse:collapse;margin:.5rem 0;font-size:.85rem}
+th,td{border:1px solid #d0d7de;padding:.2rem .45rem;text-align:right}
+th:first-child,td:first-child{text-align:left}
+.pins{display:flex;gap:1rem;flex-wrap:wrap}.pin{flex:1 1 22rem;border:1px solid #d0d7de;
+border-radius:6px;padding:.6rem}
+.card{white-space:pre-wrap;font-size:.78rem;background:#f6f8fa;padding:.5rem;max-height:28rem;
+overflow:auto}
+.ok{color:#1a7f37}.warn{color:#9a6700}.fail{color:#cf222e;font-weight:600}
+.muted{color:#59636e;font-size:.85rem}
+@media print{body{margin:0;max-width:none}.pin,table,figure,.plot{break-inside:avoid}
+.card{max-height:none;overflow:visible}h2{break-after:avoid}}
+"""
+_CONFIG = {"displaylogo": False, "responsive": True}
+_METHOD_COLORS = ("#0969da", "#1a7f37", "#8250df", "#bf3989", "#9a6700", "#0550ae", "#116329")
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+_MD_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def _card_text(card: str) -> str:
+    """A Markdown card as readable text: the backslashes that keep user text literal in
+    Markdown are dropped (the text is then HTML-escaped, which keeps it literal here)."""
+    return _MD_ESCAPE.sub(r"\1", card)
+
+
+def _plotly() -> Any:
+    try:
+        import plotly.graph_objects as go
+    except ImportError:  # pragma: no cover - plotly ships with the dashboard
+        raise ImportError(
+            "Writing a report needs plotly (a dashboard dependency): pip install plotly"
+        ) from None
+    return go
+
+
+def _num(value: Any, digits: int = 4) -> str:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return "–"
+    return f"{number:.{digits}f}" if math.isfinite(number) else "–"
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> str:
+    """An HTML table; cells are already escaped HTML."""
+    head = "".join(f"<th>{h}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+# -- sections ------------------------------------------------------------------------------------
+
+
+def _data_section(task: dict[str, Any]) -> str:
+    positive = f" (1 = {_e(task['positive_label'])})" if task.get("positive_label") else ""
+    rows = [[_e(g["name"]), f"{g['rows']:,}", _num(g["base_rate"], 3)] for g in task["groups"]]
+    notes = "".join(f"<li>{_e(n)}</li>" for n in task.get("notes") or ())
+    return (
+        "<h2>Data</h2>"
+        f"<p>Table <b>{_e(task['name'])}</b>: {task['rows']:,} rows ({task['train_rows']:,} "
+        f"training, {task['test_rows']:,} test), {task['features']} feature columns, a "
+        f"{_e(task['kind'])} task. Target <code>{_e(task['target'])}</code>{positive}; "
+        f"sensitive {', '.join(f'<code>{_e(s)}</code>' for s in task['sensitive'])}. Base rate "
+        f"overall {_num(task['base_rate'], 3)}. Fingerprint "
+        f"<code>{_e(task['train_fingerprint'][:16])}</code>.</p>"
+        + _table(["group", "rows", "base rate"], rows)
+        + (f"<ul class='muted'>{notes}</ul>" if notes else "")
+    )
+
+
+def _baselines(comparison: Comparison) -> dict[str, Any] | None:
+    for item in [*comparison.outside, *comparison.points]:
+        if item.get("baselines"):
+            return item["baselines"]
+    return None
+
+
+def _plane_figure(comparison: Comparison) -> str:
+    go = _plotly()
+    x, y = comparison.axes
+    fig = go.Figure()
+    by_method: dict[str, list[dict]] = {}
+    for point in comparison.points:
+        by_method.setdefault(point["method"], []).append(point)
+    for i, (method, points) in enumerate(by_method.items()):
+        _add_method(fig, go, method, points, (x, y), _METHOD_COLORS[i % len(_METHOD_COLORS)])
+    baselines = _baselines(comparison)
+    if baselines:
+        for which, symbol in (("constant", "x"), ("unconstrained", "star")):
+            values = baselines[which].get("test", {})
+            fig.add_trace(go.Scatter(
+                x=[values.get(x)], y=[values.get(y)], mode="markers", marker={"symbol": symbol,
+                "size": 13, "color": "#59636e"}, name=plot_text(baselines[f"{which}_label"]),
+            ))  # fmt: skip
+    for outside in comparison.outside:
+        values = outside["metrics"]["test"]
+        fig.add_trace(go.Scatter(
+            x=[values.get(x)], y=[values.get(y)], mode="markers+text",
+            marker={"symbol": "diamond", "size": 15, "color": "#cf222e"},
+            text=[plot_text(outside["name"])], textposition="top center",
+            name=plot_text(f"outside: {outside['name']}"),
+        ))  # fmt: skip
+    fig.update_layout(
+        xaxis_title=plot_text(f"{metrics.metric_label(x)} (test rows)"),
+        yaxis_title=plot_text(f"{metrics.metric_label(y)} (test rows)"),
+        height=520, margin={"l": 60, "r": 20, "t": 30, "b": 50}, template="plotly_white",
+    )  # fmt: skip
+    return _figure_html(fig, "plane")
+
+
+def _add_method(
+    fig: Any, go: Any, method: str, points: list[dict], axes: tuple, color: str
+) -> None:
+    x, y = axes
+    rows = [(p["metrics"]["test"].get(x), p["metrics"]["test"].get(y), p) for p in points]
+    rows = [r for r in rows if r[0] is not None and r[1] is not None]
+    if not rows:
+        return
+    hover = [plot_text(f"{p['point_id']}: {_knob_text(p['knobs'])}") for *_, p in rows]
+    fig.add_trace(go.Scatter(
+        x=[r[0] for r in rows], y=[r[1] for r in rows], mode="markers", hovertext=hover,
+        marker={"color": color, "size": 8, "opacity": 0.6}, name=plot_text(method),
+        legendgroup=method,
+    ))  # fmt: skip
+    front = sorted((r for r in rows if (r[2].get("pareto") or {}).get("test")), key=lambda r: r[0])
+    if front:
+        fig.add_trace(go.Scatter(
+            x=[r[0] for r in front], y=[r[1] for r in front], mode="lines",
+            line={"color": color, "width": 2}, name=plot_text(f"{method} frontier"),
+            legendgroup=method, showlegend=False,
+        ))  # fmt: skip
+
+
+def _knob_text(knobs: dict[str, Any]) -> str:
+    from fairengine.frontier.compare import knob_label
+
+    return knob_label(dict(knobs))
+
+
+def _figure_html(fig: Any, name: str) -> str:
+    body = fig.to_html(full_html=False, include_plotlyjs=False, config=_CONFIG, div_id=name)
+    return f"<div class='plot'>{body}</div>"
+
+
+def _cost_rows(comparison: Comparison, outside: dict[str, Any]) -> Any:
+    from fairengine.audit.core import AuditResult
+    from fairengine.audit.cost import cost_of_fairness
+
+    return cost_of_fairness(AuditResult.from_dict(outside), [comparison.points])
+
+
+def _reading(comparison: Comparison) -> str:
+    """A few plain sentences: each outside model against the reference and its cheapest
+    fairer point, and how many points carry a warning or a failed check."""
+    x, y = comparison.axes
+    xl, yl = metrics.metric_label(x).lower(), metrics.metric_label(y).lower()
+    sentences = []
+    baselines = _baselines(comparison)
+    for outside in comparison.outside:
+        values = outside["metrics"]["test"]
+        sentences.append(
+            f"The outside model “{_e(outside['name'])}” has a {xl} of {_num(values.get(x))} "
+            f"and a {yl} of {_num(values.get(y))} on the test rows."
+        )
+        cost = _cost_rows(comparison, outside)
+        if len(cost):
+            best = cost.iloc[0]
+            sentences.append(
+                f"The cheapest fairer point found is {_e(best['method'])} ({_e(best['knobs'])}): "
+                f"{yl} {_num(best['fairness'])}, with its {xl} changed by "
+                f"{best['error_cost']:+.4f}."
+            )
+        else:
+            sentences.append(f"No point of the compared methods has a better {yl}.")
+    if baselines:
+        ref = baselines["unconstrained"].get("test", {})
+        sentences.append(
+            f"For reference, the {_e(baselines['unconstrained_label'])} fitted on the same rows "
+            f"has a {xl} of {_num(ref.get(x))} and a {yl} of {_num(ref.get(y))}."
+        )
+    flagged = sum(any(c.get("level") != "ok" for c in p.get("checks") or ()) for p in
+                  comparison.points)  # fmt: skip
+    sentences.append(
+        f"{flagged} of {len(comparison.points)} method points carry a warning or a failed "
+        "check (listed below); a point is a claim about these test rows only."
+    )
+    return "<h2>Reading</h2><p>" + " ".join(sentences) + "</p>"
+
+
+def _cost_section(comparison: Comparison) -> str:
+    parts = []
+    for outside in comparison.outside:
+        cost = _cost_rows(comparison, outside)
+        rows = [
+            [_e(r.method), _e(r.point_id), _e(r.knobs), _num(r.fairness), _num(r.performance),
+             _num(r.fairness_gain), f"{r.error_cost:+.4f}", _e(r.checks)]
+            for r in cost.itertuples()
+        ]  # fmt: skip
+        headers = ["method", "point", "knobs", "fairness", "error", "fairer by", "error cost",
+                   "checks"]  # fmt: skip
+        table = _table(headers, rows) if rows else "<p>No compared point is fairer.</p>"
+        parts.append(f"<h3>{_e(outside['name'])}</h3>{table}")
+    if not parts:
+        return ""
+    return "<h2>What would it cost to be fairer?</h2>" + "".join(parts)
+
+
+_GROUP_COLUMNS = ("selection_rate", "accuracy", "tpr", "fpr", "mean_prediction", "mse")
+
+
+def _group_table(records: list[dict[str, Any]] | None) -> str:
+    if not records:
+        return "<p class='muted'>No per-group table for this point.</p>"
+    columns = [c for c in _GROUP_COLUMNS if c in records[0]]
+    rows = []
+    for r in records:
+        cells = [_e(r.get("group")), f"{int(r.get('n') or 0):,}"]
+        for c in columns:
+            low, high = r.get(f"{c}_low"), r.get(f"{c}_high")
+            interval = f" <span class='muted'>[{_num(low, 3)}, {_num(high, 3)}]</span>"
+            cells.append(_num(r.get(c), 3) + (interval if low is not None else ""))
+        rows.append(cells)
+    return _table(["group", "rows", *[_e(c.replace("_", " ")) for c in columns]], rows)
+
+
+def _checks_html(checks: list[dict[str, Any]] | None) -> str:
+    if not checks:
+        return "<p class='muted'>No checks stored.</p>"
+    items = "".join(
+        f"<li><span class='{_e(c['level'])}'>{_e(c['level'].upper())}</span> "
+        f"{_e(c['sentence'])}</li>"
+        for c in checks
+        if c.get("level") in ("ok", "warn", "fail")
+    )
+    return f"<ul>{items}</ul>"
+
+
+def _pins_section(comparison: Comparison) -> str:
+    if not comparison.pins:
+        return ""
+    points = {p["point_id"]: p for p in comparison.points}
+    outside = {o["name"]: o for o in comparison.outside}
+    x, y = comparison.axes
+    columns = []
+    for pin in comparison.pins:
+        item = points.get(pin["id"]) or outside.get(pin["id"]) or {}
+        values = (item.get("metrics") or {}).get("test", {})
+        title = f"{_e(pin['method'])} · {_e(pin['id'])}"
+        knobs = _e(_knob_text(item.get("knobs") or {})) if item.get("knobs") else ""
+        card = _e(_card_text(pin.get("card") or "No card."))
+        columns.append(
+            f"<div class='pin'><h3>{title}</h3><p class='muted'>{knobs}</p>"
+            f"<p>{_e(metrics.metric_label(x))}: <b>{_num(values.get(x))}</b> · "
+            f"{_e(metrics.metric_label(y))}: <b>{_num(values.get(y))}</b></p>"
+            f"{_group_table(pin.get('groups'))}<h4>Checks</h4>{_checks_html(item.get('checks'))}"
+            f"<h4>Card</h4><div class='card'>{card}</div></div>"
+        )
+    return "<h2>Pinned points</h2><div class='pins'>" + "".join(columns) + "</div>"
+
+
+def _curve_section(comparison: Comparison) -> str:
+    go = _plotly()
+    parts = []
+    for i, outside in enumerate(comparison.outside):
+        curve = outside.get("curve")
+        if not curve:
+            continue
+        fig = go.Figure()
+        groups = list(dict.fromkeys(r["group"] for r in curve))
+        for group in groups:
+            rows = [r for r in curve if r["group"] == group]
+            for rate, dash in (("tpr", "solid"), ("fpr", "dot")):
+                fig.add_trace(go.Scatter(
+                    x=[r["threshold"] for r in rows], y=[r.get(rate) for r in rows],
+                    mode="lines", line={"dash": dash}, name=plot_text(f"{group}: {rate.upper()}"),
+                ))  # fmt: skip
+        if outside.get("threshold") is not None:
+            fig.add_vline(x=outside["threshold"], line_dash="dash", line_color="#59636e")
+        fig.update_layout(
+            xaxis_title="threshold (scores at or above it predict 1)",
+            yaxis_title="rate on the test rows",
+            height=380,
+            template="plotly_white",
+            margin={"l": 60, "r": 20, "t": 30, "b": 50},
+        )
+        parts.append(f"<h3>{_e(outside['name'])}</h3>{_figure_html(fig, f'curve{i}')}")
+    return "<h2>Threshold curves per group</h2>" + "".join(parts) if parts else ""
+
+
+def _reproduce_section(comparison: Comparison) -> str:
+    x, y = comparison.axes
+    rows = []
+    for p in comparison.points:
+        test = p["metrics"].get("test", {})
+        levels = {c.get("level") for c in p.get("checks") or ()}
+        worst = next((lv for lv in ("fail", "warn", "ok") if lv in levels), "–")
+        rows.append([
+            _e(p["method"]), _e(p.get("method_version", "")), _e(p["point_id"]),
+            _e(_knob_text(p["knobs"])), _num(test.get(x)), _num(test.get(y)),
+            f"<span class='{_e(worst)}'>{_e(worst)}</span>",
+        ])  # fmt: skip
+    headers = ["method", "version", "point", "knobs", _e(x), _e(y), "checks"]
+    versions = ", ".join(f"{_e(k)} {_e(v)}" for k, v in comparison.versions.items())
+    return (
+        "<h2>Reproduce every point</h2><p>Each point is one run of its method with these knobs "
+        "on the split above (test share and seed as saved), by these versions: "
+        f"{versions}.</p>" + _table(headers, rows)
+    )
+
+
+def build_report(comparison: Comparison, *, title: str = "fairengine comparison") -> str:
+    """The comparison as one self-contained HTML document (see the module doc)."""
+    from plotly.offline import get_plotlyjs
+
+    _plotly()
+    task = comparison.tasks[0]
+    body = "".join([
+        f"<h1>{_e(title)}</h1>",
+        f"<p class='muted'>Made {_e(comparison.created)} · fairengine "
+        f"{_e(comparison.versions.get('fairengine', ''))}</p>",
+        _data_section(task), _reading(comparison),
+        "<h2>The plane</h2><p class='muted'>Every method's test-row points (its frontier as a "
+        "line), the baselines, and the outside models.</p>", _plane_figure(comparison),
+        _cost_section(comparison), _pins_section(comparison), _curve_section(comparison),
+        _reproduce_section(comparison),
+    ])  # fmt: skip
+    return (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        f"<title>{_e(title)}</title><style>{_STYLE}</style>"
+        f"<script type='text/javascript'>{get_plotlyjs()}</script></head>"
+        f"<body>{body}</body></html>"
+    )

@@ -1,0 +1,57 @@
+"""Where fairengine's bundled files are: datasets, demo frontiers, the favicon and the dashboard.
+
+One resolver for both ways of having fairengine:
+
+* an installed wheel carries them as package data in the private folder ``fairengine/_bundle``
+  (``assets/`` and ``dashboard/``, mapped there at build time by ``setup.py``), found with
+  :mod:`importlib.resources`;
+* a clone of the repository has them at its root (``assets/``, ``dashboard/``), next to the
+  ``fairengine/`` package.
+
+``$FAIRENGINE_ASSETS`` overrides the assets folder (datasets and frontiers) in both cases.
+"""
+
+from __future__ import annotations
+
+import os
+from importlib import resources
+from pathlib import Path
+
+#: The package-data folder of an installed fairengine that holds ``assets/`` and ``dashboard/``.
+BUNDLE = "_bundle"
+ASSETS_ENV = "FAIRENGINE_ASSETS"
+
+
+def _package_dir() -> Path:
+    return Path(str(resources.files("fairengine")))
+
+
+def bundle_root(package: Path | None = None) -> Path:
+    """The folder holding ``assets/`` and ``dashboard/``.
+
+    Parameters
+    ----------
+    package : Path, optional
+        The ``fairengine`` package folder (default: the imported one). Its ``_bundle`` folder when
+        that exists (an installed wheel), else its parent (the root of a clone).
+    """
+    package = _package_dir() if package is None else Path(package)
+    installed = package / BUNDLE
+    return installed if installed.is_dir() else package.parent
+
+
+def assets_dir(package: Path | None = None) -> Path:
+    """Folder holding ``datasets/``, ``frontiers/`` and ``favicon.png``: ``$FAIRENGINE_ASSETS``,
+    else the bundled one (:func:`bundle_root`)."""
+    env = os.environ.get(ASSETS_ENV)
+    return Path(env) if env else bundle_root(package) / "assets"
+
+
+def favicon() -> Path:
+    """The dashboard's page icon (always the bundled one: ``$FAIRENGINE_ASSETS`` holds data)."""
+    return bundle_root() / "assets" / "favicon.png"
+
+
+def dashboard_app(package: Path | None = None) -> Path:
+    """The Streamlit script of the dashboard (``dashboard/app.py`` in the bundle root)."""
+    return bundle_root(package) / "dashboard" / "app.py"

@@ -1,0 +1,89 @@
+"""fairlearn's ThresholdOptimizer as a reference method: it keeps its constraint on held-out
+rows, and its model (and model file) needs the sensitive column to predict."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fairengine import metrics
+from fairengine.data import load_dataset
+from fairengine.export import ModelFileError, load_model, model_card, save_model
+from fairengine.methods import get_method, list_methods
+from fairengine.methods.threshold_optimizer import _label_tolerance
+
+
+@pytest.fixture(scope="module")
+def adult():
+    task = load_dataset("adult", sensitive="sex")
+    rows = np.random.default_rng(0).choice(len(task.frame), 8000, replace=False)
+    return task.subset(np.sort(rows)).split(random_state=0)
+
+
+@pytest.mark.parametrize(
+    ("knobs", "metric", "bound"),
+    [
+        ({"constraint": "demographic_parity"}, "dp_diff", 0.0),
+        ({"constraint": "demographic_parity", "tol": 0.1}, "dp_diff", 0.1),
+        ({"constraint": "equalized_odds"}, "eo_diff", 0.0),
+    ],
+)
+def test_constraint_holds_on_held_out_rows(adult, knobs, metric, bound) -> None:
+    train, test = adult
+    result = get_method("threshold_optimizer").run(train, test, **knobs)
+    p = result.model.predict_score(test.frame)
+    measured = metrics.METRICS[metric](test.y, p, test.groups)
+    assert measured == pytest.approx(result.metrics["test"][metric])
+    # the constraint plus two standard errors of the compared rate on the held-out rows
+    assert measured <= bound + 2 * _label_tolerance(test, metric), measured
+    unconstrained = result.baselines.unconstrained["test"][metric]
+    assert measured < unconstrained  # it moved the metric it targets
+    checks = {c.name: c for c in result.checks}
+    assert checks["held_out_constraint"].level == "ok"
+    assert result.metrics["test"]["error"] < result.baselines.constant["test"]["error"]
+
+
+def test_it_needs_the_sensitive_column_to_predict(adult, tmp_path) -> None:
+    from fairengine.export.client import SchemaError, check_columns, input_schema
+
+    train, test = adult
+    result = get_method("threshold_optimizer").run(train, test)
+    assert "sex" in result.model.features
+    with pytest.raises(ValueError, match="sensitive column"):
+        result.model.predict_score(test.X)
+    card = model_card(result, train, test)
+    assert "sensitive attribute at prediction time" in card
+    path = tmp_path / "to.fairmodel"
+    save_model(result.model, path, card=card)
+    loaded = load_model(path)
+    assert np.allclose(loaded.predict_score(test.frame), result.model.predict_score(test.frame))
+    with pytest.raises(SchemaError, match="sex"):
+        check_columns(input_schema(loaded), list(test.X.columns))
+    drawn = loaded.predict(test.frame, random_state=3)
+    assert set(np.unique(drawn)) <= {0, 1}
+    assert abs(drawn.mean() - loaded.predict_score(test.frame).mean()) < 0.03
+
+
+def test_a_rule_outside_its_ranges_is_refused(adult) -> None:
+    """The state schema refuses probabilities outside [0, 1] and unknown operations before a
+    model is built (a forged file with valid checksums meets the same check)."""
+    from fairengine.export.schemas import validate_state
+
+    train, test = adult
+    model = get_method("threshold_optimizer").run(train, test).model
+    state, arrays = model.get_state()
+    validate_state("group_threshold_classifier", state, arrays)
+    for name, value in (("rule_p0", 2.0), ("rule_op1", 0.5), ("rule_t0", np.inf)):
+        forged = {**arrays, name: np.full_like(arrays[name], value)}
+        with pytest.raises(ModelFileError, match=name):
+            validate_state("group_threshold_classifier", state, forged)
+    missing = {k: v for k, v in arrays.items() if k != "rule_p1"}
+    with pytest.raises(ModelFileError, match="rule_p1"):
+        validate_state("group_threshold_classifier", state, missing)
+
+
+def test_registered_beside_the_other_reference_methods() -> None:
+    names = list_methods()
+    assert names.index("fairlearn_eg") < names.index("threshold_optimizer")
+    method = get_method("threshold_optimizer")
+    assert method.seed is None and "sensitive attribute at prediction time" in method.description

@@ -1,0 +1,140 @@
+"""``fairengine audit`` and ``fairengine report`` as a user runs them: each route, the errors in
+words (exit status 2), a saved comparison and its report."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairengine.data import load_dataset
+
+
+@pytest.fixture
+def cli(tmp_path):
+    env = {**os.environ, "FAIRENGINE_CACHE": str(tmp_path / "cache")}
+
+    def run(*args: str, status: int = 0) -> subprocess.CompletedProcess:
+        proc = subprocess.run(
+            [sys.executable, "-m", "fairengine", *map(str, args)],
+            capture_output=True, text=True, env=env, timeout=600,
+        )  # fmt: skip
+        assert proc.returncode == status, proc.stderr
+        return proc
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """A table with an id and a score column, a predictions file, and a skops pipeline."""
+    import skops.io as sio
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    root = tmp_path_factory.mktemp("audit")
+    frame = load_dataset("german_credit").frame.copy()
+    numeric = ["duration_months", "credit_amount", "age", "installment_rate"]
+    model = make_pipeline(StandardScaler(), LogisticRegression()).fit(
+        frame[numeric], frame["credit"]
+    )
+    scores = model.predict_proba(frame[numeric])[:, list(model.classes_).index("good")]
+    ids = [f"L{i}" for i in range(len(frame))]
+    frame.assign(score=scores).to_csv(root / "table.csv", index=False)
+    frame.assign(loan_id=ids).to_csv(root / "with_id.csv", index=False)
+    frame.to_csv(root / "plain.csv", index=False)
+    preds = pd.DataFrame({"loan_id": ids, "p": (scores >= 0.5).astype(int)})
+    preds.iloc[::-1].to_csv(root / "preds.csv", index=False)
+    preds.iloc[5:].to_csv(root / "short.csv", index=False)
+    sio.dump(model, root / "model.skops")
+    return root, scores
+
+
+def _data(root: Path, name: str = "table.csv") -> list[str]:
+    return ["--data", str(root / name), "--target", "credit", "--sensitive", "sex"]
+
+
+def test_each_route_gives_the_same_point(cli, files) -> None:
+    root, _ = files
+    column = json.loads(cli("audit", *_data(root), "--predictions-column", "score",
+                            "--json").stdout)  # fmt: skip
+    keyed = ["--predictions", root / "preds.csv", "--id-column", "loan_id", "--json"]
+    by_id = json.loads(cli("audit", *_data(root, "with_id.csv"), *keyed).stdout)
+    model = json.loads(cli("audit", *_data(root, "plain.csv"), "--model", root / "model.skops",
+                           "--json").stdout)  # fmt: skip
+    assert column["kind"] == model["kind"] == "scores" and by_id["kind"] == "predictions"
+    for result in (by_id, model):
+        assert result["metrics"]["test"] == pytest.approx(column["metrics"]["test"])
+    assert column["task_key"] == by_id["task_key"] == model["task_key"]
+    assert any("'score'" in note for note in column["notes"])
+    assert {c["name"] for c in column["checks"]} >= {"constant_predictions"}
+    assert column["groups"][0]["selection_rate_low"] <= column["groups"][0]["selection_rate"]
+
+
+def test_threshold_and_text_output(cli, files) -> None:
+    root, scores = files
+    text = cli("audit", *_data(root), "--predictions-column", "score", "--threshold", "0.8",
+               "--name", "bank v2").stdout  # fmt: skip
+    assert "bank v2: scores from column 'score', threshold 0.8" in text
+    assert "checks:" in text and "per group" in text and "female" in text
+
+
+@pytest.mark.parametrize(
+    ("table", "args", "words"),
+    [
+        ("table.csv", ["--predictions-column", "score", "--model", "x.skops"], "exactly one of"),
+        ("with_id.csv", ["--predictions", "{root}/preds.csv"], "--id-column"),
+        ("with_id.csv", ["--predictions", "{root}/short.csv", "--id-column", "loan_id"],
+         "have no prediction"),
+        ("plain.csv", ["--predictions", "{root}/preds.csv", "--id-column", "loan_id"],
+         "No id of the predictions file matches"),
+        ("table.csv", ["--predictions-column", "credit"], "is the target"),
+        ("table.csv", ["--predictions-column", "score", "--values", "predictions"],
+         "0/1, true/false"),
+        ("table.csv", ["--model", "{root}/preds.csv"], "never loaded"),
+    ],
+)  # fmt: skip
+def test_errors_are_one_line_with_status_2(cli, files, table, args, words) -> None:
+    root, _ = files
+    args = [a.format(root=root) for a in args]
+    proc = cli("audit", *_data(root, table), *args, status=2)
+    assert words in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_saved_comparison_and_reports(cli, files, tmp_path) -> None:
+    root, _ = files
+    points = tmp_path / "points.json"
+    cli("sweep", "reweighing", *_data(root, "plain.csv"), "--grid", "strength=0,0.5,1",
+        "--out", points)  # fmt: skip
+    saved, page = tmp_path / "cmp.json", tmp_path / "audit.html"
+    out = cli(
+        "audit",
+        *_data(root, "plain.csv"),
+        "--model",
+        root / "model.skops",
+        "--frontier",
+        points,
+        "--save-comparison",
+        saved,
+        "--report",
+        page,
+    ).stdout
+    assert "what it would cost to be fairer" in out  # fmt: skip
+    comparison = json.loads(saved.read_text())
+    assert {p["id"] for p in comparison["pins"]} >= {"outside model"}
+    again = tmp_path / "again.html"
+    cli("report", "--comparison", saved, *_data(root, "plain.csv"), "-o", again)
+    assert "Plotly.newPlot" in again.read_text() and "outside model" in again.read_text()
+    other = cli("report", "--comparison", saved, "--dataset", "german_credit", "--sensitive",
+                "age_group", "-o", tmp_path / "x.html", status=2)  # fmt: skip
+    assert "saved for other data" in other.stderr
+    direct = tmp_path / "direct.html"
+    cli("report", "--frontier", points, *_data(root, "plain.csv"), "-o", direct)
+    assert "reweighing" in direct.read_text() and np.isfinite(len(direct.read_text()))
