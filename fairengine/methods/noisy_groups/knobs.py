@@ -70,7 +70,8 @@ KNOBS = (
     Knob("robust_eval", "margin", choices=ROBUST_EVALS, label="Robust check of the best iterate",
          help="Robust check of the best "
          "iterate: margin (soft: the label-aware worst case and the paper's W with a 95% "
-         "sampling margin; DRO: as paper), the paper's adversary (20 random p̃ for DRO, the "
+         "sampling margin; DRO: the noise-corrected group rates plus one standard error), the "
+         "paper's adversary (20 random p̃ for DRO, the "
          "current W for soft) or the exact worst case (a certificate; keeps only near-trivial "
          "classifiers at γ > α)."),
     Knob("adversary", "paper", choices=ADVERSARIES, label="Training adversary",
@@ -89,8 +90,8 @@ KNOBS = (
          "one-hot feature (the paper does; the model then reads the column noisy_group)."),
     Knob("selection", "auto", choices=SELECTIONS, label="Best-iterate selection data",
          help="Data for the best "
-         "iterate and β: auto (soft assignments: 25% of train held out, the paper code's "
-         "validation selection; the others: train), train (paper's best iterate in-sample) or "
+         "iterate and β: auto (soft assignments and DRO: 25% of train held out, the paper code's "
+         "validation selection; naive: train), train (paper's best iterate in-sample) or "
          "25% of train held out (noisy groups only)."),
     Knob("tuning", "none", choices=TUNINGS, label="Learning-rate tuning (soft)",
          demo_choices=("none",),
