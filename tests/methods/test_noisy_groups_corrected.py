@@ -71,3 +71,34 @@ def test_noise_check_warns_only_when_the_noise_hides_a_group():
     assert noise_check(result(0.04, 0.01)) is None  # within the slack
     assert noise_check(result(0.2, 0.2 / NOISE_COST)) is not None
     assert noise_check(SimpleNamespace(knobs={"slack": 0.05}, artifacts={})) is None
+
+
+def test_status_sentence_carries_the_noise_warning(monkeypatch):
+    """A "feasible" status whose constraints the noisy groups cannot confirm says so: the noise
+    check's sentence is added to the status the page shows (a passing held-out audit alone
+    does not clear it)."""
+    from fairengine.methods.evidence import Check
+    from fairengine.methods.noisy_groups import checks
+
+    ok = Check("held_out_constraint", "ok", "kept", {})
+    monkeypatch.setattr(checks, "held_out_constraint", lambda result, test: ok)
+    monkeypatch.setattr(checks, "few_rows_check", lambda result, test: None)
+
+    def result(se):
+        return SimpleNamespace(
+            knobs={"slack": 0.05},
+            artifacts={
+                "noise_se": {"se": se, "plain": 0.04},
+                "status": "feasible",
+                "status_message": "An iterate met the check (feasible).",
+            },
+        )
+
+    noisy = result(0.3)
+    found = checks.promise(noisy, None, None, None)
+    assert [c.name for c in found] == ["held_out_constraint", "noise_too_strong"]
+    assert noisy.artifacts["status_message"].startswith("An iterate met the check (feasible).")
+    assert "group noise hides some true group" in noisy.artifacts["status_message"]
+    quiet = result(0.04)
+    checks.promise(quiet, None, None, None)
+    assert quiet.artifacts["status_message"] == "An iterate met the check (feasible)."

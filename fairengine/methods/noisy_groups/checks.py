@@ -129,10 +129,14 @@ def selection_check(result: Any) -> Check | None:
 
 def promise(result: Any, train: Task, test: Task, baselines: Baselines | None) -> list[Check]:
     held_out = held_out_constraint(result, test)
-    qualify_status(result.artifacts, "status_message", held_out)
+    noise = noise_check(result)
+    # The status sentence ("feasible") carries the first evidence against it: a broken held-out
+    # constraint, else noise too strong for the selection rows to confirm the constraints.
+    against = next((c for c in (held_out, noise) if c is not None and c.level != "ok"), None)
+    qualify_status(result.artifacts, "status_message", against)
     if held_out is not None:
         result.artifacts["status_held_out"] = held_out.level
-    checks = (held_out, few_rows_check(result, test), noise_check(result), selection_check(result))
+    checks = (held_out, few_rows_check(result, test), noise, selection_check(result))
     return [c for c in checks if c is not None]
 
 
