@@ -58,6 +58,12 @@ def _column_route(task: Task) -> Callable[[], Outside] | None:
     kind = _kind_input("cmp_out_column_kind")
     if column is None:
         return None
+    st.caption(
+        f"The methods on this plane were fitted with {md_text(repr(column))} among their "
+        "features: they may have learned from your model's output. For a clean comparison, "
+        "load the table without that column for the methods, and give your model's values as a "
+        "predictions file."
+    )
     return lambda: from_column(task, column, kind)
 
 
@@ -223,6 +229,29 @@ def cost_table(result: AuditResult, points: Sequence[Any]) -> pd.DataFrame:
     })  # fmt: skip
 
 
+def curve_figure(result: AuditResult) -> go.Figure:
+    """Per group, the true and false positive rates on the test rows at every threshold (the
+    ROC-like curve of the scores), with the chosen threshold marked."""
+    fig = go.Figure()
+    for group, part in result.curve.groupby("group", sort=False):
+        for rate, dash in (("tpr", "solid"), ("fpr", "dot")):
+            fig.add_trace(
+                go.Scatter(
+                    x=part["threshold"], y=part[rate], mode="lines",
+                    name=plot_text(f"{group}: {rate.upper()}"), line={"dash": dash},
+                )
+            )  # fmt: skip
+    if result.threshold is not None:
+        fig.add_vline(x=result.threshold, line={"dash": "dash", "color": "#59636e"})
+    fig.update_layout(
+        title={"text": "True and false positive rate per group at each threshold", "x": 0},
+        xaxis_title="threshold (scores at or above it predict 1)",
+        yaxis_title="rate on the test rows", height=380,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+    )  # fmt: skip
+    return fig
+
+
 def show_outside(result: AuditResult, points: Sequence[Any]) -> None:
     """The outside model's per-group table with intervals, its checks and the cost table."""
     st.subheader(f"Your model: {md_text(result.name)}")
@@ -234,10 +263,13 @@ def show_outside(result: AuditResult, points: Sequence[Any]) -> None:
         f"{metric_label(result.fairness_metric)} {fair:.4f}."
     )
     for note in result.notes:
-        st.caption(md_text(note))
+        if "is not a feature of any method" not in note:  # the page's methods saw the column
+            st.caption(md_text(note))
     show_checks(result.checks)
     st.markdown("**Per group on the test rows (95% bootstrap intervals)**")
     st.dataframe(result.groups, key="cmp_out_groups")
+    if result.curve is not None:
+        st.plotly_chart(curve_figure(result), key="cmp_out_curve")
     st.markdown("**What would it cost to be fairer?**")
     cost = cost_table(result, points)
     if cost.empty:

@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.linear_model import LogisticRegression
-from streamlit.testing.v1 import AppTest
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+from streamlit.testing.v1 import AppTest, app_test
 
 from dashboard.components.state import TASK_KEY
 from fairengine.audit.comparison import load_comparison
@@ -47,6 +48,23 @@ def scored(tmp_path, monkeypatch):
     train, test = task.split()
     sweep("reweighing", train, test, {"strength": [0.0, 0.5, 1.0]}, store=store)
     return task, store
+
+
+class _KeptMedia(MemoryMediaFileStorage):
+    """AppTest's media storage, keeping every file so a test can read a download's bytes."""
+
+    files: dict[str, bytes] = {}
+
+    def load_and_get_id(self, *args, **kwargs) -> str:
+        file_id = super().load_and_get_id(*args, **kwargs)
+        _KeptMedia.files[file_id] = self._files_by_id[file_id].content
+        return file_id
+
+
+def _download(at: AppTest, label: str) -> bytes:
+    """The bytes the download button ``label`` hands the browser."""
+    button = next(b for b in at.get("download_button") if b.proto.label == label)
+    return _KeptMedia.files[Path(button.proto.url).stem]
 
 
 def open_compare(task) -> AppTest:
@@ -112,6 +130,7 @@ def test_column_of_scores_becomes_a_point_with_groups_checks_and_cost(scored) ->
     assert (groups["accuracy_low"] <= groups["accuracy"]).all()
     assert (groups["accuracy"] <= groups["accuracy_high"]).all()
     assert any("check" in (m.value or "").lower() for m in [*at.success, *at.warning, *at.caption])
+    assert any("cmp_out_curve" in (c.proto.id or "") for c in at.get("plotly_chart"))
     x0, y0 = traces[0]["x"][0], traces[0]["y"][0]
     at.slider(key="cmp_out_threshold").set_value(0.9).run()  # few accepted: a new point
     moved = _outside_traces(at)[0]
@@ -209,12 +228,12 @@ def test_model_file_route_and_a_non_model_file(scored) -> None:
 def _report(at: AppTest) -> tuple[str, bytes]:
     at.button(key="cmp_prepare_report").click().run()
     assert not at.exception and not _errors(at)
-    built = at.session_state["cmp_export"]
     assert len(at.get("download_button")) == 4  # model, card, report, comparison
-    return built["html"], built["json"]
+    return _download(at, "Download report").decode(), _download(at, "Download comparison")
 
 
-def test_report_holds_plane_pins_and_escaped_name(scored) -> None:
+def test_report_holds_plane_pins_and_escaped_name(scored, monkeypatch) -> None:
+    monkeypatch.setattr(app_test, "MemoryMediaFileStorage", _KeptMedia)
     task, _ = scored
     at = open_compare(task)
     _add(at, "A column of the table", HOSTILE)
@@ -223,12 +242,14 @@ def test_report_holds_plane_pins_and_escaped_name(scored) -> None:
     html, _ = _report(at)
     assert 'id="plane"' in html or "id='plane'" in html
     assert "&lt;b&gt;prod&lt;/b&gt;" in html and "<b>prod</b>" not in html
+    assert "outside: " in html  # the outside model is a trace of the plane
     selected = at.selectbox(key="w.cmp_point").value
     assert selected in html
     assert "http://" not in html.split("<body>")[1].split("<script")[0]
 
 
-def test_comparison_round_trip_restores_outside_model_and_pins(scored, tmp_path) -> None:
+def test_comparison_round_trip_restores_outside_model_and_pins(scored, monkeypatch) -> None:
+    monkeypatch.setattr(app_test, "MemoryMediaFileStorage", _KeptMedia)
     task, store = scored
     train, test = task.split()
     ids = [p.point_id for p in store.points(task_key(train, test))]
