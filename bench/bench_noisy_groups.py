@@ -628,22 +628,30 @@ def reference_rows(dataset: str, noise: float, seed: int, data_dir: Path) -> tup
 
 
 def side_fit(
-    dataset: str, noise: float, seed: int, data_dir: Path, n_steps: int | None = None, **params
-) -> dict:
-    """fairengine's soft assignments at the Method's defaults (``n_steps`` None: the page's
-    default number of steps) on the authors' rows: fitted on
-    their training rows (75% fitted, 25% held out for the best iterate as the Method's
-    ``selection="auto"`` does; noise model from the fitted rows' (G, Ĝ) pairs), scored on their
-    test rows' true groups."""
+    dataset: str, noise: float, seed: int, data_dir: Path, n_steps: int | None = None,
+    method: str = "soft", **params,
+) -> dict:  # fmt: skip
+    """fairengine's soft assignments or DRO (``method``) at the Method's defaults (``n_steps``
+    None: the page's default number of steps) on the authors' rows: fitted on their training
+    rows (75% fitted, 25% held out for the best iterate as the Method's ``selection="auto"``
+    does; noise model — and DRO's radius, the paper's γ_j = P(Ĝ≠G | G=j) — from the fitted
+    rows' (G, Ĝ) pairs; DRO with the paper code's β = 1 and p̃ updated every 10 steps, as the
+    Method on this many rows), scored on their test rows' true groups."""
     from fairengine.methods.noisy_groups.knobs import KNOBS
+    from fairengine.methods.noisy_groups.method import CODE_BETA, DRO_FULL_ROWS
 
     X, y, groups, noisy, train, _, test = reference_rows(dataset, noise, seed, data_dir)  # noqa: N806
     _, _, constraint, slack = SIDE_DATA[dataset]
     default = {k.name: k.default for k in KNOBS}
     fit_rows, held = held_out_rows(np.sort(train), seed)
     n_steps = default["n_steps"] if n_steps is None else n_steps
+    if method == "dro":
+        m = len(SIDE_DATA[dataset][1])
+        gamma = estimate_noise(groups[fit_rows], noisy[fit_rows], m).gamma_paper
+        every = 1 if len(fit_rows) <= DRO_FULL_ROWS else 10
+        params = {"gamma": gamma, "beta": CODE_BETA["dro"], "adversary_every": every} | params
     clf = RobustFairClassifier(
-        "soft", constraint, slack, n_steps=n_steps, learning_rate=default["learning_rate"],
+        method, constraint, slack, n_steps=n_steps, learning_rate=default["learning_rate"],
         lambda_learning_rate=default["lambda_learning_rate"],
         adversary_learning_rate=default["adversary_learning_rate"], random_state=seed, **params,
     )  # fmt: skip
@@ -661,14 +669,17 @@ def side_fit(
     }
 
 
-def read_side_by_side(path: Path = SIDE_BY_SIDE_CSV) -> dict[tuple[str, float], dict[int, tuple]]:
-    """The authors' side-by-side runs: (dataset, noise) -> {seed: (test error, max true viol)}."""
-    cells: dict[tuple[str, float], dict[int, tuple]] = {}
+def read_side_by_side(
+    path: Path = SIDE_BY_SIDE_CSV,
+) -> dict[tuple[str, str, float], dict[int, tuple]]:
+    """The authors' side-by-side runs: (dataset, method, noise) -> {seed: (test error, max true
+    violation)}."""
+    cells: dict[tuple[str, str, float], dict[int, tuple]] = {}
     if not path.exists():
         return cells
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
-            key = (row["dataset"], round(float(row["noise"]), 2))
+            key = (row["dataset"], row["method"], round(float(row["noise"]), 2))
             cells.setdefault(key, {})[int(row["split"])] = (
                 float(row["test_error"]), float(row["max_true_violation"]),
             )  # fmt: skip
@@ -691,51 +702,77 @@ def side_by_side_data_dir() -> Path:
     return Path(os.environ.get("NG_REFERENCE_DATA", refrun / "code" / "data"))
 
 
-def ng_side_by_side(quick: bool) -> list[dict]:
-    """Soft assignments, the authors' code (CSV) and fairengine (fitted here) on the same rows.
+#: (method, dataset, noise levels) of the side-by-side table: soft assignments on Adult and Credit
+#: (the authors' code at T = 250), DRO on Adult (their code at T = 750, the paper's protocol).
+SIDE_CELLS = (
+    ("soft", "adult", (0.1, 0.3, 0.5)),
+    ("soft", "credit", (0.1, 0.3, 0.5)),
+    ("dro", "adult", (0.1, 0.5)),
+)
 
-    Split seeds 301–310 (quick: 301–302), noise 0.1 / 0.3 / 0.5 (quick: 0.3); the authors' code
-    at T = 250 with its defaults (η_θ = η_W = 0.1), fairengine at the Method's defaults (the
-    page's T = 300, best iterate on 25% of its training rows held out); Adult (3 races, TPR,
-    α = 0.05) and Credit (education, EO, α = 0.03). fairengine's side needs the authors'
-    preprocessed tables (:func:`side_by_side_data_dir`; without them only the authors' numbers
-    are printed). Per cell: mean test error, and the max true-group violation (α included;
-    ≤ 0 = kept) as mean / worst over the seeds. Prints the markdown table."""
+
+def _side_row(method: str, dataset: str, noise: float, seeds, authors, data_dir, fit) -> tuple:
+    """One table line and one result row: the authors' and fairengine's mean test error and
+    max true-group violation (mean / worst over ``seeds``; the authors' over the seeds they
+    reached)."""
+    theirs = authors.get((dataset, method, noise), {})
+    ours = [side_fit(dataset, noise, s, data_dir, method=method) for s in seeds] if fit else []
+    a_err = [theirs[s][0] for s in seeds if s in theirs]
+    a_viol = [theirs[s][1] for s in seeds if s in theirs]
+    o_err, o_viol = [r["error"] for r in ours], [r["viol"] for r in ours]
+    fallbacks = sum(r["status"] == "fallback" for r in ours)
+    line = (
+        f"| {method} | {dataset} | {noise} | {_mean_text(a_err)} ({len(a_err)}) | "
+        f"{_summary(a_viol)} | {_mean_text(o_err)} ({len(ours)}) | {_summary(o_viol)} "
+        f"| {fallbacks} | {seeds[0]}–{seeds[-1]} |"
+    )
+    note = (
+        f"authors' code: error {_mean_text(a_err)}, violation mean / worst {_summary(a_viol)} "
+        f"({len(a_err)} seeds); fairengine: error {_mean_text(o_err)}, {fallbacks} fallback "
+        f"selection(s) ({len(ours)} seeds)"
+    )
+    if not fit:
+        note += f"; fairengine not fitted: no {data_dir}/adult_processed.csv (prep.py)"
+    row = {
+        "what": f"ng_side_by_side {dataset} {method} noise={noise} max true violation",
+        "value": round(float(np.mean(o_viol)), 4) if ours else float("nan"),
+        "unit": "", "note": note,
+    }  # fmt: skip
+    return line, row
+
+
+def ng_side_by_side(quick: bool) -> list[dict]:
+    """Soft assignments and DRO: the authors' code (CSV) and fairengine (fitted here) on the
+    same rows.
+
+    Split seeds 301–310 (quick: 301–302; ``NG_SIDE_SEEDS=a-b`` another range), the cells of
+    :data:`SIDE_CELLS` (quick: noise 0.3 soft, 0.1 DRO); the authors' soft trainer at T = 250
+    with its defaults (η_θ = η_W = 0.1), their DRO trainer at T = 750 (η_θ = η_p̃ = 0.01, β = 1,
+    L1 radius 2γ_j); fairengine at the Method's defaults (the page's T = 300, best iterate on 25%
+    of its training rows held out); Adult (3 races, TPR, α = 0.05) and Credit (education, EO,
+    α = 0.03). fairengine's side needs the authors' preprocessed tables
+    (:func:`side_by_side_data_dir`; without them only the authors' numbers are printed). Per
+    cell: mean test error, and the max true-group violation (α included; ≤ 0 = kept) as mean /
+    worst over the seeds. Prints the markdown table."""
     data_dir = side_by_side_data_dir()
-    have_data = (data_dir / "adult_processed.csv").exists()
+    fit = (data_dir / "adult_processed.csv").exists()
     authors = read_side_by_side()
     seeds = SIDE_SEEDS[:2] if quick else SIDE_SEEDS
+    if os.environ.get("NG_SIDE_SEEDS"):
+        first, last = (int(v) for v in os.environ["NG_SIDE_SEEDS"].split("-"))
+        seeds = tuple(range(first, last + 1))
     rows = []
     lines = [
-        "| data | noise | authors' error | authors' violation mean / worst | fairengine error "
-        "| fairengine violation mean / worst | fallbacks | seeds |",
-        "|---|---|---|---|---|---|---|---|",
+        "| method | data | noise | authors' error | authors' violation mean / worst | "
+        "fairengine error | fairengine violation mean / worst | fallbacks | seeds |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
-    for dataset in SIDE_DATA:
-        for noise in (0.3,) if quick else (0.1, 0.3, 0.5):
-            theirs = authors.get((dataset, noise), {})
-            ours = [side_fit(dataset, noise, seed, data_dir) for seed in seeds] if have_data else []
-            a_err = [theirs[s][0] for s in seeds if s in theirs]
-            a_viol = [theirs[s][1] for s in seeds if s in theirs]
-            o_err = [r["error"] for r in ours]
-            o_viol = [r["viol"] for r in ours]
-            fallbacks = sum(r["status"] == "fallback" for r in ours)
-            lines.append(
-                f"| {dataset} | {noise} | {_mean_text(a_err)} ({len(a_err)}) | "
-                f"{_summary(a_viol)} | {_mean_text(o_err)} ({len(ours)}) | {_summary(o_viol)} "
-                f"| {fallbacks} | {seeds[0]}–{seeds[-1]} |"
-            )
-            note = (
-                f"authors' code: error {_mean_text(a_err)}, violation mean / worst "
-                f"{_summary(a_viol)} ({len(a_err)} seeds); fairengine: error {_mean_text(o_err)}, "
-                f"{fallbacks} fallback selection(s) ({len(ours)} seeds)"
-            )
-            if not have_data:
-                note += f"; fairengine not fitted: no {data_dir}/adult_processed.csv (prep.py)"
-            rows.append({
-                "what": f"ng_side_by_side {dataset} soft noise={noise} max true violation",
-                "value": round(float(np.mean(o_viol)), 4) if ours else float("nan"),
-                "unit": "", "note": note,
-            })  # fmt: skip
+    for method, dataset, noises in SIDE_CELLS:
+        for noise in noises:
+            if quick and noise != (0.3 if method == "soft" else 0.1):
+                continue
+            line, row = _side_row(method, dataset, noise, seeds, authors, data_dir, fit)
+            lines.append(line)
+            rows.append(row)
     print("\n".join(lines))
     return rows

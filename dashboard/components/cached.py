@@ -9,6 +9,7 @@ import streamlit as st
 
 from fairengine.data import DataError, Task, from_frame, read_table
 from fairengine.data.registry import load_frame
+from fairengine.data.roles import RoleGuess, guess_roles
 from fairengine.metrics import group_table
 
 
@@ -31,6 +32,12 @@ def uploaded_frame(data: bytes, file_name: str, encoding: str | None = None) -> 
 def sample_rows(frame: pd.DataFrame, n: int) -> pd.DataFrame:
     """A seeded random sample of ``n`` rows (original order kept)."""
     return frame.sample(n=n, random_state=0).sort_index()
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def role_guess(frame: pd.DataFrame) -> RoleGuess:
+    """The first guess of a new table's roles (:func:`fairengine.data.roles.guess_roles`)."""
+    return guess_roles(frame)
 
 
 @st.cache_data(show_spinner="Checking the roles…", max_entries=32)

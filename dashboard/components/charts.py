@@ -87,6 +87,31 @@ def legend_above(fig: go.Figure, title: str | None = None, *, top: int = 90) -> 
     return fig
 
 
+#: Height of one legend line under a plot (px).
+LEGEND_LINE = 22
+
+
+def legend_below(
+    fig: go.Figure, title: str | None = None, *, entries: int, top: int = 80, height: int = 420
+) -> go.Figure:
+    """Title at the top left and the legend under the plot, one entry per line, in a bottom
+    margin sized for ``entries`` lines: however narrow the column, the legend covers no part
+    of the plot and no entry is cut. ``height`` is kept for the plot and its axes."""
+    if title is not None:
+        fig.update_layout(
+            title={"text": title, "x": 0, "xanchor": "left", "y": 0.98, "yanchor": "top",
+                   "yref": "container"}
+        )  # fmt: skip
+    legend = LEGEND_LINE * entries + 10
+    fig.update_layout(
+        legend={"orientation": "v", "x": 0, "xanchor": "left", "y": 0, "yanchor": "bottom",
+                "yref": "container", "title": {"text": ""}},
+        margin={"t": top, "b": legend + 60},
+        height=height + legend,
+    )  # fmt: skip
+    return fig
+
+
 def _layout(fig: go.Figure, title: str, y_title: str) -> go.Figure:
     fig.update_layout(
         title=title,

@@ -72,7 +72,7 @@ def knob_widget(knob: Knob, *, key: str, value: Any = None, url: bool = False) -
             label,
             options,
             index=options.index(value),
-            format_func=lambda option: str(option).replace("_", " "),  # words, same values
+            format_func=knob.choice_label,  # words, same values
             help=knob.help,
             key=key,
         )

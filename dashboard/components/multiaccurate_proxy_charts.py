@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
-from dashboard.components.charts import legend_above
+from dashboard.components.charts import legend_above, legend_below
 from fairengine.methods.multiaccurate_proxy import PROXIES
 from fairengine.textsafe import plot_text
 
@@ -25,12 +25,12 @@ PROXY_NAMES = {
     "thresholded": "thresholded classifier",
     "constant": "constant mean(z)",
 }
-#: The bars of plot 2 and their labels.
+#: The bars of plot 2 and their labels (short: a legend line in a half-width column).
 QUALITY = {
-    "proxy_accuracy": "accuracy (predicting the group)",
-    "proxy_auc": "AUC (predicting the group)",
-    "multiaccuracy_violation_in_sample": "multiaccuracy violation, in-sample (proxy rows)",
-    "multiaccuracy_violation_held_out": "multiaccuracy violation, held-out (test rows)",
+    "proxy_accuracy": "group accuracy",
+    "proxy_auc": "group AUC",
+    "multiaccuracy_violation_in_sample": "violation, in-sample (proxy rows)",
+    "multiaccuracy_violation_held_out": "violation, held-out (test rows)",
 }
 
 
@@ -74,11 +74,13 @@ def quality_figure(points: pd.DataFrame | None, result_metrics: dict, proxy: str
     long = rows.reset_index(names="proxy").melt(id_vars="proxy", var_name="measure")
     long["measure"] = long["measure"].map(QUALITY)
     long["proxy"] = long["proxy"].map(lambda p: PROXY_NAMES.get(p, p))
-    fig = px.bar(long, x="proxy", y="value", color="measure", barmode="group")
-    fig.update_layout(yaxis_title="", xaxis_title="proxy", height=480)
-    return legend_above(
-        fig, "Accuracy ≠ multiaccuracy<br><sup>predicting the group vs the audited violation "
-        "(test)</sup>", top=150,
+    # bars across, proxies down: their names need no turned, cut tick labels
+    fig = px.bar(long, y="proxy", x="value", color="measure", barmode="group", orientation="h")
+    fig.update_layout(xaxis_title="", yaxis_title="")
+    fig.update_yaxes(autorange="reversed")
+    return legend_below(
+        fig, "Accuracy ≠ multiaccuracy<br><sup>predicting the group (accuracy, AUC) vs the "
+        "audited multiaccuracy violation (test)</sup>", entries=len(QUALITY), height=460,
     )  # fmt: skip
 
 
@@ -121,11 +123,11 @@ def frontier_figure(points: pd.DataFrame | None, result_metrics: dict, proxy: st
             text="Sweep ε to draw every proxy's frontier", showarrow=False,
             xref="paper", yref="paper", x=0.5, y=0.5, font={"color": "#6b7280"},
         )  # fmt: skip
-    fig.update_layout(height=600)
-    return legend_above(  # up to seven entries, one per row in a half-width column
+    return legend_below(  # up to seven entries, one per line under the plot
         fig,
         "Downstream frontiers (test)<br><sup>error vs violation on the TRUE groups</sup>",
-        top=230,
+        entries=len(fig.data),
+        height=460,
     )
 
 

@@ -64,16 +64,26 @@ def rates_figure(rates: pd.DataFrame, constraint: str = "tpr", split: str = "tes
     return _layout(fig, rates_title(constraint, split), "group", y_title)
 
 
+#: What the table says for a bound of 1 or more: a rate gap never exceeds 1.
+VACUOUS = "vacuous (≥ 1): says nothing for this data"
+#: The rates in words.
+RATE_WORDS = {"tpr": "true-positive rate", "fpr": "false-positive rate", "ppr": "selection rate"}
+
+
 def bound_table(bound: pd.DataFrame) -> pd.DataFrame:
     """Theorem 1's bound per (rate, group) as a table (the bound can be far above the observed
-    violations, so it gets no shared bar scale)."""
+    violations, so it gets no shared bar scale). A bound of 1 or more on a rate gap, which is
+    never above 1, is shown as :data:`VACUOUS` rather than as a number."""
     table = bound.rename(columns={
         "rate": "rate", "group": "true group", "true_violation": "true-group violation",
         "noisy_violation": "noisy-group violation", "tv": "TV(p_j, p̂_j)",
         "bound": "Theorem 1 bound",
     })  # fmt: skip
-    table["rate"] = table["rate"].str.upper()
-    return table.round(4)
+    table["rate"] = table["rate"].map(lambda r: RATE_WORDS.get(str(r).lower(), str(r)))
+    table = table.round(4)
+    column = "Theorem 1 bound"
+    table[column] = [VACUOUS if b >= 1 else f"{b:.4f}" for b in bound["bound"].astype(float)]
+    return table
 
 
 def noise_model_table(artifacts: dict, group_names: Sequence[str]) -> pd.DataFrame:

@@ -29,7 +29,7 @@ def guarantee_text(method: str, robust_eval: str, result: RunResult) -> str:
     worst = f"Worst case = the exact maximum over {ball}."
     if method in ("naive", "unconstrained"):
         check = "Selected on the noisy groups only."
-    elif robust_eval == "paper" or (robust_eval == "margin" and method != "soft"):
+    elif robust_eval == "paper":
         check = "Selected as checked against the paper's adversary (not a guarantee)."
     elif robust_eval == "margin":
         used = result.artifacts.get("selection_used", result.knobs.get("selection"))
@@ -37,12 +37,15 @@ def guarantee_text(method: str, robust_eval: str, result: RunResult) -> str:
             f"on {VALIDATION_FRACTION:.0%} of the training rows held out"
             if used == "validation" else "on the training rows"
         )  # fmt: skip
-        check = (
-            "Selected as checked against the label-aware worst case (every assignment "
-            "consistent with the noise model that follows the label and the noisy group, not "
-            f"the decision) and the paper's adversary W with a 95% sampling margin, {rows} — "
-            "not a guarantee."
+        against = (
+            "the label-aware worst case (every assignment consistent with the noise model that "
+            "follows the label and the noisy group, not the decision) and the paper's adversary "
+            "W with a 95% sampling margin"
+            if method == "soft"
+            else "the true-group rates estimated from the noisy groups through the noise model, "
+            "with a margin of one standard error, and the paper's adversary"
         )
+        check = f"Selected as checked against {against}, {rows} — not a guarantee."
     else:
         check = "Selected with the exact worst case on train."
     verdict = (

@@ -82,8 +82,11 @@ the true groups?
 
 - **Knobs.** *α* is the multiaccuracy tolerance of the proxy (smaller = closer to the true
   groups on the audited regions). Its slider spans what the proxy can reach on these rows, as
-  the run computes it: the left end (α = 0, the default) is the lowest violation reached, the
-  right end the least-squares start. *ε* bounds the downstream gap measured through ẑ.
+  the run computes it: the left end (α = 0, the default) is the lowest violation reached while
+  the violation on a quarter of the proxy rows, kept out of the game, also falls (so a smaller α
+  is not bought with noise of the rows it fits); the right end is the least-squares start. With
+  few rows the range can shrink to one value; a check then says so. *ε* bounds the downstream gap
+  measured through ẑ.
 - **Numbers.** *True-group violation* is the downstream classifier's gap on the real groups (what
   matters); *violation through ẑ* is what training could see. Multiaccuracy violations are the
   auditor's findings in-sample and on held-out rows.

@@ -25,10 +25,26 @@ def dataset_names() -> list[str]:
     return [info.name for info in list_datasets()]
 
 
-def init_from_query_params() -> None:
-    """On a session's first run, take dataset and roles from the URL (``?dataset=compas``).
+#: The query parameter and value that mark a link made from an uploaded table.
+UPLOAD_PARAM = ("data", "upload")
 
-    The link's values are the sender's: the warnings quote them through
+
+def upload_link_message(file_name: str | None) -> str:
+    """What a page opened from a link to an upload says (the name escaped for Markdown)."""
+    named = f" ({md_text(file_name)})" if file_name else ""
+    return (
+        f"This link refers to an uploaded table{named}, which is not kept on the server. "
+        "Upload it again to continue."
+    )
+
+
+def init_from_query_params() -> None:
+    """On a session's first run, take the data and roles from the URL (``?dataset=compas``).
+
+    A link made from an upload (``?data=upload&name=arrests.csv&target=…``; older links say
+    ``source=upload&dataset=…``) cannot bring the table back: the session opens on the upload
+    box with that message and no other data, and keeps the link's roles for when the same file
+    is uploaded again. The link's values are the sender's: the warnings quote them through
     :func:`~fairengine.textsafe.md_text`, so a link cannot put a link or an image on the page.
     """
     if st.session_state.get("_initialised"):
@@ -37,15 +53,15 @@ def init_from_query_params() -> None:
     params = st.query_params
     st.session_state["_url"] = {key: params.get(key) for key in params}
     name = params.get("dataset")
-    if params.get("source") == "upload":
-        # A link made from an uploaded table cannot carry the table: say so, open no other data.
+    if params.get(UPLOAD_PARAM[0]) == UPLOAD_PARAM[1] or params.get("source") == "upload":
+        file_name = params.get("name") or name
         st.session_state["sel.source"] = "upload"
-        st.session_state["url_warning"] = (
-            "This link was made from an uploaded table "
-            f"({md_text(name or 'unnamed')}), which is not available in this browser session. "
-            "Upload the same file on the Data page and choose the same roles: its cached "
-            "frontiers then appear again."
-        )
+        st.session_state["url_warning"] = upload_link_message(file_name)
+        st.session_state["upload.link"] = {
+            "name": file_name,
+            "target": params.get("target"),
+            "sensitive": params.get_all("sensitive"),
+        }
     elif name in dataset_names():
         st.session_state["sel.source"] = "bundled"
         st.session_state["sel.dataset"] = name
@@ -61,15 +77,49 @@ def init_from_query_params() -> None:
         st.session_state["sel.sensitive"] = params.get_all("sensitive")
 
 
-def task_params(task: Task) -> dict[str, Any]:
-    """Query parameters that reopen ``task``: a bundled dataset with its roles, or, for an
-    uploaded table (which a link cannot carry), ``source=upload`` so the page opened from the link
-    says the table is missing and offers to upload it again."""
-    from fairengine.data.registry import DATASETS
+def roles_from_link(file_name: str) -> None:
+    """After an upload of ``file_name``: if the session was opened from a link to an upload of
+    that name, select the link's roles (the page checks them against the table's columns)."""
+    link = st.session_state.get("upload.link") or {}
+    if link.get("name") == file_name:
+        if link.get("target"):
+            st.session_state["sel.target"] = link["target"]
+        if link.get("sensitive"):
+            st.session_state["sel.sensitive"] = list(link["sensitive"])
 
-    if task.name in DATASETS and st.session_state.get("sel.source", "bundled") != "upload":
-        return {"dataset": task.name, "target": task.target, "sensitive": list(task.sensitive)}
-    return {"source": "upload", "dataset": task.name}
+
+def data_params(
+    *,
+    dataset: str | None = None,
+    target: str | None = None,
+    sensitive: list[str] | tuple[str, ...] = (),
+) -> dict[str, Any]:
+    """Query parameters that describe the data on screen: a bundled dataset
+    (``dataset=…``) or an uploaded table (``data=upload&name=<file name>``, which a link cannot
+    carry: the page opened from it says so), with the roles chosen so far. Until the file of a
+    link to an upload is given again, the link's own name and roles stay."""
+    params: dict[str, Any] = {}
+    if selection("source", "bundled") == "upload":
+        params[UPLOAD_PARAM[0]] = UPLOAD_PARAM[1]
+        if "upload.name" not in st.session_state:  # still waiting for the link's file
+            link = st.session_state.get("upload.link") or {}
+            name, target, sensitive = link.get("name"), link.get("target"), link.get("sensitive")
+        else:
+            name = st.session_state["upload.name"]
+        if name:
+            params["name"] = name
+    else:
+        params["dataset"] = dataset or selection("dataset", DEFAULT_DATASET)
+    if target:
+        params["target"] = target
+    if sensitive:
+        params["sensitive"] = list(sensitive)
+    return params
+
+
+def task_params(task: Task) -> dict[str, Any]:
+    """Query parameters that reopen ``task`` (:func:`data_params` with its roles)."""
+    return data_params(dataset=task.name, target=task.target, sensitive=task.sensitive)
 
 
 def url_param(name: str, default: Any = None) -> Any:

@@ -210,6 +210,13 @@ with c2:
     st.plotly_chart(shared(bf.proportions_figure, rkey, result), key="bf_proportions")
 
 st.subheader("Proxy leaves")
+st.caption(
+    "Each leaf's rule is the path of splits that leads to it. A split is named by the feature "
+    "that weighs most in it and its threshold in the table's units; ≈ marks a split that also "
+    "weighs other features (its share of the weight is given) or mixes thresholds, where the "
+    "threshold holds with the other features at their means. Training rows (expected): the "
+    "leaf's share of each training row summed, rounded to whole rows."
+)
 static_table(art["leaves"], index=False)
 
 seed = int(knobs["random_state"])

@@ -29,9 +29,9 @@ from dashboard.components.state import (
     require_task,
     seed_widget,
     stop_page,
+    task_params,
     url_param,
 )
-from fairengine.data.registry import DATASETS
 from fairengine.export import model_bytes, model_card, read_manifest, result_metadata
 from fairengine.frontier import task_key
 from fairengine.frontier.compare import (
@@ -78,7 +78,7 @@ def _axis_label(name: str) -> str:
     return f"{metric_label(name)} ({metric_info(name).direction})"
 
 
-c1, c2, c3, c4 = st.columns([2, 2, 1, 3])
+c1, c2, c3 = st.columns([2, 2, 1])
 x_default = default_x if default_x in available else plane_x
 y_default = default_y if default_y in available else plane_y
 x = c1.selectbox(
@@ -101,7 +101,7 @@ if new_methods := [m for m in methods if m not in offered]:
         chosen = [m for m in current if m in methods] + new_methods
         st.session_state["w.cmp_methods"] = st.session_state["sel.cmp_methods"] = chosen
 st.session_state["cmp_offered"] = methods
-shown = c4.multiselect(
+shown = st.multiselect(  # full width: every method's whole title shows in its chip
     "Methods",
     methods,
     format_func=titles.get,
@@ -202,12 +202,9 @@ st.plotly_chart(
     on_select="rerun",
     selection_mode="points",
 )
-view_params = {"dataset": task.name, "x": x, "y": y, "split": split, "point": selected}
+# the data (a bundled dataset, or an upload that the page opened from the link asks for again)
+view_params = {**task_params(task), "x": x, "y": y, "split": split, "point": selected}
 view_params["method"] = view.loc[view["point_id"] == selected, "method"].iloc[0]
-if task.name in DATASETS:
-    view_params.update(target=task.target, sensitive=list(task.sensitive))
-else:  # a link to an upload cannot carry the table: the page that opens it says so
-    view_params["source"] = "upload"
 st.query_params.from_dict(view_params)
 
 point = next(p for p in points if p.point_id == selected)

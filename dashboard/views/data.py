@@ -15,20 +15,21 @@ from dashboard.components.charts import group_rates_figure, group_sizes_figure
 from dashboard.components.deploy import limits
 from dashboard.components.state import (
     DEFAULT_DATASET,
+    data_params,
     keep,
     reset_selections,
+    roles_from_link,
     seed_widget,
     set_task,
     stop_page,
-    task_params,
 )
 from fairengine.data import DataError
 from fairengine.data.io import MAX_FILE_BYTES
 from fairengine.data.registry import DATASETS, default_features
+from fairengine.data.roles import RoleGuess
 from fairengine.data.validate import MIN_GROUP_SIZE, resolve_positive_label
 from fairengine.textsafe import md_text
 
-_SENSITIVE_HINTS = ("sex", "gender", "race", "ethnicity", "age_group", "religion", "nationality")
 _ROLE_KEYS = (
     "target", "sensitive", "all_features", "features", "kind", "positive_label", "positive_values",
 )  # fmt: skip
@@ -114,6 +115,7 @@ else:
         st.session_state["upload.bytes"] = upload.getvalue()
         st.session_state.pop("upload.encoding", None)
         _on_new_data()
+        roles_from_link(upload.name)  # a link to this upload named its roles
     if "upload.bytes" in st.session_state:
         name = st.session_state["upload.name"].rsplit(".", 1)[0] or "uploaded"
         encoding = st.session_state.get("upload.encoding", "auto")
@@ -141,6 +143,7 @@ else:
 
 if frame is None:
     set_task(None)
+    st.query_params.from_dict(data_params())  # the address names the upload, never Adult
     stop_page()
 
 columns = [str(c) for c in frame.columns]
@@ -153,23 +156,19 @@ if len(frame) > max_rows:
     frame = cached.sample_rows(frame, max_rows)
 
 
-def _guess_sensitive(target: str) -> list[str]:
-    if info is not None:
-        return [c for c in info.sensitive if c != target]
-    hinted = [c for c in columns if c.lower() in _SENSITIVE_HINTS and c != target]
-    if hinted:
-        return hinted[:1]
-    few = [c for c in columns if c != target and 2 <= frame[c].nunique() <= 10]
-    return few[:1]
-
-
+# A bundled dataset opens on its documented roles; a new table on the engine's guess
+# (fairengine/data/roles.py), said in one line while the roles are the guessed ones.
+guess = (
+    RoleGuess(info.target, tuple(info.sensitive)) if info is not None else cached.role_guess(frame)
+)
+guess_line = st.empty()
 left, right = st.columns(2)
 with left:
-    default_target = info.target if info is not None else columns[-1]
     target = st.selectbox(
         "Target (what to predict)",
         columns,
-        key=seed_widget("target", default_target, columns),
+        key=seed_widget("target", guess.target, columns),
+        placeholder="Choose the column to predict",
     )
     keep("target")
 with right:
@@ -177,10 +176,18 @@ with right:
     sensitive = st.multiselect(
         "Sensitive attribute(s)",
         others,
-        key=seed_widget("sensitive", _guess_sensitive(target), others),
+        key=seed_widget("sensitive", [c for c in guess.sensitive if c != target], others),
         help="Several columns define intersectional groups (e.g. sex & race).",
+        placeholder="Choose the column(s) that define the groups",
     )
     keep("sensitive")
+st.query_params.from_dict(data_params(target=target, sensitive=sensitive))
+if info is None and target == guess.target and tuple(sensitive) == guess.sensitive:
+    guess_line.info(guess.sentence(lambda column: md_text(repr(column))))
+if target is None:
+    set_task(None)
+    st.info("Choose the target, the column to predict, to continue.")
+    stop_page()
 
 kind_options = ["auto", "classification", "regression"]
 with st.expander("More roles: task kind, positive label, features, missing values"):
@@ -252,7 +259,7 @@ with st.expander("More roles: task kind, positive label, features, missing value
 
 if not sensitive:
     set_task(None)
-    st.error("Choose at least one sensitive attribute.")
+    st.info("Choose at least one sensitive attribute, the column(s) that define the groups.")
     stop_page()
 if features is None and info is not None:
     features = list(default_features(info, frame, target, sensitive))
@@ -275,9 +282,6 @@ except DataError as exc:
     stop_page()
 
 set_task(task)
-# A reload of this address reopens the bundled task, or (an upload cannot travel in a link) says
-# that the uploaded table is gone and offers to upload it again.
-st.query_params.from_dict(task_params(task))
 
 for note in task.notes:
     st.info(md_text(note))

@@ -57,10 +57,16 @@ alpha = knob_widget(
     alpha_knob, key=f"w.map.alpha.{alpha_knob.low:g}-{alpha_knob.high:g}", url=known is None
 )
 knobs["alpha"] = 0.0 if known and alpha <= alpha_knob.low else alpha
-if known:
+if known and known[1] > known[0]:
     st.caption(
         f"α acts between {alpha_knob.low:.3f} (the lowest the linear proxy reaches on these "
-        f"rows, computed by the run) and {alpha_knob.high:.3f} (the least-squares start)."
+        "rows while its violation on the proxy rows kept out of the game also falls, computed "
+        f"by the run) and {alpha_knob.high:.3f} (the least-squares start)."
+    )
+elif known:
+    st.caption(
+        f"On these rows α has a single value, {known[0]:.3f}: no round of the game lowered the "
+        "violation on the proxy rows kept out of it, so the least-squares start is served."
     )
 knobs = METHOD.validate_knobs(knobs)
 share_knobs(METHOD, knobs, task)

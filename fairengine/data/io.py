@@ -357,7 +357,9 @@ def _read_csv(raw: bytes, label: str, encoding: str | None, notes: list[str]) ->
         )
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
         raise DataError(
-            f"{label} cannot be parsed as CSV (delimiter {delimiter!r}): {exc}"
+            f"{label} cannot be parsed as CSV with the delimiter {delimiter!r}: "
+            f"{_parser_reason(exc)}. Check the file's quotes and delimiters, or save it again "
+            "from a spreadsheet as CSV."
         ) from exc
     frame.columns = [str(c).strip() for c in frame.columns]
     if len(frame) > MAX_READ_ROWS:
@@ -368,6 +370,18 @@ def _read_csv(raw: bytes, label: str, encoding: str | None, notes: list[str]) ->
     if delimiter != ",":
         _decimal_commas(frame, notes)
     return frame
+
+
+def _parser_reason(exc: Exception) -> str:
+    """The CSV reader's complaint in words (its own text names its internals)."""
+    text = str(exc)
+    if match := re.search(r"EOF inside string starting at row (\d+)", text):
+        return f"a quoted value that starts in row {match.group(1)} is never closed"
+    if match := re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", text):
+        expected, line, saw = match.groups()
+        return f"line {line} has {saw} fields where {expected} were expected"
+    reason = re.sub(r"^Error tokenizing data\.\s*(C error:\s*)?", "", text).strip().rstrip(".")
+    return reason or "the reader stopped"
 
 
 def _lines(data: bytes) -> IO[str]:

@@ -183,9 +183,11 @@ def _plain_values(column: pd.Series, name: str, notes: list[str]) -> pd.Series:
             "shown as \\xNN escapes)."
         )
         return column.map(
-            lambda v: bytes(v).decode("utf-8", "backslashreplace")
-            if isinstance(v, bytes | bytearray)
-            else v
+            lambda v: (
+                bytes(v).decode("utf-8", "backslashreplace")
+                if isinstance(v, bytes | bytearray)
+                else v
+            )
         )
     return column
 
@@ -238,8 +240,9 @@ def _handle_missing(
     if not drop:
         raise DataError(
             f"Missing values in the target/sensitive column(s) {listed}: {rows} row(s) in all. "
-            "Drop those rows (the 'drop rows with missing values' option, drop_missing=True) "
-            "or fill them in."
+            "Drop those rows (the option to drop rows with a missing target or sensitive value) "
+            "or fill them in.",
+            api_hint="from_frame(..., drop_missing=True); --drop-missing on the command line",
         )
     notes.append(f"Dropped {rows} row(s) with a missing value in {listed}.")
     kept = frame.loc[~missing.any(axis=1)]
@@ -290,9 +293,7 @@ def _check_sensitive(frame: pd.DataFrame, sens: tuple[str, ...]) -> None:
             )
 
 
-def infer_kind(
-    column: pd.Series, name: str, kind: str | None, *, one_vs_rest: bool = False
-) -> str:
+def infer_kind(column: pd.Series, name: str, kind: str | None, *, one_vs_rest: bool = False) -> str:
     """Infer or check the task kind from the target column.
 
     With ``one_vs_rest`` (positive values chosen among several classes) a target with more than
@@ -316,13 +317,13 @@ def infer_kind(
             kind = "classification"
     if kind == "classification":
         if n_unique > 2 and not one_vs_rest:
-            examples = _list(map(str, sorted(values.astype(str).unique())[:6]))
-            hint = ", set the kind to regression" if numeric else ""
+            listed = values_in_words(values.astype(str).unique())
+            hint = ", set the task kind to regression" if numeric else ""
             raise DataError(
-                f"The classification target {name!r} has {n_unique} classes ({examples}); "
-                "fairengine needs a binary target. Choose which values count as positive "
-                "(one-vs-rest: 'treat these values as positive' on the Data page, "
-                f"positive_label=[...] in from_frame){hint}, or choose a two-valued column."
+                f"The target {name!r} has {listed}; the methods need a target with two "
+                "values. Choose which values count as positive (one-vs-rest: the others count "
+                f"as negative){hint}, or choose a column with two values as the target.",
+                api_hint="from_frame(..., positive_label=[values counted as positive])",
             )
         return kind
     if kind == "regression":
@@ -373,6 +374,22 @@ def resolve_positive_label(column: pd.Series, name: str, positive_label: object)
             return value
     counts = column.value_counts()
     return counts.index[-1] if counts.iloc[0] != counts.iloc[-1] else sorted(values, key=str)[-1]
+
+
+def values_in_words(values: Sequence[object], shown: int = 6) -> str:
+    """``"7 values: 0, 1, 2, 3, 4, 5, …"``: the count, then every value (sorted, numbers in
+    numeric order) or the first ``shown`` and an ellipsis, so the list never contradicts the
+    count."""
+    distinct = sorted({str(v) for v in values}, key=_natural_key)
+    listed = ", ".join(distinct[:shown]) + (", …" if len(distinct) > shown else "")
+    return f"{len(distinct)} values: {listed}"
+
+
+def _natural_key(text: str) -> tuple[int, float, str]:
+    try:
+        return (0, float(text), text)
+    except ValueError:
+        return (1, 0.0, text)
 
 
 def _all_integer(values: pd.Series) -> bool:

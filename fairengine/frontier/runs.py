@@ -17,18 +17,29 @@ error, and nothing in it is ever run. Entries are keyed like frontier points (ta
 and version, knobs, engine version), plus optional ``extra`` settings that are not knobs (e.g.
 balanced filtering's custom target).
 
+The same store keeps the unconstrained baseline fit of each (train, test, learner) under
+``<root>/runs/<task_key[:20]>/@unconstrained/`` (:meth:`RunStore.get_fit`): the predictions as
+two ``.npy`` arrays in a run file, keyed by the rows, the learner and the engine version. Every
+dashboard job runs in a fresh process; :func:`compute_and_store` lets the run read and keep that
+fit there (:func:`fairengine.methods.evidence.stored_fits`), so it is fitted once per task and
+learner instead of once per job. Tables a method computes from the rows alone (max-entropy's raw
+and reweighing rows) are kept the same way under ``@tables/``.
+
 A root that another user could write (:mod:`fairengine.frontier.trust`) is neither read nor
 written: the store adds a sentence to :attr:`RunStore.notices` and works without it.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from fairengine.data import Task
 from fairengine.export import safe
@@ -37,6 +48,7 @@ from fairengine.frontier.runcodec import decode_run, encode_run
 from fairengine.frontier.store import _is_regular, _read_regular
 from fairengine.frontier.trust import make_dirs, path_problem, root_problem, untrusted_notice
 from fairengine.methods.base import RunResult
+from fairengine.methods.evidence import stored_fits
 
 __all__ = ["RUNS_DIR", "SUFFIX", "RunStore", "compute_and_store", "method_run", "run_key"]
 
@@ -44,6 +56,12 @@ logger = logging.getLogger("fairengine.frontier")
 
 RUNS_DIR = "runs"
 SUFFIX = ".fairrun"
+#: The store's name for unconstrained-baseline fits (``runs/<task>/@unconstrained/``): not a
+#: method name, so no run is ever stored under it.
+FITS_METHOD = "@unconstrained"
+#: The same for tables of a run that depend on the rows but not on the knobs (``@tables``).
+TABLES_METHOD = "@tables"
+SPLITS = ("train", "test")
 #: The suffix of the gzip-pickled runs older engines wrote: never read, removed when replaced.
 LEGACY_SUFFIX = ".run.gz"
 
@@ -146,6 +164,49 @@ class RunStore:
         path.with_name(f"{key[:32]}{LEGACY_SUFFIX}").unlink(missing_ok=True)
         return path
 
+    def get_fit(self, train: Task, test: Task, key: tuple) -> tuple[np.ndarray, np.ndarray] | None:
+        """The stored (train, test) predictions of the unconstrained learner ``key`` on these
+        rows, or None if absent, unreadable or not of these rows (never raises for those)."""
+        tkey = task_key(train, test)
+        stored = self.get(tkey, FITS_METHOD, _key_knobs(key))
+        if stored is None or stored.method != FITS_METHOD:
+            return None
+        value = _fit_arrays(stored.artifacts, len(train.y), len(test.y))
+        if value is None:
+            logger.warning("Skipping a stored unconstrained fit that does not match its rows.")
+        return value
+
+    def put_fit(
+        self, train: Task, test: Task, key: tuple, value: tuple[np.ndarray, np.ndarray]
+    ) -> None:
+        """Keep the unconstrained learner's predictions (a store that cannot be written is
+        logged, never an error: the fit is only not reused)."""
+        knobs = _key_knobs(key)
+        arrays = {name: np.asarray(v, dtype=float) for name, v in zip(SPLITS, value, strict=True)}
+        entry = RunResult(FITS_METHOD, knobs, {}, None, arrays)
+        try:
+            self.put(task_key(train, test), entry, knobs)
+        except (OSError, TypeError, ValueError) as exc:
+            logger.warning("Could not store the unconstrained fit: %s", exc)
+
+    def get_table(self, train: Task, test: Task, key: tuple) -> dict | None:
+        """A stored table of these rows under ``key`` (:func:`~fairengine.methods.evidence.
+        stored_table`), or None if absent, unreadable or not trusted."""
+        stored = self.get(task_key(train, test), TABLES_METHOD, _key_knobs(key))
+        if stored is None or stored.method != TABLES_METHOD:
+            return None
+        value = stored.artifacts.get("value")
+        return value if isinstance(value, dict) else None
+
+    def put_table(self, train: Task, test: Task, key: tuple, value: dict) -> None:
+        """Keep a table of these rows under ``key`` (failures are logged, never raised)."""
+        knobs = _key_knobs(key)
+        entry = RunResult(TABLES_METHOD, knobs, {}, None, {"value": value})
+        try:
+            self.put(task_key(train, test), entry, knobs)
+        except (OSError, TypeError, ValueError) as exc:
+            logger.warning("Could not store a table of the run: %s", exc)
+
     def size(self) -> int:
         """Total bytes of the runs in the writable root."""
         base = self.root / RUNS_DIR
@@ -160,6 +221,26 @@ class RunStore:
             logger.warning("%s", text)
             self.notices.append(text)
         return False
+
+
+def _key_knobs(key: tuple) -> dict[str, str]:
+    """A learner's or table's key as the one setting of its entry (floats by repr: 1 and 1.0
+    of a float knob agree, 0.1 and 0.1000000000000001 differ)."""
+    parts = [repr(float(v)) if isinstance(v, float) else v for v in key]
+    return {"key": json.dumps(parts, default=str)}
+
+
+def _fit_arrays(
+    artifacts: Mapping[str, Any], n_train: int, n_test: int
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The stored predictions when they are finite float vectors of the rows' lengths."""
+    value = tuple(artifacts.get(name) for name in SPLITS)
+    for array, n in zip(value, (n_train, n_test), strict=True):
+        if not isinstance(array, np.ndarray) or array.dtype != np.float64 or array.shape != (n,):
+            return None
+        if not np.all(np.isfinite(array)):
+            return None
+    return value  # type: ignore[return-value]
 
 
 def method_run(method: str, train: Task, test: Task, /, **knobs: Any) -> RunResult:
@@ -190,10 +271,11 @@ def compute_and_store(
     from fairengine.methods import get_method
 
     knobs = get_method(method).validate_knobs(dict(knobs))  # keyed by every knob's value
-    if function is None:
-        result = method_run(method, train, test, **knobs)
-    else:
-        result = function(train, test, **dict(knobs), **dict(extra or {}))
+    with stored_fits(store):  # the unconstrained baseline is fitted once per rows and learner
+        if function is None:
+            result = method_run(method, train, test, **knobs)
+        else:
+            result = function(train, test, **dict(knobs), **dict(extra or {}))
     if store is not None:
         try:
             store.put(task_key(train, test), result, knobs, extra)

@@ -13,6 +13,7 @@ from fairengine.frontier.backends import run_points
 from fairengine.frontier.result import Frontier, PointRecord
 from fairengine.frontier.store import FrontierStore, point_key, task_key
 from fairengine.methods.base import Method, RunResult
+from fairengine.methods.evidence import stored_fits
 from fairengine.methods.registry import get_method
 
 if TYPE_CHECKING:  # the Task's pandas loads with the data
@@ -155,22 +156,25 @@ def sweep(
     computed = run_points(
         method, train, test, todo, n_jobs=n_jobs, backend=backend, scheduler=scheduler
     )
-    for index, result in computed:
-        key = keys[index]
-        if result.method != method.name:  # the store files it under the method's name
-            result = dataclasses.replace(result, method=method.name)
-        record = PointRecord(
-            point_id=key[:12],
-            knobs=keyed[key],
-            metrics=result.metrics,
-            cached=False,
-            elapsed=float(result.elapsed),
-            result=result,
-        )
-        if store is not None:
-            record.path = _store_result(store, tkey, result, keyed[key], train, test)
-        records[index] = record
-        report(record)
+    # points computed here (serially) read and keep the unconstrained baseline fit beside the
+    # store, so a sweep in a fresh process fits it once per task and learner, not once per job
+    with stored_fits(_fit_store(store)):
+        for index, result in computed:
+            key = keys[index]
+            if result.method != method.name:  # the store files it under the method's name
+                result = dataclasses.replace(result, method=method.name)
+            record = PointRecord(
+                point_id=key[:12],
+                knobs=keyed[key],
+                metrics=result.metrics,
+                cached=False,
+                elapsed=float(result.elapsed),
+                result=result,
+            )
+            if store is not None:
+                record.path = _store_result(store, tkey, result, keyed[key], train, test)
+            records[index] = record
+            report(record)
 
     return Frontier.from_records(
         method.name,
@@ -208,6 +212,15 @@ def _keyed_settings(
         knobs = method.validate_knobs(combo)
         keyed.setdefault(point_key(tkey, method.name, knobs), knobs)
     return keyed
+
+
+def _fit_store(store: FrontierStore | None) -> Any:
+    """The run store beside ``store`` (its ``runs/`` folder), or None without a store."""
+    if store is None:
+        return None
+    from fairengine.frontier.runs import RunStore
+
+    return RunStore(store.root, read_only=store.read_only)
 
 
 def _store_result(

@@ -20,6 +20,24 @@ class KnobError(ValueError):
     """A knob value outside its declared range, of the wrong type, or an unknown knob."""
 
 
+def with_choice_labels(
+    knobs: tuple[Knob, ...], words: Mapping[str, Mapping[Any, str]]
+) -> tuple[Knob, ...]:
+    """``knobs`` with the words for their choices (``{knob name: {choice: words}}``); every
+    named knob must exist and every worded value must be one of its choices."""
+    from dataclasses import replace
+
+    by_name = {knob.name: knob for knob in knobs}
+    for name, labels in words.items():
+        choices = set(by_name[name].choices or ())
+        if not set(labels) <= choices:
+            raise ValueError(f"Words for unknown choices of {name!r}: {set(labels) - choices}")
+    return tuple(
+        replace(knob, choice_labels=tuple(words[knob.name].items())) if knob.name in words else knob
+        for knob in knobs
+    )
+
+
 @dataclass(frozen=True)
 class Knob:
     """One tunable parameter of a method, declared once for validation and for sliders.
@@ -49,6 +67,9 @@ class Knob:
         does: rounds, iterations, rows, samples, grid sizes); None = :attr:`high`.
     demo_choices : tuple, optional
         The choices a shared hosted demo offers (e.g. without a 6× slower protocol); None = all.
+    choice_labels : tuple of (choice, words) pairs
+        Words for people for a choice knob's values ("held-out margin check" for ``margin``);
+        shown on widgets (see :meth:`choice_label`), the value itself stays the API's.
     """
 
     name: str
@@ -63,6 +84,15 @@ class Knob:
     label: str = ""
     demo_high: float | None = None
     demo_choices: tuple[Any, ...] | None = None
+    choice_labels: tuple[tuple[Any, str], ...] = ()
+
+    def choice_label(self, value: Any) -> str:
+        """A choice's words for people: its declared label, else the value with underscores
+        as spaces."""
+        for choice, words in self.choice_labels:
+            if str(choice) == str(value):
+                return words
+        return str(value).replace("_", " ")
 
     @property
     def display_label(self) -> str:

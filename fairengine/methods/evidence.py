@@ -17,7 +17,9 @@ user needs to judge that result, computed the same way for every method:
 :func:`attach_evidence` computes both from ``(result, train, test)`` and is idempotent: it
 replaces what was there. :meth:`Method.run <fairengine.methods.base.Method.run>` calls it after
 the shared evaluation; a page or the CLI can call it on a stored run that lacks it. The
-unconstrained fit is cached in-process per (train, test, learner), so a sweep fits it once.
+unconstrained fit is cached in-process per (train, test, learner), so a sweep fits it once, and,
+inside :func:`stored_fits`, in a store on disk (the run store), so a fresh process does not
+refit it either.
 
 Tolerances are sampling tolerances on the test rows (a binomial standard error for error rates,
 0.5/√n of the smallest group for a rate gap), so a check does not fire on noise alone.
@@ -27,9 +29,11 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -168,15 +172,69 @@ _FITS: OrderedDict[tuple, tuple[np.ndarray, np.ndarray]] = OrderedDict()
 _FITS_SIZE = 16
 
 
+class FitStore(Protocol):
+    """Where unconstrained fits outlive the process (the run store's ``fits`` entries)."""
+
+    def get_fit(
+        self, train: Task, test: Task, key: tuple
+    ) -> tuple[np.ndarray, np.ndarray] | None: ...
+
+    def put_fit(
+        self, train: Task, test: Task, key: tuple, value: tuple[np.ndarray, np.ndarray]
+    ) -> None: ...
+
+    def get_table(self, train: Task, test: Task, key: tuple) -> dict | None: ...
+
+    def put_table(self, train: Task, test: Task, key: tuple, value: dict) -> None: ...
+
+
+_FIT_STORE: ContextVar[FitStore | None] = ContextVar("fairengine_fit_store", default=None)
+
+
+@contextmanager
+def stored_fits(store: FitStore | None) -> Iterator[None]:
+    """Within the block, unconstrained fits are also read from and kept in ``store``: a fit in
+    a fresh process (a dashboard job) reuses the one an earlier process stored for the same
+    rows and learner instead of refitting it. ``None`` leaves things as they are."""
+    token = _FIT_STORE.set(store)
+    try:
+        yield
+    finally:
+        _FIT_STORE.reset(token)
+
+
+def stored_table(
+    train: Task, test: Task, key: tuple, compute: Callable[[], dict], valid: Callable[[Any], bool]
+) -> dict:
+    """``compute()``: a table of a run that depends on the rows and on ``key`` only (never on
+    the knob being moved), read from the :func:`stored_fits` store when it holds an entry of
+    these rows and ``key`` that ``valid`` accepts, else computed and kept there."""
+    store = _FIT_STORE.get()
+    if store is not None:
+        value = store.get_table(train, test, key)
+        if value is not None and valid(value):
+            return value
+    value = compute()
+    if store is not None:
+        store.put_table(train, test, key, value)
+    return value
+
+
 def unconstrained_predictions(
     learner: Learner, train: Task, test: Task
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The learner's (train, test) predictions, fitted once per (train, test, learner key)."""
+    """The learner's (train, test) predictions, fitted once per (train, test, learner key):
+    kept in this process and, inside :func:`stored_fits`, in its store."""
     key = (train.fingerprint, test.fingerprint, *learner.key)
     if key in _FITS:
         _FITS.move_to_end(key)
         return _FITS[key]
-    value = learner.fit_predict(train, test)
+    store = _FIT_STORE.get()
+    value = store.get_fit(train, test, learner.key) if store is not None else None
+    if value is None:
+        value = learner.fit_predict(train, test)
+        if store is not None:
+            store.put_fit(train, test, learner.key, value)
     _FITS[key] = value
     while len(_FITS) > _FITS_SIZE:
         _FITS.popitem(last=False)

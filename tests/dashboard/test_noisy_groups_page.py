@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.dashboard.boxes import evidence_shown, page_errors
+from tests.hostile_text import shown
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 
@@ -39,7 +40,14 @@ def test_page_runs_and_reruns_on_knobs() -> None:
     assert "true positive rate" in charts[0].proto.spec
     # Theorem 1's table is a static table (no grid code in the browser on a first view)
     assert len(at.dataframe) == 0
-    assert any("Theorem 1 bound" in m.value and "| TPR |" in m.value for m in at.markdown)
+    assert any(
+        "Theorem 1 bound" in m.value and "| true-positive rate |" in shown(m.value)
+        for m in at.markdown
+    )
+    # option values in words, the values themselves unchanged
+    check = at.selectbox(key="w.ng.robust_eval")
+    assert "held-out margin check" in check.options and check.value == "margin"
+    assert "paper's rule" in at.selectbox(key="w.ng.gamma_rule").options
     assert any("paper's adversary" in c.value for c in at.caption)
     # the default check of soft assignments (Method version 6): what it was checked against
     assert any("label-aware worst case" in c.value for c in at.caption)

@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from fairengine.methods import get_method, list_methods
+from tests.hostile_text import shown
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 #: A paper's symbol or a word: every label must be readable, not the code name.
@@ -99,12 +100,12 @@ def test_link_without_knobs_gives_defaults() -> None:
 
 def test_a_link_to_an_upload_says_the_table_is_gone_and_offers_upload() -> None:
     at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params["source"] = "upload"
-    at.query_params["dataset"] = "my_table"
+    at.query_params["data"] = "upload"
+    at.query_params["name"] = "my_table.csv"
     at.run()
     assert not at.exception
     warnings = " ".join(w.value for w in at.warning)
-    assert "uploaded table (my\\_table)" in warnings and "Upload the same file" in warnings
+    assert "uploaded table (my_table.csv)" in shown(warnings) and "Upload it again" in warnings
     assert at.radio(key="w.source").value == "upload"
     assert len(at.get("file_uploader")) == 1
     assert at.session_state["task"] is None  # no other data opened in its place

@@ -204,8 +204,9 @@ def test_too_many_columns_are_refused_quickly() -> None:
 
 def test_multiclass_target_one_vs_rest() -> None:
     df = table(100).assign(y=lambda d: np.tile(list("abcde"), 20))
-    with pytest.raises(DataError, match="treat these values as positive"):
+    with pytest.raises(DataError, match="Choose which values count as positive") as info:
         from_frame(df, target="y", sensitive="g")
+    assert "positive_label=[" in info.value.api_hint  # the API's way, apart from the words
     task = from_frame(df, target="y", sensitive="g", positive_label=["a", "c"])
     assert task.kind == "classification" and task.positive_values == ("a", "c")
     np.testing.assert_array_equal(task.y, df["y"].isin(["a", "c"]).to_numpy())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 
 from harness import exception_texts, screenshot, wait_for_app
 from playwright.sync_api import Page, expect
@@ -97,8 +98,14 @@ def test_upload_multiclass_target_one_vs_rest(page: Page, app_server: str, tmp_p
     page.goto(app_server + "/")
     wait_for_app(page)
     _upload(page, path)
-    alert = page.locator('[data-testid="stAlert"]').filter(has_text="treat these values")
+    # no two-valued column but the group's: the page asks for the target, with no error box
+    expect(page.get_by_text("Choose the target, the column to predict")).to_be_visible()
+    expect(page.locator('[data-testid="stAlertContentError"]')).to_have_count(0)
+    choose(page, "Target (what to predict)", "grade")
+    alert = page.locator('[data-testid="stAlert"]').filter(has_text="A, B, C, D, E;")
     expect(alert.first).to_be_visible()
+    assert "has 5 values: A, B" in alert.first.inner_text().replace("\u2060", "")
+    expect(alert.first).not_to_contain_text("from_frame")
     wait_for_app(page)
     page.get_by_text("More roles").click()
     wait_for_app(page)
@@ -119,4 +126,56 @@ def test_upload_multiclass_target_one_vs_rest(page: Page, app_server: str, tmp_p
     )
     assert metric(page, "P(grade = A)") == "0.200"
     screenshot(page, "data-upload-one-vs-rest")
+    assert exception_texts(page) == []
+
+
+def test_first_upload_opens_on_guessed_roles_and_a_reload_asks_for_the_file(
+    page: Page, app_server: str, tmp_path: Path
+) -> None:
+    """An arrests-like table (binary outcome not last, a 0-6 count last, a colour column): the
+    page opens on a valid task with no error, says what it guessed, and the address names the
+    upload; a reload says the upload must be given again and loads no other data."""
+    from tests.upload_tables import arrests_like
+
+    frame = arrests_like(rows=3000)
+    assert list(frame.columns)[-1] == "checks" and frame["checks"].nunique() == 7
+    path = tmp_path / "arrests.csv"
+    frame.to_csv(path, index=False)
+    page.goto(app_server + "/")
+    wait_for_app(page)
+    _upload(page, path)
+    expect(page.locator('[data-testid="stSidebar"]')).to_contain_text("arrests", timeout=60_000)
+    expect(page.locator('[data-testid="stAlertContentError"]')).to_have_count(0)
+    guessed = page.locator('[data-testid="stAlert"]').filter(has_text="Guessed the target")
+    expect(guessed).to_have_text(
+        "Guessed the target 'released' (two values, named like an outcome) and the sensitive "
+        "attribute 'colour' (named like a protected attribute). Change them below."
+    )
+    assert metric(page, "Rows") == "3,000" and metric(page, "Groups") == "2"
+    expect(
+        page.locator('[data-testid="stMetric"]').filter(has_text="P(released = Yes)")
+    ).to_be_visible()
+    query = parse_qs(urlparse(page.url).query)
+    assert query == {
+        "data": ["upload"],
+        "name": ["arrests.csv"],
+        "target": ["released"],
+        "sensitive": ["colour"],
+    }
+    screenshot(page, "data-first-upload-guess")
+    assert exception_texts(page) == []
+
+    page.reload()
+    wait_for_app(page)
+    message = page.locator('[data-testid="stAlert"]').filter(has_text="This link refers to")
+    expect(message).to_have_text(
+        "This link refers to an uploaded table (arrests.csv), which is not kept on the server. "
+        "Upload it again to continue."
+    )
+    expect(page.locator('[data-testid="stFileUploaderDropzoneInput"]')).to_be_attached()
+    expect(page.locator('[data-testid="stSidebar"]')).to_contain_text("No valid task")
+    expect(page.locator('[data-testid="stMetric"]')).to_have_count(0)  # Adult was not loaded
+    assert "adult" not in sidebar(page) and "dataset" not in parse_qs(urlparse(page.url).query)
+    assert parse_qs(urlparse(page.url).query)["name"] == ["arrests.csv"]
+    screenshot(page, "data-upload-link-reloaded")
     assert exception_texts(page) == []

@@ -72,11 +72,13 @@ def test_reload_after_upload_says_the_table_is_gone_and_offers_upload(
     wait_for_app(page)
     expect(page.locator('[data-testid="stSidebar"]')).to_contain_text("applicants")
     query = parse_qs(urlparse(page.url).query)
-    assert query["source"] == ["upload"] and query["dataset"] == ["applicants"]
+    assert query["data"] == ["upload"] and query["name"] == ["applicants.csv"]
+    assert "dataset" not in query
 
     page.reload()
     wait_for_app(page)
-    alert = page.locator('[data-testid="stAlert"]').filter(has_text="uploaded table (applicants)")
+    alerts = page.locator('[data-testid="stAlert"]')
+    alert = alerts.filter(has_text="uploaded table (applicants.csv)")
     expect(alert.first).to_be_visible()
     expect(page.locator('[data-testid="stFileUploaderDropzoneInput"]')).to_be_attached()
     expect(page.locator('[data-testid="stSidebar"]')).to_contain_text("No valid task")

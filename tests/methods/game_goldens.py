@@ -79,9 +79,11 @@ def fit_all() -> dict[str, np.ndarray]:
     z_race = soft[:, 0]
     tasks = np.column_stack([yc, 1 - yc])
     for name, proxy in (
-        ("proxy_ma_linear", MultiaccurateProxy(alpha=0.02, n_iter=40)),
-        ("proxy_general_linear",
-         GeneralMultiaccurateProxy(alpha=0.02, n_iter=15, learner="linear")),  # fmt: skip
+        ("proxy_ma_linear", MultiaccurateProxy(alpha=0.02, n_iter=40, validation=0.0)),
+        (
+            "proxy_general_linear",
+            GeneralMultiaccurateProxy(alpha=0.02, n_iter=15, learner="linear"),
+        ),  # fmt: skip
     ):
         out[f"{name}/proba"] = proxy.fit(x, z_race, tasks).predict_proba(x)
     return out

@@ -1,7 +1,7 @@
 """noisy_groups on split seeds no other test or bench uses (501–504): soft assignments keep the
-true-group constraints within the slack (+ 0.01) on the test rows on average over seeds, DRO with
-the 0-1 λ rule is not the all-negatives classifier, and the checks say when a setting cannot keep
-its constraints.
+true-group constraints within the slack (+ 0.01) on the test rows on average over seeds, so does
+DRO while staying clearly below the all-negatives error (with λ on the relaxed constraints it is
+the all-negatives classifier), and the checks say when a setting cannot keep its constraints.
 
 Real data (Adult, race as White / Black / Other, the noisy group a feature; TPR, α = 0.05), rows
 sampled to stay fast: 16,000 training rows (12,000 fitted, 4,000 held out for the best iterate,
@@ -89,25 +89,41 @@ def test_the_relaxed_lambda_rule_is_the_cause_and_the_zero_one_rule_moves(adult3
     assert max(v_relaxed, v_auto) <= 0.01
 
 
+def _dro(task, seed: int, **params):
+    """DRO at the Method's defaults on one seed's rows (noise 0.1; the paper's radius
+    γ_j = P(Ĝ ≠ G | G = j) and the noise model from the fitted rows' pairs, β = 1, p̃ updated
+    every 10 steps, best iterate on the held-out rows)."""
+    z, _, g, h, fit, _, _ = _rows(task, 0.1, seed)
+    gamma = [float(np.mean(h[fit][g[fit] == j] != j)) for j in range(3)]
+    return _fit(task, "dro", 0.1, seed, gamma=gamma, beta=1.0, adversary_every=10, **params)
+
+
 @pytest.mark.slow
-def test_dro_with_the_zero_one_rule_is_not_the_all_negatives_classifier(adult3):
-    """DRO (the paper's γ_j = P(Ĝ ≠ G | G = j) from the rows' pairs, β = 1) with λ ascending on
-    its own 0-1 check (``lambda_signal="paper"``, an option; the default keeps the relaxed rule):
-    error below the all-negatives error by a margin at every seed, and its check (the paper's
-    adversary) met on the selection rows."""
-    for seed in SEEDS[:2]:
-        z, y, g, h, fit, held, test = _rows(adult3, 0.3, seed)
-        gamma = [float(np.mean(h[fit][g[fit] == j] != j)) for j in range(3)]
-        clf = RobustFairClassifier(
-            "dro", "tpr", SLACK, gamma=gamma, beta=1.0, n_steps=300, adversary_every=10,
-            random_state=seed, lambda_signal="paper",
-        )  # fmt: skip
-        clf.fit(z[fit], y[fit], h[fit], g[fit], h[fit])
-        pred = clf.predict(z[test])
-        error, all_negatives = float(np.mean(pred != y[test])), float(np.mean(y[test]))
-        print(f"seed {seed}: DRO error {error:.3f}, all negatives {all_negatives:.3f}")
-        assert error <= all_negatives - 0.03
-        assert clf.selection_status_ == "feasible"
+def test_dro_is_useful_and_keeps_the_true_group_constraints_over_seeds(adult3):
+    """DRO's default (λ on the noise-corrected check with a one-standard-error margin, best
+    iterate on held-out rows): error clearly below predicting all negatives at every seed, and
+    the max true-group test violation (α included) within the slack + 0.01 on average."""
+    runs = [_dro(adult3, seed) for seed in SEEDS[:2]]
+    errors, viols, base = zip(*[(e, v, b) for _, e, v, b in runs], strict=True)
+    print(f"DRO noise 0.1: errors {np.round(errors, 3)}, true violations {np.round(viols, 3)}")
+    assert all(e <= b - 0.03 for e, b in zip(errors, base, strict=True))
+    assert np.mean(viols) <= 0.01
+    assert all(clf.selection_status_ == "feasible" for clf, *_ in runs)
+
+
+@pytest.mark.slow
+def test_dro_with_the_relaxed_lambda_rule_is_the_all_negatives_classifier(adult3):
+    """The cause: with λ on the hinge-relaxed constraints (the paper code's rule) the DRO
+    adversary keeps λ near its bound and every recorded iterate predicts (nearly) no positive;
+    the default on the same rows does not."""
+    relaxed, error, _, base = _dro(adult3, SEEDS[2], lambda_signal="relaxed")
+    default, default_error, default_viol, _ = _dro(adult3, SEEDS[2])
+    print(f"relaxed: candidates' train errors {np.round(relaxed.candidate_errors_, 3)}, test "
+          f"error {error:.3f} (all negatives {base:.3f}); default {default_error:.3f}")  # fmt: skip
+    # after the first recorded step the relaxed trajectory sits at the all-negatives error
+    assert np.median(relaxed.candidate_errors_) >= base - 0.01
+    assert np.median(default.candidate_errors_) <= base - 0.03
+    assert default_error <= base - 0.03 and default_viol <= 0.05
 
 
 def test_the_checks_flag_too_few_rows_per_group(adult3):

@@ -97,3 +97,22 @@ def test_latest_ours_reads_the_last_paper_selection_row(bench, tmp_path):
     results.write_text("\n".join([line.format(v=0.2), line.format(v=0.179), exact]) + "\n")
     ours = bench.latest_ours(results)
     assert ours == {("adult", "soft", 0.1, "error"): (0.179, 0.0023, "ng_adult_soft")}
+
+
+def test_side_by_side_prints_the_authors_dro_beside_ours(bench, monkeypatch, tmp_path):
+    """The side-by-side table has DRO lines with the authors' committed DRO runs (no fitting:
+    without the authors' preprocessed tables only their side is printed)."""
+    monkeypatch.setenv("NG_REFERENCE_DATA", str(tmp_path))  # no tables: nothing is fitted
+    authors = bench.read_side_by_side()
+    dro = authors[("adult", "dro", 0.1)]
+    assert dro and all(301 <= seed <= 310 for seed in dro)
+    assert all(0.0 < error < 0.5 for error, _ in dro.values())
+    out = bench.ng_side_by_side(quick=True)
+    rows = {r["what"]: r for r in out}
+    row = rows["ng_side_by_side adult dro noise=0.1 max true violation"]
+    seeds = [s for s in (301, 302) if s in dro]
+    assert f"({len(seeds)} seeds)" in row["note"] and "not fitted" in row["note"]
+    if seeds:
+        mean_error = np.mean([dro[s][0] for s in seeds])
+        assert f"authors' code: error {mean_error:.3f}" in row["note"]
+    assert "ng_side_by_side adult soft noise=0.3 max true violation" in rows

@@ -86,11 +86,12 @@ def test_in_sample_margin_pick_is_rejected_on_held_out_rows(adult_noise01):
     assert true_early > violations(y, soft.predict(z), g, "tpr", 0.05, 3).max() + 0.02
 
 
-def test_auto_selection_is_held_out_for_soft_with_enough_rows_and_train_otherwise():
-    assert resolve_selection("auto", "soft") == "validation"
-    assert resolve_selection("auto", "soft", MIN_HELD_OUT_BASE) == "validation"
-    assert resolve_selection("auto", "soft", MIN_HELD_OUT_BASE - 1) == "train"  # too few rows
-    for method in ("naive", "dro", "unconstrained"):
+def test_auto_selection_is_held_out_for_soft_and_dro_with_enough_rows_and_train_otherwise():
+    for method in ("soft", "dro"):
+        assert resolve_selection("auto", method) == "validation"
+        assert resolve_selection("auto", method, MIN_HELD_OUT_BASE) == "validation"
+        assert resolve_selection("auto", method, MIN_HELD_OUT_BASE - 1) == "train"  # too few
+    for method in ("naive", "unconstrained"):
         assert resolve_selection("auto", method) == "train"
     assert resolve_selection("train", "soft") == "train"
     assert resolve_selection("validation", "dro", 0) == "validation"  # explicit choices stand
@@ -145,7 +146,7 @@ def test_method_auto_selection_holds_out_on_full_adult():
     assert rows >= VALIDATION_FRACTION * 1000  # far above the floor
 
 
-def test_method_default_keeps_dro_on_the_training_rows(adult_small):
+def test_method_default_keeps_dro_on_the_training_rows_when_rows_are_few(adult_small):
     train, test = adult_small
     method = get_method("noisy_groups")
     common = {"method": "dro", "noise": 0.2, "n_steps": 40, "random_state": 3}

@@ -95,7 +95,8 @@ def test_fair_regressor_results_unchanged(law, golden) -> None:
 
 def test_proxy_estimators_results_unchanged(adult, golden) -> None:
     X, z, y = adult  # noqa: N806
-    proxy = MultiaccurateProxy(alpha=0.05, n_iter=20).fit(X, z, y[:, None])
+    # the golden predates the rows kept out of the game: without them, the same game
+    proxy = MultiaccurateProxy(alpha=0.05, n_iter=20, validation=0.0).fit(X, z, y[:, None])
     np.testing.assert_array_equal(proxy.predict_proba(X), golden["ma_proxy"])
     clf = ProxyFairClassifier(eps=0.05, max_iter=10).fit(X, y, proxy.predict_proba(X))
     np.testing.assert_array_equal(clf.predict_score(X), golden["pf_proba"])

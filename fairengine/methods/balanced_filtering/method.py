@@ -74,8 +74,8 @@ def run_filter(train: Task, test: Task, *, target: Any = None, **knobs: Any) -> 
         status["message"] = (
             status["message"] + f" No {' or '.join(empty)} row is accepted: ρ is positive only "
             "on leaves that split never reaches (tiny leaves fitted to the training rows), so "
-            "its filtered sample is empty and its imbalance undefined (NaN). A leaf floor "
-            "(min_leaf_rows, min_leaf_mass) avoids it."
+            "its filtered sample is empty and its imbalance undefined (NaN). A larger smallest "
+            "leaf (in rows or as a share of rows) avoids it."
         ).strip()
     artifacts.update(
         {
@@ -104,15 +104,20 @@ def run_filter(train: Task, test: Task, *, target: Any = None, **knobs: Any) -> 
 
 
 def leaf_table(estimator: BalancedFilter) -> pd.DataFrame:
-    """One row per leaf: rule, training size (soft count), r_hat, q, rho."""
+    """One row per leaf: its rule in words (the splits' features and thresholds), its expected
+    number of training rows (the soft leaf weights summed, rounded to whole rows), r_hat, q, rho."""
     import pandas as pd
 
+    from fairengine.methods.balanced_filtering.rules import leaf_rules
+
+    model = estimator.model_
+    rules = leaf_rules(model.arrays, model.encoder) if model.proxy == "tree" else estimator.rules_
     weights = estimator.train_leaf_weights_
     return pd.DataFrame(
         {
             "leaf": np.arange(estimator.n_leaves_),
-            "rule": estimator.rules_,
-            "size": weights.sum(axis=0),
+            "rule": rules,
+            "training rows (expected)": np.rint(weights.sum(axis=0)).astype(np.int64),
             "r_hat": estimator.r_hat_,
             "q": estimator.q_,
             "rho": estimator.rho_,

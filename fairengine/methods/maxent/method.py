@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fairengine.methods.base import Method, RunResult
+from fairengine.methods.evidence import stored_table
 from fairengine.methods.maxent.checks import EVIDENCE
 from fairengine.methods.maxent.knobs import KNOBS
 from fairengine.methods.registry import register
@@ -128,7 +129,11 @@ def _run(
         "maxent": lambda k: samples if k == 0 else generator.sample_codes(n_samples, seeds[k]),
         "prior": lambda k: generator.sample_codes(n_samples, seeds[k], prior=True),
     }
-    rows = _baselines(train, test, space, classifier, n_samples, seeds, ztrain, ztest)
+    rows = stored_table(
+        train, test, ("maxent_baselines", n_bins, domain, classifier, n_samples, tuple(seeds)),
+        lambda: _baselines(train, test, space, classifier, n_samples, seeds, ztrain, ztest),
+        _baseline_rows,
+    )  # fmt: skip
     for name, draw in sets.items():
         rows[name] = evaluate_sets(draw, n_sample_sets, space, classifier, ztrain, ztest)
     rates = _rates_table(rows, generator)
@@ -220,6 +225,23 @@ def _coded_splits(
     while len(_SPLITS) > _SPLITS_SIZE:
         _SPLITS.popitem(last=False)
     return value
+
+
+def _baseline_rows(value: object) -> bool:
+    """Whether a stored value has the shape of :func:`_baselines`' rows: for "raw" and
+    "reweighing", a (mean, sd) pair of {metric: number} dicts."""
+    if not isinstance(value, dict) or set(value) != {"raw", "reweighing"}:
+        return False
+    return all(
+        isinstance(row, tuple)
+        and len(row) == 2
+        and all(
+            isinstance(part, dict)
+            and all(isinstance(v, float | np.floating) for v in part.values())
+            for part in row
+        )
+        for row in value.values()
+    )
 
 
 def _baselines(

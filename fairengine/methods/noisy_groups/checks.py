@@ -21,6 +21,10 @@ if TYPE_CHECKING:
     from fairengine.data import Task
 
 
+#: ``noise_too_strong`` warns when the noise multiplies a rate's standard error by at least this.
+NOISE_COST = 2.0
+
+
 def extra_metrics(result: Any, task: Task, train: Task, pred: np.ndarray) -> dict[str, float]:
     """The true-group violation of ``pred`` with the run's constraint and slack."""
     options = {"constraint": result.knobs["constraint"], "slack": result.knobs["slack"]}
@@ -88,6 +92,31 @@ def few_rows_check(result: Any, test: Task) -> Check | None:
     )  # fmt: skip
 
 
+def noise_check(result: Any) -> Check | None:
+    """Warn when the noise, not only the row count, leaves too little information about some
+    true group's rate: its estimate from the noisy groups (through the noise model) has a
+    standard error above the slack α on the selection rows and at least :data:`NOISE_COST`
+    times that of the same rows without noise. The method's own check then cannot confirm the
+    constraints."""
+    found = result.artifacts.get("noise_se")
+    if not found or "slack" not in result.knobs:
+        return None
+    slack, se, plain = float(result.knobs["slack"]), found["se"], found["plain"]
+    if not (se > slack and se >= NOISE_COST * plain):
+        return None
+    shown = "is unbounded" if not math.isfinite(se) else f"is {se:.3f}"
+    return Check(
+        "noise_too_strong", "warn",
+        f"The group noise hides some true group: the standard error of its rate, estimated "
+        f"from the noisy groups on the selection rows, {shown} (without noise: {plain:.3f}), "
+        f"more than the slack α = {slack:g}. The noisy groups alone cannot confirm the "
+        "constraints: the classifier may be more cautious than needed (up to predicting one "
+        "class) or miss them on the true groups. Use less noise, more rows per group or a "
+        "larger slack.",
+        {"noise_standard_error": float(se), "plain_standard_error": float(plain), "slack": slack},
+    )  # fmt: skip
+
+
 def selection_check(result: Any) -> Check | None:
     """The best-iterate selection's own outcome (fallback = no iterate met its check)."""
     status = result.artifacts.get("status")
@@ -100,10 +129,14 @@ def selection_check(result: Any) -> Check | None:
 
 def promise(result: Any, train: Task, test: Task, baselines: Baselines | None) -> list[Check]:
     held_out = held_out_constraint(result, test)
-    qualify_status(result.artifacts, "status_message", held_out)
+    noise = noise_check(result)
+    # The status sentence ("feasible") carries the first evidence against it: a broken held-out
+    # constraint, else noise too strong for the selection rows to confirm the constraints.
+    against = next((c for c in (held_out, noise) if c is not None and c.level != "ok"), None)
+    qualify_status(result.artifacts, "status_message", against)
     if held_out is not None:
         result.artifacts["status_held_out"] = held_out.level
-    checks = (held_out, few_rows_check(result, test), selection_check(result))
+    checks = (held_out, few_rows_check(result, test), noise, selection_check(result))
     return [c for c in checks if c is not None]
 
 

@@ -6,7 +6,7 @@ validation (``_parameter_constraints``, derived by
 
 from __future__ import annotations
 
-from fairengine.methods.base import Knob
+from fairengine.methods.base import Knob, with_choice_labels
 from fairengine.methods.noisy_groups.rates import CONSTRAINTS
 
 METHODS = ("naive", "dro", "soft", "unconstrained")
@@ -70,7 +70,8 @@ KNOBS = (
     Knob("robust_eval", "margin", choices=ROBUST_EVALS, label="Robust check of the best iterate",
          help="Robust check of the best "
          "iterate: margin (soft: the label-aware worst case and the paper's W with a 95% "
-         "sampling margin; DRO: as paper), the paper's adversary (20 random p̃ for DRO, the "
+         "sampling margin; DRO: the noise-corrected group rates plus one standard error), the "
+         "paper's adversary (20 random p̃ for DRO, the "
          "current W for soft) or the exact worst case (a certificate; keeps only near-trivial "
          "classifiers at γ > α)."),
     Knob("adversary", "paper", choices=ADVERSARIES, label="Training adversary",
@@ -89,8 +90,8 @@ KNOBS = (
          "one-hot feature (the paper does; the model then reads the column noisy_group)."),
     Knob("selection", "auto", choices=SELECTIONS, label="Best-iterate selection data",
          help="Data for the best "
-         "iterate and β: auto (soft assignments: 25% of train held out, the paper code's "
-         "validation selection; the others: train), train (paper's best iterate in-sample) or "
+         "iterate and β: auto (soft assignments and DRO: 25% of train held out, the paper code's "
+         "validation selection; naive: train), train (paper's best iterate in-sample) or "
          "25% of train held out (noisy groups only)."),
     Knob("tuning", "none", choices=TUNINGS, label="Learning-rate tuning (soft)",
          demo_choices=("none",),
@@ -105,3 +106,35 @@ KNOBS = (
          help="η_p̃ (DRO) and η_w "
          "(soft) of the paper adversary's Adam steps (paper grid 0.001–0.1)."),
 )  # fmt: skip
+
+#: Each choice in words, short enough for a quarter-width select box (the values stay the API's).
+CHOICE_WORDS = {
+    "method": {
+        "naive": "naive (noisy groups)",
+        "dro": "DRO (TV ball)",
+        "soft": "soft group assignments",
+        "unconstrained": "unconstrained",
+    },
+    "constraint": {
+        "tpr": "true-positive rate",
+        "eo": "equalized odds",
+        "dp": "demographic parity",
+    },
+    "gamma_rule": {"paper": "paper's rule", "safe": "safe rule"},
+    "robust_eval": {
+        "margin": "held-out margin check",
+        "paper": "paper's adversary",
+        "exact": "exact worst case",
+    },
+    "adversary": {"paper": "paper's adversary", "exact": "exact best responses"},
+    "beta_rule": {
+        "code": "paper code's β",
+        "fixed": "the β set below",
+        "paper_relaxed": "smallest passing β (paper)",
+        "select": "lowest-error β (held out)",
+    },
+    "group_feature": {"none": "no", "noisy": "yes, the noisy group"},
+    "selection": {"auto": "automatic", "train": "training rows", "validation": "25% held out"},
+    "tuning": {"none": "none", "grid": "paper's grid (6 fits)"},
+}
+KNOBS = with_choice_labels(KNOBS, CHOICE_WORDS)

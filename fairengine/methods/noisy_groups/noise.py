@@ -55,6 +55,17 @@ class NoiseModel:
     gamma_paper: np.ndarray
     gamma_safe: np.ndarray
 
+    @property
+    def flip(self) -> np.ndarray:
+        """F[k, j] = P(Ĝ = k | G = j) (columns sum to 1; the identity column for a true group
+        the sample does not have)."""
+        joint = self.M * self.p_noisy[None, :]  # (j, k)
+        m = len(self.p_true)
+        out = np.eye(m)
+        live = self.p_true > 0
+        out[:, live] = (joint[live] / self.p_true[live, None]).T
+        return out
+
 
 def estimate_noise(true_groups, noisy_groups, n_groups: int | None = None) -> NoiseModel:
     """Estimate the noise model and the DRO radii γ from (G, Ĝ) code pairs."""

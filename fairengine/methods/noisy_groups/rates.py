@@ -245,7 +245,16 @@ def _fill(coef: np.ndarray, cap: np.ndarray, budget: float) -> np.ndarray:
 
 
 def sa_partition_worst(
-    y, yhat, noisy, cells, constraint: str, slack: float, M, p_noisy, *, max_iter: int = 50,  # noqa: N803
+    y,
+    yhat,
+    noisy,
+    cells,
+    constraint: str,
+    slack: float,
+    M,
+    p_noisy,
+    *,
+    max_iter: int = 50,  # noqa: N803
 ) -> np.ndarray:
     """Worst-case constraint values over the soft assignments that see a row only through its
     noisy group and a partition cell: w(j | cell, k) in [0, 1] with
@@ -327,7 +336,15 @@ def weighted_rate_se(kind: str, y, yhat, weights) -> float:
 
 
 def sa_margin_violations(
-    y, yhat, noisy, constraint: str, slack: float, tables, M, p_noisy, z: float = MARGIN_Z,  # noqa: N803
+    y,
+    yhat,
+    noisy,
+    constraint: str,
+    slack: float,
+    tables,
+    M,
+    p_noisy,
+    z: float = MARGIN_Z,  # noqa: N803
 ) -> np.ndarray:
     """The margin check of soft assignments (``robust_eval="margin"``): per constraint the larger
     of the label-aware worst case (:func:`sa_label_violations`) and the paper's check at the
@@ -348,3 +365,58 @@ def sa_margin_violations(
         for c, (kind, _) in enumerate(pairs)
     ])  # fmt: skip
     return np.maximum(label, table + z * se)
+
+
+def corrected_violations(
+    y, yhat, noisy, constraint: str, slack: float, flip, z: float = 0.0, *, return_se=False
+):
+    """Noise-corrected 0-1 constraint values: each true group's rate estimated from the noisy
+    groups' counts by inverting the flip matrix ``flip[k, j]`` = P(Ĝ = k | G = j), plus ``z``
+    standard errors (delta method) in the adverse direction.
+
+    When group noise does not depend on the features and the label given the true group (the
+    paper's generator flips rows at random), the expected count of base rows (and of positive
+    decisions among them) in noisy group k is Σ_j flip[k, j]·(that count in true group j), so
+    flip⁻¹ applied to the noisy groups' counts estimates the true groups' counts without bias.
+    The TV-ball worst case instead lets the noise move a rate by γ_j/P(base | j) — more than
+    α at the paper's γ, so only trivial classifiers meet it (spec §3.3).
+
+    ``return_se``: also return each constraint's standard error (0 where not estimable)."""
+    y, yhat = np.asarray(y, dtype=float), np.asarray(yhat, dtype=float)
+    noisy = np.asarray(noisy, dtype=np.int64)
+    m = np.shape(flip)[0]
+    inv = np.linalg.pinv(np.asarray(flip, dtype=float))
+    overall = overall_rates(y, yhat)
+    out, ses = [], []
+    for kind, j in constraint_list(constraint, m):
+        base = rate_base(kind, y)
+        b = inv @ np.bincount(noisy, weights=base, minlength=m)
+        t = inv @ np.bincount(noisy, weights=base * yhat, minlength=m)
+        if b[j] <= 0.5:  # no estimable base rows: the group cannot be checked, count it as met
+            out.append(-slack)
+            ses.append(0.0)
+            continue
+        rate = min(max(t[j] / b[j], 0.0), 1.0)
+        resid = np.bincount(noisy, weights=base * (yhat - rate) ** 2, minlength=m)
+        se = float(np.sqrt(inv[j] ** 2 @ resid)) / b[j]
+        out.append(_gap(kind, overall, rate, slack) + z * se)
+        ses.append(se)
+    return (np.asarray(out), np.asarray(ses)) if return_se else np.asarray(out)
+
+
+def corrected_se_bound(y, noisy, constraint: str, flip) -> tuple[np.ndarray, np.ndarray]:
+    """Per constraint: the largest standard error the noise-corrected rate of
+    :func:`corrected_violations` can have on these rows (every base row's decision 0.5 away
+    from the rate) — how much the noisy groups say about each true group's rate, whatever the
+    classifier (inf where the group's base is not estimable) — and that of a rate over the
+    group's (estimated) base rows without noise, 0.5/√b_j; their ratio is what the noise costs."""
+    y, noisy = np.asarray(y, dtype=float), np.asarray(noisy, dtype=np.int64)
+    m = np.shape(flip)[0]
+    inv = np.linalg.pinv(np.asarray(flip, dtype=float))
+    out, plain = [], []
+    for kind, j in constraint_list(constraint, m):
+        counts = np.bincount(noisy, weights=rate_base(kind, y), minlength=m)
+        b = float(inv[j] @ counts)
+        out.append(0.5 * float(np.sqrt(inv[j] ** 2 @ counts)) / b if b > 0.5 else np.inf)
+        plain.append(0.5 / np.sqrt(b) if b > 0.5 else np.inf)
+    return np.asarray(out), np.asarray(plain)

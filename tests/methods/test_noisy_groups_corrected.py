@@ -1,0 +1,104 @@
+"""noisy_groups: the noise-corrected group rates behind DRO's margin check and the
+``noise_too_strong`` check — on rows whose group noise is the paper's (random flips), the
+corrected rate recovers the true group's rate where the noisy group's rate is pulled towards the
+others, its standard error grows with the noise, and the check warns only where the noise (not
+the row count) leaves the rate undetermined."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from fairengine.methods.noisy_groups import add_group_noise
+from fairengine.methods.noisy_groups.checks import NOISE_COST, noise_check
+from fairengine.methods.noisy_groups.noise import estimate_noise
+from fairengine.methods.noisy_groups.rates import (
+    corrected_se_bound,
+    corrected_violations,
+    violations,
+)
+
+TPR = (0.75, 0.45, 0.60)  # true groups' TPRs: group 1 is disadvantaged
+
+
+def _rows(noise: float, n: int = 120_000, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    g = rng.choice(3, size=n, p=[0.8, 0.12, 0.08])
+    y = (rng.random(n) < 0.3).astype(float)
+    yhat = np.where(y == 1, rng.random(n) < np.take(TPR, g), rng.random(n) < 0.1).astype(float)
+    h = add_group_noise(g, noise, seed + 1)
+    return y, yhat, g, h, estimate_noise(g, h, 3)
+
+
+@pytest.mark.parametrize("noise", [0.1, 0.3])
+def test_corrected_rates_recover_the_true_groups_violations(noise):
+    y, yhat, g, h, model = _rows(noise)
+    true = violations(y, yhat, g, "tpr", 0.05, 3)
+    noisy = violations(y, yhat, h, "tpr", 0.05, 3)
+    corrected, se = corrected_violations(y, yhat, h, "tpr", 0.05, model.flip, return_se=True)
+    print(f"noise {noise}: true {true.round(3)}, noisy {noisy.round(3)}, corrected "
+          f"{corrected.round(3)} ± {se.round(3)}")  # fmt: skip
+    assert np.all(np.abs(corrected - true) <= 3 * se + 1e-3)
+    # the noisy group hides group 1's gap; the correction does not
+    assert noisy[1] < true[1] - 0.03
+    assert abs(corrected[1] - true[1]) < (true[1] - noisy[1]) / 2
+
+
+def test_margin_adds_z_standard_errors_and_grows_with_the_noise():
+    y, yhat, _, h, model = _rows(0.3, n=40_000)
+    plain, se = corrected_violations(y, yhat, h, "tpr", 0.05, model.flip, return_se=True)
+    shifted = corrected_violations(y, yhat, h, "tpr", 0.05, model.flip, z=1.0)
+    np.testing.assert_allclose(shifted, plain + se)
+    costs = []
+    for noise in (0.1, 0.3, 0.5):
+        y, _, _, h, model = _rows(noise, n=40_000)
+        bound, without = corrected_se_bound(y, h, "tpr", model.flip)
+        costs.append(float(np.max(bound / without)))
+    assert costs[0] < 1.5 < costs[1] < costs[2]  # noise multiplies the standard error
+
+
+def test_noise_check_warns_only_when_the_noise_hides_a_group():
+    def result(se: float, plain: float):
+        return SimpleNamespace(
+            knobs={"slack": 0.05}, artifacts={"noise_se": {"se": se, "plain": plain}}
+        )
+
+    warned = noise_check(result(0.15, 0.04))
+    assert warned is not None and warned.level == "warn" and "0.150" in warned.sentence
+    assert noise_check(result(0.06, 0.055)) is None  # few rows, not noise: few_group_rows says so
+    assert noise_check(result(0.04, 0.01)) is None  # within the slack
+    assert noise_check(result(0.2, 0.2 / NOISE_COST)) is not None
+    assert noise_check(SimpleNamespace(knobs={"slack": 0.05}, artifacts={})) is None
+
+
+def test_status_sentence_carries_the_noise_warning(monkeypatch):
+    """A "feasible" status whose constraints the noisy groups cannot confirm says so: the noise
+    check's sentence is added to the status the page shows (a passing held-out audit alone
+    does not clear it)."""
+    from fairengine.methods.evidence import Check
+    from fairengine.methods.noisy_groups import checks
+
+    ok = Check("held_out_constraint", "ok", "kept", {})
+    monkeypatch.setattr(checks, "held_out_constraint", lambda result, test: ok)
+    monkeypatch.setattr(checks, "few_rows_check", lambda result, test: None)
+
+    def result(se):
+        return SimpleNamespace(
+            knobs={"slack": 0.05},
+            artifacts={
+                "noise_se": {"se": se, "plain": 0.04},
+                "status": "feasible",
+                "status_message": "An iterate met the check (feasible).",
+            },
+        )
+
+    noisy = result(0.3)
+    found = checks.promise(noisy, None, None, None)
+    assert [c.name for c in found] == ["held_out_constraint", "noise_too_strong"]
+    assert noisy.artifacts["status_message"].startswith("An iterate met the check (feasible).")
+    assert "group noise hides some true group" in noisy.artifacts["status_message"]
+    quiet = result(0.04)
+    checks.promise(quiet, None, None, None)
+    assert quiet.artifacts["status_message"] == "An iterate met the check (feasible)."
