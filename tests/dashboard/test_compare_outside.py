@@ -225,6 +225,37 @@ def test_model_file_route_and_a_non_model_file(scored) -> None:
     assert any("never loaded" in e for e in _errors(at))
 
 
+def _skops_pipeline(task) -> bytes:
+    """A scikit-learn pipeline (scaling, one-hot encoding, logistic regression) fitted on a
+    DataFrame of the table's columns and saved with skops."""
+    import skops.io as sio
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    numeric, text = ["duration_months", "credit_amount", "age"], ["checking_status", "savings"]
+    prepare = ColumnTransformer(
+        [("num", StandardScaler(), numeric), ("cat", OneHotEncoder(handle_unknown="ignore"), text)]
+    )
+    pipeline = Pipeline([("prepare", prepare), ("model", LogisticRegression(max_iter=1000))])
+    pipeline.fit(task.frame[numeric + text], task.frame[task.target])
+    return sio.dumps(pipeline)
+
+
+def test_skops_pipeline_route_scores_at_a_threshold(scored) -> None:
+    task, _ = scored
+    at = open_compare(task)
+    _add(at, "A model file", "pipeline")
+    at.file_uploader(key="cmp_out_model").set_value(
+        ("pipeline.skops", _skops_pipeline(task), "application/zip")
+    ).run()
+    at.button(key="cmp_out_add").click().run()
+    assert not at.exception and not _errors(at)
+    assert len(_outside_traces(at)) == 1
+    assert at.slider(key="cmp_out_threshold").value == 0.5  # a classifier's scores
+    assert set(_groups(at).index) == {*task.group_names, "overall"}
+
+
 def _report(at: AppTest) -> tuple[str, bytes]:
     at.button(key="cmp_prepare_report").click().run()
     assert not at.exception and not _errors(at)
