@@ -39,9 +39,7 @@ def _add_by_column(page: Page) -> None:
     wait_for_app(page, timeout=120_000)
 
 
-def test_outside_model_on_the_plane_and_report_offline(
-    page: Page, app_server: str, tmp_path: Path
-) -> None:
+def _upload_and_sweep(page: Page, app_server: str, tmp_path: Path) -> None:
     page.goto(app_server + "/")
     wait_for_app(page)
     page.get_by_text("Upload a file").click()
@@ -52,6 +50,51 @@ def test_outside_model_on_the_plane_and_report_offline(
     page.get_by_role("link", name="Compare & export").click()
     wait_for_app(page)
     _sweep(page, "Reweighing", "strength", "0, 1")
+
+
+def _upload_to(page: Page, label: str, path: Path) -> None:
+    box = page.locator('[data-testid="stFileUploader"]').filter(has_text=label).first
+    box.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
+    wait_for_app(page)
+    page.get_by_role("button", name="Add to the plane").click()
+    wait_for_app(page, timeout=120_000)
+
+
+def test_outside_model_by_file_and_by_model_file(
+    page: Page, app_server: str, tmp_path: Path
+) -> None:
+    _upload_and_sweep(page, app_server, tmp_path)
+    chart = page.locator('[data-testid="stPlotlyChart"]').first
+    main = page.locator('[data-testid="stMain"]')
+    with page.expect_download() as info:  # a method's model file: route (c) uploads it back
+        page.get_by_role("button", name="Download model file").click()
+    model = tmp_path / "point.fairmodel"
+    info.value.save_as(model)
+
+    details = page.locator("details").filter(has_text="Your model").first
+    details.locator("summary").click()
+    page.get_by_text("A predictions file").click()
+    wait_for_app(page)
+    rows = ["row,p", *(f"{i},{0.3 + 0.4 * (i % 2)}" for i in range(400))]
+    (tmp_path / "preds.csv").write_text("\n".join(rows))
+    _upload_to(page, "Predictions file", tmp_path / "preds.csv")
+    expect(main).to_contain_text("scores from column 'p' of a predictions file keyed by 'row'")
+    expect(chart).to_contain_text("my model")
+    screenshot(page, "compare-outside-file")
+
+    page.get_by_text("A model file").click()
+    wait_for_app(page)
+    _upload_to(page, "Model file", model)
+    expect(main).to_contain_text("from model file 'point.fairmodel'")
+    expect(chart).to_contain_text("my model")
+    screenshot(page, "compare-outside-model-file")
+    assert exception_texts(page) == []
+
+
+def test_outside_model_on_the_plane_and_report_offline(
+    page: Page, app_server: str, tmp_path: Path
+) -> None:
+    _upload_and_sweep(page, app_server, tmp_path)
     chart = page.locator('[data-testid="stPlotlyChart"]').first
     expect(chart).to_be_visible()
 
