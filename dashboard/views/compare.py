@@ -8,6 +8,7 @@ import streamlit as st
 
 from dashboard.components import cached
 from dashboard.components.charts import frontier_figure, group_metrics_figure
+from dashboard.components.compare_export import render_downloads, render_open
 from dashboard.components.comparison import (
     checks_summary,
     failed_checks,
@@ -17,6 +18,12 @@ from dashboard.components.comparison import (
 )
 from dashboard.components.evidence import show_checks
 from dashboard.components.frontier_runner import render_add_frontier
+from dashboard.components.outside_model import (
+    add_outside_points,
+    render_outside_panel,
+    saved_audits,
+    show_outside,
+)
 from dashboard.components.state import (
     keep,
     require_task,
@@ -158,6 +165,14 @@ selected = st.selectbox(
 )
 keep("cmp_point")
 
+audited = render_outside_panel(task)
+with st.expander("Open a saved comparison"):
+    saved_pins = render_open(task, train, test, ids)
+    if saved_pins and st.session_state.get("cmp_pins_from") != saved_pins:
+        st.session_state["cmp_pins_from"] = saved_pins
+        st.session_state["cmp_pinned"] = saved_pins[:3]
+audits = [a for a in (audited, *saved_audits(task)) if a is not None]
+
 show_baselines = st.toggle(
     "Show baselines",
     value=True,
@@ -175,8 +190,14 @@ if n_failed:
         f"{n_failed} point(s) are crossed out in red: at least one of their held-out checks "
         "failed (hover a cross for the checks' names; select the point for the sentences)."
     )
+figure = frontier_figure(view, x, y, selected, titles, references)
+if off_plane := add_outside_points(figure, audits, x, y, split):
+    st.caption(
+        f"Not on this plane: {md_text(', '.join(off_plane))} (no {metric_label(x)} or "
+        f"{metric_label(y)} for it)."
+    )
 st.plotly_chart(
-    frontier_figure(view, x, y, selected, titles, references),
+    figure,
     key="cmp_chart",
     on_select="rerun",
     selection_mode="points",
@@ -261,6 +282,9 @@ with st.expander("Pin points side by side"):
             columns[f"{titles[p.method]} · {pid}"] = values
         st.dataframe(pd.DataFrame(columns), key="cmp_pinned_table")
 
+if audits:
+    show_outside(audits[0], points)
+
 result = point_result(point.key, point, model, train, test)
 # The card is built here, on download (the shipped demo files keep the card they were
 # precomputed with), and names the file the user gets.
@@ -287,4 +311,9 @@ d2.download_button(
 st.caption(
     "Load the file anywhere with `fairengine.export.load_model(path)`: it needs only the "
     "runtime requirements, verifies its checksums and never unpickles."
+)
+
+st.subheader("Report and comparison file")
+render_downloads(
+    task, points, audits, list(dict.fromkeys([selected, *pinned, *(a.name for a in audits)]))
 )

@@ -120,7 +120,7 @@ PACKAGES = {
     "fair_regression": "fair_regression",
     "noisy_groups": "noisy_groups",
     "multiaccurate_proxy": "multiaccurate_proxy",
-    "group_threshold_classifier": None,
+    "group_threshold_classifier": None,  # fairengine.models: no method package, no fairlearn
 }
 
 _IMPORTS = """

@@ -1,0 +1,157 @@
+"""The Compare page's report and saved comparisons: "Download report" (one self-contained HTML
+file from :func:`fairengine.report.build_report`), "Download comparison" and "Open a saved
+comparison" (JSON, :mod:`fairengine.audit.comparison`). The engine builds and validates; this
+module collects the page's points, pins and outside models and shows errors in words."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from dashboard.components.errors import show_unexpected
+from dashboard.components.outside_model import SAVED_KEY
+from fairengine.audit import AuditResult
+from fairengine.audit.comparison import (
+    Comparison,
+    ComparisonError,
+    build_comparison,
+    load_comparison,
+    save_comparison,
+)
+from fairengine.audit.core import PLANE
+from fairengine.data import Task
+from fairengine.data.errors import DataError
+from fairengine.frontier.result import Frontier, PointRecord
+from fairengine.textsafe import md_text
+
+BUILT_KEY = "cmp_export"
+
+
+def page_frontiers(points: Sequence[Any], tkey: str, kind: str) -> list[Frontier]:
+    """The cached points as one Frontier per method (models read from their files on use)."""
+    by_method: dict[str, list[Any]] = {}
+    for point in points:
+        by_method.setdefault(point.method, []).append(point)
+    frontiers = []
+    for method, group in by_method.items():
+        knob_names = list(dict.fromkeys(k for p in group for k in p.knobs))
+        records = [
+            PointRecord(p.point_id, dict(p.knobs), p.metrics, True, p.elapsed, path=p.path,
+                        evidence=p.evidence)
+            for p in group
+        ]  # fmt: skip
+        frontiers.append(Frontier.from_records(method, tkey, records, PLANE[kind], knob_names))
+    return frontiers
+
+
+def unique_audits(audits: Sequence[AuditResult]) -> list[AuditResult]:
+    """The outside models with distinct names (the first of each name is kept)."""
+    seen: dict[str, AuditResult] = {}
+    for result in audits:
+        seen.setdefault(result.name, result)
+    return list(seen.values())
+
+
+def page_comparison(
+    task: Task, points: Sequence[Any], audits: Sequence[AuditResult], pins: Sequence[str]
+) -> Comparison:
+    """The comparison the page shows: every cached point, the outside models and the pins."""
+    from fairengine.frontier import task_key
+
+    train, test = task.split()
+    frontiers = page_frontiers(points, task_key(train, test), task.kind)
+    return build_comparison(task, frontiers, unique_audits(audits), list(pins))
+
+
+def _signature(points: Sequence[Any], audits: Sequence[AuditResult], pins: Sequence[str]) -> tuple:
+    named = tuple((a.name, a.threshold, a.metrics.get("test", {}).get(a.fairness_metric))
+                  for a in audits)  # fmt: skip
+    return tuple(p.key for p in points), named, tuple(pins)
+
+
+def render_downloads(
+    task: Task, points: Sequence[Any], audits: Sequence[AuditResult], pins: Sequence[str]
+) -> None:
+    """ "Prepare report" and then "Download report" / "Download comparison" for what is shown."""
+    from fairengine.report import build_report
+
+    signature = _signature(points, audits, pins)
+    built = st.session_state.get(BUILT_KEY)
+    if built is not None and built["signature"] != signature:
+        built = st.session_state[BUILT_KEY] = None
+    st.caption(
+        "The report is one HTML file that opens in any browser without a server: the data "
+        "summary, this plane with every method and your model, the pinned points with their "
+        "per-group tables, checks and cards, and the knobs and versions behind every point."
+    )
+    if built is None and st.button("Prepare the report", key="cmp_prepare_report"):
+        try:
+            comparison = page_comparison(task, points, audits, pins)
+            built = {"signature": signature, "comparison": comparison,
+                     "html": build_report(comparison, title=f"{task.name}: comparison"),
+                     "json": comparison_bytes(comparison)}  # fmt: skip
+        except DataError as exc:
+            st.error(f"The report could not be made: {md_text(exc)}")
+        except Exception as exc:  # noqa: BLE001 - shown with an error id; the page goes on
+            show_unexpected(exc, "the report")
+        st.session_state[BUILT_KEY] = built
+    if built is not None:
+        _download_buttons(task, built)
+
+
+def _download_buttons(task: Task, built: dict[str, Any]) -> None:
+    d1, d2 = st.columns(2)
+    d1.download_button(
+        "Download report", data=built["html"].encode("utf-8"),
+        file_name=f"{task.name}-comparison.html", mime="text/html", key="cmp_download_report",
+        on_click="ignore",
+    )  # fmt: skip
+    d2.download_button(
+        "Download comparison", data=built["json"],
+        file_name=f"{task.name}-comparison.json", mime="application/json",
+        key="cmp_download_comparison", on_click="ignore",
+    )  # fmt: skip
+
+
+def comparison_bytes(comparison: Comparison) -> bytes:
+    """The comparison file's bytes, written by the engine's own :func:`save_comparison`."""
+    with tempfile.TemporaryDirectory() as folder:
+        return save_comparison(comparison, Path(folder) / "comparison.json").read_bytes()
+
+
+def render_open(task: Task, train: Task, test: Task, known: Sequence[str]) -> list[str]:
+    """ "Open a saved comparison": validate the file for this data, put its outside models on
+    the plane; returns the saved pins that are points of this page (to pin them here)."""
+    upload = st.file_uploader(
+        "Open a saved comparison (.json)", type=["json"], key="cmp_open_comparison"
+    )
+    if upload is None:
+        st.session_state.pop(SAVED_KEY, None)
+        return []
+    try:
+        comparison = load_comparison(upload.getvalue(), train=train, test=test)
+        audits = comparison.audits()
+    except ComparisonError as exc:
+        st.error(f"This comparison cannot be opened: {md_text(exc)}")
+        return []
+    except Exception as exc:  # noqa: BLE001 - shown with an error id; the page goes on
+        show_unexpected(exc, "opening the comparison")
+        return []
+    st.session_state[SAVED_KEY] = {"fingerprint": task.fingerprint, "audits": audits}
+    ids = {p["point_id"] for p in comparison.points}
+    here = ids & set(known)
+    st.success(
+        f"Opened a comparison made {md_text(comparison.created)}: {len(ids)} point(s), "
+        f"{len(here)} of them cached here, {len(audits)} outside model(s) (drawn on the plane), "
+        f"{len(comparison.pins)} pin(s)."
+    )
+    if len(here) < len(ids):
+        st.caption(
+            f"{len(ids) - len(here)} saved point(s) are not cached on this machine: add their "
+            "methods' frontiers above to see them on the plane."
+        )
+    return [p["id"] for p in comparison.pins if p["id"] in known]
