@@ -220,7 +220,7 @@ def _fairengine_model(task: Task, raw: bytes, label: str) -> Outside:
         raise DataError(
             f"The model in {label!r} is a {model.kind} model; this is a {task.kind} task."
         )
-    frame = task.frame.drop(columns=[task.target])
+    frame = task.frame.loc[:, list(model.features)]  # the table may hold columns it never saw
     values = np.asarray(model.metric_predictions(frame), dtype=float)
     hard = task.kind != "classification" or set(np.unique(values)) <= {0.0, 1.0}
     kind = "predictions" if hard else "probabilities"  # a randomized classifier's P(ŷ = 1)

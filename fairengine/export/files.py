@@ -314,6 +314,9 @@ def load_model(path: str | os.PathLike[str] | bytes) -> Model:
             f"The model file's content does not rebuild a working {model_type} model: "
             f"{type(exc).__name__}: {exc}"
         ) from None
+    from fairengine.export.client import input_schema  # the client imports this module
+
+    model.input_schema = input_schema(model, verified.manifest)  # predict checks its columns
     return model
 
 

@@ -12,6 +12,9 @@ not import every method (nor fairlearn).
 from __future__ import annotations
 
 import importlib
+import os
+import sys
+import warnings
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
@@ -20,6 +23,7 @@ if TYPE_CHECKING:  # the encoder needs scikit-learn: a cache lookup reads no mod
     import pandas as pd
 
     from fairengine.data.encoding import FeatureEncoder
+    from fairengine.export.client import InputSchema
 
 Arrays = dict[str, np.ndarray]
 State = tuple[dict[str, Any], Arrays]
@@ -65,6 +69,15 @@ def model_types() -> dict[str, type[Model]]:
     return {name: resolve_model_type(name) for name in sorted(model_type_names())}
 
 
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first caller outside fairengine (a warning points there)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(root):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 class Model:
     """Base class of exportable models.
 
@@ -84,6 +97,10 @@ class Model:
     #: evaluation (:mod:`fairengine.methods.evaluation`) scores it.
     predicts_target: ClassVar[bool] = True
 
+    #: The columns a model loaded from a file reads and knows (its training target and
+    #: sensitive columns...), from the file's manifest; None for a model fitted in this process.
+    input_schema: InputSchema | None = None
+
     def __init__(self, encoder: FeatureEncoder) -> None:
         self.encoder = encoder
 
@@ -91,7 +108,23 @@ class Model:
     def features(self) -> list[str]:
         return list(self.encoder.columns_)
 
+    def check_input(self, X: pd.DataFrame | np.ndarray) -> None:  # noqa: N803
+        """For a model loaded from a file, the rule ``fairengine predict`` applies to a table's
+        columns (:func:`fairengine.export.client.check_columns`): columns it was trained with
+        but does not read (target, sensitive attribute(s)) are ignored with an
+        :class:`~fairengine.export.client.IgnoredColumnsWarning`; missing or unknown columns
+        raise :class:`~fairengine.export.client.SchemaError`."""
+        if self.input_schema is None or not hasattr(X, "columns"):
+            return
+        from fairengine.export import client
+
+        ignored = client.check_columns(self.input_schema, list(X.columns), hint=client.API_HINT)
+        if ignored:
+            note = client.ignored_note(self.input_schema, ignored)
+            warnings.warn(note, client.IgnoredColumnsWarning, stacklevel=_caller_level())
+
     def encode(self, X: pd.DataFrame | np.ndarray) -> np.ndarray:  # noqa: N803
+        self.check_input(X)
         return self.encoder.transform(X)
 
     def predict_score(self, X: pd.DataFrame) -> np.ndarray:  # noqa: N803

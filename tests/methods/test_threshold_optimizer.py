@@ -8,7 +8,7 @@ import pytest
 
 from fairengine import metrics
 from fairengine.data import load_dataset
-from fairengine.export import ModelFileError, load_model, model_card, save_model
+from fairengine.export import ModelFileError, load_model, model_card, result_metadata, save_model
 from fairengine.methods import get_method, list_methods
 from fairengine.methods.threshold_optimizer import _label_tolerance
 
@@ -54,7 +54,7 @@ def test_it_needs_the_sensitive_column_to_predict(adult, tmp_path) -> None:
     card = model_card(result, train, test)
     assert "sensitive attribute at prediction time" in card
     path = tmp_path / "to.fairmodel"
-    save_model(result.model, path, card=card)
+    save_model(result.model, path, card=card, metadata=result_metadata(result, train, test))
     loaded = load_model(path)
     assert np.allclose(loaded.predict_score(test.frame), result.model.predict_score(test.frame))
     with pytest.raises(SchemaError, match="sex"):

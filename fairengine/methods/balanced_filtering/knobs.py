@@ -16,7 +16,11 @@ KNOBS: tuple[Knob, ...] = (
         "ab",
         choices=PROXIES,
         label="Proxy ẑ",
-        help="Proxy: (α, β) tree (Alg. 3-4), QP / naive decision tree or regression (§3.9).",
+        help="How the filter guesses each row's group from its features (the paper's proxy "
+        "ẑ): 'ab' is the paper's (α, β) tree (its Algorithms 3 and 4); the others are the "
+        "paper's baselines, a decision tree ('_dt') or a logistic regression ('_lr') that "
+        "predicts the group, sampled either equally per predicted group ('naive_') or with "
+        "rates from a quadratic program ('qp_').",
     ),
     Knob(
         "alpha",
@@ -117,7 +121,7 @@ KNOBS: tuple[Knob, ...] = (
         0.1,
         0.005,
         label="Smallest leaf (share of rows)",
-        help="Smallest leaf, share of rows [EXT]; 0 = none (paper).",
+        help="Not in the paper: the smallest leaf, as a share of rows; 0 = none (as in the paper).",
     ),
     Knob(
         "budget_step",
@@ -126,8 +130,8 @@ KNOBS: tuple[Knob, ...] = (
         0.5,
         0.05,
         label="Budget ladder step",
-        help="[EXT] Also grow at α − step, α − 2·step, … and keep the tree nearest the target "
-        "(imbalance never rises with α on that grid); 0 = grow at α only.",
+        help="Not in the paper: also grow at α − step, α − 2·step, … and keep the tree nearest "
+        "the target (imbalance never rises with α on that grid); 0 = grow at α only.",
     ),
     Knob(
         "min_leaf_rows",
@@ -137,8 +141,8 @@ KNOBS: tuple[Knob, ...] = (
         1,
         integer=True,
         label="Smallest leaf (rows)",
-        help="Smallest leaf in rows (the floor is the larger of this and the share) [EXT]; "
-        "the paper sets no floor.",
+        help="Not in the paper: the smallest leaf in rows (the floor is the larger of this and "
+        "the share); the paper sets no floor.",
     ),
     Knob(
         "axis_splits",
@@ -149,22 +153,23 @@ KNOBS: tuple[Knob, ...] = (
         integer=True,
         label="Extra single-feature splits",
         demo_high=8,
-        help="[EXT] Also try this many single-feature threshold splits per leaf next to the "
-        "game's split; 0 = the game only (paper).",
+        help="Not in the paper: also try this many single-feature threshold splits per leaf next "
+        "to the game's split; 0 = the game only (as in the paper).",
     ),
     Knob(
         "protocol",
         "generalising",
         choices=PROTOCOLS,
         label="Protocol",
-        help="[EXT] generalising: leaf size and number of leaves of the (α, β) tree chosen on "
-        "held-out training rows (default); paper: grown to β_stop as in the paper.",
+        help="generalising (not in the paper, the default): leaf size and number of leaves of the "
+        "(α, β) tree chosen on held-out training rows; paper: grown to β_stop as in the paper.",
     ),
     Knob(
         "max_yield",
         True,
         label="Maximise the acceptance rate",
-        help="[EXT] Tie-break q for the largest acceptance rate (LP).",
+        help="Not in the paper: among equally balanced filters, keep the one that accepts the "
+        "most rows (a linear program picks the acceptance rates q).",
     ),
     Knob(
         "random_state",

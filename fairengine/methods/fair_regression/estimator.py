@@ -29,6 +29,7 @@ from fairengine.methods.params import (
     seed,
     validate_params,
 )
+from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
 from fairengine.solvers.expgrad import GameResult, solve_game
 
 __all__ = ["CONSTRAINTS", "FairRegressor"]
@@ -160,8 +161,11 @@ class FairRegressor(RegressorMixin, BaseEstimator):
     _parameter_constraints: dict = knob_constraints(  # noqa: RUF012
         KNOBS,
         rename={"loss_function": "loss"},
-        domains={"eps": (0.0, None, "left"), "n_levels": (2, None, "left"),
-                 "max_iter": (1, None, "left")},  # fmt: skip
+        domains={
+            "eps": (0.0, None, "left"),
+            "n_levels": (2, None, "left"),
+            "max_iter": (1, None, "left"),
+        },  # fmt: skip
         extra={
             "eps": ["array-like"],
             "base_estimator": [HasMethods(["fit", "predict"])],
@@ -209,8 +213,19 @@ class FairRegressor(RegressorMixin, BaseEstimator):
         """y' = (y − y_min)/(y_max − y_min): the [0, 1] scale every loss and ε is on."""
         return (np.asarray(y, float) - self.y_min_) / (self.y_max_ - self.y_min_)
 
-    def fit(self, X: Any, y: Any, groups: Any) -> FairRegressor:  # noqa: N803
-        """Run Algorithm 1 (SP) or 2 (BGL) on rows X, targets y, protected attribute groups."""
+    __metadata_request__fit = sensitive_request("groups")  # noqa: RUF012
+
+    def fit(
+        self,
+        X: Any,  # noqa: N803
+        y: Any,
+        groups: Any = None,
+        *,
+        sensitive_features: Any = None,
+    ) -> FairRegressor:
+        """Run Algorithm 1 (SP) or 2 (BGL) on rows X, targets y and the protected attribute
+        ``sensitive_features`` (``groups`` is its older name)."""
+        groups = resolve_sensitive(sensitive_features, groups, "groups")
         self._check()
         Z, y = validate_data(self, X, y, y_numeric=True, ensure_min_features=0)  # noqa: N806
         Z, y = np.asarray(Z, float), np.asarray(y, float).ravel()  # noqa: N806
@@ -336,9 +351,7 @@ class FairRegressor(RegressorMixin, BaseEstimator):
         """
         values = self.component_predictions(X)
         rng = generator(self.random_state if random_state is None else random_state)
-        pick = rng.choice(
-            len(self.weights_), size=len(values), p=self.weights_
-        )
+        pick = rng.choice(len(self.weights_), size=len(values), p=self.weights_)
         chosen = values[np.arange(len(values)), pick]
         return self.y_min_ + (self.y_max_ - self.y_min_) * chosen
 

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, DensityMixin
+from sklearn.utils.metadata_routing import UNUSED
 from sklearn.utils.validation import check_is_fitted
 
 from fairengine.data import Task
@@ -31,6 +32,7 @@ from fairengine.methods.params import (
     knob_constraints,
     validate_params,
 )
+from fairengine.methods.sensitive import resolve_sensitive
 
 
 def distinct_rows(
@@ -63,6 +65,29 @@ def group_rates(joint: np.ndarray) -> tuple[float, float]:
         outcome = joint[1] / share
     sr = float(outcome.min() / outcome.max()) if np.nanmax(outcome) > 0 else 1.0
     return rr, sr
+
+
+def _row_codes(data: pd.DataFrame | np.ndarray, domain: Domain, sensitive: Any) -> np.ndarray:
+    """Level codes (n, F) of readable rows or codes, the protected column from ``sensitive``
+    when given (and checked against the rows' own protected column, its older place)."""
+    protected = domain.features[domain.index("protected")]
+    if isinstance(data, pd.DataFrame):
+        if sensitive is not None and protected.name not in data:
+            data = data.assign(**{protected.name: np.asarray(sensitive)})
+        codes = domain.codes(data)
+    else:
+        codes = np.asarray(data)
+        if codes.ndim != 2 or codes.shape[1] != len(domain.features):
+            raise ValueError(f"Level codes need shape (n, {len(domain.features)}).")
+    if sensitive is not None:
+        given = protected.codes(pd.Series(np.asarray(sensitive)))
+        if len(given) != len(codes):
+            raise ValueError(f"sensitive_features has {len(given)} values for {len(codes)} rows.")
+        column = codes[:, domain.index("protected")]
+        resolve_sensitive(
+            given, column, protected.name, where=f"in the rows' column {protected.name!r}"
+        )
+    return codes
 
 
 class MaxEntDebiaser(DensityMixin, BaseEstimator):
@@ -167,8 +192,15 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
         },
     )
 
+    # the rows are data, not metadata; the protected attribute is routed as sensitive_features
+    __metadata_request__fit = {"sensitive_features": True, "data": UNUSED}  # noqa: RUF012
+
     def fit(
-        self, data: Task | pd.DataFrame | np.ndarray, domain: Domain | None = None
+        self,
+        data: Task | pd.DataFrame | np.ndarray,
+        domain: Domain | None = None,
+        *,
+        sensitive_features: Any = None,
     ) -> MaxEntDebiaser:
         """Discretise, reweight, build θ and solve the dual.
 
@@ -179,6 +211,9 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
             (n, F) from ``domain.codes`` (a run codes its training rows once).
         domain : Domain, optional
             Required with a DataFrame or codes; built from the Task (``n_bins``) otherwise.
+        sensitive_features : array-like, optional
+            The protected attribute, one raw value per row: fills the domain's protected column
+            when the rows lack it; when they hold it, both must agree.
         """
         validate_params(self)
         if isinstance(data, Task):
@@ -188,12 +223,7 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
             raise ValueError("Pass a Task, or a DataFrame (or level codes) with its Domain.")
         self.domain_ = domain
         self._set_features(domain)
-        if isinstance(data, pd.DataFrame):
-            codes = domain.codes(data)
-        else:
-            codes = np.asarray(data)
-            if codes.ndim != 2 or codes.shape[1] != len(domain.features):
-                raise ValueError(f"Level codes need shape (n, {len(domain.features)}).")
+        codes = _row_codes(data, domain, sensitive_features)
         z = codes[:, domain.index("protected")]
         y = codes[:, domain.index("label")]
         theta = self._theta(CodedPoints(domain, codes), z, y)  # no (n, d) matrix

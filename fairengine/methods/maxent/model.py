@@ -82,6 +82,7 @@ class MaxEntModel(Model):
         return self.generator.domain_
 
     def encode(self, X: pd.DataFrame | np.ndarray) -> np.ndarray:  # noqa: N803
+        self.check_input(X)
         only = self.domain.model_features
         if not isinstance(X, pd.DataFrame):
             X = pd.DataFrame(np.asarray(X), columns=self.features)  # noqa: N806

@@ -45,8 +45,9 @@ def reweighting_weights(z: np.ndarray, y: np.ndarray, tau: float = 1.0) -> np.nd
     count = np.bincount(cell, minlength=4).astype(float)
     if (count == 0).any():
         raise ValueError(
-            "Every (label, group) cell needs at least one row for Algorithm 1 (spec §7.19); "
-            f"cell counts (y, z) = {count.reshape(2, 2).tolist()}."
+            "Every (label, group) cell needs at least one row to reweight the data (the "
+            "paper's Algorithm 1); rows per cell, label by group: "
+            f"{count.reshape(2, 2).tolist()}."
         )
     c_y = np.bincount(y, minlength=2).astype(float)
     c_yz = count * np.tile([1.0 / tau, 1.0], 2)  # c(y, 0) = #(y, 0) / tau

@@ -40,6 +40,7 @@ from fairengine.methods.params import (
     knob_constraints,
     validate_params,
 )
+from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
 from fairengine.solvers import solve_game
 from fairengine.solvers.moments import Reduction
 from fairengine.solvers.oracles import PairedRegressionOracle, best_intercept
@@ -148,8 +149,21 @@ class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
             return (np.asarray(first.predict(X)) == 1).astype(float)
         return (X @ first + intercept > 0).astype(float)
 
-    def fit(self, X: Any, y: Any, soft_groups: Any = None) -> ProxyFairClassifier:  # noqa: N803
-        """Fit Q on rows X, binary labels y and soft group weights (n,) or (n, K)."""
+    __metadata_request__fit = sensitive_request("soft_groups")  # noqa: RUF012
+
+    def fit(
+        self,
+        X: Any,  # noqa: N803
+        y: Any,
+        soft_groups: Any = None,
+        *,
+        sensitive_features: Any = None,
+    ) -> ProxyFairClassifier:
+        """Fit Q on rows X, binary labels y and soft group weights (n,) or (n, K), given as
+        ``sensitive_features`` (``soft_groups`` is its older name; neither: one group)."""
+        soft_groups = resolve_sensitive(
+            sensitive_features, soft_groups, "soft_groups", required=False
+        )
         validate_params(self)
         if not isinstance(self.learner, str) and not has_fit_parameter(
             self.learner, "sample_weight"

@@ -31,10 +31,11 @@ KNOBS: tuple[Knob, ...] = (
         0.5,
         0.001,
         label="Multiaccuracy tolerance α",
-        help="α — target ratio violation of the proxy on its rows (auditor tolerance "
-        "α·mean(z_k), spec §3.1 Change 1); 0 = the lowest α the linear proxy reaches on these "
-        "rows in T rounds. Algorithm 4 acts between that and the least-squares start's α "
-        "(the run reports both).",
+        help="α — how far the proxy may miss each group's size on any region of the data the "
+        "auditor checks, as a share of that group's size (the paper's multiaccuracy "
+        "tolerance); 0 = the lowest α the linear proxy reaches on these rows in T rounds. The "
+        "paper's Algorithm 4 acts between that and the α of its least-squares start (the run "
+        "reports both).",
     ),
     Knob(
         "C",

@@ -46,6 +46,7 @@ from fairengine.methods.params import (
     seed,
     validate_params,
 )
+from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
 from fairengine.metrics import accuracy
 from fairengine.models import trees as tree_codec
 from fairengine.solvers.least_squares import LeastSquares
@@ -429,13 +430,21 @@ class MultiaccurateProxy(BaseEstimator):
         },
     )
 
+    __metadata_request__fit = sensitive_request("z")  # noqa: RUF012
+
     def fit(
         self,
         X: np.ndarray,  # noqa: N803
-        z: np.ndarray,
+        z: np.ndarray | None = None,
         tasks: np.ndarray | None = None,
+        *,
+        sensitive_features: np.ndarray | None = None,
     ) -> MultiaccurateProxy:
-        """Fit θ_k per group. ``tasks=None`` is the Section 5 mode (see :func:`class_tasks`)."""
+        """Fit θ_k per group of the protected attribute ``sensitive_features`` (``z`` is its
+        older name). ``tasks=None`` is the Section 5 mode (see :func:`class_tasks`)."""
+        z = resolve_sensitive(
+            sensitive_features, z, "z", required=False
+        )  # z is its y: a missing z gets the y check
         validate_params(self)
         X, z = validate_data(self, X, z, multi_output=True, y_numeric=True)  # noqa: N806
         with threadpool_limits(limits=1, user_api="blas"):  # many small products: see _ONE_THREAD
@@ -901,13 +910,21 @@ class GeneralMultiaccurateProxy(BaseEstimator):
         ).fit(X, target)
         return tree, tree.predict(X)
 
+    __metadata_request__fit = sensitive_request("z")  # noqa: RUF012
+
     def fit(
         self,
         X: np.ndarray,  # noqa: N803
-        z: np.ndarray,
+        z: np.ndarray | None = None,
         tasks: np.ndarray | None = None,
+        *,
+        sensitive_features: np.ndarray | None = None,
     ) -> GeneralMultiaccurateProxy:
-        """Fit ẑ_k per group. ``tasks=None`` is the Section 5 mode (see :func:`class_tasks`)."""
+        """Fit ẑ_k per group of the protected attribute ``sensitive_features`` (``z`` is its
+        older name). ``tasks=None`` is the Section 5 mode (see :func:`class_tasks`)."""
+        z = resolve_sensitive(
+            sensitive_features, z, "z", required=False
+        )  # z is its y: a missing z gets the y check
         validate_params(self)
         X, z = validate_data(self, X, z, multi_output=True, y_numeric=True)  # noqa: N806
         if tasks is not None:
@@ -1058,8 +1075,20 @@ class BaselineProxy(BaseEstimator):
     ) -> None:
         self.kind, self.random_state = kind, random_state
 
-    def fit(self, X: np.ndarray, z: np.ndarray) -> BaselineProxy:  # noqa: N803
-        """Fit one model per group column of z (n,) or (n, K)."""
+    __metadata_request__fit = sensitive_request("z")  # noqa: RUF012
+
+    def fit(
+        self,
+        X: np.ndarray,  # noqa: N803
+        z: np.ndarray | None = None,
+        *,
+        sensitive_features: np.ndarray | None = None,
+    ) -> BaselineProxy:
+        """Fit one model per group column of the protected attribute ``sensitive_features``
+        (n,) or (n, K) (``z`` is its older name)."""
+        z = resolve_sensitive(
+            sensitive_features, z, "z", required=False
+        )  # z is its y: a missing z gets the y check
         validate_params(self)
         X, z = validate_data(self, X, z, multi_output=True, y_numeric=True)  # noqa: N806
         z = _as_2d(z)

@@ -118,6 +118,7 @@ from fairengine.methods.noisy_groups.rates import (
     violations,
 )
 from fairengine.methods.params import Interval, StrOptions, knob_constraints, seed, validate_params
+from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
 from fairengine.metrics import rate_base
 from fairengine.solvers.projections import project_simplex
 from fairengine.solvers.tv_ball import project_tv_ball
@@ -518,10 +519,25 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"y needs 2 classes; got {len(self.classes_)} class.")
         return (y == self.classes_[-1]).astype(float)
 
-    def fit(self, X, y, noisy_groups, aux_true=None, aux_noisy=None, *, eval_set=None):  # noqa: N803
-        """Fit on (X, y, Ĝ); ``aux_true``/``aux_noisy``: an auxiliary sample of true and noisy
-        groups (noise model and safe γ). ``eval_set=(X_val, y_val, Ĝ_val)``: select the best
-        iterate on this validation data instead of the training data (no true groups needed)."""
+    __metadata_request__fit = sensitive_request("noisy_groups")  # noqa: RUF012
+
+    def fit(
+        self,
+        X,  # noqa: N803
+        y,
+        noisy_groups=None,
+        aux_true=None,
+        aux_noisy=None,
+        *,
+        eval_set=None,
+        sensitive_features=None,
+    ):
+        """Fit on (X, y, Ĝ), the observed (noisy) protected attribute Ĝ given as
+        ``sensitive_features`` (``noisy_groups`` is its older name); ``aux_true``/``aux_noisy``:
+        an auxiliary sample of true and noisy groups (noise model and safe γ).
+        ``eval_set=(X_val, y_val, Ĝ_val)``: select the best iterate on this validation data
+        instead of the training data (no true groups needed)."""
+        noisy_groups = resolve_sensitive(sensitive_features, noisy_groups, "noisy_groups")
         validate_params(self)
         X, y_raw = validate_data(self, X, y)  # noqa: N806
         X = np.asarray(X, dtype=float)  # noqa: N806
