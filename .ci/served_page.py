@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.e2e.harness import exception_texts, launch_browser, wait_for_app  # noqa: E402
+from tests.e2e.harness import exception_texts, launch_browser, wait_for_app
 
 
 def main(url: str) -> int:

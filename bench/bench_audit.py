@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 
-def _pipeline(task, path: Path) -> None:  # noqa: ANN001
+def _pipeline(task, path: Path) -> None:
     import skops.io as sio
     from sklearn.compose import make_column_transformer
     from sklearn.linear_model import LogisticRegression
@@ -90,5 +90,5 @@ def audit(quick: bool) -> list[dict]:
     return rows
 
 
-def register(registry) -> None:  # noqa: ANN001
+def register(registry) -> None:
     registry.add(audit)

@@ -179,7 +179,7 @@ def adult_leaf_floor(quick: bool) -> list[dict]:
     from fairengine.methods.balanced_filtering import hull_distance
 
     train, test = _task(quick, "adult", "race")
-    X = FeatureEncoder().fit(train.X).transform(train.X)  # noqa: N806
+    X = FeatureEncoder().fit(train.X).transform(train.X)
     z = np.asarray(train.groups, dtype=np.int64)
     k, n = int(z.max()) + 1, len(z)
     rows = []
@@ -189,7 +189,7 @@ def adult_leaf_floor(quick: bool) -> list[dict]:
         for g in range(k):
             scores = LogisticRegression(max_iter=500).fit(X, z == g).decision_function(X)
             sets.append(np.bincount(z[np.argsort(-scores)[:m]], minlength=k) / m)
-        A = np.array(sets)  # noqa: N806
+        A = np.array(sets)
         rows.append(
             {
                 "what": f"floor {floor:.1%} ({m} rows): hull of the {k} best one-halfspace leaves",

@@ -175,7 +175,7 @@ def encoder_memory(quick: bool) -> list[dict]:
     from fairengine.data import FeatureEncoder, load_dataset
     from tests.data._legacy_encoder import FeatureEncoder as Legacy
 
-    X = load_dataset("german_credit" if quick else "adult").X  # noqa: N806
+    X = load_dataset("german_credit" if quick else "adult").X
     rows = []
     for label, cls in (("former encoder", Legacy), ("encoder", FeatureEncoder)):
         encoder = cls().fit(X)

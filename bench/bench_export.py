@@ -88,7 +88,7 @@ def _peak(function) -> tuple[float, int, str]:
     try:
         function()
         outcome = "loaded"
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         outcome = f"{type(exc).__name__}: {str(exc)[:70]}"
     elapsed = time.perf_counter() - start
     peak = tracemalloc.get_traced_memory()[1]
@@ -270,7 +270,7 @@ def lying_zips_and_permuted_arrays(quick: bool) -> list[dict]:
     return rows
 
 
-def register(registry) -> None:  # noqa: ANN001
+def register(registry) -> None:
     registry.add(client_import_time)
     registry.add(hostile_files)
     registry.add(lying_zips_and_permuted_arrays)

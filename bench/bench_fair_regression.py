@@ -58,7 +58,7 @@ def fr_bgl_vs_fairlearn(quick: bool) -> list[dict]:
     from sklearn.linear_model import LinearRegression
 
     train, test = _split(load_dataset("law_school"), quick)
-    _, Z, _ = encode(train, test)  # noqa: N806
+    _, Z, _ = encode(train, test)
     y, a = train.y, train.groups
     free = FairRegressor("bounded_group_loss", eps=1.0, max_iter=5).fit(Z, y, a)
     worst = _group_loss(free.component_predictions(Z), free.weights_, y, a).max()
@@ -101,7 +101,7 @@ def fr_oracle_time(quick: bool) -> list[dict]:
     """One best-response call, 1,000 law-school rows, N = 20 (paper Table 1)."""
     frame = load_dataset("law_school").frame.sample(1000, random_state=0)
     task = from_frame(frame, target="ugpa_scaled", sensitive=["race"], kind="regression")
-    _, Z, _ = encode(task, task)  # noqa: N806
+    _, Z, _ = encode(task, task)
     lam = np.random.default_rng(0).random(2 * 2 * 20) * 0.5
     rows = []
     for (oracle, base), paper in TABLE1.items():
@@ -140,7 +140,7 @@ def fr_oracle_time(quick: bool) -> list[dict]:
 def fr_adult_fit(quick: bool) -> list[dict]:
     """One statistical-parity fit on adult, N = 40 (target < 30 s)."""
     train, test = _split(adult_regression(), quick)
-    _, Z, Zt = encode(train, test)  # noqa: N806
+    _, Z, Zt = encode(train, test)
     start = time.perf_counter()
     q = FairRegressor(eps=0.05, loss="logistic", n_levels=40, oracle="ls").fit(
         Z, train.y, train.groups
@@ -344,7 +344,7 @@ def fr_vs_reference(quick: bool) -> list[dict]:
     for name, (task, loss, oracle, eps_list) in tasks.items():
         grid_eps = eps_list[::3] if quick else eps_list
         train, test = _split(task, True)
-        _, Z, _ = encode(train, test)  # noqa: N806
+        _, Z, _ = encode(train, test)
         ref_points, ours_points = [], []
         for eps in grid_eps:
             problem = Parity(Z, train.y, train.groups, eps, loss=loss, n_levels=40,

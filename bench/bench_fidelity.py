@@ -71,5 +71,5 @@ def fidelity(quick: bool) -> list[dict]:
     return out
 
 
-def register(registry) -> None:  # noqa: ANN001
+def register(registry) -> None:
     registry.add(fidelity)

@@ -113,13 +113,15 @@ def eg_before_after(quick: bool) -> list[dict]:
         diff = float(np.max(np.abs(np.subtract(old["pred"], new["pred"]))))
         rows.append({"what": f"{name}: before (main {BASE})", "value": round(old["seconds"], 3),
                      "unit": "s"})  # fmt: skip
-        rows.append({
-            "what": f"{name}: after (constraint objects, one pool, one LS kernel)",
-            "value": round(new["seconds"], 3),
-            "unit": "s",
-            "ratio": round(old["seconds"] / new["seconds"], 2),
-            "note": f"before/after; max abs Δ prediction = {diff:.1e}",
-        })
+        rows.append(
+            {
+                "what": f"{name}: after (constraint objects, one pool, one LS kernel)",
+                "value": round(new["seconds"], 3),
+                "unit": "s",
+                "ratio": round(old["seconds"] / new["seconds"], 2),
+                "note": f"before/after; max abs Δ prediction = {diff:.1e}",
+            }
+        )
     return rows
 
 

@@ -365,7 +365,7 @@ class _PageProbe:
                 m["name"]: m["value"] for m in self.cdp.send("Performance.getMetrics")["metrics"]
             }
             animations = self.page.evaluate("document.getAnimations().length")
-        except Exception:  # noqa: BLE001 - a closed page: no probe text
+        except Exception:
             return "renderer metrics unavailable"
         main = ", ".join(
             f"{name.removesuffix('Duration').lower()} {metrics.get(name, 0.0):.2f}"
@@ -438,9 +438,8 @@ def _seventh(
             busy.append(page)
         if after_computing:
             computing = _until_computing(busy)
-            label += (
-                ", seventh opens once the six show their job"
-                + ("" if computing is None else f" ({computing:.1f} s after they opened)")
+            label += ", seventh opens once the six show their job" + (
+                "" if computing is None else f" ({computing:.1f} s after they opened)"
             )
         else:
             time.sleep(3.0)  # the six are computing

@@ -100,7 +100,7 @@ def _page_words(page: Any, limit: int = 240) -> str:
         texts = page.locator(
             '[data-testid="stAlert"], [data-testid="stProgress"]'
         ).all_inner_texts()
-    except Exception:  # noqa: BLE001 - a closed page: nothing to report
+    except Exception:
         return ""
     return " | ".join(" ".join(t.split()) for t in texts)[:limit]
 

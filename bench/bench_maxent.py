@@ -160,7 +160,7 @@ def _synthetic(n: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 class BruteForceOracle:
     """h, ∇h, ∇²h by enumerating Omega = {0,1}^d (for the speed-up measurement only)."""
 
-    def __init__(self, rows: np.ndarray, weights: np.ndarray, C: float, theta: np.ndarray):  # noqa: N803
+    def __init__(self, rows: np.ndarray, weights: np.ndarray, C: float, theta: np.ndarray):
         d = rows.shape[1]
         self.d = d
         self.alphas = np.array(list(itertools.product((0.0, 1.0), repeat=d)))

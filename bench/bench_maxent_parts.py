@@ -106,7 +106,7 @@ def _tree_inputs(train, test) -> list[tuple]:
 
     inputs, original = [], evaluation.fit_classifier
 
-    def record(kind, X, y, sample_weight=None):  # noqa: N803
+    def record(kind, X, y, sample_weight=None):
         inputs.append((X, y, sample_weight))
         return original(kind, X, y, sample_weight)
 
@@ -119,7 +119,7 @@ def _tree_inputs(train, test) -> list[tuple]:
     return inputs
 
 
-def _fit_tree(X, y, weights):  # noqa: N803
+def _fit_tree(X, y, weights):
     from sklearn.tree import DecisionTreeClassifier
 
     start = time.process_time()
@@ -134,7 +134,7 @@ def maxent_tree_inputs(quick: bool) -> list[dict]:
     for table, (train, test) in _tables().items():
         if quick and table == "113 columns":
             continue
-        for name, (X, y, w) in zip(names, _tree_inputs(train, test), strict=True):  # noqa: N806
+        for name, (X, y, w) in zip(names, _tree_inputs(train, test), strict=True):
             dense_cpu, dense = _fit_tree(X, y, w)
             start = time.process_time()
             csc = sp.csc_matrix(X)

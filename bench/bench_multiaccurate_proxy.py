@@ -76,7 +76,7 @@ def multiaccurate_proxy_fit(quick: bool) -> list[dict]:
     train, _ = _adult(0)
     rows = 3000 if quick else ROWS
     part = train.subset(np.random.default_rng(0).permutation(len(train.y))[:rows])
-    X = FeatureEncoder().fit(part.X).transform(part.X)  # noqa: N806
+    X = FeatureEncoder().fit(part.X).transform(part.X)
     largest = int(np.argmax(np.bincount(part.groups)))
     z = (part.groups == largest).astype(float)
     tasks, _ = make_tasks(part, part.X, part.y, 3)

@@ -207,7 +207,7 @@ def held_out_rows(train: np.ndarray, split: int) -> tuple[np.ndarray, np.ndarray
 
 def _fit_cached(
     clf, name: str, noise: float, split: int, X, y, noisy, groups, eval_set=None
-) -> tuple:  # noqa: E501, N803
+) -> tuple:
     """Fit ``clf`` (noise model from the same rows' (G, Ĝ) pairs, one BLAS thread); with the
     environment variable ``NG_BENCH_CACHE`` set to a directory, a fit with the same estimator
     parameters, data set, noise and split is loaded from there instead (selection rules change
@@ -616,7 +616,7 @@ def reference_rows(dataset: str, noise: float, seed: int, data_dir: Path) -> tup
         c for c in frame.columns
         if c != label and not c.startswith(drop) and not c.startswith("PROXY_")
     ] + proxy  # fmt: skip
-    X = frame[features].to_numpy(float)  # noqa: N806
+    X = frame[features].to_numpy(float)
     y = frame[label].to_numpy(float)
     groups = frame[list(true_cols)].to_numpy().argmax(axis=1)
     noisy = frame[proxy].to_numpy().argmax(axis=1)
@@ -640,7 +640,7 @@ def side_fit(
     from fairengine.methods.noisy_groups.knobs import KNOBS
     from fairengine.methods.noisy_groups.method import CODE_BETA, DRO_FULL_ROWS
 
-    X, y, groups, noisy, train, _, test = reference_rows(dataset, noise, seed, data_dir)  # noqa: N806
+    X, y, groups, noisy, train, _, test = reference_rows(dataset, noise, seed, data_dir)
     _, _, constraint, slack = SIDE_DATA[dataset]
     default = {k.name: k.default for k in KNOBS}
     fit_rows, held = held_out_rows(np.sort(train), seed)

@@ -67,7 +67,7 @@ def runstore(quick: bool) -> list[dict]:
                 old_path.write_bytes(gzip.compress(pickle.dumps((key, run), protocol=5), mtime=0))
 
             def read_old(old_path: Path = old_path) -> Any:
-                return pickle.loads(gzip.decompress(old_path.read_bytes()))  # noqa: S301 - ours
+                return pickle.loads(gzip.decompress(old_path.read_bytes()))
 
             # keyed by the run's own knobs under the task-key prefix (the same for put and get)
             new_write = _best(lambda run=run, tkey=tkey: store.put(tkey, run), repeats)

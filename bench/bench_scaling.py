@@ -141,7 +141,7 @@ def scaling(quick: bool) -> list[dict]:
 
 
 def _exponent_text(m: dict, previous: dict | None) -> str:
-    """", k = … vs Fx": the time exponent between this measurement and the previous factor."""
+    """ ", k = … vs Fx": the time exponent between this measurement and the previous factor."""
     if previous is None:
         return ""
     ratio = m["cpu"] / previous["cpu"]

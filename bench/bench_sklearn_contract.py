@@ -31,7 +31,7 @@ from fairengine.models import trees
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _float64_walk(tree, X: np.ndarray) -> np.ndarray:  # noqa: N803, ANN001
+def _float64_walk(tree, X: np.ndarray) -> np.ndarray:
     """The former copies' walk: float64 features against float64 thresholds."""
     node = np.zeros(len(X), dtype=np.int64)
     for _ in range(tree.max_depth + 1):
@@ -42,7 +42,7 @@ def _float64_walk(tree, X: np.ndarray) -> np.ndarray:  # noqa: N803, ANN001
     return tree.value[node, 0, 0]
 
 
-def _probes(X: np.ndarray, tree) -> np.ndarray:  # noqa: N803, ANN001
+def _probes(X: np.ndarray, tree) -> np.ndarray:
     inner = tree.children_left >= 0
     feats, thr = tree.feature[inner], tree.threshold[inner]
     probe = np.repeat(X[:1], 3 * len(thr), axis=0)
@@ -53,10 +53,10 @@ def _probes(X: np.ndarray, tree) -> np.ndarray:  # noqa: N803, ANN001
 
 def tree_codec_agreement(quick: bool) -> list[dict]:
     task = load_dataset("law_school")
-    X = FeatureEncoder().fit_transform(task.X)  # noqa: N806
+    X = FeatureEncoder().fit_transform(task.X)
     y = np.asarray(task.y, float)
     if quick:
-        X, y = X[:3000], y[:3000]  # noqa: N806
+        X, y = X[:3000], y[:3000]
     rows = []
     single = DecisionTreeRegressor(max_depth=10, random_state=0).fit(X, y)
     gb = GradientBoostingRegressor(n_estimators=50, max_depth=3, random_state=0).fit(X, y)
@@ -149,7 +149,7 @@ def fair_regression_base_learners(quick: bool) -> list[dict]:
     return rows
 
 
-def register(registry) -> None:  # noqa: ANN001
+def register(registry) -> None:
     registry.add(tree_codec_agreement)
     registry.add(export_import_footprint)
     registry.add(fair_regression_base_learners)

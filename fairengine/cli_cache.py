@@ -64,7 +64,7 @@ def task_fingerprint(args: argparse.Namespace) -> str | None:
             path = Path(args.data)
             source = {"file": str(path.expanduser().resolve())}
         content = _file_digest(path)
-    except Exception:  # noqa: BLE001 - any problem is reported by the full path
+    except Exception:
         return None
     options = {
         "memo": _MEMO_VERSION,

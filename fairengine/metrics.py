@@ -512,15 +512,15 @@ def conditional_distribution_matrix(
         raise ValueError("sample_weight must have a positive sum")
     mass = joint.sum(axis=1)
     base = joint.sum(axis=0) / total
-    A = np.where(mass[:, None] > 0, joint / np.maximum(mass, 1e-300)[:, None], base)  # noqa: N806
+    A = np.where(mass[:, None] > 0, joint / np.maximum(mass, 1e-300)[:, None], base)
     return A, mass / total
 
 
-def matrix_disclosivity(A, base_rates, mass=None) -> float:  # noqa: N803
+def matrix_disclosivity(A, base_rates, mass=None) -> float:
     """max_{j,k} |A[j, k] - r_k| over leaves with mass > 0 (seed 000 Def. 5)."""
-    A = np.atleast_2d(np.asarray(A, dtype=float))  # noqa: N806
+    A = np.atleast_2d(np.asarray(A, dtype=float))
     if mass is not None:
-        A = A[np.asarray(mass, dtype=float) > 0]  # noqa: N806
+        A = A[np.asarray(mass, dtype=float) > 0]
     if A.size == 0:
         return 0.0
     return float(np.max(np.abs(A - np.asarray(base_rates, dtype=float)[None, :])))
@@ -574,7 +574,7 @@ def disclosivity(y_true, y_pred, groups, *, sample_weight=None) -> float:
 
     rows = _prepare(None, y_pred, groups, sample_weight)
     leaves = pd.factorize(rows.y_pred, sort=True)[0]
-    A, mass = conditional_distribution_matrix(  # noqa: N806
+    A, mass = conditional_distribution_matrix(
         leaves, rows.codes, rows.n_groups, sample_weight=rows.weight
     )
     return matrix_disclosivity(A, mass @ A, mass)

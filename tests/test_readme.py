@@ -55,7 +55,7 @@ def robust_example() -> dict:
 
 def test_robust_fair_classifier_example_is_a_sklearn_estimator(robust_example) -> None:
     ns = robust_example
-    clf, refit, X = ns["clf"], ns["refit"], ns["X"]  # noqa: N806
+    clf, refit, X = ns["clf"], ns["refit"], ns["X"]
     assert clf.robust_eval_ == "exact" and clf.get_params()["robust_eval"] == "margin"
     assert clf.selection_status_ in ("ok", "fallback")
     assert refit.get_params() == clf.get_params() and refit.robust_eval_ == "margin"

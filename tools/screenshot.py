@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
-import harness  # noqa: E402
+import harness
 
 README_PATH = "/compare?dataset=adult"
 CHART = '[data-testid="stPlotlyChart"]'

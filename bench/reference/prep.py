@@ -6,6 +6,7 @@ preprocess_data_credit). Shims (driver-side only): local raw files instead of UC
 (unseeded) proxy noise generation. Their data.py imports tensorflow without using it for these
 functions: a stub module stands in, so the project's Python runs this too. Also writes
 credit_loaded.csv (their load_dataset_credit's feature table) for fairengine's side of the bench."""
+
 import os, random, sys
 import numpy as np
 import types

@@ -147,7 +147,7 @@ def _layout(fig: go.Figure, title: str, height: int = 380) -> go.Figure:
 
 def heatmap_figure(
     A: np.ndarray, base: np.ndarray, groups: list[str], *, minus_base: bool
-) -> go.Figure:  # noqa: N803
+) -> go.Figure:
     """Heatmap of A (rows = leaves, columns = groups), or of A - r, values annotated."""
     values = A - base[None, :] if minus_base else A
     fig = go.Figure(

@@ -96,7 +96,7 @@ def render_downloads(
                      "json": comparison_bytes(comparison)}  # fmt: skip
         except DataError as exc:
             st.error(f"The report could not be made: {md_text(exc)}")
-        except Exception as exc:  # noqa: BLE001 - shown with an error id; the page goes on
+        except Exception as exc:
             show_unexpected(exc, "the report")
         st.session_state[BUILT_KEY] = built
     if built is not None:
@@ -138,7 +138,7 @@ def render_open(task: Task, train: Task, test: Task, known: Sequence[str]) -> li
     except ComparisonError as exc:
         st.error(f"This comparison cannot be opened: {md_text(exc)}")
         return []
-    except Exception as exc:  # noqa: BLE001 - shown with an error id; the page goes on
+    except Exception as exc:
         show_unexpected(exc, "opening the comparison")
         return []
     st.session_state[SAVED_KEY] = {"fingerprint": task.fingerprint, "audits": audits}

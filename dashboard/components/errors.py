@@ -53,7 +53,7 @@ def guarded(where: str = "this page") -> Iterator[None]:
         raise
     except DataError as exc:
         st.error(f"There is a problem with the data: {md_text(exc)}")
-    except Exception as exc:  # noqa: BLE001 - the point is to catch everything else
+    except Exception as exc:
         show_unexpected(exc, where)
 
 

@@ -139,11 +139,11 @@ class Priority:
         return cls(nice=nice, own_group=group == "own")
 
 
-class Cancelled(Exception):  # noqa: N818 - a control-flow signal
+class Cancelled(Exception):
     """The outcome of a job cancelled while it ran (or raised inside it by its progress hook)."""
 
 
-class ServerBusy(RuntimeError):  # noqa: N818 - what the visitor reads
+class ServerBusy(RuntimeError):
     """:meth:`JobPool.submit` when the queue is full; the message is for the visitor."""
 
     def __init__(self) -> None:
@@ -440,7 +440,7 @@ def _child(payload: bytes, paths: tuple[str, str, str], settings: tuple) -> None
         outcome: tuple[str, Any] = ("done", value)
     except Cancelled:
         outcome = ("cancelled", None)
-    except BaseException as exc:  # noqa: BLE001 - every failure goes back to the page
+    except BaseException as exc:
         outcome = ("memory", None) if _is_memory_error(exc) else ("error", exc)
     _write_outcome(result_path, (*outcome, _own_cpu_seconds()), secret)
     os._exit(0)  # no interpreter teardown (threads a library left behind must not hold it)
@@ -474,7 +474,7 @@ def _write_outcome(path: Path, outcome: tuple, secret: bytes) -> None:
         data = cloudpickle.dumps(outcome)
     except MemoryError:
         data = cloudpickle.dumps(("memory", None, *extra))
-    except Exception as exc:  # noqa: BLE001 - an unpicklable value or exception
+    except Exception as exc:
         words = value if kind == "error" else exc
         error = RuntimeError(f"{type(words).__name__}: {words}")
         data = cloudpickle.dumps(("error", error, *extra))
@@ -510,7 +510,7 @@ class _NoMainPopen(popen_forkserver.Popen):
 
 class _JobProcess(context.ForkServerProcess):
     @staticmethod
-    def _Popen(process_obj: Any) -> _NoMainPopen:  # noqa: N802 - the multiprocessing hook
+    def _Popen(process_obj: Any) -> _NoMainPopen:
         return _NoMainPopen(process_obj)
 
 
@@ -785,7 +785,7 @@ class JobPool:
             try:
                 if self._step():
                     break
-            except Exception:  # noqa: BLE001 - the dispatcher must outlive any one job
+            except Exception:
                 time.sleep(0.5)
         with contextlib.suppress(OSError):
             os.close(self._wake_r)
@@ -838,7 +838,7 @@ class JobPool:
                     continue
             try:
                 process = self._start(job, part, call)
-            except Exception as exc:  # noqa: BLE001 - e.g. an argument that cannot be pickled
+            except Exception as exc:
                 self._fail(job, exc)
                 continue
             with self._lock:

@@ -113,7 +113,7 @@ def _audited(entry: dict[str, Any], threshold: float, name: str) -> AuditResult 
         try:
             cache.clear()
             cache[key] = audit_outside(entry["outside"], threshold=threshold, name=name)
-        except Exception as exc:  # noqa: BLE001 - shown in words; the page goes on
+        except Exception as exc:
             _fail(exc)
             return None
     return cache[key]
@@ -134,7 +134,7 @@ def render_outside_panel(task: Task) -> AuditResult | None:
         if st.button("Add to the plane", key="cmp_out_add", disabled=build is None):
             try:
                 outside = build()
-            except Exception as exc:  # noqa: BLE001 - shown in words; the page goes on
+            except Exception as exc:
                 _fail(exc)
             else:
                 entry = {"fingerprint": task.fingerprint, "outside": outside,

@@ -402,7 +402,7 @@ def sweep_calls(
     method, train, test, grid = args
     try:
         settings = sweep_settings(method, train, test, grid)
-    except Exception:  # noqa: BLE001 - the whole sweep raises it again, in the worker
+    except Exception:
         return None
     return [(discard, (sweep, method, train, test, [knobs]), dict(kwargs)) for knobs in settings]
 

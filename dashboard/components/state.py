@@ -163,7 +163,7 @@ def reset_selections(*names: str) -> None:
         st.session_state.pop(f"sel.{name}", None)
 
 
-class PageDone(Exception):  # noqa: N818 - a control-flow signal, not an error
+class PageDone(Exception):
     """Raised by :func:`stop_page`; the entry point catches it and still draws the sidebar."""
 
 

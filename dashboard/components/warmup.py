@@ -28,13 +28,13 @@ def import_all(packages: tuple[str, ...] = PACKAGES) -> list[str]:
     for package in packages:
         try:
             root = importlib.import_module(package)
-        except Exception:  # noqa: BLE001 - a warm-up never breaks the app
+        except Exception:
             failed.append(package)
             continue
         for info in pkgutil.walk_packages(root.__path__, package + "."):
             try:
                 importlib.import_module(info.name)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 _log.debug("warm-up could not import %s", info.name, exc_info=True)
                 failed.append(info.name)
     return failed

@@ -210,7 +210,7 @@ st.query_params.from_dict(view_params)
 point = next(p for p in points if p.point_id == selected)
 try:
     model = cached.point_model(str(point.path), point.path.stat().st_mtime)
-except Exception:  # noqa: BLE001 - a damaged file: the store drops it with a notice
+except Exception:
     model = store.load(point)
 if model is None:
     st.warning(

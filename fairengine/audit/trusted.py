@@ -130,7 +130,7 @@ def pipeline_values(model: Any, task: Task) -> tuple[np.ndarray, str]:
             + (" (the target is never a model input)" if task.target in lacking else "")
             + "."
         )
-    X = task.frame.loc[:, columns]  # noqa: N806
+    X = task.frame.loc[:, columns]
     try:
         if task.kind != "classification":
             return np.asarray(model.predict(X), dtype=float), "predictions"

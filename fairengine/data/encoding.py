@@ -58,7 +58,7 @@ class FeatureEncoder(TransformerMixin, BaseEstimator):
         self.max_categories = max_categories
         self.scale = scale
 
-    def fit(self, X: pd.DataFrame, y: Any = None) -> FeatureEncoder:  # noqa: N803
+    def fit(self, X: pd.DataFrame, y: Any = None) -> FeatureEncoder:
         X = _as_frame(X)
         names = [str(c) for c in X.columns]
         self.dropped_ = []
@@ -115,7 +115,7 @@ class FeatureEncoder(TransformerMixin, BaseEstimator):
         order = np.argsort(-counts, kind="stable")
         return [str(uniques[i]) for i in order[: self.max_categories]]
 
-    def transform(self, X: pd.DataFrame) -> np.ndarray:  # noqa: N803
+    def transform(self, X: pd.DataFrame) -> np.ndarray:
         """Encode ``X`` into one preallocated float matrix (no intermediate blocks)."""
         check_is_fitted(self, "feature_names_out_")
         X = _as_frame(X)
@@ -180,7 +180,7 @@ class FeatureEncoder(TransformerMixin, BaseEstimator):
         return encoder
 
 
-def _as_frame(X: Any) -> pd.DataFrame:  # noqa: N803
+def _as_frame(X: Any) -> pd.DataFrame:
     if isinstance(X, pd.DataFrame):
         return X
     array = np.asarray(X)
@@ -201,7 +201,7 @@ def _chunks(positions: list[int], n_rows: int, cells: int = _BLOCK_CELLS) -> lis
     return [positions[i : i + size] for i in range(0, len(positions), size)]
 
 
-def _numeric_block(X: pd.DataFrame, positions: list[int]) -> np.ndarray:  # noqa: N803
+def _numeric_block(X: pd.DataFrame, positions: list[int]) -> np.ndarray:
     """Columns at ``positions`` as floats; anything unparseable becomes NaN."""
     part = X.iloc[:, positions]
     try:

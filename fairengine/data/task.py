@@ -70,7 +70,7 @@ class Task:
     positive_values: tuple[str, ...] = ()
 
     @property
-    def X(self) -> pd.DataFrame:  # noqa: N802 - scikit-learn naming
+    def X(self) -> pd.DataFrame:
         """The feature columns."""
         return self.frame.loc[:, list(self.features)]
 

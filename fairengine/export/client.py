@@ -212,7 +212,7 @@ def read_chunks(
 
         try:
             parquet = pq.ParquetFile(path)
-        except Exception as exc:  # noqa: BLE001  (pyarrow raises several types)
+        except Exception as exc:
             raise SchemaError(f"Data file '{path.name}' is not readable Parquet: {exc}") from None
         columns = list(parquet.schema_arrow.names)
         batches = (b.to_pandas() for b in parquet.iter_batches(batch_size=chunk_rows))

@@ -309,7 +309,7 @@ def load_model(path: str | os.PathLike[str] | bytes) -> Model:
         model.predict_score(probe.assign(**getattr(model, "probe_inputs", dict)()))
     except ModelFileError:
         raise
-    except Exception as exc:  # noqa: BLE001  (state that passed the schema but does not fit)
+    except Exception as exc:
         raise ModelFileError(
             f"The model file's content does not rebuild a working {model_type} model: "
             f"{type(exc).__name__}: {exc}"

@@ -131,7 +131,7 @@ class Member:
     filename: str
     flag_bits: int
     compress_type: int
-    CRC: int  # noqa: N815  (zipfile's name)
+    CRC: int
     compress_size: int
     file_size: int
     header_offset: int
@@ -447,7 +447,7 @@ def load_npy(data: bytes, what: str) -> np.ndarray:
             shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
         else:
             raise ValueError(f"unsupported .npy version {version}")
-    except Exception as exc:  # noqa: BLE001  (numpy raises several types on bad headers)
+    except Exception as exc:
         raise ModelFileError(f"{what} has an unreadable array header: {exc}") from None
     if dtype.kind not in ARRAY_KINDS or dtype.fields is not None or dtype.subdtype is not None:
         raise ModelFileError(f"{what} has dtype {dtype}; model files hold plain numbers only.")

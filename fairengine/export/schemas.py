@@ -44,28 +44,28 @@ def _what(path: str) -> str:
 _ROOT = re.compile(r"[.\[]")
 
 
-def NUM(value: Any, path: str) -> None:  # noqa: N802
+def NUM(value: Any, path: str) -> None:
     """A finite int or float (not a bool)."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not np.isfinite(value):
         _fail(path, "a finite number", value)
 
 
-def INT(value: Any, path: str) -> None:  # noqa: N802
+def INT(value: Any, path: str) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or abs(value) >= 2**63:
         _fail(path, "an integer", value)
 
 
-def STR(value: Any, path: str) -> None:  # noqa: N802
+def STR(value: Any, path: str) -> None:
     if not isinstance(value, str):
         _fail(path, "a string", value)
 
 
-def BOOL(value: Any, path: str) -> None:  # noqa: N802
+def BOOL(value: Any, path: str) -> None:
     if not isinstance(value, bool):
         _fail(path, "true or false", value)
 
 
-def SCALAR(value: Any, path: str) -> None:  # noqa: N802
+def SCALAR(value: Any, path: str) -> None:
     """Any JSON scalar (null, bool, number, string)."""
     if value is not None and not isinstance(value, bool | int | float | str):
         _fail(path, "a JSON scalar", value)

@@ -144,7 +144,7 @@ class _Encoder:
         np.save(buffer, array, allow_pickle=False)
         return {"t": "array", **self._member("arrays", ".npy", buffer.getvalue())}
 
-    def node(self, value: Any, where: str) -> Any:  # noqa: PLR0911  (one branch per type)
+    def node(self, value: Any, where: str) -> Any:
         kind = type(value)
         if value is None or kind in (bool, str):
             return value
@@ -615,7 +615,7 @@ def _build_index(d: _Decoder, node: Any) -> pd.Index:
     return pd.Index(values, name=name, dtype=_object_dtype(values), copy=False)
 
 
-def _build_values(d: _Decoder, node: Any) -> Any:  # noqa: PLR0911  (one branch per kind)
+def _build_values(d: _Decoder, node: Any) -> Any:
     """Column values: a NumPy array or a pandas extension array (never an object ``.npy``)."""
     kind = node.get("t") if type(node) is dict else None
     if kind == "array":

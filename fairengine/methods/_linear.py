@@ -22,12 +22,12 @@ class _SingleThreadLogisticRegression(LogisticRegression):
     is about 2x *slower* (bench/RESULTS.md), and sweeps parallelise over points instead.
     """
 
-    def fit(self, X, y, sample_weight=None):  # noqa: N803
+    def fit(self, X, y, sample_weight=None):
         with threadpool_limits(limits=1, user_api="blas"):
             return super().fit(X, y, sample_weight=sample_weight)
 
 
-def logistic_regression(C: float) -> LogisticRegression:  # noqa: N803
+def logistic_regression(C: float) -> LogisticRegression:
     """The base learner: L2-regularised logistic regression (lbfgs), deterministic."""
     return _SingleThreadLogisticRegression(C=C, max_iter=MAX_ITER)
 

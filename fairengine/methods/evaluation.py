@@ -50,7 +50,7 @@ def mixture_metrics(task: Task, weights: np.ndarray, predictions: np.ndarray) ->
     """Regression metrics of a randomized predictor that uses column t of ``predictions`` with
     probability ``weights[t]``: expected (group) squared error and the mixture-CDF KS distance."""
     w = np.asarray(weights, dtype=float)
-    P = np.asarray(predictions, dtype=float).reshape(len(task.y), -1)  # noqa: N806
+    P = np.asarray(predictions, dtype=float).reshape(len(task.y), -1)
     if P.shape[1] != w.size:
         raise ValueError(f"{w.size} mixture weights for {P.shape[1]} prediction columns")
     y = np.asarray(task.y, dtype=float)
@@ -71,12 +71,12 @@ def mixture_metrics(task: Task, weights: np.ndarray, predictions: np.ndarray) ->
     }
 
 
-def model_metrics(model: Any, task: Task, X: Any = None) -> dict[str, float]:  # noqa: N803
+def model_metrics(model: Any, task: Task, X: Any = None) -> dict[str, float]:
     """The shared metrics of ``model`` on ``task`` (features ``X``, default ``task.X``); empty
     for a model that does not predict the task's target."""
     if not predicts(model, task):
         return {}
-    X = task.X if X is None else X  # noqa: N806
+    X = task.X if X is None else X
     mixture = getattr(model, "prediction_mixture", None)
     if task.kind == "regression" and mixture is not None:
         return mixture_metrics(task, *mixture(X))
@@ -109,7 +109,7 @@ def model_inputs(result: Any, split: str, task: Task) -> Any:
 ENCODED_INPUTS = "encoded_inputs"
 
 
-def encoded_metrics(model: Any, task: Task, Z: Any) -> dict[str, float] | None:  # noqa: N803
+def encoded_metrics(model: Any, task: Task, Z: Any) -> dict[str, float] | None:
     """The shared metrics of ``model`` on rows already encoded by ``model.encode`` (``Z``), the
     same numbers as :func:`model_metrics`; None when the model cannot score encoded rows."""
     mixture = getattr(model, "prediction_mixture_encoded", None)

@@ -241,14 +241,14 @@ def unconstrained_predictions(
     return value
 
 
-def logistic_learner(C: float = 1.0) -> Learner:  # noqa: N803
+def logistic_learner(C: float = 1.0) -> Learner:
     """The engine's logistic regression (:mod:`fairengine.methods._linear`) on the task's
     encoded features: the base learner of most classifiers here."""
 
     def fit_predict(train: Task, test: Task) -> tuple[np.ndarray, np.ndarray]:
         from fairengine.methods._linear import encode_train, logistic_regression
 
-        encoder, Z = encode_train(train)  # noqa: N806
+        encoder, Z = encode_train(train)
         if len(np.unique(train.y)) < 2:
             constant = np.full(len(train.y), float(train.y[0]))
             return constant, np.full(len(test.y), float(train.y[0]))

@@ -32,7 +32,7 @@ def _run(
     constraint: str,
     eps: float,
     max_iter: int,
-    C: float,  # noqa: N803
+    C: float,
 ) -> RunResult:
     from fairlearn import reductions
     from fairlearn.reductions import ExponentiatedGradient
@@ -41,7 +41,7 @@ def _run(
     from fairengine.models import RandomizedClassifier
 
     start = time.perf_counter()
-    encoder, Z = encode_train(train)  # noqa: N806
+    encoder, Z = encode_train(train)
     mitigator = ExponentiatedGradient(
         logistic_regression(C),
         constraints=getattr(reductions, CONSTRAINTS[constraint])(difference_bound=eps),

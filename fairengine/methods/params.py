@@ -45,7 +45,7 @@ class InvalidParameterError(ValueError, TypeError):
 class Interval:
     """Numbers of one kind (``Integral`` or ``Real``) between two bounds (None = unbounded)."""
 
-    def __init__(self, type: type, left: float | None, right: float | None, *, closed: str):  # noqa: A002
+    def __init__(self, type: type, left: float | None, right: float | None, *, closed: str):
         if type not in (Integral, Real) or closed not in _CLOSED:
             raise ValueError(f"Interval needs type Integral or Real and closed in {_CLOSED}.")
         if left is not None and right is not None and right < left:
@@ -78,7 +78,7 @@ class Interval:
 class Options:
     """One of a finite set of values of one type."""
 
-    def __init__(self, type: type, options: Iterable[Any]):  # noqa: A002
+    def __init__(self, type: type, options: Iterable[Any]):
         self.type, self.options = type, set(options)
 
     def is_satisfied_by(self, value: Any) -> bool:

@@ -88,7 +88,7 @@ def lazy_attributes(package: str, table: Mapping[str, str]) -> Callable[[str], A
     ``table[name]`` when first asked for, so registering the method does not load its
     algorithm; any other name raises :class:`AttributeError`."""
 
-    def __getattr__(name: str) -> Any:  # noqa: N807 - the module hook's name
+    def __getattr__(name: str) -> Any:
         if name in table:
             return getattr(importlib.import_module(f"{package}.{table[name]}"), name)
         raise AttributeError(f"module {package!r} has no attribute {name!r}")

@@ -38,12 +38,12 @@ def reweighing_weights(groups: np.ndarray, y: np.ndarray, strength: float = 1.0)
     return weights / weights.mean()
 
 
-def _run(train: Task, test: Task, *, strength: float, C: float) -> RunResult:  # noqa: N803
+def _run(train: Task, test: Task, *, strength: float, C: float) -> RunResult:
     from fairengine.methods._linear import encode_train, logistic_regression
     from fairengine.models import LinearClassifier
 
     start = time.perf_counter()
-    encoder, Z = encode_train(train)  # noqa: N806
+    encoder, Z = encode_train(train)
     weights = reweighing_weights(train.groups, train.y, strength)
     estimator = logistic_regression(C).fit(Z, train.y, sample_weight=weights)
     model = LinearClassifier.from_sklearn(encoder, estimator)

@@ -51,11 +51,11 @@ def _score_column() -> type:
     from sklearn.base import BaseEstimator
 
     class ScoreColumn(BaseEstimator):
-        def fit(self, X: Any, y: Any, **kwargs: Any) -> Any:  # noqa: N803
+        def fit(self, X: Any, y: Any, **kwargs: Any) -> Any:
             self.fitted_ = True
             return self
 
-        def predict(self, X: Any) -> np.ndarray:  # noqa: N803
+        def predict(self, X: Any) -> np.ndarray:
             return np.asarray(X, dtype=float)[:, 0]
 
     return ScoreColumn
@@ -123,13 +123,13 @@ def _run(
     constraint: str,
     objective: str,
     tol: float,
-    C: float,  # noqa: N803
+    C: float,
 ) -> RunResult:
     from fairengine.methods._linear import encode_train, logistic_regression
     from fairengine.models.group_thresholds import GroupThresholdClassifier
 
     start = time.perf_counter()
-    encoder, Z = encode_train(train)  # noqa: N806
+    encoder, Z = encode_train(train)
     base = logistic_regression(C).fit(Z, train.y)
     knobs = {"constraint": constraint, "objective": objective, "tol": tol, "C": C}
     scores = base.predict_proba(Z)[:, 1]

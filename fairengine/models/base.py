@@ -108,7 +108,7 @@ class Model:
     def features(self) -> list[str]:
         return list(self.encoder.columns_)
 
-    def check_input(self, X: pd.DataFrame | np.ndarray) -> None:  # noqa: N803
+    def check_input(self, X: pd.DataFrame | np.ndarray) -> None:
         """For a model loaded from a file, the rule ``fairengine predict`` applies to a table's
         columns (:func:`fairengine.export.client.check_columns`): columns it was trained with
         but does not read (target, sensitive attribute(s)) are ignored with an
@@ -123,21 +123,21 @@ class Model:
             note = client.ignored_note(self.input_schema, ignored)
             warnings.warn(note, client.IgnoredColumnsWarning, stacklevel=_caller_level())
 
-    def encode(self, X: pd.DataFrame | np.ndarray) -> np.ndarray:  # noqa: N803
+    def encode(self, X: pd.DataFrame | np.ndarray) -> np.ndarray:
         self.check_input(X)
         return self.encoder.transform(X)
 
-    def predict_score(self, X: pd.DataFrame) -> np.ndarray:  # noqa: N803
+    def predict_score(self, X: pd.DataFrame) -> np.ndarray:
         """Classification: P(prediction = 1 | x) (for randomized models, over their randomness).
         Regression: the expected prediction."""
         return self._score(self.encode(X))
 
-    def predict(self, X: pd.DataFrame, random_state: int | None = 0) -> np.ndarray:  # noqa: N803
+    def predict(self, X: pd.DataFrame, random_state: int | None = 0) -> np.ndarray:
         """Hard predictions (0/1 for classification)."""
         score = self.predict_score(X)
         return (score >= 0.5).astype(np.int64) if self.kind == "classification" else score
 
-    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:  # noqa: N803
+    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
         """Classification: columns P(prediction = 0), P(prediction = 1) per row; for a randomized
         classifier these are expected over its randomness (exact, no sampling)."""
         if self.kind != "classification":
@@ -148,12 +148,12 @@ class Model:
         p = self.predict_score(X)
         return np.column_stack([1.0 - p, p])
 
-    def metric_predictions(self, X: pd.DataFrame) -> np.ndarray:  # noqa: N803
+    def metric_predictions(self, X: pd.DataFrame) -> np.ndarray:
         """What the metrics score: hard predictions of a deterministic model; for a randomized
         classifier P(prediction = 1), so the metrics are its exact expected metrics."""
         return self.predict(X)
 
-    def metric_predictions_encoded(self, Z: np.ndarray) -> np.ndarray | None:  # noqa: N803
+    def metric_predictions_encoded(self, Z: np.ndarray) -> np.ndarray | None:
         """:meth:`metric_predictions` of rows already encoded by :meth:`encode` (the fit's own
         matrices, so the shared evaluation need not encode them again), or None when a subclass
         predicts in a way this base class cannot reproduce from ``Z``."""
@@ -167,7 +167,7 @@ class Model:
         score = self._score(Z)
         return (score >= 0.5).astype(np.int64) if self.kind == "classification" else score
 
-    def _score(self, Z: np.ndarray) -> np.ndarray:  # noqa: N803
+    def _score(self, Z: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
     def get_state(self) -> State:

@@ -140,7 +140,7 @@ class GroupThresholdClassifier(Model):
         """The sensitive values of the first group (a probe row's extra columns)."""
         return dict(zip(self.sensitive, self.group_values[0], strict=True))
 
-    def group_codes(self, X: pd.DataFrame) -> np.ndarray:  # noqa: N803
+    def group_codes(self, X: pd.DataFrame) -> np.ndarray:
         """Each row's group code; ValueError naming a missing column or an unknown group."""
         from fairengine.data.groups import group_keys
 
@@ -157,18 +157,18 @@ class GroupThresholdClassifier(Model):
             raise ValueError(f"Group {str(unknown)[:40]!r} was not seen in training.")
         return codes
 
-    def base_score(self, X: pd.DataFrame) -> np.ndarray:  # noqa: N803
+    def base_score(self, X: pd.DataFrame) -> np.ndarray:
         """The logistic regression's P(y = 1 | x) before the group thresholds."""
         return expit(self.encode(X) @ self.coef + self.intercept)
 
-    def predict_score(self, X: pd.DataFrame) -> np.ndarray:  # noqa: N803
+    def predict_score(self, X: pd.DataFrame) -> np.ndarray:
         """P(ŷ = 1) under the row's group rule (exact, over the rule's randomness)."""
         return apply_rule(self.rule, self.base_score(X), self.group_codes(X))
 
-    def metric_predictions(self, X: pd.DataFrame) -> np.ndarray:  # noqa: N803
+    def metric_predictions(self, X: pd.DataFrame) -> np.ndarray:
         return self.predict_score(X)
 
-    def predict(self, X: pd.DataFrame, random_state: int | None = 0) -> np.ndarray:  # noqa: N803
+    def predict(self, X: pd.DataFrame, random_state: int | None = 0) -> np.ndarray:
         p = self.predict_score(X)
         return (np.random.default_rng(random_state).random(len(p)) < p).astype(np.int64)
 

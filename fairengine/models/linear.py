@@ -42,14 +42,14 @@ class LinearClassifier(Model):
             return cls(encoder, np.zeros_like(coef), -50.0)
         return cls(encoder, coef, intercept)
 
-    def decision_function(self, X: Any) -> np.ndarray:  # noqa: N803
+    def decision_function(self, X: Any) -> np.ndarray:
         return self.encode(X) @ self.coef + self.intercept
 
-    def predict_proba(self, X: Any) -> np.ndarray:  # noqa: N803
+    def predict_proba(self, X: Any) -> np.ndarray:
         p = self.predict_score(X)
         return np.column_stack([1.0 - p, p])
 
-    def _score(self, Z: np.ndarray) -> np.ndarray:  # noqa: N803
+    def _score(self, Z: np.ndarray) -> np.ndarray:
         return expit(Z @ self.coef + self.intercept)
 
     def _state(self) -> State:
@@ -94,20 +94,20 @@ class RandomizedClassifier(Model):
             raise ValueError("A randomized classifier needs one positive weight per component.")
         self.weights = weights / weights.sum()
 
-    def _component_predictions(self, Z: np.ndarray) -> np.ndarray:  # noqa: N803
+    def _component_predictions(self, Z: np.ndarray) -> np.ndarray:
         return (Z @ self.coefs.T + self.intercepts > 0.0).astype(float)
 
-    def _score(self, Z: np.ndarray) -> np.ndarray:  # noqa: N803
+    def _score(self, Z: np.ndarray) -> np.ndarray:
         # weights sum to 1 only up to rounding; keep probabilities in [0, 1]
         return np.clip(self._component_predictions(Z) @ self.weights, 0.0, 1.0)
 
-    def metric_predictions(self, X: Any) -> np.ndarray:  # noqa: N803
+    def metric_predictions(self, X: Any) -> np.ndarray:
         return self.predict_score(X)
 
-    def metric_predictions_encoded(self, Z: np.ndarray) -> np.ndarray:  # noqa: N803
+    def metric_predictions_encoded(self, Z: np.ndarray) -> np.ndarray:
         return self._score(Z)
 
-    def predict(self, X: Any, random_state: int | None = 0) -> np.ndarray:  # noqa: N803
+    def predict(self, X: Any, random_state: int | None = 0) -> np.ndarray:
         hard = self._component_predictions(self.encode(X))
         rng = np.random.default_rng(random_state)
         pick = rng.choice(len(self.weights), size=len(hard), p=self.weights)

@@ -53,7 +53,7 @@ def forest_arrays(models: list[Any]) -> Arrays:
     }
 
 
-def apply(arrays: Arrays, X: Any) -> np.ndarray:  # noqa: N803
+def apply(arrays: Arrays, X: Any) -> np.ndarray:
     """Leaf index of every row in every tree, shape (n, n_trees) (global node indices).
 
     Each tested cell is compared as scikit-learn's ``predict`` compares it: converted to float32,
@@ -61,7 +61,7 @@ def apply(arrays: Arrays, X: Any) -> np.ndarray:  # noqa: N803
     in an inner node are walked, so a wide 0/1 (e.g. uint8) matrix is scored without a float copy
     of every cell; other inputs (frames, lists) are converted to float32 first."""
     if not (isinstance(X, np.ndarray) and X.dtype.kind in "biuf"):
-        X = np.asarray(X, dtype=np.float32)  # noqa: N806
+        X = np.asarray(X, dtype=np.float32)
     left, right = arrays["left"], arrays["right"]
     feature, threshold = arrays["feature"], arrays["threshold"]
     roots = np.asarray(arrays.get("roots", np.zeros(1, np.int64)), dtype=np.int64)
@@ -80,7 +80,7 @@ def apply(arrays: Arrays, X: Any) -> np.ndarray:  # noqa: N803
     return node
 
 
-def leaf_values(arrays: Arrays, X: Any) -> np.ndarray:  # noqa: N803
+def leaf_values(arrays: Arrays, X: Any) -> np.ndarray:
     """``value`` rows of every row's leaf in every tree, shape (n, n_trees, value width)."""
     value = arrays["value"]
     return (value[:, None] if value.ndim == 1 else value)[apply(arrays, X)]

@@ -21,9 +21,9 @@ import numpy as np
 from scipy.linalg import cho_solve
 
 
-def with_intercept(X: np.ndarray) -> np.ndarray:  # noqa: N803
+def with_intercept(X: np.ndarray) -> np.ndarray:
     """[X, 1]: the design of a linear model with an intercept (last coefficient)."""
-    X = np.asarray(X, float)  # noqa: N806
+    X = np.asarray(X, float)
     return np.hstack([X, np.ones((len(X), 1))])
 
 
@@ -49,7 +49,7 @@ class LeastSquares:
 
     def __init__(
         self,
-        X: np.ndarray,  # noqa: N803
+        X: np.ndarray,
         *,
         intercept: bool = True,
         ridge: float | None = 1e-8,
@@ -119,7 +119,7 @@ class InterceptLeastSquares:
     [2.0, 1.0]
     """
 
-    def __init__(self, X: np.ndarray, *, ridge: float = 1e-8) -> None:  # noqa: N803
+    def __init__(self, X: np.ndarray, *, ridge: float = 1e-8) -> None:
         self.rows = np.asarray(X, float)
         self.ridge = float(ridge)
         self._factor: tuple[bytes | None, np.ndarray] | None = None
@@ -127,7 +127,7 @@ class InterceptLeastSquares:
     def _cholesky(self, weight: np.ndarray | None) -> np.ndarray:
         key = None if weight is None else np.asarray(weight, float).tobytes()
         if self._factor is None or self._factor[0] != key:
-            X, d = self.rows, self.rows.shape[1]  # noqa: N806
+            X, d = self.rows, self.rows.shape[1]
             w = np.ones(len(X)) if weight is None else np.asarray(weight, float)
             gram = np.empty((d + 1, d + 1))
             if weight is None:

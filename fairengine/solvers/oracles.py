@@ -28,7 +28,7 @@ class Halfspace:
     coef: np.ndarray
     intercept: float
 
-    def predict(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
+    def predict(self, X: np.ndarray) -> np.ndarray:
         """0/1 labels of the rows of ``X``."""
         return (np.asarray(X, float) @ self.coef + self.intercept > 0.0).astype(float)
 
@@ -111,7 +111,7 @@ class PairedRegressionOracle:
 
     def fit(
         self,
-        X: np.ndarray,  # noqa: N803
+        X: np.ndarray,
         weight: np.ndarray,
         categories: np.ndarray | None = None,
         n_categories: int | None = None,

@@ -14,25 +14,25 @@ from fairengine.solvers.least_squares import LeastSquares
 _PENALTY = 1e4
 
 
-def cone_least_squares(A: np.ndarray, target: np.ndarray) -> np.ndarray:  # noqa: N803
+def cone_least_squares(A: np.ndarray, target: np.ndarray) -> np.ndarray:
     """q >= 0 minimising ||q A - target||_2, exactly (Lawson-Hanson NNLS)."""
-    A = np.asarray(A, float)  # noqa: N806
+    A = np.asarray(A, float)
     q, _ = nnls(A.T, np.asarray(target, float).ravel())
     return q
 
 
-def simplex_kkt_violation(A: np.ndarray, target: np.ndarray, q: np.ndarray) -> float:  # noqa: N803
+def simplex_kkt_violation(A: np.ndarray, target: np.ndarray, q: np.ndarray) -> float:
     """max_j <target - qA, a_j - qA>: <= 0 (up to rounding) iff qA is the hull projection.
 
     The solver-independent optimality certificate of spec §3.1 for min ||qA - U|| over the simplex.
     """
-    A = np.asarray(A, float)  # noqa: N806
+    A = np.asarray(A, float)
     point = np.asarray(q, float) @ A
     residual = np.asarray(target, float) - point
     return float(np.max((A - point) @ residual))
 
 
-def _polish(A: np.ndarray, target: np.ndarray, support: np.ndarray) -> np.ndarray | None:  # noqa: N803
+def _polish(A: np.ndarray, target: np.ndarray, support: np.ndarray) -> np.ndarray | None:
     """Exact equality-constrained least squares on ``support``; None if infeasible (q < 0)."""
     rows = A[support]
     m = len(rows)
@@ -51,7 +51,7 @@ def _polish(A: np.ndarray, target: np.ndarray, support: np.ndarray) -> np.ndarra
 
 
 def simplex_least_squares(
-    A: np.ndarray,  # noqa: N803
+    A: np.ndarray,
     target: np.ndarray,
     *,
     tol: float = 1e-10,
@@ -77,7 +77,7 @@ def simplex_least_squares(
         q >= 0, sum q = 1. Not unique when the rows are affinely dependent; any optimum is
         returned (the projection qA itself is unique).
     """
-    A = np.asarray(A, float)  # noqa: N806
+    A = np.asarray(A, float)
     target = np.asarray(target, float).ravel()
     n_rows = len(A)
     if n_rows == 1:
@@ -111,9 +111,9 @@ def simplex_least_squares(
     return q / q.sum()
 
 
-def in_convex_hull(A: np.ndarray, point: np.ndarray, *, tol: float = 1e-9) -> bool:  # noqa: N803
+def in_convex_hull(A: np.ndarray, point: np.ndarray, *, tol: float = 1e-9) -> bool:
     """Whether ``point`` is a convex combination of the rows of ``A`` (an LP, HiGHS)."""
-    A = np.asarray(A, float)  # noqa: N806
+    A = np.asarray(A, float)
     n_rows = len(A)
     result = linprog(
         np.zeros(n_rows),
@@ -127,7 +127,7 @@ def in_convex_hull(A: np.ndarray, point: np.ndarray, *, tol: float = 1e-9) -> bo
 
 
 def max_yield_weights(
-    A: np.ndarray,  # noqa: N803
+    A: np.ndarray,
     mass: np.ndarray,
     point: np.ndarray,
 ) -> np.ndarray | None:
@@ -137,7 +137,7 @@ def max_yield_weights(
     rho = q / mass deterministic with the largest acceptance rate 1/t (spec §3.1 [EXT]).
     Returns None when the LP is infeasible (``point`` outside the hull of rows with mass > 0).
     """
-    A = np.asarray(A, float)  # noqa: N806
+    A = np.asarray(A, float)
     mass = np.asarray(mass, float)
     n_rows, k = A.shape
     c = np.zeros(n_rows + 1)

@@ -34,7 +34,7 @@ def pipeline(task):
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-    X = task.frame.drop(columns=[task.target])  # noqa: N806
+    X = task.frame.drop(columns=[task.target])
     numeric = list(X.select_dtypes("number").columns)
     text = [c for c in X.columns if c not in numeric]
     model = make_pipeline(
@@ -56,7 +56,7 @@ def skops_file(pipeline, tmp_path_factory):
 
 
 def _scores(pipeline, task) -> np.ndarray:
-    X = task.frame.drop(columns=[task.target])  # noqa: N806
+    X = task.frame.drop(columns=[task.target])
     return pipeline.predict_proba(X)[:, list(pipeline.classes_).index("good")]
 
 
@@ -149,7 +149,7 @@ def test_skops_refuses_unreviewed_parts_and_missing_columns(task, pipeline, tmp_
     from sklearn.preprocessing import FunctionTransformer
     from sklearn.svm import SVC
 
-    X = task.frame.drop(columns=[task.target])[["age", "duration_months"]]  # noqa: N806
+    X = task.frame.drop(columns=[task.target])[["age", "duration_months"]]
     y = task.frame[task.target]
     svc = tmp_path / "svc.skops"
     sio.dump(SVC().fit(X, y), svc)

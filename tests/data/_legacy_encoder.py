@@ -52,7 +52,7 @@ class FeatureEncoder(TransformerMixin, BaseEstimator):
         self.max_categories = max_categories
         self.scale = scale
 
-    def fit(self, X: pd.DataFrame, y: Any = None) -> FeatureEncoder:  # noqa: N803
+    def fit(self, X: pd.DataFrame, y: Any = None) -> FeatureEncoder:
         X = _as_frame(X)
         self.columns_ = [str(c) for c in X.columns]
         self.numeric_ = [c for c in self.columns_ if _is_numeric(X[c])]
@@ -79,7 +79,7 @@ class FeatureEncoder(TransformerMixin, BaseEstimator):
             self.feature_names_out_ += [f"{col}={c}" for c in cats] + [f"{col}={_OTHER}"]
         return self
 
-    def transform(self, X: pd.DataFrame) -> np.ndarray:  # noqa: N803
+    def transform(self, X: pd.DataFrame) -> np.ndarray:
         check_is_fitted(self, "feature_names_out_")
         X = _as_frame(X)
         missing = [c for c in self.columns_ if c not in X.columns]
@@ -134,7 +134,7 @@ class FeatureEncoder(TransformerMixin, BaseEstimator):
         return encoder
 
 
-def _as_frame(X: Any) -> pd.DataFrame:  # noqa: N803
+def _as_frame(X: Any) -> pd.DataFrame:
     if isinstance(X, pd.DataFrame):
         return X
     array = np.asarray(X)

@@ -14,7 +14,7 @@ from tests.data._legacy_encoder import FeatureEncoder as LegacyEncoder
 @pytest.mark.parametrize("name", list(DATASETS))
 def test_identical_to_legacy_encoder_on_bundled_data(name: str) -> None:
     task = load_dataset(name)
-    X = task.X.iloc[:3000]  # noqa: N806
+    X = task.X.iloc[:3000]
     train, test = X.iloc[::2], X.iloc[1::2]
     new, old = FeatureEncoder().fit(train), LegacyEncoder().fit(train)
     assert new.feature_names_out_ == old.feature_names_out_
@@ -34,8 +34,9 @@ def test_identical_on_mixed_dtypes_with_missing_values() -> None:
         {
             "f": np.where(rng.random(n) < 0.1, np.nan, rng.normal(1e3, 7.0, n)),
             "i": rng.integers(-5, 50, n),
-            "nullable": pd.array(np.where(rng.random(n) < 0.2, None, rng.integers(0, 9, n)),
-                                 dtype="Int64"),
+            "nullable": pd.array(
+                np.where(rng.random(n) < 0.2, None, rng.integers(0, 9, n)), dtype="Int64"
+            ),
             "c": rng.choice(["a", "b", None, "d"], n),
             "b": rng.random(n) < 0.3,
             "many": [f"v{k}" for k in rng.integers(0, 80, n)],

@@ -20,8 +20,8 @@ import pytest
 # harness.py sits next to this file; make it importable however pytest imports conftests
 # (tests/ may or may not become a package) and the same way tools/screenshot.py does.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import harness  # noqa: E402  (tests import helpers the same way: from harness import ...)
-from harness import ARTIFACTS_DIR, screenshot  # noqa: E402
+import harness
+from harness import ARTIFACTS_DIR, screenshot
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

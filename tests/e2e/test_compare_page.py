@@ -74,7 +74,7 @@ def _choose(page: Page, label: str, option: str) -> None:
         try:
             choice.click(timeout=10_000)
             break
-        except Exception:  # noqa: BLE001 - retried; the last attempt re-raises
+        except Exception:
             page.keyboard.press("Escape")
             if attempt == 2:
                 raise

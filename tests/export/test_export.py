@@ -27,7 +27,7 @@ from tests.export.factories import FACTORIES, VARIANTS, _german
 
 @pytest.fixture(scope="module", params=sorted(FACTORIES))
 def saved(request, tmp_path_factory) -> tuple[object, object, Path]:
-    model, X = FACTORIES[request.param]()  # noqa: N806
+    model, X = FACTORIES[request.param]()
     path = save_model(model, tmp_path_factory.mktemp("m") / "model.fairmodel", card="# card")
     return model, X, path
 
@@ -37,7 +37,7 @@ def test_every_model_type_has_a_factory() -> None:
 
 
 def test_round_trip_predicts_identically(saved) -> None:
-    model, X, path = saved  # noqa: N806
+    model, X, path = saved
     loaded = load_model(path)
     assert type(loaded) is type(model)
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
@@ -52,7 +52,7 @@ def test_round_trip_predicts_identically(saved) -> None:
 def test_variants_round_trip(variant, tmp_path) -> None:
     """Other proxies, classifiers and components (a classifier proxy's merged rare groups,
     ``label_map``, included) predict identically after a round trip."""
-    model, X = VARIANTS[variant]()  # noqa: N806
+    model, X = VARIANTS[variant]()
     loaded = load_model(save_model(model, tmp_path / "model.fairmodel"))
     np.testing.assert_array_equal(loaded.predict_score(X), model.predict_score(X))
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))

@@ -55,7 +55,7 @@ def base() -> dict[str, Any]:
     frame = load_dataset("law_school").frame.sample(300, random_state=0)
     task = from_frame(frame, target="ugpa_scaled", sensitive=["race"], kind="regression")
     encoder = FeatureEncoder().fit(task.X)
-    Z = encoder.transform(task.X)  # noqa: N806
+    Z = encoder.transform(task.X)
     regressor = FairRegressor(
         eps=0.05, n_levels=10, base_estimator=DecisionTreeRegressor(max_depth=3), max_iter=2
     ).fit(Z, task.y, task.groups)

@@ -13,7 +13,7 @@ from fairengine.export.files import load_model, model_bytes
 from fairengine.models.base import Model
 
 
-def assert_same(a: Any, b: Any, where: str = "run") -> None:  # noqa: C901, PLR0912
+def assert_same(a: Any, b: Any, where: str = "run") -> None:
     """Raise AssertionError naming the first place where ``a`` and ``b`` differ."""
     assert type(a) is type(b), f"{where}: {type(a).__name__} != {type(b).__name__}"
     if isinstance(a, pd.DataFrame):

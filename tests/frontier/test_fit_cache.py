@@ -33,7 +33,7 @@ def fits(monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
     computed: list[tuple] = []
     real = evidence.logistic_learner
 
-    def counting(C: float = 1.0) -> evidence.Learner:  # noqa: N803
+    def counting(C: float = 1.0) -> evidence.Learner:
         learner = real(C)
 
         def fit_predict(train, test):

@@ -36,7 +36,7 @@ def _synthetic(n: int, separation: float, seed: int = 0, rates=(0.7, 0.2, 0.1), 
     rng = np.random.default_rng(seed)
     z = rng.choice(len(rates), size=n, p=rates)
     mu = rng.normal(size=(len(rates), d))
-    X = mu[z] * separation + rng.normal(size=(n, d))  # noqa: N806
+    X = mu[z] * separation + rng.normal(size=(n, d))
     return pd.DataFrame(X, columns=[f"x{i}" for i in range(d)]), z
 
 
@@ -59,7 +59,7 @@ def test_case_a_interpolation() -> None:
     leaves = np.repeat([0, 0, 1, 1], [9, 1, 3, 7])
     z = np.repeat([0, 1, 0, 1], [9, 1, 3, 7])
     rho = np.array([0.5, 1.0])
-    A_eta, r_eta = soft_matrix(interpolated_weights(leaves, 2, 0.5), z, 2)  # noqa: N806
+    A_eta, r_eta = soft_matrix(interpolated_weights(leaves, 2, 0.5), z, 2)
     np.testing.assert_allclose(A_eta, [[0.75, 0.25], [0.45, 0.55]])
     r = np.array([0.6, 0.4])
     assert np.isclose(disclosivity(A_eta, r), 0.15)
@@ -67,7 +67,7 @@ def test_case_a_interpolation() -> None:
     np.testing.assert_allclose(after, [0.55, 0.45])
     assert np.isclose(imbalance(after), 0.070711, atol=1e-6)
     assert np.isclose(acceptance_rate_of(r_eta, rho), 0.75)
-    A1, r1 = soft_matrix(interpolated_weights(leaves, 2, 1.0), z, 2)  # noqa: N806
+    A1, r1 = soft_matrix(interpolated_weights(leaves, 2, 1.0), z, 2)
     assert np.isclose(disclosivity(A1, r), 0) and np.isclose(
         imbalance(filtered_distribution(A1, r1, rho)), np.sqrt(0.02)
     )
@@ -91,7 +91,7 @@ def test_case_b_relaxed_pitfall() -> None:
 def test_algorithm_1_invariants(seed) -> None:
     rng = np.random.default_rng(seed)
     k, n_leaves = int(rng.integers(2, 6)), int(rng.integers(1, 9))
-    A = rng.dirichlet(np.ones(k) * 0.7, size=n_leaves)  # noqa: N806
+    A = rng.dirichlet(np.ones(k) * 0.7, size=n_leaves)
     r_hat = rng.dirichlet(np.ones(n_leaves))
     target = np.full(k, 1 / k)
     for relaxed in (False, True):
@@ -115,7 +115,7 @@ def test_algorithm_1_invariants(seed) -> None:
 def test_matrix_invariants_and_metric_agreement() -> None:
     rng = np.random.default_rng(3)
     leaves, z = rng.integers(0, 6, 500), rng.integers(0, 3, 500)
-    A, r_hat = conditional_distribution_matrix(leaves, z, 3)  # noqa: N806
+    A, r_hat = conditional_distribution_matrix(leaves, z, 3)
     np.testing.assert_allclose(A.sum(axis=1), 1)
     assert np.isclose(r_hat.sum(), 1)
     r = np.bincount(z) / 500
@@ -144,7 +144,7 @@ def test_beta_min_adult_table() -> None:
 
 def test_lemma_2_stream_converges_to_target() -> None:
     """U in C(A): a large filtered stream is balanced (spec §6 invariant 4)."""
-    A = np.array([[0.7, 0.2, 0.1], [0.1, 0.6, 0.3], [0.2, 0.1, 0.7]])  # noqa: N806
+    A = np.array([[0.7, 0.2, 0.1], [0.1, 0.6, 0.3], [0.2, 0.1, 0.7]])
     r_hat = np.array([0.6, 0.3, 0.1])
     assert in_convex_hull(A, np.full(3, 1 / 3))
     q, rho = sampling_probabilities(A, r_hat)
@@ -182,7 +182,7 @@ def test_case_c_game_reaches_program_3_optimum(alpha) -> None:
 
 def test_case_c_tree_one_split() -> None:
     x, z = _case_c()
-    X = pd.DataFrame({"x": x})  # noqa: N806
+    X = pd.DataFrame({"x": x})
     bf = BalancedFilter(alpha=0.2, epsilon=0.0, beta_stop=1e-6, min_leaf_mass=0.0, n_rounds=300)
     bf.fit(X, z)
     assert bf.n_leaves_ == 2
@@ -194,7 +194,7 @@ def test_case_c_tree_one_split() -> None:
 
 
 def test_alpha_zero_gives_one_leaf_and_base_rates() -> None:
-    X, z = _synthetic(1500, 2.0)  # noqa: N806
+    X, z = _synthetic(1500, 2.0)
     bf = BalancedFilter(alpha=0.0).fit(X, z)
     assert bf.n_leaves_ == 1
     np.testing.assert_allclose(bf.A_[0], bf.base_rates_)
@@ -204,7 +204,7 @@ def test_alpha_zero_gives_one_leaf_and_base_rates() -> None:
 
 @pytest.mark.parametrize("relaxed", [False, True])
 def test_tree_respects_alpha_and_makes_progress(relaxed) -> None:
-    X, z = _synthetic(3000, 2.0, seed=1)  # noqa: N806
+    X, z = _synthetic(3000, 2.0, seed=1)
     alpha = 0.25
     bf = BalancedFilter(alpha=alpha, relaxed=relaxed, n_rounds=60).fit(X, z)
     assert bf.n_leaves_ > 1
@@ -225,7 +225,7 @@ def test_tree_respects_alpha_and_makes_progress(relaxed) -> None:
 
 @pytest.mark.parametrize("proxy", ["qp_dt", "qp_lr", "naive_dt", "naive_lr"])
 def test_baselines_and_interpolation(proxy) -> None:
-    X, z = _synthetic(2000, 1.5, seed=2)  # noqa: N806
+    X, z = _synthetic(2000, 1.5, seed=2)
     full = BalancedFilter(proxy=proxy).fit(X, z)
     noised = BalancedFilter(proxy=proxy, eta=1.0).fit(X, z)
     np.testing.assert_allclose(noised.rho_, full.rho_)  # rho kept from eta = 0 (pitfall P11)
@@ -296,7 +296,7 @@ def test_export_round_trip(german, tmp_path, proxy) -> None:
 def test_filter_stream_matches_frame_filter() -> None:
     from fairengine.methods.balanced_filtering import filter_stream
 
-    X, z = _synthetic(1200, 2.0, seed=4)  # noqa: N806
+    X, z = _synthetic(1200, 2.0, seed=4)
     bf = BalancedFilter(alpha=0.3, n_rounds=40).fit(X, z)
     chunks = [X.iloc[i : i + 300] for i in range(0, 1200, 300)]
     kept = pd.concat(list(filter_stream(chunks, bf.leaf_weights, bf.rho_, random_state=7)))
@@ -351,8 +351,8 @@ def test_wide_split_search_keeps_paper_splits_and_goes_further() -> None:
     from fairengine.methods.balanced_filtering.tree import GrowthSettings, grow_tree
 
     rates = (0.4, 0.25, 0.15, 0.1, 0.06, 0.04)
-    X, z = _synthetic(3000, 0.5, seed=0, rates=rates, d=5)  # noqa: N806
-    Z = FeatureEncoder().fit(X).transform(X)  # noqa: N806
+    X, z = _synthetic(3000, 0.5, seed=0, rates=rates, d=5)
+    Z = FeatureEncoder().fit(X).transform(X)
     alpha, tau = 0.2, np.full(6, 1 / 6)
     traces = {}
     for wide in (False, True):
@@ -360,7 +360,7 @@ def test_wide_split_search_keeps_paper_splits_and_goes_further() -> None:
             alpha=alpha, n_rounds=60, relaxed=True, wide_search=wide, progress="hull"
         )
         _, weights, traces[wide] = grow_tree(Z, z, 6, settings, tau)
-        A, _ = soft_matrix(weights, z, 6)  # noqa: N806
+        A, _ = soft_matrix(weights, z, 6)
         assert disclosivity(A, np.bincount(z) / len(z)) <= alpha + 1e-9
         dists = [step["dist"] for step in traces[wide]]
         assert all(b <= 0.9 * a + 1e-12 for a, b in zip(dists, dists[1:], strict=False))
@@ -375,14 +375,14 @@ def test_relaxed_progress_best_keeps_the_better_rule() -> None:
     from fairengine.methods.balanced_filtering.tree import GrowthSettings, grow_tree
 
     rates = (0.4, 0.25, 0.15, 0.1, 0.06, 0.04)
-    X, z = _synthetic(2000, 0.5, seed=3, rates=rates, d=5)  # noqa: N806
-    Z = FeatureEncoder().fit(X).transform(X)  # noqa: N806
+    X, z = _synthetic(2000, 0.5, seed=3, rates=rates, d=5)
+    Z = FeatureEncoder().fit(X).transform(X)
     tau = np.full(6, 1 / 6)
     ends = {}
     for rule in ("hull", "relaxed", "best"):
         settings = GrowthSettings(alpha=0.2, n_rounds=40, relaxed=True, progress=rule)
         _, weights, trace = grow_tree(Z, z, 6, settings, tau)
-        A, _ = soft_matrix(weights, z, 6)  # noqa: N806
+        A, _ = soft_matrix(weights, z, 6)
         assert disclosivity(A, np.bincount(z) / len(z)) <= 0.2 + 1e-9
         ends[rule] = trace[-1]["dist"]
     assert ends["best"] == min(ends["hull"], ends["relaxed"])
@@ -392,8 +392,8 @@ def test_refitted_best_response_is_never_worse_on_the_csc_objective() -> None:
     from fairengine.solvers import PairedRegressionOracle
     from fairengine.solvers.oracles import best_intercept
 
-    X, z = _synthetic(2000, 0.7, seed=4, rates=(0.5, 0.3, 0.2))  # noqa: N806
-    X = X.to_numpy()  # noqa: N806
+    X, z = _synthetic(2000, 0.7, seed=4, rates=(0.5, 0.3, 0.2))
+    X = X.to_numpy()
     w = np.ones(len(z))
     oracle = PairedRegressionOracle().fit(X, w, z, 3)
     rng = np.random.default_rng(0)
@@ -485,7 +485,7 @@ def test_adult_status_says_why_growth_stopped(adult_race_sweep) -> None:
 
 
 def test_status_converged_when_beta_stop_reached() -> None:
-    X, z = _synthetic(1500, 3.0)  # noqa: N806
+    X, z = _synthetic(1500, 3.0)
     bf = BalancedFilter(alpha=0.6, n_rounds=40, beta_stop=0.3).fit(X, z)
     assert bf.status_["code"] == "beta_stop" and bf.status_["converged"]
     assert bf.trace_[-1]["dist"] < 0.3
@@ -496,8 +496,8 @@ def test_axis_candidates_are_feasible_and_bounded() -> None:
     the segment bound is never below the exact hull distance after the split."""
     from fairengine.methods.balanced_filtering.axis import axis_candidates, segment_bound
 
-    X, z = _synthetic(3000, 1.0)  # noqa: N806
-    X = X.to_numpy()  # noqa: N806
+    X, z = _synthetic(3000, 1.0)
+    X = X.to_numpy()
     k, n = 3, len(z)
     onehot, rates = np.eye(k)[z], np.bincount(z) / n
     cands = axis_candidates(X, np.ones(n), onehot, n, rates, 0.15, 0.02)
@@ -543,7 +543,7 @@ def test_decision_tree_proxy_labels_match_sklearn_next_to_splits() -> None:
     )
 
     small, _ = load_dataset("adult", sensitive=["race"]).split(test_size=0.9, random_state=1)
-    Z = FeatureEncoder().fit(small.X).transform(small.X)  # noqa: N806
+    Z = FeatureEncoder().fit(small.X).transform(small.X)
     z = np.asarray(small.groups)
     arrays = fit_classifier_proxy("dt", Z, z, len(small.group_names), random_state=0)
     model = DecisionTreeClassifier(min_samples_leaf=20, random_state=0).fit(Z, z)
@@ -641,7 +641,7 @@ def test_an_empty_filtered_sample_is_reported_not_raised() -> None:
     from fairengine.methods.balanced_filtering import tradeoff_curves
     from fairengine.methods.balanced_filtering.evaluation import split_metrics
 
-    X, z = _synthetic(800, 2.0)  # noqa: N806
+    X, z = _synthetic(800, 2.0)
     bf = BalancedFilter(alpha=0.5, n_rounds=20).fit(X, z)
     model = copy.copy(bf.model_)
     model.rho = np.zeros_like(bf.rho_)

@@ -34,7 +34,7 @@ LOSS_NAMES = ("square", "absolute", "logistic")
 def _synthetic(n: int = 600, seed: int = 0):
     rng = np.random.default_rng(seed)
     a = (rng.random(n) < 0.35).astype(int)
-    X = rng.normal(size=(n, 3))  # noqa: N806
+    X = rng.normal(size=(n, 3))
     X[:, 0] += 1.2 * a
     y = np.clip(0.45 + 0.12 * X[:, 0] + 0.05 * X[:, 1] + 0.05 * rng.normal(size=n), 0, 1)
     return X, y, a
@@ -73,7 +73,7 @@ def test_grid_is_exact_at_grid_values() -> None:
 
 
 def _random_problem(seed: int = 0, n_levels: int = 8):
-    X, y, a = _synthetic(300, seed)  # noqa: N806
+    X, y, a = _synthetic(300, seed)
     a = a + (np.arange(300) % 5 == 0)  # three groups
     problem = ParityReduction(
         X, y, a, 0.05, loss="square", n_levels=n_levels, oracle="ls", base="linear"
@@ -82,7 +82,7 @@ def _random_problem(seed: int = 0, n_levels: int = 8):
 
 
 def test_lagrangian_identity_37() -> None:
-    problem, X, y, a = _random_problem()  # noqa: N806
+    problem, X, y, a = _random_problem()
     rng = np.random.default_rng(2)
     lam = rng.random(problem.dim)
     f = rng.random(len(y))
@@ -107,7 +107,7 @@ def test_targets_minimise_g_lambda_by_brute_force() -> None:
 
 
 def test_gamma_matches_brute_force_and_its_identities() -> None:
-    problem, X, y, a = _random_problem(5)  # noqa: N806
+    problem, X, y, a = _random_problem(5)
     f = np.random.default_rng(6).random(len(y))
     gamma = parity_gamma(bins(f, problem.n_levels), a, problem.p, problem.n_levels)
     for g in range(problem.n_groups):
@@ -129,7 +129,7 @@ def test_eg_player_stays_inside_the_l1_ball() -> None:
 
 
 def test_group_loss_oracle_weights() -> None:
-    X, y, a = _synthetic(100)  # noqa: N806
+    X, y, a = _synthetic(100)
     problem = GroupLossReduction(X, y, a, 0.1, loss="square", base="linear")
     lam = np.array([0.3, 1.7])
     n_a = np.bincount(a)
@@ -155,7 +155,7 @@ def _two_levels(n: int = 400, p1: float = 0.65, y0: float = 0.2, y1: float = 0.7
 
 
 def test_known_answer_eps_zero_and_unconstrained() -> None:
-    X, y, a = _two_levels()  # noqa: N806
+    X, y, a = _two_levels()
     p0, p1 = 0.35, 0.65
     n_levels = 20
     fair = FairRegressor(eps=0.0, n_levels=n_levels, max_iter=30).fit(X, y, a)
@@ -173,7 +173,7 @@ def test_known_answer_eps_zero_and_unconstrained() -> None:
 def test_ks_by_hand_and_exact_mixture_cdf() -> None:
     groups = np.array([0, 0, 1, 1])
     assert metrics.sp_ks(None, np.array([0.1, 0.2, 0.3, 0.4]), groups) == pytest.approx(0.5)
-    X, y, a = _synthetic(400)  # noqa: N806
+    X, y, a = _synthetic(400)
     q = FairRegressor(eps=0.03, n_levels=20, max_iter=30).fit(X, y, a)
     assert len(q.weights_) >= 2 and q.weights_.sum() == pytest.approx(1.0)
     thresholds = np.linspace(0, 1, 21)
@@ -189,7 +189,7 @@ def test_ks_by_hand_and_exact_mixture_cdf() -> None:
 
 @pytest.mark.parametrize("eps", [0.01, 0.05, 0.15])
 def test_training_disparity_within_eps_plus_theorem_slack(eps: float) -> None:
-    X, y, a = _synthetic(800, 7)  # noqa: N806
+    X, y, a = _synthetic(800, 7)
     q = FairRegressor(eps=eps, n_levels=20, max_iter=40).fit(X, y, a)
     game = q.game_
     assert q.sp_ks(X, a) <= eps + (2 + 2 * game.nu) / game.bound + 1e-9
@@ -197,7 +197,7 @@ def test_training_disparity_within_eps_plus_theorem_slack(eps: float) -> None:
 
 
 def test_frontier_roughly_monotone_and_ends_at_unconstrained() -> None:
-    X, y, a = _synthetic(800, 8)  # noqa: N806
+    X, y, a = _synthetic(800, 8)
     losses = []
     for eps in (0.01, 0.05, 0.2, 1.0):
         q = FairRegressor(eps=eps, n_levels=20, max_iter=30).fit(X, y, a)
@@ -207,14 +207,14 @@ def test_frontier_roughly_monotone_and_ends_at_unconstrained() -> None:
 
 @pytest.mark.parametrize("oracle", ["lr", "cs"])
 def test_other_oracles_respect_the_constraint(oracle: str) -> None:
-    X, y, a = _synthetic(150, 9)  # noqa: N806
+    X, y, a = _synthetic(150, 9)
     q = FairRegressor(eps=0.1, n_levels=10, oracle=oracle, max_iter=8).fit(X, y, a)
     assert q.sp_ks(X, a) <= 0.1 + 1e-9
     assert q.predict(X).shape == (150,)
 
 
 def test_paper_mode_meets_theorem_4_on_exact_oracle_case() -> None:
-    X, y, a = _two_levels(100, 0.6, 0.2, 0.8)  # noqa: N806
+    X, y, a = _two_levels(100, 0.6, 0.2, 0.8)
     q = FairRegressor(eps=0.1, n_levels=10, mode="paper", bound=2.0, nu=0.2, max_iter=4000)
     q.fit(X, y, a)
     assert q.weights_.sum() == pytest.approx(1.0)
@@ -232,7 +232,7 @@ def _constants_case(n: int = 400):
 
 
 def test_bgl_constants_closed_form() -> None:
-    X, y, a = _constants_case()  # noqa: N806
+    X, y, a = _constants_case()
     zeta = 0.03
     q = FairRegressor("bounded_group_loss", eps=zeta, max_iter=200, bound=50).fit(X, y, a)
     mu0, mu1, p0 = 0.3, 0.7, 0.4  # group 1 (a=1) has mean 0.3 here
@@ -257,7 +257,7 @@ def test_bgl_matches_fairlearn() -> None:
     from fairlearn.reductions import BoundedGroupLoss, ExponentiatedGradient, SquareLoss
     from sklearn.linear_model import LinearRegression
 
-    X, y, a = _synthetic(500, 11)  # noqa: N806
+    X, y, a = _synthetic(500, 11)
     y = np.clip(y + 0.08 * a * np.random.default_rng(0).normal(size=len(y)), 0, 1)
     zeta = 0.0035  # paper units (y − u)²/2; fairlearn's (y − u)² bound is 2ζ (spec §6.15)
     ours = FairRegressor("bounded_group_loss", eps=zeta, max_iter=50).fit(X, y, a)

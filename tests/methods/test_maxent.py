@@ -103,7 +103,7 @@ def brute_dual(q: np.ndarray, alphas: np.ndarray, theta: np.ndarray, lam: np.nda
          1.0, 0.812832),
     ],
 )  # fmt: skip
-def test_golden_toy(C, tau, prior, target, lam, h, rr, sr) -> None:  # noqa: N803
+def test_golden_toy(C, tau, prior, target, lam, h, rr, sr) -> None:
     model = MaxEntDebiaser(C=C, tau=tau, prior=prior, target_marginals=target)
     model.fit(toy_frame(), TOY_DOMAIN)
     np.testing.assert_allclose(model.lambda_, lam, atol=1e-6)
@@ -152,7 +152,7 @@ def test_pythagorean_identity_on_toy() -> None:
 # ---------------------------------------------------------------------------------- oracles
 @pytest.mark.parametrize("C", [0.0, 0.3, 1.0])
 @pytest.mark.parametrize("sizes", [(2,) * 8, (3, 2, 4, 2)])
-def test_oracle_matches_brute_force_enumeration(C, sizes) -> None:  # noqa: N803
+def test_oracle_matches_brute_force_enumeration(C, sizes) -> None:
     domain, frame = random_problem(sizes, 300, seed=len(sizes))
     model = MaxEntDebiaser(C=0.4).fit(frame, domain)  # for rows_ and weights_
     points = enumerate_domain(domain)
@@ -200,7 +200,7 @@ def test_oracle_is_finite_for_huge_lambda() -> None:
 
 # ---------------------------------------------------------------------------------- the optimum
 @pytest.mark.parametrize("C", [0.0, 0.2, 0.7])
-def test_optimum_matches_theta_and_kl_is_minus_h(C) -> None:  # noqa: N803
+def test_optimum_matches_theta_and_kl_is_minus_h(C) -> None:
     domain, frame = random_problem((2,) * 7 + (3,), 400, seed=11)
     model = MaxEntDebiaser(C=C, target_marginals="balanced").fit(frame, domain)
     np.testing.assert_allclose(model.expected_marginals_, model.theta_, atol=1e-6)

@@ -88,7 +88,7 @@ def test_oracle_hessian_with_codes_matches_the_dense_hessian(table, monkeypatch)
     points = domain.encode(rows, dtype=np.uint8)
     lam = np.random.default_rng(5).normal(0, 0.3, domain.d)
     _choose(monkeypatch, True)
-    for C in (0.0, 0.4):  # noqa: N806
+    for C in (0.0, 0.4):
         dense = DualOracle(domain.sizes, points, weights, C, theta)(lam)
         tables = DualOracle(domain.sizes, points, weights, C, theta, codes=rows)(lam)
         assert tables.value == dense.value
@@ -111,7 +111,7 @@ def test_fit_with_table_hessians_gives_the_dense_fit(table, monkeypatch) -> None
 def test_uint8_tree_walk_reaches_the_codecs_leaves(table) -> None:
     _, domain, rows, weights = table
     only = domain.model_features
-    X = domain.encode(rows[:, only], only, dtype=np.float32)  # noqa: N806
+    X = domain.encode(rows[:, only], only, dtype=np.float32)
     params = fit_classifier("tree", X, rows[:, domain.index("label")], weights * len(rows))
     small = domain.encode(rows[:, only], only, dtype=np.uint8)
     leaves = trees.apply(params, X.astype(np.float64))[:, 0]  # every cell converted (float64)
@@ -128,7 +128,7 @@ def test_hashed_row_keys_find_what_a_dictionary_finds(table, monkeypatch) -> Non
     expected = {r.tobytes(): i for i, r in enumerate(keys.pack(stored, domain.sizes))}
     words = keys.pack(np.where(queries < domain.sizes, queries, 0), domain.sizes)
     want = np.array([expected.get(w.tobytes(), -1) for w in words])
-    want[len(rows):] = -1
+    want[len(rows) :] = -1
     np.testing.assert_array_equal(keys.RowIndex(stored, domain.sizes).find(queries), want)
     # every row hashed alike: the colliding table falls back to the dictionary, same answer
     monkeypatch.setattr(keys, "_hash", lambda w: np.zeros(len(w), dtype=np.int64))

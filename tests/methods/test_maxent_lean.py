@@ -129,7 +129,7 @@ def test_blocked_uint8_oracle_matches_the_dense_formulas(coded) -> None:
 def test_block_scoring_of_uint8_inputs_matches_float64(coded, kind) -> None:
     domain, codes = coded
     only = domain.model_features
-    X = domain.encode(codes[:, only], only)  # noqa: N806
+    X = domain.encode(codes[:, only], only)
     y = codes[:, domain.index("label")]
     params = fit_classifier(kind, X.astype(INPUT_DTYPE[kind]), y)
     small = domain.encode(codes[:, only], only, dtype=np.uint8)
@@ -193,7 +193,7 @@ def test_tree_on_distinct_rows_is_the_tree_on_every_row() -> None:
     codes = domain.codes(readable_rows(train, domain))
     codes = codes[np.random.default_rng(3).integers(0, len(codes), 3 * len(codes))]
     only, y = domain.model_features, codes[:, domain.index("label")]
-    X, y_fit, weights = _classifier_data(codes, domain, only, "tree", None, None)  # noqa: N806
+    X, y_fit, weights = _classifier_data(codes, domain, only, "tree", None, None)
     assert len(X) < len(codes) / 2 and weights.sum() == len(codes)
     full = domain.encode(codes[:, only], only, dtype=np.float32)
     every = fit_classifier("tree", full, y)

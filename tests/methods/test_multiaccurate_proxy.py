@@ -54,7 +54,7 @@ def _s2(seed: int, n: int = 3000, p=(0.9, 0.7, 0.6, 0.4, 0.2, 0.1)):
     """Discrete S2: one-hot cells, z ~ Bern(p_cell), tasks are functions of the cell."""
     rng = np.random.default_rng(seed)
     cell = rng.integers(0, len(p), n)
-    X = np.eye(len(p))[cell]  # noqa: N806
+    X = np.eye(len(p))[cell]
     z = (rng.random(n) < np.asarray(p)[cell]).astype(float)
     tasks = np.column_stack([cell % 2 == 0, cell < 3, np.isin(cell, (1, 4))]).astype(float)
     return X, z, tasks, cell
@@ -62,7 +62,7 @@ def _s2(seed: int, n: int = 3000, p=(0.9, 0.7, 0.6, 0.4, 0.2, 0.1)):
 
 def test_s2_cell_means_are_exact_proxy() -> None:
     """Claim 2 / spec §6.2–3: the empirical cell mean is a 0-proxy for cell-function tasks."""
-    X, z, tasks, cell = _s2(0)  # noqa: N806
+    X, z, tasks, cell = _s2(0)
     means = np.array([z[cell == c].mean() for c in range(6)])[cell]
     table = audit(X, z, means, tasks)
     assert multiaccuracy_violation(table) < 1e-9
@@ -78,7 +78,7 @@ def test_s2_cell_means_are_exact_proxy() -> None:
 def test_auditor_cost_identity_and_best_threshold() -> None:
     """viol_j(h) = b_j + Σ h_i c_ij (spec §3.0); the auditor's value is attained by its h."""
     rng = np.random.default_rng(2)
-    X = rng.normal(size=(300, 3))  # noqa: N806
+    X = rng.normal(size=(300, 3))
     r = rng.normal(size=300) * 0.3
     tasks = (rng.random((300, 2)) < 0.5).astype(float)
     for kind in ("linear", "tree"):
@@ -92,14 +92,14 @@ def test_auditor_cost_identity_and_best_threshold() -> None:
 
 def _continuous(seed: int, n: int = 2000, d: int = 4):
     rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))  # noqa: N806
+    X = rng.normal(size=(n, d))
     z = (rng.random(n) < 1 / (1 + np.exp(-(0.8 * X[:, 0] + X[:, 1] ** 2 - 1)))).astype(float)
     tasks = (X @ rng.normal(size=(d, 5)) + rng.normal(0, 0.5, 5) > 0).astype(float)
     return X, z, tasks
 
 
 def test_algorithm4_invariants_and_violation() -> None:
-    X, z, tasks = _continuous(0)  # noqa: N806
+    X, z, tasks = _continuous(0)
     kw = {"C": 10, "n_iter": 200, "learning_rate": 0.01, "validation": 0}
     proxy = MultiaccurateProxy(alpha=0.05, **kw).fit(X, z, tasks)
     zhat = proxy.predict_proba(X)[:, 0]
@@ -116,7 +116,7 @@ def test_algorithm4_invariants_and_violation() -> None:
 
 def test_algorithm4_reaches_alpha_when_feasible() -> None:
     """Well-specified linear z (E[z|x] linear in the cell one-hots plus x): ≤ α + tol in-sample."""
-    X, z, tasks, _ = _s2(3, p=(0.8, 0.5, 0.3, 0.6, 0.2, 0.1))  # noqa: N806
+    X, z, tasks, _ = _s2(3, p=(0.8, 0.5, 0.3, 0.6, 0.2, 0.1))
     alpha = 0.02
     proxy = MultiaccurateProxy(alpha=alpha, n_iter=50).fit(X, z, tasks)
     assert multiaccuracy_violation(proxy.audit(X, z, tasks)) <= alpha + 1e-3
@@ -128,7 +128,7 @@ def _downstream(seed: int, n: int = 3000):
     p = np.array([0.55, 0.95, 0.45, 0.05])
     q = np.array([0.5, 0.05, 0.05, 0.5])
     cell = rng.integers(0, 4, n)
-    X = np.eye(4)[cell]  # noqa: N806
+    X = np.eye(4)[cell]
     z = (rng.random(n) < p[cell]).astype(float)
     y = (rng.random(n) < q[cell]).astype(float)
     tasks = np.column_stack([y, cell % 2 == 0, cell < 2]).astype(float)
@@ -137,7 +137,7 @@ def _downstream(seed: int, n: int = 3000):
 
 @pytest.mark.parametrize("learner", ["regression", "logistic"])
 def test_downstream_true_violation_multiaccurate_beats_thresholded(learner: str) -> None:
-    X, z, y, tasks = _downstream(0)  # noqa: N806
+    X, z, y, tasks = _downstream(0)
     truth = np.column_stack([z, 1 - z])
     eps = 0.02
     results = {}
@@ -154,7 +154,7 @@ def test_downstream_true_violation_multiaccurate_beats_thresholded(learner: str)
 
 
 def test_downstream_demographic_parity() -> None:
-    X, z, y, _ = _downstream(1, n=1500)  # noqa: N806
+    X, z, y, _ = _downstream(1, n=1500)
     soft = np.column_stack([z, 1 - z])
     clf = ProxyFairClassifier(eps=0.02, constraint="demographic_parity", max_iter=20)
     score = clf.fit(X, y, soft).predict_score(X)
@@ -197,11 +197,11 @@ def _finite_problem(seed: int = 0, n: int = 200, d: int = 3):
     """Spec §6 test 6/12 setup: nonlinear z, halfspace tasks, H = 16 quantile thresholds per
     feature in both directions (brute-force auditor)."""
     rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))  # noqa: N806
+    X = rng.normal(size=(n, d))
     z = (rng.random(n) < 1 / (1 + np.exp(-(1.5 * X[:, 0] + X[:, 1] ** 2 - 1)))).astype(float)
     tasks = (X @ rng.normal(size=(d, 3)) + rng.normal(0, 0.5, 3) > 0).astype(float)
     cuts = np.quantile(X, np.linspace(0.05, 0.95, 16), axis=0)
-    H = np.column_stack(  # noqa: N806
+    H = np.column_stack(
         [X[:, f] > c[f] for c in cuts for f in range(d)]
         + [X[:, f] <= c[f] for c in cuts for f in range(d)]
     ).astype(float)
@@ -215,7 +215,7 @@ def _finite_problem(seed: int = 0, n: int = 200, d: int = 3):
 def test_algorithm4_reaches_the_lp_floor() -> None:
     """Spec §6 test 12: with the exact (finite-H) auditor, no tolerance and C = 10, θ̄'s max
     additive violation is within a few % of the linprog minimax floor (and the floor is right)."""
-    X, z, tasks, H, vectors = _finite_problem()  # noqa: N806
+    X, z, tasks, H, vectors = _finite_problem()
     floor, theta = multiaccuracy_floor(X, z, vectors)
     design = np.column_stack([X, np.ones(len(X))])
     assert np.max(np.abs(vectors @ (z - design @ theta))) / len(z) == pytest.approx(floor)
@@ -232,7 +232,7 @@ def test_algorithm4_reaches_the_lp_floor() -> None:
 
 
 def test_floor_is_zero_when_linear_g_is_saturated() -> None:
-    X, z, tasks, cell = _s2(4)  # noqa: N806
+    X, z, tasks, cell = _s2(4)
     vectors = np.array(
         [np.abs(np.eye(6)[cell][:, c] - tasks[:, j]) for j in range(3) for c in range(6)]
     )
@@ -243,7 +243,7 @@ def test_predict_trees_matches_sklearn() -> None:
     from sklearn.tree import DecisionTreeRegressor
 
     rng = np.random.default_rng(5)
-    X = rng.normal(size=(300, 4))  # noqa: N806
+    X = rng.normal(size=(300, 4))
     trees = [
         DecisionTreeRegressor(max_depth=depth, random_state=0).fit(X, rng.normal(size=300))
         for depth in (1, 2, 3)
@@ -256,7 +256,7 @@ def test_predict_trees_matches_sklearn() -> None:
 def test_algorithm2_trees_beat_linear_on_misspecified_z() -> None:
     """Algorithm 2 (FTPL auditor, least-squares trees): G contains a much better proxy than
     linear G when z depends on x1²; the mean constraint is exact (mean projection); seeded."""
-    X, z, tasks = _continuous(0)  # noqa: N806
+    X, z, tasks = _continuous(0)
     alg2 = GeneralMultiaccurateProxy(alpha=0.02, n_iter=60).fit(X, z, tasks)
     zhat = alg2.predict_proba(X)[:, 0]
     assert zhat.sum() == pytest.approx(z.sum(), rel=1e-9)
@@ -270,7 +270,7 @@ def test_algorithm2_trees_beat_linear_on_misspecified_z() -> None:
 
 
 def test_algorithm2_reaches_alpha_on_s2_and_complement_symmetry() -> None:
-    X, z, tasks, _ = _s2(3, p=(0.8, 0.5, 0.3, 0.6, 0.2, 0.1))  # noqa: N806
+    X, z, tasks, _ = _s2(3, p=(0.8, 0.5, 0.3, 0.6, 0.2, 0.1))
     alpha = 0.02
     both = np.column_stack([z, 1 - z])
     proxy = GeneralMultiaccurateProxy(alpha=alpha, n_iter=150, max_depth=3).fit(X, both, tasks)
@@ -286,7 +286,7 @@ def test_algorithm2_reaches_alpha_on_s2_and_complement_symmetry() -> None:
 def test_section5_class_mode_covers_unseen_tasks() -> None:
     """Section 5: trained with NO task labels (tasks=None), multiaccurate over depth-3 trees on
     the cells, so every task that is a function of the cell is covered."""
-    X, z, tasks, _ = _s2(6, p=(0.8, 0.5, 0.3, 0.6, 0.2, 0.1))  # noqa: N806
+    X, z, tasks, _ = _s2(6, p=(0.8, 0.5, 0.3, 0.6, 0.2, 0.1))
     proxy = MultiaccurateProxy(alpha=0.01, n_iter=60, auditor="tree", auditor_depth=3).fit(X, z)
     assert multiaccuracy_violation(proxy.audit(X, z, tasks)) < 0.02
     thr = BaselineProxy("thresholded").fit(X, z).predict_proba(X)

@@ -190,7 +190,7 @@ def _sa_lp_worst(kind, q, budget):
 
 def test_sa_example_b():
     q = np.array([[0.1, 0.2], [0.1, 0.1], [0.1, 0.1], [0.2, 0.1]])
-    M = np.array([[0.8, 0.2], [0.2, 0.8]])  # noqa: N806
+    M = np.array([[0.8, 0.2], [0.2, 0.8]])
     p_noisy = q.sum(0)
     worst = [assignment_rate("tpr", sa_worst_assignment("tpr", q, M[j] * p_noisy)) for j in (0, 1)]
     np.testing.assert_allclose(worst, [1 / 3, 0.0], atol=1e-12)
@@ -201,7 +201,7 @@ def test_sa_example_b():
 def test_sa_closed_form_equals_linprog(seed, kind):
     rng = np.random.default_rng(seed)
     q = rng.dirichlet(np.ones(12)).reshape(4, 3)
-    M = rng.dirichlet(np.ones(3), size=3).T  # noqa: N806  columns sum to 1
+    M = rng.dirichlet(np.ones(3), size=3).T
     budget = M[0] * q.sum(0)
     greedy = assignment_rate(kind, sa_worst_assignment(kind, q, budget))
     assert greedy == pytest.approx(_sa_lp_worst(kind, q, budget), abs=1e-8)

@@ -35,7 +35,7 @@ def _instance(seed: int, n: int = 500):
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("constraint", ["tpr", "eo", "dp"])
 def test_finest_partition_is_the_exact_worst_case(seed, constraint):
-    y, yhat, h, M, p = _instance(seed)  # noqa: N806
+    y, yhat, h, M, p = _instance(seed)
     exact = sa_worst(y, yhat, h, constraint, 0.05, M, p)[0]
     finest = sa_partition_worst(y, yhat, h, 2 * yhat + y, constraint, 0.05, M, p)
     np.testing.assert_allclose(finest, exact, atol=1e-12)
@@ -44,7 +44,7 @@ def test_finest_partition_is_the_exact_worst_case(seed, constraint):
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("constraint", ["tpr", "eo", "dp"])
 def test_label_aware_check_lies_between_the_prior_and_the_exact_check(seed, constraint):
-    y, yhat, h, M, p = _instance(seed)  # noqa: N806
+    y, yhat, h, M, p = _instance(seed)
     exact = sa_worst(y, yhat, h, constraint, 0.05, M, p)[0]
     label = sa_label_violations(y, yhat, h, constraint, 0.05, M, p)
     prior_tables = [np.tile(M[j], (4, 1)) for _, j in constraint_list(constraint, 3)]
@@ -57,7 +57,7 @@ def test_label_aware_check_lies_between_the_prior_and_the_exact_check(seed, cons
 def test_label_aware_tpr_matches_a_charnes_cooper_lp(seed):
     """min over a[k, y'] in [0, q[k, y']], Σ_y' a[k, y'] = budget_k of Σ_k a[k,1]·TPR_k / Σ_k
     a[k,1] (z = t·a, t = 1/denominator), solved by HiGHS."""
-    y, yhat, h, M, p = _instance(seed)  # noqa: N806
+    y, yhat, h, M, p = _instance(seed)
     n, overall = len(y), yhat[y == 1].mean()
     q = np.array([[np.sum((h == k) & (y == c)) / n for c in (0, 1)] for k in range(3)])
     tpr = np.array([yhat[(h == k) & (y == 1)].mean() for k in range(3)])
@@ -84,7 +84,7 @@ def test_label_aware_tpr_matches_a_charnes_cooper_lp(seed):
 
 
 def test_margin_check_is_at_least_both_of_its_parts():
-    y, yhat, h, M, p = _instance(0)  # noqa: N806
+    y, yhat, h, M, p = _instance(0)
     tables = [np.tile(M[j], (4, 1)) for _, j in constraint_list("eo", 3)]
     margin = sa_margin_violations(y, yhat, h, "eo", 0.03, tables, M, p)
     assert np.all(margin >= sa_table_violations(y, yhat, h, "eo", 0.03, tables, 3) + 1e-6)

@@ -55,7 +55,7 @@ def test_dykstra_projection_lands_in_the_assignment_set():
     x, y, g, h = _small()
     nm = estimate_noise(g, h, 3)
     v = cell_shares(y, x[:, 1] > 0, h, 3)
-    W = project_table(np.random.default_rng(1).normal(size=(3, 4, 3)), v, nm.M, rounds=400)  # noqa: N806
+    W = project_table(np.random.default_rng(1).normal(size=(3, 4, 3)), v, nm.M, rounds=400)
     np.testing.assert_allclose(W.sum(axis=2), 1.0, atol=1e-6)
     np.testing.assert_allclose(np.einsum("kcj,kc->jk", W, v), nm.M, atol=1e-6)
     assert W.min() >= -1e-6
@@ -73,7 +73,7 @@ def test_soft_table_gradients_match_finite_differences(constraint):
     theta = rng.normal(scale=0.3, size=4)
     lam = rng.uniform(0.1, 0.5, len(pairs))
 
-    def lagr(th, W=None):  # noqa: N803
+    def lagr(th, W=None):
         return lam @ table.constraints(xt @ th, 0.0, W)
 
     grad = xt.T @ table.theta_coef(xt @ theta, lam)

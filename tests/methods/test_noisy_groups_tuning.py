@@ -103,7 +103,9 @@ def test_method_grid_tuning_on_adult_race_keeps_the_true_groups():
     assert len(table) == len(SOFT_GRID) and table["chosen"].sum() == 1
     chosen = table[table["chosen"]].iloc[0]
     assert result.artifacts["tuned_setting"] == (
-        chosen["learning_rate"], chosen["lambda_learning_rate"], chosen["adversary_learning_rate"]
+        chosen["learning_rate"],
+        chosen["lambda_learning_rate"],
+        chosen["adversary_learning_rate"],
     )
     assert result.knobs["tuning"] == "grid" and untuned.artifacts["tuning"] is None
     if result.artifacts["status"] == "fallback":

@@ -25,7 +25,7 @@ from fairengine.methods.params import (
 
 
 class Toy(BaseEstimator):
-    _parameter_constraints = {  # noqa: RUF012
+    _parameter_constraints = {
         "alpha": [Interval(Real, 0, 1, closed="both")],
         "depth": [Interval(Integral, 1, None, closed="left"), None],
         "mode": [StrOptions({"b", "a"})],
@@ -109,7 +109,7 @@ def test_interval_rejects_wrong_declarations() -> None:
 
 
 def test_estimator_fit_uses_the_knob_constraints() -> None:
-    X = np.random.default_rng(0).normal(size=(40, 2))  # noqa: N806
+    X = np.random.default_rng(0).normal(size=(40, 2))
     with pytest.raises(InvalidParameterError, match=r"'alpha' parameter of BalancedFilter"):
         BalancedFilter(alpha=1.5).fit(X, (X[:, 0] > 0).astype(int))
 

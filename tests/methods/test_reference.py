@@ -60,7 +60,7 @@ def test_reweighing_weights_make_group_and_label_independent() -> None:
 def test_reweighing_strength_zero_is_unconstrained_logistic_regression(german) -> None:
     train, test = german
     result = get_method("reweighing").run(train, test, strength=0.0)
-    encoder, Z = encode_train(train)  # noqa: N806
+    encoder, Z = encode_train(train)
     plain = logistic_regression(1.0).fit(Z, train.y)
     np.testing.assert_array_equal(
         result.model.predict(test.X), plain.predict(encoder.transform(test.X))
@@ -81,7 +81,7 @@ def test_reweighing_reduces_disparity_on_adult() -> None:
 def test_fairlearn_eg_wraps_fairlearn_exactly(german) -> None:
     train, test = german
     result = get_method("fairlearn_eg").run(train, test, eps=0.05, max_iter=20)
-    encoder, Z = encode_train(train)  # noqa: N806
+    encoder, Z = encode_train(train)
     reference = ExponentiatedGradient(
         logistic_regression(1.0),
         constraints=DemographicParity(difference_bound=0.05),

@@ -82,7 +82,7 @@ def datasets() -> dict[str, dict[str, Any]]:
         task = load_dataset(name)
         idx = np.sort(rng.choice(len(task.frame), ROWS, replace=False))
         rows = task.X.iloc[idx].reset_index(drop=True)
-        X = FeatureEncoder().fit(rows).transform(rows)  # noqa: N806
+        X = FeatureEncoder().fit(rows).transform(rows)
         s = np.asarray(task.group_names, dtype=object)[task.groups[idx]]
         out[kind] = {"X": X, "y": np.asarray(task.y)[idx], "s": s, "rows": rows}
     german = load_dataset("german_credit")
@@ -116,7 +116,7 @@ def _fit(case: Case, data: dict[str, Any], rows: np.ndarray, values: Any, *, old
     """A fresh estimator fitted on ``rows`` with ``values`` as the protected attribute, passed
     under the older name (``old``) or as ``sensitive_features``."""
     est = case.make()
-    X = data["X"].iloc[rows] if isinstance(data["X"], pd.DataFrame) else data["X"][rows]  # noqa: N806
+    X = data["X"].iloc[rows] if isinstance(data["X"], pd.DataFrame) else data["X"][rows]
     args = [X] if data["y"] is None else [X, data["y"][rows]]
     kwargs = {"domain": data["domain"]} if "domain" in data else {}
     attribute = _attribute(case, np.asarray(values)[rows])
@@ -195,7 +195,7 @@ def test_both_names_with_different_values_is_an_error(case: Case, datasets) -> N
     if case.alias is None:
         domain = data["domain"]
         protected = domain.features[domain.index("protected")].name
-        X = data["X"].assign(**{protected: data["s"]})  # noqa: N806
+        X = data["X"].assign(**{protected: data["s"]})
         other = np.roll(data["s"], 1)
         with pytest.raises(ValueError, match="twice with different values"):
             est.fit(X, domain=data["domain"], sensitive_features=other)

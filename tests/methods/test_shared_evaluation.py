@@ -63,7 +63,7 @@ def test_predicting_methods_share_the_plane_and_filters_do_not(results) -> None:
     assert {"disclosivity", "imbalance"} <= set(filt)
 
 
-def _expected_positive(model, X) -> np.ndarray:  # noqa: N803
+def _expected_positive(model, X) -> np.ndarray:
     """P(ŷ = 1 | x) of a loaded model, without fairengine's scoring code: the mixture
     probability for a randomized classifier (a mixture, or group thresholds drawn at random),
     the hard prediction otherwise."""

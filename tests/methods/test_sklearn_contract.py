@@ -63,7 +63,7 @@ def adult():
     task = load_dataset("adult", sensitive=["race"])
     idx = np.random.default_rng(0).choice(len(task.frame), 1500, replace=False)
     rows = task.X.iloc[idx]
-    X = FeatureEncoder().fit(rows).transform(rows)  # noqa: N806
+    X = FeatureEncoder().fit(rows).transform(rows)
     z = np.eye(len(task.group_names))[task.groups[idx]]
     return X, z, np.asarray(task.y, float)[idx]
 
@@ -75,7 +75,7 @@ def golden():
 
 # -- 1. results identical to before the refactor (recorded with the same calls) ----------------
 def test_fair_regressor_results_unchanged(law, golden) -> None:
-    task, _, Z = law  # noqa: N806
+    task, _, Z = law
     fits = {
         "fr_linear": (FairRegressor(eps=0.05, n_levels=10, max_iter=10), 0),
         "fr_gb": (
@@ -94,7 +94,7 @@ def test_fair_regressor_results_unchanged(law, golden) -> None:
 
 
 def test_proxy_estimators_results_unchanged(adult, golden) -> None:
-    X, z, y = adult  # noqa: N806
+    X, z, y = adult
     # the golden predates the rows kept out of the game: without them, the same game
     proxy = MultiaccurateProxy(alpha=0.05, n_iter=20, validation=0.0).fit(X, z, y[:, None])
     np.testing.assert_array_equal(proxy.predict_proba(X), golden["ma_proxy"])
@@ -109,8 +109,8 @@ def test_general_and_baseline_proxies_results_unchanged(adult) -> None:
     """GeneralMultiaccurateProxy (trees, linear without the mean projection, Section 5 with the
     tree auditor) and the three BaselineProxy kinds give the arrays recorded before the refactor
     (first 600 rows of the Adult subsample; a complementary pair and the five race groups)."""
-    X, z, y = adult  # noqa: N806
-    X, z, y = X[:600], z[:600], y[:600]  # noqa: N806
+    X, z, y = adult
+    X, z, y = X[:600], z[:600], y[:600]
     pair = np.column_stack([z[:, 0], 1 - z[:, 0]])
     gold = np.load(PROXY_GOLDEN)
     tree = GeneralMultiaccurateProxy(alpha=0.05, n_iter=8, random_state=3).fit(X, pair, y[:, None])
@@ -194,10 +194,10 @@ def test_invalid_parameters_set_later_fail_in_fit(estimator, bad, adult, law) ->
     """Constructors never validate; ``fit`` does, so a bad value set after construction fails
     instead of silently fitting something else."""
     estimator = clone(estimator).set_params(**bad)
-    X, z, y = adult  # noqa: N806
+    X, z, y = adult
     with pytest.raises(InvalidParameterError, match=next(iter(bad))):
         if isinstance(estimator, FairRegressor):
-            task, _, Z = law  # noqa: N806
+            task, _, Z = law
             estimator.fit(Z, task.y, task.groups)
         elif isinstance(estimator, MaxEntDebiaser):
             estimator.fit(load_dataset("german_credit"))
@@ -225,8 +225,8 @@ def test_constraints_come_from_the_knobs() -> None:
 
 
 def test_not_fitted_and_feature_names(law) -> None:
-    task, _, Z = law  # noqa: N806
-    for estimator, X in (  # noqa: N806
+    task, _, Z = law
+    for estimator, X in (
         (FairRegressor(), Z),
         (MultiaccurateProxy(), Z),
         (GeneralMultiaccurateProxy(), Z),
@@ -257,8 +257,8 @@ def test_not_fitted_and_feature_names(law) -> None:
 def test_robust_fair_classifier_select_keeps_its_parameter(adult) -> None:
     """``select`` re-chooses the iterate as a fitted attribute: ``robust_eval`` (a constructor
     parameter) is never overwritten, so ``clone`` refits what was asked for."""
-    X, z, y = adult  # noqa: N806
-    X, y, noisy = X[:800], y[:800], z[:800].argmax(axis=1)  # noqa: N806
+    X, z, y = adult
+    X, y, noisy = X[:800], y[:800], z[:800].argmax(axis=1)
     clf = RobustFairClassifier("dro", gamma=0.1, n_steps=40, eval_every=5, random_state=1)
     clf.fit(X, y, noisy)
     # the default check (version 6) is "margin", which for DRO is the paper's check
@@ -281,7 +281,7 @@ class FairRegressorGroupsFromX(FairRegressor):
     """Test adapter: the checks call ``fit(X, y)``; the protected attribute is then
     1[x_0 > median(x_0)], so every check exercises the real reduction."""
 
-    def fit(self, X, y, groups=None):  # noqa: N803, ANN001, ANN201
+    def fit(self, X, y, groups=None):
         if groups is None and hasattr(X, "toarray"):  # sparse: fit refuses it before groups
             groups = np.zeros(X.shape[0])
         if groups is None:
@@ -294,7 +294,7 @@ class RobustFairGroupsFromX(RobustFairClassifier):
     """Test adapter: the checks call ``fit(X, y)``; the noisy group is then
     1[x_0 > median(x_0)], so every check runs the real constrained descent–ascent."""
 
-    def fit(self, X, y, noisy_groups=None, aux_true=None, aux_noisy=None, *, eval_set=None):  # noqa: ANN001, ANN201, N803
+    def fit(self, X, y, noisy_groups=None, aux_true=None, aux_noisy=None, *, eval_set=None):
         if noisy_groups is None:
             arr = None if hasattr(X, "toarray") else np.asarray(X)
             if arr is None or arr.ndim != 2 or arr.shape[1] == 0 or arr.dtype.kind not in "fiub":
@@ -391,7 +391,7 @@ def test_sklearn_estimator_checks(estimator, check) -> None:
 )
 @pytest.mark.parametrize("constraint", ["statistical_parity", "bounded_group_loss"])
 def test_any_base_regressor_fits_exports_and_reloads(law, base, constraint, tmp_path) -> None:
-    task, encoder, Z = law  # noqa: N806
+    task, encoder, Z = law
     q = FairRegressor(constraint, eps=0.05, n_levels=10, max_iter=5, base_estimator=base)
     q.fit(Z, task.y, task.groups)
     kinds = {c.kind for c in q.predictors_}
@@ -407,7 +407,7 @@ def test_any_base_regressor_fits_exports_and_reloads(law, base, constraint, tmp_
 
 def test_ridge_base_matches_the_linear_shortcut(law) -> None:
     """A Ridge with a tiny penalty is the exact least-squares class of the "linear" shortcut."""
-    task, _, Z = law  # noqa: N806
+    task, _, Z = law
     kw = {"eps": 0.05, "n_levels": 10, "max_iter": 6}
     ours = FairRegressor(**kw).fit(Z, task.y, task.groups)
     ridge = FairRegressor(**kw, base_estimator=Ridge(alpha=1e-8)).fit(Z, task.y, task.groups)
@@ -419,7 +419,7 @@ def test_export_refuses_what_it_cannot_store_safely(law, tmp_path) -> None:
         pass
 
     NotSklearn.__module__ = "somebody.else"
-    task, encoder, Z = law  # noqa: N806
+    task, encoder, Z = law
     q = FairRegressor(eps=0.1, n_levels=10, max_iter=3, base_estimator=NotSklearn())
     model = FairRegressionModel(encoder, q.fit(Z, task.y, task.groups))
     with pytest.raises(skops_codec.ExportRefused, match="never pickles"):
@@ -428,7 +428,7 @@ def test_export_refuses_what_it_cannot_store_safely(law, tmp_path) -> None:
 
 
 def test_base_estimator_needs_sample_weight(law) -> None:
-    task, _, Z = law  # noqa: N806
+    task, _, Z = law
     pipe = make_pipeline(StandardScaler(), Ridge())
     with pytest.raises(ValueError, match="sample_weight"):
         FairRegressor(base_estimator=pipe).fit(Z, task.y, task.groups)
@@ -436,9 +436,9 @@ def test_base_estimator_needs_sample_weight(law) -> None:
 
 # -- 5. the shared tree codec predicts exactly as scikit-learn ------------------------------------
 def test_tree_codec_matches_sklearn_next_to_splits(adult) -> None:
-    X, _, y = adult  # noqa: N806
+    X, _, y = adult
     rng = np.random.default_rng(0)
-    Xc = X + rng.normal(scale=0.3, size=X.shape)  # noqa: N806  (continuous features)
+    Xc = X + rng.normal(scale=0.3, size=X.shape)
     tree = DecisionTreeRegressor(max_depth=8, random_state=0).fit(Xc, y)
     inner = tree.tree_.children_left >= 0
     feats, thr = tree.tree_.feature[inner], tree.tree_.threshold[inner]
@@ -483,7 +483,7 @@ def test_proxy_fair_classifier_takes_any_weighted_classifier(adult) -> None:
 
     from fairengine.methods.multiaccurate_proxy.downstream import group_gaps
 
-    X, z, y = adult  # noqa: N806
+    X, z, y = adult
     soft = np.column_stack([z[:, 0], 1 - z[:, 0]])
     tree = DecisionTreeClassifier(max_depth=3, random_state=0)
     clf = ProxyFairClassifier(eps=0.03, max_iter=15, learner=tree).fit(X, y, soft)

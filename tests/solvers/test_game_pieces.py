@@ -22,7 +22,7 @@ def test_oracle_is_exact_on_cells() -> None:
     # cells with negative mean is the exact CSC best response over cell functions.
     rng = np.random.default_rng(0)
     cells = rng.integers(0, 4, size=400)
-    X = np.eye(4)[cells][:, 1:]  # noqa: N806
+    X = np.eye(4)[cells][:, 1:]
     weight = rng.uniform(0.1, 1, size=400)
     cost = rng.normal(size=400) + np.array([0.5, -0.4, 0.2, -1.0])[cells]
     h = PairedRegressionOracle(ridge=0).fit(X, weight).best_response(cost)
@@ -36,7 +36,7 @@ def test_oracle_is_exact_on_cells() -> None:
 
 def test_grouped_fast_path_equals_general() -> None:
     rng = np.random.default_rng(1)
-    X = rng.normal(size=(200, 3))  # noqa: N806
+    X = rng.normal(size=(200, 3))
     z = rng.integers(0, 3, size=200)
     w = rng.uniform(size=200)
     s = np.array([0.3, -0.2, 0.1])

@@ -15,7 +15,7 @@ from fairengine.solvers import (
 )
 
 
-def _slsqp(A, t):  # noqa: N803
+def _slsqp(A, t):
     n = len(A)
     return minimize(
         lambda q: float(np.sum((q @ A - t) ** 2)),
@@ -31,7 +31,7 @@ def _slsqp(A, t):  # noqa: N803
 def test_simplex_least_squares_is_optimal(seed) -> None:
     rng = np.random.default_rng(seed)
     n_rows, k = rng.integers(1, 9), rng.integers(2, 6)
-    A = rng.dirichlet(np.ones(k) * 0.5, size=n_rows)  # noqa: N806
+    A = rng.dirichlet(np.ones(k) * 0.5, size=n_rows)
     target = np.full(k, 1 / k)
     q = simplex_least_squares(A, target)
     assert q.min() >= 0 and np.isclose(q.sum(), 1)
@@ -43,7 +43,7 @@ def test_simplex_least_squares_is_optimal(seed) -> None:
 @pytest.mark.parametrize("seed", range(20))
 def test_cone_least_squares_kkt(seed) -> None:
     rng = np.random.default_rng(seed)
-    A = rng.dirichlet(np.ones(4), size=rng.integers(1, 7))  # noqa: N806
+    A = rng.dirichlet(np.ones(4), size=rng.integers(1, 7))
     target = np.full(4, 0.25)
     q = cone_least_squares(A, target)
     residual = target - q @ A
@@ -54,7 +54,7 @@ def test_cone_least_squares_kkt(seed) -> None:
 
 
 def test_membership_and_max_yield() -> None:
-    A = np.array([[0.9, 0.1], [0.3, 0.7], [0.5, 0.5]])  # noqa: N806
+    A = np.array([[0.9, 0.1], [0.3, 0.7], [0.5, 0.5]])
     assert in_convex_hull(A, [0.5, 0.5])
     assert not in_convex_hull(A[:1], [0.5, 0.5])
     mass = np.array([0.25, 0.25, 0.5])

@@ -34,7 +34,7 @@ class AxisCandidates:
 
 
 def axis_candidates(
-    X: np.ndarray,  # noqa: N803
+    X: np.ndarray,
     w: np.ndarray,
     onehot: np.ndarray,
     n: int,

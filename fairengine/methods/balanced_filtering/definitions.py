@@ -52,7 +52,7 @@ def base_rates(z: np.ndarray, n_groups: int, sample_weight: np.ndarray | None = 
 
 
 def hull_projection(
-    A: np.ndarray,  # noqa: N803
+    A: np.ndarray,
     target: np.ndarray | None = None,
     *,
     relaxed: bool = False,
@@ -63,7 +63,7 @@ def hull_projection(
     item 3) sum q = 1 is dropped: q = NNLS(A^T, U) and dist is the cone distance, which drives
     the relaxed tree's growth; the realised imbalance is still ||qA / sum q - U|| (pitfall P10).
     """
-    A = np.atleast_2d(np.asarray(A, dtype=float))  # noqa: N806
+    A = np.atleast_2d(np.asarray(A, dtype=float))
     tau = _target(target, A.shape[1])
     q = cone_least_squares(A, tau) if relaxed else simplex_least_squares(A, tau)
     point = q @ A
@@ -71,7 +71,7 @@ def hull_projection(
 
 
 def hull_distance(
-    A: np.ndarray,  # noqa: N803
+    A: np.ndarray,
     target: np.ndarray | None = None,
     *,
     relaxed: bool = False,

@@ -130,7 +130,7 @@ class BalancedFilter(BaseEstimator):
 
     #: one declaration per knob (knobs.KNOBS): the page's slider range is the estimator's range,
     #: except where the mathematical domain is wider (counts, radii and steps)
-    _parameter_constraints: dict = knob_constraints(  # noqa: RUF012
+    _parameter_constraints: dict = knob_constraints(
         knob_spec.KNOBS,
         skip=("random_state",),
         domains={
@@ -144,13 +144,13 @@ class BalancedFilter(BaseEstimator):
         extra={"random_state": RANDOM_STATE, "target": ["array-like", None]},
     )
 
-    def __sklearn_tags__(self):  # noqa: ANN204
+    def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True  # z, the sensitive group, is the "target"
         tags.input_tags.string = True  # raw tables: the encoder one-hot codes text columns
         return tags
 
-    def _rows(self, X: Any, *, reset: bool) -> Any:  # noqa: N803
+    def _rows(self, X: Any, *, reset: bool) -> Any:
         """Check X (feature names / count against fit); tables stay tables for the encoder."""
         if isinstance(X, pd.DataFrame):
             _check_feature_names(self, X, reset=reset)
@@ -201,11 +201,11 @@ class BalancedFilter(BaseEstimator):
         self.protocol = protocol
         self.target = target
 
-    __metadata_request__fit = sensitive_request("z")  # noqa: RUF012
+    __metadata_request__fit = sensitive_request("z")
 
     def fit(
         self,
-        X: pd.DataFrame | np.ndarray,  # noqa: N803
+        X: pd.DataFrame | np.ndarray,
         z: Any = None,
         group_names: Any = None,
         *,
@@ -221,11 +221,11 @@ class BalancedFilter(BaseEstimator):
         params = {k: getattr(self, k) for k in knob_spec.KNOB_NAMES}
         params["random_state"] = seed(self.random_state)
         if isinstance(X, pd.DataFrame):
-            X = self._rows(X, reset=True)  # noqa: N806
+            X = self._rows(X, reset=True)
             z = column_or_1d(z)
             check_consistent_length(X, z)
         else:
-            X, z = validate_data(self, X, z)  # noqa: N806
+            X, z = validate_data(self, X, z)
         codes, labels = pd.factorize(pd.Series(np.asarray(z)), sort=True)
         if (codes < 0).any():
             raise ValueError("z contains missing values; drop or label those rows")
@@ -236,7 +236,7 @@ class BalancedFilter(BaseEstimator):
         tau = uniform_target(n_groups) if self.target is None else np.asarray(self.target, float)
         self.target_ = tau
         encoder = FeatureEncoder().fit(X)
-        Z = encoder.transform(X)  # noqa: N806
+        Z = encoder.transform(X)
         self.base_rates_ = _base_rates(codes, n_groups)
         self.trace_ = []
         if params["proxy"] == "ab":
@@ -293,7 +293,7 @@ class BalancedFilter(BaseEstimator):
             labels_pred = classifier_labels(arrays, Z)
             self.rules_ = [f"predicted {g}" for g in self.group_names_]
             # rho from the un-noised proxy (eta = 0), then A measured on the noised labels
-            A0, r0 = soft_matrix(interpolated_weights(labels_pred, n_groups, 0.0), codes, n_groups)  # noqa: N806
+            A0, r0 = soft_matrix(interpolated_weights(labels_pred, n_groups, 0.0), codes, n_groups)
             if family == "naive":
                 self.rho_ = naive_rho(r0)
                 live = r0 > 0
@@ -319,23 +319,23 @@ class BalancedFilter(BaseEstimator):
         )
         return self
 
-    def leaf_weights(self, X: Any) -> np.ndarray:  # noqa: N803
+    def leaf_weights(self, X: Any) -> np.ndarray:
         """P(zhat(x) = L) per row and leaf."""
         check_is_fitted(self, "model_")
         return self.model_.leaf_weights(self._rows(X, reset=False))
 
-    def leaf(self, X: Any, random_state: int | None = None) -> np.ndarray:  # noqa: N803
+    def leaf(self, X: Any, random_state: int | None = None) -> np.ndarray:
         """A drawn proxy group (leaf index) per row (fresh randomness per row, pitfall P18)."""
         check_is_fitted(self, "model_")
         draws = seed(self.random_state if random_state is None else random_state)
         return self.model_.leaf(self._rows(X, reset=False), draws)
 
-    def acceptance_probability(self, X: Any) -> np.ndarray:  # noqa: N803
+    def acceptance_probability(self, X: Any) -> np.ndarray:
         """pi(x) = sum_L w_L(x) rho_L."""
         check_is_fitted(self, "model_")
         return self.model_.predict_score(self._rows(X, reset=False))
 
-    def filter(self, X: Any, random_state: int | None = None) -> Any:  # noqa: N803
+    def filter(self, X: Any, random_state: int | None = None) -> Any:
         """Algorithm 2: the accepted rows of ``X`` (seeded Bernoulli(pi(x)) per row)."""
         check_is_fitted(self, "model_")
         draws = seed(self.random_state if random_state is None else random_state)

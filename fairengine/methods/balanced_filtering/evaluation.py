@@ -41,7 +41,7 @@ def split_metrics(
         "n_leaves": float(model.n_leaves),
     }
     n_groups = len(model.base_rates)
-    A, r_hat = soft_matrix(weights, z, n_groups)  # noqa: N806
+    A, r_hat = soft_matrix(weights, z, n_groups)
     tables = {
         "A": A,
         "r_hat": r_hat,

@@ -65,7 +65,7 @@ def split_cost(
 
 
 def play_split_game(
-    X: np.ndarray,  # noqa: N803
+    X: np.ndarray,
     z: np.ndarray,
     weight: np.ndarray,
     game: SplitGame,

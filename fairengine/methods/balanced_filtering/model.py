@@ -58,7 +58,7 @@ class ProxyFilter(Model):
         rho: np.ndarray,
         *,
         eta: float = 0.0,
-        A: np.ndarray | None = None,  # noqa: N803
+        A: np.ndarray | None = None,
         r_hat: np.ndarray | None = None,
         base_rates: np.ndarray | None = None,
         group_names: list[str] | None = None,
@@ -80,33 +80,33 @@ class ProxyFilter(Model):
     def n_leaves(self) -> int:
         return len(self.rho)
 
-    def leaf_weights_encoded(self, Z: np.ndarray) -> np.ndarray:  # noqa: N803
+    def leaf_weights_encoded(self, Z: np.ndarray) -> np.ndarray:
         if self.proxy == "tree":
             return tree_leaf_weights(self.arrays, Z)
         labels = classifier_labels(self.arrays, Z)
         return interpolated_weights(labels, self.n_leaves, self.eta)
 
-    def leaf_weights(self, X: Any) -> np.ndarray:  # noqa: N803
+    def leaf_weights(self, X: Any) -> np.ndarray:
         """P(zhat(x) = L): (rows, leaves), each row summing to 1."""
         return self.leaf_weights_encoded(self.encode(X))
 
-    def leaf(self, X: Any, random_state: int | None = 0) -> np.ndarray:  # noqa: N803
+    def leaf(self, X: Any, random_state: int | None = 0) -> np.ndarray:
         """One proxy group per row, drawn from ``leaf_weights`` (seeded)."""
         weights = self.leaf_weights(X)
         u = np.random.default_rng(random_state).random(len(weights))[:, None]
         return np.minimum((np.cumsum(weights, axis=1) < u).sum(axis=1), self.n_leaves - 1)
 
-    def _score(self, Z: np.ndarray) -> np.ndarray:  # noqa: N803
+    def _score(self, Z: np.ndarray) -> np.ndarray:
         return np.clip(self.leaf_weights_encoded(Z) @ self.rho, 0.0, 1.0)
 
-    def metric_predictions(self, X: Any) -> np.ndarray:  # noqa: N803
+    def metric_predictions(self, X: Any) -> np.ndarray:
         return self.predict_score(X)
 
-    def predict(self, X: Any, random_state: int | None = 0) -> np.ndarray:  # noqa: N803
+    def predict(self, X: Any, random_state: int | None = 0) -> np.ndarray:
         """Accept flags (0/1) of Algorithm 2 with a seeded generator."""
         return filter_rows(self.leaf_weights(X), self.rho, random_state).astype(np.int64)
 
-    def filter(self, X: pd.DataFrame, random_state: int | None = 0) -> pd.DataFrame:  # noqa: N803
+    def filter(self, X: pd.DataFrame, random_state: int | None = 0) -> pd.DataFrame:
         """The accepted rows of ``X``."""
         keep = self.predict(X, random_state).astype(bool)
         return X.iloc[np.nonzero(keep)[0]] if hasattr(X, "iloc") else np.asarray(X)[keep]

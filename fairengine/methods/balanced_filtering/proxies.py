@@ -46,7 +46,7 @@ PROXY_TITLES = {
 
 def fit_classifier_proxy(
     kind: str,
-    Z: np.ndarray,  # noqa: N803
+    Z: np.ndarray,
     z: np.ndarray,
     n_groups: int,
     random_state: int = 0,
@@ -113,13 +113,13 @@ def merge_rare_labels(
     return {**arrays, "label_map": label_map}
 
 
-def classifier_labels(arrays: dict[str, np.ndarray], Z: np.ndarray) -> np.ndarray:  # noqa: N803
+def classifier_labels(arrays: dict[str, np.ndarray], Z: np.ndarray) -> np.ndarray:
     """The proxy's predicted group per row (after ``label_map``, if the proxy has one)."""
     labels = _raw_labels(arrays, Z)
     return arrays["label_map"][labels] if "label_map" in arrays else labels
 
 
-def _raw_labels(arrays: dict[str, np.ndarray], Z: np.ndarray) -> np.ndarray:  # noqa: N803
+def _raw_labels(arrays: dict[str, np.ndarray], Z: np.ndarray) -> np.ndarray:
     if int(arrays["kind"]) == 0:
         return np.argmax(Z @ arrays["coef"].T + arrays["intercept"], axis=1)
     # the one scikit-learn tree walk (float32 features, as DecisionTreeClassifier.predict)

@@ -9,7 +9,7 @@ from fairengine.solvers import max_yield_weights
 
 
 def sampling_probabilities(
-    A: np.ndarray,  # noqa: N803
+    A: np.ndarray,
     r_hat: np.ndarray,
     target: np.ndarray | None = None,
     relaxed: bool = False,
@@ -47,7 +47,7 @@ def sampling_probabilities(
     >>> q.round(4).tolist(), rho.round(4).tolist()
     ([0.3333, 0.6667], [0.5, 1.0])
     """
-    A = np.atleast_2d(np.asarray(A, dtype=float))  # noqa: N806
+    A = np.atleast_2d(np.asarray(A, dtype=float))
     r_hat = np.asarray(r_hat, dtype=float).ravel()
     tau = _target(target, A.shape[1])
     live = r_hat > 0
@@ -65,7 +65,7 @@ def sampling_probabilities(
     return q, rho
 
 
-def filtered_distribution(A: np.ndarray, r_hat: np.ndarray, rho: np.ndarray) -> np.ndarray:  # noqa: N803
+def filtered_distribution(A: np.ndarray, r_hat: np.ndarray, rho: np.ndarray) -> np.ndarray:
     """Expected z-distribution of accepted points: sum_j r_hat_j rho_j A_j / sum_j r_hat_j rho_j
     (Lemma 2 proof, spec §3.1 [DERIVED])."""
     mass = np.asarray(r_hat, float) * np.asarray(rho, float)

@@ -60,7 +60,7 @@ def prefix_leaves(children: np.ndarray, n_splits: int) -> np.ndarray:
 
 
 def prefix_scores(
-    X: np.ndarray,  # noqa: N803
+    X: np.ndarray,
     z: np.ndarray,
     n_groups: int,
     settings: GrowthSettings,
@@ -82,7 +82,7 @@ def prefix_scores(
         leaves = prefix_leaves(arrays["children"], k)
         w = fit_nodes[:, leaves]
         r_idx, l_idx = np.nonzero(w > 0)
-        A, r_hat = conditional_distribution_matrix(  # noqa: N806
+        A, r_hat = conditional_distribution_matrix(
             l_idx, z[grow][r_idx], n_groups, n_leaves=len(leaves), sample_weight=w[r_idx, l_idx]
         )
         _, rho = sampling_probabilities(A, r_hat, target, settings.relaxed, max_yield=max_yield)
@@ -97,7 +97,7 @@ def prefix_scores(
 
 
 def select_growth(
-    X: np.ndarray,  # noqa: N803
+    X: np.ndarray,
     z: np.ndarray,
     n_groups: int,
     settings: GrowthSettings,

@@ -87,12 +87,12 @@ class ObliqueTree:
         }
 
 
-def tree_leaf_weights(arrays: dict[str, np.ndarray], Z: np.ndarray) -> np.ndarray:  # noqa: N803
+def tree_leaf_weights(arrays: dict[str, np.ndarray], Z: np.ndarray) -> np.ndarray:
     """w_L(x) for every row of ``Z`` and every leaf: (rows, leaves), rows summing to 1."""
     return node_weights(arrays, Z)[:, arrays["children"][:, 0] < 0]
 
 
-def node_weights(arrays: dict[str, np.ndarray], Z: np.ndarray) -> np.ndarray:  # noqa: N803
+def node_weights(arrays: dict[str, np.ndarray], Z: np.ndarray) -> np.ndarray:
     """P(x reaches node v) for every row of ``Z`` and every node (rows, nodes)."""
     children, start, count = arrays["children"], arrays["start"], arrays["count"]
     coefs, intercepts = arrays["coefs"], arrays["intercepts"]
@@ -168,7 +168,7 @@ def _repair(row: np.ndarray, child: np.ndarray, rates: np.ndarray, alpha: float)
 
 
 def _game_split(
-    X: np.ndarray,  # noqa: N803
+    X: np.ndarray,
     z: np.ndarray,
     w: np.ndarray,
     live: np.ndarray,
@@ -226,7 +226,7 @@ def _evaluate_split(
 
 
 def _threshold_candidates(
-    Xl: np.ndarray,  # noqa: N803
+    Xl: np.ndarray,
     wl: np.ndarray,
     onehot_l: np.ndarray,
     coefs: np.ndarray,
@@ -281,7 +281,7 @@ def _threshold_candidates(
 def _axis_split_candidates(
     cache: dict,
     node: int,
-    Xl: np.ndarray,  # noqa: N803
+    Xl: np.ndarray,
     wl: np.ndarray,
     onehot_l: np.ndarray,
     n: int,
@@ -319,7 +319,7 @@ def budget_ladder(alpha: float, step: float) -> list[float]:
 
 
 def grow_tree(
-    X: np.ndarray,  # noqa: N803
+    X: np.ndarray,
     z: np.ndarray,
     n_groups: int,
     settings: GrowthSettings,
@@ -524,7 +524,7 @@ VOTE_BLOCK = 4096
 def tree_node_probability(
     coefs: np.ndarray,
     intercepts: np.ndarray,
-    X: np.ndarray,  # noqa: N803
+    X: np.ndarray,
     rows: np.ndarray | None = None,
 ) -> np.ndarray:
     """pbar(x) = mean_t 1[x . coef_t + b_t > 0] on X, or on X[rows] without copying them.

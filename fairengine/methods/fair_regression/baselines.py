@@ -11,7 +11,7 @@ from fairengine.methods.fair_regression.reductions import GroupLossReduction
 
 def unconstrained(
     Z: np.ndarray, y: np.ndarray, codes: np.ndarray, *, loss: str, base: str
-) -> Component:  # noqa: N803, E501
+) -> Component:
     """argmin_f loss(f) over the same class: the BGL best response at λ = 0."""
     problem = GroupLossReduction(Z, y, codes, 1.0, loss=loss, base=base)
     return problem.best_response(np.zeros(problem.dim)).payload
@@ -26,7 +26,7 @@ class SEO:
     the training group means of X, hence A at prediction time.
     """
 
-    def fit(self, Z: np.ndarray, y: np.ndarray, codes: np.ndarray) -> SEO:  # noqa: N803
+    def fit(self, Z: np.ndarray, y: np.ndarray, codes: np.ndarray) -> SEO:
         n_groups = int(codes.max()) + 1
         counts = np.bincount(codes, minlength=n_groups)[:, None]
         self.means_ = (
@@ -36,19 +36,19 @@ class SEO:
         self.component_ = LinearLeastSquares(self._centred(Z, codes)).fit(y)
         return self
 
-    def _centred(self, Z: np.ndarray, codes: np.ndarray) -> np.ndarray:  # noqa: N803
+    def _centred(self, Z: np.ndarray, codes: np.ndarray) -> np.ndarray:
         """Z − (training mean of the row's group), written in row blocks into one array (no
         (n, d) temporary of the gathered means)."""
-        Z = np.asarray(Z, float)  # noqa: N806
+        Z = np.asarray(Z, float)
         codes = np.clip(codes, 0, len(self.means_) - 1)
         out = np.empty_like(Z)
         for rows in row_blocks(len(Z)):
             np.subtract(Z[rows], self.means_[codes[rows]], out=out[rows])
         return out
 
-    def predict(self, Z: np.ndarray, codes: np.ndarray) -> np.ndarray:  # noqa: N803
+    def predict(self, Z: np.ndarray, codes: np.ndarray) -> np.ndarray:
         """Predictions in row blocks (no centred copy of Z alive)."""
-        Z = np.asarray(Z, float)  # noqa: N806
+        Z = np.asarray(Z, float)
         out = np.empty(len(Z))
         for rows in row_blocks(len(Z)):
             out[rows] = self.component_.predict(self._centred(Z[rows], codes[rows]))

@@ -158,7 +158,7 @@ class FairRegressor(RegressorMixin, BaseEstimator):
         self.nu = nu
         self.lr_weights = lr_weights
 
-    _parameter_constraints: dict = knob_constraints(  # noqa: RUF012
+    _parameter_constraints: dict = knob_constraints(
         KNOBS,
         rename={"loss_function": "loss"},
         domains={
@@ -177,7 +177,7 @@ class FairRegressor(RegressorMixin, BaseEstimator):
         },
     )
 
-    def __sklearn_tags__(self):  # noqa: ANN204
+    def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         # predict draws f_t ~ Q per row: seeded, but a row's draw depends on its position
         tags.non_deterministic = True
@@ -213,11 +213,11 @@ class FairRegressor(RegressorMixin, BaseEstimator):
         """y' = (y − y_min)/(y_max − y_min): the [0, 1] scale every loss and ε is on."""
         return (np.asarray(y, float) - self.y_min_) / (self.y_max_ - self.y_min_)
 
-    __metadata_request__fit = sensitive_request("groups")  # noqa: RUF012
+    __metadata_request__fit = sensitive_request("groups")
 
     def fit(
         self,
-        X: Any,  # noqa: N803
+        X: Any,
         y: Any,
         groups: Any = None,
         *,
@@ -227,8 +227,8 @@ class FairRegressor(RegressorMixin, BaseEstimator):
         ``sensitive_features`` (``groups`` is its older name)."""
         groups = resolve_sensitive(sensitive_features, groups, "groups")
         self._check()
-        Z, y = validate_data(self, X, y, y_numeric=True, ensure_min_features=0)  # noqa: N806
-        Z, y = np.asarray(Z, float), np.asarray(y, float).ravel()  # noqa: N806
+        Z, y = validate_data(self, X, y, y_numeric=True, ensure_min_features=0)
+        Z, y = np.asarray(Z, float), np.asarray(y, float).ravel()
         groups = np.asarray(groups)
         if groups.shape[:1] != y.shape:
             raise ValueError(f"groups has {len(groups)} rows, X and y have {len(y)}")
@@ -328,23 +328,23 @@ class FairRegressor(RegressorMixin, BaseEstimator):
         )
 
     # -- prediction ------------------------------------------------------------------------------
-    def _encoded(self, X: Any) -> np.ndarray:  # noqa: N803
+    def _encoded(self, X: Any) -> np.ndarray:
         check_is_fitted(self, "predictors_")
         if not hasattr(self, "n_features_in_"):  # rebuilt from a model file: arrays only
             return np.asarray(X, float)
         return np.asarray(validate_data(self, X, reset=False, ensure_min_features=0), float)
 
-    def component_predictions(self, X: Any) -> np.ndarray:  # noqa: N803
+    def component_predictions(self, X: Any) -> np.ndarray:
         """(n, T) predictions of every f_t on the [0, 1] scale; SP: the bin representatives
         ⌊f⌋_α + α/2 (1 at the top bin), the points ℓ_α scores (spec §3.5)."""
-        Z = self._encoded(X)  # noqa: N806
+        Z = self._encoded(X)
         values = np.column_stack([f.predict(Z) for f in self.predictors_])
         if self.constraint == "statistical_parity":
             n = int(self.n_levels)
             values = representatives(n)[bins(values, n)]
         return values
 
-    def predict(self, X: Any, random_state: int | None = None) -> np.ndarray:  # noqa: N803
+    def predict(self, X: Any, random_state: int | None = None) -> np.ndarray:
         """Randomized predictions: per row draw f_t ~ Q and output f_t(x) on the target's scale.
 
         Never the averaged prediction Σ q_t f_t(x), which has no parity guarantee (§3.5).
@@ -355,7 +355,7 @@ class FairRegressor(RegressorMixin, BaseEstimator):
         chosen = values[np.arange(len(values)), pick]
         return self.y_min_ + (self.y_max_ - self.y_min_) * chosen
 
-    def predict_cdf(self, X: Any, thresholds: Any) -> np.ndarray:  # noqa: N803
+    def predict_cdf(self, X: Any, thresholds: Any) -> np.ndarray:
         """Exact P_Q(Q(x) ≤ t) per row and threshold t (target scale), shape (n, len(t))."""
         values = self.y_min_ + (self.y_max_ - self.y_min_) * self.component_predictions(X)
         t = np.asarray(thresholds, float).ravel()
@@ -367,7 +367,7 @@ class FairRegressor(RegressorMixin, BaseEstimator):
         self,
         X: Any,
         groups: Any,
-        thresholds: Any = None,  # noqa: N803
+        thresholds: Any = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Exact mixture CDFs (thresholds, group_cdfs, overall_cdf) on the target's scale.
 
@@ -383,7 +383,7 @@ class FairRegressor(RegressorMixin, BaseEstimator):
             group_cdf, overall = group_cdf + q * g, overall + q * o
         return t, np.asarray(group_cdf), np.asarray(overall)
 
-    def sp_ks(self, X: Any, groups: Any) -> float:  # noqa: N803
+    def sp_ks(self, X: Any, groups: Any) -> float:
         """Exact KS statistical-parity disparity of Q (the ``sp_ks`` metric of the mixture)."""
         _, g, o = self.group_cdfs(X, groups)
         return metrics.ks_distance_from_cdfs(g, o)

@@ -53,7 +53,7 @@ def split_metrics(
     Z: np.ndarray,
     y: np.ndarray,
     codes: np.ndarray,
-    n_groups: int,  # noqa: N803
+    n_groups: int,
 ) -> tuple[dict[str, float], np.ndarray]:
     """``scaled_loss``, ``sp_ks``, ``scaled_max_group_loss`` of Q on one split (the method's own
     metrics, on the [0, 1]-scaled target; the shared evaluation adds ``loss`` / ``max_group_loss``
@@ -88,7 +88,7 @@ def cdf_table(
     regressor: FairRegressor,
     Z: np.ndarray,
     codes: np.ndarray,
-    names: list[str],  # noqa: N803
+    names: list[str],
 ) -> tuple[pd.DataFrame, dict[str, object]]:
     """Long table (group, threshold, cdf) of the exact mixture CDFs with an ``overall`` row per
     threshold, and where the KS gap is attained (group, threshold, gap).

@@ -53,7 +53,7 @@ class Component:
     arrays: dict[str, np.ndarray] = field(default_factory=dict)
     estimator: Any = None
 
-    def raw(self, Z: np.ndarray) -> np.ndarray:  # noqa: N803
+    def raw(self, Z: np.ndarray) -> np.ndarray:
         a = self.arrays
         if self.kind == "linear":
             return Z @ a["coef"] + float(a["intercept"][0])
@@ -61,7 +61,7 @@ class Component:
             return np.asarray(self.estimator.predict(Z), float).ravel()
         return _trees_predict(a, Z)
 
-    def predict(self, Z: np.ndarray) -> np.ndarray:  # noqa: N803
+    def predict(self, Z: np.ndarray) -> np.ndarray:
         """f(z) in [0, 1]."""
         s = self.raw(np.asarray(Z, float))
         if self.link == "logit":
@@ -81,7 +81,7 @@ class LinearLeastSquares:
     ``LeastSquares`` without an (n, d + 1) design copy): the Gram matrix is factorised once per
     weight vector, so each LS-oracle call on new targets is one solve (spec §4.4 Table 1)."""
 
-    def __init__(self, Z: np.ndarray) -> None:  # noqa: N803
+    def __init__(self, Z: np.ndarray) -> None:
         self._ls = InterceptLeastSquares(Z, ridge=_RIDGE)
 
     def fit(self, target: np.ndarray, weight: np.ndarray | None = None) -> Component:
@@ -90,7 +90,7 @@ class LinearLeastSquares:
 
 
 def fit_regressor(
-    Z: np.ndarray,  # noqa: N803
+    Z: np.ndarray,
     target: np.ndarray,
     weight: np.ndarray | None,
     base: Any,
@@ -113,7 +113,7 @@ def fit_regressor(
     return as_component(model, Z)
 
 
-def as_component(model: Any, Z: np.ndarray) -> Component:  # noqa: N803
+def as_component(model: Any, Z: np.ndarray) -> Component:
     """A fitted scikit-learn regressor as a Component: arrays for the known types (linear models,
     gradient boosting), the estimator itself otherwise."""
     if isinstance(model, GradientBoostingRegressor):
@@ -138,7 +138,7 @@ def as_component(model: Any, Z: np.ndarray) -> Component:  # noqa: N803
 
 
 def fit_classifier(
-    Z: np.ndarray,  # noqa: N803
+    Z: np.ndarray,
     labels: np.ndarray,
     weight: np.ndarray,
     base: str,
@@ -146,7 +146,7 @@ def fit_classifier(
 ) -> Component:
     """Weighted probabilistic classifier mapped back through the logit link (LR oracle)."""
     keep = weight > 0
-    Z, labels, weight = Z[keep], labels[keep], weight[keep]  # noqa: N806
+    Z, labels, weight = Z[keep], labels[keep], weight[keep]
     if len(np.unique(labels)) < 2:  # one class: the constant score at the end of [0, 1]
         return constant(float(labels[0]) if len(labels) else 0.5, Z.shape[1])
     if base == "linear":
@@ -165,7 +165,7 @@ def fit_classifier(
     return _trees_component(model, Z, "logit", model.decision_function)
 
 
-def _linear_lad(Z: np.ndarray, target: np.ndarray, weight: np.ndarray | None) -> Component:  # noqa: N803
+def _linear_lad(Z: np.ndarray, target: np.ndarray, weight: np.ndarray | None) -> Component:
     """Weighted least absolute deviations as an LP (HiGHS) — the absolute-loss BGL oracle."""
     from sklearn.linear_model import QuantileRegressor
 
@@ -178,7 +178,7 @@ def _linear_lad(Z: np.ndarray, target: np.ndarray, weight: np.ndarray | None) ->
     )
 
 
-def _trees_component(model, Z: np.ndarray, link: str, raw) -> Component:  # noqa: N803
+def _trees_component(model, Z: np.ndarray, link: str, raw) -> Component:
     """A fitted scikit-learn gradient-boosting model as arrays (the shared tree codec, no pickle);
     ``offset`` is its initial raw prediction, recovered on one row."""
     arrays = trees.forest_arrays([estimator[0] for estimator in model.estimators_])
@@ -190,7 +190,7 @@ def _trees_component(model, Z: np.ndarray, link: str, raw) -> Component:  # noqa
     return Component("trees", link, arrays)
 
 
-def _trees_predict(a: dict[str, np.ndarray], Z: np.ndarray) -> np.ndarray:  # noqa: N803
+def _trees_predict(a: dict[str, np.ndarray], Z: np.ndarray) -> np.ndarray:
     """offset + learning_rate · Σ_trees leaf value, walking the trees as scikit-learn does."""
     total = trees.leaf_values(a, Z)[:, :, 0].sum(axis=1)
     return float(a["offset"][0]) + float(a["learning_rate"][0]) * total

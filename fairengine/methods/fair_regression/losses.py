@@ -17,7 +17,7 @@ def _log1pexp(x: np.ndarray) -> np.ndarray:
     return np.logaddexp(0.0, x)
 
 
-def logistic_terms(u: np.ndarray, C: float = LOGISTIC_C) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
+def logistic_terms(u: np.ndarray, C: float = LOGISTIC_C) -> tuple[np.ndarray, np.ndarray]:
     """(ℓ(0, u), ℓ(1, u)) of Example 2: log(1 + exp(∓C(2u − 1))) / (2 log(1 + e^C))."""
     s = C * (2.0 * np.asarray(u, float) - 1.0)
     norm = 2.0 * float(_log1pexp(np.array(C)))

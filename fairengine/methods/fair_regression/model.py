@@ -50,25 +50,25 @@ class FairRegressionModel(Model):
         super().__init__(encoder)
         self.regressor = regressor
 
-    def _score(self, Z: np.ndarray) -> np.ndarray:  # noqa: N803
+    def _score(self, Z: np.ndarray) -> np.ndarray:
         r = self.regressor
         return r.y_min_ + (r.y_max_ - r.y_min_) * (r.component_predictions(Z) @ r.weights_)
 
-    def predict(self, X: pd.DataFrame, random_state: int | None = 0) -> np.ndarray:  # noqa: N803
+    def predict(self, X: pd.DataFrame, random_state: int | None = 0) -> np.ndarray:
         return self.regressor.predict(self.encode(X), random_state=random_state)
 
-    def prediction_mixture(self, X: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
+    def prediction_mixture(self, X: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         """(weights q_t, predictions of every f_t on the target's scale, shape (n, T)): what the
         shared evaluation scores, so loss and sp_ks are exact expectations over Q."""
         return self.prediction_mixture_encoded(self.encode(X))
 
-    def prediction_mixture_encoded(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
+    def prediction_mixture_encoded(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`prediction_mixture` of rows already encoded (the fit's own matrices)."""
         r = self.regressor
         values = r.component_predictions(Z)
         return np.asarray(r.weights_, float), r.y_min_ + (r.y_max_ - r.y_min_) * values
 
-    def predict_cdf(self, X: pd.DataFrame, thresholds: Any) -> np.ndarray:  # noqa: N803
+    def predict_cdf(self, X: pd.DataFrame, thresholds: Any) -> np.ndarray:
         return self.regressor.predict_cdf(self.encode(X), thresholds)
 
     def _state(self) -> State:

@@ -68,7 +68,7 @@ class ParityReduction:
     """
 
     def __init__(self, Z, y, codes, eps, *, loss, n_levels, oracle, base, lr_weights="corrected",
-                 random_state=0):  # noqa: N803  # fmt: skip
+                 random_state=0):  # fmt: skip
         self.Z, self.y, self.codes = np.asarray(Z, float), np.asarray(y, float), codes
         self.constraint = StatisticalParity(eps, n_levels).load(codes)
         self.n_groups, self.p = self.constraint.n_groups, self.constraint.p
@@ -208,7 +208,7 @@ class GroupLossReduction:
     The best response is one weighted risk minimisation with w_i = 1/n + λ_{A_i}/n_{A_i} (§5).
     """
 
-    def __init__(self, Z, y, codes, zeta, *, loss, base, random_state=0):  # noqa: N803
+    def __init__(self, Z, y, codes, zeta, *, loss, base, random_state=0):
         self.Z, self.y, self.codes = np.asarray(Z, float), np.asarray(y, float), codes
         self.constraint = BoundedGroupLoss(zeta, loss).load(self.y, codes)
         self.n_groups, self.n_a = self.constraint.n_groups, self.constraint.n_a

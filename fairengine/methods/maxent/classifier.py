@@ -41,7 +41,7 @@ def fit_classifier(
     kind: str,
     X: np.ndarray,
     y: np.ndarray,
-    sample_weight: np.ndarray | None = None,  # noqa: N803
+    sample_weight: np.ndarray | None = None,
 ) -> Params:
     """Fit one of :data:`CLASSIFIERS` (:data:`CLASSIFIER_WORDS`); return its arrays.
 
@@ -74,7 +74,7 @@ def fit_classifier(
     raise ValueError(f"classifier must be one of {CLASSIFIERS}, got {kind!r}.")
 
 
-def classifier_scores(params: Params, X: np.ndarray) -> np.ndarray:  # noqa: N803
+def classifier_scores(params: Params, X: np.ndarray) -> np.ndarray:
     """P(y = 1 | x) of a classifier stored by :func:`fit_classifier`.
 
     ``X`` may hold the 0/1 inputs in any numeric dtype (uint8 keeps a split small); rows are
@@ -82,17 +82,17 @@ def classifier_scores(params: Params, X: np.ndarray) -> np.ndarray:  # noqa: N80
     a tree, as scikit-learn; float64 for naive Bayes), so scoring makes no full-size copy."""
     if "constant" in params:
         return np.full(len(X), float(params["constant"][0]))
-    X = np.asarray(X)  # noqa: N806
+    X = np.asarray(X)
     step = max(256, _SCORE_CELLS // max(X.shape[1] if X.ndim == 2 else 1, 1))
     return np.concatenate(
         [_block_scores(params, X[lo : lo + step]) for lo in range(0, len(X), step)] or [np.zeros(0)]
     )
 
 
-def _block_scores(params: Params, X: np.ndarray) -> np.ndarray:  # noqa: N803
+def _block_scores(params: Params, X: np.ndarray) -> np.ndarray:
     if "left" in params:  # the shared codec reads only the cells its nodes test (uint8 stays)
         return params["prob"][trees.apply(params, X)[:, 0]]
-    X = np.asarray(X, dtype=float)  # noqa: N806
+    X = np.asarray(X, dtype=float)
     if "coef" in params:
         from scipy.special import expit
 

@@ -158,7 +158,7 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
 
     def __init__(
         self,
-        C: float = 0.5,  # noqa: N803
+        C: float = 0.5,
         tau: float = 1.0,
         prior: str = "reweighted",
         target_marginals: Any = "reweighted",
@@ -176,7 +176,7 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
         self.max_iter = max_iter
         self.warm_start = warm_start
 
-    _parameter_constraints: dict = knob_constraints(  # noqa: RUF012
+    _parameter_constraints: dict = knob_constraints(
         KNOBS,
         skip=("theta", "protected_share", "n_samples", "classifier", "domain", "n_sample_sets"),
         domains={"tau": (0.0, 1.0, "right"), "n_bins": (2, None, "left")},
@@ -193,7 +193,7 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
     )
 
     # the rows are data, not metadata; the protected attribute is routed as sensitive_features
-    __metadata_request__fit = {"sensitive_features": True, "data": UNUSED}  # noqa: RUF012
+    __metadata_request__fit = {"sensitive_features": True, "data": UNUSED}
 
     def fit(
         self,
@@ -288,7 +288,7 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
             raise ValueError(f"target_marginals needs {points.shape[1]} values, got {values.size}.")
         return values
 
-    def _oracle(self, theta: np.ndarray, C: float | None = None) -> DualOracle:  # noqa: N803
+    def _oracle(self, theta: np.ndarray, C: float | None = None) -> DualOracle:
         return DualOracle(
             self.domain_.sizes,
             self.domain_.encode(self.rows_, dtype=np.uint8),  # 0/1: 1 byte a coordinate

@@ -119,12 +119,12 @@ def _classifier_data(
     if weights is None:
         columns = [*only, iy]
         rows, _, counts = unique_rows(codes[:, columns], domain.sizes[columns])
-        X = domain.encode(rows[:, :-1], only, dtype=dtype)  # noqa: N806
+        X = domain.encode(rows[:, :-1], only, dtype=dtype)
         return X, rows[:, -1], counts.astype(float)
     if inputs is None:  # the classifier's inputs: the model features, reference-coded
-        X = domain.encode(codes[:, only], only, dtype=dtype)  # noqa: N806
+        X = domain.encode(codes[:, only], only, dtype=dtype)
     else:
-        X = np.asarray(inputs, dtype=dtype)  # noqa: N806
+        X = np.asarray(inputs, dtype=dtype)
     return X, codes[:, iy], weights
 
 

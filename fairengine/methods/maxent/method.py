@@ -59,7 +59,7 @@ def _target(theta: str, protected_share: float) -> Any:
 
 
 def fit_generator(
-    train: Task, *, C: float, tau: float, prior: str, theta: str,  # noqa: N803
+    train: Task, *, C: float, tau: float, prior: str, theta: str,
     protected_share: float = 0.5, n_bins: int = 4, real: RealData | None = None,
     feature_set: str = "paper",
 ) -> MaxEntDebiaser:  # fmt: skip
@@ -96,7 +96,7 @@ def sample_seeds(train: Task, n_sets: int) -> list[int]:
 
 
 def _run(
-    train: Task, test: Task, *, C: float, tau: float, prior: str, theta: str,  # noqa: N803
+    train: Task, test: Task, *, C: float, tau: float, prior: str, theta: str,
     protected_share: float, n_bins: int, n_samples: int, classifier: str, domain: str,
     n_sample_sets: int,
 ) -> RunResult:  # fmt: skip

@@ -81,14 +81,14 @@ class MaxEntModel(Model):
     def domain(self) -> Domain:
         return self.generator.domain_
 
-    def encode(self, X: pd.DataFrame | np.ndarray) -> np.ndarray:  # noqa: N803
+    def encode(self, X: pd.DataFrame | np.ndarray) -> np.ndarray:
         self.check_input(X)
         only = self.domain.model_features
         if not isinstance(X, pd.DataFrame):
-            X = pd.DataFrame(np.asarray(X), columns=self.features)  # noqa: N806
+            X = pd.DataFrame(np.asarray(X), columns=self.features)
         return self.domain.encode(self.domain.codes(X, only), only)
 
-    def _score(self, Z: np.ndarray) -> np.ndarray:  # noqa: N803
+    def _score(self, Z: np.ndarray) -> np.ndarray:
         return classifier_scores(self.classifier_params, Z)
 
     def probability(self, rows: pd.DataFrame | np.ndarray) -> np.ndarray:

@@ -81,7 +81,7 @@ class DualOracle:
         sizes: np.ndarray,
         points: np.ndarray,
         weights: np.ndarray,
-        C: float,  # noqa: N803
+        C: float,
         theta: np.ndarray,
         codes: np.ndarray | None = None,
     ) -> None:

@@ -104,7 +104,7 @@ class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
         self.eps, self.constraint, self.bound = eps, constraint, bound
         self.max_iter, self.random_state, self.learner = max_iter, random_state, learner
 
-    _parameter_constraints: dict = knob_constraints(  # noqa: RUF012
+    _parameter_constraints: dict = knob_constraints(
         [k for k in KNOBS if k.name in ("constraint", "eps", "dl_learner", "dl_iter")],
         rename={"dl_learner": "learner", "dl_iter": "max_iter"},
         domains={"eps": (0.0, None, "neither"), "max_iter": (1, None, "left")},
@@ -115,13 +115,13 @@ class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
         },
     )
 
-    def __sklearn_tags__(self):  # noqa: ANN204
+    def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
         tags.non_deterministic = True  # predict draws h ~ Q per row (seeded, position-dependent)
         return tags
 
-    def _fit_one(self, X: np.ndarray, diff: np.ndarray) -> tuple[Any, Any]:  # noqa: N803
+    def _fit_one(self, X: np.ndarray, diff: np.ndarray) -> tuple[Any, Any]:
         """One CSC best response: (coef, intercept) of a halfspace, or (fitted classifier, None)
         for a non-linear scikit-learn ``learner``."""
         if self.learner == "regression":
@@ -142,18 +142,18 @@ class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
         return model, None
 
     @staticmethod
-    def _hard(X: np.ndarray, payload: tuple[Any, Any]) -> np.ndarray:  # noqa: N803
+    def _hard(X: np.ndarray, payload: tuple[Any, Any]) -> np.ndarray:
         """0/1 predictions of one component (a halfspace or a fitted classifier of 0/1)."""
         first, intercept = payload
         if intercept is None:
             return (np.asarray(first.predict(X)) == 1).astype(float)
         return (X @ first + intercept > 0).astype(float)
 
-    __metadata_request__fit = sensitive_request("soft_groups")  # noqa: RUF012
+    __metadata_request__fit = sensitive_request("soft_groups")
 
     def fit(
         self,
-        X: Any,  # noqa: N803
+        X: Any,
         y: Any,
         soft_groups: Any = None,
         *,
@@ -172,7 +172,7 @@ class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
                 f"learner {type(self.learner).__name__} does not accept sample_weight in fit; "
                 "each best response is a weighted classification"
             )
-        X, y = validate_data(self, X, y)  # noqa: N806
+        X, y = validate_data(self, X, y)
         check_classification_targets(y)
         y_type = type_of_target(y, input_name="y", raise_unknown=True)
         if y_type != "binary":
@@ -190,8 +190,8 @@ class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
         with threadpool_limits(limits=1, user_api="blas"):
             return self._fit(X, codes.astype(float), soft)
 
-    def _fit(self, X: np.ndarray, y: np.ndarray, soft_groups: np.ndarray) -> ProxyFairClassifier:  # noqa: N803
-        X, y = np.asarray(X, float), np.asarray(y, float)  # noqa: N806
+    def _fit(self, X: np.ndarray, y: np.ndarray, soft_groups: np.ndarray) -> ProxyFairClassifier:
+        X, y = np.asarray(X, float), np.asarray(y, float)
         n = len(y)
         constraint = ProxyParity(self.eps, self.constraint).load(y, soft_groups)
         if self.learner == "regression":
@@ -226,22 +226,22 @@ class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
         self._oracle = None
         return self
 
-    def predict_score(self, X: Any) -> np.ndarray:  # noqa: N803
+    def predict_score(self, X: Any) -> np.ndarray:
         """P(h(x) = classes_[1]) under the mixture Q, shape (n,)."""
         check_is_fitted(self, "weights_")
-        X = np.asarray(validate_data(self, X, reset=False), float)  # noqa: N806
+        X = np.asarray(validate_data(self, X, reset=False), float)
         hard = (X @ self.coefs_.T + self.intercepts_ > 0).astype(float)
         for t, estimator in enumerate(getattr(self, "estimators_", ())):
             if estimator is not None:
                 hard[:, t] = self._hard(X, (estimator, None))
         return hard @ self.weights_
 
-    def predict_proba(self, X: Any) -> np.ndarray:  # noqa: N803
+    def predict_proba(self, X: Any) -> np.ndarray:
         """(P(h = classes_[0]), P(h = classes_[1])) under Q, shape (n, 2)."""
         p = self.predict_score(X)
         return np.column_stack([1.0 - p, p])
 
-    def predict(self, X: Any, random_state: Any = None) -> np.ndarray:  # noqa: N803
+    def predict(self, X: Any, random_state: Any = None) -> np.ndarray:
         """One draw h ~ Q per row (seeded by ``random_state``, default the estimator's)."""
         p = self.predict_score(X)
         rng = generator(self.random_state if random_state is None else random_state)

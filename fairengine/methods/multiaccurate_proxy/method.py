@@ -180,7 +180,7 @@ def group_onehot(train: Task, grouping: str) -> tuple[np.ndarray, list[str]]:
     return onehot, [names[largest], f"not {names[largest]}"]
 
 
-def fit_proxy(X: np.ndarray, z: np.ndarray, tasks: np.ndarray, knobs: dict[str, Any]):  # noqa: N803
+def fit_proxy(X: np.ndarray, z: np.ndarray, tasks: np.ndarray, knobs: dict[str, Any]):
     """The proxy estimator of ``knobs["proxy"]`` fitted on the proxy learner's data (None for
     the true groups)."""
     from fairengine.methods.multiaccurate_proxy.proxy import (
@@ -428,7 +428,7 @@ def _run_one_thread(train: Task, test: Task, **knobs: Any) -> RunResult:
 
     start = time.perf_counter()
     pl_rows, dl_rows, test_rows, encoder, onehot, names = _split(train, test, knobs)
-    K = len(names)  # noqa: N806
+    K = len(names)
 
     def part(task: Task, idx: np.ndarray) -> dict[str, Any]:
         return _part(train, task, idx, encoder, onehot, knobs["n_tasks"])

@@ -44,10 +44,10 @@ class MultiaccurateProxyModel(RandomizedClassifier):
         self.proxy = proxy
         self.group_names = tuple(str(g) for g in group_names)
 
-    def predict_proxy(self, X: pd.DataFrame) -> np.ndarray:  # noqa: N803
+    def predict_proxy(self, X: pd.DataFrame) -> np.ndarray:
         if self.proxy_coef.size == 0:
             raise ValueError(f"The {self.proxy!r} proxy is not stored in the model.")
-        Z = self.encode(X)  # noqa: N806
+        Z = self.encode(X)
         linear = np.column_stack([Z, np.ones(len(Z))]) @ self.proxy_coef.T
         if self.proxy_trees.shape[1] == 0:
             return linear

@@ -125,7 +125,7 @@ class Auditor:
         self._least_squares: LeastSquares | None = None
         self._X: np.ndarray | None = None
 
-    def _design(self, X: np.ndarray) -> LeastSquares:  # noqa: N803
+    def _design(self, X: np.ndarray) -> LeastSquares:
         """The least-squares kernel on [X, 1] (slightly ridged Gram, factorised once), cached
         per X."""
         if self._X is not X or self._least_squares is None:
@@ -135,7 +135,7 @@ class Auditor:
 
     def csc(
         self,
-        X: np.ndarray,  # noqa: N803
+        X: np.ndarray,
         diff: np.ndarray,
         fitted: np.ndarray | None = None,
         order: np.ndarray | None = None,
@@ -161,11 +161,11 @@ class Auditor:
             h = tree.fit(X, label, sample_weight=np.abs(diff) * n).predict(X).astype(float)
         return min((h, np.zeros(n), ones), key=lambda c: float(c @ diff))
 
-    def _fit(self, X: np.ndarray, costs: np.ndarray) -> np.ndarray:  # noqa: N803
+    def _fit(self, X: np.ndarray, costs: np.ndarray) -> np.ndarray:
         """Least-squares fit of each cost column on [x, 1] (the regression heuristic)."""
         return self._design(X).fitted(costs)
 
-    def best(self, X: np.ndarray, r: np.ndarray, tasks: np.ndarray) -> list[tuple]:  # noqa: N803
+    def best(self, X: np.ndarray, r: np.ndarray, tasks: np.ndarray) -> list[tuple]:
         """Per task j: (signed viol, σ, h) of the most violated error region found."""
         n = len(r)
         tasks = _as_2d(tasks)
@@ -192,7 +192,7 @@ class Auditor:
 
 
 def audit(
-    X: np.ndarray,  # noqa: N803
+    X: np.ndarray,
     z: np.ndarray,
     zhat: np.ndarray,
     tasks: np.ndarray,
@@ -393,7 +393,7 @@ class MultiaccurateProxy(BaseEstimator):
     def __init__(
         self,
         alpha: float = 0.05,
-        C: float = 10.0,  # noqa: N803
+        C: float = 10.0,
         n_iter: int = 200,
         learning_rate: float = 0.05,
         auditor: str = "linear",
@@ -410,7 +410,7 @@ class MultiaccurateProxy(BaseEstimator):
         self.precondition, self.early_stop = precondition, early_stop
         self.validation = validation
 
-    _parameter_constraints: dict = knob_constraints(  # noqa: RUF012
+    _parameter_constraints: dict = knob_constraints(
         KNOBS,
         skip=("proxy", "tree_depth", *_PIPELINE_KNOBS),
         domains={
@@ -430,11 +430,11 @@ class MultiaccurateProxy(BaseEstimator):
         },
     )
 
-    __metadata_request__fit = sensitive_request("z")  # noqa: RUF012
+    __metadata_request__fit = sensitive_request("z")
 
     def fit(
         self,
-        X: np.ndarray,  # noqa: N803
+        X: np.ndarray,
         z: np.ndarray | None = None,
         tasks: np.ndarray | None = None,
         *,
@@ -446,12 +446,12 @@ class MultiaccurateProxy(BaseEstimator):
             sensitive_features, z, "z", required=False
         )  # z is its y: a missing z gets the y check
         validate_params(self)
-        X, z = validate_data(self, X, z, multi_output=True, y_numeric=True)  # noqa: N806
+        X, z = validate_data(self, X, z, multi_output=True, y_numeric=True)
         with threadpool_limits(limits=1, user_api="blas"):  # many small products: see _ONE_THREAD
             return self._fit(X, z, tasks)
 
-    def _fit(self, X: np.ndarray, z: np.ndarray, tasks: np.ndarray | None) -> MultiaccurateProxy:  # noqa: N803
-        X = np.asarray(X, float)  # noqa: N806
+    def _fit(self, X: np.ndarray, z: np.ndarray, tasks: np.ndarray | None) -> MultiaccurateProxy:
+        X = np.asarray(X, float)
         z = _as_2d(z)
         tasks = class_tasks(len(X)) if tasks is None else _as_2d(tasks)
         aud = _auditor(self.auditor, self.auditor_depth, seed(self.random_state))
@@ -459,9 +459,9 @@ class MultiaccurateProxy(BaseEstimator):
         share = 0.0 if aud.kind == "finite" else self.validation
         game_rows, check_rows = _validation_split(len(X), share, seed(self.random_state))
         check = (X[check_rows], z[check_rows], tasks[check_rows])
-        X, z, tasks = X[game_rows], z[game_rows], tasks[game_rows]  # noqa: N806
+        X, z, tasks = X[game_rows], z[game_rows], tasks[game_rows]
         n = len(X)
-        Xa = np.column_stack([X, np.ones(n)])  # noqa: N806
+        Xa = np.column_stack([X, np.ones(n)])
         fit_groups, scales = _groups_to_fit(z)
         metric = Xa.T @ Xa / n
         metric[np.diag_indices_from(metric)] += 1e-8 * np.trace(metric) / len(metric)
@@ -567,8 +567,8 @@ class MultiaccurateProxy(BaseEstimator):
 
     def _game(
         self,
-        Xa: np.ndarray,  # noqa: N803
-        X: np.ndarray,  # noqa: N803
+        Xa: np.ndarray,
+        X: np.ndarray,
         zk: np.ndarray,
         tasks: np.ndarray,
         aud: Auditor,
@@ -616,19 +616,19 @@ class MultiaccurateProxy(BaseEstimator):
         path.append(np.mean(path, axis=0))
         return np.array(path), trace, seen
 
-    def predict_proba(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """ẑ(x) (n, K): real-valued, may leave [0, 1] (clipping would break the guarantee)."""
         check_is_fitted(self, "coef_")
-        X = np.asarray(validate_data(self, X, reset=False), float)  # noqa: N806
+        X = np.asarray(validate_data(self, X, reset=False), float)
         return np.column_stack([X, np.ones(len(X))]) @ self.coef_.T
 
-    def predict(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
+    def predict(self, X: np.ndarray) -> np.ndarray:
         """ẑ(x), as :meth:`predict_proba` (the proxy is a regression of z on x)."""
         return self.predict_proba(X)
 
     def audit(
         self,
-        X: np.ndarray,  # noqa: N803
+        X: np.ndarray,
         z: np.ndarray,
         tasks: np.ndarray,
         **names: list[str] | None,
@@ -653,11 +653,11 @@ def _held_out_certificate(
     over every error region a fresh auditor finds there against any candidate (empty without
     held-out rows). The game never saw these rows, so a fall along the path here is not
     noise of the game's own rows fitted by the proxy."""
-    X, z, tasks = check  # noqa: N806
+    X, z, tasks = check
     if len(X) == 0:
         return np.zeros(0)
     n = len(X)
-    Xa = np.column_stack([X, np.ones(n)])  # noqa: N806
+    Xa = np.column_stack([X, np.ones(n)])
     own = Auditor(aud.kind, depth=aud.depth, random_state=aud.random_state)
     seen: dict[bytes, np.ndarray] = {}
     for theta in path:
@@ -729,7 +729,7 @@ def _groups_to_fit(z: np.ndarray) -> tuple[list[int], dict[int, float]]:
 
 
 def multiaccuracy_floor(
-    X: np.ndarray,  # noqa: N803
+    X: np.ndarray,
     z: np.ndarray,
     vectors: np.ndarray,
 ) -> tuple[float, np.ndarray]:
@@ -741,10 +741,10 @@ def multiaccuracy_floor(
     Returns (the minimal max additive violation, θ). No linear proxy does better on these
     vectors; Algorithm 4 with a large C approaches it (spec §6 test 12).
     """
-    X, z = np.asarray(X, float), np.asarray(z, float)  # noqa: N806
+    X, z = np.asarray(X, float), np.asarray(z, float)
     n = len(X)
-    Xa = np.column_stack([X, np.ones(n)])  # noqa: N806
-    A = np.asarray(vectors, float)  # noqa: N806
+    Xa = np.column_stack([X, np.ones(n)])
+    A = np.asarray(vectors, float)
     return _floor_lp(A @ Xa / n, A @ z / n, Xa.sum(axis=0), float(z.sum()))
 
 
@@ -788,10 +788,10 @@ def _tree_arrays(tree: DecisionTreeRegressor, size: int, shift: float) -> np.nda
     return out
 
 
-def predict_trees(X: np.ndarray, packed: np.ndarray) -> np.ndarray:  # noqa: N803
+def predict_trees(X: np.ndarray, packed: np.ndarray) -> np.ndarray:
     """Mean prediction of trees stored by :func:`_tree_arrays`, shape (T, 5, size) → (n,),
     walked by the shared codec exactly as scikit-learn's ``predict`` (float32 features)."""
-    X = np.asarray(X, float)  # noqa: N806
+    X = np.asarray(X, float)
     if packed.size == 0:
         return np.zeros(len(X))
     n_trees, _, size = packed.shape
@@ -861,13 +861,13 @@ class GeneralMultiaccurateProxy(BaseEstimator):
     def __init__(
         self,
         alpha: float = 0.05,
-        C: float = 10.0,  # noqa: N803
+        C: float = 10.0,
         n_iter: int = 100,
         learner: str = "tree",
         max_depth: int = 3,
         n_samples: int = 1,
         noise: float = 1.0,
-        C0: float = 10.0,  # noqa: N803
+        C0: float = 10.0,
         mean_projection: bool = True,
         auditor: str | Auditor = "linear",
         auditor_depth: int = 2,
@@ -878,7 +878,7 @@ class GeneralMultiaccurateProxy(BaseEstimator):
         self.mean_projection, self.auditor = mean_projection, auditor
         self.auditor_depth, self.random_state = auditor_depth, random_state
 
-    _parameter_constraints: dict = knob_constraints(  # noqa: RUF012
+    _parameter_constraints: dict = knob_constraints(
         KNOBS,
         rename={"tree_depth": "max_depth"},
         skip=("proxy", "learning_rate", *_PIPELINE_KNOBS),
@@ -900,7 +900,7 @@ class GeneralMultiaccurateProxy(BaseEstimator):
         },
     )
 
-    def _erm(self, X: np.ndarray, target: np.ndarray, rng: np.random.Generator):  # noqa: N803
+    def _erm(self, X: np.ndarray, target: np.ndarray, rng: np.random.Generator):
         if self.learner == "linear":
             ls = LeastSquares(X, ridge=None)  # exact minimum-norm ERM
             theta = ls.coef(target)
@@ -910,11 +910,11 @@ class GeneralMultiaccurateProxy(BaseEstimator):
         ).fit(X, target)
         return tree, tree.predict(X)
 
-    __metadata_request__fit = sensitive_request("z")  # noqa: RUF012
+    __metadata_request__fit = sensitive_request("z")
 
     def fit(
         self,
-        X: np.ndarray,  # noqa: N803
+        X: np.ndarray,
         z: np.ndarray | None = None,
         tasks: np.ndarray | None = None,
         *,
@@ -926,19 +926,19 @@ class GeneralMultiaccurateProxy(BaseEstimator):
             sensitive_features, z, "z", required=False
         )  # z is its y: a missing z gets the y check
         validate_params(self)
-        X, z = validate_data(self, X, z, multi_output=True, y_numeric=True)  # noqa: N806
+        X, z = validate_data(self, X, z, multi_output=True, y_numeric=True)
         if tasks is not None:
             check_consistent_length(X, tasks)
         with threadpool_limits(limits=1, user_api="blas"):  # many small products: see _ONE_THREAD
             return self._fit(X, z, tasks)
 
-    def _fit(  # noqa: C901
+    def _fit(
         self,
-        X: np.ndarray,  # noqa: N803
+        X: np.ndarray,
         z: np.ndarray,
         tasks: np.ndarray | None,
     ) -> GeneralMultiaccurateProxy:
-        X = np.asarray(X, float)  # noqa: N806
+        X = np.asarray(X, float)
         z = _as_2d(z)
         tasks = class_tasks(len(X)) if tasks is None else _as_2d(tasks)
         n, m = tasks.shape
@@ -1014,20 +1014,20 @@ class GeneralMultiaccurateProxy(BaseEstimator):
         self.trace_ = np.array([traces[k] for k in range(z.shape[1])])
         return self
 
-    def predict_proba(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """ẑ(x) (n, K): the average of the Learner's plays (may leave [0, 1])."""
         check_is_fitted(self, "coef_")
-        X = np.asarray(validate_data(self, X, reset=False), float)  # noqa: N806
+        X = np.asarray(validate_data(self, X, reset=False), float)
         linear = np.column_stack([X, np.ones(len(X))]) @ self.coef_.T
         return linear + np.column_stack([predict_trees(X, t) for t in self.trees_])
 
-    def predict(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
+    def predict(self, X: np.ndarray) -> np.ndarray:
         """ẑ(x), as :meth:`predict_proba` (the proxy is a regression of z on x)."""
         return self.predict_proba(X)
 
     def audit(
         self,
-        X: np.ndarray,  # noqa: N803
+        X: np.ndarray,
         z: np.ndarray,
         tasks: np.ndarray,
         **names: list[str] | None,
@@ -1065,7 +1065,7 @@ class BaselineProxy(BaseEstimator):
         that constant (a float).
     """
 
-    _parameter_constraints: dict = {  # noqa: RUF012
+    _parameter_constraints: dict = {
         "kind": [StrOptions(set(BASELINES))],
         "random_state": ["random_state"],
     }
@@ -1075,11 +1075,11 @@ class BaselineProxy(BaseEstimator):
     ) -> None:
         self.kind, self.random_state = kind, random_state
 
-    __metadata_request__fit = sensitive_request("z")  # noqa: RUF012
+    __metadata_request__fit = sensitive_request("z")
 
     def fit(
         self,
-        X: np.ndarray,  # noqa: N803
+        X: np.ndarray,
         z: np.ndarray | None = None,
         *,
         sensitive_features: np.ndarray | None = None,
@@ -1090,7 +1090,7 @@ class BaselineProxy(BaseEstimator):
             sensitive_features, z, "z", required=False
         )  # z is its y: a missing z gets the y check
         validate_params(self)
-        X, z = validate_data(self, X, z, multi_output=True, y_numeric=True)  # noqa: N806
+        X, z = validate_data(self, X, z, multi_output=True, y_numeric=True)
         z = _as_2d(z)
         self.mean_ = z.mean(axis=0)
         self.models_ = []
@@ -1104,10 +1104,10 @@ class BaselineProxy(BaseEstimator):
                     self.models_.append(model.fit(X, z[:, k].astype(int)))
         return self
 
-    def predict_proba(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """ẑ(x) (n, K)."""
         check_is_fitted(self, "mean_")
-        X = validate_data(self, X, reset=False)  # noqa: N806
+        X = validate_data(self, X, reset=False)
         n = len(X)
         if self.kind == "constant":
             return np.tile(self.mean_, (n, 1))
@@ -1118,6 +1118,6 @@ class BaselineProxy(BaseEstimator):
         p = np.column_stack(cols)
         return (p > 0.5).astype(float) if self.kind == "thresholded" else p
 
-    def predict(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
+    def predict(self, X: np.ndarray) -> np.ndarray:
         """ẑ(x), as :meth:`predict_proba`."""
         return self.predict_proba(X)

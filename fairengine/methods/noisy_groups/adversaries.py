@@ -58,11 +58,11 @@ def cell_shares(y, yhat, noisy, n_groups: int) -> np.ndarray:
     return np.divide(counts, sizes, out=np.zeros_like(counts), where=sizes > 0)
 
 
-def project_table(W, v, M, rounds: int = DYKSTRA_ROUNDS) -> np.ndarray:  # noqa: N803
+def project_table(W, v, M, rounds: int = DYKSTRA_ROUNDS) -> np.ndarray:
     """Dykstra's alternating projections of W[k, c, j] onto the affine group constraints
     Σ_c W[k,c,j] v[k,c] = M[j,k], the row sums Σ_j W[k,c,j] = 1 and W >= 0 (``rounds`` rounds,
     like the paper code: approximately feasible, not exactly)."""
-    W = np.array(W, dtype=float)  # noqa: N806
+    W = np.array(W, dtype=float)
     norms = (v**2).sum(axis=1)  # (k,)
     live = norms > 0
     target = M.T  # (k, j)
@@ -79,7 +79,7 @@ def project_table(W, v, M, rounds: int = DYKSTRA_ROUNDS) -> np.ndarray:  # noqa:
     for _ in range(rounds):
         for i, proj in enumerate((groups, rows, lambda x: np.maximum(x, 0.0))):
             rolled = W - incs[i]
-            W = proj(rolled)  # noqa: N806
+            W = proj(rolled)
             incs[i] = W - rolled
     return W
 
@@ -95,14 +95,14 @@ class SoftTable:
     ``constraint_list``: the (rate, j) pairs; ``M`` = P(G=j | Ĝ=k) (columns sum to 1).
     """
 
-    def __init__(self, y, noisy, pairs, M, learning_rate: float, steps: int = W_STEPS):  # noqa: N803
+    def __init__(self, y, noisy, pairs, M, learning_rate: float, steps: int = W_STEPS):
         self.y = np.asarray(y, dtype=np.int64)
         self.noisy = np.asarray(noisy, dtype=np.int64)
         self.pairs = list(pairs)
-        self.M = np.asarray(M, dtype=float)  # noqa: N815
+        self.M = np.asarray(M, dtype=float)
         self.m = self.M.shape[1]
         self.n_true = self.M.shape[0]
-        self.W = np.zeros((self.m, 4, self.n_true))  # the code starts from 0  # noqa: N815
+        self.W = np.zeros((self.m, 4, self.n_true))  # the code starts from 0
         self.opt = AdamAscent(self.W.shape, learning_rate)
         self.steps = int(steps)
         self._cache = None
@@ -135,7 +135,7 @@ class SoftTable:
             "overall_upper_all": (float(upper.mean()), d_upper / len(s)),
         }
 
-    def _ratio(self, kind: str, j: int, W, pieces):  # noqa: N803
+    def _ratio(self, kind: str, j: int, W, pieces):
         """N/D of constraint (kind, j): values and the pieces to differentiate them."""
         bound = pieces["upper" if kind == "fpr" else "lower"][0]
         num = sum(float(W[:, c, j] @ bound[:, c % 2]) for c in POS_CELLS[kind])
@@ -144,13 +144,13 @@ class SoftTable:
         )
         return num, den
 
-    def constraints(self, s: np.ndarray, slack: float, W=None):  # noqa: N803
+    def constraints(self, s: np.ndarray, slack: float, W=None):
         """Relaxed constraint values ψ̃_c(θ, W) (ratio form with the +1 guard)."""
-        W = self.W if W is None else W  # noqa: N806
+        W = self.W if W is None else W
         pieces = self._pieces(s)
         return np.array([self._value(kind, j, W, pieces) for kind, j in self.pairs]) - slack
 
-    def _value(self, kind, j, W, pieces) -> float:  # noqa: N803
+    def _value(self, kind, j, W, pieces) -> float:
         num, den = self._ratio(kind, j, W, pieces)
         if kind == "fpr":
             return num / den - pieces["overall_lower"][0]

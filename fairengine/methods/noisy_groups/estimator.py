@@ -329,7 +329,7 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
     n_features_in_, feature_names_in_ : as in scikit-learn.
     """
 
-    _parameter_constraints: dict = knob_constraints(  # noqa: RUF012
+    _parameter_constraints: dict = knob_constraints(
         KNOBS,
         skip=(
             "noise",
@@ -395,19 +395,19 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         self.lambda_optimizer = lambda_optimizer
         self.lambda_signal = lambda_signal
 
-    def __sklearn_tags__(self):  # noqa: ANN204
+    def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False  # one-sided rate constraints of one positive class
         return tags
 
     # ------------------------------------------------------------------ prediction
-    def decision_function(self, X) -> np.ndarray:  # noqa: N803
+    def decision_function(self, X) -> np.ndarray:
         """θ·x + b of the selected iterate (> 0 predicts ``classes_[1]``)."""
         check_is_fitted(self, "coef_")
-        X = np.asarray(validate_data(self, X, reset=False), dtype=float)  # noqa: N806
+        X = np.asarray(validate_data(self, X, reset=False), dtype=float)
         return X @ self.coef_ + self.intercept_
 
-    def predict(self, X) -> np.ndarray:  # noqa: N803
+    def predict(self, X) -> np.ndarray:
         """``classes_[1]`` where θ·x + b > 0, else ``classes_[0]`` (a score of exactly 0 is
         negative, the paper's convention)."""
         positive = self.decision_function(X) > 0.0
@@ -461,7 +461,7 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
 
             return dro
         p_noisy = np.bincount(noisy, minlength=m) / max(len(noisy), 1)
-        M = self.noise_model_.M  # noqa: N806
+        M = self.noise_model_.M
 
         checks = {
             "exact": lambda yhat, tables: sa_worst(y, yhat, noisy, constraint, alpha, M, p_noisy)[
@@ -519,11 +519,11 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"y needs 2 classes; got {len(self.classes_)} class.")
         return (y == self.classes_[-1]).astype(float)
 
-    __metadata_request__fit = sensitive_request("noisy_groups")  # noqa: RUF012
+    __metadata_request__fit = sensitive_request("noisy_groups")
 
     def fit(
         self,
-        X,  # noqa: N803
+        X,
         y,
         noisy_groups=None,
         aux_true=None,
@@ -539,8 +539,8 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         instead of the training data (no true groups needed)."""
         noisy_groups = resolve_sensitive(sensitive_features, noisy_groups, "noisy_groups")
         validate_params(self)
-        X, y_raw = validate_data(self, X, y)  # noqa: N806
-        X = np.asarray(X, dtype=float)  # noqa: N806
+        X, y_raw = validate_data(self, X, y)
+        X = np.asarray(X, dtype=float)
         y = self._labels(y_raw)
         self._seed = seed(self.random_state)
         noisy_raw = np.asarray(noisy_groups)
@@ -573,7 +573,7 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
             if self.noise_model_ is None:
                 raise ValueError("Soft group assignments need aux_true and aux_noisy.")
             p_noisy = np.bincount(noisy, minlength=m) / n
-            M = self.noise_model_.M  # noqa: N806
+            M = self.noise_model_.M
             if paper_adv:
                 table = SoftTable(y, noisy, pairs, M, self.adversary_learning_rate)
         # with held-out rows, the in-sample margin is that of the held-out rows' size, so the
@@ -581,13 +581,13 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         margin_rows = len(eval_set[1]) if eval_set is not None else None
         evaluate = self._evaluator(y, noisy, margin_rows)
         if eval_set is not None:
-            X_val = np.asarray(validate_data(self, eval_set[0], reset=False), float)  # noqa: N806
+            X_val = np.asarray(validate_data(self, eval_set[0], reset=False), float)
             y_val = (np.asarray(eval_set[1]).ravel() == self.classes_[-1]).astype(float)
             noisy_val = np.searchsorted(self.group_classes_, np.asarray(eval_set[2]))
             evaluate_val = self._evaluator(y_val, noisy_val)
-            Xv = np.hstack([X_val, np.ones((len(y_val), 1))])  # noqa: N806
+            Xv = np.hstack([X_val, np.ones((len(y_val), 1))])
 
-        Xt = np.hstack([X, np.ones((n, 1))])  # noqa: N806
+        Xt = np.hstack([X, np.ones((n, 1))])
         sigma = 2.0 * y - 1.0
         theta = np.zeros(d + 1)
         lam = np.zeros(len(pairs))
@@ -704,7 +704,7 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         self.select(self.robust_eval)
         return self
 
-    def robust_violations(self, X, y, noisy_groups) -> dict[str, np.ndarray]:  # noqa: N803
+    def robust_violations(self, X, y, noisy_groups) -> dict[str, np.ndarray]:
         """Constraint values (α included, > 0 = violated) of the selected iterate on other data
         (e.g. a validation split; noisy groups only), under every robust check:
         ``{"margin": ..., "paper": ..., "exact": ...}`` — the margin check, the paper's adversary

@@ -112,7 +112,7 @@ CODE_BETA = {"naive": 1.0, "dro": 1.0, "soft": 0.0, "unconstrained": 0.0}
 NOISY_COLUMN = "noisy_group"
 
 
-def with_noisy_group(X: pd.DataFrame, group_names: Any, noisy: Any) -> pd.DataFrame:  # noqa: N803
+def with_noisy_group(X: pd.DataFrame, group_names: Any, noisy: Any) -> pd.DataFrame:
     """``X`` (a DataFrame) with the noisy group as the feature column :data:`NOISY_COLUMN`
     (each row's group name, from codes ``noisy`` 0..m-1 into ``group_names``)."""
     names = np.asarray([str(g) for g in group_names], dtype=object)

@@ -36,16 +36,16 @@ class RobustFairModel(LinearClassifier):
         self.meta = dict(meta or {})
         self.group_column = group_column
 
-    def encode(self, X: Any) -> np.ndarray:  # noqa: N803
+    def encode(self, X: Any) -> np.ndarray:
         if (
             self.group_column is not None
             and isinstance(X, pd.DataFrame)
             and self.group_column not in X.columns
         ):
-            X = X.assign(**{self.group_column: None})  # noqa: N806
+            X = X.assign(**{self.group_column: None})
         return super().encode(X)
 
-    def predict(self, X: Any, random_state: int | None = 0) -> np.ndarray:  # noqa: N803
+    def predict(self, X: Any, random_state: int | None = 0) -> np.ndarray:
         return (self.decision_function(X) > 0.0).astype(np.int64)
 
     def _state(self) -> State:

@@ -49,7 +49,7 @@ class NoiseModel:
         sample, so the true group distribution lies in the ball (spec §2.5, generalized Lemma 1).
     """
 
-    M: np.ndarray  # noqa: N815
+    M: np.ndarray
     p_true: np.ndarray
     p_noisy: np.ndarray
     gamma_paper: np.ndarray
@@ -78,7 +78,7 @@ def estimate_noise(true_groups, noisy_groups, n_groups: int | None = None) -> No
     p_true, p_noisy = joint.sum(1), joint.sum(0)
     diag = np.diag(joint)
     with np.errstate(invalid="ignore", divide="ignore"):
-        M = np.where(p_noisy > 0, joint / p_noisy, 0.0)  # noqa: N806
+        M = np.where(p_noisy > 0, joint / p_noisy, 0.0)
         miss_given_true = np.where(p_true > 0, 1.0 - diag / p_true, 0.0)
         miss_given_noisy = np.where(p_noisy > 0, 1.0 - diag / p_noisy, 0.0)
     empty = p_noisy == 0

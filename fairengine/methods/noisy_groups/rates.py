@@ -142,7 +142,7 @@ def assignment_rate(kind: str, a: np.ndarray) -> float:
     return _ratio(s[FP] + s[TP], s.sum())
 
 
-def sa_worst(y, yhat, noisy, constraint, slack, M, p_noisy, *, return_tables=False):  # noqa: N803
+def sa_worst(y, yhat, noisy, constraint, slack, M, p_noisy, *, return_tables=False):
     """Exact robust constraint values max_{w ∈ 𝒲(θ)} g_j(θ, w) and the per-row weights
     w(j | ŷ_i, y_i, Ĝ_i) of each constraint's worst case (Algorithm 4's w-step, closed form).
 
@@ -254,7 +254,7 @@ def sa_partition_worst(
     M,
     p_noisy,
     *,
-    max_iter: int = 50,  # noqa: N803
+    max_iter: int = 50,
 ) -> np.ndarray:
     """Worst-case constraint values over the soft assignments that see a row only through its
     noisy group and a partition cell: w(j | cell, k) in [0, 1] with
@@ -276,7 +276,7 @@ def sa_partition_worst(
     yhat = np.asarray(yhat, dtype=float)
     noisy = np.asarray(noisy, dtype=np.int64)
     cells = np.asarray(cells, dtype=np.int64)
-    M = np.asarray(M, dtype=float)  # noqa: N806
+    M = np.asarray(M, dtype=float)
     m, m_hat = M.shape
     n_cells = int(cells.max()) + 1 if len(cells) else 1
     index = n_cells * noisy + cells
@@ -312,7 +312,7 @@ def sa_partition_worst(
     return np.asarray(out)
 
 
-def sa_label_violations(y, yhat, noisy, constraint: str, slack: float, M, p_noisy) -> np.ndarray:  # noqa: N803
+def sa_label_violations(y, yhat, noisy, constraint: str, slack: float, M, p_noisy) -> np.ndarray:
     """The label-aware worst case: over the assignments w(j | y, Ĝ) consistent with the noise
     model that may follow the label and the noisy group but not the classifier's decision (the
     partition (Ĝ, Y) of 𝒲(θ); the exact check's partition is (Ĝ, Y, Ŷ))."""
@@ -344,7 +344,7 @@ def sa_margin_violations(
     tables,
     M,
     p_noisy,
-    z: float = MARGIN_Z,  # noqa: N803
+    z: float = MARGIN_Z,
 ) -> np.ndarray:
     """The margin check of soft assignments (``robust_eval="margin"``): per constraint the larger
     of the label-aware worst case (:func:`sa_label_violations`) and the paper's check at the
@@ -355,7 +355,7 @@ def sa_margin_violations(
     95% sampling margin against that in-sample optimism."""
     y, yhat = np.asarray(y, dtype=float), np.asarray(yhat, dtype=float)
     noisy = np.asarray(noisy, dtype=np.int64)
-    M = np.asarray(M, dtype=float)  # noqa: N806
+    M = np.asarray(M, dtype=float)
     cells = 2 * yhat.astype(np.int64) + y.astype(np.int64)
     pairs = constraint_list(constraint, M.shape[0])
     table = sa_table_violations(y, yhat, noisy, constraint, slack, tables, M.shape[0])

@@ -73,7 +73,7 @@ class TuningResult:
 def choose(
     fits: Sequence[RobustFairClassifier],
     grid: Sequence[tuple[float, float, float]],
-    X_val,  # noqa: N803
+    X_val,
     y_val,
     noisy_val,
     check: str = "exact",
@@ -99,7 +99,7 @@ def choose(
 def tune(
     make: Callable[[float, float, float], RobustFairClassifier],
     fit: Callable[[RobustFairClassifier], RobustFairClassifier],
-    X_val,  # noqa: N803
+    X_val,
     y_val,
     noisy_val,
     grid: Sequence[tuple[float, float, float]] = SOFT_GRID,
