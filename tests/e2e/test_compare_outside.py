@@ -134,6 +134,8 @@ def test_outside_model_on_the_plane_and_report_offline(
         pins = view.locator(".pin")
         assert pins.count() >= 2  # the selected point and the outside model
         expect(view.locator("body")).to_contain_text(f"outside · {NAME}")
+        # the chosen method point's model card travels with its pin
+        expect(view.locator(".pin .card").filter(has_text="Model card:").first).to_be_attached()
         view.screenshot(path=str(ARTIFACTS_DIR / "report-offline.png"), full_page=True)
         assert blocked == []  # the report asked for nothing outside itself
     finally:
