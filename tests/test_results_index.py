@@ -148,3 +148,20 @@ def _section(date: str, load: str, commit: str, row: str) -> str:
             "",
         ]
     )
+
+
+def test_run_py_files_a_recorded_run_under_history(tmp_path):
+    def alpha_bench(quick: bool) -> list[dict]:
+        """Alpha."""
+        return []
+
+    registry = bench_run.Registry()
+    registry.add(alpha_bench)
+    path = tmp_path / "RESULTS.md"
+    bench_run.record(ROWS_A, INFO, "python bench/run.py alpha_bench", path)
+    bench_run.rebuild_index(registry, path)
+    text = path.read_text(encoding="utf-8")
+    current, history = text.split("\n## History\n")
+    assert "| alpha_bench | fit | 1.5 | s |" in current and "Alpha." in current
+    assert "- fairengine 0.1.0 (git abc1234)" in history
+    assert index.render(text, {"alpha_bench": "Alpha."}) == text
