@@ -231,7 +231,9 @@ def rebuild_index(registry: Registry, path: Path = RESULTS) -> None:
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    module.rebuild(path, {b.name: b.description for b in registry.benchmarks.values()})
+    module.rebuild(
+        path, {b.name: module.describe(b.function) for b in registry.benchmarks.values()}
+    )
 
 
 def run(benchmarks: Sequence[Benchmark], *, quick: bool) -> list[Row]:

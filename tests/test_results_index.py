@@ -127,7 +127,7 @@ def test_latest_section_wins_and_gives_commit_load_and_reading(tmp_path):
     out = index.render(text, BENCHES)
     entry = out[out.index("### `alpha_bench`") : out.index("### `beta_bench`")]
     assert "| alpha_bench | fit | 2 | s |" in entry and "| fit | 9 |" not in entry
-    assert "commit bbbbbbb" in entry and "load average 3.50" in entry
+    assert "commit bbbbbbb" in entry and "load 3.50." in entry
     assert "Fits got faster." in entry and "(#run-2026-02-01-10-00)" in entry
     assert '<a id="run-2026-02-01-10-00"></a>' in out
     assert index.render(out, BENCHES) == out
