@@ -165,3 +165,27 @@ def test_run_py_files_a_recorded_run_under_history(tmp_path):
     assert "| alpha_bench | fit | 1.5 | s |" in current and "Alpha." in current
     assert "- fairengine 0.1.0 (git abc1234)" in history
     assert index.render(text, {"alpha_bench": "Alpha."}) == text
+
+
+def test_hand_written_section_shows_its_own_table_and_earlier_runs_are_linked():
+    standard = _section(
+        "2026-01-01 10:00", "1.00", "aaaaaaa", "| alpha_bench | fit | 9 | s |  |  |"
+    )
+    custom = "\n".join(
+        [
+            "## 2026-03-01 09:00 UTC — `alpha_bench` beside a reference (commit ccccccc1)",
+            "",
+            "Fits on the same rows as the reference. Ours wins.",
+            "",
+            "| side | error |",
+            "|---|---:|",
+            "| ours | 0.10 |",
+            "",
+        ]
+    )
+    out = index.render("# Benchmark results\n\n" + standard + "\n" + custom, BENCHES)
+    entry = out[out.index("### `alpha_bench`") : out.index("### `beta_bench`")]
+    assert "| ours | 0.10 |" in entry and "| fit | 9 |" not in entry
+    assert "commit ccccccc1" in entry and "load not stated" in entry
+    assert "Fits on the same rows as the reference." in entry
+    assert "Earlier runs: [2026-01-01 10:00](#run-2026-01-01-10-00)." in entry

@@ -38,6 +38,7 @@ LOAD = (
 )
 META_PREFIXES = ("- Machine:", "- Python ", "- fairengine ")
 READING_CHARS = 220
+EARLIER_RUNS = 3
 
 INTRO = """\
 # Benchmark results
@@ -142,11 +143,14 @@ def _load(section: Section) -> str:
 
 def _notes(section: Section) -> list[str]:
     """The section's free text: not the title, machine lines or tables."""
-    return [
-        line
-        for line in section.lines[1:]
-        if line.strip() and not line.startswith(META_PREFIXES) and not line.startswith("|")
-    ]
+    notes: list[str] = []
+    in_meta = False
+    for line in section.lines[1:]:
+        # A machine bullet may wrap onto indented lines; those are not notes either.
+        in_meta = line.startswith(META_PREFIXES) or (in_meta and line.startswith(" "))
+        if line.strip() and not in_meta and not line.startswith("|"):
+            notes.append(line)
+    return notes
 
 
 def reading(section: Section) -> str:
@@ -181,9 +185,10 @@ def current_entry(name: str, description: str, sections: list[Section]) -> list[
     lines = [f"### `{name}`", ""]
     if description:
         lines += [description, ""]
-    latest = next((s for s in sections if _mentions(s, name)), None)
-    if latest is None:
+    runs = [s for s in sections if _mentions(s, name)]
+    if not runs:
         return [*lines, "Not yet recorded.", ""]
+    latest = runs[0]
     lines.append(
         f"Latest run: [{latest.title}](#{latest.anchor}); commit {_commit(latest)}; "
         f"load {_load(latest)}."
@@ -192,11 +197,26 @@ def current_entry(name: str, description: str, sections: list[Section]) -> list[
     if name in latest.rows:
         lines += [TABLE_HEADER, TABLE_RULE, *latest.rows[name], ""]
     else:
-        lines += ["Its results are a table of their own: see the run's section below.", ""]
+        lines += _tables(latest.lines) or ["Its results are in the run's notes below.", ""]
     text = reading(latest)
     if text:
         lines += [f"Reading (from [the run's notes](#{latest.anchor})): {text}", ""]
+    if len(runs) > 1:
+        earlier = ", ".join(f"[{s.date}](#{s.anchor})" for s in runs[1 : 1 + EARLIER_RUNS])
+        more = f" and {len(runs) - 1 - EARLIER_RUNS} more" if len(runs) > 1 + EARLIER_RUNS else ""
+        lines += [f"Earlier runs: {earlier}{more}.", ""]
     return lines
+
+
+def _tables(lines: list[str]) -> list[str]:
+    """Every markdown table of a hand-written section, each followed by a blank line."""
+    out: list[str] = []
+    for line in lines:
+        if line.startswith("|"):
+            out.append(line)
+        elif out and out[-1]:
+            out.append("")
+    return out + [""] if out and out[-1] else out
 
 
 def unregistered(sections: list[Section], names: Sequence[str]) -> list[str]:
