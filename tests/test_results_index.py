@@ -189,3 +189,30 @@ def test_hand_written_section_shows_its_own_table_and_earlier_runs_are_linked():
     assert "commit ccccccc1" in entry and "load not stated" in entry
     assert "Fits on the same rows as the reference." in entry
     assert "Earlier runs: [2026-01-01 10:00](#run-2026-01-01-10-00)." in entry
+
+
+def test_run_py_and_the_noisy_groups_bench_load_the_tool_in_a_fresh_process(tmp_path):
+    """Both load tools/results_index.py by path; this runs that in an interpreter of its own."""
+    path = tmp_path / "RESULTS.md"
+    path.write_text(_section("2026-01-01 10:00", "1.0", "aaaaaaa", "| alpha_bench | fit | 9 | s |"))
+    script = (
+        "import importlib.util, sys; from pathlib import Path\n"
+        f"spec = importlib.util.spec_from_file_location('r', {str(ROOT / 'bench' / 'run.py')!r})\n"
+        "run = sys.modules['r'] = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(run)\n"
+        f"run.rebuild_index(run.Registry(), Path({str(path)!r}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "\n## History\n" in path.read_text(encoding="utf-8")
+
+
+def test_chronological_lines_put_the_newest_run_last_whatever_the_file_order():
+    old = _section("2026-01-01 10:00", "1.0", "aaaaaaa", "| alpha_bench | fit | 9 | s |  |  |")
+    new = _section("2026-02-01 10:00", "1.0", "bbbbbbb", "| alpha_bench | fit | 2 | s |  |  |")
+    for text in (old + new, index.render(old + new, BENCHES)):
+        rows = [line for line in index.chronological_lines(text) if "| alpha_bench |" in line]
+        assert rows == [
+            "| alpha_bench | fit | 9 | s |  |  |",
+            "| alpha_bench | fit | 2 | s |  |  |",
+        ]

@@ -19,7 +19,6 @@ import importlib.util
 import re
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,13 +55,16 @@ is the 1-min load average at the run's start as its section gives it (a shared 2
 wall-clock times with it)."""
 
 
-@dataclass
 class Section:
-    """One dated section of the history, its lines as written."""
+    """One dated section of the history, its lines as written.
 
-    lines: list[str]
-    anchor: str = ""
-    rows: dict[str, list[str]] = field(default_factory=dict)
+    A plain class, not a dataclass: ``bench/run.py`` loads this file by path, without registering
+    it as a module, and dataclasses need their module registered."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.anchor = ""
+        self.rows: dict[str, list[str]] = {}
 
     @property
     def date(self) -> str:
@@ -91,6 +93,16 @@ def split_history(text: str) -> tuple[list[str], list[Section]]:
             section.lines.pop()
         section.rows = _standard_rows(section.lines)
     return head, sections
+
+
+def chronological_lines(text: str) -> list[str]:
+    """The lines of every dated section, oldest run first (where a later row supersedes an
+    earlier one, read in this order); all lines as they are when ``text`` has no dated section."""
+    _, sections = split_history(text)
+    if not sections:
+        return text.splitlines()
+    ordered = sorted(sections, key=lambda s: s.date)
+    return [line for section in ordered for line in section.lines]
 
 
 def _standard_rows(lines: list[str]) -> dict[str, list[str]]:
