@@ -51,7 +51,7 @@ def _history_lines(text: str) -> Counter:
     (the History's own intro and anchors left out)."""
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if index.DATED.match(line))
-    added = {"Every recorded run, newest first, as written at the time."}
+    added = {index.HISTORY_INTRO}
     return Counter(
         line
         for line in lines[start:]

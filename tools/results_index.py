@@ -38,6 +38,10 @@ LOAD = (
 META_PREFIXES = ("- Machine:", "- Python ", "- fairengine ")
 READING_CHARS = 220
 EARLIER_RUNS = 3
+HISTORY_INTRO = (
+    "Every recorded run, newest first, as written at the time. Notes were written when the file "
+    'was kept oldest first: "the section above" in a note means an earlier run (now below).'
+)
 
 INTRO = """\
 # Benchmark results
@@ -264,7 +268,7 @@ def render(text: str, benchmarks: dict[str, str]) -> str:
     for name, description in benchmarks.items():
         out += current_entry(name, description, sections)
     out += unregistered(sections, list(benchmarks))
-    out += ["## History", "", "Every recorded run, newest first, as written at the time.", ""]
+    out += ["## History", "", HISTORY_INTRO, ""]
     for section in sections:
         out += [f'<a id="{section.anchor}"></a>', "", *section.lines, ""]
     return "\n".join(out).rstrip("\n") + "\n"
