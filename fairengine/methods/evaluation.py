@@ -93,11 +93,6 @@ def predicts(model: Any, task: Task) -> bool:
     )
 
 
-def score_splits(model, train: Task, test: Task) -> dict[str, dict[str, float]]:
-    """``{"train": metrics, "test": metrics}`` of a :class:`~fairengine.models.Model`."""
-    return {split: model_metrics(model, part) for split, part in (("train", train), ("test", test))}
-
-
 def model_inputs(result: Any, split: str, task: Task) -> Any:
     """The feature frame ``result.model`` is scored on for ``split``: ``task.X`` plus the
     columns the method recorded in ``artifacts["extra_inputs"][split]`` (if any)."""
