@@ -467,7 +467,8 @@ def test_validation_errors(call, message):
 
 
 def test_a_missing_group_makes_the_imbalance_maximal() -> None:
-    """One rule (seed 000 Def. 2 plus a missing group): ||p - tau|| can look small with one group
+    """One rule (Deng et al. 2023 Def. 2 plus a missing group): ||p - tau|| can look small with one
+    group
     at 0 — (0.5, 0.5, 0) is 0.41 from uniform — but a sample without a group is as unbalanced as
     any: sqrt(1 - 1/K), the distance of a single-group sample."""
     from fairengine.metrics import (

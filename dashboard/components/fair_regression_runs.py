@@ -8,7 +8,7 @@ from dashboard.components.cached import model_file  # noqa: F401  (one definitio
 from fairengine.data import Task
 from fairengine.sweeps.fair_regression import eps_frontier
 
-#: ε values of the page's frontier sweep (log grid, spec §5).
+#: ε values of the page's frontier sweep (log grid).
 EPS_GRID = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 1.0)
 
 

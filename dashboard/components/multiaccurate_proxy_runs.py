@@ -27,7 +27,7 @@ def frontiers(
     eps: Sequence[float] = EPS_GRID,
 ) -> pd.DataFrame:
     """Points of the sweep ``eps`` × proxy (the other knobs fixed), cached in ``store``: the
-    downstream frontier of every proxy (spec §5 plot 4)."""
+    downstream frontier of every proxy."""
     from fairengine.frontier import sweep
 
     fixed = {k: [v] for k, v in knobs.items() if k not in ("eps", "proxy")}
