@@ -80,6 +80,7 @@ def test_outside_model_by_file_and_by_model_file(
     _upload_to(page, "Predictions file", tmp_path / "preds.csv")
     expect(main).to_contain_text("scores from column 'p' of a predictions file keyed by 'row'")
     expect(chart).to_contain_text("my model")
+    expect(main).to_contain_text("Per group on the test rows")
     screenshot(page, "compare-outside-file")
 
     page.get_by_text("A model file").click()
@@ -87,6 +88,7 @@ def test_outside_model_by_file_and_by_model_file(
     _upload_to(page, "Model file", model)
     expect(main).to_contain_text("from model file 'point.fairmodel'")
     expect(chart).to_contain_text("my model")
+    expect(main).to_contain_text("Per group on the test rows")
     screenshot(page, "compare-outside-model-file")
     assert exception_texts(page) == []
 
@@ -103,6 +105,11 @@ def test_outside_model_on_the_plane_and_report_offline(
     main = page.locator('[data-testid="stMain"]')
     expect(main).to_contain_text("What would it cost to be fairer?")
     expect(main).to_contain_text(f"Your model: {NAME}")
+    expect(main).to_contain_text("Per group on the test rows")  # its group table
+    curve = page.locator('[data-testid="stPlotlyChart"]').filter(
+        has_text="True and false positive rate per group"
+    )
+    expect(curve).to_be_visible()  # its per-group threshold chart (scores)
     screenshot(page, "compare-outside-model")
 
     page.get_by_role("button", name="Prepare the report").click()
