@@ -213,7 +213,7 @@ def test_sp_ks_zero_for_identical_group_distributions():
 
 
 def test_sp_ks_hand_values():
-    # spec 002 test 13: overall CDF at 0.1..0.4 is .25 .5 .75 1; group 0 .5 1 1 1 -> 0.5
+    # worked example: overall CDF at 0.1..0.4 is .25 .5 .75 1; group 0 .5 1 1 1 -> 0.5
     assert sp_ks(None, [0.1, 0.2, 0.3, 0.4], [0, 0, 1, 1]) == pytest.approx(0.5)
     # group 0 {0, 1}, group 1 {1, 1, 1, 1}: at t = 0 overall 1/6, group 0 1/2 -> 1/3
     assert sp_ks(None, [0, 1, 1, 1, 1, 1], [0, 0, 1, 1, 1, 1]) == pytest.approx(1 / 3)
