@@ -1,6 +1,6 @@
-"""Balanced filtering (seed 000): the alpha sweep on Adult (race) and Bank Marketing (job).
+"""Balanced filtering (Deng et al. 2023): the alpha sweep on Adult (race) and Bank Marketing (job).
 
-Paper numbers (spec §4.3): Adult pre-filter imbalance 0.7358; naive / QP regression never below
+Paper numbers: Adult pre-filter imbalance 0.7358; naive / QP regression never below
 0.7 in training (0.65 test); QP tree and (alpha, beta) span beta 0-0.7; one alpha grid took
 20 min - 2 h. Bank: "almost perfectly balanced" in-sample at alpha = 0.2; ~3 h per grid.
 """
@@ -290,7 +290,7 @@ def paper_setting(quick: bool) -> list[dict]:
 
 
 def default_curves(quick: bool) -> list[dict]:
-    """The page's default curves (issue 12): the (alpha, beta) and relaxed proxies at the
+    """The page's default curves: the (alpha, beta) and relaxed proxies at the
     defaults (= the paper setting) on Adult (race) over the demo splits, read from the shipped
     demo frontiers (nothing is computed when they are present), mean and 95% t-interval of the
     train and test imbalance per alpha, paper / reference / ours; then the version-3 defaults
@@ -384,7 +384,7 @@ def default_curves(quick: bool) -> list[dict]:
 #: Split seeds of the paper-vs-fairengine table: none of them is used to choose anything (the
 #: generalising protocol's floor grid and tolerance were fixed before; the tests use seed 7).
 REPORT_SEEDS = (501, 502, 503, 504, 505)
-#: Paper claims per task (spec §4.3), quoted next to our numbers.
+#: Paper claims per task, quoted next to our numbers.
 PAPER_CLAIMS = {
     ("adult", "race"): "Fig. 2: tree proxies span beta 0-0.7 in-sample; QP / naive regression "
     "never below 0.7 (train) / 0.65 (test); relaxed Pareto-dominates in-sample",
@@ -393,10 +393,8 @@ PAPER_CLAIMS = {
     "disclosivity, a more modest improvement on test; Fig. 3: almost perfectly balanced "
     "in-sample at alpha = 0.2",
 }
-#: Before (version 4, paper setting = defaults), seed 000 as the issue reports it
-BEFORE_NOTE = (
-    "v4 (before, seed 000 per the issue): in-sample balance from 5-row leaves, test 0.35-0.39"
-)
+#: The earlier defaults (paper setting = defaults), as measured then
+BEFORE_NOTE = "v4 (before): in-sample balance from 5-row leaves, test 0.35-0.39"
 
 
 def _paper_table(

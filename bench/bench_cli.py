@@ -1,4 +1,4 @@
-"""Start-up of the command line (issue 18): CPU time of whole ``fairengine`` processes.
+"""Start-up of the command line: CPU time of whole ``fairengine`` processes.
 
 Measured: ``python -c pass`` (the interpreter's start), ``fairengine datasets``, and a fully cached
 3-point ``fairengine sweep reweighing --dataset german_credit`` (its store filled by a first run

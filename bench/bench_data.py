@@ -1,4 +1,4 @@
-"""Data-layer benchmarks (issues 16/18): reading the largest accepted uploads and refusing hostile
+"""Data-layer benchmarks: reading the largest accepted uploads and refusing hostile
 ones (time and peak memory, each in a fresh process), and the feature encoder on very wide tables
 and its peak memory (before = the former encoder frozen in tests/data/_legacy_encoder.py)."""
 
@@ -160,7 +160,7 @@ def encoder_columns(quick: bool) -> list[dict]:
             )
     rows.append(
         {
-            "what": "issue 16 measurement, former encoder",
+            "what": "earlier measurement, former encoder",
             "value": 141.0,
             "unit": "s",
             "note": "20,000 columns: 141 s; 50,000: killed after 4 minutes",

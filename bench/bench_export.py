@@ -1,4 +1,4 @@
-"""Issue 15 (exported models for clients; hostile model files).
+"""Exported models for clients; hostile model files).
 
 * ``client_import_time``: CPU time of a client's imports in a fresh interpreter (best of a few):
   scikit-learn (``import sklearn.linear_model``, what a client of a scikit-learn model pays),

@@ -1,4 +1,4 @@
-"""Fair regression by reductions (seed 002): against fairlearn, oracle times, frontiers.
+"""Fair regression by reductions (Agarwal et al. 2019): against fairlearn, oracle times, frontiers.
 
 - ``fr_bgl_vs_fairlearn``: bounded group loss on law school (square loss, linear learner, the
   same binding bounds ζ = 98% and 96% of the unconstrained worst group loss, B = 100, T = 50)
@@ -9,7 +9,7 @@
   and class — the paper's Table 1 (LS linear 3.48 s; target < 0.05 s).
 - ``fr_adult_fit``: one statistical-parity fit on adult (income as a 0/1 real target, sex, 50/50
   split, logistic loss, LS oracle, N = 40; target < 30 s).
-- ``fr_vs_reference`` (issue 11): training disparity / loss of ours and of a re-implementation of
+- ``fr_vs_reference``: training disparity / loss of ours and of a re-implementation of
   the authors' ``fair_regression_reduction`` loop (:class:`ReferenceGame`, written from reading
   ``fairclass/red.py`` and ``exp_grad.py``, not copied) on the same rows, same grid (N = 40) and
   same LS-linear oracle, over the paper's ε grid: law school and adult subsampled (2,000 rows,
@@ -37,7 +37,7 @@ TABLE1 = {("ls", "linear"): 3.48, ("ls", "gradient_boosting"): 3.60, ("lr", "lin
 
 
 def adult_regression() -> Task:
-    """Adult with income >50K mapped to 1.0 as a real-valued target (spec §4.1)."""
+    """Adult with income >50K mapped to 1.0 as a real-valued target."""
     frame = load_dataset("adult").frame.copy()
     frame["income"] = (frame["income"].astype(str) == ">50K").astype(float)
     return from_frame(frame, target="income", sensitive=["sex"], kind="regression", name="adult")
@@ -133,7 +133,7 @@ def fr_oracle_time(quick: bool) -> list[dict]:
     seconds = (time.perf_counter() - start) / 50
     rows.append({"what": "LS oracle, linear (1,000 rows, N = 40): one call", "value": seconds,
                  "unit": "s", "ratio": 0.01 / seconds,
-                 "note": "issue 11 target < 0.01 s (ratio = 0.01 s / ours)"})  # fmt: skip
+                 "note": "target < 0.01 s (ratio = 0.01 s / ours)"})  # fmt: skip
     return rows
 
 
@@ -311,7 +311,7 @@ class ReferenceGame:
         return float(np.abs(self._mix(self.weights)[1]).max())
 
 
-#: ε grid of the comparison: the paper's law-school grid up to 0.3 (spec §4.2).
+#: ε grid of the comparison: the paper's law-school grid up to 0.3.
 REFERENCE_EPS = (0.01, 0.02, 0.03, 0.04, 0.06, 0.08, 0.1, 0.15, 0.2, 0.25, 0.3)
 #: Adult with the (slower) LR oracle: the ε at which the project used to hit its cap.
 ADULT_LR_EPS = (0.01, 0.02, 0.1, 0.2)

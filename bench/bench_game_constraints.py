@@ -1,4 +1,4 @@
-"""Issue 14 items 3-4: the exponentiated-gradient games before / after the constraint objects.
+"""The exponentiated-gradient games before / after the constraint objects.
 
 ``eg_before_after`` times the same real fits with the engine of a base commit (``BASE``, main
 before the refactor: unpacked with ``git archive`` into a temporary folder) and with this
@@ -25,7 +25,7 @@ from io import BytesIO
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-#: main before the refactor (issue 14 items 3-4).
+#: main before the refactor.
 BASE = "6c228ae"
 REPEATS = 3
 

@@ -1,4 +1,4 @@
-"""Dashboard under load, in a real browser (Playwright + /usr/bin/chromium): issue 17 items 1 and 3.
+"""Dashboard under load, in a real browser (Playwright + /usr/bin/chromium).
 
 ``load_first_view``: a fresh cache, one visitor; seconds from opening each page until its charts
 show (the method pages on Adult or, for fair regression, law school; Compare on Adult). The
@@ -26,7 +26,7 @@ cores as the server and the seventh's browser. In both the seventh opens 3 s aft
 while their own cold page loads (a fresh Chromium context each, ~3 CPU s) still run: on 2
 cores they need 6–9 s before all six show their job. A third run (same priority) therefore
 opens the seventh only once every one of the six pages shows its job (queued or running): six
-sessions computing, as issue 17 states the situation.
+sessions computing.
 
 ``load_seventh_visitor`` also reports, for the seventh's page, its renderer's main-thread
 seconds (Chromium's CDP ``Performance.getMetrics``: task, script, layout, style), the websocket

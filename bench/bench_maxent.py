@@ -1,4 +1,4 @@
-"""Max-entropy debiasing (seed 001): fit times, scaling in N·d, and a Table 2 reproduction.
+"""Max-entropy debiasing (Celis et al. 2020): fit times, scaling in N·d, and a Table 2 reproduction.
 
 - ``maxent_fit``: fit time of p* on the paper's Adult domain (504 points; the paper reports 10 s)
   and on a large COMPAS domain (all vendored columns, uncategorised, |Omega| ~ 1e15; the paper's

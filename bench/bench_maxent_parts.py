@@ -1,4 +1,4 @@
-"""Max-entropy (issue 18): where a run's CPU goes on the 13-column and the 113-column table.
+"""Max-entropy: where a run's CPU goes on the 13-column and the 113-column table.
 
 The scaling benchmark's Adult 1× split and its wide table (Adult + 100 binned numeric columns;
 ``bench_scaling._tasks``). One process, single-threaded BLAS, ``time.process_time``:
@@ -94,7 +94,7 @@ def maxent_parts(quick: bool) -> list[dict]:
         rows.append({"what": f"{table}: one run (warm)", "value": round(total, 3), "unit": "s CPU",
                      "note": "; ".join(f"{k} {v:.3f} s" for k, v in parts.items())})  # fmt: skip
     rows.append({"what": "113 / 13 columns", "value": totals["113 columns"] / totals["13 columns"],
-                 "unit": "x", "note": "issue 18 target: ≤ 1.5x"})  # fmt: skip
+                 "unit": "x", "note": "target: ≤ 1.5x"})  # fmt: skip
     return rows
 
 

@@ -1,4 +1,5 @@
-"""Multiaccurate proxies (seed 004) on Adult, race as the hidden group (White vs non-White).
+"""Multiaccurate proxies (Diana et al. 2022) on Adult, race as the hidden group (White vs
+non-White).
 
 - ``multiaccurate_proxy_fit``: "proxy training on Adult": wall time of Algorithm 4 (linear) and
   Algorithm 2 (depth-3 trees) on 15,000 Adult rows, 4 tasks, T = 100 (budget: 30 s each;
@@ -8,18 +9,18 @@
   each downstream ε of ``EPS_GRID``, the downstream classifier's test error and TRUE-group
   violation max_k |γ_k − γ| (equal error rates and demographic parity), mean ± SE over splits;
   per proxy its in-sample multiaccuracy violation, its accuracy/AUC for predicting "non-White"
-  and the share it labels non-White. The paper's own numbers are not in the seed text (spec §4),
+  and the share it labels non-White. The paper's own numbers are not in the seed text,
   so there is no reference ratio; the claim checked is the issue's: with the multiaccurate proxy
   the true-group violation falls with ε like with the true groups, and stays clearly below the
   thresholded proxy's.
-- ``multiaccurate_proxy_alpha`` (issue 11): does α act? On the page's default proxy rows of
+- ``multiaccurate_proxy_alpha``: does α act? On the page's default proxy rows of
   Adult/race (2,000 PL rows, 98 encoded features, 4 tasks; 5 row draws = ``random_state`` 0–4),
   Algorithm 4's in-sample (proxy rows) and held-out (downstream rows) max ratio violation per α,
   BEFORE (version 2: Euclidean OGD η₀ = 0.01/√t, T = 100, no early stop) and AFTER (version 7:
   preconditioned OGD η₀ = 0.05/√t, T = 200, a quarter of the rows kept out of the game, the
   first kept candidate certified at α), with the status
   and the LP floor of linear G over the audit vectors found (ratio units). Paper: no numbers in
-  the seed text (spec §4); reference code: none public. Plus 8,000 PL rows (one draw) and the
+  the seed text; reference code: none public. Plus 8,000 PL rows (one draw) and the
   page defaults' ε binding on Adult/race and Adult/sex.
 - ``multiaccurate_proxy_splits``: the downstream comparison over 10 train/test and row splits
   (seeds 401–410) on Adult/race, COMPAS and Bank, at the page defaults and at equal error
@@ -37,7 +38,7 @@
   = the least-squares start, 2/3, 1/3, bottom = the default α = 0): the in-sample certificate and
   the held-out violation on the downstream rows (the linear auditor refitted there), mean ± sd
   over the seeds, and the paired rise bottom − top (mean ± SE) against the method's sampling
-  error of the held-out violation. Paper: no numbers in the seed text (spec §4).
+  error of the held-out violation. Paper: no numbers in the seed text.
 """
 
 from __future__ import annotations
@@ -291,7 +292,7 @@ def _alpha_rows(runs: dict, setup: str) -> list[dict]:
 
 
 def multiaccurate_proxy_alpha(quick: bool) -> list[dict]:
-    """Issue 11: in-sample / held-out multiaccuracy per α, before and after; ε binding."""
+    """In-sample / held-out multiaccuracy per α, before and after; ε binding."""
     seeds = 2 if quick else 5
     out = _alpha_rows(_alpha_runs(2000, seeds), f"Adult/race, 2,000 PL rows, {seeds} draws")
     if not quick:
@@ -368,7 +369,7 @@ def multiaccurate_proxy_splits(quick: bool) -> list[dict]:
                 note = (
                     f"± {gap.std(ddof=1):.4f} sd; test error {err.mean():.4f} ± "
                     f"{err.std(ddof=1):.4f} sd; {len(seeds)} splits (seeds "
-                    f"{seeds[0]}–{seeds[-1]}); paper: no numbers in the seed text (spec §4)"
+                    f"{seeds[0]}–{seeds[-1]}); paper: no numbers in the seed text"
                 )
                 if proxy == "multiaccurate":
                     lows = [a[0][0] for a in found["alpha"]]

@@ -1,4 +1,5 @@
-"""Robust fairness with noisy groups (seed 003) on Adult and Credit vs the paper's Tables 2–3.
+"""Robust fairness with noisy groups (Wang et al. 2020) on Adult and Credit vs the paper's Tables
+2–3.
 
 - ``ng_adult``: Adult, race in the paper's 3 groups (White, Black, Other), equality of opportunity
   (TPR), α = 0.05.
@@ -14,20 +15,20 @@
   (``margin-val``, version 7's default: AFTER) and by the exact check (``exact-val``).
   ``NG_BENCH_CACHE=<dir>`` keeps fitted estimators (keyed by their parameters, data set, noise,
   split and rows), so a new selection rule is tabulated without refitting.
-- ``ng_adult_tuned`` / ``ng_credit_tuned`` (issue 12): soft assignments under the paper's per-split
+- ``ng_adult_tuned`` / ``ng_credit_tuned``: soft assignments under the paper's per-split
   hyperparameter protocol (:mod:`fairengine.methods.noisy_groups.tuning`): the 6 (η_θ, η_λ, η_w)
   settings of ``SOFT_GRID`` fitted on train (best iterate by the paper's rule), the setting chosen
   on the validation part (0.2 of the data, noisy groups only) by the exact worst case
   (``tuned-exact``) or the paper's W table (``tuned-paper``); ``soft/paper`` is the untuned fit
   (the grid's first setting = the defaults: the BEFORE numbers, identical to ``ng_adult_soft``).
-- ``ng_inner_loop`` (issue 18): CPU seconds per fit (Adult 3 races, noise 0.3, T = 150, one BLAS
+- ``ng_inner_loop``: CPU seconds per fit (Adult 3 races, noise 0.3, T = 150, one BLAS
   thread, min of 2) of each approach, against the same fits before the inner-loop reuse (X̃θ once
   per iterate, values where values suffice, ``np.bincount``); ratio = before / after (target >=
   1.25). Results are identical (tests/methods/test_noisy_groups_golden.py).
 - ``ng_oracle_worst``: why exact robust selection keeps near-trivial classifiers: the oracle
   (naive on the true groups, so it meets the true-group constraints on train) scored with the
   exact DRO and soft worst cases on Adult at noise 0.1, 0.3, 0.5 (one split).
-- ``ng_reference`` (issue 12): the authors' TensorFlow code (robust-fairness-code, run through
+- ``ng_reference``: the authors' TensorFlow code (robust-fairness-code, run through
   its own preprocessing, noise generation, splits, trainers and best-iterate rule; T = 750) read
   from ``bench/reference/robust_fairness_code.csv`` (how it was produced:
   ``bench/reference/README.md``), per dataset / method / noise the mean ± SE over its splits
@@ -36,7 +37,7 @@
 - ``ng_timing``: one DRO and one soft-assignment fit on Adult at the paper's settings through
   ``Method.run``; ratio = seconds / 30 s (must stay below 1).
 
-Protocol of ``ng_adult`` / ``ng_credit`` (paper §7, App. F.1; spec §4):
+Protocol of ``ng_adult`` / ``ng_credit`` (paper §7, App. F.1):
 
 * noise 0.1–0.5 (quick: 0.1 and 0.3), the paper's flips applied to the whole data set (seed =
   split), then a random 0.6/0.2/0.2 train/validation/test split; ``SPLITS`` splits (quick: 1);
@@ -117,7 +118,7 @@ def adult_race3() -> Task:
 
 
 def credit_education() -> Task:
-    """Credit with the paper's preprocessing (spec §4.3): continuous columns (limit, age, bill
+    """Credit with the paper's preprocessing: continuous columns (limit, age, bill
     and payment amounts) cut into 4 quantiles, the repayment-status columns pay_* categorical —
     all one-hot. With standardised continuous columns the unbounded concave-hinge lower bound
     min(1, s) of the equalized-odds relaxation keeps every approach (naive too) at the
@@ -170,7 +171,7 @@ def _fits(
                                    noisy[train], groups[train])  # fmt: skip
         evals = {"naive": ("paper",), "soft": ("paper", "exact", "margin")}
         selections = [(robust_eval, clf) for robust_eval in evals.get(method, ("paper", "exact"))]
-        if method == "soft":  # the Method's default since version 7: selection on held-out rows
+        if method == "soft":  # the Method's default: selection on held-out rows
             fit_rows, held = held_out_rows(train, split)
             clf_val = RobustFairClassifier(
                 method, constraint, slack, adversary_every=10, random_state=split,
@@ -279,7 +280,7 @@ def _table(
                 check = (
                     f"the {robust_eval[:-4]} check on 25% of the training rows held out (noisy "
                     "groups only), fitted on the other 75%"
-                    + (" (the Method's default since version 7: AFTER)"
+                    + (" (the Method's default: AFTER)"
                        if robust_eval == "margin-val" else "")
                 )  # fmt: skip
             if robust_eval.startswith("tuned-"):
@@ -369,14 +370,14 @@ def _fits_tuned(
 
 
 def ng_adult_tuned(quick: bool) -> list[dict]:
-    """Adult soft assignments: the paper's per-split validation protocol (issue 12) vs untuned."""
+    """Adult soft assignments: the paper's per-split validation protocol vs untuned."""
     return _table(
         "ng_adult_tuned", adult_race3(), "tpr", 0.05, TABLE2, quick, ("soft",), _fits_tuned
     )
 
 
 def ng_credit_tuned(quick: bool) -> list[dict]:
-    """Credit soft assignments: the paper's per-split validation protocol (issue 12)."""
+    """Credit soft assignments: the paper's per-split validation protocol."""
     return _table(
         "ng_credit_tuned", credit_education(), "eo", 0.03, TABLE3, quick, ("soft",), _fits_tuned
     )
@@ -408,7 +409,7 @@ INNER_LOOP_BEFORE = {"naive": 1.638, "dro": 3.109, "soft": 2.25, "soft/exact": 1
 
 
 def ng_inner_loop(quick: bool) -> list[dict]:
-    """CPU seconds per fit of each approach vs before the inner-loop reuse (issue 18)."""
+    """CPU seconds per fit of each approach vs before the inner-loop reuse."""
     task = adult_race3()
     n = len(task.y)
     train = np.sort(np.random.default_rng(100).permutation(n)[: int(0.6 * n)])
@@ -546,7 +547,7 @@ def latest_ours(results: Path = BENCH_DIR / "RESULTS.md") -> dict[tuple, tuple[f
 
 
 def ng_reference(quick: bool) -> list[dict]:
-    """The authors' code's numbers (CSV) beside the paper's Tables 2–3 and ours (issue 12)."""
+    """The authors' code's numbers (CSV) beside the paper's Tables 2–3 and ours."""
     cells = read_reference()
     ours = latest_ours()
     tables = {"adult": TABLE2, "credit": TABLE3}

@@ -1,4 +1,4 @@
-"""Scaling of every method (issue 18): time, exponent, peak memory and result size per fit.
+"""Scaling of every method: time, exponent, peak memory and result size per fit.
 
 Adult resampled (with replacement, seeded) to 1×, 4× and 16× its rows, and a wide table (Adult
 plus 100 numeric columns, 113 features) at 1×. Each fit runs in its own process, so one fit's
@@ -14,7 +14,7 @@ peak traced memory and its ratio to the encoded training matrix, and
 the pickled result size.
 
 16× (547k training rows) runs only for the methods named in :data:`AT_16X` (the ones with a
-linearity target in issue 18; the others' 16× fits take minutes each on this shared 2-core
+linearity target; the others' 16× fits take minutes each on this shared 2-core
 machine). ``FAIRENGINE_SCALING_ROOT=/path/to/checkout`` measures another checkout's code with
 this same driver (how the "before" rows were measured: a ``git archive`` of main).
 

@@ -1,4 +1,4 @@
-"""Issue 14 (scikit-learn citizenship): the shared tree codec against scikit-learn, the import
+"""scikit-learn citizenship: the shared tree codec against scikit-learn, the import
 footprint of ``fairengine.export``, and FairRegressor with scikit-learn base learners.
 
 * ``tree_codec_agreement``: rows where a tree walk disagrees with ``GradientBoostingRegressor`` /

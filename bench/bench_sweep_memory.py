@@ -1,4 +1,4 @@
-"""What a 21-point sweep adds to the parent process (issue 18: "≤ 300 MB for any method").
+"""What a 21-point sweep adds to the parent process (target: "≤ 300 MB for any method").
 
 For each method, a fresh process builds the Adult split of :mod:`bench_scaling` (1×), takes its
 resident set size (RSS, psutil) after a full garbage collection, runs

@@ -298,7 +298,8 @@ def _cached_sweep(
     args: argparse.Namespace, method: Method, grid: dict[str, list[str]]
 ) -> list[dict[str, Any]] | None:
     """The sweep's records when every point is already in the store, without building the task
-    (no pandas, scikit-learn or method algorithm imported: issue 18); None otherwise."""
+    (no pandas, scikit-learn or method algorithm imported, so a listing starts at once); None
+    otherwise."""
     from fairengine.cli_cache import cached_records, recall_task_key, task_fingerprint
     from fairengine.frontier import expand_grid
     from fairengine.frontier.plain import plain_records
@@ -655,7 +656,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _model_file_error(exc: Exception) -> bool:
     """Whether ``exc`` is a :class:`fairengine.export.ModelFileError` (or the client's
     ``SchemaError``), without importing the
-    export package for commands that never load it (``datasets``: issue 18)."""
+    export package for commands that never load it (``datasets``), so they start at once."""
     files = sys.modules.get("fairengine.export.files")
     client = sys.modules.get("fairengine.export.client")
     return (files is not None and isinstance(exc, files.ModelFileError)) or (

@@ -171,7 +171,8 @@ def loss(y_true, y_pred, groups=None, *, loss: str = "square", sample_weight=Non
     Parameters
     ----------
     loss : {"square", "absolute", "zero_one", "log"}
-        (y - f)^2 (no 1/2: seed 002's l = (y - f)^2 / 2 is half of it), |y - f|, the expected 0-1
+        (y - f)^2 (no 1/2: Agarwal et al.'s l = (y - f)^2 / 2 is half of it), |y - f|, the expected
+        0-1
         loss 1 - P(y_hat = y) (= ``error``), or the log loss -y log f - (1 - y) log(1 - f) with the
         probability f clipped to [1e-15, 1 - 1e-15].
     """
@@ -180,7 +181,7 @@ def loss(y_true, y_pred, groups=None, *, loss: str = "square", sample_weight=Non
 
 
 def max_group_loss(y_true, y_pred, groups, *, loss: str = "square", sample_weight=None) -> float:
-    """Worst group's mean loss, max_z E[l(Y, f) | Z = z] (seed 002's bounded group loss)."""
+    """Worst group's mean loss, max_z E[l(Y, f) | Z = z] (Agarwal et al.'s bounded group loss)."""
     rows = _prepare(y_true, y_pred, groups, sample_weight)
     return float(np.max(_group_means(_pointwise_loss(rows, loss), rows)))
 
@@ -245,7 +246,7 @@ def eo_diff(y_true, y_pred, groups, *, sample_weight=None) -> float:
 
 
 def representation_rate(y_true, y_pred, groups, *, sample_weight=None) -> float:
-    """Representation rate min_z P(Z=z) / max_z P(Z=z) (seed 001 §2.2, Def. 2.1).
+    """Representation rate min_z P(Z=z) / max_z P(Z=z) (Celis et al. 2020 §2.2, Def. 2.1).
 
     Uses only ``groups`` and ``sample_weight``; ``y_true`` and ``y_pred`` are ignored.
     """
@@ -254,7 +255,8 @@ def representation_rate(y_true, y_pred, groups, *, sample_weight=None) -> float:
 
 
 def statistical_rate(y_true, y_pred, groups, *, label: int = 1, sample_weight=None) -> float:
-    """Statistical rate min_z P(y_hat=label | z) / max_z P(y_hat=label | z) (seed 001, Def. 2.2).
+    """Statistical rate min_z P(y_hat=label | z) / max_z P(y_hat=label | z) (Celis et al. 2020,
+    Def. 2.2).
 
     With probabilities ``y_pred`` = P(y_hat = 1), P(y_hat = label | z) is the mean predicted
     probability in group z, as in the reference code. 1.0 when every group's rate is 0.
@@ -296,7 +298,7 @@ def ks_distance_from_cdfs(group_cdfs, overall_cdf) -> float:
     """max_z sup_t |F_z(t) - F(t)| from CDFs evaluated on a common threshold grid.
 
     The hook for randomized predictors: pass their exact mixture CDFs (e.g. averaged per-predictor
-    CDFs of seed 002's Q), which no sample of predictions gives.
+    CDFs of Agarwal et al.'s Q), which no sample of predictions gives.
     """
     g, o = np.atleast_2d(np.asarray(group_cdfs, float)), np.asarray(overall_cdf, float)
     if o.ndim != 1 or g.shape[1] != o.size:
@@ -305,7 +307,8 @@ def ks_distance_from_cdfs(group_cdfs, overall_cdf) -> float:
 
 
 def sp_ks(y_true, y_pred, groups, *, sample_weight=None) -> float:
-    """Regression statistical parity: max_z sup_t |P(f <= t | z) - P(f <= t)| (seed 002, Def. 1).
+    """Regression statistical parity: max_z sup_t |P(f <= t | z) - P(f <= t)| (Agarwal et al. 2019,
+    Def. 1).
 
     Exact over the union of prediction values. Equal to the spec's survival form
     sup_t |P(f >= t | z) - P(f >= t)|. ``y_true`` is ignored.
@@ -485,7 +488,7 @@ def bootstrap_ci(
     return float(low), float(high)
 
 
-# -- seed 000: proxies and filtering ---------------------------------------------------------
+# -- Deng et al. 2023: proxies and filtering -------------------------------------------------------
 # The matrix-level primitives below are the single definitions; the metrics wrap them and
 # ``fairengine.methods.balanced_filtering`` re-exports them under the contract names.
 
@@ -493,7 +496,7 @@ def bootstrap_ci(
 def conditional_distribution_matrix(
     leaves, z, n_groups: int, *, n_leaves: int | None = None, sample_weight=None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """A[j, k] = P(z = k | proxy = j) and r_hat[j] = P(proxy = j) (seed 000 §3, Alg. 1).
+    """A[j, k] = P(z = k | proxy = j) and r_hat[j] = P(proxy = j) (Deng et al. 2023 §3, Alg. 1).
 
     ``leaves`` and ``z`` are integer codes per row; ``sample_weight`` gives soft memberships (a
     randomised proxy contributes one weighted row per leaf). A leaf without mass gets r_hat = 0
@@ -517,7 +520,7 @@ def conditional_distribution_matrix(
 
 
 def matrix_disclosivity(A, base_rates, mass=None) -> float:
-    """max_{j,k} |A[j, k] - r_k| over leaves with mass > 0 (seed 000 Def. 5)."""
+    """max_{j,k} |A[j, k] - r_k| over leaves with mass > 0 (Deng et al. 2023 Def. 5)."""
     A = np.atleast_2d(np.asarray(A, dtype=float))
     if mass is not None:
         A = A[np.asarray(mass, dtype=float) > 0]
@@ -539,7 +542,8 @@ def max_imbalance(target) -> float:
 
 
 def distribution_imbalance(proportions, target=None) -> float:
-    """||p - tau||_2, tau = uniform 1/K by default (seed 000 Def. 2; [spec erratum] 1/K not 1/k).
+    """||p - tau||_2, tau = uniform 1/K by default (Deng et al. 2023 Def. 2; [spec erratum] 1/K not
+    1/k).
 
     A group the target asks for (tau_k > 0) that is missing from the sample (p_k = 0) makes the
     imbalance maximal (:func:`max_imbalance`): a balanced-looking distance must not hide a group
@@ -565,7 +569,7 @@ def group_counts(groups, *, sample_weight=None) -> np.ndarray:
 
 
 def disclosivity(y_true, y_pred, groups, *, sample_weight=None) -> float:
-    """Disclosivity of a proxy: max_{j,k} |P(z=k | proxy=j) - P(z=k)| (seed 000 Def. 5).
+    """Disclosivity of a proxy: max_{j,k} |P(z=k | proxy=j) - P(z=k)| (Deng et al. 2023 Def. 5).
 
     ``y_pred`` is each row's proxy value (leaf id), ``groups`` its sensitive group z; ``y_true`` is
     ignored. A randomised proxy passes one row per (row, leaf) with weight P(leaf | x).
@@ -581,7 +585,7 @@ def disclosivity(y_true, y_pred, groups, *, sample_weight=None) -> float:
 
 
 def imbalance(y_true, y_pred, groups, *, sample_weight=None, target=None) -> float:
-    """L2 distance of the (weighted) group proportions to ``target`` (seed 000 Def. 2).
+    """L2 distance of the (weighted) group proportions to ``target`` (Deng et al. 2023 Def. 2).
 
     ``sample_weight`` = each row's acceptance probability gives the imbalance of the filtered
     sample (weights are expected row counts); without it, of the data itself. ``target`` is a
@@ -604,13 +608,13 @@ def count_imbalance(counts, target=None) -> float:
 
 def acceptance_rate(y_true, y_pred, groups=None, *, sample_weight=None) -> float:
     """Share of candidates kept: weighted mean of the acceptance probabilities (or 0/1 flags)
-    ``y_pred`` (seed 000 Alg. 1: sum(q) / C in expectation)."""
+    ``y_pred`` (Deng et al. 2023 Alg. 1: sum(q) / C in expectation)."""
     rows = _prepare(None, y_pred, groups, sample_weight)
     _check_unit("y_pred", rows.y_pred)
     return float(np.average(rows.y_pred, weights=rows.weight))
 
 
-#: Rates of each one-sided constraint family of seed 003 (F.1), in the order of
+#: Rates of each one-sided constraint family of Wang et al. 2020 (F.1), in the order of
 #: :func:`rate_violations`: TPR for every group, then (equalized odds) FPR for every group.
 RATE_FAMILIES: dict[str, tuple[str, ...]] = {"tpr": ("tpr",), "eo": ("tpr", "fpr"), "dp": ("ppr",)}
 
@@ -618,7 +622,8 @@ RATE_FAMILIES: dict[str, tuple[str, ...]] = {"tpr": ("tpr",), "eo": ("tpr", "fpr
 def rate_violations(
     y_true, y_pred, groups, *, constraint: str = "tpr", slack: float = 0.0, n_groups: int
 ) -> np.ndarray:
-    """One-sided rate-constraint values per (rate, group), positive = violated (seed 003, F.1).
+    """One-sided rate-constraint values per (rate, group), positive = violated (Wang et al. 2020,
+    F.1).
 
     ``groups`` are codes 0..n_groups-1; values are ordered rate by rate (see
     :data:`RATE_FAMILIES`), group by group: TPR_all - TPR_j - slack, FPR_j - FPR_all - slack,
@@ -641,7 +646,7 @@ def rate_violations(
 
 
 def true_violation(y_true, y_pred, groups, *, constraint: str = "tpr", slack: float = 0.0) -> float:
-    """Max one-sided rate-constraint violation over groups (seed 003, F.1): ``tpr``:
+    """Max one-sided rate-constraint violation over groups (Wang et al. 2020, F.1): ``tpr``:
     max_j TPR_all - TPR_j - slack; ``eo``: also FPR_j - FPR_all - slack; ``dp``: PPR_all - PPR_j
     - slack. Pass the true groups (any labels); a group lacking the rate's base rows counts as
     -slack. The max of :func:`rate_violations`."""
@@ -746,7 +751,7 @@ REGISTRY: dict[str, MetricInfo] = _declare(
                "min–max scaled to [0, 1], expected over Q (as Agarwal et al. 2019 report it)."),
     MetricInfo("scaled_max_group_loss", "Worst group's objective loss (scaled target)", True,
                REGRESSION, "Largest per-group scaled_loss (bounded group loss, Agarwal et al.)."),
-    # ---- data (generated or reweighted samples; seed 001)
+    # ---- data (generated or reweighted samples; Celis et al. 2020)
     MetricInfo("representation_rate", "Representation rate (data)", False, ANY_KIND,
                "Smallest over largest group share of the (generated or reweighted) data."),
     MetricInfo("data_statistical_rate", "Statistical rate (data)", False, CLASSIFICATION,
@@ -757,7 +762,7 @@ REGISTRY: dict[str, MetricInfo] = _declare(
                "renormalised (Celis et al. 2020, footnote 6, with ε on the occurring points "
                "instead of the whole domain): 0 for the data itself; a generated row absent from "
                "the data costs about log(1/ε) ≈ 16 per unit of mass."),
-    # ---- filtering (seed 000)
+    # ---- filtering (Deng et al. 2023)
     MetricInfo("disclosivity", "Disclosivity", True, ANY_KIND,
                "max over proxy leaves and groups of |P(group | leaf) − P(group)|."),
     MetricInfo("imbalance", "Imbalance after filtering", True, ANY_KIND,
@@ -766,7 +771,7 @@ REGISTRY: dict[str, MetricInfo] = _declare(
                "Expected share of candidates the filter keeps."),
     MetricInfo("n_leaves", "Proxy leaves", True, ANY_KIND,
                "Number of leaves of the non-disclosive proxy tree."),
-    # ---- noisy protected groups (seed 003): one-sided constraint values minus the slack
+    # ---- noisy protected groups (Wang et al. 2020): one-sided constraint values minus the slack
     MetricInfo("true_violation", "Constraint violation on the true groups", True,
                CLASSIFICATION,
                "Largest one-sided rate-constraint value (overall rate − group rate − slack) on "
@@ -779,7 +784,7 @@ REGISTRY: dict[str, MetricInfo] = _declare(
                "The exact worst case of the one-sided constraint values over every noise pattern "
                "the noise model allows (TV ball, or every consistent soft assignment): ≤ 0 "
                "certifies the constraints for the true groups."),
-    # ---- multiaccurate proxies (seed 004): two-sided group gaps of the downstream classifier
+    # ---- multiaccurate proxies (Diana et al. 2022): two-sided group gaps of the downstream classif
     MetricInfo("true_group_gap", "Fairness gap on the true groups", True, CLASSIFICATION,
                "Largest |γ_k − γ| of the downstream classifier on the true groups: a group's "
                "rate minus the overall rate for its constraint (positive rate or error rate)."),

@@ -1,4 +1,4 @@
-"""Issue 18: the command line starts at once. A listing and a fully cached sweep import none of
+"""The command line starts at once. A listing and a fully cached sweep import none of
 the heavy libraries (which modules are loaded is checked, never how long it takes)."""
 
 from __future__ import annotations

@@ -213,7 +213,7 @@ def test_sp_ks_zero_for_identical_group_distributions():
 
 
 def test_sp_ks_hand_values():
-    # spec 002 test 13: overall CDF at 0.1..0.4 is .25 .5 .75 1; group 0 .5 1 1 1 -> 0.5
+    # worked example: overall CDF at 0.1..0.4 is .25 .5 .75 1; group 0 .5 1 1 1 -> 0.5
     assert sp_ks(None, [0.1, 0.2, 0.3, 0.4], [0, 0, 1, 1]) == pytest.approx(0.5)
     # group 0 {0, 1}, group 1 {1, 1, 1, 1}: at t = 0 overall 1/6, group 0 1/2 -> 1/3
     assert sp_ks(None, [0, 1, 1, 1, 1, 1], [0, 0, 1, 1, 1, 1]) == pytest.approx(1 / 3)
@@ -467,7 +467,8 @@ def test_validation_errors(call, message):
 
 
 def test_a_missing_group_makes_the_imbalance_maximal() -> None:
-    """One rule (seed 000 Def. 2 plus a missing group): ||p - tau|| can look small with one group
+    """One rule (Deng et al. 2023 Def. 2 plus a missing group): ||p - tau|| can look small with one
+    group
     at 0 — (0.5, 0.5, 0) is 0.41 from uniform — but a sample without a group is as unbalanced as
     any: sqrt(1 - 1/K), the distance of a single-group sample."""
     from fairengine.metrics import (

@@ -92,15 +92,6 @@ def curves_stored(
     return missing_points(_task, _store, **_curve_args(dict(knobs), curves, n_seeds)) == 0
 
 
-@st.cache_data(show_spinner=False, max_entries=32, ttl=3600)
-def stored_curve_points(
-    _task: Task, _store, key: str, knobs: tuple[tuple[str, object], ...], curves, n_seeds: int
-) -> pd.DataFrame:
-    """:func:`curve_points` of curves that :func:`curves_stored` found complete (read once)."""
-    del key
-    return curve_points(_task, dict(knobs), _store, curves, n_seeds)
-
-
 def tradeoff_view(
     task: Task, knobs: dict, store, curves: tuple[str, ...], n_seeds: int
 ) -> tuple[go.Figure, str]:

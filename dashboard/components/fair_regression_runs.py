@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 import pandas as pd
-import streamlit as st
 
 from dashboard.components.cached import model_file  # noqa: F401  (one definition)
 from fairengine.data import Task
-from fairengine.methods import get_method
-from fairengine.methods.base import RunResult
 from fairengine.sweeps.fair_regression import eps_frontier
 
-#: ε values of the page's frontier sweep (log grid, spec §5).
+#: ε values of the page's frontier sweep (log grid).
 EPS_GRID = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 1.0)
-
-
-@st.cache_resource(show_spinner=False, max_entries=16)
-def run(_train: Task, _test: Task, key: str, knobs: tuple[tuple[str, object], ...]) -> RunResult:
-    """One run of ``fair_regression`` (keyed by the task fingerprint and the knob values)."""
-    del key
-    return get_method("fair_regression").run(_train, _test, **dict(knobs))
 
 
 def frontier_over_eps(train: Task, test: Task, knobs: dict, store, n_jobs: int = 1) -> pd.DataFrame:

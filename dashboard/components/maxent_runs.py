@@ -8,18 +8,10 @@ import streamlit as st
 from dashboard.components.cached import model_file  # noqa: F401  (one definition)
 from fairengine.data import Task
 from fairengine.frontier import sweep
-from fairengine.methods import get_method
 from fairengine.methods.base import RunResult
 
 #: C values of the page's frontier sweep.
 C_GRID = (0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
-
-
-@st.cache_resource(show_spinner=False, max_entries=16)
-def run(_train: Task, _test: Task, key: str, knobs: tuple[tuple[str, object], ...]) -> RunResult:
-    """One run of ``maxent`` (keyed by the task fingerprint and the knob values)."""
-    del key
-    return get_method("maxent").run(_train, _test, **dict(knobs))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

@@ -1,4 +1,4 @@
-"""Plotly figures of the multiaccurate proxies page (spec §5 plots 1–4).
+"""Plotly figures of the multiaccurate proxies page.
 
 Group names and task names (the target, ``column>cut``) come from the data: they enter a figure
 through :func:`~fairengine.textsafe.plot_text` (Plotly reads a small HTML subset in labels)."""

@@ -12,18 +12,10 @@ import streamlit as st
 from dashboard.components.cached import model_file  # noqa: F401  (one definition)
 from fairengine.data import Task
 from fairengine.methods import get_method
-from fairengine.methods.base import RunResult
 from fairengine.methods.multiaccurate_proxy import PROXIES
 from fairengine.methods.multiaccurate_proxy.method import EPS_GRID
 
 METHOD_NAME = "multiaccurate_proxy"
-
-
-@st.cache_resource(show_spinner=False, max_entries=16)
-def run(_train: Task, _test: Task, key: str, knobs: tuple[tuple[str, object], ...]) -> RunResult:
-    """One run of ``multiaccurate_proxy`` (keyed by the task fingerprint and the knob values)."""
-    del key
-    return get_method(METHOD_NAME).run(_train, _test, **dict(knobs))
 
 
 def frontiers(
@@ -35,7 +27,7 @@ def frontiers(
     eps: Sequence[float] = EPS_GRID,
 ) -> pd.DataFrame:
     """Points of the sweep ``eps`` × proxy (the other knobs fixed), cached in ``store``: the
-    downstream frontier of every proxy (spec §5 plot 4)."""
+    downstream frontier of every proxy."""
     from fairengine.frontier import sweep
 
     fixed = {k: [v] for k, v in knobs.items() if k not in ("eps", "proxy")}

@@ -1,4 +1,4 @@
-"""Charts of the noisy groups page (seed 003): per-group rates, Theorem 1's bound, and the
+"""Charts of the noisy groups page (Wang et al. 2020): per-group rates, Theorem 1's bound, and the
 noise sweep in the style of the paper's Figures 1–3 (and 4/7 against them).
 
 Group names come from the data: they enter a figure through

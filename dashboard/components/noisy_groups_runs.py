@@ -5,11 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import pandas as pd
-import streamlit as st
 
 from dashboard.components.cached import model_file  # noqa: F401  (one definition)
 from fairengine.data import Task
-from fairengine.methods import get_method
 from fairengine.methods.base import RunResult
 from fairengine.methods.noisy_groups.method import VALIDATION_FRACTION
 
@@ -54,13 +52,6 @@ def guarantee_text(method: str, robust_eval: str, result: RunResult) -> str:
         else " The worst case exceeds 0: no guarantee against every noise pattern."
     )
     return f"{worst} {check}{verdict}"
-
-
-@st.cache_resource(show_spinner=False, max_entries=32)
-def run(_train: Task, _test: Task, key: str, knobs: tuple[tuple[str, object], ...]) -> RunResult:
-    """One run of ``noisy_groups`` (keyed by the task fingerprint and the knob values)."""
-    del key
-    return get_method("noisy_groups").run(_train, _test, **dict(knobs))
 
 
 def noise_sweep(

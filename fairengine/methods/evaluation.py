@@ -8,7 +8,7 @@ replace any value of the same name the method computed itself. Method-specific m
 * Classifiers are scored on ``model.metric_predictions(X)``: hard 0/1 predictions of a
   deterministic model, P(ŷ = 1 | x) of a randomized one, so its metrics are its exact *expected*
   metrics (every standard classification metric is linear in that probability per group).
-* Regressors that are mixtures (seed 002's Q) expose ``prediction_mixture(X) -> (weights,
+* Regressors that are mixtures (Agarwal et al.'s Q) expose ``prediction_mixture(X) -> (weights,
   predictions of shape (n, T))``; their loss is the expected loss over Q and ``sp_ks`` the KS
   distance of the exact mixture CDFs — not the loss of the averaged prediction.
 * A model that does not predict the target (a filter, ``predicts_target = False``) or predicts
@@ -91,11 +91,6 @@ def predicts(model: Any, task: Task) -> bool:
         and getattr(model, "kind", None) == task.kind
         and hasattr(model, "metric_predictions")
     )
-
-
-def score_splits(model, train: Task, test: Task) -> dict[str, dict[str, float]]:
-    """``{"train": metrics, "test": metrics}`` of a :class:`~fairengine.models.Model`."""
-    return {split: model_metrics(model, part) for split, part in (("train", train), ("test", test))}
 
 
 def model_inputs(result: Any, split: str, task: Task) -> Any:

@@ -8,7 +8,7 @@
 * :mod:`~fairengine.solvers.oracles` -- weighted cost-sensitive classification oracles.
 * :mod:`~fairengine.solvers.least_squares` -- the one (weighted, ridged or exact) least-squares
   kernel of the engine.
-* :mod:`~fairengine.solvers.tv_ball` -- exact TV-ball ∩ simplex projection (seed 003).
+* :mod:`~fairengine.solvers.tv_ball` -- exact TV-ball ∩ simplex projection (Wang et al. 2020).
 * :mod:`~fairengine.solvers.qp` -- exact simplex / cone least squares, hull LPs.
 """
 

@@ -1,6 +1,6 @@
 """The dual player of a Lagrangian game: online projected gradient ascent (Zinkevich 2003).
 
-Seed 000 Algorithm 5 (spec §3.8) with Theta = {lambda >= 0, ||lambda||_2 <= lambda_max}; the same
+Algorithm 5 of Deng et al. 2023 with Theta = {lambda >= 0, ||lambda||_2 <= lambda_max}; the same
 player serves any constrained learner written as "best response vs. no-regret multipliers".
 """
 

@@ -1,8 +1,8 @@
 """Exponentiated-gradient (multiplicative-weights) dual player and the Lagrangian game loop.
 
 The game min_Q max_{λ ≥ 0, ||λ||_1 ≤ B} L(Q, λ), L = objective(Q) + λ · g(Q) with constraints
-g(Q) ≤ 0, as in seed 002 Algorithms 1–2 (spec §3.1, §3.4) and fairlearn's
-``ExponentiatedGradient`` (spec §3.2). The learner is any ``best_response(λ) -> Response``; the
+g(Q) ≤ 0, as in Agarwal et al. 2019, Algorithms 1–2 and fairlearn's
+``ExponentiatedGradient``. The learner is any ``best_response(λ) -> Response``; the
 constraints are a :class:`~fairengine.solvers.moments.Constraint` object (its ``dim`` and its
 ``project``) or just their number: the loop never knows what they mean (fairlearn's "moments"
 property, STYLE.md). Best responses are kept in one :class:`_Pool`, shared with the practical
@@ -22,19 +22,20 @@ from scipy.special import logsumexp
 if TYPE_CHECKING:
     from fairengine.solvers.moments import Constraint
 
-#: fairlearn / authors' code schedule: a check every ×1.6 rounds, shrink η by 0.8 (spec §3.2).
+#: fairlearn / authors' code schedule: a check every ×1.6 rounds, shrink η by 0.8.
 _CHECK_GROWTH = 1.6
 _SHRINK = 0.8
 _FIRST_CHECK = 5
-#: Minimum improvement for a new best response to replace a cached one (spec §3.2 step 2).
+#: Minimum improvement for a new best response to replace a cached one.
 _TIE = 1e-12
 
 
 class ExponentiatedGradientPlayer:
-    """Multipliers λ = B · exp(θ) / (1 + Σ exp(θ)) with θ += η g (seed 002 Alg. 1, λ update).
+    """Multipliers λ = B · exp(θ) / (1 + Σ exp(θ)) with θ += η g (Agarwal et al. 2019 Alg. 1, λ
+    update).
 
     The "1 +" is a phantom zero coordinate, so ||λ||_1 < B strictly; computed with
-    log-sum-exp (spec §3.1 [OURS]).
+    log-sum-exp.
 
     Parameters
     ----------
@@ -129,7 +130,7 @@ def lagrangian(objective: float, constraints: np.ndarray, lam: np.ndarray) -> fl
 
 
 def best_lambda_value(objective: float, constraints: np.ndarray, bound: float) -> float:
-    """L(Q, Best_λ(Q)) = objective + B · max(0, max_j g_j(Q)) (seed 002 Appendix F)."""
+    """L(Q, Best_λ(Q)) = objective + B · max(0, max_j g_j(Q)) (Agarwal et al. 2019 Appendix F)."""
     return float(objective + bound * max(0.0, float(np.max(constraints))))
 
 
@@ -199,7 +200,7 @@ def support(responses: list[Response], weights: np.ndarray) -> tuple[list[Respon
 
 
 def _lp_mixture(objective: np.ndarray, g: np.ndarray, bound: float) -> np.ndarray | None:
-    """min_{Q ∈ Δ, ξ ≥ 0} Q · objective + B ξ s.t. Q · g_j ≤ ξ (spec §3.2 step 5, HiGHS)."""
+    """min_{Q ∈ Δ, ξ ≥ 0} Q · objective + B ξ s.t. Q · g_j ≤ ξ (HiGHS)."""
     m, k = g.shape
     c = np.append(objective, bound)
     a_ub = np.hstack([g.T, -np.ones((k, 1))])
@@ -245,13 +246,13 @@ def solve_game(
     bound : float
         B, the ℓ1 bound on λ.
     nu : float or callable
-        ν, the gap tolerance; a callable gets the first best response h_0 (spec §3.2 auto ν).
+        ν, the gap tolerance; a callable gets the first best response h_0 (automatic ν).
     max_iter : int
-        T, the iteration cap (the paper's box has none; spec §3.4 [REVIEW]).
+        T, the iteration cap (the paper's box has none).
     mode : {"practical", "paper"}
         ``"paper"``: Algorithm 1/2 as printed, Q = uniform average of the iterates, fixed η.
         ``"practical"``: the authors' / fairlearn loop (η_0 = 2/B, 0.8/1.6 shrink schedule,
-        LP step, best-gap Q) (spec §3.2).
+        LP step, best-gap Q).
     eta : float, optional
         η; required for ``"paper"`` (ν/(8B) for SP, ν/(2B) for BGL), default 2/B otherwise.
     lp_step : bool
@@ -262,7 +263,7 @@ def solve_game(
         Default: the constraint object's ``project``.
     initial : tuple of Response
         Practical mode: known predictors offered to the LP step from the start (e.g. the best
-        constant, always feasible under statistical parity; spec §2.2).
+        constant, always feasible under statistical parity).
 
     Returns
     -------

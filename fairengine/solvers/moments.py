@@ -122,8 +122,8 @@ class TwoSidedConstraint(Constraint):
 
     def net_project(self, lam: np.ndarray) -> np.ndarray:
         """(max(λ⁺ − λ⁻, 0), max(λ⁻ − λ⁺, 0)): the same best response and, as ε ≥ 0, a
-        Lagrangian no smaller for every Q (the practical loop's ε Σ|λ⁺ − λ⁻|, seed 002 spec
-        §3.2 [REVIEW]). Subclasses opt in by returning it from :meth:`project`."""
+        Lagrangian no smaller for every Q (the practical loop's ε Σ|λ⁺ − λ⁻|,
+        Agarwal et al. 2019). Subclasses opt in by returning it from :meth:`project`."""
         net = self.net(lam)
         return np.concatenate([np.maximum(net, 0.0), np.maximum(-net, 0.0)])
 

@@ -1,6 +1,6 @@
 """Weighted cost-sensitive classification (CSC) oracles.
 
-A CSC problem (seed 000 Def. 18) gives each point a weight w_j and the costs c_j^0, c_j^1 of
+A CSC problem (Deng et al. 2023 Def. 18) gives each point a weight w_j and the costs c_j^0, c_j^1 of
 labelling it 0 or 1; the oracle returns h in argmin_h sum_j w_j [h(x_j) c_j^1 + (1 - h(x_j)) c_j^0].
 Only the cost difference d_j = c_j^1 - c_j^0 matters (the rest is a constant), so the oracles
 below take ``weight`` and ``cost_diff``.
@@ -78,7 +78,7 @@ def csc_objective(labels: np.ndarray, weight: np.ndarray, cost_diff: np.ndarray)
 
 
 class PairedRegressionOracle:
-    """The paper's paired regression classifier (seed 000 Def. 14, spec §3.6), weighted.
+    """The paper's paired regression classifier (Deng et al. 2023 Def. 14), weighted.
 
     Regress the per-unit cost difference d_j (cost of 1 minus cost of 0) on x by weighted least
     squares with an intercept, and label 1 where the predicted difference is negative:

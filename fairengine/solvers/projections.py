@@ -56,7 +56,7 @@ def project_orthant_ball(v: np.ndarray, radius: float = np.inf) -> np.ndarray:
     """Euclidean projection onto {x >= 0, ||x||_2 <= radius}.
 
     Clipping onto the orthant and then scaling into the ball is the exact projection onto the
-    intersection (seed 000 spec §3.5: the auditor's feasible set in Algorithm 3).
+    intersection (the auditor's feasible set in Algorithm 3).
     """
     x = np.maximum(np.asarray(v, dtype=float).ravel(), 0.0)
     norm = float(np.linalg.norm(x))

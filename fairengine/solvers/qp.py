@@ -1,6 +1,7 @@
 """Small exact QP / LP helpers: least squares over the simplex or the cone, hull membership.
 
-These serve seed 000 Algorithm 1 (q = argmin ||qA - U|| over the simplex) and any method that
+These serve Deng et al. 2023, Algorithm 1 (q = argmin ||qA - U|| over the simplex) and any method
+that
 needs "the nearest point of a polytope spanned by a few rows". Sizes are small (rows <= ~100).
 """
 
@@ -24,7 +25,7 @@ def cone_least_squares(A: np.ndarray, target: np.ndarray) -> np.ndarray:
 def simplex_kkt_violation(A: np.ndarray, target: np.ndarray, q: np.ndarray) -> float:
     """max_j <target - qA, a_j - qA>: <= 0 (up to rounding) iff qA is the hull projection.
 
-    The solver-independent optimality certificate of spec §3.1 for min ||qA - U|| over the simplex.
+    The solver-independent optimality certificate for min ||qA - U|| over the simplex.
     """
     A = np.asarray(A, float)
     point = np.asarray(q, float) @ A
@@ -133,8 +134,9 @@ def max_yield_weights(
 ) -> np.ndarray | None:
     """Among stochastic q with q A = ``point``, the one minimising t = max_j q_j / mass_j.
 
-    The LP min t s.t. q_j <= t mass_j, qA = point, sum q = 1, q >= 0 (HiGHS). In seed 000 it makes
-    rho = q / mass deterministic with the largest acceptance rate 1/t (spec §3.1 [EXT]).
+    The LP min t s.t. q_j <= t mass_j, qA = point, sum q = 1, q >= 0 (HiGHS). In Deng et al. 2023
+    it makes
+    rho = q / mass deterministic with the largest acceptance rate 1/t.
     Returns None when the LP is infeasible (``point`` outside the hull of rows with mass > 0).
     """
     A = np.asarray(A, float)

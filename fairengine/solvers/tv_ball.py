@@ -1,6 +1,6 @@
 """Exact Euclidean projection onto a total-variation ball intersected with the simplex.
 
-The set is B = {p >= 0, sum p = 1, TV(p, c) = ½||p - c||_1 <= radius} (seed 003 spec §3.3,
+The set is B = {p >= 0, sum p = 1, TV(p, c) = ½||p - c||_1 <= radius} (Wang et al. 2020,
 the ball of the DRO adversary, Algorithm 2). KKT form: p_i(ν, μ) = max(0, c_i + soft(v_i - ν - c_i,
 μ)), with ν solving sum p = 1 and μ >= 0 solving ||p - c||_1 = 2·radius when the plain simplex
 projection lies outside the ball. Both scalar equations are monotone, so nested ``brentq`` is exact
@@ -70,7 +70,7 @@ def tv_ball_linear_max(a: np.ndarray, center: np.ndarray, radius: float) -> np.n
     """A maximiser of sum_i p_i a_i over the TV ball ∩ simplex (greedy, exact).
 
     Remove up to ``radius`` of mass from the smallest a_i (at most center_i each) and put it,
-    spread uniformly over the ties, on argmax a (spec §3.3, "best response").
+    spread uniformly over the ties, on argmax a ("best response").
     """
     a = np.asarray(a, dtype=float).ravel()
     p = np.asarray(center, dtype=float).ravel().copy()

@@ -1,4 +1,4 @@
-"""The disclosivity–imbalance trade-off of balanced filtering (seed 000, spec §4.2, §5 plot 1)
+"""The disclosivity–imbalance trade-off of balanced filtering (Deng et al. 2023)
 over several train/test splits: every point goes through :func:`fairengine.frontier.sweep`, so it
 is cached by the FrontierStore (and served from the shipped demo frontiers where they exist)."""
 

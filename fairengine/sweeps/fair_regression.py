@@ -1,4 +1,4 @@
-"""The ε frontier of fair regression (seed 002, Figure 1): a cached sweep plus the convex
+"""The ε frontier of fair regression (Agarwal et al. 2019, Figure 1): a cached sweep plus the convex
 envelope of the training points."""
 
 from __future__ import annotations

@@ -49,9 +49,9 @@ def test_page_runs_and_reruns_on_knobs() -> None:
     assert "held-out margin check" in check.options and check.value == "margin"
     assert "paper's rule" in at.selectbox(key="w.ng.gamma_rule").options
     assert any("paper's adversary" in c.value for c in at.caption)
-    # the default check of soft assignments (Method version 6): what it was checked against
+    # the default check of soft assignments: what it was checked against
     assert any("label-aware worst case" in c.value for c in at.caption)
-    # version 7: the caption says on which rows it was checked (german_credit is too small for
+    # the caption says on which rows it was checked (german_credit is too small for
     # the held-out check of selection="auto", so: the training rows) and that it is no guarantee
     assert any("training rows" in c.value and "not a guarantee" in c.value for c in at.caption)
     # german_credit at the defaults: soft assignments end at the all-positive classifier, and the

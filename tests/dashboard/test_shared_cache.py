@@ -1,4 +1,4 @@
-"""Work shared between sessions (issue 17): what one visitor's page computes is reused by the
+"""Work shared between sessions: what one visitor's page computes is reused by the
 next, but never crosses over to a session with other data.
 
 ``dashboard/components/shared.py`` keeps figures by run key for every session of the server, and

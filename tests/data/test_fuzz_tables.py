@@ -1,4 +1,4 @@
-"""Fuzzing user tables (issue 16): every generated table is refused with a DataError, or accepted
+"""Fuzzing user tables: every generated table is refused with a DataError, or accepted
 with every value exactly as written (nothing silently changed), and the accepted task splits and
 encodes to finite numbers.
 

@@ -1,4 +1,4 @@
-"""Hostile and odd tables (issue 16): each class of problem is a DataError or handled and noted."""
+"""Hostile and odd tables: each class of problem is a DataError or handled and noted."""
 
 from __future__ import annotations
 

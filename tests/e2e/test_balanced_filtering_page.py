@@ -38,7 +38,7 @@ def test_run_filter_shows_heatmap_and_proportions(page: Page, app_server: str) -
 
 
 def test_adult_race_opens_on_the_shipped_curves(page: Page, app_server: str) -> None:
-    """Issue 12: on the paper's task the page opens on the trade-off curves (train and test,
+    """On the paper's task the page opens on the trade-off curves (train and test,
     95% bands over the shipped splits) without any click."""
     page.goto(app_server + "/balanced_filtering?dataset=adult&sensitive=race")
     wait_for_app(page, timeout=120_000)

@@ -1,6 +1,7 @@
 """Hostile model files: every malformed, foreign or forged file raises ModelFileError, cheaply.
 
-One test per class of attack from issue 15 (on real shipped model files, with checksums recomputed
+One test per class of attack on exported model files (on real shipped model files, with checksums
+recomputed
 where the attack needs it), a tracemalloc bound on memory, and a hypothesis fuzz test that mutates
 real files of every model type and asserts that only ModelFileError ever escapes.
 """

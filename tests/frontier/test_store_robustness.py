@@ -1,4 +1,4 @@
-"""FrontierStore against odd files (issue 16): FIFOs, orphan temp files, read-only roots, and
+"""FrontierStore against odd files: FIFOs, orphan temp files, read-only roots, and
 entries whose manifest reads but whose model is damaged."""
 
 from __future__ import annotations

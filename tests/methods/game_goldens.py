@@ -1,4 +1,4 @@
-"""Small real-data fits of every exponentiated-gradient game in the engine (issue 14 item 3/4).
+"""Small real-data fits of every exponentiated-gradient game in the engine.
 
 ``python -m tests.methods.game_goldens`` (from the repository root) rewrote
 ``tests/methods/data/game_goldens.npz`` once, on main *before* the constraint-object refactor;

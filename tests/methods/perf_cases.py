@@ -1,4 +1,4 @@
-"""Cases whose results must not change under the speed-ups of issue 18 (lean results, fast paths).
+"""Cases whose results must not change under the speed-ups (lean results, fast paths).
 
 ``python -m tests.methods.perf_cases`` (run once on main, before the speed-ups) writes
 ``tests/methods/data/perf18_golden.npz``; ``tests/methods/test_perf18.py`` recomputes the cases

@@ -1,4 +1,4 @@
-"""Seed 000 balanced filtering: spec §6 invariants and known answers."""
+"""Balanced filtering (Deng et al. 2023): invariants and known answers."""
 
 from __future__ import annotations
 
@@ -143,7 +143,7 @@ def test_beta_min_adult_table() -> None:
 
 
 def test_lemma_2_stream_converges_to_target() -> None:
-    """U in C(A): a large filtered stream is balanced (spec §6 invariant 4)."""
+    """U in C(A): a large filtered stream is balanced."""
     A = np.array([[0.7, 0.2, 0.1], [0.1, 0.6, 0.3], [0.2, 0.1, 0.7]])
     r_hat = np.array([0.6, 0.3, 0.1])
     assert in_convex_hull(A, np.full(3, 1 / 3))

@@ -1,4 +1,5 @@
-"""Fair regression by reductions (seed 002): exact identities, known answers, guarantees."""
+"""Fair regression by reductions (Agarwal et al. 2019): exact identities, known answers,
+guarantees."""
 
 from __future__ import annotations
 
@@ -259,7 +260,7 @@ def test_bgl_matches_fairlearn() -> None:
 
     X, y, a = _synthetic(500, 11)
     y = np.clip(y + 0.08 * a * np.random.default_rng(0).normal(size=len(y)), 0, 1)
-    zeta = 0.0035  # paper units (y − u)²/2; fairlearn's (y − u)² bound is 2ζ (spec §6.15)
+    zeta = 0.0035  # paper units (y − u)²/2; fairlearn's (y − u)² bound is 2ζ
     ours = FairRegressor("bounded_group_loss", eps=zeta, max_iter=50).fit(X, y, a)
     ours_group = np.array(
         [

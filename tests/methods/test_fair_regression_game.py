@@ -1,4 +1,5 @@
-"""The practical statistical-parity game of fair regression (seed 002 §3.2; issue 11) on real data.
+"""The practical statistical-parity game of fair regression (Agarwal et al. 2019, §3.2) on real
+data.
 
 The paper's subsampled tasks (2,000 rows, 50/50 split, seed 4): law school and adult, plus
 communities & crime. The BEFORE behaviour was a two-point mixture of the best constant and the
@@ -63,7 +64,7 @@ def test_augmented_nu_is_the_authors_formula_on_explicit_augmented_rows() -> Non
 
 # -- real data ---------------------------------------------------------------------------------
 def _paper_subsample(task: Task, rows: int = 2000) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """2,000 random rows, 50/50 split (seed 4, spec §4.1); the encoded training part."""
+    """2,000 random rows, 50/50 split (seed 4); the encoded training part."""
     frame = task.frame.sample(min(len(task.frame), rows), random_state=4)
     small = from_frame(frame, target=task.target, sensitive=list(task.sensitive),
                        kind="regression", name=task.name)  # fmt: skip

@@ -1,4 +1,4 @@
-"""Issue 18: a fit's peak traced memory ≤ 3× its encoded training matrix for fair regression,
+"""A fit's peak traced memory ≤ 3× its encoded training matrix for fair regression,
 balanced filtering and noisy groups, with the same numbers as before (the row-block rewrites are
 checked here against the full-table computations they replace; the fits against their goldens in
 ``test_perf18.py`` and ``test_noisy_groups_golden.py``).

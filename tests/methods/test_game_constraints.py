@@ -1,4 +1,4 @@
-"""Constraints as objects (issue 14 item 3) and one least-squares kernel (item 4).
+"""Constraints as objects and one least-squares kernel (item 4).
 
 * The refactored games reproduce the fits captured on main before the refactor
   (``tests/methods/game_goldens.py``): fair regression SP (practical LS / LR, paper), BGL

@@ -1,6 +1,7 @@
-"""Max-entropy debiasing (seed 001): oracles, solver, Algorithm 1, sampler, method and export.
+"""Max-entropy debiasing (Celis et al. 2020): oracles, solver, Algorithm 1, sampler, method and
+export.
 
-Known answers come from spec 001 §6 (golden toy) and brute-force enumeration of small domains.
+Known answers come from a hand-worked toy domain and brute-force enumeration of small domains.
 """
 
 from __future__ import annotations

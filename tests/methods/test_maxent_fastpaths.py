@@ -1,4 +1,4 @@
-"""Max-entropy (issue 18): the fast paths give the numbers of the plain ones on real data.
+"""Max-entropy: the fast paths give the numbers of the plain ones on real data.
 
 The Hessian from contingency tables equals the dense one; uint8 tree scoring reaches the leaves of
 the shared codec; hashed multi-word row keys find the rows a dictionary finds.

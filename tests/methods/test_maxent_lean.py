@@ -1,4 +1,4 @@
-"""Max-entropy (issue 18): lean results and the memory-light paths give the same numbers.
+"""Max-entropy: lean results and the memory-light paths give the same numbers.
 
 Real data: a 4,000-row Adult sample (``tests.methods.perf_cases.splits``), widened with 40 noisy
 numeric columns so the row keys need several words and almost every row is distinct (the shape

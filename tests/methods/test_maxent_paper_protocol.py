@@ -1,4 +1,4 @@
-"""Max-entropy debiasing on real data, as the paper reports it (seed 001 §5, Table 2).
+"""Max-entropy debiasing on real data, as the paper reports it (Celis et al. 2020 §5, Table 2).
 
 The KL to the data measures the data, not the domain's size (the raw data scores 0 against
 itself); the classifier comparison averages the soft statistical rate over sample sets drawn with

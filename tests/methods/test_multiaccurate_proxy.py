@@ -1,4 +1,4 @@
-"""Seed 004, multiaccurate proxies: exact answers (spec §6), Algorithm 4, downstream, export."""
+"""Multiaccurate proxies (Diana et al. 2022): exact answers, Algorithm 4, downstream, export."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def _s2(seed: int, n: int = 3000, p=(0.9, 0.7, 0.6, 0.4, 0.2, 0.1)):
 
 
 def test_s2_cell_means_are_exact_proxy() -> None:
-    """Claim 2 / spec §6.2–3: the empirical cell mean is a 0-proxy for cell-function tasks."""
+    """Claim 2: the empirical cell mean is a 0-proxy for cell-function tasks."""
     X, z, tasks, cell = _s2(0)
     means = np.array([z[cell == c].mean() for c in range(6)])[cell]
     table = audit(X, z, means, tasks)
@@ -76,7 +76,7 @@ def test_s2_cell_means_are_exact_proxy() -> None:
 
 
 def test_auditor_cost_identity_and_best_threshold() -> None:
-    """viol_j(h) = b_j + Σ h_i c_ij (spec §3.0); the auditor's value is attained by its h."""
+    """viol_j(h) = b_j + Σ h_i c_ij; the auditor's value is attained by its h."""
     rng = np.random.default_rng(2)
     X = rng.normal(size=(300, 3))
     r = rng.normal(size=300) * 0.3

@@ -1,4 +1,5 @@
-"""noisy_groups (seed 003): TV projection, closed-form worst cases, Theorem 1, methods, export."""
+"""noisy_groups (Wang et al. 2020): TV projection, closed-form worst cases, Theorem 1, methods,
+export."""
 
 from __future__ import annotations
 
@@ -330,7 +331,7 @@ def test_method_run_and_export_round_trip(tmp_path):
     np.testing.assert_array_equal(loaded.predict(test.X), result.model.predict(test.X))
 
 
-# ------------------------------------------------------- paper-parity options (issue 7)
+# ------------------------------------------------------- paper-parity options
 @pytest.mark.parametrize("seed", range(6))
 def test_sampled_dro_is_in_the_ball_and_below_the_exact_worst_case(seed):
     rng = np.random.default_rng(seed)

@@ -1,4 +1,4 @@
-"""noisy_groups (issue 18): the inner-loop reuse (X̃θ once per iterate, values where values
+"""noisy_groups: the inner-loop reuse (X̃θ once per iterate, values where values
 suffice, ``np.bincount`` for cell counts) leaves every fit bit-for-bit unchanged.
 
 ``data/noisy_groups_golden.npz`` was recorded with the code before that change (commit 38fb5d4)

@@ -1,5 +1,5 @@
-"""noisy_groups (seed 003), issue 12: soft assignments' margin check (``robust_eval="margin"``,
-the default since Method version 6) — the partition worst case it rests on, its place between the
+"""noisy_groups (Wang et al. 2020): soft assignments' margin check (``robust_eval="margin"``,
+the default) — the partition worst case it rests on, its place between the
 paper's and the exact check, and its effect on real (Adult) rows."""
 
 from __future__ import annotations

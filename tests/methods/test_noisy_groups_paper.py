@@ -1,4 +1,4 @@
-"""noisy_groups (seed 003), issue 12: the paper's adversaries and best-iterate rule, the exact
+"""noisy_groups (Wang et al. 2020): the paper's adversaries and best-iterate rule, the exact
 worst case as a certificate, selection status; properties on real (Adult) rows."""
 
 from __future__ import annotations
@@ -151,7 +151,7 @@ def adult_race3_small():
 def test_soft_lambda_ascent_is_the_codes_adam(adult_race3_small):
     """Soft assignments' relaxed constraints start all positive (hinge bounds differ by >= 1):
     the code's Adam moves every λ by η_λ, so after one step λ is uniform on ||λ||₁ = 1; the plain
-    step moves each λ by its constraint's value (issue 12: with η_λ = 1 all of ||λ||₁ ended on
+    step moves each λ by its constraint's value (with η_λ = 1 all of ||λ||₁ ended on
     White)."""
     train, _ = adult_race3_small
     x = train.X.select_dtypes("number").to_numpy(float)

@@ -1,4 +1,4 @@
-"""noisy_groups' rate tables go through the engine's one rate mapping (issue 14 item 4:
+"""noisy_groups' rate tables go through the engine's one rate mapping (
 ``fairengine.metrics.rate_base`` / ``RATE_SIGN``) and give, bit for bit, what the earlier
 per-kind copies gave. The "before" formulas below are those copies, kept here as the reference."""
 

@@ -1,4 +1,4 @@
-"""noisy_groups (issue 12): the authors' reference-code numbers committed in
+"""noisy_groups: the authors' reference-code numbers committed in
 ``bench/reference/robust_fairness_code.csv`` and the ``ng_reference`` bench that prints them beside
 the paper's Tables 2–3 and ours. No fitting: the CSV is read as committed (how it was produced:
 ``bench/reference/README.md``)."""

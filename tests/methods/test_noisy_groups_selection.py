@@ -1,5 +1,5 @@
-"""noisy_groups (seed 003), issue 12: soft assignments select their best iterate on held-out rows
-(``selection="auto"``, the default since Method version 7) — its effect on real (Adult) rows and
+"""noisy_groups (Wang et al. 2020): soft assignments select their best iterate on held-out rows
+(``selection="auto"``, the default) — its effect on real (Adult) rows and
 the Method's wiring (soft on 25% of the training rows held out, the other approaches on train)."""
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def adult_noise01():
 
 
 def _in_sample(soft: RobustFairClassifier) -> int:
-    """Re-select ``soft`` on its training rows (as up to version 6); return that iterate's index
+    """Re-select ``soft`` on its training rows (the in-sample rule); return that iterate's index
     and leave the held-out selection in place."""
     saved = soft.validation_errors_
     soft.validation_errors_ = None

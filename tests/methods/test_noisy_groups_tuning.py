@@ -1,4 +1,4 @@
-"""noisy_groups (seed 003), issue 12: the paper's per-split hyperparameter protocol
+"""noisy_groups (Wang et al. 2020): the paper's per-split hyperparameter protocol
 (:mod:`fairengine.methods.noisy_groups.tuning`) on real Adult rows."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 18 (lean results, fast paths): the same numbers as before the speed-ups, lean results,
+"""Lean results and fast paths: the same numbers as before the speed-ups, lean results,
 the max-entropy row keys, and a command line that lists without the heavy imports.
 
 The goldens were written by ``python -m tests.methods.perf_cases`` on main before any change.

@@ -1,4 +1,4 @@
-"""One evaluation for every method (issue 13): every classification method on Adult/sex on one
+"""One evaluation for every method: every classification method on Adult/sex on one
 plane, each reported error / dp_diff recomputed independently from its exported model file."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""scikit-learn citizenship of the engine's estimators (issue 14, items 1–2 and the tree codec).
+"""scikit-learn citizenship of the engine's estimators (and the shared tree codec).
 
 * results unchanged on fixed seeds: golden arrays recorded on real bundled data (Law School,
   Adult, German credit) before the estimators became scikit-learn estimators;
@@ -86,7 +86,7 @@ def test_fair_regressor_results_unchanged(law, golden) -> None:
     }
     for key, (estimator, seed) in fits.items():
         q = estimator.fit(Z, task.y, task.groups)
-        # the least-squares oracle solves without an [X, 1] copy since issue 18 (memory):
+        # the least-squares oracle solves without an [X, 1] copy (memory):
         # the same problem, so predictions agree to rounding (≤ 1e-15 relative measured)
         np.testing.assert_allclose(
             q.predict(Z, random_state=seed), golden[key], rtol=1e-12, atol=0, err_msg=key
@@ -130,7 +130,7 @@ def test_general_and_baseline_proxies_results_unchanged(adult) -> None:
 
 def test_maxent_results_unchanged(golden) -> None:
     model = MaxEntDebiaser(C=0.5).fit(load_dataset("german_credit"))
-    # issue 18: the dual's sums run over blocks of rows (bincount / symmetric rank-k updates), so
+    # the dual's sums run over blocks of rows (bincount / symmetric rank-k updates), so
     # λ* moves in its last digits (max relative difference 2e-12); the samples stay identical
     np.testing.assert_allclose(model.lambda_, golden["maxent_lambda"], rtol=1e-10, atol=1e-13)
     np.testing.assert_array_equal(model.sample_codes(200, random_state=2), golden["maxent_sample"])
@@ -261,7 +261,7 @@ def test_robust_fair_classifier_select_keeps_its_parameter(adult) -> None:
     X, y, noisy = X[:800], y[:800], z[:800].argmax(axis=1)
     clf = RobustFairClassifier("dro", gamma=0.1, n_steps=40, eval_every=5, random_state=1)
     clf.fit(X, y, noisy)
-    # the default check (version 6) is "margin", which for DRO is the paper's check
+    # the default check is "margin", which for DRO is the paper's check
     assert clf.robust_eval_ == "margin" and clf.n_features_in_ == X.shape[1]
     paper_coef = clf.coef_.copy()
     clf.select("exact")

@@ -1,4 +1,4 @@
-"""The one least-squares kernel (issue 14 item 4) on real rows (law school, 600 encoded rows)."""
+"""The one least-squares kernel on real rows (law school, 600 encoded rows)."""
 
 from __future__ import annotations
 

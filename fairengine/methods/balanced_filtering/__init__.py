@@ -1,4 +1,4 @@
-"""Seed 000: balanced filtering via non-disclosive proxies (Deng, Diana, Kearns, Roth).
+"""Balanced filtering via non-disclosive proxies (Deng, Diana, Kearns, Roth).
 
 Public API (DESIGN contract): :func:`conditional_distribution_matrix`,
 :func:`sampling_probabilities`, :func:`disclosivity`, :func:`imbalance`, :class:`BalancedFilter`;

@@ -1,4 +1,4 @@
-"""Seed 000 definitions (spec §2): A, base rates, disclosivity, imbalance, hull distance, beta_min.
+"""Definitions of Deng et al. 2023: A, base rates, disclosivity, imbalance, hull distance, beta_min.
 
 The formulas live once in :mod:`fairengine.metrics`; this module re-exports them under the
 contract names and adds the geometry the algorithms need.
@@ -46,7 +46,7 @@ def _target(target: np.ndarray | None, n_groups: int) -> np.ndarray:
 
 
 def base_rates(z: np.ndarray, n_groups: int, sample_weight: np.ndarray | None = None) -> np.ndarray:
-    """r_k = P(z = k), the empirical (weighted) group shares (spec §2.1)."""
+    """r_k = P(z = k), the empirical (weighted) group shares."""
     counts = np.bincount(np.asarray(z, dtype=np.int64), weights=sample_weight, minlength=n_groups)
     return counts / counts.sum()
 
@@ -59,7 +59,7 @@ def hull_projection(
 ) -> tuple[np.ndarray, np.ndarray, float]:
     """(q, U', dist): the nearest point U' = qA of C(A) (or of the cone, ``relaxed``) to U.
 
-    Def. 6/13: dist(U, C(A)) = min_{p in C(A)} ||p - U||. With ``relaxed`` (spec §3.1, Section 5
+    Def. 6/13: dist(U, C(A)) = min_{p in C(A)} ||p - U||. With ``relaxed`` (Section 5
     item 3) sum q = 1 is dropped: q = NNLS(A^T, U) and dist is the cone distance, which drives
     the relaxed tree's growth; the realised imbalance is still ||qA / sum q - U|| (pitfall P10).
     """
@@ -81,7 +81,7 @@ def hull_distance(
 
 
 def beta_min(alpha: float, rates: np.ndarray, target: np.ndarray | None = None) -> float:
-    """Oracle lower bound on the imbalance of any alpha-disclosive proxy (spec §2.3 [DERIVED]).
+    """Oracle lower bound on the imbalance of any alpha-disclosive proxy.
 
     min ||p - U|| over p in the simplex with |p - r|_inf <= alpha: p = clip(U - nu, lo, hi), the
     scalar nu found by bisection so that sum p = 1.

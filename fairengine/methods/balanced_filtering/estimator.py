@@ -1,4 +1,4 @@
-"""BalancedFilter: the scikit-learn-style estimator of seed 000 (DESIGN contract)."""
+"""BalancedFilter: the scikit-learn-style estimator of Deng et al. 2023 (DESIGN contract)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
 
 
 def soft_matrix(weights: np.ndarray, z: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
-    """(A, r_hat) of a randomised proxy from its leaf weights (rows, leaves) (spec §2.2 soft A)."""
+    """(A, r_hat) of a randomised proxy from its leaf weights (rows, leaves) (soft A)."""
     rows, leaves = np.nonzero(weights > 0)
     return conditional_distribution_matrix(
         leaves, z[rows], n_groups, n_leaves=weights.shape[1], sample_weight=weights[rows, leaves]
@@ -49,7 +49,7 @@ def soft_matrix(weights: np.ndarray, z: np.ndarray, n_groups: int) -> tuple[np.n
 
 
 class BalancedFilter(BaseEstimator):
-    """Balanced filtering with a non-disclosive proxy (seed 000, Algorithms 1-4).
+    """Balanced filtering with a non-disclosive proxy (Deng et al. 2023, Algorithms 1-4).
 
     Learns a proxy zhat(x) from a labelled sample (x, z) and acceptance probabilities rho per
     proxy group, so that filtering a stream of unlabelled x with rho gives a sample whose

@@ -1,4 +1,4 @@
-"""Scoring a fitted filter on a split with the shared metrics (spec §3.10)."""
+"""Scoring a fitted filter on a split with the shared metrics."""
 
 from __future__ import annotations
 

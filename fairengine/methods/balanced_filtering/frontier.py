@@ -1,4 +1,4 @@
-"""Disclosivity-imbalance trade-off curves of every proxy, over seeds (spec §4.2, §5 plot 1):
+"""Disclosivity-imbalance trade-off curves of every proxy, over seeds:
 the curves' knob grids and their mean / t-interval over seeds. The cached sweep that produces
 the points sits above the methods: :func:`fairengine.sweeps.balanced_filtering.tradeoff_points`
 (tree proxies sweep ``alpha``, the baselines sweep ``eta``)."""

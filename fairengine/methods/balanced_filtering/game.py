@@ -1,4 +1,4 @@
-"""Algorithm 3 (spec §3.4-3.5): the splitting game for one leaf.
+"""Algorithm 3: the splitting game for one leaf.
 
 The learner best-responds with a cost-sensitive oracle to the Lagrangian costs; the auditor runs
 projected gradient ascent on the 4K multipliers of the per-child disclosivity constraints. The
@@ -17,7 +17,7 @@ from fairengine.solvers.oracles import best_intercept
 
 @dataclass
 class SplitGame:
-    """Program (3) for a leaf V in the homogeneous per-child form (spec §3.4 [DERIVED]).
+    """Program (3) for a leaf V in the homogeneous per-child form.
 
     Attributes
     ----------

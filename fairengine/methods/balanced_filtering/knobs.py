@@ -1,5 +1,5 @@
 """The knobs of balanced filtering, declared once: the Method's sliders and the estimator's
-``fit``-time validation both read this tuple (spec §5 table)."""
+``fit``-time validation both read this tuple."""
 
 from __future__ import annotations
 
@@ -185,7 +185,7 @@ KNOBS: tuple[Knob, ...] = (
 
 KNOB_NAMES = tuple(k.name for k in KNOBS)
 
-#: The paper-reproduction setting (spec §4.2, §3.7): γ = 0.1, height 20, stop below β = 0.1, no
+#: The paper-reproduction setting: γ = 0.1, height 20, stop below β = 0.1, no
 #: leaf-mass floor and no budget ladder, grown to β_stop on all training rows (``protocol =
 #: "paper"``). The paper sets no floor at all; we keep 5 rows so a leaf's row of A is not a single
 #: point (our choice). With 5-row leaves the tree reaches β_stop in-sample on Adult (race) for

@@ -1,12 +1,12 @@
-"""The paper's baseline proxies (spec §3.9): classifiers of z from x, hard labels as proxy groups.
+"""The paper's baseline proxies: classifiers of z from x, hard labels as proxy groups.
 
 Each proxy is stored as plain arrays and maps encoded features to leaf weights (rows, leaves);
 the interpolation eta mixes the predicted class with a uniformly random one:
 P(zhat_eta = j | x) = (1 - eta) 1[zhat(x) = j] + eta / l.
 
 Why Naive / QP regression on Adult (race) reaches imbalance ~0.37 at eta = 0 where the paper says
-it "never reach[es] a level of imbalance below 0.7" (spec §4.3): the baseline itself follows the
-paper and spec §3.9 — zhat = the multinomial logistic regression's predicted class, proxy range =
+it "never reach[es] a level of imbalance below 0.7": the baseline itself follows the
+paper — zhat = the multinomial logistic regression's predicted class, proxy range =
 the predicted classes, naive sampling = the same number of points per predicted group
 (rho_j ~ 1 / r_hat_j), QP = Algorithm 1 on A(z | zhat), rho computed on train and kept for
 every eta (pitfall P11), imbalance = ||p - U|| of the expected filtered distribution on each split

@@ -1,4 +1,4 @@
-"""Algorithms 1 and 2 (spec §3.1-3.2): sampling probabilities rho and filtering with them."""
+"""Algorithms 1 and 2: sampling probabilities rho and filtering with them."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def sampling_probabilities(
     relaxed : bool
         Drop sum q = 1 (Section 5 item 3): q = NNLS(A^T, U).
     max_yield : bool
-        [EXT] Among optimal q, pick the one with the largest acceptance rate (LP, spec §3.1
+        [EXT] Among optimal q, pick the one with the largest acceptance rate (LP
         tie-break); for ``relaxed`` the LP uses the normalised cone point qA / sum q.
 
     Returns
@@ -67,7 +67,7 @@ def sampling_probabilities(
 
 def filtered_distribution(A: np.ndarray, r_hat: np.ndarray, rho: np.ndarray) -> np.ndarray:
     """Expected z-distribution of accepted points: sum_j r_hat_j rho_j A_j / sum_j r_hat_j rho_j
-    (Lemma 2 proof, spec §3.1 [DERIVED])."""
+    (Lemma 2 proof)."""
     mass = np.asarray(r_hat, float) * np.asarray(rho, float)
     return mass @ np.asarray(A, float) / mass.sum()
 
@@ -85,7 +85,7 @@ def filter_rows(
     """Algorithm 2: accept each row with probability pi(x) = sum_L w_L(x) rho_L (seeded).
 
     Drawing the leaf with probabilities w_L(x) and then accepting with rho_L is the same
-    Bernoulli(pi(x)) (spec §3.2); fresh randomness per row (pitfall P18).
+    Bernoulli(pi(x)); fresh randomness per row (pitfall P18).
 
     Returns
     -------

@@ -1,4 +1,4 @@
-"""Algorithm 4 (spec §3.7): grow the randomised oblique (alpha, beta)-proxy tree.
+"""Algorithm 4: grow the randomised oblique (alpha, beta)-proxy tree.
 
 Each split is found by the game of Algorithm 3 and accepted by the paper's empirical rule
 dist_new <= (1 - gamma) dist (Remark after Lemma 3, pitfall P7). Leaves carry soft weights
@@ -125,8 +125,8 @@ class GrowthSettings:
     lambda_max: float = 100.0
     step: float = 1.0
     min_leaf_mass: float = 0.0
-    #: smallest leaf in rows (the floor is the larger of this and ``min_leaf_mass``); spec §3.7
-    #: suggests 30 samples, the paper sets no floor; the default 5 is the paper setting's
+    #: smallest leaf in rows (the floor is the larger of this and ``min_leaf_mass``); a floor
+    #: of 30 samples is plausible, the paper sets no floor; the default 5 is the paper setting's
     min_leaf_rows: int = 5
     max_leaves: int = 64
     #: [EXT] the game runs on at most this many of a leaf's rows (seeded subsample); the split
@@ -139,7 +139,7 @@ class GrowthSettings:
     #: at up to ``n_cuts`` feasible thresholds each (tier 1 in :func:`grow_tree`)
     wide_search: bool = True
     #: relaxed variant only: the (1 - gamma) progress rule on the hull distance ("hull"), on the
-    #: cone distance as spec §3.7 writes it ("relaxed"), or both trees grown and the one with the
+    #: cone distance ("relaxed"), or both trees grown and the one with the
     #: smaller final hull distance kept ("best", [EXT]); see :func:`grow_tree`
     progress: str = "best"
     n_cuts: int = 32
@@ -405,7 +405,7 @@ def grow_tree(
         if settings.alpha <= 0:  # every child must equal its parent: no split can progress
             trace[-1]["stop"] = "alpha_zero"
             break
-        # progress and choice by the hull distance, or by the cone distance (spec §3.7 relaxed)
+        # progress and choice by the hull distance, or by the cone distance (relaxed)
         key, ref = (2, stop_dist) if cone_progress else (0, dist)
         best = None
         rejected = np.inf  # the nearest candidate the (1 - gamma) rule turned down

@@ -1,4 +1,4 @@
-"""Fair regression by reductions (seed 002): Agarwal, Dudík & Wu, ICML 2019.
+"""Fair regression by reductions: Agarwal, Dudík & Wu, ICML 2019.
 
 Public API: :class:`FairRegressor` (Algorithms 1–2), :class:`FairRegressionModel`
 (exportable), the losses and discretisation helpers (:func:`pointwise_loss`,

@@ -1,4 +1,4 @@
-"""Baselines of seed 002 §6 (spec §4.2): unconstrained regression and SEO."""
+"""Baselines of Agarwal et al. 2019, §6: unconstrained regression and SEO."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The two constraints of fair regression (seed 002) as :class:`~fairengine.solvers.Constraint`
+"""The two constraints of fair regression (Agarwal et al. 2019) as
+:class:`~fairengine.solvers.Constraint`
 objects: statistical parity (§4, problem (11)) and bounded group loss (§5, problem (13)).
 
 The reductions (:mod:`~fairengine.methods.fair_regression.reductions`) pair them with the
@@ -25,7 +26,7 @@ def survival_by_group(k: np.ndarray, codes: np.ndarray, n_groups: int, n_levels:
 
 
 def parity_gamma(k: np.ndarray, codes: np.ndarray, p: np.ndarray, n_levels: int) -> np.ndarray:
-    """γ^_{a,z} = P̂[f ≥ z | a] − P̂[f ≥ z] (signed, group vs overall; spec §2.2), (|A|, N)."""
+    """γ^_{a,z} = P̂[f ≥ z | a] − P̂[f ≥ z] (signed, group vs overall), (|A|, N)."""
     survival = survival_by_group(k, codes, len(p), n_levels)
     return survival - p @ survival
 
@@ -36,7 +37,7 @@ class StatisticalParity(TwoSidedConstraint):
     g = [γ − ε; −γ − ε] (2|A|N entries, λ⁺ then λ⁻, group-major then level); predictions are
     f ∈ [0, 1], binned on the grid of N levels. The signed weights are the λ-part of the costs
     c_λ of Eq. (12), an (n, N) matrix: N λ_{A_i,z}/p_{A_i} − N Σ_a λ_{a,z} (net λ⁺ − λ⁻).
-    :meth:`project` nets λ⁺ against λ⁻ (spec §3.2 [REVIEW]).
+    :meth:`project` nets λ⁺ against λ⁻.
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""FairRegressor: fair regression by reductions (seed 002, Algorithms 1–2; spec §3)."""
+"""FairRegressor: fair regression by reductions (Agarwal et al. 2019, Algorithms 1–2)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ from fairengine.solvers.expgrad import GameResult, solve_game
 __all__ = ["CONSTRAINTS", "FairRegressor"]
 
 MODES = ("practical", "paper")
-#: B = 1/max(ε, this) in practical mode: B = 1/ε is undefined at ε = 0 (spec §7.2).
+#: B = 1/max(ε, this) in practical mode: B = 1/ε is undefined at ε = 0.
 MIN_EPS_FOR_BOUND = 0.005
 #: ν = this · std(|f_0 − y|)/√n in practical mode (the authors' / fairlearn's _ACCURACY_MUL).
 ACCURACY_MUL = 0.5
@@ -80,13 +80,13 @@ class FairRegressor(RegressorMixin, BaseEstimator):
         Seed of the learners and the default seed of :meth:`predict` (an integer seeds
         :func:`numpy.random.default_rng`, see :func:`fairengine.methods.params.generator`).
     mode : {"practical", "paper"}
-        ``"practical"``: B = 1/ε, η_0 = 2/B, auto ν, shrink schedule, LP step (spec §3.2); for
+        ``"practical"``: B = 1/ε, η_0 = 2/B, auto ν, shrink schedule, LP step; for
         SP the authors' oracle schedule (m·λ̂, m·λ_LP) on their weight-normalised scale, see
         :mod:`~fairengine.methods.fair_regression.game`.
         ``"paper"``: Algorithm 1/2 with η = ν/(8B) (SP) or ν/(2B) (BGL), uniform average.
     bound : float, optional
         B (defaults: 1/max(ε, 0.005) for SP, 100 for BGL). Practical SP: on the authors' scale
-        (objective cost^/m, m = mean |c|; spec §7.10).
+        (objective cost^/m, m = mean |c|).
     nu : float, optional
         ν (default automatic; practical SP: on the augmented, weight-normalised rows, §3.2).
     lr_weights : {"corrected", "paper"}
@@ -107,9 +107,9 @@ class FairRegressor(RegressorMixin, BaseEstimator):
     game_ : GameResult
         Gap, iterations, oracle calls.
     constant_objective_ : float
-        Loss (loss_α for SP) of the best constant on the grid, always feasible (spec §6.9).
+        Loss (loss_α for SP) of the best constant on the grid, always feasible.
     objective_scale_ : float
-        m = mean |c(Y_i, z)| of the SP game's units (spec §7.10); 1 for BGL.
+        m = mean |c(Y_i, z)| of the SP game's units; 1 for BGL.
 
     The reduction (design matrix, cost matrix, weighted copies) lives only during :meth:`fit`:
     a fitted regressor keeps the support of Q and these summaries, so it pickles to a few kB
@@ -336,7 +336,7 @@ class FairRegressor(RegressorMixin, BaseEstimator):
 
     def component_predictions(self, X: Any) -> np.ndarray:
         """(n, T) predictions of every f_t on the [0, 1] scale; SP: the bin representatives
-        ⌊f⌋_α + α/2 (1 at the top bin), the points ℓ_α scores (spec §3.5)."""
+        ⌊f⌋_α + α/2 (1 at the top bin), the points ℓ_α scores."""
         Z = self._encoded(X)
         values = np.column_stack([f.predict(Z) for f in self.predictors_])
         if self.constraint == "statistical_parity":
@@ -371,7 +371,7 @@ class FairRegressor(RegressorMixin, BaseEstimator):
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Exact mixture CDFs (thresholds, group_cdfs, overall_cdf) on the target's scale.
 
-        F_a(t) = Σ_t q_t P̂[f_t ≤ t | a] (spec §3.5), laid out as
+        F_a(t) = Σ_t q_t P̂[f_t ≤ t | a], laid out as
         :func:`fairengine.metrics.prediction_cdfs`.
         """
         values = self.y_min_ + (self.y_max_ - self.y_min_) * self.component_predictions(X)

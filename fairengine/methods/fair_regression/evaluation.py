@@ -1,10 +1,10 @@
-"""Exact metrics of the randomized predictor Q on a split (spec §3.5 "exact evaluation").
+"""Exact metrics of the randomized predictor Q on a split.
 
 Every number is an expectation over Q computed from the per-predictor values — never from one
 sampled prediction and never from the averaged prediction. Losses use the engine's
 :func:`fairengine.metrics.loss` on targets scaled to [0, 1]: ``square`` = (y − u)² (no 1/2),
 ``absolute``, and for the logistic loss the log loss of p = σ(C(2u − 1)) (the paper's reported
-metric, spec §4.2).
+metric).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""ε frontiers: a cached sweep plus the lower convex envelope on training data (spec §4.2)."""
+"""ε frontiers: a cached sweep plus the lower convex envelope on training data."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ def convex_envelope(disparity: Any, loss: Any) -> np.ndarray:
 
     The authors' ``convex_env_train``: sort by disparity, keep points whose loss decreases,
     drop non-convex interior points. Mixing two Q's is linear in loss and at most linear in
-    disparity, so the envelope is attainable (spec §4.2 [DERIVED]).
+    disparity, so the envelope is attainable.
 
     Examples
     --------

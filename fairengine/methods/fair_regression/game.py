@@ -1,15 +1,15 @@
-"""The practical statistical-parity game of seed 002 (spec §3.2), with the authors' query schedule.
+"""The practical statistical-parity game of Agarwal et al. 2019, with the authors' query schedule.
 
 Algorithm 1 with the authors' practical settings (``fairclass/red.py``, re-implemented from the
 spec, not copied), plus one [OURS] addition, all on :class:`ParityReduction`:
 
-* **Units (spec §7.10).** The game is played on the authors' scale: the objective is
+* **Units.** The game is played on the authors' scale: the objective is
   ``cost^/m`` with ``m = mean_{i,z} |c(Y_i, z)|`` (their augmented rows weighted by |c| and
   normalised to mean 1), so B = 1/ε, η₀ = 2/B, ν and the duality gap mean what they mean in the
   authors' code. Responses keep ``cost^`` in loss units (``GameResult.objective()``).
 * **Automatic ν** = ½ · std(W|h₀ − Y'|)/√(nN) on those augmented, weight-normalised rows
-  (``_ACCURACY_MUL`` = ½), h₀ the first best response (spec §3.2).
-* **Oracle queries per round (spec §3.2 steps 2, 4, 5):** λ_t; m·λ̂ for m ∈ {1, 2, 5, 10}
+  (``_ACCURACY_MUL`` = ½), h₀ the first best response.
+* **Oracle queries per round:** λ_t; m·λ̂ for m ∈ {1, 2, 5, 10}
   (stopping, as the authors do, once the gap already exceeds ν); and, after the LP step over
   all predictors found so far, m·λ_LP for all m with the LP's dual multipliers λ_LP (the large
   multipliers that produce the fair regressors).
@@ -19,14 +19,14 @@ spec, not copied), plus one [OURS] addition, all on :class:`ParityReduction`:
   across one threshold; this produces mean- and spread-matching regressors the spiky LP
   multipliers miss (law school 2k, ε = 0.1: training loss 0.004672 with them, 0.004840
   without, 0.004874 for the authors' loop; ``bench/bench_fair_regression.py::fr_vs_reference``).
-* **Stopping.** The heuristic oracles make "gap ≤ ν" a weak certificate (spec §3.2 [REVIEW],
-  §7.6): the LP over the found predictors is optimal for them almost at once. The loop stops
+* **Stopping.** The heuristic oracles make "gap ≤ ν" a weak certificate:
+  the LP over the found predictors is optimal for them almost at once. The loop stops
   when gap ≤ ν, at least ``MIN_ITER`` rounds have run (fairlearn's ``_MIN_ITER``) and the LP
   value has improved by less than ν over the last ``PATIENCE`` rounds; otherwise it stops at
   ``max_iter`` with ``converged=False``.
 * **Returned Q** = the LP mixture over every predictor found (the best mixture for this B;
   at least as good as any EG average), with the best constant in the pool from the start
-  (always feasible under SP, spec §2.2).
+  (always feasible under SP).
 """
 
 from __future__ import annotations
@@ -52,12 +52,12 @@ _CHECK_START, _CHECK_GROWTH, _SHRINK = 5, 1.6, 0.8
 
 
 def objective_scale(cost: np.ndarray) -> float:
-    """m = mean |c(Y_i, z_j)|: the authors' weight normalisation (err = cost^/m, spec §7.10)."""
+    """m = mean |c(Y_i, z_j)|: the authors' weight normalisation (err = cost^/m)."""
     return max(float(np.mean(np.abs(cost))), 1e-12)
 
 
 def augmented_nu(problem, response: Response) -> float:
-    """ν on the augmented rows (i, z_j) with weights |c_ij|/m and labels 1{c_ij ≤ 0} (spec §3.2).
+    """ν on the augmented rows (i, z_j) with weights |c_ij|/m and labels 1{c_ij ≤ 0}.
 
     The (n, N) table W|h₀ − Y'| is evaluated in row blocks, its std with numpy's
     exact two-pass sums (:func:`~fairengine.methods.fair_regression.chunks.table_std`)."""

@@ -3,7 +3,7 @@
 A fitted learner becomes a :class:`Component`: a raw score s(z) (linear, a sum of regression
 trees, or a fitted scikit-learn regressor) and a link to [0, 1]: ``"identity"``
 (f = clip(s, 0, 1)) for regressors, ``"logit"`` (f = clip(½ + s/(2C), 0, 1), the inverse of
-Example 2's p = σ(C(2f − 1)); spec §3.3c) for probabilistic classifiers whose s is the log-odds.
+Example 2's p = σ(C(2f − 1))) for probabilistic classifiers whose s is the log-odds.
 
 The base learner is a shortcut string (:data:`BASE_ESTIMATORS`) or any scikit-learn regressor
 whose ``fit`` takes ``sample_weight``. Known fitted types become arrays (:func:`as_component`:
@@ -79,7 +79,7 @@ class LinearLeastSquares:
     """Weighted least squares with an intercept on the solvers' kernel
     (:class:`~fairengine.solvers.least_squares.InterceptLeastSquares`, the normal equations of
     ``LeastSquares`` without an (n, d + 1) design copy): the Gram matrix is factorised once per
-    weight vector, so each LS-oracle call on new targets is one solve (spec §4.4 Table 1)."""
+    weight vector, so each LS-oracle call on new targets is one solve."""
 
     def __init__(self, Z: np.ndarray) -> None:
         self._ls = InterceptLeastSquares(Z, ridge=_RIDGE)

@@ -1,7 +1,7 @@
-"""Losses ℓ: [0,1] × [0,1] → [0,1], 1-Lipschitz (seed 002 §2.1, Examples 1–2).
+"""Losses ℓ: [0,1] × [0,1] → [0,1], 1-Lipschitz (Agarwal et al. 2019 §2.1, Examples 1–2).
 
 All take targets and predictions already scaled to [0, 1]; predictions u ≥ 1 count as 1 (the
-paper's convention ℓ(y, u) := ℓ(y, 1) for u ≥ 1, spec §2.3).
+paper's convention ℓ(y, u) := ℓ(y, 1) for u ≥ 1).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def pointwise_loss(y: np.ndarray, u: np.ndarray, loss: str) -> np.ndarray:
 
     ``"square"``: (y − u)²/2 (Example 1, **with** the 1/2). ``"absolute"``: |y − u|.
     ``"logistic"``: y ℓ(1, u) + (1 − y) ℓ(0, u), Example 2 for y ∈ {0, 1}.
-    [spec erratum] for fractional y the soft-label cross-entropy is used everywhere (spec §3.3).
+    [spec erratum] for fractional y the soft-label cross-entropy is used everywhere.
     """
     y = np.asarray(y, float)
     u = np.clip(np.asarray(u, float), 0.0, 1.0)
@@ -54,12 +54,12 @@ def bins(u: np.ndarray, n_levels: int) -> np.ndarray:
 
 
 def representatives(n_levels: int) -> np.ndarray:
-    """rep(k) = ⌊u⌋_α + α/2 for k < N and 1 for k = N (spec §3.5 midpoint convention)."""
+    """rep(k) = ⌊u⌋_α + α/2 for k < N and 1 for k = N (midpoint convention)."""
     return np.minimum((np.arange(n_levels + 1) + 0.5) / n_levels, 1.0)
 
 
 def discretized_loss(y: np.ndarray, u: np.ndarray, loss: str, n_levels: int) -> np.ndarray:
-    """ℓ_α(y, u) = ℓ(y, ⌊u⌋_α + α/2) (Eq. 5) with exact y (spec §7.12)."""
+    """ℓ_α(y, u) = ℓ(y, ⌊u⌋_α + α/2) (Eq. 5) with exact y."""
     return pointwise_loss(y, representatives(n_levels)[bins(u, n_levels)], loss)
 
 

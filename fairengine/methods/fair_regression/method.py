@@ -24,14 +24,14 @@ if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
     from fairengine.methods.fair_regression.baselines import SEO
     from fairengine.methods.fair_regression.estimator import FairRegressor
 
-#: The CS oracle's LP has n·N rows; the paper ran it on ≤ 2,000 examples only (spec §3.3a).
+#: The CS oracle's LP has n·N rows; the paper ran it on ≤ 2,000 examples only.
 CS_MAX_ROWS = 2000
 SEED = 0
 #: Baseline rows per (train, test, loss, learner): independent of ε, N and T (see _baselines).
 _BASELINES: OrderedDict[tuple, tuple[list[dict], list[dict]]] = OrderedDict()
 _BASELINES_SIZE = 16
 
-#: ε grid of the frontier (log-spaced, roughly the union of the authors' grids; spec §5).
+#: ε grid of the frontier (log-spaced, roughly the union of the authors' grids).
 EPS_GRID = (0.005, 0.01, 0.02, 0.04, 0.08, 0.15, 0.3, 1.0)
 
 

@@ -1,12 +1,14 @@
-"""Seed 002's two constrained problems as best responses for :func:`~fairengine.solvers.solve_game`.
+"""Agarwal et al.'s two constrained problems as best responses for
+:func:`~fairengine.solvers.solve_game`.
 
 Each reduction pairs a constraint object (:mod:`~fairengine.methods.fair_regression.constraints`)
 with its learner; ``best_response(λ)`` fits on the objective's costs plus the constraint's
 ``signed_weights(λ)`` and answers (objective, ``constraint.values``, predictor).
 
-:class:`ParityReduction` — statistical parity (seed 002 §4, Algorithm 1): discretisation into
+:class:`ParityReduction` — statistical parity (Agarwal et al. 2019 §4, Algorithm 1): discretisation
+into
 N levels, γ_{a,z} in O(n + |A|N), the costs c_λ of Eq. (12) and the three best-response oracles
-(CS, LS, LR; spec §3.3). :class:`GroupLossReduction` — bounded group loss (§5, Algorithm 2).
+(CS, LS, LR). :class:`GroupLossReduction` — bounded group loss (§5, Algorithm 2).
 """
 
 from __future__ import annotations
@@ -139,7 +141,7 @@ class ParityReduction:
         return self.cost + self.constraint.signed_weights(lam)
 
     def targets(self, lam: np.ndarray) -> np.ndarray:
-        """U_i ∈ argmin_u g_λ(Y_i, A_i, u) via prefix sums (spec §3.3b; smallest k on ties).
+        """U_i ∈ argmin_u g_λ(Y_i, A_i, u) via prefix sums (smallest k on ties).
 
         Prefix sums are linear: Σ_{j≤k} c_λ = Σ_{j≤k} c + (prefix sums of the λ-terms of the
         row's group), so the (n, N) cumulative sum of the costs is taken once per fit and each
@@ -226,7 +228,7 @@ class GroupLossReduction:
         return Response(objective, self.constraint.values(f), component)
 
     def weights(self, lam: np.ndarray) -> np.ndarray:
-        """w_i = 1/n + λ_{A_i}/n_{A_i} (spec §2.6): the risk's 1/n plus the signed weights."""
+        """w_i = 1/n + λ_{A_i}/n_{A_i}: the risk's 1/n plus the signed weights."""
         return 1.0 / len(self.y) + self.constraint.signed_weights(lam)
 
     def best_response(self, lam: np.ndarray) -> Response:
@@ -242,7 +244,7 @@ class GroupLossReduction:
             component = fit_regressor(
                 self.Z, self.y, w, self.base, loss="absolute_error", random_state=self.random_state
             )
-        else:  # soft labels: copies with labels 1 and 0, weights w y and w (1 − y) (spec §3.3)
+        else:  # soft labels: copies with labels 1 and 0, weights w y and w (1 − y)
             n = len(self.y)
             component = fit_classifier(
                 np.vstack([self.Z, self.Z]),

@@ -1,4 +1,4 @@
-"""Max-entropy debiasing (seed 001): Celis, Keswani & Vishnoi, ICML 2020.
+"""Max-entropy debiasing: Celis, Keswani & Vishnoi, ICML 2020.
 
 Public API: :func:`reweighting_weights` (Algorithm 1), :class:`MaxEntDebiaser` (the fair
 max-entropy distribution p*), :class:`MaxEntModel` (exportable), :class:`DualOracle`,

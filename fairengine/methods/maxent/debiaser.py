@@ -1,4 +1,5 @@
-"""MaxEntDebiaser: the fair maximum-entropy distribution p* of a dataset (seed 001, §3-4)."""
+"""MaxEntDebiaser: the fair maximum-entropy distribution p* of a dataset (Celis et al. 2020,
+§3-4)."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def distinct_rows(
     codes: np.ndarray, weights: np.ndarray, sizes: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distinct rows S of ``codes`` (lexicographic order), each one's summed weight and its count
-    (spec §2.1: S is a set); one 1-D sort of mixed-radix keys (:mod:`.keys`)."""
+    (S is a set); one 1-D sort of mixed-radix keys (:mod:`.keys`)."""
     codes = np.asarray(codes, dtype=np.int64)
     if sizes is None:
         sizes = np.zeros(codes.shape[1], dtype=np.int64)
@@ -93,8 +94,8 @@ def _row_codes(data: pd.DataFrame | np.ndarray, domain: Domain, sensitive: Any) 
 class MaxEntDebiaser(DensityMixin, BaseEstimator):
     """The max-entropy distribution closest (in KL) to a fair prior with prescribed marginals.
 
-    p* = argmin KL(p || q_C) s.t. E_p[α] = θ, found through its d-dimensional dual λ*
-    (spec §2.6), with q_C = C·uniform + (1 − C)·w over the discretised domain.
+    p* = argmin KL(p || q_C) s.t. E_p[α] = θ, found through its d-dimensional dual λ*,
+    with q_C = C·uniform + (1 − C)·w over the discretised domain.
 
     A scikit-learn density estimator: arguments stored verbatim and validated in :meth:`fit`
     (``_parameter_constraints`` from the ``maxent`` knobs; τ on its domain (0, 1], the sliders
@@ -135,13 +136,13 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
     lambda_ : ndarray (d,)
         λ*.
     pi_ : float
-        Share of p*'s mass from the uniform component (spec §7.15).
+        Share of p*'s mass from the uniform component.
     expected_marginals_ : ndarray (d,)
         E_{p*}[α] (equals θ up to ``tol``).
     kl_to_prior_ : float
         KL(p* || q_C) = −h(λ*).
     representation_rate_, statistical_rate_ : float
-        Exact rates of p* (spec §3.6).
+        Exact rates of p*.
     n_iter_ : int
     n_features_in_ : int
         Columns of the domain (features, protected attribute, label).
@@ -309,7 +310,7 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
         self.representation_rate_, self.statistical_rate_ = group_rates(self.joint_)
 
     def _joint(self, state: DualState) -> np.ndarray:
-        """Exact P(Y=y, Z=z) of p_λ as joint[y, z] (spec §3.6)."""
+        """Exact P(Y=y, Z=z) of p_λ as joint[y, z]."""
         iy, iz = self.domain_.index("label"), self.domain_.index("protected")
         joint = state.pi * np.outer(state.rho[iy], state.rho[iz])
         cells = 2 * self.rows_[:, iy] + self.rows_[:, iz]

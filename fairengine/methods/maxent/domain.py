@@ -1,11 +1,11 @@
-"""The paper's finite product domain Omega = U_1 x ... x U_F and its reference coding (spec §2.1).
+"""The paper's finite product domain Omega = U_1 x ... x U_F and its reference coding.
 
 Every attribute becomes a feature with a finite list of readable levels: categorical columns keep
 their most frequent values (the rest share an ``other`` level), numeric columns with more than
 ``n_bins`` distinct values are cut at training quantiles, the label is {negative, positive} and the
 binary sensitive attribute is {Z=0, Z=1}. A point is coded with *reference coding*: level 0 of a
 feature is the zero vector and level k >= 1 the unit vector e_k, so d = sum_f (|U_f| - 1).
-Reference coding and full one-hot coding give the same p* (spec §3.3c), and this one keeps the
+Reference coding and full one-hot coding give the same p*, and this one keeps the
 dual's Hessian non-singular.
 """
 
@@ -145,7 +145,7 @@ def _categorical_feature(name: str, column: pd.Series, max_levels: int) -> Featu
 
 @dataclass(frozen=True)
 class Domain:
-    """A product domain of features in reference coding (spec §2.1, generalised).
+    """A product domain of features in reference coding (generalised).
 
     Build it with :func:`domain_from_task`. Never enumerated: only per-feature sizes are used.
 
@@ -173,7 +173,7 @@ class Domain:
 
     @property
     def log_size(self) -> float:
-        """log |Omega| = sum_f log |U_f| (never |Omega| itself as a float; spec §7.14)."""
+        """log |Omega| = sum_f log |U_f| (never |Omega| itself as a float)."""
         return float(np.log(self.sizes).sum())
 
     @property
@@ -297,7 +297,7 @@ def protected_name(task: Task) -> str:
 
 
 def check_task(task: Task) -> None:
-    """Raise :class:`DataError` for tasks the method cannot handle (spec §2.1: binary Y and Z)."""
+    """Raise :class:`DataError` for tasks the method cannot handle (binary Y and Z)."""
     if task.kind != "classification":
         raise DataError(
             f"Max-entropy debiasing needs a binary target, but {task.target!r} makes this a "
@@ -322,7 +322,7 @@ def _binned(name: str, edges: tuple[float, ...], levels: tuple[str, ...]) -> Fea
     return Feature(name, "feature", levels, edges)
 
 
-#: The paper's domains (seed 001 §5, spec §4.1), per bundled dataset: (its label, its features).
+#: The paper's domains (Celis et al. 2020 §5), per bundled dataset: (its label, its features).
 #: Adult: race (White or not), sex, age by decade (7 levels), years of education (9 levels);
 #: |Omega| = 504. COMPAS small: sex, race (Caucasian or not), age category, priors (0, 1-3, >3),
 #: charge degree; |Omega| = 144 (the paper also keeps only Black and White defendants; here every
@@ -369,10 +369,10 @@ def domain_from_task(
     dropped: list[str] | None = None,
     feature_set: str = "all",
 ) -> Domain:
-    """Discretise a task into the paper's domain (spec §2.1, §3.5 step 1).
+    """Discretise a task into the paper's domain.
 
     The label's level 1 is the positive label and the protected attribute's level 1 (Z = 1) is
-    the larger group, so Algorithm 1 down-weights the smaller group Z = 0 (spec §7.4).
+    the larger group, so Algorithm 1 down-weights the smaller group Z = 0.
     Identifier-like columns (:func:`identifier_columns`) are left out, as the encoder of every
     other method drops them: their values barely repeat, so their "levels" would be the most
     frequent names or ids of the training rows — personal data in the file, no signal for p*.

@@ -1,4 +1,4 @@
-"""Evaluation as in the paper (seed 001 §5, spec §4.4): data rates, KL to the data, classifiers."""
+"""Evaluation as in the paper (Celis et al. 2020 §5): data rates, KL to the data, classifiers."""
 
 from __future__ import annotations
 

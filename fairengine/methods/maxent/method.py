@@ -1,6 +1,6 @@
 """The ``maxent`` Method: knobs declared once, ``run`` = fit p*, sample, evaluate against baselines.
 
-Metrics of a run (names declared in :data:`fairengine.metrics.REGISTRY`; seed 001 §5 / spec §4.4):
+Metrics of a run (names declared in :data:`fairengine.metrics.REGISTRY`; Celis et al. 2020, §5):
 
 - both splits: ``representation_rate`` and ``data_statistical_rate`` of the *generated* data (the
   paper's Data RR / Data SR), and ``kl_to_empirical`` of the generated data to the split's real

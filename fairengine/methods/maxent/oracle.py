@@ -1,14 +1,14 @@
-"""The dual's value, gradient and Hessian in log space, polynomial in N and d (spec §3.2b).
+"""The dual's value, gradient and Hessian in log space, polynomial in N and d.
 
 h(λ) = log Σ_α q(α) e^{<α, λ>} − <θ, λ> with q = C u + (1 − C) w. Because u is uniform on a
 product domain and w lives on the M distinct data rows, p_λ ∝ q e^{<λ, α>} is a two-component
-mixture π P_U + (1 − π) P_W (spec §2.7): P_U is a product of per-feature softmaxes and P_W a
+mixture π P_U + (1 − π) P_W: P_U is a product of per-feature softmaxes and P_W a
 reweighting of the rows. Nothing enumerates Omega.
 
 [spec erratum] The paper's Algorithms 2-4 use s0 = e^λ/2, divide by a log value and use
-(v2+θ)(v2−θ)^T; this module follows the corrected math of spec §3.2b instead.
+(v2+θ)(v2−θ)^T; this module follows the corrected derivation instead.
 [spec erratum] The hypercube formulas (Lemma 4.3) are not applied column by column to categorical
-blocks: u is uniform over the valid product domain, one softmax per feature (spec §2.1).
+blocks: u is uniform over the valid product domain, one softmax per feature.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class DualState:
 
 
 class DualOracle:
-    """h, ∇h and ∇²h of the max-entropy dual for the prior q_C = C u + (1 − C) w (spec §2.6).
+    """h, ∇h and ∇²h of the max-entropy dual for the prior q_C = C u + (1 − C) w.
 
     Parameters
     ----------
@@ -189,7 +189,7 @@ class DualOracle:
         )
 
     def _hessian(self, state: DualState) -> np.ndarray:
-        """Cov_{p_λ}(α) from a state's r and component means (spec §3.2b)."""
+        """Cov_{p_λ}(α) from a state's r and component means."""
         m_u, m_w = state.means
         pi, r = state.pi, state.r
         # P_U is a product: its covariance is block-diagonal, diag(m_f) - m_f m_f^T per block

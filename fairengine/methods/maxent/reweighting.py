@@ -1,4 +1,4 @@
-"""Algorithm 1 reweighting, the priors q_C^w / q_C^d and the marginal targets θ (spec §2.3-2.5)."""
+"""Algorithm 1 reweighting, the priors q_C^w / q_C^d and the marginal targets θ."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ TARGETS = ("reweighted", "balanced", "data", "custom")
 
 
 def reweighting_weights(z: np.ndarray, y: np.ndarray, tau: float = 1.0) -> np.ndarray:
-    """Algorithm 1 weights w over rows (seed 001, §3.1; spec §2.3), summing to 1.
+    """Algorithm 1 weights w over rows (Celis et al. 2020, §3.1), summing to 1.
 
     w(alpha) = c(y) / c(y, z) / W with c(y, 0) = #(y, 0) / tau and c(y, 1) = #(y, 1), so the
     group Z = 0 gets total mass tau / (1 + tau): the representation rate of w is exactly tau and
@@ -78,7 +78,7 @@ def target_marginals(
     protected: int,
     protected_share: float = 0.5,
 ) -> np.ndarray:
-    """The expectation vector theta the max-entropy distribution must match (spec §2.5).
+    """The expectation vector theta the max-entropy distribution must match.
 
     Parameters
     ----------

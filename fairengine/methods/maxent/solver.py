@@ -1,4 +1,4 @@
-"""Minimising the dual h with scipy's trust-region Newton (spec §3.3c), warm-startable."""
+"""Minimising the dual h with scipy's trust-region Newton, warm-startable."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def solve_dual(
     """λ* = argmin h(λ) by ``trust-exact`` with the analytic gradient and Hessian.
 
     Replaces the paper's Algorithm 5 (box-constrained Newton, whose worst-case iteration count is
-    ~1e6; spec §7.17). Stops when ||∇h||_∞ = max |E_p[α] − θ| <= ``tol``.
+    ~1e6). Stops when ||∇h||_∞ = max |E_p[α] − θ| <= ``tol``.
 
     Parameters
     ----------

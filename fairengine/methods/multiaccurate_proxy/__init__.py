@@ -1,4 +1,4 @@
-"""Multiaccurate proxies for downstream fairness (seed 004): Diana et al., FAccT 2022.
+"""Multiaccurate proxies for downstream fairness: Diana et al., FAccT 2022.
 
 Public API: :func:`audit` / :func:`multiaccuracy_violation` (Definition 1), :class:`Auditor`
 (heuristic CSC(H)), :class:`MultiaccurateProxy` (Algorithm 4), :class:`GeneralMultiaccurateProxy`
@@ -34,7 +34,7 @@ __all__ = [
 
 
 #: Names imported from their submodule on first use, so that registering the method (a listing, a
-#: cached sweep) does not load the algorithm and its libraries (issue 18).
+#: cached sweep) does not load the algorithm and its libraries.
 _LAZY = {
     "ProxyParity": "constraints",
     "ProxyFairClassifier": "downstream",

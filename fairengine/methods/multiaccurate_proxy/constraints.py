@@ -1,4 +1,4 @@
-"""The proxy-fair classifier's constraints (spec §3.5) as a :class:`~fairengine.solvers.Constraint`.
+"""The proxy-fair classifier's constraints as a :class:`~fairengine.solvers.Constraint`.
 
 Group vs overall, with soft group weights Ẑ (the proxy's probabilities): ±(γ_k(h) − γ(h)) ≤ ε,
 

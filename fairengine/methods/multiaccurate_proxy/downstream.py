@@ -1,4 +1,4 @@
-"""Downstream fair learner with soft group weights (spec §3.5 [OURS]; the DL program is [TEXT]).
+"""Downstream fair learner with soft group weights (the DL program is [TEXT]).
 
 Exponentiated-gradient reduction (:func:`fairengine.solvers.solve_game`) over proxy-weighted
 moments (the constraint object :class:`~fairengine.methods.multiaccurate_proxy.constraints.
@@ -13,10 +13,10 @@ Each best response solves CSC over halfspaces with the ``learner``:
 * ``"regression"`` [OURS, default]: the paired-regression heuristic (regress the cost
   difference on [x, 1], one Cholesky factorisation per fit, then the exact best threshold of the
   fitted score), the same halfspace class and heuristic as the ``"linear"`` auditor, so the DL's
-  class is the audited H (spec §3.5: "same class H that the PL audited!"); ~50× faster;
+  class is the audited H ("same class H that the PL audited!"); ~50× faster;
 * ``"logistic"``: a weighted logistic regression on the reduction (label 1[c1 < c0],
   weight |c1 − c0|). The α-proxy guarantee covers the mixture (γ_k is linear in it); vs-overall
-constraints get slack α, so the true gap is ≤ ε + α for audited H and tasks (spec §2 REVIEW).
+constraints get slack α, so the true gap is ≤ ε + α for audited H and tasks.
 """
 
 from __future__ import annotations

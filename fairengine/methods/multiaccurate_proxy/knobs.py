@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from fairengine.methods.base import Knob
 
-#: The proxies the method compares (spec §4).
+#: The proxies the method compares.
 PROXIES = ("multiaccurate", "multiaccurate_tree", "true", "regression", "thresholded", "constant")
 #: The audited class H: halfspaces (regression heuristic) or shallow trees.
 AUDITORS = ("linear", "tree")

@@ -1,7 +1,7 @@
 """The ``multiaccurate_proxy`` Method: learn a proxy ẑ for the sensitive groups, then a fair
 classifier constrained through ẑ, scored on the TRUE groups.
 
-Pipeline [OURS, spec §4 reproduction plan]: the training split is shuffled; the first
+Pipeline [OURS]: the training split is shuffled; the first
 ``max_rows`` rows are the Proxy Learner's data (z and the tasks visible), the next ``max_rows``
 the Downstream Learner's (z hidden: it only sees ẑ). Tasks = the target plus
 ``n_tasks`` binarised numeric features 1[column > train median] [OURS: the paper's tasks are
@@ -21,19 +21,17 @@ the auditor over the tasks):
 ``artifacts["summary"]`` carries the proxy learner's ``status`` ("converged", "max_iter",
 "below_floor", or "n/a" for proxies without a game) and a ``status_message`` for people.
 
-Version 2: Algorithm 2 (``multiaccurate_tree``), Section 5 (``task_mode="class"``), the
-paired-regression downstream learner (default) and a one-fit complementary pair of groups.
-Version 3: Algorithm 4 in the preconditioned metric with early stopping and a status (α now
-changes the proxy), separate in-sample / held-out multiaccuracy metrics, default ε = 0.02
-(binds on Adult), T = 200.
-Version 6: Algorithm 4's path is shared by every α (α acts on the range the run reports,
-``summary["alpha_range"]``; α = 0, the default, is the lowest reachable), the in-sample
-violation counts every error region found, the tasks include f ≡ 0, and the default downstream
+Besides Algorithm 4 the method offers Algorithm 2 (``multiaccurate_tree``) and Section 5
+(``task_mode="class"``); the downstream learner is paired regression by default, and two
+complementary groups are learned with one fit. Algorithm 4 runs in the preconditioned metric
+with early stopping and a status. Its path is shared by every α (α acts on the range the run
+reports, ``summary["alpha_range"]``; α = 0, the default, is the lowest reachable). A quarter of
+the proxy rows is kept out of Algorithm 4's game; α only moves along candidates whose violation
+falls both on the game's rows and on those kept-out rows (the lower end of α's range is what is
+reachable held out), and the ``held_out_along_alpha`` check compares the served proxy with the
+least-squares start on the test rows, within their sampling error. The in-sample violation
+counts every error region found, the tasks include f ≡ 0, and the default downstream
 constraint is statistical parity at ε = 0.01 (binds on every bundled classification dataset).
-Version 7: a quarter of the proxy rows is kept out of Algorithm 4's game; α only moves along
-candidates whose violation falls both on the game's rows and on those kept-out rows (the lower
-end of α's range is what is reachable held out), and the ``held_out_along_alpha`` check compares
-the served proxy with the least-squares start on the test rows, within their sampling error.
 """
 
 from __future__ import annotations
@@ -48,7 +46,7 @@ from fairengine.methods.multiaccurate_proxy.checks import EVIDENCE
 from fairengine.methods.multiaccurate_proxy.knobs import KNOBS, PROXIES
 from fairengine.methods.registry import register
 
-if TYPE_CHECKING:  # for annotations: the algorithm loads on a run (issue 18)
+if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
     import pandas as pd
 
     from fairengine.data import Task
@@ -79,7 +77,7 @@ def make_tasks(
 ) -> tuple[np.ndarray, list[str]]:
     """The target, 1[column > train median] for the first ``n_tasks`` non-constant numeric
     features [OURS], and the all-zero labelling f ≡ 0, whose error regions {h(x) = 1} are the
-    ones statistical parity needs the proxy to be multiaccurate on [TEXT, spec §2 and §3.3]."""
+    ones statistical parity needs the proxy to be multiaccurate on [TEXT]."""
     import pandas as pd
 
     columns, names = [y.astype(float)], [str(train.target)]
@@ -493,7 +491,7 @@ def _run_one_thread(train: Task, test: Task, **knobs: Any) -> RunResult:
             **_proxy_status(estimator, knobs, pl["z"]),
             "proxy_seconds": proxy_seconds,
             "group_names": names,
-            # the additive tolerance ε_k = α·mean(z_k) of the smallest group (spec §3.1 Change 1)
+            # the additive tolerance ε_k = α·mean(z_k) of the smallest group
             "tolerance": float(getattr(estimator, "alpha_", knobs["alpha"])) * z_scale,
             # Algorithm 4: LP floor of linear G over the audit vectors found, and θ̄ on them
             "floor_additive": _first(getattr(estimator, "floor_", None)),

@@ -1,4 +1,5 @@
-"""Multiaccurate proxies (seed 004): the α-proxy audit, Algorithms 4 and 2, Section 5, the LP
+"""Multiaccurate proxies (Diana et al. 2022): the α-proxy audit, Algorithms 4 and 2, Section 5, the
+LP
 floor of linear G, and the comparison proxies.
 
 Diana, Gill, Kearns, Kenthapadi, Roth & Sharifi-Malvajerdi, "Multiaccurate Proxies for Downstream
@@ -6,11 +7,12 @@ Fairness", FAccT 2022. The seed text is truncated and its math stripped; the for
 ``shared/specs/004_multiaccurate_proxies.md`` and carry its tags: [TEXT] stated in the paper,
 [RECON] reconstructed by the spec, [OURS] a fairengine design choice.
 
-Contents: :class:`Auditor` (CSC(H) heuristics, spec §3.0), :func:`audit` (Definition 1),
-:class:`MultiaccurateProxy` (Algorithm 4, linear G, spec §3.1 with its Changes 1–2),
-:class:`GeneralMultiaccurateProxy` (Algorithm 2, FTPL auditor + least-squares trees, spec §3.2),
-:func:`class_tasks` (Section 5: a proxy for a whole class of labelling functions, spec §3.3),
-:func:`multiaccuracy_floor` (LP floor of linear G [OURS]), :class:`BaselineProxy` (spec §4).
+Contents: :class:`Auditor` (CSC(H) heuristics), :func:`audit` (Definition 1),
+:class:`MultiaccurateProxy` (Algorithm 4, linear G, with an additive tolerance and a mean
+constraint),
+:class:`GeneralMultiaccurateProxy` (Algorithm 2, FTPL auditor + least-squares trees),
+:func:`class_tasks` (Section 5: a proxy for a whole class of labelling functions),
+:func:`multiaccuracy_floor` (LP floor of linear G [OURS]), :class:`BaselineProxy`.
 
 Notation: ``X`` (n, d) encoded features, ``z`` (n, K) true 0/1 group memberships, ``tasks``
 (n, m) 0/1 labels of m downstream tasks, ``zhat`` (n, K) real-valued proxy.
@@ -81,19 +83,19 @@ def _as_2d(a: np.ndarray) -> np.ndarray:
 
 
 class Auditor:
-    """Heuristic CSC(H) best response over error regions {x : h(x) ≠ y_j} (spec §3.0).
+    """Heuristic CSC(H) best response over error regions {x : h(x) ≠ y_j}.
 
     For residual r = z_k − ẑ_k the additive violation of h on task j is
     viol_j(h) = b_j + Σ_i h_i c_ij with b_j = Σ r_i y_ij / n and c_ij = r_i (1 − 2 y_ij) / n
     [RECON, Eq. (7)]. For each sign σ the auditor maximises σ·viol_j with
 
-    * ``"linear"`` [OURS, spec §3.0(b)]: the Kearns et al. regression heuristic — a least-squares
+    * ``"linear"`` [OURS]: the Kearns et al. regression heuristic — a least-squares
       fit of c_j on x (pseudo-inverse cached once) — followed by the exact best threshold of the
       fitted score (:func:`~fairengine.solvers.oracles.best_intercept`), so halfspaces;
-    * ``"tree"`` [OURS, spec §3.0(a)]: a weighted depth-``depth`` decision tree on the reduction
+    * ``"tree"`` [OURS]: a weighted depth-``depth`` decision tree on the reduction
       label 1[cost < 0], weight |cost|.
 
-    * ``"finite"`` [OURS, spec §3.0(c), for tests and small problems]: exact brute force over
+    * ``"finite"`` [OURS, for tests and small problems]: exact brute force over
       the columns of ``candidates`` (n, |H|), a finite H given by its labellings.
 
     The constants h ≡ 0 and h ≡ 1 are always candidates (the best-threshold step includes them).
@@ -288,7 +290,7 @@ class MultiaccurateProxy(BaseEstimator):
     the well-scaled directions oscillate (η₀ ≥ 0.1); the preconditioned step has one scale.
     ``learning_rate`` is η₀ of η_t = η₀/√t in this metric (default 0.05).
 
-    α and what is returned [OURS, spec §3.1 "stop early once the auditor's max violation on the
+    α and what is returned [OURS; the paper: "stop early once the auditor's max violation on the
     training data is ≤ α"]: the game runs T rounds with the auditor always pushing (tolerance 0)
     — so its path θ_1 (the OLS start), …, θ_T and the average θ̄ is the same for every α, and one
     fit serves every α (:meth:`at_alpha`). Each candidate is judged by its max additive violation
@@ -322,7 +324,7 @@ class MultiaccurateProxy(BaseEstimator):
 
     Two groups that partition the data (z_1 = 1 − z_0, e.g. White vs non-White) are fitted
     once: 1 − ẑ_0 satisfies the mean and numerator constraints of group 1 exactly when ẑ_0 does
-    for group 0 (complement symmetry, spec §6.7), so θ_1 = e_intercept − θ_0, with the additive
+    for group 0 (complement symmetry), so θ_1 = e_intercept − θ_0, with the additive
     tolerance of the smaller group, ε = α·min_k mean(z_k) [OURS].
 
     ``fit(X, z, tasks=None)`` is Section 5 [TEXT + RECON]: a proxy for a whole class of labelling
@@ -384,7 +386,7 @@ class MultiaccurateProxy(BaseEstimator):
         The worst status over the groups (see above); ``status_by_group_`` per group.
     floor_, reached_ : ndarray (K,)
         Over the distinct audit vectors 1[h ≠ y_j] the auditor found during the run (every
-        task's best response to every candidate): the LP floor of linear G (spec §5 plot 8;
+        task's best response to every candidate): the LP floor of linear G (
         computed only when α is not certified, else NaN) and the returned θ's max additive
         violation on them (floor ≤ reached always). The floor is a lower bound on the floor
         over all of H: with fewer vectors than parameters it is ≈ 0 and proves nothing.
@@ -544,7 +546,7 @@ class MultiaccurateProxy(BaseEstimator):
                       float(entry["trace"][pick]), rounds, status)  # fmt: skip
             for key, value in zip(out, values, strict=True):
                 out[key][k] = value
-        if len(groups) < self.n_groups_:  # complement symmetry (spec §6.7): ẑ_1 = 1 − ẑ_0
+        if len(groups) < self.n_groups_:  # complement symmetry: ẑ_1 = 1 − ẑ_0
             for key in out:
                 out[key][1] = out[key][0]
             out["coef"][1] = -out["coef"][0]
@@ -686,7 +688,7 @@ def _severity(status: str) -> int:
 
 
 def proxy_quality(z: np.ndarray, zhat: np.ndarray) -> dict[str, float]:
-    """How well ẑ_k *predicts* z_k [OURS, spec §5 plot 2]: accuracy of 1[ẑ > 0.5], AUC of ẑ
+    """How well ẑ_k *predicts* z_k [OURS]: accuracy of 1[ẑ > 0.5], AUC of ẑ
     and mean squared error — the quantities a classification proxy optimises, which the paper
     argues are not what downstream fairness needs — and ``share``, the fraction with ẑ > 0.5
     (a thresholded proxy that labels almost nobody acts like the constant proxy)."""
@@ -708,7 +710,7 @@ def class_tasks(n: int) -> np.ndarray:
     C = H ⊕ F (error regions of every h ∈ H against every f ∈ F); [OURS] a depth-d tree auditor
     stands in for H ⊕ F (an XOR of two depth-⌊d/2⌋ trees is a depth-d tree; with halfspaces it
     is a heuristic), and the halfspace auditor gives C = H, i.e. F ∋ f ≡ 0 and statistical-parity
-    multiaccuracy (spec §3.3–3.4).
+    multiaccuracy.
     """
     return np.zeros((n, 1))
 
@@ -720,7 +722,7 @@ def _auditor(auditor: str | Auditor, depth: int, random_state: int) -> Auditor:
 
 
 def _groups_to_fit(z: np.ndarray) -> tuple[list[int], dict[int, float]]:
-    """Groups to learn and their tolerance per unit of α: ε_k = α·mean(z_k) (spec §3.1 Change 1);
+    """Groups to learn and their tolerance per unit of α: ε_k = α·mean(z_k);
     a complementary pair (z_0 + z_1 ≡ 1) learns group 0 only, at the tighter tolerance."""
     means = z.mean(axis=0)
     if z.shape[1] == 2 and np.allclose(z.sum(axis=1), 1.0):
@@ -733,13 +735,13 @@ def multiaccuracy_floor(
     z: np.ndarray,
     vectors: np.ndarray,
 ) -> tuple[float, np.ndarray]:
-    """The feasibility floor of linear G [OURS, spec §3.1 sanity run]: the LP
+    """The feasibility floor of linear G [OURS]: the LP
 
     min_θ max_a |a·(z − [X, 1]θ)|/n  s.t.  Σ_i [x_i, 1]·θ = Σ_i z_i
 
     over the audit vectors ``vectors`` (rows a ∈ {0,1}^n, e.g. a = 1[h ≠ y_j] for a finite H).
     Returns (the minimal max additive violation, θ). No linear proxy does better on these
-    vectors; Algorithm 4 with a large C approaches it (spec §6 test 12).
+    vectors; Algorithm 4 with a large C approaches it.
     """
     X, z = np.asarray(X, float), np.asarray(z, float)
     n = len(X)
@@ -809,7 +811,7 @@ def predict_trees(X: np.ndarray, packed: np.ndarray) -> np.ndarray:
 
 
 class GeneralMultiaccurateProxy(BaseEstimator):
-    """Multiaccurate proxy over a general class G, Algorithm 2 [RECON, spec §3.2].
+    """Multiaccurate proxy over a general class G, Algorithm 2 [RECON].
 
     A scikit-learn estimator, like :class:`MultiaccurateProxy` (arguments stored verbatim,
     validated in :meth:`fit` from the ``multiaccurate_proxy`` knobs — ``alpha``, ``C``,
@@ -828,16 +830,17 @@ class GeneralMultiaccurateProxy(BaseEstimator):
     best responds to the mixed strategy of the Auditor – who plays Follow the Perturbed Leader"].
     Output: the uniform average of the Learner's T plays, ``E_{g~p̂}[g]`` [TEXT].
 
-    Round t (spec §3.2 pseudo-code) [RECON]: for each of W samples, for every task j and sign σ,
+    Round t [RECON]: for each of W samples, for every task j and sign σ,
     draw ξ ~ U[0, noise/n]^n and ξ' ~ U[0, noise/n], solve CSC(H) with label-1 costs
     −σ·Ccum_j + ξ, and score the action by its perturbed cumulative payoff
     σ·(Bcum_j + h·Ccum_j) − h·ξ − ξ' − (t−1)·ε_k; the null action (λ = 0) scores −ξ'_0
-    [OURS: the tolerance ε_k = α·mean(z_k) of spec §3.1 Change 1 as a payoff offset]. The best
+    [OURS: the tolerance ε_k = α·mean(z_k) as a payoff offset]. The best
     action of each sample gets λ = σ·C (or 0). The Learner fits G to z̃ = z − u/2 with
     u_i = n·λ̄_0/Σz − Σ λ̂_{h,j} 1[h(x_i) ≠ y_ij] (since (z−g)² + u·g = (g − z̃)² + const).
 
-    Mean constraint: ``mean_projection=True`` [OURS, the Algorithm 2 analogue of spec §3.1
-    Change 2] shifts each play by a constant so Σ g = Σ z (trees + constants and linear G are
+    Mean constraint: ``mean_projection=True`` [OURS, the Algorithm 2 analogue of
+    Algorithm 4's mean constraint] shifts each play by a constant so Σ g = Σ z (trees + constants
+    and linear G are
     closed under shifts); otherwise λ_0 = C_0·(2q^t − 1) with q^t = clip(1/2 + C_0·V0·n/noise, 0, 1)
     (the spec's single uniform perturbation of the payoff difference, same noise scale).
 
@@ -1035,7 +1038,7 @@ class GeneralMultiaccurateProxy(BaseEstimator):
         return audit(X, z, self.predict_proba(X), tasks, self.auditor, **names)
 
 
-# ---------------------------------------------------------------- comparison proxies (spec §4)
+# ---------------------------------------------------------------- comparison proxies
 
 
 #: The comparison proxies :class:`BaselineProxy` fits (``"true"`` is the caller's: it needs z).
@@ -1043,7 +1046,7 @@ BASELINES = ("regression", "thresholded", "constant")
 
 
 class BaselineProxy(BaseEstimator):
-    """Comparison proxies [OURS, spec §4 (i), (iv)–(vi)].
+    """Comparison proxies [OURS].
 
     * ``"regression"``: logistic-regression probabilities ≈ E[z_k | x] (one model per group);
     * ``"thresholded"``: the classification proxy 1[P̂(z_k = 1 | x) > 0.5];

@@ -1,4 +1,4 @@
-"""Robust fairness with noisy protected groups (seed 003): Wang et al., NeurIPS 2020.
+"""Robust fairness with noisy protected groups: Wang et al., NeurIPS 2020.
 
 Public API: :func:`add_group_noise`, :func:`estimate_noise` / :class:`NoiseModel`,
 :class:`RobustFairClassifier` (naive, DRO, soft assignments, unconstrained; the paper's
@@ -27,7 +27,7 @@ __all__ = [
 
 
 #: Names imported from their submodule on first use, so that registering the method (a listing, a
-#: cached sweep) does not load the algorithm and its libraries (issue 18).
+#: cached sweep) does not load the algorithm and its libraries.
 _LAZY = {
     "ADVERSARIES": "estimator",
     "METHODS": "estimator",

@@ -1,4 +1,4 @@
-"""The paper code's adversaries (spec §3.3–3.4), re-implemented from their description.
+"""The paper code's adversaries, re-implemented from their description.
 
 * :class:`SoftTable` — soft group assignments (Algorithm 4 as run in the paper's experiments):
   ONE assignment table W[k, c, j] = w(j | cell c, noisy group k) shared by every constraint. Each
@@ -18,7 +18,7 @@ import numpy as np
 from fairengine.methods.noisy_groups.rates import FN, FP, TN, TP
 from fairengine.metrics import RATE_KINDS, rate_base
 
-#: Cells of each rate's denominator ("base") and numerator ("positive") (spec §3.4 step 4), read
+#: Cells of each rate's denominator ("base") and numerator ("positive"), read
 #: off the engine's one rate mapping (:func:`fairengine.metrics.rate_base`) at each cell's label
 #: y = c mod 2: TPR (FN, TP) / (TP,), FPR (TN, FP) / (FP,), PPR all cells / (FP, TP).
 _CELLS = np.array([TN, FN, FP, TP])

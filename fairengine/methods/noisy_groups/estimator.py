@@ -1,6 +1,7 @@
-"""RobustFairClassifier: a linear classifier under rate constraints on noisy groups (seed 003).
+"""RobustFairClassifier: a linear classifier under rate constraints on noisy groups (Wang et al.
+2020).
 
-Approaches (spec §3.0–3.4), all a projected gradient descent–ascent on the hinge Lagrangian
+Approaches, all a projected gradient descent–ascent on the hinge Lagrangian
 f̃(θ) + Σ_c λ_c ψ̃_c(θ; adversary) with hinge-relaxed group rates:
 
 * ``naive``: the constraints on the noisy groups Ĝ (problem 2);
@@ -40,7 +41,7 @@ accident: its p̃ is indexed by row position while its training loop feeds the r
 during training the adversary reweights rows unrelated to the noisy group
 (bench/reference/README.md, item 9); on the same rows its DRO reached test error .226 at T = 750
 (all negatives .241). The TV ball's exact 0-1 worst case is no signal either: at the paper's γ > α
-only trivial classifiers meet it (spec §3.3).
+only trivial classifiers meet it.
 
 Candidates and the best iterate (paper §7 / App. F.1, the code's ``find_best_candidate_index``
 with ``rank_objectives=False``): an iterate is recorded every ``eval_every`` steps (and the last
@@ -50,7 +51,7 @@ the selection falls back to the candidate whose worst per-constraint violation r
 (ties by error), and ``selection_status_`` says so. The constraints checked are the noisy-group
 ones for naive and the robust ones for DRO and soft, evaluated by ``robust_eval``:
 
-* ``"margin"`` (default since Method version 6): soft assignments — per constraint the larger of
+* ``"margin"`` (the default): soft assignments — per constraint the larger of
   the label-aware worst case (every assignment w(j | y, Ĝ) consistent with P(G | Ĝ) that may
   follow the label and the noisy group but not the decision: the partition (Ĝ, Y) of 𝒲(θ), whose
   exact check uses (Ĝ, Y, Ŷ)) and the paper's check at the adversary's table W plus a one-sided
@@ -58,7 +59,7 @@ ones for naive and the robust ones for DRO and soft, evaluated by ``robust_eval`
   :func:`~fairengine.methods.noisy_groups.rates.sa_margin_violations`). Why: the W check alone
   passes iterates whose table is a benign point of 𝒲(θ) and, in-sample, iterates that break the
   true groups on new rows (Adult, 5 splits: true violation +.021, +.023, …, +.036 at noise 0.1,
-  0.2, …, 0.5); the exact check admits only near-trivial classifiers at large noise (spec §3.3).
+  0.2, …, 0.5); the exact check admits only near-trivial classifiers at large noise.
   The label-aware set lies between the prior assignment and 𝒲(θ); the W value is one point of
   𝒲(θ) found on the same rows as the iterate, hence the margin against in-sample optimism
   (z = 1.645 fixed beforehand). Chosen among W + margin, the label-aware check, the prior check
@@ -81,7 +82,7 @@ ones for naive and the robust ones for DRO and soft, evaluated by ``robust_eval`
   selected classifier is "checked against the paper's adversary", not certified.
 * ``"exact"``: the exact worst case over the TV ball / over 𝒲(θ) (closed forms) — a certificate
   ("guaranteed against every noise pattern in the TV ball"), but at the paper's γ > α only
-  near-trivial classifiers pass it (spec §3.3, "Consequence").
+  near-trivial classifiers pass it ("Consequence").
 
 Every evaluation is recorded for every candidate, so :meth:`RobustFairClassifier.select` can
 switch between them without refitting.
@@ -154,7 +155,7 @@ def select_best(objective, viol, rank_objectives: bool = False) -> int:
     rank, so every candidate meeting a constraint has rank 1 for it); a candidate scores its
     largest rank (and its objective's rank if ``rank_objectives``); the smallest score wins, ties
     broken by the lowest objective. With ``rank_objectives=False`` (default, the paper's rule)
-    this is the lowest-objective feasible candidate whenever one exists (spec §3.0).
+    this is the lowest-objective feasible candidate whenever one exists.
     """
     objective = np.asarray(objective, dtype=float)
     viol = np.asarray(viol, dtype=float).reshape(len(objective), -1)
@@ -171,7 +172,7 @@ def is_feasible(viol) -> np.ndarray:
 
 
 class _Relaxed:
-    """The hinge-relaxed ψ̃ of spec §3.0 at one score vector s = X̃θ (TPR/PPR: U_all − L_j(ω);
+    """The hinge-relaxed ψ̃ at one score vector s = X̃θ (TPR/PPR: U_all − L_j(ω);
     FPR: U_j(ω) − L_all), with everything that depends on s alone computed once: the bounds
     U = max(0, 1 + s), L = min(1, s), their derivatives (on first use) and the overall terms.
     The λ-step, the next θ-step and the DRO adversary's step all read the same instance, and each
@@ -247,7 +248,7 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
     ----------
     method : {"naive", "dro", "soft", "unconstrained"}
     constraint : {"tpr", "eo", "dp"}
-        Equality of opportunity, equalized odds or demographic parity (one-sided, spec §2.3).
+        Equality of opportunity, equalized odds or demographic parity (one-sided).
     slack : float
         α of the rate constraints.
     gamma : float or array, optional
@@ -277,7 +278,7 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         Steps between recorded candidate iterates.
     lambda_optimizer : {"auto", "adam", "gd"}
         The λ-ascent: ``"adam"`` (the paper code applies TF Adam to −L for λ, then projects onto
-        Λ, spec §3.0 "Optimizer") or plain projected gradient ``λ + η_λ ψ̃``. With Adam every
+        Λ) or plain projected gradient ``λ + η_λ ψ̃``. With Adam every
         positive relaxed constraint gains multiplier at the same pace (the step is ≈ η_λ·sign),
         so λ moves between the groups as the constraints change sign; the plain step with
         η_λ = 1 puts all of ||λ||₁ <= 1 on the largest relaxed constraint and keeps it there
@@ -314,7 +315,7 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         +.079 with the 0-1 rule). DRO's other checks give no useful signal: its 20 random p̃
         are met by the naive classifier (Adult, sex, page defaults: error .166 / .170, true
         violation +.035 / −.020 on two splits), its exact worst case only by near-trivial
-        classifiers at γ > α (spec §3.3).
+        classifiers at γ > α.
 
     Attributes
     ----------

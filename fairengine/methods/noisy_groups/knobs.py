@@ -29,7 +29,7 @@ ADVERSARIES = ("paper", "exact")
 #: The λ-ascent: auto (Adam for soft assignments, plain for the others), Adam (the paper code's
 #: optimiser for every ascent step) or plain projected gradient.
 LAMBDA_OPTIMIZERS = ("auto", "adam", "gd")
-#: β values the automatic rules try, smallest first (spec §3.0).
+#: β values the automatic rules try, smallest first.
 BETA_GRID = (0.0, 0.05, 0.1, 0.2, 0.5, 1.0)
 BETA_RULES = ("code", "fixed", "paper_relaxed", "select")
 GAMMA_RULES = ("paper", "safe")

@@ -5,7 +5,7 @@ the training rows serves as the auxiliary sample with true and noisy groups (noi
 Metrics (train and test): ``error``, ``noisy_violation`` (on Ĝ) and ``true_violation`` (on G), both
 the max one-sided rate-constraint violation including the slack α (paper App. F.1).
 
-Paper-parity options (spec §3.0, §3.3, §4.2–4.4):
+Paper-parity options:
 
 * ``group_feature="noisy"`` adds the noisy group Ĝ as a one-hot feature (the paper: "the noisy
   group is a feature, the true group is not"). The exported model then reads the column
@@ -21,7 +21,7 @@ Paper-parity options (spec §3.0, §3.3, §4.2–4.4):
   DRO's multipliers do the same on its margin check (below) — with λ on the relaxed
   constraints, its adversary kept λ at the bound and every recorded iterate at the all-negatives
   classifier (estimator module docstring); naive's ascend on the relaxed constraints.
-* ``robust_eval="margin"`` (default since version 6) selects soft assignments' best iterate
+* ``robust_eval="margin"`` (the default) selects soft assignments' best iterate
   against the label-aware worst case (every assignment consistent with P(G | Ĝ) that follows the
   label and the noisy group, not the decision) and the paper's W with a one-sided 95% sampling
   margin: "checked against the label-aware worst case and the paper's adversary W with a 95%
@@ -31,8 +31,8 @@ Paper-parity options (spec §3.0, §3.3, §4.2–4.4):
   the noise-corrected group rates with a one-standard-error margin".
   ``robust_eval="paper"`` selects against the paper's adversary (20 random p̃ in the ball for
   DRO, the current W for soft): "checked against the paper's adversary". ``"exact"`` selects
-  with the exact worst cases; at the paper's γ > α that keeps only near-trivial classifiers
-  (spec §3.3), so it is an option, not the default.
+  with the exact worst cases; at the paper's γ > α that keeps only near-trivial classifiers,
+  so it is an option, not the default.
 * Whatever the selection, the metric ``robust_violation`` reports the exact worst case of the
   chosen classifier as a certificate: for soft assignments over every assignment consistent with
   the noise model (𝒲(θ)), for every other approach over every noise pattern in the TV ball of
@@ -44,7 +44,7 @@ Paper-parity options (spec §3.0, §3.3, §4.2–4.4):
   values (1 for naive and DRO, 0 for soft assignments); ``"paper_relaxed"`` takes the smallest β of
   :data:`BETA_GRID` whose best iterate satisfies the hinge-relaxed constraints (slack α + β) on
   train (the paper's rule), ``"select"`` the β whose best iterate has the lowest error among those
-  satisfying the approach's 0-1 constraints on the selection data (spec §3.0 hyperparameter rule).
+  satisfying the approach's 0-1 constraints on the selection data (the paper's hyperparameter rule).
 * ``tuning="grid"`` (soft assignments; the paper's protocol, :mod:`.tuning`): the
   :data:`~fairengine.methods.noisy_groups.tuning.SOFT_GRID` learning-rate settings are fitted on
   the fitting rows (best iterate by the paper's rule, or on the held-out rows with
@@ -55,7 +55,7 @@ Paper-parity options (spec §3.0, §3.3, §4.2–4.4):
   validation fallback (no setting met the check) is reported in ``status``.
 * ``selection="validation"`` holds out 25% of the training rows (0.6/0.2 of train+validation
   with a 0.2 test, as in the paper) and selects the iterate and β on them, with noisy groups
-  only — never true groups (§4.4). ``selection="auto"`` (default since version 7) does so for
+  only — never true groups. ``selection="auto"`` (the default) does so for
   soft assignments when the held-out share keeps at least :data:`MIN_HELD_OUT_BASE` base rows
   (positives for TPR, negatives for FPR) of every noisy group, and otherwise — and for the other
   approaches — selects on the training rows (the status message says which, and why). Why: the paper
@@ -97,7 +97,7 @@ from fairengine.methods.noisy_groups.rates import (
 )
 from fairengine.methods.registry import register
 
-if TYPE_CHECKING:  # for annotations: the algorithm loads on a run (issue 18)
+if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
     import pandas as pd
 
     from fairengine.data import Task
@@ -144,7 +144,7 @@ def held_out_base(y, noisy, constraint: str, n_groups: int) -> float:
 
 def resolve_selection(selection: str, method: str, held_out_rows: float = float("inf")) -> str:
     """The selection data of ``selection`` for ``method``: ``"auto"`` is ``"validation"`` for soft
-    assignments (since version 7) when ``held_out_rows`` (:func:`held_out_base`) reaches
+    assignments when ``held_out_rows`` (:func:`held_out_base`) reaches
     :data:`MIN_HELD_OUT_BASE`, else ``"train"`` (and always ``"train"`` for the other approaches).
     Why the floor: on few rows the held-out check is noisier than the in-sample optimism it
     removes (Adult, 8,000 rows, noise 0.1: held out, 2 of 4 seeds ended at a true-group test
@@ -518,7 +518,7 @@ def theorem1_table(y, pred, groups, noisy, constraint: str, slack: float, names)
     """Per (rate, group): the observed true- and noisy-group violations and Theorem 1's bound.
 
     Theorem 1 in h-units, E_{p_j} h <= E_{p̂_j} h + TV(p_j, p̂_j), with the empirical TV between
-    the uniform laws over true and noisy group j. In rate units (spec §2.5, literal Lipschitz-1
+    the uniform laws over true and noisy group j. In rate units (literal Lipschitz-1
     form): violation_j <= (b̂_j · noisy violation_j + 2·TV_j) / b_j for TPR/FPR, with b_j =
     P(Y=1 | G=j) (TPR) or P(Y=0 | G=j) (FPR), and violation_j <= noisy violation_j + TV_j for DP.
     """

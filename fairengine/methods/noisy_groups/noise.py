@@ -46,7 +46,7 @@ class NoiseModel:
         P(Ĝ ≠ j | G = j), the paper's DRO radius (Sec. 5).
     gamma_safe : ndarray (m,)
         max(P(Ĝ ≠ j | G = j), P(G ≠ j | Ĝ = j)); equals the empirical TV(p_j, p̂_j) on the
-        sample, so the true group distribution lies in the ball (spec §2.5, generalized Lemma 1).
+        sample, so the true group distribution lies in the ball (generalized Lemma 1).
     """
 
     M: np.ndarray

@@ -1,4 +1,4 @@
-"""0-1 rate constraints and their exact worst cases (seed 003 spec §2.3, §2.7, §3.3).
+"""0-1 rate constraints and their exact worst cases.
 
 Constraints with slack α (one-sided, as in the paper), per group j:
 
@@ -73,7 +73,7 @@ def cell_masses(y, yhat, groups, n_groups: int) -> np.ndarray:
 
 
 def dro_worst_rate(kind: str, y, yhat, noisy, j: int, gamma: float) -> float:
-    """Exact worst rate over the TV ball {p̃ : TV(p̃, p̂_j) <= γ} (spec §3.3, closed forms).
+    """Exact worst rate over the TV ball {p̃ : TV(p̃, p̂_j) <= γ} (closed forms).
 
     p̂_j is uniform over noisy group j; p̃ may put mass on any row. Worst means smallest TPR or
     PPR, largest FPR.
@@ -112,7 +112,7 @@ def dro_violations(y, yhat, noisy, constraint, slack, gammas) -> np.ndarray:
 
 # ---------------------------------------------------------------------- soft assignments
 
-#: Order in which the adversary fills cells for its worst case (spec §2.7 closed forms).
+#: Order in which the adversary fills cells for its worst case.
 _ORDER = {"tpr": (FN, FP, TN, TP), "fpr": (FP, TP, FN, TN), "ppr": (TN, FN, FP, TP)}
 
 
@@ -178,7 +178,7 @@ def sample_tv_ball(center, gamma: float, n_samples: int = PAPER_SAMPLES, random_
     (Dirichlet(1) magnitudes with random signs) added to the center and clipped at 0. The code
     does not renormalise; here the clipped point is renormalised and, if that left the ball,
     pulled back towards the center along the segment (the ball and the simplex are convex), so
-    every sample is a feasible p̃ (spec §3.3, ``dro_eval="sampled"``).
+    every sample is a feasible p̃ (``dro_eval="sampled"``).
     """
     center = np.asarray(center, dtype=float)
     rng = np.random.default_rng(random_state)
@@ -258,7 +258,7 @@ def sa_partition_worst(
 ) -> np.ndarray:
     """Worst-case constraint values over the soft assignments that see a row only through its
     noisy group and a partition cell: w(j | cell, k) in [0, 1] with
-    Σ_cell w(j | cell, k)·P(cell | Ĝ = k) = P(G = j | Ĝ = k) (spec §2.7's 𝒲(θ) with the cells
+    Σ_cell w(j | cell, k)·P(cell | Ĝ = k) = P(G = j | Ĝ = k) (the paper's 𝒲(θ) with the cells
     (ŷ, y) replaced by ``cells``, integer codes per row).
 
     ``cells = 2·ŷ + y`` gives the exact worst case (:func:`sa_worst`); a coarser partition gives
@@ -379,7 +379,7 @@ def corrected_violations(
     decisions among them) in noisy group k is Σ_j flip[k, j]·(that count in true group j), so
     flip⁻¹ applied to the noisy groups' counts estimates the true groups' counts without bias.
     The TV-ball worst case instead lets the noise move a rate by γ_j/P(base | j) — more than
-    α at the paper's γ, so only trivial classifiers meet it (spec §3.3).
+    α at the paper's γ, so only trivial classifiers meet it.
 
     ``return_se``: also return each constraint's standard error (0 where not estimable)."""
     y, yhat = np.asarray(y, dtype=float), np.asarray(yhat, dtype=float)

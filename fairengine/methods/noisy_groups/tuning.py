@@ -1,4 +1,4 @@
-"""The paper's hyperparameter protocol (App. F.1, spec §3.0 "Hyperparameter selection", §3.6).
+"""The paper's hyperparameter protocol (App. F.1).
 
 For each setting of a small grid of learning rates (η_θ, η_λ, η_w / η_p̃; Table 1) a
 :class:`~fairengine.methods.noisy_groups.estimator.RobustFairClassifier` is fitted on the training
@@ -16,7 +16,7 @@ Choices the paper leaves open (say so, and why):
   assignment consistent with P(G | Ĝ) for soft assignments, the TV ball for DRO). The paper's own
   check on validation (the code uses the TRUE groups there, a leak the spec rejects) has no
   noisy-group analogue for soft assignments but the W table recorded with the iterate, and that
-  table was measured to pass settings that break the true-group constraints (issue 12);
+  table was measured to pass settings that break the true-group constraints;
   ``check="paper"`` is kept for comparison;
 * the grid is a star around the paper's selected values (η_θ = η_w = 0.01, η_λ = 1; "neither the
   largest nor the smallest of all values tried"): each rate moved one step along Table 1's grid —
