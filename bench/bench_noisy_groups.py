@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import importlib.util
 import os
 import pickle
 import re
@@ -519,14 +520,23 @@ def read_reference(path: Path = REFERENCE_CSV) -> dict[tuple[str, str, float], d
     return cells
 
 
+def _results_index():
+    """tools/results_index.py, which knows the sections of RESULTS.md."""
+    path = BENCH_DIR.parent / "tools" / "results_index.py"
+    spec = importlib.util.spec_from_file_location("results_index", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def latest_ours(results: Path = BENCH_DIR / "RESULTS.md") -> dict[tuple, tuple[float, float, str]]:
     """Our latest ``paper``-selection rows in RESULTS.md: (dataset, method, noise, metric) ->
-    (mean, SE, benchmark name). Later sections overwrite earlier ones (the file is appended)."""
+    (mean, SE, benchmark name). Later runs overwrite earlier ones (read oldest run first)."""
     ours: dict[tuple, tuple[float, float, str]] = {}
     if not results.exists():
         return ours
     wanted = {bench: dataset for dataset, benches in OURS.items() for bench in benches}
-    for line in results.read_text(encoding="utf-8").splitlines():
+    for line in _results_index().chronological_lines(results.read_text(encoding="utf-8")):
         match = _OURS_ROW.match(line)
         if not match or match[1] != match[2] or match[1] not in wanted:
             continue

@@ -1,4 +1,4 @@
-"""Run fairengine's benchmarks and append their results to bench/RESULTS.md.
+"""Run fairengine's benchmarks and record their results in bench/RESULTS.md.
 
 Usage::
 
@@ -10,7 +10,9 @@ Usage::
 Benchmark modules are the ``bench/bench_*.py`` files next to this one. Each defines
 ``register(registry)``, which calls ``registry.add(function)`` once per benchmark. A benchmark is a
 function ``f(quick: bool) -> list[dict]`` returning rows with keys ``what``, ``value``, ``unit``
-and optionally ``ratio`` (against a stated reference) and ``note``.
+and optionally ``ratio`` (against a stated reference) and ``note``. A recorded run is appended as a
+dated section, then ``tools/results_index.py`` files it under History and refreshes the current
+table of each benchmark.
 """
 
 from __future__ import annotations
@@ -222,6 +224,18 @@ def record(rows: list[Row], info: dict[str, str], command: str, path: Path = RES
         handle.write("\n".join(lines))
 
 
+def rebuild_index(registry: Registry, path: Path = RESULTS) -> None:
+    """Refresh the current results and sort the history of ``path`` (tools/results_index.py)."""
+    spec = importlib.util.spec_from_file_location(
+        "results_index", ROOT / "tools" / "results_index.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.rebuild(
+        path, {b.name: module.describe(b.function) for b in registry.benchmarks.values()}
+    )
+
+
 def run(benchmarks: Sequence[Benchmark], *, quick: bool) -> list[Row]:
     """Run benchmarks in order and return their rows (each tagged with its benchmark's name)."""
     rows: list[Row] = []
@@ -260,7 +274,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             ["python bench/run.py", *args.names, *(["--quick"] if args.quick else [])]
         )
         record(rows, info, command)
-        print(f"appended to {RESULTS.relative_to(ROOT)}")
+        rebuild_index(registry)
+        print(f"recorded in {RESULTS.relative_to(ROOT)} (current results and history)")
     return 0
 
 
