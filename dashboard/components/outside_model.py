@@ -29,6 +29,8 @@ from fairengine.textsafe import md_text, plot_text
 #: Session keys: the outside model's values (per task), its audits, and the models of an
 #: opened comparison.
 SOURCE_KEY, AUDITS_KEY, SAVED_KEY = "cmp_outside", "cmp_outside_audits", "cmp_outside_saved"
+#: Session key of the outside model post-processed by ThresholdOptimizer (one, the last asked).
+POST_KEY = "cmp_outside_post"
 ROUTES = ("A column of the table", "A predictions file", "A model file")
 KINDS = {"Guess from the values": None, "Predictions (0 or 1)": "predictions",
          "Scores (probability of 1)": "scores"}  # fmt: skip
@@ -161,6 +163,42 @@ def _threshold_input(outside: Outside) -> float:
         0.01,
         key="cmp_out_threshold",
     )
+
+
+def render_postprocess(task: Task, audited: AuditResult | None) -> AuditResult | None:
+    """Offer fairlearn's ThresholdOptimizer on the outside model's scores (post-processing,
+    :func:`fairengine.audit.postprocess`); returns the post-processed model to draw beside it."""
+    from fairengine.methods.threshold_optimizer import CONSTRAINT_WORDS, SENSITIVE_AT_PREDICTION
+
+    entry = _current(task)
+    if audited is None or entry is None or audited.kind != "scores":
+        return None
+    if not st.checkbox(
+        "Also post-process it with fairlearn's ThresholdOptimizer",
+        key="cmp_out_post",
+        help="Group-specific thresholds on your model's scores, fitted on the training rows. "
+        + SENSITIVE_AT_PREDICTION,
+    ):
+        return None
+    st.caption(f"ThresholdOptimizer: {md_text(SENSITIVE_AT_PREDICTION)}")
+    constraint = st.selectbox(
+        "Post-processing constraint",
+        tuple(CONSTRAINT_WORDS),
+        format_func=CONSTRAINT_WORDS.get,
+        key="cmp_out_post_constraint",
+    )
+    key = (entry["token"], audited.name, audited.threshold, constraint)
+    cache = st.session_state.setdefault(POST_KEY, {})
+    if key not in cache:
+        from fairengine.audit import postprocess
+
+        try:
+            cache.clear()
+            cache[key] = postprocess(audited, entry["outside"].task, {"constraint": constraint})
+        except Exception as exc:
+            _fail(exc)
+            return None
+    return cache[key]
 
 
 # -- on the plane ---------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from dashboard.components.frontier_runner import render_add_frontier
 from dashboard.components.outside_model import (
     add_outside_points,
     render_outside_panel,
+    render_postprocess,
     saved_audits,
     show_outside,
 )
@@ -166,12 +167,13 @@ selected = st.selectbox(
 keep("cmp_point")
 
 audited = render_outside_panel(task)
+post_processed = render_postprocess(task, audited)
 with st.expander("Open a saved comparison"):
     saved_pins = render_open(task, train, test, ids)
     if saved_pins and st.session_state.get("cmp_pins_from") != saved_pins:
         st.session_state["cmp_pins_from"] = saved_pins
         st.session_state["cmp_pinned"] = saved_pins[:3]
-audits = [a for a in (audited, *saved_audits(task)) if a is not None]
+audits = [a for a in (audited, post_processed, *saved_audits(task)) if a is not None]
 
 show_baselines = st.toggle(
     "Show baselines",

@@ -29,7 +29,11 @@ def postprocess(
 
     from fairengine.frontier.keys import task_key
     from fairengine.methods import get_method
-    from fairengine.methods.threshold_optimizer import SENSITIVE_AT_PREDICTION, fit_rule
+    from fairengine.methods.threshold_optimizer import (
+        CONSTRAINT_WORDS,
+        SENSITIVE_AT_PREDICTION,
+        fit_rule,
+    )
     from fairengine.models.group_thresholds import apply_rule
 
     if result.kind != "scores" or "train" not in result.values:
@@ -45,7 +49,7 @@ def postprocess(
         split_name = "train" if part is train else "test"
         scores = result.values[split_name]
         probabilities[part.frame.index] = apply_rule(rule, scores, part.groups)
-    name = f"{result.name} + ThresholdOptimizer ({values['constraint']})"
+    name = f"{result.name} + ThresholdOptimizer ({CONSTRAINT_WORDS[values['constraint']]})"
     post = audit_values(task, probabilities, "probabilities", None, name, split)
     post.source = f"{result.source}, post-processed"
     unfitted = [f"Group {train.group_names[g]!r} has a single label in the training rows: it "

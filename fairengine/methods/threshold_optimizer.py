@@ -35,6 +35,12 @@ CONSTRAINTS = {
     "true_positive_rate_parity": "tpr_diff",
     "equalized_odds": "eo_diff",
 }
+#: The constraints in words, for labels and option lists.
+CONSTRAINT_WORDS = {
+    "demographic_parity": "demographic parity",
+    "true_positive_rate_parity": "equal true-positive rates",
+    "equalized_odds": "equalized odds",
+}
 OBJECTIVES = ("accuracy_score", "balanced_accuracy_score")
 SENSITIVE_AT_PREDICTION = (
     "It reads the sensitive attribute at prediction time (each group has its own thresholds): "

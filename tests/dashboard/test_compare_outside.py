@@ -316,3 +316,27 @@ def test_comparison_round_trip_restores_outside_model_and_pins(scored, monkeypat
     ).run()
     assert not broken.exception
     assert any("cannot be opened" in e for e in _errors(broken))
+
+
+def test_scores_can_be_post_processed_by_threshold_optimizer(scored) -> None:
+    """Post-processing on the plane: ThresholdOptimizer on the outside model's scores is a
+    second labelled point, said to need the sensitive attribute at prediction time, and it
+    narrows the training rows' gap it equalizes."""
+    task, _ = scored
+    at = open_compare(task)
+    _add(at, "A column of the table")
+    at.selectbox(key="cmp_out_column").set_value("model_score").run()
+    at.button(key="cmp_out_add").click().run()
+    assert len(_outside_traces(at)) == 1
+    at.checkbox(key="cmp_out_post").check().run()
+    assert not at.exception and not page_errors(at)
+    traces = _outside_traces(at)
+    assert len(traces) == 2
+    post = traces[1]
+    assert "ThresholdOptimizer" in post["name"] and "my model" in post["name"]
+    assert any("sensitive attribute at prediction time" in c.value for c in at.caption)
+    # the default plane's y is the demographic parity difference on the test rows
+    print("outside", traces[0]["x"][0], traces[0]["y"][0], "post", post["x"][0], post["y"][0])
+    assert post["y"][0] < traces[0]["y"][0]
+    at.selectbox(key="cmp_out_post_constraint").set_value("equalized_odds").run()
+    assert "(equalized odds)" in _outside_traces(at)[1]["name"]
