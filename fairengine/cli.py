@@ -64,7 +64,7 @@ def _add_method_arguments(parser: argparse.ArgumentParser, *, grid: bool = False
             action="append",
             default=[],
             metavar="KNOB=V1,V2,...",
-            help="sweep a knob over values",
+            help="sweep a knob over values (default: the method's own grid)",
         )
     parser.add_argument("--cache-dir", type=Path, help="frontier cache (default: user cache)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
@@ -253,12 +253,16 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return status
 
 
-def _grid(args: argparse.Namespace) -> dict[str, list[str]]:
-    grid = {
+def _grid(args: argparse.Namespace, method: Method) -> dict[str, list[Any]]:
+    """The ``--grid`` values, else the method's declared ``"cli"`` grid; ``--set`` fixes more."""
+    grid: dict[str, list[Any]] = {
         k: [v for v in vs.split(",") if v] for k, vs in _parse_pairs(args.grid, "--grid").items()
     }
     if not grid:
-        raise UsageError("sweep needs at least one --grid KNOB=V1,V2,...")
+        if "cli" not in method.sweep_grids:
+            raise UsageError("sweep needs at least one --grid KNOB=V1,V2,...")
+        fixed = _parse_pairs(args.set, "--set")  # a fixed knob leaves the default grid
+        grid = {k: list(vs) for k, vs in method.grid("cli").items() if k not in fixed}
     for name, values in grid.items():
         if not values:
             raise UsageError(f"--grid {name}= has no values.")
@@ -269,7 +273,7 @@ def _grid(args: argparse.Namespace) -> dict[str, list[str]]:
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
     method = _method(args.method)
-    grid = _grid(args)
+    grid = _grid(args, method)
     if args.backend == "dask" and not args.scheduler:
         raise UsageError("--backend dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786).")
     records = _cached_sweep(args, method, grid)

@@ -124,7 +124,7 @@ def test_precompute_quick(cli, tmp_path: Path) -> None:
         (("run", "reweighing", "--dataset", "adult", "--set", "strength=2"), "must be in"),
         (("run", "reweighing", "--dataset", "adult", "--set", "strength"), "KNOB=VALUE"),
         (("run", "reweighing", "--dataset", "law_school"), "classification"),
-        (("sweep", "reweighing", "--dataset", "adult"), "at least one --grid"),
+        (("sweep", "reweighing", "--dataset", "adult", "--grid", "strength="), "has no values"),
         (("run", "reweighing", "--dataset", "adult", "--sensitive", "zzz"), "Unknown sensitive"),
         (
             (

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from fairengine.methods.base import Knob
+from fairengine.methods.base import Knob, with_advanced
 
 #: The proxies the method compares.
 PROXIES = ("multiaccurate", "multiaccurate_tree", "true", "regression", "thresholded", "constant")
@@ -175,4 +175,9 @@ KNOBS: tuple[Knob, ...] = (
         label="Random seed",
         help="Seed of the row split.",
     ),
+)
+#: Pages show these in their "Advanced" expander.
+KNOBS = with_advanced(
+    KNOBS,
+    ("n_iter", "learning_rate", "tree_depth", "grouping", "dl_learner", "dl_iter", "random_state"),
 )

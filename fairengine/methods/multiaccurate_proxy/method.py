@@ -502,6 +502,19 @@ def _run_one_thread(train: Task, test: Task, **knobs: Any) -> RunResult:
     return RunResult("multiaccurate_proxy", dict(knobs), metrics, model, artifacts, elapsed)
 
 
+#: Named sweeps: the downstream frontier of every proxy over ε (page and ``fairengine sweep``),
+#: the hosted demo's, and the spread of the compared pipelines across row splits (page).
+EPS_SWEEP = {"proxy": PROXIES, "eps": EPS_GRID}
+SWEEP_GRIDS = {
+    "page": EPS_SWEEP,
+    "cli": EPS_SWEEP,
+    "demo": {"eps": EPS_GRID, "proxy": PROXIES, "max_rows": (2000,)},
+    "spread": {
+        "proxy": ("multiaccurate", "thresholded", "regression", "true"),
+        "random_state": (0, 1, 2, 3, 4),
+    },
+}
+
 MULTIACCURATE_PROXY = register(
     Method(
         name="multiaccurate_proxy",
@@ -517,7 +530,7 @@ MULTIACCURATE_PROXY = register(
         "classifier through ẑ; scored on the true groups.",
         reference="Diana, Gill, Kearns, Kenthapadi, Roth & Sharifi-Malvajerdi, FAccT 2022",
         version="7",  # 7: α's range computed on proxy rows kept out of the game
-        demo_grid={"eps": EPS_GRID, "proxy": PROXIES, "max_rows": (2000,)},
+        sweep_grids=SWEEP_GRIDS,
         demo_tasks=(("adult", ("race",)), ("adult", ("sex",))),
         evidence=EVIDENCE,
     )

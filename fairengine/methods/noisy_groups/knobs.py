@@ -6,7 +6,7 @@ validation (``_parameter_constraints``, derived by
 
 from __future__ import annotations
 
-from fairengine.methods.base import Knob, with_choice_labels
+from fairengine.methods.base import Knob, with_advanced, with_choice_labels
 from fairengine.methods.noisy_groups.rates import CONSTRAINTS
 
 METHODS = ("naive", "dro", "soft", "unconstrained")
@@ -138,3 +138,14 @@ CHOICE_WORDS = {
     "tuning": {"none": "none", "grid": "paper's grid (6 fits)"},
 }
 KNOBS = with_choice_labels(KNOBS, CHOICE_WORDS)
+#: Pages show these in their "Advanced" expander.
+KNOBS = with_advanced(
+    KNOBS,
+    (
+        "learning_rate",
+        "random_state",
+        "selection",
+        "lambda_learning_rate",
+        "adversary_learning_rate",
+    ),
+)
