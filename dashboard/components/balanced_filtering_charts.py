@@ -5,41 +5,56 @@ Group names come from the data: they enter a figure through
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots
 
-from dashboard.components.cached import model_file  # noqa: F401  (one definition)
+from dashboard.components.state import stop_page
 from fairengine.data import Task
-from fairengine.methods.balanced_filtering import CURVES, run_filter
-from fairengine.methods.balanced_filtering.method import DEMO_ALPHAS
+from fairengine.methods import get_method
+from fairengine.methods.balanced_filtering import CURVES
 from fairengine.methods.base import RunResult
 from fairengine.sweeps.balanced_filtering import missing_points, tradeoff_points
-from fairengine.textsafe import plot_text
+from fairengine.textsafe import md_text, plot_text
 
-#: alpha / eta grids of the page's curves (coarser than the paper's; the alphas are those of the
-#: shipped demo frontiers, so the default curves on Adult (race) are read, not computed)
-PAGE_ALPHAS = DEMO_ALPHAS
-PAGE_ETAS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 #: the page's default curves: the paper's two tree proxies
 DEFAULT_CURVES = ("(α, β) proxy", "Relaxed (α, β) proxy")
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
-def run(
-    _train: Task,
-    _test: Task,
-    key: str,
-    knobs: tuple[tuple[str, object], ...],
-    target: tuple[float, ...] | None,
-) -> RunResult:
-    """One fit of the filter (keyed by the task fingerprint, knobs and target)."""
-    del key
-    return run_filter(
-        _train, _test, target=None if target is None else np.array(target), **dict(knobs)
-    )
+def page_alphas() -> tuple[float, ...]:
+    """α values of the page's tree curves: the method's page grid (the shipped demo's alphas,
+    so the default curves on Adult (race) are read, not computed)."""
+    return tuple(get_method("balanced_filtering").grid("page")["alpha"])
+
+
+def page_etas() -> tuple[float, ...]:
+    """η values of the page's baseline curves (the method's ``"baselines"`` grid)."""
+    return tuple(get_method("balanced_filtering").grid("baselines")["eta"])
+
+
+def target_widget(groups: Sequence[str]) -> tuple[float, ...] | None:
+    """The target distribution over ``groups``: None for uniform, else the custom shares the
+    visitor enters, renormalised to sum 1 (the page ends when none is positive)."""
+    mode = st.radio("Target distribution", ["uniform", "custom"], horizontal=True, key="w.bf.tmode")
+    if mode != "custom":
+        return None
+    cols = st.columns(min(len(groups), 6))
+    raw = [
+        cols[i % len(cols)].number_input(
+            md_text(g), 0.0, 1.0, 1.0 / len(groups), 0.01, key=f"w.bf.t{i}"
+        )
+        for i, g in enumerate(groups)
+    ]
+    if sum(raw) <= 0:
+        st.error("The custom target needs at least one positive share.")
+        stop_page()
+    target = tuple(float(v) / sum(raw) for v in raw)
+    st.caption("Shares renormalised to sum 1: " + ", ".join(f"{v:.3f}" for v in target))
+    return target
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -61,8 +76,8 @@ def _curve_args(knobs: dict, curves, n_seeds: int) -> dict:
     fixed = {k: v for k, v in knobs.items() if k not in ("proxy", "alpha", "eta", "relaxed")}
     return {
         "curves": tuple(curves),
-        "alphas": PAGE_ALPHAS,
-        "etas": PAGE_ETAS,
+        "alphas": page_alphas(),
+        "etas": page_etas(),
         "seeds": tuple(range(int(n_seeds))),
         "test_size": 0.3,
         **fixed,

@@ -1,5 +1,5 @@
 """Charts of the max-entropy debiasing page (Celis et al., ICML 2020): rates, frontier over C,
-groups, θ.
+groups, θ; the generated samples as CSV and the run's warnings on their rates.
 
 Group names and coordinate names (``column=value``) come from the data: they enter a figure
 through :func:`~fairengine.textsafe.plot_text` (Plotly reads a small HTML subset in labels)."""
@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import pandas as pd
 import plotly.graph_objects as go
+import streamlit as st
 
 from dashboard.components.charts import PALETTE, legend_above
+from fairengine.methods.base import RunResult
 from fairengine.textsafe import plot_text
 
 SOURCES = {
@@ -116,3 +118,16 @@ def marginals_figure(marginals: pd.DataFrame) -> go.Figure:
     _layout(fig, "Marginals: target θ vs achieved by p*, per coordinate", "P(coordinate = 1)")
     fig.update_layout(height=560)
     return fig
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def samples_csv(_result: RunResult, key: str) -> bytes:
+    """The generated samples as CSV bytes."""
+    del key
+    return _result.artifacts["samples"].to_csv(index=False).encode()
+
+
+def rate_warnings(result: RunResult) -> list:
+    """The run's warnings on the generated data's rates (its ``data_rates_vs_tau`` check: one
+    rule, in :mod:`fairengine.methods.maxent.checks`)."""
+    return [c for c in result.checks if c.name == "data_rates_vs_tau" and c.level != "ok"]

@@ -1,9 +1,12 @@
-"""Plotly figures of the multiaccurate proxies page.
+"""Plotly figures of the multiaccurate proxies page, the spread table across row splits and the
+α slider's range learned from the runs.
 
 Group names and task names (the target, ``column>cut``) come from the data: they enter a figure
 through :func:`~fairengine.textsafe.plot_text` (Plotly reads a small HTML subset in labels)."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -213,3 +216,38 @@ def spread_figure(summary: pd.DataFrame) -> go.Figure:
     fig.update_yaxes(title_text="error (test), mean ± sd")
     fig.update_layout(height=420)
     return legend_above(fig)
+
+
+def spread_summary(points: pd.DataFrame, proxies: Sequence[str]) -> pd.DataFrame:
+    """Per proxy (in the order of ``proxies``): mean and sd over the split seeds of the test
+    true-group gap and test error."""
+    test = points[points["split"] == "test"]
+    grouped = test.groupby("proxy")[["true_group_gap", "error"]]
+    table = grouped.agg(["mean", "std", "count"])
+    table.columns = [f"{metric} {stat}" for metric, stat in table.columns]
+    order = [p for p in proxies if p in table.index]
+    return table.loc[order].reset_index()
+
+
+# ------------------------------------------------------------- the α slider's range
+
+
+def alpha_range_key(task_fingerprint: str, knobs: dict) -> str:
+    """Session key of the α range learned for this task and these proxy knobs (not α)."""
+    from fairengine.methods.multiaccurate_proxy.method import PROXY_KNOBS
+
+    return repr((task_fingerprint, [(k, knobs.get(k)) for k in PROXY_KNOBS if k != "alpha"]))
+
+
+def alpha_knob(knob, alpha_range: list[float] | None):
+    """The α knob with the range the runs computed for these rows: [lowest reachable, OLS
+    start], rounded outwards to the slider's 0.001 step (so its lower end is still reached);
+    its lower end stands for α = 0, "the lowest reachable". None: the declared knob."""
+    import dataclasses
+    import math
+
+    if not alpha_range:
+        return knob
+    low = math.ceil(alpha_range[0] * 1000) / 1000
+    high = max(math.ceil(alpha_range[1] * 1000) / 1000, low + 0.001)
+    return dataclasses.replace(knob, default=low, low=low, high=high, step=0.001, log=False)
