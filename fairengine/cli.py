@@ -54,7 +54,7 @@ def _add_data_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_method_arguments(parser: argparse.ArgumentParser, *, grid: bool = False) -> None:
-    parser.add_argument("method", help="method name (see `fairengine run --help`)")
+    parser.add_argument("method", help="method name (see `fairengine methods`)")
     parser.add_argument(
         "--set", action="append", default=[], metavar="KNOB=VALUE", help="fix a knob"
     )
@@ -200,6 +200,25 @@ def _with_evidence(record: dict[str, Any], frontier: Any, train: Task, test: Tas
 
 
 # ----------------------------------------------------------------------------- commands
+
+
+def _cmd_methods(args: argparse.Namespace) -> int:
+    from fairengine.methods import get_method, list_methods
+
+    methods = [get_method(name) for name in list_methods()]
+    rows = [
+        {"name": m.name, "title": m.title, "kinds": list(m.kinds), "reference": m.reference,
+         "plane": [m.performance_metric, m.fairness_metric], "knobs": [k.name for k in m.knobs]}
+        for m in methods
+    ]  # fmt: skip
+    if args.json:
+        _print_json(rows)
+        return 0
+    width = max(len(row["name"]) for row in rows)
+    for row in rows:
+        print(f"{row['name']:<{width}}  {row['title']} ({', '.join(row['kinds'])})")
+        print(f"{'':<{width}}  knobs: {', '.join(row['knobs'])}")
+    return 0
 
 
 def _cmd_datasets(args: argparse.Namespace) -> int:
@@ -591,6 +610,10 @@ def build_parser() -> argparse.ArgumentParser:
     datasets = commands.add_parser("datasets", help="list the bundled datasets")
     datasets.add_argument("--json", action="store_true", help="machine-readable output")
     datasets.set_defaults(handler=_cmd_datasets)
+
+    methods = commands.add_parser("methods", help="list the methods and their knobs")
+    methods.add_argument("--json", action="store_true", help="machine-readable output")
+    methods.set_defaults(handler=_cmd_methods)
 
     run = commands.add_parser("run", help="fit one method with fixed knobs and print metrics")
     _add_method_arguments(run)

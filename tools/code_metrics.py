@@ -11,6 +11,12 @@ parameters, cyclomatic complexity (ruff's C901, McCabe) at most 10. Lines of a m
 physical lines; lines of a function run from its ``def`` (decorators excluded) to its last line.
 ``self`` and ``cls`` do not count as parameters; ``*args`` and ``**kwargs`` count as one each.
 Complexity comes from ``ruff check --select C901`` so it matches what the linter reports.
+
+Shared files per method: the files outside a method's own places (its package or module under
+``fairengine/methods/``, its view, its chart module, its sweep module, its guide page) that name
+it — each is a registry entry someone adding a method must write. The Python files of
+``fairengine/`` and ``dashboard/`` and ``mkdocs.yml`` are read; a name counts as a quoted string
+or a ``methods.<name>`` / ``methods/<name>`` path.
 """
 
 from __future__ import annotations
@@ -118,6 +124,44 @@ def measure_complexity(packages: tuple[str, ...] = PACKAGES) -> list[dict[str, o
     return sorted(rows, key=lambda r: -int(r["score"]))
 
 
+def _own_places(name: str) -> tuple[str, ...]:
+    return (
+        f"fairengine/methods/{name}/",
+        f"fairengine/methods/{name}.py",
+        f"fairengine/sweeps/{name}.py",
+        f"dashboard/views/{name}.py",
+        f"dashboard/components/{name}_charts.py",
+    )
+
+
+def shared_files(names: tuple[str, ...], packages: tuple[str, ...] = PACKAGES) -> dict[str, list]:
+    """Per method name: the shared files that name it (see the module docstring)."""
+    files = python_files(packages)
+    texts = {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in files}
+    mkdocs = ROOT / "mkdocs.yml"
+    if mkdocs.is_file():
+        texts["mkdocs.yml"] = mkdocs.read_text(encoding="utf-8")
+    found: dict[str, list] = {}
+    for name in names:
+        pattern = re.compile(rf"""["']{name}["']|methods[./]{name}\b""")
+        own = _own_places(name)
+        found[name] = sorted(
+            path
+            for path, text in texts.items()
+            if not path.startswith(own) and pattern.search(text)
+        )
+    return found
+
+
+def _method_names() -> tuple[str, ...]:
+    """The built-in methods (the registry's module list, read without importing the engine)."""
+    tree = ast.parse((ROOT / "fairengine/methods/registry.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "METHOD_MODULES":
+            return tuple(ast.literal_eval(node.value))
+    return ()
+
+
 def report(packages: tuple[str, ...] = PACKAGES) -> dict[str, object]:
     """Every measure and every limit exceeded."""
     files = python_files(packages)
@@ -136,6 +180,7 @@ def report(packages: tuple[str, ...] = PACKAGES) -> dict[str, object]:
             asdict(f) for f in sorted(many_parameters, key=lambda f: -f.parameters)
         ],
         "complexity_over_limit": complex_functions,
+        "shared_files_per_method": shared_files(_method_names(), packages),
     }
 
 
@@ -147,6 +192,10 @@ def _print_summary(data: dict[str, object], top: int) -> None:
         ("functions over", MAX_PARAMETERS, "parameters", data["functions_over_parameters"]),
         ("complexity over", MAX_COMPLEXITY, "(C901)", data["complexity_over_limit"]),
     ]
+    shared = data["shared_files_per_method"]
+    print("\nshared files that name a method (where a method is registered or special-cased):")
+    for name, paths in shared.items():
+        print(f"  {len(paths):5d}  {name}: {', '.join(paths)}")
     for title, limit, unit, items in sections:
         print(f"\n{title} {limit} {unit}: {len(items)}")
         rows = list(items.items()) if isinstance(items, dict) else items

@@ -356,3 +356,25 @@ def tradeoff_figure(
         "Disclosivity vs imbalance per proxy (mean over random splits, 95% bands, dots: splits)",
         height=460,
     )
+
+
+#: The page's "How to read this page" guide: what to look at first, what each chart means and
+#: where the paper's effect is (:func:`dashboard.components.page_help.how_to_read`).
+HOW_TO_READ = """
+**The question.** Can we pick a group-balanced sample from candidates whose group we may not use,
+with a rule that reveals little about anyone's group?
+
+- **Knobs.** The *disclosivity budget α* caps how much a leaf of the proxy tree may reveal about
+  the group (0 = nothing beyond base rates). Larger α allows sharper proxies and a more balanced
+  sample.
+- **Numbers.** *Disclosivity* is what the fitted proxy reveals (≤ α); *imbalance β* is the L2
+  distance between the accepted sample's group shares and the target (0 = perfectly balanced);
+  the *acceptance rate* tells how many candidates you need.
+- **Heat map.** Each row is a proxy leaf, each column a group: P(group | leaf). Toggle
+  "A − base rates" to see how far each leaf departs from the population.
+- **Bars.** Group shares before filtering, after filtering, and the target.
+- **Trade-off curves.** Disclosivity (x) against imbalance (y) for the tree proxies and the
+  baselines, on the training rows (left) and the test rows (right); lower-left is better. Each
+  proxy has its own colour, dash and marker, so curves that coincide stay visible; the gap
+  between the panels is overfitting.
+"""

@@ -25,6 +25,7 @@ from fairengine.data import Task
 from fairengine.frontier import sweep, task_key
 from fairengine.frontier.sweep import sweep_settings
 from fairengine.methods.base import Method
+from fairengine.methods.registry import portable
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ def grid_sweep(
         spec.label or f"Sweeping {spec.what}",
         f"{spec.grid}{task_key(train, test)}{sorted(grid.items())}",
         sweep,
-        method.name,
+        portable(method),
         train,
         test,
         grid,

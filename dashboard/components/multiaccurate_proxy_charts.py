@@ -251,3 +251,33 @@ def alpha_knob(knob, alpha_range: list[float] | None):
     low = math.ceil(alpha_range[0] * 1000) / 1000
     high = max(math.ceil(alpha_range[1] * 1000) / 1000, low + 0.001)
     return dataclasses.replace(knob, default=low, low=low, high=high, step=0.001, log=False)
+
+
+#: The page's "How to read this page" guide: what to look at first, what each chart means and
+#: where the paper's effect is (:func:`dashboard.components.page_help.how_to_read`).
+HOW_TO_READ = """
+**The question.** Without the sensitive attribute at training time, can a *proxy* ẑ learned on a
+small labelled sample stand in for it, so that a classifier made fair through ẑ is also fair on
+the true groups?
+
+- **Knobs.** *α* is the multiaccuracy tolerance of the proxy (smaller = closer to the true
+  groups on the audited regions). Its slider spans what the proxy can reach on these rows, as
+  the run computes it: the left end (α = 0, the default) is the lowest violation reached while
+  the violation on a quarter of the proxy rows, kept out of the game, also falls (so a smaller α
+  is not bought with noise of the rows it fits); the right end is the least-squares start. With
+  few rows the range can shrink to one value; a check then says so. *ε* bounds the downstream gap
+  measured through ẑ.
+- **Numbers.** *True-group violation* is the downstream classifier's gap on the real groups (what
+  matters); *violation through ẑ* is what training could see. Multiaccuracy violations are the
+  auditor's findings in-sample and on held-out rows.
+- **Audit heat map.** The auditor's ratio violation per group and proxy task, on the rows you
+  pick; the status says which α the proxy was certified at.
+- **Gap per group.** Each group's downstream gap γ_k − γ on the true groups and through ẑ: a good
+  proxy makes the two bars agree.
+- **Trace.** The auditor's violation round by round.
+- **Frontiers.** Error (y) against true-group violation (x) for every proxy as ε sweeps: the
+  paper expects the multiaccurate proxy to track the oracle (true groups) curve. Over many row
+  splits the plain regression proxy often does as well; *Across row splits* shows the spread, and
+  the checks above say whether the claim held on these rows.
+  Next to it, how well each proxy predicts the group — which is not what makes it useful.
+"""

@@ -199,3 +199,23 @@ def guarantee_text(method: str, robust_eval: str, result: RunResult) -> str:
         else " The worst case exceeds 0: no guarantee against every noise pattern."
     )
     return f"{worst} {check}{verdict}"
+
+
+#: The page's "How to read this page" guide: what to look at first, what each chart means and
+#: where the paper's effect is (:func:`dashboard.components.page_help.how_to_read`).
+HOW_TO_READ = """
+**The question.** If the group labels used in training are noisy, is a model that is fair on the
+noisy groups also fair on the true ones? The robust approaches (DRO, soft assignments) aim to
+keep the guarantee.
+
+- **Knobs.** *Group noise* flips this share of group labels; *α* is the allowed rate gap;
+  the *approach* chooses naive, DRO or soft group assignments.
+- **Numbers.** Violation = the largest one-sided rate gap minus α (≤ 0 is fair). Compare the
+  *noisy-group* violation (what training sees) with the *true-group* violation (what matters).
+- **Rates chart.** The constrained rate (e.g. true positive rate) per group, measured on the true
+  and on the noisy groups.
+- **Theorem 1 table.** The true-group violation is bounded by the noisy one plus a
+  total-variation term; the table shows both sides.
+- **Noise sweep.** True-group violation and error as the noise grows (the paper's Figures 1–3):
+  the naive approach's violation rises, the robust ones stay near α at some cost in error.
+"""

@@ -18,8 +18,8 @@ waiting text (:func:`.waiting.waiting_text`) gives the points done, the time the
 processor time it got, and says the server is busy when it gets little of it.
 
 In demo mode (:mod:`.deploy`) a fit never runs beyond the knobs' demo ranges and a sweep never
-beyond the demo's points per sweep (:func:`demo_grid` thins a page's grid to fit); when the queue
-is full the page says the server is busy instead of queueing.
+beyond the demo's points per sweep (:mod:`.grid_sweep` thins a page's grid to fit); when the
+queue is full the page says the server is busy instead of queueing.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from typing import Any
 import streamlit as st
 
 from dashboard.components import cached
-from dashboard.components.deploy import demo_knobs, limits, thin
+from dashboard.components.deploy import demo_knobs, limits
 from dashboard.components.evidence import show_evidence
 from dashboard.components.jobs import Job, JobPool, ServerBusy, discard
 from dashboard.components.state import stop_page
@@ -198,21 +198,6 @@ def demo_notice(changed: Sequence[str]) -> None:
         )
 
 
-def demo_grid(values: Sequence, per: int = 1, what: str = "values") -> tuple:
-    """The grid of a page's sweep: all of ``values``, or in demo mode as many as fit in the
-    demo's points per sweep with ``per`` points each (evenly spread, ends kept), saying so."""
-    values = tuple(values)
-    cap = limits().max_sweep_points
-    if cap is None or len(values) * per <= cap:
-        return values
-    kept = thin(values, cap // max(1, per))
-    st.caption(
-        f"Demo mode: the sweep uses {len(kept)} of the {len(values)} {what} "
-        f"({', '.join(map(str, kept))}), at most {cap} points per sweep."
-    )
-    return kept
-
-
 def _state(slot: str) -> dict:
     return st.session_state.setdefault(f"runner.state.{slot}", {})
 
@@ -323,7 +308,7 @@ def _start(fit: _Fit, state: dict, last: RunResult | None) -> Job | None:
         fit.key,
         compute_and_store,
         run_store(),
-        fit.method,
+        _portable(fit.method),
         fit.train,
         fit.test,
         dict(fit.knobs),
@@ -337,6 +322,15 @@ def _start(fit: _Fit, state: dict, last: RunResult | None) -> Job | None:
     state["job"] = job.id
     _wait(job)
     return job
+
+
+def _portable(name: str) -> str | Method:
+    """The method as a job in a fresh process finds it (see
+    :func:`fairengine.methods.registry.portable`)."""
+    from fairengine.methods import get_method
+    from fairengine.methods.registry import portable
+
+    return portable(get_method(name))
 
 
 def _previous(fit: _Fit, job: Job | None, last: RunResult | None) -> RunResult:

@@ -259,6 +259,8 @@ class Method:
     run_function: RunFunction
     description: str = ""
     reference: str = ""
+    #: The title of the paper it implements (the About page lists every method that has one).
+    paper: str = ""
     #: Bump when the method's results change: cached points of older versions stop being served.
     version: str = "1"
     #: Named knob grids (one definition each): ``"page"`` the method page's sweep, ``"cli"`` what
@@ -267,6 +269,9 @@ class Method:
     sweep_grids: Mapping[str, Grid] = field(default_factory=dict, hash=False, compare=False)
     #: Preconditions on the task beyond its kind (:meth:`check` runs them).
     task_checks: tuple[TaskCheck, ...] = field(default=(), hash=False, compare=False)
+    #: Whether the dashboard has a page for it: its own view ``dashboard/views/<name>.py``, else
+    #: a generated one (knobs, run, metrics, sweep); False: the Compare page only.
+    page: bool = True
     #: The hosted demo's grid is swept ...
     #: ... on these (dataset, sensitive columns or None for the dataset's default) pairs.
     demo_tasks: tuple[tuple[str, tuple[str, ...] | None], ...] = (("adult", None),)

@@ -133,5 +133,6 @@ FAIRLEARN_EG = register(
         "over logistic regressions, a randomized classifier.",
         reference="Agarwal, Beygelzimer, Dudík, Langford, Wallach, ICML 2018 (fairlearn)",
         sweep_grids={"cli": GRID, "demo": GRID},
+        page=False,  # a reference: on the Compare page
     )
 )

@@ -100,5 +100,6 @@ REWEIGHING = register(
         "label are independent, then fit a logistic regression.",
         reference="Kamiran & Calders, KAIS 2012",
         sweep_grids={"cli": GRID, "demo": GRID},
+        page=False,  # a reference: on the Compare page
     )
 )

@@ -269,5 +269,6 @@ THRESHOLD_OPTIMIZER = register(
         + SENSITIVE_AT_PREDICTION,
         reference="Hardt, Price, Srebro, NeurIPS 2016 (fairlearn)",
         sweep_grids={"cli": GRID, "demo": GRID},
+        page=False,  # a reference: on the Compare page
     )
 )

@@ -161,6 +161,7 @@ BALANCED_FILTERING = register(
         "and per-proxy-group acceptance probabilities ρ, so that filtering unlabelled candidates "
         "yields a group-balanced sample. The label y is never used.",
         reference="Deng, Diana, Kearns & Roth, arXiv 2023",
+        paper="Balanced Filtering via Non-Disclosive Proxies",
         # 5: default protocol "generalising" (leaf floor and number of leaves chosen on held-out
         # training rows; protocol = "paper" keeps the paper's setting); a group missing from a
         # filtered sample makes its imbalance maximal

@@ -222,6 +222,7 @@ FAIR_REGRESSION = register(
         "Lagrange multipliers, each round one call to an ordinary regression learner, under "
         "statistical parity of the prediction CDFs or bounded group loss.",
         reference="Agarwal, Dudík & Wu, ICML 2019",
+        paper="Fair Regression: Quantitative Definitions and Reduction-based Algorithms",
         version="4",  # 4: gradient-boosting components walk trees as scikit-learn (float32 X)
         sweep_grids={
             "page": EPS_SWEEP,

@@ -343,6 +343,7 @@ MAXENT = register(
         "prior with prescribed marginals, sample debiased data from it, and train a classifier "
         "on the samples.",
         reference="Celis, Keswani & Vishnoi, ICML 2020",
+        paper="Data preprocessing to mitigate bias: a maximum entropy based approach",
         version="4",  # 4: paper domain, KL on the occurring points, sample sets, logistic default
         sweep_grids={
             "page": C_SWEEP,

@@ -529,6 +529,7 @@ MULTIACCURATE_PROXY = register(
         "multiaccurate on the error regions of downstream classifiers, then train a fair "
         "classifier through ẑ; scored on the true groups.",
         reference="Diana, Gill, Kearns, Kenthapadi, Roth & Sharifi-Malvajerdi, FAccT 2022",
+        paper="Multiaccurate Proxies for Downstream Fairness",
         version="7",  # 7: α's range computed on proxy rows kept out of the game
         sweep_grids=SWEEP_GRIDS,
         demo_tasks=(("adult", ("race",)), ("adult", ("sex",))),

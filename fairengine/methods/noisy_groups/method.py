@@ -568,6 +568,7 @@ NOISY_GROUPS = register(
         "under rate constraints on noisy group labels — naive, distributionally robust (TV "
         "ball) or soft group assignments — scored on the true groups.",
         reference="Wang, Guo, Narasimhan, Cotter, Gupta & Jordan, NeurIPS 2020",
+        paper="Robust Optimization for Fairness with Noisy Protected Groups",
         # 9: DRO selects on held-out rows; its margin check (noise-corrected rates + 1 SE) is
         #    what its λ ascends on (it was the all-negatives classifier on Adult)
         # 8: soft assignments selected on held-out rows: λ ascends on the exact 0-1 worst case
