@@ -1,6 +1,6 @@
 """The ``fairengine`` command line: ``datasets``, ``run``, ``sweep``, ``export``, ``predict``,
 ``inspect``, ``precompute``, ``audit``, ``report`` (those two in :mod:`fairengine.cli_audit`),
-``dashboard`` (:mod:`fairengine.cli_dashboard`).
+``dashboard`` (:mod:`fairengine.cli_dashboard`), ``methods`` (:mod:`fairengine.cli_methods`).
 
 Problems with the user's arguments or data print one readable line and exit with status 2.
 """
@@ -202,25 +202,6 @@ def _with_evidence(record: dict[str, Any], frontier: Any, train: Task, test: Tas
 # ----------------------------------------------------------------------------- commands
 
 
-def _cmd_methods(args: argparse.Namespace) -> int:
-    from fairengine.methods import get_method, list_methods
-
-    methods = [get_method(name) for name in list_methods()]
-    rows = [
-        {"name": m.name, "title": m.title, "kinds": list(m.kinds), "reference": m.reference,
-         "plane": [m.performance_metric, m.fairness_metric], "knobs": [k.name for k in m.knobs]}
-        for m in methods
-    ]  # fmt: skip
-    if args.json:
-        _print_json(rows)
-        return 0
-    width = max(len(row["name"]) for row in rows)
-    for row in rows:
-        print(f"{row['name']:<{width}}  {row['title']} ({', '.join(row['kinds'])})")
-        print(f"{'':<{width}}  knobs: {', '.join(row['knobs'])}")
-    return 0
-
-
 def _cmd_datasets(args: argparse.Namespace) -> int:
     infos = list_datasets()
     if args.json:
@@ -273,15 +254,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _grid(args: argparse.Namespace, method: Method) -> dict[str, list[Any]]:
-    """The ``--grid`` values, else the method's declared ``"cli"`` grid; ``--set`` fixes more."""
     grid: dict[str, list[Any]] = {
         k: [v for v in vs.split(",") if v] for k, vs in _parse_pairs(args.grid, "--grid").items()
     }
-    if not grid:
+    if not grid:  # the method's own "cli" grid; a knob fixed with --set leaves it
         if "cli" not in method.sweep_grids:
             raise UsageError("sweep needs at least one --grid KNOB=V1,V2,...")
-        fixed = _parse_pairs(args.set, "--set")  # a fixed knob leaves the default grid
-        grid = {k: list(vs) for k, vs in method.grid("cli").items() if k not in fixed}
+        fixed = _parse_pairs(args.set, "--set")
+        grid = {k: list(v) for k, v in method.sweep_grids.get("cli", {}).items() if k not in fixed}
     for name, values in grid.items():
         if not values:
             raise UsageError(f"--grid {name}= has no values.")
@@ -611,10 +591,6 @@ def build_parser() -> argparse.ArgumentParser:
     datasets.add_argument("--json", action="store_true", help="machine-readable output")
     datasets.set_defaults(handler=_cmd_datasets)
 
-    methods = commands.add_parser("methods", help="list the methods and their knobs")
-    methods.add_argument("--json", action="store_true", help="machine-readable output")
-    methods.set_defaults(handler=_cmd_methods)
-
     run = commands.add_parser("run", help="fit one method with fixed knobs and print metrics")
     _add_method_arguments(run)
     _add_data_arguments(run)
@@ -674,9 +650,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     from fairengine.cli_audit import add_commands  # audit and report
     from fairengine.cli_dashboard import add_dashboard_parser
+    from fairengine.cli_methods import add_methods_parser
 
     add_commands(commands, _add_data_arguments)
     add_dashboard_parser(commands)
+    add_methods_parser(commands)
     return parser
 
 

@@ -42,6 +42,16 @@ def test_datasets(cli) -> None:
     assert {r["name"]: r["rows"] for r in rows}["adult"] == 48_842
 
 
+def test_methods_lists_every_registered_method_with_its_knobs(cli) -> None:
+    from fairengine.methods import get_method, list_methods
+
+    rows = json.loads(cli("methods", "--json").stdout)
+    assert [r["name"] for r in rows] == list_methods()
+    for row in rows:
+        assert row["knobs"] == [k.name for k in get_method(row["name"]).knobs]
+    assert "knobs: constraint, eps" in cli("methods").stdout
+
+
 def test_run_json_and_model_file(cli, tmp_path: Path) -> None:
     out = tmp_path / "model.fairmodel"
     proc = cli("run", "reweighing", "--dataset", "german_credit", "--set", "strength=0.5",
