@@ -1,4 +1,5 @@
-"""The page of a method without a view of its own, generated from its declaration: its knobs
+"""The top every method page shares (:func:`open_page`), and the page of a method without a
+view of its own, generated from its declaration: its knobs
 (:func:`.knobs.knob_panel`), one run (:func:`.runner.run_panel`, with its checks and baselines),
 its plane's two numbers, its ``"page"`` sweep (:mod:`.grid_sweep`) when it declares one, the
 model file and "Add to comparison"."""
@@ -8,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pandas as pd
-import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -18,6 +18,7 @@ from dashboard.components.grid_sweep import GridSweep, grid_sweep
 from dashboard.components.knobs import knob_panel, share_knobs
 from dashboard.components.page_help import how_to_read
 from dashboard.components.state import require_task
+from fairengine.data import Task
 from fairengine.methods import get_method
 from fairengine.methods.base import Method
 from fairengine.metrics import metric_info
@@ -34,14 +35,23 @@ def generated_page(name: str) -> Callable[[], None]:
     return page
 
 
-def draw(method: Method) -> None:
-    """Draw the generated page of ``method``."""
+def open_page(method: Method, caption: str) -> tuple[Task, Task, Task]:
+    """The top of every method page: its title, ``caption``, its reading guide; then the task
+    and its train/test split, or the page ends saying what is missing (no task yet, or one the
+    method cannot run on: :meth:`Method.check`'s words and its paper dataset in one click)."""
     st.title(method.title)
-    st.caption(md_text(" ".join(p for p in (method.reference + ".", method.description) if p)))
+    st.caption(caption)
     how_to_read(method.name)
     task = require_task()
     runner.require(method, task)
     train, test = cached.split_task(task, task.fingerprint)
+    return task, train, test
+
+
+def draw(method: Method) -> None:
+    """Draw the generated page of ``method``."""
+    words = " ".join(p for p in (method.reference + ".", method.description) if p)
+    task, train, test = open_page(method, md_text(words))
     knobs = method.validate_knobs(knob_panel(method, key_prefix=f"w.{method.name}"))
     share_knobs(method, knobs, task)
     result = runner.run_panel(
@@ -72,6 +82,8 @@ def draw(method: Method) -> None:
 
 def plane_figure(method: Method, points: pd.DataFrame, axis: str) -> go.Figure:
     """The sweep's test points on the method's plane, each labelled with its value of ``axis``."""
+    import plotly.express as px
+
     test = points[points["split"] == "test"]
     x, y = method.fairness_metric, method.performance_metric
     fig = px.scatter(test, x=x, y=y, text=[plot_text(str(v)) for v in test[axis]])

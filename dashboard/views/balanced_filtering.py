@@ -10,9 +10,8 @@ from dashboard.components import balanced_filtering_charts as bf
 from dashboard.components import cached, runner
 from dashboard.components.comparison import add_to_comparison
 from dashboard.components.knobs import knob_panel, knob_widget, share_knobs
-from dashboard.components.page_help import how_to_read
+from dashboard.components.method_page import open_page
 from dashboard.components.shared import shared
-from dashboard.components.state import require_task
 from dashboard.components.tables import static_table
 from fairengine.methods import get_method
 from fairengine.methods.balanced_filtering import CURVES, PAPER_SETTING
@@ -22,20 +21,15 @@ from fairengine.sweeps.balanced_filtering import tradeoff_points
 from fairengine.textsafe import md_text
 
 METHOD = get_method("balanced_filtering")
-st.title("Balanced filtering")
-st.caption(
+task, train, test = open_page(
+    METHOD,
     f"{METHOD.reference}. A proxy ẑ(x) — a randomised tree whose leaves reveal at most "
     "α about the sensitive group — and per-leaf acceptance probabilities ρ: keeping each candidate "
     "with probability ρ of its leaf gives a sample close to the target group distribution. "
-    "The label y is never used."
+    "The label y is never used.",
 )
-how_to_read(METHOD.name)
-task = require_task()
-runner.require(METHOD, task)
 if task.kind == "regression":
     st.info("This is a regression task: filtering never uses the target, so it works unchanged.")
-
-train, test = cached.split_task(task, task.fingerprint)
 st.caption(
     f"Sensitive attribute: **{md_text(', '.join(task.sensitive))}** "
     f"({len(task.group_names)} groups)."

@@ -10,26 +10,20 @@ from dashboard.components import cached, fair_regression_charts, runner
 from dashboard.components.comparison import add_to_comparison
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
 from dashboard.components.knobs import knob_panel, share_knobs
-from dashboard.components.page_help import how_to_read
+from dashboard.components.method_page import open_page
 from dashboard.components.shared import shared
-from dashboard.components.state import require_task
 from dashboard.components.tables import static_table
 from fairengine.methods import get_method
 from fairengine.sweeps.fair_regression import mark_envelope
 from fairengine.textsafe import md_text
 
 METHOD = get_method("fair_regression")
-st.title(METHOD.title)
-st.caption(
+task, train, test = open_page(
+    METHOD,
     f"{METHOD.reference}. Exponentiated gradient over Lagrange multipliers; each round one "
     "ordinary regression fit. The result Q is randomized: every prediction draws one of its "
-    "regressors, and parity holds for that distribution (never for the averaged prediction)."
+    "regressors, and parity holds for that distribution (never for the averaged prediction).",
 )
-how_to_read(METHOD.name)
-task = require_task()
-runner.require(METHOD, task)
-
-train, test = cached.split_task(task, task.fingerprint)
 knobs = METHOD.validate_knobs(knob_panel(METHOD, key_prefix="w.fr"))
 share_knobs(METHOD, knobs, task)
 

@@ -10,26 +10,20 @@ from dashboard.components import cached, maxent_charts, runner
 from dashboard.components.comparison import add_to_comparison
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
 from dashboard.components.knobs import knob_panel, share_knobs
-from dashboard.components.page_help import how_to_read
+from dashboard.components.method_page import open_page
 from dashboard.components.shared import shared
-from dashboard.components.state import require_task
 from dashboard.components.tables import static_table
 from fairengine.methods import get_method
 from fairengine.metrics import metric_info
 from fairengine.textsafe import md_text
 
 METHOD = get_method("maxent")
-st.title(METHOD.title)
-st.caption(
+task, train, test = open_page(
+    METHOD,
     f"{METHOD.reference}. Learns the distribution p* closest to a fair prior "
     "q_C = C·uniform + (1 − C)·reweighted data that matches the target marginals θ, then "
-    "samples debiased data from it and trains a classifier on the samples."
+    "samples debiased data from it and trains a classifier on the samples.",
 )
-how_to_read(METHOD.name)
-task = require_task()
-runner.require(METHOD, task)
-
-train, test = cached.split_task(task, task.fingerprint)
 knobs = knob_panel(METHOD, key_prefix="w.maxent")
 knobs = METHOD.validate_knobs(knobs)
 share_knobs(METHOD, knobs, task)

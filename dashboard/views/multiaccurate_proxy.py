@@ -10,27 +10,21 @@ from dashboard.components import cached, multiaccurate_proxy_charts, runner
 from dashboard.components.comparison import add_to_comparison
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
 from dashboard.components.knobs import knob_panel, knob_widget, share_knobs
-from dashboard.components.page_help import how_to_read
+from dashboard.components.method_page import open_page
 from dashboard.components.shared import shared
-from dashboard.components.state import require_task
 from dashboard.components.tables import static_table
 from fairengine.methods import get_method
 from fairengine.textsafe import md_text
 
 METHOD = get_method("multiaccurate_proxy")
 charts = multiaccurate_proxy_charts
-st.title(METHOD.title)
-st.caption(
+task, train, test = open_page(
+    METHOD,
     f"{METHOD.reference}. The proxy is trained to be multiaccurate on the error regions of "
     "downstream classifiers (Algorithm 4: linear; Algorithm 2: trees); the downstream learner "
     "never sees the true groups. The auditor is a heuristic, so audited violations are lower "
-    "bounds, and the guarantee covers only the audited class and tasks."
+    "bounds, and the guarantee covers only the audited class and tasks.",
 )
-how_to_read(METHOD.name)
-task = require_task()
-runner.require(METHOD, task)
-
-train, test = cached.split_task(task, task.fingerprint)
 knobs = knob_panel(METHOD, key_prefix="w.map", skip=("alpha",))
 # α slides over the range the runs computed for these rows and proxy knobs (its lower end is
 # the lowest α the linear proxy reaches, i.e. α = 0); until one is known, over the declared one

@@ -10,25 +10,20 @@ from dashboard.components import cached, noisy_groups_charts, runner
 from dashboard.components.comparison import add_to_comparison
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
 from dashboard.components.knobs import knob_panel, share_knobs
-from dashboard.components.page_help import how_to_read
+from dashboard.components.method_page import open_page
 from dashboard.components.shared import shared
-from dashboard.components.state import require_task, stop_page
+from dashboard.components.state import stop_page
 from dashboard.components.tables import static_table
 from fairengine.data import DataError
 from fairengine.methods import KnobError, get_method
 from fairengine.textsafe import md_text
 
 METHOD = get_method("noisy_groups")
-st.title(METHOD.title)
-st.caption(
+task, train, test = open_page(
+    METHOD,
     f"{METHOD.reference}. Group labels are flipped at the chosen noise rate; the classifier only "
-    "sees the noisy groups, and its constraint violation is measured on the true ones."
+    "sees the noisy groups, and its constraint violation is measured on the true ones.",
 )
-how_to_read(METHOD.name)
-task = require_task()
-runner.require(METHOD, task)
-
-train, test = cached.split_task(task, task.fingerprint)
 knobs = knob_panel(METHOD, key_prefix="w.ng", columns=4)
 key = task.fingerprint
 try:
