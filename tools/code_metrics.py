@@ -13,10 +13,10 @@ physical lines; lines of a function run from its ``def`` (decorators excluded) t
 Complexity comes from ``ruff check --select C901`` so it matches what the linter reports.
 
 Shared files per method: the files outside a method's own places (its package or module under
-``fairengine/methods/``, its view, its chart module, its sweep module, its guide page) that name
-it — each is a registry entry someone adding a method must write. The Python files of
-``fairengine/`` and ``dashboard/`` and ``mkdocs.yml`` are read; a name counts as a quoted string
-or a ``methods.<name>`` / ``methods/<name>`` path.
+``fairengine/methods/``, its view, its chart module, its sweep module) that name it as a value —
+a string constant (not a docstring) equal to the name or its module path, or its guide page in
+``mkdocs.yml``'s navigation. Each is a registry entry or a special case someone adding a method
+writes.
 """
 
 from __future__ import annotations
@@ -134,22 +134,41 @@ def _own_places(name: str) -> tuple[str, ...]:
     )
 
 
+def _string_values(text: str) -> set[str]:
+    """The string constants of a module that are values (not docstrings)."""
+    tree = ast.parse(text)
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        and id(node) not in docstrings
+    }  # fmt: skip
+
+
 def shared_files(names: tuple[str, ...], packages: tuple[str, ...] = PACKAGES) -> dict[str, list]:
     """Per method name: the shared files that name it (see the module docstring)."""
-    files = python_files(packages)
-    texts = {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in files}
+    values = {str(p.relative_to(ROOT)): _string_values(p.read_text(encoding="utf-8"))
+              for p in python_files(packages)}  # fmt: skip
     mkdocs = ROOT / "mkdocs.yml"
-    if mkdocs.is_file():
-        texts["mkdocs.yml"] = mkdocs.read_text(encoding="utf-8")
+    nav = mkdocs.read_text(encoding="utf-8") if mkdocs.is_file() else ""
     found: dict[str, list] = {}
     for name in names:
-        pattern = re.compile(rf"""["']{name}["']|methods[./]{name}\b""")
         own = _own_places(name)
+        module = f"fairengine.methods.{name}"
         found[name] = sorted(
             path
-            for path, text in texts.items()
-            if not path.startswith(own) and pattern.search(text)
-        )
+            for path, strings in values.items()
+            if not path.startswith(own)
+            and any(v in (name, module) or v.startswith(module + ".") for v in strings)
+        ) + (["mkdocs.yml"] if f"methods/{name}.md" in nav else [])
     return found
 
 
