@@ -33,7 +33,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.components import cached
+from dashboard.components import cached, prefetch
 from dashboard.components.deploy import demo_knobs, limits, thin
 from dashboard.components.evidence import show_evidence
 from dashboard.components.jobs import Job, JobPool, ServerBusy, discard
@@ -263,6 +263,7 @@ def run_panel(
     if result is not None:
         state.pop("job", None)
         state.update(key=key, tkey=tkey, result=result)
+        prefetch.after_result(slot, method, train, test, knobs, extra, function)
         return show_evidence(result, train, test)
 
     last = state.get("result") if state.get("tkey") == tkey else None
@@ -303,6 +304,7 @@ def run_panel(
                 _remember(key, value)
                 state.pop("job", None)
                 state.update(key=key, tkey=tkey, result=value)
+                prefetch.after_result(slot, method, train, test, knobs, extra, function)
                 return show_evidence(value, train, test)
             if status == "error":
                 state.pop("job", None)
