@@ -214,3 +214,40 @@ def test_a_prefetched_neighbour_is_the_run_the_page_would_compute(tmp_path) -> N
         assert prefetch.submit_neighbours(pool, store, "s", run, settings) == []
     finally:
         pool.shutdown()
+
+
+def test_a_one_step_knob_change_is_served_from_the_runs_computed_ahead(tmp_path, monkeypatch):
+    """The balanced-filtering page on German credit, every fit counted as expensive (a knob
+    change would wait for Run): after the first result the neighbours are computed in the
+    background, and one slider step then shows its result at once, with no Run and no fit."""
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    from dashboard.components import runner
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("FAIRENGINE_CACHE", str(cache))
+    monkeypatch.setenv("FAIRENGINE_RUN_WAIT", "600")
+    monkeypatch.setenv("FAIRENGINE_CHEAP_SECONDS", "0")
+    monkeypatch.setenv("FAIRENGINE_PREFETCH", "2")
+    runner._memo.clear()
+    app = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+    at = AppTest.from_file(app, default_timeout=240)
+    at.query_params["dataset"] = "german_credit"
+    at.run()
+    at.switch_page("views/balanced_filtering.py").run()
+    assert not at.exception
+    pool = runner.job_pool()
+    ahead = [job for job in pool.active() if job.background]
+    assert len(ahead) == 2  # α one step up and down
+    wait_for(lambda: not pool.active(), timeout=240)
+    runs = len(list((cache / "runs").rglob("*.fairrun")))
+    assert runs == 3  # the page's run and its two neighbours
+
+    at.slider(key="w.bf.alpha").set_value(0.25).run()
+    assert not at.exception
+    assert not any("Knobs changed" in w.value for w in at.warning)  # no Run asked for
+    shown = at.session_state["runner.state.balanced_filtering"]["result"]
+    assert shown.knobs["alpha"] == 0.25  # the new budget's result is drawn
+    assert len(list((cache / "runs").rglob("*.fairrun"))) == runs  # nothing fitted for it
