@@ -8,6 +8,12 @@ the page draws the new result: its metric values differ from the previous ones a
 longer says it is showing the previous result (no fixed settle wait is counted). When a fit
 takes so long that the page asks for **Run**, the benchmark presses it at once and says so.
 
+Two modes, each on a server of its own with a fresh cache folder (``$FAIRENGINE_BENCH_MODES``,
+default both): *cold*, each step right after the previous result was drawn; *ready*, each step
+once the server's processes have used no CPU for a second (the runs one knob step away that the
+page computes ahead, :mod:`dashboard.components.prefetch`, are done; their CPU seconds are
+reported as "computed ahead"). ``FAIRENGINE_PREFETCH=0`` gives the same without computing ahead.
+
 CPU seconds are those of the server's whole process tree (the Streamlit server, the job pool's
 forkserver and the fit processes it reaped) over the step: the fit plus the page's rerun. They
 do not depend on what else the machine runs, unlike the wall-clock times.
@@ -150,26 +156,50 @@ def _first_result(page: Any, url: str, harness: Any) -> str:
     raise TimeoutError(f"No first result on {url}")
 
 
-def measure_page(page: Any, server: Any, spec: KnobPage, steps: int, harness: Any) -> list[Row]:
-    """Per-step (seconds, CPU seconds, changed, pressed Run) for one page."""
+def _idle(server: Any, quiet: float = 0.05, every: float = 1.0, limit: float = 120.0) -> float:
+    """Wait until the server's process tree used less than ``quiet`` CPU seconds over ``every``
+    seconds (its background jobs are done), at most ``limit`` seconds; returns the CPU seconds
+    it used meanwhile."""
+    start = tree_cpu_seconds(server.process.pid)
+    last, deadline = start, time.monotonic() + limit
+    while time.monotonic() < deadline:
+        time.sleep(every)
+        now = tree_cpu_seconds(server.process.pid)
+        if now - last < quiet:
+            break
+        last = now
+    return tree_cpu_seconds(server.process.pid) - start
+
+
+def _step(page: Any, server: Any, spec: KnobPage, before: str, harness: Any) -> tuple:
+    """One ArrowRight on the main knob: (seconds, CPU seconds, changed, pressed Run)."""
+    thumb = (
+        page.locator('[data-testid="stSlider"]')
+        .filter(has_text=spec.knob)
+        .get_by_role("slider")
+        .first
+    )
+    thumb.focus()
+    cpu0 = tree_cpu_seconds(server.process.pid)
+    start = time.perf_counter()
+    thumb.press("ArrowRight")
+    changed, pressed = _wait_result(page, before, spec.slot, harness)
+    seconds = time.perf_counter() - start
+    return seconds, tree_cpu_seconds(server.process.pid) - cpu0, changed, pressed
+
+
+def measure_page(
+    page: Any, server: Any, spec: KnobPage, steps: int, mode: str, harness: Any
+) -> list[tuple]:
+    """Per step (seconds, CPU seconds, changed, pressed Run, CPU seconds spent ahead) for one
+    page: each step right after the previous result was drawn (``mode`` "cold"), or once the
+    server has been idle for a second ("ready": what it computed ahead is done)."""
     before = _first_result(page, server.url + spec.link, harness)
     samples = []
     for _ in range(steps):
-        thumb = (
-            page.locator('[data-testid="stSlider"]')
-            .filter(has_text=spec.knob)
-            .get_by_role("slider")
-            .first
-        )
-        thumb.focus()
-        cpu0 = tree_cpu_seconds(server.process.pid)
-        start = time.perf_counter()
-        thumb.press("ArrowRight")
-        changed, pressed = _wait_result(page, before, spec.slot, harness)
-        seconds = time.perf_counter() - start
-        cpu = tree_cpu_seconds(server.process.pid) - cpu0
-        samples.append((seconds, cpu, changed, pressed))
-        harness.wait_for_app(page, timeout=120_000)  # settle before the next step (not timed)
+        ahead = _idle(server) if mode == "ready" else 0.0
+        samples.append((*_step(page, server, spec, before, harness), ahead))
+        harness.wait_for_app(page, timeout=120_000)  # the page's last rerun (not timed)
         before = _metric_text(page)
     return samples
 
@@ -177,58 +207,80 @@ def measure_page(page: Any, server: Any, spec: KnobPage, steps: int, harness: An
 Row = dict[str, Any]
 
 
-def _rows(spec: KnobPage, samples: list) -> list[Row]:
+def _rows(spec: KnobPage, mode: str, samples: list) -> list[Row]:
     seconds = [s[0] for s in samples]
     cpus = [s[1] for s in samples]
     unchanged = sum(not s[2] for s in samples)
     pressed = sum(s[3] for s in samples)
-    note = f"{len(samples)} steps of '{spec.knob}'; CPU s (median) {statistics.median(cpus):.2f}"
+    within = sum(s <= 1.0 for s in seconds)
+    note = (
+        f"{len(samples)} steps of '{spec.knob}', {within} within 1 s; "
+        f"CPU s (median) {statistics.median(cpus):.2f}"
+    )
+    if mode == "ready":
+        ahead = statistics.median(s[4] for s in samples)
+        note += f"; computed ahead before each step: {ahead:.2f} CPU s (median)"
     if pressed:
         note += f"; Run pressed in {pressed}"
     if unchanged:
         note += f"; {unchanged} steps drew equal metrics (timed until the page settled)"
+    what = f"{spec.name} ({mode})"
     return [
-        {"what": f"{spec.name}: knob → new result, median", "value": statistics.median(seconds),
+        {"what": f"{what}: knob → new result, median", "value": statistics.median(seconds),
          "unit": "s", "note": note},
-        {"what": f"{spec.name}: knob → new result, max", "value": max(seconds), "unit": "s"},
-        {"what": f"{spec.name}: server CPU per step, median", "value": statistics.median(cpus),
+        {"what": f"{what}: knob → new result, max", "value": max(seconds), "unit": "s"},
+        {"what": f"{what}: server CPU per step, median", "value": statistics.median(cpus),
          "unit": "CPU s", "note": f"max {max(cpus):.2f}"},
     ]  # fmt: skip
 
 
+def _pages() -> list[KnobPage]:
+    only = [n for n in os.environ.get("FAIRENGINE_BENCH_PAGES", "").split(",") if n]
+    return [spec for spec in PAGES if not only or spec.name in only]
+
+
+def _run_mode(playwright: Any, mode: str, steps: int, harness: Any) -> list[Row]:
+    """Every page in ``mode`` on a server of its own with a fresh cache folder."""
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory() as cache:
+        server = harness.start_app_server(
+            cache_dir=cache, timeout=180, extra_env={"FAIRENGINE_WORKER_NICE": BENCH_NICE}
+        )
+        browser = harness.launch_browser(playwright)
+        try:
+            for spec in _pages():
+                context = browser.new_context(viewport={"width": 1400, "height": 1000})
+                context.set_default_timeout(120_000)
+                samples = measure_page(context.new_page(), server, spec, steps, mode, harness)
+                context.close()
+                rows += _rows(spec, mode, samples)
+                shown = ", ".join(f"{s[0]:.2f}s/{s[1]:.2f}cpu" for s in samples)
+                print(f"   {spec.name} ({mode}): {shown}", flush=True)
+        finally:
+            browser.close()
+            server.stop()
+    return rows
+
+
 def knob_latency(quick: bool) -> list[Row]:
-    """Method pages: time from a main-knob step until the new result is drawn (browser)."""
+    """Method pages: time from a main-knob step until the new result is drawn (browser), right
+    after the previous result ("cold") and once the server is idle ("ready")."""
     from playwright.sync_api import sync_playwright
 
     harness = _harness()
     if harness.e2e_unavailable_reason():
         raise RuntimeError(harness.e2e_unavailable_reason())
     steps = 2 if quick else 3
-    only = [n for n in os.environ.get("FAIRENGINE_BENCH_PAGES", "").split(",") if n]
+    prefetch = os.environ.get("FAIRENGINE_PREFETCH") or "default (4)"
     rows: list[Row] = [
         {"what": "1-min load average at start", "value": os.getloadavg()[0], "unit": "",
-         "note": f"{os.cpu_count()} cores; workers at nice {BENCH_NICE}"}
+         "note": f"{os.cpu_count()} cores; workers at nice {BENCH_NICE}; "
+                 f"FAIRENGINE_PREFETCH {prefetch}"}
     ]  # fmt: skip
-    with tempfile.TemporaryDirectory() as cache, sync_playwright() as playwright:
-        server = harness.start_app_server(
-            cache_dir=cache, timeout=180, extra_env={"FAIRENGINE_WORKER_NICE": BENCH_NICE}
-        )
-        browser = harness.launch_browser(playwright)
-        try:
-            for spec in PAGES:
-                if only and spec.name not in only:
-                    continue
-                context = browser.new_context(viewport={"width": 1400, "height": 1000})
-                context.set_default_timeout(120_000)
-                samples = measure_page(context.new_page(), server, spec, steps, harness)
-                context.close()
-                rows += _rows(spec, samples)
-                print(
-                    f"   {spec.name}: " + ", ".join(f"{s[0]:.2f}s/{s[1]:.2f}cpu" for s in samples)
-                )
-        finally:
-            browser.close()
-            server.stop()
+    modes = os.environ.get("FAIRENGINE_BENCH_MODES", "cold,ready").split(",")
+    with sync_playwright() as playwright:
+        for mode in modes:
+            rows += _run_mode(playwright, mode, steps, harness)
     rows.append({"what": "1-min load average at end", "value": os.getloadavg()[0], "unit": ""})
     return rows
 
