@@ -342,6 +342,67 @@ def knob_job_cpu(quick: bool) -> list[Row]:
     return rows
 
 
+def spin(seconds: float) -> float:
+    """CPU-bound work of about ``seconds`` of one core (a fit stand-in that needs no data)."""
+    end = time.process_time() + seconds
+    total = 0.0
+    while time.process_time() < end:
+        total += sum(i * i for i in range(2_000))
+    return total
+
+
+def _visitor_job(pool: Any, key: str, work: float, ahead: int) -> float:
+    """Wall seconds of a visitor's job of ``work`` CPU seconds submitted while ``ahead``
+    background jobs (each 4× longer) wait or run; they are cancelled afterwards."""
+    from concurrent import futures
+
+    background = [
+        pool.submit("ahead", "ahead", f"{key}.b{i}", spin, 4 * work, background=True)
+        for i in range(ahead)
+    ]
+    if ahead:  # one background job is running when the visitor's arrives
+        deadline = time.monotonic() + 30
+        while not background[0].running_calls and time.monotonic() < deadline:
+            time.sleep(0.01)
+    start = time.perf_counter()
+    job = pool.submit("visitor", "fit", key, spin, work)
+    futures.wait([job.future])
+    seconds = time.perf_counter() - start
+    for other in background:
+        pool.cancel(other)
+    while pool.active():
+        time.sleep(0.05)
+    return seconds
+
+
+def prefetch_delay(quick: bool) -> list[Row]:
+    """A visitor's job alone and with background jobs (the page's runs computed ahead) queued
+    and one running: wall seconds, on 1 worker (the background job is preempted) and 2."""
+    from dashboard.components.jobs import JobPool, Priority
+
+    work, repeats = (0.5, 3) if quick else (1.0, 5)
+    rows: list[Row] = []
+    for workers in (1, 2):
+        pool = JobPool(workers=workers, priority=Priority(nice=int(BENCH_NICE)))
+        try:
+            _visitor_job(pool, "warm", 0.1, 0)  # the warm parent starts
+            alone, beside = [], []
+            for i in range(repeats):  # alternated, so the host's load drifts over both
+                alone.append(_visitor_job(pool, f"a{workers}.{i}", work, 0))
+                beside.append(_visitor_job(pool, f"b{workers}.{i}", work, 4))
+        finally:
+            pool.shutdown()
+        a, b = statistics.median(alone), statistics.median(beside)
+        rows.append(
+            {"what": f"{workers} worker(s): visitor's job with 4 background jobs, median",
+             "value": b, "unit": "s", "ratio": b / a,
+             "note": f"alone {a:.2f} s (median of {repeats}, {work:g} CPU s of work); ratio: "
+                     f"with / alone; 1-min load {os.getloadavg()[0]:.1f}"}
+        )  # fmt: skip
+    return rows
+
+
 def register(registry: Any) -> None:
     registry.add(knob_latency)
     registry.add(knob_job_cpu)
+    registry.add(prefetch_delay)
