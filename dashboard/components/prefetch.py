@@ -4,8 +4,9 @@ computed in the background, so that moving a knob by one step is served from the
 After :func:`~dashboard.components.runner.run_panel` draws a result it calls
 :func:`after_result`. That picks at most :func:`prefetch_jobs` settings one widget step away
 (:func:`fairengine.methods.knob_steps.neighbours`) from the knobs shown: the knob the visitor
-changed last first (in the direction they moved it), then the page's sliders in their order,
-then its select boxes and checkboxes. Each one not in the run store yet is submitted to the
+changed last first (in the direction they moved it), then the page's main knob
+(:data:`MAIN_KNOBS`), then its other sliders in their order, then its select boxes and
+checkboxes. Each one not in the run store yet is submitted to the
 shared job pool as a *background* job (:mod:`.job_scheduling`): it starts only while no visitor's
 job runs or waits, at the lowest CPU priority, and a visitor's job that needs its worker cancels
 it. It runs the same :func:`~fairengine.frontier.runs.compute_and_store` call with the same
@@ -34,6 +35,14 @@ from fairengine.methods.knob_steps import neighbours
 PREFETCH_ENV = "FAIRENGINE_PREFETCH"
 #: Background jobs one page view may start (outside demo mode): both neighbours of two knobs.
 PREFETCH_JOBS = 4
+#: The knob each method page puts first, the one a visitor moves most (its trade-off knob).
+MAIN_KNOBS = {
+    "balanced_filtering": "alpha",
+    "maxent": "C",
+    "multiaccurate_proxy": "alpha",
+    "noisy_groups": "slack",
+    "fair_regression": "eps",
+}
 
 
 def prefetch_jobs(environ: Mapping[str, str] | None = None) -> int:
@@ -46,12 +55,15 @@ def prefetch_jobs(environ: Mapping[str, str] | None = None) -> int:
     return 0 if demo_mode(dict(env)) else PREFETCH_JOBS
 
 
-def _order(knobs: Mapping[str, Knob], values: Mapping, previous: Mapping | None) -> list[str]:
+def _order(
+    knobs: Mapping[str, Knob], values: Mapping, previous: Mapping | None, main: str | None
+) -> list[str]:
     """Knob names in the order their neighbours are wanted: changed since ``previous`` first,
-    then sliders, then the rest, each group in the page's order."""
+    then the ``main`` knob, then sliders, then the rest, each group in the page's order."""
     changed = [n for n in knobs if previous is not None and previous.get(n, values[n]) != values[n]]
-    sliders = [n for n in knobs if knobs[n].kind in ("int", "float") and n not in changed]
-    return changed + sliders + [n for n in knobs if n not in changed and n not in sliders]
+    first = changed + ([main] if main in knobs and main not in changed else [])
+    sliders = [n for n in knobs if knobs[n].kind in ("int", "float") and n not in first]
+    return first + sliders + [n for n in knobs if n not in first and n not in sliders]
 
 
 def neighbour_settings(
@@ -65,7 +77,7 @@ def neighbour_settings(
     if demo_mode():
         knobs = {name: knob.for_demo() for name, knob in knobs.items()}
     found: list[dict[str, Any]] = []
-    for name in _order(knobs, values, previous):
+    for name in _order(knobs, values, previous, MAIN_KNOBS.get(method.name)):
         steps = list(neighbours(knobs[name], values[name]))
         before = None if previous is None else previous.get(name)
         if before is not None and _is_number(before) and before > values[name]:

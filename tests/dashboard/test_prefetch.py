@@ -79,12 +79,15 @@ def test_neighbour_settings_put_the_last_changed_knob_first_in_its_direction() -
     values = method.validate_knobs({"slack": 0.05})
     first = prefetch.neighbour_settings(method, values, None, limit=4)
     assert len(first) == 4
-    # no change seen yet: the sliders in the page's order (noise, then slack), up first
-    assert [s["noise"] for s in first[:2]] == [0.15, 0.05]
-    assert [s["slack"] for s in first[2:]] == [0.06, 0.04]
+    # no change seen yet: the main knob (slack), then the other sliders in order, up first
+    assert [s["slack"] for s in first[:2]] == [0.06, 0.04]
+    assert [s["noise"] for s in first[2:]] == [0.15, 0.05]
     moved_down = prefetch.neighbour_settings(method, values, {**values, "slack": 0.06}, limit=2)
     assert [s["slack"] for s in moved_down] == [0.04, 0.06]
-    for setting in first + moved_down:  # one knob moved, every other as shown
+    noise_moved = prefetch.neighbour_settings(method, values, {**values, "noise": 0.05}, limit=3)
+    assert [s["noise"] for s in noise_moved[:2]] == [0.15, 0.05]  # the knob changed last first
+    assert noise_moved[2]["slack"] == 0.06
+    for setting in first + moved_down + noise_moved:  # one knob moved, every other as shown
         assert sum(setting[k] != values[k] for k in values) == 1
 
 
@@ -251,3 +254,9 @@ def test_a_one_step_knob_change_is_served_from_the_runs_computed_ahead(tmp_path,
     shown = at.session_state["runner.state.balanced_filtering"]["result"]
     assert shown.knobs["alpha"] == 0.25  # the new budget's result is drawn
     assert len(list((cache / "runs").rglob("*.fairrun"))) == runs  # nothing fitted for it
+
+
+def test_each_main_knob_is_a_slider_of_its_method() -> None:
+    for method, name in prefetch.MAIN_KNOBS.items():
+        knob = get_method(method).knob(name)
+        assert knob.kind == "float" and knob.low is not None and knob.high is not None
