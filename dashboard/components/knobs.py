@@ -110,7 +110,14 @@ def knob_widget(knob: Knob, *, key: str, value: Any = None, url: bool = False) -
             help=knob.help,
             key=key,
         )
+    drawn_knobs()[knob.name] = (knob, chosen)  # what a one-step move of this widget sends
     return _link_note(key, chosen) if url else chosen
+
+
+def drawn_knobs() -> dict[str, tuple[Knob, Any]]:
+    """The knobs this session's page drew since :mod:`.prefetch` last read them: name → (the
+    knob as its widget drew it, with the page's range and step; the widget's value)."""
+    return st.session_state.setdefault("_drawn_knobs", {})
 
 
 def knob_widgets(method: Method, *, key_prefix: str, skip: tuple[str, ...] = ()) -> dict[str, Any]:

@@ -66,19 +66,45 @@ def _order(
     return first + sliders + [n for n in knobs if n not in first and n not in sliders]
 
 
+def _widgets(
+    method: Method, values: Mapping[str, Any], drawn: Mapping[str, tuple[Knob, Any]]
+) -> dict[str, tuple[Knob, Any]]:
+    """Per knob shown: (the knob as its widget moves, the widget's value). That is the widget
+    the page ``drawn`` for it when it holds this value or has a range of the page's own (e.g.
+    multiaccurate proxies' α over the range its runs reached, whose lower end stands for 0),
+    else the declared knob (in demo mode its demo range) at the value shown."""
+    declared = {knob.name: knob for knob in method.knobs}
+    out = {}
+    for name in values:
+        if name not in declared:
+            continue
+        knob = declared[name].for_demo() if demo_mode() else declared[name]
+        widget, chosen = drawn.get(name, (None, None))
+        own_range = widget is not None and (widget.low, widget.high) != (knob.low, knob.high)
+        if widget is not None and (chosen == values[name] or own_range):
+            out[name] = (widget, chosen)
+        else:
+            out[name] = (knob, values[name])
+    return out
+
+
 def neighbour_settings(
-    method: Method, values: Mapping[str, Any], previous: Mapping | None, limit: int
+    method: Method,
+    values: Mapping[str, Any],
+    previous: Mapping | None,
+    limit: int,
+    drawn: Mapping[str, tuple[Knob, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """At most ``limit`` settings of ``method`` one widget step away from ``values`` (the
-    knobs shown), in the order described in the module notes; each one validated (the page's
-    own knob values, with one of them moved)."""
-    declared = {knob.name: knob for knob in method.knobs}
-    knobs = {name: declared[name] for name in values if name in declared}
-    if demo_mode():
-        knobs = {name: knob.for_demo() for name, knob in knobs.items()}
+    knobs shown; ``drawn``: the widgets the page drew, see :func:`_widgets`), in the order
+    described in the module notes; each one validated (the page's own knob values, with one of
+    them moved)."""
+    widgets = _widgets(method, values, drawn or {})
+    knobs = {name: knob for name, (knob, _) in widgets.items()}
     found: list[dict[str, Any]] = []
     for name in _order(knobs, values, previous, MAIN_KNOBS.get(method.name)):
-        steps = list(neighbours(knobs[name], values[name]))
+        knob, at = widgets[name]
+        steps = list(neighbours(knob, at))
         before = None if previous is None else previous.get(name)
         if before is not None and _is_number(before) and before > values[name]:
             steps.reverse()  # moved down last time: down first
@@ -87,7 +113,7 @@ def neighbour_settings(
                 setting = method.validate_knobs({**values, name: value})
             except (KnobError, ValueError, TypeError):
                 continue
-            if setting not in found:
+            if setting not in found and setting != values:
                 found.append(setting)
             if len(found) >= limit:
                 return found
@@ -149,8 +175,11 @@ def after_result(
     import streamlit as st
 
     from dashboard.components import runner
+    from dashboard.components.knobs import drawn_knobs
     from fairengine.methods import get_method
 
+    drawn = dict(drawn_knobs())
+    drawn_knobs().clear()  # read once: the next page run draws its own
     memo = st.session_state.setdefault(f"prefetch.{slot}", {})
     setting = runner.result_key(slot)  # the task, method, knobs and extras shown
     if memo.get("setting") == setting:
@@ -161,6 +190,6 @@ def after_result(
         declared = get_method(method)
     except KeyError:
         return
-    settings = neighbour_settings(declared, knobs, previous, limit)
+    settings = neighbour_settings(declared, knobs, previous, limit, drawn)
     run = (method, train, test, extra, function)
     submit_neighbours(runner.job_pool(), runner.run_store(), runner.session_id(), run, settings)

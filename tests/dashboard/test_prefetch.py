@@ -260,3 +260,20 @@ def test_each_main_knob_is_a_slider_of_its_method() -> None:
     for method, name in prefetch.MAIN_KNOBS.items():
         knob = get_method(method).knob(name)
         assert knob.kind == "float" and knob.low is not None and knob.high is not None
+
+
+def test_a_widget_with_the_pages_own_range_gives_the_neighbours() -> None:
+    """Multiaccurate proxies' α slides over the range its runs reached, its lower end standing
+    for α = 0: the neighbour is one step of that slider, not of the declared knob."""
+    import dataclasses
+
+    method = get_method("multiaccurate_proxy")
+    values = method.validate_knobs({"alpha": 0.0})
+    page_alpha = dataclasses.replace(method.knob("alpha"), low=0.081, high=0.5, default=0.081)
+    drawn = {"alpha": (page_alpha, 0.081)}
+    settings = prefetch.neighbour_settings(method, values, None, limit=1, drawn=drawn)
+    assert settings[0]["alpha"] == 0.082
+    # a widget of the declared range left from another page, at another value: not used
+    stale = {"alpha": (method.knob("alpha"), 0.3)}
+    settings = prefetch.neighbour_settings(method, values, None, limit=1, drawn=stale)
+    assert settings[0]["alpha"] == 0.001
