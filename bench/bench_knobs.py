@@ -46,6 +46,10 @@ STEP_TIMEOUT_S = 180.0
 #: here): fit work is measured, not how the scheduler shares a busy host.
 BENCH_NICE = os.environ.get("FAIRENGINE_WORKER_NICE", "0")
 PREVIOUS = "Showing the previous result until the new one is ready."
+RUNNING = '[data-testid="stApp"][data-test-script-state="running"]'
+#: A step that draws metrics equal to the last ones counts as done once the page is idle with no
+#: pending result; if its script run was too quick to be seen, after this many seconds.
+EQUAL_WAIT_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -121,21 +125,28 @@ def _main_text(page: Any) -> str:
 
 
 def _wait_result(page: Any, before: str, slot: str, harness: Any) -> tuple[bool, bool]:
-    """Wait until the page draws a result whose metrics differ from ``before``; press Run once
-    if the page asks for it. Returns (changed, pressed_run)."""
-    deadline = time.monotonic() + STEP_TIMEOUT_S
-    pressed = False
-    while time.monotonic() < deadline:
+    """Wait until the page draws a result whose metrics differ from ``before``, or settles on
+    an equal one (its script ran and ended with no pending result; if the run was too quick to
+    be seen, after :data:`EQUAL_WAIT_S`); press Run once if the page asks for it. Returns
+    (changed, pressed_run)."""
+    start = time.monotonic()
+    pressed = seen_running = False
+    while time.monotonic() < start + STEP_TIMEOUT_S:
         text = _main_text(page)
         metrics = _metric_text(page)
-        if metrics and metrics != before and PREVIOUS not in text and "Knobs changed" not in text:
+        pending = PREVIOUS in text or "Knobs changed" in text
+        if metrics and metrics != before and not pending:
             return True, pressed
+        running = page.locator(RUNNING).count() > 0
+        seen_running = seen_running or running
+        waited = time.monotonic() - start
+        if metrics and not pending and not running and (seen_running or waited > EQUAL_WAIT_S):
+            return False, pressed
         run = page.locator('[data-testid="stButton"] button:has-text("Run")')
         if not pressed and "Knobs changed" in text and run.count():
             run.first.click()
             pressed = True
         page.wait_for_timeout(40)
-    # the metrics never changed: settled on a result equal to the last one?
     harness.wait_for_app(page, timeout=60_000)
     return False, pressed
 
