@@ -368,8 +368,7 @@ def _visitor_job(pool: Any, key: str, work: float, ahead: int) -> float:
     from concurrent import futures
 
     background = [
-        pool.submit("ahead", "ahead", f"{key}.b{i}", spin, 4 * work, background=True)
-        for i in range(ahead)
+        pool.submit_background("ahead", f"{key}.b{i}", spin, 4 * work) for i in range(ahead)
     ]
     if ahead:  # one background job is running when the visitor's arrives
         deadline = time.monotonic() + 30

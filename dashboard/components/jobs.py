@@ -146,7 +146,7 @@ class JobPool:
     priority : Priority, optional
         How the calls are scheduled (default :meth:`Priority.from_env`).
 
-    A job submitted with ``background=True`` (see :meth:`submit`) never delays a visitor's
+    A job submitted by :meth:`submit_background` never delays a visitor's
     job: it starts only while no other job runs or waits, at nice 19, and a visitor's job that
     finds no free worker kills a running background call to take its place (the rules:
     :mod:`.job_scheduling`). A visitor's job with the key of a background job takes that job
@@ -197,7 +197,6 @@ class JobPool:
         *args: Any,
         estimate: float | None = None,
         with_progress: bool = False,
-        background: bool = False,
         **kwargs: Any,
     ) -> Job:
         """Queue ``function(*args, **kwargs)`` for ``session``; returns the job to poll.
@@ -205,10 +204,19 @@ class JobPool:
         A job with the same ``key`` that is still unfinished (from any session) is shared
         rather than run twice. If the session already holds ``per_session`` unfinished jobs,
         its oldest one is cancelled first. Raises :class:`ServerBusy` (nothing cancelled) when
-        ``queue_limit`` jobs already wait. A ``background`` job is run as the class notes say.
+        ``queue_limit`` jobs already wait.
         """
         units: list[Call] = [(function, args, kwargs, with_progress)]
-        return self._enqueue(session, label, key, units, 0, estimate, background)
+        return self._enqueue(session, label, key, units, 0, estimate)
+
+    def submit_background(
+        self, session: str, key: str, function: Callable[..., Any], *args: Any, **kwargs: Any
+    ) -> Job:
+        """Queue ``function(*args, **kwargs)`` as a background job of ``session`` (a result a
+        page may want next; see the class notes): it never holds up a visitor's job and
+        counts against no limit of theirs."""
+        units: list[Call] = [(function, args, kwargs, False)]
+        return self._enqueue(session, "Computing ahead", key, units, 0, None, background=True)
 
     def submit_parts(
         self,

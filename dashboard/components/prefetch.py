@@ -153,7 +153,7 @@ def submit_neighbours(
         if stored(store, tkey, method, key):
             continue
         args = (store, method, train, test, dict(knobs), dict(extra) if extra else None, function)
-        pool.submit(session, "Computing ahead", key, compute_and_store, *args, background=True)
+        pool.submit_background(session, key, compute_and_store, *args)
         submitted.append(key)
     return submitted
 

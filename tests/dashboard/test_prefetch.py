@@ -136,8 +136,8 @@ def single():
 
 
 def test_a_visitors_job_preempts_and_overtakes_background_jobs(single: JobPool) -> None:
-    first = single.submit("s", "ahead", "b1", nap, 30.0, background=True)
-    second = single.submit("s", "ahead", "b2", nap, 0.1, background=True)
+    first = single.submit_background("s", "b1", nap, 30.0)
+    second = single.submit_background("s", "b2", nap, 0.1)
     wait_for(lambda: first.running_calls == 1)
     assert second.started is None  # one background call at a time
     visitor = single.submit("v", "fit", "u1", nap, 0.2)
@@ -155,7 +155,7 @@ def test_background_jobs_wait_while_a_visitors_job_runs_and_run_niced() -> None:
     try:
         visitor = pool.submit("v", "fit", "u", nap, 1.0)
         wait_for(lambda: visitor.running_calls == 1)
-        ahead = pool.submit("s", "ahead", "b", own_nice, background=True)
+        ahead = pool.submit_background("s", "b", own_nice)
         time.sleep(0.5)
         assert ahead.started is None and not visitor.done  # a worker is free, yet it waits
         wait_for(lambda: ahead.done)
@@ -166,7 +166,7 @@ def test_background_jobs_wait_while_a_visitors_job_runs_and_run_niced() -> None:
 
 
 def test_a_visitor_takes_over_a_background_job_of_the_same_key(single: JobPool) -> None:
-    ahead = single.submit("s", "Computing ahead", "k", nap, 0.5, background=True)
+    ahead = single.submit_background("s", "k", nap, 0.5)
     wait_for(lambda: ahead.running_calls == 1)
     mine = single.submit("v", "Fitting", "k", nap, 0.5)
     assert mine is ahead and not mine.background and mine.label == "Fitting"
@@ -179,7 +179,7 @@ def test_background_jobs_count_against_no_visitors_limit() -> None:
     try:
         pool.submit("v", "fit", "u", nap, 0.5)
         for i in range(3):
-            pool.submit("v", "ahead", f"b{i}", nap, 0.0, background=True)
+            pool.submit_background("v", f"b{i}", nap, 0.0)
         assert [j.key for j in pool.active("v") if not j.background] == ["u"]
     finally:
         pool.shutdown()
