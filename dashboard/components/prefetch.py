@@ -20,6 +20,7 @@ by default in demo mode (:mod:`.deploy`), where a shared host's CPU is scarce.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -31,6 +32,8 @@ from fairengine.frontier import task_key
 from fairengine.frontier.runs import RunStore, compute_and_store, run_key
 from fairengine.methods.base import Knob, KnobError, Method
 from fairengine.methods.knob_steps import neighbours
+
+logger = logging.getLogger(__name__)
 
 PREFETCH_ENV = "FAIRENGINE_PREFETCH"
 #: Background jobs one page view may start (outside demo mode): both neighbours of two knobs.
@@ -50,9 +53,13 @@ def prefetch_jobs(environ: Mapping[str, str] | None = None) -> int:
     else :data:`PREFETCH_JOBS`, or 0 in demo mode."""
     env = os.environ if environ is None else environ
     value = (env.get(PREFETCH_ENV) or "").strip()
-    if value:
+    if not value:
+        return 0 if demo_mode(dict(env)) else PREFETCH_JOBS
+    try:
         return max(0, int(value))
-    return 0 if demo_mode(dict(env)) else PREFETCH_JOBS
+    except ValueError:
+        logger.warning("%s must be a whole number (0 = off); got %r: off.", PREFETCH_ENV, value)
+        return 0
 
 
 def _order(

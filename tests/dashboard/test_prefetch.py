@@ -96,6 +96,7 @@ def test_the_prefetch_setting_turns_it_off_and_demo_mode_too() -> None:
     assert prefetch.prefetch_jobs({}) == prefetch.PREFETCH_JOBS
     assert prefetch.prefetch_jobs({"FAIRENGINE_DEMO": "1"}) == 0
     assert prefetch.prefetch_jobs({"FAIRENGINE_DEMO": "1", "FAIRENGINE_PREFETCH": "2"}) == 2
+    assert prefetch.prefetch_jobs({"FAIRENGINE_PREFETCH": "many"}) == 0  # not a number: off
 
 
 def test_prefetch_off_submits_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
