@@ -15,8 +15,9 @@ page computes ahead, :mod:`dashboard.components.prefetch`, are done; their CPU s
 reported as "computed ahead"). ``FAIRENGINE_PREFETCH=0`` gives the same without computing ahead.
 
 CPU seconds are those of the server's whole process tree (the Streamlit server, the job pool's
-forkserver and the fit processes it reaped) over the step: the fit plus the page's rerun. They
-do not depend on what else the machine runs, unlike the wall-clock times.
+forkserver and every fit process descended from it, running or reaped) over the step: the fit
+plus the page's rerun (and what background jobs did meanwhile). They do not depend on what else
+the machine runs, unlike the wall-clock times.
 
 ``knob_job_cpu`` measures the fit job alone, as the dashboard runs it (a fresh process,
 :func:`~fairengine.frontier.runs.compute_and_store` at a moved knob): its CPU seconds on an
@@ -93,11 +94,9 @@ def _harness() -> Any:
     return harness
 
 
-def tree_cpu_seconds(root_pid: int) -> float:
-    """User + system CPU seconds of every live process in ``root_pid``'s process group,
-    including what each got from the children it reaped."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
+def _processes() -> dict[int, tuple[int, int]]:
+    """pid → (parent pid, user + system ticks including reaped children) of every process."""
+    out = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -105,11 +104,26 @@ def tree_cpu_seconds(root_pid: int) -> float:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if int(fields[2]) != root_pid:  # fields[2]: the process group
-            continue
-        total += sum(int(v) for v in fields[11:15])  # utime stime cutime cstime
-    return total / ticks
+        fields = stat[stat.rindex(")") + 2 :].split()  # fields[1]: the parent pid
+        out[int(entry.name)] = (int(fields[1]), sum(int(v) for v in fields[11:15]))
+    return out
+
+
+def tree_cpu_seconds(root_pid: int) -> float:
+    """User + system CPU seconds of ``root_pid`` and every live process descended from it (the
+    job pool's forkserver and the fits it started, each in a process group of its own),
+    including what each got from the children it reaped."""
+    processes = _processes()
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _) in processes.items():
+        children.setdefault(parent, []).append(pid)
+    total, todo = 0, [root_pid]
+    while todo:
+        pid = todo.pop()
+        if pid in processes:
+            total += processes[pid][1]
+        todo += children.get(pid, [])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def _metric_text(page: Any) -> str:
@@ -167,17 +181,16 @@ def _first_result(page: Any, url: str, harness: Any) -> str:
     raise TimeoutError(f"No first result on {url}")
 
 
-def _idle(server: Any, quiet: float = 0.05, every: float = 1.0, limit: float = 120.0) -> float:
-    """Wait until the server's process tree used less than ``quiet`` CPU seconds over ``every``
-    seconds (its background jobs are done), at most ``limit`` seconds; returns the CPU seconds
-    it used meanwhile."""
-    start = tree_cpu_seconds(server.process.pid)
-    last, deadline = start, time.monotonic() + limit
-    while time.monotonic() < deadline:
+def _idle(server: Any, quiet: float = 0.05, every: float = 1.0, limit: float = 180.0) -> float:
+    """Wait until the server's process tree used less than ``quiet`` CPU seconds in each of two
+    windows of ``every`` seconds in a row (what it computes ahead is done), at most ``limit``
+    seconds; returns the CPU seconds it used meanwhile."""
+    start = last = tree_cpu_seconds(server.process.pid)
+    quiet_windows, deadline = 0, time.monotonic() + limit
+    while time.monotonic() < deadline and quiet_windows < 2:
         time.sleep(every)
         now = tree_cpu_seconds(server.process.pid)
-        if now - last < quiet:
-            break
+        quiet_windows = quiet_windows + 1 if now - last < quiet else 0
         last = now
     return tree_cpu_seconds(server.process.pid) - start
 

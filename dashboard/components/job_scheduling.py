@@ -6,8 +6,9 @@ waiting job stands: the pool's rules, as functions of its queue and its running 
   of another visitor's sweep.
 * A background job (a speculative fit a page may want next) starts only while no visitor's
   call runs or waits, at most :data:`BACKGROUND_WORKERS` at once, at nice
-  :data:`BACKGROUND_NICE`; when every worker is busy and a visitor's call waits, a running
-  background job is cancelled to free its worker (:func:`preempted`).
+  :data:`BACKGROUND_NICE`; as soon as a visitor's call waits or runs, the running background
+  jobs are cancelled (:func:`preempted`), so they neither hold a worker nor share the cores
+  with it.
 * Each session holds at most ``per_session`` unfinished jobs (its oldest goes first), at most
   ``queue_limit`` visitors' jobs wait in all, and at most :data:`BACKGROUND_QUEUE` background
   ones (the oldest goes first); background jobs count against neither limit of visitors' jobs.
@@ -55,12 +56,13 @@ def next_background(queue: Iterable[Job], running: Sequence[Job]) -> Job | None:
     return next((job for job in queue if job._pending and job.background), None)
 
 
-def preempted(queue: Iterable[Job], running: Sequence[Job]) -> Job | None:
-    """With every worker busy: the running background job to cancel so that a waiting
-    visitor's call gets its worker at once; None when no visitor's call waits or none runs."""
-    if not any(job._pending and not job.background for job in queue):
-        return None
-    return next((job for job in running if job.background), None)
+def preempted(queue: Iterable[Job], running: Sequence[Job]) -> list[Job]:
+    """The running background jobs to cancel: all of them once a visitor's call waits or
+    runs (a visitor who took a background job over made it theirs: it is not among them)."""
+    visitor = any(not job.background for job in running) or any(
+        job._pending and not job.background for job in queue
+    )
+    return [job for job in running if job.background] if visitor else []
 
 
 def to_drop(

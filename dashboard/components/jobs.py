@@ -146,11 +146,11 @@ class JobPool:
     priority : Priority, optional
         How the calls are scheduled (default :meth:`Priority.from_env`).
 
-    A job submitted by :meth:`submit_background` never delays a visitor's
-    job: it starts only while no other job runs or waits, at nice 19, and a visitor's job that
-    finds no free worker kills a running background call to take its place (the rules:
-    :mod:`.job_scheduling`). A visitor's job with the key of a background job takes that job
-    over (it becomes the visitor's, reniced to the workers' priority where the system allows).
+    A job submitted by :meth:`submit_background` never delays a visitor's job: it starts only
+    while no other job runs or waits, at nice 19, and is killed as soon as a visitor's job
+    waits or runs (the rules: :mod:`.job_scheduling`). A visitor's job with the key of a
+    background job takes that job over (it becomes the visitor's, reniced to the workers'
+    priority where the system allows).
     """
 
     def __init__(
@@ -395,10 +395,9 @@ class JobPool:
             with self._lock:
                 if self._closed:
                     return
+                for victim in preempted(self._queue, [job for job, _, _ in self._running.values()]):
+                    self._cancel(victim)  # killed: its worker and core go to the visitor's call
                 if len(self._running) >= self.workers:
-                    victim = preempted(self._queue, [job for job, _, _ in self._running.values()])
-                    if victim is not None:  # its worker frees up at once for a visitor's call
-                        self._cancel(victim)
                     return
                 picked = self._next_call()
                 if picked is None:

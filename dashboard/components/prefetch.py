@@ -8,8 +8,8 @@ changed last first (in the direction they moved it), then the page's main knob
 (:data:`MAIN_KNOBS`), then its other sliders in their order, then its select boxes and
 checkboxes. Each one not in the run store yet is submitted to the
 shared job pool as a *background* job (:mod:`.job_scheduling`): it starts only while no visitor's
-job runs or waits, at the lowest CPU priority, and a visitor's job that needs its worker cancels
-it. It runs the same :func:`~fairengine.frontier.runs.compute_and_store` call with the same
+job runs or waits, at the lowest CPU priority, and is cancelled as soon as a visitor's job waits or
+runs. It runs the same :func:`~fairengine.frontier.runs.compute_and_store` call with the same
 arguments as the page would, so it stores the same run under the same key; a visitor who asks for
 that setting while it runs takes the job over instead of starting another. The session's
 background jobs that no longer neighbour what it shows, and have not started, are dropped.

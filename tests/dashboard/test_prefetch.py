@@ -166,6 +166,20 @@ def test_background_jobs_wait_while_a_visitors_job_runs_and_run_niced() -> None:
         pool.shutdown()
 
 
+def test_a_visitors_job_stops_a_running_background_job_even_with_a_free_worker() -> None:
+    pool = JobPool(workers=2, per_session=2, warm=False)
+    try:
+        ahead = pool.submit_background("s", "b", nap, 30.0)
+        wait_for(lambda: ahead.running_calls == 1)
+        visitor = pool.submit("v", "fit", "u", nap, 3.0)
+        wait_for(lambda: ahead.done, timeout=10)  # killed, not left to share the cores
+        assert ahead.outcome()[0] == "cancelled" and not visitor.done
+        wait_for(lambda: visitor.done)
+        assert visitor.outcome()[0] == "done"
+    finally:
+        pool.shutdown()
+
+
 def test_a_visitor_takes_over_a_background_job_of_the_same_key(single: JobPool) -> None:
     ahead = single.submit_background("s", "k", nap, 0.5)
     wait_for(lambda: ahead.running_calls == 1)
