@@ -93,3 +93,30 @@ def test_shared_signature_metrics_take_the_same_rows() -> None:
     for name, fn in METRICS.items():
         value = fn(y.astype(float), pred, groups)
         assert np.isfinite(value), name
+
+
+def test_scaled_losses_agree_with_the_shared_losses() -> None:
+    """One predictor: fair regression's scaled losses are the shared ``loss`` and
+    ``max_group_loss``; a mixture's is the q-weighted mean of its predictors' (an expectation
+    over Q, not the loss of the averaged prediction)."""
+    rng = np.random.default_rng(5)
+    y, groups = rng.random(80), rng.integers(0, 3, 80)
+    f, g = rng.random(80), rng.random(80)
+    one = metrics.scaled_group_losses(f[:, None], np.ones(1), y, groups, "square", 3)
+    assert metrics.scaled_loss(f[:, None], np.ones(1), y, groups, "square") == pytest.approx(
+        metrics.loss(y, f)
+    )
+    assert metrics.scaled_max_group_loss(one, groups) == pytest.approx(
+        metrics.max_group_loss(y, f, groups)
+    )
+    mix = metrics.scaled_loss(np.column_stack([f, g]), np.array([0.3, 0.7]), y, groups, "absolute")
+    expected = 0.3 * metrics.loss(y, f, loss="absolute") + 0.7 * metrics.loss(y, g, loss="absolute")
+    assert mix == pytest.approx(expected)
+    assert mix != pytest.approx(metrics.loss(y, 0.3 * f + 0.7 * g, loss="absolute"))
+
+
+def test_data_statistical_rate_reads_the_labels() -> None:
+    y = np.array([1, 1, 0, 0, 1, 0, 0, 0], dtype=float)
+    groups = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    assert metrics.data_statistical_rate(y, None, groups) == pytest.approx(0.25 / 0.5)
+    assert metrics.data_statistical_rate(y, 1 - y, groups) == pytest.approx(0.5)  # ŷ ignored
