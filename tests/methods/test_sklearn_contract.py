@@ -411,7 +411,9 @@ def test_ridge_base_matches_the_linear_shortcut(law) -> None:
     kw = {"eps": 0.05, "n_levels": 10, "max_iter": 6}
     ours = FairRegressor(**kw).fit(Z, task.y, task.groups)
     ridge = FairRegressor(**kw, base_estimator=Ridge(alpha=1e-8)).fit(Z, task.y, task.groups)
-    np.testing.assert_allclose(ridge.ks_disparity(Z, task.groups), ours.ks_disparity(Z, task.groups), atol=0.02)
+    np.testing.assert_allclose(
+        ridge.ks_disparity(Z, task.groups), ours.ks_disparity(Z, task.groups), atol=0.02
+    )
 
 
 def test_export_refuses_what_it_cannot_store_safely(law, tmp_path) -> None:

@@ -467,7 +467,8 @@ def _run_one_thread(train: Task, test: Task, **knobs: Any) -> RunResult:
             **gaps,
             "multiaccuracy_violation_in_sample": alpha_reached,
             "multiaccuracy_violation_held_out": multiaccuracy_violation_held_out(table),
-            "proxy_accuracy": minority["accuracy"],  # proxy_quality: the metrics' functions
+            # proxy_quality computes these with metrics.proxy_accuracy / proxy_auc / proxy_mse
+            "proxy_accuracy": minority["accuracy"],
             "proxy_auc": minority["auc"],
             "proxy_mse": minority["mse"],
         }
