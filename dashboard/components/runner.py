@@ -34,7 +34,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.components import cached
+from dashboard.components import cached, prefetch
 from dashboard.components.deploy import demo_knobs, limits
 from dashboard.components.evidence import show_evidence
 from dashboard.components.jobs import Job, JobPool, ServerBusy, discard
@@ -218,6 +218,20 @@ class _Fit:
     tkey: str
 
 
+def _shown(fit: _Fit, result: RunResult) -> RunResult:
+    """Keep ``result`` as what the slot shows, have the settings one knob step away computed
+    ahead (:mod:`.prefetch`; for a built-in method, which a fresh process finds by name), and
+    draw its checks and baselines."""
+    state = _state(fit.slot)
+    state.pop("job", None)
+    state.update(key=fit.key, tkey=fit.tkey, result=result)
+    if isinstance(_portable(fit.method), str):
+        prefetch.after_result(
+            fit.slot, fit.method, fit.train, fit.test, fit.knobs, fit.extra, fit.function
+        )
+    return show_evidence(result, fit.train, fit.test)
+
+
 def run_panel(
     slot: str,
     method: str,
@@ -252,9 +266,7 @@ def run_panel(
         if job is not None:
             result, job = _outcome(fit, state, job)
     if result is not None:
-        state.pop("job", None)
-        state.update(key=key, tkey=tkey, result=result)
-        return show_evidence(result, train, test)
+        return _shown(fit, result)
     return _previous(fit, job, last)
 
 
