@@ -181,3 +181,18 @@ KNOBS = with_advanced(
     KNOBS,
     ("n_iter", "learning_rate", "tree_depth", "grouping", "dl_learner", "dl_iter", "random_state"),
 )
+
+#: The downstream ε of the frontier sweeps (page, demo, bench).
+EPS_GRID = (0.005, 0.01, 0.02, 0.03, 0.05, 1.0)
+#: Named sweeps: the downstream frontier of every proxy over ε (page and ``fairengine sweep``),
+#: the hosted demo's, and the spread of the compared pipelines across row splits (page).
+EPS_SWEEP = {"proxy": PROXIES, "eps": EPS_GRID}
+SWEEP_GRIDS = {
+    "page": EPS_SWEEP,
+    "cli": EPS_SWEEP,
+    "demo": {"eps": EPS_GRID, "proxy": PROXIES, "max_rows": (2000,)},
+    "spread": {
+        "proxy": ("multiaccurate", "thresholded", "regression", "true"),
+        "random_state": (0, 1, 2, 3, 4),
+    },
+}

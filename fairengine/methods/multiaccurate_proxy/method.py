@@ -44,7 +44,7 @@ import numpy as np
 from fairengine import metrics
 from fairengine.methods.base import Method, RunResult
 from fairengine.methods.multiaccurate_proxy.checks import EVIDENCE
-from fairengine.methods.multiaccurate_proxy.knobs import KNOBS, PROXIES
+from fairengine.methods.multiaccurate_proxy.knobs import KNOBS, SWEEP_GRIDS
 from fairengine.methods.registry import register
 
 if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
@@ -53,8 +53,6 @@ if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
     from fairengine.data import Task
     from fairengine.methods.multiaccurate_proxy.model import MultiaccurateProxyModel
 
-#: The downstream ε of the frontier sweeps (page, demo, bench).
-EPS_GRID = (0.005, 0.01, 0.02, 0.03, 0.05, 1.0)
 
 #: The knobs that change the proxy (the rest only change the downstream learner).
 PROXY_KNOBS = (
@@ -499,19 +497,6 @@ def _run_one_thread(train: Task, test: Task, **knobs: Any) -> RunResult:
     }
     return RunResult("multiaccurate_proxy", dict(knobs), metrics, model, artifacts, elapsed)
 
-
-#: Named sweeps: the downstream frontier of every proxy over ε (page and ``fairengine sweep``),
-#: the hosted demo's, and the spread of the compared pipelines across row splits (page).
-EPS_SWEEP = {"proxy": PROXIES, "eps": EPS_GRID}
-SWEEP_GRIDS = {
-    "page": EPS_SWEEP,
-    "cli": EPS_SWEEP,
-    "demo": {"eps": EPS_GRID, "proxy": PROXIES, "max_rows": (2000,)},
-    "spread": {
-        "proxy": ("multiaccurate", "thresholded", "regression", "true"),
-        "random_state": (0, 1, 2, 3, 4),
-    },
-}
 
 MULTIACCURATE_PROXY = register(
     Method(

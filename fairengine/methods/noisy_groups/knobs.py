@@ -149,3 +149,12 @@ KNOBS = with_advanced(
         "adversary_learning_rate",
     ),
 )
+
+#: The noise sweep of the page and of ``fairengine sweep`` (the paper's Figures 1–3), and the
+#: hosted demo's.
+NOISE_SWEEP = {"method": ("naive", "dro", "soft"), "noise": (0.1, 0.2, 0.3, 0.4, 0.5)}
+SWEEP_GRIDS = {
+    "page": NOISE_SWEEP,
+    "cli": NOISE_SWEEP,
+    "demo": {"noise": (0.1, 0.3), "method": METHODS},
+}

@@ -86,7 +86,7 @@ import numpy as np
 from fairengine import metrics
 from fairengine.methods.base import Method, RunResult
 from fairengine.methods.noisy_groups.checks import EVIDENCE
-from fairengine.methods.noisy_groups.knobs import BETA_GRID, KNOBS, METHODS
+from fairengine.methods.noisy_groups.knobs import BETA_GRID, KNOBS, SWEEP_GRIDS
 from fairengine.methods.noisy_groups.noise import add_group_noise, empirical_tv, estimate_noise
 from fairengine.methods.noisy_groups.rates import (
     constraint_list,
@@ -532,15 +532,6 @@ def theorem1_table(y, pred, groups, noisy, constraint: str, slack: float, names)
         })  # fmt: skip
     return pd.DataFrame(rows)
 
-
-#: The noise sweep of the page and of ``fairengine sweep`` (the paper's Figures 1–3), and the
-#: hosted demo's.
-NOISE_SWEEP = {"method": ("naive", "dro", "soft"), "noise": (0.1, 0.2, 0.3, 0.4, 0.5)}
-SWEEP_GRIDS = {
-    "page": NOISE_SWEEP,
-    "cli": NOISE_SWEEP,
-    "demo": {"noise": (0.1, 0.3), "method": METHODS},
-}
 
 NOISY_GROUPS = register(
     Method(
