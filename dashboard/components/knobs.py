@@ -6,7 +6,7 @@ demo range (``Knob.for_demo``), and a link's value beyond it is lowered to it wi
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import streamlit as st
@@ -129,17 +129,44 @@ def knob_widgets(method: Method, *, key_prefix: str, skip: tuple[str, ...] = ())
     }
 
 
-def knob_columns(
-    method: Method, layout: Sequence[Sequence[str]], *, key_prefix: str
+def knob_panel(
+    method: Method,
+    *,
+    key_prefix: str,
+    columns: int = 3,
+    skip: tuple[str, ...] = (),
+    advanced_extra: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
-    """Widgets for the named knobs laid out in columns (one inner sequence per column), keyed
-    ``{key_prefix}.{knob name}``; returns the chosen values."""
+    """Widgets for every knob of ``method`` but ``skip``, keyed ``{key_prefix}.{knob name}``:
+    the main ones in ``columns`` columns (in declaration order), the :attr:`Knob.advanced` ones
+    in an "Advanced" expander (where ``advanced_extra`` draws the page's own settings too), a
+    :attr:`Knob.only_with` one only when it counts; returns the chosen values."""
+    main = [k for k in method.knobs if not k.advanced and k.name not in skip]
+    advanced = [k for k in method.knobs if k.advanced and k.name not in skip]
     values: dict[str, Any] = {}
-    for column, names in zip(st.columns(len(layout)), layout, strict=True):
-        with column:
-            for name in names:
-                values[name] = knob_widget(method.knob(name), key=f"{key_prefix}.{name}", url=True)
+    if main:
+        per = -(-len(main) // columns)  # ceiling: the first columns hold one more
+        chunks = [main[i : i + per] for i in range(0, len(main), per)]
+        for column, chunk in zip(st.columns(columns), chunks, strict=False):
+            with column:
+                _widgets(chunk, values, key_prefix)
+    if advanced or advanced_extra is not None:
+        with st.expander("Advanced"):
+            _widgets(advanced, values, key_prefix)
+            if advanced_extra is not None:
+                advanced_extra()
     return values
+
+
+def _widgets(knobs: list[Knob], values: dict[str, Any], key_prefix: str) -> None:
+    """A widget for each knob into ``values``; a knob that counts only with another knob's value
+    (:attr:`Knob.only_with`) only while that knob has it."""
+    for knob in knobs:
+        if knob.only_with is not None:
+            other, needed = knob.only_with
+            if str(values.get(other)) != str(needed):
+                continue
+        values[knob.name] = knob_widget(knob, key=f"{key_prefix}.{knob.name}", url=True)
 
 
 def share_knobs(method: Method, values: Mapping[str, Any], task: Task) -> None:
