@@ -16,13 +16,10 @@ import numpy as np
 
 from fairengine import metrics
 from fairengine.methods.evidence import Baselines, Check, Evidence, qualify_status
+from fairengine.methods.noisy_groups.rates import NOISE_COST
 
 if TYPE_CHECKING:
     from fairengine.data import Task
-
-
-#: ``noise_too_strong`` warns when the noise multiplies a rate's standard error by at least this.
-NOISE_COST = 2.0
 
 
 def extra_metrics(result: Any, task: Task, train: Task, pred: np.ndarray) -> dict[str, float]:

@@ -112,6 +112,15 @@ CODE_BETA = {"naive": 1.0, "dro": 1.0, "soft": 0.0, "unconstrained": 0.0}
 NOISY_COLUMN = "noisy_group"
 
 
+def noisy_group_columns(encoder: Any, column: str | None) -> list[int] | None:
+    """The encoded columns of the feature ``column`` (the noisy group's one-hot block); None
+    when the noisy group is no feature (``column`` None)."""
+    names = [str(c) for c in encoder.get_feature_names_out()]
+    return (
+        None if column is None else [i for i, c in enumerate(names) if c.startswith(f"{column}=")]
+    )
+
+
 def with_noisy_group(X: pd.DataFrame, group_names: Any, noisy: Any) -> pd.DataFrame:
     """``X`` (a DataFrame) with the noisy group as the feature column :data:`NOISY_COLUMN`
     (each row's group name, from codes ``noisy`` 0..m-1 into ``group_names``)."""
@@ -222,6 +231,7 @@ def _run(
         x_test = with_noisy_group(x_test, names, noisy_test)
     encoder = FeatureEncoder().fit(x_train)
     z_train = encoder.transform(x_train)  # z_test after the fit: not alive at its peak
+    group_column = NOISY_COLUMN if group_feature == "noisy" else None
     # its own stream: with the noise generator's seed, choice() would draw exactly the flipped rows
     rng = np.random.default_rng((int(random_state), 3))
     n = len(train.y)
@@ -279,6 +289,7 @@ def _run(
             aux_true=train.groups[aux],
             aux_noisy=noisy_train[aux],
             eval_set=eval_set,
+            group_columns=noisy_group_columns(encoder, group_column),
         )
 
     tuning_art, tuned_setting, tuning_status = None, None, None
@@ -303,27 +314,14 @@ def _run(
         del z_fit, z_val
         z_train = encoder.transform(x_train)
     elapsed = time.perf_counter() - start
-    knobs = {
-        "method": method,
-        "constraint": constraint,
-        "noise": noise,
-        "slack": slack,
-        "gamma": gamma,
-        "gamma_rule": gamma_rule,
-        "n_steps": n_steps,
-        "learning_rate": learning_rate,
-        "random_state": random_state,
-        "robust_eval": robust_eval,
-        "adversary": adversary,
-        "beta": beta,
-        "beta_rule": beta_rule,
-        "group_feature": group_feature,
-        "selection": selection,
-        "lambda_learning_rate": lambda_learning_rate,
-        "adversary_learning_rate": adversary_learning_rate,
-        "tuning": tuning,
-    }
-    group_column = NOISY_COLUMN if group_feature == "noisy" else None
+    knobs = dict(
+        method=method, constraint=constraint, noise=noise, slack=slack, gamma=gamma,
+        gamma_rule=gamma_rule, n_steps=n_steps, learning_rate=learning_rate,
+        random_state=random_state, robust_eval=robust_eval, adversary=adversary, beta=beta,
+        beta_rule=beta_rule, group_feature=group_feature, selection=selection,
+        lambda_learning_rate=lambda_learning_rate,
+        adversary_learning_rate=adversary_learning_rate, tuning=tuning,
+    )  # fmt: skip
     model = RobustFairModel(encoder, clf.coef_, clf.intercept_, knobs, group_column=group_column)
     options = {"constraint": constraint, "slack": slack}
     z_test = encoder.transform(x_test)
