@@ -48,10 +48,10 @@ with ``rank_objectives=False``): an iterate is recorded every ``eval_every`` ste
 one); the initial θ = 0 (the all-negatives classifier, trivially feasible) is never a candidate.
 The lowest 0-1 error among candidates meeting the method's 0-1 constraints wins; when none does,
 the selection falls back to the candidate whose worst per-constraint violation rank is smallest
-(ties by error), and ``selection_status_`` says so. A one-class candidate (every selection row
-predicted the same) is chosen only when every candidate is one: it meets any rate constraint
-trivially, so preferring it would hide that no classifier that separates anything passed (then
-the status is "fallback"). The constraints checked are the noisy-group
+(ties by error), and ``selection_status_`` says so. A candidate whose error on the selection rows is
+not below predicting one class is chosen only when every candidate is such: it meets the rate
+constraints (nearly) trivially, so preferring it would hide that no useful classifier passed
+(the status then says "fallback"). The constraints checked are the noisy-group
 ones for naive and the robust ones for DRO and soft, evaluated by ``robust_eval``:
 
 * ``"margin"`` (the default): soft assignments — per constraint the larger of
@@ -258,6 +258,9 @@ class _Record:
         clf.candidate_steps_ = np.asarray(self.step)
         clf.candidate_errors_ = np.asarray(self.err)
         clf.candidate_positive_rates_ = np.asarray(self.pos)
+        # 0-1 error of the better constant classifier on the fitting and the selection rows
+        rows = [self.y] + ([self.held[1]] if self.held is not None else [self.y])
+        clf.constant_errors_ = tuple(float(min(np.mean(r), 1 - np.mean(r))) for r in rows)
         clf.candidate_violations_by_eval_ = {k: np.vstack(v) for k, v in self.viol.items()}
         clf.candidate_relaxed_ = np.asarray(self.relaxed)
         clf.candidate_tables_ = self.tables  # soft: the adversary's W at each candidate
@@ -688,13 +691,11 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         if self.method == "unconstrained":
             best, status = int(np.argmin(objective)), "unconstrained"
         else:
-            rates = (
-                self.validation_positive_rates_ if on_validation
-                else self.candidate_positive_rates_
-            )  # fmt: skip
-            # a one-class candidate meets every rate constraint trivially: never preferred
-            # over a classifier that separates anything (then "fallback" says none passed)
-            pool = np.flatnonzero((rates > 0.0) & (rates < 1.0))
+            # a candidate no more accurate than predicting one class meets the rate constraints
+            # (nearly) trivially: never preferred over one that is (then "fallback" says none
+            # of those passed)
+            constant = self.constant_errors_[1 if on_validation else 0]
+            pool = np.flatnonzero(np.asarray(objective) < constant)
             if len(pool) == 0:
                 pool = np.arange(len(objective))
             best = int(pool[select_best(objective[pool], viol[pool])])

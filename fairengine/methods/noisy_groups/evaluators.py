@@ -17,8 +17,6 @@ import numpy as np
 
 from fairengine.methods.noisy_groups.knobs import ROBUST_EVALS
 from fairengine.methods.noisy_groups.rates import (
-    NOISE_COST,
-    corrected_se_bound,
     corrected_violations,
     dro_sampled_violations,
     dro_violations,
@@ -78,26 +76,6 @@ def corrected_check(clf: Any, y: np.ndarray, noisy: np.ndarray, margin_rows=None
     return check
 
 
-def soft_corrected_check(clf: Any, y: np.ndarray, noisy: np.ndarray, margin_rows=None):
-    """Soft assignments' margin check also takes DRO's noise-corrected violations
-    (:func:`corrected_check`) of the constraints whose rate the noisy groups determine: where the
-    noise costs less than :data:`~fairengine.methods.noisy_groups.rates.NOISE_COST` times a
-    rate's standard error (elsewhere -inf: left to the worst-case checks, as the corrected
-    rate's standard error exceeds α there). It catches iterates that break a small group on new
-    rows which the label-aware and W checks pass (Adult, 3 races, noise 0.1, split seeds 306 /
-    309: +.090 / +.142). None without a noise model."""
-    label = corrected_check(clf, y, noisy, margin_rows)
-    if label is None:
-        return None
-    se, plain = corrected_se_bound(y, noisy, clf.constraint, clf.noise_model_.flip)
-    live = se < NOISE_COST * plain
-
-    def check(yhat: np.ndarray, theta=None, scores=None) -> np.ndarray:
-        return np.where(live, label(yhat, theta, scores), -np.inf)
-
-    return check
-
-
 def _dro_evaluator(clf: Any, y: np.ndarray, noisy: np.ndarray, margin_rows=None):
     constraint, alpha = clf.constraint, float(clf.slack)
     samples = []
@@ -121,7 +99,7 @@ def _dro_evaluator(clf: Any, y: np.ndarray, noisy: np.ndarray, margin_rows=None)
     return dro
 
 
-def _soft_evaluator(clf: Any, y: np.ndarray, noisy: np.ndarray, margin_rows=None):
+def _soft_evaluator(clf: Any, y: np.ndarray, noisy: np.ndarray):
     constraint, alpha, m = clf.constraint, float(clf.slack), clf.n_groups_
     p_noisy = np.bincount(noisy, minlength=m) / max(len(noisy), 1)
     M = clf.noise_model_.M
@@ -134,21 +112,17 @@ def _soft_evaluator(clf: Any, y: np.ndarray, noisy: np.ndarray, margin_rows=None
             y, yhat, noisy, constraint, alpha, tables, M, p_noisy
         ),
     }
-    corrected = soft_corrected_check(clf, y, noisy, margin_rows)
 
     def soft(yhat, tables, keys=ROBUST_EVALS, theta=None, scores=None):
-        out = {k: checks[k](yhat, tables) for k in keys}
-        if "margin" in out and corrected is not None:
-            out["margin"] = np.maximum(out["margin"], corrected(yhat, theta, scores))
-        return out
+        return {k: checks[k](yhat, tables) for k in keys}
 
     return soft
 
 
 def make_evaluator(clf: Any, y: np.ndarray, noisy: np.ndarray, margin_rows: int | None = None):
     """evaluate(yhat, tables, keys, theta=, scores=) -> {"exact": viol, "paper": viol,
-    "margin": viol} of ``clf``'s approach on data (y, Ĝ codes); ``margin_rows``: the corrected
-    checks' margin in standard errors of that many rows (None: of these rows)."""
+    "margin": viol} of ``clf``'s approach on data (y, Ĝ codes); ``margin_rows``: DRO's corrected
+    check's margin in standard errors of that many rows (None: of these rows)."""
     if clf.method == "unconstrained":
         return lambda yhat, tables, keys=ROBUST_EVALS, theta=None, scores=None: {
             k: np.zeros(1) for k in keys
@@ -163,4 +137,4 @@ def make_evaluator(clf: Any, y: np.ndarray, noisy: np.ndarray, margin_rows: int 
         return naive
     if clf.method == "dro":
         return _dro_evaluator(clf, y, noisy, margin_rows)
-    return _soft_evaluator(clf, y, noisy, margin_rows)
+    return _soft_evaluator(clf, y, noisy)

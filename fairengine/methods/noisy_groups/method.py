@@ -69,8 +69,10 @@ Paper-parity options:
   .203/−.028, .202/+.006, .207/+.007, .223/−.022: noise 0.5's error sits at the target's edge.
   The alternative of a finer check (assignments that may also follow 2–6 quantile bins of the
   iterate's score) behaved as the exact check there (error .230 at 0.5) and was dropped. DRO
-  selects on the held-out rows too (its margin check is a sampling bound, as soft's); naive
-  keeps the training rows (its 5-split Adult numbers meet Table 2 with them).
+  selects on all its training rows: its check (corrected rates + 1 SE) is a sampling bound whose
+  SE is half that of 25% held out, and a linear model barely overfits them (Adult, 3 races, noise
+  0.1, 15 seeds, every non-trivial candidate: test minus train true violation +.015 / +.009 for
+  Black / Other, SE ≈ .04); naive keeps the training rows (its Adult numbers meet Table 2).
   Credit (education, EO, α = 0.03, 5 splits, ``ng_credit_soft``): on train .207/+.012,
   .218/−.014, .206/+.009, .206/−.002, .194/+.017 → held out .216/−.013, .202/+.008, .213/−.007,
   .206/−.001, .204/−.002 (every level within slack + .01; error +.01 at 0.1, 0.3, 0.5).
@@ -133,7 +135,7 @@ DRO_FULL_ROWS = 5000
 
 
 #: Approaches whose ``selection="auto"`` holds rows out for the best iterate.
-HELD_OUT_METHODS = ("soft", "dro")
+HELD_OUT_METHODS = ("soft",)
 #: ``selection="auto"`` holds rows out only if, in the held-out share, every noisy group has at
 #: least this many rows of each constrained rate's base (positives for TPR, negatives for FPR):
 #: a rate over 100 rows has a standard error of at most 0.05 (= 0.5/√100, the paper's α on Adult).
@@ -557,15 +559,15 @@ NOISY_GROUPS = register(
         "under rate constraints on noisy group labels — naive, distributionally robust (TV "
         "ball) or soft group assignments — scored on the true groups.",
         reference="Wang, Guo, Narasimhan, Cotter, Gupta & Jordan, NeurIPS 2020",
-        # 9: DRO selects on held-out rows; its margin check (noise-corrected rates + 1 SE) is
-        #    what its λ ascends on (it was the all-negatives classifier on Adult)
+        # 10: DRO selects on all training rows; corrected rates see the noisy-group feature;
+        #     one-class candidates only when all are; 9: DRO's λ on its corrected-rate check
         # 8: soft assignments selected on held-out rows: λ ascends on the exact 0-1 worst case
         #    (proxy Lagrangian, estimator ``lambda_signal``); a few-rows check
         # 7: soft assignments select the best iterate on 25% of the training rows held out
         #    (selection="auto"); 6: soft assignments' margin check (robust_eval="margin")
         # 5: soft assignments' λ-ascent is the code's Adam; θ's Adam is the shared AdamAscent
         # 4: scored by the shared evaluation (error, dp_diff, ... from the model)
-        version="9",
+        version="10",
         demo_grid={"noise": (0.1, 0.3), "method": METHODS},
         demo_tasks=(("adult", ("race",)),),
         evidence=EVIDENCE,

@@ -367,8 +367,7 @@ def sa_margin_violations(
     return np.maximum(label, table + z * se)
 
 
-#: ``noise_too_strong`` warns, and soft assignments' margin check leaves a constraint's corrected
-#: rate out, when the noise multiplies that rate's standard error by at least this.
+#: ``noise_too_strong`` warns when the noise multiplies a rate's standard error by at least this.
 NOISE_COST = 2.0
 
 
