@@ -119,8 +119,9 @@ def selection_check(result: Any) -> Check | None:
     status = result.artifacts.get("status")
     if status == "fallback":
         return Check("not_converged", "warn",
-                     "No recorded iterate met the constraint check on the selection rows; the "
-                     "least-violating one was kept.", {})  # fmt: skip
+                     "No recorded iterate more accurate than predicting one class met the "
+                     "constraint check on the selection rows; the least-violating such one was "
+                     "kept.", {})  # fmt: skip
     return None
 
 
