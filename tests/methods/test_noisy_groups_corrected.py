@@ -133,3 +133,21 @@ def test_status_sentence_carries_the_noise_warning(monkeypatch):
     quiet = result(0.04)
     checks.promise(quiet, None, None, None)
     assert quiet.artifacts["status_message"] == "An iterate met the check (feasible)."
+
+
+def test_soft_joint_check_takes_the_corrected_rates_only_where_the_noise_is_mild():
+    """Soft assignments' extra held-out check is DRO's corrected violation + 1 SE for the
+    constraints the noisy groups determine (noise costs < NOISE_COST × a rate's SE) and leaves
+    the others to the worst-case checks (-inf)."""
+    from fairengine.methods.noisy_groups.evaluators import soft_joint_check
+    from fairengine.methods.noisy_groups.rates import corrected_se_bound
+
+    y, yhat, _, h, model = _rows(0.3, n=40_000)
+    clf = SimpleNamespace(noise_model_=model, constraint="tpr", slack=0.05, group_block_=None)
+    got = soft_joint_check(clf, y, h)(yhat)
+    plain, se = corrected_violations(y, yhat, h, "tpr", 0.05, model.flip, return_se=True)
+    bound, without = corrected_se_bound(y, h, "tpr", model.flip)
+    live = bound < NOISE_COST * without
+    assert live.any() and not live.all()  # the big group is determined, the small ones are not
+    np.testing.assert_allclose(got[live], (plain + se)[live])
+    assert np.all(np.isneginf(got[~live]))

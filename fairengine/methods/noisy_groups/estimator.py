@@ -102,7 +102,11 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fairengine.methods.noisy_groups.adversaries import AdamAscent, SoftTable
-from fairengine.methods.noisy_groups.evaluators import group_block, make_evaluator
+from fairengine.methods.noisy_groups.evaluators import (
+    group_block,
+    make_evaluator,
+    soft_joint_check,
+)
 from fairengine.methods.noisy_groups.knobs import (
     ADVERSARIES,
     KNOBS,
@@ -224,10 +228,11 @@ def _bases(y: np.ndarray) -> dict:
 class _Record:
     """The candidate iterates of a fit: each one's θ, step, 0-1 error, share predicted positive,
     relaxed constraint, adversary tables and robust checks on the fitting rows and, with
-    ``held`` = (X̃_val, y_val, evaluate_val), on the held-out rows."""
+    ``held`` = (X̃_val, y_val, evaluate_val), on the held-out rows (their margin check also
+    takes ``joint``, a check of both row sets together, when given)."""
 
-    def __init__(self, y: np.ndarray, evaluate, held=None) -> None:
-        self.y, self.evaluate, self.held = y, evaluate, held
+    def __init__(self, y: np.ndarray, evaluate, held=None, joint=None) -> None:
+        self.y, self.evaluate, self.held, self.joint = y, evaluate, held, joint
         self.theta, self.step, self.tables, self.relaxed = [], [], [], []
         self.err, self.pos, self.val_err, self.val_pos = [], [], [], []
         self.viol = {k: [] for k in ROBUST_EVALS}
@@ -249,7 +254,11 @@ class _Record:
             yv = (sv > 0.0).astype(float)
             self.val_err.append(float(np.mean(yv != y_val)))
             self.val_pos.append(float(np.mean(yv)))
-            for key, v in evaluate_val(yv, tables, theta=theta, scores=sv).items():
+            out = evaluate_val(yv, tables, theta=theta, scores=sv)
+            if self.joint is not None and "margin" in out:  # on fitted + held-out rows
+                both = self.joint(np.append(yhat, yv), theta, np.append(s, sv))
+                out["margin"] = np.maximum(out["margin"], both)
+            for key, v in out.items():
                 self.val_viol[key].append(v)
 
     def store(self, clf: RobustFairClassifier) -> None:
@@ -587,7 +596,10 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         lam_opt = AdamAscent(len(pairs), eta_lam) if use_adam else None
         every = max(1, int(self.eval_every))
         held = (Xv, y_val, evaluate_val) if eval_set is not None else None
-        record = _Record(y, evaluate, held)
+        joint = None
+        if held is not None and method == "soft":
+            joint = soft_joint_check(self, np.append(y, y_val), np.append(noisy, noisy_val))
+        record = _Record(y, evaluate, held, joint)
 
         def relaxed_values(rel: _Relaxed) -> np.ndarray:
             if table is not None:
