@@ -73,7 +73,10 @@ ones for naive and the robust ones for DRO and soft, evaluated by ``robust_eval`
   :data:`~fairengine.methods.noisy_groups.evaluators.DRO_MARGIN_Z` standard errors
   (:func:`~fairengine.methods.noisy_groups.rates.corrected_violations`: the noisy groups' counts
   through the inverse of P(Ĝ | G), unbiased when the noise does not depend on the features and
-  label given the true group, as the paper's generator); naive: the same as ``"paper"``. "Checked
+  label given the true group, as the paper's generator); soft assignments selected on held-out
+  rows also take these corrected values, over all their training rows, where the noise is mild
+  (:func:`~fairengine.methods.noisy_groups.evaluators.soft_joint_check`); naive: the same as
+  ``"paper"``. "Checked
   against the label-aware worst case and the paper's adversary W with a 95% margin" — still not a
   certificate. Since Method version 7 the Method evaluates it on 25% of the training rows held out
   (``eval_set``; the Method's ``selection="auto"``), which

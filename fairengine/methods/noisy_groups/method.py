@@ -559,8 +559,8 @@ NOISY_GROUPS = register(
         "under rate constraints on noisy group labels — naive, distributionally robust (TV "
         "ball) or soft group assignments — scored on the true groups.",
         reference="Wang, Guo, Narasimhan, Cotter, Gupta & Jordan, NeurIPS 2020",
-        # 10: DRO selects on all training rows; corrected rates see the noisy-group feature;
-        #     one-class candidates only when all are; 9: DRO's λ on its corrected-rate check
+        # 10: DRO selects on train; corrected rates see the noisy-group feature (soft's held-out
+        #     check takes them on all rows); one-class candidates last; 9: DRO's λ on them
         # 8: soft assignments selected on held-out rows: λ ascends on the exact 0-1 worst case
         #    (proxy Lagrangian, estimator ``lambda_signal``); a few-rows check
         # 7: soft assignments select the best iterate on 25% of the training rows held out
