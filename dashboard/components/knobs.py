@@ -15,6 +15,7 @@ from dashboard.components.deploy import limits
 from dashboard.components.state import task_params
 from fairengine.data import Task
 from fairengine.methods.base import Knob, KnobError, Method
+from fairengine.methods.knob_steps import LOG_STEP, log_value, slider_step
 from fairengine.textsafe import md_text
 
 
@@ -86,20 +87,20 @@ def knob_widget(knob: Knob, *, key: str, value: Any = None, url: bool = False) -
             min_value=math.log10(knob.low),
             max_value=math.log10(knob.high),
             value=math.log10(value),
-            step=0.05,
+            step=LOG_STEP,
             help=knob.help,
             key=key,
         )
-        chosen = float(f"{10**exponent:.3g}")  # 3 significant digits: stable cache keys
+        chosen = log_value(exponent)
         st.caption(f"{label} = {chosen:g}")
         chosen = knob.validate(min(max(chosen, knob.low), knob.high))
     elif knob.integer:
-        step = int(knob.step or 1)
+        step = int(slider_step(knob))
         chosen = st.slider(
             label, int(knob.low), int(knob.high), int(value), step=step, help=knob.help, key=key
         )
     else:
-        step = float(knob.step) if knob.step else (knob.high - knob.low) / 100
+        step = float(slider_step(knob))
         chosen = st.slider(
             label,
             float(knob.low),
@@ -109,7 +110,14 @@ def knob_widget(knob: Knob, *, key: str, value: Any = None, url: bool = False) -
             help=knob.help,
             key=key,
         )
+    drawn_knobs()[knob.name] = (knob, chosen)  # what a one-step move of this widget sends
     return _link_note(key, chosen) if url else chosen
+
+
+def drawn_knobs() -> dict[str, tuple[Knob, Any]]:
+    """The knobs this session's page drew since :mod:`.prefetch` last read them: name → (the
+    knob as its widget drew it, with the page's range and step; the widget's value)."""
+    return st.session_state.setdefault("_drawn_knobs", {})
 
 
 def knob_widgets(method: Method, *, key_prefix: str, skip: tuple[str, ...] = ()) -> dict[str, Any]:

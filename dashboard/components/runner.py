@@ -33,7 +33,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.components import cached
+from dashboard.components import cached, prefetch
 from dashboard.components.deploy import demo_knobs, limits, thin
 from dashboard.components.evidence import show_evidence
 from dashboard.components.jobs import Job, JobPool, ServerBusy, discard
@@ -216,6 +216,19 @@ def _state(slot: str) -> dict:
     return st.session_state.setdefault(f"runner.state.{slot}", {})
 
 
+def _shown(slot: str, result: RunResult, run: tuple) -> RunResult:
+    """Keep ``result`` as what ``slot`` shows (``run``: method, train, test, knobs, extra,
+    function), have the settings one knob step away computed ahead (:mod:`.prefetch`), and
+    draw its checks and baselines."""
+    method, train, test, knobs, extra, function = run
+    tkey = task_key(train, test)
+    state = _state(slot)
+    state.pop("job", None)
+    state.update(key=run_key(tkey, method, knobs, extra), tkey=tkey, result=result)
+    prefetch.after_result(slot, method, train, test, knobs, extra, function)
+    return show_evidence(result, train, test)
+
+
 def run_panel(
     slot: str,
     method: str,
@@ -261,9 +274,7 @@ def run_panel(
             state.pop("job", None)
             job = None
     if result is not None:
-        state.pop("job", None)
-        state.update(key=key, tkey=tkey, result=result)
-        return show_evidence(result, train, test)
+        return _shown(slot, result, (method, train, test, knobs, extra, function))
 
     last = state.get("result") if state.get("tkey") == tkey else None
     cancelled = st.session_state.get(f"runner.cancelled.{slot}") == key
@@ -301,9 +312,7 @@ def run_panel(
                 status, value = job.outcome()
             if status == "done":
                 _remember(key, value)
-                state.pop("job", None)
-                state.update(key=key, tkey=tkey, result=value)
-                return show_evidence(value, train, test)
+                return _shown(slot, value, (method, train, test, knobs, extra, function))
             if status == "error":
                 state.pop("job", None)
                 state["failed"] = key

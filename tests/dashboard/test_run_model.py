@@ -26,6 +26,7 @@ def private_cache(tmp_path, monkeypatch) -> Path:
     monkeypatch.setenv("FAIRENGINE_CACHE", str(cache))
     monkeypatch.setenv("FAIRENGINE_RUN_WAIT", "600")  # a submitted fit is awaited inline
     monkeypatch.setenv("FAIRENGINE_CHEAP_SECONDS", "0")  # every fit counts as expensive
+    monkeypatch.setenv("FAIRENGINE_PREFETCH", "0")  # no run computed ahead (test_prefetch.py)
     runner._memo.clear()  # results that earlier tests in this process left in the shared memo
     return cache
 
