@@ -767,9 +767,10 @@ def ng_side_by_side(quick: bool) -> list[dict]:
     :data:`SIDE_CELLS` (quick: noise 0.3 soft, 0.1 DRO); the authors' soft trainer at T = 250
     with its defaults (η_θ = η_W = 0.1), their DRO trainer at T = 750 (η_θ = η_p̃ = 0.01, β = 1,
     L1 radius 2γ_j); fairengine at the Method's defaults (the page's T = 300, best iterate on 25%
-    of its training rows held out for soft assignments, on all of them for DRO); Adult (3 races, TPR, α = 0.05) and Credit (education, EO,
-    α = 0.03). fairengine's side needs the authors' preprocessed tables
-    (:func:`side_by_side_data_dir`; without them only the authors' numbers are printed). Per
+    of its training rows held out for soft assignments, on all of them for DRO); Adult (3 races,
+    TPR, α = 0.05) and Credit (education, EO, α = 0.03). fairengine's side needs the authors'
+    preprocessed tables (:func:`side_by_side_data_dir`; without them only the authors' numbers
+    are printed). Per
     cell: mean test error, and the max true-group violation (α included; ≤ 0 = kept) as mean /
     worst over the seeds. Prints the markdown table."""
     data_dir = side_by_side_data_dir()
