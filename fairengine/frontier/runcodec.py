@@ -40,7 +40,7 @@ import zipfile
 from collections.abc import Iterator
 from typing import Any
 
-from fairengine.export import safe, schemas
+from fairengine.export import safe, schema_rules
 from fairengine.frontier.runbuild import _Decoder
 from fairengine.frontier.runnodes import RunFileError, _Encoder, _run_fields, register_dataclass
 from fairengine.methods.base import RunResult
@@ -127,15 +127,15 @@ def _check_limits(members: dict[str, bytes]) -> None:
 
 # ----------------------------------------------------------------------------- reading
 
-_MANIFEST = schemas.obj(
+_MANIFEST = schema_rules.obj(
     {
-        "format": schemas.STR,
-        "format_version": schemas.INT,
-        "key": schemas.STR,
-        "method": schemas.STR,
-        "engine_version": schemas.STR,
-        "checksums": schemas.obj({}, extra=schemas.STR),
-        "manifest_sha256": schemas.STR,
+        "format": schema_rules.STR,
+        "format_version": schema_rules.INT,
+        "key": schema_rules.STR,
+        "method": schema_rules.STR,
+        "engine_version": schema_rules.STR,
+        "checksums": schema_rules.obj({}, extra=schema_rules.STR),
+        "manifest_sha256": schema_rules.STR,
     }
 )
 
