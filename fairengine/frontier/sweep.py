@@ -131,73 +131,87 @@ def sweep(
     method = get_method(method) if isinstance(method, str) else method
     where = dataclasses.replace(workers or Workers(), **settings)
     tkey = task_key(train, test)
-    keyed = _keyed_settings(method, train, tkey, grid)
-    keys = list(keyed)
-    points = _Points(len(keys), progress)
-    todo = []
-    for index, key in enumerate(keys):
-        cached = store.get(tkey, method.name, keyed[key]) if store is not None else None
-        if cached is None:
-            todo.append((index, keyed[key]))
-            continue
-        points.add(
-            index,
-            PointRecord(
-                point_id=key[:12],
-                knobs=keyed[key],
-                metrics=cached.metrics,
-                cached=True,
-                elapsed=cached.elapsed,
-                path=cached.path,
-                evidence=cached.evidence,
-            ),
-        )
-    computed = run_points(
-        method,
-        train,
-        test,
-        todo,
-        n_jobs=where.n_jobs,
-        backend=where.backend,
-        scheduler=where.scheduler,
-    )
+    points = _Points(method.name, tkey, _keyed_settings(method, train, tkey, grid), progress)
+    todo = points.serve_cached(store)
+    computed = run_points(method, train, test, todo, **vars(where))  # no copy of the client
     # points computed here (serially) read and keep the unconstrained baseline fit beside the
     # store, so a sweep in a fresh process fits it once per task and learner, not once per job
     with stored_fits(_fit_store(store)):
         for index, result in computed:
-            key = keys[index]
-            if result.method != method.name:  # the store files it under the method's name
-                result = dataclasses.replace(result, method=method.name)
-            record = PointRecord(
-                point_id=key[:12],
-                knobs=keyed[key],
-                metrics=result.metrics,
-                cached=False,
-                elapsed=float(result.elapsed),
-                result=result,
-            )
-            if store is not None:
-                record.path = _store_result(store, tkey, result, keyed[key], train, test)
-            points.add(index, record)
-    return Frontier.from_records(
-        method.name,
-        tkey,
-        [r for r in points.records if r is not None],
-        axes=(method.fairness_metric, method.performance_metric),
-        knob_names=[k.name for k in method.knobs],
-        store=store,
-    )
+            points.keep_computed(index, result, store, train, test)
+    return points.frontier(method, store)
 
 
 class _Points:
     """A sweep's point records in grid order, reported to ``progress`` as they arrive."""
 
-    def __init__(self, total: int, progress: Progress | None) -> None:
-        self.records: list[PointRecord | None] = [None] * total
+    def __init__(
+        self, method: str, tkey: str, keyed: dict[str, dict[str, Any]], progress: Progress | None
+    ) -> None:
+        self.method, self.tkey, self.keyed = method, tkey, keyed
+        self.keys = list(keyed)
+        self.records: list[PointRecord | None] = [None] * len(self.keys)
         self.progress = progress
         self.done = 0
 
-    def add(self, index: int, record: PointRecord) -> None:
+    def serve_cached(self, store: FrontierStore | None) -> list[tuple[int, dict[str, Any]]]:
+        """Take the points ``store`` holds; return the others as (grid index, knobs) to run."""
+        todo = []
+        for index, key in enumerate(self.keys):
+            knobs = self.keyed[key]
+            cached = store.get(self.tkey, self.method, knobs) if store is not None else None
+            if cached is None:
+                todo.append((index, knobs))
+                continue
+            self._add(
+                index,
+                PointRecord(
+                    point_id=key[:12],
+                    knobs=knobs,
+                    metrics=cached.metrics,
+                    cached=True,
+                    elapsed=cached.elapsed,
+                    path=cached.path,
+                    evidence=cached.evidence,
+                ),
+            )
+        return todo
+
+    def keep_computed(
+        self,
+        index: int,
+        result: RunResult,
+        store: FrontierStore | None,
+        train: Task,
+        test: Task,
+    ) -> None:
+        """Record a computed point (and write it to ``store``)."""
+        key = self.keys[index]
+        if result.method != self.method:  # the store files it under the method's name
+            result = dataclasses.replace(result, method=self.method)
+        record = PointRecord(
+            point_id=key[:12],
+            knobs=self.keyed[key],
+            metrics=result.metrics,
+            cached=False,
+            elapsed=float(result.elapsed),
+            result=result,
+        )
+        if store is not None:
+            record.path = _store_result(store, self.tkey, result, self.keyed[key], train, test)
+        self._add(index, record)
+
+    def frontier(self, method: Method, store: FrontierStore | None) -> Frontier:
+        return Frontier.from_records(
+            self.method,
+            self.tkey,
+            [r for r in self.records if r is not None],
+            axes=(method.fairness_metric, method.performance_metric),
+            knob_names=[k.name for k in method.knobs],
+            store=store,
+        )
+
+    def _add(self, index: int, record: PointRecord) -> None:
         self.records[index] = record
         self.done += 1
         if self.progress is not None:
