@@ -69,3 +69,17 @@ def test_report_keeps_estimator_inits_out_of_the_parameter_offenders():
     over = {row["name"] for row in data["functions_over_parameters"]}
     inits = {row["name"] for row in data["estimator_hyperparameters"]}
     assert "BalancedFilter.__init__" in inits and not over & inits
+
+
+def test_shared_files_count_values_not_docstrings_and_skip_the_methods_own_places():
+    tool = _tool()
+    source = '"""Mentions "maxent" in words."""\nTABLE = {"maxent": 1}\n'
+    assert tool._string_values(source) == {"maxent"}
+    assert "Mentions" not in " ".join(tool._string_values(source))
+    found = tool.shared_files(("fairlearn_eg", "maxent", "not_a_method"))
+    # a method that reuses the shared linear model is named by the registry and the docs only
+    assert found["fairlearn_eg"] == ["fairengine/methods/registry.py", "mkdocs.yml"]
+    assert "fairengine/methods/registry.py" in found["maxent"]
+    assert not any(path.startswith("fairengine/methods/maxent/") for path in found["maxent"])
+    assert found["not_a_method"] == []
+    print({name: len(paths) for name, paths in found.items()})

@@ -18,6 +18,12 @@ through another class of the project) must take every hyperparameter as an expli
 argument, because ``get_params``/``set_params``, ``clone`` and grid searches read them from its
 signature. Folding them into an options object would break that contract, so the tool lists these
 signatures separately (``estimator_hyperparameters``) where a reader still sees how many there are.
+
+Shared files per method: the files outside a method's own places (its package or module under
+``fairengine/methods/``, its view, its chart module, its sweep module) that name it as a value —
+a string constant (not a docstring) equal to the name or its module path, or its guide page in
+``mkdocs.yml``'s navigation. Each is a registry entry or a special case someone adding a method
+writes.
 """
 
 from __future__ import annotations
@@ -161,6 +167,63 @@ def measure_complexity(packages: tuple[str, ...] = PACKAGES) -> list[dict[str, o
     return sorted(rows, key=lambda r: -int(r["score"]))
 
 
+def _own_places(name: str) -> tuple[str, ...]:
+    return (
+        f"fairengine/methods/{name}/",
+        f"fairengine/methods/{name}.py",
+        f"fairengine/sweeps/{name}.py",
+        f"dashboard/views/{name}.py",
+        f"dashboard/components/{name}_charts.py",
+    )
+
+
+def _string_values(text: str) -> set[str]:
+    """The string constants of a module that are values (not docstrings)."""
+    tree = ast.parse(text)
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        and id(node) not in docstrings
+    }  # fmt: skip
+
+
+def shared_files(names: tuple[str, ...], packages: tuple[str, ...] = PACKAGES) -> dict[str, list]:
+    """Per method name: the shared files that name it (see the module docstring)."""
+    values = {str(p.relative_to(ROOT)): _string_values(p.read_text(encoding="utf-8"))
+              for p in python_files(packages)}  # fmt: skip
+    mkdocs = ROOT / "mkdocs.yml"
+    nav = mkdocs.read_text(encoding="utf-8") if mkdocs.is_file() else ""
+    found: dict[str, list] = {}
+    for name in names:
+        own = _own_places(name)
+        module = f"fairengine.methods.{name}"
+        found[name] = sorted(
+            path
+            for path, strings in values.items()
+            if not path.startswith(own)
+            and any(v in (name, module) or v.startswith(module + ".") for v in strings)
+        ) + (["mkdocs.yml"] if f"methods/{name}.md" in nav else [])
+    return found
+
+
+def _method_names() -> tuple[str, ...]:
+    """The built-in methods (the registry's module list, read without importing the engine)."""
+    tree = ast.parse((ROOT / "fairengine/methods/registry.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "METHOD_MODULES":
+            return tuple(ast.literal_eval(node.value))
+    return ()
+
+
 def report(packages: tuple[str, ...] = PACKAGES) -> dict[str, object]:
     """Every measure and every limit exceeded."""
     files = python_files(packages)
@@ -185,6 +248,7 @@ def report(packages: tuple[str, ...] = PACKAGES) -> dict[str, object]:
         "estimator_hyperparameters": [
             asdict(f) for f in sorted(estimator_inits, key=lambda f: -f.parameters)
         ],
+        "shared_files_per_method": shared_files(_method_names(), packages),
     }
 
 
@@ -196,6 +260,10 @@ def _print_summary(data: dict[str, object], top: int) -> None:
         ("functions over", MAX_PARAMETERS, "parameters", data["functions_over_parameters"]),
         ("complexity over", MAX_COMPLEXITY, "(C901)", data["complexity_over_limit"]),
     ]
+    shared = data["shared_files_per_method"]
+    print("\nshared files that name a method (where a method is registered or special-cased):")
+    for name, paths in shared.items():
+        print(f"  {len(paths):5d}  {name}: {', '.join(paths)}")
     for title, limit, unit, items in sections:
         print(f"\n{title} {limit} {unit}: {len(items)}")
         rows = list(items.items()) if isinstance(items, dict) else items

@@ -6,7 +6,7 @@ validation (``_parameter_constraints``, derived by
 
 from __future__ import annotations
 
-from fairengine.methods.base import Knob, with_choice_labels
+from fairengine.methods.base import Knob, with_advanced, with_choice_labels
 from fairengine.methods.noisy_groups.rates import CONSTRAINTS
 
 METHODS = ("naive", "dro", "soft", "unconstrained")
@@ -138,3 +138,23 @@ CHOICE_WORDS = {
     "tuning": {"none": "none", "grid": "paper's grid (6 fits)"},
 }
 KNOBS = with_choice_labels(KNOBS, CHOICE_WORDS)
+#: Pages show these in their "Advanced" expander.
+KNOBS = with_advanced(
+    KNOBS,
+    (
+        "learning_rate",
+        "random_state",
+        "selection",
+        "lambda_learning_rate",
+        "adversary_learning_rate",
+    ),
+)
+
+#: The noise sweep of the page and of ``fairengine sweep`` (the paper's Figures 1–3), and the
+#: hosted demo's.
+NOISE_SWEEP = {"method": ("naive", "dro", "soft"), "noise": (0.1, 0.2, 0.3, 0.4, 0.5)}
+SWEEP_GRIDS = {
+    "page": NOISE_SWEEP,
+    "cli": NOISE_SWEEP,
+    "demo": {"noise": (0.1, 0.3), "method": METHODS},
+}

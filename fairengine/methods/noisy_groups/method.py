@@ -86,7 +86,7 @@ import numpy as np
 from fairengine import metrics
 from fairengine.methods.base import Method, RunResult
 from fairengine.methods.noisy_groups.checks import EVIDENCE
-from fairengine.methods.noisy_groups.knobs import BETA_GRID, KNOBS, METHODS
+from fairengine.methods.noisy_groups.knobs import BETA_GRID, KNOBS, SWEEP_GRIDS
 from fairengine.methods.noisy_groups.noise import add_group_noise, empirical_tv, estimate_noise
 from fairengine.methods.noisy_groups.rates import (
     constraint_list,
@@ -547,6 +547,7 @@ NOISY_GROUPS = register(
         "under rate constraints on noisy group labels — naive, distributionally robust (TV "
         "ball) or soft group assignments — scored on the true groups.",
         reference="Wang, Guo, Narasimhan, Cotter, Gupta & Jordan, NeurIPS 2020",
+        paper="Robust Optimization for Fairness with Noisy Protected Groups",
         # 9: DRO selects on held-out rows; its margin check (noise-corrected rates + 1 SE) is
         #    what its λ ascends on (it was the all-negatives classifier on Adult)
         # 8: soft assignments selected on held-out rows: λ ascends on the exact 0-1 worst case
@@ -556,7 +557,7 @@ NOISY_GROUPS = register(
         # 5: soft assignments' λ-ascent is the code's Adam; θ's Adam is the shared AdamAscent
         # 4: scored by the shared evaluation (error, dp_diff, ... from the model)
         version="9",
-        demo_grid={"noise": (0.1, 0.3), "method": METHODS},
+        sweep_grids=SWEEP_GRIDS,
         demo_tasks=(("adult", ("race",)),),
         evidence=EVIDENCE,
     )
