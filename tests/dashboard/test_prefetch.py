@@ -250,13 +250,16 @@ def test_a_one_step_knob_change_is_served_from_the_runs_computed_ahead(tmp_path,
     monkeypatch.setenv("FAIRENGINE_CHEAP_SECONDS", "0")
     monkeypatch.setenv("FAIRENGINE_PREFETCH", "2")
     runner._memo.clear()
+    pool = runner.job_pool()
+    for leftover in pool.active():  # the pool is per process: other page tests' jobs go first
+        pool.cancel(leftover)
+    wait_for(lambda: not pool.active(), timeout=120)
     app = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
     at = AppTest.from_file(app, default_timeout=240)
     at.query_params["dataset"] = "german_credit"
     at.run()
     at.switch_page("views/balanced_filtering.py").run()
     assert not at.exception
-    pool = runner.job_pool()
     ahead = [job for job in pool.active() if job.background]
     assert len(ahead) == 2  # α one step up and down
     wait_for(lambda: not pool.active(), timeout=240)
