@@ -314,7 +314,7 @@ class MultiaccurateProxy(BaseEstimator):
     So only a chain of candidates is kept: the OLS start, then each candidate whose violation is
     below every kept one's on the game's rows and, on the kept-out rows (over every region a
     fresh auditor finds there), by more than the standard error of a violation measured there
-    (``kept_out_error_`` for the start; :data:`CHAIN_MARGIN`). Along the chain both fall, so a
+    (``kept_out_error_`` for the start; ``held_out.CHAIN_MARGIN``). Along the chain both fall, so a
     smaller α never gives a larger violation in sample or on the kept-out rows, and α acts
     exactly on ``alpha_range_`` = (the lowest α of a kept candidate, the α of the OLS start):
     above it the proxy is OLS, below it no kept candidate is certified. When no round lowers the
