@@ -34,12 +34,12 @@ from fairengine.methods.maxent import (
     DualOracle,
     MaxEntDebiaser,
     domain_from_task,
-    kl_to_empirical,
     readable_rows,
     solve_dual,
 )
 from fairengine.methods.maxent.evaluation import RealData, evaluate_dataset
 from fairengine.methods.reweighing import reweighing_weights
+from fairengine.metrics import kl_to_empirical
 
 SAMPLES = 10_000
 #: Table 2 of the paper: (Data SR, Data RR, Clf SR, KL vs raw, Clf Acc) per column.

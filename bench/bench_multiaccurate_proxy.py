@@ -110,7 +110,7 @@ def multiaccurate_proxy_fit(quick: bool) -> list[dict]:
 
 
 def _frontier_runs(quick: bool) -> tuple[dict, dict]:
-    """{(constraint, proxy, eps): [(error, true_violation, proxy_violation) per split]} and
+    """{(constraint, proxy, eps): [(error, true_group_gap, proxy_group_gap) per split]} and
     {proxy: [per-split proxy diagnostics]}."""
     method = get_method("multiaccurate_proxy")
     splits = 2 if quick else SPLITS
@@ -236,7 +236,7 @@ def _proxy_rows(rows: int, seed: int):
 
 def _alpha_runs(rows: int, seeds: int) -> dict:
     """{(version, α): [per-draw dict]} for Algorithm 4 before (v2) and now (v7)."""
-    from fairengine.methods.multiaccurate_proxy import multiaccuracy_violation
+    from fairengine.metrics import multiaccuracy_violation
 
     versions = {
         "v2": {
@@ -450,8 +450,8 @@ def _as_v7():
 def _held_out_fits(dataset: str, sensitive: str | None, seed: int) -> dict:
     """One split: {version: [(α, in-sample, held-out) at each range point]} and the sampling
     error of the held-out violation (the method's bound, for the least-squares start)."""
-    from fairengine.methods.multiaccurate_proxy import multiaccuracy_violation
     from fairengine.methods.multiaccurate_proxy.method import _part, _split, held_out_along_alpha
+    from fairengine.metrics import multiaccuracy_violation
 
     task = load_dataset(dataset, sensitive=[sensitive]) if sensitive else load_dataset(dataset)
     train, test = task.split(random_state=seed)

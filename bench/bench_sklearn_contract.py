@@ -141,8 +141,8 @@ def fair_regression_base_learners(quick: bool) -> list[dict]:
         loss = float(np.mean(((values - y[:, None]) ** 2 / 2) @ weights))
         rows += [
             {"what": f"{name}: test scaled square loss", "value": round(loss, 5), "unit": ""},
-            {"what": f"{name}: test sp_ks", "value": round(q.sp_ks(z_test, test.groups), 4),
-             "unit": "KS", "note": f"train {q.sp_ks(z_train, train.groups):.4f}, ε = 0.05"},
+            {"what": f"{name}: test sp_ks", "value": round(q.ks_disparity(z_test, test.groups), 4),
+             "unit": "KS", "note": f"train {q.ks_disparity(z_train, train.groups):.4f}, ε = 0.05"},
             {"what": f"{name}: fit", "value": round(elapsed, 2), "unit": "s",
              "note": q.status_},
         ]  # fmt: skip

@@ -398,7 +398,7 @@ def test_integer_weights_equal_repeated_rows(rows, data):
 def test_registry_and_directions():
     assert set(METRICS) == {
         "accuracy", "error", "loss", "dp_diff", "tpr_diff", "eo_diff", "sp_ks",
-        "max_group_loss", "representation_rate", "statistical_rate",
+        "max_group_loss", "representation_rate", "statistical_rate", "data_statistical_rate",
         "disclosivity", "imbalance", "acceptance_rate",
     }  # fmt: skip
     design_names = [

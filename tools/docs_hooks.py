@@ -242,14 +242,16 @@ def methods_table() -> str:
 
 
 def metrics_table() -> str:
-    """The Markdown table of every metric name a result may report, with its definition."""
+    """The Markdown table of every metric name a result may report: its direction, unit, task
+    kinds, definition and the function computing it."""
     from fairengine.metrics import REGISTRY
 
-    head = "| metric | better | task kinds | definition |\n|---|---|---|---|\n"
+    head = "| metric | better | unit | task kinds | definition |\n|---|---|---|---|---|\n"
     rows = [
         f"| {md_code(name)}<br>{md_text(info.label)} | "
-        f"{'lower' if info.lower_is_better else 'higher'} | {', '.join(info.kinds)} | "
-        f"{md_text(info.definition)} |\n"
+        f"{'lower' if info.lower_is_better else 'higher'} | {md_text(info.unit)} | "
+        f"{', '.join(info.kinds)} | {md_text(info.definition)} "
+        f"(`fairengine.metrics.{info.module}.{name}`) |\n"
         for name, info in REGISTRY.items()
     ]
     return head + "".join(rows)

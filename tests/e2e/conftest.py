@@ -9,6 +9,7 @@ environment variable CI is "true": then they fail, so CI can never skip them sil
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Iterator
@@ -80,12 +81,12 @@ def _worker_suffix() -> str:
     return f"-{worker}" if worker else ""
 
 
-@pytest.fixture(scope="session")
-def app_server(e2e_prerequisites: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Base URL (http://127.0.0.1:PORT) of `streamlit run` on $FAIRENGINE_E2E_APP or
-    dashboard/app.py, with FAIRENGINE_CACHE in a fresh temporary directory."""
+@contextlib.contextmanager
+def _served_app(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[str]:
+    """Run `streamlit run` on $FAIRENGINE_E2E_APP or dashboard/app.py with FAIRENGINE_CACHE in
+    a fresh temporary directory; yields its base URL and stops it afterwards."""
     cache_dir = tmp_path_factory.mktemp("fairengine-cache")
-    log_path = ARTIFACTS_DIR / f"streamlit-server{_worker_suffix()}.log"
+    log_path = ARTIFACTS_DIR / f"{name}{_worker_suffix()}.log"
     error = None
     try:
         server = harness.start_app_server(cache_dir=cache_dir, log_path=log_path)
@@ -97,6 +98,23 @@ def app_server(e2e_prerequisites: None, tmp_path_factory: pytest.TempPathFactory
         yield server.url
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def app_server(e2e_prerequisites: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Base URL (http://127.0.0.1:PORT) of the app server the browser tests share."""
+    with _served_app(tmp_path_factory, "streamlit-server") as url:
+        yield url
+
+
+@pytest.fixture
+def fresh_app_server(
+    e2e_prerequisites: None, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """A server of its own with an empty cache, for a test whose assertions depend on what
+    is not cached yet (the shared server's cache holds whatever earlier tests computed)."""
+    with _served_app(tmp_path_factory, "streamlit-server-fresh") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

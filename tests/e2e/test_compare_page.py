@@ -101,8 +101,9 @@ def _sweep(page: Page, method: str, knob: str, values: str) -> None:
 
 
 def test_sweep_on_a_new_task_keeps_the_method_and_notes_missing_axes(
-    page: Page, app_server: str
+    page: Page, fresh_app_server: str
 ) -> None:
+    app_server = fresh_app_server  # "No frontier is cached" must not depend on earlier tests
     page.goto(app_server + "/compare?dataset=adult")  # the filter holds Adult's methods
     wait_for_app(page)
     expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible()

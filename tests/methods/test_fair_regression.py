@@ -166,9 +166,9 @@ def test_known_answer_eps_zero_and_unconstrained() -> None:
         [np.mean(pointwise_loss(y, v, "square")) for v in fair.component_predictions(X).T],
     )
     assert loss == pytest.approx(optimum, abs=1 / n_levels + 2 * fair.game_.nu)
-    assert fair.sp_ks(X, a) <= 1e-12
+    assert fair.ks_disparity(X, a) <= 1e-12
     free = FairRegressor(eps=1.0, n_levels=n_levels).fit(X, y, a)
-    assert free.sp_ks(X, a) == pytest.approx(max(p0, p1))
+    assert free.ks_disparity(X, a) == pytest.approx(max(p0, p1))
 
 
 def test_ks_by_hand_and_exact_mixture_cdf() -> None:
@@ -185,7 +185,7 @@ def test_ks_by_hand_and_exact_mixture_cdf() -> None:
     )
     np.testing.assert_allclose(draws, exact, atol=0.01)
     averaged = q.component_predictions(X) @ q.weights_
-    assert metrics.sp_ks(None, averaged, a) != pytest.approx(q.sp_ks(X, a), abs=1e-3)
+    assert metrics.sp_ks(None, averaged, a) != pytest.approx(q.ks_disparity(X, a), abs=1e-3)
 
 
 @pytest.mark.parametrize("eps", [0.01, 0.05, 0.15])
@@ -193,8 +193,8 @@ def test_training_disparity_within_eps_plus_theorem_slack(eps: float) -> None:
     X, y, a = _synthetic(800, 7)
     q = FairRegressor(eps=eps, n_levels=20, max_iter=40).fit(X, y, a)
     game = q.game_
-    assert q.sp_ks(X, a) <= eps + (2 + 2 * game.nu) / game.bound + 1e-9
-    assert q.sp_ks(X, a) <= eps + 1e-9  # the LP step makes it hold exactly in practice
+    assert q.ks_disparity(X, a) <= eps + (2 + 2 * game.nu) / game.bound + 1e-9
+    assert q.ks_disparity(X, a) <= eps + 1e-9  # the LP step makes it hold exactly in practice
 
 
 def test_frontier_roughly_monotone_and_ends_at_unconstrained() -> None:
@@ -210,7 +210,7 @@ def test_frontier_roughly_monotone_and_ends_at_unconstrained() -> None:
 def test_other_oracles_respect_the_constraint(oracle: str) -> None:
     X, y, a = _synthetic(150, 9)
     q = FairRegressor(eps=0.1, n_levels=10, oracle=oracle, max_iter=8).fit(X, y, a)
-    assert q.sp_ks(X, a) <= 0.1 + 1e-9
+    assert q.ks_disparity(X, a) <= 0.1 + 1e-9
     assert q.predict(X).shape == (150,)
 
 
@@ -220,7 +220,7 @@ def test_paper_mode_meets_theorem_4_on_exact_oracle_case() -> None:
     q.fit(X, y, a)
     assert q.weights_.sum() == pytest.approx(1.0)
     assert q.game_.converged and q.game_.gap <= 0.2  # ~100 iterations with η = ν/(8B)
-    assert q.sp_ks(X, a) <= 0.1 + (2 + 2 * 0.2) / 2.0 + 1e-9
+    assert q.ks_disparity(X, a) <= 0.1 + (2 + 2 * 0.2) / 2.0 + 1e-9
     constant = q.constant_objective_  # every constant is feasible (§6.9)
     assert q.game_.objective() <= constant + 2 * 0.2 + 1e-9
 
@@ -320,7 +320,7 @@ def test_run_reports_exact_metrics_and_artifacts(law_small, tmp_path) -> None:
     assert result.metrics["train"]["sp_ks"] <= 0.05 + 1e-9
     z = result.model.encode(train.X)
     assert result.metrics["train"]["sp_ks"] == pytest.approx(
-        result.model.regressor.sp_ks(z, train.groups)
+        result.model.regressor.ks_disparity(z, train.groups)
     )
     arts = result.artifacts
     assert {"unconstrained", "seo"} <= set(arts["baselines"]["baseline"])

@@ -95,7 +95,7 @@ def _chord(z, y, a, loss: str):
     """(loss of the best constant, loss and disparity of the unconstrained fit): the BEFORE
     frontier was the straight line between them."""
     free = FairRegressor(eps=1.0, loss=loss, n_levels=40).fit(z, y, a)
-    return free.constant_objective_, free.game_.objective(), free.sp_ks(z, a)
+    return free.constant_objective_, free.game_.objective(), free.ks_disparity(z, a)
 
 
 @pytest.mark.parametrize("name", ["law", "communities"])
@@ -104,7 +104,7 @@ def test_square_loss_frontier_beats_the_constant_unconstrained_chord(name, reque
     const, free, free_disp = _chord(z, y, a, "square")
     for eps, margin in ((0.01, 0.0), (0.04, 0.01), (0.1, 0.02)):
         q = FairRegressor(eps=eps, n_levels=40).fit(z, y, a)
-        disp, loss = q.sp_ks(z, a), q.game_.objective()
+        disp, loss = q.ks_disparity(z, a), q.game_.objective()
         assert disp <= eps + 1e-9
         chord = const + (free - const) * disp / free_disp
         assert loss < chord * (1 - margin), (eps, loss, chord)
@@ -132,7 +132,7 @@ def test_adult_logistic_converges_below_the_cap(adult, eps: float) -> None:
     q = FairRegressor(eps=eps, loss="logistic", n_levels=40, max_iter=50).fit(z, y, a)
     assert q.status_ == "converged", q.message_
     assert q.game_.n_iter < 50
-    assert q.sp_ks(z, a) <= eps + 1e-9
+    assert q.ks_disparity(z, a) <= eps + 1e-9
 
 
 def test_adult_lr_oracle_converges_below_the_cap(adult) -> None:
@@ -140,7 +140,7 @@ def test_adult_lr_oracle_converges_below_the_cap(adult) -> None:
     z, y, a = adult
     q = FairRegressor(eps=0.02, loss="logistic", oracle="lr", n_levels=40).fit(z, y, a)
     assert q.status_ == "converged", q.message_
-    assert q.sp_ks(z, a) <= 0.02 + 1e-9
+    assert q.ks_disparity(z, a) <= 0.02 + 1e-9
 
 
 def test_hitting_the_cap_is_reported(law) -> None:
@@ -148,4 +148,4 @@ def test_hitting_the_cap_is_reported(law) -> None:
     q = FairRegressor(eps=0.01, n_levels=40, max_iter=2).fit(z, y, a)
     assert q.status_ == "not_converged" and q.game_.n_iter == 2
     assert q.message_.startswith("Stopped after 2 iterations")
-    assert q.sp_ks(z, a) <= 0.01 + 1e-9  # the LP mixture is still feasible
+    assert q.ks_disparity(z, a) <= 0.01 + 1e-9  # the LP mixture is still feasible

@@ -13,12 +13,9 @@ import pytest
 
 from fairengine.data import load_dataset
 from fairengine.methods import get_method
-from fairengine.methods.maxent.evaluation import (
-    RealData,
-    evaluate_dataset,
-    kl_to_empirical,
-)
+from fairengine.methods.maxent.evaluation import RealData, evaluate_dataset
 from fairengine.methods.maxent.method import _coded_splits, fit_generator, sample_seeds
+from fairengine.metrics import kl_to_empirical
 
 #: The bundled datasets max-entropy debiasing accepts (binary label, two groups), per sensitive
 #: attribute; COMPAS's default (race) has six groups, so sex.

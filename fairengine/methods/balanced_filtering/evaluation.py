@@ -38,7 +38,7 @@ def split_metrics(
         if empty
         else metrics.imbalance(None, None, z, sample_weight=pi, target=target),
         "acceptance_rate": metrics.acceptance_rate(None, pi, z),
-        "n_leaves": float(model.n_leaves),
+        "n_leaves": metrics.n_leaves(model),
     }
     n_groups = len(model.base_rates)
     A, r_hat = soft_matrix(weights, z, n_groups)

@@ -383,7 +383,7 @@ class FairRegressor(RegressorMixin, BaseEstimator):
             group_cdf, overall = group_cdf + q * g, overall + q * o
         return t, np.asarray(group_cdf), np.asarray(overall)
 
-    def sp_ks(self, X: Any, groups: Any) -> float:
+    def ks_disparity(self, X: Any, groups: Any) -> float:
         """Exact KS statistical-parity disparity of Q (the ``sp_ks`` metric of the mixture)."""
         _, g, o = self.group_cdfs(X, groups)
         return metrics.ks_distance_from_cdfs(g, o)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-#: C of the scaled logistic loss (Example 2; the authors' code uses 5).
-LOGISTIC_C = 5.0
+from fairengine.metrics.regression import LOGISTIC_C
+
 LOSSES = ("square", "absolute", "logistic")
 
 

@@ -2,8 +2,9 @@
 
 Public API: :func:`reweighting_weights` (Algorithm 1), :class:`MaxEntDebiaser` (the fair
 max-entropy distribution p*), :class:`MaxEntModel` (exportable), :class:`DualOracle`,
-:func:`solve_dual`, :func:`domain_from_task`, :func:`kl_to_empirical`, and the registered method
-``maxent``.
+:func:`solve_dual`, :func:`domain_from_task`, and the registered method ``maxent``; its metrics
+(:func:`~fairengine.metrics.dataset.kl_to_empirical` and the data rates) are in
+:mod:`fairengine.metrics`.
 """
 
 from fairengine.methods.maxent.method import MAXENT, fit_generator
@@ -22,7 +23,6 @@ __all__ = [
     "domain_from_task",
     "fit_generator",
     "group_rates",
-    "kl_to_empirical",
     "prior_weights",
     "readable_rows",
     "reweighting_weights",
@@ -40,7 +40,6 @@ _LAZY = {
     "Feature": "domain",
     "domain_from_task": "domain",
     "readable_rows": "domain",
-    "kl_to_empirical": "evaluation",
     "MaxEntModel": "model",
     "DualOracle": "oracle",
     "DualState": "oracle",

@@ -12,63 +12,7 @@ from fairengine.data import Task
 from fairengine.methods.maxent.classifier import INPUT_DTYPE, classifier_scores, fit_classifier
 from fairengine.methods.maxent.domain import Domain, readable_rows
 from fairengine.methods.maxent.keys import RowCounts, unique_rows
-
-#: Probability added to every point before the KL's normalisation (the paper's footnote 6).
-SMOOTHING = 1e-7
-
-
-def kl_to_empirical(
-    sample_codes: np.ndarray,
-    data_codes: np.ndarray | RowCounts,
-    smoothing: float = SMOOTHING,
-    sizes: np.ndarray | None = None,
-    distinct: tuple[np.ndarray, np.ndarray] | None = None,
-) -> float:
-    """KL of a dataset to the data: KL(P_synth || P_raw + ε), renormalised — ``kl_to_empirical``
-    of :data:`fairengine.metrics.REGISTRY`, which states the definition.
-
-    P_synth is the empirical distribution of the samples and P_raw that of the data. As in the
-    paper (footnote 6; ``scipy.stats.entropy`` in its code), ε is added before normalising so that
-    a sample off the data's support costs a finite log(1/ε); unlike a sum over the whole domain
-    Omega, ε goes to the points that occur — the data's support and the samples' — so the value
-    measures the data and not the domain's size: the paper's 504-point Adult domain adds
-    504·ε, a 10⁹-point one would add 100 to the normaliser and swamp the measure. The data
-    scored against itself gets 0 (to within ε).
-
-    ``data_codes`` may be a :class:`~fairengine.methods.maxent.keys.RowCounts` of the data, built
-    once per split (:class:`RealData`); ``sizes`` are the domain's (default: from the codes);
-    ``distinct``: the samples' (distinct rows, counts) when already known (one dataset is scored
-    against both splits).
-    """
-    sample_codes = np.asarray(sample_codes)
-    if sample_codes.dtype.kind not in "iu":
-        sample_codes = sample_codes.astype(np.int64)
-    if sizes is None:
-        sizes = data_codes.sizes if isinstance(data_codes, RowCounts) else _sizes(sample_codes)
-    if not isinstance(data_codes, RowCounts):
-        data_codes = RowCounts(np.asarray(data_codes, dtype=np.int64), sizes)
-    if distinct is None:
-        distinct = unique_rows(sample_codes, sizes)[::2]
-    sample_keys, sample_counts = distinct
-    raw = data_codes.lookup(sample_keys)
-    p = sample_counts / sample_counts.sum()
-    support = data_codes.n_distinct + int(np.count_nonzero(raw == 0))
-    log_norm = np.log1p(smoothing * support)
-    log_raw = np.log(raw / data_codes.total + smoothing) - log_norm
-    return float(max(np.sum(p * (np.log(p) - log_raw)), 0.0))
-
-
-def _sizes(codes: np.ndarray) -> np.ndarray:
-    return codes.max(axis=0, initial=0) + 1 if codes.size else np.zeros(codes.shape[1], np.int64)
-
-
-def data_rates(
-    z: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None
-) -> tuple[float, float]:
-    """(representation rate, statistical rate for y = 1) of a (weighted) dataset (Defs. 2.1-2.2)."""
-    rr = metrics.representation_rate(None, None, z, sample_weight=weights)
-    sr = metrics.statistical_rate(None, np.asarray(y, dtype=float), z, sample_weight=weights)
-    return float(rr), float(sr)
+from fairengine.metrics.dataset import kl_to_empirical
 
 
 class RealData:
@@ -152,7 +96,8 @@ def evaluate_dataset(
     y, z = codes[:, domain.index("label")], codes[:, domain.index("protected")]
     params = fit_classifier(classifier, *_classifier_data(codes, domain, only, classifier,
                                                           weights, inputs))  # fmt: skip
-    rr, sr = data_rates(z, y, weights)
+    rr = metrics.representation_rate(None, None, z, sample_weight=weights)
+    sr = metrics.data_statistical_rate(np.asarray(y, dtype=float), None, z, sample_weight=weights)
     distinct = unique_rows(codes, train.counts.sizes)[::2]  # the dataset's rows, counted once
     test_score = classifier_scores(params, test.X)
     test_pred = (test_score >= 0.5).astype(float)
@@ -160,8 +105,8 @@ def evaluate_dataset(
     row = {
         "data_rr": rr,
         "data_sr": sr,
-        "clf_sr": data_rates(test.z, test_pred)[1],
-        "clf_sr_soft": data_rates(test.z, test_score)[1],
+        "clf_sr": metrics.statistical_rate(None, test_pred, test.z),
+        "clf_sr_soft": metrics.statistical_rate(None, test_score, test.z),
         "clf_accuracy": float(np.mean(test_pred == test.y)),
         "train_accuracy": float(np.mean(train_pred == train.y)),
         "kl_train": kl_to_empirical(codes, train.counts, distinct=distinct),

@@ -1,11 +1,13 @@
 """Multiaccurate proxies for downstream fairness: Diana et al., FAccT 2022.
 
-Public API: :func:`audit` / :func:`multiaccuracy_violation` (Definition 1), :class:`Auditor`
+Public API: :func:`audit` (Definition 1), :class:`Auditor`
 (heuristic CSC(H)), :class:`MultiaccurateProxy` (Algorithm 4), :class:`GeneralMultiaccurateProxy`
 (Algorithm 2), :func:`multiaccuracy_floor` (LP floor of linear G), :class:`BaselineProxy`
 (comparison proxies), :class:`ProxyFairClassifier` (downstream learner with soft groups) and its
 constraint object :class:`ProxyParity`,
 :class:`MultiaccurateProxyModel` (exportable) and the registered method ``multiaccurate_proxy``.
+Its metrics (group gaps, the multiaccuracy violation, the proxy's quality) are in
+:mod:`fairengine.metrics.proxy`.
 """
 
 from fairengine.methods.multiaccurate_proxy.method import MULTIACCURATE_PROXY
@@ -24,12 +26,9 @@ __all__ = [
     "audit",
     "class_tasks",
     "group_error_rate",
-    "group_gaps",
     "multiaccuracy_floor",
-    "multiaccuracy_violation",
     "proxy_quality",
     "ratio_violation",
-    "true_violation",
 ]
 
 
@@ -38,8 +37,6 @@ __all__ = [
 _LAZY = {
     "ProxyParity": "constraints",
     "ProxyFairClassifier": "downstream",
-    "group_gaps": "downstream",
-    "true_violation": "downstream",
     "MultiaccurateProxyModel": "model",
     "PROXIES": "proxy",
     "Auditor": "proxy",
@@ -50,7 +47,6 @@ _LAZY = {
     "class_tasks": "proxy",
     "group_error_rate": "proxy",
     "multiaccuracy_floor": "proxy",
-    "multiaccuracy_violation": "proxy",
     "proxy_quality": "proxy",
     "ratio_violation": "proxy",
 }

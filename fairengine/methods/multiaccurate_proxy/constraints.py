@@ -10,29 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from fairengine.metrics.proxy import group_gaps, normalised
 from fairengine.solvers.moments import TwoSidedConstraint
 
 CONSTRAINTS = ("equal_error", "demographic_parity")
-
-
-def normalised(weights: np.ndarray) -> np.ndarray:
-    """Soft group weights (n,) or (n, K), each column scaled to sum 1 (an empty group: 0)."""
-    weights = np.asarray(weights, float)
-    weights = weights[:, None] if weights.ndim == 1 else weights
-    totals = weights.sum(axis=0)
-    # a group the proxy leaves empty (Σ ẑ_k ≤ 0) has no defined rate: weight 0, gap 0
-    return np.where(totals > 1e-12, weights / np.where(totals > 1e-12, totals, 1.0), 0.0)
-
-
-def group_gaps(
-    soft_groups: np.ndarray, y: np.ndarray, score: np.ndarray, constraint: str
-) -> np.ndarray:
-    """γ_k − γ per group for predictions ``score`` = P(h = 1) (exact for a randomized h)."""
-    score, y = np.asarray(score, float), np.asarray(y, float)
-    stat = score if constraint == "demographic_parity" else y + score * (1 - 2 * y)
-    weights = normalised(soft_groups)
-    defined = weights.sum(axis=0) > 0
-    return np.where(defined, weights.T @ stat - stat.mean(), 0.0)
 
 
 class ProxyParity(TwoSidedConstraint):

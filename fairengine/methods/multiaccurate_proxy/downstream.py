@@ -31,7 +31,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 from threadpoolctl import threadpool_limits
 
-from fairengine.methods.multiaccurate_proxy.constraints import ProxyParity, group_gaps
+from fairengine.methods.multiaccurate_proxy.constraints import ProxyParity
 from fairengine.methods.multiaccurate_proxy.knobs import DL_LEARNERS, KNOBS
 from fairengine.methods.params import (
     HasMethods,
@@ -46,14 +46,7 @@ from fairengine.solvers.moments import Reduction
 from fairengine.solvers.oracles import PairedRegressionOracle, best_intercept
 
 LEARNERS = DL_LEARNERS
-__all__ = ["ProxyFairClassifier", "group_gaps", "true_violation"]
-
-
-def true_violation(
-    groups_onehot: np.ndarray, y: np.ndarray, score: np.ndarray, constraint: str
-) -> float:
-    """max_k |γ_k − γ| on the given (true) groups."""
-    return float(np.max(np.abs(group_gaps(groups_onehot, y, score, constraint))))
+__all__ = ["ProxyFairClassifier"]
 
 
 class ProxyFairClassifier(ClassifierMixin, BaseEstimator):

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from fairengine import metrics
 from fairengine.methods.base import Method, RunResult
 from fairengine.methods.multiaccurate_proxy.checks import EVIDENCE
 from fairengine.methods.multiaccurate_proxy.knobs import KNOBS, PROXIES
@@ -140,7 +141,7 @@ def downstream_comparison(
     error on every test row. The proxies' fits are shared with the runs (:func:`proxy_for`)."""
     from threadpoolctl import threadpool_limits
 
-    from fairengine.methods.multiaccurate_proxy.downstream import ProxyFairClassifier, group_gaps
+    from fairengine.methods.multiaccurate_proxy.downstream import ProxyFairClassifier
 
     pl_rows, dl_rows, _, encoder, onehot, _ = _split(train, test, knobs)
     pl = _part(train, train, pl_rows, encoder, onehot, knobs["n_tasks"])
@@ -158,9 +159,9 @@ def downstream_comparison(
                 learner=knobs["dl_learner"],
             ).fit(dl["X"], dl["y"], soft)
             score = clf.predict_score(test_x)
-            gaps = group_gaps(test_z, test_y, score, knobs["constraint"])
+            gap = metrics.true_group_gap(test_z, test_y, score, knobs["constraint"])
             error = float(np.mean(score * (1 - test_y) + (1 - score) * test_y))
-            out[proxy] = {"true_group_gap": float(np.max(np.abs(gaps))), "error": error}
+            out[proxy] = {"true_group_gap": gap, "error": error}
     return out
 
 
@@ -348,7 +349,7 @@ def held_out_along_alpha(estimator: Any, data: dict[str, Any], auditor: str) -> 
     least-squares start (the top of α's range) beside the served proxy's, and the sampling error
     of such a violation, sqrt(mean((z − ẑ)²)/n)/mean(z_k) for the smallest group (a bound on the
     standard error of the ratio violation of any one region), for the check along α."""
-    from fairengine.methods.multiaccurate_proxy.proxy import audit, multiaccuracy_violation
+    from fairengine.methods.multiaccurate_proxy.proxy import audit
 
     low, high = estimator.alpha_range_
     start = estimator.at_alpha(high)
@@ -357,7 +358,7 @@ def held_out_along_alpha(estimator: Any, data: dict[str, Any], auditor: str) -> 
     means = np.maximum(data["z"].mean(axis=0), 1.0 / max(len(resid), 1))
     error = np.sqrt(np.mean(resid**2, axis=0) / max(len(resid), 1)) / means
     return {
-        "held_out_start": multiaccuracy_violation(table),
+        "held_out_start": metrics.multiaccuracy_violation(table),
         "held_out_error": float(np.max(error)),
         "held_out_rows": len(resid),
         "validation_range": [float(v) for v in estimator.held_out_range_],
@@ -379,18 +380,16 @@ def _gap_metrics(
 ) -> tuple[dict[str, float], list[dict[str, Any]]]:
     """The downstream classifier's largest group gap on rows ``data``, on the true groups and
     through ẑ = ``soft``, and each group's gaps (rows of the ``group_gaps`` table)."""
-    from fairengine.methods.multiaccurate_proxy.downstream import group_gaps
-
     score = clf.predict_score(data["X"])
-    true_gaps = group_gaps(data["z"], data["y"], score, constraint)
-    proxy_gaps = group_gaps(soft, data["y"], score, constraint)
+    true_gaps = metrics.group_gaps(data["z"], data["y"], score, constraint)
+    proxy_gaps = metrics.group_gaps(soft, data["y"], score, constraint)
     rates = [
         {"split": split, "group": names[k], "true_gap": true_gaps[k], "proxy_gap": proxy_gaps[k]}
         for k in range(len(names))
     ]
     gaps = {
-        "true_group_gap": float(np.max(np.abs(true_gaps))),
-        "proxy_group_gap": float(np.max(np.abs(proxy_gaps))),
+        "true_group_gap": metrics.true_group_gap(data["z"], data["y"], score, constraint),
+        "proxy_group_gap": metrics.proxy_group_gap(soft, data["y"], score, constraint),
     }
     return gaps, rates
 
@@ -418,10 +417,10 @@ def _run_one_thread(train: Task, test: Task, **knobs: Any) -> RunResult:
     import pandas as pd
 
     from fairengine.methods.multiaccurate_proxy.downstream import ProxyFairClassifier
-    from fairengine.methods.multiaccurate_proxy.proxy import (
-        audit,
-        multiaccuracy_violation,
-        proxy_quality,
+    from fairengine.methods.multiaccurate_proxy.proxy import audit, proxy_quality
+    from fairengine.metrics import (
+        multiaccuracy_violation_held_out,
+        multiaccuracy_violation_in_sample,
     )
 
     start = time.perf_counter()
@@ -456,10 +455,8 @@ def _run_one_thread(train: Task, test: Task, **knobs: Any) -> RunResult:
             {"split": split, "group": names[k], **proxy_quality(data["z"][:, k], soft[:, k])}
             for k in range(K)
         ]
-        if split == "proxy":
-            alpha_reached = multiaccuracy_violation(table)
-            if hasattr(estimator, "reached_"):  # Algorithm 4: every region found on the rows
-                alpha_reached = estimator.reached_ratio_  # of its game (some are kept out)
+        if split == "proxy":  # Algorithm 4: every region found on the rows of its game
+            alpha_reached = multiaccuracy_violation_in_sample(table, estimator)
             continue
         gaps, split_rates = _gap_metrics(data, soft, clf, knobs["constraint"], names, split)
         rates += split_rates
@@ -469,7 +466,8 @@ def _run_one_thread(train: Task, test: Task, **knobs: Any) -> RunResult:
         metrics[split] = {  # error & co. come from the shared evaluation (Method.run)
             **gaps,
             "multiaccuracy_violation_in_sample": alpha_reached,
-            "multiaccuracy_violation_held_out": multiaccuracy_violation(table),
+            "multiaccuracy_violation_held_out": multiaccuracy_violation_held_out(table),
+            # proxy_quality computes these with metrics.proxy_accuracy / proxy_auc / proxy_mse
             "proxy_accuracy": minority["accuracy"],
             "proxy_auc": minority["auc"],
             "proxy_mse": minority["mse"],

@@ -28,7 +28,6 @@ import pandas as pd
 from scipy.optimize import linprog
 from sklearn.base import BaseEstimator
 from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import roc_auc_score
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from sklearn.utils import check_consistent_length
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -57,7 +56,7 @@ from fairengine.methods.params import (
     validate_params,
 )
 from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
-from fairengine.metrics import accuracy
+from fairengine.metrics import proxy_accuracy, proxy_auc, proxy_mse
 from fairengine.models import trees as tree_codec
 from fairengine.solvers.least_squares import LeastSquares
 from fairengine.solvers.oracles import best_intercept
@@ -246,11 +245,6 @@ def audit(
                 }
             )
     return pd.DataFrame(rows)
-
-
-def multiaccuracy_violation(table: pd.DataFrame) -> float:
-    """Max ratio violation of an :func:`audit` table (the α the proxy reached, heuristically)."""
-    return float(table["violation"].max()) if len(table) else 0.0
 
 
 #: Run outcomes of Algorithm 4 (``MultiaccurateProxy.status_``).
@@ -686,11 +680,10 @@ def proxy_quality(z: np.ndarray, zhat: np.ndarray) -> dict[str, float]:
     argues are not what downstream fairness needs — and ``share``, the fraction with ẑ > 0.5
     (a thresholded proxy that labels almost nobody acts like the constant proxy)."""
     z, zhat = np.asarray(z, float), np.asarray(zhat, float)
-    auc = float(roc_auc_score(z, zhat)) if 0 < z.mean() < 1 else float("nan")
     return {
-        "accuracy": accuracy(z, (zhat > 0.5).astype(float)),
-        "auc": auc,
-        "mse": float(np.mean((z - zhat) ** 2)),
+        "accuracy": proxy_accuracy(z, zhat),
+        "auc": proxy_auc(z, zhat),
+        "mse": proxy_mse(z, zhat),
         "share": float(np.mean(zhat > 0.5)),
     }
 

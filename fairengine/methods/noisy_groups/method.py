@@ -91,8 +91,6 @@ from fairengine.methods.noisy_groups.noise import add_group_noise, empirical_tv,
 from fairengine.methods.noisy_groups.rates import (
     constraint_list,
     corrected_se_bound,
-    dro_violations,
-    sa_worst,
     violations,
 )
 from fairengine.methods.registry import register
@@ -338,7 +336,7 @@ def _run(
         result_metrics[split] = {  # error & co. come from the shared evaluation (Method.run)
             "noisy_violation": metrics.noisy_violation(task.y, pred, noisy, **options),
             "true_violation": metrics.true_violation(task.y, pred, task.groups, **options),
-            "robust_violation": certificate(
+            "robust_violation": metrics.robust_violation(
                 method, task.y, pred, noisy, constraint, slack, clf.noise_model_ or aux_model
             ),
         }
@@ -438,16 +436,6 @@ def _tuning_table(res, chosen: int) -> pd.DataFrame:
         "validation_worst_violation": res.val_violations,
         "chosen": [i == chosen for i in range(len(res.settings))],
     })  # fmt: skip
-
-
-def certificate(method: str, y, pred, noisy, constraint: str, slack: float, noise) -> float:
-    """Exact worst-case violation of ``pred`` (the ``robust_violation`` metric): over 𝒲(θ) for
-    soft assignments, else over the TV balls of the safe radius around each noisy group."""
-    y, pred = np.asarray(y, dtype=float), np.asarray(pred, dtype=float)
-    if method == "soft":
-        p_noisy = np.bincount(noisy, minlength=noise.M.shape[1]) / max(len(noisy), 1)
-        return float(np.max(sa_worst(y, pred, noisy, constraint, slack, noise.M, p_noisy)[0]))
-    return float(np.max(dro_violations(y, pred, noisy, constraint, slack, noise.gamma_safe)))
 
 
 #: What a soft-assignment selection was checked against, per ``robust_eval``.

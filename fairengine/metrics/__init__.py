@@ -1,0 +1,127 @@
+"""Group metrics shared by every method, page and benchmark: one definition of each.
+
+:data:`REGISTRY` (:mod:`~fairengine.metrics.registry`) declares every metric name a result may
+report, with its label, direction, unit and definition; each name is computed by exactly one
+function of that name, in the module of its family:
+
+* :mod:`~fairengine.metrics.classification` — accuracy, error, group rate gaps and ratios;
+* :mod:`~fairengine.metrics.regression` — losses, statistical parity as a KS distance, fair
+  regression's losses on the scaled target;
+* :mod:`~fairengine.metrics.dataset` — rates of a (generated or reweighted) dataset, its KL
+  divergence to the data;
+* :mod:`~fairengine.metrics.filtering` — disclosivity, imbalance, acceptance of a filter;
+* :mod:`~fairengine.metrics.noisy_groups` — one-sided rate-constraint violations (true, noisy
+  and worst-case groups);
+* :mod:`~fairengine.metrics.proxy` — two-sided group gaps of a downstream classifier, the
+  multiaccuracy violation and quality of a proxy;
+
+and :mod:`~fairengine.metrics.tables` gives per-group tables and bootstrap intervals. Every name
+is importable from ``fairengine.metrics`` itself.
+
+Most metrics are ``metric(y_true, y_pred, groups, *, sample_weight=None, **options) -> float``
+(:data:`METRICS`). Conventions shared by all of them:
+
+* Inputs may be lists, numpy arrays or pandas Series and are aligned by position; ``groups`` holds
+  any hashable labels, treated as categories. Rows with weight 0 count as absent (a group whose
+  rows all have weight 0 is not a group).
+* Every rate is a weighted mean, computed per group by one helper (``_group_means``).
+* Classification: ``y_true`` in {0, 1}; ``y_pred`` is a hard 0/1 prediction or the probability
+  that a randomized classifier predicts 1. Rates are then the expected rates of that randomized
+  classifier (the usual rates for hard predictions).
+* A conditional rate (TPR: rows with y = 1; FPR: rows with y = 0) skips groups with no eligible
+  rows. fairlearn reports 0 for such a group instead, so the two can differ only there.
+* ``*_diff`` metrics are max - min over groups; ``*_rate`` ratios are min / max over groups.
+"""
+
+from fairengine.metrics.classification import (
+    accuracy,
+    dp_diff,
+    eo_diff,
+    error,
+    statistical_rate,
+    tpr_diff,
+)
+from fairengine.metrics.core import RATE_KINDS, RATE_SIGN, rate_base
+from fairengine.metrics.dataset import (
+    SMOOTHING,
+    data_statistical_rate,
+    kl_to_empirical,
+    representation_rate,
+)
+from fairengine.metrics.filtering import (
+    MISSING_GROUP_ROWS,
+    acceptance_rate,
+    conditional_distribution_matrix,
+    count_imbalance,
+    disclosivity,
+    distribution_imbalance,
+    group_counts,
+    imbalance,
+    matrix_disclosivity,
+    max_imbalance,
+    n_leaves,
+)
+from fairengine.metrics.noisy_groups import (
+    RATE_FAMILIES,
+    noisy_violation,
+    rate_violations,
+    robust_violation,
+    true_violation,
+)
+from fairengine.metrics.proxy import (
+    group_gaps,
+    multiaccuracy_violation,
+    multiaccuracy_violation_held_out,
+    multiaccuracy_violation_in_sample,
+    proxy_accuracy,
+    proxy_auc,
+    proxy_group_gap,
+    proxy_mse,
+    true_group_gap,
+)
+from fairengine.metrics.registry import (
+    ALL_METRIC_NAMES,
+    ANY_KIND,
+    CLASSIFICATION,
+    HIGHER_IS_BETTER,
+    METRIC_MODULES,
+    METRICS,
+    REGISTRY,
+    REGRESSION,
+    MetricInfo,
+    is_lower_better,
+    metric_info,
+    metric_label,
+    standard_metrics,
+    undeclared,
+)
+from fairengine.metrics.regression import (
+    LOGISTIC_C,
+    LOSSES,
+    OBJECTIVE_LOSS,
+    ks_distance_from_cdfs,
+    loss,
+    max_group_loss,
+    prediction_cdfs,
+    scaled_group_losses,
+    scaled_loss,
+    scaled_max_group_loss,
+    sp_ks,
+)
+from fairengine.metrics.tables import bootstrap_ci, group_table
+
+__all__ = [
+    "ALL_METRIC_NAMES", "ANY_KIND", "CLASSIFICATION", "HIGHER_IS_BETTER", "LOGISTIC_C", "LOSSES",
+    "METRICS", "METRIC_MODULES", "MISSING_GROUP_ROWS", "OBJECTIVE_LOSS", "RATE_FAMILIES",
+    "RATE_KINDS", "RATE_SIGN", "REGISTRY", "REGRESSION", "SMOOTHING", "MetricInfo",
+    "acceptance_rate", "accuracy", "bootstrap_ci", "conditional_distribution_matrix",
+    "count_imbalance", "data_statistical_rate", "disclosivity", "distribution_imbalance",
+    "dp_diff", "eo_diff", "error", "group_counts", "group_gaps", "group_table", "imbalance",
+    "is_lower_better", "kl_to_empirical", "ks_distance_from_cdfs", "loss", "matrix_disclosivity",
+    "max_group_loss", "max_imbalance", "metric_info", "metric_label", "multiaccuracy_violation",
+    "multiaccuracy_violation_held_out", "multiaccuracy_violation_in_sample", "n_leaves",
+    "noisy_violation", "prediction_cdfs", "proxy_accuracy", "proxy_auc", "proxy_group_gap",
+    "proxy_mse", "rate_base", "rate_violations", "representation_rate", "robust_violation",
+    "scaled_group_losses", "scaled_loss", "scaled_max_group_loss", "sp_ks", "standard_metrics",
+    "statistical_rate", "tpr_diff", "true_group_gap", "true_violation", "undeclared",
+]  # fmt: skip

@@ -1,0 +1,248 @@
+"""The metric registry: every metric name a result may report, declared once with its label,
+direction, unit, task kinds, definition and the module of its implementing function.
+
+Each declared name is implemented by exactly one function of the same name in one module of
+:mod:`fairengine.metrics` (``MetricInfo.module``); :attr:`MetricInfo.function` resolves it on first
+use. Metrics with the shared signature ``metric(y_true, y_pred, groups, **options)`` are also in
+:data:`METRICS`; the others take the arrays their definition needs (a mixture's per-predictor
+values, a proxy's audit table, level codes of generated rows).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from fairengine.metrics.classification import (
+    accuracy,
+    dp_diff,
+    eo_diff,
+    error,
+    statistical_rate,
+    tpr_diff,
+)
+from fairengine.metrics.dataset import data_statistical_rate, representation_rate
+from fairengine.metrics.filtering import acceptance_rate, disclosivity, imbalance
+from fairengine.metrics.regression import loss, max_group_loss, sp_ks
+
+METRICS: dict[str, Callable[..., float]] = {
+    f.__name__: f
+    for f in (accuracy, error, loss, dp_diff, tpr_diff, eo_diff, sp_ks, max_group_loss)
+    + (representation_rate, statistical_rate, data_statistical_rate)
+    + (disclosivity, imbalance, acceptance_rate)
+}
+"""The metrics with the shared signature ``metric(y_true, y_pred, groups, **options)``."""
+
+CLASSIFICATION = ("classification",)
+REGRESSION = ("regression",)
+ANY_KIND = ("classification", "regression")
+#: The modules of :mod:`fairengine.metrics` that implement declared metrics.
+METRIC_MODULES = ("classification", "regression", "dataset", "filtering", "noisy_groups", "proxy")
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """One declared metric: the single place its name, meaning, direction and unit are defined.
+
+    Attributes
+    ----------
+    name : str
+        The key methods report in ``RunResult.metrics``, and the name of its function.
+    label : str
+        Words for people (axis titles, tables).
+    lower_is_better : bool
+    kinds : tuple of str
+        Task kinds the metric applies to.
+    definition : str
+        One line: what is computed, on which rows.
+    standard : bool
+        Part of the shared evaluation of every predicting model of its kind (the Compare plane);
+        method-specific metrics are False.
+    unit : str
+        What the number counts, in words (e.g. "share of rows", "rate difference").
+    module : str
+        The module of :mod:`fairengine.metrics` (one of :data:`METRIC_MODULES`) defining the
+        function ``name``.
+    """
+
+    name: str
+    label: str
+    lower_is_better: bool
+    kinds: tuple[str, ...]
+    definition: str
+    standard: bool = False
+    unit: str = ""
+    module: str = ""
+
+    @property
+    def function(self) -> Callable[..., float]:
+        """The one function computing this metric (``fairengine.metrics.<module>.<name>``)."""
+        return getattr(importlib.import_module(f"fairengine.metrics.{self.module}"), self.name)
+
+    @property
+    def shared_signature(self) -> bool:
+        """Whether :attr:`function` is ``metric(y_true, y_pred, groups, **options)``."""
+        return self.name in METRICS
+
+    @property
+    def direction(self) -> str:
+        return "lower is better" if self.lower_is_better else "higher is better"
+
+
+def _in(module: str, unit: str, *infos: MetricInfo) -> tuple[MetricInfo, ...]:
+    """``infos`` implemented in ``module``, their numbers in ``unit`` unless they say otherwise."""
+    if module not in METRIC_MODULES:
+        raise ValueError(f"metric module {module!r} is not one of {METRIC_MODULES}")
+    return tuple(replace(i, module=module, unit=i.unit or unit) for i in infos)
+
+
+def _declare(*sections: tuple[MetricInfo, ...]) -> dict[str, MetricInfo]:
+    out: dict[str, MetricInfo] = {}
+    for info in (info for section in sections for info in section):
+        if info.name in out:
+            raise ValueError(f"metric {info.name!r} declared twice")
+        out[info.name] = info
+    return out
+
+
+REGISTRY: dict[str, MetricInfo] = _declare(
+    # ---- the shared evaluation of classifiers (every predicting method of the kind)
+    _in("classification", "rate difference",
+    MetricInfo("error", "Error rate", True, CLASSIFICATION,
+               "Share of rows whose prediction differs from the label (expected, for randomized "
+               "classifiers).", True, unit="share of rows"),
+    MetricInfo("accuracy", "Accuracy", False, CLASSIFICATION, "1 − error.", True,
+               unit="share of rows"),
+    MetricInfo("dp_diff", "Demographic parity difference", True, CLASSIFICATION,
+               "Largest minus smallest selection rate P(ŷ = 1 | group).", True),
+    MetricInfo("eo_diff", "Equalized odds difference", True, CLASSIFICATION,
+               "Larger of the TPR gap and the FPR gap across groups.", True),
+    MetricInfo("tpr_diff", "True positive rate difference", True, CLASSIFICATION,
+               "Largest minus smallest P(ŷ = 1 | y = 1, group).", True),
+    MetricInfo("statistical_rate", "Statistical rate (classifier)", False, CLASSIFICATION,
+               "Smallest over largest selection rate P(ŷ = 1 | group) of the classifier.", True,
+               unit="ratio of rates"),
+    ),
+    # ---- the shared evaluation of regressors
+    _in("regression", "squared target units",
+    MetricInfo("loss", "Mean squared error", True, REGRESSION,
+               "Mean (y − f(x))² in the target's own units (expected over a randomized "
+               "predictor's mixture).", True),
+    MetricInfo("sp_ks", "Statistical parity (KS distance)", True, REGRESSION,
+               "Largest KS distance between a group's prediction CDF and the overall one.", True,
+               unit="probability"),
+    MetricInfo("max_group_loss", "Worst group's mean squared error", True, REGRESSION,
+               "Largest per-group mean (y − f(x))², target units.", True),
+    MetricInfo("scaled_loss", "Training objective's loss (target scaled to [0, 1])", True,
+               REGRESSION,
+               "Fair regression's chosen loss (square, absolute or logistic) on the target "
+               "min–max scaled to [0, 1], expected over Q (as Agarwal et al. 2019 report it).",
+               unit="loss on the [0, 1] target"),
+    MetricInfo("scaled_max_group_loss", "Worst group's objective loss (scaled target)", True,
+               REGRESSION, "Largest per-group scaled_loss (bounded group loss, Agarwal et al.).",
+               unit="loss on the [0, 1] target"),
+    ),
+    # ---- data (generated or reweighted samples; Celis et al. 2020)
+    _in("dataset", "ratio of rates",
+    MetricInfo("representation_rate", "Representation rate (data)", False, ANY_KIND,
+               "Smallest over largest group share of the (generated or reweighted) data."),
+    MetricInfo("data_statistical_rate", "Statistical rate (data)", False, CLASSIFICATION,
+               "Smallest over largest P(y = 1 | group) in the generated data (Celis et al. 2020)."),
+    MetricInfo("kl_to_empirical", "KL divergence to the data", True, ANY_KIND,
+               "KL(P_gen ‖ P_data + ε) of the generated rows' empirical distribution to the "
+               "split's, with ε = 1e-7 added to every point that occurs in either and the sum "
+               "renormalised (Celis et al. 2020, footnote 6, with ε on the occurring points "
+               "instead of the whole domain): 0 for the data itself; a generated row absent from "
+               "the data costs about log(1/ε) ≈ 16 per unit of mass.", unit="nats"),
+    ),
+    # ---- filtering (Deng et al. 2023)
+    _in("filtering", "probability difference",
+    MetricInfo("disclosivity", "Disclosivity", True, ANY_KIND,
+               "max over proxy leaves and groups of |P(group | leaf) − P(group)|."),
+    MetricInfo("imbalance", "Imbalance after filtering", True, ANY_KIND,
+               "L2 distance of the accepted sample's group proportions to the target.",
+               unit="distance between proportions"),
+    MetricInfo("acceptance_rate", "Acceptance rate", False, ANY_KIND,
+               "Expected share of candidates the filter keeps.", unit="share of rows"),
+    MetricInfo("n_leaves", "Proxy leaves", True, ANY_KIND,
+               "Number of leaves of the non-disclosive proxy tree.", unit="count"),
+    ),
+    # ---- noisy protected groups (Wang et al. 2020): one-sided constraint values minus the slack
+    _in("noisy_groups", "rate difference",
+    MetricInfo("true_violation", "Constraint violation on the true groups", True,
+               CLASSIFICATION,
+               "Largest one-sided rate-constraint value (overall rate − group rate − slack) on "
+               "the true groups; ≤ 0 means every constraint holds."),
+    MetricInfo("noisy_violation", "Constraint violation on the noisy groups", True,
+               CLASSIFICATION,
+               "The same one-sided constraint value on the observed noisy groups."),
+    MetricInfo("robust_violation", "Worst-case violation over the noise model", True,
+               CLASSIFICATION,
+               "The exact worst case of the one-sided constraint values over every noise pattern "
+               "the noise model allows (TV ball, or every consistent soft assignment): ≤ 0 "
+               "certifies the constraints for the true groups."),
+    ),
+    # ---- multiaccurate proxies (Diana et al. 2022): two-sided group gaps of the downstream classif
+    _in("proxy", "rate difference",
+    MetricInfo("true_group_gap", "Fairness gap on the true groups", True, CLASSIFICATION,
+               "Largest |γ_k − γ| of the downstream classifier on the true groups: a group's "
+               "rate minus the overall rate for its constraint (positive rate or error rate)."),
+    MetricInfo("proxy_group_gap", "Fairness gap through the proxy", True, CLASSIFICATION,
+               "The same gap measured with the proxy's soft group memberships."),
+    MetricInfo("multiaccuracy_violation_in_sample", "Multiaccuracy violation (proxy rows)", True,
+               ANY_KIND,
+               "Largest audited |E[(ẑ − z)·h(x)]| relative to the group's share, on the rows the "
+               "proxy was fitted on (what Algorithm 4 certifies against α).",
+               unit="relative rate difference"),
+    MetricInfo("multiaccuracy_violation_held_out", "Multiaccuracy violation (held-out rows)",
+               True, ANY_KIND,
+               "The same audit on the split's rows, which the proxy never saw.",
+               unit="relative rate difference"),
+    MetricInfo("proxy_accuracy", "Proxy accuracy", False, ANY_KIND,
+               "Accuracy of the proxy's thresholded prediction of the hardest group.",
+               unit="share of rows"),
+    MetricInfo("proxy_auc", "Proxy AUC", False, ANY_KIND,
+               "Area under the ROC curve of the proxy for the hardest group.",
+               unit="probability"),
+    MetricInfo("proxy_mse", "Proxy squared error", True, ANY_KIND,
+               "Mean (ẑ − z)² of the proxy for the hardest group.",
+               unit="squared membership error"),
+    ),
+)  # fmt: skip
+"""Every metric any method reports, declared once (docs/architecture.md, "Metrics")."""
+
+ALL_METRIC_NAMES: tuple[str, ...] = tuple(REGISTRY)
+HIGHER_IS_BETTER: frozenset[str] = frozenset(
+    name for name, info in REGISTRY.items() if not info.lower_is_better
+)
+
+
+def metric_info(name: str) -> MetricInfo:
+    """The declaration of metric ``name``; ``ValueError`` naming the known ones otherwise."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown metric {name!r}; known: {', '.join(ALL_METRIC_NAMES)}") from None
+
+
+def metric_label(name: str) -> str:
+    """Words for people, e.g. ``dp_diff`` -> "Demographic parity difference"; unknown names as
+    they are."""
+    info = REGISTRY.get(name)
+    return info.label if info is not None else name
+
+
+def standard_metrics(kind: str) -> tuple[str, ...]:
+    """The shared evaluation's metrics for a task kind, in declaration order."""
+    return tuple(n for n, i in REGISTRY.items() if i.standard and kind in i.kinds)
+
+
+def undeclared(names) -> list[str]:
+    """The names in ``names`` that the registry does not declare (should be empty)."""
+    return [n for n in names if n not in REGISTRY]
+
+
+def is_lower_better(name: str) -> bool:
+    """Whether smaller values of metric ``name`` (any of ``ALL_METRIC_NAMES``) are better."""
+    return metric_info(name).lower_is_better

@@ -1,0 +1,194 @@
+"""Per-group tables and bootstrap confidence intervals of the metrics."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from fairengine.metrics.core import (
+    _classification,
+    _correct,
+    _prepare,
+    _Rows,
+    rate_base,
+)
+from fairengine.metrics.registry import METRICS
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+_BOOT_CHUNK = 2_000_000  # resampled cells per block: bounds bootstrap memory to ~50 MB
+
+
+_TABLE_COLUMNS = {
+    "classification": ("base_rate", "selection_rate", "accuracy", "tpr", "fpr"),
+    "regression": ("mean_target", "mean_prediction", "mse", "mae"),
+}
+
+
+def _table_terms(rows: _Rows, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """Per-row terms (n, k): table column c = sum num[:, c] / sum den[:, c]."""
+    y, p, w = rows.y_true, rows.y_pred, rows.weight
+    if kind == "classification":
+        values = [y, p, _correct(rows), p, p]
+        masks = [1.0, rate_base("ppr", y), 1.0, rate_base("tpr", y), rate_base("fpr", y)]
+    else:
+        values, masks = [y, p, (y - p) ** 2, np.abs(y - p)], [1.0] * 4
+    den = np.column_stack([w * m for m in masks])
+    return np.column_stack(values) * den, den
+
+
+def _resample_counts(rng: np.random.Generator, starts, sizes, n: int, n_boot: int):
+    """Yield blocks (b, n) of row multiplicities: each group's rows resampled with replacement.
+
+    ``starts``/``sizes`` describe contiguous groups of a row order (one group of n rows when not
+    stratified); a bootstrap resample is exactly these multiplicities used as weights.
+    """
+    owner_start, owner_size = np.repeat(starts, sizes), np.repeat(sizes, sizes)
+    block = max(1, _BOOT_CHUNK // n)
+    for lo in range(0, n_boot, block):
+        b = min(block, n_boot - lo)
+        picks = owner_start + (rng.random((b, n)) * owner_size).astype(np.intp)
+        picks += np.arange(b)[:, None] * n
+        yield np.bincount(picks.ravel(), minlength=b * n).reshape(b, n)
+
+
+def _bootstrap_sums(rng: np.random.Generator, terms: np.ndarray, keys, n_boot: int) -> np.ndarray:
+    """Column sums (n_boot, k) of ``terms`` over resamples of its rows with replacement.
+
+    Rows equal in every array of ``keys`` have equal terms, so a resample matters only through
+    how often each distinct row is drawn: Multinomial(n, m_j / n), exact and cheap when few
+    rows are distinct (hard predictions); otherwise rows are resampled one by one.
+    """
+    import pandas as pd  # lazy: metric names load without pandas
+
+    n = len(terms)
+    cls = np.zeros(n, dtype=np.int64)
+    for key in keys:  # class id of each row's combination of key values
+        codes, uniques = pd.factorize(key)
+        cls = pd.factorize(cls * len(uniques) + codes)[0]
+    n_cls = int(cls.max()) + 1
+    if n_cls * 8 > n:
+        blocks = _resample_counts(rng, [0], [n], n, n_boot)
+        return np.vstack([c.astype(float) @ terms for c in blocks])
+    first = np.empty(n_cls, dtype=np.intp)
+    first[cls[::-1]] = np.arange(n)[::-1]
+    return rng.multinomial(n, np.bincount(cls) / n, size=n_boot).astype(float) @ terms[first]
+
+
+def _percentiles(stats: np.ndarray, level: float) -> np.ndarray:
+    with warnings.catch_warnings():  # an all-NaN column (rate never defined) gives NaN bounds
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanquantile(stats, [(1 - level) / 2, (1 + level) / 2], axis=0)
+
+
+def group_table(
+    y_true,
+    y_pred,
+    groups,
+    *,
+    group_names=None,
+    kind: str = "classification",
+    sample_weight=None,
+    ci: float | None = None,
+    n_boot: int = 200,
+    random_state=0,
+) -> pd.DataFrame:
+    """Per-group summary, one row per group (index = group name) and an ``"overall"`` row last.
+
+    Columns: ``n`` (rows with positive weight), ``share`` (weighted share), then for
+    classification ``base_rate`` (mean y), ``selection_rate``, ``accuracy``, ``tpr``, ``fpr``,
+    for regression ``mean_target``, ``mean_prediction``, ``mse``, ``mae``; each by the same
+    definitions as the metrics above (``tpr``/``fpr`` are NaN for a group without positives /
+    negatives).
+    ``group_names`` maps labels to names (a mapping, or a sequence indexed by integer code).
+    With ``ci=level`` each rate column gets ``<col>_low``/``<col>_high``: a percentile bootstrap
+    resampling rows within each group (the overall row combines the same group resamples).
+    """
+    import pandas as pd  # lazy: metric names load without pandas
+
+    if kind not in _TABLE_COLUMNS:
+        raise ValueError(f"kind must be 'classification' or 'regression', got {kind!r}")
+    rows = (_classification if kind == "classification" else _prepare)(
+        y_true, y_pred, groups, sample_weight
+    )
+    num, den = _table_terms(rows, kind)
+    g, k = rows.n_groups, num.shape[1]
+    sums = np.stack([np.bincount(rows.codes, weights=col, minlength=g) for col in (*num.T, *den.T)])
+    sums = np.column_stack([sums, sums.sum(axis=1)])  # (2k, groups + overall)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rates = sums[:k] / sums[k:]
+    names = list(rows.labels)
+    if group_names is not None:
+        names = [
+            group_names.get(z, z) if isinstance(group_names, Mapping) else group_names[int(z)]
+            for z in names
+        ]
+    sizes = np.bincount(rows.codes, weights=rows.weight > 0, minlength=g).astype(int)
+    weights = np.bincount(rows.codes, weights=rows.weight, minlength=g)
+    table = pd.DataFrame(
+        {
+            "n": np.append(sizes, sizes.sum()),
+            "share": np.append(weights / weights.sum(), 1.0),
+            **dict(zip(_TABLE_COLUMNS[kind], rates, strict=True)),
+        },
+        index=pd.Index([*names, "overall"], name="group"),
+    )
+    if ci is not None:
+        rng = np.random.default_rng(random_state)
+        boot = np.zeros((n_boot, 2 * k, g + 1))
+        terms = np.hstack([num, den])
+        for z in range(g):
+            mask = rows.codes == z
+            keys = (rows.y_true[mask], rows.y_pred[mask], rows.weight[mask])
+            boot[:, :, z] = _bootstrap_sums(rng, terms[mask], keys, n_boot)
+        boot[:, :, g] = boot[:, :, :g].sum(axis=2)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            low, high = _percentiles(boot[:, :k] / boot[:, k:], ci)
+        for j, col in enumerate(_TABLE_COLUMNS[kind]):
+            table[f"{col}_low"], table[f"{col}_high"] = low[j], high[j]
+    return table
+
+
+def bootstrap_ci(
+    metric: Callable[..., float] | str,
+    y_true,
+    y_pred,
+    groups,
+    *,
+    n_boot: int = 200,
+    level: float = 0.95,
+    random_state=0,
+    stratify: bool = True,
+    sample_weight=None,
+    **metric_options,
+) -> tuple[float, float]:
+    """Percentile bootstrap confidence interval of ``metric`` (a callable or a ``METRICS`` name).
+
+    Each resample draws rows with replacement, within each group when ``stratify`` (so no group
+    vanishes), and is passed to the metric as integer multiplicities times ``sample_weight``,
+    which is exactly the metric of the resampled table (``groups`` arrive as integer codes).
+    Reproducible for a given ``random_state``.
+    """
+    fn = METRICS[metric] if isinstance(metric, str) else metric
+    if not 0 < level < 1 or n_boot < 1:
+        raise ValueError("level must be in (0, 1) and n_boot >= 1")
+    rows = _prepare(y_true, y_pred, groups, sample_weight)
+    n = rows.codes.size
+    order = np.argsort(rows.codes, kind="stable") if stratify else np.arange(n)
+    sizes = np.bincount(rows.codes) if stratify else np.array([n])
+    starts = np.cumsum(sizes) - sizes
+    rng = np.random.default_rng(random_state)
+    stats = []
+    for block in _resample_counts(rng, starts, sizes, n, n_boot):
+        for counts in block:
+            w = np.empty(n)
+            w[order] = counts * rows.weight[order]
+            stats.append(
+                fn(rows.y_true, rows.y_pred, rows.codes, sample_weight=w, **metric_options)
+            )
+    low, high = _percentiles(np.asarray(stats, dtype=float), level)
+    return float(low), float(high)
