@@ -525,9 +525,9 @@ def _rows_fit(dataset: str, sensitive: str | None, seed: int, rows: int | None) 
     multiaccuracy violation of least squares on every one of those rows, of fixed candidates of
     the game's path and of the proxy served at α = 0."""
     from fairengine.data.encoding import FeatureEncoder
-    from fairengine.methods.multiaccurate_proxy import multiaccuracy_violation
     from fairengine.methods.multiaccurate_proxy.method import _part, group_onehot
     from fairengine.methods.multiaccurate_proxy.proxy import _refit_start
+    from fairengine.metrics import multiaccuracy_violation
 
     task = load_dataset(dataset, sensitive=[sensitive]) if sensitive else load_dataset(dataset)
     train, test = task.split(random_state=seed)
