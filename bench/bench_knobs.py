@@ -8,9 +8,16 @@ the page draws the new result: its metric values differ from the previous ones a
 longer says it is showing the previous result (no fixed settle wait is counted). When a fit
 takes so long that the page asks for **Run**, the benchmark presses it at once and says so.
 
+Two modes, each on a server of its own with a fresh cache folder (``$FAIRENGINE_BENCH_MODES``,
+default both): *cold*, each step right after the previous result was drawn; *ready*, each step
+once the server's processes have used no CPU for a second (the runs one knob step away that the
+page computes ahead, :mod:`dashboard.components.prefetch`, are done; their CPU seconds are
+reported as "computed ahead"). ``FAIRENGINE_PREFETCH=0`` gives the same without computing ahead.
+
 CPU seconds are those of the server's whole process tree (the Streamlit server, the job pool's
-forkserver and the fit processes it reaped) over the step: the fit plus the page's rerun. They
-do not depend on what else the machine runs, unlike the wall-clock times.
+forkserver and every fit process descended from it, running or reaped) over the step: the fit
+plus the page's rerun (and what background jobs did meanwhile). They do not depend on what else
+the machine runs, unlike the wall-clock times.
 
 ``knob_job_cpu`` measures the fit job alone, as the dashboard runs it (a fresh process,
 :func:`~fairengine.frontier.runs.compute_and_store` at a moved knob): its CPU seconds on an
@@ -40,6 +47,10 @@ STEP_TIMEOUT_S = 180.0
 #: here): fit work is measured, not how the scheduler shares a busy host.
 BENCH_NICE = os.environ.get("FAIRENGINE_WORKER_NICE", "0")
 PREVIOUS = "Showing the previous result until the new one is ready."
+RUNNING = '[data-testid="stApp"][data-test-script-state="running"]'
+#: A step that draws metrics equal to the last ones counts as done once the page is idle with no
+#: pending result; if its script run was too quick to be seen, after this many seconds.
+EQUAL_WAIT_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -83,11 +94,9 @@ def _harness() -> Any:
     return harness
 
 
-def tree_cpu_seconds(root_pid: int) -> float:
-    """User + system CPU seconds of every live process in ``root_pid``'s process group,
-    including what each got from the children it reaped."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
+def _processes() -> dict[int, tuple[int, int]]:
+    """pid → (parent pid, user + system ticks including reaped children) of every process."""
+    out = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -95,11 +104,26 @@ def tree_cpu_seconds(root_pid: int) -> float:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if int(fields[2]) != root_pid:  # fields[2]: the process group
-            continue
-        total += sum(int(v) for v in fields[11:15])  # utime stime cutime cstime
-    return total / ticks
+        fields = stat[stat.rindex(")") + 2 :].split()  # fields[1]: the parent pid
+        out[int(entry.name)] = (int(fields[1]), sum(int(v) for v in fields[11:15]))
+    return out
+
+
+def tree_cpu_seconds(root_pid: int) -> float:
+    """User + system CPU seconds of ``root_pid`` and every live process descended from it (the
+    job pool's forkserver and the fits it started, each in a process group of its own),
+    including what each got from the children it reaped."""
+    processes = _processes()
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _) in processes.items():
+        children.setdefault(parent, []).append(pid)
+    total, todo = 0, [root_pid]
+    while todo:
+        pid = todo.pop()
+        if pid in processes:
+            total += processes[pid][1]
+        todo += children.get(pid, [])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def _metric_text(page: Any) -> str:
@@ -115,21 +139,28 @@ def _main_text(page: Any) -> str:
 
 
 def _wait_result(page: Any, before: str, slot: str, harness: Any) -> tuple[bool, bool]:
-    """Wait until the page draws a result whose metrics differ from ``before``; press Run once
-    if the page asks for it. Returns (changed, pressed_run)."""
-    deadline = time.monotonic() + STEP_TIMEOUT_S
-    pressed = False
-    while time.monotonic() < deadline:
+    """Wait until the page draws a result whose metrics differ from ``before``, or settles on
+    an equal one (its script ran and ended with no pending result; if the run was too quick to
+    be seen, after :data:`EQUAL_WAIT_S`); press Run once if the page asks for it. Returns
+    (changed, pressed_run)."""
+    start = time.monotonic()
+    pressed = seen_running = False
+    while time.monotonic() < start + STEP_TIMEOUT_S:
         text = _main_text(page)
         metrics = _metric_text(page)
-        if metrics and metrics != before and PREVIOUS not in text and "Knobs changed" not in text:
+        pending = PREVIOUS in text or "Knobs changed" in text
+        if metrics and metrics != before and not pending:
             return True, pressed
+        running = page.locator(RUNNING).count() > 0
+        seen_running = seen_running or running
+        waited = time.monotonic() - start
+        if metrics and not pending and not running and (seen_running or waited > EQUAL_WAIT_S):
+            return False, pressed
         run = page.locator('[data-testid="stButton"] button:has-text("Run")')
         if not pressed and "Knobs changed" in text and run.count():
             run.first.click()
             pressed = True
         page.wait_for_timeout(40)
-    # the metrics never changed: settled on a result equal to the last one?
     harness.wait_for_app(page, timeout=60_000)
     return False, pressed
 
@@ -150,26 +181,49 @@ def _first_result(page: Any, url: str, harness: Any) -> str:
     raise TimeoutError(f"No first result on {url}")
 
 
-def measure_page(page: Any, server: Any, spec: KnobPage, steps: int, harness: Any) -> list[Row]:
-    """Per-step (seconds, CPU seconds, changed, pressed Run) for one page."""
+def _idle(server: Any, quiet: float = 0.05, every: float = 1.0, limit: float = 180.0) -> float:
+    """Wait until the server's process tree used less than ``quiet`` CPU seconds in each of two
+    windows of ``every`` seconds in a row (what it computes ahead is done), at most ``limit``
+    seconds; returns the CPU seconds it used meanwhile."""
+    start = last = tree_cpu_seconds(server.process.pid)
+    quiet_windows, deadline = 0, time.monotonic() + limit
+    while time.monotonic() < deadline and quiet_windows < 2:
+        time.sleep(every)
+        now = tree_cpu_seconds(server.process.pid)
+        quiet_windows = quiet_windows + 1 if now - last < quiet else 0
+        last = now
+    return tree_cpu_seconds(server.process.pid) - start
+
+
+def _step(page: Any, server: Any, spec: KnobPage, before: str, harness: Any) -> tuple:
+    """One ArrowRight on the main knob: (seconds, CPU seconds, changed, pressed Run)."""
+    thumb = (
+        page.locator('[data-testid="stSlider"]')
+        .filter(has_text=spec.knob)
+        .get_by_role("slider")
+        .first
+    )
+    thumb.focus()
+    cpu0 = tree_cpu_seconds(server.process.pid)
+    start = time.perf_counter()
+    thumb.press("ArrowRight")
+    changed, pressed = _wait_result(page, before, spec.slot, harness)
+    seconds = time.perf_counter() - start
+    return seconds, tree_cpu_seconds(server.process.pid) - cpu0, changed, pressed
+
+
+def measure_page(
+    page: Any, server: Any, spec: KnobPage, steps: int, mode: str, harness: Any
+) -> list[tuple]:
+    """Per step (seconds, CPU seconds, changed, pressed Run, CPU seconds spent ahead) for one
+    page: each step right after the previous result was drawn (``mode`` "cold"), or once the
+    server has been idle for a second ("ready": what it computed ahead is done)."""
     before = _first_result(page, server.url + spec.link, harness)
     samples = []
     for _ in range(steps):
-        thumb = (
-            page.locator('[data-testid="stSlider"]')
-            .filter(has_text=spec.knob)
-            .get_by_role("slider")
-            .first
-        )
-        thumb.focus()
-        cpu0 = tree_cpu_seconds(server.process.pid)
-        start = time.perf_counter()
-        thumb.press("ArrowRight")
-        changed, pressed = _wait_result(page, before, spec.slot, harness)
-        seconds = time.perf_counter() - start
-        cpu = tree_cpu_seconds(server.process.pid) - cpu0
-        samples.append((seconds, cpu, changed, pressed))
-        harness.wait_for_app(page, timeout=120_000)  # settle before the next step (not timed)
+        ahead = _idle(server) if mode == "ready" else 0.0
+        samples.append((*_step(page, server, spec, before, harness), ahead))
+        harness.wait_for_app(page, timeout=120_000)  # the page's last rerun (not timed)
         before = _metric_text(page)
     return samples
 
@@ -177,58 +231,80 @@ def measure_page(page: Any, server: Any, spec: KnobPage, steps: int, harness: An
 Row = dict[str, Any]
 
 
-def _rows(spec: KnobPage, samples: list) -> list[Row]:
+def _rows(spec: KnobPage, mode: str, samples: list) -> list[Row]:
     seconds = [s[0] for s in samples]
     cpus = [s[1] for s in samples]
     unchanged = sum(not s[2] for s in samples)
     pressed = sum(s[3] for s in samples)
-    note = f"{len(samples)} steps of '{spec.knob}'; CPU s (median) {statistics.median(cpus):.2f}"
+    within = sum(s <= 1.0 for s in seconds)
+    note = (
+        f"{len(samples)} steps of '{spec.knob}', {within} within 1 s; "
+        f"CPU s (median) {statistics.median(cpus):.2f}"
+    )
+    if mode == "ready":
+        ahead = statistics.median(s[4] for s in samples)
+        note += f"; computed ahead before each step: {ahead:.2f} CPU s (median)"
     if pressed:
         note += f"; Run pressed in {pressed}"
     if unchanged:
         note += f"; {unchanged} steps drew equal metrics (timed until the page settled)"
+    what = f"{spec.name} ({mode})"
     return [
-        {"what": f"{spec.name}: knob → new result, median", "value": statistics.median(seconds),
+        {"what": f"{what}: knob → new result, median", "value": statistics.median(seconds),
          "unit": "s", "note": note},
-        {"what": f"{spec.name}: knob → new result, max", "value": max(seconds), "unit": "s"},
-        {"what": f"{spec.name}: server CPU per step, median", "value": statistics.median(cpus),
+        {"what": f"{what}: knob → new result, max", "value": max(seconds), "unit": "s"},
+        {"what": f"{what}: server CPU per step, median", "value": statistics.median(cpus),
          "unit": "CPU s", "note": f"max {max(cpus):.2f}"},
     ]  # fmt: skip
 
 
+def _pages() -> list[KnobPage]:
+    only = [n for n in os.environ.get("FAIRENGINE_BENCH_PAGES", "").split(",") if n]
+    return [spec for spec in PAGES if not only or spec.name in only]
+
+
+def _run_mode(playwright: Any, mode: str, steps: int, harness: Any) -> list[Row]:
+    """Every page in ``mode`` on a server of its own with a fresh cache folder."""
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory() as cache:
+        server = harness.start_app_server(
+            cache_dir=cache, timeout=180, extra_env={"FAIRENGINE_WORKER_NICE": BENCH_NICE}
+        )
+        browser = harness.launch_browser(playwright)
+        try:
+            for spec in _pages():
+                context = browser.new_context(viewport={"width": 1400, "height": 1000})
+                context.set_default_timeout(120_000)
+                samples = measure_page(context.new_page(), server, spec, steps, mode, harness)
+                context.close()
+                rows += _rows(spec, mode, samples)
+                shown = ", ".join(f"{s[0]:.2f}s/{s[1]:.2f}cpu" for s in samples)
+                print(f"   {spec.name} ({mode}): {shown}", flush=True)
+        finally:
+            browser.close()
+            server.stop()
+    return rows
+
+
 def knob_latency(quick: bool) -> list[Row]:
-    """Method pages: time from a main-knob step until the new result is drawn (browser)."""
+    """Method pages: time from a main-knob step until the new result is drawn (browser), right
+    after the previous result ("cold") and once the server is idle ("ready")."""
     from playwright.sync_api import sync_playwright
 
     harness = _harness()
     if harness.e2e_unavailable_reason():
         raise RuntimeError(harness.e2e_unavailable_reason())
     steps = 2 if quick else 3
-    only = [n for n in os.environ.get("FAIRENGINE_BENCH_PAGES", "").split(",") if n]
+    prefetch = os.environ.get("FAIRENGINE_PREFETCH") or "default (4)"
     rows: list[Row] = [
         {"what": "1-min load average at start", "value": os.getloadavg()[0], "unit": "",
-         "note": f"{os.cpu_count()} cores; workers at nice {BENCH_NICE}"}
+         "note": f"{os.cpu_count()} cores; workers at nice {BENCH_NICE}; "
+                 f"FAIRENGINE_PREFETCH {prefetch}"}
     ]  # fmt: skip
-    with tempfile.TemporaryDirectory() as cache, sync_playwright() as playwright:
-        server = harness.start_app_server(
-            cache_dir=cache, timeout=180, extra_env={"FAIRENGINE_WORKER_NICE": BENCH_NICE}
-        )
-        browser = harness.launch_browser(playwright)
-        try:
-            for spec in PAGES:
-                if only and spec.name not in only:
-                    continue
-                context = browser.new_context(viewport={"width": 1400, "height": 1000})
-                context.set_default_timeout(120_000)
-                samples = measure_page(context.new_page(), server, spec, steps, harness)
-                context.close()
-                rows += _rows(spec, samples)
-                print(
-                    f"   {spec.name}: " + ", ".join(f"{s[0]:.2f}s/{s[1]:.2f}cpu" for s in samples)
-                )
-        finally:
-            browser.close()
-            server.stop()
+    modes = os.environ.get("FAIRENGINE_BENCH_MODES", "cold,ready").split(",")
+    with sync_playwright() as playwright:
+        for mode in modes:
+            rows += _run_mode(playwright, mode, steps, harness)
     rows.append({"what": "1-min load average at end", "value": os.getloadavg()[0], "unit": ""})
     return rows
 
@@ -290,6 +366,66 @@ def knob_job_cpu(quick: bool) -> list[Row]:
     return rows
 
 
+def spin(seconds: float) -> float:
+    """CPU-bound work of about ``seconds`` of one core (a fit stand-in that needs no data)."""
+    end = time.process_time() + seconds
+    total = 0.0
+    while time.process_time() < end:
+        total += sum(i * i for i in range(2_000))
+    return total
+
+
+def _visitor_job(pool: Any, key: str, work: float, ahead: int) -> float:
+    """Wall seconds of a visitor's job of ``work`` CPU seconds submitted while ``ahead``
+    background jobs (each 4× longer) wait or run; they are cancelled afterwards."""
+    from concurrent import futures
+
+    background = [
+        pool.submit_background("ahead", f"{key}.b{i}", spin, 4 * work) for i in range(ahead)
+    ]
+    if ahead:  # one background job is running when the visitor's arrives
+        deadline = time.monotonic() + 30
+        while not background[0].running_calls and time.monotonic() < deadline:
+            time.sleep(0.01)
+    start = time.perf_counter()
+    job = pool.submit("visitor", "fit", key, spin, work)
+    futures.wait([job.future])
+    seconds = time.perf_counter() - start
+    for other in background:
+        pool.cancel(other)
+    while pool.active():
+        time.sleep(0.05)
+    return seconds
+
+
+def prefetch_delay(quick: bool) -> list[Row]:
+    """A visitor's job alone and with background jobs (the page's runs computed ahead) queued
+    and one running: wall seconds, on 1 worker (the background job is preempted) and 2."""
+    from dashboard.components.jobs import JobPool, Priority
+
+    work, repeats = (0.5, 3) if quick else (1.0, 5)
+    rows: list[Row] = []
+    for workers in (1, 2):
+        pool = JobPool(workers=workers, priority=Priority(nice=int(BENCH_NICE)))
+        try:
+            _visitor_job(pool, "warm", 0.1, 0)  # the warm parent starts
+            alone, beside = [], []
+            for i in range(repeats):  # alternated, so the host's load drifts over both
+                alone.append(_visitor_job(pool, f"a{workers}.{i}", work, 0))
+                beside.append(_visitor_job(pool, f"b{workers}.{i}", work, 4))
+        finally:
+            pool.shutdown()
+        a, b = statistics.median(alone), statistics.median(beside)
+        rows.append(
+            {"what": f"{workers} worker(s): visitor's job with 4 background jobs, median",
+             "value": b, "unit": "s", "ratio": b / a,
+             "note": f"alone {a:.2f} s (median of {repeats}, {work:g} CPU s of work); ratio: "
+                     f"with / alone; 1-min load {os.getloadavg()[0]:.1f}"}
+        )  # fmt: skip
+    return rows
+
+
 def register(registry: Any) -> None:
     registry.add(knob_latency)
     registry.add(knob_job_cpu)
+    registry.add(prefetch_delay)

@@ -63,7 +63,8 @@ from fairengine.methods.multiaccurate_proxy import (
     GeneralMultiaccurateProxy,
     MultiaccurateProxy,
 )
-from fairengine.methods.multiaccurate_proxy.method import EPS_GRID, make_tasks
+from fairengine.methods.multiaccurate_proxy.knobs import EPS_GRID
+from fairengine.methods.multiaccurate_proxy.method import make_tasks
 
 ROWS = 15_000
 SPLITS = 5

@@ -37,15 +37,24 @@ with guarded("loading the task"):
 
 
 def method_pages() -> list:
-    """A page for every registered method that has a view module ``views/<method>.py``."""
+    """A page for every registered method that declares one (``Method.page``): its view module
+    ``views/<method>.py``, else a page generated from its declaration
+    (:mod:`dashboard.components.method_page`)."""
     from fairengine.methods import get_method, list_methods
 
     pages = []
     for name in list_methods():
+        method = get_method(name)
         view = PAGES / f"{name}.py"
         if view.is_file():
-            method = get_method(name)
-            pages.append(st.Page(view, title=method.title, icon=":material/tune:", url_path=name))
+            source = view
+        elif method.page:  # loaded only for a method without a view
+            from dashboard.components.method_page import generated_page
+
+            source = generated_page(name)
+        else:
+            continue
+        pages.append(st.Page(source, title=method.title, icon=":material/tune:", url_path=name))
     return pages
 
 

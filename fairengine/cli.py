@@ -1,6 +1,6 @@
 """The ``fairengine`` command line: ``datasets``, ``run``, ``sweep``, ``export``, ``predict``,
 ``inspect``, ``precompute``, ``audit``, ``report`` (those two in :mod:`fairengine.cli_audit`),
-``dashboard`` (:mod:`fairengine.cli_dashboard`).
+``dashboard`` (:mod:`fairengine.cli_dashboard`), ``methods`` (:mod:`fairengine.cli_methods`).
 
 Problems with the user's arguments or data print one readable line and exit with status 2.
 """
@@ -54,7 +54,7 @@ def _add_data_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_method_arguments(parser: argparse.ArgumentParser, *, grid: bool = False) -> None:
-    parser.add_argument("method", help="method name (see `fairengine run --help`)")
+    parser.add_argument("method", help="method name (see `fairengine methods`)")
     parser.add_argument(
         "--set", action="append", default=[], metavar="KNOB=VALUE", help="fix a knob"
     )
@@ -64,7 +64,7 @@ def _add_method_arguments(parser: argparse.ArgumentParser, *, grid: bool = False
             action="append",
             default=[],
             metavar="KNOB=V1,V2,...",
-            help="sweep a knob over values",
+            help="sweep a knob over values (default: the method's own grid)",
         )
     parser.add_argument("--cache-dir", type=Path, help="frontier cache (default: user cache)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
@@ -253,12 +253,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return status
 
 
-def _grid(args: argparse.Namespace) -> dict[str, list[str]]:
-    grid = {
+def _grid(args: argparse.Namespace, method: Method) -> dict[str, list[Any]]:
+    grid: dict[str, list[Any]] = {
         k: [v for v in vs.split(",") if v] for k, vs in _parse_pairs(args.grid, "--grid").items()
     }
-    if not grid:
-        raise UsageError("sweep needs at least one --grid KNOB=V1,V2,...")
+    if not grid:  # the method's own "cli" grid; a knob fixed with --set leaves it
+        if "cli" not in method.sweep_grids:
+            raise UsageError("sweep needs at least one --grid KNOB=V1,V2,...")
+        fixed = _parse_pairs(args.set, "--set")
+        grid = {k: list(v) for k, v in method.sweep_grids.get("cli", {}).items() if k not in fixed}
     for name, values in grid.items():
         if not values:
             raise UsageError(f"--grid {name}= has no values.")
@@ -269,7 +272,7 @@ def _grid(args: argparse.Namespace) -> dict[str, list[str]]:
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
     method = _method(args.method)
-    grid = _grid(args)
+    grid = _grid(args, method)
     if args.backend == "dask" and not args.scheduler:
         raise UsageError("--backend dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786).")
     records = _cached_sweep(args, method, grid)
@@ -647,9 +650,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     from fairengine.cli_audit import add_commands  # audit and report
     from fairengine.cli_dashboard import add_dashboard_parser
+    from fairengine.cli_methods import add_methods_parser
 
     add_commands(commands, _add_data_arguments)
     add_dashboard_parser(commands)
+    add_methods_parser(commands)
     return parser
 
 

@@ -42,6 +42,16 @@ def test_datasets(cli) -> None:
     assert {r["name"]: r["rows"] for r in rows}["adult"] == 48_842
 
 
+def test_methods_lists_every_registered_method_with_its_knobs(cli) -> None:
+    from fairengine.methods import get_method, list_methods
+
+    rows = json.loads(cli("methods", "--json").stdout)
+    assert [r["name"] for r in rows] == list_methods()
+    for row in rows:
+        assert row["knobs"] == [k.name for k in get_method(row["name"]).knobs]
+    assert "knobs: constraint, eps" in cli("methods").stdout
+
+
 def test_run_json_and_model_file(cli, tmp_path: Path) -> None:
     out = tmp_path / "model.fairmodel"
     proc = cli("run", "reweighing", "--dataset", "german_credit", "--set", "strength=0.5",
@@ -124,7 +134,7 @@ def test_precompute_quick(cli, tmp_path: Path) -> None:
         (("run", "reweighing", "--dataset", "adult", "--set", "strength=2"), "must be in"),
         (("run", "reweighing", "--dataset", "adult", "--set", "strength"), "KNOB=VALUE"),
         (("run", "reweighing", "--dataset", "law_school"), "classification"),
-        (("sweep", "reweighing", "--dataset", "adult"), "at least one --grid"),
+        (("sweep", "reweighing", "--dataset", "adult", "--grid", "strength="), "has no values"),
         (("run", "reweighing", "--dataset", "adult", "--sensitive", "zzz"), "Unknown sensitive"),
         (
             (

@@ -39,3 +39,17 @@ def test_report_lists_offenders_of_each_limit():
         assert row["lines"] > 80
     for row in data["complexity_over_limit"]:
         assert row["score"] > 10 and (ROOT / row["path"]).is_file()
+
+
+def test_shared_files_count_values_not_docstrings_and_skip_the_methods_own_places():
+    tool = _tool()
+    source = '"""Mentions "maxent" in words."""\nTABLE = {"maxent": 1}\n'
+    assert tool._string_values(source) == {"maxent"}
+    assert "Mentions" not in " ".join(tool._string_values(source))
+    found = tool.shared_files(("fairlearn_eg", "maxent", "not_a_method"))
+    # a method that reuses the shared linear model is named by the registry and the docs only
+    assert found["fairlearn_eg"] == ["fairengine/methods/registry.py", "mkdocs.yml"]
+    assert "fairengine/methods/registry.py" in found["maxent"]
+    assert not any(path.startswith("fairengine/methods/maxent/") for path in found["maxent"])
+    assert found["not_a_method"] == []
+    print({name: len(paths) for name, paths in found.items()})

@@ -11,6 +11,12 @@ parameters, cyclomatic complexity (ruff's C901, McCabe) at most 10. Lines of a m
 physical lines; lines of a function run from its ``def`` (decorators excluded) to its last line.
 ``self`` and ``cls`` do not count as parameters; ``*args`` and ``**kwargs`` count as one each.
 Complexity comes from ``ruff check --select C901`` so it matches what the linter reports.
+
+Shared files per method: the files outside a method's own places (its package or module under
+``fairengine/methods/``, its view, its chart module, its sweep module) that name it as a value —
+a string constant (not a docstring) equal to the name or its module path, or its guide page in
+``mkdocs.yml``'s navigation. Each is a registry entry or a special case someone adding a method
+writes.
 """
 
 from __future__ import annotations
@@ -118,6 +124,63 @@ def measure_complexity(packages: tuple[str, ...] = PACKAGES) -> list[dict[str, o
     return sorted(rows, key=lambda r: -int(r["score"]))
 
 
+def _own_places(name: str) -> tuple[str, ...]:
+    return (
+        f"fairengine/methods/{name}/",
+        f"fairengine/methods/{name}.py",
+        f"fairengine/sweeps/{name}.py",
+        f"dashboard/views/{name}.py",
+        f"dashboard/components/{name}_charts.py",
+    )
+
+
+def _string_values(text: str) -> set[str]:
+    """The string constants of a module that are values (not docstrings)."""
+    tree = ast.parse(text)
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        and id(node) not in docstrings
+    }  # fmt: skip
+
+
+def shared_files(names: tuple[str, ...], packages: tuple[str, ...] = PACKAGES) -> dict[str, list]:
+    """Per method name: the shared files that name it (see the module docstring)."""
+    values = {str(p.relative_to(ROOT)): _string_values(p.read_text(encoding="utf-8"))
+              for p in python_files(packages)}  # fmt: skip
+    mkdocs = ROOT / "mkdocs.yml"
+    nav = mkdocs.read_text(encoding="utf-8") if mkdocs.is_file() else ""
+    found: dict[str, list] = {}
+    for name in names:
+        own = _own_places(name)
+        module = f"fairengine.methods.{name}"
+        found[name] = sorted(
+            path
+            for path, strings in values.items()
+            if not path.startswith(own)
+            and any(v in (name, module) or v.startswith(module + ".") for v in strings)
+        ) + (["mkdocs.yml"] if f"methods/{name}.md" in nav else [])
+    return found
+
+
+def _method_names() -> tuple[str, ...]:
+    """The built-in methods (the registry's module list, read without importing the engine)."""
+    tree = ast.parse((ROOT / "fairengine/methods/registry.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "METHOD_MODULES":
+            return tuple(ast.literal_eval(node.value))
+    return ()
+
+
 def report(packages: tuple[str, ...] = PACKAGES) -> dict[str, object]:
     """Every measure and every limit exceeded."""
     files = python_files(packages)
@@ -136,6 +199,7 @@ def report(packages: tuple[str, ...] = PACKAGES) -> dict[str, object]:
             asdict(f) for f in sorted(many_parameters, key=lambda f: -f.parameters)
         ],
         "complexity_over_limit": complex_functions,
+        "shared_files_per_method": shared_files(_method_names(), packages),
     }
 
 
@@ -147,6 +211,10 @@ def _print_summary(data: dict[str, object], top: int) -> None:
         ("functions over", MAX_PARAMETERS, "parameters", data["functions_over_parameters"]),
         ("complexity over", MAX_COMPLEXITY, "(C901)", data["complexity_over_limit"]),
     ]
+    shared = data["shared_files_per_method"]
+    print("\nshared files that name a method (where a method is registered or special-cased):")
+    for name, paths in shared.items():
+        print(f"  {len(paths):5d}  {name}: {', '.join(paths)}")
     for title, limit, unit, items in sections:
         print(f"\n{title} {limit} {unit}: {len(items)}")
         rows = list(items.items()) if isinstance(items, dict) else items

@@ -120,7 +120,7 @@ OTHER = ("other", ("Other modules", (), "Public modules outside the areas above.
 KNOB_MARK = re.compile(r"<!--\s*knobs:\s*([A-Za-z0-9_]+)\s*-->")
 PAGE_GUIDE_MARK = re.compile(r"<!--\s*page-guide:\s*([A-Za-z0-9_]+)\s*-->")
 #: The dashboard's "How to read this page" texts, read without importing Streamlit.
-PAGE_HELP = ROOT / "dashboard" / "components" / "page_help.py"
+COMPONENTS = ROOT / "dashboard" / "components"
 METHODS_MARK = "<!-- methods -->"
 METRICS_MARK = "<!-- metrics -->"
 DATASETS_MARK = "<!-- datasets -->"
@@ -278,16 +278,22 @@ def datasets_table() -> str:
 
 
 def page_guides() -> dict[str, str]:
-    """Method name -> the reading guide of its dashboard page (``HOW_TO_READ`` in
-    ``dashboard/components/page_help.py``, read as a literal: no Streamlit import)."""
-    tree = ast.parse(PAGE_HELP.read_text(encoding="utf-8"))
-    for node in tree.body:
-        target = node.target if isinstance(node, ast.AnnAssign) else None
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target = node.targets[0]
-        if isinstance(target, ast.Name) and target.id == "HOW_TO_READ" and node.value:
-            return {k: v.strip() for k, v in ast.literal_eval(node.value).items()}
-    raise LookupError(f"No HOW_TO_READ dictionary in {PAGE_HELP}.")
+    """Method name -> the reading guide of its dashboard page (``HOW_TO_READ`` in its chart
+    module ``dashboard/components/<name>_charts.py``, read as a literal: no Streamlit import)."""
+    guides = {}
+    for path in sorted(COMPONENTS.glob("*_charts.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id == "HOW_TO_READ"
+            ):
+                guides[path.name.removesuffix("_charts.py")] = ast.literal_eval(node.value).strip()
+    if not guides:
+        raise LookupError(f"No HOW_TO_READ guide in {COMPONENTS}/*_charts.py.")
+    return guides
 
 
 def page_guide(name: str) -> str:

@@ -5,41 +5,56 @@ Group names come from the data: they enter a figure through
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots
 
-from dashboard.components.cached import model_file  # noqa: F401  (one definition)
+from dashboard.components.state import stop_page
 from fairengine.data import Task
-from fairengine.methods.balanced_filtering import CURVES, run_filter
-from fairengine.methods.balanced_filtering.method import DEMO_ALPHAS
+from fairengine.methods import get_method
+from fairengine.methods.balanced_filtering import CURVES
 from fairengine.methods.base import RunResult
 from fairengine.sweeps.balanced_filtering import missing_points, tradeoff_points
-from fairengine.textsafe import plot_text
+from fairengine.textsafe import md_text, plot_text
 
-#: alpha / eta grids of the page's curves (coarser than the paper's; the alphas are those of the
-#: shipped demo frontiers, so the default curves on Adult (race) are read, not computed)
-PAGE_ALPHAS = DEMO_ALPHAS
-PAGE_ETAS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 #: the page's default curves: the paper's two tree proxies
 DEFAULT_CURVES = ("(α, β) proxy", "Relaxed (α, β) proxy")
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
-def run(
-    _train: Task,
-    _test: Task,
-    key: str,
-    knobs: tuple[tuple[str, object], ...],
-    target: tuple[float, ...] | None,
-) -> RunResult:
-    """One fit of the filter (keyed by the task fingerprint, knobs and target)."""
-    del key
-    return run_filter(
-        _train, _test, target=None if target is None else np.array(target), **dict(knobs)
-    )
+def page_alphas() -> tuple[float, ...]:
+    """α values of the page's tree curves: the method's page grid (the shipped demo's alphas,
+    so the default curves on Adult (race) are read, not computed)."""
+    return tuple(get_method("balanced_filtering").grid("page")["alpha"])
+
+
+def page_etas() -> tuple[float, ...]:
+    """η values of the page's baseline curves (the method's ``"baselines"`` grid)."""
+    return tuple(get_method("balanced_filtering").grid("baselines")["eta"])
+
+
+def target_widget(groups: Sequence[str]) -> tuple[float, ...] | None:
+    """The target distribution over ``groups``: None for uniform, else the custom shares the
+    visitor enters, renormalised to sum 1 (the page ends when none is positive)."""
+    mode = st.radio("Target distribution", ["uniform", "custom"], horizontal=True, key="w.bf.tmode")
+    if mode != "custom":
+        return None
+    cols = st.columns(min(len(groups), 6))
+    raw = [
+        cols[i % len(cols)].number_input(
+            md_text(g), 0.0, 1.0, 1.0 / len(groups), 0.01, key=f"w.bf.t{i}"
+        )
+        for i, g in enumerate(groups)
+    ]
+    if sum(raw) <= 0:
+        st.error("The custom target needs at least one positive share.")
+        stop_page()
+    target = tuple(float(v) / sum(raw) for v in raw)
+    st.caption("Shares renormalised to sum 1: " + ", ".join(f"{v:.3f}" for v in target))
+    return target
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -61,8 +76,8 @@ def _curve_args(knobs: dict, curves, n_seeds: int) -> dict:
     fixed = {k: v for k, v in knobs.items() if k not in ("proxy", "alpha", "eta", "relaxed")}
     return {
         "curves": tuple(curves),
-        "alphas": PAGE_ALPHAS,
-        "etas": PAGE_ETAS,
+        "alphas": page_alphas(),
+        "etas": page_etas(),
         "seeds": tuple(range(int(n_seeds))),
         "test_size": 0.3,
         **fixed,
@@ -341,3 +356,25 @@ def tradeoff_figure(
         "Disclosivity vs imbalance per proxy (mean over random splits, 95% bands, dots: splits)",
         height=460,
     )
+
+
+#: The page's "How to read this page" guide: what to look at first, what each chart means and
+#: where the paper's effect is (:func:`dashboard.components.page_help.how_to_read`).
+HOW_TO_READ = """
+**The question.** Can we pick a group-balanced sample from candidates whose group we may not use,
+with a rule that reveals little about anyone's group?
+
+- **Knobs.** The *disclosivity budget α* caps how much a leaf of the proxy tree may reveal about
+  the group (0 = nothing beyond base rates). Larger α allows sharper proxies and a more balanced
+  sample.
+- **Numbers.** *Disclosivity* is what the fitted proxy reveals (≤ α); *imbalance β* is the L2
+  distance between the accepted sample's group shares and the target (0 = perfectly balanced);
+  the *acceptance rate* tells how many candidates you need.
+- **Heat map.** Each row is a proxy leaf, each column a group: P(group | leaf). Toggle
+  "A − base rates" to see how far each leaf departs from the population.
+- **Bars.** Group shares before filtering, after filtering, and the target.
+- **Trade-off curves.** Disclosivity (x) against imbalance (y) for the tree proxies and the
+  baselines, on the training rows (left) and the test rows (right); lower-left is better. Each
+  proxy has its own colour, dash and marker, so curves that coincide stay visible; the gap
+  between the panels is overfitting.
+"""

@@ -99,7 +99,7 @@ def render_add_frontier(train: Task, test: Task, store) -> None:
         grid = {knob_name: values, **{k: [v] for k, v in fixed.items()}}
         try:
             settings = [method.validate_knobs(combo) for combo in expand_grid(grid)]
-            method.check_task(train)
+            method.check(train)
         except (KnobError, DataError) as exc:
             st.error(md_text(exc))
             return

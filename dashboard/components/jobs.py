@@ -41,527 +41,80 @@ Jobs report progress through a small JSON file per call (``{"done", "total", "st
 :meth:`Job.cpu_seconds` and :meth:`Job.cpu_share` say how much processor time a job got (read
 from ``/proc/<pid>/stat`` while it runs, from its own resource usage once it ends).
 
-This module does not import Streamlit (the pool can be tested and benchmarked on its own).
+The pool lives here; its rules (which call starts next, what makes room, background jobs) in
+:mod:`.job_scheduling`, what it keeps about one job (progress, processor time, outcome) in
+:mod:`.job_state`, the job's process (priority, memory limit, signed outcome, warm parent) in
+:mod:`.job_process`. None of them imports Streamlit (the pool can be tested and benchmarked on
+its own).
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import hmac
-import io
 import itertools
-import json
-import multiprocessing
 import os
 import shutil
-import signal
 import tempfile
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass, field
-from multiprocessing import connection, context, popen_forkserver, reduction, spawn, util
+from dataclasses import replace
+from multiprocessing import connection
 from pathlib import Path
 from typing import Any
 
 import cloudpickle
 
+from dashboard.components.job_process import (  # noqa: F401  (the pool's public names)
+    BASELINE_MB,
+    GROUP_ENV,
+    GROUPS,
+    MEMORY_ENV,
+    NICE_ENV,
+    PRELOAD,
+    WORKER_GROUP,
+    WORKER_NICE,
+    Priority,
+    _child,
+    _failure,
+    _JobProcess,
+    _kill,
+    _own_autogroup,
+    _read_outcome,
+    _start_warm_parent,
+    _write_outcome,
+    discard,
+    job_memory_mb,
+    machine_memory_mb,
+)
+from dashboard.components.job_scheduling import (
+    BACKGROUND_NICE,
+    next_job,
+    preempted,
+    queue_position,
+    to_drop,
+)
+from dashboard.components.job_state import (  # noqa: F401  (the pool's public names)
+    BUSY_MESSAGE,
+    LOW_SHARE,
+    MIN_WINDOW,
+    SHARE_WINDOW,
+    Cancelled,
+    Job,
+    JobFailed,
+    ServerBusy,
+    out_of_memory,
+    process_cpu_seconds,
+)
+
 #: Environment knobs of the pool (the hosted demo sets them low).
 WORKERS_ENV = "FAIRENGINE_WORKERS"
 PER_SESSION_ENV = "FAIRENGINE_SESSION_JOBS"
-NICE_ENV = "FAIRENGINE_WORKER_NICE"
-GROUP_ENV = "FAIRENGINE_WORKER_GROUP"
 QUEUE_LIMIT_ENV = "FAIRENGINE_QUEUE_LIMIT"
-MEMORY_ENV = "FAIRENGINE_JOB_MEMORY_MB"
-#: Workers run at this much lower CPU priority than the server, inside the server's scheduling
-#: group (see the module docstring and ``bench/bench_sched.py`` for the measured choice).
-WORKER_NICE = 10
-#: Where jobs are scheduled: ``"server"`` (the server's session and scheduling group) or ``"own"``
-#: (a session and autogroup per job, its weight lowered by the nice value).
-WORKER_GROUP = "server"
-GROUPS = ("server", "own")
 #: Jobs that may wait for a worker, all sessions together (``$FAIRENGINE_QUEUE_LIMIT``).
 QUEUE_LIMIT = 32
-#: Address space a job's interpreter and libraries reserve without using it (measured: a job
-#: process with the engine, NumPy, pandas and scikit-learn imported maps ~600 MB, ~120 MB
-#: resident); added to the job's share of the memory.
-BASELINE_MB = 768
-#: Modules the warm parent imports once, so that no job pays for them: the engine and what the
-#: methods' fits import (a missing one is skipped).
-PRELOAD = (
-    "dashboard.components.jobs",
-    "fairengine.methods",
-    "fairengine.frontier",
-    "fairengine.frontier.runs",
-    "fairengine.data.encoding",
-    "fairengine.methods.evaluation",
-    "fairengine.models.linear",
-    "fairengine.solvers",
-    "fairengine.methods.balanced_filtering.method",
-    "fairengine.methods.fair_regression.method",
-    "fairengine.methods.maxent.method",
-    "fairengine.methods.multiaccurate_proxy.method",
-    "fairengine.methods.noisy_groups.method",
-    "fairlearn.reductions",
-    "pandas",
-    "sklearn.linear_model",
-    "sklearn.naive_bayes",
-    "sklearn.tree",
-)
-BUSY_MESSAGE = "The server is busy; try again in a minute."
-
-
-#: Bytes of the signature in front of a job's outcome file.
-_MAC_BYTES = hashlib.sha256().digest_size
-
-
-@dataclass(frozen=True)
-class Priority:
-    """How a job's process is scheduled (see the module docstring)."""
-
-    nice: int = WORKER_NICE
-    own_group: bool = False
-
-    @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None) -> Priority:
-        """``$FAIRENGINE_WORKER_NICE`` (0–19) and ``$FAIRENGINE_WORKER_GROUP`` (server/own)."""
-        env = os.environ if environ is None else environ
-        nice = int(env.get(NICE_ENV) or WORKER_NICE)
-        group = (env.get(GROUP_ENV) or WORKER_GROUP).strip().lower()
-        if not 0 <= nice <= 19 or group not in GROUPS:
-            raise ValueError(
-                f"{NICE_ENV} must be 0 to 19 and {GROUP_ENV} one of {', '.join(GROUPS)}; got "
-                f"{nice} and {group!r}."
-            )
-        return cls(nice=nice, own_group=group == "own")
-
-
-class Cancelled(Exception):
-    """The outcome of a job cancelled while it ran (or raised inside it by its progress hook)."""
-
-
-class ServerBusy(RuntimeError):
-    """:meth:`JobPool.submit` when the queue is full; the message is for the visitor."""
-
-    def __init__(self) -> None:
-        super().__init__(BUSY_MESSAGE)
-
-
-class JobFailed(RuntimeError):
-    """A job whose process died or ran out of memory; the message says so in words."""
-
-
-def out_of_memory(memory_mb: int | None, *, killed: bool = False) -> JobFailed:
-    """The error of a fit that needed more memory than it may use (``killed``: the system
-    stopped it, else it hit the per-job limit of ``memory_mb``)."""
-    if killed:
-        limit = " (the system stopped it)"
-    else:
-        limit = f" (the limit is {memory_mb:,} MB per fit)" if memory_mb else ""
-    return JobFailed(
-        f"this fit ran out of memory{limit}. Try fewer rows or a smaller setting of the knobs."
-    )
-
-
-#: A job whose calls got less than this share of one core each over the last
-#: :data:`SHARE_WINDOW` seconds is "getting little CPU" (the page says the server is busy).
-LOW_SHARE = 0.3
-#: Seconds over which :meth:`Job.cpu_share` measures (at least :data:`MIN_WINDOW` of them).
-SHARE_WINDOW = 15.0
-MIN_WINDOW = 4.0
-
-
-@dataclass
-class Job:
-    """One submitted job (what a page polls): one call, or ``parts`` calls (a sweep's points)."""
-
-    id: int
-    session: str
-    label: str
-    key: str
-    future: Future
-    submitted: float
-    estimate: float | None
-    progress_path: Path
-    cancel_path: Path
-    cancelled: bool = False
-    pid: int | None = None
-    parts: int = 0
-    _pending: deque = field(default_factory=deque, repr=False)
-    _values: list = field(default_factory=list, repr=False)
-    _pids: dict[int, int] = field(default_factory=dict, repr=False)
-    _finished_parts: int = field(default=0, repr=False)
-    _cpu: float = field(default=0.0, repr=False)
-    _samples: deque = field(default_factory=lambda: deque(maxlen=64), repr=False)
-    _finished: float | None = field(default=None, repr=False)
-    _started: float | None = field(default=None, repr=False)
-
-    @property
-    def done(self) -> bool:
-        return self.cancelled or self.future.done()
-
-    @property
-    def running_calls(self) -> int:
-        """How many of this job's calls run right now."""
-        return len(self._pids)
-
-    def progress(self) -> dict[str, Any]:
-        """``{"started": epoch or None, "done": int, "total": int}``: as the job last wrote, or
-        for a job of ``parts`` calls, how many of them have finished."""
-        if self.parts:
-            return {"started": self._started, "done": self._finished_parts, "total": self.parts}
-        try:
-            return json.loads(self.progress_path.read_text())
-        except (OSError, ValueError):
-            return {"started": self._started, "done": 0, "total": 0}
-
-    @property
-    def started(self) -> float | None:
-        if self._started is None:  # once started, never read again (queue positions poll it)
-            self._started = self.progress().get("started")
-        return self._started
-
-    def remaining(self) -> float | None:
-        """Estimated seconds to go (from the points done so far, else the job's estimate)."""
-        info = self.progress()
-        if info.get("started") is None:
-            return self.estimate
-        spent = time.time() - float(info["started"])
-        done, total = int(info.get("done", 0)), int(info.get("total", 0))
-        if total and done:
-            return max(0.0, spent / done * (total - done))
-        if self.estimate is not None:
-            return max(0.0, self.estimate - spent)
-        return None
-
-    def cpu_seconds(self) -> float:
-        """Processor seconds this job's processes got so far (finished calls and running ones)."""
-        running = (process_cpu_seconds(pid) for pid in list(self._pids.values()))
-        return self._cpu + sum(value or 0.0 for value in running)
-
-    def cpu_share(self, now: float | None = None) -> float | None:
-        """Share of one core each running call got over the last :data:`SHARE_WINDOW` seconds
-        (1.0: a full core each); None until :data:`MIN_WINDOW` seconds have been seen. Each call
-        records a sample, so a page that polls the job measures it."""
-        now = time.time() if now is None else now
-        calls = self.running_calls
-        if not calls:  # queued, or between two calls: nothing to measure, start afresh
-            self._samples.clear()
-            return None
-        self._samples.append((now, self.cpu_seconds(), calls))
-        with contextlib.suppress(IndexError):  # pages of several sessions may poll at once
-            while len(self._samples) > 2 and now - self._samples[1][0] >= SHARE_WINDOW:
-                self._samples.popleft()
-        samples = [sample for sample in list(self._samples) if sample[0] <= now]
-        first_time, first_cpu, _ = samples[0]
-        span = now - first_time
-        if span < MIN_WINDOW:
-            return None
-        mean_calls = max(1.0, sum(c for _, _, c in samples) / len(samples))
-        return max(0.0, samples[-1][1] - first_cpu) / span / mean_calls
-
-    def outcome(self) -> tuple[str, Any]:
-        """``("pending", None)``, ``("cancelled", None)``, ``("error", exception)`` or
-        ``("done", value)``."""
-        if self.cancelled:
-            return "cancelled", None
-        if not self.future.done():
-            return "pending", None
-        if self.future.cancelled():
-            return "cancelled", None
-        exc = self.future.exception()
-        if isinstance(exc, Cancelled):
-            return "cancelled", None
-        if exc is not None:
-            return "error", exc
-        return "done", self.future.result()
-
-
-def process_cpu_seconds(pid: int) -> float | None:
-    """User and system seconds of process ``pid`` and its reaped children
-    (``/proc/<pid>/stat``); None where it cannot be read (gone, or no ``/proc``)."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = text.rsplit(")", 1)[-1].split()  # the name in parentheses may hold spaces
-    try:  # fields 14-17 of proc(5): utime, stime, cutime, cstime (here from the state, 3)
-        ticks = sum(int(value) for value in fields[11:15])
-    except (ValueError, IndexError):
-        return None
-    return ticks / os.sysconf("SC_CLK_TCK")
-
-
-def _own_cpu_seconds() -> float:
-    """This process's processor seconds, its waited-for children's included."""
-    import resource
-
-    own, children = (
-        resource.getrusage(resource.RUSAGE_SELF),
-        resource.getrusage(resource.RUSAGE_CHILDREN),
-    )
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
-
-
-def discard(function: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-    """Run ``function(*args, **kwargs)`` for its side effect only (a sweep filling the store):
-    nothing travels back. It lives here, in a module the warm parent imports, so that a job
-    calling it imports nothing more (the pages' modules would import Streamlit, seconds per
-    job)."""
-    function(*args, **kwargs)
-
-
-def _write_progress(path: Path, **info: Any) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(info))
-    os.replace(tmp, path)
-
-
-def _run_job(
-    progress_path: Path,
-    cancel_path: Path,
-    function: Callable[..., Any],
-    args: tuple,
-    kwargs: dict[str, Any],
-    with_progress: bool,
-) -> Any:
-    """Job side: note the start, pass a progress callback if asked, run."""
-    started = time.time()
-    _write_progress(progress_path, started=started, done=0, total=0)
-    if with_progress:
-
-        def progress(done: int, total: int, point: Any = None) -> None:
-            del point
-            _write_progress(progress_path, started=started, done=done, total=total)
-            if cancel_path.exists():
-                raise Cancelled
-
-        kwargs = {**kwargs, "progress": progress}
-    return function(*args, **kwargs)
-
-
-# --- the job's process ---------------------------------------------------------------------
-
-
-def _lower_priority(priority: Priority, server: int | None = None) -> None:
-    """Schedule this job's process as ``priority`` says (see the module docstring).
-
-    Either way the job leads a process group of its own, so that a cancel kills it and anything
-    it started at once. Out of the server's process group, a group kill of the server no longer
-    reaches the job, so it watches its parent and the server and exits when either is gone.
-    """
-    with contextlib.suppress(OSError, AttributeError):  # not on every platform
-        os.nice(priority.nice)
-    if priority.own_group:
-        with contextlib.suppress(OSError, AttributeError):
-            os.setsid()
-        _own_autogroup(priority.nice)
-    else:  # same session (scheduling group) as the server
-        with contextlib.suppress(OSError, AttributeError):
-            os.setpgid(0, 0)
-    _exit_with_parent(server=server)
-
-
-def _exit_with_parent(every: float = 1.0, server: int | None = None) -> None:
-    """End this process soon after its parent (the warm parent, which ends with the server) or
-    the server itself is gone (killed, not shut down), even in the middle of a fit: a daemon
-    thread watches both pids."""
-    parent = os.getppid()
-
-    def alive(pid: int | None) -> bool:
-        if pid is None:
-            return True
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except OSError:  # exists, owned by someone else
-            return True
-        return True
-
-    def watch() -> None:
-        while os.getppid() == parent and alive(server):
-            time.sleep(every)
-        os._exit(0)
-
-    threading.Thread(target=watch, name="fairengine-parent-watch", daemon=True).start()
-
-
-def _own_autogroup(increment: int) -> bool:
-    """Give this process's session (its scheduling autogroup) ``nice`` ``increment``; False
-    where autogroups are off or unavailable."""
-    enabled = Path("/proc/sys/kernel/sched_autogroup_enabled")
-    try:
-        if enabled.read_text().strip() != "1":
-            return False
-        Path("/proc/self/autogroup").write_text(str(min(19, max(0, increment))))
-    except (OSError, AttributeError):
-        return False
-    return True
-
-
-def _limit_memory(memory_mb: int | None) -> None:
-    """Cap this process's address space: an allocation beyond it raises ``MemoryError``."""
-    if not memory_mb:
-        return
-    import resource
-
-    limit = int(memory_mb) * 1024 * 1024
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
-        limit = min(limit, hard)
-    with contextlib.suppress(ValueError, OSError):
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-
-def _is_memory_error(exc: BaseException | None) -> bool:
-    """True for a MemoryError, or an error raised while handling one (libraries wrap it)."""
-    seen = 0
-    while exc is not None and seen < 20:
-        if isinstance(exc, MemoryError):
-            return True
-        exc, seen = exc.__cause__ or exc.__context__, seen + 1
-    return False
-
-
-def _child(payload: bytes, paths: tuple[str, str, str], settings: tuple) -> None:
-    """Body of a job's process: lower its priority, cap its memory, run, write the outcome
-    (``(kind, value, processor seconds)``)."""
-    priority, memory_mb, server, secret = settings
-    _lower_priority(priority, server)
-    _limit_memory(memory_mb)
-    progress_path, cancel_path, result_path = (Path(p) for p in paths)
-    try:
-        function, args, kwargs, with_progress = cloudpickle.loads(payload)
-        value = _run_job(progress_path, cancel_path, function, args, kwargs, with_progress)
-        outcome: tuple[str, Any] = ("done", value)
-    except Cancelled:
-        outcome = ("cancelled", None)
-    except BaseException as exc:
-        outcome = ("memory", None) if _is_memory_error(exc) else ("error", exc)
-    _write_outcome(result_path, (*outcome, _own_cpu_seconds()), secret)
-    os._exit(0)  # no interpreter teardown (threads a library left behind must not hold it)
-
-
-def _signature(secret: bytes, data: bytes) -> bytes:
-    return hmac.new(secret, data, hashlib.sha256).digest()
-
-
-def _read_outcome(path: Path, secret: bytes) -> tuple:
-    """The outcome a job's process wrote, unpickled only once its signature (an HMAC with the
-    pool's in-memory secret) proves that process wrote it; ``(None, None)`` otherwise."""
-    try:
-        blob = path.read_bytes()
-    except OSError:
-        return None, None
-    mac, data = blob[:_MAC_BYTES], blob[_MAC_BYTES:]
-    if len(mac) != _MAC_BYTES or not hmac.compare_digest(mac, _signature(secret, data)):
-        return None, None
-    try:
-        return cloudpickle.loads(data)
-    except (EOFError, ValueError, ImportError, AttributeError):
-        return None, None
-
-
-def _write_outcome(path: Path, outcome: tuple, secret: bytes) -> None:
-    """Pickle ``outcome`` (``(kind, value, *extra)``) behind its signature (see
-    :func:`_read_outcome`)."""
-    kind, value, *extra = outcome
-    try:
-        data = cloudpickle.dumps(outcome)
-    except MemoryError:
-        data = cloudpickle.dumps(("memory", None, *extra))
-    except Exception as exc:
-        words = value if kind == "error" else exc
-        error = RuntimeError(f"{type(words).__name__}: {words}")
-        data = cloudpickle.dumps(("error", error, *extra))
-    tmp = path.with_suffix(".part")
-    tmp.write_bytes(_signature(secret, data) + data)
-    os.replace(tmp, path)
-
-
-class _NoMainPopen(popen_forkserver.Popen):
-    """Start a process from the forkserver without re-running the server's ``__main__`` in it
-    (under Streamlit that is the app script). The same steps as the standard library's
-    ``Popen._launch``, with the main module left out of the preparation data."""
-
-    def _launch(self, process_obj: Any) -> None:
-        prep_data = spawn.get_preparation_data(process_obj._name)
-        prep_data.pop("init_main_from_path", None)
-        prep_data.pop("init_main_from_name", None)
-        buf = io.BytesIO()
-        context.set_spawning_popen(self)
-        try:
-            reduction.dump(prep_data, buf)
-            reduction.dump(process_obj, buf)
-        finally:
-            context.set_spawning_popen(None)
-        forkserver = popen_forkserver.forkserver
-        self.sentinel, w = forkserver.connect_to_new_process(self._fds)
-        parent_w = os.dup(w)  # the child's sentinel of its parent, as the standard library
-        self.finalizer = util.Finalize(self, util.close_fds, (parent_w, self.sentinel))
-        with open(w, "wb", closefd=True) as f:
-            f.write(buf.getbuffer())
-        self.pid = forkserver.read_signed(self.sentinel)
-
-
-class _JobProcess(context.ForkServerProcess):
-    @staticmethod
-    def _Popen(process_obj: Any) -> _NoMainPopen:
-        return _NoMainPopen(process_obj)
-
-
-def _start_warm_parent() -> None:
-    """Start the forkserver (it imports :data:`PRELOAD` once); later calls return at once."""
-    from multiprocessing import forkserver
-
-    multiprocessing.get_context("forkserver").set_forkserver_preload(list(PRELOAD))
-    forkserver.ensure_running()
-
-
-# --- memory --------------------------------------------------------------------------------
-
-
-def machine_memory_mb() -> int:
-    """Memory this process may use in all: the host's RAM, or its container's limit if lower."""
-    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
-        with contextlib.suppress(OSError, ValueError):
-            total = min(total, int(Path(path).read_text().strip()))
-    return int(total // (1024 * 1024))
-
-
-def job_memory_mb(workers: int, environ: dict[str, str] | None = None) -> int | None:
-    """Address-space limit of one job in MB: ``$FAIRENGINE_JOB_MEMORY_MB`` (0 = none), else
-    each of ``workers`` running jobs gets an equal share of 80% of the machine's memory (the
-    rest is the server's) plus :data:`BASELINE_MB` the libraries reserve without using."""
-    env = os.environ if environ is None else environ
-    if env.get(MEMORY_ENV):
-        value = int(env[MEMORY_ENV])
-        return value if value > 0 else None
-    return max(1024, int(0.8 * machine_memory_mb() / max(1, workers)) + BASELINE_MB)
-
-
-def _failure(exitcode: int | None, memory_mb: int | None) -> JobFailed:
-    """The error of a job whose process ended without an outcome."""
-    if exitcode is not None and exitcode < 0:
-        if -exitcode == signal.SIGKILL:  # what the kernel's out-of-memory killer sends
-            return out_of_memory(memory_mb, killed=True)
-        name = signal.Signals(-exitcode).name if -exitcode in signal.valid_signals() else ""
-        return JobFailed(
-            f"the worker stopped unexpectedly ({name or f'signal {-exitcode}'}); it may have run "
-            "out of memory. Try again, or with fewer rows or a smaller setting."
-        )
-    return JobFailed(
-        f"the worker stopped unexpectedly (exit code {exitcode}). Try again, or with fewer rows "
-        "or a smaller setting."
-    )
-
-
-# --- the pool ------------------------------------------------------------------------------
 
 
 def _env_int(name: str, default: int) -> int:
@@ -592,6 +145,12 @@ class JobPool:
         Address-space limit of one call (default :func:`job_memory_mb`; 0 = none).
     priority : Priority, optional
         How the calls are scheduled (default :meth:`Priority.from_env`).
+
+    A job submitted by :meth:`submit_background` never delays a visitor's job: it starts only
+    while no other job runs or waits, at nice 19, and is killed as soon as a visitor's job
+    waits or runs (the rules: :mod:`.job_scheduling`). A visitor's job with the key of a
+    background job takes that job over (it becomes the visitor's, reniced to the workers'
+    priority where the system allows).
     """
 
     def __init__(
@@ -647,9 +206,17 @@ class JobPool:
         its oldest one is cancelled first. Raises :class:`ServerBusy` (nothing cancelled) when
         ``queue_limit`` jobs already wait.
         """
-        return self._enqueue(
-            session, label, key, [(function, args, kwargs, with_progress)], 0, estimate
-        )
+        units: list[Call] = [(function, args, kwargs, with_progress)]
+        return self._enqueue(session, label, key, units, 0, estimate)
+
+    def submit_background(
+        self, session: str, key: str, function: Callable[..., Any], *args: Any, **kwargs: Any
+    ) -> Job:
+        """Queue ``function(*args, **kwargs)`` as a background job of ``session`` (a result a
+        page may want next; see the class notes): it never holds up a visitor's job and
+        counts against no limit of theirs."""
+        units: list[Call] = [(function, args, kwargs, False)]
+        return self._enqueue(session, "Computing ahead", key, units, 0, None, background=True)
 
     def submit_parts(
         self,
@@ -677,22 +244,16 @@ class JobPool:
         units: list[Call],
         parts: int,
         estimate: float | None,
+        background: bool = False,
     ) -> Job:
         with self._lock:
             self._forget_finished()
             for job in self._jobs.values():
                 if job.key == key and not job.done:
+                    if job.background and not background:
+                        self._promote(job, session, label, estimate)
                     return job
-            mine = sorted(
-                (j for j in self._jobs.values() if j.session == session and not j.done),
-                key=lambda j: j.id,
-            )
-            dropped = mine[: max(0, len(mine) - self.per_session + 1)]
-            waiting = sum(1 for j in self._queue if j not in dropped and j._started is None)
-            if waiting >= self.queue_limit:
-                raise ServerBusy
-            for old in dropped:
-                self._cancel(old)
+            self._make_room(session, background)
             job_id = next(self._ids)
             job = Job(
                 id=job_id,
@@ -705,6 +266,7 @@ class JobPool:
                 progress_path=self._dir / f"{job_id}.json",
                 cancel_path=self._dir / f"{job_id}.cancel",
                 parts=parts,
+                background=background,
                 _pending=deque(enumerate(units)),
                 _values=[None] * len(units),
             )
@@ -713,19 +275,31 @@ class JobPool:
         self._wake()
         return job
 
+    def _make_room(self, session: str, background: bool) -> None:
+        """Cancel what :func:`.job_scheduling.to_drop` says before queueing a job (lock held)."""
+        jobs = [job for job in self._jobs.values() if not job.done]
+        limits = (self.per_session, self.queue_limit)
+        for old in to_drop(jobs, self._queue, session, background, *limits):
+            self._cancel(old)
+
+    def _promote(self, job: Job, session: str, label: str, estimate: float | None) -> None:
+        """A visitor asked for a background job's result (lock held): it becomes theirs, and
+        its running processes get the workers' priority back (where the system allows)."""
+        job.background = False
+        job.session, job.label, job.estimate = session, label, estimate
+        for pid in list(job._pids.values()):
+            with contextlib.suppress(OSError, AttributeError):
+                os.setpriority(os.PRIO_PGRP, pid, self.priority.nice)
+
     def get(self, job_id: int | None) -> Job | None:
         with self._lock:
             return None if job_id is None else self._jobs.get(job_id)
 
     def queue_position(self, job: Job) -> int:
         """0 when the job runs (or is done), else its place among the jobs not started yet
-        (1 = next)."""
+        (1 = next; background jobs come after every visitor's job)."""
         with self._lock:
-            waiting = (queued for queued in self._queue if queued._started is None)
-            for position, queued in enumerate(waiting, start=1):
-                if queued is job:
-                    return position
-        return 0
+            return queue_position(self._queue, job)
 
     def active(self, session: str | None = None) -> list[Job]:
         """Unfinished jobs (of one session, or all), oldest first."""
@@ -807,17 +381,8 @@ class JobPool:
         return False
 
     def _next_call(self) -> tuple[Job, int, Call] | None:
-        """The call to start next (lock held): from the session with the fewest calls running,
-        its oldest job first; None when nothing waits."""
-        running: dict[str, int] = {}
-        for job, _, _ in self._running.values():
-            running[job.session] = running.get(job.session, 0) + 1
-        best = None
-        for job in self._queue:
-            if job._pending and (
-                best is None or running.get(job.session, 0) < running.get(best.session, 0)
-            ):
-                best = job
+        """The call to start next (lock held; see :func:`.job_scheduling.next_job`)."""
+        best = next_job(self._queue, [job for job, _, _ in self._running.values()])
         if best is None:
             return None
         part, call = best._pending.popleft()
@@ -828,7 +393,11 @@ class JobPool:
     def _start_queued(self) -> None:
         while True:
             with self._lock:
-                if self._closed or len(self._running) >= self.workers:
+                if self._closed:
+                    return
+                for victim in preempted(self._queue, [job for job, _, _ in self._running.values()]):
+                    self._cancel(victim)  # killed: its worker and core go to the visitor's call
+                if len(self._running) >= self.workers:
                     return
                 picked = self._next_call()
                 if picked is None:
@@ -859,7 +428,10 @@ class JobPool:
         payload = cloudpickle.dumps(call)
         progress, result = self._paths(job, part)
         paths = (str(progress), str(job.cancel_path), str(result))
-        settings = (self.priority, self.memory_mb, os.getpid(), self._secret)
+        priority = self.priority
+        if job.background:
+            priority = replace(priority, nice=max(priority.nice, BACKGROUND_NICE))
+        settings = (priority, self.memory_mb, os.getpid(), self._secret)
         process = _JobProcess(
             target=_child, args=(payload, paths, settings), name=f"fairengine-job-{job.id}"
         )
@@ -918,16 +490,3 @@ class JobPool:
                     del self._jobs[job_id]
                     job.progress_path.unlink(missing_ok=True)
                     job.cancel_path.unlink(missing_ok=True)
-
-
-def _kill(process: Any) -> None:
-    """Kill a job's process and everything it started (its process group, once it has one)."""
-    pid = process.pid
-    if pid is None:
-        return
-    with contextlib.suppress(OSError):
-        if os.getpgid(pid) == pid:
-            os.killpg(pid, signal.SIGKILL)
-            return
-    with contextlib.suppress(OSError):
-        os.kill(pid, signal.SIGKILL)

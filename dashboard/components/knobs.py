@@ -6,7 +6,7 @@ demo range (``Knob.for_demo``), and a link's value beyond it is lowered to it wi
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import streamlit as st
@@ -15,6 +15,7 @@ from dashboard.components.deploy import limits
 from dashboard.components.state import task_params
 from fairengine.data import Task
 from fairengine.methods.base import Knob, KnobError, Method
+from fairengine.methods.knob_steps import LOG_STEP, log_value, slider_step
 from fairengine.textsafe import md_text
 
 
@@ -86,20 +87,20 @@ def knob_widget(knob: Knob, *, key: str, value: Any = None, url: bool = False) -
             min_value=math.log10(knob.low),
             max_value=math.log10(knob.high),
             value=math.log10(value),
-            step=0.05,
+            step=LOG_STEP,
             help=knob.help,
             key=key,
         )
-        chosen = float(f"{10**exponent:.3g}")  # 3 significant digits: stable cache keys
+        chosen = log_value(exponent)
         st.caption(f"{label} = {chosen:g}")
         chosen = knob.validate(min(max(chosen, knob.low), knob.high))
     elif knob.integer:
-        step = int(knob.step or 1)
+        step = int(slider_step(knob))
         chosen = st.slider(
             label, int(knob.low), int(knob.high), int(value), step=step, help=knob.help, key=key
         )
     else:
-        step = float(knob.step) if knob.step else (knob.high - knob.low) / 100
+        step = float(slider_step(knob))
         chosen = st.slider(
             label,
             float(knob.low),
@@ -109,7 +110,14 @@ def knob_widget(knob: Knob, *, key: str, value: Any = None, url: bool = False) -
             help=knob.help,
             key=key,
         )
+    drawn_knobs()[knob.name] = (knob, chosen)  # what a one-step move of this widget sends
     return _link_note(key, chosen) if url else chosen
+
+
+def drawn_knobs() -> dict[str, tuple[Knob, Any]]:
+    """The knobs this session's page drew since :mod:`.prefetch` last read them: name → (the
+    knob as its widget drew it, with the page's range and step; the widget's value)."""
+    return st.session_state.setdefault("_drawn_knobs", {})
 
 
 def knob_widgets(method: Method, *, key_prefix: str, skip: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -121,17 +129,44 @@ def knob_widgets(method: Method, *, key_prefix: str, skip: tuple[str, ...] = ())
     }
 
 
-def knob_columns(
-    method: Method, layout: Sequence[Sequence[str]], *, key_prefix: str
+def knob_panel(
+    method: Method,
+    *,
+    key_prefix: str,
+    columns: int = 3,
+    skip: tuple[str, ...] = (),
+    advanced_extra: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
-    """Widgets for the named knobs laid out in columns (one inner sequence per column), keyed
-    ``{key_prefix}.{knob name}``; returns the chosen values."""
+    """Widgets for every knob of ``method`` but ``skip``, keyed ``{key_prefix}.{knob name}``:
+    the main ones in ``columns`` columns (in declaration order), the :attr:`Knob.advanced` ones
+    in an "Advanced" expander (where ``advanced_extra`` draws the page's own settings too), a
+    :attr:`Knob.only_with` one only when it counts; returns the chosen values."""
+    main = [k for k in method.knobs if not k.advanced and k.name not in skip]
+    advanced = [k for k in method.knobs if k.advanced and k.name not in skip]
     values: dict[str, Any] = {}
-    for column, names in zip(st.columns(len(layout)), layout, strict=True):
-        with column:
-            for name in names:
-                values[name] = knob_widget(method.knob(name), key=f"{key_prefix}.{name}", url=True)
+    if main:
+        per = -(-len(main) // columns)  # ceiling: the first columns hold one more
+        chunks = [main[i : i + per] for i in range(0, len(main), per)]
+        for column, chunk in zip(st.columns(columns), chunks, strict=False):
+            with column:
+                _widgets(chunk, values, key_prefix)
+    if advanced or advanced_extra is not None:
+        with st.expander("Advanced"):
+            _widgets(advanced, values, key_prefix)
+            if advanced_extra is not None:
+                advanced_extra()
     return values
+
+
+def _widgets(knobs: list[Knob], values: dict[str, Any], key_prefix: str) -> None:
+    """A widget for each knob into ``values``; a knob that counts only with another knob's value
+    (:attr:`Knob.only_with`) only while that knob has it."""
+    for knob in knobs:
+        if knob.only_with is not None:
+            other, needed = knob.only_with
+            if str(values.get(other)) != str(needed):
+                continue
+        values[knob.name] = knob_widget(knob, key=f"{key_prefix}.{knob.name}", url=True)
 
 
 def share_knobs(method: Method, values: Mapping[str, Any], task: Task) -> None:

@@ -1,9 +1,12 @@
-"""Plotly figures of the multiaccurate proxies page.
+"""Plotly figures of the multiaccurate proxies page, the spread table across row splits and the
+α slider's range learned from the runs.
 
 Group names and task names (the target, ``column>cut``) come from the data: they enter a figure
 through :func:`~fairengine.textsafe.plot_text` (Plotly reads a small HTML subset in labels)."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -213,3 +216,68 @@ def spread_figure(summary: pd.DataFrame) -> go.Figure:
     fig.update_yaxes(title_text="error (test), mean ± sd")
     fig.update_layout(height=420)
     return legend_above(fig)
+
+
+def spread_summary(points: pd.DataFrame, proxies: Sequence[str]) -> pd.DataFrame:
+    """Per proxy (in the order of ``proxies``): mean and sd over the split seeds of the test
+    true-group gap and test error."""
+    test = points[points["split"] == "test"]
+    grouped = test.groupby("proxy")[["true_group_gap", "error"]]
+    table = grouped.agg(["mean", "std", "count"])
+    table.columns = [f"{metric} {stat}" for metric, stat in table.columns]
+    order = [p for p in proxies if p in table.index]
+    return table.loc[order].reset_index()
+
+
+# ------------------------------------------------------------- the α slider's range
+
+
+def alpha_range_key(task_fingerprint: str, knobs: dict) -> str:
+    """Session key of the α range learned for this task and these proxy knobs (not α)."""
+    from fairengine.methods.multiaccurate_proxy.method import PROXY_KNOBS
+
+    return repr((task_fingerprint, [(k, knobs.get(k)) for k in PROXY_KNOBS if k != "alpha"]))
+
+
+def alpha_knob(knob, alpha_range: list[float] | None):
+    """The α knob with the range the runs computed for these rows: [lowest reachable, OLS
+    start], rounded outwards to the slider's 0.001 step (so its lower end is still reached);
+    its lower end stands for α = 0, "the lowest reachable". None: the declared knob."""
+    import dataclasses
+    import math
+
+    if not alpha_range:
+        return knob
+    low = math.ceil(alpha_range[0] * 1000) / 1000
+    high = max(math.ceil(alpha_range[1] * 1000) / 1000, low + 0.001)
+    return dataclasses.replace(knob, default=low, low=low, high=high, step=0.001, log=False)
+
+
+#: The page's "How to read this page" guide: what to look at first, what each chart means and
+#: where the paper's effect is (:func:`dashboard.components.page_help.how_to_read`).
+HOW_TO_READ = """
+**The question.** Without the sensitive attribute at training time, can a *proxy* ẑ learned on a
+small labelled sample stand in for it, so that a classifier made fair through ẑ is also fair on
+the true groups?
+
+- **Knobs.** *α* is the multiaccuracy tolerance of the proxy (smaller = closer to the true
+  groups on the audited regions). Its slider spans what the proxy can reach on these rows, as
+  the run computes it: the left end (α = 0, the default) is the lowest violation reached while
+  the violation on a quarter of the proxy rows, kept out of the game, also falls (so a smaller α
+  is not bought with noise of the rows it fits); the right end is the least-squares start. With
+  few rows the range can shrink to one value; a check then says so. *ε* bounds the downstream gap
+  measured through ẑ.
+- **Numbers.** *True-group violation* is the downstream classifier's gap on the real groups (what
+  matters); *violation through ẑ* is what training could see. Multiaccuracy violations are the
+  auditor's findings in-sample and on held-out rows.
+- **Audit heat map.** The auditor's ratio violation per group and proxy task, on the rows you
+  pick; the status says which α the proxy was certified at.
+- **Gap per group.** Each group's downstream gap γ_k − γ on the true groups and through ẑ: a good
+  proxy makes the two bars agree.
+- **Trace.** The auditor's violation round by round.
+- **Frontiers.** Error (y) against true-group violation (x) for every proxy as ε sweeps: the
+  paper expects the multiaccurate proxy to track the oracle (true groups) curve. Over many row
+  splits the plain regression proxy often does as well; *Across row splits* shows the spread, and
+  the checks above say whether the claim held on these rows.
+  Next to it, how well each proxy predicts the group — which is not what makes it useful.
+"""

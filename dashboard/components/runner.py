@@ -18,8 +18,8 @@ waiting text (:func:`.waiting.waiting_text`) gives the points done, the time the
 processor time it got, and says the server is busy when it gets little of it.
 
 In demo mode (:mod:`.deploy`) a fit never runs beyond the knobs' demo ranges and a sweep never
-beyond the demo's points per sweep (:func:`demo_grid` thins a page's grid to fit); when the queue
-is full the page says the server is busy instead of queueing.
+beyond the demo's points per sweep (:mod:`.grid_sweep` thins a page's grid to fit); when the
+queue is full the page says the server is busy instead of queueing.
 """
 
 from __future__ import annotations
@@ -29,15 +29,16 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from concurrent import futures
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
-from dashboard.components import cached
-from dashboard.components.deploy import demo_knobs, limits, thin
+from dashboard.components import cached, prefetch
+from dashboard.components.deploy import demo_knobs, limits
 from dashboard.components.evidence import show_evidence
 from dashboard.components.jobs import Job, JobPool, ServerBusy, discard
-from dashboard.components.state import _KIND_WORDS, stop_page
+from dashboard.components.state import stop_page
 from dashboard.components.waiting import seconds_left, waiting, waiting_text
 from fairengine.data import Task
 from fairengine.frontier import sweep, task_key
@@ -197,23 +198,38 @@ def demo_notice(changed: Sequence[str]) -> None:
         )
 
 
-def demo_grid(values: Sequence, per: int = 1, what: str = "values") -> tuple:
-    """The grid of a page's sweep: all of ``values``, or in demo mode as many as fit in the
-    demo's points per sweep with ``per`` points each (evenly spread, ends kept), saying so."""
-    values = tuple(values)
-    cap = limits().max_sweep_points
-    if cap is None or len(values) * per <= cap:
-        return values
-    kept = thin(values, cap // max(1, per))
-    st.caption(
-        f"Demo mode: the sweep uses {len(kept)} of the {len(values)} {what} "
-        f"({', '.join(map(str, kept))}), at most {cap} points per sweep."
-    )
-    return kept
-
-
 def _state(slot: str) -> dict:
     return st.session_state.setdefault(f"runner.state.{slot}", {})
+
+
+@dataclass(frozen=True)
+class _Fit:
+    """One fit a page asks :func:`run_panel` for: what to compute and under which keys."""
+
+    slot: str
+    method: str
+    train: Task
+    test: Task
+    knobs: Mapping[str, Any]
+    extra: Mapping[str, Any] | None
+    function: Callable[..., RunResult] | None
+    label: str
+    key: str
+    tkey: str
+
+
+def _shown(fit: _Fit, result: RunResult) -> RunResult:
+    """Keep ``result`` as what the slot shows, have the settings one knob step away computed
+    ahead (:mod:`.prefetch`; for a built-in method, which a fresh process finds by name), and
+    draw its checks and baselines."""
+    state = _state(fit.slot)
+    state.pop("job", None)
+    state.update(key=fit.key, tkey=fit.tkey, result=result)
+    if isinstance(_portable(fit.method), str):
+        prefetch.after_result(
+            fit.slot, fit.method, fit.train, fit.test, fit.knobs, fit.extra, fit.function
+        )
+    return show_evidence(result, fit.train, fit.test)
 
 
 def run_panel(
@@ -235,82 +251,105 @@ def run_panel(
     knobs = _demo_limited(method, knobs)
     tkey = task_key(train, test)
     key = run_key(tkey, method, knobs, extra)
+    fit = _Fit(slot, method, train, test, knobs, extra, function, label, key, tkey)
     state = _state(slot)
     # the pool (and its worker processes) starts with the first job, not with a page view
-    job = job_pool().get(state["job"]) if "job" in state else None
-    if job is not None and job.key != key:
-        if job.started is None:  # a queued fit of knobs the visitor has left: drop it
-            job_pool().cancel(job)
-        state.pop("job", None)
-        job = None
-
+    job = _current_job(state, key)
     result = lookup(key, tkey, method, knobs, extra)
     for notice in run_store().notices:  # a cache folder not used: others could write it
         st.caption(":material/folder_off: " + md_text(notice))
-    if result is None and job is not None:
-        status, value = job.outcome()
-        if status == "done":
-            result = value
-            _remember(key, result)
-        elif status == "error":
-            state.pop("job", None)
-            state["failed"] = key
-            st.error(f"{label} failed: {md_text(value)}")
-            job = None
-        elif status == "cancelled":
-            state.pop("job", None)
-            job = None
-    if result is not None:
-        state.pop("job", None)
-        state.update(key=key, tkey=tkey, result=result)
-        return show_evidence(result, train, test)
-
     last = state.get("result") if state.get("tkey") == tkey else None
-    cancelled = st.session_state.get(f"runner.cancelled.{slot}") == key
+    if result is None and job is not None:
+        result, job = _outcome(fit, state, job)
+    if result is None and job is None:
+        job = _start(fit, state, last)
+        if job is not None:
+            result, job = _outcome(fit, state, job)
+    if result is not None:
+        return _shown(fit, result)
+    return _previous(fit, job, last)
+
+
+def _current_job(state: dict, key: str) -> Job | None:
+    """The job this slot submitted, if it is still for ``key``; a queued job for knobs the
+    visitor has left is cancelled."""
+    job = job_pool().get(state["job"]) if "job" in state else None
+    if job is not None and job.key != key:
+        if job.started is None:
+            job_pool().cancel(job)
+        state.pop("job", None)
+        job = None
+    return job
+
+
+def _outcome(fit: _Fit, state: dict, job: Job) -> tuple[RunResult | None, Job | None]:
+    """The job's result once done; its error in words (never retried on its own); the job
+    while it still runs."""
+    status, value = job.outcome()
+    if status == "done":
+        _remember(fit.key, value)
+        return value, None
+    if status in ("error", "cancelled"):
+        state.pop("job", None)
+        if status == "error":
+            state["failed"] = fit.key
+            st.error(f"{fit.label} failed: {md_text(value)}")
+        return None, None
+    return None, job
+
+
+def _start(fit: _Fit, state: dict, last: RunResult | None) -> Job | None:
+    """Submit the fit: at once when the last one was cheap (or there is none), else when the
+    visitor presses **Run**; not after a failure or a Cancel of these knobs. None when nothing
+    was submitted (or the server is busy: then only **Run** tries again)."""
+    cancelled = st.session_state.get(f"runner.cancelled.{fit.slot}") == fit.key
+    failed = state.get("failed") == fit.key
+    auto = not (cancelled or failed) and (last is None or last.elapsed <= cheap_seconds())
+    pressed = not auto and st.button(
+        "Run",
+        key=f"runner.run.{fit.slot}",
+        type="primary",
+        icon=":material/play_arrow:",
+        help="Fit with the current knobs (in the shared worker pool; the page stays usable).",
+    )
+    if not (auto or pressed):
+        return None
+    st.session_state.pop(f"runner.cancelled.{fit.slot}", None)
+    job = _submit(
+        fit.label,
+        fit.key,
+        compute_and_store,
+        run_store(),
+        _portable(fit.method),
+        fit.train,
+        fit.test,
+        dict(fit.knobs),
+        dict(fit.extra) if fit.extra else None,
+        fit.function,
+        estimate=None if last is None else float(last.elapsed),
+    )
     if job is None:
-        failed = state.get("failed") == key  # never retried on its own
-        auto = not (cancelled or failed) and (last is None or last.elapsed <= cheap_seconds())
-        pressed = not auto and st.button(
-            "Run",
-            key=f"runner.run.{slot}",
-            type="primary",
-            icon=":material/play_arrow:",
-            help="Fit with the current knobs (in the shared worker pool; the page stays usable).",
-        )
-        if auto or pressed:
-            st.session_state.pop(f"runner.cancelled.{slot}", None)
-            job = _submit(
-                label,
-                key,
-                compute_and_store,
-                run_store(),
-                method,
-                train,
-                test,
-                dict(knobs),
-                dict(extra) if extra else None,
-                function,
-                estimate=None if last is None else float(last.elapsed),
-            )
-            if job is None:  # busy: only Run tries again
-                state["failed"] = key
-                status, value = "busy", None
-            else:
-                state["job"] = job.id
-                _wait(job)
-                status, value = job.outcome()
-            if status == "done":
-                _remember(key, value)
-                state.pop("job", None)
-                state.update(key=key, tkey=tkey, result=value)
-                return show_evidence(value, train, test)
-            if status == "error":
-                state.pop("job", None)
-                state["failed"] = key
-                st.error(f"{label} failed: {md_text(value)}")
-                job = None
+        state["failed"] = fit.key
+        return None
+    state["job"] = job.id
+    _wait(job)
+    return job
+
+
+def _portable(name: str) -> str | Method:
+    """The method as a job in a fresh process finds it (see
+    :func:`fairengine.methods.registry.portable`)."""
+    from fairengine.methods import get_method
+    from fairengine.methods.registry import portable
+
+    return portable(get_method(name))
+
+
+def _previous(fit: _Fit, job: Job | None, last: RunResult | None) -> RunResult:
+    """While there is no result for these knobs: the job's progress and the previous result,
+    marked as such; the page ends when there is none."""
     if job is not None:
-        show_job(job.id, slot)
+        show_job(job.id, fit.slot)
     if last is None:
         if job is None:  # failed or cancelled: only Run starts it again
             st.info("Press **Run** to fit with these knobs.")
@@ -323,7 +362,7 @@ def run_panel(
         )
     else:
         st.caption("Showing the previous result until the new one is ready.")
-    return show_evidence(last, train, test)
+    return show_evidence(last, fit.train, fit.test)
 
 
 def sweep_panel(
@@ -343,12 +382,7 @@ def sweep_panel(
     state = _state(f"sweep.{slot}")
     if sweep_key in state.setdefault("done", []):
         return True
-    job = job_pool().get(state["job"]) if "job" in state else None
-    if job is not None and job.key != sweep_key:
-        if job.started is None:
-            job_pool().cancel(job)
-        state.pop("job", None)
-        job = None
+    job = _current_job(state, sweep_key)
     cap = limits().max_sweep_points
     if job is None and cap is not None and n_points > cap:
         st.warning(
@@ -368,19 +402,10 @@ def sweep_panel(
         if job is not None:
             state["job"] = job.id
             _wait(job)
-    if job is not None:
-        status, value = job.outcome()
-        if status == "done":
-            state.pop("job", None)
-            state["done"].append(sweep_key)
+    if job is not None and _sweep_ended(state, job, sweep_key, label):
+        if sweep_key in state["done"]:
             return True
-        if status in ("error", "cancelled"):
-            state.pop("job", None)
-            if status == "error":
-                st.error(f"{label} failed: {md_text(value)}")
-            else:
-                st.caption(f"{label} cancelled; points finished so far stay cached.")
-            job = None
+        job = None
     if job is not None:
         show_job(job.id, f"sweep.{slot}")
     else:
@@ -388,6 +413,22 @@ def sweep_panel(
             f"{n_points} points, run in the shared worker pool; cached points are not recomputed."
         )
     return False
+
+
+def _sweep_ended(state: dict, job: Job, sweep_key: str, label: str) -> bool:
+    """Whether the sweep's job has ended (done: ``sweep_key`` joins the done ones; failed or
+    cancelled: said in words, and the button is offered again on the next run)."""
+    status, value = job.outcome()
+    if status not in ("done", "error", "cancelled"):
+        return False
+    state.pop("job", None)
+    if status == "done":
+        state["done"].append(sweep_key)
+    elif status == "error":
+        st.error(f"{label} failed: {md_text(value)}")
+    else:
+        st.caption(f"{label} cancelled; points finished so far stay cached.")
+    return True
 
 
 def sweep_calls(
@@ -444,15 +485,14 @@ def offer_demo(method: Method, reason: str = "The paper's dataset for this metho
         offer_dataset(dataset, sensitive, f"{reason} Its result is precomputed: it shows at once.")
 
 
-def require_kind(method: Method, task: Task, hint: str) -> None:
-    """End the page when ``method`` does not apply to the task's kind: say why and offer the
-    method's paper dataset in one click."""
-    if task.kind in method.kinds:
-        return
-    needed = " or ".join(_KIND_WORDS.get(kind, kind) for kind in method.kinds)
-    st.error(
-        f"{method.title} needs {needed}, but {md_text(repr(task.target))} makes this a "
-        f"{task.kind} task. " + hint
-    )
-    offer_demo(method)
-    stop_page()
+def require(method: Method, task: Task) -> None:
+    """End the page when ``method`` cannot run on the task (:meth:`Method.check`): say why in
+    its words and offer the method's paper dataset in one click."""
+    from fairengine.data import DataError
+
+    try:
+        method.check(task)
+    except DataError as exc:
+        st.error(md_text(exc))
+        offer_demo(method)
+        stop_page()

@@ -14,7 +14,6 @@ from typing import Any
 import streamlit as st
 
 from fairengine.data import Task, list_datasets
-from fairengine.methods.base import Method
 from fairengine.textsafe import md_text
 
 DEFAULT_DATASET = "adult"
@@ -198,16 +197,9 @@ def set_task(task: Task | None) -> None:
     st.session_state[TASK_KEY] = task
 
 
-#: How a page names the target a task kind needs.
-_KIND_WORDS = {"classification": "a binary target", "regression": "a real-valued target"}
-
-
-def require_task(method: Method | None = None, *, hint: str = "") -> Task:
-    """The current task, or end the page with a pointer to the Data page.
-
-    With ``method``, a task whose kind is not in ``method.kinds`` also ends the page, with an
-    error naming the target, its kind and what the method needs (``hint``: what to pick instead).
-    """
+def require_task() -> Task:
+    """The current task, or end the page with a pointer to the Data page (a method page then
+    asks :func:`dashboard.components.runner.require` whether its method runs on it)."""
     task = current_task()
     if task is None:
         if warning := st.session_state.get("url_warning"):
@@ -219,12 +211,5 @@ def require_task(method: Method | None = None, *, hint: str = "") -> Task:
             else "Go to the Data page"
         )
         st.page_link("views/data.py", label=label, icon=":material/table_view:")
-        stop_page()
-    if method is not None and task.kind not in method.kinds:
-        needed = " or ".join(_KIND_WORDS.get(kind, kind) for kind in method.kinds)
-        st.error(
-            f"{method.title} needs {needed}, but {md_text(repr(task.target))} makes this a "
-            f"{task.kind} task. " + (hint or "Pick another target on the Data page.")
-        )
         stop_page()
     return task

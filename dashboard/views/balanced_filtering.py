@@ -9,62 +9,39 @@ import streamlit as st
 from dashboard.components import balanced_filtering_charts as bf
 from dashboard.components import cached, runner
 from dashboard.components.comparison import add_to_comparison
-from dashboard.components.knobs import knob_widget, knob_widgets, share_knobs
-from dashboard.components.page_help import how_to_read
+from dashboard.components.knobs import knob_panel, knob_widget, share_knobs
+from dashboard.components.method_page import open_page
 from dashboard.components.shared import shared
-from dashboard.components.state import require_task, stop_page
 from dashboard.components.tables import static_table
 from fairengine.methods import get_method
 from fairengine.methods.balanced_filtering import CURVES, PAPER_SETTING
 from fairengine.methods.balanced_filtering.frontier import curve_grid
-from fairengine.methods.balanced_filtering.method import DEMO_SEEDS, MAX_GROUPS, run_filter
+from fairengine.methods.balanced_filtering.method import DEMO_SEEDS, run_filter
 from fairengine.sweeps.balanced_filtering import tradeoff_points
 from fairengine.textsafe import md_text
 
 METHOD = get_method("balanced_filtering")
-st.title("Balanced filtering")
-st.caption(
+task, train, test = open_page(
+    METHOD,
     f"{METHOD.reference}. A proxy ẑ(x) — a randomised tree whose leaves reveal at most "
     "α about the sensitive group — and per-leaf acceptance probabilities ρ: keeping each candidate "
     "with probability ρ of its leaf gives a sample close to the target group distribution. "
-    "The label y is never used."
+    "The label y is never used.",
 )
-how_to_read(METHOD.name)
-task = require_task()
-groups = list(task.group_names)
-if not 2 <= len(groups) <= MAX_GROUPS:
-    st.error(
-        f"Balanced filtering needs 2 to {MAX_GROUPS} sensitive groups, but "
-        f"{md_text(', '.join(task.sensitive))} has {len(groups)}. Choose another sensitive "
-        "attribute on the Data page, or merge rare groups."
-    )
-    runner.offer_demo(METHOD)
-    stop_page()
 if task.kind == "regression":
     st.info("This is a regression task: filtering never uses the target, so it works unchanged.")
-
-train, test = cached.split_task(task, task.fingerprint)
-st.caption(f"Sensitive attribute: **{md_text(', '.join(task.sensitive))}** ({len(groups)} groups).")
-knobs: dict = {}
-with st.expander("Advanced"):
-    knobs.update(knob_widgets(METHOD, key_prefix="w.bf", skip=("alpha",)))
-    target_mode = st.radio(
-        "Target distribution", ["uniform", "custom"], horizontal=True, key="w.bf.tmode"
-    )
-    target = None
-    if target_mode == "custom":
-        cols = st.columns(min(len(groups), 6))
-        raw = [
-            cols[i % len(cols)].number_input(
-                md_text(g), 0.0, 1.0, 1.0 / len(groups), 0.01, key=f"w.bf.t{i}"
-            )
-            for i, g in enumerate(groups)
-        ]
-        if sum(raw) <= 0:
-            st.error("The custom target needs at least one positive share.")
-            stop_page()
-        target = tuple(float(v) / sum(raw) for v in raw)
-        st.caption("Shares renormalised to sum 1: " + ", ".join(f"{v:.3f}" for v in target))
+st.caption(
+    f"Sensitive attribute: **{md_text(', '.join(task.sensitive))}** "
+    f"({len(task.group_names)} groups)."
+)
+chosen_target: dict = {}  # the target distribution, chosen in the Advanced expander
+knobs = knob_panel(
+    METHOD,
+    key_prefix="w.bf",
+    skip=("alpha",),
+    advanced_extra=lambda: chosen_target.update(target=bf.target_widget(task.group_names)),
+)
+target = chosen_target.get("target")
 paper = st.toggle(
     "The paper's exact setting",
     key="w.bf.paper",
@@ -127,14 +104,14 @@ ready = stored or (
         tradeoff_points,
         task,
         curves=tuple(chosen),
-        alphas=bf.PAGE_ALPHAS,
-        etas=bf.PAGE_ETAS,
+        alphas=bf.page_alphas(),
+        etas=bf.page_etas(),
         seeds=tuple(range(int(n_seeds))),
         test_size=0.3,
         store=store,
         button="Compute curves",
         n_points=int(n_seeds)
-        * len(curve_grid(tuple(chosen), bf.PAGE_ALPHAS, bf.PAGE_ETAS, **fixed)),
+        * len(curve_grid(tuple(chosen), bf.page_alphas(), bf.page_etas(), **fixed)),
         **fixed,
     )
 )
@@ -223,7 +200,7 @@ seed = int(knobs["random_state"])
 d1, d2 = st.columns(2)
 d1.download_button(  # bytes, not a deferred callable: a deferred file is dropped as orphaned
     "Download filter (model file)",  # after two script runs anywhere on a busy server (404)
-    bf.model_file(result, train, test, str(run_key)),  # cached per run: built once
+    cached.model_file(result, train, test, str(run_key)),  # cached per run: built once
     file_name="balanced_filter.fairmodel",
     mime="application/zip",
     key="bf_model",

@@ -6,40 +6,25 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.components import cached, fair_regression_charts, fair_regression_runs, runner
+from dashboard.components import cached, fair_regression_charts, runner
 from dashboard.components.comparison import add_to_comparison
-from dashboard.components.knobs import knob_columns, share_knobs
-from dashboard.components.page_help import how_to_read
+from dashboard.components.grid_sweep import GridSweep, grid_sweep
+from dashboard.components.knobs import knob_panel, share_knobs
+from dashboard.components.method_page import open_page
 from dashboard.components.shared import shared
-from dashboard.components.state import require_task
 from dashboard.components.tables import static_table
-from fairengine.frontier import sweep, task_key
 from fairengine.methods import get_method
+from fairengine.sweeps.fair_regression import mark_envelope
 from fairengine.textsafe import md_text
 
 METHOD = get_method("fair_regression")
-st.title(METHOD.title)
-st.caption(
+task, train, test = open_page(
+    METHOD,
     f"{METHOD.reference}. Exponentiated gradient over Lagrange multipliers; each round one "
     "ordinary regression fit. The result Q is randomized: every prediction draws one of its "
-    "regressors, and parity holds for that distribution (never for the averaged prediction)."
+    "regressors, and parity holds for that distribution (never for the averaged prediction).",
 )
-how_to_read(METHOD.name)
-task = require_task()
-runner.require_kind(
-    METHOD,
-    task,
-    "On the Data page pick a regression dataset (law_school, communities_crime) or a "
-    "numeric target.",
-)
-
-train, test = cached.split_task(task, task.fingerprint)
-knobs = knob_columns(
-    METHOD,
-    (("constraint", "eps"), ("loss_function", "n_levels"), ("base_estimator", "oracle")),
-    key_prefix="w.fr",
-)
-knobs = METHOD.validate_knobs(knobs)
+knobs = METHOD.validate_knobs(knob_panel(METHOD, key_prefix="w.fr"))
 share_knobs(METHOD, knobs, task)
 
 key = task.fingerprint
@@ -76,27 +61,9 @@ st.caption(
 )
 
 st.subheader("Frontier over ε")
-points = None
-fixed = {k: [v] for k, v in knobs.items() if k != "eps"}
-if runner.sweep_panel(
-    "fair_regression",
-    "Sweeping ε",
-    f"{task_key(train, test)}{sorted(knobs.items())}",
-    sweep,
-    "fair_regression",
-    train,
-    test,
-    {"eps": list(fair_regression_runs.EPS_GRID), **fixed},
-    store=cached.frontier_store(),
-    button="Sweep ε",
-    n_points=len(fair_regression_runs.EPS_GRID),
-):
-    points = fair_regression_runs.frontier_over_eps(train, test, knobs, cached.frontier_store())
-else:
-    st.caption(
-        f"Sweeps ε over {', '.join(map(str, fair_regression_runs.EPS_GRID))} with the other knobs "
-        "fixed; points are cached and appear on the Compare page too."
-    )
+points = grid_sweep(METHOD, train, test, knobs, GridSweep(axis="eps", what="ε"))
+if points is not None:  # the convex envelope of the training points, marked
+    points = mark_envelope(points)
 rkey = runner.result_key("fair_regression")  # figures are built once for every session
 charts = fair_regression_charts
 art = result.artifacts
@@ -130,7 +97,7 @@ with st.expander("Baselines and the mixture Q"):
 
 st.download_button(  # bytes cached per run, not deferred: see dashboard/views/maxent.py
     "Download model file (randomized predictor)",
-    fair_regression_runs.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
+    cached.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
     file_name="fair_regression.fairmodel",
     mime="application/zip",
     key="fr_model",

@@ -6,59 +6,25 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.components import cached, maxent_charts, maxent_runs, runner
+from dashboard.components import cached, maxent_charts, runner
 from dashboard.components.comparison import add_to_comparison
-from dashboard.components.knobs import knob_widget, share_knobs
-from dashboard.components.page_help import how_to_read
+from dashboard.components.grid_sweep import GridSweep, grid_sweep
+from dashboard.components.knobs import knob_panel, share_knobs
+from dashboard.components.method_page import open_page
 from dashboard.components.shared import shared
-from dashboard.components.state import require_task, stop_page
 from dashboard.components.tables import static_table
-from fairengine.data import DataError
-from fairengine.frontier import sweep, task_key
 from fairengine.methods import get_method
-from fairengine.methods.maxent.domain import check_task
 from fairengine.metrics import metric_info
 from fairengine.textsafe import md_text
 
 METHOD = get_method("maxent")
-st.title(METHOD.title)
-st.caption(
+task, train, test = open_page(
+    METHOD,
     f"{METHOD.reference}. Learns the distribution p* closest to a fair prior "
     "q_C = C·uniform + (1 − C)·reweighted data that matches the target marginals θ, then "
-    "samples debiased data from it and trains a classifier on the samples."
+    "samples debiased data from it and trains a classifier on the samples.",
 )
-how_to_read(METHOD.name)
-task = require_task()
-try:
-    check_task(task)
-except DataError as exc:
-    st.error(md_text(exc))
-    runner.offer_demo(METHOD)
-    stop_page()
-
-train, test = cached.split_task(task, task.fingerprint)
-left, middle, right = st.columns(3)
-knobs = {}
-with left:
-    knobs["C"] = knob_widget(METHOD.knob("C"), key="w.maxent.C", url=True)
-    knobs["tau"] = knob_widget(METHOD.knob("tau"), key="w.maxent.tau", url=True)
-with middle:
-    knobs["prior"] = knob_widget(METHOD.knob("prior"), key="w.maxent.prior", url=True)
-    knobs["theta"] = knob_widget(METHOD.knob("theta"), key="w.maxent.theta", url=True)
-    if knobs["theta"] == "custom":
-        knobs["protected_share"] = knob_widget(
-            METHOD.knob("protected_share"), key="w.maxent.protected_share", url=True
-        )
-    knobs["domain"] = knob_widget(METHOD.knob("domain"), key="w.maxent.domain", url=True)
-with right:
-    knobs["n_samples"] = knob_widget(METHOD.knob("n_samples"), key="w.maxent.n_samples", url=True)
-    knobs["n_sample_sets"] = knob_widget(
-        METHOD.knob("n_sample_sets"), key="w.maxent.n_sample_sets", url=True
-    )
-    knobs["n_bins"] = knob_widget(METHOD.knob("n_bins"), key="w.maxent.n_bins", url=True)
-    knobs["classifier"] = knob_widget(
-        METHOD.knob("classifier"), key="w.maxent.classifier", url=True
-    )
+knobs = knob_panel(METHOD, key_prefix="w.maxent")
 knobs = METHOD.validate_knobs(knobs)
 share_knobs(METHOD, knobs, task)
 if knobs["C"] in (0.0, 1.0):
@@ -74,7 +40,7 @@ result = runner.run_panel(
 knobs = dict(result.knobs)  # the knobs of the result shown (the last ones while a fit runs)
 
 summary = result.artifacts["summary"]
-for check in maxent_runs.rate_warnings(result):
+for check in maxent_charts.rate_warnings(result):
     st.warning(md_text(check.sentence))
 maxent_row = result.artifacts["rates"].loc["maxent"]
 cols = st.columns(5)
@@ -121,29 +87,12 @@ with st.expander("Before / after table (data and downstream classifier)"):
     static_table(result.artifacts["rates"])
 
 st.subheader("Frontier over C")
-grid = {**{k: [v] for k, v in knobs.items() if k != "C"}, "C": list(maxent_runs.C_GRID)}
-if runner.sweep_panel(
-    "maxent",
-    "Sweeping C",
-    f"{task_key(train, test)}{sorted(knobs.items())}",
-    sweep,
-    "maxent",
-    train,
-    test,
-    grid,
-    store=cached.frontier_store(),
-    button="Sweep C",
-    n_points=len(maxent_runs.C_GRID),
-):
-    points = maxent_runs.frontier_over_c(train, test, knobs, cached.frontier_store())
+points = grid_sweep(METHOD, train, test, knobs, GridSweep(axis="C", what="C"))
+if points is not None:
+    test_points = points[points["split"] == "test"].reset_index(drop=True)
     st.plotly_chart(
-        maxent_charts.frontier_over_c_figure(points, "statistical_rate", "accuracy"),
+        maxent_charts.frontier_over_c_figure(test_points, "statistical_rate", "accuracy"),
         key="frontier",
-    )
-else:
-    st.caption(
-        f"Sweeps C over {', '.join(map(str, maxent_runs.C_GRID))} with the other knobs fixed; "
-        "points are cached and appear on the Compare page too."
     )
 
 d1, d2 = st.columns(2)
@@ -152,14 +101,14 @@ d1, d2 = st.columns(2)
 # a busy server the browser's request for it could get a 404.
 d1.download_button(
     "Download generated samples (CSV)",
-    maxent_runs.samples_csv(result, f"{key}{sorted(knobs.items())}"),
+    maxent_charts.samples_csv(result, f"{key}{sorted(knobs.items())}"),
     file_name="maxent_samples.csv",
     mime="text/csv",
     key="maxent_samples",
 )
 d2.download_button(
     "Download model file",
-    maxent_runs.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
+    cached.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
     file_name="maxent.fairmodel",
     mime="application/zip",
     key="maxent_model",

@@ -6,56 +6,36 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.components import (
-    cached,
-    multiaccurate_proxy_charts,
-    multiaccurate_proxy_runs,
-    runner,
-)
+from dashboard.components import cached, multiaccurate_proxy_charts, runner
 from dashboard.components.comparison import add_to_comparison
-from dashboard.components.knobs import knob_columns, knob_widget, share_knobs
-from dashboard.components.page_help import how_to_read
+from dashboard.components.grid_sweep import GridSweep, grid_sweep
+from dashboard.components.knobs import knob_panel, knob_widget, share_knobs
+from dashboard.components.method_page import open_page
 from dashboard.components.shared import shared
-from dashboard.components.state import require_task
 from dashboard.components.tables import static_table
-from fairengine.frontier import sweep, task_key
 from fairengine.methods import get_method
-from fairengine.methods.multiaccurate_proxy import PROXIES
-from fairengine.methods.multiaccurate_proxy.method import EPS_GRID
 from fairengine.textsafe import md_text
 
 METHOD = get_method("multiaccurate_proxy")
-st.title(METHOD.title)
-st.caption(
+charts = multiaccurate_proxy_charts
+task, train, test = open_page(
+    METHOD,
     f"{METHOD.reference}. The proxy is trained to be multiaccurate on the error regions of "
     "downstream classifiers (Algorithm 4: linear; Algorithm 2: trees); the downstream learner "
     "never sees the true groups. The auditor is a heuristic, so audited violations are lower "
-    "bounds, and the guarantee covers only the audited class and tasks."
+    "bounds, and the guarantee covers only the audited class and tasks.",
 )
-how_to_read(METHOD.name)
-task = require_task()
-runner.require_kind(METHOD, task, "Pick a classification target on the Data page.")
-
-train, test = cached.split_task(task, task.fingerprint)
-knobs = knob_columns(
-    METHOD,
-    (
-        ("proxy", "eps", "constraint"),
-        ("C", "task_mode"),
-        ("auditor", "n_tasks", "max_rows"),
-    ),
-    key_prefix="w.map",
-)
+knobs = knob_panel(METHOD, key_prefix="w.map", skip=("alpha",))
 # α slides over the range the runs computed for these rows and proxy knobs (its lower end is
 # the lowest α the linear proxy reaches, i.e. α = 0); until one is known, over the declared one
-range_key = "map.alpha_range." + multiaccurate_proxy_runs.alpha_range_key(
+range_key = "map.alpha_range." + charts.alpha_range_key(
     task.fingerprint, METHOD.validate_knobs(knobs)
 )
 known = st.session_state.get(range_key) if knobs["proxy"] == "multiaccurate" else None
 if known and known[1] <= known[0]:  # a single value: no slider that would do nothing
     knobs["alpha"] = 0.0
 else:
-    alpha_knob = multiaccurate_proxy_runs.alpha_knob(METHOD.knob("alpha"), known)
+    alpha_knob = charts.alpha_knob(METHOD.knob("alpha"), known)
     alpha = knob_widget(
         alpha_knob, key=f"w.map.alpha.{alpha_knob.low:g}-{alpha_knob.high:g}", url=known is None
     )
@@ -90,7 +70,7 @@ knobs = dict(result.knobs)  # the knobs of the result shown (the last ones while
 summary = result.artifacts["summary"]
 test_metrics = result.metrics["test"]
 if summary.get("alpha_range") and knobs["proxy"] == "multiaccurate":
-    learned = "map.alpha_range." + multiaccurate_proxy_runs.alpha_range_key(task.fingerprint, knobs)
+    learned = "map.alpha_range." + charts.alpha_range_key(task.fingerprint, knobs)
     if st.session_state.get(learned) is None:  # first run of these proxy knobs: draw α's range
         st.session_state[learned] = list(summary["alpha_range"])
         st.rerun()
@@ -120,7 +100,6 @@ st.caption(
 
 split = st.radio("Audit rows", ["proxy", "train", "test"], horizontal=True, key="w.map.audit_split")
 rkey = runner.result_key("multiaccurate_proxy")  # figures are built once for every session
-charts = multiaccurate_proxy_charts
 c1, c2 = st.columns(2)
 c1.plotly_chart(
     shared(
@@ -147,31 +126,14 @@ if result.artifacts["trace"] is not None:
     )
 
 st.subheader("Downstream frontiers of every proxy")
-store = cached.frontier_store()
-points = multiaccurate_proxy_runs.cached_frontiers(train, test, knobs, store)
-if points is None:
-    fixed = {k: [v] for k, v in knobs.items() if k not in ("eps", "proxy")}
-    eps_grid = runner.demo_grid(EPS_GRID, per=len(PROXIES), what="ε values")
-    grid = {"proxy": list(PROXIES), "eps": list(eps_grid), **fixed}
-    if runner.sweep_panel(
-        "multiaccurate_proxy",
-        "Sweeping ε for every proxy",
-        f"{task_key(train, test)}{sorted(knobs.items())}",
-        sweep,
-        METHOD.name,
-        train,
-        test,
-        grid,
-        store=store,
-        button="Sweep ε for every proxy",
-        n_points=len(PROXIES) * len(eps_grid),
-    ):
-        points = multiaccurate_proxy_runs.frontiers(train, test, knobs, store, eps=eps_grid)
-    else:
-        st.caption(
-            f"Sweeps ε over {', '.join(map(str, eps_grid))} for each proxy with the other "
-            "knobs fixed; points are cached and appear on the Compare page too."
-        )
+points = grid_sweep(
+    METHOD,
+    train,
+    test,
+    knobs,
+    GridSweep(axis="eps", what="ε", button="Sweep ε for every proxy",
+              label="Sweeping ε for every proxy"),
+)  # fmt: skip
 c3, c4 = st.columns(2)
 # every point of the sweep, or none: the figures are a function of the run and that one bit
 frontier_key = (rkey, points is None)
@@ -184,32 +146,26 @@ c4.plotly_chart(
     key="map_quality",
 )
 st.subheader("Across row splits")
-spread = multiaccurate_proxy_runs.cached_spread(train, test, knobs, store)
-if spread is None:
-    seeds = multiaccurate_proxy_runs.SPREAD_SEEDS
-    n_points = len(multiaccurate_proxy_runs.SPREAD_PROXIES) * len(seeds)
-    if runner.sweep_panel(
-        "multiaccurate_proxy_spread",
-        "Running every proxy on several row splits",
-        f"spread{task_key(train, test)}{sorted(knobs.items())}",
-        multiaccurate_proxy_runs.spread,
-        train,
-        test,
-        knobs,
-        store,
+seeds = METHOD.grid("spread")["random_state"]
+spread = grid_sweep(
+    METHOD,
+    train,
+    test,
+    knobs,
+    GridSweep(
+        axis="random_state",
+        what="row split",
+        grid="spread",
         button=f"Run every proxy on {len(seeds)} row splits",
-        n_points=n_points,
-    ):
-        spread = multiaccurate_proxy_runs.spread(train, test, knobs, store)
-    else:
-        st.caption(
-            "One row split is one draw: the downstream comparison between proxies can flip "
-            f"with the split. This runs the multiaccurate, thresholded, regression and true-group "
-            f"pipelines with the current knobs on row seeds {', '.join(map(str, seeds))} and "
-            "shows the mean ± sd of the true-group gap and error."
-        )
+        label="Running every proxy on several row splits",
+        note="One row split is one draw: the downstream comparison between proxies can flip with "
+        "the split. This runs the multiaccurate, thresholded, regression and true-group "
+        f"pipelines with the current knobs on row seeds {', '.join(map(str, seeds))} and shows "
+        "the mean ± sd of the true-group gap and error.",
+    ),
+)
 if spread is not None:
-    table = multiaccurate_proxy_runs.spread_summary(spread)
+    table = charts.spread_summary(spread, METHOD.grid("spread")["proxy"])
     st.plotly_chart(shared(charts.spread_figure, (rkey, "spread"), table), key="map_spread")
     static_table(table.round(4))
 with st.expander("Audit table and proxy quality"):
@@ -218,7 +174,7 @@ with st.expander("Audit table and proxy quality"):
 
 st.download_button(  # bytes cached per run, not deferred: see dashboard/views/maxent.py
     "Download model file (downstream classifier + proxy)",
-    multiaccurate_proxy_runs.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
+    cached.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
     file_name="multiaccurate_proxy.fairmodel",
     mime="application/zip",
     key="map_model",

@@ -6,39 +6,25 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.components import cached, noisy_groups_charts, noisy_groups_runs, runner
+from dashboard.components import cached, noisy_groups_charts, runner
 from dashboard.components.comparison import add_to_comparison
-from dashboard.components.knobs import knob_columns, share_knobs
-from dashboard.components.page_help import how_to_read
+from dashboard.components.grid_sweep import GridSweep, grid_sweep
+from dashboard.components.knobs import knob_panel, share_knobs
+from dashboard.components.method_page import open_page
 from dashboard.components.shared import shared
-from dashboard.components.state import require_task, stop_page
+from dashboard.components.state import stop_page
 from dashboard.components.tables import static_table
 from fairengine.data import DataError
-from fairengine.frontier import sweep, task_key
 from fairengine.methods import KnobError, get_method
 from fairengine.textsafe import md_text
 
 METHOD = get_method("noisy_groups")
-st.title(METHOD.title)
-st.caption(
-    f"{METHOD.reference}. Group labels are flipped at the chosen noise rate; the classifier only "
-    "sees the noisy groups, and its constraint violation is measured on the true ones."
-)
-how_to_read(METHOD.name)
-task = require_task()
-runner.require_kind(METHOD, task, "On the Data page pick a classification dataset.")
-
-train, test = cached.split_task(task, task.fingerprint)
-knobs = knob_columns(
+task, train, test = open_page(
     METHOD,
-    (
-        ("method", "constraint", "robust_eval"),
-        ("noise", "slack", "adversary"),
-        ("gamma", "gamma_rule", "n_steps"),
-        ("beta_rule", "beta", "group_feature", "tuning"),
-    ),
-    key_prefix="w.ng",
+    f"{METHOD.reference}. Group labels are flipped at the chosen noise rate; the classifier only "
+    "sees the noisy groups, and its constraint violation is measured on the true ones.",
 )
+knobs = knob_panel(METHOD, key_prefix="w.ng", columns=4)
 key = task.fingerprint
 try:
     knobs = METHOD.validate_knobs(knobs)
@@ -62,7 +48,7 @@ cols[2].metric("Noisy-group violation (test)", f"{test_metrics['noisy_violation'
 cols[3].metric("Worst-case violation (test)", f"{test_metrics['robust_violation']:.3f}")
 st.caption(
     "Violation = max over groups of the one-sided rate gap minus the slack α (≤ 0 is fair). "
-    + noisy_groups_runs.guarantee_text(knobs["method"], knobs["robust_eval"], result)
+    + noisy_groups_charts.guarantee_text(knobs["method"], knobs["robust_eval"], result)
 )
 constraint = knobs["constraint"]
 rkey = runner.result_key("noisy_groups")  # the figure is built once for every session
@@ -78,35 +64,27 @@ st.caption(
 )
 
 st.subheader("Sweep over the noise level")
-methods = st.multiselect(
-    "Approaches", noisy_groups_runs.SWEEP_METHODS, default=noisy_groups_runs.SWEEP_METHODS,
-    key="ng_sweep_methods",
-)  # fmt: skip
-points = None
-chosen = list(methods or ["naive"])
-fixed = {k: [v] for k, v in knobs.items() if k not in ("noise", "method")}
-if runner.sweep_panel(
-    "noisy_groups",
-    "Sweeping the noise level",
-    f"{task_key(train, test)}{sorted(knobs.items())}{chosen}",
-    sweep,
-    "noisy_groups",
-    train,
-    test,
-    {"method": chosen, "noise": list(noisy_groups_runs.NOISE_GRID), **fixed},
-    store=cached.frontier_store(),
-    button="Sweep noise level",
-    n_points=len(chosen) * len(noisy_groups_runs.NOISE_GRID),
-):
-    try:
-        points = noisy_groups_runs.noise_sweep(train, test, knobs, cached.frontier_store(), chosen)
-    except (DataError, KnobError, ValueError) as exc:
-        st.error(md_text(exc))
-else:
-    st.caption(
-        f"Runs each approach at noise {', '.join(map(str, noisy_groups_runs.NOISE_GRID))} with "
-        "the other knobs fixed; points are cached and appear on the Compare page too."
+approaches = METHOD.grid("page")["method"]
+methods = st.multiselect("Approaches", approaches, default=approaches, key="ng_sweep_methods")
+try:
+    points = grid_sweep(
+        METHOD,
+        train,
+        test,
+        knobs,
+        GridSweep(
+            axis="noise",
+            what="the noise level",
+            values={"method": tuple(methods or ["naive"])},
+            button="Sweep noise level",
+            note="Runs each approach at noise "
+            f"{', '.join(map(str, METHOD.grid('page')['noise']))} with the other knobs fixed; "
+            "points are cached and appear on the Compare page too.",
+        ),
     )
+except (DataError, KnobError, ValueError) as exc:
+    points = None
+    st.error(md_text(exc))
 if points is not None:
     s1, s2, s3 = st.columns(3)
     s1.plotly_chart(
@@ -131,7 +109,7 @@ if art.get("tuning") is not None:
 
 st.download_button(  # bytes cached per run, not deferred: see dashboard/views/maxent.py
     "Download model file (linear classifier)",
-    noisy_groups_runs.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
+    cached.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
     file_name="noisy_groups.fairmodel",
     mime="application/zip",
     key="ng_model",

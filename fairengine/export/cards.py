@@ -50,13 +50,6 @@ _CLASSIFIER = (
     "`prediction` is 1 when the model predicts {target} = {positive} and 0 otherwise; "
     "`probability` (`--proba`, `predict_proba`) is the model's score for 1."
 )
-_RANDOMIZED = {
-    "randomized_classifier",
-    "multiaccurate_proxy",
-    "balanced_filter",
-    "fair_regression",
-    "group_threshold_classifier",
-}
 _MISUSE = (
     "Do not use it for automated decisions about individuals without human review, or on a "
     "population, time period or definition of the columns other than the training data's.",
@@ -71,12 +64,13 @@ def how_to_use(
 ) -> list[str]:
     """The card's "How to use this file" section (Markdown lines)."""
     model_type = getattr(type(model), "model_type", "model")
+    randomized = bool(getattr(type(model), "randomized", False))
     target = (schema or {}).get("target")
     target = "the target" if target is None else md_code(target)
     positive = md_text((schema or {}).get("positive_label") or "1")
     if model_type in _MEANING:
         meaning = _MEANING[model_type]
-    elif model_type in _RANDOMIZED:
+    elif randomized:
         meaning = _RANDOMIZED_CLASSIFIER
     else:
         meaning = _CLASSIFIER
@@ -85,7 +79,7 @@ def how_to_use(
     columns = input_schema(model, {"metadata": {"train": schema or {}}})
     numeric, text = columns.numeric, columns.text
     dropped = list(getattr(model.encoder, "dropped_", []))
-    seed = ", random_state=0" if model_type in _RANDOMIZED else ""
+    seed = ", random_state=0" if randomized else ""
     file_name = " ".join(file_name.split())  # one line: a code block cannot be closed from it
     lines = [
         "## How to use this file",

@@ -5,11 +5,11 @@ This is what ``fairengine predict`` and ``fairengine inspect`` run. Tables are r
 temporary file that replaces ``out`` at the end, so files larger than memory work and a failure
 leaves no half-written output.
 
-Randomized models (see :data:`RANDOMIZED`) draw their predictions from ``random_state``; chunk
-``i`` draws with the seed ``SeedSequence([random_state, i])``, so the output depends on the seed
-and the chunk size only. ``proba=True`` adds each row's exact probability of predicting 1 (for a
-randomized classifier its expected value over the draws) or, for regression, the expected
-prediction.
+Randomized models (:func:`~fairengine.models.base.is_randomized`) draw their predictions from
+``random_state``; chunk ``i`` draws with the seed ``SeedSequence([random_state, i])``, so the
+output depends on the seed and the chunk size only. ``proba=True`` adds each row's exact
+probability of predicting 1 (for a randomized classifier its expected value over the draws) or,
+for regression, the expected prediction.
 """
 
 from __future__ import annotations
@@ -27,18 +27,8 @@ import pandas as pd
 
 from fairengine.export.files import load_model, read_manifest
 from fairengine.export.safe import ModelFileError
-from fairengine.models.base import Model
+from fairengine.models.base import Model, is_randomized
 
-#: Model types whose ``predict`` draws at random (seeded by ``random_state``).
-RANDOMIZED = frozenset(
-    {
-        "randomized_classifier",
-        "multiaccurate_proxy",
-        "balanced_filter",
-        "fair_regression",
-        "group_threshold_classifier",
-    }
-)
 CHUNK_ROWS = 50_000
 
 
@@ -342,7 +332,7 @@ def describe(model_path: str | os.PathLike[str]) -> dict[str, Any]:
         "file": str(model_path),
         "format": f"{manifest['format']} v{manifest['format_version']}",
         "model_type": manifest["model_type"],
-        "randomized": manifest["model_type"] in RANDOMIZED,
+        "randomized": is_randomized(manifest["model_type"]),
         "kind": model.kind,
         "engine_version": manifest["engine_version"],
         "created": manifest["created"],

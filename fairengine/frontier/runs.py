@@ -47,7 +47,7 @@ from fairengine.frontier.keys import point_key, task_key
 from fairengine.frontier.runcodec import decode_run, encode_run
 from fairengine.frontier.store import _is_regular, _read_regular
 from fairengine.frontier.trust import make_dirs, path_problem, root_problem, untrusted_notice
-from fairengine.methods.base import RunResult
+from fairengine.methods.base import Method, RunResult
 from fairengine.methods.evidence import stored_fits
 
 __all__ = ["RUNS_DIR", "SUFFIX", "RunStore", "compute_and_store", "method_run", "run_key"]
@@ -243,18 +243,18 @@ def _fit_arrays(
     return value  # type: ignore[return-value]
 
 
-def method_run(method: str, train: Task, test: Task, /, **knobs: Any) -> RunResult:
+def method_run(method: str | Method, train: Task, test: Task, /, **knobs: Any) -> RunResult:
     """``get_method(method).run(train, test, **knobs)``: a picklable run function for workers
-    (positional-only, since a method may have a knob called ``method``)."""
-    import fairengine.methods  # noqa: F401  (registers the methods in a fresh worker)
+    (positional-only, since a method may have a knob called ``method``); a :class:`Method`
+    given itself (see :func:`fairengine.methods.registry.portable`) runs as it is."""
     from fairengine.methods import get_method
 
-    return get_method(method).run(train, test, **knobs)
+    return (get_method(method) if isinstance(method, str) else method).run(train, test, **knobs)
 
 
 def compute_and_store(
     store: RunStore | None,
-    method: str,
+    method: str | Method,
     train: Task,
     test: Task,
     knobs: Mapping[str, Any],
@@ -270,7 +270,8 @@ def compute_and_store(
     """
     from fairengine.methods import get_method
 
-    knobs = get_method(method).validate_knobs(dict(knobs))  # keyed by every knob's value
+    declared = get_method(method) if isinstance(method, str) else method
+    knobs = declared.validate_knobs(dict(knobs))  # keyed by every knob's value
     with stored_fits(store):  # the unconstrained baseline is fitted once per rows and learner
         if function is None:
             result = method_run(method, train, test, **knobs)
@@ -280,5 +281,5 @@ def compute_and_store(
         try:
             store.put(task_key(train, test), result, knobs, extra)
         except (OSError, TypeError, ValueError) as exc:
-            logger.warning("Could not store the run of %s: %s", method, exc)
+            logger.warning("Could not store the run of %s: %s", declared.name, exc)
     return result

@@ -206,7 +206,7 @@ def _keyed_settings(
     method: Method, train: Task, tkey: str, grid: Grid
 ) -> dict[str, dict[str, Any]]:
     """Validated settings of ``grid`` by point key (equal settings once), in grid order."""
-    method.check_task(train)
+    method.check(train)
     keyed: dict[str, dict[str, Any]] = {}
     for combo in expand_grid(grid):
         knobs = method.validate_knobs(combo)

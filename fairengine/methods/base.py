@@ -38,6 +38,16 @@ def with_choice_labels(
     )
 
 
+def with_advanced(knobs: tuple[Knob, ...], names: tuple[str, ...]) -> tuple[Knob, ...]:
+    """``knobs`` with the named ones marked :attr:`Knob.advanced` (every name must exist)."""
+    from dataclasses import replace
+
+    unknown = set(names) - {knob.name for knob in knobs}
+    if unknown:
+        raise ValueError(f"Unknown knobs marked advanced: {sorted(unknown)}")
+    return tuple(replace(knob, advanced=True) if knob.name in names else knob for knob in knobs)
+
+
 @dataclass(frozen=True)
 class Knob:
     """One tunable parameter of a method, declared once for validation and for sliders.
@@ -70,6 +80,11 @@ class Knob:
     choice_labels : tuple of (choice, words) pairs
         Words for people for a choice knob's values ("held-out margin check" for ``margin``);
         shown on widgets (see :meth:`choice_label`), the value itself stays the API's.
+    advanced : bool
+        A knob most people leave at its default: pages show it in an "Advanced" expander.
+    only_with : (knob name, value) pair, optional
+        The knob counts only when another knob has this value (θ's share only with θ =
+        custom): pages show its widget only then.
     """
 
     name: str
@@ -85,6 +100,8 @@ class Knob:
     demo_high: float | None = None
     demo_choices: tuple[Any, ...] | None = None
     choice_labels: tuple[tuple[Any, str], ...] = ()
+    advanced: bool = False
+    only_with: tuple[str, Any] | None = None
 
     def choice_label(self, value: Any) -> str:
         """A choice's words for people: its declared label, else the value with underscores
@@ -133,22 +150,9 @@ class Knob:
         """Coerce ``value`` to the knob's type and check its range; raise :class:`KnobError`."""
         kind = self.kind
         if kind == "choice":
-            for choice in self.choices or ():
-                if str(value) == str(choice):
-                    return choice
-            raise KnobError(
-                f"Knob {self.name!r} must be one of {', '.join(map(str, self.choices or ()))}; "
-                f"got {value!r}."
-            )
+            return self._validate_choice(value)
         if kind == "bool":
-            if isinstance(value, str):
-                lowered = value.strip().lower()
-                if lowered in ("1", "true", "yes", "on"):
-                    return True
-                if lowered in ("0", "false", "no", "off"):
-                    return False
-                raise KnobError(f"Knob {self.name!r} must be true or false; got {value!r}.")
-            return bool(value)
+            return self._validate_bool(value)
         try:
             number = float(value)
         except (TypeError, ValueError):
@@ -166,6 +170,25 @@ class Knob:
                 f"Knob {self.name!r} must be in [{self.low}, {self.high}]; got {value!r}."
             )
         return number
+
+    def _validate_choice(self, value: Any) -> Any:
+        for choice in self.choices or ():
+            if str(value) == str(choice):
+                return choice
+        raise KnobError(
+            f"Knob {self.name!r} must be one of {', '.join(map(str, self.choices or ()))}; "
+            f"got {value!r}."
+        )
+
+    def _validate_bool(self, value: Any) -> bool:
+        if isinstance(value, str):
+            lowered = value.strip().lower()
+            if lowered in ("1", "true", "yes", "on"):
+                return True
+            if lowered in ("0", "false", "no", "off"):
+                return False
+            raise KnobError(f"Knob {self.name!r} must be true or false; got {value!r}.")
+        return bool(value)
 
 
 @dataclass
@@ -205,6 +228,21 @@ class RunResult:
 
 
 RunFunction = Callable[..., RunResult]
+#: A precondition on the task: returns None, or raises :class:`fairengine.data.DataError` saying
+#: in plain words what is wrong and what to do.
+TaskCheck = Callable[["Task"], None]
+#: The knob grid of one sweep: ``{knob name: values}``.
+Grid = Mapping[str, tuple[Any, ...]]
+
+#: How a message names the target a task kind needs.
+KIND_WORDS = {
+    "classification": "a binary target (classification)",
+    "regression": "a real-valued target (regression)",
+}
+
+#: The named sweep grids every consumer asks for: the dashboard page's sweep, the default of
+#: ``fairengine sweep`` and the hosted demo's ``fairengine precompute``.
+GRID_NAMES: tuple[str, ...] = ("page", "cli", "demo")
 
 
 @dataclass(frozen=True)
@@ -221,10 +259,20 @@ class Method:
     run_function: RunFunction
     description: str = ""
     reference: str = ""
+    #: The title of the paper it implements (the About page lists every method that has one).
+    paper: str = ""
     #: Bump when the method's results change: cached points of older versions stop being served.
     version: str = "1"
-    #: Knob grid that ``fairengine precompute`` sweeps for the hosted demo ...
-    demo_grid: dict[str, tuple[Any, ...]] = field(default_factory=dict, hash=False, compare=False)
+    #: Named knob grids (one definition each): ``"page"`` the method page's sweep, ``"cli"`` what
+    #: ``fairengine sweep`` runs without ``--grid``, ``"demo"`` what ``fairengine precompute``
+    #: sweeps for the hosted demo (see :attr:`demo_grid`), and any further grid a page draws.
+    sweep_grids: Mapping[str, Grid] = field(default_factory=dict, hash=False, compare=False)
+    #: Preconditions on the task beyond its kind (:meth:`check` runs them).
+    task_checks: tuple[TaskCheck, ...] = field(default=(), hash=False, compare=False)
+    #: Whether the dashboard has a page for it: its own view ``dashboard/views/<name>.py``, else
+    #: a generated one (knobs, run, metrics, sweep); False: the Compare page only.
+    page: bool = True
+    #: The hosted demo's grid is swept ...
     #: ... on these (dataset, sensitive columns or None for the dataset's default) pairs.
     demo_tasks: tuple[tuple[str, tuple[str, ...] | None], ...] = (("adult", None),)
     #: ... over these train/test splits (``task.split(random_state=s)``; 0 is the default split).
@@ -232,6 +280,21 @@ class Method:
     #: Its base learner, extra metrics and promise checks (:mod:`fairengine.methods.evidence`);
     #: None: logistic regression and the generic checks only.
     evidence: Evidence | None = field(default=None, hash=False, compare=False)
+
+    @property
+    def demo_grid(self) -> Grid:
+        """The grid ``fairengine precompute`` sweeps for the hosted demo (empty: none)."""
+        return self.sweep_grids.get("demo", {})
+
+    def grid(self, name: str) -> Grid:
+        """The sweep grid called ``name``; :class:`KnobError` naming the declared ones otherwise."""
+        try:
+            return self.sweep_grids[name]
+        except KeyError:
+            declared = ", ".join(self.sweep_grids) or "none"
+            raise KnobError(
+                f"Method {self.name!r} declares no {name!r} sweep grid (it declares: {declared})."
+            ) from None
 
     def knob(self, name: str) -> Knob:
         for knob in self.knobs:
@@ -252,14 +315,21 @@ class Method:
             values[name] = self.knob(name).validate(value)
         return values
 
-    def check_task(self, task: Task) -> None:
+    def check(self, task: Task) -> None:
+        """Raise :class:`fairengine.data.DataError` when the method cannot run on ``task``: the
+        wrong kind of target, or one of its :attr:`task_checks` fails (each says in plain words
+        what is wrong and what to do). Pages, the runner, sweeps and ``run`` all ask this."""
         if task.kind not in self.kinds:
             from fairengine.data import DataError
 
+            needed = " or ".join(KIND_WORDS.get(kind, kind) for kind in self.kinds)
             raise DataError(
-                f"Method {self.title!r} works on {' or '.join(self.kinds)} tasks, but the target "
-                f"{task.target!r} makes this a {task.kind} task. Choose another target or method."
+                f"{self.title} needs {needed}, but the target {task.target!r} makes this a "
+                f"{task.kind} task. Choose another target (on the Data page, or --target), or "
+                "another method."
             )
+        for check in self.task_checks:
+            check(task)
 
     def run(self, train: Task, test: Task, **knobs: Any) -> RunResult:
         """Fit on ``train`` with the given knobs and score on train and test.
@@ -277,7 +347,7 @@ class Method:
         from fairengine.methods.evaluation import evaluate_result
         from fairengine.methods.evidence import attach_evidence
 
-        self.check_task(train)
+        self.check(train)
         values = self.validate_knobs(knobs)
         with threadpool_limits(limits=BLAS_THREADS, user_api="blas"):
             result = evaluate_result(self.run_function(train, test, **values), train, test)

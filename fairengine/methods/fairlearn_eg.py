@@ -85,6 +85,9 @@ def _intercept(predictor) -> float:
     return float(np.ravel(predictor.intercept_)[0])
 
 
+#: The sweep of ``fairengine sweep`` and of the hosted demo (one grid).
+GRID = {"eps": (0.005, 0.01, 0.02, 0.05, 0.1)}
+
 FAIRLEARN_EG = register(
     Method(
         name="fairlearn_eg",
@@ -129,6 +132,7 @@ FAIRLEARN_EG = register(
         description="The field's standard tool: fairlearn's exponentiated-gradient reduction "
         "over logistic regressions, a randomized classifier.",
         reference="Agarwal, Beygelzimer, Dudík, Langford, Wallach, ICML 2018 (fairlearn)",
-        demo_grid={"eps": (0.005, 0.01, 0.02, 0.05, 0.1)},
+        sweep_grids={"cli": GRID, "demo": GRID},
+        page=False,  # a reference: on the Compare page
     )
 )

@@ -35,6 +35,18 @@ def register(method: Method) -> Method:
     return method
 
 
+def unregister(name: str) -> None:
+    """Remove a method added with :func:`register` (e.g. one a test defines)."""
+    _METHODS.pop(name, None)
+
+
+def portable(method: Method) -> str | Method:
+    """What a job in a fresh process needs to find ``method``: the name of a built-in one
+    (imported by name there), else the :class:`Method` itself (unpickling it imports the module
+    that defines its functions, so a method registered elsewhere runs in a worker too)."""
+    return method.name if _rank(method) < len(BUILTIN) else method
+
+
 def load_builtin() -> None:
     """Import every built-in method module (once); each registers its method."""
     global _loaded

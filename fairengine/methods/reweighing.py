@@ -71,6 +71,9 @@ def _cell_table(task: Task, weights: np.ndarray) -> dict[str, list]:
     return rows
 
 
+#: The sweep of ``fairengine sweep`` and of the hosted demo (one grid).
+GRID = {"strength": tuple(round(0.1 * i, 1) for i in range(11))}
+
 REWEIGHING = register(
     Method(
         name="reweighing",
@@ -96,6 +99,7 @@ REWEIGHING = register(
         description="Pre-processing reference: reweigh (group, label) cells so that group and "
         "label are independent, then fit a logistic regression.",
         reference="Kamiran & Calders, KAIS 2012",
-        demo_grid={"strength": tuple(round(0.1 * i, 1) for i in range(11))},
+        sweep_grids={"cli": GRID, "demo": GRID},
+        page=False,  # a reference: on the Compare page
     )
 )

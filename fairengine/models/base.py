@@ -64,6 +64,15 @@ def resolve_model_type(name: str) -> type[Model]:
     return _MODEL_TYPES[name]
 
 
+def is_randomized(name: str) -> bool:
+    """Whether the model type called ``name`` draws its predictions at random (its class's
+    :attr:`Model.randomized`, its module imported on first use); False for an unknown name."""
+    try:
+        return bool(resolve_model_type(name).randomized)
+    except KeyError:
+        return False
+
+
 def model_types() -> dict[str, type[Model]]:
     """Every class a model file may name (imports all of them; a copy)."""
     return {name: resolve_model_type(name) for name in sorted(model_type_names())}
@@ -96,6 +105,9 @@ class Model:
     #: Whether the model predicts the task's target (False for e.g. a data filter), so the shared
     #: evaluation (:mod:`fairengine.methods.evaluation`) scores it.
     predicts_target: ClassVar[bool] = True
+    #: Whether ``predict`` draws at random (seeded by ``random_state``); declared by the model
+    #: class, read by the model card and ``fairengine inspect`` (:func:`is_randomized`).
+    randomized: ClassVar[bool] = False
 
     #: The columns a model loaded from a file reads and knows (its training target and
     #: sensitive columns...), from the file's manifest; None for a model fitted in this process.

@@ -103,6 +103,7 @@ class GroupThresholdClassifier(Model):
     """
 
     model_type = "group_threshold_classifier"
+    randomized = True  # predict draws (seeded by random_state)
     kind = "classification"
 
     def __init__(

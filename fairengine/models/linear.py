@@ -77,6 +77,7 @@ class RandomizedClassifier(Model):
     """
 
     model_type = "randomized_classifier"
+    randomized = True  # predict draws (seeded by random_state)
     kind = "classification"
 
     def __init__(

@@ -12,7 +12,7 @@ from fairengine.data import Task
 from fairengine.frontier import sweep
 from fairengine.methods.fair_regression.frontier import convex_envelope
 
-__all__ = ["eps_frontier"]
+__all__ = ["eps_frontier", "mark_envelope"]
 
 
 def eps_frontier(
@@ -28,6 +28,12 @@ def eps_frontier(
     convex envelope of the training points; test points inherit the train selection."""
     grid = {"eps": list(eps_grid), **{k: [v] for k, v in knobs.items()}}
     points = sweep("fair_regression", train, test, grid, store=store, n_jobs=n_jobs).points
+    return mark_envelope(points)
+
+
+def mark_envelope(points: pd.DataFrame) -> pd.DataFrame:
+    """``points`` (train and test rows of an ε sweep) with an ``envelope`` column: the convex
+    envelope of the training points; test points inherit the train selection."""
     points = points.copy()
     on_train = points["split"] == "train"
     mask = convex_envelope(points.loc[on_train, "sp_ks"], points.loc[on_train, "scaled_loss"])

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from fairengine.methods.balanced_filtering.proxies import PROXIES
-from fairengine.methods.base import Knob
+from fairengine.methods.base import Knob, with_advanced
 
 #: How the tree is grown: leaf floor and size chosen on held-out training rows, or the paper's
 #: exact setting (see :mod:`fairengine.methods.balanced_filtering.selection`).
@@ -208,6 +208,9 @@ FLOOR_SETTING: dict = {
     "min_leaf_rows": 30,
     "budget_step": 0.2,
 }
+
+#: The page shows every knob but the budget α in its "Advanced" expander (α sits with the run).
+KNOBS = with_advanced(KNOBS, tuple(knob.name for knob in KNOBS if knob.name != "alpha"))
 
 
 def validate(values: dict) -> dict:

@@ -30,6 +30,24 @@ DEMO_ALPHAS = ALPHA_GRID[::2]
 DEMO_SEEDS = (0, 1, 2, 3, 4)
 #: more groups than this make the matrices unreadable and the game slow
 MAX_GROUPS = 20
+#: The page's curves of the tree proxies over α and ``fairengine sweep``'s default (the alphas
+#: of the shipped demo frontiers, so the default curves on Adult (race) are read, not computed);
+#: the baselines' η grid of the page is the ``"baselines"`` grid.
+ALPHA_SWEEP = {"alpha": DEMO_ALPHAS}
+
+
+def check_groups(task: Task) -> None:
+    """Raise :class:`~fairengine.data.DataError` unless the task has 2 to :data:`MAX_GROUPS`
+    sensitive groups."""
+    from fairengine.data import DataError
+
+    n_groups = len(task.group_names)
+    if not 2 <= n_groups <= MAX_GROUPS:
+        raise DataError(
+            f"Balanced filtering needs 2 to {MAX_GROUPS} sensitive groups, but "
+            f"{', '.join(task.sensitive)} has {n_groups}. Choose another sensitive attribute on "
+            "the Data page, or merge rare groups."
+        )
 
 
 def run_filter(train: Task, test: Task, *, target: Any = None, **knobs: Any) -> RunResult:
@@ -143,11 +161,18 @@ BALANCED_FILTERING = register(
         "and per-proxy-group acceptance probabilities ρ, so that filtering unlabelled candidates "
         "yields a group-balanced sample. The label y is never used.",
         reference="Deng, Diana, Kearns & Roth, arXiv 2023",
+        paper="Balanced Filtering via Non-Disclosive Proxies",
         # 5: default protocol "generalising" (leaf floor and number of leaves chosen on held-out
         # training rows; protocol = "paper" keeps the paper's setting); a group missing from a
         # filtered sample makes its imbalance maximal
         version="5",
-        demo_grid={"proxy": ("ab",), "relaxed": (False, True), "alpha": DEMO_ALPHAS},
+        sweep_grids={
+            "page": ALPHA_SWEEP,
+            "cli": ALPHA_SWEEP,
+            "demo": {"proxy": ("ab",), "relaxed": (False, True), "alpha": DEMO_ALPHAS},
+            "baselines": {"eta": (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)},
+        },
+        task_checks=(check_groups,),
         demo_tasks=(("adult", ("race",)),),
         demo_seeds=DEMO_SEEDS,
         evidence=EVIDENCE,

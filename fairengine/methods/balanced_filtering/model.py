@@ -47,6 +47,7 @@ class ProxyFilter(Model):
     """
 
     model_type = "balanced_filter"
+    randomized = True  # predict draws (seeded by random_state)
     predicts_target = False  # a data filter: no shared classifier metrics
     kind = "classification"
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from fairengine.methods.base import Knob
+from fairengine.methods.base import Knob, with_advanced
 from fairengine.methods.fair_regression.losses import LOSSES
 
 CONSTRAINTS = ("statistical_parity", "bounded_group_loss")
@@ -80,3 +80,5 @@ KNOBS: tuple[Knob, ...] = (
         help="T — exponentiated-gradient iterations (the authors' code: 50).",
     ),
 )
+#: Pages show these in their "Advanced" expander.
+KNOBS = with_advanced(KNOBS, ("max_iter",))

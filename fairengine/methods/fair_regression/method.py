@@ -31,8 +31,10 @@ SEED = 0
 _BASELINES: OrderedDict[tuple, tuple[list[dict], list[dict]]] = OrderedDict()
 _BASELINES_SIZE = 16
 
-#: ε grid of the frontier (log-spaced, roughly the union of the authors' grids).
-EPS_GRID = (0.005, 0.01, 0.02, 0.04, 0.08, 0.15, 0.3, 1.0)
+#: ε grid of the frontier over ε of the page and of ``fairengine sweep`` (log-spaced).
+EPS_GRID = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 1.0)
+#: The sweep over ε (the other knobs fixed).
+EPS_SWEEP = {"eps": EPS_GRID}
 
 
 def encode(train: Task, test: Task) -> tuple[FeatureEncoder, np.ndarray, np.ndarray]:
@@ -220,8 +222,13 @@ FAIR_REGRESSION = register(
         "Lagrange multipliers, each round one call to an ordinary regression learner, under "
         "statistical parity of the prediction CDFs or bounded group loss.",
         reference="Agarwal, Dudík & Wu, ICML 2019",
+        paper="Fair Regression: Quantitative Definitions and Reduction-based Algorithms",
         version="4",  # 4: gradient-boosting components walk trees as scikit-learn (float32 X)
-        demo_grid={"eps": (0.01, 0.02, 0.04, 0.08, 0.15, 1.0), "n_levels": (20,)},
+        sweep_grids={
+            "page": EPS_SWEEP,
+            "cli": EPS_SWEEP,
+            "demo": {"eps": (0.01, 0.02, 0.04, 0.08, 0.15, 1.0), "n_levels": (20,)},
+        },
         demo_tasks=(("law_school", None),),
         evidence=EVIDENCE,
     )

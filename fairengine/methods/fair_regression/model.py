@@ -44,6 +44,7 @@ class FairRegressionModel(Model):
     """
 
     model_type = "fair_regression"
+    randomized = True  # predict draws (seeded by random_state)
     kind = "regression"
 
     def __init__(self, encoder: FeatureEncoder, regressor: FairRegressor) -> None:

@@ -28,6 +28,7 @@ KNOBS: tuple[Knob, ...] = (
          "reweighted data (the paper's θ^w), of balanced groups (θ^b), of the data itself "
          "(θ^d), or the data's with a chosen share of the protected group P(Z=1) ('custom')."),
     Knob("protected_share", 0.5, 0.05, 0.95, 0.05, label="Targeted protected share P(Z=1)",
+         only_with=("theta", "custom"),
          help="P(Z=1) targeted when θ is 'custom' "
          "(Theorem 4.5 wants it in [1/2, 1/(1+τ)])."),
     Knob("n_bins", 4, 2, 10, 1, integer=True, label="Bins per numeric column", demo_high=6,

@@ -318,6 +318,17 @@ def _group_table(domain: Domain, real: np.ndarray, generated: np.ndarray) -> pd.
     return pd.DataFrame.from_records(records)
 
 
+def check_task(task: Task) -> None:
+    """The method's preconditions (a binary target, exactly two groups), in
+    :func:`fairengine.methods.maxent.domain.check_task`; loaded when asked."""
+    from fairengine.methods.maxent.domain import check_task as check
+
+    check(task)
+
+
+#: The frontier over C of the page and of ``fairengine sweep`` (the other knobs fixed).
+C_SWEEP = {"C": (0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0)}
+
 MAXENT = register(
     Method(
         name="maxent",
@@ -332,8 +343,14 @@ MAXENT = register(
         "prior with prescribed marginals, sample debiased data from it, and train a classifier "
         "on the samples.",
         reference="Celis, Keswani & Vishnoi, ICML 2020",
+        paper="Data preprocessing to mitigate bias: a maximum entropy based approach",
         version="4",  # 4: paper domain, KL on the occurring points, sample sets, logistic default
-        demo_grid={"C": (0.1, 0.5, 0.9), "tau": (1.0,)},
+        sweep_grids={
+            "page": C_SWEEP,
+            "cli": C_SWEEP,
+            "demo": {"C": (0.1, 0.5, 0.9), "tau": (1.0,)},
+        },
+        task_checks=(check_task,),
         demo_tasks=(("adult", ("sex",)),),
         evidence=EVIDENCE,
     )

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from fairengine.methods.base import Knob
+from fairengine.methods.base import Knob, with_advanced
 
 #: The proxies the method compares.
 PROXIES = ("multiaccurate", "multiaccurate_tree", "true", "regression", "thresholded", "constant")
@@ -178,3 +178,23 @@ KNOBS: tuple[Knob, ...] = (
         help="Seed of the row split.",
     ),
 )
+#: Pages show these in their "Advanced" expander.
+KNOBS = with_advanced(
+    KNOBS,
+    ("n_iter", "learning_rate", "tree_depth", "grouping", "dl_learner", "dl_iter", "random_state"),
+)
+
+#: The downstream ε of the frontier sweeps (page, demo, bench).
+EPS_GRID = (0.005, 0.01, 0.02, 0.03, 0.05, 1.0)
+#: Named sweeps: the downstream frontier of every proxy over ε (page and ``fairengine sweep``),
+#: the hosted demo's, and the spread of the compared pipelines across row splits (page).
+EPS_SWEEP = {"proxy": PROXIES, "eps": EPS_GRID}
+SWEEP_GRIDS = {
+    "page": EPS_SWEEP,
+    "cli": EPS_SWEEP,
+    "demo": {"eps": EPS_GRID, "proxy": PROXIES, "max_rows": (2000,)},
+    "spread": {
+        "proxy": ("multiaccurate", "thresholded", "regression", "true"),
+        "random_state": (0, 1, 2, 3, 4),
+    },
+}

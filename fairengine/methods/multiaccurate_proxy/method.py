@@ -43,7 +43,7 @@ import numpy as np
 from fairengine import metrics
 from fairengine.methods.base import Method, RunResult
 from fairengine.methods.multiaccurate_proxy.checks import EVIDENCE
-from fairengine.methods.multiaccurate_proxy.knobs import KNOBS, PROXIES
+from fairengine.methods.multiaccurate_proxy.knobs import KNOBS, SWEEP_GRIDS
 from fairengine.methods.registry import register
 
 if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
@@ -52,8 +52,6 @@ if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
     from fairengine.data import Task
     from fairengine.methods.multiaccurate_proxy.model import MultiaccurateProxyModel
 
-#: The downstream ε of the frontier sweeps (page, demo, bench).
-EPS_GRID = (0.005, 0.01, 0.02, 0.03, 0.05, 1.0)
 
 #: The knobs that change the proxy (the rest only change the downstream learner).
 PROXY_KNOBS = (
@@ -514,8 +512,9 @@ MULTIACCURATE_PROXY = register(
         "multiaccurate on the error regions of downstream classifiers, then train a fair "
         "classifier through ẑ; scored on the true groups.",
         reference="Diana, Gill, Kearns, Kenthapadi, Roth & Sharifi-Malvajerdi, FAccT 2022",
+        paper="Multiaccurate Proxies for Downstream Fairness",
         version="8",  # 8: a kept step must beat the kept-out rows' sampling error
-        demo_grid={"eps": EPS_GRID, "proxy": PROXIES, "max_rows": (2000,)},
+        sweep_grids=SWEEP_GRIDS,
         demo_tasks=(("adult", ("race",)), ("adult", ("sex",))),
         evidence=EVIDENCE,
     )

@@ -25,6 +25,7 @@ class MultiaccurateProxyModel(RandomizedClassifier):
     """
 
     model_type = "multiaccurate_proxy"
+    randomized = True  # predict draws (seeded by random_state)
 
     def __init__(
         self,

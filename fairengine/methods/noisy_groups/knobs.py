@@ -6,7 +6,7 @@ validation (``_parameter_constraints``, derived by
 
 from __future__ import annotations
 
-from fairengine.methods.base import Knob, with_choice_labels
+from fairengine.methods.base import Knob, with_advanced, with_choice_labels
 from fairengine.methods.noisy_groups.rates import CONSTRAINTS
 
 METHODS = ("naive", "dro", "soft", "unconstrained")
@@ -90,8 +90,8 @@ KNOBS = (
          "one-hot feature (the paper does; the model then reads the column noisy_group)."),
     Knob("selection", "auto", choices=SELECTIONS, label="Best-iterate selection data",
          help="Data for the best "
-         "iterate and β: auto (soft assignments and DRO: 25% of train held out, the paper code's "
-         "validation selection; naive: train), train (paper's best iterate in-sample) or "
+         "iterate and β: auto (soft assignments: 25% of train held out, the paper code's "
+         "validation selection; DRO and naive: train), train (paper's best iterate in-sample) or "
          "25% of train held out (noisy groups only)."),
     Knob("tuning", "none", choices=TUNINGS, label="Learning-rate tuning (soft)",
          demo_choices=("none",),
@@ -138,3 +138,23 @@ CHOICE_WORDS = {
     "tuning": {"none": "none", "grid": "paper's grid (6 fits)"},
 }
 KNOBS = with_choice_labels(KNOBS, CHOICE_WORDS)
+#: Pages show these in their "Advanced" expander.
+KNOBS = with_advanced(
+    KNOBS,
+    (
+        "learning_rate",
+        "random_state",
+        "selection",
+        "lambda_learning_rate",
+        "adversary_learning_rate",
+    ),
+)
+
+#: The noise sweep of the page and of ``fairengine sweep`` (the paper's Figures 1–3), and the
+#: hosted demo's.
+NOISE_SWEEP = {"method": ("naive", "dro", "soft"), "noise": (0.1, 0.2, 0.3, 0.4, 0.5)}
+SWEEP_GRIDS = {
+    "page": NOISE_SWEEP,
+    "cli": NOISE_SWEEP,
+    "demo": {"noise": (0.1, 0.3), "method": METHODS},
+}

@@ -1,0 +1,108 @@
+"""Which job of the dashboard's pool (:mod:`.jobs`) runs next, which one makes room, and where a
+waiting job stands: the pool's rules, as functions of its queue and its running jobs.
+
+* A visitor's call starts from the session with the fewest calls running, its oldest job first:
+  a sweep uses every idle worker, yet a visitor's single fit never waits behind all the points
+  of another visitor's sweep.
+* A background job (a speculative fit a page may want next) starts only while no visitor's
+  call runs or waits, at most :data:`BACKGROUND_WORKERS` at once, at nice
+  :data:`BACKGROUND_NICE`; as soon as a visitor's call waits or runs, the running background
+  jobs are cancelled (:func:`preempted`), so they neither hold a worker nor share the cores
+  with it.
+* Each session holds at most ``per_session`` unfinished jobs (its oldest goes first), at most
+  ``queue_limit`` visitors' jobs wait in all, and at most :data:`BACKGROUND_QUEUE` background
+  ones (the oldest goes first); background jobs count against neither limit of visitors' jobs.
+
+The functions run with the pool's lock held. This module does not import Streamlit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from dashboard.components.job_state import Job, ServerBusy
+
+#: Nice value of a background job's process (the lowest priority).
+BACKGROUND_NICE = 19
+#: Background calls that may run at once (each only while no visitor's call runs or waits).
+BACKGROUND_WORKERS = 1
+#: Background jobs that may wait; beyond it the oldest waiting one is dropped.
+BACKGROUND_QUEUE = 8
+
+
+def next_job(queue: Iterable[Job], running: Sequence[Job]) -> Job | None:
+    """The job whose next call starts now: a visitor's job from the session with the fewest
+    calls ``running``, its oldest first; else :func:`next_background`; None if none may."""
+    per_session: dict[str, int] = {}
+    for job in running:
+        per_session[job.session] = per_session.get(job.session, 0) + 1
+    queue = list(queue)
+    best = None
+    for job in queue:
+        if not job._pending or job.background:
+            continue
+        if best is None or per_session.get(job.session, 0) < per_session.get(best.session, 0):
+            best = job
+    return best if best is not None else next_background(queue, running)
+
+
+def next_background(queue: Iterable[Job], running: Sequence[Job]) -> Job | None:
+    """The oldest background job with a call to start, if no visitor's call runs and fewer
+    than :data:`BACKGROUND_WORKERS` background calls do; else None."""
+    if any(not job.background for job in running):
+        return None
+    if sum(job.background for job in running) >= BACKGROUND_WORKERS:
+        return None
+    return next((job for job in queue if job._pending and job.background), None)
+
+
+def preempted(queue: Iterable[Job], running: Sequence[Job]) -> list[Job]:
+    """The running background jobs to cancel: all of them once a visitor's call waits or
+    runs (a visitor who took a background job over made it theirs: it is not among them)."""
+    visitor = any(not job.background for job in running) or any(
+        job._pending and not job.background for job in queue
+    )
+    return [job for job in running if job.background] if visitor else []
+
+
+def to_drop(
+    unfinished: Sequence[Job],
+    queue: Iterable[Job],
+    session: str,
+    background: bool,
+    per_session: int,
+    queue_limit: int,
+) -> list[Job]:
+    """Jobs to cancel before queueing one more for ``session``: its oldest beyond
+    ``per_session``, or for a ``background`` job the oldest waiting background jobs beyond
+    :data:`BACKGROUND_QUEUE`. Raises :class:`ServerBusy` (nothing dropped) when
+    ``queue_limit`` visitors' jobs already wait."""
+    queue = list(queue)
+    if background:
+        waiting = [job for job in queue if job.background and job._started is None]
+        return waiting[: max(0, len(waiting) - BACKGROUND_QUEUE + 1)]
+    mine = sorted(
+        (job for job in unfinished if job.session == session and not job.background),
+        key=lambda job: job.id,
+    )
+    dropped = mine[: max(0, len(mine) - per_session + 1)]
+    waiting = sum(
+        1 for job in queue if job not in dropped and job._started is None and not job.background
+    )
+    if waiting >= queue_limit:
+        raise ServerBusy
+    return dropped
+
+
+def queue_position(queue: Iterable[Job], job: Job) -> int:
+    """0 when ``job`` runs (or is done), else its place among the jobs not started yet (1 =
+    next; background jobs come after every visitor's job)."""
+    waiting = (
+        queued
+        for queued in queue
+        if queued._started is None and (job.background or not queued.background)
+    )
+    for position, queued in enumerate(waiting, start=1):
+        if queued is job:
+            return position
+    return 0

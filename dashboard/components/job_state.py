@@ -1,0 +1,178 @@
+"""What the dashboard's job pool (:mod:`.jobs`) keeps about one job: its calls, progress, the
+processor time it got, its outcome; and the errors a page may show about it.
+
+This module does not import Streamlit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections import deque
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+BUSY_MESSAGE = "The server is busy; try again in a minute."
+
+
+class Cancelled(Exception):
+    """The outcome of a job cancelled while it ran (or raised inside it by its progress hook)."""
+
+
+class ServerBusy(RuntimeError):
+    """:meth:`JobPool.submit` when the queue is full; the message is for the visitor."""
+
+    def __init__(self) -> None:
+        super().__init__(BUSY_MESSAGE)
+
+
+class JobFailed(RuntimeError):
+    """A job whose process died or ran out of memory; the message says so in words."""
+
+
+def out_of_memory(memory_mb: int | None, *, killed: bool = False) -> JobFailed:
+    """The error of a fit that needed more memory than it may use (``killed``: the system
+    stopped it, else it hit the per-job limit of ``memory_mb``)."""
+    if killed:
+        limit = " (the system stopped it)"
+    else:
+        limit = f" (the limit is {memory_mb:,} MB per fit)" if memory_mb else ""
+    return JobFailed(
+        f"this fit ran out of memory{limit}. Try fewer rows or a smaller setting of the knobs."
+    )
+
+
+#: A job whose calls got less than this share of one core each over the last
+#: :data:`SHARE_WINDOW` seconds is "getting little CPU" (the page says the server is busy).
+LOW_SHARE = 0.3
+#: Seconds over which :meth:`Job.cpu_share` measures (at least :data:`MIN_WINDOW` of them).
+SHARE_WINDOW = 15.0
+MIN_WINDOW = 4.0
+
+
+@dataclass
+class Job:
+    """One submitted job (what a page polls): one call, or ``parts`` calls (a sweep's points)."""
+
+    id: int
+    session: str
+    label: str
+    key: str
+    future: Future
+    submitted: float
+    estimate: float | None
+    progress_path: Path
+    cancel_path: Path
+    cancelled: bool = False
+    pid: int | None = None
+    parts: int = 0
+    #: A speculative job (see :class:`~dashboard.components.jobs.JobPool`): no visitor waits
+    #: for it yet.
+    background: bool = False
+    _pending: deque = field(default_factory=deque, repr=False)
+    _values: list = field(default_factory=list, repr=False)
+    _pids: dict[int, int] = field(default_factory=dict, repr=False)
+    _finished_parts: int = field(default=0, repr=False)
+    _cpu: float = field(default=0.0, repr=False)
+    _samples: deque = field(default_factory=lambda: deque(maxlen=64), repr=False)
+    _finished: float | None = field(default=None, repr=False)
+    _started: float | None = field(default=None, repr=False)
+
+    @property
+    def done(self) -> bool:
+        return self.cancelled or self.future.done()
+
+    @property
+    def running_calls(self) -> int:
+        """How many of this job's calls run right now."""
+        return len(self._pids)
+
+    def progress(self) -> dict[str, Any]:
+        """``{"started": epoch or None, "done": int, "total": int}``: as the job last wrote, or
+        for a job of ``parts`` calls, how many of them have finished."""
+        if self.parts:
+            return {"started": self._started, "done": self._finished_parts, "total": self.parts}
+        try:
+            return json.loads(self.progress_path.read_text())
+        except (OSError, ValueError):
+            return {"started": self._started, "done": 0, "total": 0}
+
+    @property
+    def started(self) -> float | None:
+        if self._started is None:  # once started, never read again (queue positions poll it)
+            self._started = self.progress().get("started")
+        return self._started
+
+    def remaining(self) -> float | None:
+        """Estimated seconds to go (from the points done so far, else the job's estimate)."""
+        info = self.progress()
+        if info.get("started") is None:
+            return self.estimate
+        spent = time.time() - float(info["started"])
+        done, total = int(info.get("done", 0)), int(info.get("total", 0))
+        if total and done:
+            return max(0.0, spent / done * (total - done))
+        if self.estimate is not None:
+            return max(0.0, self.estimate - spent)
+        return None
+
+    def cpu_seconds(self) -> float:
+        """Processor seconds this job's processes got so far (finished calls and running ones)."""
+        running = (process_cpu_seconds(pid) for pid in list(self._pids.values()))
+        return self._cpu + sum(value or 0.0 for value in running)
+
+    def cpu_share(self, now: float | None = None) -> float | None:
+        """Share of one core each running call got over the last :data:`SHARE_WINDOW` seconds
+        (1.0: a full core each); None until :data:`MIN_WINDOW` seconds have been seen. Each call
+        records a sample, so a page that polls the job measures it."""
+        now = time.time() if now is None else now
+        calls = self.running_calls
+        if not calls:  # queued, or between two calls: nothing to measure, start afresh
+            self._samples.clear()
+            return None
+        self._samples.append((now, self.cpu_seconds(), calls))
+        with contextlib.suppress(IndexError):  # pages of several sessions may poll at once
+            while len(self._samples) > 2 and now - self._samples[1][0] >= SHARE_WINDOW:
+                self._samples.popleft()
+        samples = [sample for sample in list(self._samples) if sample[0] <= now]
+        first_time, first_cpu, _ = samples[0]
+        span = now - first_time
+        if span < MIN_WINDOW:
+            return None
+        mean_calls = max(1.0, sum(c for _, _, c in samples) / len(samples))
+        return max(0.0, samples[-1][1] - first_cpu) / span / mean_calls
+
+    def outcome(self) -> tuple[str, Any]:
+        """``("pending", None)``, ``("cancelled", None)``, ``("error", exception)`` or
+        ``("done", value)``."""
+        if self.cancelled:
+            return "cancelled", None
+        if not self.future.done():
+            return "pending", None
+        if self.future.cancelled():
+            return "cancelled", None
+        exc = self.future.exception()
+        if isinstance(exc, Cancelled):
+            return "cancelled", None
+        if exc is not None:
+            return "error", exc
+        return "done", self.future.result()
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    """User and system seconds of process ``pid`` and its reaped children
+    (``/proc/<pid>/stat``); None where it cannot be read (gone, or no ``/proc``)."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = text.rsplit(")", 1)[-1].split()  # the name in parentheses may hold spaces
+    try:  # fields 14-17 of proc(5): utime, stime, cutime, cstime (here from the state, 3)
+        ticks = sum(int(value) for value in fields[11:15])
+    except (ValueError, IndexError):
+        return None
+    return ticks / os.sysconf("SC_CLK_TCK")

@@ -1,0 +1,97 @@
+"""The top every method page shares (:func:`open_page`), and the page of a method without a
+view of its own, generated from its declaration: its knobs
+(:func:`.knobs.knob_panel`), one run (:func:`.runner.run_panel`, with its checks and baselines),
+its plane's two numbers, its ``"page"`` sweep (:mod:`.grid_sweep`) when it declares one, the
+model file and "Add to comparison"."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from dashboard.components import cached, runner
+from dashboard.components.comparison import add_to_comparison
+from dashboard.components.grid_sweep import GridSweep, grid_sweep
+from dashboard.components.knobs import knob_panel, share_knobs
+from dashboard.components.page_help import how_to_read
+from dashboard.components.state import require_task
+from fairengine.data import Task
+from fairengine.methods import get_method
+from fairengine.methods.base import Method
+from fairengine.metrics import metric_info
+from fairengine.textsafe import md_text, plot_text
+
+
+def generated_page(name: str) -> Callable[[], None]:
+    """The page function of method ``name`` for ``st.Page``."""
+
+    def page() -> None:
+        draw(get_method(name))
+
+    page.__name__ = f"{name}_page"  # st.Page names a page function's page after it
+    return page
+
+
+def open_page(method: Method, caption: str) -> tuple[Task, Task, Task]:
+    """The top of every method page: its title, ``caption``, its reading guide; then the task
+    and its train/test split, or the page ends saying what is missing (no task yet, or one the
+    method cannot run on: :meth:`Method.check`'s words and its paper dataset in one click)."""
+    st.title(method.title)
+    st.caption(caption)
+    how_to_read(method.name)
+    task = require_task()
+    runner.require(method, task)
+    train, test = cached.split_task(task, task.fingerprint)
+    return task, train, test
+
+
+def draw(method: Method) -> None:
+    """Draw the generated page of ``method``."""
+    words = " ".join(p for p in (method.reference + ".", method.description) if p)
+    task, train, test = open_page(method, md_text(words))
+    knobs = method.validate_knobs(knob_panel(method, key_prefix=f"w.{method.name}"))
+    share_knobs(method, knobs, task)
+    result = runner.run_panel(
+        method.name, method.name, train, test, knobs, label=f"Fitting {method.title}"
+    )
+    knobs = dict(result.knobs)  # the knobs of the result shown (the last ones while a fit runs)
+    names = (method.performance_metric, method.fairness_metric)
+    for column, name in zip(st.columns(len(names)), names, strict=True):
+        info = metric_info(name)
+        value = result.metrics["test"].get(name, float("nan"))
+        column.metric(f"{info.label} (test)", f"{value:.4f}", help=md_text(info.definition))
+    if "page" in method.sweep_grids:
+        axis = next(iter(method.grid("page")))
+        words = method.knob(axis).display_label
+        st.subheader(f"Sweep over {words}")
+        points = grid_sweep(method, train, test, knobs, GridSweep(axis=axis, what=words))
+        if points is not None:
+            st.plotly_chart(plane_figure(method, points, axis), key=f"{method.name}_plane")
+    st.download_button(  # bytes cached per run, not deferred: see dashboard/views/maxent.py
+        "Download model file",
+        cached.model_file(result, train, test, f"{task.fingerprint}{sorted(knobs.items())}"),
+        file_name=f"{method.name}.fairmodel",
+        mime="application/zip",
+        key=f"{method.name}_model",
+    )
+    add_to_comparison(result, train, test, key=f"{method.name}_add")
+
+
+def plane_figure(method: Method, points: pd.DataFrame, axis: str) -> go.Figure:
+    """The sweep's test points on the method's plane, each labelled with its value of ``axis``."""
+    import plotly.express as px
+
+    test = points[points["split"] == "test"]
+    x, y = method.fairness_metric, method.performance_metric
+    fig = px.scatter(test, x=x, y=y, text=[plot_text(str(v)) for v in test[axis]])
+    fig.update_traces(textposition="top center")
+    fig.update_layout(
+        xaxis_title=plot_text(metric_info(x).label),
+        yaxis_title=plot_text(metric_info(y).label),
+        height=380,
+        margin={"t": 30},
+    )
+    return fig

@@ -1,0 +1,202 @@
+"""Speculative neighbours: once a method page shows its result, the runs one knob step away are
+computed in the background, so that moving a knob by one step is served from the run store.
+
+After :func:`~dashboard.components.runner.run_panel` draws a result it calls
+:func:`after_result`. That picks at most :func:`prefetch_jobs` settings one widget step away
+(:func:`fairengine.methods.knob_steps.neighbours`) from the knobs shown: the knob the visitor
+changed last first (in the direction they moved it), then the page's main knob
+(:data:`MAIN_KNOBS`), then its other sliders in their order, then its select boxes and
+checkboxes. Each one not in the run store yet is submitted to the
+shared job pool as a *background* job (:mod:`.job_scheduling`): it starts only while no visitor's
+job runs or waits, at the lowest CPU priority, and is cancelled as soon as a visitor's job waits or
+runs. It runs the same :func:`~fairengine.frontier.runs.compute_and_store` call with the same
+arguments as the page would, so it stores the same run under the same key; a visitor who asks for
+that setting while it runs takes the job over instead of starting another. The session's
+background jobs that no longer neighbour what it shows, and have not started, are dropped.
+
+``$FAIRENGINE_PREFETCH`` sets how many jobs one page view may start (``0`` turns this off); off
+by default in demo mode (:mod:`.deploy`), where a shared host's CPU is scarce.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from dashboard.components.deploy import demo_mode
+from dashboard.components.jobs import JobPool
+from fairengine.data import Task
+from fairengine.frontier import task_key
+from fairengine.frontier.runs import RunStore, compute_and_store, run_key
+from fairengine.methods.base import Knob, KnobError, Method
+from fairengine.methods.knob_steps import neighbours
+
+logger = logging.getLogger(__name__)
+
+PREFETCH_ENV = "FAIRENGINE_PREFETCH"
+#: Background jobs one page view may start (outside demo mode): both neighbours of two knobs.
+PREFETCH_JOBS = 4
+#: The knob each method page puts first, the one a visitor moves most (its trade-off knob).
+MAIN_KNOBS = {
+    "balanced_filtering": "alpha",
+    "maxent": "C",
+    "multiaccurate_proxy": "alpha",
+    "noisy_groups": "slack",
+    "fair_regression": "eps",
+}
+
+
+def prefetch_jobs(environ: Mapping[str, str] | None = None) -> int:
+    """How many background jobs one page view may start: ``$FAIRENGINE_PREFETCH`` (0 = off),
+    else :data:`PREFETCH_JOBS`, or 0 in demo mode."""
+    env = os.environ if environ is None else environ
+    value = (env.get(PREFETCH_ENV) or "").strip()
+    if not value:
+        return 0 if demo_mode(dict(env)) else PREFETCH_JOBS
+    try:
+        return max(0, int(value))
+    except ValueError:
+        logger.warning("%s must be a whole number (0 = off); got %r: off.", PREFETCH_ENV, value)
+        return 0
+
+
+def _order(
+    knobs: Mapping[str, Knob], values: Mapping, previous: Mapping | None, main: str | None
+) -> list[str]:
+    """Knob names in the order their neighbours are wanted: changed since ``previous`` first,
+    then the ``main`` knob, then sliders, then the rest, each group in the page's order."""
+    changed = [n for n in knobs if previous is not None and previous.get(n, values[n]) != values[n]]
+    first = changed + ([main] if main in knobs and main not in changed else [])
+    sliders = [n for n in knobs if knobs[n].kind in ("int", "float") and n not in first]
+    return first + sliders + [n for n in knobs if n not in first and n not in sliders]
+
+
+def _widgets(
+    method: Method, values: Mapping[str, Any], drawn: Mapping[str, tuple[Knob, Any]]
+) -> dict[str, tuple[Knob, Any]]:
+    """Per knob shown: (the knob as its widget moves, the widget's value). That is the widget
+    the page ``drawn`` for it when it holds this value or has a range of the page's own (e.g.
+    multiaccurate proxies' α over the range its runs reached, whose lower end stands for 0),
+    else the declared knob (in demo mode its demo range) at the value shown."""
+    declared = {knob.name: knob for knob in method.knobs}
+    out = {}
+    for name in values:
+        if name not in declared:
+            continue
+        knob = declared[name].for_demo() if demo_mode() else declared[name]
+        widget, chosen = drawn.get(name, (None, None))
+        own_range = widget is not None and (widget.low, widget.high) != (knob.low, knob.high)
+        if widget is not None and (chosen == values[name] or own_range):
+            out[name] = (widget, chosen)
+        else:
+            out[name] = (knob, values[name])
+    return out
+
+
+def neighbour_settings(
+    method: Method,
+    values: Mapping[str, Any],
+    previous: Mapping | None,
+    limit: int,
+    drawn: Mapping[str, tuple[Knob, Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """At most ``limit`` settings of ``method`` one widget step away from ``values`` (the
+    knobs shown; ``drawn``: the widgets the page drew, see :func:`_widgets`), in the order
+    described in the module notes; each one validated (the page's own knob values, with one of
+    them moved)."""
+    widgets = _widgets(method, values, drawn or {})
+    knobs = {name: knob for name, (knob, _) in widgets.items()}
+    found: list[dict[str, Any]] = []
+    for name in _order(knobs, values, previous, MAIN_KNOBS.get(method.name)):
+        knob, at = widgets[name]
+        steps = list(neighbours(knob, at))
+        before = None if previous is None else previous.get(name)
+        if before is not None and _is_number(before) and before > values[name]:
+            steps.reverse()  # moved down last time: down first
+        for value in steps:
+            try:
+                setting = method.validate_knobs({**values, name: value})
+            except (KnobError, ValueError, TypeError):
+                continue
+            if setting not in found and setting != values:
+                found.append(setting)
+            if len(found) >= limit:
+                return found
+    return found
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def stored(store: RunStore, tkey: str, method: str, key: str) -> bool:
+    """True if the run store (writable or shipped) holds a run file under ``key``."""
+    return any(
+        store.path(tkey, method, key, root=root).is_file()
+        for root in (store.root, *store.read_only)
+    )
+
+
+def submit_neighbours(
+    pool: JobPool,
+    store: RunStore,
+    session: str,
+    run: tuple[str, Task, Task, Mapping | None, Callable | None],
+    settings: list[dict[str, Any]],
+) -> list[str]:
+    """Submit a background job for each of ``settings`` not stored yet (``run``: method name,
+    train, test, extra, function, as the page runs them); drop the session's waiting
+    background jobs for other settings. Returns the keys submitted (or already running)."""
+    method, train, test, extra, function = run
+    tkey = task_key(train, test)
+    wanted = {run_key(tkey, method, knobs, extra): knobs for knobs in settings}
+    for job in pool.active(session):
+        if job.background and job.started is None and job.key not in wanted:
+            pool.cancel(job)
+    submitted = []
+    for key, knobs in wanted.items():
+        if stored(store, tkey, method, key):
+            continue
+        args = (store, method, train, test, dict(knobs), dict(extra) if extra else None, function)
+        pool.submit_background(session, key, compute_and_store, *args)
+        submitted.append(key)
+    return submitted
+
+
+def after_result(
+    slot: str,
+    method: str,
+    train: Task,
+    test: Task,
+    knobs: Mapping[str, Any],
+    extra: Mapping[str, Any] | None = None,
+    function: Callable[..., Any] | None = None,
+) -> None:
+    """A page has drawn its result for ``knobs``: compute the settings one knob step away in
+    the background (see the module notes); once per knob setting and session."""
+    limit = prefetch_jobs()
+    if limit <= 0:
+        return
+    import streamlit as st
+
+    from dashboard.components import runner
+    from dashboard.components.knobs import drawn_knobs
+    from fairengine.methods import get_method
+
+    drawn = dict(drawn_knobs())
+    drawn_knobs().clear()  # read once: the next page run draws its own
+    memo = st.session_state.setdefault(f"prefetch.{slot}", {})
+    setting = runner.result_key(slot)  # the task, method, knobs and extras shown
+    if memo.get("setting") == setting:
+        return
+    previous = memo.get("knobs")
+    memo.update(setting=setting, knobs=dict(knobs))
+    try:
+        declared = get_method(method)
+    except KeyError:
+        return
+    settings = neighbour_settings(declared, knobs, previous, limit, drawn)
+    run = (method, train, test, extra, function)
+    submit_neighbours(runner.job_pool(), runner.run_store(), runner.session_id(), run, settings)
