@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboard.components.charts import PALETTE
+from dashboard.components.charts import PALETTE, axes_layout
 from fairengine.methods.base import RunResult
 from fairengine.methods.noisy_groups.method import VALIDATION_FRACTION
 from fairengine.textsafe import plot_text
@@ -23,15 +23,8 @@ LABELS = {"naive": "Naive", "dro": "DRO", "soft": "Soft assignments", "unconstra
 
 
 def _layout(fig: go.Figure, title: str, x_title: str, y_title: str) -> go.Figure:
-    fig.update_layout(
-        title=title,
-        xaxis_title=x_title,
-        yaxis_title=y_title,
-        margin={"l": 10, "r": 10, "t": 50, "b": 10},
-        height=360,
-        legend={"orientation": "h", "y": -0.3},
-    )
-    return fig
+    legend = {"orientation": "h", "y": -0.3}
+    return axes_layout(fig, title, (x_title, y_title), height=360, legend=legend)
 
 
 #: Rates each constraint family compares across groups, with their names for people.

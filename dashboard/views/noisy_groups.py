@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.components import cached, noisy_groups_charts, runner
-from dashboard.components.comparison import add_to_comparison
+from dashboard.components import noisy_groups_charts, runner
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
 from dashboard.components.knobs import knob_panel, share_knobs
-from dashboard.components.method_page import open_page
+from dashboard.components.method_page import ModelButton, model_and_comparison, open_page
 from dashboard.components.shared import shared
 from dashboard.components.state import stop_page
 from dashboard.components.tables import static_table
@@ -107,11 +106,9 @@ if art.get("tuning") is not None:
         )
         st.dataframe(art["tuning"], hide_index=True, key="ng_tuning")
 
-st.download_button(  # bytes cached per run, not deferred: see dashboard/views/maxent.py
-    "Download model file (linear classifier)",
-    cached.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
-    file_name="noisy_groups.fairmodel",
-    mime="application/zip",
-    key="ng_model",
+model_and_comparison(
+    result,
+    (train, test),
+    f"{key}{sorted(knobs.items())}",
+    ModelButton(key="ng", label="Download model file (linear classifier)"),
 )
-add_to_comparison(result, train, test, key="ng_add")
