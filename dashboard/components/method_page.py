@@ -64,7 +64,7 @@ def draw(method: Method) -> None:
     for column, name in zip(st.columns(len(names)), names, strict=True):
         info = metric_info(name)
         value = result.metrics["test"].get(name, float("nan"))
-        column.metric(f"{info.label} (test)", f"{value:.4f}", help=md_text(info.definition))
+        column.metric(f"{info.label} (test)", f"{value:.4f}", help=md_text(info.explained))
     if "page" in method.sweep_grids:
         axis = next(iter(method.grid("page")))
         words = method.knob(axis).display_label
@@ -117,8 +117,8 @@ def plane_figure(method: Method, points: pd.DataFrame, axis: str) -> go.Figure:
     fig = px.scatter(test, x=x, y=y, text=[plot_text(str(v)) for v in test[axis]])
     fig.update_traces(textposition="top center")
     fig.update_layout(
-        xaxis_title=plot_text(metric_info(x).label),
-        yaxis_title=plot_text(metric_info(y).label),
+        xaxis_title=plot_text(metric_info(x).with_unit),
+        yaxis_title=plot_text(metric_info(y).with_unit),
         height=380,
         margin={"t": 30},
     )
