@@ -45,6 +45,7 @@ from fairengine import metrics
 from fairengine.methods.base import Method, RunResult
 from fairengine.methods.multiaccurate_proxy.checks import EVIDENCE
 from fairengine.methods.multiaccurate_proxy.knobs import KNOBS, SWEEP_GRIDS
+from fairengine.methods.multiaccurate_proxy.promise import promise_held
 from fairengine.methods.registry import register
 
 if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
@@ -517,5 +518,7 @@ MULTIACCURATE_PROXY = register(
         sweep_grids=SWEEP_GRIDS,
         demo_tasks=(("adult", ("race",)), ("adult", ("sex",))),
         evidence=EVIDENCE,
+        main_knob="alpha",
+        promise=promise_held,
     )
 )
