@@ -89,11 +89,7 @@ from fairengine.methods.noisy_groups.checks import EVIDENCE
 from fairengine.methods.noisy_groups.knobs import BETA_GRID, KNOBS, SWEEP_GRIDS
 from fairengine.methods.noisy_groups.noise import add_group_noise, empirical_tv, estimate_noise
 from fairengine.methods.noisy_groups.promise import guarantee, promise_held
-from fairengine.methods.noisy_groups.rates import (
-    constraint_list,
-    corrected_se_bound,
-    violations,
-)
+from fairengine.methods.noisy_groups.rates import constraint_list, corrected_se_bound, violations
 from fairengine.methods.registry import register
 
 if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
