@@ -1,6 +1,7 @@
-"""The ``fairengine`` command line: ``datasets``, ``run``, ``sweep``, ``export``, ``predict``,
-``inspect``, ``precompute``, ``audit``, ``report`` (those two in :mod:`fairengine.cli_audit`),
-``dashboard`` (:mod:`fairengine.cli_dashboard`), ``methods`` (:mod:`fairengine.cli_methods`).
+"""The ``fairengine`` command line: ``datasets``, ``run``, ``sweep``, ``precompute``; ``export``,
+``predict``, ``inspect`` (in :mod:`fairengine.cli_models`), ``audit``, ``report`` (in
+:mod:`fairengine.cli_audit`), ``dashboard`` (:mod:`fairengine.cli_dashboard`), ``methods``
+(:mod:`fairengine.cli_methods`); what they print is formatted in :mod:`fairengine.cli_output`.
 
 Problems with the user's arguments or data print one readable line and exit with status 2.
 """
@@ -8,8 +9,6 @@ Problems with the user's arguments or data print one readable line and exit with
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import os
 import sys
 from collections.abc import Sequence
@@ -18,6 +17,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairengine import __version__
+from fairengine.cli_models import cmd_export, cmd_inspect, cmd_predict, export_point
+from fairengine.cli_output import (
+    evidence_lines,
+    failed,
+    format_table,
+    metrics_lines,
+    point_rows,
+    print_json,
+    write_points,
+)
 from fairengine.data.errors import DataError
 from fairengine.data.registry import list_datasets
 
@@ -135,57 +144,6 @@ def _store(args: argparse.Namespace):
     return None if args.no_cache else FrontierStore(args.cache_dir)
 
 
-def _print_json(value: Any) -> None:
-    print(json.dumps(value, indent=2, default=_json_default))
-
-
-def _json_default(value: Any) -> Any:
-    if hasattr(value, "item"):
-        return value.item()
-    return str(value)
-
-
-def _metrics_lines(metrics: dict[str, dict[str, float]]) -> list[str]:
-    names = list(dict.fromkeys([*metrics.get("train", {}), *metrics.get("test", {})]))
-    width = max((len(n) for n in names), default=6)
-    lines = [f"{'metric':<{width}}  {'train':>9}  {'test':>9}"]
-    for name in names:
-        train = metrics.get("train", {}).get(name, float("nan"))
-        test = metrics.get("test", {}).get(name, float("nan"))
-        lines.append(f"{name:<{width}}  {train:>9.4f}  {test:>9.4f}")
-    return lines
-
-
-def _evidence_lines(record: dict[str, Any]) -> list[str]:
-    """The checks (level first, one a line) and the baselines of a point record."""
-    checks, baselines = record.get("checks"), record.get("baselines")
-    if checks is None:
-        return ["checks: not stored with this point (computed before checks existed; "
-                "rerun with --no-cache)"]  # fmt: skip
-    lines = ["checks:"] + [
-        f"  {c['level'].upper():<4}  {c['name']}: {c['sentence']}" for c in checks
-    ]
-    if baselines:
-        lines.append(f"baselines (same rows, same evaluation; learner: {baselines['learner']}):")
-        for which in ("constant", "unconstrained"):
-            splits = baselines[which]
-            shown = ", ".join(
-                f"{name} {_number(splits['train'].get(name))}/{_number(value)}"
-                for name, value in splits.get("test", {}).items()
-            )
-            lines.append(f"  {baselines[which + '_label']}: {shown} (train/test)")
-    return lines
-
-
-def _number(value: Any) -> str:
-    return "nan" if value is None else f"{float(value):.4f}"
-
-
-def _failed(records: Sequence[dict[str, Any]]) -> bool:
-    """Whether any record carries a failed check."""
-    return any(c["level"] == "fail" for r in records for c in (r.get("checks") or ()))
-
-
 def _with_evidence(record: dict[str, Any], frontier: Any, train: Task, test: Task) -> None:
     """Fill a stored point's missing checks and baselines from its model (in place)."""
     if record.get("checks") is not None:
@@ -206,7 +164,7 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
     infos = list_datasets()
     if args.json:
         drop = ("positive_labels", "leaks")
-        _print_json([{k: v for k, v in asdict(i).items() if k not in drop} for i in infos])
+        print_json([{k: v for k, v in asdict(i).items() if k not in drop} for i in infos])
         return 0
     width = max(len(info.name) for info in infos)
     for info in infos:
@@ -237,17 +195,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
     result = frontier.result(point_id)
     record = frontier.to_records()[0]
     _with_evidence(record, frontier, train, test)
-    status = EXIT_CHECK_FAILED if args.strict and _failed([record]) else 0
+    status = EXIT_CHECK_FAILED if args.strict and failed([record]) else 0
     if args.out:
-        _export(frontier, point_id, train, test, args.out)
+        export_point(frontier, point_id, train, test, args.out)
     if args.json:
-        _print_json(record)
+        print_json(record)
         return status
     cached = " (from cache)" if record.get("cached") else ""
     print(f"{method.title} on {train.name}: point {point_id}{cached}")
     print("knobs: " + ", ".join(f"{k}={v}" for k, v in record["knobs"].items()))
-    print("\n".join(_evidence_lines(record)))
-    print("\n".join(_metrics_lines(result.metrics if result else record["metrics"])))
+    print("\n".join(evidence_lines(record)))
+    print("\n".join(metrics_lines(result.metrics if result else record["metrics"])))
     if args.out:
         print(f"model written to {args.out}")
     return status
@@ -278,20 +236,20 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     records = _cached_sweep(args, method, grid)
     if records is None:
         records = _full_sweep(args, method, grid)
-    status = EXIT_CHECK_FAILED if args.strict and _failed(records) else 0
+    status = EXIT_CHECK_FAILED if args.strict and failed(records) else 0
     if args.out:
-        _write_points(records, args.out)
+        write_points(records, args.out)
     if args.json:
-        _print_json(records)
+        print_json(records)
         return status
     knob_names = [*grid, *(k.name for k in method.knobs if k.name not in grid)]
-    columns, rows = _point_rows(records, knob_names)
+    columns, rows = point_rows(records, knob_names)
     shown = ["point_id", "split", *grid, method.performance_metric, method.fairness_metric]
     shown += ["pareto", "cached"]
-    print(_format_table([c for c in shown if c in columns], rows))
+    print(format_table([c for c in shown if c in columns], rows))
     for record in records:
         print(f"point {record['point_id']}:")
-        print("\n".join("  " + line for line in _evidence_lines(record)))
+        print("\n".join("  " + line for line in evidence_lines(record)))
     if args.out:
         print(f"points written to {args.out}")
     return status
@@ -374,193 +332,6 @@ def _remember_task_key(args: argparse.Namespace, store: FrontierStore | None, tk
         remember_task_key(store.root, fingerprint, tkey)
 
 
-def _point_rows(
-    records: list[dict[str, Any]], knob_names: Sequence[str]
-) -> tuple[list[str], list[dict[str, Any]]]:
-    """One row per (point, split), with the columns of ``Frontier.points``, from the records."""
-    metric_names = list(records[0]["metrics"]["train"]) if records else []
-    columns = ["point_id", "split", *knob_names, *metric_names, "cached", "elapsed", "pareto"]
-    rows = []
-    for record in records:
-        for split in ("train", "test"):
-            rows.append(
-                {
-                    "point_id": record["point_id"],
-                    "split": split,
-                    **{k: record["knobs"].get(k) for k in knob_names},
-                    **record["metrics"][split],
-                    "cached": record["cached"],
-                    "elapsed": record["elapsed"],
-                    "pareto": record["pareto"][split],
-                }
-            )
-    return columns, rows
-
-
-def _format_table(columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> str:
-    """A plain text table: right-aligned columns two spaces apart; a float column with one
-    number of decimals (up to 6, the trailing zeros common to all its values dropped)."""
-    cells = [_format_column([row.get(c) for row in rows]) for c in columns]
-    widths = [max(len(c), *(len(v) for v in col)) for c, col in zip(columns, cells, strict=True)]
-    lines = ["  ".join(c.rjust(w) for c, w in zip(columns, widths, strict=True))]
-    for i in range(len(rows)):
-        lines.append("  ".join(col[i].rjust(w) for col, w in zip(cells, widths, strict=True)))
-    return "\n".join(lines)
-
-
-def _format_column(values: list[Any]) -> list[str]:
-    """A column's cells as text (None, a missing metric, as NaN)."""
-    numbers = [v for v in values if v is not None]
-    if all(isinstance(v, int) or not isinstance(v, float) for v in numbers):  # bool is an int
-        return ["NaN" if v is None else str(v) for v in values]
-    finite = [abs(float(v)) for v in numbers if math.isfinite(v)]
-    if any(v >= 1e6 or 0 < v < 1e-4 for v in finite):
-        return ["NaN" if v is None else f"{v:.6e}" for v in values]
-    fixed = [f"{float(v):.6f}" for v in numbers if math.isfinite(v)]
-    decimals = max(1, *(len(t.partition(".")[2].rstrip("0")) for t in fixed))
-    return ["NaN" if v is None else f"{float(v):.{decimals}f}" for v in values]
-
-
-def _write_points(records: list[dict[str, Any]], out: Path) -> None:
-    """The points as JSON (the records) or CSV (the columns of ``Frontier.points``)."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if out.suffix.lower() == ".json":
-        out.write_text(json.dumps(records, indent=2, default=_json_default))
-        return
-    import csv
-
-    knob_names = list(records[0]["knobs"]) if records else []
-    columns, rows = _point_rows(records, knob_names)
-    with out.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-
-
-def _export(frontier, point_id: str, train: Task, test: Task, out: Path) -> None:
-    from fairengine.export import model_card, result_metadata, save_model
-    from fairengine.methods.base import RunResult
-    from fairengine.methods.evidence import evidence_from_dict, stored_result
-
-    result = frontier.result(point_id)
-    if result is None:  # served from the cache: rebuild the RunResult from its record
-        record = next(r for r in frontier.to_records() if r["point_id"] == point_id)
-        model = frontier.model(point_id)
-        if record["checks"] is None:  # stored before results carried checks: compute them
-            result = stored_result(
-                frontier.method, record["knobs"], record["metrics"], model, train, test
-            )
-        else:
-            checks, baselines = evidence_from_dict(record)
-            result = RunResult(
-                frontier.method, record["knobs"], record["metrics"], model,
-                checks=checks, baselines=baselines,
-            )  # fmt: skip
-    card = model_card(result, train, test, file_name=out.name)
-    save_model(result.model, out, card=card, metadata=result_metadata(result, train, test))
-    out.with_suffix(".md").write_text(card)
-
-
-def _cmd_export(args: argparse.Namespace) -> int:
-    from fairengine.frontier import FrontierStore, sweep, task_key
-
-    method = _method(args.method)
-    train, test = _split(_load_task(args), args)
-    if args.point:
-        store = FrontierStore(args.cache_dir, read_only=_assets_frontiers())
-        matches = [
-            p
-            for p in store.points(task_key(train, test), method.name)
-            if p.point_id.startswith(args.point)
-        ]
-        if len(matches) != 1:
-            found = "no cached point" if not matches else f"{len(matches)} cached points"
-            raise UsageError(
-                f"{found} of {method.name} on this data has id {args.point!r}; run `fairengine "
-                "sweep` first or give a longer id."
-            )
-        knobs = matches[0].knobs
-    else:
-        knobs = method.validate_knobs(_parse_pairs(args.set, "--set"))
-    frontier = sweep(
-        method,
-        train,
-        test,
-        [knobs],
-        store=None
-        if args.no_cache
-        else FrontierStore(args.cache_dir, read_only=_assets_frontiers()),
-    )
-    point_id = frontier.points["point_id"].iloc[0]
-    _export(frontier, point_id, train, test, args.out)
-    if args.json:
-        _print_json(
-            {"point_id": point_id, "out": str(args.out), "card": str(args.out.with_suffix(".md"))}
-        )
-    else:
-        print(f"model {point_id} written to {args.out} (card: {args.out.with_suffix('.md')})")
-    return 0
-
-
-def _assets_frontiers() -> tuple[Path, ...]:
-    from fairengine.data.registry import assets_dir
-
-    path = assets_dir() / "frontiers"
-    return (path,) if path.is_dir() else ()
-
-
-def _cmd_predict(args: argparse.Namespace) -> int:
-    from fairengine.export.client import predict_file
-
-    if args.chunk_size < 1:
-        raise UsageError(f"--chunk-size must be positive, got {args.chunk_size}.")
-    rows = predict_file(
-        args.model,
-        args.data,
-        args.out,
-        proba=args.proba,
-        id_columns=args.id_columns or (),
-        allow_extra=args.allow_extra,
-        random_state=args.random_state,
-        chunk_rows=args.chunk_size,
-    )
-    if args.out is not None:
-        print(f"{rows:,} predictions written to {args.out}", file=sys.stderr)
-    return 0
-
-
-def _cmd_inspect(args: argparse.Namespace) -> int:
-    from fairengine.export.client import describe
-
-    info = describe(args.model)
-    if args.json:
-        _print_json(info)
-        return 0
-    schema = info["schema"]
-    print(f"{info['file']}: {info['format']}, model type {info['model_type']} ({info['kind']}"
-          f"{', randomized' if info['randomized'] else ''})")  # fmt: skip
-    print(f"written by fairengine {info['engine_version']} on {info['created']}")
-    if info["method"]:
-        knobs = ", ".join(f"{k}={v}" for k, v in info["knobs"].items())
-        print(f"method: {info['method']} ({knobs})")
-    print(f"numeric columns ({len(schema['numeric'])}): {', '.join(schema['numeric']) or '-'}")
-    print(f"text columns ({len(schema['text'])}): {', '.join(schema['text']) or '-'}")
-    if schema["not_needed"]:
-        print(f"known, not needed: {', '.join(schema['not_needed'])}")
-    if schema["dropped_identifier_columns"]:
-        print(
-            "dropped identifier-like columns (no values stored): "
-            + ", ".join(schema["dropped_identifier_columns"])
-        )
-    if info["metrics"]:
-        print("\n".join(_metrics_lines(info["metrics"])))
-    print(
-        f"checksums: ok ({len(info['checksums']['verified'])} members); state schema: ok; "
-        "probe prediction: ok"
-    )
-    return 0
-
-
 def _cmd_precompute(args: argparse.Namespace) -> int:
     from fairengine.frontier.demo import precompute
 
@@ -572,7 +343,7 @@ def _cmd_precompute(args: argparse.Namespace) -> int:
         log=print,
     )
     if args.json:
-        _print_json(written)
+        print_json(written)
     return 0
 
 
@@ -612,7 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_data_arguments(export)
     export.add_argument("--point", help="id (or prefix) of a cached point; else use --set")
     export.add_argument("--out", type=Path, required=True, help="model file to write")
-    export.set_defaults(handler=_cmd_export)
+    export.set_defaults(handler=cmd_export)
 
     predict = commands.add_parser(
         "predict", help="predict every row of a CSV or Parquet file with a model file"
@@ -629,14 +400,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--random-state", type=int, default=0, help="seed of randomized models' draws"
     )
     predict.add_argument("--chunk-size", type=int, default=50_000, help="rows per chunk")
-    predict.set_defaults(handler=_cmd_predict)
+    predict.set_defaults(handler=cmd_predict)
 
     inspect = commands.add_parser(
         "inspect", help="print a model file's manifest, schema, metrics; verify it"
     )
     inspect.add_argument("model", type=Path, help="a .fairmodel file")
     inspect.add_argument("--json", action="store_true", help="machine-readable output")
-    inspect.set_defaults(handler=_cmd_inspect)
+    inspect.set_defaults(handler=cmd_inspect)
 
     pre = commands.add_parser("precompute", help="write the demo frontiers into assets/frontiers")
     pre.add_argument("--out", type=Path, help="target folder (default: assets/frontiers)")

@@ -127,7 +127,8 @@ def _outside(args: argparse.Namespace, task: Task) -> Any:
 
 def _cmd_audit(args: argparse.Namespace) -> int:
     from fairengine.audit import audit_outside, cost_of_fairness
-    from fairengine.cli import _load_task, _print_json
+    from fairengine.cli import _load_task
+    from fairengine.cli_output import print_json
 
     outside = _outside(args, _load_task(args))
     result = audit_outside(
@@ -144,25 +145,25 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         document = result.to_dict()
         if cost is not None:
             document["cost"] = json.loads(cost.to_json(orient="records"))
-        _print_json(document)
+        print_json(document)
         return 0
     print("\n".join(_audit_lines(result, cost)))
     return 0
 
 
 def _audit_lines(result: AuditResult, cost: Any) -> list[str]:
-    from fairengine.cli import _evidence_lines, _metrics_lines
+    from fairengine.cli_output import evidence_lines, metrics_lines
 
     threshold = f", threshold {result.threshold:g}" if result.threshold is not None else ""
     lines = [f"{result.name}: {result.kind} from {result.source}{threshold}"]
     lines += [f"note: {n}" for n in result.notes]
-    lines += _evidence_lines(
+    lines += evidence_lines(
         {
             "checks": [c.to_dict() for c in result.checks],
             "baselines": result.baselines and result.baselines.to_dict(),
         }
     )
-    lines += _metrics_lines(result.metrics)
+    lines += metrics_lines(result.metrics)
     columns = [c for c in result.groups.columns if not c.endswith(("_low", "_high"))]
     lines += [
         "per group (test rows; 95% intervals in --json):",

@@ -41,6 +41,36 @@ def test_report_lists_offenders_of_each_limit():
         assert row["score"] > 10 and (ROOT / row["path"]).is_file()
 
 
+def test_estimator_hyperparameters_are_listed_apart_from_the_parameter_limit(tmp_path):
+    tool = _tool()
+    source = (
+        "from sklearn.base import BaseEstimator\n"
+        "class Base(BaseEstimator):\n    pass\n"
+        "class Est(Base):\n"
+        "    def __init__(self, a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=8, i=9):\n        pass\n"
+        "class Plain:\n"
+        "    def __init__(self, a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=8, i=9):\n        pass\n"
+    )
+    tree = ast.parse(source)
+    assert tool.estimator_classes(tool._class_bases(tree)) == {"Base", "Est"}
+    path = tmp_path / "m.py"
+    path.write_text(source)
+    tool_root, tool.ROOT = tool.ROOT, tmp_path
+    try:
+        _, functions = tool.measure_sizes([path])
+    finally:
+        tool.ROOT = tool_root
+    flags = {f.name: (f.parameters, f.hyperparameters) for f in functions}
+    assert flags == {"Est.__init__": (9, True), "Plain.__init__": (9, False)}
+
+
+def test_report_keeps_estimator_inits_out_of_the_parameter_offenders():
+    data = _tool().report()
+    over = {row["name"] for row in data["functions_over_parameters"]}
+    inits = {row["name"] for row in data["estimator_hyperparameters"]}
+    assert "BalancedFilter.__init__" in inits and not over & inits
+
+
 def test_shared_files_count_values_not_docstrings_and_skip_the_methods_own_places():
     tool = _tool()
     source = '"""Mentions "maxent" in words."""\nTABLE = {"maxent": 1}\n'

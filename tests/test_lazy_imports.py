@@ -15,7 +15,7 @@ from fairengine.frontier.plain import plain_records
 from fairengine.frontier.result import Frontier, PointRecord
 
 HEAVY = ("sklearn", "fairlearn", "pandas", "scipy", "pyarrow")
-LIGHT_REWEIGHING = ("_knobs", "base", "evidence", "registry", "reweighing")
+LIGHT_REWEIGHING = ("_knobs", "base", "evidence", "evidence_fits", "registry", "reweighing")
 _WRAPPER = """
 import json, runpy, sys
 sys.argv = ["fairengine", *sys.argv[1:]]

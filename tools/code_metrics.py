@@ -12,6 +12,13 @@ physical lines; lines of a function run from its ``def`` (decorators excluded) t
 ``self`` and ``cls`` do not count as parameters; ``*args`` and ``**kwargs`` count as one each.
 Complexity comes from ``ruff check --select C901`` so it matches what the linter reports.
 
+Estimator hyperparameters are reported in their own category, not under the parameter limit: the
+``__init__`` of a scikit-learn estimator (a class deriving from ``BaseEstimator``, directly or
+through another class of the project) must take every hyperparameter as an explicit keyword
+argument, because ``get_params``/``set_params``, ``clone`` and grid searches read them from its
+signature. Folding them into an options object would break that contract, so the tool lists these
+signatures separately (``estimator_hyperparameters``) where a reader still sees how many there are.
+
 Shared files per method: the files outside a method's own places (its package or module under
 ``fairengine/methods/``, its view, its chart module, its sweep module) that name it as a value —
 a string constant (not a docstring) equal to the name or its module path, or its guide page in
@@ -27,7 +34,7 @@ import json
 import re
 import subprocess
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,6 +54,7 @@ class FunctionSize:
     line: int
     lines: int
     parameters: int
+    hyperparameters: bool = False  # the __init__ of a scikit-learn estimator
 
 
 def _parameter_count(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
@@ -76,6 +84,37 @@ def _functions(path: Path, tree: ast.AST) -> list[FunctionSize]:
     return found
 
 
+def _class_bases(tree: ast.AST) -> dict[str, set[str]]:
+    """Each class defined in ``tree`` and the names of its direct bases (last dotted part)."""
+    bases: dict[str, set[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            names = {ast.unparse(b).rsplit(".", 1)[-1] for b in node.bases}
+            bases.setdefault(node.name, set()).update(names)
+    return bases
+
+
+def estimator_classes(bases: dict[str, set[str]]) -> set[str]:
+    """Classes deriving from scikit-learn's ``BaseEstimator``, directly or through others."""
+    found = {"BaseEstimator"}
+    grew = True
+    while grew:
+        new = {name for name, parents in bases.items() if parents & found} - found
+        found |= new
+        grew = bool(new)
+    return found - {"BaseEstimator"}
+
+
+def _mark_hyperparameters(
+    functions: list[FunctionSize], estimators: set[str]
+) -> list[FunctionSize]:
+    def is_estimator_init(f: FunctionSize) -> bool:
+        parts = f.name.split(".")
+        return len(parts) >= 2 and parts[-1] == "__init__" and parts[-2] in estimators
+
+    return [replace(f, hyperparameters=True) if is_estimator_init(f) else f for f in functions]
+
+
 def python_files(packages: tuple[str, ...] = PACKAGES) -> list[Path]:
     """The Python source files of the given top-level folders, sorted."""
     return sorted(p for pkg in packages for p in (ROOT / pkg).rglob("*.py"))
@@ -85,11 +124,15 @@ def measure_sizes(files: list[Path]) -> tuple[dict[str, int], list[FunctionSize]
     """Lines per module and the size of every function in ``files``."""
     modules: dict[str, int] = {}
     functions: list[FunctionSize] = []
+    bases: dict[str, set[str]] = {}
     for path in files:
         text = path.read_text(encoding="utf-8")
         modules[str(path.relative_to(ROOT))] = len(text.splitlines())
-        functions.extend(_functions(path, ast.parse(text, filename=str(path))))
-    return modules, functions
+        tree = ast.parse(text, filename=str(path))
+        functions.extend(_functions(path, tree))
+        for name, parents in _class_bases(tree).items():
+            bases.setdefault(name, set()).update(parents)
+    return modules, _mark_hyperparameters(functions, estimator_classes(bases))
 
 
 _C901 = re.compile(r"`(?P<name>[^`]+)` is too complex \((?P<score>\d+) > \d+\)")
@@ -188,7 +231,10 @@ def report(packages: tuple[str, ...] = PACKAGES) -> dict[str, object]:
     complex_functions = measure_complexity(packages)
     long_modules = {p: n for p, n in modules.items() if n > MAX_MODULE_LINES}
     long_functions = [f for f in functions if f.lines > MAX_FUNCTION_LINES]
-    many_parameters = [f for f in functions if f.parameters > MAX_PARAMETERS]
+    many_parameters = [
+        f for f in functions if f.parameters > MAX_PARAMETERS and not f.hyperparameters
+    ]
+    estimator_inits = [f for f in functions if f.hyperparameters]
     return {
         "files": len(files),
         "lines": sum(modules.values()),
@@ -199,6 +245,9 @@ def report(packages: tuple[str, ...] = PACKAGES) -> dict[str, object]:
             asdict(f) for f in sorted(many_parameters, key=lambda f: -f.parameters)
         ],
         "complexity_over_limit": complex_functions,
+        "estimator_hyperparameters": [
+            asdict(f) for f in sorted(estimator_inits, key=lambda f: -f.parameters)
+        ],
         "shared_files_per_method": shared_files(_method_names(), packages),
     }
 
@@ -225,6 +274,13 @@ def _print_summary(data: dict[str, object], top: int) -> None:
                 value = row.get("lines") if unit == "lines" else row.get("parameters")
                 value = row["score"] if unit == "(C901)" else value
                 print(f"  {value:5d}  {row['path']}:{row['line']} {row['name']}")
+    inits = data["estimator_hyperparameters"]
+    print(
+        f"\nestimator hyperparameters (scikit-learn __init__, explicit by contract, "
+        f"not limited): {len(inits)}"
+    )
+    for row in inits[:top]:
+        print(f"  {row['parameters']:5d}  {row['path']}:{row['line']} {row['name']}")
 
 
 def main(argv: list[str] | None = None) -> int:

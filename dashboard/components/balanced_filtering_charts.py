@@ -257,6 +257,73 @@ def _raw_points(fig: go.Figure, points: pd.DataFrame, name: str, color: str, i: 
         )
 
 
+def _curve(fig: go.Figure, rows: pd.DataFrame, name: str, i: int, col: int) -> None:
+    """One proxy's mean curve on one split, with its 95% band (when there are several seeds)
+    and its disclosivity error bars."""
+    color = _PALETTE[i % len(_PALETTE)]
+    x = rows["disclosivity"].to_numpy()
+    if int(rows["n_seeds"].min()) > 1:
+        fig.add_trace(
+            go.Scatter(
+                x=np.concatenate([x, x[::-1]]),
+                y=np.concatenate(
+                    [
+                        rows["imbalance_high"].to_numpy(),
+                        # imbalance is a distance: the band stops at 0
+                        rows["imbalance_low"].clip(lower=0.0).to_numpy()[::-1],
+                    ]
+                ),
+                fill="toself",
+                mode="lines",  # not the default markers at the band's vertices
+                fillcolor=_rgba(color, 0.15),
+                line={"width": 0},
+                hoverinfo="skip",
+                name=f"{name} (95% band)",
+                legendgroup=name,
+                showlegend=False,
+            ),
+            row=1,
+            col=col,
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=rows["imbalance"],
+            mode="lines+markers",
+            name=name,
+            legendgroup=name,
+            # Earlier curves wider, later ones thinner on top: where two coincide (the
+            # (α, β) and relaxed trees often do) both stay visible.
+            line={
+                "color": color,
+                "dash": _DASHES[i % len(_DASHES)],
+                "width": max(1.5, 6.0 - 1.5 * i),
+            },
+            marker={
+                "symbol": _SYMBOLS[i % len(_SYMBOLS)],
+                "size": max(6, 12 - 2 * i),
+                "opacity": 0.8,
+            },
+            opacity=0.85,
+            error_x={
+                "type": "data",
+                "symmetric": False,
+                "array": rows["disclosivity_high"] - x,
+                "arrayminus": x - rows["disclosivity_low"],
+                "color": _rgba(color, 0.4),
+                "thickness": 1,
+            },
+            showlegend=col == 1,
+            customdata=np.column_stack([rows["level"], rows["acceptance_rate"], rows["n_seeds"]]),
+            hovertemplate="disclosivity %{x:.3f}<br>imbalance %{y:.3f}"
+            "<br>α or η %{customdata[0]}<br>acceptance %{customdata[1]:.3f}"
+            "<br>seeds (non-empty sample) %{customdata[2]}<extra>" + name + "</extra>",
+        ),
+        row=1,
+        col=col,
+    )
+
+
 def tradeoff_figure(
     curves: pd.DataFrame, current: RunResult | None, points: pd.DataFrame | None = None
 ) -> go.Figure:
@@ -279,69 +346,7 @@ def tradeoff_figure(
             _raw_points(fig, points, name, color, i)
         for col, split in enumerate(("train", "test"), start=1):
             rows = part[part["split"] == split].sort_values("level")
-            x = rows["disclosivity"].to_numpy()
-            if int(rows["n_seeds"].min()) > 1:
-                fig.add_trace(
-                    go.Scatter(
-                        x=np.concatenate([x, x[::-1]]),
-                        y=np.concatenate(
-                            [
-                                rows["imbalance_high"].to_numpy(),
-                                # imbalance is a distance: the band stops at 0
-                                rows["imbalance_low"].clip(lower=0.0).to_numpy()[::-1],
-                            ]
-                        ),
-                        fill="toself",
-                        mode="lines",  # not the default markers at the band's vertices
-                        fillcolor=_rgba(color, 0.15),
-                        line={"width": 0},
-                        hoverinfo="skip",
-                        name=f"{name} (95% band)",
-                        legendgroup=name,
-                        showlegend=False,
-                    ),
-                    row=1,
-                    col=col,
-                )
-            fig.add_trace(
-                go.Scatter(
-                    x=x,
-                    y=rows["imbalance"],
-                    mode="lines+markers",
-                    name=name,
-                    legendgroup=name,
-                    # Earlier curves wider, later ones thinner on top: where two coincide (the
-                    # (α, β) and relaxed trees often do) both stay visible.
-                    line={
-                        "color": color,
-                        "dash": _DASHES[i % len(_DASHES)],
-                        "width": max(1.5, 6.0 - 1.5 * i),
-                    },
-                    marker={
-                        "symbol": _SYMBOLS[i % len(_SYMBOLS)],
-                        "size": max(6, 12 - 2 * i),
-                        "opacity": 0.8,
-                    },
-                    opacity=0.85,
-                    error_x={
-                        "type": "data",
-                        "symmetric": False,
-                        "array": rows["disclosivity_high"] - x,
-                        "arrayminus": x - rows["disclosivity_low"],
-                        "color": _rgba(color, 0.4),
-                        "thickness": 1,
-                    },
-                    showlegend=col == 1,
-                    customdata=np.column_stack(
-                        [rows["level"], rows["acceptance_rate"], rows["n_seeds"]]
-                    ),
-                    hovertemplate="disclosivity %{x:.3f}<br>imbalance %{y:.3f}"
-                    "<br>α or η %{customdata[0]}<br>acceptance %{customdata[1]:.3f}"
-                    "<br>seeds (non-empty sample) %{customdata[2]}<extra>" + name + "</extra>",
-                ),
-                row=1,
-                col=col,
-            )
+            _curve(fig, rows, name, i, col)
     if current is not None:
         for col, split in enumerate(("train", "test"), start=1):
             m = current.metrics[split]

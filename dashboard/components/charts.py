@@ -188,23 +188,7 @@ def frontier_figure(
             )
         )
     if selected is not None and selected in set(table["point_id"]):
-        row = table[table["point_id"] == selected].iloc[0]
-        fig.add_trace(
-            go.Scatter(
-                x=[row[x]],
-                y=[row[y]],
-                mode="markers",
-                name="selected",
-                marker={
-                    "symbol": "star",
-                    "size": 20,
-                    "color": "#c9a227",
-                    "line": {"color": "#1f2633", "width": 1},
-                },
-                customdata=[selected],
-                hoverinfo="skip",
-            )
-        )
+        _add_selected(fig, table[table["point_id"] == selected].iloc[0], x, y, selected)
     if "failed_checks" in table:
         _add_failed(fig, table, x, y)
     for label, (ref_x, ref_y) in (references or {}).items():
@@ -220,6 +204,26 @@ def frontier_figure(
         title={"text": f"{y_label} vs {x_label}: every cached frontier point", "x": 0},
     )
     return fig
+
+
+def _add_selected(fig: go.Figure, row: pd.Series, x: str, y: str, selected: str) -> None:
+    """A gold star on the selected point."""
+    fig.add_trace(
+        go.Scatter(
+            x=[row[x]],
+            y=[row[y]],
+            mode="markers",
+            name="selected",
+            marker={
+                "symbol": "star",
+                "size": 20,
+                "color": "#c9a227",
+                "line": {"color": "#1f2633", "width": 1},
+            },
+            customdata=[selected],
+            hoverinfo="skip",
+        )
+    )
 
 
 def _add_failed(fig: go.Figure, table: pd.DataFrame, x: str, y: str) -> None:

@@ -9,7 +9,17 @@ from __future__ import annotations
 from typing import Any
 
 from fairengine.export.safe import ModelFileError
-from fairengine.export.schemas import BOOL, INT, NUM, SCALAR, STR, Check, list_of, obj, optional
+from fairengine.export.schema_rules import (
+    BOOL,
+    INT,
+    NUM,
+    SCALAR,
+    STR,
+    Check,
+    list_of,
+    obj,
+    optional,
+)
 
 MAX_TEXT = 200_000  # characters of one string (a model card is a few thousand)
 

@@ -16,12 +16,14 @@ _LAZY = {
     "read_table": "fairengine.data.io",
     "Task": "fairengine.data.task",
     "from_frame": "fairengine.data.task",
+    "TableOptions": "fairengine.data.task",
 }
 
 __all__ = [
     "DataError",
     "DatasetInfo",
     "FeatureEncoder",
+    "TableOptions",
     "Task",
     "from_frame",
     "list_datasets",

@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -175,6 +175,17 @@ class Task:
         }
 
 
+@dataclass(frozen=True)
+class TableOptions:
+    """How :func:`from_frame` reads a table besides its roles (its parameters of these names)."""
+
+    name: str = "uploaded"
+    drop_missing: bool = False
+    merge_small_groups: bool = False
+    min_group_size: int | None = None
+    max_rows: int | None = None
+
+
 def from_frame(
     df: pd.DataFrame,
     *,
@@ -182,12 +193,9 @@ def from_frame(
     sensitive: str | Sequence[str],
     features: Sequence[str] | None = None,
     kind: Kind | None = None,
-    name: str = "uploaded",
     positive_label: object = None,
-    drop_missing: bool = False,
-    merge_small_groups: bool = False,
-    min_group_size: int | None = None,
-    max_rows: int | None = None,
+    options: TableOptions | None = None,
+    **table: Any,
 ) -> Task:
     """Validate a table and its roles and build a :class:`Task`.
 
@@ -205,13 +213,17 @@ def from_frame(
     kind : {"classification", "regression"}, optional
         Inferred when omitted: a target with two values is a classification target, a numeric
         target with many values a regression target.
-    name : str
-        Name shown in the dashboard and stored in model files.
     positive_label : optional
         For classification, the target value coded as 1. Default: a value that reads as
         positive (``1``, ``True``, ``"yes"``, ``">50K"``, ...), else the rarer value. A list (or
         tuple/set) of values makes a one-vs-rest task of a target with several classes: those
         values are coded 1, every other value 0 (``Task.positive_values``).
+    options : TableOptions, optional
+        The options below as one object; keyword arguments of the same names override its fields
+        (``from_frame(df, ..., drop_missing=True)`` equals
+        ``options=TableOptions(drop_missing=True)``; an unknown name is a ``TypeError``).
+    name : str
+        Name shown in the dashboard and stored in model files.
     drop_missing : bool
         Drop rows with a missing target or sensitive value instead of raising.
     merge_small_groups : bool
@@ -226,30 +238,22 @@ def from_frame(
     DataError
         With a message that names the column and says what to do.
     """
+    opts = replace(options or TableOptions(), **table)
     checked = check_roles(
         df,
         target=target,
         sensitive=sensitive,
         features=features,
-        drop_missing=drop_missing,
-        max_rows=max_rows,
+        drop_missing=opts.drop_missing,
+        max_rows=opts.max_rows,
     )
     frame = checked.frame
-    one_vs_rest = isinstance(positive_label, list | tuple | set | frozenset)
-    kind = infer_kind(frame[target], target, kind, one_vs_rest=one_vs_rest)
-    values: tuple[str, ...] = ()
-    if kind == "classification" and one_vs_rest:
-        values = resolve_positive_values(frame[target], target, list(positive_label))  # type: ignore[arg-type]
-        label: object = " | ".join(values)
-    elif kind == "classification":
-        label = resolve_positive_label(frame[target], target, positive_label)
-    else:
-        label = None
+    kind, label, values = _target_coding(frame[target], target, kind, positive_label)
     group_names, merged = checked.group_levels(
-        merge_small_groups=merge_small_groups, min_group_size=min_group_size
+        merge_small_groups=opts.merge_small_groups, min_group_size=opts.min_group_size
     )
     return Task(
-        name=name,
+        name=opts.name,
         frame=frame,
         target=target,
         sensitive=checked.sensitive,
@@ -261,3 +265,18 @@ def from_frame(
         notes=checked.notes,
         positive_values=values,
     )
+
+
+def _target_coding(
+    y: pd.Series, target: str, kind: Kind | None, positive_label: object
+) -> tuple[Kind, object, tuple[str, ...]]:
+    """The task's kind, its positive label (None for regression) and, for a one-vs-rest target,
+    the values coded 1."""
+    one_vs_rest = isinstance(positive_label, list | tuple | set | frozenset)
+    kind = infer_kind(y, target, kind, one_vs_rest=one_vs_rest)
+    if kind == "classification" and one_vs_rest:
+        values = resolve_positive_values(y, target, list(positive_label))  # type: ignore[arg-type]
+        return kind, " | ".join(values), values
+    if kind == "classification":
+        return kind, resolve_positive_label(y, target, positive_label), ()
+    return kind, None, ()

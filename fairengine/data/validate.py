@@ -105,21 +105,7 @@ def check_roles(
     _check_shape(df, limit)
     sens = (sensitive,) if isinstance(sensitive, str) else tuple(sensitive)
     columns = [str(c) for c in df.columns]
-    if not sens:
-        raise DataError("Choose at least one sensitive column.")
-    for role, names in (("target", [target]), ("sensitive", sens), ("feature", features or [])):
-        for col in names:
-            if col not in columns:
-                raise DataError(
-                    f"Unknown {role} column {col!r}. Available columns: {_list(columns)}."
-                )
-    if len(set(sens)) != len(sens):
-        raise DataError(f"A sensitive column is listed twice: {list(sens)}.")
-    if target in sens:
-        raise DataError(
-            f"Column {target!r} is both the target and a sensitive column. Choose a different "
-            "target or sensitive attribute."
-        )
+    _check_role_names(columns, target, sens, features)
     frame = df.copy()
     frame.columns = columns
     notes: list[str] = [str(n) for n in df.attrs.get("notes", ())]
@@ -135,6 +121,27 @@ def check_roles(
         _check_magnitude(frame[col], f"Feature {col!r}")
     frame = frame.loc[:, [target, *sens, *(f for f in feats if f not in sens)]]
     return CheckedRoles(frame, target, sens, feats, tuple(notes))
+
+
+def _check_role_names(
+    columns: list[str], target: str, sens: tuple[str, ...], features: Sequence[str] | None
+) -> None:
+    """Every role names an existing column; the sensitive columns are distinct, not the target."""
+    if not sens:
+        raise DataError("Choose at least one sensitive column.")
+    for role, names in (("target", [target]), ("sensitive", sens), ("feature", features or [])):
+        for col in names:
+            if col not in columns:
+                raise DataError(
+                    f"Unknown {role} column {col!r}. Available columns: {_list(columns)}."
+                )
+    if len(set(sens)) != len(sens):
+        raise DataError(f"A sensitive column is listed twice: {list(sens)}.")
+    if target in sens:
+        raise DataError(
+            f"Column {target!r} is both the target and a sensitive column. Choose a different "
+            "target or sensitive attribute."
+        )
 
 
 def _check_shape(df: pd.DataFrame, limit: int) -> None:

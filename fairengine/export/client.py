@@ -18,7 +18,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -240,23 +240,37 @@ def predict_frame(
     return out
 
 
+@dataclass(frozen=True)
+class PredictOptions:
+    """How :func:`predict_file` predicts (its parameters of these names)."""
+
+    proba: bool = False
+    id_columns: Sequence[str] = ()
+    allow_extra: bool = False
+    random_state: int = 0
+    chunk_rows: int = CHUNK_ROWS
+
+
 def predict_file(
     model_path: str | os.PathLike[str],
     data_path: str | os.PathLike[str],
     out: str | os.PathLike[str] | None = None,
     *,
-    proba: bool = False,
-    id_columns: Sequence[str] = (),
-    allow_extra: bool = False,
-    random_state: int = 0,
-    chunk_rows: int = CHUNK_ROWS,
+    options: PredictOptions | None = None,
     stdout: IO[str] | None = None,
     stderr: IO[str] | None = None,
+    **settings: Any,
 ) -> int:
     """Predict every row of ``data_path`` into ``out`` (CSV, or Parquet for a ``.parquet``
     suffix; CSV on ``stdout`` without ``out``); returns the number of rows written. Columns the
     model was trained with but does not read (target, sensitive attribute(s)) are ignored with a
     note on ``stderr`` (:func:`check_columns`).
+
+    ``proba`` (add the probability of 1, or the expected value), ``id_columns`` (input columns
+    copied to the output), ``allow_extra`` (ignore unknown columns), ``random_state`` (seed of a
+    randomized model's draws) and ``chunk_rows`` (rows read at a time) are the fields of
+    :class:`PredictOptions`, given as ``options`` or one by one as keyword arguments (which
+    override ``options``; an unknown name is a ``TypeError``).
 
     Raises
     ------
@@ -265,60 +279,90 @@ def predict_file(
     SchemaError
         For input that does not match the model's schema.
     """
+    opts = replace(options or PredictOptions(), **settings)
     model = load_model(model_path)
     schema = model.input_schema or input_schema(model, read_manifest(model_path))
-    columns, chunks = read_chunks(data_path, schema, chunk_rows)
-    ignored = check_columns(schema, columns, id_columns=id_columns, allow_extra=allow_extra)
+    columns, chunks = read_chunks(data_path, schema, opts.chunk_rows)
+    ignored = check_columns(
+        schema, columns, id_columns=opts.id_columns, allow_extra=opts.allow_extra
+    )
     if ignored:
         print(ignored_note(schema, ignored), file=stderr or sys.stderr)
-    target = None if out is None else Path(out)
-    parquet = target is not None and target.suffix.lower() in (".parquet", ".pq")
-    tmp = None
-    if target is not None:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-        os.close(fd)
-        tmp = Path(name)
-    writer = None
+    sink = _Sink(out, stdout)
     rows = 0
     try:
         for i, chunk in enumerate(chunks):
             check_types(schema, chunk, first_row=rows)
-            seed = int(np.random.SeedSequence([random_state, i]).generate_state(1)[0])
-            result = predict_frame(model, chunk[schema.features], proba=proba, random_state=seed)
+            seed = int(np.random.SeedSequence([opts.random_state, i]).generate_state(1)[0])
+            result = predict_frame(
+                model, chunk[schema.features], proba=opts.proba, random_state=seed
+            )
             result = pd.concat(
-                [chunk[list(id_columns)].reset_index(drop=True), result.reset_index(drop=True)],
+                [
+                    chunk[list(opts.id_columns)].reset_index(drop=True),
+                    result.reset_index(drop=True),
+                ],
                 axis=1,
             )
-            if parquet:
-                import pyarrow as pa
-                import pyarrow.parquet as pq
-
-                table = pa.Table.from_pandas(result, preserve_index=False)
-                writer = writer or pq.ParquetWriter(tmp, table.schema)
-                writer.write_table(table)
-            elif tmp is not None:
-                result.to_csv(tmp, mode="a", header=i == 0, index=False)
-            else:
-                result.to_csv(stdout or sys.stdout, header=i == 0, index=False)
+            sink.write(result, header=i == 0)
             rows += len(result)
-        if writer is not None:
-            writer.close()
-            writer = None
-        if tmp is not None:
-            if rows == 0 and not parquet:
-                pd.DataFrame(columns=[*id_columns, "prediction"]).to_csv(tmp, index=False)
-            os.replace(tmp, target)
+        sink.finish(empty=rows == 0, columns=[*opts.id_columns, "prediction"])
     except (ValueError, pd.errors.ParserError) as exc:
         if isinstance(exc, SchemaError | ModelFileError):
             raise
         raise SchemaError(f"Cannot predict row {rows + 1} onwards: {exc}") from None
     finally:
-        if writer is not None:
-            writer.close()
-        if tmp is not None and tmp.exists():
-            tmp.unlink()
+        sink.close()
     return rows
+
+
+class _Sink:
+    """Where :func:`predict_file` writes: a temporary file beside ``out`` (CSV, or Parquet for a
+    ``.parquet`` suffix) renamed onto it once every row is written, or CSV on ``stdout``."""
+
+    def __init__(self, out: str | os.PathLike[str] | None, stdout: IO[str] | None) -> None:
+        self.target = None if out is None else Path(out)
+        self.parquet = self.target is not None and self.target.suffix.lower() in (".parquet", ".pq")
+        self.stdout = stdout
+        self.tmp: Path | None = None
+        self.writer: Any = None
+        if self.target is not None:
+            self.target.parent.mkdir(parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(
+                dir=self.target.parent, prefix=f".{self.target.name}.", suffix=".tmp"
+            )
+            os.close(fd)
+            self.tmp = Path(name)
+
+    def write(self, result: pd.DataFrame, *, header: bool) -> None:
+        if self.parquet:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            table = pa.Table.from_pandas(result, preserve_index=False)
+            self.writer = self.writer or pq.ParquetWriter(self.tmp, table.schema)
+            self.writer.write_table(table)
+        elif self.tmp is not None:
+            result.to_csv(self.tmp, mode="a", header=header, index=False)
+        else:
+            result.to_csv(self.stdout or sys.stdout, header=header, index=False)
+
+    def finish(self, *, empty: bool, columns: list[str]) -> None:
+        """Close the file and move it onto ``out`` (a CSV of no rows still gets its header)."""
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+        if self.tmp is not None:
+            if empty and not self.parquet:
+                pd.DataFrame(columns=columns).to_csv(self.tmp, index=False)
+            os.replace(self.tmp, self.target)
+
+    def close(self) -> None:
+        """Release what is still open and remove a temporary file left by a failure."""
+        if self.writer is not None:
+            self.writer.close()
+        if self.tmp is not None and self.tmp.exists():
+            self.tmp.unlink()
 
 
 def describe(model_path: str | os.PathLike[str]) -> dict[str, Any]:

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from fairengine.export import safe, schemas
+from fairengine.export import safe, schema_rules, schemas
 from fairengine.export.safe import ModelFileError
 from fairengine.models.base import Model, model_type_names, resolve_model_type
 
@@ -202,15 +202,15 @@ def _hex_digest(value: Any, path: str) -> None:
         raise ModelFileError(f"The model file's manifest is invalid: {path} is not a SHA-256.")
 
 
-_MANIFEST = schemas.obj(
+_MANIFEST = schema_rules.obj(
     {
-        "format": schemas.STR,
-        "format_version": schemas.INT,
-        "model_type": schemas.STR,
-        "engine_version": schemas.STR,
-        "created": schemas.STR,
-        "metadata": schemas.obj({}, extra=lambda v, p: None),
-        "checksums": schemas.obj({}, extra=_hex_digest),
+        "format": schema_rules.STR,
+        "format_version": schema_rules.INT,
+        "model_type": schema_rules.STR,
+        "engine_version": schema_rules.STR,
+        "created": schema_rules.STR,
+        "metadata": schema_rules.obj({}, extra=lambda v, p: None),
+        "checksums": schema_rules.obj({}, extra=_hex_digest),
         "manifest_sha256": _hex_digest,
     }
 )

@@ -9,7 +9,8 @@ the structure of every tree (:func:`fairengine.models.trees.check_arrays`: child
 parent, one parent each, features in range), nothing missing and nothing extra. So a model is
 only built from arrays that fit together, and building it and predicting the synthetic probe row
 costs time and memory bounded by the declared sizes. Each check raises :class:`ModelFileError`
-naming the bad field.
+naming the bad field. The checks, array specs, groups and :class:`Schema` itself are defined in
+:mod:`fairengine.export.schema_rules`; this module holds the schemas written with them.
 
 The schemas live here, beside the loader, and not in the method packages: a test checks that real
 files of every registered type pass, so a method that changes its state must update its schema.
@@ -18,331 +19,45 @@ files of every registered type pass, so a method that changes its state must upd
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from fairengine.export.safe import ModelFileError
-
-Check = Callable[[Any, str], None]
-
-
-def _fail(path: str, expected: str, value: Any) -> None:
-    shown = repr(value)
-    shown = shown if len(shown) <= 60 else shown[:57] + "..."
-    raise ModelFileError(f"{_what(path)}: {path} should be {expected}, got {shown}.")
-
-
-def _what(path: str) -> str:
-    """ "The model file's state is invalid" for a path under ``state`` (or ``manifest``)."""
-    root = _ROOT.split(path)[0]
-    return f"The model file's {root} is invalid"
-
-
-_ROOT = re.compile(r"[.\[]")
-
-
-def NUM(value: Any, path: str) -> None:
-    """A finite int or float (not a bool)."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not np.isfinite(value):
-        _fail(path, "a finite number", value)
-
-
-def INT(value: Any, path: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or abs(value) >= 2**63:
-        _fail(path, "an integer", value)
-
-
-def STR(value: Any, path: str) -> None:
-    if not isinstance(value, str):
-        _fail(path, "a string", value)
-
-
-def BOOL(value: Any, path: str) -> None:
-    if not isinstance(value, bool):
-        _fail(path, "true or false", value)
-
-
-def SCALAR(value: Any, path: str) -> None:
-    """Any JSON scalar (null, bool, number, string)."""
-    if value is not None and not isinstance(value, bool | int | float | str):
-        _fail(path, "a JSON scalar", value)
-
-
-def optional(check: Check) -> Check:
-    def run(value: Any, path: str) -> None:
-        if value is not None:
-            check(value, path)
-
-    return run
-
-
-def one_of(*choices: str) -> Check:
-    def run(value: Any, path: str) -> None:
-        if value not in choices:
-            _fail(path, "one of " + ", ".join(map(repr, choices)), value)
-
-    return run
-
-
-def either(*checks: Check) -> Check:
-    def run(value: Any, path: str) -> None:
-        for check in checks[:-1]:
-            try:
-                check(value, path)
-                return
-            except ModelFileError:
-                continue
-        checks[-1](value, path)
-
-    return run
-
-
-def list_of(item: Check, *, length: int | None = None) -> Check:
-    def run(value: Any, path: str) -> None:
-        if not isinstance(value, list):
-            _fail(path, "a list", value)
-        if length is not None and len(value) != length:
-            _fail(path, f"a list of {length} items", value)
-        for i, v in enumerate(value):
-            item(v, f"{path}[{i}]")
-
-    return run
-
-
-def pair(first: Check, second: Check) -> Check:
-    def run(value: Any, path: str) -> None:
-        list_of(_any, length=2)(value, path)
-        first(value[0], f"{path}[0]")
-        second(value[1], f"{path}[1]")
-
-    return run
-
-
-def _any(value: Any, path: str) -> None:
-    """Any JSON value (its size and depth are already limited by the reader)."""
-
-
-def obj(required: Mapping[str, Check], optional_keys: Mapping[str, Check] | None = None,
-        extra: Check | None = None) -> Check:  # fmt: skip
-    """An object with exactly ``required`` keys, maybe ``optional_keys``, and (if ``extra`` is
-    given) any other key whose value passes ``extra``."""
-    optional_keys = optional_keys or {}
-
-    def run(value: Any, path: str) -> None:
-        if not isinstance(value, dict):
-            _fail(path, "an object", value)
-        missing = [k for k in required if k not in value]
-        if missing:
-            raise ModelFileError(f"{_what(path)}: {path} lacks {', '.join(missing)}.")
-        for key, v in value.items():
-            check = required.get(key) or optional_keys.get(key) or extra
-            if check is None:
-                raise ModelFileError(f"{_what(path)}: {path} has an unexpected key {key!r:.40}.")
-            check(v, f"{path}.{key}")
-
-    return run
-
-
-# ----------------------------------------------------------------------------- arrays
-
-Dims = dict[str, int]
-#: A rule on an array's values: None if it holds, else what is wrong ("values outside [0, 1]").
-Rule = Callable[[np.ndarray, Mapping[str, int]], "str | None"]
-
-
-@dataclass(frozen=True)
-class ArraySpec:
-    """An array a model type stores: dtype kinds (``"f"`` float, ``"i"`` / ``"u"`` integers,
-    ``"b"`` bool), the allowed numbers of dimensions, and optionally its shape in named
-    dimensions (``("n_leaves", "n_groups")``, or fixed sizes) and rules on its values.
-
-    A named dimension is bound by the state (:attr:`Schema.dims`, e.g. ``n_features``, the
-    encoder's output width) or by the first array that uses it; every other use must agree."""
-
-    kinds: str = "f"
-    ndim: tuple[int, ...] = (1,)
-    shape: tuple[str | int, ...] | None = None
-    rules: tuple[Rule, ...] = ()
-
-
-def arr(kinds: str, *shape: str | int, rules: tuple[Rule, ...] = ()) -> ArraySpec:
-    """An array of ``kinds`` with this shape (named dimensions) and value rules."""
-    return ArraySpec(kinds, (len(shape),), tuple(shape), rules)
-
-
-def _finite(a: np.ndarray, dims: Mapping[str, int]) -> str | None:
-    return None if np.all(np.isfinite(a)) else "values that are not finite numbers"
-
-
-def within(low: float, high: float) -> Rule:
-    """Finite values in [low, high]."""
-
-    def rule(a: np.ndarray, dims: Mapping[str, int]) -> str | None:
-        if not np.all(np.isfinite(a)) or np.any((a < low) | (a > high)):
-            return f"values outside [{low:g}, {high:g}]"
-        return None
-
-    return rule
-
-
-def index_of(dim: str) -> Rule:
-    """Whole numbers in 0 … dims[dim] - 1 (positions along a named dimension)."""
-
-    def rule(a: np.ndarray, dims: Mapping[str, int]) -> str | None:
-        if not np.array_equal(a, np.round(a)) or np.any((a < 0) | (a >= dims[dim])):
-            return f"values that are not positions below {dim} = {dims[dim]}"
-        return None
-
-    return rule
-
-
-def _positive_sum(a: np.ndarray, dims: Mapping[str, int]) -> str | None:
-    return None if a.sum() > 0 else "weights that sum to zero"
-
-
-FINITE: Rule = _finite
-NON_NEGATIVE = within(0.0, np.inf)
-PROBABILITY = within(0.0, 1.0)
-WEIGHTS = (NON_NEGATIVE, _positive_sum)
-
-FLOAT1 = ArraySpec("fiu", (1,))
-FLOAT2 = ArraySpec("fiu", (2,))
-INT1 = ArraySpec("iu", (1,))
-NUMERIC = ArraySpec("fiub", (0, 1, 2, 3, 4))
-BYTES = ArraySpec("u", (1,))
-
-
-def _invalid(message: str) -> ModelFileError:
-    return ModelFileError(f"The model file's state is invalid: {message}.")
-
-
-def check_arrays(
-    specs: Mapping[str, ArraySpec], arrays: Mapping[str, np.ndarray], dims: Dims, prefix: str = ""
-) -> None:
-    """Each present array ``prefix + name`` against its spec: dtype, shape (binding named
-    dimensions into ``dims``), then its value rules."""
-    for name, spec in specs.items():
-        array = arrays.get(prefix + name)
-        if array is None:
-            continue
-        full = prefix + name
-        if array.dtype.kind not in spec.kinds or array.ndim not in spec.ndim:
-            raise _invalid(f"array {full!r} is {array.dtype} with {array.ndim} dimension(s)")
-        for axis, want in enumerate(spec.shape or ()):
-            got = array.shape[axis]
-            if isinstance(want, str):
-                want = dims.setdefault(want, got)
-            if got != want:
-                raise _invalid(
-                    f"array {full!r} has shape {array.shape}; axis {axis} should be "
-                    f"{spec.shape[axis]} = {want}"  # type: ignore[index]
-                )
-        for rule in spec.rules:
-            problem = rule(array, dims)
-            if problem:
-                raise _invalid(f"array {full!r} holds {problem}")
-
-
-@dataclass(frozen=True)
-class Group:
-    """A family of arrays named ``prefix + key`` (a model's component, its proxy, its stored
-    classifier): exactly these keys, their specs with their own named dimensions (on top of the
-    schema's), and structural checks run once they fit (e.g. a tree's nodes)."""
-
-    prefix: str
-    specs: Mapping[str, ArraySpec]
-    checks: tuple[Callable[[Mapping[str, np.ndarray], Dims], None], ...] = ()
-    optional: frozenset[str] = frozenset()
-
-    def check(self, arrays: Mapping[str, np.ndarray], dims: Dims) -> None:
-        present = {n[len(self.prefix) :] for n in arrays if n.startswith(self.prefix)}
-        required = set(self.specs) - self.optional
-        wrong = sorted((required - present) | (present - set(self.specs)))
-        if wrong:
-            raise _invalid(
-                f"arrays {', '.join(self.prefix + k for k in wrong)} are missing or unexpected"
-            )
-        local = dict(dims)
-        check_arrays(self.specs, arrays, local, self.prefix)
-        own = {k: arrays[self.prefix + k] for k in present}
-        for check in self.checks:
-            try:
-                check(own, local)
-            except ValueError as exc:
-                raise _invalid(f"the arrays {self.prefix}* do not fit together ({exc})") from None
-
-
-def tree_nodes(n_features: str, **extra: ArraySpec) -> Group:
-    """The shared tree codec's node arrays (:mod:`fairengine.models.trees`) under no prefix yet:
-    use :func:`with_prefix`. ``n_features``: the named dimension the nodes' features index."""
-    node = ("n_nodes",)
-    specs = {
-        "left": arr("iu", *node),
-        "right": arr("iu", *node),
-        "feature": arr("iu", *node),
-        "threshold": arr("fiu", *node),
-        **extra,
-    }
-    return Group("", specs, (_tree_check(n_features),))
-
-
-def _tree_check(n_features: str) -> Callable[[Mapping[str, np.ndarray], Dims], None]:
-    def check(arrays: Mapping[str, np.ndarray], dims: Dims) -> None:
-        from fairengine.models import trees
-
-        trees.check_arrays(dict(arrays), dims[n_features])
-
-    return check
-
-
-def with_prefix(group: Group, prefix: str) -> Group:
-    return Group(prefix, group.specs, group.checks, group.optional)
-
-
-@dataclass(frozen=True)
-class Schema:
-    """A model type's state: the ``state.json`` check; its arrays (fixed names, and name
-    patterns for families such as one array per component), each with its dtype, shape in named
-    dimensions and value rules; ``dims`` binds dimensions from the state (e.g. the encoder's
-    output width); ``groups`` gives the families the state declares (a component's arrays, a
-    proxy's), each checked as a :class:`Group`; ``checks`` are further rules across state and
-    arrays. Everything runs before the model is built, so a model is only ever built from arrays
-    whose shapes and values fit together."""
-
-    state: Check
-    arrays: Mapping[str, ArraySpec] = field(default_factory=dict)
-    optional_arrays: Mapping[str, ArraySpec] = field(default_factory=dict)
-    patterns: Mapping[str, ArraySpec] = field(default_factory=dict)
-    dims: Callable[[Any], Dims] | None = None
-    groups: Callable[[Any, Mapping[str, np.ndarray]], list[Group]] | None = None
-    checks: tuple[Callable[[Any, Mapping[str, np.ndarray], Dims], None], ...] = ()
-
-    def check(self, state: Any, arrays: Mapping[str, np.ndarray]) -> None:
-        self.state(state, "state")
-        missing = sorted(set(self.arrays) - set(arrays))
-        if missing:
-            raise _invalid(f"arrays {', '.join(missing)} are missing")
-        for name, array in arrays.items():
-            spec = self.arrays.get(name) or self.optional_arrays.get(name)
-            spec = spec or next(
-                (s for p, s in self.patterns.items() if re.fullmatch(p, name)), None
-            )
-            if spec is None:
-                raise _invalid(f"unexpected array {name!r}")
-            if array.dtype.kind not in spec.kinds or array.ndim not in spec.ndim:
-                raise _invalid(f"array {name!r} is {array.dtype} with {array.ndim} dimension(s)")
-        dims = self.dims(state) if self.dims else {}
-        check_arrays({**self.arrays, **self.optional_arrays}, arrays, dims)
-        for group in self.groups(state, arrays) if self.groups else []:
-            group.check(arrays, dims)
-        for check in self.checks:
-            check(state, arrays, dims)
-
-
-# ----------------------------------------------------------------------------- encoder
+from fairengine.export.schema_rules import (
+    BOOL,
+    BYTES,
+    FINITE,
+    INT,
+    NON_NEGATIVE,
+    NUM,
+    NUMERIC,
+    PROBABILITY,
+    SCALAR,
+    STR,
+    WEIGHTS,
+    Check,
+    Dims,
+    Group,
+    Schema,
+    arr,
+    bounded_int,
+    either,
+    fail,
+    index_of,
+    invalid,
+    list_of,
+    nonneg_int,
+    num_within,
+    obj,
+    one_of,
+    optional,
+    pair,
+    tree_nodes,
+    with_prefix,
+    within,
+)
 
 
 def _encoder(value: Any, path: str) -> None:
@@ -362,12 +77,12 @@ def _encoder(value: Any, path: str) -> None:
     columns = set(value["columns"])
     n = len(value["numeric"])
     if not (len(value["median"]) == len(value["center"]) == len(value["scale_values"]) == n):
-        _fail(f"{path}.median", f"{n} values (one per numeric column)", value["median"])
+        fail(f"{path}.median", f"{n} values (one per numeric column)", value["median"])
     if any(s == 0 for s in value["scale_values"]):
-        _fail(f"{path}.scale_values", "non-zero", value["scale_values"])
+        fail(f"{path}.scale_values", "non-zero", value["scale_values"])
     named = [*value["numeric"], *(c for c, _ in value["categorical"])]
     if len(set(named)) != len(named) or not set(named) <= columns:
-        _fail(f"{path}.numeric", "distinct columns listed in columns", named)
+        fail(f"{path}.numeric", "distinct columns listed in columns", named)
 
 
 ENCODER: Check = _encoder
@@ -386,30 +101,6 @@ def _encoder_dims(state: Mapping[str, Any]) -> Dims:
 
 def _state(**keys: Check) -> Check:
     return obj({"encoder": ENCODER, **keys})
-
-
-def _nonneg_int(value: Any, path: str) -> None:
-    INT(value, path)
-    if value < 0:
-        _fail(path, "a non-negative integer", value)
-
-
-def bounded_int(low: int, high: int) -> Check:
-    def run(value: Any, path: str) -> None:
-        INT(value, path)
-        if not low <= value <= high:
-            _fail(path, f"an integer in {low} … {high:,}", value)
-
-    return run
-
-
-def num_within(low: float, high: float) -> Check:
-    def run(value: Any, path: str) -> None:
-        NUM(value, path)
-        if not low <= value <= high:
-            _fail(path, f"a number in [{low:g}, {high:g}]", value)
-
-    return run
 
 
 # --- linear models and mixtures of them
@@ -438,7 +129,7 @@ def _packed_trees(state: Any, arrays: Mapping[str, np.ndarray], dims: Dims) -> N
             node = {"feature": tree[0], "threshold": tree[1], "left": tree[2], "right": tree[3]}
             trees.check_arrays({**node, "value": tree[4]}, dims["n_features"])
     except ValueError as exc:
-        raise _invalid(f"the arrays proxy_trees do not fit together ({exc})") from None
+        raise invalid(f"the arrays proxy_trees do not fit together ({exc})") from None
 
 
 # --- balanced filter
@@ -515,7 +206,7 @@ def _filter_groups(state: Any, arrays: Mapping[str, np.ndarray]) -> list[Group]:
         return [_TREE_PROXY]
     kind = arrays.get("proxy_kind")
     if kind is None or kind.ndim != 0 or int(kind) not in _CLASSIFIER_PROXIES:
-        raise _invalid("array 'proxy_kind' should be 0 or 1")
+        raise invalid("array 'proxy_kind' should be 0 or 1")
     return [_CLASSIFIER_PROXIES[int(kind)]]
 
 
@@ -545,16 +236,16 @@ def _domain(value: Any, path: str) -> None:
         edges, n = f["edges"], len(f["levels"])
         where = f"{path}.features[{i}]"
         if n < 1 or (edges and (len(edges) != n - 1 or np.any(np.diff(edges) <= 0))):
-            _fail(where, "levels and increasing inner bin edges (one fewer)", f)
+            fail(where, "levels and increasing inner bin edges (one fewer)", f)
         if f["role"] != "feature" and n != 2:
-            _fail(where, "a binary label or protected attribute", f)
+            fail(where, "a binary label or protected attribute", f)
     roles = [f["role"] for f in features]
     if roles.count("label") != 1 or roles.count("protected") != 1:
-        _fail(f"{path}.features", "one label and one protected attribute", roles)
+        fail(f"{path}.features", "one label and one protected attribute", roles)
     sizes = [len(f["levels"]) for f in features]
     d = sum(sizes) - len(sizes)
     if d > MAX_MAXENT_COORDINATES or len(sizes) * max(sizes) > MAX_MAXENT_LEVEL_CELLS:
-        _fail(path, f"at most {MAX_MAXENT_COORDINATES:,} coordinates", d)
+        fail(path, f"at most {MAX_MAXENT_COORDINATES:,} coordinates", d)
 
 
 def _maxent_dims(state: Any) -> Dims:
@@ -569,9 +260,9 @@ def _maxent_rows(state: Any, arrays: Mapping[str, np.ndarray], dims: Dims) -> No
     rows = arrays["rows"]
     sizes = np.array([len(f["levels"]) for f in state["domain"]["features"]], dtype=np.int64)
     if rows.size and (rows.min() < 0 or np.any(rows.max(axis=0) >= sizes)):
-        raise _invalid("array 'rows' holds codes outside their feature's levels")
+        raise invalid("array 'rows' holds codes outside their feature's levels")
     if len(rows) * dims["d"] > MAX_MAXENT_ROW_CELLS:
-        raise _invalid(f"array 'rows' codes {len(rows) * dims['d']:,} cells; the limit is "
+        raise invalid(f"array 'rows' codes {len(rows) * dims['d']:,} cells; the limit is "
                        f"{MAX_MAXENT_ROW_CELLS:,}")  # fmt: skip
 
 
@@ -605,7 +296,7 @@ def _maxent_groups(state: Any, arrays: Mapping[str, np.ndarray]) -> list[Group]:
     kind = "constant" if names == ["constant"] else state["classifier"]
     group = _MAXENT_CLASSIFIERS.get(kind)
     if group is None or sorted(names) != sorted(group.specs):
-        raise _invalid(f"classifier {kind!r} with arrays {names}"[:200])
+        raise invalid(f"classifier {kind!r} with arrays {names}"[:200])
     return [group]
 
 
@@ -633,7 +324,7 @@ def _regression_groups(state: Any, arrays: Mapping[str, np.ndarray]) -> list[Gro
         kind, names = component["kind"], component["arrays"]
         specs = _COMPONENTS[kind]
         if sorted(names) != sorted(specs):
-            raise _invalid(f"component {t} of kind {kind!r} lists arrays {names}"[:200])
+            raise invalid(f"component {t} of kind {kind!r} lists arrays {names}"[:200])
         if kind == "estimator":
             specs = {"skops": BYTES}
         checks = tree_nodes("n_features").checks if kind == "trees" else ()
@@ -641,15 +332,15 @@ def _regression_groups(state: Any, arrays: Mapping[str, np.ndarray]) -> list[Gro
     stray = [n for n in arrays if re.fullmatch(r"f\d+_.*", n)]
     stray = [n for n in stray if int(n[1 : n.index("_")]) >= len(groups)]
     if stray:
-        raise _invalid(f"arrays {', '.join(stray[:5])} belong to no component")
+        raise invalid(f"arrays {', '.join(stray[:5])} belong to no component")
     return groups
 
 
 def _regression_checks(state: Any, arrays: Mapping[str, np.ndarray], dims: Dims) -> None:
     if state["y_min"] > state["y_max"]:
-        _fail("state.y_min", "at most y_max", state["y_min"])
+        fail("state.y_min", "at most y_max", state["y_min"])
     if state["base_estimator"] is None and "base_estimator_skops" not in arrays:
-        raise _invalid("the stored base estimator is missing")
+        raise invalid("the stored base estimator is missing")
 
 
 def _signs(a: np.ndarray, dims: Mapping[str, int]) -> str | None:
@@ -713,8 +404,8 @@ SCHEMAS: dict[str, Schema] = {
             C=num_within(0.0, 1.0),
             tau=NUM,
             prior=STR,
-            n_bins=_nonneg_int,
-            n_iter=_nonneg_int,
+            n_bins=nonneg_int,
+            n_iter=nonneg_int,
             classifier=one_of(*sorted(_MAXENT_CLASSIFIERS.keys() - {"constant"})),
             classifier_arrays=list_of(STR),
         ),
@@ -774,7 +465,7 @@ def validate_state(model_type: str, state: Any, arrays: Mapping[str, np.ndarray]
     except ModelFileError:
         raise
     except (KeyError, IndexError, TypeError, ValueError) as exc:  # a rule meeting odd state
-        raise _invalid(f"its arrays do not fit its state ({type(exc).__name__}: {exc})") from None
+        raise invalid(f"its arrays do not fit its state ({type(exc).__name__}: {exc})") from None
 
 
 def probe_frame(encoder_state: Mapping[str, Any]) -> Any:

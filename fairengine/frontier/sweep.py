@@ -6,6 +6,7 @@ import dataclasses
 import itertools
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fairengine.export import model_card, result_metadata
@@ -59,6 +60,15 @@ def expand_grid(grid: Grid) -> list[dict[str, Any]]:
     return combos
 
 
+@dataclass(frozen=True)
+class Workers:
+    """Where :func:`sweep` computes the missing points (its parameters of these names)."""
+
+    n_jobs: int = 1
+    backend: str = "loky"
+    scheduler: Any = None
+
+
 def sweep(
     method: str | Method,
     train: Task,
@@ -66,10 +76,9 @@ def sweep(
     grid: Grid,
     *,
     store: FrontierStore | None = None,
-    n_jobs: int = 1,
-    backend: str = "loky",
-    scheduler: Any = None,
     progress: Progress | None = None,
+    workers: Workers | None = None,
+    **settings: Any,
 ) -> Frontier:
     """Run ``method`` at every knob combination of ``grid`` and collect the frontier.
 
@@ -88,6 +97,9 @@ def sweep(
         dicts. Knobs not named take their defaults; equal settings are run once.
     store : FrontierStore, optional
         Cache to read from and write to. None: compute everything, keep nothing on disk.
+    workers : Workers, optional
+        ``n_jobs``, ``backend`` and ``scheduler`` below as one object; keyword arguments of
+        these names override its fields (an unknown name is a ``TypeError``).
     n_jobs : int
         Parallel workers for the local backends (-1: all cores).
     backend : {"loky", "threading", "dask"}
@@ -117,73 +129,99 @@ def sweep(
     >>> frontier.points.query("split == 'test' and pareto")  # doctest: +SKIP
     """
     method = get_method(method) if isinstance(method, str) else method
+    where = dataclasses.replace(workers or Workers(), **settings)
     tkey = task_key(train, test)
-    keyed = _keyed_settings(method, train, tkey, grid)
-    keys = list(keyed)
-    total = len(keys)
-    records: list[PointRecord | None] = [None] * total
-    done = 0
+    points = _Points(method.name, tkey, _keyed_settings(method, train, tkey, grid), progress)
+    todo = points.serve_cached(store)
+    computed = run_points(method, train, test, todo, **vars(where))  # no copy of the client
+    # points computed here (serially) read and keep the unconstrained baseline fit beside the
+    # store, so a sweep in a fresh process fits it once per task and learner, not once per job
+    with stored_fits(_fit_store(store)):
+        for index, result in computed:
+            points.keep_computed(index, result, store, train, test)
+    return points.frontier(method, store)
 
-    def report(record: PointRecord) -> None:
-        nonlocal done
-        done += 1
-        if progress is not None:
+
+class _Points:
+    """A sweep's point records in grid order, reported to ``progress`` as they arrive."""
+
+    def __init__(
+        self, method: str, tkey: str, keyed: dict[str, dict[str, Any]], progress: Progress | None
+    ) -> None:
+        self.method, self.tkey, self.keyed = method, tkey, keyed
+        self.keys = list(keyed)
+        self.records: list[PointRecord | None] = [None] * len(self.keys)
+        self.progress = progress
+        self.done = 0
+
+    def serve_cached(self, store: FrontierStore | None) -> list[tuple[int, dict[str, Any]]]:
+        """Take the points ``store`` holds; return the others as (grid index, knobs) to run."""
+        todo = []
+        for index, key in enumerate(self.keys):
+            knobs = self.keyed[key]
+            cached = store.get(self.tkey, self.method, knobs) if store is not None else None
+            if cached is None:
+                todo.append((index, knobs))
+                continue
+            self._add(
+                index,
+                PointRecord(
+                    point_id=key[:12],
+                    knobs=knobs,
+                    metrics=cached.metrics,
+                    cached=True,
+                    elapsed=cached.elapsed,
+                    path=cached.path,
+                    evidence=cached.evidence,
+                ),
+            )
+        return todo
+
+    def keep_computed(
+        self,
+        index: int,
+        result: RunResult,
+        store: FrontierStore | None,
+        train: Task,
+        test: Task,
+    ) -> None:
+        """Record a computed point (and write it to ``store``)."""
+        key = self.keys[index]
+        if result.method != self.method:  # the store files it under the method's name
+            result = dataclasses.replace(result, method=self.method)
+        record = PointRecord(
+            point_id=key[:12],
+            knobs=self.keyed[key],
+            metrics=result.metrics,
+            cached=False,
+            elapsed=float(result.elapsed),
+            result=result,
+        )
+        if store is not None:
+            record.path = _store_result(store, self.tkey, result, self.keyed[key], train, test)
+        self._add(index, record)
+
+    def frontier(self, method: Method, store: FrontierStore | None) -> Frontier:
+        return Frontier.from_records(
+            self.method,
+            self.tkey,
+            [r for r in self.records if r is not None],
+            axes=(method.fairness_metric, method.performance_metric),
+            knob_names=[k.name for k in method.knobs],
+            store=store,
+        )
+
+    def _add(self, index: int, record: PointRecord) -> None:
+        self.records[index] = record
+        self.done += 1
+        if self.progress is not None:
             point = {
                 **record.knobs,
                 "point_id": record.point_id,
                 "cached": record.cached,
                 "elapsed": record.elapsed,
             }
-            progress(done, total, point)
-
-    todo = []
-    for index, key in enumerate(keys):
-        cached = store.get(tkey, method.name, keyed[key]) if store is not None else None
-        if cached is None:
-            todo.append((index, keyed[key]))
-            continue
-        records[index] = PointRecord(
-            point_id=key[:12],
-            knobs=keyed[key],
-            metrics=cached.metrics,
-            cached=True,
-            elapsed=cached.elapsed,
-            path=cached.path,
-            evidence=cached.evidence,
-        )
-        report(records[index])
-
-    computed = run_points(
-        method, train, test, todo, n_jobs=n_jobs, backend=backend, scheduler=scheduler
-    )
-    # points computed here (serially) read and keep the unconstrained baseline fit beside the
-    # store, so a sweep in a fresh process fits it once per task and learner, not once per job
-    with stored_fits(_fit_store(store)):
-        for index, result in computed:
-            key = keys[index]
-            if result.method != method.name:  # the store files it under the method's name
-                result = dataclasses.replace(result, method=method.name)
-            record = PointRecord(
-                point_id=key[:12],
-                knobs=keyed[key],
-                metrics=result.metrics,
-                cached=False,
-                elapsed=float(result.elapsed),
-                result=result,
-            )
-            if store is not None:
-                record.path = _store_result(store, tkey, result, keyed[key], train, test)
-            records[index] = record
-            report(record)
-
-    return Frontier.from_records(
-        method.name,
-        tkey,
-        [r for r in records if r is not None],
-        axes=(method.fairness_metric, method.performance_metric),
-        knob_names=[k.name for k in method.knobs],
-        store=store,
-    )
+            self.progress(self.done, len(self.records), point)
 
 
 def sweep_settings(

@@ -19,7 +19,7 @@ replaces what was there. :meth:`Method.run <fairengine.methods.base.Method.run>`
 the shared evaluation; a page or the CLI can call it on a stored run that lacks it. The
 unconstrained fit is cached in-process per (train, test, learner), so a sweep fits it once, and,
 inside :func:`stored_fits`, in a store on disk (the run store), so a fresh process does not
-refit it either.
+refit it either (:mod:`fairengine.methods.evidence_fits`; its names are importable from here).
 
 Tolerances are sampling tolerances on the test rows (a binomial standard error for error rates,
 0.5/√n of the smallest group for a rate gap), so a check does not fire on noise alone.
@@ -28,16 +28,19 @@ Tolerances are sampling tolerances on the test rows (a binomial standard error f
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from fairengine import metrics
+from fairengine.methods.evidence_fits import Learner as Learner
+from fairengine.methods.evidence_fits import default_learner, unconstrained_predictions
+from fairengine.methods.evidence_fits import logistic_from_knob as logistic_from_knob
+from fairengine.methods.evidence_fits import logistic_learner as logistic_learner
+from fairengine.methods.evidence_fits import stored_fits as stored_fits
+from fairengine.methods.evidence_fits import stored_table as stored_table
 
 if TYPE_CHECKING:
     from fairengine.data import Task
@@ -128,18 +131,6 @@ class Baselines:
 
 
 @dataclass(frozen=True)
-class Learner:
-    """A method's unconstrained base learner: a label, a cache key and a fit.
-
-    ``fit_predict(train, test)`` fits on the training rows and returns the predictions on train
-    and test (0/1 labels, or P(ŷ = 1) for a classifier; values for a regressor)."""
-
-    label: str
-    key: tuple
-    fit_predict: Callable[[Task, Task], tuple[np.ndarray, np.ndarray]]
-
-
-@dataclass(frozen=True)
 class Evidence:
     """What a method declares for its evidence (``Method.evidence``); every part optional.
 
@@ -164,110 +155,6 @@ class Evidence:
     fairness_metric: Callable[[Any], str] | None = None
     promise: Callable[[Any, Task, Task, Baselines | None], list[Check]] | None = None
     filter_baselines: Callable[[Any, Task, Task], Baselines] | None = None
-
-
-# -- the unconstrained fit, cached per (train, test, learner) ----------------------------------
-
-_FITS: OrderedDict[tuple, tuple[np.ndarray, np.ndarray]] = OrderedDict()
-_FITS_SIZE = 16
-
-
-class FitStore(Protocol):
-    """Where unconstrained fits outlive the process (the run store's ``fits`` entries)."""
-
-    def get_fit(
-        self, train: Task, test: Task, key: tuple
-    ) -> tuple[np.ndarray, np.ndarray] | None: ...
-
-    def put_fit(
-        self, train: Task, test: Task, key: tuple, value: tuple[np.ndarray, np.ndarray]
-    ) -> None: ...
-
-    def get_table(self, train: Task, test: Task, key: tuple) -> dict | None: ...
-
-    def put_table(self, train: Task, test: Task, key: tuple, value: dict) -> None: ...
-
-
-_FIT_STORE: ContextVar[FitStore | None] = ContextVar("fairengine_fit_store", default=None)
-
-
-@contextmanager
-def stored_fits(store: FitStore | None) -> Iterator[None]:
-    """Within the block, unconstrained fits are also read from and kept in ``store``: a fit in
-    a fresh process (a dashboard job) reuses the one an earlier process stored for the same
-    rows and learner instead of refitting it. ``None`` leaves things as they are."""
-    token = _FIT_STORE.set(store)
-    try:
-        yield
-    finally:
-        _FIT_STORE.reset(token)
-
-
-def stored_table(
-    train: Task, test: Task, key: tuple, compute: Callable[[], dict], valid: Callable[[Any], bool]
-) -> dict:
-    """``compute()``: a table of a run that depends on the rows and on ``key`` only (never on
-    the knob being moved), read from the :func:`stored_fits` store when it holds an entry of
-    these rows and ``key`` that ``valid`` accepts, else computed and kept there."""
-    store = _FIT_STORE.get()
-    if store is not None:
-        value = store.get_table(train, test, key)
-        if value is not None and valid(value):
-            return value
-    value = compute()
-    if store is not None:
-        store.put_table(train, test, key, value)
-    return value
-
-
-def unconstrained_predictions(
-    learner: Learner, train: Task, test: Task
-) -> tuple[np.ndarray, np.ndarray]:
-    """The learner's (train, test) predictions, fitted once per (train, test, learner key):
-    kept in this process and, inside :func:`stored_fits`, in its store."""
-    key = (train.fingerprint, test.fingerprint, *learner.key)
-    if key in _FITS:
-        _FITS.move_to_end(key)
-        return _FITS[key]
-    store = _FIT_STORE.get()
-    value = store.get_fit(train, test, learner.key) if store is not None else None
-    if value is None:
-        value = learner.fit_predict(train, test)
-        if store is not None:
-            store.put_fit(train, test, learner.key, value)
-    _FITS[key] = value
-    while len(_FITS) > _FITS_SIZE:
-        _FITS.popitem(last=False)
-    return value
-
-
-def logistic_learner(C: float = 1.0) -> Learner:
-    """The engine's logistic regression (:mod:`fairengine.methods._linear`) on the task's
-    encoded features: the base learner of most classifiers here."""
-
-    def fit_predict(train: Task, test: Task) -> tuple[np.ndarray, np.ndarray]:
-        from fairengine.methods._linear import encode_train, logistic_regression
-
-        encoder, Z = encode_train(train)
-        if len(np.unique(train.y)) < 2:
-            constant = np.full(len(train.y), float(train.y[0]))
-            return constant, np.full(len(test.y), float(train.y[0]))
-        fitted = logistic_regression(C).fit(Z, train.y)
-        return fitted.predict(Z).astype(float), fitted.predict(encoder.transform(test.X)).astype(
-            float
-        )
-
-    return Learner(f"logistic regression (C = {C:g})", ("logistic", float(C)), fit_predict)
-
-
-def default_learner(result: Any, train: Task) -> Learner:
-    """Logistic regression with C = 1 (methods whose knobs do not set the learner)."""
-    return logistic_learner(1.0)
-
-
-def logistic_from_knob(name: str = "C") -> Callable[[Any, Task], Learner]:
-    """A learner hook: logistic regression with the run's knob ``name`` as C."""
-    return lambda result, train: logistic_learner(float(result.knobs.get(name, 1.0)))
 
 
 # -- scoring ------------------------------------------------------------------------------------

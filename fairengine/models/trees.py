@@ -120,6 +120,11 @@ def check_structure(
     children = np.concatenate([left[inner], right[inner]])
     if np.bincount(children, minlength=n).max(initial=0) > 1:
         raise ValueError("a node with two parents")
+    _check_roots(roots, children, n)
+
+
+def _check_roots(roots: np.ndarray | None, children: np.ndarray, n: int) -> None:
+    """``roots`` (default: node 0) are distinct nodes below ``n`` and none is a child."""
     roots = np.zeros(1, np.int64) if roots is None else np.asarray(roots)
     if roots.ndim != 1 or not np.array_equal(roots, np.round(roots)):
         raise ValueError("roots that are not node indices")

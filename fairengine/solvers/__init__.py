@@ -13,7 +13,13 @@
 """
 
 from fairengine.solvers.dual import ProjectedGradientAscent
-from fairengine.solvers.expgrad import ExponentiatedGradientPlayer, GameResult, Response, solve_game
+from fairengine.solvers.expgrad import (
+    ExponentiatedGradientPlayer,
+    GameOptions,
+    GameResult,
+    Response,
+    solve_game,
+)
 from fairengine.solvers.least_squares import LeastSquares
 from fairengine.solvers.moments import Constraint, Reduction, TwoSidedConstraint
 from fairengine.solvers.oracles import Halfspace, PairedRegressionOracle, csc_objective
@@ -36,6 +42,7 @@ __all__ = [
     "Reduction",
     "TwoSidedConstraint",
     "ExponentiatedGradientPlayer",
+    "GameOptions",
     "GameResult",
     "Response",
     "solve_game",

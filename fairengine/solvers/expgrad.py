@@ -12,7 +12,7 @@ parity loop of fair regression.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -220,18 +220,26 @@ def _lp_mixture(objective: np.ndarray, g: np.ndarray, bound: float) -> np.ndarra
     return q / q.sum()
 
 
+@dataclass(frozen=True)
+class GameOptions:
+    """How :func:`solve_game` plays (see its parameters of the same names)."""
+
+    max_iter: int = 50
+    mode: str = "practical"
+    eta: float | None = None
+    lp_step: bool = True
+    project: Callable[[np.ndarray], np.ndarray] | None = None
+    initial: tuple[Response, ...] = ()
+
+
 def solve_game(
     best_response: Callable[[np.ndarray], Response],
     constraint: Constraint | int,
     *,
     bound: float,
     nu: float | Callable[[Response], float],
-    max_iter: int = 50,
-    mode: str = "practical",
-    eta: float | None = None,
-    lp_step: bool = True,
-    project: Callable[[np.ndarray], np.ndarray] | None = None,
-    initial: tuple[Response, ...] = (),
+    options: GameOptions | None = None,
+    **settings: Any,
 ) -> GameResult:
     """Play the learner's best responses against exponentiated-gradient multipliers.
 
@@ -247,6 +255,9 @@ def solve_game(
         B, the ℓ1 bound on λ.
     nu : float or callable
         ν, the gap tolerance; a callable gets the first best response h_0 (automatic ν).
+    options : GameOptions, optional
+        How to play; the keyword arguments below override its fields one by one
+        (``solve_game(..., max_iter=40)`` equals ``options=GameOptions(max_iter=40)``).
     max_iter : int
         T, the iteration cap (the paper's box has none).
     mode : {"practical", "paper"}
@@ -269,97 +280,135 @@ def solve_game(
     -------
     GameResult
     """
-    if mode not in ("practical", "paper"):
-        raise ValueError(f"mode must be 'practical' or 'paper', got {mode!r}")
+    opts = replace(options or GameOptions(), **settings)  # an unknown name is a TypeError
+    if opts.mode not in ("practical", "paper"):
+        raise ValueError(f"mode must be 'practical' or 'paper', got {opts.mode!r}")
+    project = opts.project
     if isinstance(constraint, int | np.integer):
         dim = int(constraint)
     else:
         dim = constraint.dim
         project = constraint.project if project is None else project
-    pool = _Pool()
-    calls = 0
+    if opts.mode == "practical":
+        opts = replace(opts, project=project)
+    else:  # the paper's loop measures the gap at the plain average λ̂
+        opts = replace(opts, project=None)
+    return _Game(best_response, dim, float(bound), opts).play(nu)
 
-    def call(lam: np.ndarray) -> tuple[int, Response]:
-        nonlocal calls
-        calls += 1
-        response = best_response(lam)
-        return pool.add(response), response
 
-    _, first = call(np.zeros(dim))
-    if mode == "practical":
-        for response in initial:
-            pool.add(response)
-    tolerance = float(nu(first) if callable(nu) else nu)
-    if eta is None:
-        if mode == "paper":
-            raise ValueError("mode='paper' needs an explicit eta (ν/(8B) or ν/(2B))")
-        eta = 2.0 / bound
-    player = ExponentiatedGradientPlayer(dim, bound, eta)
-    counts: dict[int, float] = {}
-    lam_sum = np.zeros(dim)
-    best: tuple[float, np.ndarray, np.ndarray] | None = None
-    gaps: list[float] = []
-    last_check, last_gap = _FIRST_CHECK, np.inf
-    converged = False
-    t = 0
-    for t in range(1, max_iter + 1):
-        lam = player.lambda_
-        index, response = call(lam)
-        counts[index] = counts.get(index, 0.0) + 1.0
-        lam_sum += lam
-        lam_hat = lam_sum / t
-        if project is not None and mode == "practical":
-            lam_hat = project(lam_hat)
+class _Game:
+    """One run of :func:`solve_game`: the response pool, the oracle calls and the gap record."""
+
+    def __init__(
+        self,
+        best_response: Callable[[np.ndarray], Response],
+        dim: int,
+        bound: float,
+        options: GameOptions,
+    ) -> None:
+        self.best_response = best_response
+        self.dim, self.bound, self.options = dim, bound, options
+        self.practical = options.mode == "practical"
+        self.pool = _Pool()
+        self.calls = 0
+        self.counts: dict[int, float] = {}
+        self.best: tuple[float, np.ndarray, np.ndarray] | None = None
+        self.gaps: list[float] = []
+
+    def call(self, lam: np.ndarray) -> tuple[int, Response]:
+        """One oracle call; the response joins the pool."""
+        self.calls += 1
+        response = self.best_response(lam)
+        return self.pool.add(response), response
+
+    def _player(
+        self, first: Response, nu: float | Callable[[Response], float]
+    ) -> tuple[float, ExponentiatedGradientPlayer]:
+        """The tolerance ν and the dual player with its step size η."""
+        tolerance = float(nu(first) if callable(nu) else nu)
+        eta = self.options.eta
+        if eta is None:
+            if not self.practical:
+                raise ValueError("mode='paper' needs an explicit eta (ν/(8B) or ν/(2B))")
+            eta = 2.0 / self.bound
+        return tolerance, ExponentiatedGradientPlayer(self.dim, self.bound, eta)
+
+    def play(self, nu: float | Callable[[Response], float]) -> GameResult:
+        """Best responses against exponentiated-gradient multipliers until gap ≤ ν or T rounds."""
+        _, first = self.call(np.zeros(self.dim))
+        if self.practical:
+            for response in self.options.initial:
+                self.pool.add(response)
+        tolerance, player = self._player(first, nu)
+        lam_sum = np.zeros(self.dim)
+        lam_hat = lam_sum
+        last_check, last_gap = _FIRST_CHECK, np.inf
+        converged = False
+        t = 0
+        for t in range(1, self.options.max_iter + 1):
+            lam = player.lambda_
+            index, response = self.call(lam)
+            self.counts[index] = self.counts.get(index, 0.0) + 1.0
+            lam_sum += lam
+            lam_hat = lam_sum / t
+            if self.options.project is not None:
+                lam_hat = self.options.project(lam_hat)
+            gap_t = self._gap(lam_hat)
+            self.gaps.append(float(gap_t))
+            if gap_t <= tolerance:
+                converged = True
+                break
+            if self.practical and t >= last_check * _CHECK_GROWTH:
+                if gap_t > _SHRINK * last_gap:
+                    player.eta *= _SHRINK
+                last_check, last_gap = t, gap_t
+            player.update(response.constraints)
+        return self._result(lam_hat, converged, t, tolerance)
+
+    def _gap(self, lam_hat: np.ndarray) -> float:
+        """This round's certified gap; keeps the (Q, λ) pair with the smallest gap so far."""
         # L_low from one extra best response to λ̂ (the second oracle call of Algorithm 1)
-        _, low = call(lam_hat)
-        objective, g = pool.matrix()
-        q_eg = iterate_average(counts, len(pool.responses))
-        low_value = (
-            min(
-                lagrangian(low.objective, low.constraints, lam_hat),
-                float(np.min(objective + g @ lam_hat)),
-            )
-            if mode == "practical"
-            else lagrangian(low.objective, low.constraints, lam_hat)
-        )
+        _, low = self.call(lam_hat)
+        objective, g = self.pool.matrix()
+        q_eg = iterate_average(self.counts, len(self.pool.responses))
+        low_value = lagrangian(low.objective, low.constraints, lam_hat)
+        if self.practical:
+            low_value = min(low_value, float(np.min(objective + g @ lam_hat)))
         # any (Q, λ) pair certifies a gap; the LP mixture is measured against λ̂ too
         candidates = [(q_eg, lam_hat)]
-        if mode == "practical" and lp_step and len(pool.responses) > 1:
-            q_lp = _lp_mixture(objective, g, bound)
+        if self.practical and self.options.lp_step and len(self.pool.responses) > 1:
+            q_lp = _lp_mixture(objective, g, self.bound)
             if q_lp is not None:
                 candidates.append((q_lp, lam_hat))
         gap_t = np.inf
         for q, lam_ref in candidates:
             obj_q, g_q = float(q @ objective), q @ g
             value = lagrangian(obj_q, g_q, lam_ref)
-            gap = max(best_lambda_value(obj_q, g_q, bound) - value, value - low_value)
+            gap = max(best_lambda_value(obj_q, g_q, self.bound) - value, value - low_value)
             gap_t = min(gap_t, gap)
-            if best is None or gap <= best[0]:
-                best = (gap, q.copy(), lam_ref.copy())
-        gaps.append(float(gap_t))
-        if gap_t <= tolerance:
-            converged = True
-            break
-        if mode == "practical" and t >= last_check * _CHECK_GROWTH:
-            if gap_t > _SHRINK * last_gap:
-                player.eta *= _SHRINK
-            last_check, last_gap = t, gap_t
-        player.update(response.constraints)
-    assert best is not None
-    if mode == "paper":  # Algorithms 1-2 return the uniform average of the iterates
-        best = (gaps[-1], iterate_average(counts, len(pool.responses)), lam_hat)
-    gap, weights, lam_best = best
-    weights = np.append(weights, np.zeros(len(pool.responses) - len(weights)))
-    responses, weights = support(pool.responses, weights)
-    return GameResult(
-        responses=responses,
-        weights=weights,
-        lambda_hat=lam_best,
-        gap=float(gap),
-        converged=converged,
-        n_iter=t,
-        n_oracle_calls=calls,
-        nu=tolerance,
-        bound=float(bound),
-        gaps=gaps,
-    )
+            if self.best is None or gap <= self.best[0]:
+                self.best = (gap, q.copy(), lam_ref.copy())
+        return gap_t
+
+    def _result(
+        self, lam_hat: np.ndarray, converged: bool, n_iter: int, tolerance: float
+    ) -> GameResult:
+        assert self.best is not None
+        best = self.best
+        if not self.practical:  # Algorithms 1-2 return the uniform average of the iterates
+            best = (self.gaps[-1], iterate_average(self.counts, len(self.pool.responses)), lam_hat)
+        gap, weights, lam_best = best
+        weights = np.append(weights, np.zeros(len(self.pool.responses) - len(weights)))
+        responses, weights = support(self.pool.responses, weights)
+        return GameResult(
+            responses=responses,
+            weights=weights,
+            lambda_hat=lam_best,
+            gap=float(gap),
+            converged=converged,
+            n_iter=n_iter,
+            n_oracle_calls=self.calls,
+            nu=tolerance,
+            bound=self.bound,
+            gaps=self.gaps,
+        )

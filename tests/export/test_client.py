@@ -111,6 +111,7 @@ def test_inspect_prints_manifest_schema_metrics(eg_file, capsys) -> None:
 #: fairengine.methods modules any model may import: the package, the method contract and registry.
 SHARED = {"fairengine.methods", "fairengine.methods.base", "fairengine.methods.registry",
           "fairengine.methods.params", "fairengine.methods.evidence",
+          "fairengine.methods.evidence_fits",
           "fairengine.methods.sensitive"}  # fmt: skip
 #: Model type -> the method package its predictor lives in (None: fairengine.models only).
 PACKAGES = {
@@ -275,3 +276,19 @@ def test_predict_regression_to_stdout(tmp_path, capsys) -> None:
     out = pd.read_csv(io.StringIO(capsys.readouterr().out))
     assert list(out.columns) == ["prediction", "expected_prediction"] and len(out) == 80
     np.testing.assert_allclose(out["expected_prediction"], load_model(path).predict_score(frame))
+
+
+def test_predict_options_equal_the_keyword_arguments(eg_file, tmp_path) -> None:
+    """PredictOptions and the keyword arguments are two spellings of one setting; a misspelt
+    keyword is an error, not silently ignored."""
+    from fairengine.export.client import PredictOptions
+
+    credit_csv = tmp_path / "rows.csv"
+    _rows(eg_file, 250).to_csv(credit_csv, index=False)
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    n_a = predict_file(eg_file, credit_csv, a, proba=True, chunk_rows=100, allow_extra=True)
+    options = PredictOptions(proba=True, chunk_rows=100, allow_extra=True)
+    n_b = predict_file(eg_file, credit_csv, b, options=options)
+    assert n_a == n_b > 0 and a.read_text() == b.read_text()
+    with pytest.raises(TypeError):
+        predict_file(eg_file, credit_csv, b, chunk_row=100)

@@ -12,7 +12,7 @@ from fairengine.data import load_dataset
 from fairengine.export.files import load_model, model_bytes
 from fairengine.frontier import task_key
 from fairengine.frontier.runs import FITS_METHOD, RunStore, _key_knobs, compute_and_store, run_key
-from fairengine.methods import evidence
+from fairengine.methods import evidence_fits
 from fairengine.methods.maxent import method as maxent_method
 
 from .run_equality import assert_same
@@ -31,24 +31,24 @@ def fits(monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
     """Every unconstrained logistic fit actually computed (not served by a cache), by key; the
     in-process cache starts empty, as in a fresh dashboard job."""
     computed: list[tuple] = []
-    real = evidence.logistic_learner
+    real = evidence_fits.logistic_learner
 
-    def counting(C: float = 1.0) -> evidence.Learner:
+    def counting(C: float = 1.0) -> evidence_fits.Learner:
         learner = real(C)
 
         def fit_predict(train, test):
             computed.append(learner.key)
             return learner.fit_predict(train, test)
 
-        return evidence.Learner(learner.label, learner.key, fit_predict)
+        return evidence_fits.Learner(learner.label, learner.key, fit_predict)
 
-    monkeypatch.setattr(evidence, "logistic_learner", counting)
-    monkeypatch.setattr(evidence, "_FITS", type(evidence._FITS)())
+    monkeypatch.setattr(evidence_fits, "logistic_learner", counting)
+    monkeypatch.setattr(evidence_fits, "_FITS", type(evidence_fits._FITS)())
     return computed
 
 
 def _fresh_process() -> None:
-    evidence._FITS.clear()  # what a new job process starts with
+    evidence_fits._FITS.clear()  # what a new job process starts with
 
 
 def _fresh_maxent() -> None:
@@ -99,9 +99,9 @@ def test_a_second_job_reuses_the_stored_fit_and_gets_the_same_result(
 def test_the_stored_predictions_are_the_fitted_ones(tmp_path: Path, split, fits: list) -> None:
     train, test = split
     store = RunStore(tmp_path)
-    learner = evidence.logistic_learner(1.0)
-    with evidence.stored_fits(store):
-        value = evidence.unconstrained_predictions(learner, train, test)
+    learner = evidence_fits.logistic_learner(1.0)
+    with evidence_fits.stored_fits(store):
+        value = evidence_fits.unconstrained_predictions(learner, train, test)
     stored = store.get_fit(train, test, LOGISTIC)
     assert stored is not None
     for a, b in zip(value, stored, strict=True):
@@ -111,8 +111,8 @@ def test_the_stored_predictions_are_the_fitted_ones(tmp_path: Path, split, fits:
 def test_another_task_or_learner_never_hits(tmp_path: Path, split, fits: list) -> None:
     train, test = split
     store = RunStore(tmp_path)
-    with evidence.stored_fits(store):
-        evidence.unconstrained_predictions(evidence.logistic_learner(1.0), train, test)
+    with evidence_fits.stored_fits(store):
+        evidence_fits.unconstrained_predictions(evidence_fits.logistic_learner(1.0), train, test)
     assert store.get_fit(train, test, LOGISTIC) is not None
     assert store.get_fit(train, test, ("logistic", 0.5)) is None
     other_train, other_test = load_dataset("german_credit").split(random_state=1)
@@ -144,8 +144,8 @@ def test_a_foreign_fit_file_is_refused(tmp_path: Path, split, fits: list) -> Non
     """A valid file of another learner, put where this learner's fit belongs, is not served."""
     train, test = split
     store = RunStore(tmp_path)
-    with evidence.stored_fits(store):
-        evidence.unconstrained_predictions(evidence.logistic_learner(0.5), train, test)
+    with evidence_fits.stored_fits(store):
+        evidence_fits.unconstrained_predictions(evidence_fits.logistic_learner(0.5), train, test)
     foreign = _fit_path(store, train, test, ("logistic", 0.5))
     target = _fit_path(store, train, test)
     target.write_bytes(foreign.read_bytes())

@@ -1,8 +1,12 @@
 """Small real-data fits of every exponentiated-gradient game in the engine.
 
-``python -m tests.methods.game_goldens`` (from the repository root) rewrote
-``tests/methods/data/game_goldens.npz`` once, on main *before* the constraint-object refactor;
-``tests/methods/test_game_constraints.py`` asserts the refactored engine reproduces it.
+What this golden guards: the recorded Q (weights, predictions, gaps) of each game in
+``tests/methods/data/game_goldens.npz`` — fair regression SP and BGL, the proxy-fair classifier,
+the multiaccurate proxies — stays bit for bit the same while the solver code around it is
+reorganised (``tests/methods/test_game_constraints.py``). It is not an outside reference: the
+games' correctness is checked against the papers and fairlearn elsewhere. A deliberate change
+of results bumps the method's ``version`` and rerecords it with
+``python -m tests.methods.game_goldens`` (from the repository root).
 """
 
 from __future__ import annotations

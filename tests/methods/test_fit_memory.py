@@ -18,7 +18,7 @@ import pytest
 
 from fairengine.data import FeatureEncoder, from_frame, load_dataset
 from fairengine.methods import get_method
-from fairengine.methods.balanced_filtering import tree as bf_tree
+from fairengine.methods.balanced_filtering import oblique as bf_tree
 from fairengine.methods.fair_regression import chunks
 from fairengine.methods.fair_regression.game import ACCURACY_MUL, augmented_nu, objective_scale
 from fairengine.methods.fair_regression.losses import grid

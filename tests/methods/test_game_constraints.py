@@ -1,9 +1,9 @@
-"""Constraints as objects and one least-squares kernel (item 4).
+"""Constraints as objects and one least-squares kernel.
 
-* The refactored games reproduce the fits captured on main before the refactor
-  (``tests/methods/game_goldens.py``): fair regression SP (practical LS / LR, paper), BGL
-  (practical, paper, logistic), the proxy-fair classifier (equal error / DP, both learners) and
-  the multiaccurate proxies that share the least-squares kernel.
+* The games reproduce their recorded fits bit for bit (``tests/methods/game_goldens.py``, which
+  says what the golden guards): fair regression SP (practical LS / LR, paper), BGL (practical,
+  paper, logistic), the proxy-fair classifier (equal error / DP, both learners) and the
+  multiaccurate proxies that share the least-squares kernel.
 * A constraint written only in this file runs through the generic solver unchanged.
 """
 

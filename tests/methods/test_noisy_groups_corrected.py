@@ -46,6 +46,37 @@ def test_corrected_rates_recover_the_true_groups_violations(noise):
     assert abs(corrected[1] - true[1]) < (true[1] - noisy[1]) / 2
 
 
+def test_a_classifier_reading_the_noisy_group_cannot_game_the_correction():
+    """A classifier that favours the rows labelled with the small group 1 (noisy group as a
+    feature) raises the plain corrected estimate of group 1's TPR far more than its true TPR
+    (most such rows belong to other groups); rating every row under each noisy group it may
+    carry (``yhat_by_group``) recovers the true violation."""
+    rng = np.random.default_rng(5)
+    n, noise = 150_000, 0.3
+    g = rng.choice(3, size=n, p=[0.8, 0.12, 0.08])
+    y = (rng.random(n) < 0.3).astype(float)
+    h = add_group_noise(g, noise, 6)
+    flip = estimate_noise(g, h, 3).flip
+    u = rng.random(n)
+    base_tpr = np.take(TPR, g)  # the part of the decision that sees the features only
+
+    def decide(groups):  # a bonus for the positives labelled group 1
+        return np.where(y == 1, u < base_tpr + 0.2 * (groups == 1), u < 0.1).astype(float)
+
+    yhat = decide(h)
+    by_group = np.vstack([decide(np.full(n, k)) for k in range(3)])
+    true = violations(y, yhat, g, "tpr", 0.05, 3)
+    plain, se = corrected_violations(y, yhat, h, "tpr", 0.05, flip, return_se=True)
+    fixed, se_fixed = corrected_violations(
+        y, yhat, h, "tpr", 0.05, flip, return_se=True, yhat_by_group=by_group
+    )
+    print(f"true {true.round(3)}, plain {plain.round(3)} ± {se.round(3)}, by group "
+          f"{fixed.round(3)} ± {se_fixed.round(3)}")  # fmt: skip
+    assert true[1] > 0.0  # group 1 misses the constraint on the true groups
+    assert plain[1] + 3 * se[1] < 0.0  # the plain correction calls it met, far beyond its SE
+    assert np.all(np.abs(fixed - true) <= 3 * se_fixed + 2e-3)
+
+
 def test_margin_adds_z_standard_errors_and_grows_with_the_noise():
     y, yhat, _, h, model = _rows(0.3, n=40_000)
     plain, se = corrected_violations(y, yhat, h, "tpr", 0.05, model.flip, return_se=True)
@@ -102,3 +133,21 @@ def test_status_sentence_carries_the_noise_warning(monkeypatch):
     quiet = result(0.04)
     checks.promise(quiet, None, None, None)
     assert quiet.artifacts["status_message"] == "An iterate met the check (feasible)."
+
+
+def test_soft_joint_check_takes_the_corrected_rates_only_where_the_noise_is_mild():
+    """Soft assignments' extra held-out check is DRO's corrected violation + 1 SE for the
+    constraints the noisy groups determine (noise costs < NOISE_COST × a rate's SE) and leaves
+    the others to the worst-case checks (-inf)."""
+    from fairengine.methods.noisy_groups.evaluators import soft_joint_check
+    from fairengine.methods.noisy_groups.rates import corrected_se_bound
+
+    y, yhat, _, h, model = _rows(0.3, n=40_000)
+    clf = SimpleNamespace(noise_model_=model, constraint="tpr", slack=0.05, group_block_=None)
+    got = soft_joint_check(clf, y, h)(yhat)
+    plain, se = corrected_violations(y, yhat, h, "tpr", 0.05, model.flip, return_se=True)
+    bound, without = corrected_se_bound(y, h, "tpr", model.flip)
+    live = bound < NOISE_COST * without
+    assert live.any() and not live.all()  # the big group is determined, the small ones are not
+    np.testing.assert_allclose(got[live], (plain + se)[live])
+    assert np.all(np.isneginf(got[~live]))

@@ -220,18 +220,8 @@ class BalancedFilter(BaseEstimator):
         validate_params(self)
         params = {k: getattr(self, k) for k in knob_spec.KNOB_NAMES}
         params["random_state"] = seed(self.random_state)
-        if isinstance(X, pd.DataFrame):
-            X = self._rows(X, reset=True)
-            z = column_or_1d(z)
-            check_consistent_length(X, z)
-        else:
-            X, z = validate_data(self, X, z)
-        codes, labels = pd.factorize(pd.Series(np.asarray(z)), sort=True)
-        if (codes < 0).any():
-            raise ValueError("z contains missing values; drop or label those rows")
+        X, codes, labels = self._fit_input(X, z)
         n_groups = len(labels)
-        if n_groups < 2:
-            raise ValueError("balanced filtering needs at least two groups in z; got 1 class")
         self.group_names_ = [str(g) for g in (group_names if group_names is not None else labels)]
         tau = uniform_target(n_groups) if self.target is None else np.asarray(self.target, float)
         self.target_ = tau
@@ -239,71 +229,8 @@ class BalancedFilter(BaseEstimator):
         Z = encoder.transform(X)
         self.base_rates_ = _base_rates(codes, n_groups)
         self.trace_ = []
-        if params["proxy"] == "ab":
-            settings = GrowthSettings(
-                alpha=params["alpha"],
-                gamma=params["gamma"],
-                beta_stop=params["beta_stop"],
-                max_depth=params["max_depth"],
-                relaxed=params["relaxed"],
-                epsilon=params["epsilon"],
-                n_rounds=params["n_rounds"],
-                lambda_max=params["lambda_max"],
-                step=params["step"],
-                min_leaf_mass=params["min_leaf_mass"],
-                budget_step=params["budget_step"],
-                min_leaf_rows=params["min_leaf_rows"],
-                axis_splits=params["axis_splits"],
-            )
-            self.selection_ = None
-            # single-threaded BLAS: sweeps parallelise over points (see methods/_linear.py)
-            with threadpool_limits(limits=1, user_api="blas"):
-                if params["protocol"] == "generalising" and params["alpha"] > 0:
-                    settings, self.selection_ = select_growth(
-                        Z,
-                        codes,
-                        n_groups,
-                        settings,
-                        tau,
-                        max_yield=params["max_yield"],
-                        seed=params["random_state"],
-                    )
-                tree, weights, self.trace_ = grow_tree(Z, codes, n_groups, settings, tau)
-            arrays, kind, eta = tree.arrays(), "tree", 0.0
-            self.status_ = growth_status(
-                self.trace_,
-                alpha=params["alpha"],
-                gamma=params["gamma"],
-                beta_stop=params["beta_stop"],
-                selection=self.selection_,
-            )
-            self.rules_ = [tree.rules[v] for v in tree.leaves]
-            self.A_, self.r_hat_ = soft_matrix(weights, codes, n_groups)
-            self.q_, self.rho_ = sampling_probabilities(
-                self.A_, self.r_hat_, tau, params["relaxed"], max_yield=params["max_yield"]
-            )
-        else:
-            family, learner = params["proxy"].split("_")
-            self.status_ = {"code": "baseline", "converged": True, "message": ""}
-            arrays = fit_classifier_proxy(learner, Z, codes, n_groups, params["random_state"])
-            kind, eta = "classifier", params["eta"]
-            # the same floor as the tree's leaves: max(min_leaf_mass, min_leaf_rows / n)
-            floor = max(params["min_leaf_mass"], max(params["min_leaf_rows"], 1) / len(codes))
-            arrays = merge_rare_labels(arrays, classifier_labels(arrays, Z), n_groups, floor)
-            labels_pred = classifier_labels(arrays, Z)
-            self.rules_ = [f"predicted {g}" for g in self.group_names_]
-            # rho from the un-noised proxy (eta = 0), then A measured on the noised labels
-            A0, r0 = soft_matrix(interpolated_weights(labels_pred, n_groups, 0.0), codes, n_groups)
-            if family == "naive":
-                self.rho_ = naive_rho(r0)
-                live = r0 > 0
-                self.q_ = np.where(live, 1.0 / live.sum(), 0.0)
-            else:
-                self.q_, self.rho_ = sampling_probabilities(
-                    A0, r0, tau, params["relaxed"], max_yield=params["max_yield"]
-                )
-            weights = interpolated_weights(labels_pred, n_groups, eta)
-            self.A_, self.r_hat_ = soft_matrix(weights, codes, n_groups)
+        fit_proxy = self._fit_tree if params["proxy"] == "ab" else self._fit_classifier
+        arrays, kind, eta, weights = fit_proxy(Z, codes, tau, params)
         self.n_leaves_ = len(self.rho_)
         self.train_leaf_weights_ = weights
         self.model_ = ProxyFilter(
@@ -318,6 +245,97 @@ class BalancedFilter(BaseEstimator):
             group_names=self.group_names_,
         )
         return self
+
+    def _fit_input(self, X: Any, z: Any) -> tuple[Any, np.ndarray, pd.Index]:
+        """Checked rows, the group codes 0..k-1 of ``z`` and the group labels (k >= 2)."""
+        if isinstance(X, pd.DataFrame):
+            X = self._rows(X, reset=True)
+            z = column_or_1d(z)
+            check_consistent_length(X, z)
+        else:
+            X, z = validate_data(self, X, z)
+        codes, labels = pd.factorize(pd.Series(np.asarray(z)), sort=True)
+        if (codes < 0).any():
+            raise ValueError("z contains missing values; drop or label those rows")
+        if len(labels) < 2:
+            raise ValueError("balanced filtering needs at least two groups in z; got 1 class")
+        return X, codes, labels
+
+    def _fit_tree(
+        self, Z: np.ndarray, codes: np.ndarray, tau: np.ndarray, params: dict
+    ) -> tuple[dict, str, float, np.ndarray]:
+        """The (alpha, beta)-proxy tree (Algorithm 4): (arrays, "tree", eta 0, leaf weights)."""
+        n_groups = len(self.base_rates_)
+        settings = GrowthSettings(
+            alpha=params["alpha"],
+            gamma=params["gamma"],
+            beta_stop=params["beta_stop"],
+            max_depth=params["max_depth"],
+            relaxed=params["relaxed"],
+            epsilon=params["epsilon"],
+            n_rounds=params["n_rounds"],
+            lambda_max=params["lambda_max"],
+            step=params["step"],
+            min_leaf_mass=params["min_leaf_mass"],
+            budget_step=params["budget_step"],
+            min_leaf_rows=params["min_leaf_rows"],
+            axis_splits=params["axis_splits"],
+        )
+        self.selection_ = None
+        # single-threaded BLAS: sweeps parallelise over points (see methods/_linear.py)
+        with threadpool_limits(limits=1, user_api="blas"):
+            if params["protocol"] == "generalising" and params["alpha"] > 0:
+                settings, self.selection_ = select_growth(
+                    Z,
+                    codes,
+                    n_groups,
+                    settings,
+                    tau,
+                    max_yield=params["max_yield"],
+                    seed=params["random_state"],
+                )
+            tree, weights, self.trace_ = grow_tree(Z, codes, n_groups, settings, tau)
+        self.status_ = growth_status(
+            self.trace_,
+            alpha=params["alpha"],
+            gamma=params["gamma"],
+            beta_stop=params["beta_stop"],
+            selection=self.selection_,
+        )
+        self.rules_ = [tree.rules[v] for v in tree.leaves]
+        self.A_, self.r_hat_ = soft_matrix(weights, codes, n_groups)
+        self.q_, self.rho_ = sampling_probabilities(
+            self.A_, self.r_hat_, tau, params["relaxed"], max_yield=params["max_yield"]
+        )
+        return tree.arrays(), "tree", 0.0, weights
+
+    def _fit_classifier(
+        self, Z: np.ndarray, codes: np.ndarray, tau: np.ndarray, params: dict
+    ) -> tuple[dict, str, float, np.ndarray]:
+        """A baseline classifier proxy: (arrays, "classifier", eta, soft leaf weights)."""
+        n_groups = len(self.base_rates_)
+        family, learner = params["proxy"].split("_")
+        self.status_ = {"code": "baseline", "converged": True, "message": ""}
+        arrays = fit_classifier_proxy(learner, Z, codes, n_groups, params["random_state"])
+        eta = params["eta"]
+        # the same floor as the tree's leaves: max(min_leaf_mass, min_leaf_rows / n)
+        floor = max(params["min_leaf_mass"], max(params["min_leaf_rows"], 1) / len(codes))
+        arrays = merge_rare_labels(arrays, classifier_labels(arrays, Z), n_groups, floor)
+        labels_pred = classifier_labels(arrays, Z)
+        self.rules_ = [f"predicted {g}" for g in self.group_names_]
+        # rho from the un-noised proxy (eta = 0), then A measured on the noised labels
+        A0, r0 = soft_matrix(interpolated_weights(labels_pred, n_groups, 0.0), codes, n_groups)
+        if family == "naive":
+            self.rho_ = naive_rho(r0)
+            live = r0 > 0
+            self.q_ = np.where(live, 1.0 / live.sum(), 0.0)
+        else:
+            self.q_, self.rho_ = sampling_probabilities(
+                A0, r0, tau, params["relaxed"], max_yield=params["max_yield"]
+            )
+        weights = interpolated_weights(labels_pred, n_groups, eta)
+        self.A_, self.r_hat_ = soft_matrix(weights, codes, n_groups)
+        return arrays, "classifier", eta, weights
 
     def leaf_weights(self, X: Any) -> np.ndarray:
         """P(zhat(x) = L) per row and leaf."""

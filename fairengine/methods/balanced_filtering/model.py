@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 
 from fairengine.data.encoding import FeatureEncoder
+from fairengine.methods.balanced_filtering.oblique import tree_leaf_weights
 from fairengine.methods.balanced_filtering.proxies import classifier_labels, interpolated_weights
 from fairengine.methods.balanced_filtering.sampling import filter_rows
-from fairengine.methods.balanced_filtering.tree import tree_leaf_weights
 from fairengine.models.base import Arrays, Model, State, register_model
 
 _TREE_KEYS = ("children", "start", "count", "blend", "share", "coefs", "intercepts")

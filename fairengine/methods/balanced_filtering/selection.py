@@ -25,8 +25,9 @@ from fairengine.methods.balanced_filtering.definitions import (
     FEW_GROUP_ROWS,
     conditional_distribution_matrix,
 )
+from fairengine.methods.balanced_filtering.oblique import node_weights
 from fairengine.methods.balanced_filtering.sampling import sampling_probabilities
-from fairengine.methods.balanced_filtering.tree import GrowthSettings, grow_tree, node_weights
+from fairengine.methods.balanced_filtering.tree import GrowthSettings, grow_tree
 
 #: share of the training rows held out to choose the leaf floor and the number of leaves
 VALIDATION_SHARE = 0.3

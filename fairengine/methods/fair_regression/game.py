@@ -31,6 +31,8 @@ spec, not copied), plus one [OURS] addition, all on :class:`ParityReduction`:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from scipy.optimize import linprog
 from scipy.special import logsumexp
@@ -120,6 +122,37 @@ def _gap(
     return max(high - value, value - low)
 
 
+class _Oracle:
+    """The problem's best responses to game-unit multipliers, kept in one pool, counted."""
+
+    def __init__(self, problem: Any) -> None:
+        self.problem = problem
+        self.scale = problem.objective_scale()
+        self.pool = _Pool(self.scale)
+        self.calls = 0
+
+    def __call__(self, lam: np.ndarray) -> int:
+        self.calls += 1
+        return self.pool.add(self.problem.best_response(self.scale * lam))  # engine λ = m × game λ
+
+
+def _explore(
+    query: _Oracle, q_eg: np.ndarray, lam_hat: np.ndarray, bound: float, tolerance: float
+) -> None:
+    """One round's extra best responses: to multiples of λ̂ (the authors' eval_gap, stopping
+    once the gap already exceeds ν), then to multiples of the LP's λ and of its smoothed form."""
+    constraint = query.problem.constraint
+    for mul in MULTIPLIERS:
+        query(mul * lam_hat)
+        if _gap(q_eg, lam_hat, *query.pool.matrix(), bound) > tolerance:
+            break
+    _, lam_lp = lp_step(*query.pool.matrix(), bound)
+    smooth = smooth_multipliers(lam_lp, constraint.n_groups, constraint.n_levels)
+    for mul in MULTIPLIERS:
+        query(mul * lam_lp)
+        query(mul * smooth)
+
+
 def play_parity_game(
     problem,
     *,
@@ -143,16 +176,9 @@ def play_parity_game(
     max_iter : int
         T, the cap on rounds.
     """
-    scale = problem.objective_scale()
     constraint = problem.constraint  # a StatisticalParity: dim, project, groups × levels
-    pool = _Pool(scale)
-    calls = 0
-
-    def query(lam: np.ndarray) -> int:
-        nonlocal calls
-        calls += 1
-        return pool.add(problem.best_response(scale * lam))  # engine λ = m × game λ
-
+    query = _Oracle(problem)
+    pool = query.pool
     first = query(np.zeros(constraint.dim))
     pool.add(problem.best_constant())
     tolerance = augmented_nu(problem, pool.responses[first]) if nu is None else float(nu)
@@ -174,15 +200,7 @@ def play_parity_game(
         lam_sum += lam
         lam_hat = constraint.project(lam_sum / t)
         q_eg = iterate_average(counts, len(pool.responses))
-        for mul in MULTIPLIERS:  # the authors' eval_gap: stop once the gap already exceeds ν
-            query(mul * lam_hat)
-            if _gap(q_eg, lam_hat, *pool.matrix(), bound) > tolerance:
-                break
-        q_lp, lam_lp = lp_step(*pool.matrix(), bound)
-        smooth = smooth_multipliers(lam_lp, constraint.n_groups, constraint.n_levels)
-        for mul in MULTIPLIERS:
-            query(mul * lam_lp)
-            query(mul * smooth)
+        _explore(query, q_eg, lam_hat, bound, tolerance)
         objective, g = pool.matrix()
         q_lp, lam_lp = lp_step(objective, g, bound)
         gap_t = min(
@@ -207,7 +225,7 @@ def play_parity_game(
         gap=float(gaps[-1]) if gaps else 0.0,
         converged=converged,
         n_iter=t,
-        n_oracle_calls=calls,
+        n_oracle_calls=query.calls,
         nu=tolerance,
         bound=float(bound),
         gaps=gaps,

@@ -45,53 +45,85 @@ def encode(train: Task, test: Task) -> tuple[FeatureEncoder, np.ndarray, np.ndar
     return encoder, encoder.transform(train.X), encoder.transform(test.X)
 
 
-def _run(
-    train: Task,
-    test: Task,
-    *,
-    constraint: str,
-    eps: float,
-    loss_function: str,
-    n_levels: int,
-    oracle: str,
-    base_estimator: str,
-    max_iter: int,
-) -> RunResult:
+def _run(train: Task, test: Task, **knobs: Any) -> RunResult:
+    """Fit Q with the validated ``knobs``, score it and the baselines on train and test."""
     import pandas as pd
 
-    from fairengine.data.encoding import FeatureEncoder
-    from fairengine.methods.fair_regression.estimator import FairRegressor
-    from fairengine.methods.fair_regression.evaluation import cdf_table, split_metrics
     from fairengine.methods.fair_regression.model import FairRegressionModel
 
-    if oracle == "cs" and (base_estimator != "linear" or train.frame.shape[0] > CS_MAX_ROWS):
+    loss, base_estimator = knobs["loss_function"], knobs["base_estimator"]
+    if knobs["oracle"] == "cs" and (
+        base_estimator != "linear" or train.frame.shape[0] > CS_MAX_ROWS
+    ):
         raise KnobError(
             f"The cost-sensitive oracle (cs) solves an LP with n·N rows; it is linear only and "
             f"limited to {CS_MAX_ROWS:,} training rows. Use the LS or LR oracle."
         )
-    loss = loss_function
     start = time.perf_counter()
-    encoder = FeatureEncoder().fit(train.X)
-    z_train = encoder.transform(train.X)
-    regressor = FairRegressor(
-        constraint=constraint,
-        eps=eps,
-        loss=loss,
-        n_levels=n_levels,
-        oracle=oracle,
-        base_estimator=base_estimator,
-        max_iter=max_iter,
-        random_state=SEED,
-    ).fit(z_train, train.y, train.groups)
+    encoder, z_train, regressor = _fit(train, knobs)
     elapsed = time.perf_counter() - start
     # the baselines' fits need the training rows only: before z_test exists
     fitted = _fit_baselines(regressor, z_train, train, test, loss, base_estimator)
     z_test = encoder.transform(test.X)  # after the fits: not alive during their peaks
     names = [str(g) for g in train.group_names]
-    n_groups = len(names)
-    model = FairRegressionModel(encoder, regressor)
-
     splits = {"train": (z_train, train), "test": (z_test, test)}
+    metrics, tables = _split_tables(regressor, splits, names)
+    baseline_rows, baseline_groups = _baselines(
+        regressor, splits, loss, base_estimator, names, fitted
+    )
+    game = _game_artifacts(regressor)
+    artifacts: dict[str, Any] = {
+        "group_cdfs": tables["group_cdfs"],
+        "ks": tables["ks"],
+        "group_losses": pd.DataFrame(tables["group_rows"] + baseline_groups),
+        "baselines": pd.DataFrame(baseline_rows),
+        "gaps": game["gaps"],
+        # the fit's matrices, scored by the shared evaluation (then dropped from the result)
+        "encoded_inputs": {"train": z_train, "test": z_test},
+        "weights": game["weights"],
+        "summary": game["summary"],
+    }
+    model = FairRegressionModel(encoder, regressor)
+    knobs = {name: knobs[name] for name in _KNOB_ORDER}
+    return RunResult("fair_regression", knobs, metrics, model, artifacts, elapsed)
+
+
+#: The knobs of a run's record, in this order.
+_KNOB_ORDER = (
+    "constraint", "eps", "loss_function", "n_levels", "oracle", "base_estimator", "max_iter",
+)  # fmt: skip
+
+
+def _fit(train: Task, knobs: dict[str, Any]) -> tuple[FeatureEncoder, np.ndarray, FairRegressor]:
+    """The encoder, the encoded training rows and Q fitted on them."""
+    from fairengine.data.encoding import FeatureEncoder
+    from fairengine.methods.fair_regression.estimator import FairRegressor
+
+    encoder = FeatureEncoder().fit(train.X)
+    z_train = encoder.transform(train.X)
+    regressor = FairRegressor(
+        constraint=knobs["constraint"],
+        eps=knobs["eps"],
+        loss=knobs["loss_function"],
+        n_levels=knobs["n_levels"],
+        oracle=knobs["oracle"],
+        base_estimator=knobs["base_estimator"],
+        max_iter=knobs["max_iter"],
+        random_state=SEED,
+    ).fit(z_train, train.y, train.groups)
+    return encoder, z_train, regressor
+
+
+def _split_tables(
+    regressor: FairRegressor, splits: dict[str, tuple[np.ndarray, Task]], names: list[str]
+) -> tuple[dict[str, dict[str, float]], dict[str, Any]]:
+    """Q's metrics per split, and its group CDFs, KS distances and per-group loss rows
+    (``group_rows``)."""
+    import pandas as pd
+
+    from fairengine.methods.fair_regression.evaluation import cdf_table, split_metrics
+
+    n_groups = len(names)
     metrics, group_rows, cdfs, ks = {}, [], [], {}
     for split, (z, task) in splits.items():
         metrics[split], group = split_metrics(regressor, z, task.y, task.groups, n_groups)
@@ -101,21 +133,19 @@ def _run(
             {"split": split, "model": "fair", "group": names[a], "loss": group[a]}
             for a in range(n_groups)
         ]
-
-    baseline_rows, baseline_groups = _baselines(
-        regressor, splits, loss, base_estimator, names, fitted
-    )
-    group_rows += baseline_groups
-
-    game = regressor.game_
-    artifacts: dict[str, Any] = {
+    tables = {
         "group_cdfs": pd.concat(cdfs, ignore_index=True),
         "ks": ks,
-        "group_losses": pd.DataFrame(group_rows),
-        "baselines": pd.DataFrame(baseline_rows),
+        "group_rows": group_rows,
+    }
+    return metrics, tables
+
+
+def _game_artifacts(regressor: FairRegressor) -> dict[str, Any]:
+    """The game's gap trace, Q's weights and the fit's summary."""
+    game = regressor.game_
+    return {
         "gaps": np.asarray(game.gaps),
-        # the fit's matrices, scored by the shared evaluation (then dropped from the result)
-        "encoded_inputs": {"train": z_train, "test": z_test},
         "weights": regressor.weights_,
         "summary": {
             "status": regressor.status_,
@@ -131,16 +161,6 @@ def _run(
             "y_max": regressor.y_max_,
         },
     }
-    knobs = {
-        "constraint": constraint,
-        "eps": eps,
-        "loss_function": loss,
-        "n_levels": n_levels,
-        "oracle": oracle,
-        "base_estimator": base_estimator,
-        "max_iter": max_iter,
-    }
-    return RunResult("fair_regression", knobs, metrics, model, artifacts, elapsed)
 
 
 def _baseline_key(train: Task, test: Task, loss: str, base_estimator: Any) -> tuple | None:

@@ -16,13 +16,10 @@ import numpy as np
 
 from fairengine import metrics
 from fairengine.methods.evidence import Baselines, Check, Evidence, qualify_status
+from fairengine.methods.noisy_groups.rates import NOISE_COST
 
 if TYPE_CHECKING:
     from fairengine.data import Task
-
-
-#: ``noise_too_strong`` warns when the noise multiplies a rate's standard error by at least this.
-NOISE_COST = 2.0
 
 
 def extra_metrics(result: Any, task: Task, train: Task, pred: np.ndarray) -> dict[str, float]:
@@ -122,8 +119,9 @@ def selection_check(result: Any) -> Check | None:
     status = result.artifacts.get("status")
     if status == "fallback":
         return Check("not_converged", "warn",
-                     "No recorded iterate met the constraint check on the selection rows; the "
-                     "least-violating one was kept.", {})  # fmt: skip
+                     "No recorded iterate more accurate than predicting one class met the "
+                     "constraint check on the selection rows; the least-violating such one was "
+                     "kept.", {})  # fmt: skip
     return None
 
 

@@ -48,7 +48,10 @@ with ``rank_objectives=False``): an iterate is recorded every ``eval_every`` ste
 one); the initial θ = 0 (the all-negatives classifier, trivially feasible) is never a candidate.
 The lowest 0-1 error among candidates meeting the method's 0-1 constraints wins; when none does,
 the selection falls back to the candidate whose worst per-constraint violation rank is smallest
-(ties by error), and ``selection_status_`` says so. The constraints checked are the noisy-group
+(ties by error), and ``selection_status_`` says so. A candidate whose error on the selection rows is
+not below predicting one class is chosen only when every candidate is such: it meets the rate
+constraints (nearly) trivially, so preferring it would hide that no useful classifier passed
+(the status then says "fallback"). The constraints checked are the noisy-group
 ones for naive and the robust ones for DRO and soft, evaluated by ``robust_eval``:
 
 * ``"margin"`` (the default): soft assignments — per constraint the larger of
@@ -67,10 +70,13 @@ ones for naive and the robust ones for DRO and soft, evaluated by ``robust_eval`
   (so the Adult table is not an out-of-sample test of the choice; Credit was not used), see
   :data:`~fairengine.methods.noisy_groups.knobs.ROBUST_EVALS`. DRO (with an auxiliary sample): per
   constraint the larger of the paper's check and the noise-corrected true-group violation plus
-  :data:`DRO_MARGIN_Z` standard errors
+  :data:`~fairengine.methods.noisy_groups.evaluators.DRO_MARGIN_Z` standard errors
   (:func:`~fairengine.methods.noisy_groups.rates.corrected_violations`: the noisy groups' counts
   through the inverse of P(Ĝ | G), unbiased when the noise does not depend on the features and
-  label given the true group, as the paper's generator); naive: the same as ``"paper"``. "Checked
+  label given the true group, as the paper's generator); soft assignments selected on held-out
+  rows also take these corrected values, over all their training rows, where the noise is mild
+  (:func:`~fairengine.methods.noisy_groups.evaluators.soft_joint_check`); naive: the same as
+  ``"paper"``. "Checked
   against the label-aware worst case and the paper's adversary W with a 95% margin" — still not a
   certificate. Since Method version 7 the Method evaluates it on 25% of the training rows held out
   (``eval_set``; the Method's ``selection="auto"``), which
@@ -99,6 +105,11 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fairengine.methods.noisy_groups.adversaries import AdamAscent, SoftTable
+from fairengine.methods.noisy_groups.evaluators import (
+    group_block,
+    make_evaluator,
+    soft_joint_check,
+)
 from fairengine.methods.noisy_groups.knobs import (
     ADVERSARIES,
     KNOBS,
@@ -107,17 +118,7 @@ from fairengine.methods.noisy_groups.knobs import (
     ROBUST_EVALS,
 )
 from fairengine.methods.noisy_groups.noise import NoiseModel, estimate_noise
-from fairengine.methods.noisy_groups.rates import (
-    constraint_list,
-    corrected_violations,
-    dro_sampled_violations,
-    dro_violations,
-    sa_margin_violations,
-    sa_table_violations,
-    sa_worst,
-    sample_tv_ball,
-    violations,
-)
+from fairengine.methods.noisy_groups.rates import constraint_list, sa_worst
 from fairengine.methods.params import Interval, StrOptions, knob_constraints, seed, validate_params
 from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
 from fairengine.metrics import rate_base
@@ -133,12 +134,6 @@ LAMBDA_BOUND = 1.0  # R of Λ = {λ >= 0, ||λ||_1 <= R} (the code's value)
 #: the same iterates at R = 1 and 5), and where the check cannot be met (noise 0.5: its standard
 #: error exceeds α) R = 5 swung the iterates to errors .3–.66 and a fallback kept error .291.
 SIGNAL_LAMBDA_BOUND = 5.0
-#: DRO's margin check: standard errors added to the noise-corrected true-group violations
-#: (:func:`~fairengine.methods.noisy_groups.rates.corrected_violations`). One standard error: on
-#: Adult (3 races, TPR, α = 0.05, T = 750, split seeds 311–316 of the authors' rows) noise 0.1
-#: gave mean test error / true-group violation .177 / −.021 with 1 SE, .195 / −.020 with 1.645
-#: (the soft check's one-sided 95%) and .143 / +.034 with none.
-DRO_MARGIN_Z = 1.0
 #: Steps between recorded candidates (the code: 25 steps × 30 loops = 750).
 EVAL_EVERY = 25
 
@@ -231,6 +226,62 @@ def _bases(y: np.ndarray) -> dict:
         base = rate_base(kind, y)
         out[kind] = (base, max(base.sum(), 1.0))
     return out
+
+
+class _Record:
+    """The candidate iterates of a fit: each one's θ, step, 0-1 error, share predicted positive,
+    relaxed constraint, adversary tables and robust checks on the fitting rows and, with
+    ``held`` = (X̃_val, y_val, evaluate_val), on the held-out rows (their margin check also
+    takes ``joint``, a check of both row sets together, when given)."""
+
+    def __init__(self, y: np.ndarray, evaluate, held=None, joint=None) -> None:
+        self.y, self.evaluate, self.held, self.joint = y, evaluate, held, joint
+        self.theta, self.step, self.tables, self.relaxed = [], [], [], []
+        self.err, self.pos, self.val_err, self.val_pos = [], [], [], []
+        self.viol = {k: [] for k in ROBUST_EVALS}
+        self.val_viol = {k: [] for k in ROBUST_EVALS}
+
+    def add(self, t: int, theta: np.ndarray, s: np.ndarray, relaxed: np.ndarray, tables) -> None:
+        yhat = (s > 0.0).astype(float)
+        self.theta.append(theta.copy())
+        self.step.append(t)
+        self.err.append(float(np.mean(yhat != self.y)))
+        self.pos.append(float(np.mean(yhat)))
+        self.tables.append([np.array(w, copy=True) for w in tables])
+        for key, v in self.evaluate(yhat, tables, theta=theta, scores=s).items():
+            self.viol[key].append(v)
+        self.relaxed.append(float(np.max(relaxed)) if len(relaxed) else 0.0)
+        if self.held is not None:
+            Xv, y_val, evaluate_val = self.held
+            sv = Xv @ theta
+            yv = (sv > 0.0).astype(float)
+            self.val_err.append(float(np.mean(yv != y_val)))
+            self.val_pos.append(float(np.mean(yv)))
+            out = evaluate_val(yv, tables, theta=theta, scores=sv)
+            if self.joint is not None and "margin" in out:  # on fitted + held-out rows
+                both = self.joint(np.append(yhat, yv), theta, np.append(s, sv))
+                out["margin"] = np.maximum(out["margin"], both)
+            for key, v in out.items():
+                self.val_viol[key].append(v)
+
+    def store(self, clf: RobustFairClassifier) -> None:
+        """Set ``clf``'s candidate attributes (``validation_*`` None without held-out rows)."""
+        clf.candidates_ = np.vstack(self.theta)
+        clf.candidate_steps_ = np.asarray(self.step)
+        clf.candidate_errors_ = np.asarray(self.err)
+        clf.candidate_positive_rates_ = np.asarray(self.pos)
+        # 0-1 error of the better constant classifier on the fitting and the selection rows
+        rows = [self.y] + ([self.held[1]] if self.held is not None else [self.y])
+        clf.constant_errors_ = tuple(float(min(np.mean(r), 1 - np.mean(r))) for r in rows)
+        clf.candidate_violations_by_eval_ = {k: np.vstack(v) for k, v in self.viol.items()}
+        clf.candidate_relaxed_ = np.asarray(self.relaxed)
+        clf.candidate_tables_ = self.tables  # soft: the adversary's W at each candidate
+        held = self.held is not None
+        clf.validation_errors_ = np.asarray(self.val_err) if held else None
+        clf.validation_positive_rates_ = np.asarray(self.val_pos) if held else None
+        clf.validation_violations_by_eval_ = (
+            {k: np.vstack(v) for k, v in self.val_viol.items()} if held else None
+        )
 
 
 class RobustFairClassifier(ClassifierMixin, BaseEstimator):
@@ -423,76 +474,8 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         return estimate_noise(g, h, m)
 
     def _evaluator(self, y: np.ndarray, noisy: np.ndarray, margin_rows: int | None = None):
-        """evaluate(yhat, tables) -> {"exact": viol, "paper": viol, "margin": viol} on data
-        (y, Ĝ codes); ``margin_rows``: DRO's margin in standard errors of that many rows (None:
-        of these rows; see :meth:`_dro_corrected_check`)."""
-        method, constraint, m = self.method, self.constraint, self.n_groups_
-        alpha = float(self.slack)
-        if method == "unconstrained":
-            return lambda yhat, tables, keys=ROBUST_EVALS: {k: np.zeros(1) for k in keys}
-        if method == "naive":
-
-            def naive(yhat, tables, keys=ROBUST_EVALS):
-                v = violations(y, yhat, noisy, constraint, alpha, m)
-                return {k: v for k in keys}
-
-            return naive
-        if method == "dro":
-            base_seed = self._seed
-            samples = []
-            for j in range(m):
-                center = (noisy == j) / max((noisy == j).sum(), 1)
-                draws = sample_tv_ball(
-                    center, float(self.gamma_[j]), random_state=base_seed + 7919 * j
-                )
-                samples.append(np.vstack([center, draws]))
-
-            label = self._dro_corrected_check(y, noisy, margin_rows)
-
-            def dro(yhat, tables, keys=ROBUST_EVALS):
-                out = {}
-                if "paper" in keys or "margin" in keys:
-                    paper = dro_sampled_violations(y, yhat, constraint, alpha, samples)
-                    out["paper"] = out["margin"] = paper
-                    if "margin" in keys and label is not None:
-                        out["margin"] = np.maximum(paper, label(yhat))
-                if "exact" in keys:
-                    out["exact"] = dro_violations(y, yhat, noisy, constraint, alpha, self.gamma_)
-                return {k: out[k] for k in keys}
-
-            return dro
-        p_noisy = np.bincount(noisy, minlength=m) / max(len(noisy), 1)
-        M = self.noise_model_.M
-
-        checks = {
-            "exact": lambda yhat, tables: sa_worst(y, yhat, noisy, constraint, alpha, M, p_noisy)[
-                0
-            ],  # fmt: skip
-            "paper": lambda yhat, tables: sa_table_violations(
-                y, yhat, noisy, constraint, alpha, tables, m
-            ),
-            "margin": lambda yhat, tables: sa_margin_violations(
-                y, yhat, noisy, constraint, alpha, tables, M, p_noisy
-            ),
-        }
-
-        def soft(yhat, tables, keys=ROBUST_EVALS):
-            return {k: checks[k](yhat, tables) for k in keys}
-
-        return soft
-
-    def _dro_corrected_check(self, y: np.ndarray, noisy: np.ndarray, margin_rows=None):
-        """DRO's margin check beside the paper's random p̃: yhat -> the noise-corrected
-        true-group violations (through the auxiliary sample's P(Ĝ | G);
-        :func:`~fairengine.methods.noisy_groups.rates.corrected_violations`) plus
-        :data:`DRO_MARGIN_Z` standard errors of ``margin_rows`` rows (None: of these rows; the
-        fit passes the held-out rows' count, so the iterates follow the boundary the selection
-        applies). None without an auxiliary sample (the margin check is then the paper's)."""
-        if self.noise_model_ is None:
-            return None
-        flip, constraint, alpha = self.noise_model_.flip, self.constraint, float(self.slack)
-        z = DRO_MARGIN_Z * np.sqrt(len(y) / margin_rows if margin_rows else 1.0)
-        return lambda yhat: corrected_violations(y, yhat, noisy, constraint, alpha, flip, z)
+        """The robust checks on data (y, Ĝ codes): :func:`.evaluators.make_evaluator`."""
+        return make_evaluator(self, y, noisy, margin_rows)
 
     def _signal_key(self, held_out: bool) -> str | None:
         """The 0-1 check λ ascends on (None: the hinge-relaxed constraints, the paper code's
@@ -532,12 +515,17 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         *,
         eval_set=None,
         sensitive_features=None,
+        group_columns=None,
     ):
         """Fit on (X, y, Ĝ), the observed (noisy) protected attribute Ĝ given as
         ``sensitive_features`` (``noisy_groups`` is its older name); ``aux_true``/``aux_noisy``:
         an auxiliary sample of true and noisy groups (noise model and safe γ).
         ``eval_set=(X_val, y_val, Ĝ_val)``: select the best iterate on this validation data
-        instead of the training data (no true groups needed)."""
+        instead of the training data (no true groups needed). ``group_columns``: the columns of
+        X that encode the noisy group (its one-hot block), when the classifier reads it as a
+        feature; the noise-corrected checks then rate each row under every noisy group it may
+        carry (:func:`~fairengine.methods.noisy_groups.rates.corrected_violations`,
+        ``yhat_by_group``) — without that they are biased in the classifier's favour."""
         noisy_groups = resolve_sensitive(sensitive_features, noisy_groups, "noisy_groups")
         validate_params(self)
         X, y_raw = validate_data(self, X, y)
@@ -556,6 +544,7 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         self.n_groups_ = m
         n, d = X.shape
         self.noise_model_ = self._noise_model(aux_true, aux_noisy, m)
+        self.group_block_ = group_block(X, noisy, m, group_columns)
         alpha, beta = float(self.slack), float(self.beta)
         method, paper_adv = self.method, self.adversary == "paper"
         pairs = constraint_list(self.constraint, m) if method != "unconstrained" else []
@@ -609,26 +598,11 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         )
         lam_opt = AdamAscent(len(pairs), eta_lam) if use_adam else None
         every = max(1, int(self.eval_every))
-        cand_theta, cand_step, cand_err = [], [], []
-        cand_viol: dict[str, list] = {k: [] for k in ROBUST_EVALS}
-        cand_relaxed, cand_tables = [], []
-        val_err, val_viol = [], {k: [] for k in ROBUST_EVALS}
-
-        def record(t: int, theta: np.ndarray, s: np.ndarray, relaxed: np.ndarray) -> None:
-            yhat = (s > 0.0).astype(float)
-            cand_theta.append(theta.copy())
-            cand_step.append(t)
-            cand_err.append(float(np.mean(yhat != y)))
-            current = table.tables() if table is not None else tables
-            cand_tables.append([np.array(t, copy=True) for t in current])
-            for key, v in evaluate(yhat, current).items():
-                cand_viol[key].append(v)
-            cand_relaxed.append(float(np.max(relaxed)) if len(relaxed) else 0.0)
-            if eval_set is not None:
-                yv = (Xv @ theta > 0.0).astype(float)
-                val_err.append(float(np.mean(yv != y_val)))
-                for key, v in evaluate_val(yv, current).items():
-                    val_viol[key].append(v)
+        held = (Xv, y_val, evaluate_val) if eval_set is not None else None
+        joint = None
+        if held is not None and method == "soft":
+            joint = soft_joint_check(self, np.append(y, y_val), np.append(noisy, noisy_val))
+        record = _Record(y, evaluate, held, joint)
 
         def relaxed_values(rel: _Relaxed) -> np.ndarray:
             if table is not None:
@@ -668,7 +642,9 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
                 if signal_key is not None:  # proxy-Lagrangian: λ follows the 0-1 check
                     current = table.tables() if table is not None else tables
                     yhat = (rel.s > 0.0).astype(float)
-                    signal = evaluate(yhat, current, (signal_key,))[signal_key]
+                    signal = evaluate(yhat, current, (signal_key,), theta=theta, scores=rel.s)[
+                        signal_key
+                    ]
                 step = lam + eta_lam * signal if lam_opt is None else lam_opt.step(lam, signal)
                 lam = _project_lambda(step, lam_bound)
             if method == "dro" and t % max(1, int(self.adversary_every)) == 0:
@@ -687,20 +663,10 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
                         step = weights[c] + lr * lam[c] * dws[c]
                         weights[c] = project_tv_ball(step, centers[j], float(self.gamma_[j]))
             if t % every == 0 or t == self.n_steps:
-                record(t, theta, rel.s, relaxed)
+                current = table.tables() if table is not None else tables
+                record.add(t, theta, rel.s, relaxed, current)
 
-        self.candidates_ = np.vstack(cand_theta)
-        self.candidate_steps_ = np.asarray(cand_step)
-        self.candidate_errors_ = np.asarray(cand_err)
-        self.candidate_violations_by_eval_ = {k: np.vstack(v) for k, v in cand_viol.items()}
-        self.candidate_relaxed_ = np.asarray(cand_relaxed)
-        self.candidate_tables_ = cand_tables  # soft: the adversary's W at each candidate
-        if eval_set is not None:
-            self.validation_errors_ = np.asarray(val_err)
-            self.validation_violations_by_eval_ = {k: np.vstack(v) for k, v in val_viol.items()}
-        else:
-            self.validation_errors_ = None
-            self.validation_violations_by_eval_ = None
+        record.store(self)
         self.lambda_ = lam
         self.select(self.robust_eval)
         return self
@@ -715,8 +681,11 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "coef_")
         yv = (np.asarray(y).ravel() == self.classes_[-1]).astype(float)
         noisy = np.searchsorted(self.group_classes_, np.asarray(noisy_groups))
-        yhat = (self.decision_function(X) > 0.0).astype(float)
-        return self._evaluator(yv, noisy)(yhat, self.candidate_tables_[self.best_index_])
+        scores = self.decision_function(X)
+        theta = np.append(self.coef_, self.intercept_)
+        tables = self.candidate_tables_[self.best_index_]
+        return self._evaluator(yv, noisy)((scores > 0.0).astype(float), tables, theta=theta,
+                                          scores=scores)  # fmt: skip
 
     def select(self, robust_eval: str | None = None) -> RobustFairClassifier:
         """(Re)choose the best iterate under ``robust_eval`` (None: the ``robust_eval``
@@ -737,8 +706,15 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         if self.method == "unconstrained":
             best, status = int(np.argmin(objective)), "unconstrained"
         else:
-            best = select_best(objective, viol)
-            status = "feasible" if is_feasible(viol).any() else "fallback"
+            # a candidate no more accurate than predicting one class meets the rate constraints
+            # (nearly) trivially: never preferred over one that is (then "fallback" says none
+            # of those passed)
+            constant = self.constant_errors_[1 if on_validation else 0]
+            pool = np.flatnonzero(np.asarray(objective) < constant)
+            if len(pool) == 0:
+                pool = np.arange(len(objective))
+            best = int(pool[select_best(objective[pool], viol[pool])])
+            status = "feasible" if is_feasible(viol[pool]).any() else "fallback"
         self.candidate_violations_ = viol
         self.best_index_ = best
         self.selection_status_ = status

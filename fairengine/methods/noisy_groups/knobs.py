@@ -90,8 +90,8 @@ KNOBS = (
          "one-hot feature (the paper does; the model then reads the column noisy_group)."),
     Knob("selection", "auto", choices=SELECTIONS, label="Best-iterate selection data",
          help="Data for the best "
-         "iterate and β: auto (soft assignments and DRO: 25% of train held out, the paper code's "
-         "validation selection; naive: train), train (paper's best iterate in-sample) or "
+         "iterate and β: auto (soft assignments: 25% of train held out, the paper code's "
+         "validation selection; DRO and naive: train), train (paper's best iterate in-sample) or "
          "25% of train held out (noisy groups only)."),
     Knob("tuning", "none", choices=TUNINGS, label="Learning-rate tuning (soft)",
          demo_choices=("none",),

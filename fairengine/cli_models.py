@@ -1,0 +1,144 @@
+"""The model-file commands of ``fairengine``: ``export`` (a point's model file and card),
+``predict`` (score a table with a model file) and ``inspect`` (verify and describe one).
+
+Heavy modules (pandas, the export package, the methods) are imported inside the commands so the
+command line starts at once for the others.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from fairengine.cli_output import metrics_lines, print_json
+
+if TYPE_CHECKING:
+    from fairengine.data import Task
+
+
+def export_point(frontier, point_id: str, train: Task, test: Task, out: Path) -> None:
+    from fairengine.export import model_card, result_metadata, save_model
+    from fairengine.methods.base import RunResult
+    from fairengine.methods.evidence import evidence_from_dict, stored_result
+
+    result = frontier.result(point_id)
+    if result is None:  # served from the cache: rebuild the RunResult from its record
+        record = next(r for r in frontier.to_records() if r["point_id"] == point_id)
+        model = frontier.model(point_id)
+        if record["checks"] is None:  # stored before results carried checks: compute them
+            result = stored_result(
+                frontier.method, record["knobs"], record["metrics"], model, train, test
+            )
+        else:
+            checks, baselines = evidence_from_dict(record)
+            result = RunResult(
+                frontier.method, record["knobs"], record["metrics"], model,
+                checks=checks, baselines=baselines,
+            )  # fmt: skip
+    card = model_card(result, train, test, file_name=out.name)
+    save_model(result.model, out, card=card, metadata=result_metadata(result, train, test))
+    out.with_suffix(".md").write_text(card)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from fairengine.cli import UsageError, _load_task, _method, _parse_pairs, _split
+    from fairengine.frontier import FrontierStore, sweep, task_key
+
+    method = _method(args.method)
+    train, test = _split(_load_task(args), args)
+    if args.point:
+        store = FrontierStore(args.cache_dir, read_only=assets_frontiers())
+        matches = [
+            p
+            for p in store.points(task_key(train, test), method.name)
+            if p.point_id.startswith(args.point)
+        ]
+        if len(matches) != 1:
+            found = "no cached point" if not matches else f"{len(matches)} cached points"
+            raise UsageError(
+                f"{found} of {method.name} on this data has id {args.point!r}; run `fairengine "
+                "sweep` first or give a longer id."
+            )
+        knobs = matches[0].knobs
+    else:
+        knobs = method.validate_knobs(_parse_pairs(args.set, "--set"))
+    frontier = sweep(
+        method,
+        train,
+        test,
+        [knobs],
+        store=None
+        if args.no_cache
+        else FrontierStore(args.cache_dir, read_only=assets_frontiers()),
+    )
+    point_id = frontier.points["point_id"].iloc[0]
+    export_point(frontier, point_id, train, test, args.out)
+    if args.json:
+        print_json(
+            {"point_id": point_id, "out": str(args.out), "card": str(args.out.with_suffix(".md"))}
+        )
+    else:
+        print(f"model {point_id} written to {args.out} (card: {args.out.with_suffix('.md')})")
+    return 0
+
+
+def assets_frontiers() -> tuple[Path, ...]:
+    from fairengine.data.registry import assets_dir
+
+    path = assets_dir() / "frontiers"
+    return (path,) if path.is_dir() else ()
+
+
+def cmd_predict(args: argparse.Namespace) -> int:
+    from fairengine.cli import UsageError
+    from fairengine.export.client import predict_file
+
+    if args.chunk_size < 1:
+        raise UsageError(f"--chunk-size must be positive, got {args.chunk_size}.")
+    rows = predict_file(
+        args.model,
+        args.data,
+        args.out,
+        proba=args.proba,
+        id_columns=args.id_columns or (),
+        allow_extra=args.allow_extra,
+        random_state=args.random_state,
+        chunk_rows=args.chunk_size,
+    )
+    if args.out is not None:
+        print(f"{rows:,} predictions written to {args.out}", file=sys.stderr)
+    return 0
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from fairengine.export.client import describe
+
+    info = describe(args.model)
+    if args.json:
+        print_json(info)
+        return 0
+    schema = info["schema"]
+    print(f"{info['file']}: {info['format']}, model type {info['model_type']} ({info['kind']}"
+          f"{', randomized' if info['randomized'] else ''})")  # fmt: skip
+    print(f"written by fairengine {info['engine_version']} on {info['created']}")
+    if info["method"]:
+        knobs = ", ".join(f"{k}={v}" for k, v in info["knobs"].items())
+        print(f"method: {info['method']} ({knobs})")
+    print(f"numeric columns ({len(schema['numeric'])}): {', '.join(schema['numeric']) or '-'}")
+    print(f"text columns ({len(schema['text'])}): {', '.join(schema['text']) or '-'}")
+    if schema["not_needed"]:
+        print(f"known, not needed: {', '.join(schema['not_needed'])}")
+    if schema["dropped_identifier_columns"]:
+        print(
+            "dropped identifier-like columns (no values stored): "
+            + ", ".join(schema["dropped_identifier_columns"])
+        )
+    if info["metrics"]:
+        print("\n".join(metrics_lines(info["metrics"])))
+    print(
+        f"checksums: ok ({len(info['checksums']['verified'])} members); state schema: ok; "
+        "probe prediction: ok"
+    )
+    return 0
