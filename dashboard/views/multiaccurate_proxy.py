@@ -31,11 +31,14 @@ range_key = "map.alpha_range." + charts.alpha_range_key(
     task.fingerprint, METHOD.validate_knobs(knobs)
 )
 known = st.session_state.get(range_key) if knobs["proxy"] == "multiaccurate" else None
-alpha_knob = charts.alpha_knob(METHOD.knob("alpha"), known)
-alpha = knob_widget(
-    alpha_knob, key=f"w.map.alpha.{alpha_knob.low:g}-{alpha_knob.high:g}", url=known is None
-)
-knobs["alpha"] = 0.0 if known and alpha <= alpha_knob.low else alpha
+if known and known[1] <= known[0]:  # a single value: no slider that would do nothing
+    knobs["alpha"] = 0.0
+else:
+    alpha_knob = charts.alpha_knob(METHOD.knob("alpha"), known)
+    alpha = knob_widget(
+        alpha_knob, key=f"w.map.alpha.{alpha_knob.low:g}-{alpha_knob.high:g}", url=known is None
+    )
+    knobs["alpha"] = 0.0 if known and alpha <= alpha_knob.low else alpha
 if known and known[1] > known[0]:
     st.caption(
         f"α acts between {alpha_knob.low:.3f} (the lowest the linear proxy reaches on these "
@@ -44,8 +47,10 @@ if known and known[1] > known[0]:
     )
 elif known:
     st.caption(
-        f"On these rows α has a single value, {known[0]:.3f}: no round of the game lowered the "
-        "violation on the proxy rows kept out of it, so the least-squares start is served."
+        f"Multiaccuracy tolerance α: a single value on these rows, {known[0]:.3f}, so there is "
+        "no slider. No round of the game lowered the violation on the proxy rows kept out of "
+        "it by more than its sampling error, so the least-squares proxy is served: its "
+        "in-sample gains would not carry over to other rows."
     )
 knobs = METHOD.validate_knobs(knobs)
 share_knobs(METHOD, knobs, task)
