@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.components import cached, multiaccurate_proxy_charts, runner
-from dashboard.components.comparison import add_to_comparison
+from dashboard.components import multiaccurate_proxy_charts, runner
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
 from dashboard.components.knobs import knob_panel, knob_widget, share_knobs
-from dashboard.components.method_page import open_page
+from dashboard.components.method_page import ModelButton, model_and_comparison, open_page
 from dashboard.components.shared import shared
 from dashboard.components.tables import static_table
 from fairengine.methods import get_method
@@ -172,11 +171,9 @@ with st.expander("Audit table and proxy quality"):
     static_table(result.artifacts["audit"])
     static_table(result.artifacts["proxy_quality"])
 
-st.download_button(  # bytes cached per run, not deferred: see dashboard/views/maxent.py
-    "Download model file (downstream classifier + proxy)",
-    cached.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
-    file_name="multiaccurate_proxy.fairmodel",
-    mime="application/zip",
-    key="map_model",
+model_and_comparison(
+    result,
+    (train, test),
+    f"{key}{sorted(knobs.items())}",
+    ModelButton(key="map", label="Download model file (downstream classifier + proxy)"),
 )
-add_to_comparison(result, train, test, key="map_add")

@@ -44,6 +44,7 @@ from fairengine import metrics
 from fairengine.methods.base import Method, RunResult
 from fairengine.methods.multiaccurate_proxy.checks import EVIDENCE
 from fairengine.methods.multiaccurate_proxy.knobs import KNOBS, SWEEP_GRIDS
+from fairengine.methods.multiaccurate_proxy.promise import promise_held
 from fairengine.methods.registry import register
 
 if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
@@ -278,21 +279,17 @@ def _proxy_status(estimator: Any, knobs: dict[str, Any], z: np.ndarray) -> dict[
     viol = float(np.nanmax(estimator.trace_[:, -1]))
     rounds = int(estimator.trace_.shape[1])
     if viol <= tolerance:
-        status, message = (
-            "converged",
-            (
-                f"Algorithm 2 ran {rounds} rounds: the auditor finds no violation above the "
-                f"tolerance α·mean(z) = {tolerance:.4f} on the proxy rows."
-            ),
+        status = "converged"
+        message = (
+            f"Algorithm 2 ran {rounds} rounds: the auditor finds no violation above the "
+            f"tolerance α·mean(z) = {tolerance:.4f} on the proxy rows."
         )
     else:
-        status, message = (
-            "max_iter",
-            (
-                f"Algorithm 2 did not reach α = {alpha:g} on the proxy rows: after {rounds} rounds "
-                f"the auditor still finds an additive violation of {viol:.4f} > tolerance "
-                f"{tolerance:.4f} (ratio ≈ {viol / mean:.3f}). More rounds (T) or a larger α."
-            ),
+        status = "max_iter"
+        message = (
+            f"Algorithm 2 did not reach α = {alpha:g} on the proxy rows: after {rounds} rounds "
+            f"the auditor still finds an additive violation of {viol:.4f} > tolerance "
+            f"{tolerance:.4f} (ratio ≈ {viol / mean:.3f}). More rounds (T) or a larger α."
         )
     return {"status": status, "status_message": message, "proxy_rounds": rounds,
             "alpha_used": float(alpha)}  # fmt: skip
@@ -517,5 +514,7 @@ MULTIACCURATE_PROXY = register(
         sweep_grids=SWEEP_GRIDS,
         demo_tasks=(("adult", ("race",)), ("adult", ("sex",))),
         evidence=EVIDENCE,
+        main_knob="alpha",
+        promise=promise_held,
     )
 )

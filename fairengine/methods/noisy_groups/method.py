@@ -89,11 +89,8 @@ from fairengine.methods.base import Method, RunResult
 from fairengine.methods.noisy_groups.checks import EVIDENCE
 from fairengine.methods.noisy_groups.knobs import BETA_GRID, KNOBS, SWEEP_GRIDS
 from fairengine.methods.noisy_groups.noise import add_group_noise, empirical_tv, estimate_noise
-from fairengine.methods.noisy_groups.rates import (
-    constraint_list,
-    corrected_se_bound,
-    violations,
-)
+from fairengine.methods.noisy_groups.promise import guarantee, promise_held
+from fairengine.methods.noisy_groups.rates import constraint_list, corrected_se_bound, violations
 from fairengine.methods.registry import register
 
 if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
@@ -552,5 +549,8 @@ NOISY_GROUPS = register(
         sweep_grids=SWEEP_GRIDS,
         demo_tasks=(("adult", ("race",)),),
         evidence=EVIDENCE,
+        main_knob="slack",
+        guarantee=guarantee,
+        promise=promise_held,
     )
 )
