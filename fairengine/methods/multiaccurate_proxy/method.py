@@ -4,7 +4,7 @@ classifier constrained through ẑ, scored on the TRUE groups.
 Pipeline [OURS]: the training split is shuffled; the first ``max_rows`` rows are the Proxy
 Learner's data (z and the tasks visible), the next ``max_rows`` the Downstream Learner's (z
 hidden: it only sees ẑ). Tasks = the target plus ``n_tasks`` binarised numeric features
-1[column > train median] [OURS: the paper's tasks are unknown]. Metrics (train = the DL rows,
+1[column > train median] (our choice: the paper's tasks are unknown). Metrics (train = the DL rows,
 test = up to ``max_rows`` test rows): ``error`` (the mixture's expected error),
 ``true_group_gap`` (max_k |γ_k − γ| on the true groups), ``proxy_group_gap`` (the same through
 ẑ), the proxy's accuracy / AUC / MSE for predicting the last group (e.g. "not White"), and two
