@@ -19,9 +19,11 @@ Cells c = 2·ŷ + y: 0 = TN, 1 = FN, 2 = FP, 3 = TP.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from fairengine.methods.noisy_groups.rates import FN, FP, TN, TP
+from fairengine.methods.noisy_groups.rates import FN, FP, TN, TP, sa_worst
 from fairengine.metrics import RATE_KINDS, rate_base
 from fairengine.solvers.descent_ascent import AdamAscent
 from fairengine.solvers.tv_ball import project_tv_ball
@@ -227,11 +229,13 @@ class FixedWeights:
 class TVBallPaper(FixedWeights):
     """DRO as in the paper's experiments: one p̃ per noisy group j, moved every ``every`` steps by
     Adam (rate ``learning_rate``) on Σ_c λ_c ∂ψ̃_c/∂p̃ over that group's constraints, projected
-    onto the TV ball of radius ``gammas[j]`` around ``centers[j]`` (the code's θ → λ → p̃ order)."""
+    onto the TV ball of radius ``gammas[j]`` around ``centers[j]`` (the code's θ → λ → p̃ order).
+    Until its first move each constraint weighs the rows by its noisy group's uniform law."""
 
-    def __init__(self, pairs: list, centers: list, gammas, every: int, learning_rate: float):
-        group_of = [j for _, j in pairs]
-        super().__init__(pairs, [centers[j].copy() for j in group_of], 0.0)
+    def __init__(
+        self, pairs: list, centers: list, gammas, every: int, learning_rate: float, offset: float
+    ) -> None:
+        super().__init__(pairs, [centers[j].copy() for _, j in pairs], offset)
         self.centers, self.gammas, self.every = centers, gammas, max(1, int(every))
         self.learning_rate = float(learning_rate)
         self.p_tilde = [c.copy() for c in centers]
@@ -302,3 +306,45 @@ class SoftBestResponse(FixedWeights):
 
     def respond(self, state, lam: np.ndarray) -> None:
         self.weights, self._tables = self.worst(state.s)
+
+
+def dro_radii(clf: Any) -> np.ndarray:
+    """DRO's TV radius per group: ``gamma`` (broadcast), else the noise model's safe one."""
+    if clf.gamma is None:
+        if clf.noise_model_ is None:
+            raise ValueError("DRO without gamma needs aux_true and aux_noisy.")
+        return np.asarray(clf.noise_model_.gamma_safe, dtype=float)
+    gammas = np.broadcast_to(np.asarray(clf.gamma, dtype=float), (clf.n_groups_,))
+    return np.asarray(gammas.copy(), dtype=float)
+
+
+def make_adversary(clf: Any, y: np.ndarray, noisy: np.ndarray, pairs: list):
+    """The adversary player of ``clf``'s approach (a fitting RobustFairClassifier: its groups,
+    noise model and parameters) over the constraints ``pairs``; sets ``gamma_`` for DRO."""
+    m, offset = clf.n_groups_, float(clf.slack) + float(clf.beta)
+    centers = [(noisy == j) / max((noisy == j).sum(), 1) for j in range(m)]
+    weights = [centers[j].copy() for _, j in pairs]
+    paper = clf.adversary == "paper"
+    if clf.method == "dro":
+        clf.gamma_ = dro_radii(clf)
+        kind = TVBallPaper if paper else TVBallExact
+        rate = clf.adversary_learning_rate if paper else clf.learning_rate
+        return kind(pairs, centers, clf.gamma_, clf.adversary_every, rate, offset)
+    if clf.method != "soft":
+        return FixedWeights(pairs, weights, offset)
+    if clf.noise_model_ is None:
+        raise ValueError("Soft group assignments need aux_true and aux_noisy.")
+    M = clf.noise_model_.M
+    if paper:
+        table = SoftTable(y, noisy, pairs, M, clf.adversary_learning_rate)
+        return SoftTableAdversary(table, offset)
+    p_noisy = np.bincount(noisy, minlength=m) / len(y)
+    alpha, constraint = float(clf.slack), clf.constraint
+
+    def worst(s: np.ndarray) -> tuple[list, list]:  # best response over 𝒲(θ), closed form
+        yhat = (s > 0.0).astype(float)
+        _, w, tables = sa_worst(y, yhat, noisy, constraint, alpha, M, p_noisy, return_tables=True)
+        return w, tables
+
+    start = (weights, [np.tile(M[j], (4, 1)) for _, j in pairs])
+    return SoftBestResponse(pairs, start, offset, worst)

@@ -99,25 +99,23 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
-from scipy.stats import rankdata
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from fairengine.methods.noisy_groups.adversaries import (
-    FixedWeights,
-    SoftBestResponse,
-    SoftTable,
-    SoftTableAdversary,
-    TVBallExact,
-    TVBallPaper,
-)
+from fairengine.methods.noisy_groups.adversaries import make_adversary
 from fairengine.methods.noisy_groups.evaluators import (
     group_block,
     make_evaluator,
     soft_joint_check,
 )
-from fairengine.methods.noisy_groups.game import HingeGame, Record
+from fairengine.methods.noisy_groups.game import (
+    HingeGame,
+    Record,
+    is_feasible,
+    lambda_player,
+    select_best,
+)
 from fairengine.methods.noisy_groups.knobs import (
     ADVERSARIES,
     KNOBS,
@@ -126,45 +124,14 @@ from fairengine.methods.noisy_groups.knobs import (
     ROBUST_EVALS,
 )
 from fairengine.methods.noisy_groups.noise import NoiseModel, estimate_noise
-from fairengine.methods.noisy_groups.rates import constraint_list, sa_worst
+from fairengine.methods.noisy_groups.rates import constraint_list
 from fairengine.methods.params import Interval, StrOptions, knob_constraints, seed, validate_params
 from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
-from fairengine.solvers.descent_ascent import LambdaPlayer, ThetaPlayer, descent_ascent
+from fairengine.solvers.descent_ascent import ThetaPlayer, descent_ascent
 
 __all__ = ["ADVERSARIES", "LAMBDA_OPTIMIZERS", "METHODS", "ROBUST_EVALS", "RobustFairClassifier"]
-LAMBDA_BOUND = 1.0  # R of Λ = {λ >= 0, ||λ||_1 <= R} (the code's value)
-#: R when soft assignments' λ ascends on a 0-1 check (``lambda_signal``): the relaxed penalty of
-#: one unit of λ is too weak to reach the 0-1 boundary on Adult (R = 1: no candidate met the exact
-#: check at noise 0.3/0.5; R = 5 keeps the trajectory at it, see ``lambda_signal``). DRO keeps
-#: R = 1: it meets its check with λ well inside (Adult, 3 races, noise 0.1, seeds 311–312:
-#: the same iterates at R = 1 and 5), and where the check cannot be met (noise 0.5: its standard
-#: error exceeds α) R = 5 swung the iterates to errors .3–.66 and a fallback kept error .291.
-SIGNAL_LAMBDA_BOUND = 5.0
 #: Steps between recorded candidates (the code: 25 steps × 30 loops = 750).
 EVAL_EVERY = 25
-
-
-def select_best(objective, viol, rank_objectives: bool = False) -> int:
-    """Best candidate (Cotter et al. ALT'19 heuristic, as in the paper code).
-
-    Each constraint's violation max(0, g) is ranked across candidates (ties share the lowest
-    rank, so every candidate meeting a constraint has rank 1 for it); a candidate scores its
-    largest rank (and its objective's rank if ``rank_objectives``); the smallest score wins, ties
-    broken by the lowest objective. With ``rank_objectives=False`` (default, the paper's rule)
-    this is the lowest-objective feasible candidate whenever one exists.
-    """
-    objective = np.asarray(objective, dtype=float)
-    viol = np.asarray(viol, dtype=float).reshape(len(objective), -1)
-    score = rankdata(objective, method="min") if rank_objectives else np.zeros(len(objective))
-    for column in viol.T:
-        score = np.maximum(score, rankdata(np.maximum(0.0, np.round(column, 12)), method="min"))
-    best = np.flatnonzero(score == score.min())
-    return int(best[np.argmin(objective[best])])
-
-
-def is_feasible(viol) -> np.ndarray:
-    """Per candidate: every constraint value <= 0 (to 1e-12)."""
-    return np.max(np.atleast_2d(viol), axis=1) <= 1e-12
 
 
 class RobustFairClassifier(ClassifierMixin, BaseEstimator):
@@ -236,7 +203,7 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         iterates swing (train error .15–.23) and its check keeps the swings that happen to be
         conservative. A 0-1 check name (the proxy Lagrangian of Cotter, Jiang & Sridharan, ALT
         2019): θ still descends on the relaxed Lagrangian, λ ascends (plain projected step,
-        ||λ||₁ <= :data:`SIGNAL_LAMBDA_BOUND`) on that 0-1 robust check of the current
+        ||λ||₁ <= :data:`~.game.SIGNAL_LAMBDA_BOUND`) on that 0-1 robust check of the current
         iterate on the training rows, so it grows while the check fails and shrinks once it
         holds, and the iterates follow the check's boundary. ``"auto"`` (default): soft
         assignments with an ``eval_set`` ascend on the exact worst case over 𝒲(θ) (in-sample
@@ -423,7 +390,7 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         self.noise_model_ = self._noise_model(aux_true, aux_noisy, self.n_groups_)
         self.group_block_ = group_block(X, noisy, self.n_groups_, group_columns)
         pairs = self._pairs()
-        adversary = self._adversary(y, noisy, pairs)
+        adversary = make_adversary(self, y, noisy, pairs)
         # with held-out rows, the in-sample margin is that of the held-out rows' size, so the
         # iterates follow the boundary the selection applies
         margin_rows = len(eval_set[1]) if eval_set is not None else None
@@ -431,7 +398,7 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         held, joint = self._held_out(eval_set, y, noisy)
         signal_key = self._signal_key(eval_set is not None)
         theta = ThetaPlayer(np.hstack([X, np.ones((len(y), 1))]), self.learning_rate)
-        lam = self._lambda_player(len(pairs), signal_key)
+        lam = lambda_player(self, len(pairs), signal_key)
         record = Record((self.eval_every, self.n_steps), y, evaluate, held, joint)
         descent_ascent(HingeGame(y, evaluate, signal_key), theta, lam, adversary, record)
         record.store(self)
@@ -458,49 +425,6 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
             return []
         return constraint_list(self.constraint, self.n_groups_)
 
-    def _dro_radii(self) -> np.ndarray:
-        """DRO's TV radius per group: ``gamma`` (broadcast), else the noise model's safe one."""
-        if self.gamma is None:
-            if self.noise_model_ is None:
-                raise ValueError("DRO without gamma needs aux_true and aux_noisy.")
-            return np.asarray(self.noise_model_.gamma_safe, dtype=float)
-        gammas = np.broadcast_to(np.asarray(self.gamma, dtype=float), (self.n_groups_,))
-        return np.asarray(gammas.copy(), dtype=float)
-
-    def _adversary(self, y: np.ndarray, noisy: np.ndarray, pairs: list):
-        """The approach's adversary player (:mod:`.adversaries`); sets ``gamma_`` for DRO."""
-        m, offset = self.n_groups_, float(self.slack) + float(self.beta)
-        centers = [(noisy == j) / max((noisy == j).sum(), 1) for j in range(m)]
-        weights = [centers[j].copy() for _, j in pairs]
-        paper = self.adversary == "paper"
-        if self.method == "dro":
-            self.gamma_ = self._dro_radii()
-            kind = TVBallPaper if paper else TVBallExact
-            rate = self.adversary_learning_rate if paper else self.learning_rate
-            player = kind(pairs, centers, self.gamma_, self.adversary_every, rate)
-            player.offset = offset
-            return player
-        if self.method != "soft":
-            return FixedWeights(pairs, weights, offset)
-        if self.noise_model_ is None:
-            raise ValueError("Soft group assignments need aux_true and aux_noisy.")
-        M = self.noise_model_.M
-        if paper:
-            table = SoftTable(y, noisy, pairs, M, self.adversary_learning_rate)
-            return SoftTableAdversary(table, offset)
-        p_noisy = np.bincount(noisy, minlength=m) / len(y)
-        alpha, constraint = float(self.slack), self.constraint
-
-        def worst(s: np.ndarray) -> tuple[list, list]:  # best response over 𝒲(θ), closed form
-            yhat = (s > 0.0).astype(float)
-            _, w, tables = sa_worst(
-                y, yhat, noisy, constraint, alpha, M, p_noisy, return_tables=True
-            )
-            return w, tables
-
-        start = (weights, [np.tile(M[j], (4, 1)) for _, j in pairs])
-        return SoftBestResponse(pairs, start, offset, worst)
-
     def _held_out(self, eval_set, y: np.ndarray, noisy: np.ndarray) -> tuple:
         """(X̃_val, y_val, evaluate_val) of ``eval_set`` (None without one) and, for soft
         assignments, the check of fitted and held-out rows together (else None)."""
@@ -515,16 +439,6 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         if self.method == "soft":
             joint = soft_joint_check(self, np.append(y, y_val), np.append(noisy, noisy_val))
         return held, joint
-
-    def _lambda_player(self, size: int, signal_key: str | None) -> LambdaPlayer:
-        """λ's player: Adam for soft assignments on the relaxed constraints (``"auto"``), the
-        larger radius when soft assignments' λ follows a 0-1 check."""
-        soft = self.method == "soft"
-        bound = SIGNAL_LAMBDA_BOUND if signal_key and soft else LAMBDA_BOUND
-        use_adam = self.lambda_optimizer == "adam" or (
-            self.lambda_optimizer == "auto" and soft and signal_key is None
-        )
-        return LambdaPlayer(size, self.lambda_learning_rate, bound, use_adam)
 
     def robust_violations(self, X, y, noisy_groups) -> dict[str, np.ndarray]:
         """Constraint values (α included, > 0 = violated) of the selected iterate on other data

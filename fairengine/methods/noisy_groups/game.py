@@ -4,13 +4,14 @@ the hinge-relaxed group rates at one score vector, the hinge loss and λ's signa
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from scipy.stats import rankdata
 
 from fairengine.methods.noisy_groups.knobs import ROBUST_EVALS
 from fairengine.metrics import rate_base
-from fairengine.solvers.descent_ascent import CandidateRecorder
+from fairengine.solvers.descent_ascent import CandidateRecorder, LambdaPlayer
 
 if TYPE_CHECKING:
     from fairengine.methods.noisy_groups.estimator import RobustFairClassifier
@@ -160,3 +161,47 @@ class HingeGame:
         yhat = (state.s > 0.0).astype(float)
         out = self.evaluate(yhat, tables, (self.signal_key,), theta=theta, scores=state.s)
         return out[self.signal_key]
+
+
+LAMBDA_BOUND = 1.0  # R of Λ = {λ >= 0, ||λ||_1 <= R} (the code's value)
+#: R when soft assignments' λ ascends on a 0-1 check (``lambda_signal``): the relaxed penalty of
+#: one unit of λ is too weak to reach the 0-1 boundary on Adult (R = 1: no candidate met the exact
+#: check at noise 0.3/0.5; R = 5 keeps the trajectory at it, see ``lambda_signal``). DRO keeps
+#: R = 1: it meets its check with λ well inside (Adult, 3 races, noise 0.1, seeds 311–312:
+#: the same iterates at R = 1 and 5), and where the check cannot be met (noise 0.5: its standard
+#: error exceeds α) R = 5 swung the iterates to errors .3–.66 and a fallback kept error .291.
+SIGNAL_LAMBDA_BOUND = 5.0
+
+
+def lambda_player(clf: Any, size: int, signal_key: str | None) -> LambdaPlayer:
+    """λ's player: Adam for soft assignments on the relaxed constraints (``"auto"``), the
+    larger radius when soft assignments' λ follows a 0-1 check."""
+    soft = clf.method == "soft"
+    bound = SIGNAL_LAMBDA_BOUND if signal_key and soft else LAMBDA_BOUND
+    use_adam = clf.lambda_optimizer == "adam" or (
+        clf.lambda_optimizer == "auto" and soft and signal_key is None
+    )
+    return LambdaPlayer(size, clf.lambda_learning_rate, bound, use_adam)
+
+
+def select_best(objective, viol, rank_objectives: bool = False) -> int:
+    """Best candidate (Cotter et al. ALT'19 heuristic, as in the paper code).
+
+    Each constraint's violation max(0, g) is ranked across candidates (ties share the lowest
+    rank, so every candidate meeting a constraint has rank 1 for it); a candidate scores its
+    largest rank (and its objective's rank if ``rank_objectives``); the smallest score wins, ties
+    broken by the lowest objective. With ``rank_objectives=False`` (default, the paper's rule)
+    this is the lowest-objective feasible candidate whenever one exists.
+    """
+    objective = np.asarray(objective, dtype=float)
+    viol = np.asarray(viol, dtype=float).reshape(len(objective), -1)
+    score = rankdata(objective, method="min") if rank_objectives else np.zeros(len(objective))
+    for column in viol.T:
+        score = np.maximum(score, rankdata(np.maximum(0.0, np.round(column, 12)), method="min"))
+    best = np.flatnonzero(score == score.min())
+    return int(best[np.argmin(objective[best])])
+
+
+def is_feasible(viol) -> np.ndarray:
+    """Per candidate: every constraint value <= 0 (to 1e-12)."""
+    return np.max(np.atleast_2d(viol), axis=1) <= 1e-12
