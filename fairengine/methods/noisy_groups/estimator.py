@@ -76,12 +76,10 @@ ones for naive and the robust ones for DRO and soft, evaluated by ``robust_eval`
   label given the true group, as the paper's generator); soft assignments selected on held-out
   rows also take these corrected values, over all their training rows, where the noise is mild
   (:func:`~fairengine.methods.noisy_groups.evaluators.soft_joint_check`); naive: the same as
-  ``"paper"``. "Checked
-  against the label-aware worst case and the paper's adversary W with a 95% margin" — still not a
-  certificate. Since Method version 7 the Method evaluates it on 25% of the training rows held out
-  (``eval_set``; the Method's ``selection="auto"``), which
-  removes the in-sample optimism that passed the step-25 iterate at noise 0.1 (see
-  :mod:`~fairengine.methods.noisy_groups.method`);
+  ``"paper"``. "Checked against the label-aware worst case and the paper's adversary W with a 95%
+  margin" — still not a certificate. The Method evaluates it on 25% of the training rows held out
+  (``eval_set``; the Method's ``selection="auto"``), which removes the in-sample optimism that
+  passed the step-25 iterate at noise 0.1 (see :mod:`~fairengine.methods.noisy_groups.method`);
 * ``"paper"``: the paper's adversary — DRO the worst of p̂_j and 20 random p̃ in the ball
   (the code's ``generate_rand_vec_l1_ball``, made feasible), soft assignments the algorithm's
   current table W (W-term capped at 1). These are lower bounds of the exact worst case: the
