@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots
 
+from dashboard.components.charts import axes_layout
 from dashboard.components.state import stop_page
 from fairengine.data import Task
 from fairengine.methods import get_method
@@ -147,8 +148,7 @@ def gap_caption(curves: pd.DataFrame) -> str:
 
 
 def _layout(fig: go.Figure, title: str, height: int = 380) -> go.Figure:
-    fig.update_layout(title=title, height=height, margin={"l": 10, "r": 10, "t": 50, "b": 10})
-    return fig
+    return axes_layout(fig, title, (None, None), height=height)
 
 
 def heatmap_figure(
@@ -195,20 +195,29 @@ def proportions_figure(result: RunResult) -> go.Figure:
                 row=1,
                 col=col,
             )
-        fig.add_trace(
-            go.Scatter(
-                x=groups,
-                y=art["target"],
-                mode="markers",
-                marker={"symbol": "line-ew-open", "size": 30, "color": "black"},
-                name="target",
-                showlegend=col == 1,
-            ),
-            row=1,
-            col=col,
-        )
+        _black_marker(fig, (groups, art["target"]), col, ("line-ew-open", 30), "target")
     fig.update_layout(barmode="group")
     return _layout(fig, "Group shares before and after filtering, with the target")
+
+
+def _black_marker(
+    fig: go.Figure, xy: tuple[Sequence, Sequence], col: int, shape: tuple[str, int], name: str
+) -> None:
+    """Black markers of ``shape`` (symbol, size) at ``xy`` in column ``col`` of the first row,
+    named in the legend once (from column 1)."""
+    symbol, size = shape
+    fig.add_trace(
+        go.Scatter(
+            x=xy[0],
+            y=xy[1],
+            mode="markers",
+            marker={"symbol": symbol, "size": size, "color": "black"},
+            name=name,
+            showlegend=col == 1,
+        ),
+        row=1,
+        col=col,
+    )
 
 
 _PALETTE = ("#1565c0", "#6a1b9a", "#2e7d32", "#ef6c00", "#8d6e63", "#c62828")
@@ -341,18 +350,8 @@ def tradeoff_figure(
     if current is not None:
         for col, split in enumerate(("train", "test"), start=1):
             m = current.metrics[split]
-            fig.add_trace(
-                go.Scatter(
-                    x=[m["disclosivity"]],
-                    y=[m["imbalance"]],
-                    mode="markers",
-                    marker={"symbol": "star", "size": 16, "color": "black"},
-                    name="current run",
-                    showlegend=col == 1,
-                ),
-                row=1,
-                col=col,
-            )
+            xy = ([m["disclosivity"]], [m["imbalance"]])
+            _black_marker(fig, xy, col, ("star", 16), "current run")
     fig.update_xaxes(title_text="disclosivity")
     fig.update_yaxes(title_text="imbalance β", col=1)
     fig.update_yaxes(rangemode="tozero")

@@ -112,15 +112,23 @@ def legend_below(
     return fig
 
 
-def _layout(fig: go.Figure, title: str, y_title: str) -> go.Figure:
-    fig.update_layout(
-        title=title,
-        yaxis_title=y_title,
-        margin={"l": 10, "r": 10, "t": 50, "b": 10},
-        height=360,
-        showlegend=False,
-    )
+#: The narrow margins of the method pages' charts (px).
+MARGIN = {"l": 10, "r": 10, "t": 50, "b": 10}
+
+
+def axes_layout(
+    fig: go.Figure, title: str, axes: tuple[str | None, str | None], **layout: object
+) -> go.Figure:
+    """``title``, the x and y axis titles (``None``: left as they are), the narrow margins and
+    height 380 unless ``layout`` (further layout properties) says otherwise."""
+    titles = {f"{a}axis_title": t for a, t in zip("xy", axes, strict=True) if t is not None}
+    fig.update_layout(title=title, **titles, margin=MARGIN, height=380)
+    fig.update_layout(**layout)
     return fig
+
+
+def _layout(fig: go.Figure, title: str, y_title: str) -> go.Figure:
+    return axes_layout(fig, title, (None, y_title), height=360, showlegend=False)
 
 
 def frontier_figure(

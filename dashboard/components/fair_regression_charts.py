@@ -9,22 +9,14 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboard.components.charts import PALETTE
+from dashboard.components.charts import PALETTE, axes_layout
 from fairengine.textsafe import plot_text
 
 BASELINES = {"unconstrained": "Unconstrained regression", "seo": "SEO (zero correlation)"}
 
 
 def _layout(fig: go.Figure, title: str, x_title: str, y_title: str) -> go.Figure:
-    fig.update_layout(
-        title=title,
-        xaxis_title=x_title,
-        yaxis_title=y_title,
-        margin={"l": 10, "r": 10, "t": 50, "b": 10},
-        height=380,
-        legend={"orientation": "h", "y": -0.25},
-    )
-    return fig
+    return axes_layout(fig, title, (x_title, y_title), legend={"orientation": "h", "y": -0.25})
 
 
 def frontier_figure(

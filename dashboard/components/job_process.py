@@ -26,6 +26,7 @@ from typing import Any
 import cloudpickle
 
 from dashboard.components.job_state import Cancelled, JobFailed, out_of_memory
+from fairengine.methods.registry import BUILTIN
 
 NICE_ENV = "FAIRENGINE_WORKER_NICE"
 GROUP_ENV = "FAIRENGINE_WORKER_GROUP"
@@ -52,11 +53,7 @@ PRELOAD = (
     "fairengine.methods.evaluation",
     "fairengine.models.linear",
     "fairengine.solvers",
-    "fairengine.methods.balanced_filtering.method",
-    "fairengine.methods.fair_regression.method",
-    "fairengine.methods.maxent.method",
-    "fairengine.methods.multiaccurate_proxy.method",
-    "fairengine.methods.noisy_groups.method",
+    *BUILTIN,  # each built-in method's module (it imports its own)
     "fairlearn.reductions",
     "pandas",
     "sklearn.linear_model",

@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard.components.charts import PALETTE, legend_above
+from dashboard.components.charts import PALETTE, axes_layout, legend_above
 from fairengine.methods.base import RunResult
 from fairengine.textsafe import plot_text
 
@@ -23,14 +23,7 @@ SOURCES = {
 
 
 def _layout(fig: go.Figure, title: str, y_title: str, x_title: str = "") -> go.Figure:
-    fig.update_layout(
-        title=title,
-        xaxis_title=x_title,
-        yaxis_title=y_title,
-        margin={"l": 10, "r": 10, "t": 50, "b": 10},
-        height=380,
-    )
-    return legend_above(fig, title)
+    return legend_above(axes_layout(fig, title, (x_title, y_title)), title)
 
 
 def rates_figure(rates: pd.DataFrame, tau: float) -> go.Figure:

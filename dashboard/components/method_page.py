@@ -7,10 +7,12 @@ model file and "Add to comparison"."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from dashboard.components import cached, runner
 from dashboard.components.comparison import add_to_comparison
@@ -20,7 +22,7 @@ from dashboard.components.page_help import how_to_read
 from dashboard.components.state import require_task
 from fairengine.data import Task
 from fairengine.methods import get_method
-from fairengine.methods.base import Method
+from fairengine.methods.base import Method, RunResult
 from fairengine.metrics import metric_info
 from fairengine.textsafe import md_text, plot_text
 
@@ -62,7 +64,7 @@ def draw(method: Method) -> None:
     for column, name in zip(st.columns(len(names)), names, strict=True):
         info = metric_info(name)
         value = result.metrics["test"].get(name, float("nan"))
-        column.metric(f"{info.label} (test)", f"{value:.4f}", help=md_text(info.definition))
+        column.metric(f"{info.label} (test)", f"{value:.4f}", help=md_text(info.explained))
     if "page" in method.sweep_grids:
         axis = next(iter(method.grid("page")))
         words = method.knob(axis).display_label
@@ -70,14 +72,40 @@ def draw(method: Method) -> None:
         points = grid_sweep(method, train, test, knobs, GridSweep(axis=axis, what=words))
         if points is not None:
             st.plotly_chart(plane_figure(method, points, axis), key=f"{method.name}_plane")
-    st.download_button(  # bytes cached per run, not deferred: see dashboard/views/maxent.py
-        "Download model file",
-        cached.model_file(result, train, test, f"{task.fingerprint}{sorted(knobs.items())}"),
-        file_name=f"{method.name}.fairmodel",
+    run_key = f"{task.fingerprint}{sorted(knobs.items())}"
+    model_and_comparison(result, (train, test), run_key, ModelButton(key=method.name))
+
+
+@dataclass(frozen=True)
+class ModelButton:
+    """The model-file button of a page: its words, the downloaded file's name (default: the
+    method's name) and the prefix of its widget keys (``{key}_model``, ``{key}_add``)."""
+
+    key: str
+    label: str = "Download model file"
+    file_name: str = ""
+
+
+def model_and_comparison(
+    result: RunResult,
+    split: tuple[Task, Task],
+    run_key: str,
+    button: ModelButton,
+    place: DeltaGenerator | None = None,
+) -> None:
+    """The end of every method page: the run's model file (in ``place``, default the page) and
+    "Add to comparison". The file's bytes are cached per run (``run_key``) and handed over as
+    bytes, not as a deferred callable: Streamlit drops a deferred file as orphaned after two
+    script runs anywhere on the server, so on a busy server the browser's request could 404."""
+    train, test = split
+    (place or st).download_button(
+        button.label,
+        cached.model_file(result, train, test, run_key),
+        file_name=button.file_name or f"{result.method}.fairmodel",
         mime="application/zip",
-        key=f"{method.name}_model",
+        key=f"{button.key}_model",
     )
-    add_to_comparison(result, train, test, key=f"{method.name}_add")
+    add_to_comparison(result, train, test, key=f"{button.key}_add")
 
 
 def plane_figure(method: Method, points: pd.DataFrame, axis: str) -> go.Figure:
@@ -89,8 +117,8 @@ def plane_figure(method: Method, points: pd.DataFrame, axis: str) -> go.Figure:
     fig = px.scatter(test, x=x, y=y, text=[plot_text(str(v)) for v in test[axis]])
     fig.update_traces(textposition="top center")
     fig.update_layout(
-        xaxis_title=plot_text(metric_info(x).label),
-        yaxis_title=plot_text(metric_info(y).label),
+        xaxis_title=plot_text(metric_info(x).with_unit),
+        yaxis_title=plot_text(metric_info(y).with_unit),
         height=380,
         margin={"t": 30},
     )

@@ -1,6 +1,5 @@
 """Charts of the noisy groups page (Wang et al. 2020): per-group rates, Theorem 1's bound, and the
-noise sweep in the style of the paper's Figures 1–3 (and 4/7 against them), and the sentence on
-how strong a run's guarantee is.
+noise sweep in the style of the paper's Figures 1–3 (and 4/7 against them).
 
 Group names come from the data: they enter a figure through
 :func:`~fairengine.textsafe.plot_text` (Plotly reads a small HTML subset in labels)."""
@@ -13,9 +12,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboard.components.charts import PALETTE
-from fairengine.methods.base import RunResult
-from fairengine.methods.noisy_groups.method import VALIDATION_FRACTION
+from dashboard.components.charts import PALETTE, axes_layout
 from fairengine.textsafe import plot_text
 
 LABELS = {"naive": "Naive", "dro": "DRO", "soft": "Soft assignments", "unconstrained":
@@ -23,15 +20,8 @@ LABELS = {"naive": "Naive", "dro": "DRO", "soft": "Soft assignments", "unconstra
 
 
 def _layout(fig: go.Figure, title: str, x_title: str, y_title: str) -> go.Figure:
-    fig.update_layout(
-        title=title,
-        xaxis_title=x_title,
-        yaxis_title=y_title,
-        margin={"l": 10, "r": 10, "t": 50, "b": 10},
-        height=360,
-        legend={"orientation": "h", "y": -0.3},
-    )
-    return fig
+    legend = {"orientation": "h", "y": -0.3}
+    return axes_layout(fig, title, (x_title, y_title), height=360, legend=legend)
 
 
 #: Rates each constraint family compares across groups, with their names for people.
@@ -161,44 +151,6 @@ def noisy_vs_true(points: pd.DataFrame, split: str = "test") -> go.Figure:
                         line={"color": "#888888", "dash": "dash"})  # fmt: skip
     return _layout(fig, f"Noisy- vs true-group violation ({split})", "noisy-group violation",
                    "true-group violation")  # fmt: skip
-
-
-def guarantee_text(method: str, robust_eval: str, result: RunResult) -> str:
-    """How strong the guarantee of this run is, in words (the page's caption)."""
-    certified = result.metrics["test"]["robust_violation"] <= 0.0
-    ball = (
-        "every assignment of true groups consistent with the noise model"
-        if method == "soft"
-        else "every noise pattern in the TV ball (safe radius)"
-    )
-    worst = f"Worst case = the exact maximum over {ball}."
-    if method in ("naive", "unconstrained"):
-        check = "Selected on the noisy groups only."
-    elif robust_eval == "paper":
-        check = "Selected as checked against the paper's adversary (not a guarantee)."
-    elif robust_eval == "margin":
-        used = result.artifacts.get("selection_used", result.knobs.get("selection"))
-        rows = (
-            f"on {VALIDATION_FRACTION:.0%} of the training rows held out"
-            if used == "validation" else "on the training rows"
-        )  # fmt: skip
-        against = (
-            "the label-aware worst case (every assignment consistent with the noise model that "
-            "follows the label and the noisy group, not the decision) and the paper's adversary "
-            "W with a 95% sampling margin"
-            if method == "soft"
-            else "the true-group rates estimated from the noisy groups through the noise model, "
-            "with a margin of one standard error, and the paper's adversary"
-        )
-        check = f"Selected as checked against {against}, {rows} — not a guarantee."
-    else:
-        check = "Selected with the exact worst case on train."
-    verdict = (
-        f" On test the constraints are guaranteed against {ball}."
-        if certified
-        else " The worst case exceeds 0: no guarantee against every noise pattern."
-    )
-    return f"{worst} {check}{verdict}"
 
 
 #: The page's "How to read this page" guide: what to look at first, what each chart means and

@@ -4,9 +4,9 @@ computed in the background, so that moving a knob by one step is served from the
 After :func:`~dashboard.components.runner.run_panel` draws a result it calls
 :func:`after_result`. That picks at most :func:`prefetch_jobs` settings one widget step away
 (:func:`fairengine.methods.knob_steps.neighbours`) from the knobs shown: the knob the visitor
-changed last first (in the direction they moved it), then the page's main knob
-(:data:`MAIN_KNOBS`), then its other sliders in their order, then its select boxes and
-checkboxes. Each one not in the run store yet is submitted to the
+changed last first (in the direction they moved it), then the method's main knob
+(:attr:`~fairengine.methods.base.Method.main_knob`), then its other sliders in their order, then
+its select boxes and checkboxes. Each one not in the run store yet is submitted to the
 shared job pool as a *background* job (:mod:`.job_scheduling`): it starts only while no visitor's
 job runs or waits, at the lowest CPU priority, and is cancelled as soon as a visitor's job waits or
 runs. It runs the same :func:`~fairengine.frontier.runs.compute_and_store` call with the same
@@ -38,14 +38,6 @@ logger = logging.getLogger(__name__)
 PREFETCH_ENV = "FAIRENGINE_PREFETCH"
 #: Background jobs one page view may start (outside demo mode): both neighbours of two knobs.
 PREFETCH_JOBS = 4
-#: The knob each method page puts first, the one a visitor moves most (its trade-off knob).
-MAIN_KNOBS = {
-    "balanced_filtering": "alpha",
-    "maxent": "C",
-    "multiaccurate_proxy": "alpha",
-    "noisy_groups": "slack",
-    "fair_regression": "eps",
-}
 
 
 def prefetch_jobs(environ: Mapping[str, str] | None = None) -> int:
@@ -109,7 +101,7 @@ def neighbour_settings(
     widgets = _widgets(method, values, drawn or {})
     knobs = {name: knob for name, (knob, _) in widgets.items()}
     found: list[dict[str, Any]] = []
-    for name in _order(knobs, values, previous, MAIN_KNOBS.get(method.name)):
+    for name in _order(knobs, values, previous, method.main_knob):
         knob, at = widgets[name]
         steps = list(neighbours(knob, at))
         before = None if previous is None else previous.get(name)

@@ -8,9 +8,8 @@ import streamlit as st
 
 from dashboard.components import balanced_filtering_charts as bf
 from dashboard.components import cached, runner
-from dashboard.components.comparison import add_to_comparison
 from dashboard.components.knobs import knob_panel, knob_widget, share_knobs
-from dashboard.components.method_page import open_page
+from dashboard.components.method_page import ModelButton, model_and_comparison, open_page
 from dashboard.components.shared import shared
 from dashboard.components.tables import static_table
 from fairengine.methods import get_method
@@ -198,18 +197,12 @@ static_table(art["leaves"], index=False)
 
 seed = int(knobs["random_state"])
 d1, d2 = st.columns(2)
-d1.download_button(  # bytes, not a deferred callable: a deferred file is dropped as orphaned
-    "Download filter (model file)",  # after two script runs anywhere on a busy server (404)
-    cached.model_file(result, train, test, str(run_key)),  # cached per run: built once
-    file_name="balanced_filter.fairmodel",
-    mime="application/zip",
-    key="bf_model",
-)
-d2.download_button(  # bytes as well (cached per run and seed)
+d2.download_button(  # bytes, not a deferred callable (see model_and_comparison)
     "Download accepted-row flags (test, CSV)",
-    bf.accepted_csv(result, test, str(run_key), seed),
+    bf.accepted_csv(result, test, str(run_key), seed),  # cached per run and seed
     file_name="accepted_rows.csv",
     mime="text/csv",
     key="bf_flags",
 )
-add_to_comparison(result, train, test, key="bf_add")
+button = ModelButton("bf", "Download filter (model file)", "balanced_filter.fairmodel")
+model_and_comparison(result, (train, test), str(run_key), button, place=d1)

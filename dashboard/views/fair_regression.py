@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.components import cached, fair_regression_charts, runner
-from dashboard.components.comparison import add_to_comparison
+from dashboard.components import fair_regression_charts, runner
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
 from dashboard.components.knobs import knob_panel, share_knobs
-from dashboard.components.method_page import open_page
+from dashboard.components.method_page import ModelButton, model_and_comparison, open_page
 from dashboard.components.shared import shared
 from dashboard.components.tables import static_table
 from fairengine.methods import get_method
@@ -95,11 +94,9 @@ with st.expander("Baselines and the mixture Q"):
     weights = ", ".join(f"{float(w):.4f}" for w in result.artifacts["weights"])
     st.caption(f"Weights of the mixture Q over its classifiers: {weights}.")
 
-st.download_button(  # bytes cached per run, not deferred: see dashboard/views/maxent.py
-    "Download model file (randomized predictor)",
-    cached.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
-    file_name="fair_regression.fairmodel",
-    mime="application/zip",
-    key="fr_model",
+model_and_comparison(
+    result,
+    (train, test),
+    f"{key}{sorted(knobs.items())}",
+    ModelButton(key="fr", label="Download model file (randomized predictor)"),
 )
-add_to_comparison(result, train, test, key="fr_add")

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.components import cached, maxent_charts, runner
-from dashboard.components.comparison import add_to_comparison
+from dashboard.components import maxent_charts, runner
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
 from dashboard.components.knobs import knob_panel, share_knobs
-from dashboard.components.method_page import open_page
+from dashboard.components.method_page import ModelButton, model_and_comparison, open_page
 from dashboard.components.shared import shared
 from dashboard.components.tables import static_table
 from fairengine.methods import get_method
@@ -106,11 +105,6 @@ d1.download_button(
     mime="text/csv",
     key="maxent_samples",
 )
-d2.download_button(
-    "Download model file",
-    cached.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
-    file_name="maxent.fairmodel",
-    mime="application/zip",
-    key="maxent_model",
+model_and_comparison(
+    result, (train, test), f"{key}{sorted(knobs.items())}", ModelButton(key="maxent"), place=d2
 )
-add_to_comparison(result, train, test, key="maxent_add")

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.components import cached, multiaccurate_proxy_charts, runner
-from dashboard.components.comparison import add_to_comparison
+from dashboard.components import multiaccurate_proxy_charts, runner
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
 from dashboard.components.knobs import knob_panel, knob_widget, share_knobs
-from dashboard.components.method_page import open_page
+from dashboard.components.method_page import ModelButton, model_and_comparison, open_page
 from dashboard.components.shared import shared
 from dashboard.components.tables import static_table
 from fairengine.methods import get_method
@@ -32,11 +31,14 @@ range_key = "map.alpha_range." + charts.alpha_range_key(
     task.fingerprint, METHOD.validate_knobs(knobs)
 )
 known = st.session_state.get(range_key) if knobs["proxy"] == "multiaccurate" else None
-alpha_knob = charts.alpha_knob(METHOD.knob("alpha"), known)
-alpha = knob_widget(
-    alpha_knob, key=f"w.map.alpha.{alpha_knob.low:g}-{alpha_knob.high:g}", url=known is None
-)
-knobs["alpha"] = 0.0 if known and alpha <= alpha_knob.low else alpha
+if known and known[1] <= known[0]:  # a single value: no slider that would do nothing
+    knobs["alpha"] = 0.0
+else:
+    alpha_knob = charts.alpha_knob(METHOD.knob("alpha"), known)
+    alpha = knob_widget(
+        alpha_knob, key=f"w.map.alpha.{alpha_knob.low:g}-{alpha_knob.high:g}", url=known is None
+    )
+    knobs["alpha"] = 0.0 if known and alpha <= alpha_knob.low else alpha
 if known and known[1] > known[0]:
     st.caption(
         f"α acts between {alpha_knob.low:.3f} (the lowest the linear proxy reaches on these "
@@ -45,8 +47,10 @@ if known and known[1] > known[0]:
     )
 elif known:
     st.caption(
-        f"On these rows α has a single value, {known[0]:.3f}: no round of the game lowered the "
-        "violation on the proxy rows kept out of it, so the least-squares start is served."
+        f"Multiaccuracy tolerance α: a single value on these rows, {known[0]:.3f}, so there is "
+        "no slider. No round of the game lowered the violation on the proxy rows kept out of "
+        "it by more than its sampling error, so the least-squares proxy is served: its "
+        "in-sample gains would not carry over to other rows."
     )
 knobs = METHOD.validate_knobs(knobs)
 share_knobs(METHOD, knobs, task)
@@ -167,11 +171,9 @@ with st.expander("Audit table and proxy quality"):
     static_table(result.artifacts["audit"])
     static_table(result.artifacts["proxy_quality"])
 
-st.download_button(  # bytes cached per run, not deferred: see dashboard/views/maxent.py
-    "Download model file (downstream classifier + proxy)",
-    cached.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
-    file_name="multiaccurate_proxy.fairmodel",
-    mime="application/zip",
-    key="map_model",
+model_and_comparison(
+    result,
+    (train, test),
+    f"{key}{sorted(knobs.items())}",
+    ModelButton(key="map", label="Download model file (downstream classifier + proxy)"),
 )
-add_to_comparison(result, train, test, key="map_add")

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.components import cached, noisy_groups_charts, runner
-from dashboard.components.comparison import add_to_comparison
+from dashboard.components import noisy_groups_charts, runner
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
 from dashboard.components.knobs import knob_panel, share_knobs
-from dashboard.components.method_page import open_page
+from dashboard.components.method_page import ModelButton, model_and_comparison, open_page
 from dashboard.components.shared import shared
 from dashboard.components.state import stop_page
 from dashboard.components.tables import static_table
 from fairengine.data import DataError
 from fairengine.methods import KnobError, get_method
+from fairengine.metrics import metric_info
 from fairengine.textsafe import md_text
 
 METHOD = get_method("noisy_groups")
@@ -41,14 +41,18 @@ if art["status"] == "fallback":
 if art.get("trivial_message"):
     st.warning(md_text(art["trivial_message"]))
 test_metrics = result.metrics["test"]
-cols = st.columns(4)
-cols[0].metric("Error (test)", f"{test_metrics['error']:.3f}")
-cols[1].metric("True-group violation (test)", f"{test_metrics['true_violation']:.3f}")
-cols[2].metric("Noisy-group violation (test)", f"{test_metrics['noisy_violation']:.3f}")
-cols[3].metric("Worst-case violation (test)", f"{test_metrics['robust_violation']:.3f}")
+tiles = {
+    "error": "Error (test)",
+    "true_violation": "True-group violation (test)",
+    "noisy_violation": "Noisy-group violation (test)",
+    "robust_violation": "Worst-case violation (test)",
+}
+for col, (name, label) in zip(st.columns(len(tiles)), tiles.items(), strict=True):
+    help_text = md_text(metric_info(name).explained)  # definition and unit from the registry
+    col.metric(label, f"{test_metrics[name]:.3f}", help=help_text)
 st.caption(
     "Violation = max over groups of the one-sided rate gap minus the slack α (≤ 0 is fair). "
-    + noisy_groups_charts.guarantee_text(knobs["method"], knobs["robust_eval"], result)
+    + METHOD.guarantee(result)
 )
 constraint = knobs["constraint"]
 rkey = runner.result_key("noisy_groups")  # the figure is built once for every session
@@ -107,11 +111,9 @@ if art.get("tuning") is not None:
         )
         st.dataframe(art["tuning"], hide_index=True, key="ng_tuning")
 
-st.download_button(  # bytes cached per run, not deferred: see dashboard/views/maxent.py
-    "Download model file (linear classifier)",
-    cached.model_file(result, train, test, f"{key}{sorted(knobs.items())}"),
-    file_name="noisy_groups.fairmodel",
-    mime="application/zip",
-    key="ng_model",
+model_and_comparison(
+    result,
+    (train, test),
+    f"{key}{sorted(knobs.items())}",
+    ModelButton(key="ng", label="Download model file (linear classifier)"),
 )
-add_to_comparison(result, train, test, key="ng_add")

@@ -222,16 +222,19 @@ def from_frame(
         The options below as one object; keyword arguments of the same names override its fields
         (``from_frame(df, ..., drop_missing=True)`` equals
         ``options=TableOptions(drop_missing=True)``; an unknown name is a ``TypeError``).
-    name : str
-        Name shown in the dashboard and stored in model files.
-    drop_missing : bool
-        Drop rows with a missing target or sensitive value instead of raising.
-    merge_small_groups : bool
-        Merge groups smaller than ``min_group_size`` into one group instead of raising.
-    min_group_size : int, optional
-        Smallest group accepted (default :data:`fairengine.data.validate.MIN_GROUP_SIZE`).
-    max_rows : int, optional
-        Row limit (default :data:`fairengine.data.validate.MAX_ROWS`).
+    **table
+        The fields of ``options`` given one by one:
+
+        ``name`` : str
+            Name shown in the dashboard and stored in model files.
+        ``drop_missing`` : bool
+            Drop rows with a missing target or sensitive value instead of raising.
+        ``merge_small_groups`` : bool
+            Merge groups smaller than ``min_group_size`` into one group instead of raising.
+        ``min_group_size`` : int, optional
+            Smallest group accepted (default :data:`fairengine.data.validate.MIN_GROUP_SIZE`).
+        ``max_rows`` : int, optional
+            Row limit (default :data:`fairengine.data.validate.MAX_ROWS`).
 
     Raises
     ------

@@ -28,18 +28,6 @@ _CAVEATS = (
 )
 
 
-_MEANING = {
-    "balanced_filter": (
-        "`prediction` is an accept flag of the balanced data filter (1 = keep the row), drawn "
-        "at random; `probability` (`--proba`, `predict_score`) is the row's acceptance "
-        "probability. It is a data filter, not a prediction of {target}."
-    ),
-    "fair_regression": (
-        "`prediction` is one draw of the randomized fair regressor (each row picks one of its "
-        "regressors at random); `expected_prediction` (`--proba`, `predict_score`) is the "
-        "expected value of {target} over those draws."
-    ),
-}
 _RANDOMIZED_CLASSIFIER = (
     "`prediction` is 1 when the model predicts {target} = {positive} and 0 otherwise. The "
     "model is randomized: each row's prediction is drawn (seeded by `random_state`), and "
@@ -63,17 +51,13 @@ def how_to_use(
     model: Any, schema: dict[str, Any] | None, file_name: str = "model.fairmodel"
 ) -> list[str]:
     """The card's "How to use this file" section (Markdown lines)."""
-    model_type = getattr(type(model), "model_type", "model")
     randomized = bool(getattr(type(model), "randomized", False))
     target = (schema or {}).get("target")
     target = "the target" if target is None else md_code(target)
     positive = md_text((schema or {}).get("positive_label") or "1")
-    if model_type in _MEANING:
-        meaning = _MEANING[model_type]
-    elif randomized:
-        meaning = _RANDOMIZED_CLASSIFIER
-    else:
-        meaning = _CLASSIFIER
+    meaning = getattr(type(model), "card_meaning", "") or (
+        _RANDOMIZED_CLASSIFIER if randomized else _CLASSIFIER
+    )
     from fairengine.export.client import input_schema
 
     columns = input_schema(model, {"metadata": {"train": schema or {}}})

@@ -73,34 +73,12 @@ def _test_value(result: Any, name: str) -> float:
 
 
 def promise_held(result: Any) -> bool:
-    """Each method's promise on the test rows, from the result's own numbers (no tolerance)."""
-    k, m = result.knobs, result.metrics.get("test", {})
-    train = result.metrics.get("train", {})
-    if result.method == "noisy_groups":
-        return float(m["true_violation"]) <= 0
-    if result.method == "multiaccurate_proxy":
-        if k["proxy"] not in ("multiaccurate", "multiaccurate_tree"):
-            return True
-        named = {c.name: c for c in result.checks}
-        compared = named.get("proxy_vs_simple_proxies")
-        gaps = compared.numbers if compared is not None else {}
-        own = gaps.get("true_group_gap", math.nan)
-        others = [v for n, v in gaps.items() if n != "true_group_gap"]
-        alpha = (result.artifacts.get("summary") or {}).get("alpha_used", k["alpha"])
-        return m["multiaccuracy_violation_held_out"] <= alpha and all(own <= v for v in others)
-    if result.method == "balanced_filtering":
-        from fairengine.methods.balanced_filtering.checks import GAP_ALLOWANCE
+    """The method's promise on the test rows, from the result's own numbers (no tolerance):
+    its :attr:`~fairengine.methods.base.Method.promise`; True for a method that makes none."""
+    from fairengine.methods import get_method
 
-        gap = m["imbalance"] - train["imbalance"]
-        return m["imbalance"] <= k["beta_stop"] and gap <= GAP_ALLOWANCE
-    if result.method == "maxent":
-        from fairengine.methods.maxent.checks import rates_reach_targets
-
-        return rates_reach_targets(m, k)
-    if result.method == "fair_regression":
-        name = "sp_ks" if k["constraint"] == "statistical_parity" else "scaled_max_group_loss"
-        return m[name] <= k["eps"]
-    return True
+    promise = get_method(result.method).promise
+    return True if promise is None else bool(promise(result))
 
 
 def shows_effect(result: Any, fairness_metric: str) -> tuple[bool, dict[str, float]]:

@@ -100,13 +100,16 @@ def sweep(
     workers : Workers, optional
         ``n_jobs``, ``backend`` and ``scheduler`` below as one object; keyword arguments of
         these names override its fields (an unknown name is a ``TypeError``).
-    n_jobs : int
-        Parallel workers for the local backends (-1: all cores).
-    backend : {"loky", "threading", "dask"}
-        ``"dask"`` runs the points on a ``dask.distributed`` cluster (``n_jobs`` is ignored).
-    scheduler : distributed.Client or str, optional
-        With ``backend="dask"``: a client, or a scheduler address (``"tcp://host:8786"``);
-        None uses the current default client. Workers need ``fairengine`` installed.
+    **settings
+        The fields of ``workers`` given one by one:
+
+        ``n_jobs`` : int
+            Parallel workers for the local backends (-1: all cores).
+        ``backend`` : {"loky", "threading", "dask"}
+            ``"dask"`` runs the points on a ``dask.distributed`` cluster (``n_jobs`` is ignored).
+        ``scheduler`` : distributed.Client or str, optional
+            With ``backend="dask"``: a client, or a scheduler address (``"tcp://host:8786"``);
+            None uses the current default client. Workers need ``fairengine`` installed.
     progress : callable, optional
         ``progress(done, total, point)`` is called in this process after each point (cached
         ones included); ``point`` holds the point's knob values and ``point_id``, ``cached``

@@ -280,6 +280,16 @@ class Method:
     #: Its base learner, extra metrics and promise checks (:mod:`fairengine.methods.evidence`);
     #: None: logistic regression and the generic checks only.
     evidence: Evidence | None = field(default=None, hash=False, compare=False)
+    #: The knob a visitor moves most (its trade-off knob): the page computes its neighbouring
+    #: settings ahead first (``dashboard.components.prefetch``). None: no knob stands out.
+    main_knob: str | None = None
+    #: What a result promises, in plain words, built from the result (its page shows it under
+    #: the numbers). None: the method states no guarantee of its own.
+    guarantee: Callable[[RunResult], str] | None = field(default=None, hash=False, compare=False)
+    #: Whether a result kept the method's promise on its test rows, judged from its own numbers
+    #: with no tolerance (the fidelity matrix: :func:`fairengine.frontier.fidelity.promise_held`).
+    #: None: the method makes no promise beyond its checks.
+    promise: Callable[[RunResult], bool] | None = field(default=None, hash=False, compare=False)
 
     @property
     def demo_grid(self) -> Grid:

@@ -89,6 +89,17 @@ class MetricInfo:
     def direction(self) -> str:
         return "lower is better" if self.lower_is_better else "higher is better"
 
+    @property
+    def with_unit(self) -> str:
+        """Its label and its unit, for an axis title: ``"Error (share of rows)"``."""
+        return f"{self.label} ({self.unit})" if self.unit else self.label
+
+    @property
+    def explained(self) -> str:
+        """Its definition, then its unit and direction in words (a metric's help text)."""
+        unit = f"Unit: {self.unit}; " if self.unit else ""
+        return f"{self.definition} {unit}{self.direction}."
+
 
 def _in(module: str, unit: str, *infos: MetricInfo) -> tuple[MetricInfo, ...]:
     """``infos`` implemented in ``module``, their numbers in ``unit`` unless they say otherwise."""

@@ -108,6 +108,9 @@ class Model:
     #: Whether ``predict`` draws at random (seeded by ``random_state``); declared by the model
     #: class, read by the model card and ``fairengine inspect`` (:func:`is_randomized`).
     randomized: ClassVar[bool] = False
+    #: What its outputs mean, for its model card (Markdown; ``{target}`` stands for the target's
+    #: name). Empty: the card's words for a classifier (randomized or not).
+    card_meaning: ClassVar[str] = ""
 
     #: The columns a model loaded from a file reads and knows (its training target and
     #: sensitive columns...), from the file's manifest; None for a model fitted in this process.

@@ -258,23 +258,26 @@ def solve_game(
     options : GameOptions, optional
         How to play; the keyword arguments below override its fields one by one
         (``solve_game(..., max_iter=40)`` equals ``options=GameOptions(max_iter=40)``).
-    max_iter : int
-        T, the iteration cap (the paper's box has none).
-    mode : {"practical", "paper"}
-        ``"paper"``: Algorithm 1/2 as printed, Q = uniform average of the iterates, fixed η.
-        ``"practical"``: the authors' / fairlearn loop (η_0 = 2/B, 0.8/1.6 shrink schedule,
-        LP step, best-gap Q).
-    eta : float, optional
-        η; required for ``"paper"`` (ν/(8B) for SP, ν/(2B) for BGL), default 2/B otherwise.
-    lp_step : bool
-        Practical mode: also try the LP mixture over the responses found so far.
-    project : callable, optional
-        Practical mode: maps λ̂ to a dual point with L(Q, project(λ̂)) ≥ L(Q, λ̂) for every Q
-        before the gap is measured (fairlearn's ``project_lambda``: net λ^+ against λ^−).
-        Default: the constraint object's ``project``.
-    initial : tuple of Response
-        Practical mode: known predictors offered to the LP step from the start (e.g. the best
-        constant, always feasible under statistical parity).
+    **settings
+        The fields of ``options`` given one by one:
+
+        ``max_iter`` : int
+            T, the iteration cap (the paper's box has none).
+        ``mode`` : {"practical", "paper"}
+            ``"paper"``: Algorithm 1/2 as printed, Q = uniform average of the iterates, fixed η.
+            ``"practical"``: the authors' / fairlearn loop (η_0 = 2/B, 0.8/1.6 shrink schedule,
+            LP step, best-gap Q).
+        ``eta`` : float, optional
+            η; required for ``"paper"`` (ν/(8B) for SP, ν/(2B) for BGL), default 2/B otherwise.
+        ``lp_step`` : bool
+            Practical mode: also try the LP mixture over the responses found so far.
+        ``project`` : callable, optional
+            Practical mode: maps λ̂ to a dual point with L(Q, project(λ̂)) ≥ L(Q, λ̂) for every Q
+            before the gap is measured (fairlearn's ``project_lambda``: net λ^+ against λ^−).
+            Default: the constraint object's ``project``.
+        ``initial`` : tuple of Response
+            Practical mode: known predictors offered to the LP step from the start (e.g. the best
+            constant, always feasible under statistical parity).
 
     Returns
     -------

@@ -21,17 +21,29 @@ def private_cache(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("FAIRENGINE_CHEAP_SECONDS", "1e9")
 
 
-def open_page() -> AppTest:
+def open_page(method: str | None = None) -> AppTest:
+    """The page on German credit; ``method`` switches the approach after the first view."""
     at = AppTest.from_file(APP, default_timeout=180)
     at.query_params["dataset"] = "german_credit"
     at.run()
     at.switch_page("views/noisy_groups.py").run()
     assert not at.exception and not page_errors(at)
+    if method is not None:
+        at.selectbox(key="w.ng.method").set_value(method).run()
+        assert not at.exception and not page_errors(at)
     return at
 
 
-def test_page_runs_and_reruns_on_knobs() -> None:
+def test_page_opens_on_dro() -> None:
+    """The page's default approach is DRO (at the default α it keeps the true-group constraint
+    on Adult/sex on every split measured, tests/methods/test_noisy_groups_generalise.py)."""
     at = open_page()
+    assert at.selectbox(key="w.ng.method").value == "dro"
+    assert at.slider(key="w.ng.slack").value == 0.03
+
+
+def test_page_runs_and_reruns_on_knobs() -> None:
+    at = open_page("soft")
     labels = [m.label for m in at.metric]
     assert "True-group violation (test)" in labels
     assert "Worst-case violation (test)" in labels  # the exact worst case: a certificate
@@ -82,7 +94,7 @@ def test_page_runs_and_reruns_on_knobs() -> None:
 def test_grid_tuning_shows_the_settings_table() -> None:
     """Soft assignments with the paper's learning-rate protocol: the 6 settings and the chosen
     one are shown beside the Theorem 1 table."""
-    at = open_page()
+    at = open_page("soft")
     at.selectbox(key="w.ng.tuning").set_value("grid").run()
     assert not at.exception and not page_errors(at)
     assert len(at.dataframe) == 1

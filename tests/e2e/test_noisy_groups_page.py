@@ -17,13 +17,16 @@ def test_noisy_groups_page_on_german_credit(page: Page, app_server: str) -> None
     expect(page.get_by_text("Worst-case violation (test)")).to_be_visible()
     expect(page.get_by_text("Per-group true positive rate (test)").first).to_be_visible()
     expect(page.get_by_text("Download model file (linear classifier)")).to_be_visible()
-    # the held-out checks sit at the top of the result: german_credit's default run is a
-    # constant classifier, a failed check drawn as an error box above the metrics
-    failed = page.locator('[data-testid="stAlert"]').filter(has_text="Check failed")
-    expect(failed.first).to_be_visible()
-    expect(failed.first).to_contain_text("constant classifier")
+    # the held-out checks sit at the top of the result: on german_credit (300 test rows) the
+    # default run is not clearly better than the constant predictor, a warning box drawn
+    # above the metrics
+    warned = page.locator('[data-testid="stAlert"]').filter(has_text="Check warning")
+    expect(warned.first).to_be_visible()
+    expect(
+        page.locator('[data-testid="stAlert"]').filter(has_text="constant predictor")
+    ).to_be_visible()
     metric = page.get_by_text("Error (test)", exact=True)
-    assert failed.first.bounding_box()["y"] < metric.bounding_box()["y"]
+    assert warned.first.bounding_box()["y"] < metric.bounding_box()["y"]
     expect(page.get_by_text("Baselines on the same test rows")).to_be_visible()
     screenshot(page, "noisy-groups-german", full_page=True)
 

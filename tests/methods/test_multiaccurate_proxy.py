@@ -350,6 +350,25 @@ def real_fits():
     return fits
 
 
+def test_chain_keeps_only_falls_beyond_the_sampling_error() -> None:
+    """A candidate is kept only when its in-sample violation falls and its kept-out violation
+    falls by more than the standard error of the last kept one's there (from its residuals)."""
+    from fairengine.methods.multiaccurate_proxy.held_out import _descending_chain, _held_out_error
+
+    rows = 400
+    rng = np.random.default_rng(0)
+    residuals = np.repeat(rng.normal(0, 0.5, (1, rows, 1)), 4, axis=2)
+    error = _held_out_error(residuals, 0)
+    assert error == pytest.approx(np.sqrt(np.mean(residuals[0, :, 0] ** 2) / rows))
+    in_sample = np.array([0.30, 0.29, 0.28, 0.27])
+    # candidate 1 falls by half the error (kept without margin, not with it), 2 by twice it
+    held = np.array([0.20, 0.20 - 0.5 * error, 0.20 - 2 * error, 0.19 - 2 * error])
+    assert _descending_chain(in_sample, held) == [0, 1, 2, 3]
+    assert _descending_chain(in_sample, held, residuals) == [0, 2]
+    # no kept-out rows: only the in-sample fall counts
+    assert _descending_chain(in_sample, np.zeros(0), np.zeros((0, 0, 0))) == [0, 1, 2, 3]
+
+
 def _grid(fit) -> list[float]:
     """α from above the range down to its lower end, then below it."""
     low, high = fit.alpha_range_
@@ -387,8 +406,17 @@ def test_alpha_acts_on_its_whole_computed_range(real_fits) -> None:
             assert not np.allclose(fit.at_alpha(high).coef_, fit.at_alpha(low).coef_), where
         # α = 0 (the default) is the lower end, certified
         assert fit.alpha_ == pytest.approx(low) and fit.status_ == "converged", where
-    # the range is not empty everywhere: α acts on some of these rows
-    assert sum(f.alpha_range_[0] < f.alpha_range_[1] for *_, f in real_fits.values()) >= 4
+        # a kept step beats the last kept one on the kept-out rows by more than its sampling
+        # error there; with none kept, the start is least squares on every proxy row
+        chain, held = fit._chain, fit._candidate_held_out
+        for a, b in zip(chain, chain[1:], strict=False):
+            assert held[b] < held[a] - fit.kept_out_error_ * 0.5, where
+        assert fit.refitted_ == (len(chain) == 1), where
+        if fit.refitted_:
+            pl = real_fits[(name, sensitive, seed)][0]
+            Xa = np.column_stack([pl[0], np.ones(len(pl[0]))])
+            ols = np.linalg.lstsq(Xa, pl[1][:, 0], rcond=None)[0]
+            np.testing.assert_allclose(Xa @ fit.coef_[0], Xa @ ols, atol=1e-6, err_msg=where)
 
 
 def test_floor_is_never_above_what_is_reached(real_fits) -> None:
@@ -474,26 +502,35 @@ def test_defaults_converge_and_the_constraint_binds(default_runs) -> None:
         )
 
 
-def test_alpha_in_range_changes_the_run(default_runs) -> None:
-    """Through the Method: an α inside the reported range is served (converged, in-sample
-    violation ≤ α, no more proxy rounds), one below it says why it stops short."""
+def test_alpha_below_its_range_says_why_and_a_single_value_says_so(default_runs) -> None:
+    """Through the Method, on the first bundled dataset: an α below the reported range says
+    why it stops short (floor ≤ reached); an α above it serves the least-squares start. Where
+    the range is a single value, α changes nothing and the ``held_out_along_alpha`` check says
+    so with its numbers; where it is a range, an α inside it is served (converged, in-sample
+    violation ≤ α)."""
     method, runs = default_runs
-    # the first dataset on whose rows α has a range (on some rows it has a single value)
-    name = next(n for n, (r, _) in runs.items() if r.artifacts["summary"]["alpha_steps"] > 1)
-    result, _ = runs[name]
-    low, high = result.artifacts["summary"]["alpha_range"]
-    train, test = load_dataset(name).split()
-    mid = method.run(train, test, random_state=504, alpha=(low + high) / 2)
-    assert mid.artifacts["summary"]["status"] == "converged"
-    assert (
-        low - 1e-9 <= mid.metrics["test"]["multiaccuracy_violation_in_sample"] <= (low + high) / 2
-    )
-    assert mid.artifacts["summary"]["proxy_rounds"] <= result.artifacts["summary"]["proxy_rounds"]
-    short = method.run(train, test, random_state=504, alpha=low / 2)
-    summary = short.artifacts["summary"]
-    assert summary["status"] in ("max_iter", "below_floor")
-    assert f"{low:.3f}" in summary["status_message"]
-    assert summary["floor_additive"] <= summary["reached_additive"] + 1e-12
+    for name, (result, _) in list(runs.items())[:2]:
+        summary = result.artifacts["summary"]
+        low, high = summary["alpha_range"]
+        train, test = load_dataset(name).split()
+        short = method.run(train, test, random_state=504, alpha=low / 2).artifacts["summary"]
+        assert short["status"] in ("max_iter", "below_floor"), name
+        assert f"{low:.3f}" in short["status_message"], name
+        assert short["floor_additive"] <= short["reached_additive"] + 1e-12, name
+        above = method.run(train, test, random_state=504, alpha=min(2 * high, 0.5))
+        assert above.artifacts["summary"]["proxy_rounds"] == 1, name
+        check = {c.name: c for c in result.checks}["held_out_along_alpha"]
+        if summary["alpha_steps"] == 1:
+            assert low == high and "single value" in summary["status_message"], name
+            assert check.level == "warn" and "single value" in check.sentence, name
+            assert check.numbers["alpha_low"] == check.numbers["alpha_high"] == low, name
+            for split in ("train", "test"):
+                assert above.metrics[split] == pytest.approx(result.metrics[split]), name
+        else:
+            mid = method.run(train, test, random_state=504, alpha=(low + high) / 2)
+            assert mid.artifacts["summary"]["status"] == "converged", name
+            in_sample = mid.metrics["test"]["multiaccuracy_violation_in_sample"]
+            assert low - 1e-9 <= in_sample <= (low + high) / 2, name
 
 
 def test_downstream_comparison_is_the_runs_pipeline(default_runs) -> None:

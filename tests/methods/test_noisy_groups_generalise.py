@@ -156,7 +156,7 @@ def test_the_checks_flag_too_few_rows_per_group(adult3):
 
 @pytest.mark.slow
 def test_dro_at_the_page_defaults_is_useful_and_keeps_its_constraint():
-    """Adult/sex at the page's defaults (noise 0.1, α = 0.02, T = 300; `Method.run`), DRO on
+    """Adult/sex at the page's defaults (DRO, noise 0.1, α = 0.03, T = 300; `Method.run`) on
     splits 0–2: test error clearly below predicting all negatives on every split (≤ .225 on
     average) and the true-group constraint kept on the test rows, with a "feasible" status."""
     from fairengine.data import load_dataset
@@ -166,7 +166,7 @@ def test_dro_at_the_page_defaults_is_useful_and_keeps_its_constraint():
     errors, viols, bases = [], [], []
     for seed in (0, 1, 2):
         train, test = task.split(random_state=seed)
-        run = method.run(train, test, method="dro", random_state=seed)
+        run = method.run(train, test, random_state=seed)
         errors.append(run.metrics["test"]["error"])
         viols.append(run.metrics["test"]["true_violation"])
         bases.append(float(np.mean(test.y != test.y.max())))

@@ -9,6 +9,7 @@ import numpy as np
 
 from fairengine.methods.balanced_filtering.checks import EVIDENCE
 from fairengine.methods.balanced_filtering.knobs import KNOBS
+from fairengine.methods.balanced_filtering.promise import promise_held
 from fairengine.methods.base import Method, RunResult
 from fairengine.methods.registry import register
 
@@ -176,5 +177,7 @@ BALANCED_FILTERING = register(
         demo_tasks=(("adult", ("race",)),),
         demo_seeds=DEMO_SEEDS,
         evidence=EVIDENCE,
+        main_knob="alpha",
+        promise=promise_held,
     )
 )

@@ -50,6 +50,11 @@ class ProxyFilter(Model):
     randomized = True  # predict draws (seeded by random_state)
     predicts_target = False  # a data filter: no shared classifier metrics
     kind = "classification"
+    card_meaning = (
+        "`prediction` is an accept flag of the balanced data filter (1 = keep the row), drawn "
+        "at random; `probability` (`--proba`, `predict_score`) is the row's acceptance "
+        "probability. It is a data filter, not a prediction of {target}."
+    )
 
     def __init__(
         self,

@@ -16,6 +16,7 @@ import numpy as np
 from fairengine.methods.base import KnobError, Method, RunResult
 from fairengine.methods.fair_regression.checks import EVIDENCE
 from fairengine.methods.fair_regression.knobs import KNOBS
+from fairengine.methods.fair_regression.promise import promise_held
 from fairengine.methods.registry import register
 
 if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
@@ -251,5 +252,7 @@ FAIR_REGRESSION = register(
         },
         demo_tasks=(("law_school", None),),
         evidence=EVIDENCE,
+        main_knob="eps",
+        promise=promise_held,
     )
 )

@@ -46,6 +46,11 @@ class FairRegressionModel(Model):
     model_type = "fair_regression"
     randomized = True  # predict draws (seeded by random_state)
     kind = "regression"
+    card_meaning = (
+        "`prediction` is one draw of the randomized fair regressor (each row picks one of its "
+        "regressors at random); `expected_prediction` (`--proba`, `predict_score`) is the "
+        "expected value of {target} over those draws."
+    )
 
     def __init__(self, encoder: FeatureEncoder, regressor: FairRegressor) -> None:
         super().__init__(encoder)

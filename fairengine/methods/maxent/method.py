@@ -31,6 +31,7 @@ from fairengine.methods.base import Method, RunResult
 from fairengine.methods.evidence import stored_table
 from fairengine.methods.maxent.checks import EVIDENCE
 from fairengine.methods.maxent.knobs import KNOBS
+from fairengine.methods.maxent.promise import promise_held
 from fairengine.methods.registry import register
 
 if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
@@ -353,5 +354,7 @@ MAXENT = register(
         task_checks=(check_task,),
         demo_tasks=(("adult", ("sex",)),),
         evidence=EVIDENCE,
+        main_knob="C",
+        promise=promise_held,
     )
 )

@@ -86,16 +86,17 @@ def held_out_along_alpha(result: Any) -> Check | None:
                      f"{served_words} Here the smaller α gives a larger held-out violation, by "
                      "more than twice that error: the game's in-sample gains did not carry over "
                      "to these rows. Prefer a larger α or more proxy rows.", numbers)  # fmt: skip
-    if high - low < 2 * error:
-        span = (
-            "α has a single value on these rows"
-            if high <= low
-            else f"α's whole range ({low:.3f}–{high:.3f}) is narrower than twice that error"
-        )
+    if high <= low:
         return Check("held_out_along_alpha", "warn",
-                     f"{served_words} {span}, so no setting of α changes the proxy measurably "
-                     "out of sample (too few proxy rows for the audited class).",
-                     numbers)  # fmt: skip
+                     f"{served_words} α has a single value on these rows: no round of the game "
+                     "beat the least-squares proxy on the proxy rows kept out of it by more than "
+                     "their sampling error, so no setting of α would change the proxy out of "
+                     "sample, and the least-squares proxy is served.", numbers)  # fmt: skip
+    if high - low < 2 * error:
+        return Check("held_out_along_alpha", "warn",
+                     f"{served_words} α's whole range ({low:.3f}–{high:.3f}) is narrower than "
+                     "twice that error, so no setting of α changes the proxy measurably out of "
+                     "sample.", numbers)  # fmt: skip
     return Check("held_out_along_alpha", "ok",
                  f"{served_words} The smaller α does no worse out of sample.", numbers)  # fmt: skip
 

@@ -40,7 +40,7 @@ SELECTIONS = ("auto", "train", "validation")
 TUNINGS = ("none", "grid")
 
 KNOBS = (
-    Knob("method", "soft", choices=METHODS, label="Approach",
+    Knob("method", "dro", choices=METHODS, label="Approach",
          help="naive (constraints on Ĝ), DRO (TV ball, "
          "Algorithm 2), soft group assignments (Algorithm 4) or unconstrained."),
     Knob("constraint", "tpr", choices=CONSTRAINTS, label="Fairness constraint",
@@ -49,9 +49,11 @@ KNOBS = (
     Knob("noise", 0.1, 0.0, 0.9, 0.05, label="Group noise (share flipped)",
          help="Fraction of rows whose group is flipped to another "
          "group uniformly at random (Sec. 7)."),
-    Knob("slack", 0.02, 0.0, 0.5, 0.01, label="Allowed rate gap α",
-         help="α — allowed rate gap (the paper: 0.05 on Adult "
-         "race, 0.03 on Credit; the page default 0.02 makes the sex gap on Adult bind)."),
+    Knob("slack", 0.03, 0.0, 0.5, 0.01, label="Allowed rate gap α",
+         help="α — allowed rate gap (the paper: 0.05 on Adult race, 0.03 on Credit). The "
+         "default 0.03 makes the sex gap on Adult bind while staying above the sampling error "
+         "of a group's rate on the test rows (about 0.022 there), so whether the constraint "
+         "holds can be checked."),
     Knob("gamma", 0.0, 0.0, 1.0, 0.01, label="DRO radius γ",
          help="γ — DRO TV radius; 0 = by gamma_rule, estimated "
          "from the auxiliary sample."),

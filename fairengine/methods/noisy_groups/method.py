@@ -91,6 +91,7 @@ from fairengine.methods.base import Method, RunResult
 from fairengine.methods.noisy_groups.checks import EVIDENCE
 from fairengine.methods.noisy_groups.knobs import BETA_GRID, KNOBS, SWEEP_GRIDS
 from fairengine.methods.noisy_groups.noise import add_group_noise, estimate_noise
+from fairengine.methods.noisy_groups.promise import guarantee, promise_held
 from fairengine.methods.noisy_groups.rates import constraint_list
 from fairengine.methods.noisy_groups.report import (
     empirical_tvs,
@@ -196,6 +197,10 @@ def _fit_beta(
     return fits[select_best(objective, np.asarray(viol)[:, None])]
 
 
+#: The learning-rate knobs, in the order of a :data:`~.tuning.SOFT_GRID` setting.
+RATE_KNOBS = ("learning_rate", "lambda_learning_rate", "adversary_learning_rate")
+
+
 @dataclass
 class _Prepared:
     """One run's data after the noise and the row split: what every fit and the scoring read."""
@@ -219,8 +224,7 @@ class _Prepared:
 
 
 def _split_rows(train: Task, knobs: Mapping[str, Any], noisy: np.ndarray):
-    """The fitting rows, the held-out rows (or None), the selection data used and the
-    auxiliary sample's rows."""
+    """Fitting rows, held-out rows (or None), the selection data used, auxiliary sample rows."""
     method, n = knobs["method"], len(train.y)
     # its own stream: with the noise generator's seed, choice() would draw exactly the flipped rows
     rng = np.random.default_rng((int(knobs["random_state"]), 3))
@@ -275,11 +279,7 @@ def _estimator(
     """The estimator of one fit at β ``beta`` and learning rates ``rates`` (None: the knobs')."""
     from fairengine.methods.noisy_groups.estimator import RobustFairClassifier
 
-    rates = rates or (
-        knobs["learning_rate"],
-        knobs["lambda_learning_rate"],
-        knobs["adversary_learning_rate"],
-    )
+    rates = rates or tuple(knobs[k] for k in RATE_KNOBS)
     gamma = knobs["gamma"]
     if gamma <= 0:  # None = the safe radius
         gamma = prep.aux_model.gamma_paper if knobs["gamma_rule"] == "paper" else None
@@ -365,9 +365,7 @@ def _run(train: Task, test: Task, **knobs: Any) -> RunResult:
         z_train = prep.encoder.transform(prep.x_train)
     elapsed = time.perf_counter() - start
     clf = fitted.clf
-    model = RobustFairModel(
-        prep.encoder, clf.coef_, clf.intercept_, knobs, group_column=prep.group_column
-    )
+    model = RobustFairModel(prep.encoder, clf.coef_, clf.intercept_, knobs, prep.group_column)
     z_test = prep.encoder.transform(prep.x_test)
     scored = _score(clf, knobs, prep, ((train, z_train), (test, z_test)))
     artifacts = _artifacts(clf, knobs, prep, fitted, scored, train.y)
@@ -494,5 +492,8 @@ NOISY_GROUPS = register(
         sweep_grids=SWEEP_GRIDS,
         demo_tasks=(("adult", ("race",)),),
         evidence=EVIDENCE,
+        main_knob="slack",
+        guarantee=guarantee,
+        promise=promise_held,
     )
 )

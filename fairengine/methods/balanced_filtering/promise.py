@@ -1,0 +1,15 @@
+"""What a balanced filter promises (:attr:`Method.promise`): the filtered test sample is
+balanced to within the stopping target β, and no more unbalanced than the training sample
+beyond the allowance its checks grant."""
+
+from __future__ import annotations
+
+from fairengine.methods.balanced_filtering.checks import GAP_ALLOWANCE
+from fairengine.methods.base import RunResult
+
+
+def promise_held(result: RunResult) -> bool:
+    """Test imbalance ≤ β (``beta_stop``) and test − train imbalance ≤ the gap allowance."""
+    test, train = result.metrics["test"], result.metrics["train"]
+    gap = test["imbalance"] - train["imbalance"]
+    return test["imbalance"] <= result.knobs["beta_stop"] and gap <= GAP_ALLOWANCE
