@@ -201,8 +201,8 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         iterates swing (train error .15–.23) and its check keeps the swings that happen to be
         conservative. A 0-1 check name (the proxy Lagrangian of Cotter, Jiang & Sridharan, ALT
         2019): θ still descends on the relaxed Lagrangian, λ ascends (plain projected step,
-        ||λ||₁ <= :data:`~.game.SIGNAL_LAMBDA_BOUND`) on that 0-1 robust check of the current
-        iterate on the training rows, so it grows while the check fails and shrinks once it
+        ||λ||₁ <= :data:`~fairengine.methods.noisy_groups.game.SIGNAL_LAMBDA_BOUND`) on that 0-1
+        robust check of the current iterate on the training rows, so it grows while the check fails and shrinks once it
         holds, and the iterates follow the check's boundary. ``"auto"`` (default): soft
         assignments with an ``eval_set`` ascend on the exact worst case over 𝒲(θ) (in-sample
         it bounds the true groups' violation); DRO with a noise model on its margin check (the

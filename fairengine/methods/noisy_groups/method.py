@@ -197,7 +197,7 @@ def _fit_beta(
     return fits[select_best(objective, np.asarray(viol)[:, None])]
 
 
-#: The learning-rate knobs, in the order of a :data:`~.tuning.SOFT_GRID` setting.
+#: The learning-rate knobs, in the order of a setting of the tuning grid (``tuning.SOFT_GRID``).
 RATE_KNOBS = ("learning_rate", "lambda_learning_rate", "adversary_learning_rate")
 
 
