@@ -194,10 +194,11 @@ def test_run_carries_checks_and_baselines_everywhere(cli, tmp_path: Path) -> Non
 
 
 def test_strict_exits_3_on_a_failed_check(cli) -> None:
-    """Noisy groups at the page defaults on german_credit end at the all-positive classifier
-    (see noisy_groups.method.trivial_message): the constant check fails, and --strict says so
-    in the exit status; without --strict the same run exits 0."""
-    args = ("run", "noisy_groups", "--dataset", "german_credit", "--split-seed", "11", "--json")
+    """Noisy groups' soft assignments at α = 0.02 on german_credit end at the all-positive
+    classifier (see noisy_groups.method.trivial_message): the constant check fails, and
+    --strict says so in the exit status; without --strict the same run exits 0."""
+    args = ("run", "noisy_groups", "--dataset", "german_credit", "--split-seed", "11",
+            "--set", "method=soft", "--set", "slack=0.02", "--json")  # fmt: skip
     plain = cli(*args)
     record = json.loads(plain.stdout)
     failed = {c["name"] for c in record["checks"] if c["level"] == "fail"}

@@ -71,11 +71,13 @@ def _widgets(
     """Per knob shown: (the knob as its widget moves, the widget's value). That is the widget
     the page ``drawn`` for it when it holds this value or has a range of the page's own (e.g.
     multiaccurate proxies' α over the range its runs reached, whose lower end stands for 0),
-    else the declared knob (in demo mode its demo range) at the value shown."""
+    else the declared knob (in demo mode its demo range) at the value shown. A knob the page
+    drew no widget for, while it drew others (multiaccurate proxies' α when it has a single
+    value), has no step to take."""
     declared = {knob.name: knob for knob in method.knobs}
     out = {}
     for name in values:
-        if name not in declared:
+        if name not in declared or (drawn and name not in drawn):
             continue
         knob = declared[name].for_demo() if demo_mode() else declared[name]
         widget, chosen = drawn.get(name, (None, None))

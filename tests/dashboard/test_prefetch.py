@@ -301,3 +301,16 @@ def test_a_widget_with_the_pages_own_range_gives_the_neighbours() -> None:
     stale = {"alpha": (method.knob("alpha"), 0.3)}
     settings = prefetch.neighbour_settings(method, values, None, limit=1, drawn=stale)
     assert settings[0]["alpha"] == 0.001
+
+
+def test_a_knob_the_page_drew_no_widget_for_is_not_stepped() -> None:
+    """Multiaccurate proxies with a single-valued α: the page shows a note instead of the
+    slider, so the runs computed ahead move the knobs it did draw, never α."""
+    method = get_method("multiaccurate_proxy")
+    values = method.validate_knobs({})
+    eps = method.knob("eps")
+    drawn = {"eps": (eps, values["eps"])}
+    settings = prefetch.neighbour_settings(method, values, None, limit=4, drawn=drawn)
+    assert settings  # eps is stepped
+    assert all(s["alpha"] == values["alpha"] for s in settings)
+    assert {name for s in settings for name in s if s[name] != values[name]} == {"eps"}

@@ -70,9 +70,10 @@ def test_constant_predictions_fail_and_varied_ones_pass() -> None:
 
 
 def test_a_constant_model_is_no_better_than_the_constant_predictor(split) -> None:
-    """Noisy groups at the page defaults on german_credit end at the all-positive classifier:
-    both generic checks say so (and the status sentence is qualified by the held-out check)."""
-    run = get_method("noisy_groups").run(*split)
+    """Noisy groups' soft assignments at α = 0.02 on german_credit end at the all-positive
+    classifier: both generic checks say so (and the status sentence is qualified by the
+    held-out check)."""
+    run = get_method("noisy_groups").run(*split, method="soft", slack=0.02)
     levels = {c.name: c.level for c in run.checks}
     assert levels["constant_predictions"] == "fail"
     assert levels["no_better_than_constant"] == "fail"
