@@ -202,17 +202,16 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         conservative. A 0-1 check name (the proxy Lagrangian of Cotter, Jiang & Sridharan, ALT
         2019): θ still descends on the relaxed Lagrangian, λ ascends (plain projected step,
         ||λ||₁ <= :data:`~fairengine.methods.noisy_groups.game.SIGNAL_LAMBDA_BOUND`) on that 0-1
-        robust check of the current iterate on the training rows, so it grows while the check fails and shrinks once it
-        holds, and the iterates follow the check's boundary. ``"auto"`` (default): soft
-        assignments with an ``eval_set`` ascend on the exact worst case over 𝒲(θ) (in-sample
-        it bounds the true groups' violation); DRO with a noise model on its margin check (the
-        noise-corrected rates plus a margin of the selection rows' standard error; see the
-        module docstring for why the relaxed rule leaves DRO trivial); everything else keeps the
-        relaxed rule — an
-        in-sample selection cannot tell which of the boundary iterates hold on new rows (Adult,
-        3 races, noise 0.2, 10,000 rows, best iterate on train: true-group test violation
-        +.079 with the 0-1 rule). DRO's other checks give no useful signal: its 20 random p̃
-        are met by the naive classifier (Adult, sex, page defaults: error .166 / .170, true
+        robust check of the current iterate on the training rows, so it grows while the check
+        fails and shrinks once it holds, and the iterates follow the check's boundary.
+        ``"auto"`` (default): soft assignments with an ``eval_set`` ascend on the exact worst case
+        over 𝒲(θ) (in-sample it bounds the true groups' violation); DRO with a noise model on its
+        margin check (the noise-corrected rates plus a margin of the selection rows' standard error;
+        see the module docstring for why the relaxed rule leaves DRO trivial); everything else keeps
+        the relaxed rule — an in-sample selection cannot tell which of the boundary iterates hold on
+        new rows (Adult, 3 races, noise 0.2, 10,000 rows, best iterate on train: true-group test
+        violation +.079 with the 0-1 rule). DRO's other checks give no useful signal: its 20 random
+        p̃ are met by the naive classifier (Adult, sex, page defaults: error .166 / .170, true
         violation +.035 / −.020 on two splits), its exact worst case only by near-trivial
         classifiers at γ > α.
 
