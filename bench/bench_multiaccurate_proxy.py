@@ -438,14 +438,14 @@ VERSIONS = {"before": "v7", "after": "v8"}
 def _as_v7():
     """Algorithm 4 as version 7 fitted it: every kept-out fall keeps a step (no margin), and a
     lone start is not refitted on every proxy row."""
-    from fairengine.methods.multiaccurate_proxy import held_out, proxy
+    from fairengine.methods.multiaccurate_proxy import held_out, linear
 
-    margin, refit = held_out.CHAIN_MARGIN, proxy._refit_start
-    held_out.CHAIN_MARGIN, proxy._refit_start = 0.0, lambda *args: None
+    margin, refit = held_out.CHAIN_MARGIN, linear._refit_start
+    held_out.CHAIN_MARGIN, linear._refit_start = 0.0, lambda *args: None
     try:
         yield
     finally:
-        held_out.CHAIN_MARGIN, proxy._refit_start = margin, refit
+        held_out.CHAIN_MARGIN, linear._refit_start = margin, refit
 
 
 def _held_out_fits(dataset: str, sensitive: str | None, seed: int) -> dict:
@@ -526,8 +526,8 @@ def _rows_fit(dataset: str, sensitive: str | None, seed: int, rows: int | None) 
     multiaccuracy violation of least squares on every one of those rows, of fixed candidates of
     the game's path and of the proxy served at α = 0."""
     from fairengine.data.encoding import FeatureEncoder
+    from fairengine.methods.multiaccurate_proxy.held_out import _refit_start
     from fairengine.methods.multiaccurate_proxy.method import _part, group_onehot
-    from fairengine.methods.multiaccurate_proxy.proxy import _refit_start
     from fairengine.metrics import multiaccuracy_violation
 
     task = load_dataset(dataset, sensitive=[sensitive]) if sensitive else load_dataset(dataset)

@@ -31,7 +31,7 @@ _COMPARISONS_SIZE = 8
 
 def extra_metrics(result: Any, task: Task, train: Task, pred: np.ndarray) -> dict[str, float]:
     """The true-group gap of ``pred`` on ``task`` with the run's grouping and constraint."""
-    from fairengine.methods.multiaccurate_proxy.method import group_onehot
+    from fairengine.methods.multiaccurate_proxy.pipeline import group_onehot
 
     onehot, _ = group_onehot(train, result.knobs["grouping"])
     constraint = result.knobs["constraint"]
@@ -103,7 +103,7 @@ def held_out_along_alpha(result: Any) -> Check | None:
 
 def compared_gaps(result: Any, train: Task, test: Task) -> dict[str, float]:
     """Test true-group gaps of the same pipeline with the :data:`COMPARED` proxies (cached)."""
-    from fairengine.methods.multiaccurate_proxy.method import downstream_comparison
+    from fairengine.methods.multiaccurate_proxy.pipeline import downstream_comparison
 
     knobs = {k: v for k, v in result.knobs.items() if k not in ("proxy", "alpha")}
     key = (train.fingerprint, test.fingerprint, tuple(sorted(knobs.items())))

@@ -179,7 +179,7 @@ class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
         soft = np.ones((len(y), 1)) if soft_groups is None else np.asarray(soft_groups, float)
         if len(soft) != len(y):
             raise ValueError(f"soft_groups has {len(soft)} rows, X and y have {len(y)}")
-        # one BLAS thread: many small products (see proxy._ONE_THREAD)
+        # one BLAS thread: many small products (see linear._ONE_THREAD)
         with threadpool_limits(limits=1, user_api="blas"):
             return self._fit(X, codes.astype(float), soft)
 

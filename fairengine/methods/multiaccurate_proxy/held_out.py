@@ -2,7 +2,7 @@
 those rows, the chain of kept candidates (each must beat the last kept one there by more than
 the sampling error of a violation measured there), and the refit of the least-squares start on
 every fit row when only the start is kept. Used by
-:class:`~fairengine.methods.multiaccurate_proxy.proxy.MultiaccurateProxy`."""
+:class:`~fairengine.methods.multiaccurate_proxy.linear.MultiaccurateProxy`."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from fairengine.data.encoding import FeatureEncoder
-from fairengine.methods.multiaccurate_proxy.proxy import predict_trees
+from fairengine.methods.multiaccurate_proxy.general import predict_trees
 from fairengine.models.base import Arrays, Model, State, register_model
 from fairengine.models.linear import RandomizedClassifier
 

@@ -1,0 +1,335 @@
+"""Algorithm 2 of Diana et al. 2022: a multiaccurate proxy over a general class G (regression
+trees or linear functions), a game between a least-squares Learner and a Follow-the-Perturbed-
+Leader Auditor; and the pickle-free storage of its tree plays. Tags as in
+:mod:`~fairengine.methods.multiaccurate_proxy.auditor`.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+from sklearn.tree import DecisionTreeRegressor
+from sklearn.utils import check_consistent_length
+from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
+
+from fairengine.methods.multiaccurate_proxy.auditor import (
+    Auditor,
+    _as_2d,
+    _auditor,
+    _groups_to_fit,
+    audit,
+    class_tasks,
+)
+from fairengine.methods.multiaccurate_proxy.knobs import KNOBS
+from fairengine.methods.multiaccurate_proxy.linear import _PIPELINE_KNOBS
+from fairengine.methods.params import (
+    HasMethods,
+    Interval,
+    StrOptions,
+    generator,
+    knob_constraints,
+    seed,
+    validate_params,
+)
+from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
+from fairengine.models import trees as tree_codec
+from fairengine.solvers.least_squares import LeastSquares
+
+LEARNERS = ("tree", "linear")
+
+
+def _tree_arrays(tree: DecisionTreeRegressor, size: int, shift: float) -> np.ndarray:
+    """A fitted regression tree as a (5, size) array: feature, threshold, left, right, value
+    (value + ``shift``; unused slots are leaves of value 0) — exportable without pickle. The
+    fields come from the shared codec :mod:`fairengine.models.trees`."""
+    a = tree_codec.tree_arrays(tree)
+    m = len(a["left"])
+    out = np.zeros((5, size))
+    out[2:4] = -1.0
+    out[0, :m] = np.maximum(a["feature"], 0)
+    out[1, :m] = a["threshold"]
+    out[2, :m] = a["left"]
+    out[3, :m] = a["right"]
+    out[4, :m] = a["value"][:, 0] + shift
+    return out
+
+
+def predict_trees(X: np.ndarray, packed: np.ndarray) -> np.ndarray:
+    """Mean prediction of trees stored by :func:`_tree_arrays`, shape (T, 5, size) → (n,),
+    walked by the shared codec exactly as scikit-learn's ``predict`` (float32 features)."""
+    X = np.asarray(X, float)
+    if packed.size == 0:
+        return np.zeros(len(X))
+    n_trees, _, size = packed.shape
+    offsets = (np.arange(n_trees) * size)[:, None]
+    left, right = packed[:, 2].astype(np.int64), packed[:, 3].astype(np.int64)
+    forest = {
+        "roots": offsets.ravel(),
+        "left": np.where(left >= 0, left + offsets, -1).ravel(),
+        "right": np.where(right >= 0, right + offsets, -1).ravel(),
+        "feature": packed[:, 0].astype(np.int64).ravel(),
+        "threshold": packed[:, 1].ravel(),
+        "value": packed[:, 4].ravel(),
+    }
+    return tree_codec.leaf_values(forest, X)[:, :, 0].mean(axis=1)
+
+
+class GeneralMultiaccurateProxy(BaseEstimator):
+    """Multiaccurate proxy over a general class G, Algorithm 2 [RECON].
+
+    A scikit-learn estimator, like :class:`MultiaccurateProxy` (arguments stored verbatim,
+    validated in :meth:`fit` from the ``multiaccurate_proxy`` knobs — ``alpha``, ``C``,
+    ``n_iter``, ``auditor`` and ``max_depth`` (the ``tree_depth`` knob) — ``clone`` /
+    ``get_params`` / ``set_params``, ``NotFittedError`` before fit, ``n_features_in_`` /
+    ``feature_names_in_``, ``random_state`` through :func:`~sklearn.utils.check_random_state`
+    conventions: an integer seeds the same draws as before). No mixin [OURS]: the "target" is the
+    group membership z (n, K) and ``predict`` (= :meth:`predict_proba`) returns the real-valued
+    proxy ẑ, which may leave [0, 1] — not class labels (ClassifierMixin), and R² (RegressorMixin's
+    ``score``) is not what a proxy is judged by (:func:`audit`, :func:`proxy_quality`).
+
+    A zero-sum game per group k between a Learner (ERM(G) = least squares over G, here
+    depth-``max_depth`` regression trees or linear functions) who best responds to the Auditor's
+    empirical mixture, and an Auditor who plays Follow the Perturbed Leader over the error regions
+    {h ≠ y_j} (h ∈ H via the CSC heuristic of :class:`Auditor`) [TEXT: "the Learner approximately
+    best responds to the mixed strategy of the Auditor – who plays Follow the Perturbed Leader"].
+    Output: the uniform average of the Learner's T plays, ``E_{g~p̂}[g]`` [TEXT].
+
+    Round t [RECON]: for each of W samples, for every task j and sign σ,
+    draw ξ ~ U[0, noise/n]^n and ξ' ~ U[0, noise/n], solve CSC(H) with label-1 costs
+    −σ·Ccum_j + ξ, and score the action by its perturbed cumulative payoff
+    σ·(Bcum_j + h·Ccum_j) − h·ξ − ξ' − (t−1)·ε_k; the null action (λ = 0) scores −ξ'_0
+    [OURS: the tolerance ε_k = α·mean(z_k) as a payoff offset]. The best
+    action of each sample gets λ = σ·C (or 0). The Learner fits G to z̃ = z − u/2 with
+    u_i = n·λ̄_0/Σz − Σ λ̂_{h,j} 1[h(x_i) ≠ y_ij] (since (z−g)² + u·g = (g − z̃)² + const).
+
+    Mean constraint: ``mean_projection=True`` [OURS, the Algorithm 2 analogue of
+    Algorithm 4's mean constraint] shifts each play by a constant so Σ g = Σ z (trees + constants
+    and linear G are
+    closed under shifts); otherwise λ_0 = C_0·(2q^t − 1) with q^t = clip(1/2 + C_0·V0·n/noise, 0, 1)
+    (the spec's single uniform perturbation of the payoff difference, same noise scale).
+
+    ``noise`` is the FTPL scale 1/η_F in units of 1/n per point [OURS: the costs are normalised
+    by 1/n]. Round 1 is a warm start [OURS, as Algorithm 4's OLS start]: the Auditor has no
+    history, so the Learner plays the unconstrained ERM(z). ``fit(X, z, tasks=None)`` is the
+    Section 5 mode (:func:`class_tasks`).
+    A complementary pair of groups is fitted once (ẑ_1 = 1 − ẑ_0, as in Algorithm 4).
+
+    Attributes
+    ----------
+    coef_ : ndarray (K, d + 1)
+        Average of the linear plays (zero for trees except the intercept of a complement).
+    trees_ : ndarray (K, T, 5, size)
+        The T tree plays per group (empty for ``learner="linear"``); ẑ_k = [x,1]·coef_k +
+        mean_t tree_{k,t}(x).
+    trace_ : ndarray (K, T)
+        Max additive violation of the current average found by the deterministic auditor.
+    """
+
+    def __init__(
+        self,
+        alpha: float = 0.05,
+        C: float = 10.0,
+        n_iter: int = 100,
+        learner: str = "tree",
+        max_depth: int = 3,
+        n_samples: int = 1,
+        noise: float = 1.0,
+        C0: float = 10.0,
+        mean_projection: bool = True,
+        auditor: str | Auditor = "linear",
+        auditor_depth: int = 2,
+        random_state: int | np.random.RandomState | None = 0,
+    ) -> None:
+        self.alpha, self.C, self.n_iter, self.learner = alpha, C, n_iter, learner
+        self.max_depth, self.n_samples, self.noise, self.C0 = max_depth, n_samples, noise, C0
+        self.mean_projection, self.auditor = mean_projection, auditor
+        self.auditor_depth, self.random_state = auditor_depth, random_state
+
+    _parameter_constraints: dict = knob_constraints(
+        KNOBS,
+        rename={"tree_depth": "max_depth"},
+        skip=("proxy", "learning_rate", *_PIPELINE_KNOBS),
+        domains={
+            "alpha": (0.0, None, "left"),
+            "C": (0.0, None, "left"),
+            "n_iter": (1, None, "left"),
+            "max_depth": (1, None, "left"),
+        },
+        extra={
+            "auditor": [HasMethods(["best", "csc"])],
+            "learner": [StrOptions(set(LEARNERS))],
+            "n_samples": [Interval(Integral, 1, None, closed="left")],
+            "noise": [Interval(Real, 0, None, closed="neither")],
+            "C0": [Interval(Real, 0, None, closed="left")],
+            "mean_projection": ["boolean"],
+            "auditor_depth": [Interval(Integral, 1, None, closed="left")],
+            "random_state": ["random_state"],
+        },
+    )
+
+    def _erm(self, X: np.ndarray, target: np.ndarray, rng: np.random.Generator):
+        if self.learner == "linear":
+            ls = LeastSquares(X, ridge=None)  # exact minimum-norm ERM
+            theta = ls.coef(target)
+            return theta, ls.design @ theta
+        tree = DecisionTreeRegressor(
+            max_depth=self.max_depth, random_state=int(rng.integers(2**31))
+        ).fit(X, target)
+        return tree, tree.predict(X)
+
+    __metadata_request__fit = sensitive_request("z")
+
+    def fit(
+        self,
+        X: np.ndarray,
+        z: np.ndarray | None = None,
+        tasks: np.ndarray | None = None,
+        *,
+        sensitive_features: np.ndarray | None = None,
+    ) -> GeneralMultiaccurateProxy:
+        """Fit ẑ_k per group of the protected attribute ``sensitive_features`` (``z`` is its
+        older name). ``tasks=None`` is the Section 5 mode (see :func:`class_tasks`)."""
+        z = resolve_sensitive(
+            sensitive_features, z, "z", required=False
+        )  # z is its y: a missing z gets the y check
+        validate_params(self)
+        X, z = validate_data(self, X, z, multi_output=True, y_numeric=True)
+        if tasks is not None:
+            check_consistent_length(X, tasks)
+        with threadpool_limits(limits=1, user_api="blas"):  # small products: linear._ONE_THREAD
+            return self._fit(X, z, tasks)
+
+    def _fit(
+        self,
+        X: np.ndarray,
+        z: np.ndarray,
+        tasks: np.ndarray | None,
+    ) -> GeneralMultiaccurateProxy:
+        X = np.asarray(X, float)
+        z = _as_2d(z)
+        tasks = class_tasks(len(X)) if tasks is None else _as_2d(tasks)
+        rng = generator(self.random_state)  # an int seeds default_rng directly, as before
+        aud = _auditor(self.auditor, self.auditor_depth, seed(self.random_state))
+        fit_groups, scales = _groups_to_fit(z)
+        coefs, trees, traces = {}, {}, {}
+        for k in fit_groups:
+            game = self._game(X, z[:, k], tasks, aud, rng, self.alpha * scales[k])
+            coefs[k], trees[k], traces[k] = game
+        if len(fit_groups) < z.shape[1]:  # complement symmetry: ẑ_1 = 1 − ẑ_0
+            coefs[1] = -coefs[0]
+            coefs[1][-1] += 1.0
+            flipped = trees[0].copy()
+            flipped[:, 4] *= -1.0
+            trees[1] = flipped
+            traces[1] = traces[0]
+        self.coef_ = np.array([coefs[k] for k in range(z.shape[1])])
+        self.trees_ = np.array([trees[k] for k in range(z.shape[1])])
+        self.trace_ = np.array([traces[k] for k in range(z.shape[1])])
+        return self
+
+    def _game(
+        self,
+        X: np.ndarray,
+        zk: np.ndarray,
+        tasks: np.ndarray,
+        aud: Auditor,
+        rng: np.random.Generator,
+        eps: float,
+    ) -> tuple[np.ndarray, np.ndarray, list[float]]:
+        """One group's game, T rounds at additive tolerance ``eps``: (the average linear play,
+        the tree plays (T, 5, size), the auditor's max additive violation of each average)."""
+        n, m = tasks.shape
+        size = 2 ** (self.max_depth + 1) - 1
+        flip = 1.0 - 2.0 * tasks
+        scale = self.noise / n
+        ccum, bcum, v0 = np.zeros((n, m)), np.zeros(m), 0.0
+        avg = np.zeros(n)
+        theta_sum = np.zeros(X.shape[1] + 1)
+        plays, trace = [], []
+        for t in range(1, self.n_iter + 1):
+            u = self._auditor_push(X, tasks, aud, rng, t, (ccum, bcum, eps))
+            if not self.mean_projection:
+                q = float(np.clip(0.5 + self.C0 * v0 / scale, 0.0, 1.0))
+                u += n * self.C0 * (2 * q - 1) / zk.sum()
+            model, g = self._erm(X, zk - u / 2, rng)
+            shift = (zk.sum() - g.sum()) / n if self.mean_projection else 0.0
+            g = g + shift
+            if self.learner == "linear":
+                model = model.copy()
+                model[-1] += shift
+                theta_sum += model
+            else:
+                plays.append(_tree_arrays(model, size, shift))
+            resid = zk - g
+            ccum += resid[:, None] * flip / n
+            bcum += resid @ tasks / n
+            v0 += g.sum() / zk.sum() - 1.0
+            avg += (g - avg) / t
+            found = aud.best(X, zk - avg, tasks)
+            trace.append(max(abs(v) for v, _, _ in found))
+        played = np.array(plays) if plays else np.zeros((0, 5, size))
+        return theta_sum / self.n_iter, played, trace
+
+    def _auditor_push(
+        self,
+        X: np.ndarray,
+        tasks: np.ndarray,
+        aud: Auditor,
+        rng: np.random.Generator,
+        t: int,
+        state: tuple[np.ndarray, np.ndarray, float],
+    ) -> np.ndarray:
+        """Round ``t``'s Auditor: u (n,), minus the mean of the ``n_samples`` perturbed leaders'
+        λ·1[h ≠ y_j] (FTPL over every task and sign; the null action λ = 0 scores −ξ'), from
+        ``state`` = (Ccum, Bcum, ε_k). Round 1 is the warm start: no push, ERM(z)."""
+        ccum, bcum, eps = state
+        n, m = tasks.shape
+        scale = self.noise / n
+        u = np.zeros(n)
+        # every (sample, task, sign) CSC of the round at once: one regression for all
+        actions = [(j, sigma) for j in range(m) for sigma in (1, -1)] * self.n_samples
+        xi = rng.uniform(0, scale, (n, len(actions)))
+        diffs = np.column_stack([-sg * ccum[:, j] for j, sg in actions]) + xi
+        fitted = aud._fit(X, diffs) if aud.kind == "linear" else None
+        for w in range(self.n_samples if t > 1 else 0):
+            best_score, best_action = -rng.uniform(0, scale), None  # null action
+            for a in range(w * 2 * m, (w + 1) * 2 * m):
+                j, sigma = actions[a]
+                pre = None if fitted is None else fitted[:, a]
+                h = aud.csc(X, diffs[:, a], pre)
+                score = (
+                    sigma * (bcum[j] + h @ ccum[:, j])
+                    - h @ xi[:, a]
+                    - rng.uniform(0, scale)
+                    - (t - 1) * eps
+                )
+                if score > best_score:
+                    best_score, best_action = score, (sigma, j, h)
+            if best_action is not None:
+                sigma, j, h = best_action
+                u -= sigma * self.C * np.abs(h - tasks[:, j]) / self.n_samples
+        return u
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        """ẑ(x) (n, K): the average of the Learner's plays (may leave [0, 1])."""
+        check_is_fitted(self, "coef_")
+        X = np.asarray(validate_data(self, X, reset=False), float)
+        linear = np.column_stack([X, np.ones(len(X))]) @ self.coef_.T
+        return linear + np.column_stack([predict_trees(X, t) for t in self.trees_])
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """ẑ(x), as :meth:`predict_proba` (the proxy is a regression of z on x)."""
+        return self.predict_proba(X)
+
+    def audit(
+        self,
+        X: np.ndarray,
+        z: np.ndarray,
+        tasks: np.ndarray,
+        **names: list[str] | None,
+    ) -> pd.DataFrame:
+        return audit(X, z, self.predict_proba(X), tasks, self.auditor, **names)
