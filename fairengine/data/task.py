@@ -219,11 +219,10 @@ def from_frame(
         tuple/set) of values makes a one-vs-rest task of a target with several classes: those
         values are coded 1, every other value 0 (``Task.positive_values``).
     options : TableOptions, optional
-        The options below as one object; keyword arguments of the same names override its fields
-        (``from_frame(df, ..., drop_missing=True)`` equals
-        ``options=TableOptions(drop_missing=True)``; an unknown name is a ``TypeError``).
+        The options below as one object.
     **table
-        The fields of ``options`` given one by one:
+        Its fields one by one, overriding ``options`` (``drop_missing=True`` equals
+        ``options=TableOptions(drop_missing=True)``; an unknown name is a ``TypeError``):
 
         ``name`` : str
             Name shown in the dashboard and stored in model files.
@@ -242,14 +241,8 @@ def from_frame(
         With a message that names the column and says what to do.
     """
     opts = replace(options or TableOptions(), **table)
-    checked = check_roles(
-        df,
-        target=target,
-        sensitive=sensitive,
-        features=features,
-        drop_missing=opts.drop_missing,
-        max_rows=opts.max_rows,
-    )
+    roles = {"target": target, "sensitive": sensitive, "features": features}
+    checked = check_roles(df, **roles, drop_missing=opts.drop_missing, max_rows=opts.max_rows)
     frame = checked.frame
     kind, label, values = _target_coding(frame[target], target, kind, positive_label)
     group_names, merged = checked.group_levels(

@@ -8,6 +8,8 @@
 * :mod:`~fairengine.solvers.oracles` -- weighted cost-sensitive classification oracles.
 * :mod:`~fairengine.solvers.least_squares` -- the one (weighted, ridged or exact) least-squares
   kernel of the engine.
+* :mod:`~fairengine.solvers.descent_ascent` -- projected gradient descent–ascent: θ, λ and an
+  adversary as players, and the candidate recorder (noisy groups).
 * :mod:`~fairengine.solvers.tv_ball` -- exact TV-ball ∩ simplex projection (Wang et al. 2020).
 * :mod:`~fairengine.solvers.qp` -- exact simplex / cone least squares, hull LPs.
 """

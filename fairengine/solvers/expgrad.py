@@ -5,7 +5,7 @@ g(Q) ≤ 0, as in Agarwal et al. 2019, Algorithms 1–2 and fairlearn's
 ``ExponentiatedGradient``. The learner is any ``best_response(λ) -> Response``; the
 constraints are a :class:`~fairengine.solvers.moments.Constraint` object (its ``dim`` and its
 ``project``) or just their number: the loop never knows what they mean (fairlearn's "moments"
-property, STYLE.md). Best responses are kept in one :class:`_Pool`, shared with the practical
+property, STYLE.md). Best responses are kept in one :class:`ResponsePool`, shared with the practical
 parity loop of fair regression.
 """
 
@@ -134,7 +134,7 @@ def best_lambda_value(objective: float, constraints: np.ndarray, bound: float) -
     return float(objective + bound * max(0.0, float(np.max(constraints))))
 
 
-class _Pool:
+class ResponsePool:
     """Distinct best responses with their (objective, g) stacked for vectorised Lagrangians.
 
     The one response pool of both game loops (:func:`solve_game` and the practical parity loop of
@@ -312,7 +312,7 @@ class _Game:
         self.best_response = best_response
         self.dim, self.bound, self.options = dim, bound, options
         self.practical = options.mode == "practical"
-        self.pool = _Pool()
+        self.pool = ResponsePool()
         self.calls = 0
         self.counts: dict[int, float] = {}
         self.best: tuple[float, np.ndarray, np.ndarray] | None = None

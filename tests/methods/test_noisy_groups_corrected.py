@@ -17,6 +17,7 @@ from fairengine.methods.noisy_groups.noise import estimate_noise
 from fairengine.methods.noisy_groups.rates import (
     corrected_se_bound,
     corrected_violations,
+    corrected_violations_se,
     violations,
 )
 
@@ -37,7 +38,7 @@ def test_corrected_rates_recover_the_true_groups_violations(noise):
     y, yhat, g, h, model = _rows(noise)
     true = violations(y, yhat, g, "tpr", 0.05, 3)
     noisy = violations(y, yhat, h, "tpr", 0.05, 3)
-    corrected, se = corrected_violations(y, yhat, h, "tpr", 0.05, model.flip, return_se=True)
+    corrected, se = corrected_violations_se(y, yhat, h, "tpr", 0.05, model.flip)
     print(f"noise {noise}: true {true.round(3)}, noisy {noisy.round(3)}, corrected "
           f"{corrected.round(3)} ± {se.round(3)}")  # fmt: skip
     assert np.all(np.abs(corrected - true) <= 3 * se + 1e-3)
@@ -66,10 +67,8 @@ def test_a_classifier_reading_the_noisy_group_cannot_game_the_correction():
     yhat = decide(h)
     by_group = np.vstack([decide(np.full(n, k)) for k in range(3)])
     true = violations(y, yhat, g, "tpr", 0.05, 3)
-    plain, se = corrected_violations(y, yhat, h, "tpr", 0.05, flip, return_se=True)
-    fixed, se_fixed = corrected_violations(
-        y, yhat, h, "tpr", 0.05, flip, return_se=True, yhat_by_group=by_group
-    )
+    plain, se = corrected_violations_se(y, yhat, h, "tpr", 0.05, flip)
+    fixed, se_fixed = corrected_violations_se(y, yhat, h, "tpr", 0.05, flip, yhat_by_group=by_group)
     print(f"true {true.round(3)}, plain {plain.round(3)} ± {se.round(3)}, by group "
           f"{fixed.round(3)} ± {se_fixed.round(3)}")  # fmt: skip
     assert true[1] > 0.0  # group 1 misses the constraint on the true groups
@@ -79,7 +78,7 @@ def test_a_classifier_reading_the_noisy_group_cannot_game_the_correction():
 
 def test_margin_adds_z_standard_errors_and_grows_with_the_noise():
     y, yhat, _, h, model = _rows(0.3, n=40_000)
-    plain, se = corrected_violations(y, yhat, h, "tpr", 0.05, model.flip, return_se=True)
+    plain, se = corrected_violations_se(y, yhat, h, "tpr", 0.05, model.flip)
     shifted = corrected_violations(y, yhat, h, "tpr", 0.05, model.flip, z=1.0)
     np.testing.assert_allclose(shifted, plain + se)
     costs = []
@@ -145,7 +144,7 @@ def test_soft_joint_check_takes_the_corrected_rates_only_where_the_noise_is_mild
     y, yhat, _, h, model = _rows(0.3, n=40_000)
     clf = SimpleNamespace(noise_model_=model, constraint="tpr", slack=0.05, group_block_=None)
     got = soft_joint_check(clf, y, h)(yhat)
-    plain, se = corrected_violations(y, yhat, h, "tpr", 0.05, model.flip, return_se=True)
+    plain, se = corrected_violations_se(y, yhat, h, "tpr", 0.05, model.flip)
     bound, without = corrected_se_bound(y, h, "tpr", model.flip)
     live = bound < NOISE_COST * without
     assert live.any() and not live.all()  # the big group is determined, the small ones are not

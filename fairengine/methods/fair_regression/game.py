@@ -39,7 +39,7 @@ from scipy.special import logsumexp
 
 from fairengine.methods.fair_regression.chunks import table_std
 from fairengine.methods.fair_regression.losses import grid
-from fairengine.solvers.expgrad import GameResult, Response, _Pool, iterate_average, support
+from fairengine.solvers.expgrad import GameResult, Response, ResponsePool, iterate_average, support
 from fairengine.solvers.least_squares import LeastSquares
 
 #: Multiples of λ̂ and λ_LP queried each round (the authors' ``eval_gap``).
@@ -128,7 +128,7 @@ class _Oracle:
     def __init__(self, problem: Any) -> None:
         self.problem = problem
         self.scale = problem.objective_scale()
-        self.pool = _Pool(self.scale)
+        self.pool = ResponsePool(self.scale)
         self.calls = 0
 
     def __call__(self, lam: np.ndarray) -> int:
@@ -167,7 +167,7 @@ def play_parity_game(
     problem : ParityReduction
         Its best responses and its constraint object (:attr:`ParityReduction.constraint`, the
         game's dimension, λ̂ projection and group × level layout); the predictors found are
-        kept in the solvers' one response pool (:class:`fairengine.solvers.expgrad._Pool`, in
+        kept in the solvers' one response pool (:class:`fairengine.solvers.expgrad.ResponsePool`, in
         game units).
     bound : float
         B on the authors' scale (1/ε by default).

@@ -33,7 +33,7 @@ _LAZY = {
     "METHODS": "estimator",
     "ROBUST_EVALS": "estimator",
     "RobustFairClassifier": "estimator",
-    "select_best": "estimator",
+    "select_best": "game",
     "RobustFairModel": "model",
     "NoiseModel": "noise",
     "add_group_noise": "noise",

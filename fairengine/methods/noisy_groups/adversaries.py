@@ -6,17 +6,27 @@
   Dykstra projection (a fixed number of rounds) onto 𝒲(θ) = {Σ_c W[k,c,j]·P(c | Ĝ=k) =
   P(G=j | Ĝ=k), Σ_j W[k,c,j] = 1, W >= 0}. The θ-step sees hinge-relaxed group rates built from
   cell sums, with a "+1" in the denominator (the code's guard against 0/0).
-* :class:`AdamAscent` — Adam on an ascent direction (the code's optimiser for λ, p̃ and W).
+* The adversary players of :func:`fairengine.solvers.descent_ascent.descent_ascent`, one per
+  approach: :class:`FixedWeights` (naive: each noisy group's uniform law), :class:`TVBallPaper`
+  and :class:`TVBallExact` (DRO: Adam on p̃ per noisy group / projected ascent per constraint,
+  in the TV ball), :class:`SoftTableAdversary` (soft assignments, the paper's W) and
+  :class:`SoftBestResponse` (soft assignments, the exact best response over 𝒲(θ)).
+  Adam on an ascent direction (:class:`~fairengine.solvers.descent_ascent.AdamAscent`) is the
+  code's optimiser for λ, p̃ and W.
 
 Cells c = 2·ŷ + y: 0 = TN, 1 = FN, 2 = FP, 3 = TP.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from fairengine.methods.noisy_groups.rates import FN, FP, TN, TP
+from fairengine.methods.noisy_groups.rates import FN, FP, TN, TP, sa_worst
 from fairengine.metrics import RATE_KINDS, rate_base
+from fairengine.solvers.descent_ascent import AdamAscent
+from fairengine.solvers.tv_ball import project_tv_ball
 
 #: Cells of each rate's denominator ("base") and numerator ("positive"), read
 #: off the engine's one rate mapping (:func:`fairengine.metrics.rate_base`) at each cell's label
@@ -29,24 +39,6 @@ POS_CELLS = {kind: tuple(c for c in cells if c // 2 == 1) for kind, cells in BAS
 #: Adam ascent steps on W per outer step, Dykstra rounds per projection (the code's values).
 W_STEPS = 5
 DYKSTRA_ROUNDS = 20
-
-
-class AdamAscent:
-    """Adam (TF defaults β1 = .9, β2 = .999, ε = 1e-8) taking ascent steps on one array."""
-
-    def __init__(self, shape, learning_rate: float) -> None:
-        self.lr = float(learning_rate)
-        self.m = np.zeros(shape)
-        self.v = np.zeros(shape)
-        self.t = 0
-
-    def step(self, x: np.ndarray, grad: np.ndarray) -> np.ndarray:
-        self.t += 1
-        self.m = 0.9 * self.m + 0.1 * grad
-        self.v = 0.999 * self.v + 0.001 * grad**2
-        m_hat = self.m / (1 - 0.9**self.t)
-        v_hat = self.v / (1 - 0.999**self.t)
-        return x + self.lr * m_hat / (np.sqrt(v_hat) + 1e-8)
 
 
 def cell_shares(y, yhat, noisy, n_groups: int) -> np.ndarray:
@@ -206,3 +198,153 @@ class SoftTable:
     def tables(self) -> list[np.ndarray]:
         """Each constraint's table w(j | c, k) as (4, m̂) (the layout of ``rates.sa_worst``)."""
         return [self.W[:, :, j].T.copy() for _, j in self.pairs]
+
+
+class FixedWeights:
+    """Naive: constraint c = (kind, j) weighs the rows by ``weights[c]`` (noisy group j's uniform
+    law), fixed; the relaxed constraint values carry the slack ``offset`` (α + β)."""
+
+    def __init__(self, pairs: list, weights: list, offset: float) -> None:
+        self.pairs, self.weights, self.offset = pairs, weights, offset
+        self._tables: list = []
+
+    def respond(self, state, lam: np.ndarray) -> None:
+        return None
+
+    def add_theta_coef(self, coef: np.ndarray, state, lam: np.ndarray) -> None:
+        for c, (kind, _) in enumerate(self.pairs):
+            coef += lam[c] * state.grad(kind, self.weights[c])
+
+    def constraints(self, state) -> np.ndarray:
+        values = [state.value(k, self.weights[c]) for c, (k, _) in enumerate(self.pairs)]
+        return np.array(values) - self.offset
+
+    def move(self, t: int, state, lam: np.ndarray) -> None:
+        return None
+
+    def tables(self) -> list:
+        return self._tables
+
+
+class TVBallPaper(FixedWeights):
+    """DRO as in the paper's experiments: one p̃ per noisy group j, moved every ``every`` steps by
+    Adam (rate ``learning_rate``) on Σ_c λ_c ∂ψ̃_c/∂p̃ over that group's constraints, projected
+    onto the TV ball of radius ``gammas[j]`` around ``centers[j]`` (the code's θ → λ → p̃ order).
+    Until its first move each constraint weighs the rows by its noisy group's uniform law."""
+
+    def __init__(
+        self, pairs: list, centers: list, gammas, every: int, learning_rate: float, offset: float
+    ) -> None:
+        super().__init__(pairs, [centers[j].copy() for _, j in pairs], offset)
+        self.centers, self.gammas, self.every = centers, gammas, max(1, int(every))
+        self.learning_rate = float(learning_rate)
+        self.p_tilde = [c.copy() for c in centers]
+        self.opts = [AdamAscent(len(c), learning_rate) for c in centers]
+
+    def move(self, t: int, state, lam: np.ndarray) -> None:
+        if t % self.every:
+            return
+        for j, center in enumerate(self.centers):
+            grad_p = np.zeros(len(center))
+            for c, (kind, jc) in enumerate(self.pairs):
+                if jc == j and lam[c] > 0:
+                    grad_p += lam[c] * state.dw(kind, self.p_tilde[j])
+            if grad_p.any():
+                step = self.opts[j].step(self.p_tilde[j], grad_p)
+                self.p_tilde[j] = project_tv_ball(step, center, float(self.gammas[j]))
+        self.weights = [self.p_tilde[j] for _, j in self.pairs]
+
+
+class TVBallExact(TVBallPaper):
+    """DRO with plain projected ascent per constraint: ω_c += ``learning_rate`` · λ_c ∂ψ̃_c/∂ω_c
+    at the iterate θ's step started from, projected onto its noisy group's TV ball."""
+
+    def add_theta_coef(self, coef: np.ndarray, state, lam: np.ndarray) -> None:
+        self.dws = []
+        for c, (kind, _) in enumerate(self.pairs):
+            coef += lam[c] * state.grad(kind, self.weights[c])
+            self.dws.append(state.dw(kind, self.weights[c]))
+
+    def move(self, t: int, state, lam: np.ndarray) -> None:
+        if t % self.every:
+            return
+        for c, (_, j) in enumerate(self.pairs):
+            step = self.weights[c] + self.learning_rate * lam[c] * self.dws[c]
+            self.weights[c] = project_tv_ball(step, self.centers[j], float(self.gammas[j]))
+
+
+class SoftTableAdversary:
+    """Soft assignments with the paper's one table W (:class:`SoftTable`): a few Adam + Dykstra
+    steps on W before each θ step."""
+
+    def __init__(self, table: SoftTable, offset: float) -> None:
+        self.table, self.offset = table, offset
+
+    def respond(self, state, lam: np.ndarray) -> None:
+        self.table.step(state.s, lam)
+
+    def add_theta_coef(self, coef: np.ndarray, state, lam: np.ndarray) -> None:
+        coef += self.table.theta_coef(state.s, lam)
+
+    def constraints(self, state) -> np.ndarray:
+        return self.table.constraints(state.s, self.offset)
+
+    def move(self, t: int, state, lam: np.ndarray) -> None:
+        return None
+
+    def tables(self) -> list:
+        return self.table.tables()
+
+
+class SoftBestResponse(FixedWeights):
+    """Soft assignments with the exact best response over 𝒲(θ) before each θ step:
+    ``worst(scores)`` returns (per-constraint row weights, per-constraint tables)."""
+
+    def __init__(self, pairs: list, start: tuple[list, list], offset: float, worst) -> None:
+        super().__init__(pairs, start[0], offset)
+        self._tables, self.worst = start[1], worst
+
+    def respond(self, state, lam: np.ndarray) -> None:
+        self.weights, self._tables = self.worst(state.s)
+
+
+def dro_radii(clf: Any) -> np.ndarray:
+    """DRO's TV radius per group: ``gamma`` (broadcast), else the noise model's safe one."""
+    if clf.gamma is None:
+        if clf.noise_model_ is None:
+            raise ValueError("DRO without gamma needs aux_true and aux_noisy.")
+        return np.asarray(clf.noise_model_.gamma_safe, dtype=float)
+    gammas = np.broadcast_to(np.asarray(clf.gamma, dtype=float), (clf.n_groups_,))
+    return np.asarray(gammas.copy(), dtype=float)
+
+
+def make_adversary(clf: Any, y: np.ndarray, noisy: np.ndarray, pairs: list):
+    """The adversary player of ``clf``'s approach (a fitting RobustFairClassifier: its groups,
+    noise model and parameters) over the constraints ``pairs``; sets ``gamma_`` for DRO."""
+    m, offset = clf.n_groups_, float(clf.slack) + float(clf.beta)
+    centers = [(noisy == j) / max((noisy == j).sum(), 1) for j in range(m)]
+    weights = [centers[j].copy() for _, j in pairs]
+    paper = clf.adversary == "paper"
+    if clf.method == "dro":
+        clf.gamma_ = dro_radii(clf)
+        kind = TVBallPaper if paper else TVBallExact
+        rate = clf.adversary_learning_rate if paper else clf.learning_rate
+        return kind(pairs, centers, clf.gamma_, clf.adversary_every, rate, offset)
+    if clf.method != "soft":
+        return FixedWeights(pairs, weights, offset)
+    if clf.noise_model_ is None:
+        raise ValueError("Soft group assignments need aux_true and aux_noisy.")
+    M = clf.noise_model_.M
+    if paper:
+        table = SoftTable(y, noisy, pairs, M, clf.adversary_learning_rate)
+        return SoftTableAdversary(table, offset)
+    p_noisy = np.bincount(noisy, minlength=m) / len(y)
+    alpha, constraint = float(clf.slack), clf.constraint
+
+    def worst(s: np.ndarray) -> tuple[list, list]:  # best response over 𝒲(θ), closed form
+        yhat = (s > 0.0).astype(float)
+        _, w, tables = sa_worst(y, yhat, noisy, constraint, alpha, M, p_noisy, return_tables=True)
+        return w, tables
+
+    start = (weights, [np.tile(M[j], (4, 1)) for _, j in pairs])
+    return SoftBestResponse(pairs, start, offset, worst)

@@ -76,12 +76,10 @@ ones for naive and the robust ones for DRO and soft, evaluated by ``robust_eval`
   label given the true group, as the paper's generator); soft assignments selected on held-out
   rows also take these corrected values, over all their training rows, where the noise is mild
   (:func:`~fairengine.methods.noisy_groups.evaluators.soft_joint_check`); naive: the same as
-  ``"paper"``. "Checked
-  against the label-aware worst case and the paper's adversary W with a 95% margin" — still not a
-  certificate. Since Method version 7 the Method evaluates it on 25% of the training rows held out
-  (``eval_set``; the Method's ``selection="auto"``), which
-  removes the in-sample optimism that passed the step-25 iterate at noise 0.1 (see
-  :mod:`~fairengine.methods.noisy_groups.method`);
+  ``"paper"``. "Checked against the label-aware worst case and the paper's adversary W with a 95%
+  margin" — still not a certificate. The Method evaluates it on 25% of the training rows held out
+  (``eval_set``; the Method's ``selection="auto"``), which removes the in-sample optimism that
+  passed the step-25 iterate at noise 0.1 (see :mod:`~fairengine.methods.noisy_groups.method`);
 * ``"paper"``: the paper's adversary — DRO the worst of p̂_j and 20 random p̃ in the ball
   (the code's ``generate_rand_vec_l1_ball``, made feasible), soft assignments the algorithm's
   current table W (W-term capped at 1). These are lower bounds of the exact worst case: the
@@ -99,16 +97,22 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
-from scipy.stats import rankdata
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from fairengine.methods.noisy_groups.adversaries import AdamAscent, SoftTable
+from fairengine.methods.noisy_groups.adversaries import make_adversary
 from fairengine.methods.noisy_groups.evaluators import (
     group_block,
     make_evaluator,
     soft_joint_check,
+)
+from fairengine.methods.noisy_groups.game import (
+    HingeGame,
+    Record,
+    is_feasible,
+    lambda_player,
+    select_best,
 )
 from fairengine.methods.noisy_groups.knobs import (
     ADVERSARIES,
@@ -118,170 +122,14 @@ from fairengine.methods.noisy_groups.knobs import (
     ROBUST_EVALS,
 )
 from fairengine.methods.noisy_groups.noise import NoiseModel, estimate_noise
-from fairengine.methods.noisy_groups.rates import constraint_list, sa_worst
+from fairengine.methods.noisy_groups.rates import constraint_list
 from fairengine.methods.params import Interval, StrOptions, knob_constraints, seed, validate_params
 from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
-from fairengine.metrics import rate_base
-from fairengine.solvers.projections import project_simplex
-from fairengine.solvers.tv_ball import project_tv_ball
+from fairengine.solvers.descent_ascent import ThetaPlayer, descent_ascent
 
 __all__ = ["ADVERSARIES", "LAMBDA_OPTIMIZERS", "METHODS", "ROBUST_EVALS", "RobustFairClassifier"]
-LAMBDA_BOUND = 1.0  # R of Λ = {λ >= 0, ||λ||_1 <= R} (the code's value)
-#: R when soft assignments' λ ascends on a 0-1 check (``lambda_signal``): the relaxed penalty of
-#: one unit of λ is too weak to reach the 0-1 boundary on Adult (R = 1: no candidate met the exact
-#: check at noise 0.3/0.5; R = 5 keeps the trajectory at it, see ``lambda_signal``). DRO keeps
-#: R = 1: it meets its check with λ well inside (Adult, 3 races, noise 0.1, seeds 311–312:
-#: the same iterates at R = 1 and 5), and where the check cannot be met (noise 0.5: its standard
-#: error exceeds α) R = 5 swung the iterates to errors .3–.66 and a fallback kept error .291.
-SIGNAL_LAMBDA_BOUND = 5.0
 #: Steps between recorded candidates (the code: 25 steps × 30 loops = 750).
 EVAL_EVERY = 25
-
-
-def _project_lambda(lam: np.ndarray, bound: float = LAMBDA_BOUND) -> np.ndarray:
-    lam = np.maximum(lam, 0.0)
-    return lam if lam.sum() <= bound else project_simplex(lam, bound)
-
-
-def select_best(objective, viol, rank_objectives: bool = False) -> int:
-    """Best candidate (Cotter et al. ALT'19 heuristic, as in the paper code).
-
-    Each constraint's violation max(0, g) is ranked across candidates (ties share the lowest
-    rank, so every candidate meeting a constraint has rank 1 for it); a candidate scores its
-    largest rank (and its objective's rank if ``rank_objectives``); the smallest score wins, ties
-    broken by the lowest objective. With ``rank_objectives=False`` (default, the paper's rule)
-    this is the lowest-objective feasible candidate whenever one exists.
-    """
-    objective = np.asarray(objective, dtype=float)
-    viol = np.asarray(viol, dtype=float).reshape(len(objective), -1)
-    score = rankdata(objective, method="min") if rank_objectives else np.zeros(len(objective))
-    for column in viol.T:
-        score = np.maximum(score, rankdata(np.maximum(0.0, np.round(column, 12)), method="min"))
-    best = np.flatnonzero(score == score.min())
-    return int(best[np.argmin(objective[best])])
-
-
-def is_feasible(viol) -> np.ndarray:
-    """Per candidate: every constraint value <= 0 (to 1e-12)."""
-    return np.max(np.atleast_2d(viol), axis=1) <= 1e-12
-
-
-class _Relaxed:
-    """The hinge-relaxed ψ̃ at one score vector s = X̃θ (TPR/PPR: U_all − L_j(ω);
-    FPR: U_j(ω) − L_all), with everything that depends on s alone computed once: the bounds
-    U = max(0, 1 + s), L = min(1, s), their derivatives (on first use) and the overall terms.
-    The λ-step, the next θ-step and the DRO adversary's step all read the same instance, and each
-    asks only for what it needs (values, the θ-gradient, or ∂/∂ω)."""
-
-    def __init__(self, s: np.ndarray, bases: dict) -> None:
-        self.s = s
-        self.bases = bases  # kind -> (base indicator, max(#base, 1))
-        self.upper, self.lower = np.maximum(0.0, 1.0 + s), np.minimum(1.0, s)
-        self._derivatives = None
-        self._overall: dict[str, float] = {}
-
-    def derivatives(self) -> tuple[np.ndarray, np.ndarray]:
-        if self._derivatives is None:
-            s = self.s
-            self._derivatives = (s > -1.0).astype(float), (s < 1.0).astype(float)
-        return self._derivatives
-
-    def _parts(self, kind: str, w: np.ndarray):
-        base, n_base = self.bases[kind]
-        if kind not in self._overall:
-            bound = self.lower if kind == "fpr" else self.upper
-            self._overall[kind] = (base @ bound) / n_base
-        overall = self._overall[kind]
-        wb = w * base
-        den = max(wb.sum(), 1e-12)
-        if kind == "fpr":
-            group = (wb @ self.upper) / den
-            return group - overall, group, wb, den, base, n_base
-        group = (wb @ self.lower) / den
-        return overall - group, group, wb, den, base, n_base
-
-    def value(self, kind: str, w: np.ndarray) -> float:
-        """ψ̃ of constraint ``kind`` with group weights ω = ``w``."""
-        return self._parts(kind, w)[0]
-
-    def grad(self, kind: str, w: np.ndarray) -> np.ndarray:
-        """∇_θ ψ̃ as a row-coefficient vector (∇_θ = X̃ᵀ·coef)."""
-        _, _, wb, den, base, n_base = self._parts(kind, w)
-        d_upper, d_lower = self.derivatives()
-        if kind == "fpr":
-            return wb * d_upper / den - base * d_lower / n_base
-        return base * d_upper / n_base - wb * d_lower / den
-
-    def dw(self, kind: str, w: np.ndarray) -> np.ndarray:
-        """∂ψ̃/∂ω."""
-        _, group, _, den, base, _ = self._parts(kind, w)
-        if kind == "fpr":
-            return base * (self.upper - group) / den
-        return -base * (self.lower - group) / den
-
-
-def _bases(y: np.ndarray) -> dict:
-    out = {}
-    for kind in ("tpr", "fpr", "ppr"):
-        base = rate_base(kind, y)
-        out[kind] = (base, max(base.sum(), 1.0))
-    return out
-
-
-class _Record:
-    """The candidate iterates of a fit: each one's θ, step, 0-1 error, share predicted positive,
-    relaxed constraint, adversary tables and robust checks on the fitting rows and, with
-    ``held`` = (X̃_val, y_val, evaluate_val), on the held-out rows (their margin check also
-    takes ``joint``, a check of both row sets together, when given)."""
-
-    def __init__(self, y: np.ndarray, evaluate, held=None, joint=None) -> None:
-        self.y, self.evaluate, self.held, self.joint = y, evaluate, held, joint
-        self.theta, self.step, self.tables, self.relaxed = [], [], [], []
-        self.err, self.pos, self.val_err, self.val_pos = [], [], [], []
-        self.viol = {k: [] for k in ROBUST_EVALS}
-        self.val_viol = {k: [] for k in ROBUST_EVALS}
-
-    def add(self, t: int, theta: np.ndarray, s: np.ndarray, relaxed: np.ndarray, tables) -> None:
-        yhat = (s > 0.0).astype(float)
-        self.theta.append(theta.copy())
-        self.step.append(t)
-        self.err.append(float(np.mean(yhat != self.y)))
-        self.pos.append(float(np.mean(yhat)))
-        self.tables.append([np.array(w, copy=True) for w in tables])
-        for key, v in self.evaluate(yhat, tables, theta=theta, scores=s).items():
-            self.viol[key].append(v)
-        self.relaxed.append(float(np.max(relaxed)) if len(relaxed) else 0.0)
-        if self.held is not None:
-            Xv, y_val, evaluate_val = self.held
-            sv = Xv @ theta
-            yv = (sv > 0.0).astype(float)
-            self.val_err.append(float(np.mean(yv != y_val)))
-            self.val_pos.append(float(np.mean(yv)))
-            out = evaluate_val(yv, tables, theta=theta, scores=sv)
-            if self.joint is not None and "margin" in out:  # on fitted + held-out rows
-                both = self.joint(np.append(yhat, yv), theta, np.append(s, sv))
-                out["margin"] = np.maximum(out["margin"], both)
-            for key, v in out.items():
-                self.val_viol[key].append(v)
-
-    def store(self, clf: RobustFairClassifier) -> None:
-        """Set ``clf``'s candidate attributes (``validation_*`` None without held-out rows)."""
-        clf.candidates_ = np.vstack(self.theta)
-        clf.candidate_steps_ = np.asarray(self.step)
-        clf.candidate_errors_ = np.asarray(self.err)
-        clf.candidate_positive_rates_ = np.asarray(self.pos)
-        # 0-1 error of the better constant classifier on the fitting and the selection rows
-        rows = [self.y] + ([self.held[1]] if self.held is not None else [self.y])
-        clf.constant_errors_ = tuple(float(min(np.mean(r), 1 - np.mean(r))) for r in rows)
-        clf.candidate_violations_by_eval_ = {k: np.vstack(v) for k, v in self.viol.items()}
-        clf.candidate_relaxed_ = np.asarray(self.relaxed)
-        clf.candidate_tables_ = self.tables  # soft: the adversary's W at each candidate
-        held = self.held is not None
-        clf.validation_errors_ = np.asarray(self.val_err) if held else None
-        clf.validation_positive_rates_ = np.asarray(self.val_pos) if held else None
-        clf.validation_violations_by_eval_ = (
-            {k: np.vstack(v) for k, v in self.val_viol.items()} if held else None
-        )
 
 
 class RobustFairClassifier(ClassifierMixin, BaseEstimator):
@@ -353,18 +201,17 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         iterates swing (train error .15–.23) and its check keeps the swings that happen to be
         conservative. A 0-1 check name (the proxy Lagrangian of Cotter, Jiang & Sridharan, ALT
         2019): θ still descends on the relaxed Lagrangian, λ ascends (plain projected step,
-        ||λ||₁ <= :data:`SIGNAL_LAMBDA_BOUND`) on that 0-1 robust check of the current
-        iterate on the training rows, so it grows while the check fails and shrinks once it
-        holds, and the iterates follow the check's boundary. ``"auto"`` (default): soft
-        assignments with an ``eval_set`` ascend on the exact worst case over 𝒲(θ) (in-sample
-        it bounds the true groups' violation); DRO with a noise model on its margin check (the
-        noise-corrected rates plus a margin of the selection rows' standard error; see the
-        module docstring for why the relaxed rule leaves DRO trivial); everything else keeps the
-        relaxed rule — an
-        in-sample selection cannot tell which of the boundary iterates hold on new rows (Adult,
-        3 races, noise 0.2, 10,000 rows, best iterate on train: true-group test violation
-        +.079 with the 0-1 rule). DRO's other checks give no useful signal: its 20 random p̃
-        are met by the naive classifier (Adult, sex, page defaults: error .166 / .170, true
+        ||λ||₁ <= :data:`~fairengine.methods.noisy_groups.game.SIGNAL_LAMBDA_BOUND`) on that 0-1
+        robust check of the current iterate on the training rows, so it grows while the check
+        fails and shrinks once it holds, and the iterates follow the check's boundary.
+        ``"auto"`` (default): soft assignments with an ``eval_set`` ascend on the exact worst case
+        over 𝒲(θ) (in-sample it bounds the true groups' violation); DRO with a noise model on its
+        margin check (the noise-corrected rates plus a margin of the selection rows' standard error;
+        see the module docstring for why the relaxed rule leaves DRO trivial); everything else keeps
+        the relaxed rule — an in-sample selection cannot tell which of the boundary iterates hold on
+        new rows (Adult, 3 races, noise 0.2, 10,000 rows, best iterate on train: true-group test
+        violation +.079 with the 0-1 rule). DRO's other checks give no useful signal: its 20 random
+        p̃ are met by the naive classifier (Adult, sex, page defaults: error .166 / .170, true
         violation +.035 / −.020 on two splits), its exact worst case only by near-trivial
         classifiers at γ > α.
 
@@ -525,151 +372,70 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         X that encode the noisy group (its one-hot block), when the classifier reads it as a
         feature; the noise-corrected checks then rate each row under every noisy group it may
         carry (:func:`~fairengine.methods.noisy_groups.rates.corrected_violations`,
-        ``yhat_by_group``) — without that they are biased in the classifier's favour."""
+        ``yhat_by_group``) — without that they are biased in the classifier's favour.
+
+        The fit is a projected gradient descent–ascent
+        (:func:`fairengine.solvers.descent_ascent.descent_ascent`): θ, λ and the approach's
+        adversary (:mod:`.adversaries`) as players, the candidates kept by a :class:`.Record`."""
         noisy_groups = resolve_sensitive(sensitive_features, noisy_groups, "noisy_groups")
         validate_params(self)
         X, y_raw = validate_data(self, X, y)
         X = np.asarray(X, dtype=float)
         y = self._labels(y_raw)
         self._seed = seed(self.random_state)
-        noisy_raw = np.asarray(noisy_groups)
-        if len(noisy_raw) != len(y):
-            raise ValueError(f"noisy_groups has {len(noisy_raw)} entries for {len(y)} rows.")
-        labels = [noisy_raw] + [np.asarray(a) for a in (aux_true, aux_noisy) if a is not None]
-        if eval_set is not None:
-            labels.append(np.asarray(eval_set[2]))
-        self.group_classes_ = np.unique(np.concatenate(labels))
-        noisy = np.searchsorted(self.group_classes_, noisy_raw)
-        m = len(self.group_classes_)
-        self.n_groups_ = m
-        n, d = X.shape
-        self.noise_model_ = self._noise_model(aux_true, aux_noisy, m)
-        self.group_block_ = group_block(X, noisy, m, group_columns)
-        alpha, beta = float(self.slack), float(self.beta)
-        method, paper_adv = self.method, self.adversary == "paper"
-        pairs = constraint_list(self.constraint, m) if method != "unconstrained" else []
-        centers = [(noisy == j) / max((noisy == j).sum(), 1) for j in range(m)]
-
-        if method == "dro":
-            if self.gamma is None:
-                if self.noise_model_ is None:
-                    raise ValueError("DRO without gamma needs aux_true and aux_noisy.")
-                gammas = self.noise_model_.gamma_safe
-            else:
-                gammas = np.broadcast_to(np.asarray(self.gamma, dtype=float), (m,)).copy()
-            self.gamma_ = np.asarray(gammas, dtype=float)
-        table = None
-        if method == "soft":
-            if self.noise_model_ is None:
-                raise ValueError("Soft group assignments need aux_true and aux_noisy.")
-            p_noisy = np.bincount(noisy, minlength=m) / n
-            M = self.noise_model_.M
-            if paper_adv:
-                table = SoftTable(y, noisy, pairs, M, self.adversary_learning_rate)
+        noisy = self._group_codes(noisy_groups, len(y), (aux_true, aux_noisy), eval_set)
+        self.noise_model_ = self._noise_model(aux_true, aux_noisy, self.n_groups_)
+        self.group_block_ = group_block(X, noisy, self.n_groups_, group_columns)
+        pairs = self._pairs()
+        adversary = make_adversary(self, y, noisy, pairs)
         # with held-out rows, the in-sample margin is that of the held-out rows' size, so the
         # iterates follow the boundary the selection applies
         margin_rows = len(eval_set[1]) if eval_set is not None else None
         evaluate = self._evaluator(y, noisy, margin_rows)
-        if eval_set is not None:
-            X_val = np.asarray(validate_data(self, eval_set[0], reset=False), float)
-            y_val = (np.asarray(eval_set[1]).ravel() == self.classes_[-1]).astype(float)
-            noisy_val = np.searchsorted(self.group_classes_, np.asarray(eval_set[2]))
-            evaluate_val = self._evaluator(y_val, noisy_val)
-            Xv = np.hstack([X_val, np.ones((len(y_val), 1))])
-
-        Xt = np.hstack([X, np.ones((n, 1))])
-        sigma = 2.0 * y - 1.0
-        theta = np.zeros(d + 1)
-        lam = np.zeros(len(pairs))
-        # DRO: p̃ per noisy group (paper adversary) or per constraint (exact adversary)
-        group_of = [j for _, j in pairs]
-        if method == "dro" and paper_adv:
-            p_tilde = [c.copy() for c in centers]
-            p_opts = [AdamAscent(n, self.adversary_learning_rate) for _ in range(m)]
-        weights = [centers[j].copy() for j in group_of]
-        tables = [np.tile(M[j], (4, 1)) for j in group_of] if method == "soft" else []
-        theta_opt = AdamAscent(d + 1, self.learning_rate)  # descent: ascent on −∇
-        lr = float(self.learning_rate)
-        eta_lam = float(self.lambda_learning_rate)
+        held, joint = self._held_out(eval_set, y, noisy)
         signal_key = self._signal_key(eval_set is not None)
-        lam_bound = SIGNAL_LAMBDA_BOUND if signal_key and method == "soft" else LAMBDA_BOUND
-        use_adam = self.lambda_optimizer == "adam" or (
-            self.lambda_optimizer == "auto" and method == "soft" and signal_key is None
-        )
-        lam_opt = AdamAscent(len(pairs), eta_lam) if use_adam else None
-        every = max(1, int(self.eval_every))
-        held = (Xv, y_val, evaluate_val) if eval_set is not None else None
-        joint = None
-        if held is not None and method == "soft":
-            joint = soft_joint_check(self, np.append(y, y_val), np.append(noisy, noisy_val))
-        record = _Record(y, evaluate, held, joint)
-
-        def relaxed_values(rel: _Relaxed) -> np.ndarray:
-            if table is not None:
-                return table.constraints(rel.s, alpha + beta)
-            return np.array([rel.value(k, weights[c]) for c, (k, _) in enumerate(pairs)]) - (
-                alpha + beta
-            )
-
-        bases = _bases(y)
-        rel = _Relaxed(Xt @ theta, bases)  # X̃θ once per iterate: shared by every step below
-        for t in range(1, self.n_steps + 1):
-            s = rel.s
-            if table is not None:  # paper: W (5 Adam steps + Dykstra) before θ
-                table.step(s, lam)
-            elif method == "soft":  # exact: best response over 𝒲(θ) (closed form)
-                _, weights, tables = sa_worst(
-                    y, (s > 0.0).astype(float), noisy, self.constraint, alpha, M, p_noisy,
-                    return_tables=True,
-                )  # fmt: skip
-            active = sigma * s < 1.0
-            coef = -(sigma * active) / n
-            dws = []
-            if table is not None:
-                coef += table.theta_coef(s, lam)
-            else:
-                exact_dro = method == "dro" and not paper_adv
-                for c, (kind, _) in enumerate(pairs):
-                    coef += lam[c] * rel.grad(kind, weights[c])
-                    if exact_dro:
-                        dws.append(rel.dw(kind, weights[c]))
-            grad = Xt.T @ coef
-            theta = theta_opt.step(theta, -grad)
-            rel = _Relaxed(Xt @ theta, bases)
-            relaxed = relaxed_values(rel) if pairs else np.zeros(0)
-            if pairs:
-                signal = relaxed
-                if signal_key is not None:  # proxy-Lagrangian: λ follows the 0-1 check
-                    current = table.tables() if table is not None else tables
-                    yhat = (rel.s > 0.0).astype(float)
-                    signal = evaluate(yhat, current, (signal_key,), theta=theta, scores=rel.s)[
-                        signal_key
-                    ]
-                step = lam + eta_lam * signal if lam_opt is None else lam_opt.step(lam, signal)
-                lam = _project_lambda(step, lam_bound)
-            if method == "dro" and t % max(1, int(self.adversary_every)) == 0:
-                if paper_adv:  # θ → λ → p̃ (the code's order), Adam on each group's p̃
-                    for j in range(m):
-                        grad_p = np.zeros(n)
-                        for c, (kind, jc) in enumerate(pairs):
-                            if jc == j and lam[c] > 0:
-                                grad_p += lam[c] * rel.dw(kind, p_tilde[j])
-                        if grad_p.any():
-                            step = p_opts[j].step(p_tilde[j], grad_p)
-                            p_tilde[j] = project_tv_ball(step, centers[j], float(self.gamma_[j]))
-                    weights = [p_tilde[j] for j in group_of]
-                else:
-                    for c, j in enumerate(group_of):
-                        step = weights[c] + lr * lam[c] * dws[c]
-                        weights[c] = project_tv_ball(step, centers[j], float(self.gamma_[j]))
-            if t % every == 0 or t == self.n_steps:
-                current = table.tables() if table is not None else tables
-                record.add(t, theta, rel.s, relaxed, current)
-
+        theta = ThetaPlayer(np.hstack([X, np.ones((len(y), 1))]), self.learning_rate)
+        lam = lambda_player(self, len(pairs), signal_key)
+        record = Record((self.eval_every, self.n_steps), y, evaluate, held, joint)
+        descent_ascent(HingeGame(y, evaluate, signal_key), theta, lam, adversary, record)
         record.store(self)
-        self.lambda_ = lam
+        self.lambda_ = lam.lam
         self.select(self.robust_eval)
         return self
+
+    def _group_codes(self, noisy_raw, n_rows: int, aux: tuple, eval_set) -> np.ndarray:
+        """Set ``group_classes_`` (every group label seen: Ĝ, the auxiliary sample, the
+        held-out Ĝ) and ``n_groups_``; return Ĝ as codes 0..m-1."""
+        noisy_raw = np.asarray(noisy_raw)
+        if len(noisy_raw) != n_rows:
+            raise ValueError(f"noisy_groups has {len(noisy_raw)} entries for {n_rows} rows.")
+        labels = [noisy_raw] + [np.asarray(a) for a in aux if a is not None]
+        if eval_set is not None:
+            labels.append(np.asarray(eval_set[2]))
+        self.group_classes_ = np.unique(np.concatenate(labels))
+        self.n_groups_ = len(self.group_classes_)
+        return np.searchsorted(self.group_classes_, noisy_raw)
+
+    def _pairs(self) -> list[tuple[str, int]]:
+        """The constraints (rate kind, noisy group); none for the unconstrained approach."""
+        if self.method == "unconstrained":
+            return []
+        return constraint_list(self.constraint, self.n_groups_)
+
+    def _held_out(self, eval_set, y: np.ndarray, noisy: np.ndarray) -> tuple:
+        """(X̃_val, y_val, evaluate_val) of ``eval_set`` (None without one) and, for soft
+        assignments, the check of fitted and held-out rows together (else None)."""
+        if eval_set is None:
+            return None, None
+        X_val = np.asarray(validate_data(self, eval_set[0], reset=False), float)
+        y_val = (np.asarray(eval_set[1]).ravel() == self.classes_[-1]).astype(float)
+        noisy_val = np.searchsorted(self.group_classes_, np.asarray(eval_set[2]))
+        held = (np.hstack([X_val, np.ones((len(y_val), 1))]), y_val)
+        held += (self._evaluator(y_val, noisy_val),)
+        joint = None
+        if self.method == "soft":
+            joint = soft_joint_check(self, np.append(y, y_val), np.append(noisy, noisy_val))
+        return held, joint
 
     def robust_violations(self, X, y, noisy_groups) -> dict[str, np.ndarray]:
         """Constraint values (α included, > 0 = violated) of the selected iterate on other data

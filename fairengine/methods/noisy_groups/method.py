@@ -80,6 +80,8 @@ Paper-parity options:
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -88,9 +90,18 @@ from fairengine import metrics
 from fairengine.methods.base import Method, RunResult
 from fairengine.methods.noisy_groups.checks import EVIDENCE
 from fairengine.methods.noisy_groups.knobs import BETA_GRID, KNOBS, SWEEP_GRIDS
-from fairengine.methods.noisy_groups.noise import add_group_noise, empirical_tv, estimate_noise
+from fairengine.methods.noisy_groups.noise import add_group_noise, estimate_noise
 from fairengine.methods.noisy_groups.promise import guarantee, promise_held
-from fairengine.methods.noisy_groups.rates import constraint_list, corrected_se_bound, violations
+from fairengine.methods.noisy_groups.rates import constraint_list
+from fairengine.methods.noisy_groups.report import (
+    empirical_tvs,
+    group_rates,
+    noise_se,
+    status_message,
+    theorem1_table,
+    trivial_message,
+    tuning_table,
+)
 from fairengine.methods.registry import register
 
 if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
@@ -186,166 +197,239 @@ def _fit_beta(
     return fits[select_best(objective, np.asarray(viol)[:, None])]
 
 
-def _run(
-    train: Task,
-    test: Task,
-    *,
-    method: str,
-    constraint: str,
-    noise: float,
-    slack: float,
-    gamma: float,
-    gamma_rule: str,
-    n_steps: int,
-    learning_rate: float,
-    random_state: int,
-    robust_eval: str,
-    adversary: str,
-    beta: float,
-    beta_rule: str,
-    group_feature: str,
-    selection: str,
-    lambda_learning_rate: float,
-    adversary_learning_rate: float,
-    tuning: str = "none",
-) -> RunResult:
-    import pandas as pd
-    from threadpoolctl import threadpool_limits
+#: The learning-rate knobs, in the order of a setting of the tuning grid (``tuning.SOFT_GRID``).
+RATE_KNOBS = ("learning_rate", "lambda_learning_rate", "adversary_learning_rate")
 
-    from fairengine.data.encoding import FeatureEncoder
-    from fairengine.methods.noisy_groups.estimator import RobustFairClassifier
-    from fairengine.methods.noisy_groups.model import RobustFairModel
-    from fairengine.methods.noisy_groups.tuning import SOFT_GRID, choose
 
-    start = time.perf_counter()
-    names = np.asarray([str(g) for g in train.group_names], dtype=object)
-    noisy_train = add_group_noise(train.groups, noise, random_state)
-    noisy_test = add_group_noise(test.groups, noise, random_state + 1)
-    x_train, x_test = train.X, test.X
-    if group_feature == "noisy":
-        x_train = with_noisy_group(x_train, names, noisy_train)
-        x_test = with_noisy_group(x_test, names, noisy_test)
-    encoder = FeatureEncoder().fit(x_train)
-    z_train = encoder.transform(x_train)  # z_test after the fit: not alive at its peak
-    group_column = NOISY_COLUMN if group_feature == "noisy" else None
+@dataclass
+class _Prepared:
+    """One run's data after the noise and the row split: what every fit and the scoring read."""
+
+    names: np.ndarray
+    noisy_train: np.ndarray
+    noisy_test: np.ndarray
+    x_train: pd.DataFrame
+    x_test: pd.DataFrame
+    encoder: Any
+    group_column: str | None
+    fit_rows: np.ndarray
+    val_rows: np.ndarray | None
+    held_out: bool
+    selection_used: str
+    aux: np.ndarray
+    aux_model: Any
+    z_fit: Any = None
+    z_val: Any = None
+    eval_set: tuple | None = None
+
+
+def _split_rows(train: Task, knobs: Mapping[str, Any], noisy: np.ndarray):
+    """Fitting rows, held-out rows (or None), the selection data used, auxiliary sample rows."""
+    method, n = knobs["method"], len(train.y)
     # its own stream: with the noise generator's seed, choice() would draw exactly the flipped rows
-    rng = np.random.default_rng((int(random_state), 3))
-    n = len(train.y)
+    rng = np.random.default_rng((int(knobs["random_state"]), 3))
     fit_rows, val_rows = np.arange(n), None
-    tuned = tuning == "grid" and method == "soft"
-    base_rows = held_out_base(train.y, noisy_train, constraint, len(names))
-    selection_used = resolve_selection(selection, method, base_rows)
-    held_out = selection_used == "validation"
-    if held_out or tuned:
+    base_rows = held_out_base(train.y, noisy, knobs["constraint"], train.n_groups)
+    selection_used = resolve_selection(knobs["selection"], method, base_rows)
+    if selection_used == "validation" or _tuned(knobs):
         order = rng.permutation(n)
         n_val = max(1, int(VALIDATION_FRACTION * n))
         val_rows, fit_rows = np.sort(order[:n_val]), np.sort(order[n_val:])
     aux = rng.choice(fit_rows, size=max(1, int(AUX_FRACTION * len(fit_rows))), replace=False)
-    aux_model = estimate_noise(train.groups[aux], noisy_train[aux], len(names))  # codes 0..m-1
+    return fit_rows, val_rows, selection_used, aux
 
-    def gamma_for(rule: str):
-        return aux_model.gamma_paper if rule == "paper" else None  # None = the safe radius
 
-    z_fit, z_val = z_train, None
+def _tuned(knobs: Mapping[str, Any]) -> bool:
+    """Whether the run fits the paper's learning-rate grid (soft assignments only)."""
+    return knobs["tuning"] == "grid" and knobs["method"] == "soft"
+
+
+def _prepare(train: Task, test: Task, knobs: Mapping[str, Any]) -> _Prepared:
+    """Noisy groups on both splits, the encoded features, the row split and the noise model."""
+    from fairengine.data.encoding import FeatureEncoder
+
+    seed_ = knobs["random_state"]
+    names = np.asarray([str(g) for g in train.group_names], dtype=object)
+    noisy_train = add_group_noise(train.groups, knobs["noise"], seed_)
+    noisy_test = add_group_noise(test.groups, knobs["noise"], seed_ + 1)
+    x_train, x_test = train.X, test.X
+    if knobs["group_feature"] == "noisy":
+        x_train = with_noisy_group(x_train, names, noisy_train)
+        x_test = with_noisy_group(x_test, names, noisy_test)
+    encoder = FeatureEncoder().fit(x_train)
+    fit_rows, val_rows, selection_used, aux = _split_rows(train, knobs, noisy_train)
+    prep = _Prepared(
+        names, noisy_train, noisy_test, x_train, x_test, encoder,
+        NOISY_COLUMN if knobs["group_feature"] == "noisy" else None,
+        fit_rows, val_rows, selection_used == "validation", selection_used, aux,
+        estimate_noise(train.groups[aux], noisy_train[aux], len(names)),  # codes 0..m-1
+    )  # fmt: skip
+    z_train = encoder.transform(x_train)  # z_test after the fit: not alive at its peak
+    prep.z_fit = z_train
     if val_rows is not None:  # split once and drop the full matrix (re-encoded after the fits)
-        z_fit, z_val = z_train[fit_rows], z_train[val_rows]
-        del z_train
-    eval_set = None
-    if val_rows is not None and held_out:
-        eval_set = (z_val, train.y[val_rows], noisy_train[val_rows])
+        prep.z_fit, prep.z_val = z_train[fit_rows], z_train[val_rows]
+        if prep.held_out:
+            prep.eval_set = (prep.z_val, train.y[val_rows], noisy_train[val_rows])
+    return prep
 
-    def make(b: float, rates: tuple[float, float, float] | None = None) -> RobustFairClassifier:
-        lr, lam_lr, adv_lr = rates or (learning_rate, lambda_learning_rate, adversary_learning_rate)
-        return RobustFairClassifier(
-            method=method,
-            constraint=constraint,
-            slack=slack,
-            gamma=gamma if gamma > 0 else gamma_for(gamma_rule),
-            n_steps=n_steps,
-            learning_rate=lr,
-            random_state=random_state,
-            adversary_every=1 if len(fit_rows) <= DRO_FULL_ROWS else 10,
-            robust_eval=robust_eval,
-            adversary=adversary,
-            beta=b,
-            lambda_learning_rate=lam_lr,
-            adversary_learning_rate=adv_lr,
-            # the paper's grid protocol keeps the paper code's λ rule (on the relaxed
-            # constraints); picking a setting by the exact check on top of the exact-check
-            # λ rule kept near-trivial classifiers (Adult, 3 races, noise 0.3: error .229
-            # against .238 for all negatives)
-            lambda_signal="relaxed" if tuned else "auto",
-        )
+
+def _estimator(
+    prep: _Prepared, knobs: Mapping[str, Any], beta: float, rates: tuple | None = None
+) -> RobustFairClassifier:
+    """The estimator of one fit at β ``beta`` and learning rates ``rates`` (None: the knobs')."""
+    from fairengine.methods.noisy_groups.estimator import RobustFairClassifier
+
+    rates = rates or tuple(knobs[k] for k in RATE_KNOBS)
+    gamma = knobs["gamma"]
+    if gamma <= 0:  # None = the safe radius
+        gamma = prep.aux_model.gamma_paper if knobs["gamma_rule"] == "paper" else None
+    return RobustFairClassifier(
+        method=knobs["method"],
+        constraint=knobs["constraint"],
+        slack=knobs["slack"],
+        gamma=gamma,
+        n_steps=knobs["n_steps"],
+        learning_rate=rates[0],
+        random_state=knobs["random_state"],
+        adversary_every=1 if len(prep.fit_rows) <= DRO_FULL_ROWS else 10,
+        robust_eval=knobs["robust_eval"],
+        adversary=knobs["adversary"],
+        beta=beta,
+        lambda_learning_rate=rates[1],
+        adversary_learning_rate=rates[2],
+        # the paper's grid protocol keeps the paper code's λ rule (on the relaxed constraints);
+        # picking a setting by the exact check on top of the exact-check λ rule kept
+        # near-trivial classifiers (Adult, 3 races, noise 0.3: error .229 against .238 for all
+        # negatives)
+        lambda_signal="relaxed" if _tuned(knobs) else "auto",
+    )
+
+
+@dataclass
+class _Fitted:
+    """The chosen fit, its β and, with the paper's grid, what the grid chose."""
+
+    clf: RobustFairClassifier
+    beta_used: float
+    tuning: pd.DataFrame | None = None
+    tuned_setting: tuple | None = None
+    tuning_status: str | None = None
+
+
+def _fit_all(train: Task, prep: _Prepared, knobs: Mapping[str, Any]) -> _Fitted:
+    """Every fit the knobs ask for (β rule, learning-rate grid) and the chosen one."""
+    from fairengine.methods.noisy_groups.tuning import SOFT_GRID, choose
 
     def fit(clf: RobustFairClassifier) -> RobustFairClassifier:
         return clf.fit(
-            z_fit,  # every training row (no copy) or the fitting rows (copied once)
-            train.y[fit_rows],
-            noisy_train[fit_rows],
-            aux_true=train.groups[aux],
-            aux_noisy=noisy_train[aux],
-            eval_set=eval_set,
-            group_columns=noisy_group_columns(encoder, group_column),
+            prep.z_fit,  # every training row (no copy) or the fitting rows (copied once)
+            train.y[prep.fit_rows],
+            prep.noisy_train[prep.fit_rows],
+            aux_true=train.groups[prep.aux],
+            aux_noisy=prep.noisy_train[prep.aux],
+            eval_set=prep.eval_set,
+            group_columns=noisy_group_columns(prep.encoder, prep.group_column),
         )
 
-    tuning_art, tuned_setting, tuning_status = None, None, None
-    with threadpool_limits(limits=1, user_api="blas"):
-        if tuned:
-            fits = [
-                _fit_beta(lambda b, r=rates: make(b, r), fit, beta, beta_rule, method)
-                for rates in SOFT_GRID
-            ]
-            res = choose(
-                [f[0] for f in fits], SOFT_GRID, z_val, train.y[val_rows],
-                noisy_train[val_rows], check="exact",
-            )  # fmt: skip
-            chosen = SOFT_GRID.index(res.setting)
-            clf, beta_used = fits[chosen]
-            tuning_art = _tuning_table(res, chosen)
-            tuned_setting, tuning_status = res.setting, res.status
-        else:
-            clf, beta_used = _fit_beta(make, fit, beta, beta_rule, method)
-    if val_rows is not None:
-        eval_set = None
-        del z_fit, z_val
-        z_train = encoder.transform(x_train)
-    elapsed = time.perf_counter() - start
-    knobs = dict(
-        method=method, constraint=constraint, noise=noise, slack=slack, gamma=gamma,
-        gamma_rule=gamma_rule, n_steps=n_steps, learning_rate=learning_rate,
-        random_state=random_state, robust_eval=robust_eval, adversary=adversary, beta=beta,
-        beta_rule=beta_rule, group_feature=group_feature, selection=selection,
-        lambda_learning_rate=lambda_learning_rate,
-        adversary_learning_rate=adversary_learning_rate, tuning=tuning,
+    rule = (knobs["beta"], knobs["beta_rule"], knobs["method"])
+    if not _tuned(knobs):
+        return _Fitted(*_fit_beta(lambda b: _estimator(prep, knobs, b), fit, *rule))
+    fits = [
+        _fit_beta(lambda b, r=rates: _estimator(prep, knobs, b, r), fit, *rule)
+        for rates in SOFT_GRID
+    ]
+    val = prep.val_rows
+    res = choose(
+        [f[0] for f in fits], SOFT_GRID, prep.z_val, train.y[val], prep.noisy_train[val],
+        check="exact",
     )  # fmt: skip
-    model = RobustFairModel(encoder, clf.coef_, clf.intercept_, knobs, group_column=group_column)
+    chosen = SOFT_GRID.index(res.setting)
+    return _Fitted(*fits[chosen], tuning_table(res, chosen), res.setting, res.status)
+
+
+def _run(train: Task, test: Task, **knobs: Any) -> RunResult:
+    """The Method's run: ``knobs`` is the Method's validated mapping of every knob
+    (:meth:`~fairengine.methods.base.Method.validate_knobs`), read as one mapping below."""
+    from threadpoolctl import threadpool_limits
+
+    from fairengine.methods.noisy_groups.model import RobustFairModel
+
+    start = time.perf_counter()
+    knobs = dict(knobs)
+    prep = _prepare(train, test, knobs)
+    with threadpool_limits(limits=1, user_api="blas"):
+        fitted = _fit_all(train, prep, knobs)
+    z_train = prep.z_fit
+    if prep.val_rows is not None:
+        prep.eval_set = prep.z_fit = prep.z_val = None
+        z_train = prep.encoder.transform(prep.x_train)
+    elapsed = time.perf_counter() - start
+    clf = fitted.clf
+    model = RobustFairModel(prep.encoder, clf.coef_, clf.intercept_, knobs, prep.group_column)
+    z_test = prep.encoder.transform(prep.x_test)
+    scored = _score(clf, knobs, prep, ((train, z_train), (test, z_test)))
+    artifacts = _artifacts(clf, knobs, prep, fitted, scored, train.y)
+    artifacts["empirical_tv"] = empirical_tvs(test.groups, prep.noisy_test, len(prep.names))
+    artifacts["bound"] = theorem1_table(
+        test.y, clf.predict(z_test), test.groups, prep.noisy_test, knobs["constraint"],
+        knobs["slack"], prep.names,
+    )  # fmt: skip
+    if prep.group_column is not None:  # the shared evaluation scores the model on what it reads
+        artifacts["extra_inputs"] = {
+            split: {NOISY_COLUMN: x[NOISY_COLUMN].to_numpy()}
+            for split, x in (("train", prep.x_train), ("test", prep.x_test))
+        }
+    return RunResult("noisy_groups", knobs, scored.metrics, model, artifacts, elapsed)
+
+
+@dataclass
+class _Scored:
+    """The method's own metrics per split, the group-rate rows and the trivial-classifier note."""
+
+    metrics: dict[str, dict[str, float]]
+    rows: list[dict[str, Any]]
+    trivial: str | None
+
+
+def _score(clf: RobustFairClassifier, knobs: Mapping[str, Any], prep: _Prepared, splits) -> _Scored:
+    """Score ``clf`` on ``splits`` ((train task, encoded rows), (test task, encoded rows))."""
+    method, constraint, slack = knobs["method"], knobs["constraint"], knobs["slack"]
     options = {"constraint": constraint, "slack": slack}
-    z_test = encoder.transform(x_test)
-    result_metrics, rows = {}, []
-    for split, z, task, noisy in (
-        ("train", z_train, train, noisy_train),
-        ("test", z_test, test, noisy_test),
+    scored = _Scored({}, [], None)
+    for split, (task, z), noisy in zip(
+        ("train", "test"), splits, (prep.noisy_train, prep.noisy_test), strict=True
     ):
         pred = clf.predict(z)
         if split == "train":
-            trivial = trivial_message(method, pred, clf.classes_)
-        result_metrics[split] = {  # error & co. come from the shared evaluation (Method.run)
+            scored.trivial = trivial_message(method, pred, clf.classes_)
+        scored.metrics[split] = {  # error & co. come from the shared evaluation (Method.run)
             "noisy_violation": metrics.noisy_violation(task.y, pred, noisy, **options),
             "true_violation": metrics.true_violation(task.y, pred, task.groups, **options),
             "robust_violation": metrics.robust_violation(
-                method, task.y, pred, noisy, constraint, slack, clf.noise_model_ or aux_model
+                method, task.y, pred, noisy, constraint, slack, clf.noise_model_ or prep.aux_model
             ),
         }
-        for j, name in enumerate(names):
+        for j, name in enumerate(prep.names):
             for label, g in (("true", task.groups), ("noisy", noisy)):
                 mask = g == j
-                rows.append(
+                scored.rows.append(
                     {"split": split, "groups": label, "group": name, "size": int(mask.sum())}
                     | group_rates(task.y, pred, mask)
                 )
+    return scored
+
+
+def _artifacts(
+    clf, knobs: Mapping[str, Any], prep: _Prepared, fitted: _Fitted, scored: _Scored, y_train
+) -> dict[str, Any]:
+    """The run's artifacts: noise model, candidates, selection status and tuning."""
+    import pandas as pd
+
     nm = clf.noise_model_
+    method = knobs["method"]
+    rows = prep.val_rows if prep.held_out else prep.fit_rows
     artifacts: dict[str, Any] = {
-        "group_rates": pd.DataFrame(rows),
+        "group_rates": pd.DataFrame(scored.rows),
         "noise_model": nm.M if nm is not None else None,
         "gamma_safe": nm.gamma_safe if nm is not None else None,
         "gamma_paper": nm.gamma_paper if nm is not None else None,
@@ -356,31 +440,29 @@ def _run(
         "best_step": int(clf.candidate_steps_[clf.best_index_]),
         "adversary_violation": float(np.max(clf.candidate_violations_[clf.best_index_])),
         "status": clf.selection_status_,
-        "status_message": status_message(clf, robust_eval)
+        "status_message": status_message(clf, knobs["robust_eval"])
         + (
             f" (selection=auto: too few rows for a held-out check — under {MIN_HELD_OUT_BASE} "
             "base rows of some noisy group in 25% of the training rows.)"
-            if selection == "auto" and method in HELD_OUT_METHODS and not held_out
+            if knobs["selection"] == "auto" and method in HELD_OUT_METHODS and not prep.held_out
             else ""
         ),
-        "selection_used": selection_used,  # auto resolved: "validation" (held out) or "train"
+        "selection_used": prep.selection_used,  # auto resolved: "validation" or "train"
         "noise_se": noise_se(
             method,
-            train.y[val_rows if held_out else fit_rows],
-            noisy_train[val_rows if held_out else fit_rows],
-            constraint,
-            nm or aux_model,
+            y_train[rows],
+            prep.noisy_train[rows],
+            knobs["constraint"],
+            nm or prep.aux_model,
         ),  # fmt: skip
-        "trivial_message": trivial,  # None, or why every training row gets the same class
-        "tuning": tuning_art,
-        "tuned_setting": tuned_setting,
-        "beta_used": beta_used,
-        "empirical_tv": _empirical_tv(test.groups, noisy_test, len(names)),
-        "bound": theorem1_table(
-            test.y, clf.predict(z_test), test.groups, noisy_test, constraint, slack, names
-        ),
+        "trivial_message": scored.trivial,  # None, or why every training row gets one class
+        "tuning": fitted.tuning,
+        "tuned_setting": fitted.tuned_setting,
+        "beta_used": fitted.beta_used,
     }
-    if tuning_status == "fallback":
+    if fitted.tuning_status == "fallback":
+        from fairengine.methods.noisy_groups.tuning import SOFT_GRID
+
         artifacts["status"] = "fallback"
         artifacts["status_message"] = (
             f"No learning-rate setting (of {len(SOFT_GRID)}) met the exact worst-case check on "
@@ -388,146 +470,7 @@ def _run(
             "constraints may not hold against every assignment consistent with the noise model. "
             + artifacts["status_message"]
         )
-    if group_column is not None:  # the shared evaluation scores the model on what it reads
-        artifacts["extra_inputs"] = {
-            "train": {NOISY_COLUMN: x_train[NOISY_COLUMN].to_numpy()},
-            "test": {NOISY_COLUMN: x_test[NOISY_COLUMN].to_numpy()},
-        }
-    return RunResult("noisy_groups", knobs, result_metrics, model, artifacts, elapsed)
-
-
-def noise_se(method: str, y, noisy, constraint: str, noise) -> dict[str, float] | None:
-    """Soft assignments and DRO, on the selection rows: the largest standard error a true
-    group's rate estimated from the noisy groups can have (``se``) and, for that constraint,
-    the same without noise (``plain``;
-    :func:`~fairengine.methods.noisy_groups.rates.corrected_se_bound`). None for the other
-    approaches. Read by the ``noise_too_strong`` check."""
-    if method not in ("soft", "dro") or noise is None:
-        return None
-    se, plain = corrected_se_bound(y, noisy, constraint, noise.flip)
-    worst = int(np.argmax(se))
-    return {"se": float(se[worst]), "plain": float(plain[worst])}
-
-
-def group_rates(y, pred, mask) -> dict[str, float]:
-    """TPR, FPR and selection rate of ``pred`` on the rows in ``mask``, through the engine's one
-    rate mapping (:func:`fairengine.metrics.rate_base`); NaN where the rate's base is empty."""
-    pred = np.asarray(pred, dtype=float)
-    out = {}
-    for kind in metrics.RATE_KINDS:
-        base = mask & (metrics.rate_base(kind, y) == 1)
-        out[kind] = float(pred[base].mean()) if base.any() else float("nan")
-    return out
-
-
-def _tuning_table(res, chosen: int) -> pd.DataFrame:
-    """One row per grid setting: its rates, validation error and exact worst-case violation."""
-    import pandas as pd
-
-    return pd.DataFrame({
-        "learning_rate": [g[0] for g in res.settings],
-        "lambda_learning_rate": [g[1] for g in res.settings],
-        "adversary_learning_rate": [g[2] for g in res.settings],
-        "validation_error": res.val_errors,
-        "validation_worst_violation": res.val_violations,
-        "chosen": [i == chosen for i in range(len(res.settings))],
-    })  # fmt: skip
-
-
-#: What a soft-assignment selection was checked against, per ``robust_eval``.
-CHECK_TEXT = {
-    "margin": "the label-aware worst case and the paper's adversary W with a 95% sampling margin",
-    "paper": "the paper's adversary",
-    "exact": "the exact worst case",
-}
-#: The same for DRO (without an auxiliary sample its margin check is the paper's).
-DRO_CHECK_TEXT = {"margin": "the noise-corrected group rates with a one-standard-error margin",
-                  "paper": "the paper's adversary", "exact": "the exact worst case"}  # fmt: skip
-
-
-def status_message(clf: RobustFairClassifier, robust_eval: str) -> str:
-    """One readable line on how the best iterate was chosen."""
-    n = len(clf.candidates_)
-    check = {"naive": "the noisy-group constraints", "unconstrained": "no constraints"}.get(
-        clf.method, CHECK_TEXT[robust_eval] if clf.method == "soft" else DRO_CHECK_TEXT[robust_eval]
-    )
-    where = (
-        "the held-out 25% of the training rows"
-        if getattr(clf, "validation_errors_", None) is not None
-        else "the training rows"
-    )
-    if clf.selection_status_ == "fallback":
-        return (
-            f"No recorded iterate (of {n}) more accurate than predicting one class met {check} "
-            f"on {where}; the least-violating such one (by rank) was kept, so the constraints "
-            "may not hold."
-        )
-    return f"Best of {n} recorded iterates, checked against {check} on {where}."
-
-
-def trivial_message(method: str, pred, classes) -> str | None:
-    """None unless ``pred`` gives every row the same class; then a readable reason.
-
-    The paper's hinge relaxation of a TPR/FPR/PPR constraint is at least 1 wherever the group's
-    and the overall scores agree (max(0, 1 + s) − min(1, s) >= 1), so with α + β near or below 1
-    (the paper code's β: 0 for soft assignments, 1 for DRO) the relaxed constraints are hardly
-    ever met, λ stays large (soft on german_credit: ||λ||₁ = 1, the bound of Λ), and the penalty
-    is smallest when every base row's score lies in [0, 1] — predicted positive. Where the
-    positive class is the majority (german_credit: 70%), the constrained trajectory reaches the
-    all-positive classifier and every recorded iterate is trivial (measured at the page's
-    defaults: soft and DRO, every candidate at train error 0.30; unconstrained 0.263 on test).
-    """
-    pred = np.asarray(pred)
-    if len(pred) == 0 or not np.all(pred == pred[0]):
-        return None
-    label = str(pred[0])
-    if method == "unconstrained":
-        return f"The selected classifier predicts {label!r} for every training row."
-    return (
-        f"The selected classifier predicts {label!r} for every training row (a trivial "
-        "classifier). The paper's hinge-relaxed rate constraints are hardly ever below 1, so "
-        "with the paper code's β (0 for soft assignments, 1 for DRO) the multipliers stay large "
-        "and their penalty pulls every row of the rate's base to a positive score; when the "
-        "positive class is the majority (german_credit: 70%) training ends at the all-positive "
-        "classifier. Not a knob fault: the unconstrained approach shows what this data allows; "
-        "on Adult the approaches learn."
-    )
-
-
-def _empirical_tv(groups, noisy, m: int) -> np.ndarray:
-    """TV(p_j, p̂_j) between the uniform laws over true and noisy group j (same rows)."""
-    return np.array([empirical_tv(groups, noisy, j) for j in range(m)])
-
-
-def theorem1_table(y, pred, groups, noisy, constraint: str, slack: float, names) -> pd.DataFrame:
-    """Per (rate, group): the observed true- and noisy-group violations and Theorem 1's bound.
-
-    Theorem 1 in h-units, E_{p_j} h <= E_{p̂_j} h + TV(p_j, p̂_j), with the empirical TV between
-    the uniform laws over true and noisy group j. In rate units (literal Lipschitz-1
-    form): violation_j <= (b̂_j · noisy violation_j + 2·TV_j) / b_j for TPR/FPR, with b_j =
-    P(Y=1 | G=j) (TPR) or P(Y=0 | G=j) (FPR), and violation_j <= noisy violation_j + TV_j for DP.
-    """
-    import pandas as pd
-
-    y, pred = np.asarray(y), np.asarray(pred)
-    m = len(names)
-    true_v = violations(y, pred, groups, constraint, slack, m)
-    noisy_v = violations(y, pred, noisy, constraint, slack, m)
-    rows = []
-    for c, (kind, j) in enumerate(constraint_list(constraint, m)):
-        tv = empirical_tv(groups, noisy, j)
-        if kind == "ppr":
-            bound = noisy_v[c] + tv
-        else:
-            base = metrics.rate_base(kind, y)  # P(Y=1 | G=j) for TPR, P(Y=0 | G=j) for FPR
-            b_true = float(np.mean(base[groups == j])) if (groups == j).any() else 0.0
-            b_noisy = float(np.mean(base[noisy == j])) if (noisy == j).any() else 0.0
-            bound = (b_noisy * noisy_v[c] + 2.0 * tv) / b_true if b_true > 0 else float("inf")
-        rows.append({
-            "rate": kind, "group": str(names[j]), "true_violation": float(true_v[c]),
-            "noisy_violation": float(noisy_v[c]), "tv": tv, "bound": float(bound),
-        })  # fmt: skip
-    return pd.DataFrame(rows)
+    return artifacts
 
 
 NOISY_GROUPS = register(

@@ -244,6 +244,11 @@ def _fill(coef: np.ndarray, cap: np.ndarray, budget: float) -> np.ndarray:
     return take
 
 
+#: Dinkelbach iterations of :func:`sa_partition_worst` per constraint (it stops earlier once the
+#: rate no longer moves by 1e-12).
+DINKELBACH_STEPS = 50
+
+
 def sa_partition_worst(
     y,
     yhat,
@@ -253,8 +258,6 @@ def sa_partition_worst(
     slack: float,
     M,
     p_noisy,
-    *,
-    max_iter: int = 50,
 ) -> np.ndarray:
     """Worst-case constraint values over the soft assignments that see a row only through its
     noisy group and a partition cell: w(j | cell, k) in [0, 1] with
@@ -268,7 +271,8 @@ def sa_partition_worst(
 
     Each constraint's worst rate is a linear-fractional program; Dinkelbach's iteration solves
     it, every step a fractional knapsack per noisy group (fill the cells with the most adverse
-    value per unit mass up to the budget P(G = j | Ĝ = k)·P(Ĝ = k)), started at the prior. An
+    value per unit mass up to the budget P(G = j | Ĝ = k)·P(Ĝ = k)), started at the prior
+    (at most :data:`DINKELBACH_STEPS` iterations). An
     assignment that gives group j no row of the rate's base (0/0) has no rate; the worst case is
     the infimum over the assignments that do.
     """
@@ -297,7 +301,7 @@ def sa_partition_worst(
         share = np.divide(budget, sizes, out=np.zeros(m_hat), where=sizes > 0)
         a = q * np.minimum(share, 1.0)[:, None]  # the prior assignment
         rate = _ratio(float((a * num).sum()), float((a * den).sum()))
-        for _ in range(max_iter):
+        for _ in range(DINKELBACH_STEPS):
             coef = np.where(q > 0, RATE_SIGN[kind] * (num - rate * den), np.inf)
             a = np.vstack([_fill(coef[k], q[k], budget[k]) for k in range(m_hat)])
             mass = float((a * den).sum())
@@ -344,15 +348,14 @@ def sa_margin_violations(
     tables,
     M,
     p_noisy,
-    z: float = MARGIN_Z,
 ) -> np.ndarray:
     """The margin check of soft assignments (``robust_eval="margin"``): per constraint the larger
     of the label-aware worst case (:func:`sa_label_violations`) and the paper's check at the
-    adversary's table W (:func:`sa_table_violations`) plus ``z`` standard errors of the W-weighted
-    group rate (:func:`weighted_rate_se`). The label-aware value is a worst case computed afresh
-    over a subset of 𝒲(θ) (between the prior assignment and the exact check); the W value is one
-    point of 𝒲(θ) found by the algorithm on the same rows as the iterate, so it gets a one-sided
-    95% sampling margin against that in-sample optimism."""
+    adversary's table W (:func:`sa_table_violations`) plus :data:`MARGIN_Z` standard errors of
+    the W-weighted group rate (:func:`weighted_rate_se`). The label-aware value is a worst case
+    computed afresh over a subset of 𝒲(θ) (between the prior assignment and the exact check); the
+    W value is one point of 𝒲(θ) found by the algorithm on the same rows as the iterate, so it
+    gets a one-sided 95% sampling margin against that in-sample optimism."""
     y, yhat = np.asarray(y, dtype=float), np.asarray(yhat, dtype=float)
     noisy = np.asarray(noisy, dtype=np.int64)
     M = np.asarray(M, dtype=float)
@@ -364,7 +367,7 @@ def sa_margin_violations(
         weighted_rate_se(kind, y, yhat, np.asarray(tables[c])[cells, noisy])
         for c, (kind, _) in enumerate(pairs)
     ])  # fmt: skip
-    return np.maximum(label, table + z * se)
+    return np.maximum(label, table + MARGIN_Z * se)
 
 
 #: ``noise_too_strong`` warns when the noise multiplies a rate's standard error by at least this.
@@ -372,9 +375,15 @@ NOISE_COST = 2.0
 
 
 def corrected_violations(
-    y, yhat, noisy, constraint: str, slack: float, flip, z: float = 0.0, *, return_se=False,
-    yhat_by_group=None,
-):  # fmt: skip
+    y, yhat, noisy, constraint: str, slack: float, flip, z: float = 0.0, yhat_by_group=None
+) -> np.ndarray:
+    """The noise-corrected constraint values of :func:`corrected_violations_se`."""
+    return corrected_violations_se(y, yhat, noisy, constraint, slack, flip, z, yhat_by_group)[0]
+
+
+def corrected_violations_se(
+    y, yhat, noisy, constraint: str, slack: float, flip, z: float = 0.0, yhat_by_group=None
+) -> tuple[np.ndarray, np.ndarray]:
     """Noise-corrected 0-1 constraint values: each true group's rate estimated from the noisy
     groups' counts by inverting the flip matrix ``flip[k, j]`` = P(Ĝ = k | G = j), plus ``z``
     standard errors (delta method) in the adverse direction.
@@ -396,7 +405,7 @@ def corrected_violations(
     flip[k, j] whatever its features, so its expected decision as a member of j is
     v_j = Σ_k flip[k, j]·yhat_by_group[k], and group j's rate is estimated from v_j.
 
-    ``return_se``: also return each constraint's standard error (0 where not estimable)."""
+    Returns the values and each constraint's standard error (0 where not estimable)."""
     y, yhat = np.asarray(y, dtype=float), np.asarray(yhat, dtype=float)
     noisy = np.asarray(noisy, dtype=np.int64)
     m = np.shape(flip)[0]
@@ -418,7 +427,7 @@ def corrected_violations(
         se = float(np.sqrt(inv[j] ** 2 @ resid)) / b[j]
         out.append(_gap(kind, overall, rate, slack) + z * se)
         ses.append(se)
-    return (np.asarray(out), np.asarray(ses)) if return_se else np.asarray(out)
+    return np.asarray(out), np.asarray(ses)
 
 
 def corrected_se_bound(y, noisy, constraint: str, flip) -> tuple[np.ndarray, np.ndarray]:

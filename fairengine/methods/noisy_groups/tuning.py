@@ -6,7 +6,7 @@ rows and its best iterate chosen there by the paper's rule; the setting is then 
 validation split (noisy groups only — never true groups, §4.4) by the approach's robust constraint
 check and then by validation error: the lowest validation error among settings whose selected
 iterate meets every robust constraint on validation, else the least-violating setting (the same
-rank heuristic, :func:`~fairengine.methods.noisy_groups.estimator.select_best`).
+rank heuristic, :func:`~fairengine.methods.noisy_groups.game.select_best`).
 
 Choices the paper leaves open (say so, and why):
 
