@@ -308,6 +308,29 @@ def test_group_table_ci_columns_cover_point_and_are_reproducible():
     pd.testing.assert_frame_equal(table, group_table(y, p, g, ci=0.95, random_state=1))
 
 
+def test_group_table_rejects_a_bootstrap_setting_it_does_not_have():
+    """Its interval level is ``ci``: ``level=`` (a setting of :func:`bootstrap_ci`) or a
+    misspelt name must not be ignored silently."""
+    y, p, g, _ = _random_classification(0, 2, strings=False, n=200)
+    for name in ("level", "stratify", "nboot"):
+        with pytest.raises(TypeError, match=name):
+            group_table(y, p, g, ci=0.95, **{name: 0.9})
+
+
+def test_bootstrap_ci_passes_other_options_to_the_metric():
+    """Bootstrap settings are taken by ``bootstrap_ci``; any other keyword reaches the metric."""
+    y, p, g = _gap_data(300)
+    seen = []
+
+    def metric(y_true, y_pred, groups, *, sample_weight=None, label=None):
+        seen.append(label)
+        return float(np.average(y_pred, weights=sample_weight))
+
+    low, high = bootstrap_ci(metric, y, p, g, n_boot=7, level=0.9, stratify=False, label="x")
+    assert seen == ["x"] * 7
+    assert low <= high
+
+
 @pytest.mark.parametrize("kind", ["classification", "regression"])
 def test_group_table_ci_width_matches_normal_approximation(kind):
     # a mean of n iid values has standard error sd / sqrt(n): a 95% interval is ~3.92 of it wide.

@@ -7,7 +7,7 @@ import os
 import pandas as pd
 import streamlit as st
 
-from fairengine.data import DataError, Task, from_frame, read_table
+from fairengine.data import DataError, TableOptions, Task, from_frame, read_table
 from fairengine.data.registry import load_frame
 from fairengine.data.roles import RoleGuess, guess_roles
 from fairengine.metrics import group_table
@@ -44,25 +44,23 @@ def role_guess(frame: pd.DataFrame) -> RoleGuess:
 def build_task(
     frame: pd.DataFrame,
     *,
-    name: str,
     target: str,
     sensitive: tuple[str, ...],
     features: tuple[str, ...] | None,
     kind: str | None,
     positive_label: str | tuple[str, ...] | None,
-    drop_missing: bool,
-    merge_small_groups: bool,
+    options: TableOptions,
 ) -> Task:
+    """:func:`fairengine.data.from_frame` with these roles and table ``options`` (its name,
+    missing values, small groups), cached per table and arguments."""
     return from_frame(
         frame,
         target=target,
         sensitive=list(sensitive),
         features=None if features is None else list(features),
         kind=kind,  # type: ignore[arg-type]
-        name=name,
         positive_label=positive_label,
-        drop_missing=drop_missing,
-        merge_small_groups=merge_small_groups,
+        options=options,
     )
 
 

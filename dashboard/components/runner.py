@@ -373,12 +373,12 @@ def sweep_panel(
     *args: Any,
     button: str,
     n_points: int,
-    with_progress: bool = True,
     **kwargs: Any,
 ) -> bool:
     """A button that runs a sweep in the pool (``function(*args, **kwargs)``, which fills the
-    frontier store); True once it has finished for ``sweep_key`` in this session, so the page
-    draws the points from the store. Draws progress and Cancel while it runs."""
+    frontier store and reports its progress); True once it has finished for ``sweep_key`` in
+    this session, so the page draws the points from the store. Draws progress and Cancel while
+    it runs."""
     state = _state(f"sweep.{slot}")
     if sweep_key in state.setdefault("done", []):
         return True
@@ -396,9 +396,7 @@ def sweep_panel(
         if calls is not None and len(calls) > 1:  # one call per point, on every idle worker
             job = _submit_parts(label, sweep_key, calls)
         else:
-            job = _submit(
-                label, sweep_key, discard, function, *args, with_progress=with_progress, **kwargs
-            )
+            job = _submit(label, sweep_key, discard, function, *args, with_progress=True, **kwargs)
         if job is not None:
             state["job"] = job.id
             _wait(job)

@@ -10,7 +10,7 @@ import streamlit as st
 
 from dashboard.components import cached
 from dashboard.components.state import DEFAULT_DATASET, TASK_KEY, selection, set_task
-from fairengine.data import DataError, Task
+from fairengine.data import DataError, TableOptions, Task
 from fairengine.data.registry import DATASETS, default_features
 from fairengine.textsafe import md_text
 
@@ -24,14 +24,12 @@ def bundled_task(name: str, target: str, sensitive: tuple[str, ...], kind: str |
     frame = cached.bundled_frame(name)
     return cached.build_task(
         frame,
-        name=name,
         target=target,
         sensitive=sensitive,
         features=default_features(info, frame, target, sensitive),
         kind=kind,
         positive_label=info.positive_labels.get(target),
-        drop_missing=False,
-        merge_small_groups=False,
+        options=TableOptions(name=name),
     )
 
 

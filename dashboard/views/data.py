@@ -23,7 +23,7 @@ from dashboard.components.state import (
     set_task,
     stop_page,
 )
-from fairengine.data import DataError
+from fairengine.data import DataError, TableOptions
 from fairengine.data.io import MAX_FILE_BYTES
 from fairengine.data.registry import DATASETS, default_features
 from fairengine.data.roles import RoleGuess
@@ -267,14 +267,12 @@ if features is None and info is not None:
 try:
     task = cached.build_task(
         frame,
-        name=name,
         target=target,
         sensitive=tuple(sensitive),
         features=None if features is None else tuple(features),
         kind=None if kind_choice == "auto" else kind_choice,
         positive_label=positive_label,
-        drop_missing=drop_missing,
-        merge_small_groups=merge_small,
+        options=TableOptions(name=name, drop_missing=drop_missing, merge_small_groups=merge_small),
     )
 except DataError as exc:
     set_task(None)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 _BOOT_CHUNK = 2_000_000  # resampled cells per block: bounds bootstrap memory to ~50 MB
+#: The bootstrap settings of :func:`bootstrap_ci` and :func:`group_table`, at their defaults.
+_RESAMPLING: dict[str, Any] = {"n_boot": 200, "level": 0.95, "random_state": 0, "stratify": True}
 
 
 _TABLE_COLUMNS = {
@@ -85,6 +87,12 @@ def _percentiles(stats: np.ndarray, level: float) -> np.ndarray:
         return np.nanquantile(stats, [(1 - level) / 2, (1 + level) / 2], axis=0)
 
 
+def _resampling(options: dict[str, Any], names: Iterable[str]) -> dict[str, Any]:
+    """The bootstrap settings ``names`` taken out of ``options`` (at their defaults when absent);
+    what is left in ``options`` is not a bootstrap setting."""
+    return {name: options.pop(name, _RESAMPLING[name]) for name in names}
+
+
 def group_table(
     y_true,
     y_pred,
@@ -94,8 +102,7 @@ def group_table(
     kind: str = "classification",
     sample_weight=None,
     ci: float | None = None,
-    n_boot: int = 200,
-    random_state=0,
+    **bootstrap: Any,
 ) -> pd.DataFrame:
     """Per-group summary, one row per group (index = group name) and an ``"overall"`` row last.
 
@@ -107,9 +114,32 @@ def group_table(
     ``group_names`` maps labels to names (a mapping, or a sequence indexed by integer code).
     With ``ci=level`` each rate column gets ``<col>_low``/``<col>_high``: a percentile bootstrap
     resampling rows within each group (the overall row combines the same group resamples).
+
+    Parameters
+    ----------
+    y_true, y_pred, groups : array-like
+        Targets, predictions and group labels, one per row.
+    group_names : mapping or sequence, optional
+        Label -> name (a sequence is indexed by integer code).
+    kind : {"classification", "regression"}
+        Which columns the table has.
+    sample_weight : array-like, optional
+        Row weights.
+    ci : float, optional
+        The level of the bootstrap intervals (e.g. 0.95); None: no intervals.
+    **bootstrap
+        The bootstrap's settings (with ``ci``; another name is a ``TypeError``):
+
+        ``n_boot`` : int
+            Resamples (200).
+        ``random_state`` : int or numpy Generator
+            Seed of the resampling (0).
     """
     import pandas as pd  # lazy: metric names load without pandas
 
+    settings = _resampling(bootstrap, ("n_boot", "random_state"))
+    if bootstrap:
+        raise TypeError(f"group_table() got unexpected keyword arguments: {', '.join(bootstrap)}")
     if kind not in _TABLE_COLUMNS:
         raise ValueError(f"kind must be 'classification' or 'regression', got {kind!r}")
     rows = (_classification if kind == "classification" else _prepare)(
@@ -138,19 +168,28 @@ def group_table(
         index=pd.Index([*names, "overall"], name="group"),
     )
     if ci is not None:
-        rng = np.random.default_rng(random_state)
-        boot = np.zeros((n_boot, 2 * k, g + 1))
-        terms = np.hstack([num, den])
-        for z in range(g):
-            mask = rows.codes == z
-            keys = (rows.y_true[mask], rows.y_pred[mask], rows.weight[mask])
-            boot[:, :, z] = _bootstrap_sums(rng, terms[mask], keys, n_boot)
-        boot[:, :, g] = boot[:, :, :g].sum(axis=2)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            low, high = _percentiles(boot[:, :k] / boot[:, k:], ci)
+        rng = np.random.default_rng(settings["random_state"])
+        low, high = _group_intervals(rng, rows, np.hstack([num, den]), settings["n_boot"], ci)
         for j, col in enumerate(_TABLE_COLUMNS[kind]):
             table[f"{col}_low"], table[f"{col}_high"] = low[j], high[j]
     return table
+
+
+def _group_intervals(
+    rng: np.random.Generator, rows: _Rows, terms: np.ndarray, n_boot: int, level: float
+) -> np.ndarray:
+    """Percentile bounds (2, k, groups + overall) of the table's rates ``terms[:, :k] summed /
+    terms[:, k:] summed``: rows resampled within each group, the overall column combining the
+    same group resamples."""
+    g, k = rows.n_groups, terms.shape[1] // 2
+    boot = np.zeros((n_boot, 2 * k, g + 1))
+    for z in range(g):
+        mask = rows.codes == z
+        keys = (rows.y_true[mask], rows.y_pred[mask], rows.weight[mask])
+        boot[:, :, z] = _bootstrap_sums(rng, terms[mask], keys, n_boot)
+    boot[:, :, g] = boot[:, :, :g].sum(axis=2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return _percentiles(boot[:, :k] / boot[:, k:], level)
 
 
 def bootstrap_ci(
@@ -159,12 +198,8 @@ def bootstrap_ci(
     y_pred,
     groups,
     *,
-    n_boot: int = 200,
-    level: float = 0.95,
-    random_state=0,
-    stratify: bool = True,
     sample_weight=None,
-    **metric_options,
+    **options: Any,
 ) -> tuple[float, float]:
     """Percentile bootstrap confidence interval of ``metric`` (a callable or a ``METRICS`` name).
 
@@ -172,8 +207,36 @@ def bootstrap_ci(
     vanishes), and is passed to the metric as integer multiplicities times ``sample_weight``,
     which is exactly the metric of the resampled table (``groups`` arrive as integer codes).
     Reproducible for a given ``random_state``.
+
+    Parameters
+    ----------
+    metric : callable or str
+        ``metric(y_true, y_pred, groups, sample_weight=..., **options)`` or a ``METRICS`` name.
+    y_true, y_pred, groups : array-like
+        Targets, predictions and group labels, one per row.
+    sample_weight : array-like, optional
+        Row weights.
+    **options
+        The bootstrap's settings; any other name is passed on to the metric (e.g. ``loss=``):
+
+        ``n_boot`` : int
+            Resamples (200).
+        ``level`` : float
+            Coverage of the interval, in (0, 1) (0.95).
+        ``random_state`` : int or numpy Generator
+            Seed of the resampling (0).
+        ``stratify`` : bool
+            Resample within each group (True).
+
+    Returns
+    -------
+    tuple of float
+        The interval's lower and upper bounds.
     """
     fn = METRICS[metric] if isinstance(metric, str) else metric
+    settings = _resampling(options, _RESAMPLING)
+    n_boot, level, stratify = settings["n_boot"], settings["level"], settings["stratify"]
+    random_state, metric_options = settings["random_state"], options
     if not 0 < level < 1 or n_boot < 1:
         raise ValueError("level must be in (0, 1) and n_boot >= 1")
     rows = _prepare(y_true, y_pred, groups, sample_weight)

@@ -4,7 +4,7 @@ is cached by the FrontierStore (and served from the shipped demo frontiers where
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -55,18 +55,39 @@ def tradeoff_points(
     seeds: Sequence[int] = (0,),
     test_size: float = 1 / 3,
     store: Any = None,
-    n_jobs: int = 1,
-    progress: Callable[[int, int, dict], None] | None = None,
-    **fixed: Any,
+    **options: Any,
 ) -> pd.DataFrame:
     """Every (curve, seed, alpha or eta, split) point: one row with the metrics.
 
     Each seed is a fresh stratified split ``task.split(test_size, random_state=seed)`` (the
-    paper: 2/3 train, 1/3 test, App. A.1.2); ``fixed`` knobs apply to every point. Summarise
-    with :func:`~fairengine.methods.balanced_filtering.tradeoff_curves`.
+    paper: 2/3 train, 1/3 test, App. A.1.2). Summarise with
+    :func:`~fairengine.methods.balanced_filtering.tradeoff_curves`.
+
+    Parameters
+    ----------
+    task : Task
+        The rows to split.
+    curves : sequence of str
+        The curves (names of ``CURVES``).
+    alphas, etas : sequence of float
+        The levels of the tree curves (α) and of the classifier curves (η).
+    seeds : sequence of int
+        One train/test split per seed.
+    test_size : float
+        The held-out share of each split.
+    store : FrontierStore, optional
+        The cache every point goes through (:func:`fairengine.frontier.sweep`).
+    **options
+        How the points are computed, and the knobs fixed for every point (any other name):
+
+        ``n_jobs`` : int
+            Parallel workers of each split's sweep (1).
+        ``progress`` : callable, optional
+            ``progress(done, total, point)`` after each point of each split's sweep.
     """
+    n_jobs, progress = options.pop("n_jobs", 1), options.pop("progress", None)
     frames = []
-    grid = curve_grid(curves, alphas, etas, **fixed)
+    grid = curve_grid(curves, alphas, etas, **options)
     for seed, train, test in _splits(task, seeds, test_size):
         frontier = sweep(
             "balanced_filtering", train, test, grid, store=store, n_jobs=n_jobs, progress=progress

@@ -293,6 +293,22 @@ def test_export_round_trip(german, tmp_path, proxy) -> None:
     np.testing.assert_array_equal(loaded.leaf(test.X, 2), result.model.leaf(test.X, 2))
 
 
+def test_filter_keeps_its_training_arrays_and_rejects_unknown_ones(german, tmp_path) -> None:
+    """The training-time arrays (for display) survive the file; a misspelt one is an error,
+    not an empty table on the page."""
+    from fairengine.methods.balanced_filtering.model import ProxyFilter
+
+    train, test = german
+    model = get_method("balanced_filtering").run(train, test, proxy="ab", alpha=0.3).model
+    assert model.A.shape[0] == model.n_leaves and len(model.group_names) >= 2
+    loaded = load_model(save_model(model, tmp_path / "f.fairmodel"))
+    for name in ("A", "r_hat", "base_rates"):
+        np.testing.assert_array_equal(getattr(loaded, name), getattr(model, name))
+    assert loaded.group_names == model.group_names
+    with pytest.raises(TypeError, match="r_hats"):
+        ProxyFilter(model.encoder, "tree", model.arrays, model.rho, r_hats=model.r_hat)
+
+
 def test_filter_stream_matches_frame_filter() -> None:
     from fairengine.methods.balanced_filtering import filter_stream
 

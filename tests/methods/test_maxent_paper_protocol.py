@@ -14,7 +14,12 @@ import pytest
 from fairengine.data import load_dataset
 from fairengine.methods import get_method
 from fairengine.methods.maxent.evaluation import RealData, evaluate_dataset
-from fairengine.methods.maxent.method import _coded_splits, fit_generator, sample_seeds
+from fairengine.methods.maxent.method import (
+    GeneratorKnobs,
+    _coded_splits,
+    fit_generator,
+    sample_seeds,
+)
 from fairengine.metrics import kl_to_empirical
 
 #: The bundled datasets max-entropy debiasing accepts (binary label, two groups), per sensitive
@@ -127,6 +132,25 @@ def test_paper_domain_is_the_papers_feature_set() -> None:
     # a dataset that is not one of the paper's keeps every column
     train, test = load_dataset("german_credit").split()
     assert _coded_splits(train, test, 4, "paper")[0] == _coded_splits(train, test, 4, "all")[0]
+
+
+def test_fit_generator_takes_its_knobs_as_one_object_or_one_by_one(adult) -> None:
+    """``GeneratorKnobs`` and keyword arguments are the same fit (no warm start in either);
+    a keyword overrides the object's field; a missing or unknown knob is a ``TypeError``."""
+    from fairengine.methods.maxent import method
+
+    train, _ = adult
+    knobs = GeneratorKnobs(C=0.5, tau=1.0, prior="reweighted", theta="reweighted")
+    method._WARM.clear()
+    by_object = fit_generator(train, knobs).lambda_
+    method._WARM.clear()
+    by_keywords = fit_generator(train, C=0.5, tau=1.0, prior="reweighted", theta="reweighted")
+    np.testing.assert_array_equal(by_object, by_keywords.lambda_)
+    assert fit_generator(train, knobs, tau=0.8).tau == 0.8
+    with pytest.raises(TypeError, match="theta"):
+        fit_generator(train, C=0.5, tau=1.0, prior="reweighted")
+    with pytest.raises(TypeError, match="gamma"):
+        fit_generator(train, knobs, gamma=1.0)
 
 
 def test_fit_generator_keys_warm_starts_by_domain(adult) -> None:

@@ -41,9 +41,13 @@ class ProxyFilter(Model):
         Acceptance probability of each leaf.
     eta : float
         Interpolation of classifier proxies (ignored for trees).
-    A, r_hat, base_rates : ndarray
-        Training-time conditional matrix, leaf masses and base rates (for display).
-    group_names : list of str
+    **training
+        What the fit saw, kept for display (each optional; another name is a ``TypeError``):
+
+        ``A``, ``r_hat``, ``base_rates`` : ndarray
+            Training-time conditional matrix, leaf masses and base rates.
+        ``group_names`` : list of str
+            The groups' names.
     """
 
     model_type = "balanced_filter"
@@ -64,10 +68,7 @@ class ProxyFilter(Model):
         rho: np.ndarray,
         *,
         eta: float = 0.0,
-        A: np.ndarray | None = None,
-        r_hat: np.ndarray | None = None,
-        base_rates: np.ndarray | None = None,
-        group_names: list[str] | None = None,
+        **training: Any,
     ) -> None:
         super().__init__(encoder)
         if proxy not in ("tree", "classifier"):
@@ -76,6 +77,16 @@ class ProxyFilter(Model):
         self.arrays = {k: np.asarray(v) for k, v in arrays.items()}
         self.rho = np.asarray(rho, dtype=float)
         self.eta = float(eta)
+        self._set_training(**training)
+
+    def _set_training(
+        self,
+        A: np.ndarray | None = None,
+        r_hat: np.ndarray | None = None,
+        base_rates: np.ndarray | None = None,
+        group_names: list[str] | None = None,
+    ) -> None:
+        """The display arrays of the fit (empty when not given)."""
         n = len(self.rho)
         self.A = np.zeros((n, 0)) if A is None else np.asarray(A, float)
         self.r_hat = np.zeros(n) if r_hat is None else np.asarray(r_hat, float)

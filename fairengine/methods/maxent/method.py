@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import OrderedDict
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -59,26 +60,61 @@ def _target(theta: str, protected_share: float) -> Any:
     return protected_share if theta == "custom" else theta
 
 
+@dataclass(frozen=True)
+class GeneratorKnobs:
+    """The knobs of a p* fit (:func:`fit_generator`'s keyword arguments of these names): the
+    prior's uniform weight ``C``, the representation rate ``tau``, the prior and the target
+    marginals (``theta``; ``protected_share`` is P(Z=1) when it is ``"custom"``), and the coding
+    of the rows (``n_bins`` per numeric column, the ``feature_set`` of the domain)."""
+
+    C: float
+    tau: float
+    prior: str
+    theta: str
+    protected_share: float = 0.5
+    n_bins: int = 4
+    feature_set: str = "paper"
+
+
 def fit_generator(
-    train: Task, *, C: float, tau: float, prior: str, theta: str,
-    protected_share: float = 0.5, n_bins: int = 4, real: RealData | None = None,
-    feature_set: str = "paper",
+    train: Task, knobs: GeneratorKnobs | None = None, *, real: RealData | None = None,
+    **kwargs: Any,
 ) -> MaxEntDebiaser:  # fmt: skip
     """Fit p* on a task, warm-started from the last fit on the same task and θ choice.
 
-    ``real``: the task's rows already coded on ``domain_from_task(train, n_bins, feature_set=)``
-    (a run codes its training rows once, for the fit and for the evaluation)."""
+    Parameters
+    ----------
+    train : Task
+        The training rows.
+    knobs : GeneratorKnobs, optional
+        The fit's knobs as one object; keyword arguments of its field names override its
+        fields (an unknown name is a ``TypeError``).
+    real : RealData, optional
+        The task's rows already coded on ``domain_from_task(train, n_bins, feature_set=)`` (a
+        run codes its training rows once, for the fit and for the evaluation).
+    **kwargs
+        The fields of :class:`GeneratorKnobs` given one by one: ``C``, ``tau``, ``prior`` and
+        ``theta`` (required without ``knobs``), ``protected_share`` (0.5), ``n_bins`` (4) and
+        ``feature_set`` (``"paper"``).
+
+    Returns
+    -------
+    MaxEntDebiaser
+        The fitted generator.
+    """
     from fairengine.methods.maxent.debiaser import MaxEntDebiaser
     from fairengine.methods.maxent.domain import domain_from_task, readable_rows
 
+    knobs = GeneratorKnobs(**kwargs) if knobs is None else replace(knobs, **kwargs)
     if real is None:
-        domain = domain_from_task(train, n_bins, feature_set=feature_set)
+        domain = domain_from_task(train, knobs.n_bins, feature_set=knobs.feature_set)
     else:
         domain = real.domain
-    key = (train.fingerprint, domain, prior, theta, protected_share)
+    key = (train.fingerprint, domain, knobs.prior, knobs.theta, knobs.protected_share)
     generator = MaxEntDebiaser(
-        C=C, tau=tau, prior=prior, target_marginals=_target(theta, protected_share),
-        n_bins=n_bins, warm_start=_WARM.get(key),
+        C=knobs.C, tau=knobs.tau, prior=knobs.prior,
+        target_marginals=_target(knobs.theta, knobs.protected_share), n_bins=knobs.n_bins,
+        warm_start=_WARM.get(key),
     )  # fmt: skip
     generator.fit(readable_rows(train, domain) if real is None else real.codes, domain)
     _WARM[key] = generator.lambda_
@@ -96,29 +132,26 @@ def sample_seeds(train: Task, n_sets: int) -> list[int]:
     return [int(s) for s in np.random.SeedSequence(entropy).generate_state(n_sets)]
 
 
-def _run(
-    train: Task, test: Task, *, C: float, tau: float, prior: str, theta: str,
-    protected_share: float, n_bins: int, n_samples: int, classifier: str, domain: str,
-    n_sample_sets: int,
-) -> RunResult:  # fmt: skip
+def _run(train: Task, test: Task, **values: Any) -> RunResult:
+    """Fit p* with the validated knob ``values`` (every knob of :data:`KNOBS`), sample, train
+    the downstream classifier and score it against the baselines."""
     import pandas as pd
 
     from fairengine.methods.maxent.domain import paper_columns
     from fairengine.methods.maxent.evaluation import evaluate_sets, train_classifier
     from fairengine.methods.maxent.model import MaxEntModel
 
-    knobs = {
-        "C": C, "tau": tau, "prior": prior, "theta": theta, "protected_share": protected_share,
-        "n_bins": n_bins, "n_samples": n_samples, "classifier": classifier, "domain": domain,
-        "n_sample_sets": n_sample_sets,
-    }  # fmt: skip
+    knobs = {knob.name: values[knob.name] for knob in KNOBS}  # in their declared order
+    n_bins, n_samples, classifier = knobs["n_bins"], knobs["n_samples"], knobs["classifier"]
+    domain, n_sample_sets = knobs["domain"], knobs["n_sample_sets"]
     start = time.perf_counter()
     space, dropped, real_train, real_test = _coded_splits(train, test, n_bins, domain)
     used = "paper" if domain == "paper" and paper_columns(train) else "all"
-    generator = fit_generator(
-        train, C=C, tau=tau, prior=prior, theta=theta, protected_share=protected_share,
-        n_bins=n_bins, real=real_train,
+    fit_knobs = GeneratorKnobs(
+        C=knobs["C"], tau=knobs["tau"], prior=knobs["prior"], theta=knobs["theta"],
+        protected_share=knobs["protected_share"], n_bins=n_bins,
     )  # fmt: skip
+    generator = fit_generator(train, fit_knobs, real=real_train)
     seeds = sample_seeds(train, n_sample_sets)
     samples = generator.sample_codes(n_samples, seeds[0])
     params = train_classifier(samples, space, classifier, real_train.only)
@@ -162,7 +195,7 @@ def _run(
         # the fit's encoded real rows, scored by the shared evaluation (then dropped)
         "encoded_inputs": {"train": real_train.X, "test": real_test.X},
         "summary": _summary(generator, space, used, n_sample_sets),
-        "tau": tau,
+        "tau": knobs["tau"],
     }
     return RunResult("maxent", knobs, metrics, model, artifacts, elapsed)
 
