@@ -133,17 +133,7 @@ def cached_records(
         cached = store.get(task_key, method.name, knobs)
         if cached is None:
             return None
-        records.append(
-            PointRecord(
-                point_id=key[:12],
-                knobs=knobs,
-                metrics=cached.metrics,
-                cached=True,
-                elapsed=cached.elapsed,
-                path=cached.path,
-                evidence=cached.evidence,
-            )
-        )
+        records.append(PointRecord.from_stored(key, knobs, cached))
     return records
 
 

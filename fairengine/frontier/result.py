@@ -38,6 +38,20 @@ class PointRecord:
     #: before results carried evidence).
     evidence: dict[str, Any] | None = None
 
+    @classmethod
+    def from_stored(cls, key: str, knobs: dict[str, Any], stored: Any) -> PointRecord:
+        """The record of a point read back from a :class:`~fairengine.frontier.FrontierStore`
+        (``stored``: what its ``get`` returned) under its point ``key``."""
+        return cls(
+            point_id=key[:12],
+            knobs=knobs,
+            metrics=stored.metrics,
+            cached=True,
+            elapsed=stored.elapsed,
+            path=stored.path,
+            evidence=stored.evidence,
+        )
+
 
 @dataclass(eq=False)
 class Frontier:

@@ -166,18 +166,7 @@ class _Points:
             if cached is None:
                 todo.append((index, knobs))
                 continue
-            self._add(
-                index,
-                PointRecord(
-                    point_id=key[:12],
-                    knobs=knobs,
-                    metrics=cached.metrics,
-                    cached=True,
-                    elapsed=cached.elapsed,
-                    path=cached.path,
-                    evidence=cached.evidence,
-                ),
-            )
+            self._add(index, PointRecord.from_stored(key, knobs, cached))
         return todo
 
     def keep_computed(

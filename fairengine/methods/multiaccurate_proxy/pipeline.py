@@ -149,26 +149,14 @@ def fit_proxy(X: np.ndarray, z: np.ndarray, tasks: np.ndarray, knobs: dict[str, 
 
     kind = knobs["proxy"]
     fit_tasks = None if knobs["task_mode"] == "class" else tasks
+    game = {name: knobs[name] for name in ("alpha", "C", "n_iter", "auditor", "random_state")}
+    game["auditor_depth"] = 3 if fit_tasks is None else 2
     if kind == "multiaccurate":
-        return MultiaccurateProxy(
-            alpha=knobs["alpha"],
-            C=knobs["C"],
-            n_iter=knobs["n_iter"],
-            learning_rate=knobs["learning_rate"],
-            auditor=knobs["auditor"],
-            auditor_depth=3 if fit_tasks is None else 2,
-            random_state=knobs["random_state"],
-        ).fit(X, z, fit_tasks)
+        proxy = MultiaccurateProxy(learning_rate=knobs["learning_rate"], **game)
+        return proxy.fit(X, z, fit_tasks)
     if kind == "multiaccurate_tree":
-        return GeneralMultiaccurateProxy(
-            alpha=knobs["alpha"],
-            C=knobs["C"],
-            n_iter=knobs["n_iter"],
-            max_depth=knobs["tree_depth"],
-            auditor=knobs["auditor"],
-            auditor_depth=3 if fit_tasks is None else 2,
-            random_state=knobs["random_state"],
-        ).fit(X, z, fit_tasks)
+        proxy = GeneralMultiaccurateProxy(max_depth=knobs["tree_depth"], **game)
+        return proxy.fit(X, z, fit_tasks)
     if kind == "true":
         return None
     return BaselineProxy(kind).fit(X, z)
