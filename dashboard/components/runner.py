@@ -25,6 +25,7 @@ queue is full the page says the server is busy instead of queueing.
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -55,6 +56,13 @@ CHEAP_SECONDS = 3.0
 INLINE_WAIT = 2.0
 #: Poll interval of a pending job that runs or is next in line (seconds).
 POLL = 1.0
+#: Poll interval of a job submitted less than :data:`FIRST_POLLS_FOR` seconds ago that runs or
+#: is next (seconds): a fit that outlasts the in-run wait usually ends soon after it, and is
+#: drawn within this of its end rather than up to :data:`POLL` later.
+FIRST_POLL = 0.25
+#: How long after its submission a job is polled every :data:`FIRST_POLL` (seconds); then the
+#: page reruns once and polls every :data:`POLL` or more.
+FIRST_POLLS_FOR = 6.0
 #: Longest poll interval, for a job far back in the queue (a poll is a fragment rerun: it costs
 #: the server a little and the visitor's browser a redraw).
 MAX_POLL = 5.0
@@ -117,11 +125,21 @@ def _wait(job: Job) -> None:
     futures.wait([job.future], timeout=inline_wait())
 
 
-def poll_seconds(position: int, workers: int) -> float:
-    """Poll interval of a job at queue ``position`` (0 = running): :data:`POLL` while it runs or
-    is about to, longer the more jobs are ahead of it (up to :data:`MAX_POLL`)."""
+def poll_seconds(position: int, workers: int, age: float | None = None) -> float:
+    """Poll interval of a job at queue ``position`` (0 = running) submitted ``age`` seconds
+    ago: :data:`FIRST_POLL` while it is young (under :data:`FIRST_POLLS_FOR`) and runs or is
+    about to, else :data:`POLL`, longer the more jobs are ahead of it (up to
+    :data:`MAX_POLL`)."""
     ahead = max(0, position - 1)
+    if not ahead and age is not None and age < FIRST_POLLS_FOR:
+        return FIRST_POLL
     return min(MAX_POLL, POLL * (1 + ahead / max(1, workers)))
+
+
+def _slow_down(job: Job, every: float) -> bool:
+    """Whether a job polled every ``every`` seconds is past its first polls (the page then
+    reruns once, to poll at the slower interval)."""
+    return every < POLL and time.time() - job.submitted >= FIRST_POLLS_FOR
 
 
 def result_key(slot: str) -> str | None:
@@ -135,18 +153,21 @@ def session_id() -> str:
 
 
 def show_job(job_id: int, slot: str) -> None:
-    """Progress of a pending job, refreshed every :func:`poll_seconds`; reruns the page when the
-    job ends (a fragment, so the rest of the page stays as it is meanwhile). A poll reads only
-    the job's small progress file and its processes' CPU times: no store, no dataset."""
+    """Progress of a pending job, refreshed every :func:`poll_seconds` (every :data:`FIRST_POLL`
+    at first, so a fit just past the in-run wait is drawn soon after it ends); reruns the page
+    when the job ends (a fragment, so the rest of the page stays as it is meanwhile). A poll
+    reads only the job's small progress file and its processes' CPU times: no store, no
+    dataset."""
     pool = job_pool()
     job = pool.get(job_id)
-    every = POLL if job is None else poll_seconds(pool.queue_position(job), pool.workers)
+    age = None if job is None else time.time() - job.submitted
+    every = POLL if job is None else poll_seconds(pool.queue_position(job), pool.workers, age)
 
     @st.fragment(run_every=every)
     def _poll() -> None:
         pool = job_pool()
         job = pool.get(job_id)
-        if job is None or job.done:
+        if job is None or job.done or _slow_down(job, every):
             st.rerun()
         fraction, text = waiting_text(waiting(pool, job))
         if fraction is None:
