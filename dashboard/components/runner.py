@@ -40,7 +40,17 @@ from dashboard.components.deploy import demo_knobs, limits
 from dashboard.components.evidence import show_evidence
 from dashboard.components.jobs import Job, JobPool, ServerBusy, discard
 from dashboard.components.state import stop_page
-from dashboard.components.waiting import seconds_left, waiting, waiting_text
+from dashboard.components.waiting import (  # noqa: F401  (poll names pages and tests use here)
+    FIRST_POLL,
+    FIRST_POLLS_FOR,
+    MAX_POLL,
+    POLL,
+    poll_seconds,
+    seconds_left,
+    slow_down,
+    waiting,
+    waiting_text,
+)
 from fairengine.data import Task
 from fairengine.frontier import sweep, task_key
 from fairengine.frontier.runs import RunStore, compute_and_store, run_key
@@ -54,18 +64,6 @@ CHEAP_SECONDS = 3.0
 #: How long a page waits for a just-submitted job before drawing progress instead (seconds;
 #: ``$FAIRENGINE_RUN_WAIT`` overrides it, e.g. the AppTest suites wait for the whole fit).
 INLINE_WAIT = 2.0
-#: Poll interval of a pending job that runs or is next in line (seconds).
-POLL = 1.0
-#: Poll interval of a job submitted less than :data:`FIRST_POLLS_FOR` seconds ago that runs or
-#: is next (seconds): a fit that outlasts the in-run wait usually ends soon after it, and is
-#: drawn within this of its end rather than up to :data:`POLL` later.
-FIRST_POLL = 0.25
-#: How long after its submission a job is polled every :data:`FIRST_POLL` (seconds); then the
-#: page reruns once and polls every :data:`POLL` or more.
-FIRST_POLLS_FOR = 6.0
-#: Longest poll interval, for a job far back in the queue (a poll is a fragment rerun: it costs
-#: the server a little and the visitor's browser a redraw).
-MAX_POLL = 5.0
 
 
 @st.cache_resource(show_spinner=False)
@@ -125,23 +123,6 @@ def _wait(job: Job) -> None:
     futures.wait([job.future], timeout=inline_wait())
 
 
-def poll_seconds(position: int, workers: int, age: float | None = None) -> float:
-    """Poll interval of a job at queue ``position`` (0 = running) submitted ``age`` seconds
-    ago: :data:`FIRST_POLL` while it is young (under :data:`FIRST_POLLS_FOR`) and runs or is
-    about to, else :data:`POLL`, longer the more jobs are ahead of it (up to
-    :data:`MAX_POLL`)."""
-    ahead = max(0, position - 1)
-    if not ahead and age is not None and age < FIRST_POLLS_FOR:
-        return FIRST_POLL
-    return min(MAX_POLL, POLL * (1 + ahead / max(1, workers)))
-
-
-def _slow_down(job: Job, every: float) -> bool:
-    """Whether a job polled every ``every`` seconds is past its first polls (the page then
-    reruns once, to poll at the slower interval)."""
-    return every < POLL and time.time() - job.submitted >= FIRST_POLLS_FOR
-
-
 def result_key(slot: str) -> str | None:
     """Run key of the result :func:`run_panel` last returned for ``slot`` in this session (the
     key to share work derived from it between sessions, see :mod:`.shared`)."""
@@ -167,7 +148,7 @@ def show_job(job_id: int, slot: str) -> None:
     def _poll() -> None:
         pool = job_pool()
         job = pool.get(job_id)
-        if job is None or job.done or _slow_down(job, every):
+        if job is None or job.done or slow_down(job, every):
             st.rerun()
         fraction, text = waiting_text(waiting(pool, job))
         if fraction is None:
