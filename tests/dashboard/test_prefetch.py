@@ -100,6 +100,22 @@ def test_the_prefetch_setting_turns_it_off_and_demo_mode_too() -> None:
     assert prefetch.prefetch_jobs({"FAIRENGINE_PREFETCH": "many"}) == 0  # not a number: off
 
 
+def test_sliders_in_view_come_before_the_advanced_ones() -> None:
+    """Multiaccurate proxies on data where α has a single value: the page draws no α slider, so
+    the first settings computed ahead are those of the sliders in view (C, then ε), not of the
+    Advanced expander's (the game's rounds)."""
+    method = get_method("multiaccurate_proxy")
+    values = method.validate_knobs({})
+    drawn = {k.name: (k, values[k.name]) for k in method.knobs if k.name != "alpha"}
+    moved = [
+        next(name for name in s if s[name] != values[name])
+        for s in prefetch.neighbour_settings(method, values, None, 4, drawn)
+    ]
+    assert moved == ["C", "C", "eps", "eps"]
+    advanced = {k.name for k in method.knobs if k.advanced}
+    assert not advanced & set(moved)
+
+
 def test_prefetch_off_submits_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     from dashboard.components import runner
 
