@@ -488,6 +488,7 @@ NOISY_GROUPS = register(
         "ball) or soft group assignments — scored on the true groups.",
         reference="Wang, Guo, Narasimhan, Cotter, Gupta & Jordan, NeurIPS 2020",
         paper="Robust Optimization for Fairness with Noisy Protected Groups",
+        model_types={"noisy_groups": "fairengine.methods.noisy_groups.model"},
         version="10",  # what each version changed: CHANGELOG.md
         sweep_grids=SWEEP_GRIDS,
         demo_tasks=(("adult", ("race",)),),
