@@ -49,8 +49,11 @@ def unregister(name: str) -> None:
     method = _METHODS.pop(name, None)
     if method is None:
         return
+    from fairengine.models.base import unregister_model
+
     for type_name in method.model_types:
         _MODEL_TYPES.pop(type_name, None)
+        unregister_model(type_name)
     if method.metrics:
         from fairengine.metrics.registry import forget_metrics
 

@@ -41,6 +41,11 @@ def register_model(cls: M) -> M:
     return cls
 
 
+def unregister_model(name: str) -> None:
+    """Forget the class registered as ``name`` (a type a test's method declared)."""
+    _MODEL_TYPES.pop(name, None)
+
+
 #: The engine's own model types (of no one method) → the module whose import registers it. A
 #: method declares its own types on its :attr:`~fairengine.methods.base.Method.model_types`.
 MODEL_MODULES: dict[str, str] = {
