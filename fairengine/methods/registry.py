@@ -44,20 +44,23 @@ def register(method: Method) -> Method:
 
 
 def unregister(name: str) -> None:
-    """Remove a method added with :func:`register` (e.g. one a test defines), with its
-    declarations."""
+    """Remove a method added with :func:`register` (e.g. one a test defines), with the model
+    types and metrics it declares that no other registered method declares too."""
     method = _METHODS.pop(name, None)
     if method is None:
         return
     from fairengine.models.base import unregister_model
 
-    for type_name in method.model_types:
+    kept_types = {t for m in _METHODS.values() for t in m.model_types}
+    for type_name in set(method.model_types) - kept_types:
         _MODEL_TYPES.pop(type_name, None)
         unregister_model(type_name)
-    if method.metrics:
+    kept_metrics = {info.name for m in _METHODS.values() for info in m.metrics}
+    gone = {info.name for info in method.metrics} - kept_metrics
+    if gone:
         from fairengine.metrics.registry import forget_metrics
 
-        forget_metrics(info.name for info in method.metrics)
+        forget_metrics(gone)
 
 
 def portable(method: Method) -> str | Method:
