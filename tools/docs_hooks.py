@@ -93,7 +93,7 @@ AREAS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "frontier": (
         "Frontier and sweeps",
         ("fairengine.frontier", "fairengine.sweeps"),
-        "Knob sweeps, Pareto sets, the on-disk store.",
+        "Knob sweeps, Pareto sets, the on-disk stores; method-specific sweeps.",
     ),
     "models": ("Models", ("fairengine.models",), "Exportable model types."),
     "export": ("Export", ("fairengine.export",), "Model files, cards and the file client."),
