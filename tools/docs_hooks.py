@@ -251,7 +251,7 @@ def metrics_table() -> str:
         f"| {md_code(name)}<br>{md_text(info.label)} | "
         f"{'lower' if info.lower_is_better else 'higher'} | {md_text(info.unit)} | "
         f"{', '.join(info.kinds)} | {md_text(info.definition)} "
-        f"(`fairengine.metrics.{info.module}.{name}`) |\n"
+        f"(`{info.module_path}.{name}`) |\n"
         for name, info in REGISTRY.items()
     ]
     return head + "".join(rows)

@@ -14,7 +14,7 @@ import numpy as np
 from fairengine.export import load_model
 from fairengine.frontier.pareto import pareto_mask
 from fairengine.methods.base import RunResult
-from fairengine.metrics import ALL_METRIC_NAMES, is_lower_better
+from fairengine.metrics import is_lower_better, ordered
 
 if TYPE_CHECKING:  # pandas loads when a table is built, not for a cache lookup
     import pandas as pd
@@ -353,8 +353,7 @@ def _plain(value: Any) -> Any:
 def _metric_order(names: set[str]) -> list[str]:
     # One column order whether metrics came from a run or from a (key-sorted) manifest:
     # fairengine.metrics' order, then any other names alphabetically.
-    known = [m for m in ALL_METRIC_NAMES if m in names]
-    return known + sorted(names - set(known))
+    return ordered(names)
 
 
 def _metric_float(value: object) -> float:

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from fairengine.data.row_keys import RowCounts, unique_rows
 from fairengine.methods import get_method
-from fairengine.methods.maxent.keys import RowCounts, unique_rows
 from tests.methods.golden_cases import CASES, GOLDEN, flatten, method_name, splits
 
 ROOT = Path(__file__).resolve().parents[2]

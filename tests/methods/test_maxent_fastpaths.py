@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fairengine.methods.maxent import keys
+from fairengine.data import row_keys as keys
 from fairengine.methods.maxent.classifier import fit_classifier
 from fairengine.methods.maxent.debiaser import MaxEntDebiaser, distinct_rows
 from fairengine.methods.maxent.domain import domain_from_task, readable_rows

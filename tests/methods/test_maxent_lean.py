@@ -14,10 +14,10 @@ import pytest
 from scipy.special import logsumexp
 
 from fairengine.data import from_frame
+from fairengine.data.row_keys import RowIndex, pack, unique_rows
 from fairengine.methods import get_method
 from fairengine.methods.maxent.classifier import INPUT_DTYPE, classifier_scores, fit_classifier
 from fairengine.methods.maxent.domain import domain_from_task, readable_rows
-from fairengine.methods.maxent.keys import RowIndex, pack, unique_rows
 from fairengine.methods.maxent.oracle import DualOracle
 from tests.methods.golden_cases import splits
 
