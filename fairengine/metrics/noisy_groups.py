@@ -79,9 +79,26 @@ def ratio_or_zero(num: float, den: float) -> float:
     return num / den if den > 0 else 0.0
 
 
+class RateBases:
+    """The base rows of ``kinds`` (positives for TPR, negatives for FPR, all rows for PPR) over
+    labels ``y``, with their counts: what every rate of these rows needs before a decision."""
+
+    def __init__(self, y, kinds: tuple[str, ...] = RATE_KINDS) -> None:
+        y = np.asarray(y, dtype=float)
+        self.base = {kind: rate_base(kind, y) for kind in kinds}
+        self.count = {kind: float(b.sum()) for kind, b in self.base.items()}
+
+    def overall(self, yhat: np.ndarray) -> dict[str, float]:
+        """Each kind's rate of the decisions ``yhat`` (floats) over all rows (0/0 := 0)."""
+        return {
+            kind: ratio_or_zero(float((b * yhat).sum()), self.count[kind])
+            for kind, b in self.base.items()
+        }
+
+
 def overall_rates(y, yhat, kinds: tuple[str, ...] = RATE_KINDS) -> dict[str, float]:
     """TPR, FPR and PPR (or only ``kinds``) of all rows."""
-    return {kind: weighted_rate(kind, y, yhat, np.ones(len(y))) for kind in kinds}
+    return RateBases(y, kinds).overall(np.asarray(yhat, dtype=float))
 
 
 def rate_gap(kind: str, overall: dict[str, float], rate: float, slack: float) -> float:

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from fairengine.metrics import RATE_SIGN, rate_base, rate_violations
+from fairengine.metrics import RATE_FAMILIES, RATE_SIGN, rate_base, rate_violations
 from fairengine.metrics.noisy_groups import (
     CONSTRAINTS,
     FN,
     FP,
     TN,
     TP,
+    RateBases,
     assignment_rate,
     cell_masses,
     constraint_list,
@@ -88,16 +89,33 @@ def dro_sampled_violations(y, yhat, constraint, slack, samples) -> np.ndarray:
     """The paper code's weak DRO evaluation: per constraint (rate, j), the worst rate over the
     rows of ``samples[j]`` (the center p̂_j and random p̃ in its TV ball). A lower bound on
     :func:`dro_violations` (every sample lies in the ball)."""
-    y, yhat = np.asarray(y, dtype=float), np.asarray(yhat, dtype=float)
-    overall = overall_rates(y, yhat)
-    out = []
-    for kind, j in constraint_list(constraint, len(samples)):
-        base = rate_base(kind, y)
-        num, den = samples[j] @ (base * yhat), samples[j] @ base
-        rates = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
-        worst = float(rates.min() if RATE_SIGN[kind] > 0 else rates.max())
-        out.append(_gap(kind, overall, worst, slack))
-    return np.asarray(out)
+    return SampledCheck(y, constraint, samples)(yhat, slack)
+
+
+class SampledCheck:
+    """:func:`dro_sampled_violations` on fixed rows: what does not depend on the decisions (each
+    constraint's base rows and its samples' mass on them) is computed once, for the check of
+    every iterate of a fit. The products keep every row, so the sums are those of the plain
+    function bit for bit."""
+
+    def __init__(self, y, constraint: str, samples) -> None:
+        y = np.asarray(y, dtype=float)
+        self.bases = RateBases(y, RATE_FAMILIES[constraint])
+        self.parts = []
+        for kind, j in constraint_list(constraint, len(samples)):
+            den = samples[j] @ self.bases.base[kind]
+            self.parts.append((kind, samples[j], den > 0, np.where(den > 0, den, 1.0)))
+
+    def __call__(self, yhat, slack: float) -> np.ndarray:
+        yhat = np.asarray(yhat, dtype=float)
+        overall = self.bases.overall(yhat)
+        out = []
+        for kind, sample, live, safe in self.parts:
+            num = sample @ (self.bases.base[kind] * yhat)
+            rates = np.where(live, num / safe, 0.0)
+            worst = float(rates.min() if RATE_SIGN[kind] > 0 else rates.max())
+            out.append(_gap(kind, overall, worst, slack))
+        return np.asarray(out)
 
 
 def sa_table_violations(y, yhat, noisy, constraint, slack, tables, n_groups) -> np.ndarray:
@@ -295,28 +313,48 @@ def corrected_violations_se(
     v_j = Σ_k flip[k, j]·yhat_by_group[k], and group j's rate is estimated from v_j.
 
     Returns the values and each constraint's standard error (0 where not estimable)."""
-    y, yhat = np.asarray(y, dtype=float), np.asarray(yhat, dtype=float)
-    noisy = np.asarray(noisy, dtype=np.int64)
-    m = np.shape(flip)[0]
-    flip = np.asarray(flip, dtype=float)
-    inv = np.linalg.pinv(flip)
-    overall = overall_rates(y, yhat)
-    out, ses = [], []
-    for kind, j in constraint_list(constraint, m):
-        base = rate_base(kind, y)
-        member = yhat if yhat_by_group is None else flip[:, j] @ np.asarray(yhat_by_group)
-        b = inv @ np.bincount(noisy, weights=base, minlength=m)
-        t = inv @ np.bincount(noisy, weights=base * member, minlength=m)
-        if b[j] <= 0.5:  # no estimable base rows: the group cannot be checked, count it as met
-            out.append(-slack)
-            ses.append(0.0)
-            continue
-        rate = min(max(t[j] / b[j], 0.0), 1.0)
-        resid = np.bincount(noisy, weights=base * (member - rate) ** 2, minlength=m)
-        se = float(np.sqrt(inv[j] ** 2 @ resid)) / b[j]
-        out.append(_gap(kind, overall, rate, slack) + z * se)
-        ses.append(se)
-    return np.asarray(out), np.asarray(ses)
+    return CorrectedRates(y, noisy, constraint, flip)(yhat, slack, z, yhat_by_group)
+
+
+class CorrectedRates:
+    """:func:`corrected_violations_se` on fixed rows (y, Ĝ) and flip matrix: the inverse of the
+    flip matrix and each constraint's estimated true-group base count are computed once, for the
+    check of every iterate of a fit."""
+
+    def __init__(self, y, noisy, constraint: str, flip) -> None:
+        y = np.asarray(y, dtype=float)
+        self.noisy = np.asarray(noisy, dtype=np.int64)
+        self.flip = np.asarray(flip, dtype=float)
+        self.m = self.flip.shape[0]
+        self.inv = np.linalg.pinv(self.flip)
+        self.bases = RateBases(y, RATE_FAMILIES[constraint])
+        self.pairs = constraint_list(constraint, self.m)
+        self.counts = {
+            kind: self.inv @ np.bincount(self.noisy, weights=base, minlength=self.m)
+            for kind, base in self.bases.base.items()
+        }
+
+    def __call__(self, yhat, slack: float, z: float = 0.0, yhat_by_group=None) -> tuple:
+        """(values, standard errors) of the decisions ``yhat`` (see
+        :func:`corrected_violations_se`)."""
+        yhat = np.asarray(yhat, dtype=float)
+        overall = self.bases.overall(yhat)
+        noisy, inv, m = self.noisy, self.inv, self.m
+        out, ses = [], []
+        for kind, j in self.pairs:
+            base, b = self.bases.base[kind], self.counts[kind]
+            member = yhat if yhat_by_group is None else self.flip[:, j] @ np.asarray(yhat_by_group)
+            if b[j] <= 0.5:  # no estimable base rows: the group cannot be checked, count it as met
+                out.append(-slack)
+                ses.append(0.0)
+                continue
+            t = inv @ np.bincount(noisy, weights=base * member, minlength=m)
+            rate = min(max(t[j] / b[j], 0.0), 1.0)
+            resid = np.bincount(noisy, weights=base * (member - rate) ** 2, minlength=m)
+            se = float(np.sqrt(inv[j] ** 2 @ resid)) / b[j]
+            out.append(_gap(kind, overall, rate, slack) + z * se)
+            ses.append(se)
+        return np.asarray(out), np.asarray(ses)
 
 
 def corrected_se_bound(y, noisy, constraint: str, flip) -> tuple[np.ndarray, np.ndarray]:
