@@ -333,24 +333,29 @@ class CorrectedRates:
             kind: self.inv @ np.bincount(self.noisy, weights=base, minlength=self.m)
             for kind, base in self.bases.base.items()
         }
+        # each rate's base rows and their noisy groups: the other rows add exact zeros to the
+        # (sequential) sums of np.bincount, so leaving them out changes no bit
+        self.rows = {kind: np.flatnonzero(base) for kind, base in self.bases.base.items()}
+        self.row_groups = {kind: self.noisy[rows] for kind, rows in self.rows.items()}
 
     def __call__(self, yhat, slack: float, z: float = 0.0, yhat_by_group=None) -> tuple:
         """(values, standard errors) of the decisions ``yhat`` (see
         :func:`corrected_violations_se`)."""
         yhat = np.asarray(yhat, dtype=float)
         overall = self.bases.overall(yhat)
-        noisy, inv, m = self.noisy, self.inv, self.m
+        inv, m = self.inv, self.m
         out, ses = [], []
         for kind, j in self.pairs:
-            base, b = self.bases.base[kind], self.counts[kind]
+            rows, groups, b = self.rows[kind], self.row_groups[kind], self.counts[kind]
             member = yhat if yhat_by_group is None else self.flip[:, j] @ np.asarray(yhat_by_group)
             if b[j] <= 0.5:  # no estimable base rows: the group cannot be checked, count it as met
                 out.append(-slack)
                 ses.append(0.0)
                 continue
-            t = inv @ np.bincount(noisy, weights=base * member, minlength=m)
+            member = member[rows]
+            t = inv @ np.bincount(groups, weights=member, minlength=m)
             rate = min(max(t[j] / b[j], 0.0), 1.0)
-            resid = np.bincount(noisy, weights=base * (member - rate) ** 2, minlength=m)
+            resid = np.bincount(groups, weights=(member - rate) ** 2, minlength=m)
             se = float(np.sqrt(inv[j] ** 2 @ resid)) / b[j]
             out.append(_gap(kind, overall, rate, slack) + z * se)
             ses.append(se)
