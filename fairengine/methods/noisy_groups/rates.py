@@ -1,4 +1,5 @@
-"""0-1 rate constraints and their exact worst cases.
+"""0-1 rate constraints, their exact worst cases (defined with the metric that reports them,
+:mod:`fairengine.metrics.noisy_groups`, and re-exported here) and the method's other checks.
 
 Constraints with slack α (one-sided, as in the paper), per group j:
 
