@@ -96,7 +96,8 @@ def _peak(function) -> tuple[float, int, str]:
     return elapsed, peak, outcome
 
 
-#: The commit this issue started from: its loader is the "before" column of ``hostile_files``.
+#: The reference commit of ``hostile_files``: its loader (from ``git archive``) is the "before"
+#: column.
 BEFORE = "6c228ae"
 
 _BEFORE_CODE = """

@@ -118,7 +118,7 @@ def sweep_memory(quick: bool) -> list[dict]:
             "what": f"{method}: {points}-point sweep of {knob} in [{low}, {high}], memory the "
             "parent keeps", "value": round(got["retained"], 1), "unit": "MB",
             "ratio": round(got["retained"] / LIMIT_MB, 3),
-            "note": f"ratio = retained / the issue's {LIMIT_MB:.0f} MB limit; peak during the "
+            "note": f"ratio = retained / the {LIMIT_MB:.0f} MB limit; peak during the "
             f"sweep +{got['peak']:.1f} MB; the frontier (every point's result) pickles to "
             f"{got['held']:.2f} MB; n_jobs={got['jobs']}, wall {got['seconds']:.0f} s; Adult 1x",
         })  # fmt: skip

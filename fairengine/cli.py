@@ -263,7 +263,7 @@ def _cached_sweep(
     otherwise."""
     from fairengine.cli_cache import cached_records, recall_task_key, task_fingerprint
     from fairengine.frontier import expand_grid
-    from fairengine.frontier.plain import plain_records
+    from fairengine.frontier.result import plain_records
 
     store = _store(args)
     if store is None:

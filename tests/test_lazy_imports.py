@@ -11,9 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from fairengine.frontier.plain import plain_records
-from fairengine.frontier.result import Frontier, PointRecord
-
 HEAVY = ("sklearn", "fairlearn", "pandas", "scipy", "pyarrow")
 LIGHT_REWEIGHING = ("_knobs", "base", "evidence", "evidence_fits", "registry", "reweighing")
 _WRAPPER = """
@@ -101,21 +98,6 @@ def test_cached_sweep_falls_back_when_a_point_or_the_task_differs(cli, tmp_path:
     entry.write_bytes(b"not a model file")
     out, report = cli(*args, "--grid", "strength=0,0.5,1")
     assert [r["cached"] for r in json.loads(out)].count(False) == 1
-
-
-def test_plain_records_equal_the_frontier_records() -> None:
-    nan = float("nan")
-    records = [
-        PointRecord("a" * 12, {"s": 0.0, "k": 1}, {"train": {"error": 0.2, "dp_diff": 0.1},
-                    "test": {"error": 0.3, "dp_diff": 0.05}}, True, 1.5),
-        PointRecord("b" * 12, {"s": 0.5, "k": 2}, {"train": {"error": 0.25, "dp_diff": 0.01},
-                    "test": {"error": 0.31, "dp_diff": nan}}, True, 0.5),
-        PointRecord("c" * 12, {"s": 1.0, "k": 3}, {"train": {"error": 0.2, "dp_diff": 0.2,
-                    "accuracy": 0.8}, "test": {"error": 0.29, "dp_diff": 0.04}}, False, 2.0),
-    ]  # fmt: skip
-    for axes in (("dp_diff", "error"), ("dp_diff", "accuracy"), ("eo_diff", "error")):
-        frontier = Frontier.from_records("m", "t" * 64, records, axes, ["s", "k"])
-        assert plain_records("m", records, axes, ["s", "k"]) == frontier.to_records()
 
 
 def test_every_method_registers_without_its_algorithm() -> None:

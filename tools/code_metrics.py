@@ -23,7 +23,9 @@ Shared files per method: the files outside a method's own places (its package or
 ``fairengine/methods/``, its view, its chart module, its sweep module) that name it as a value —
 a string constant (not a docstring) equal to the name or its module path, or its guide page in
 ``mkdocs.yml``'s navigation. Each is a registry entry or a special case someone adding a method
-writes.
+writes. A built-in method's own places naming another method (a baseline it compares with) are
+its own code, not shared files. The same count is printed for the methods defined only in a test
+(:data:`TEST_ONLY_METHODS`): the shared files adding such a method takes.
 """
 
 from __future__ import annotations
@@ -197,14 +199,17 @@ def _string_values(text: str) -> set[str]:
 
 
 def shared_files(names: tuple[str, ...], packages: tuple[str, ...] = PACKAGES) -> dict[str, list]:
-    """Per method name: the shared files that name it (see the module docstring)."""
+    """Per method name: the shared files that name it (see the module docstring). A file among
+    the own places of a built-in method (one naming another method as its baseline) is that
+    method's own code, not a shared file."""
     values = {str(p.relative_to(ROOT)): _string_values(p.read_text(encoding="utf-8"))
               for p in python_files(packages)}  # fmt: skip
     mkdocs = ROOT / "mkdocs.yml"
     nav = mkdocs.read_text(encoding="utf-8") if mkdocs.is_file() else ""
+    methods_code = tuple(place for m in _method_names() for place in _own_places(m))
     found: dict[str, list] = {}
     for name in names:
-        own = _own_places(name)
+        own = (*_own_places(name), *methods_code)
         module = f"fairengine.methods.{name}"
         found[name] = sorted(
             path
@@ -222,6 +227,24 @@ def _method_names() -> tuple[str, ...]:
         if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "METHOD_MODULES":
             return tuple(ast.literal_eval(node.value))
     return ()
+
+
+#: Tests that define a method of their own (registered at run time, never in the engine): how
+#: many shared files adding a method needs, measured on one that exists nowhere else.
+TEST_ONLY_METHODS = ("tests/dashboard/test_added_method.py",)
+
+
+def test_only_methods() -> dict[str, str]:
+    """The name of each test-only method (its module's ``NAME``) → the test defining it."""
+    found = {}
+    for rel in TEST_ONLY_METHODS:
+        tree = ast.parse((ROOT / rel).read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == [
+                "NAME"
+            ]:
+                found[ast.literal_eval(node.value)] = rel
+    return found
 
 
 def report(packages: tuple[str, ...] = PACKAGES) -> dict[str, object]:
@@ -249,6 +272,7 @@ def report(packages: tuple[str, ...] = PACKAGES) -> dict[str, object]:
             asdict(f) for f in sorted(estimator_inits, key=lambda f: -f.parameters)
         ],
         "shared_files_per_method": shared_files(_method_names(), packages),
+        "shared_files_per_test_only_method": shared_files(tuple(test_only_methods()), packages),
     }
 
 
@@ -264,6 +288,10 @@ def _print_summary(data: dict[str, object], top: int) -> None:
     print("\nshared files that name a method (where a method is registered or special-cased):")
     for name, paths in shared.items():
         print(f"  {len(paths):5d}  {name}: {', '.join(paths)}")
+    where = test_only_methods()
+    for name, paths in data["shared_files_per_test_only_method"].items():
+        listed = f": {', '.join(paths)}" if paths else ""
+        print(f"  {len(paths):5d}  {name} (a method defined only in {where[name]}){listed}")
     for title, limit, unit, items in sections:
         print(f"\n{title} {limit} {unit}: {len(items)}")
         rows = list(items.items()) if isinstance(items, dict) else items

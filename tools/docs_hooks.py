@@ -93,7 +93,7 @@ AREAS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "frontier": (
         "Frontier and sweeps",
         ("fairengine.frontier", "fairengine.sweeps"),
-        "Knob sweeps, Pareto sets, the on-disk store.",
+        "Knob sweeps, Pareto sets, the on-disk stores; method-specific sweeps.",
     ),
     "models": ("Models", ("fairengine.models",), "Exportable model types."),
     "export": ("Export", ("fairengine.export",), "Model files, cards and the file client."),
@@ -251,7 +251,7 @@ def metrics_table() -> str:
         f"| {md_code(name)}<br>{md_text(info.label)} | "
         f"{'lower' if info.lower_is_better else 'higher'} | {md_text(info.unit)} | "
         f"{', '.join(info.kinds)} | {md_text(info.definition)} "
-        f"(`fairengine.metrics.{info.module}.{name}`) |\n"
+        f"(`{info.module_path}.{name}`) |\n"
         for name, info in REGISTRY.items()
     ]
     return head + "".join(rows)

@@ -247,7 +247,9 @@ def unregistered(sections: list[Section], names: Sequence[str]) -> list[str]:
     lines = [
         "### Recorded, no longer registered",
         "",
-        "Rows under these names are in the History; `bench/run.py` no longer has them.",
+        "Rows under these names are in the History; `bench/run.py` no longer has them. One-off "
+        "before/after benchmarks are kept in [`archive/`](archive/README.md), which says what "
+        "each measured.",
         "",
     ]
     lines += [f"- `{n}`: latest [{s.date} UTC](#{s.anchor})" for n, s in sorted(latest.items())]

@@ -14,7 +14,7 @@ from dashboard.components.shared import shared
 from dashboard.components.tables import static_table
 from fairengine.methods import get_method
 from fairengine.methods.balanced_filtering import CURVES, PAPER_SETTING
-from fairengine.methods.balanced_filtering.frontier import curve_grid
+from fairengine.methods.balanced_filtering.curves import curve_grid
 from fairengine.methods.balanced_filtering.method import DEMO_SEEDS, run_filter
 from fairengine.sweeps.balanced_filtering import tradeoff_points
 from fairengine.textsafe import md_text

@@ -17,7 +17,7 @@ from dashboard.components.comparison import (
     stored_checks,
 )
 from dashboard.components.evidence import show_checks
-from dashboard.components.frontier_runner import render_add_frontier
+from dashboard.components.knob_sweep import render_knob_sweep
 from dashboard.components.outside_model import (
     add_outside_points,
     render_outside_panel,
@@ -61,7 +61,7 @@ st.caption(
     "are not beaten on both axes by any other point."
 )
 
-render_add_frontier(train, test, store)
+render_knob_sweep(train, test, store)
 if not points:
     st.info("No frontier is cached for this task yet: add one above, or run `fairengine sweep`.")
     stop_page()

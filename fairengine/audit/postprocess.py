@@ -28,18 +28,18 @@ def postprocess(
     import numpy as np
 
     from fairengine.frontier.keys import task_key
-    from fairengine.methods import get_method
     from fairengine.methods.threshold_optimizer import (
         CONSTRAINT_WORDS,
         SENSITIVE_AT_PREDICTION,
+        THRESHOLD_OPTIMIZER,
         fit_rule,
     )
     from fairengine.models.group_thresholds import apply_rule
 
     if result.kind != "scores" or "train" not in result.values:
         raise DataError("Post-processing needs the outside model's scores (not hard predictions).")
-    method = get_method("threshold_optimizer")
-    values = method.validate_knobs({k: v for k, v in (knobs or {}).items() if k != "C"})
+    asked = {k: v for k, v in (knobs or {}).items() if k != "C"}
+    values = THRESHOLD_OPTIMIZER.validate_knobs(asked)
     train, test = positional(task).split(test_size=split[0], random_state=split[1])
     if task_key(train, test) != result.task_key:
         raise DataError("The task is not the one the outside model was audited on.")

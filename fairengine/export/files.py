@@ -37,7 +37,7 @@ import numpy as np
 
 from fairengine.export import safe, schema_rules, schemas
 from fairengine.export.safe import ModelFileError
-from fairengine.models.base import Model, model_type_names, resolve_model_type
+from fairengine.models.base import Model, is_model_type, model_type_names, resolve_model_type
 
 FORMAT = "fairengine-model"
 FORMAT_VERSION = 1
@@ -73,7 +73,7 @@ def model_bytes(model: Model, *, card: str | None = None, metadata: dict | None 
     """The bytes of a model file for ``model`` (what :func:`save_model` writes)."""
     from fairengine import __version__
 
-    if not isinstance(model, Model) or type(model).model_type not in model_type_names():
+    if not isinstance(model, Model) or not is_model_type(type(model).model_type):
         raise TypeError(f"{type(model).__name__} is not an exportable fairengine model.")
     state, arrays = model.get_state()
     try:
@@ -228,7 +228,7 @@ _RULES = safe.ManifestRules(
 
 def _check_manifest(raw: bytes, label: str) -> dict[str, Any]:
     manifest = safe.check_manifest(raw, label, _RULES)
-    if manifest["model_type"] not in model_type_names():
+    if not is_model_type(manifest["model_type"]):
         raise ModelFileError(
             f"{label} names an unknown model type {manifest['model_type'][:64]!r}; known types: "
             f"{', '.join(sorted(model_type_names()))}."

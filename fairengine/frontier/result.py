@@ -14,7 +14,7 @@ import numpy as np
 from fairengine.export import load_model
 from fairengine.frontier.pareto import pareto_mask
 from fairengine.methods.base import RunResult
-from fairengine.metrics import ALL_METRIC_NAMES, is_lower_better
+from fairengine.metrics import is_lower_better, ordered
 
 if TYPE_CHECKING:  # pandas loads when a table is built, not for a cache lookup
     import pandas as pd
@@ -238,32 +238,15 @@ class Frontier:
         )
 
     def to_records(self) -> list[dict[str, Any]]:
-        """One JSON-able dict per knob setting, in grid order (NaN becomes None).
+        """One JSON-able dict per knob setting, in grid order (NaN becomes None): the
+        :func:`plain_records` of this frontier's sweep records on its ``axes``.
 
         Keys: ``point_id``, ``method``, ``knobs`` (dict), ``metrics`` (``{"train": {...},
         "test": {...}}``), ``pareto`` (``{"train": bool, "test": bool}``), ``cached``,
         ``elapsed``, ``checks`` (list of check dicts, None when unknown) and ``baselines``
         (dict or None).
         """
-        records: dict[str, dict[str, Any]] = {}
-        for row in self.points.to_dict(orient="records"):
-            record = records.setdefault(
-                row["point_id"],
-                {
-                    "point_id": row["point_id"],
-                    "method": self.method,
-                    "knobs": {k: _plain(row[k]) for k in self.knob_names},
-                    "metrics": {},
-                    "pareto": {},
-                    "cached": bool(row["cached"]),
-                    "elapsed": _plain(row["elapsed"]),
-                    **record_evidence(self._records[row["point_id"]]),
-                },
-            )
-            split = row["split"]
-            record["metrics"][split] = {m: _plain(row[m]) for m in self.metric_names}
-            record["pareto"][split] = bool(row["pareto"])
-        return list(records.values())
+        return plain_records(self.method, list(self._records.values()), self.axes, self.knob_names)
 
     def to_json(self, **dumps: Any) -> str:
         """A JSON document: method, task key, axes, knob and metric names, and
@@ -277,6 +260,75 @@ class Frontier:
             "points": self.to_records(),
         }
         return json.dumps(document, allow_nan=False, **dumps)
+
+
+def plain_records(
+    method: str,
+    records: Sequence[PointRecord],
+    axes: tuple[str, str],
+    knob_names: Sequence[str],
+) -> list[dict[str, Any]]:
+    """The records of :meth:`Frontier.to_records` straight from sweep records, without pandas
+    (so that a fully cached ``fairengine sweep`` imports neither pandas nor a method's
+    algorithm); :meth:`Frontier.to_records` builds its records here too.
+
+    Parameters
+    ----------
+    method : str
+        Method name.
+    records : sequence of PointRecord
+        One per knob setting, in grid order.
+    axes : (str, str)
+        The metrics the ``pareto`` flags are computed on (per split; all False when a split
+        lacks one of them).
+    knob_names : sequence of str
+        The knob columns, in the method's order.
+    """
+    metric_names = _metric_order(
+        {name for r in records for split in SPLITS for name in r.metrics.get(split, {})}
+    )
+    values = {
+        split: [
+            {m: _metric_float(r.metrics.get(split, {}).get(m)) for m in metric_names}
+            for r in records
+        ]
+        for split in SPLITS
+    }
+    pareto = _pareto_flags(values, metric_names, axes)
+    out: dict[str, dict[str, Any]] = {}
+    for i, record in enumerate(records):
+        if record.point_id in out:  # one entry per point id
+            continue
+        out[record.point_id] = {
+            "point_id": record.point_id,
+            "method": method,
+            "knobs": {k: _plain(record.knobs.get(k)) for k in knob_names},
+            "metrics": {
+                split: {m: _plain(values[split][i][m]) for m in metric_names} for split in SPLITS
+            },
+            "pareto": {split: pareto[split][i] for split in SPLITS},
+            "cached": bool(record.cached),
+            "elapsed": _plain(float(record.elapsed)),
+            **record_evidence(record),
+        }
+    return list(out.values())
+
+
+def _pareto_flags(
+    values: dict[str, list[dict[str, float]]], metric_names: Sequence[str], axes: tuple[str, str]
+) -> dict[str, list[bool]]:
+    """Per split, the Pareto flag of each record's ``values`` on ``axes`` (all False when
+    ``metric_names`` lack an axis, as in :meth:`Frontier.from_records`)."""
+    x, y = axes
+    flags = {split: [False] * len(rows) for split, rows in values.items()}
+    if x not in metric_names or y not in metric_names:
+        return flags
+    minimize = (is_lower_better(x), is_lower_better(y))
+    for split in SPLITS:
+        rows = values[split]
+        mask = pareto_mask([v[x] for v in rows], [v[y] for v in rows], minimize=minimize)
+        flags[split] = [bool(flag) for flag in mask]
+    return flags
 
 
 def record_evidence(record: PointRecord) -> dict[str, Any]:
@@ -301,8 +353,7 @@ def _plain(value: Any) -> Any:
 def _metric_order(names: set[str]) -> list[str]:
     # One column order whether metrics came from a run or from a (key-sorted) manifest:
     # fairengine.metrics' order, then any other names alphabetically.
-    known = [m for m in ALL_METRIC_NAMES if m in names]
-    return known + sorted(names - set(known))
+    return ordered(names)
 
 
 def _metric_float(value: object) -> float:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the command line imports KnobError without loading pandas
     from fairengine.data import Task
     from fairengine.methods.evidence import Baselines, Check, Evidence
+    from fairengine.metrics.registry import MetricInfo
 
 #: BLAS threads of one run: what joblib's loky workers get on this 2-core target when a sweep
 #: uses both cores (cpu_count // n_jobs); the fits are many small products.
@@ -290,6 +291,14 @@ class Method:
     #: with no tolerance (the fidelity matrix: :func:`fairengine.frontier.fidelity.promise_held`).
     #: None: the method makes no promise beyond its checks.
     promise: Callable[[RunResult], bool] | None = field(default=None, hash=False, compare=False)
+    #: Its own model types: type name → the module whose import registers the class
+    #: (:func:`fairengine.models.register_model`), which declares the class's state schema. A
+    #: model file names a type; only a declared module is ever imported for it. Name them after
+    #: the method (same first word), so loading a file imports this method's package only.
+    model_types: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
+    #: Its own metrics (:class:`fairengine.metrics.MetricInfo`, ``module`` a full module path),
+    #: declared in :mod:`fairengine.metrics.registry` when the method registers.
+    metrics: tuple[MetricInfo, ...] = field(default=(), hash=False, compare=False)
 
     @property
     def demo_grid(self) -> Grid:

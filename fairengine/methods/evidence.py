@@ -284,7 +284,7 @@ def fairness_check(
         return None
     lower = metrics.is_lower_better(name)
     worse_by = (model - reference) if lower else (reference - model)
-    words = metrics.metric_info(name).label.lower() if name in metrics.REGISTRY else name
+    words = metrics.metric_label(name).lower() if name in metrics.REGISTRY else name
     numbers = {"test_value": model, "unconstrained_value": reference, "tolerance": tol}
     if worse_by > tol:
         return Check(

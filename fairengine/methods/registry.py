@@ -26,18 +26,41 @@ METHOD_MODULES: tuple[str, ...] = (
 BUILTIN: tuple[str, ...] = tuple(f"fairengine.methods.{m}" for m in METHOD_MODULES)
 
 _METHODS: dict[str, Method] = {}
+#: Model type name → its module, from the registered methods' :attr:`Method.model_types`.
+_MODEL_TYPES: dict[str, str] = {}
 _loaded = False
 
 
 def register(method: Method) -> Method:
-    """Add a method to the registry (a module calls this once at import)."""
+    """Add a method to the registry (a module calls this once at import), with the model types
+    and metrics it declares."""
     _METHODS[method.name] = method
+    _MODEL_TYPES.update(method.model_types)
+    if method.metrics:
+        from fairengine.metrics.registry import declare_metrics
+
+        declare_metrics(method.metrics)
     return method
 
 
 def unregister(name: str) -> None:
-    """Remove a method added with :func:`register` (e.g. one a test defines)."""
-    _METHODS.pop(name, None)
+    """Remove a method added with :func:`register` (e.g. one a test defines), with the model
+    types and metrics it declares that no other registered method declares too."""
+    method = _METHODS.pop(name, None)
+    if method is None:
+        return
+    from fairengine.models.base import unregister_model
+
+    kept_types = {t for m in _METHODS.values() for t in m.model_types}
+    for type_name in set(method.model_types) - kept_types:
+        _MODEL_TYPES.pop(type_name, None)
+        unregister_model(type_name)
+    kept_metrics = {info.name for m in _METHODS.values() for info in m.metrics}
+    gone = {info.name for info in method.metrics} - kept_metrics
+    if gone:
+        from fairengine.metrics.registry import forget_metrics
+
+        forget_metrics(gone)
 
 
 def portable(method: Method) -> str | Method:
@@ -93,6 +116,28 @@ def get_method(name: str) -> Method:
         raise ValueError(
             f"Unknown method {name!r}. Available methods: {', '.join(list_methods())}."
         ) from None
+
+
+def model_type_module(name: str) -> str | None:
+    """The module a registered method declares for model type ``name``; None if no method
+    declares it. A built-in method is imported only when needed: first the one whose name has
+    the type's first word (``balanced_filter`` → ``balanced_filtering``), then, for a name it
+    does not declare, every built-in method. Only declared modules are ever named here, so a
+    model file chooses among them and never what gets imported."""
+    if name not in _MODEL_TYPES:
+        first = name.split("_")[0]
+        for method in METHOD_MODULES:
+            if method.split("_")[0] == first:
+                importlib.import_module(f"fairengine.methods.{method}")
+    if name not in _MODEL_TYPES:
+        load_builtin()
+    return _MODEL_TYPES.get(name)
+
+
+def declared_model_types() -> dict[str, str]:
+    """Every model type a method declares → its module (imports every built-in method)."""
+    load_builtin()
+    return dict(_MODEL_TYPES)
 
 
 def lazy_attributes(package: str, table: Mapping[str, str]) -> Callable[[str], Any]:

@@ -33,6 +33,7 @@ Most metrics are ``metric(y_true, y_pred, groups, *, sample_weight=None, **optio
 * ``*_diff`` metrics are max - min over groups; ``*_rate`` ratios are min / max over groups.
 """
 
+from fairengine.metrics import registry
 from fairengine.metrics.classification import (
     accuracy,
     dp_diff,
@@ -80,10 +81,8 @@ from fairengine.metrics.proxy import (
     true_group_gap,
 )
 from fairengine.metrics.registry import (
-    ALL_METRIC_NAMES,
     ANY_KIND,
     CLASSIFICATION,
-    HIGHER_IS_BETTER,
     METRIC_MODULES,
     METRICS,
     REGISTRY,
@@ -92,6 +91,7 @@ from fairengine.metrics.registry import (
     is_lower_better,
     metric_info,
     metric_label,
+    ordered,
     standard_metrics,
     undeclared,
 )
@@ -119,9 +119,17 @@ __all__ = [
     "dp_diff", "eo_diff", "error", "group_counts", "group_gaps", "group_table", "imbalance",
     "is_lower_better", "kl_to_empirical", "ks_distance_from_cdfs", "loss", "matrix_disclosivity",
     "max_group_loss", "max_imbalance", "metric_info", "metric_label", "multiaccuracy_violation",
+    "ordered",
     "multiaccuracy_violation_held_out", "multiaccuracy_violation_in_sample", "n_leaves",
     "noisy_violation", "prediction_cdfs", "proxy_accuracy", "proxy_auc", "proxy_group_gap",
     "proxy_mse", "rate_base", "rate_violations", "representation_rate", "robust_violation",
     "scaled_group_losses", "scaled_loss", "scaled_max_group_loss", "sp_ks", "standard_metrics",
     "statistical_rate", "tpr_diff", "true_group_gap", "true_violation", "undeclared",
 ]  # fmt: skip
+
+
+def __getattr__(name: str) -> object:
+    # ALL_METRIC_NAMES and HIGHER_IS_BETTER include the metrics methods declare: computed on use
+    if name in ("ALL_METRIC_NAMES", "HIGHER_IS_BETTER"):
+        return getattr(registry, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,7 +10,7 @@ import numpy as np
 from fairengine.metrics.core import _check_unit, _group_means, _prepare, _ratio
 
 if TYPE_CHECKING:
-    from fairengine.methods.maxent.keys import RowCounts
+    from fairengine.data.row_keys import RowCounts
 
 #: Probability added to every point before the KL's normalisation (Celis et al.'s footnote 6).
 SMOOTHING = 1e-7
@@ -58,12 +58,12 @@ def kl_to_empirical(
     Adult domain adds 504·ε, a 10⁹-point one would add 100 to the normaliser and swamp the
     measure. The data scored against itself gets 0 (to within ε).
 
-    ``data_codes`` may be a :class:`~fairengine.methods.maxent.keys.RowCounts` of the data, built
+    ``data_codes`` may be a :class:`~fairengine.data.row_keys.RowCounts` of the data, built
     once per split; ``sizes`` are the domain's (default: from the codes); ``distinct``: the
     samples' (distinct rows, counts) when already known (one dataset is scored against both
     splits).
     """
-    from fairengine.methods.maxent.keys import RowCounts, unique_rows  # lazy: pandas
+    from fairengine.data.row_keys import RowCounts, unique_rows  # lazy: pandas
 
     sample_codes = np.asarray(sample_codes)
     if sample_codes.dtype.kind not in "iu":

@@ -3,15 +3,18 @@ direction, unit, task kinds, definition and the module of its implementing funct
 
 Each declared name is implemented by exactly one function of the same name in one module of
 :mod:`fairengine.metrics` (``MetricInfo.module``); :attr:`MetricInfo.function` resolves it on first
-use. Metrics with the shared signature ``metric(y_true, y_pred, groups, **options)`` are also in
-:data:`METRICS`; the others take the arrays their definition needs (a mixture's per-predictor
-values, a proxy's audit table, level codes of generated rows).
+use. The engine's metrics are declared here; a method declares its own next to its code
+(:attr:`fairengine.methods.base.Method.metrics`), added to :data:`REGISTRY` when it registers, and
+a lookup of a name not declared yet registers the built-in methods first. Metrics with the shared
+signature ``metric(y_true, y_pred, groups, **options)`` are also in :data:`METRICS`; the others
+take the arrays their definition needs (a mixture's per-predictor values, a proxy's audit table,
+level codes of generated rows).
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
 from fairengine.metrics.classification import (
@@ -38,7 +41,7 @@ CLASSIFICATION = ("classification",)
 REGRESSION = ("regression",)
 ANY_KIND = ("classification", "regression")
 #: The modules of :mod:`fairengine.metrics` that implement declared metrics.
-METRIC_MODULES = ("classification", "regression", "dataset", "filtering", "noisy_groups", "proxy")
+METRIC_MODULES = ("classification", "regression", "dataset", "filtering", "proxy")
 
 
 @dataclass(frozen=True)
@@ -62,8 +65,8 @@ class MetricInfo:
     unit : str
         What the number counts, in words (e.g. "share of rows", "rate difference").
     module : str
-        The module of :mod:`fairengine.metrics` (one of :data:`METRIC_MODULES`) defining the
-        function ``name``.
+        The module defining the function ``name``: one of :data:`METRIC_MODULES` (a module of
+        :mod:`fairengine.metrics`), or the full module path a method declares.
     """
 
     name: str
@@ -76,9 +79,14 @@ class MetricInfo:
     module: str = ""
 
     @property
+    def module_path(self) -> str:
+        """The full name of the module defining the function ``name``."""
+        return self.module if "." in self.module else f"fairengine.metrics.{self.module}"
+
+    @property
     def function(self) -> Callable[..., float]:
-        """The one function computing this metric (``fairengine.metrics.<module>.<name>``)."""
-        return getattr(importlib.import_module(f"fairengine.metrics.{self.module}"), self.name)
+        """The one function computing this metric (``<module_path>.<name>``)."""
+        return getattr(importlib.import_module(self.module_path), self.name)
 
     @property
     def shared_signature(self) -> bool:
@@ -117,7 +125,7 @@ def _declare(*sections: tuple[MetricInfo, ...]) -> dict[str, MetricInfo]:
     return out
 
 
-REGISTRY: dict[str, MetricInfo] = _declare(
+_DECLARED: dict[str, MetricInfo] = _declare(
     # ---- the shared evaluation of classifiers (every predicting method of the kind)
     _in("classification", "rate difference",
     MetricInfo("error", "Error rate", True, CLASSIFICATION,
@@ -179,21 +187,6 @@ REGISTRY: dict[str, MetricInfo] = _declare(
     MetricInfo("n_leaves", "Proxy leaves", True, ANY_KIND,
                "Number of leaves of the non-disclosive proxy tree.", unit="count"),
     ),
-    # ---- noisy protected groups (Wang et al. 2020): one-sided constraint values minus the slack
-    _in("noisy_groups", "rate difference",
-    MetricInfo("true_violation", "Constraint violation on the true groups", True,
-               CLASSIFICATION,
-               "Largest one-sided rate-constraint value (overall rate − group rate − slack) on "
-               "the true groups; ≤ 0 means every constraint holds."),
-    MetricInfo("noisy_violation", "Constraint violation on the noisy groups", True,
-               CLASSIFICATION,
-               "The same one-sided constraint value on the observed noisy groups."),
-    MetricInfo("robust_violation", "Worst-case violation over the noise model", True,
-               CLASSIFICATION,
-               "The exact worst case of the one-sided constraint values over every noise pattern "
-               "the noise model allows (TV ball, or every consistent soft assignment): ≤ 0 "
-               "certifies the constraints for the true groups."),
-    ),
     # ---- multiaccurate proxies (Diana et al. 2022): two-sided group gaps of the downstream classif
     _in("proxy", "rate difference",
     MetricInfo("true_group_gap", "Fairness gap on the true groups", True, CLASSIFICATION,
@@ -221,12 +214,77 @@ REGISTRY: dict[str, MetricInfo] = _declare(
                unit="squared membership error"),
     ),
 )  # fmt: skip
-"""Every metric any method reports, declared once (docs/architecture.md, "Metrics")."""
+"""The metrics of the engine itself, declared once (docs/architecture.md, "Metrics")."""
 
-ALL_METRIC_NAMES: tuple[str, ...] = tuple(REGISTRY)
-HIGHER_IS_BETTER: frozenset[str] = frozenset(
-    name for name, info in REGISTRY.items() if not info.lower_is_better
-)
+
+def _load_method_metrics() -> None:
+    """Register every built-in method (its declaration, not its algorithm), so the metrics
+    methods declare (:attr:`fairengine.methods.base.Method.metrics`) are in the registry."""
+    from fairengine.methods.registry import load_builtin
+
+    load_builtin()
+
+
+class _Registry(Mapping[str, MetricInfo]):
+    """Metric name → :class:`MetricInfo`: the engine's declarations, then the metrics each
+    registered method declares. A name not yet declared, or a walk over every name, first
+    registers the built-in methods, so a method's metric is found without its method named."""
+
+    def __getitem__(self, name: str) -> MetricInfo:
+        if name not in _DECLARED:
+            _load_method_metrics()
+        return _DECLARED[name]
+
+    def __contains__(self, name: object) -> bool:
+        if name not in _DECLARED:
+            _load_method_metrics()
+        return name in _DECLARED
+
+    def __iter__(self) -> Iterator[str]:
+        _load_method_metrics()
+        return iter(list(_DECLARED))
+
+    def __len__(self) -> int:
+        _load_method_metrics()
+        return len(_DECLARED)
+
+
+REGISTRY: Mapping[str, MetricInfo] = _Registry()
+"""Every metric any method reports: the engine's, then those its methods declare."""
+
+
+def declare_metrics(infos: Iterable[MetricInfo]) -> None:
+    """Add a method's own metrics (each with its full ``module`` path); declaring a name again
+    with another meaning is an error."""
+    for info in infos:
+        known = _DECLARED.get(info.name)
+        if known is not None and known != info:
+            raise ValueError(f"metric {info.name!r} declared twice")
+        _DECLARED[info.name] = info
+
+
+def forget_metrics(names: Iterable[str]) -> None:
+    """Remove metrics a method declared (when the method is unregistered)."""
+    for name in names:
+        _DECLARED.pop(name, None)
+
+
+def __getattr__(name: str) -> object:
+    # every name and the higher-is-better ones: computed when asked, after the methods declare
+    if name == "ALL_METRIC_NAMES":
+        return tuple(REGISTRY)
+    if name == "HIGHER_IS_BETTER":
+        return frozenset(n for n, info in REGISTRY.items() if not info.lower_is_better)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def ordered(names: Iterable[str]) -> list[str]:
+    """``names`` in declaration order, then the undeclared ones alphabetically."""
+    names = set(names)
+    if not names <= _DECLARED.keys():
+        _load_method_metrics()
+    known = [n for n in _DECLARED if n in names]
+    return known + sorted(names - set(known))
 
 
 def metric_info(name: str) -> MetricInfo:
@@ -234,19 +292,19 @@ def metric_info(name: str) -> MetricInfo:
     try:
         return REGISTRY[name]
     except KeyError:
-        raise ValueError(f"unknown metric {name!r}; known: {', '.join(ALL_METRIC_NAMES)}") from None
+        raise ValueError(f"unknown metric {name!r}; known: {', '.join(REGISTRY)}") from None
 
 
 def metric_label(name: str) -> str:
     """Words for people, e.g. ``dp_diff`` -> "Demographic parity difference"; unknown names as
     they are."""
-    info = REGISTRY.get(name)
-    return info.label if info is not None else name
+    return REGISTRY[name].label if name in REGISTRY else name
 
 
 def standard_metrics(kind: str) -> tuple[str, ...]:
-    """The shared evaluation's metrics for a task kind, in declaration order."""
-    return tuple(n for n, i in REGISTRY.items() if i.standard and kind in i.kinds)
+    """The shared evaluation's metrics for a task kind, in declaration order (the engine's own
+    declarations: a method's metrics are its own, never the shared evaluation)."""
+    return tuple(n for n, i in _DECLARED.items() if i.standard and kind in i.kinds)
 
 
 def undeclared(names) -> list[str]:
@@ -255,5 +313,5 @@ def undeclared(names) -> list[str]:
 
 
 def is_lower_better(name: str) -> bool:
-    """Whether smaller values of metric ``name`` (any of ``ALL_METRIC_NAMES``) are better."""
+    """Whether smaller values of metric ``name`` (any declared name) are better."""
     return metric_info(name).lower_is_better

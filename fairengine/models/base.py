@@ -4,9 +4,11 @@ Every model class the engine returns derives from :class:`Model` and is register
 :func:`register_model`, so :func:`fairengine.export.load_model` can rebuild it from a file after
 checking the class name against this registry; nothing else is ever instantiated.
 
-The classes of the method packages are known by name in :data:`MODEL_MODULES` and imported only
-when a file names them (:func:`resolve_model_type`), so importing :mod:`fairengine.export` does
-not import every method (nor fairlearn).
+The engine's own classes are known by name in :data:`MODEL_MODULES`, a method's in its
+declaration (:attr:`fairengine.methods.base.Method.model_types`, found through the method
+registry); each is imported only when a file names it (:func:`resolve_model_type`), so importing
+:mod:`fairengine.export` does not import every method (nor fairlearn). Each class declares the
+schema its state is checked against before it is built (:attr:`Model.state_schema`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ if TYPE_CHECKING:  # the encoder needs scikit-learn: a cache lookup reads no mod
 
     from fairengine.data.encoding import FeatureEncoder
     from fairengine.export.client import InputSchema
+    from fairengine.export.schema_rules import Schema
 
 Arrays = dict[str, np.ndarray]
 State = tuple[dict[str, Any], Arrays]
@@ -38,29 +41,49 @@ def register_model(cls: M) -> M:
     return cls
 
 
-#: Model type name → the module whose import registers it (resolved lazily).
+def unregister_model(name: str) -> None:
+    """Forget the class registered as ``name`` (a type a test's method declared)."""
+    _MODEL_TYPES.pop(name, None)
+
+
+#: The engine's own model types (of no one method) → the module whose import registers it. A
+#: method declares its own types on its :attr:`~fairengine.methods.base.Method.model_types`.
 MODEL_MODULES: dict[str, str] = {
     "linear_classifier": "fairengine.models.linear",
     "randomized_classifier": "fairengine.models.linear",
-    "balanced_filter": "fairengine.methods.balanced_filtering.model",
-    "maxent": "fairengine.methods.maxent.model",
-    "fair_regression": "fairengine.methods.fair_regression.model",
-    "noisy_groups": "fairengine.methods.noisy_groups.model",
-    "multiaccurate_proxy": "fairengine.methods.multiaccurate_proxy.model",
     "group_threshold_classifier": "fairengine.models.group_thresholds",
 }
 
 
 def model_type_names() -> set[str]:
-    """The type names a model file may carry, without importing their modules."""
-    return set(MODEL_MODULES) | set(_MODEL_TYPES)
+    """The type names a model file may carry (imports every method's declaration, not its
+    model module)."""
+    from fairengine.methods.registry import declared_model_types
+
+    return set(MODEL_MODULES) | set(declared_model_types()) | set(_MODEL_TYPES)
+
+
+def _declared_module(name: str) -> str | None:
+    if name in MODEL_MODULES:
+        return MODEL_MODULES[name]
+    from fairengine.methods.registry import model_type_module
+
+    return model_type_module(name)
+
+
+def is_model_type(name: str) -> bool:
+    """Whether a model file may carry the type ``name`` (imports at most its method's
+    declaration, not its model module)."""
+    return name in _MODEL_TYPES or _declared_module(name) is not None
 
 
 def resolve_model_type(name: str) -> type[Model]:
-    """The class registered under ``name``, importing its module on first use; KeyError if the
-    name is not in the registry (a file never chooses what gets imported)."""
-    if name not in _MODEL_TYPES and name in MODEL_MODULES:
-        importlib.import_module(MODEL_MODULES[name])
+    """The class registered under ``name``, importing its declared module on first use;
+    KeyError if no module declares it (a file never chooses what gets imported)."""
+    if name not in _MODEL_TYPES:
+        module = _declared_module(name)
+        if module is not None:
+            importlib.import_module(module)
     return _MODEL_TYPES[name]
 
 
@@ -111,6 +134,9 @@ class Model:
     #: What its outputs mean, for its model card (Markdown; ``{target}`` stands for the target's
     #: name). Empty: the card's words for a classifier (randomized or not).
     card_meaning: ClassVar[str] = ""
+    #: The schema a model file's state and arrays must fit before this class is built from it
+    #: (:class:`fairengine.export.schema_rules.Schema`); None: not loadable from a file.
+    state_schema: ClassVar[Schema | None] = None
 
     #: The columns a model loaded from a file reads and knows (its training target and
     #: sensitive columns...), from the file's manifest; None for a model fitted in this process.

@@ -21,6 +21,7 @@ import pandas as pd
 from scipy.special import expit
 
 from fairengine.data.encoding import FeatureEncoder
+from fairengine.export import schemas
 from fairengine.models.base import Arrays, Model, State, register_model
 
 #: Thresholds are stored in [-1, 2]: scores are probabilities, so ±inf acts the same clipped.
@@ -103,6 +104,7 @@ class GroupThresholdClassifier(Model):
     """
 
     model_type = "group_threshold_classifier"
+    state_schema = schemas.GROUP_THRESHOLD_CLASSIFIER
     randomized = True  # predict draws (seeded by random_state)
     kind = "classification"
 

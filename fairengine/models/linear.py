@@ -8,6 +8,7 @@ import numpy as np
 from scipy.special import expit
 
 from fairengine.data.encoding import FeatureEncoder
+from fairengine.export import schemas
 from fairengine.models.base import Arrays, Model, State, register_model
 
 
@@ -23,6 +24,7 @@ class LinearClassifier(Model):
     """
 
     model_type = "linear_classifier"
+    state_schema = schemas.LINEAR_CLASSIFIER
     kind = "classification"
 
     def __init__(self, encoder: FeatureEncoder, coef: np.ndarray, intercept: float) -> None:
@@ -77,6 +79,7 @@ class RandomizedClassifier(Model):
     """
 
     model_type = "randomized_classifier"
+    state_schema = schemas.RANDOMIZED_CLASSIFIER
     randomized = True  # predict draws (seeded by random_state)
     kind = "classification"
 

@@ -2,18 +2,21 @@
 
 * :mod:`~fairengine.solvers.projections` -- simplex, l1 ball, orthant ∩ l2 ball.
 * :mod:`~fairengine.solvers.dual` -- the dual player: online projected gradient ascent.
-* :mod:`~fairengine.solvers.expgrad` -- the exponentiated-gradient game (one response pool).
+* :mod:`~fairengine.solvers.candidates` -- the one candidate recorder of every game loop (the
+  descent–ascent iterates, exponentiated gradient's best responses).
+* :mod:`~fairengine.solvers.expgrad` -- the exponentiated-gradient game.
 * :mod:`~fairengine.solvers.moments` -- constraints as objects for that game (fairlearn's
   ``Moment`` idea): the constraint protocol and the generic best response (``Reduction``).
 * :mod:`~fairengine.solvers.oracles` -- weighted cost-sensitive classification oracles.
 * :mod:`~fairengine.solvers.least_squares` -- the one (weighted, ridged or exact) least-squares
   kernel of the engine.
 * :mod:`~fairengine.solvers.descent_ascent` -- projected gradient descent–ascent: θ, λ and an
-  adversary as players, and the candidate recorder (noisy groups).
+  adversary as players (noisy groups).
 * :mod:`~fairengine.solvers.tv_ball` -- exact TV-ball ∩ simplex projection (Wang et al. 2020).
 * :mod:`~fairengine.solvers.qp` -- exact simplex / cone least squares, hull LPs.
 """
 
+from fairengine.solvers.candidates import CandidateRecorder
 from fairengine.solvers.dual import ProjectedGradientAscent
 from fairengine.solvers.expgrad import (
     ExponentiatedGradientPlayer,
@@ -40,6 +43,7 @@ from fairengine.solvers.qp import (
 from fairengine.solvers.tv_ball import project_tv_ball, tv_ball_linear_max
 
 __all__ = [
+    "CandidateRecorder",
     "Constraint",
     "Reduction",
     "TwoSidedConstraint",

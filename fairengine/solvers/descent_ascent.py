@@ -9,8 +9,9 @@ s = X̃θ (X̃ with an intercept column):
 * an adversary (:class:`Adversary`) — what the constraints are measured against (fixed group
   weights, a TV ball, soft group assignments, ...): it answers before θ's step, adds its part of
   θ's row coefficients, measures the constraints and moves after λ's step;
-* :class:`CandidateRecorder` — keeps every ``every``-th iterate (and the last) for a later
-  best-iterate selection; a method subclasses it to store what its selection reads.
+* :class:`~fairengine.solvers.candidates.CandidateRecorder` — keeps every ``every``-th iterate
+  (and the last) for a later best-iterate selection; a method subclasses it to store what its
+  selection reads (the one recorder of the solvers' game loops, exponentiated gradient's too).
 
 :func:`descent_ascent` runs the steps in one fixed order (adversary's answer → θ → λ → the
 adversary's move → record), so a method built from these pieces computes exactly what a loop
@@ -23,6 +24,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from fairengine.solvers.candidates import CandidateRecorder
 from fairengine.solvers.projections import project_simplex
 
 
@@ -115,23 +117,6 @@ class Game(Protocol):
 
     def signal(self, state: Any, values: np.ndarray, theta: np.ndarray, tables: list) -> np.ndarray:
         """What λ ascends on, given the constraint ``values`` at ``state``."""
-
-
-class CandidateRecorder:
-    """Every ``every``-th iterate of ``n_steps`` (and the last): each one's θ and step.
-    Subclasses add what their selection reads in :meth:`add`."""
-
-    def __init__(self, every: int, n_steps: int) -> None:
-        self.every, self.n_steps = max(1, int(every)), int(n_steps)
-        self.theta: list[np.ndarray] = []
-        self.step: list[int] = []
-
-    def due(self, t: int) -> bool:
-        return t % self.every == 0 or t == self.n_steps
-
-    def add(self, t: int, theta: np.ndarray, state: Any, values: np.ndarray, tables: list) -> None:
-        self.theta.append(theta.copy())
-        self.step.append(t)
 
 
 def descent_ascent(

@@ -5,8 +5,9 @@ g(Q) ≤ 0, as in Agarwal et al. 2019, Algorithms 1–2 and fairlearn's
 ``ExponentiatedGradient``. The learner is any ``best_response(λ) -> Response``; the
 constraints are a :class:`~fairengine.solvers.moments.Constraint` object (its ``dim`` and its
 ``project``) or just their number: the loop never knows what they mean (fairlearn's "moments"
-property, STYLE.md). Best responses are kept in one :class:`ResponsePool`, shared with the practical
-parity loop of fair regression.
+property, STYLE.md). Best responses are kept in the solvers' one candidate recorder
+(:class:`~fairengine.solvers.candidates.CandidateRecorder`, :func:`response_pool`), as in the
+practical parity loop of fair regression and the descent–ascent loop.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy.optimize import linprog
 from scipy.special import logsumexp
+
+from fairengine.solvers.candidates import CandidateRecorder
 
 if TYPE_CHECKING:
     from fairengine.solvers.moments import Constraint
@@ -134,54 +137,22 @@ def best_lambda_value(objective: float, constraints: np.ndarray, bound: float) -
     return float(objective + bound * max(0.0, float(np.max(constraints))))
 
 
-class ResponsePool:
-    """Distinct best responses with their (objective, g) stacked for vectorised Lagrangians.
+def response_pool() -> CandidateRecorder:
+    """The recorder of a game's best responses: each distinct one (objective and every g_j
+    within ``_TIE``) once, with its objective in game units and its g (:func:`keep_response`)."""
+    return CandidateRecorder(tie=_TIE)
 
-    The one response pool of both game loops (:func:`solve_game` and the practical parity loop of
-    :mod:`fairengine.methods.fair_regression.game`). ``scale`` is the objective's unit in the
-    game (1 here; the authors' weight normalisation m for the practical parity loop): the pool
-    stores objective / scale. A response equal to a pooled one (objective and every g_j within
-    ``_TIE``) is not added again; :meth:`add` returns the index of the pooled copy.
-    """
 
-    def __init__(self, scale: float = 1.0) -> None:
-        self.scale = float(scale)
-        self.responses: list[Response] = []
-        self._objective = np.empty(0)
-        self._g = np.empty((0, 0))
+def keep_response(pool: CandidateRecorder, response: Response, scale: float = 1.0) -> int:
+    """Keep ``response`` in ``pool`` with objective / ``scale`` (the objective's unit in the
+    game: 1 for :func:`solve_game`, the authors' weight normalisation m for fair regression's
+    practical parity loop) and its g; the index of the kept copy."""
+    return pool.keep(response, objective=response.objective / scale, g=response.constraints)
 
-    def __len__(self) -> int:
-        return len(self.responses)
 
-    def add(self, response: Response) -> int:
-        value = response.objective / self.scale
-        g = np.asarray(response.constraints, float)
-        size = len(self.responses)
-        if size:
-            same = (np.abs(self._objective[:size] - value) <= _TIE) & np.all(
-                np.abs(self._g[:size] - g) <= _TIE, axis=1
-            )
-            hit = np.flatnonzero(same)
-            if hit.size:
-                return int(hit[0])
-        if size == len(self._objective):  # grow the buffers geometrically
-            capacity = max(8, 2 * size)
-            objective, stacked = np.empty(capacity), np.empty((capacity, g.size))
-            if size:
-                objective[:size], stacked[:size] = self._objective[:size], self._g[:size]
-            self._objective, self._g = objective, stacked
-        self._objective[size], self._g[size] = value, g
-        self.responses.append(response)
-        return size
-
-    def constraints(self, index: int) -> np.ndarray:
-        """g of the pooled response ``index``."""
-        return self._g[index]
-
-    def matrix(self) -> tuple[np.ndarray, np.ndarray]:
-        """(objective / scale of every pooled response, their g stacked row by row)."""
-        size = len(self.responses)
-        return self._objective[:size], self._g[:size]
+def pool_matrix(pool: CandidateRecorder) -> tuple[np.ndarray, np.ndarray]:
+    """(objective of every kept response, their g stacked row by row)."""
+    return pool.column("objective"), pool.column("g")
 
 
 def iterate_average(counts: dict[int, float], size: int) -> np.ndarray:
@@ -312,7 +283,7 @@ class _Game:
         self.best_response = best_response
         self.dim, self.bound, self.options = dim, bound, options
         self.practical = options.mode == "practical"
-        self.pool = ResponsePool()
+        self.pool = response_pool()
         self.calls = 0
         self.counts: dict[int, float] = {}
         self.best: tuple[float, np.ndarray, np.ndarray] | None = None
@@ -322,7 +293,7 @@ class _Game:
         """One oracle call; the response joins the pool."""
         self.calls += 1
         response = self.best_response(lam)
-        return self.pool.add(response), response
+        return keep_response(self.pool, response), response
 
     def _player(
         self, first: Response, nu: float | Callable[[Response], float]
@@ -341,7 +312,7 @@ class _Game:
         _, first = self.call(np.zeros(self.dim))
         if self.practical:
             for response in self.options.initial:
-                self.pool.add(response)
+                keep_response(self.pool, response)
         tolerance, player = self._player(first, nu)
         lam_sum = np.zeros(self.dim)
         lam_hat = lam_sum
@@ -372,14 +343,14 @@ class _Game:
         """This round's certified gap; keeps the (Q, λ) pair with the smallest gap so far."""
         # L_low from one extra best response to λ̂ (the second oracle call of Algorithm 1)
         _, low = self.call(lam_hat)
-        objective, g = self.pool.matrix()
-        q_eg = iterate_average(self.counts, len(self.pool.responses))
+        objective, g = pool_matrix(self.pool)
+        q_eg = iterate_average(self.counts, len(self.pool.candidates))
         low_value = lagrangian(low.objective, low.constraints, lam_hat)
         if self.practical:
             low_value = min(low_value, float(np.min(objective + g @ lam_hat)))
         # any (Q, λ) pair certifies a gap; the LP mixture is measured against λ̂ too
         candidates = [(q_eg, lam_hat)]
-        if self.practical and self.options.lp_step and len(self.pool.responses) > 1:
+        if self.practical and self.options.lp_step and len(self.pool.candidates) > 1:
             q_lp = _lp_mixture(objective, g, self.bound)
             if q_lp is not None:
                 candidates.append((q_lp, lam_hat))
@@ -399,10 +370,10 @@ class _Game:
         assert self.best is not None
         best = self.best
         if not self.practical:  # Algorithms 1-2 return the uniform average of the iterates
-            best = (self.gaps[-1], iterate_average(self.counts, len(self.pool.responses)), lam_hat)
+            best = (self.gaps[-1], iterate_average(self.counts, len(self.pool.candidates)), lam_hat)
         gap, weights, lam_best = best
-        weights = np.append(weights, np.zeros(len(self.pool.responses) - len(weights)))
-        responses, weights = support(self.pool.responses, weights)
+        weights = np.append(weights, np.zeros(len(self.pool.candidates) - len(weights)))
+        responses, weights = support(self.pool.candidates, weights)
         return GameResult(
             responses=responses,
             weights=weights,

@@ -13,7 +13,7 @@ import pandas as pd
 from fairengine.data import Task
 from fairengine.frontier import point_key, sweep, task_key
 from fairengine.methods import get_method
-from fairengine.methods.balanced_filtering.frontier import CURVES, curve_grid, curve_of
+from fairengine.methods.balanced_filtering.curves import CURVES, curve_grid, curve_of
 from fairengine.methods.balanced_filtering.method import ALPHA_GRID, ETA_GRID
 
 __all__ = ["missing_points", "tradeoff_points"]

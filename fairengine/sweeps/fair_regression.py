@@ -1,5 +1,5 @@
-"""The ε frontier of fair regression (Agarwal et al. 2019, Figure 1): a cached sweep plus the convex
-envelope of the training points."""
+"""Fair regression's points over ε (Agarwal et al. 2019, Figure 1): a cached sweep of the ε grid
+with the convex envelope of the training points marked."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ import pandas as pd
 
 from fairengine.data import Task
 from fairengine.frontier import sweep
-from fairengine.methods.fair_regression.frontier import convex_envelope
+from fairengine.methods.fair_regression.envelope import convex_envelope
 
-__all__ = ["eps_frontier", "mark_envelope"]
+__all__ = ["eps_points", "mark_envelope"]
 
 
-def eps_frontier(
+def eps_points(
     train: Task,
     test: Task,
     eps_grid: Sequence[float],
@@ -24,8 +24,8 @@ def eps_frontier(
     n_jobs: int = 1,
     **knobs: Any,
 ) -> pd.DataFrame:
-    """Sweep ε through :func:`fairengine.frontier.sweep` (cached in ``store``) and mark the
-    convex envelope of the training points; test points inherit the train selection."""
+    """The train and test points of an ε sweep (:func:`fairengine.frontier.sweep`, cached in
+    ``store``) with an ``envelope`` column (:func:`mark_envelope`)."""
     grid = {"eps": list(eps_grid), **{k: [v] for k, v in knobs.items()}}
     points = sweep("fair_regression", train, test, grid, store=store, n_jobs=n_jobs).points
     return mark_envelope(points)

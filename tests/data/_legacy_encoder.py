@@ -1,9 +1,13 @@
-"""FROZEN copy of the feature encoder as of main 6c228ae (before the linear rewrite).
+"""A second implementation of the feature encoder, kept frozen: the reference of
+``test_encoding_golden.py``.
 
-The golden test compares the current encoder against it: exported models and shipped frontiers
-depend on the encoder's outputs staying bit-for-bit identical. Do not edit.
+A plain version (one dense block per column, no memory or wide-table optimisation, no
+identifier-like column detection) that is never changed with the engine: the test checks the
+engine's encoder gives the same state and the same matrix bit for bit, because exported models
+and shipped frontiers depend on those outputs. A deliberate change of the encoding must change
+this file too, and say why; do not edit it otherwise.
 
-Original docstring: feature encoding shared by every method.
+Its own description: feature encoding shared by every method.
 
 The encoder keeps its state as plain lists and arrays (``to_dict`` / ``from_dict``), so model files
 store it without pickle.

@@ -1,5 +1,5 @@
-"""The feature encoder equals a second implementation (the earlier one, kept frozen in
-``_legacy_encoder.py``) bit for bit on the bundled data. What it guards: model files and shipped
+"""The feature encoder equals a second implementation (kept frozen in ``_legacy_encoder.py``)
+bit for bit on the bundled data. What it guards: model files and shipped
 frontiers depend on the encoder's outputs, so any change to them must be deliberate."""
 
 from __future__ import annotations

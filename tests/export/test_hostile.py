@@ -264,6 +264,24 @@ def test_type_confusion_is_refused(linear) -> None:
             load_model(forge(members_of(linear), manifest))
 
 
+@pytest.mark.parametrize(
+    "name", ["wsgiref.simple_server", "fairengine.methods.maxent.model", "maxent_planted", "os"]
+)
+def test_a_type_no_method_declares_is_refused_and_nothing_it_names_is_imported(
+    linear, name
+) -> None:
+    """A file chooses among declared types only: a module path or a name sharing a method's
+    first word is an unknown type, and the module it names is never imported."""
+    import sys
+
+    assert "wsgiref.simple_server" not in sys.modules
+    manifest = read_manifest(linear)
+    manifest["model_type"] = name
+    with pytest.raises(ModelFileError, match="unknown model type"):
+        load_model(forge(members_of(linear), manifest))
+    assert "wsgiref.simple_server" not in sys.modules
+
+
 def test_missing_state_is_refused(linear) -> None:
     members = members_of(linear)
     del members["state.json"]

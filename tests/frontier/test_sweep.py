@@ -264,6 +264,45 @@ def test_to_records_and_json(local):
     assert document["points"] == json.loads(json.dumps(records))
 
 
+def _records_match_the_table(frontier: Frontier) -> None:
+    """Every record of ``to_records`` says what the frontier's table says (NaN as None)."""
+    records = frontier.to_records()
+    assert [r["point_id"] for r in records] == list(dict.fromkeys(frontier.points["point_id"]))
+    by_id = {r["point_id"]: r for r in records}
+    for row in frontier.points.to_dict(orient="records"):
+        record = by_id[row["point_id"]]
+        assert record["knobs"] == {k: row[k] for k in frontier.knob_names}
+        assert record["pareto"][row["split"]] is bool(row["pareto"])
+        assert (record["cached"], record["elapsed"]) == (row["cached"], row["elapsed"])
+        for name in frontier.metric_names:
+            value = record["metrics"][row["split"]][name]
+            assert value == row[name] if value is not None else np.isnan(row[name])
+
+
+def test_records_match_the_table_on_every_axes() -> None:
+    """``to_records`` builds its records through ``plain_records`` (the pandas-free path of the
+    cached command line), not from the table: the two views must still agree, Pareto flags
+    included, on the frontier's axes and after ``with_axes``."""
+    from fairengine.frontier.result import PointRecord
+
+    nan = float("nan")
+    records = [
+        PointRecord("a" * 12, {"s": 0.0, "k": 1}, {"train": {"error": 0.2, "dp_diff": 0.1},
+                    "test": {"error": 0.3, "dp_diff": 0.05}}, True, 1.5),
+        PointRecord("b" * 12, {"s": 0.5, "k": 2}, {"train": {"error": 0.25, "dp_diff": 0.01},
+                    "test": {"error": 0.31, "dp_diff": nan}}, True, 0.5),
+        PointRecord("c" * 12, {"s": 1.0, "k": 3}, {"train": {"error": 0.2, "dp_diff": 0.2,
+                    "accuracy": 0.8}, "test": {"error": 0.29, "dp_diff": 0.04}}, False, 2.0),
+    ]  # fmt: skip
+    flagged = 0
+    for axes in (("dp_diff", "error"), ("dp_diff", "accuracy"), ("eo_diff", "error")):
+        frontier = Frontier.from_records("m", "t" * 64, records, axes, ["s", "k"])
+        _records_match_the_table(frontier)
+        _records_match_the_table(frontier.with_axes("error", "dp_diff"))
+        flagged += int(frontier.points["pareto"].sum())
+    assert flagged  # the flags compared are not all False
+
+
 def test_fairlearn_eg_small_sweep_round_trips_through_the_store(tmp_path):
     rng = np.random.default_rng(0)
     n = 300

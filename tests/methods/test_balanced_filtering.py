@@ -581,7 +581,8 @@ def test_decision_tree_proxy_labels_match_sklearn_next_to_splits() -> None:
 
 
 def test_no_method_imports_the_frontier_or_sweep_layers() -> None:
-    """The import graph is methods → (nothing above); frontier → methods; sweeps → both."""
+    """The import graph is methods → (nothing above); frontier → methods; sweeps → both (the
+    reason fairengine.sweeps is a package of its own)."""
     import ast
     from pathlib import Path
 

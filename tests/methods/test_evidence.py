@@ -98,8 +98,9 @@ def test_stored_points_carry_the_same_evidence(split, tmp_path) -> None:
 
 def test_noisy_groups_feasible_status_is_qualified_by_the_held_out_check() -> None:
     """Adult, 3 race groups, soft assignments, TPR, α = 0.05 at noise 0.1 on an untuned split
-    (the issue's case): whatever the selection status says, a held-out violation shows in the
-    checks and in the status sentence."""
+    (a split where a train-feasible fit breaks its constraint on test rows): whatever the
+    selection status says, a held-out violation shows in the checks and in the status
+    sentence."""
     task = load_dataset("adult", sensitive=["race"])
     train, test = task.split(random_state=12)
     keep = np.random.default_rng(0).choice(len(train.y), 6000, replace=False)

@@ -27,7 +27,7 @@ from fairengine.methods.fair_regression import (
 from fairengine.methods.fair_regression.losses import LOGISTIC_C, bins, logistic_terms
 from fairengine.solvers import ExponentiatedGradientPlayer, solve_game
 from fairengine.solvers.expgrad import Response, best_lambda_value
-from fairengine.sweeps.fair_regression import eps_frontier
+from fairengine.sweeps.fair_regression import eps_points
 
 LOSS_NAMES = ("square", "absolute", "logistic")
 
@@ -349,14 +349,14 @@ def test_convex_envelope() -> None:
     assert convex_envelope(x, y).tolist() == [True, False, True, True, False]
 
 
-def test_eps_frontier_is_cached_and_marks_envelope(law_small, tmp_path) -> None:
+def test_eps_points_are_cached_and_mark_the_envelope(law_small, tmp_path) -> None:
     from fairengine.frontier import FrontierStore
 
     train, test = law_small
     store = FrontierStore(tmp_path)
-    points = eps_frontier(train, test, (0.01, 0.1, 1.0), store=store, n_levels=20, max_iter=10)
+    points = eps_points(train, test, (0.01, 0.1, 1.0), store=store, n_levels=20, max_iter=10)
     assert set(points["split"]) == {"train", "test"} and points["envelope"].any()
-    again = eps_frontier(train, test, (0.01, 0.1, 1.0), store=store, n_levels=20, max_iter=10)
+    again = eps_points(train, test, (0.01, 0.1, 1.0), store=store, n_levels=20, max_iter=10)
     assert again["cached"].all()
     assert isinstance(points, pd.DataFrame)
 

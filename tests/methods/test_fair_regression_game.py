@@ -136,7 +136,8 @@ def test_adult_logistic_converges_below_the_cap(adult, eps: float) -> None:
 
 
 def test_adult_lr_oracle_converges_below_the_cap(adult) -> None:
-    """The issue's case: adult with the logistic-regression oracle used to hit the cap."""
+    """Adult with the logistic-regression oracle, the slowest game to settle, converges before
+    the iteration cap."""
     z, y, a = adult
     q = FairRegressor(eps=0.02, loss="logistic", oracle="lr", n_levels=40).fit(z, y, a)
     assert q.status_ == "converged", q.message_

@@ -1,7 +1,7 @@
 """A fit's peak traced memory ≤ 3× its encoded training matrix for fair regression,
 balanced filtering and noisy groups, with the same numbers as before (the row-block rewrites are
 checked here against the full-table computations they replace; the fits against their goldens in
-``test_perf18.py`` and ``test_noisy_groups_golden.py``).
+``test_golden_cases.py`` and ``test_noisy_groups_golden.py``).
 
 Peaks are measured with :mod:`tracemalloc` on the full Adult training split (34k rows, as
 ``bench/bench_scaling.py`` at 1×), with fewer iterations than the defaults where the peak does not

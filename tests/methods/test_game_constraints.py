@@ -29,7 +29,7 @@ def goldens() -> tuple[dict, dict]:
     return {k: saved[k] for k in saved.files}, game_goldens.fit_all()
 
 
-def test_refactored_games_reproduce_the_goldens_from_main(goldens) -> None:
+def test_games_reproduce_their_recorded_fits(goldens) -> None:
     saved, now = goldens
     assert set(saved) == set(now)
     for key, expected in saved.items():

@@ -3,7 +3,7 @@
 The Hessian from contingency tables equals the dense one; uint8 tree scoring reaches the leaves of
 the shared codec; hashed multi-word row keys find the rows a dictionary finds.
 
-Real data: the 13-column Adult sample of ``tests.methods.perf_cases`` and the same rows widened
+Real data: the 13-column Adult sample of ``tests.methods.golden_cases`` and the same rows widened
 with 40 noisy binned numeric columns (the shape of the scaling benchmark's wide table). The
 structured sums run in another order (and with r instead of (√r)²), so the comparison is to
 1e-12 relative, not bitwise; the fitted generator then gives the same samples and classifier.
@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fairengine.methods.maxent import keys
+from fairengine.data import row_keys as keys
 from fairengine.methods.maxent.classifier import fit_classifier
 from fairengine.methods.maxent.debiaser import MaxEntDebiaser, distinct_rows
 from fairengine.methods.maxent.domain import domain_from_task, readable_rows
@@ -23,7 +23,7 @@ from fairengine.methods.maxent.moments import PairMoments, feature_groups, use_p
 from fairengine.methods.maxent.oracle import DualOracle
 from fairengine.methods.maxent.reweighting import prior_weights
 from fairengine.models import trees
-from tests.methods.perf_cases import splits
+from tests.methods.golden_cases import splits
 from tests.methods.test_maxent_lean import _widen
 
 

@@ -1,6 +1,6 @@
 """Max-entropy: lean results and the memory-light paths give the same numbers.
 
-Real data: a 4,000-row Adult sample (``tests.methods.perf_cases.splits``), widened with 40 noisy
+Real data: a 4,000-row Adult sample (``tests.methods.golden_cases.splits``), widened with 40 noisy
 numeric columns so the row keys need several words and almost every row is distinct (the shape
 of the scaling benchmark's 113-column table). No assertion depends on time.
 """
@@ -14,12 +14,12 @@ import pytest
 from scipy.special import logsumexp
 
 from fairengine.data import from_frame
+from fairengine.data.row_keys import RowIndex, pack, unique_rows
 from fairengine.methods import get_method
 from fairengine.methods.maxent.classifier import INPUT_DTYPE, classifier_scores, fit_classifier
 from fairengine.methods.maxent.domain import domain_from_task, readable_rows
-from fairengine.methods.maxent.keys import RowIndex, pack, unique_rows
 from fairengine.methods.maxent.oracle import DualOracle
-from tests.methods.perf_cases import splits
+from tests.methods.golden_cases import splits
 
 EXTRA = 40
 

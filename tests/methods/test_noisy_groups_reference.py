@@ -56,7 +56,7 @@ def test_reference_csv_is_a_real_record(rows):
         key = (row["dataset"], row["method"], row["noise"], row["split"])
         assert key not in seen, f"split recorded twice: {key}"
         seen.add(key)
-    # Adult soft assignments (the first priority) over at least 2 splits at every noise
+    # Adult soft assignments, the comparison ng_side_by_side leans on: at least 2 splits per noise
     adult_soft = [
         (r["noise"], r["split"]) for r in rows if (r["dataset"], r["method"]) == ("adult", "soft")
     ]

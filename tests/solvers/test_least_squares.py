@@ -1,4 +1,7 @@
-"""The one least-squares kernel on real rows (law school, 600 encoded rows)."""
+"""The one least-squares kernel on real rows (law school, 600 encoded rows), checked against
+closed forms rather than recorded values: the weighted normal equations, the ridge path's
+agreement with the exact one, column-by-column solves, and the minimum-norm solution of a
+rank-deficient design."""
 
 from __future__ import annotations
 

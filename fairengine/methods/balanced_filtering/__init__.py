@@ -63,9 +63,9 @@ _LAZY = {
     "filter_stream": "sampling",
     "filtered_distribution": "sampling",
     "sampling_probabilities": "sampling",
-    "CURVES": "frontier",
-    "curve_grid": "frontier",
-    "tradeoff_curves": "frontier",
+    "CURVES": "curves",
+    "curve_grid": "curves",
+    "tradeoff_curves": "curves",
 }
 
 

@@ -166,6 +166,7 @@ BALANCED_FILTERING = register(
         # 5: default protocol "generalising" (leaf floor and number of leaves chosen on held-out
         # training rows; protocol = "paper" keeps the paper's setting); a group missing from a
         # filtered sample makes its imbalance maximal
+        model_types={"balanced_filter": "fairengine.methods.balanced_filtering.model"},
         version="5",
         sweep_grids={
             "page": ALPHA_SWEEP,

@@ -11,6 +11,7 @@ from fairengine.data.encoding import FeatureEncoder
 from fairengine.methods.balanced_filtering.oblique import tree_leaf_weights
 from fairengine.methods.balanced_filtering.proxies import classifier_labels, interpolated_weights
 from fairengine.methods.balanced_filtering.sampling import filter_rows
+from fairengine.methods.balanced_filtering.schema import SCHEMA
 from fairengine.models.base import Arrays, Model, State, register_model
 
 _TREE_KEYS = ("children", "start", "count", "blend", "share", "coefs", "intercepts")
@@ -51,6 +52,7 @@ class ProxyFilter(Model):
     """
 
     model_type = "balanced_filter"
+    state_schema = SCHEMA
     randomized = True  # predict draws (seeded by random_state)
     predicts_target = False  # a data filter: no shared classifier metrics
     kind = "classification"

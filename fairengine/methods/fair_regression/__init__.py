@@ -6,7 +6,7 @@ Public API: :class:`FairRegressor` (Algorithms 1–2), :class:`FairRegressionMod
 (:class:`ParityReduction`, :class:`GroupLossReduction`) and their constraint objects
 (:class:`StatisticalParity`, :class:`BoundedGroupLoss`), the baselines (:func:`unconstrained`,
 :class:`SEO`), :func:`convex_envelope`, and the registered method ``fair_regression``. The
-cached ε sweep is :func:`fairengine.sweeps.fair_regression.eps_frontier` (above the methods).
+cached ε sweep is :func:`fairengine.sweeps.fair_regression.eps_points` (above the methods).
 """
 
 from fairengine.methods.fair_regression.method import EPS_GRID, FAIR_REGRESSION
@@ -41,7 +41,7 @@ _LAZY = {
     "BoundedGroupLoss": "constraints",
     "StatisticalParity": "constraints",
     "FairRegressor": "estimator",
-    "convex_envelope": "frontier",
+    "convex_envelope": "envelope",
     "Component": "learners",
     "cost_matrix": "losses",
     "discretized_loss": "losses",

@@ -39,7 +39,15 @@ from scipy.special import logsumexp
 
 from fairengine.methods.fair_regression.chunks import table_std
 from fairengine.methods.fair_regression.losses import grid
-from fairengine.solvers.expgrad import GameResult, Response, ResponsePool, iterate_average, support
+from fairengine.solvers.expgrad import (
+    GameResult,
+    Response,
+    iterate_average,
+    keep_response,
+    pool_matrix,
+    response_pool,
+    support,
+)
 from fairengine.solvers.least_squares import LeastSquares
 
 #: Multiples of λ̂ and λ_LP queried each round (the authors' ``eval_gap``).
@@ -128,12 +136,13 @@ class _Oracle:
     def __init__(self, problem: Any) -> None:
         self.problem = problem
         self.scale = problem.objective_scale()
-        self.pool = ResponsePool(self.scale)
+        self.pool = response_pool()
         self.calls = 0
 
     def __call__(self, lam: np.ndarray) -> int:
         self.calls += 1
-        return self.pool.add(self.problem.best_response(self.scale * lam))  # engine λ = m × game λ
+        response = self.problem.best_response(self.scale * lam)  # engine λ = m × game λ
+        return keep_response(self.pool, response, self.scale)
 
 
 def _explore(
@@ -144,9 +153,9 @@ def _explore(
     constraint = query.problem.constraint
     for mul in MULTIPLIERS:
         query(mul * lam_hat)
-        if _gap(q_eg, lam_hat, *query.pool.matrix(), bound) > tolerance:
+        if _gap(q_eg, lam_hat, *pool_matrix(query.pool), bound) > tolerance:
             break
-    _, lam_lp = lp_step(*query.pool.matrix(), bound)
+    _, lam_lp = lp_step(*pool_matrix(query.pool), bound)
     smooth = smooth_multipliers(lam_lp, constraint.n_groups, constraint.n_levels)
     for mul in MULTIPLIERS:
         query(mul * lam_lp)
@@ -167,8 +176,8 @@ def play_parity_game(
     problem : ParityReduction
         Its best responses and its constraint object (:attr:`ParityReduction.constraint`, the
         game's dimension, λ̂ projection and group × level layout); the predictors found are
-        kept in the solvers' one response pool (:class:`fairengine.solvers.expgrad.ResponsePool`, in
-        game units).
+        kept in the solvers' one candidate recorder
+        (:class:`fairengine.solvers.candidates.CandidateRecorder`, in game units).
     bound : float
         B on the authors' scale (1/ε by default).
     nu : float or None
@@ -180,8 +189,8 @@ def play_parity_game(
     query = _Oracle(problem)
     pool = query.pool
     first = query(np.zeros(constraint.dim))
-    pool.add(problem.best_constant())
-    tolerance = augmented_nu(problem, pool.responses[first]) if nu is None else float(nu)
+    keep_response(pool, problem.best_constant(), query.scale)
+    tolerance = augmented_nu(problem, pool.candidates[first]) if nu is None else float(nu)
     theta = np.zeros(constraint.dim)
     eta = 2.0 / bound
     lam_sum = np.zeros(constraint.dim)
@@ -199,9 +208,9 @@ def play_parity_game(
         counts[index] = counts.get(index, 0.0) + 1.0
         lam_sum += lam
         lam_hat = constraint.project(lam_sum / t)
-        q_eg = iterate_average(counts, len(pool.responses))
+        q_eg = iterate_average(counts, len(pool.candidates))
         _explore(query, q_eg, lam_hat, bound, tolerance)
-        objective, g = pool.matrix()
+        objective, g = pool_matrix(pool)
         q_lp, lam_lp = lp_step(objective, g, bound)
         gap_t = min(
             _gap(q_eg, lam_hat, objective, g, bound), _gap(q_lp, lam_lp, objective, g, bound)
@@ -216,8 +225,8 @@ def play_parity_game(
             if min(gaps) > _SHRINK * last_gap:
                 eta *= _SHRINK
             last_check, last_gap = t, min(gaps)
-        theta = theta + eta * pool.constraints(index)
-    responses, weights = support(pool.responses, q_lp)
+        theta = theta + eta * pool.column("g")[index]
+    responses, weights = support(pool.candidates, q_lp)
     return GameResult(
         responses=responses,
         weights=weights,

@@ -244,6 +244,7 @@ FAIR_REGRESSION = register(
         "statistical parity of the prediction CDFs or bounded group loss.",
         reference="Agarwal, Dudík & Wu, ICML 2019",
         paper="Fair Regression: Quantitative Definitions and Reduction-based Algorithms",
+        model_types={"fair_regression": "fairengine.methods.fair_regression.model"},
         version="4",  # 4: gradient-boosting components walk trees as scikit-learn (float32 X)
         sweep_grids={
             "page": EPS_SWEEP,

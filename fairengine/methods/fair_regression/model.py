@@ -17,6 +17,7 @@ import pandas as pd
 from fairengine.data.encoding import FeatureEncoder
 from fairengine.methods.fair_regression.estimator import FairRegressor
 from fairengine.methods.fair_regression.learners import Component
+from fairengine.methods.fair_regression.schema import SCHEMA
 from fairengine.models import skops_codec
 from fairengine.models.base import Arrays, Model, State, register_model
 
@@ -44,6 +45,7 @@ class FairRegressionModel(Model):
     """
 
     model_type = "fair_regression"
+    state_schema = SCHEMA
     randomized = True  # predict draws (seeded by random_state)
     kind = "regression"
     card_meaning = (

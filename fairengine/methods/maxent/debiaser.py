@@ -14,6 +14,7 @@ from sklearn.utils.metadata_routing import UNUSED
 from sklearn.utils.validation import check_is_fitted
 
 from fairengine.data import Task
+from fairengine.data.row_keys import RowIndex, unique_rows
 from fairengine.methods.maxent.domain import (
     CodedPoints,
     Domain,
@@ -21,7 +22,6 @@ from fairengine.methods.maxent.domain import (
     domain_from_task,
     readable_rows,
 )
-from fairengine.methods.maxent.keys import RowIndex, unique_rows
 from fairengine.methods.maxent.knobs import KNOBS
 from fairengine.methods.maxent.oracle import DualOracle, DualState
 from fairengine.methods.maxent.reweighting import prior_weights, target_marginals

@@ -19,7 +19,7 @@ import pandas as pd
 
 from fairengine.data import DataError, Task
 from fairengine.data.encoding import identifier_like
-from fairengine.methods.maxent.keys import first_rows
+from fairengine.data.row_keys import first_rows
 from fairengine.methods.maxent.knobs import FEATURE_SETS
 
 #: Levels kept per categorical column (the most frequent; the rest share ``OTHER``).

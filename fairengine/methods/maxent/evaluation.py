@@ -9,9 +9,9 @@ import pandas as pd
 
 from fairengine import metrics
 from fairengine.data import Task
+from fairengine.data.row_keys import RowCounts, unique_rows
 from fairengine.methods.maxent.classifier import INPUT_DTYPE, classifier_scores, fit_classifier
 from fairengine.methods.maxent.domain import Domain, readable_rows
-from fairengine.methods.maxent.keys import RowCounts, unique_rows
 from fairengine.metrics.dataset import kl_to_empirical
 
 

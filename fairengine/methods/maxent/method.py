@@ -378,6 +378,7 @@ MAXENT = register(
         "on the samples.",
         reference="Celis, Keswani & Vishnoi, ICML 2020",
         paper="Data preprocessing to mitigate bias: a maximum entropy based approach",
+        model_types={"maxent": "fairengine.methods.maxent.model"},
         version="4",  # 4: paper domain, KL on the occurring points, sample sets, logistic default
         sweep_grids={
             "page": C_SWEEP,

@@ -19,6 +19,7 @@ from fairengine.data.encoding import FeatureEncoder
 from fairengine.methods.maxent.classifier import Params, classifier_scores
 from fairengine.methods.maxent.debiaser import MaxEntDebiaser
 from fairengine.methods.maxent.domain import Domain
+from fairengine.methods.maxent.schema import SCHEMA
 from fairengine.models.base import Arrays, Model, State, register_model
 
 
@@ -62,6 +63,7 @@ class MaxEntModel(Model):
     """
 
     model_type = "maxent"
+    state_schema = SCHEMA
     kind = "classification"
 
     def __init__(

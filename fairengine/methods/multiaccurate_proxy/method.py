@@ -240,6 +240,7 @@ MULTIACCURATE_PROXY = register(
         "classifier through ẑ; scored on the true groups.",
         reference="Diana, Gill, Kearns, Kenthapadi, Roth & Sharifi-Malvajerdi, FAccT 2022",
         paper="Multiaccurate Proxies for Downstream Fairness",
+        model_types={"multiaccurate_proxy": "fairengine.methods.multiaccurate_proxy.model"},
         version="8",  # 8: a kept step must beat the kept-out rows' sampling error
         sweep_grids=SWEEP_GRIDS,
         demo_tasks=(("adult", ("race",)), ("adult", ("sex",))),

@@ -9,6 +9,7 @@ import pandas as pd
 
 from fairengine.data.encoding import FeatureEncoder
 from fairengine.methods.multiaccurate_proxy.general import predict_trees
+from fairengine.methods.multiaccurate_proxy.schema import SCHEMA
 from fairengine.models.base import Arrays, Model, State, register_model
 from fairengine.models.linear import RandomizedClassifier
 
@@ -25,6 +26,7 @@ class MultiaccurateProxyModel(RandomizedClassifier):
     """
 
     model_type = "multiaccurate_proxy"
+    state_schema = SCHEMA
     randomized = True  # predict draws (seeded by random_state)
 
     def __init__(

@@ -1,13 +1,15 @@
 """The ``noisy_groups`` knobs: one declaration per parameter for the Method, the page's widgets
 and :class:`~fairengine.methods.noisy_groups.estimator.RobustFairClassifier`'s ``fit``-time
 validation (``_parameter_constraints``, derived by
-:func:`fairengine.methods.params.knob_constraints`).
+:func:`fairengine.methods.params.knob_constraints`); and the metrics it reports beyond the shared
+evaluation (:data:`METRICS`, the Method's ``metrics``).
 """
 
 from __future__ import annotations
 
 from fairengine.methods.base import Knob, with_advanced, with_choice_labels
 from fairengine.methods.noisy_groups.rates import CONSTRAINTS
+from fairengine.metrics.registry import CLASSIFICATION, MetricInfo
 
 METHODS = ("naive", "dro", "soft", "unconstrained")
 #: Robust checks of the best iterate (estimator module docstring). Adult (3 races, TPR, α = 0.05,
@@ -160,3 +162,24 @@ SWEEP_GRIDS = {
     "cli": NOISE_SWEEP,
     "demo": {"noise": (0.1, 0.3), "method": METHODS},
 }
+
+
+_WHERE = {"unit": "rate difference", "module": "fairengine.metrics.noisy_groups"}
+
+#: The metrics it reports beyond the shared evaluation (Wang et al. 2020): one-sided constraint
+#: values minus the slack, on the true groups, the noisy groups and in the worst case over the
+#: noise model. Their functions are in :mod:`fairengine.metrics.noisy_groups`, like every metric's.
+METRICS: tuple[MetricInfo, ...] = (
+    MetricInfo("true_violation", "Constraint violation on the true groups", True,
+               CLASSIFICATION,
+               "Largest one-sided rate-constraint value (overall rate − group rate − slack) on "
+               "the true groups; ≤ 0 means every constraint holds.", **_WHERE),
+    MetricInfo("noisy_violation", "Constraint violation on the noisy groups", True,
+               CLASSIFICATION,
+               "The same one-sided constraint value on the observed noisy groups.", **_WHERE),
+    MetricInfo("robust_violation", "Worst-case violation over the noise model", True,
+               CLASSIFICATION,
+               "The exact worst case of the one-sided constraint values over every noise pattern "
+               "the noise model allows (TV ball, or every consistent soft assignment): ≤ 0 "
+               "certifies the constraints for the true groups.", **_WHERE),
+)  # fmt: skip

@@ -53,28 +53,27 @@ Paper-parity options:
   ``learning_rate`` / ``lambda_learning_rate`` / ``adversary_learning_rate`` knobs are then
   unused; the artifacts ``tuning`` table and ``tuned_setting`` say what was chosen, and a
   validation fallback (no setting met the check) is reported in ``status``.
-* ``selection="validation"`` holds out 25% of the training rows (0.6/0.2 of train+validation
-  with a 0.2 test, as in the paper) and selects the iterate and β on them, with noisy groups
-  only — never true groups. ``selection="auto"`` (the default) does so for
-  soft assignments when the held-out share keeps at least :data:`MIN_HELD_OUT_BASE` base rows
-  (positives for TPR, negatives for FPR) of every noisy group, and otherwise — and for the other
-  approaches — selects on the training rows (the status message says which, and why). Why: the paper
-  code selects its best iterate on a validation split, and an in-sample check rewards the
-  iterates that happen to pass on the rows they were fitted to — on Adult (3 races, TPR,
-  α = 0.05, T = 750, 5 splits) the margin check on train kept the step-25 iterate at noise 0.1
-  (true-group test violation +.021) and reached error .223 at 0.5; on held-out rows (fit on the
-  other 75%): error / violation .195/−.041, .206/−.016, .206/+.007, .210/+.002, .220/−.005 at
-  noise 0.1 … 0.5 (bench ``ng_adult_soft``). On the benchmark's unused validation part (true
-  groups, looked at to compare rules, never by the method) the same selection gives .189/−.036,
-  .203/−.028, .202/+.006, .207/+.007, .223/−.022: noise 0.5's error sits at the target's edge.
-  The alternative of a finer check (assignments that may also follow 2–6 quantile bins of the
-  iterate's score) behaved as the exact check there (error .230 at 0.5) and was dropped. DRO
-  selects on all its training rows (its check's SE is half that on 25% held out; a linear model
-  barely overfits them: Adult, 3 races, noise 0.1, 20 seeds, test minus train true violation
-  +.014 / +.015 for Black / Other, SE ≈ .04); naive on train (its Adult numbers meet Table 2).
-  Credit (education, EO, α = 0.03, 5 splits, ``ng_credit_soft``): on train .207/+.012,
-  .218/−.014, .206/+.009, .206/−.002, .194/+.017 → held out .216/−.013, .202/+.008, .213/−.007,
-  .206/−.001, .204/−.002 (every level within slack + .01; error +.01 at 0.1, 0.3, 0.5).
+* ``selection="validation"`` holds out 25% of the training rows (0.6/0.2 of train+validation with a
+  0.2 test, as in the paper) and selects the iterate and β on them, with noisy groups only — never
+  true groups. ``selection="auto"`` (the default) does so for soft assignments when the held-out
+  share keeps at least :data:`MIN_HELD_OUT_BASE` base rows (positives for TPR, negatives for FPR)
+  of every noisy group, and otherwise — and for the other approaches — selects on the training rows
+  (the status message says which, and why). Why: the paper code selects its best iterate on a
+  validation split, and an in-sample check rewards the iterates that happen to pass on the rows
+  they were fitted to — on Adult (3 races, TPR, α = 0.05, T = 750, 5 splits) the margin check on
+  train kept the step-25 iterate at noise 0.1 (true-group test violation +.021) and reached error
+  .223 at 0.5; on held-out rows (fit on the other 75%): error / violation .195/−.041, .206/−.016,
+  .206/+.007, .210/+.002, .220/−.005 at noise 0.1 … 0.5 (bench ``ng_adult_soft``). On the
+  benchmark's unused validation part (true groups, looked at to compare rules, never by the method)
+  the same selection gives .189/−.036, .203/−.028, .202/+.006, .207/+.007, .223/−.022: noise 0.5's
+  error sits at the target's edge. The alternative of a finer check (assignments that may also
+  follow 2–6 quantile bins of the iterate's score) behaved as the exact check there (error .230 at
+  0.5) and was dropped. DRO selects on all its training rows (its check's SE is half that on 25%
+  held out; a linear model barely overfits them: Adult, 3 races, noise 0.1, 20 seeds, test minus
+  train true violation +.014 / +.015 for Black / Other, SE ≈ .04); naive on train (its Adult
+  numbers meet Table 2). Credit (education, EO, α = 0.03, 5 splits, ``ng_credit_soft``): on train
+  .207/+.012, .218/−.014, .206/+.009, .206/−.002, .194/+.017 → held out .216/−.013, .202/+.008,
+  .213/−.007, .206/−.001, .204/−.002 (every level within slack + .01; error +.01 at 0.1, 0.3, 0.5).
 """
 
 from __future__ import annotations
@@ -89,7 +88,7 @@ import numpy as np
 from fairengine import metrics
 from fairengine.methods.base import Method, RunResult
 from fairengine.methods.noisy_groups.checks import EVIDENCE
-from fairengine.methods.noisy_groups.knobs import BETA_GRID, KNOBS, SWEEP_GRIDS
+from fairengine.methods.noisy_groups.knobs import BETA_GRID, KNOBS, METRICS, SWEEP_GRIDS
 from fairengine.methods.noisy_groups.noise import add_group_noise, estimate_noise
 from fairengine.methods.noisy_groups.promise import guarantee, promise_held
 from fairengine.methods.noisy_groups.rates import constraint_list
@@ -488,6 +487,8 @@ NOISY_GROUPS = register(
         "ball) or soft group assignments — scored on the true groups.",
         reference="Wang, Guo, Narasimhan, Cotter, Gupta & Jordan, NeurIPS 2020",
         paper="Robust Optimization for Fairness with Noisy Protected Groups",
+        model_types={"noisy_groups": "fairengine.methods.noisy_groups.model"},
+        metrics=METRICS,
         version="10",  # what each version changed: CHANGELOG.md
         sweep_grids=SWEEP_GRIDS,
         demo_tasks=(("adult", ("race",)),),

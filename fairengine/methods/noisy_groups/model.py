@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from fairengine.data.encoding import FeatureEncoder
+from fairengine.methods.noisy_groups.schema import SCHEMA
 from fairengine.models.base import Arrays, Model, State, register_model
 from fairengine.models.linear import LinearClassifier
 
@@ -23,6 +24,7 @@ class RobustFairModel(LinearClassifier):
     """
 
     model_type = "noisy_groups"
+    state_schema = SCHEMA
 
     def __init__(
         self,

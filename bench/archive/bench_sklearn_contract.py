@@ -1,5 +1,6 @@
-"""scikit-learn citizenship: the shared tree codec against scikit-learn, the import
-footprint of ``fairengine.export``, and FairRegressor with scikit-learn base learners.
+"""scikit-learn citizenship, before and after: the shared tree codec against the former copies'
+float64 walk, and the import footprint of ``fairengine.export`` before and after it stopped
+importing every method.
 
 * ``tree_codec_agreement``: rows where a tree walk disagrees with ``GradientBoostingRegressor`` /
   ``DecisionTreeRegressor.predict`` on Law School (real rows, plus rows placed on and one float64
@@ -7,25 +8,20 @@ footprint of ``fairengine.export``, and FairRegressor with scikit-learn base lea
 * ``export_import_footprint``: modules of ``fairengine.methods`` / ``fairlearn`` loaded by
   ``import fairengine.export`` (before this issue it imported ``fairengine.methods``, i.e. all of
   them) and the import time.
-* ``fair_regression_base_learners``: test loss and exact KS disparity of FairRegressor at ε = 0.05
-  on Law School with the two shortcuts and two scikit-learn regressors (Ridge, HistGB).
 """
 
 from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
-from sklearn.ensemble import GradientBoostingRegressor, HistGradientBoostingRegressor
-from sklearn.linear_model import Ridge
+from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.tree import DecisionTreeRegressor
 
 from fairengine.data import load_dataset
 from fairengine.data.encoding import FeatureEncoder
-from fairengine.methods.fair_regression import FairRegressor
 from fairengine.models import trees
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -115,41 +111,6 @@ def export_import_footprint(quick: bool) -> list[dict]:
     return rows
 
 
-def fair_regression_base_learners(quick: bool) -> list[dict]:
-    task = load_dataset("law_school")
-    train, test = task.split(random_state=0)
-    if quick:
-        train = train.subset(np.arange(2000)) if hasattr(train, "subset") else train
-    encoder = FeatureEncoder().fit(train.X)
-    z_train, z_test = encoder.transform(train.X), encoder.transform(test.X)
-    rows = []
-    bases = {
-        "linear (shortcut)": "linear",
-        "gradient_boosting (shortcut)": "gradient_boosting",
-        "Ridge(alpha=1)": Ridge(alpha=1.0),
-        "HistGradientBoostingRegressor(max_iter=50)": HistGradientBoostingRegressor(
-            max_iter=50, random_state=0
-        ),
-    }
-    for name, base in bases.items():
-        start = time.perf_counter()
-        q = FairRegressor(eps=0.05, n_levels=20, max_iter=10 if quick else 30, base_estimator=base)
-        q.fit(z_train, train.y, train.groups)
-        elapsed = time.perf_counter() - start
-        weights, values = q.weights_, q.component_predictions(z_test)
-        y = q.scale(test.y)
-        loss = float(np.mean(((values - y[:, None]) ** 2 / 2) @ weights))
-        rows += [
-            {"what": f"{name}: test scaled square loss", "value": round(loss, 5), "unit": ""},
-            {"what": f"{name}: test sp_ks", "value": round(q.ks_disparity(z_test, test.groups), 4),
-             "unit": "KS", "note": f"train {q.ks_disparity(z_train, train.groups):.4f}, ε = 0.05"},
-            {"what": f"{name}: fit", "value": round(elapsed, 2), "unit": "s",
-             "note": q.status_},
-        ]  # fmt: skip
-    return rows
-
-
 def register(registry) -> None:
     registry.add(tree_codec_agreement)
     registry.add(export_import_footprint)
-    registry.add(fair_regression_base_learners)

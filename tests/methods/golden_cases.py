@@ -1,8 +1,11 @@
-"""Cases whose results must not change under the speed-ups (lean results, fast paths).
+"""One cheap real run of every method whose numbers are recorded (``data/golden_cases.npz``).
 
-``python -m tests.methods.perf_cases`` (run once on main, before the speed-ups) writes
-``tests/methods/data/perf18_golden.npz``; ``tests/methods/test_perf18.py`` recomputes the cases
-and compares them to it.
+What the golden guards: a method's metrics and the tables its page plots stay the same through
+changes meant to leave results alone (speed-ups, lean results, fast paths, refactors); a change
+that moves any of them, in any method, fails ``tests/methods/test_golden_cases.py``. It is not an
+outside reference: each method is checked against its paper, fairlearn or closed forms in its own
+tests. A deliberate change of a method's results comes with a new ``Method.version`` and
+rerecords that method's entries (``python -m tests.methods.golden_cases`` writes the file).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import numpy as np
 
 from fairengine.data import load_dataset
 
-GOLDEN = Path(__file__).parent / "data" / "perf18_golden.npz"
+GOLDEN = Path(__file__).parent / "data" / "golden_cases.npz"
 
 #: Cheap but real settings per method (a 4,000-row Adult sample; law school for regression).
 CASES: dict[str, tuple[str, dict]] = {

@@ -1,4 +1,6 @@
-"""ε frontiers: a cached sweep plus the lower convex envelope on training data."""
+"""The lower-left convex envelope of (disparity, loss) points: the trade-offs a mixture of the
+fitted predictors can reach. The cached ε sweep that marks it sits above the methods
+(:func:`fairengine.sweeps.fair_regression.eps_points`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The "compute a frontier" panel: sweep one knob of a method on the current task, with progress."""
+"""Compare & export's "Compute a frontier" panel: sweep one knob of any method on the current
+task into the store, with progress."""
 
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ def _demo_settings(method, settings: list[dict]) -> list[dict]:
     return limited
 
 
-def render_add_frontier(train: Task, test: Task, store) -> None:
+def render_knob_sweep(train: Task, test: Task, store) -> None:
     """Expander to sweep one knob of any method that supports the task, into ``store``."""
     names = [n for n in list_methods() if train.kind in get_method(n).kinds]
     with st.expander("Compute a frontier", expanded=False):

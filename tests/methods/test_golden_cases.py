@@ -1,10 +1,10 @@
-"""Lean results and fast paths: the same numbers as before the speed-ups, lean results,
-the max-entropy row keys, and a command line that lists without the heavy imports.
+"""Every method's recorded numbers, lean results, the max-entropy row keys, and a command line
+that lists without the heavy imports.
 
-The goldens (``python -m tests.methods.perf_cases``) guard that speed-ups and refactors leave
-every method's numbers unchanged; a deliberate change of a method's results comes with a new
-``Method.version`` and rewrites that method's entries only. No assertion depends on time (timing
-lives in ``bench/bench_scaling.py``).
+The goldens (``tests/methods/golden_cases.py`` says what they guard) catch any change of a
+method's metrics or plotted tables that was meant to leave results alone; a deliberate change
+comes with a new ``Method.version`` and rewrites that method's entries only. No assertion
+depends on time (timing lives in ``bench/bench_scaling.py``).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from fairengine.data.row_keys import RowCounts, unique_rows
 from fairengine.methods import get_method
-from fairengine.methods.maxent.keys import RowCounts, unique_rows
-from tests.methods.perf_cases import CASES, GOLDEN, flatten, method_name, splits
+from tests.methods.golden_cases import CASES, GOLDEN, flatten, method_name, splits
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,7 +45,7 @@ def golden():
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_results_match_the_goldens_from_main(case, results, golden) -> None:
+def test_results_match_the_recorded_goldens(case, results, golden) -> None:
     got = flatten(results[case])
     expected = {k.split("/", 1)[1]: v for k, v in golden.items() if k.split("/", 1)[0] == case}
     assert set(got) == set(expected), case

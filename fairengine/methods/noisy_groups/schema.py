@@ -1,0 +1,25 @@
+"""The noisy-groups model's file state: a linear classifier and the knobs it was fitted with.
+
+Checked by :func:`fairengine.export.schemas.validate_state` before the model is built
+(the vocabulary: :mod:`fairengine.export.schema_rules`)."""
+
+from __future__ import annotations
+
+from fairengine.export.schema_rules import (
+    NUM,
+    SCALAR,
+    STR,
+    Schema,
+    obj,
+    optional,
+)
+from fairengine.export.schemas import ENCODER, LINEAR, encoder_dims
+
+SCHEMA = Schema(
+    obj(
+        {"encoder": ENCODER, "intercept": NUM},
+        {"knobs": optional(obj({}, extra=SCALAR)), "group_column": optional(STR)},
+    ),
+    LINEAR,
+    dims=encoder_dims,
+)
