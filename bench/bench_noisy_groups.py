@@ -472,9 +472,9 @@ spec.run(train, test, **knobs)
 print(fit, time.process_time() - start)
 """
 #: CPU s (fit, whole run) of ``_FIT_COST_JOB`` on commit 19c693f (before the prepared checks),
-#: this machine, min of 2, measured beside the AFTER numbers of the 2026-11-26 23:47 section of
-#: bench/RESULTS.md (load 2.6); ``NG_FIT_COST_BEFORE=<a checkout>`` measures them again instead.
-FIT_COST_BEFORE = {"dro": (1.946, 2.34), "soft": (1.710, 2.06), "naive": (0.945, 1.24)}
+#: this machine, min of 2, measured beside the AFTER numbers of the 2026-11-27 00:01 section of
+#: bench/RESULTS.md (load 2.3); ``NG_FIT_COST_BEFORE=<a checkout>`` measures them again instead.
+FIT_COST_BEFORE = {"dro": (2.024, 2.31), "soft": (1.693, 2.05), "naive": (0.899, 1.15)}
 
 
 def _fit_cost(tree: Path, method: str, repeats: int) -> tuple[float, float]:
