@@ -7,7 +7,7 @@
   university, high school/other — the bundled ``education`` column already has them), equalized
   odds (TPR and FPR), α = 0.03, the paper's quantile preprocessing (:func:`credit_education`).
 - ``ng_adult_soft`` / ``ng_credit_soft``: the same protocol for soft assignments only (cheaper;
-  round 3 changed only the soft approach's λ-ascent to the code's Adam, ``lambda_optimizer``);
+  the soft approach's λ-ascent is the code's Adam, ``lambda_optimizer``);
   the fit on all training rows is selected three times: ``paper`` (the W check, the default up to
   Method version 5), ``exact`` and ``margin`` (version 6's default: BEFORE), on the same fit; a
   second fit on 75% of the training rows is selected on the other 25% (noisy groups only,
@@ -93,7 +93,7 @@ NOISE = (0.1, 0.2, 0.3, 0.4, 0.5)
 SETTINGS = {"n_steps": 750, "learning_rate": 0.01, "lambda_learning_rate": 1.0}
 #: The paper code's extra hinge slack per approach (``constraints_slack``).
 CODE_BETA = {"naive": 1.0, "dro": 1.0, "soft": 0.0}
-#: The reference code (authors' TensorFlow code, run by the issue's reviewer on the same split,
+#: The reference code (authors' TensorFlow code, run once by a reviewer on the same split,
 #: features and noisy groups, one setting, T = 750): Adult test error by (method, noise).
 REFERENCE = {("soft", 0.1): "0.147", ("dro", 0.1): "0.209", ("dro", 0.5): "0.167"}
 
@@ -323,7 +323,7 @@ def _table(
 
 def _reference_error(name: str, method: str, noise: float) -> str:
     """The reference code's Adult/Credit test error for a ``_table`` row: mean over the splits of
-    ``bench/reference/robust_fairness_code.csv`` when it has the cell, else the issue's one-run
+    ``bench/reference/robust_fairness_code.csv`` when it has the cell, else the reviewer's one-run
     value (Adult only), else "not run"."""
     dataset = "adult" if name.startswith("ng_adult") else "credit"
     cells = read_reference() if REFERENCE_CSV.exists() else {}
@@ -398,12 +398,12 @@ def ng_credit(quick: bool) -> list[dict]:
 
 
 def ng_adult_soft(quick: bool) -> list[dict]:
-    """ng_adult for soft assignments only (their λ-ascent is the code's Adam since round 3)."""
+    """ng_adult for soft assignments only (their λ-ascent is the code's Adam)."""
     return _table("ng_adult_soft", adult_race3(), "tpr", 0.05, TABLE2, quick, ("soft",))
 
 
 def ng_credit_soft(quick: bool) -> list[dict]:
-    """ng_credit for soft assignments only (their λ-ascent is the code's Adam since round 3)."""
+    """ng_credit for soft assignments only (their λ-ascent is the code's Adam)."""
     return _table("ng_credit_soft", credit_education(), "eo", 0.03, TABLE3, quick, ("soft",))
 
 
