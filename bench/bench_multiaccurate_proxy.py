@@ -10,7 +10,7 @@ non-White).
   violation max_k |γ_k − γ| (equal error rates and demographic parity), mean ± SE over splits;
   per proxy its in-sample multiaccuracy violation, its accuracy/AUC for predicting "non-White"
   and the share it labels non-White. The paper's own numbers are not in the seed text,
-  so there is no reference ratio; the claim checked is the issue's: with the multiaccurate proxy
+  so there is no reference ratio; the claim checked is this one: with the multiaccurate proxy
   the true-group violation falls with ε like with the true groups, and stays clearly below the
   thresholded proxy's.
 - ``multiaccurate_proxy_alpha``: does α act? On the page's default proxy rows of
@@ -187,7 +187,7 @@ def multiaccurate_proxy_frontier(quick: bool) -> list[dict]:
                 f"through ẑ {through[0]:.4f}; {setup}",
             }
         )
-    # the claim, paired over splits: thresholded − multiaccurate and multiaccurate − true
+    # the claim, paired over splits: thresholded − multiaccurate and multiaccurate − true
     for constraint in CONSTRAINTS:
         for eps in EPS_GRID:
             if eps >= 0.05:

@@ -7,7 +7,7 @@
   university, high school/other — the bundled ``education`` column already has them), equalized
   odds (TPR and FPR), α = 0.03, the paper's quantile preprocessing (:func:`credit_education`).
 - ``ng_adult_soft`` / ``ng_credit_soft``: the same protocol for soft assignments only (cheaper;
-  round 3 changed only the soft approach's λ-ascent to the code's Adam, ``lambda_optimizer``);
+  the soft approach's λ-ascent is the code's Adam, ``lambda_optimizer``);
   the fit on all training rows is selected three times: ``paper`` (the W check, the default up to
   Method version 5), ``exact`` and ``margin`` (version 6's default: BEFORE), on the same fit; a
   second fit on 75% of the training rows is selected on the other 25% (noisy groups only,
@@ -25,6 +25,10 @@
   thread, min of 2) of each approach, against the same fits before the inner-loop reuse (X̃θ once
   per iterate, values where values suffice, ``np.bincount``); ratio = before / after (target >=
   1.25). Results are identical (tests/methods/test_noisy_groups_golden.py).
+- ``noisy_groups_fit_cost``: CPU seconds of one fit of the noisy-groups page's job (Adult, sex,
+  the Method's defaults, α one step from the page's default) per approach, fresh process, against
+  the same fit before the checks were prepared once per fit (``FIT_COST_BEFORE``, or a checkout
+  of that commit in ``$NG_FIT_COST_BEFORE``); ratio = before / after; results bit-identical.
 - ``ng_oracle_worst``: why exact robust selection keeps near-trivial classifiers: the oracle
   (naive on the true groups, so it meets the true-group constraints on train) scored with the
   exact DRO and soft worst cases on Adult at noise 0.1, 0.3, 0.5 (one split).
@@ -89,7 +93,7 @@ NOISE = (0.1, 0.2, 0.3, 0.4, 0.5)
 SETTINGS = {"n_steps": 750, "learning_rate": 0.01, "lambda_learning_rate": 1.0}
 #: The paper code's extra hinge slack per approach (``constraints_slack``).
 CODE_BETA = {"naive": 1.0, "dro": 1.0, "soft": 0.0}
-#: The reference code (authors' TensorFlow code, run by the issue's reviewer on the same split,
+#: The reference code (authors' TensorFlow code, run once by a reviewer on the same split,
 #: features and noisy groups, one setting, T = 750): Adult test error by (method, noise).
 REFERENCE = {("soft", 0.1): "0.147", ("dro", 0.1): "0.209", ("dro", 0.5): "0.167"}
 
@@ -319,7 +323,7 @@ def _table(
 
 def _reference_error(name: str, method: str, noise: float) -> str:
     """The reference code's Adult/Credit test error for a ``_table`` row: mean over the splits of
-    ``bench/reference/robust_fairness_code.csv`` when it has the cell, else the issue's one-run
+    ``bench/reference/robust_fairness_code.csv`` when it has the cell, else the reviewer's one-run
     value (Adult only), else "not run"."""
     dataset = "adult" if name.startswith("ng_adult") else "credit"
     cells = read_reference() if REFERENCE_CSV.exists() else {}
@@ -394,12 +398,12 @@ def ng_credit(quick: bool) -> list[dict]:
 
 
 def ng_adult_soft(quick: bool) -> list[dict]:
-    """ng_adult for soft assignments only (their λ-ascent is the code's Adam since round 3)."""
+    """ng_adult for soft assignments only (their λ-ascent is the code's Adam)."""
     return _table("ng_adult_soft", adult_race3(), "tpr", 0.05, TABLE2, quick, ("soft",))
 
 
 def ng_credit_soft(quick: bool) -> list[dict]:
-    """ng_credit for soft assignments only (their λ-ascent is the code's Adam since round 3)."""
+    """ng_credit for soft assignments only (their λ-ascent is the code's Adam)."""
     return _table("ng_credit_soft", credit_education(), "eo", 0.03, TABLE3, quick, ("soft",))
 
 
@@ -439,6 +443,74 @@ def ng_inner_loop(quick: bool) -> list[dict]:
             "value": round(after, 3), "unit": "s", "ratio": round(before / after, 2),
             "note": f"before {before} s; ratio = before / after (target >= 1.25); identical "
             "results (golden test)",
+        })  # fmt: skip
+    return rows
+
+
+#: One fit of the noisy-groups page's job (Adult, sex, the Method's defaults but the approach and
+#: α = 0.04, one knob step from the page's default): CPU s of the fit alone (``_fit_all``: the
+#: descent–ascent and its checks) and of the whole ``Method.run``, in a fresh process on the
+#: source tree given as argv[1]; prints "fit run".
+_FIT_COST_JOB = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from threadpoolctl import threadpool_limits
+from fairengine.data import load_dataset
+from fairengine.methods import get_method
+from fairengine.methods.noisy_groups import method as ng
+train, test = load_dataset("adult").split()
+spec = get_method("noisy_groups")
+knobs = spec.validate_knobs({"method": sys.argv[2], "slack": 0.04})
+spec.run(train, test, **knobs)  # imports and the shared baselines' first fit
+prep = ng._prepare(train, test, knobs)
+start = time.process_time()
+with threadpool_limits(limits=1, user_api="blas"):
+    ng._fit_all(train, prep, knobs)
+fit = time.process_time() - start
+start = time.process_time()
+spec.run(train, test, **knobs)
+print(fit, time.process_time() - start)
+"""
+#: CPU s (fit, whole run) of ``_FIT_COST_JOB`` on commit 19c693f (before the prepared checks),
+#: this machine, min of 2, measured beside the AFTER numbers of the 2026-11-27 00:01 section of
+#: bench/RESULTS.md (load 2.3); ``NG_FIT_COST_BEFORE=<a checkout>`` measures them again instead.
+FIT_COST_BEFORE = {"dro": (2.024, 2.31), "soft": (1.693, 2.05), "naive": (0.899, 1.15)}
+
+
+def _fit_cost(tree: Path, method: str, repeats: int) -> tuple[float, float]:
+    """(fit, run) CPU s of ``_FIT_COST_JOB`` on ``tree``: the min of ``repeats`` fresh
+    processes."""
+    import subprocess
+    import sys
+
+    runs = []
+    for _ in range(repeats):
+        out = subprocess.run(
+            [sys.executable, "-c", _FIT_COST_JOB, str(tree), method],
+            cwd=tree, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        runs.append(tuple(float(v) for v in out.stdout.split()[-2:]))
+    return min(r[0] for r in runs), min(r[1] for r in runs)
+
+
+def noisy_groups_fit_cost(quick: bool) -> list[dict]:
+    """CPU s of one default fit of the noisy-groups page (Adult, sex, α one step away) per
+    approach, against the same fit before the prepared checks (``FIT_COST_BEFORE`` or a checkout
+    in ``$NG_FIT_COST_BEFORE``); ratio = before / after. Results are bit-identical
+    (tests/methods/test_noisy_groups_golden.py, test_noisy_groups_prepared_checks.py)."""
+    here = Path(__file__).resolve().parents[1]
+    other = os.environ.get("NG_FIT_COST_BEFORE")
+    repeats = 1 if quick else 2
+    rows = []
+    for method in ("dro",) if quick else ("dro", "soft", "naive"):
+        fit, run = _fit_cost(here, method, repeats)
+        before = _fit_cost(Path(other), method, repeats) if other else FIT_COST_BEFORE[method]
+        rows.append({
+            "what": f"noisy_groups_fit_cost {method} fit at the page's defaults, α = 0.04, CPU s",
+            "value": round(fit, 3), "unit": "CPU s", "ratio": round(before[0] / fit, 2),
+            "note": f"before {before[0]:.3f} CPU s ({'measured' if other else 'recorded'}); "
+            f"whole Method.run {run:.2f} CPU s (before {before[1]:.2f}); ratio = before / "
+            f"after; min of {repeats}",
         })  # fmt: skip
     return rows
 
@@ -592,6 +664,7 @@ def register(registry) -> None:
     registry.add(ng_adult_tuned)
     registry.add(ng_credit_tuned)
     registry.add(ng_inner_loop)
+    registry.add(noisy_groups_fit_cost)
     registry.add(ng_timing)
     registry.add(ng_oracle_worst)
     registry.add(ng_reference)

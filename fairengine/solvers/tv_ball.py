@@ -18,8 +18,16 @@ _XTOL = 1e-14
 
 
 def _point(v: np.ndarray, c: np.ndarray, nu: float, mu: float) -> np.ndarray:
-    d = v - nu - c
-    return np.maximum(0.0, c + np.sign(d) * np.maximum(np.abs(d) - mu, 0.0))
+    """max(0, c + sign(d)·max(|d| − μ, 0)) with d = v − ν − c, in place on two arrays
+    (copysign(a, d) is sign(d)·a exactly for a >= 0, signed zeros included)."""
+    d = v - nu
+    d -= c
+    a = np.abs(d)
+    a -= mu
+    np.maximum(a, 0.0, out=a)
+    np.copysign(a, d, out=a)
+    a += c
+    return np.maximum(a, 0.0, out=a)
 
 
 def _nu(v: np.ndarray, c: np.ndarray, mu: float) -> float:

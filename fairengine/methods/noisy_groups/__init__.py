@@ -3,10 +3,11 @@
 Public API: :func:`add_group_noise`, :func:`estimate_noise` / :class:`NoiseModel`,
 :class:`RobustFairClassifier` (naive, DRO, soft assignments, unconstrained; the paper's
 adversaries by default, :mod:`~fairengine.methods.noisy_groups.adversaries`),
-:class:`RobustFairModel` (exportable), the exact worst-case evaluators (the ``robust_violation``
-certificate), the paper's weaker checks (``robust_eval="paper"``) and the margin check (the
-soft default, ``robust_eval="margin"``) in
-:mod:`~fairengine.methods.noisy_groups.rates`, and the registered method ``noisy_groups``.
+:class:`RobustFairModel` (exportable), the paper's weaker checks (``robust_eval="paper"``) and
+the margin check (the default, ``robust_eval="margin"``) in
+:mod:`~fairengine.methods.noisy_groups.rates` (which also re-exports the exact worst-case
+evaluators of the ``robust_violation`` certificate, defined in
+:mod:`fairengine.metrics.noisy_groups`), and the registered method ``noisy_groups``.
 """
 
 from fairengine.methods.noisy_groups.method import NOISY_GROUPS

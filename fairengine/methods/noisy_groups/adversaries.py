@@ -59,17 +59,22 @@ def project_table(W, v, M, rounds: int = DYKSTRA_ROUNDS) -> np.ndarray:
     live = norms > 0
     target = M.T  # (k, j)
     incs = [np.zeros_like(W) for _ in range(3)]
+    # what every round reads, computed once (the same values, fewer array operations per round)
+    live_k, safe_norms, v_kc1 = live[:, None], np.where(live, norms, 1.0)[:, None], v[:, :, None]
 
     def groups(x):
         gap = np.einsum("kcj,kc->kj", x, v) - target
-        gap = np.where(live[:, None], gap / np.where(live, norms, 1.0)[:, None], 0.0)
-        return x - v[:, :, None] * gap[:, None, :]
+        gap = np.where(live_k, gap / safe_norms, 0.0)
+        return x - v_kc1 * gap[:, None, :]
 
     def rows(x):
         return x - (x.sum(axis=2, keepdims=True) - 1.0) / x.shape[2]
 
+    def positive(x):
+        return np.maximum(x, 0.0)
+
     for _ in range(rounds):
-        for i, proj in enumerate((groups, rows, lambda x: np.maximum(x, 0.0))):
+        for i, proj in enumerate((groups, rows, positive)):
             rolled = W - incs[i]
             W = proj(rolled)
             incs[i] = W - rolled

@@ -18,9 +18,9 @@ import numpy as np
 from fairengine.methods.noisy_groups.knobs import ROBUST_EVALS
 from fairengine.methods.noisy_groups.rates import (
     NOISE_COST,
+    CorrectedRates,
+    SampledCheck,
     corrected_se_bound,
-    corrected_violations,
-    dro_sampled_violations,
     dro_violations,
     sa_margin_violations,
     sa_table_violations,
@@ -61,9 +61,10 @@ def corrected_check(clf: Any, y: np.ndarray, noisy: np.ndarray, margin_rows=None
     None without an auxiliary sample (the margin check is then the paper's)."""
     if clf.noise_model_ is None:
         return None
-    flip, constraint, alpha = clf.noise_model_.flip, clf.constraint, float(clf.slack)
+    alpha = float(clf.slack)
     z = DRO_MARGIN_Z * np.sqrt(len(y) / margin_rows if margin_rows else 1.0)
     block = clf.group_block_
+    corrected = CorrectedRates(y, noisy, clf.constraint, clf.noise_model_.flip)
 
     def check(yhat: np.ndarray, theta=None, scores=None) -> np.ndarray:
         by_group = None
@@ -71,9 +72,7 @@ def corrected_check(clf: Any, y: np.ndarray, noisy: np.ndarray, margin_rows=None
             cols, values = block
             shift = values @ theta[cols]  # each noisy group's part of the score
             by_group = (scores + shift[:, None] - shift[noisy] > 0.0).astype(float)
-        return corrected_violations(
-            y, yhat, noisy, constraint, alpha, flip, z, yhat_by_group=by_group
-        )
+        return corrected(yhat, alpha, z, by_group)[0]
 
     return check
 
@@ -107,11 +106,12 @@ def _dro_evaluator(clf: Any, y: np.ndarray, noisy: np.ndarray, margin_rows=None)
         draws = sample_tv_ball(center, float(clf.gamma_[j]), random_state=clf._seed + 7919 * j)
         samples.append(np.vstack([center, draws]))
     label = corrected_check(clf, y, noisy, margin_rows)
+    sampled = SampledCheck(y, constraint, samples)
 
     def dro(yhat, tables, keys=ROBUST_EVALS, theta=None, scores=None):
         out = {}
         if "paper" in keys or "margin" in keys:
-            paper = dro_sampled_violations(y, yhat, constraint, alpha, samples)
+            paper = sampled(yhat, alpha)
             out["paper"] = out["margin"] = paper
             if "margin" in keys and label is not None:
                 out["margin"] = np.maximum(paper, label(yhat, theta, scores))

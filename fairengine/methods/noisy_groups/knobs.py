@@ -12,20 +12,12 @@ from fairengine.methods.noisy_groups.rates import CONSTRAINTS
 from fairengine.metrics.registry import CLASSIFICATION, MetricInfo
 
 METHODS = ("naive", "dro", "soft", "unconstrained")
-#: Robust checks of the best iterate (estimator module docstring). Adult (3 races, TPR, α = 0.05,
-#: T = 750, 5 splits; test error / max true-group violation incl. α at noise 0.1 … 0.5), soft,
-#: best iterate on the training rows: paper .179/+.021, .181/+.023, .206/+.005, .202/−.010,
-#: .198/+.036; exact .219/−.024, .208/+.013, .204/+.011, .216/−.011, .233/−.028; margin
-#: .179/+.021, .198/+.001, .206/+.005, .193/+.009, .223/−.008 (Method version 6; at 0.1 the W and
-#: label-aware checks both pass the step-25 iterate, at 0.5 error .223). Version 7 (the default:
-#: margin check on 25% of the training rows held out, ``selection="auto"``; fit on the other 75%):
-#: .195/−.041, .206/−.016, .206/+.007, .210/+.002, .220/−.005 — target error <= .22 and violation
-#: <= +.01 met at every level (bench ``ng_adult_soft``, rows soft/margin-val; exact check on the
-#: held-out rows: .219/−.021, .208/+.006, .199/+.014, .217/−.016, .235/−.037). Credit (education,
-#: EO, α = 0.03, 5 splits): margin on train .207/+.012, .218/−.014, .206/+.009, .206/−.002,
-#: .194/+.017 → held out .216/−.013, .202/+.008, .213/−.007, .206/−.001, .204/−.002
-#: (bench ``ng_credit_soft``). Below 100 held-out base rows per noisy group ``auto`` selects on
-#: train (``method.MIN_HELD_OUT_BASE``).
+#: Robust checks of the best iterate (estimator module docstring). ``margin`` (the default) keeps
+#: an iterate whose worst-case violation, less its sampling error, is within α; ``exact`` uses the
+#: exact worst case; ``paper`` the paper's check. With ``selection="auto"`` the check runs on 25%
+#: of the training rows held out of the fit, or on the training rows when a noisy group has fewer
+#: than ``method.MIN_HELD_OUT_BASE`` held-out base rows. The measured error and violation of each
+#: check are in bench/RESULTS.md (``ng_adult_soft``, ``ng_credit_soft``).
 ROBUST_EVALS = ("margin", "paper", "exact")
 ADVERSARIES = ("paper", "exact")
 #: The λ-ascent: auto (Adam for soft assignments, plain for the others), Adam (the paper code's

@@ -1,4 +1,5 @@
-"""0-1 rate constraints and their exact worst cases.
+"""0-1 rate constraints, their exact worst cases (defined with the metric that reports them,
+:mod:`fairengine.metrics.noisy_groups`, and re-exported here) and the method's other checks.
 
 Constraints with slack α (one-sided, as in the paper), per group j:
 
@@ -13,39 +14,34 @@ from __future__ import annotations
 
 import numpy as np
 
-from fairengine.metrics import RATE_FAMILIES, RATE_KINDS, RATE_SIGN, rate_base, rate_violations
+from fairengine.metrics import RATE_FAMILIES, RATE_SIGN, rate_base, rate_violations
+from fairengine.metrics.noisy_groups import (
+    CONSTRAINTS,
+    FN,
+    FP,
+    TN,
+    TP,
+    RateBases,
+    assignment_rate,
+    cell_masses,
+    constraint_list,
+    dro_violations,
+    dro_worst_rate,
+    overall_rates,
+    sa_worst,
+    sa_worst_assignment,
+    weighted_rate,
+)
+from fairengine.metrics.noisy_groups import rate_gap as _gap
+from fairengine.metrics.noisy_groups import ratio_or_zero as _ratio
 
-CONSTRAINTS = tuple(RATE_FAMILIES)
-TN, FN, FP, TP = 0, 1, 2, 3
-
-
-def constraint_list(constraint: str, n_groups: int) -> list[tuple[str, int]]:
-    """The (rate, group) pairs of a constraint family, in the order of
-    :func:`fairengine.metrics.rate_violations`."""
-    if constraint not in CONSTRAINTS:
-        raise ValueError(f"constraint must be one of {CONSTRAINTS}; got {constraint!r}")
-    return [(rate, j) for rate in RATE_FAMILIES[constraint] for j in range(n_groups)]
-
-
-def _ratio(num: float, den: float) -> float:
-    return num / den if den > 0 else 0.0
-
-
-def overall_rates(y, yhat) -> dict[str, float]:
-    return {kind: weighted_rate(kind, y, yhat, np.ones(len(y))) for kind in RATE_KINDS}
-
-
-def _gap(kind: str, overall: dict[str, float], rate: float, slack: float) -> float:
-    """The one-sided constraint value: RATE_SIGN · (overall − group rate) − α (exact in IEEE:
-    −(a − b) is b − a)."""
-    return RATE_SIGN[kind] * (overall[kind] - rate) - slack
-
-
-def weighted_rate(kind: str, y, yhat, weights) -> float:
-    """TPR, FPR or PPR of the rows weighted by ``weights`` (0/0 := 0)."""
-    y, yhat, w = (np.asarray(a, dtype=float) for a in (y, yhat, weights))
-    base = w * rate_base(kind, y)
-    return _ratio(float((base * yhat).sum()), float(base.sum()))
+#: The exact worst-case evaluators live with the metric that reports them
+#: (:func:`fairengine.metrics.robust_violation`); re-exported here beside the method's checks.
+__all__ = [
+    "CONSTRAINTS", "FN", "FP", "TN", "TP", "assignment_rate", "cell_masses", "constraint_list",
+    "dro_violations", "dro_worst_rate", "overall_rates", "sa_worst", "sa_worst_assignment",
+    "weighted_rate",
+]  # fmt: skip
 
 
 def violations(y, yhat, groups, constraint: str, slack: float, n_groups: int) -> np.ndarray:
@@ -59,111 +55,6 @@ def violations(y, yhat, groups, constraint: str, slack: float, n_groups: int) ->
 
 def max_violation(y, yhat, groups, constraint: str, slack: float, n_groups: int) -> float:
     return float(np.max(violations(y, yhat, groups, constraint, slack, n_groups)))
-
-
-def cell_masses(y, yhat, groups, n_groups: int) -> np.ndarray:
-    """q[c, k] = (1/n)·#{i : Ĝ_i = k, cell_i = c} (c = 2ŷ + y)."""
-    cells = 2 * np.asarray(yhat, dtype=np.int64) + np.asarray(y, dtype=np.int64)
-    index = n_groups * cells + np.asarray(groups, dtype=np.int64)
-    q = np.bincount(index, minlength=4 * n_groups).reshape(4, n_groups).astype(float)
-    return q / max(len(cells), 1)
-
-
-# ------------------------------------------------------------------------------------- DRO
-
-
-def dro_worst_rate(kind: str, y, yhat, noisy, j: int, gamma: float) -> float:
-    """Exact worst rate over the TV ball {p̃ : TV(p̃, p̂_j) <= γ} (closed forms).
-
-    p̂_j is uniform over noisy group j; p̃ may put mass on any row. Worst means smallest TPR or
-    PPR, largest FPR.
-    """
-    y, yhat, mask = np.asarray(y), np.asarray(yhat), np.asarray(noisy) == j
-    n_j = max(int(mask.sum()), 1)
-    pos, neg = y == 1, y == 0
-    tp = float((mask & pos & (yhat == 1)).sum()) / n_j
-    fn = float((mask & pos & (yhat == 0)).sum()) / n_j
-    fp = float((mask & neg & (yhat == 1)).sum()) / n_j
-    tn = float((mask & neg & (yhat == 0)).sum()) / n_j
-    if kind == "tpr":
-        if (pos & (yhat == 0)).any():
-            return _ratio(max(0.0, tp - gamma), tp + fn)
-        return 1.0 if tp > gamma else 0.0
-    if kind == "fpr":
-        if (neg & (yhat == 1)).any():
-            return min(1.0, _ratio(fp + gamma, fp + tn)) if fp + tn > 0 else 1.0
-        return 0.0
-    if (yhat == 0).any():
-        return max(0.0, tp + fp - gamma)
-    return 1.0
-
-
-def dro_violations(y, yhat, noisy, constraint, slack, gammas) -> np.ndarray:
-    """Exact worst-case (robust) 0-1 constraint values of the DRO problem (3)."""
-    overall = overall_rates(y, yhat)
-    gammas = np.asarray(gammas, dtype=float)
-    return np.asarray(
-        [
-            _gap(kind, overall, dro_worst_rate(kind, y, yhat, noisy, j, gammas[j]), slack)
-            for kind, j in constraint_list(constraint, len(gammas))
-        ]
-    )
-
-
-# ---------------------------------------------------------------------- soft assignments
-
-#: Order in which the adversary fills cells for its worst case.
-_ORDER = {"tpr": (FN, FP, TN, TP), "fpr": (FP, TP, FN, TN), "ppr": (TN, FN, FP, TP)}
-
-
-def sa_worst_assignment(kind: str, q: np.ndarray, budget: np.ndarray) -> np.ndarray:
-    """Worst column j of w as cell masses a[c, k] <= q[c, k], sum_c a[c, k] = budget[k].
-
-    ``budget[k]`` = P(G=j | Ĝ=k)·P(Ĝ=k): the adversary decides which share of each cell of noisy
-    group k belongs to true group j; filling cells greedily in the order FN → negatives → TP
-    minimises TPR_j (FP → positives → TN maximises FPR_j; ŷ=0 first minimises PPR_j).
-    """
-    a = np.zeros_like(q)
-    for k in range(q.shape[1]):
-        left = float(budget[k])
-        for c in _ORDER[kind]:
-            take = min(q[c, k], max(left, 0.0))
-            a[c, k] = take
-            left -= take
-    return a
-
-
-def assignment_rate(kind: str, a: np.ndarray) -> float:
-    s = a.sum(axis=1)
-    if kind == "tpr":
-        return _ratio(s[TP], s[TP] + s[FN])
-    if kind == "fpr":
-        return _ratio(s[FP], s[FP] + s[TN])
-    return _ratio(s[FP] + s[TP], s.sum())
-
-
-def sa_worst(y, yhat, noisy, constraint, slack, M, p_noisy, *, return_tables=False):
-    """Exact robust constraint values max_{w ∈ 𝒲(θ)} g_j(θ, w) and the per-row weights
-    w(j | ŷ_i, y_i, Ĝ_i) of each constraint's worst case (Algorithm 4's w-step, closed form).
-
-    With ``return_tables`` a third item holds each constraint's table w(j | c, k), shape (4, m̂).
-    """
-    m = M.shape[0]
-    q = cell_masses(y, yhat, noisy, M.shape[1])
-    overall = overall_rates(y, yhat)
-    cells = 2 * np.asarray(yhat, dtype=np.int64) + np.asarray(y, dtype=np.int64)
-    noisy = np.asarray(noisy, dtype=np.int64)
-    values, weights, tables = [], [], []
-    for kind, j in constraint_list(constraint, m):
-        a = sa_worst_assignment(kind, q, M[j] * p_noisy)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            w = np.where(q > 0, a / q, 0.0)
-        values.append(_gap(kind, overall, assignment_rate(kind, a), slack))
-        weights.append(w[cells, noisy])
-        tables.append(w)
-    if return_tables:
-        return np.asarray(values), weights, tables
-    return np.asarray(values), weights
 
 
 # ------------------------------------------------------------ paper-parity (weak) evaluators
@@ -199,16 +90,33 @@ def dro_sampled_violations(y, yhat, constraint, slack, samples) -> np.ndarray:
     """The paper code's weak DRO evaluation: per constraint (rate, j), the worst rate over the
     rows of ``samples[j]`` (the center p̂_j and random p̃ in its TV ball). A lower bound on
     :func:`dro_violations` (every sample lies in the ball)."""
-    y, yhat = np.asarray(y, dtype=float), np.asarray(yhat, dtype=float)
-    overall = overall_rates(y, yhat)
-    out = []
-    for kind, j in constraint_list(constraint, len(samples)):
-        base = rate_base(kind, y)
-        num, den = samples[j] @ (base * yhat), samples[j] @ base
-        rates = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
-        worst = float(rates.min() if RATE_SIGN[kind] > 0 else rates.max())
-        out.append(_gap(kind, overall, worst, slack))
-    return np.asarray(out)
+    return SampledCheck(y, constraint, samples)(yhat, slack)
+
+
+class SampledCheck:
+    """:func:`dro_sampled_violations` on fixed rows: what does not depend on the decisions (each
+    constraint's base rows and its samples' mass on them) is computed once, for the check of
+    every iterate of a fit. The products keep every row, so the sums are those of the plain
+    function bit for bit."""
+
+    def __init__(self, y, constraint: str, samples) -> None:
+        y = np.asarray(y, dtype=float)
+        self.bases = RateBases(y, RATE_FAMILIES[constraint])
+        self.parts = []
+        for kind, j in constraint_list(constraint, len(samples)):
+            den = samples[j] @ self.bases.base[kind]
+            self.parts.append((kind, samples[j], den > 0, np.where(den > 0, den, 1.0)))
+
+    def __call__(self, yhat, slack: float) -> np.ndarray:
+        yhat = np.asarray(yhat, dtype=float)
+        overall = self.bases.overall(yhat)
+        out = []
+        for kind, sample, live, safe in self.parts:
+            num = sample @ (self.bases.base[kind] * yhat)
+            rates = np.where(live, num / safe, 0.0)
+            worst = float(rates.min() if RATE_SIGN[kind] > 0 else rates.max())
+            out.append(_gap(kind, overall, worst, slack))
+        return np.asarray(out)
 
 
 def sa_table_violations(y, yhat, noisy, constraint, slack, tables, n_groups) -> np.ndarray:
@@ -406,28 +314,53 @@ def corrected_violations_se(
     v_j = Σ_k flip[k, j]·yhat_by_group[k], and group j's rate is estimated from v_j.
 
     Returns the values and each constraint's standard error (0 where not estimable)."""
-    y, yhat = np.asarray(y, dtype=float), np.asarray(yhat, dtype=float)
-    noisy = np.asarray(noisy, dtype=np.int64)
-    m = np.shape(flip)[0]
-    flip = np.asarray(flip, dtype=float)
-    inv = np.linalg.pinv(flip)
-    overall = overall_rates(y, yhat)
-    out, ses = [], []
-    for kind, j in constraint_list(constraint, m):
-        base = rate_base(kind, y)
-        member = yhat if yhat_by_group is None else flip[:, j] @ np.asarray(yhat_by_group)
-        b = inv @ np.bincount(noisy, weights=base, minlength=m)
-        t = inv @ np.bincount(noisy, weights=base * member, minlength=m)
-        if b[j] <= 0.5:  # no estimable base rows: the group cannot be checked, count it as met
-            out.append(-slack)
-            ses.append(0.0)
-            continue
-        rate = min(max(t[j] / b[j], 0.0), 1.0)
-        resid = np.bincount(noisy, weights=base * (member - rate) ** 2, minlength=m)
-        se = float(np.sqrt(inv[j] ** 2 @ resid)) / b[j]
-        out.append(_gap(kind, overall, rate, slack) + z * se)
-        ses.append(se)
-    return np.asarray(out), np.asarray(ses)
+    return CorrectedRates(y, noisy, constraint, flip)(yhat, slack, z, yhat_by_group)
+
+
+class CorrectedRates:
+    """:func:`corrected_violations_se` on fixed rows (y, Ĝ) and flip matrix: the inverse of the
+    flip matrix and each constraint's estimated true-group base count are computed once, for the
+    check of every iterate of a fit."""
+
+    def __init__(self, y, noisy, constraint: str, flip) -> None:
+        y = np.asarray(y, dtype=float)
+        self.noisy = np.asarray(noisy, dtype=np.int64)
+        self.flip = np.asarray(flip, dtype=float)
+        self.m = self.flip.shape[0]
+        self.inv = np.linalg.pinv(self.flip)
+        self.bases = RateBases(y, RATE_FAMILIES[constraint])
+        self.pairs = constraint_list(constraint, self.m)
+        self.counts = {
+            kind: self.inv @ np.bincount(self.noisy, weights=base, minlength=self.m)
+            for kind, base in self.bases.base.items()
+        }
+        # each rate's base rows and their noisy groups: the other rows add exact zeros to the
+        # (sequential) sums of np.bincount, so leaving them out changes no bit
+        self.rows = {kind: np.flatnonzero(base) for kind, base in self.bases.base.items()}
+        self.row_groups = {kind: self.noisy[rows] for kind, rows in self.rows.items()}
+
+    def __call__(self, yhat, slack: float, z: float = 0.0, yhat_by_group=None) -> tuple:
+        """(values, standard errors) of the decisions ``yhat`` (see
+        :func:`corrected_violations_se`)."""
+        yhat = np.asarray(yhat, dtype=float)
+        overall = self.bases.overall(yhat)
+        inv, m = self.inv, self.m
+        out, ses = [], []
+        for kind, j in self.pairs:
+            rows, groups, b = self.rows[kind], self.row_groups[kind], self.counts[kind]
+            member = yhat if yhat_by_group is None else self.flip[:, j] @ np.asarray(yhat_by_group)
+            if b[j] <= 0.5:  # no estimable base rows: the group cannot be checked, count it as met
+                out.append(-slack)
+                ses.append(0.0)
+                continue
+            member = member[rows]
+            t = inv @ np.bincount(groups, weights=member, minlength=m)
+            rate = min(max(t[j] / b[j], 0.0), 1.0)
+            resid = np.bincount(groups, weights=(member - rate) ** 2, minlength=m)
+            se = float(np.sqrt(inv[j] ** 2 @ resid)) / b[j]
+            out.append(_gap(kind, overall, rate, slack) + z * se)
+            ses.append(se)
+        return np.asarray(out), np.asarray(ses)
 
 
 def corrected_se_bound(y, noisy, constraint: str, flip) -> tuple[np.ndarray, np.ndarray]:
