@@ -115,6 +115,9 @@ PER_SESSION_ENV = "FAIRENGINE_SESSION_JOBS"
 QUEUE_LIMIT_ENV = "FAIRENGINE_QUEUE_LIMIT"
 #: Jobs that may wait for a worker, all sessions together (``$FAIRENGINE_QUEUE_LIMIT``).
 QUEUE_LIMIT = 32
+#: Longest the dispatcher sleeps between rounds (seconds); a submit, a take-over, a cancel or
+#: a call's end wakes it at once.
+IDLE_WAIT = 1.0
 
 
 def _env_int(name: str, default: int) -> int:
@@ -252,6 +255,7 @@ class JobPool:
                 if job.key == key and not job.done:
                     if job.background and not background:
                         self._promote(job, session, label, estimate)
+                        self._wake()  # a queued one now starts ahead of the background jobs
                     return job
             self._make_room(session, background)
             job_id = next(self._ids)
@@ -372,7 +376,7 @@ class JobPool:
             if self._closed and not self._running:
                 return True
             sentinels = {process.sentinel: call for call, (_, _, process) in self._running.items()}
-        ready = connection.wait([*sentinels, self._wake_r], timeout=1.0)
+        ready = connection.wait([*sentinels, self._wake_r], timeout=IDLE_WAIT)
         if self._wake_r in ready:
             os.read(self._wake_r, 4096)
         for sentinel in ready:

@@ -25,6 +25,7 @@ queue is full the page says the server is busy instead of queueing.
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -39,7 +40,17 @@ from dashboard.components.deploy import demo_knobs, limits
 from dashboard.components.evidence import show_evidence
 from dashboard.components.jobs import Job, JobPool, ServerBusy, discard
 from dashboard.components.state import stop_page
-from dashboard.components.waiting import seconds_left, waiting, waiting_text
+from dashboard.components.waiting import (  # noqa: F401  (poll names pages and tests use here)
+    FIRST_POLL,
+    FIRST_POLLS_FOR,
+    MAX_POLL,
+    POLL,
+    poll_seconds,
+    seconds_left,
+    slow_down,
+    waiting,
+    waiting_text,
+)
 from fairengine.data import Task
 from fairengine.frontier import sweep, task_key
 from fairengine.frontier.runs import RunStore, compute_and_store, run_key
@@ -53,11 +64,6 @@ CHEAP_SECONDS = 3.0
 #: How long a page waits for a just-submitted job before drawing progress instead (seconds;
 #: ``$FAIRENGINE_RUN_WAIT`` overrides it, e.g. the AppTest suites wait for the whole fit).
 INLINE_WAIT = 2.0
-#: Poll interval of a pending job that runs or is next in line (seconds).
-POLL = 1.0
-#: Longest poll interval, for a job far back in the queue (a poll is a fragment rerun: it costs
-#: the server a little and the visitor's browser a redraw).
-MAX_POLL = 5.0
 
 
 @st.cache_resource(show_spinner=False)
@@ -117,13 +123,6 @@ def _wait(job: Job) -> None:
     futures.wait([job.future], timeout=inline_wait())
 
 
-def poll_seconds(position: int, workers: int) -> float:
-    """Poll interval of a job at queue ``position`` (0 = running): :data:`POLL` while it runs or
-    is about to, longer the more jobs are ahead of it (up to :data:`MAX_POLL`)."""
-    ahead = max(0, position - 1)
-    return min(MAX_POLL, POLL * (1 + ahead / max(1, workers)))
-
-
 def result_key(slot: str) -> str | None:
     """Run key of the result :func:`run_panel` last returned for ``slot`` in this session (the
     key to share work derived from it between sessions, see :mod:`.shared`)."""
@@ -135,18 +134,21 @@ def session_id() -> str:
 
 
 def show_job(job_id: int, slot: str) -> None:
-    """Progress of a pending job, refreshed every :func:`poll_seconds`; reruns the page when the
-    job ends (a fragment, so the rest of the page stays as it is meanwhile). A poll reads only
-    the job's small progress file and its processes' CPU times: no store, no dataset."""
+    """Progress of a pending job, refreshed every :func:`poll_seconds` (every :data:`FIRST_POLL`
+    at first, so a fit just past the in-run wait is drawn soon after it ends); reruns the page
+    when the job ends (a fragment, so the rest of the page stays as it is meanwhile). A poll
+    reads only the job's small progress file and its processes' CPU times: no store, no
+    dataset."""
     pool = job_pool()
     job = pool.get(job_id)
-    every = POLL if job is None else poll_seconds(pool.queue_position(job), pool.workers)
+    age = None if job is None else time.time() - job.submitted
+    every = POLL if job is None else poll_seconds(pool.queue_position(job), pool.workers, age)
 
     @st.fragment(run_every=every)
     def _poll() -> None:
         pool = job_pool()
         job = pool.get(job_id)
-        if job is None or job.done:
+        if job is None or job.done or slow_down(job, every):
             st.rerun()
         fraction, text = waiting_text(waiting(pool, job))
         if fraction is None:

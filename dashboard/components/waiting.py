@@ -1,6 +1,7 @@
 """What a page says while its job waits or runs: the queue place, the points done, the time it
 has run, the processor time it got, what is left, and whether the server is too busy to give it
-much. Pure text from a snapshot of the job (:class:`Waiting`), so it is tested without a page.
+much, and how often the page polls it (:func:`poll_seconds`). Pure text from a snapshot of the
+job (:class:`Waiting`), so it is tested without a page.
 """
 
 from __future__ import annotations
@@ -10,6 +11,36 @@ from dataclasses import dataclass
 
 from dashboard.components.jobs import LOW_SHARE, Job, JobPool
 from fairengine.textsafe import md_text
+
+#: Poll interval of a pending job that runs or is next in line (seconds).
+POLL = 1.0
+#: Poll interval of a job submitted less than :data:`FIRST_POLLS_FOR` seconds ago that runs or
+#: is next (seconds): a fit that outlasts the in-run wait usually ends soon after it, and is
+#: drawn within this of its end rather than up to :data:`POLL` later.
+FIRST_POLL = 0.25
+#: How long after its submission a job is polled every :data:`FIRST_POLL` (seconds); then the
+#: page reruns once and polls every :data:`POLL` or more.
+FIRST_POLLS_FOR = 6.0
+#: Longest poll interval, for a job far back in the queue (a poll is a fragment rerun: it costs
+#: the server a little and the visitor's browser a redraw).
+MAX_POLL = 5.0
+
+
+def poll_seconds(position: int, workers: int, age: float | None = None) -> float:
+    """Poll interval of a job at queue ``position`` (0 = running) submitted ``age`` seconds
+    ago: :data:`FIRST_POLL` while it is young (under :data:`FIRST_POLLS_FOR`) and runs or is
+    about to, else :data:`POLL`, longer the more jobs are ahead of it (up to
+    :data:`MAX_POLL`)."""
+    ahead = max(0, position - 1)
+    if not ahead and age is not None and age < FIRST_POLLS_FOR:
+        return FIRST_POLL
+    return min(MAX_POLL, POLL * (1 + ahead / max(1, workers)))
+
+
+def slow_down(job: Job, every: float) -> bool:
+    """Whether a job polled every ``every`` seconds is past its first polls (the page then
+    reruns once, to poll at the slower interval)."""
+    return every < POLL and time.time() - job.submitted >= FIRST_POLLS_FOR
 
 
 def seconds_left(value: float | None) -> str:

@@ -375,3 +375,28 @@ def test_an_outcome_file_not_signed_by_the_pool_is_never_unpickled(tmp_path) -> 
         assert _read_outcome(path, secret) == (None, None)
     assert not marker.exists()
     print("planted and foreign-key outcome files refused; nothing ran")
+
+
+def loaded_modules() -> list[str]:
+    return sorted(sys.modules)
+
+
+def test_a_job_starts_with_every_methods_algorithm_already_imported() -> None:
+    """The warm parent imports every module of the engine's methods, so a fit imports (and,
+    without a bytecode cache, compiles) none of them itself."""
+    from concurrent import futures
+
+    from dashboard.components.job_process import preload_modules
+
+    pool = JobPool(workers=1, warm=True)
+    try:
+        job = pool.submit("s", "probe", "probe", loaded_modules)
+        futures.wait([job.future], timeout=120)  # a safety limit
+        status, modules = job.outcome()
+    finally:
+        pool.shutdown()
+    assert status == "done"
+    wanted = {m for m in preload_modules() if m.startswith("fairengine.methods.")}
+    assert "fairengine.methods.fair_regression.estimator" in wanted  # an algorithm module
+    assert "fairengine.methods.multiaccurate_proxy.linear" in wanted
+    assert wanted <= set(modules)

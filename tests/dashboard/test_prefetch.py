@@ -6,10 +6,11 @@ from __future__ import annotations
 import math
 import os
 import time
+from concurrent import futures
 
 import pytest
 
-from dashboard.components import prefetch
+from dashboard.components import jobs, prefetch
 from dashboard.components.job_scheduling import BACKGROUND_NICE
 from dashboard.components.jobs import JobPool
 from fairengine.methods import get_method
@@ -97,6 +98,22 @@ def test_the_prefetch_setting_turns_it_off_and_demo_mode_too() -> None:
     assert prefetch.prefetch_jobs({"FAIRENGINE_DEMO": "1"}) == 0
     assert prefetch.prefetch_jobs({"FAIRENGINE_DEMO": "1", "FAIRENGINE_PREFETCH": "2"}) == 2
     assert prefetch.prefetch_jobs({"FAIRENGINE_PREFETCH": "many"}) == 0  # not a number: off
+
+
+def test_sliders_in_view_come_before_the_advanced_ones() -> None:
+    """Multiaccurate proxies on data where α has a single value: the page draws no α slider, so
+    the first settings computed ahead are those of the sliders in view (C, then ε), not of the
+    Advanced expander's (the game's rounds)."""
+    method = get_method("multiaccurate_proxy")
+    values = method.validate_knobs({})
+    drawn = {k.name: (k, values[k.name]) for k in method.knobs if k.name != "alpha"}
+    moved = [
+        next(name for name in s if s[name] != values[name])
+        for s in prefetch.neighbour_settings(method, values, None, 4, drawn)
+    ]
+    assert moved == ["C", "C", "eps", "eps"]
+    advanced = {k.name for k in method.knobs if k.advanced}
+    assert not advanced & set(moved)
 
 
 def test_prefetch_off_submits_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -187,6 +204,27 @@ def test_a_visitor_takes_over_a_background_job_of_the_same_key(single: JobPool) 
     assert mine is ahead and not mine.background and mine.label == "Fitting"
     wait_for(lambda: mine.done)
     assert mine.outcome()[0] == "done"
+
+
+def test_a_queued_background_job_taken_over_starts_without_waiting_for_the_dispatchers_round(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Taking over a background job that waits wakes the dispatcher: it starts (killing the
+    running background job) at once, not at the dispatcher's next idle round."""
+    monkeypatch.setattr(jobs, "IDLE_WAIT", 600.0)  # a round that never comes within the test
+    pool = JobPool(workers=1, per_session=2, warm=False)
+    try:
+        running = pool.submit_background("s", "b1", nap, 600.0)
+        waiting = pool.submit_background("s", "k", nap, 0.1)
+        wait_for(lambda: running.running_calls == 1)
+        assert waiting.started is None
+        mine = pool.submit("v", "Fitting", "k", nap, 0.1)
+        assert mine is waiting and not mine.background
+        futures.wait([mine.future], timeout=60)  # a safety limit, well under the idle round
+        assert mine.outcome()[0] == "done"
+        assert running.outcome()[0] == "cancelled"
+    finally:
+        pool.shutdown()
 
 
 def test_background_jobs_count_against_no_visitors_limit() -> None:

@@ -124,7 +124,7 @@ def _run_one_thread(train: Task, test: Task, **knobs: Any) -> RunResult:
         return _part(train, task, idx, encoder, onehot, knobs["n_tasks"])
 
     pl, dl, te = part(train, pl_rows), part(train, dl_rows), part(test, test_rows)
-    estimator, proxy_seconds = proxy_for(train, knobs, pl)
+    estimator, proxy_seconds = proxy_for(train, knobs, pl, test)
     clf = ProxyFairClassifier(
         eps=knobs["eps"],
         constraint=knobs["constraint"],
