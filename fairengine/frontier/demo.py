@@ -72,16 +72,34 @@ def precompute(
         if not grid:
             continue
         tasks = list(dict.fromkeys([*method.demo_tasks, (DEFAULT_DATASET, None)]))
-        for dataset, sensitive in tasks:
-            task = load_dataset(dataset, sensitive=sensitive)
-            if task.kind not in method.kinds:
-                continue
+        loaded = {pair: load_dataset(pair[0], sensitive=pair[1]) for pair in tasks}
+        usable = [pair for pair in tasks if loaded[pair].kind in method.kinds]
+        opens_on = opening_task(usable)
+        for dataset, sensitive in usable:
+            task = loaded[dataset, sensitive]
             record = {"method": name, "dataset": dataset, "sensitive": list(task.sensitive)}
             if (dataset, sensitive) in method.demo_tasks:  # the default dataset: the run only
                 writer.frontiers(method, task, grid, record)
             if runs:
-                writer.default_run(method, task, record)
+                opening = (dataset, sensitive) == opens_on
+                writer.default_run(method, task, record, opening=opening)
+    drop_unused_entries(writer.run_store.root, log)
     return writer.written
+
+
+def drop_unused_entries(root: Path, log: Callable[[str], Any]) -> None:
+    """Remove the run store's task folders under ``root`` that hold no method's run, only
+    entries runs reuse (``@``-named: the unconstrained fits the demo sweeps left for their other
+    splits): no page opens on those splits, so they would only grow the package."""
+    import shutil
+
+    from fairengine.frontier.runs import RUNS_DIR
+
+    runs = Path(root) / RUNS_DIR
+    for folder in sorted(p for p in runs.iterdir() if p.is_dir()) if runs.is_dir() else ():
+        if all(sub.name.startswith("@") for sub in folder.iterdir() if sub.is_dir()):
+            log(f"removing {folder.name}: no run of its own")
+            shutil.rmtree(folder)
 
 
 @dataclass
@@ -114,27 +132,67 @@ class _Writer:
                 }
             )
 
-    def default_run(self, method: Any, task: Any, record: dict[str, Any]) -> None:
-        """The method's default run on the default split of ``task``; older runs beside it go."""
+    def default_run(
+        self, method: Any, task: Any, record: dict[str, Any], *, opening: bool = False
+    ) -> None:
+        """The method's default run on the default split of ``task`` (on the task a page opens
+        on, ``opening``, also one run per slider position of its
+        :attr:`~fairengine.methods.Method.demo_knob`); older runs beside them go."""
         from fairengine.frontier import task_key
-        from fairengine.frontier.runs import LEGACY_SUFFIX, SUFFIX, compute_and_store, run_key
+        from fairengine.frontier.runs import LEGACY_SUFFIX, SUFFIX, run_key
 
-        name, label = method.name, _label(record)
         train, test = task.split()
         tkey = task_key(train, test)
-        knobs = method.validate_knobs({})
-        if self.run_store.get(tkey, name, knobs) is None:
-            self.log(f"{label}: default run")
-            result = compute_and_store(self.run_store, name, train, test, knobs)
-            self.written.append(
-                {**record, "run": True, "elapsed": result.elapsed, "task_key": tkey}
-            )
-        current = self.run_store.path(tkey, name, run_key(tkey, name, knobs))
-        for stale in sorted(current.parent.iterdir()):
+        current = set()
+        for knobs in shipped_knobs(method, opening):
+            self._run(method, (train, test), knobs, record)
+            current.add(self.run_store.path(tkey, method.name, run_key(tkey, method.name, knobs)))
+        folder = next(iter(current)).parent
+        for stale in sorted(folder.iterdir()):
             # an older version's (or other defaults') run, or one in the old pickled format
-            if stale != current and stale.name.endswith((SUFFIX, LEGACY_SUFFIX)):
-                self.log(f"{label}: removing the stale run {stale.name}")
+            if stale not in current and stale.name.endswith((SUFFIX, LEGACY_SUFFIX)):
+                self.log(f"{_label(record)}: removing the stale run {stale.name}")
                 stale.unlink()
+
+    def _run(self, method: Any, rows: tuple[Any, Any], knobs: dict, record: dict) -> None:
+        """One run at ``knobs`` on the (train, test) ``rows``, unless the store has it."""
+        from fairengine.frontier import task_key
+        from fairengine.frontier.runs import compute_and_store
+
+        train, test = rows
+        if self.run_store.get(task_key(train, test), method.name, knobs) is not None:
+            return
+        defaults = method.validate_knobs({})
+        moved = {k: v for k, v in knobs.items() if v != defaults.get(k)}
+        self.log(f"{_label(record)}: run at {moved or 'the defaults'}")
+        result = compute_and_store(self.run_store, method.name, train, test, knobs)
+        self.written.append(
+            {**record, "run": True, "elapsed": result.elapsed, "task_key": task_key(train, test)}
+        )
+
+
+def opening_task(usable: list[tuple[str, Any]]) -> tuple[str, Any] | None:
+    """The (dataset, sensitive) pair a method's page opens on among the ``usable`` demo tasks: the
+    default dataset, else its first demo task (the page offers it in one click)."""
+    if (DEFAULT_DATASET, None) in usable:
+        return (DEFAULT_DATASET, None)
+    return usable[0] if usable else None
+
+
+def shipped_knobs(method: Any, opening: bool) -> list[dict[str, Any]]:
+    """The knob settings of the runs shipped for ``method`` on one demo task: its defaults, and
+    on the task its page opens on (``opening``) every slider position of its ``demo_knob`` (the
+    other knobs at their defaults)."""
+    from fairengine.methods.knob_steps import slider_values
+
+    knobs = method.validate_knobs({})
+    if not (opening and method.demo_knob):
+        return [knobs]
+    knob = next(k for k in method.knobs if k.name == method.demo_knob)
+    values = slider_values(knob, knobs[knob.name])
+    return [knobs] + [
+        method.validate_knobs({**knobs, knob.name: v}) for v in values if v != knobs[knob.name]
+    ]
 
 
 def _label(record: dict[str, Any]) -> str:

@@ -284,6 +284,12 @@ class Method:
     #: The knob a visitor moves most (its trade-off knob): the page computes its neighbouring
     #: settings ahead first (``dashboard.components.prefetch``). None: no knob stands out.
     main_knob: str | None = None
+    #: A knob whose every slider position ``fairengine precompute`` ships as a run on the bundled
+    #: default dataset (the page's opening data), the other knobs at their defaults: for a method
+    #: whose fit takes longer than a visitor should wait for one slider step, so each position is
+    #: served at once there (an uploaded table is still fitted per step). None: the default run
+    #: only.
+    demo_knob: str | None = None
     #: What a result promises, in plain words, built from the result (its page shows it under
     #: the numbers). None: the method states no guarantee of its own.
     guarantee: Callable[[RunResult], str] | None = field(default=None, hash=False, compare=False)

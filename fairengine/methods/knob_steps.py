@@ -91,3 +91,16 @@ def neighbours(knob: Knob, value: Any) -> tuple[Any, ...]:
         if moved is not None and moved != value and moved not in found:
             found.append(moved)
     return tuple(found)
+
+
+def slider_values(knob: Knob, start: Any) -> list[Any]:
+    """Every value the knob's widget reaches from ``start`` by single steps (``start`` included),
+    in increasing order; ``[start]`` for a knob with no slider or choices."""
+    found = [start]
+    pending = [start]
+    while pending:
+        for value in neighbours(knob, pending.pop()):
+            if value not in found:
+                found.append(value)
+                pending.append(value)
+    return sorted(found) if knob.kind not in ("bool", "choice") else found

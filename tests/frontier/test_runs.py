@@ -22,7 +22,7 @@ import pytest
 from fairengine.data import load_dataset
 from fairengine.export import safe
 from fairengine.frontier import FrontierStore, runcodec, sweep, task_key
-from fairengine.frontier.demo import DEFAULT_DATASET, demo_root
+from fairengine.frontier.demo import DEFAULT_DATASET, demo_root, opening_task, shipped_knobs
 from fairengine.frontier.runcodec import RunFileError, decode_run, encode_run, stored_key
 from fairengine.frontier.runs import (
     LEGACY_SUFFIX,
@@ -502,9 +502,11 @@ def test_the_store_never_makes_a_folder_it_would_refuse(tmp_path, split) -> None
 
 
 def test_the_shipped_runs_load_under_the_keys_the_pages_ask_for() -> None:
-    """Every file under assets/frontiers/runs decodes under its own key, and every method's
-    default run on each of its demo tasks (and the default dataset) is there, as precompute
-    writes it."""
+    """Every file under assets/frontiers/runs decodes under its own key; every method's default
+    run on each of its demo tasks (and the default dataset) is there, and on the task its page
+    opens on one run per slider position of its ``demo_knob``, as precompute writes them. Beside
+    them only what those runs reuse (``@``-named entries: unconstrained fits, stored tables) of
+    the same tasks."""
     runs = demo_root() / RUNS_DIR
     files = sorted(runs.rglob("*"))
     assert not [p for p in files if p.name.endswith(LEGACY_SUFFIX)]
@@ -516,19 +518,22 @@ def test_the_shipped_runs_load_under_the_keys_the_pages_ask_for() -> None:
         assert path.name == f"{key[:32]}{SUFFIX}" and path.parent.name == result.method
     store = RunStore(demo_root())
     expected = set()
-    splits = {}
+    loaded = {}
     for name in list_methods():
         method = get_method(name)
-        for dataset, sensitive in dict.fromkeys([*method.demo_tasks, (DEFAULT_DATASET, None)]):
-            if (dataset, sensitive) not in splits:
-                splits[dataset, sensitive] = load_dataset(dataset, sensitive=sensitive)
-            task = splits[dataset, sensitive]
-            if task.kind not in method.kinds:
-                continue
-            train, test = task.split()
+        pairs = dict.fromkeys([*method.demo_tasks, (DEFAULT_DATASET, None)])
+        for pair in pairs:
+            if pair not in loaded:
+                loaded[pair] = load_dataset(pair[0], sensitive=pair[1])
+        usable = [pair for pair in pairs if loaded[pair].kind in method.kinds]
+        for pair in usable:
+            train, test = loaded[pair].split()
             tkey = task_key(train, test)
-            knobs = method.validate_knobs({})
-            assert store.get(tkey, name, knobs) is not None, f"{name} on {dataset}"
-            expected.add(store.path(tkey, name, run_key(tkey, name, knobs)))
-    assert set(entries) == expected and store.notices == []
-    print(f"{len(entries)} shipped runs, {sum(p.stat().st_size for p in entries):,} bytes")
+            for knobs in shipped_knobs(method, pair == opening_task(usable)):
+                assert store.get(tkey, name, knobs) is not None, f"{name} on {pair} at {knobs}"
+                expected.add(store.path(tkey, name, run_key(tkey, name, knobs)))
+    reused = [p for p in entries if p.parent.name.startswith("@")]
+    assert set(entries) - set(reused) == expected and store.notices == []
+    assert {p.parent.parent for p in reused} <= {p.parent.parent for p in expected}
+    size = sum(p.stat().st_size for p in entries)
+    print(f"{len(expected)} shipped runs and {len(reused)} reused entries, {size:,} bytes")

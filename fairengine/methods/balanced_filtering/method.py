@@ -179,6 +179,7 @@ BALANCED_FILTERING = register(
         demo_seeds=DEMO_SEEDS,
         evidence=EVIDENCE,
         main_knob="alpha",
+        demo_knob="alpha",
         promise=promise_held,
     )
 )

@@ -254,6 +254,7 @@ FAIR_REGRESSION = register(
         demo_tasks=(("law_school", None),),
         evidence=EVIDENCE,
         main_knob="eps",
+        demo_knob="eps",
         promise=promise_held,
     )
 )

@@ -389,6 +389,7 @@ MAXENT = register(
         demo_tasks=(("adult", ("sex",)),),
         evidence=EVIDENCE,
         main_knob="C",
+        demo_knob="C",
         promise=promise_held,
     )
 )

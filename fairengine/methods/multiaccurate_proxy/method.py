@@ -246,6 +246,7 @@ MULTIACCURATE_PROXY = register(
         demo_tasks=(("adult", ("race",)), ("adult", ("sex",))),
         evidence=EVIDENCE,
         main_knob="alpha",
+        demo_knob="eps",
         promise=promise_held,
     )
 )

@@ -21,18 +21,17 @@ Paper-parity options:
   DRO's multipliers do the same on its margin check (below) — with λ on the relaxed
   constraints, its adversary kept λ at the bound and every recorded iterate at the all-negatives
   classifier (estimator module docstring); naive's ascend on the relaxed constraints.
-* ``robust_eval="margin"`` (the default) selects soft assignments' best iterate
-  against the label-aware worst case (every assignment consistent with P(G | Ĝ) that follows the
-  label and the noisy group, not the decision) and the paper's W with a one-sided 95% sampling
-  margin: "checked against the label-aware worst case and the paper's adversary W with a 95%
-  margin" (estimator module docstring); for DRO the larger of the paper's check and the
-  noise-corrected true-group rates (the noisy groups' counts through the inverse of P(Ĝ | G),
-  from the auxiliary sample) plus one standard error of the selection rows: "checked against
-  the noise-corrected group rates with a one-standard-error margin".
-  ``robust_eval="paper"`` selects against the paper's adversary (20 random p̃ in the ball for
-  DRO, the current W for soft): "checked against the paper's adversary". ``"exact"`` selects
-  with the exact worst cases; at the paper's γ > α that keeps only near-trivial classifiers,
-  so it is an option, not the default.
+* ``robust_eval="margin"`` (the default) selects soft assignments' best iterate against the
+  label-aware worst case (every assignment consistent with P(G | Ĝ) that follows the label and the
+  noisy group, not the decision) and the paper's W with a one-sided 95% sampling margin: "checked
+  against the label-aware worst case and the paper's adversary W with a 95% margin" (estimator
+  module docstring); for DRO the larger of the paper's check and the noise-corrected true-group
+  rates (the noisy groups' counts through the inverse of P(Ĝ | G), from the auxiliary sample) plus
+  one standard error of the selection rows: "checked against the noise-corrected group rates with a
+  one-standard-error margin". ``robust_eval="paper"`` selects against the paper's adversary (20
+  random p̃ in the ball for DRO, the current W for soft): "checked against the paper's adversary".
+  ``"exact"`` selects with the exact worst cases; at the paper's γ > α that keeps only near-trivial
+  classifiers, so it is an option, not the default.
 * Whatever the selection, the metric ``robust_violation`` reports the exact worst case of the
   chosen classifier as a certificate: for soft assignments over every assignment consistent with
   the noise model (𝒲(θ)), for every other approach over every noise pattern in the TV ball of
@@ -494,6 +493,7 @@ NOISY_GROUPS = register(
         demo_tasks=(("adult", ("race",)),),
         evidence=EVIDENCE,
         main_knob="slack",
+        demo_knob="slack",
         guarantee=guarantee,
         promise=promise_held,
     )
