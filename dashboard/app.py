@@ -91,7 +91,8 @@ def collect_garbage(every: float = 60.0) -> None:
     """A full garbage collection at most every ``every`` seconds per server.
 
     Streamlit's ``runner.postScriptGC`` (off in .streamlit/config.toml) collects after every
-    script and fragment run, which costs ~0.1 s of the GIL per polling session per second.
+    script and fragment run, which holds the GIL for a noticeable share of every second per
+    polling session (numbers in bench/RESULTS.md).
     """
     last = _last_collection()
     if time.monotonic() - last[0] >= every:

@@ -39,9 +39,9 @@ WORKER_NICE = 10
 #: (a session and autogroup per job, its weight lowered by the nice value).
 WORKER_GROUP = "server"
 GROUPS = ("server", "own")
-#: Address space a job's interpreter and libraries reserve without using it (measured: a job
-#: process with the engine, NumPy, pandas and scikit-learn imported maps ~600 MB, ~120 MB
-#: resident); added to the job's share of the memory.
+#: Address space a job's interpreter and libraries reserve without using it (a job process with
+#: the engine, NumPy, pandas and scikit-learn imported maps several times what it keeps
+#: resident; numbers in bench/RESULTS.md); added to the job's share of the memory.
 BASELINE_MB = 768
 #: Modules the warm parent imports once, so that no job pays for them: the engine and what the
 #: methods' fits import (a missing one is skipped).
@@ -310,8 +310,8 @@ def preload_modules() -> list[str]:
     """What the warm parent imports: :data:`PRELOAD`, then every module of the engine's methods
     (the algorithm a method imports on its first fit, and what that imports, e.g. scikit-learn's
     ensembles), so that a job imports nothing of its own: without it every job imported, and
-    where no bytecode cache is written compiled, its algorithm's modules (measured: 0.2 of a
-    fair regression job's 0.7 CPU s)."""
+    where no bytecode cache is written compiled, its algorithm's modules (a sizeable share of a
+    short job's CPU time; numbers in bench/RESULTS.md)."""
     from fairengine import methods
 
     found = pkgutil.walk_packages(methods.__path__, f"{methods.__name__}.")

@@ -19,7 +19,8 @@ class _SingleThreadLogisticRegression(LogisticRegression):
     """Logistic regression fitted with single-threaded BLAS.
 
     On the engine's problem sizes (tens of thousands of rows, ~100 columns) multi-threaded BLAS
-    is about 2x *slower* (bench/RESULTS.md), and sweeps parallelise over points instead.
+    is *slower* than one thread (bench ``sweep_parallel``), and sweeps parallelise over points
+    instead.
     """
 
     def fit(self, X, y, sample_weight=None):

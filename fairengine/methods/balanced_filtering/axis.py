@@ -11,10 +11,10 @@ prediction path are unchanged. Candidates are ranked by a cheap bound (the dista
 segment between the current projection U' and the child's row; the true new distance is never
 above it) and only the best few get the exact hull distance.
 
-Measured (Adult race, alpha = 1, 5-row floor, full training split): with 6 axis candidates per
-leaf the greedy rule takes tiny extreme leaves first and stalls at 0.296 (3 leaves), while the
-game's splits alone reach 0.000; at the 0.5% floor both stall (0.273). Off by default
-(``axis_splits = 0``); kept as an option for data where single features do separate groups.
+On Adult (race) the greedy rule with axis candidates takes tiny extreme leaves first and stalls
+well short of U, while the game's splits alone reach it; at the 0.5% leaf floor both stall at
+the same distance. Off by default (``axis_splits = 0``); kept as an option for data where single
+features do separate groups.
 """
 
 from __future__ import annotations

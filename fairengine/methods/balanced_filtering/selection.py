@@ -2,7 +2,7 @@
 
 The paper grows each tree until dist(U, C(A)) < beta_stop with no leaf floor. In-sample that
 reaches balance through leaves of a handful of rows whose composition does not carry over: on
-Adult (race) alpha = 1 one split ends at 0.050 in-sample and 0.549 on its test rows. Here a
+Adult (race) at alpha = 1 a tree near U in-sample was far from it on its test rows. Here a
 share of the training rows (stratified by group) is set aside; trees are grown on the rest for
 each leaf floor of :data:`FLOOR_GRID`, and every prefix of each tree's splits (the tree as it was
 after k splits, which is exactly what Algorithm 4 would return with ``max_leaves = k + 1``) gets

@@ -203,9 +203,9 @@ def budget_ladder(alpha: float, step: float) -> list[float]:
 
     A tree grown at a smaller budget is alpha-disclosive too, so keeping the one whose hull is
     nearest U is model selection on the training objective within the budget. It removes the
-    path dependence of the greedy split rule: without it, on Adult (race) alpha = 0.6 stalled at
-    0.345 above alpha = 0.5 (0.340) and alpha = 1.0 ended at 0.273 above alpha = 0.8 (0.271);
-    with it the in-sample distance never rises from alpha to alpha + step.
+    path dependence of the greedy split rule: without it, on Adult (race) a larger alpha could
+    end farther from U than a smaller one; with it the in-sample distance never rises from alpha
+    to alpha + step.
     """
     n = int(np.floor(alpha / step + 1e-9)) if step > 0 else 0
     ladder = [round(alpha - k * step, 10) for k in range(n + 1)]
@@ -227,14 +227,13 @@ def grow_tree(
     [INFERRED] Relaxed variant: the cone point gives the split direction and the cone distance
     the stop test (so relaxed runs stop sooner, as the paper's runtimes suggest), while the
     (1 - gamma) progress rule always uses the hull distance, which the cone distance shrinks
-    too slowly to pass (on Adult, 0.382 -> 0.360 for the split that takes the hull distance
-    0.736 -> 0.608). The same holds on Bank (job): the first split takes the hull distance
-    0.2518 -> 0.2227 (-11.5%) but the cone distance only 0.190 -> 0.176 (-7%).
+    too slowly to pass (on Adult and on Bank (job) the first split shrinks the cone distance by a
+    smaller share than the hull distance, below the 10% step).
 
     Neither rule dominates, so ``progress="best"`` (the default) grows both trees and keeps the
-    one ending nearer U: on Adult the cone rule accepts no split at alpha = 0.2 (0.541 with the
-    hull rule) but on Bank (job, alpha = 0.2) it reaches 0.083 where the hull rule stalls at
-    0.105 (the 10% step is path dependent: the cone rule's first split differs).
+    one ending nearer U: on Adult the cone rule accepts no split at alpha = 0.2 where the hull
+    rule does, but on Bank (job, alpha = 0.2) it ends nearer U than the hull rule (the 10% step
+    is path dependent: the cone rule's first split differs).
 
     Split search, per round: every splittable leaf plays the game; the accepted split with the
     smallest hull distance wins (pitfall P9, "try all leaves, keep the best"). [EXT] Only if no
@@ -243,8 +242,7 @@ def grow_tree(
     halfspaces along both games' directions at every alpha_eff-feasible threshold
     (:func:`.candidates.threshold_candidates`). Tiering keeps the paper's splits wherever they
     pass, so the hull distance can only end lower; without the wider search the tree on Bank (job)
-    at alpha = 0.2 stalls at 3 leaves (hull distance 0.161), with it the tree runs to the
-    beta_stop rule.
+    at alpha = 0.2 stalls after a few leaves, with it the tree runs to the beta_stop rule.
 
     [EXT] Budget ladder (``settings.budget_step``, :func:`budget_ladder`): the tree is grown at
     alpha and at the smaller budgets alpha - step, ... and the one nearest U is kept (its last

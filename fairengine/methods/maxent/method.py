@@ -191,7 +191,7 @@ def _run(train: Task, test: Task, **values: Any) -> RunResult:
                 "raw": space.marginal_sums(real_train.codes) / len(real_train.codes),
             }
         ),
-        "samples": space.decode(samples, categorical=True),  # same values, ~10x less memory
+        "samples": space.decode(samples, categorical=True),  # same values, categorical: less memory
         # the fit's encoded real rows, scored by the shared evaluation (then dropped)
         "encoded_inputs": {"train": real_train.X, "test": real_test.X},
         "summary": _summary(generator, space, used, n_sample_sets),

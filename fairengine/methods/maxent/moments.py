@@ -8,8 +8,9 @@ is diagonal. :class:`PairMoments` gathers consecutive features into *groups* of 
 block of a pair of groups as ``Eᵀ T E`` from one :func:`numpy.bincount` T of the pair's joint
 codes (≤ 256² cells: a table that stays in the L2 cache) and the groups' 0/1 level-to-coordinate
 matrices E. Its cost is n_pairs x M scatter-adds instead of the dense update's M x d²/2 FMAs,
-which wins when the features have few levels each (a wide table of binned numeric columns:
-~2.4x at d = 360); :func:`use_pair_moments` decides by a cost model measured on this machine.
+which wins when the features have few levels each (a wide table of binned numeric columns;
+bench ``maxent_hessian``); :func:`use_pair_moments` decides by a cost model measured on the
+bench machine.
 
 The sums are those of the dense update in another order (and with r instead of (√r)²), so the
 Hessian agrees with it to a few ulps (≤ 1e-12 relative in the tests), not bitwise.
@@ -20,8 +21,9 @@ from __future__ import annotations
 import numpy as np
 
 #: Joint levels of a group of consecutive features (a pair's table has ≤ max_cells² cells).
-#: 256 (four 4-level columns) measured fastest on the wide table (54 ms vs 70 at 64 and 306 at
-#: 1024 for 34k rows, d = 360) and at 13 columns (1.0 ms vs 1.4 at 64).
+#: 256 (four 4-level columns) was the fastest of 64, 256 and 1024 on both the wide table and the
+#: 13-column one (numbers in bench/RESULTS.md): smaller groups mean more pairs, larger ones
+#: tables that leave the L2 cache.
 MAX_CELLS = 256
 #: Cost model (seconds): a dense float64 FMA of the blocked rank-k update, one scatter-add of
 #: a pair's bincount (key included), one cell of a pair's table (zeroing, Eᵀ T E) and the fixed

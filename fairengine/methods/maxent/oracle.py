@@ -73,7 +73,7 @@ class DualOracle:
     codes : ndarray (M, F), optional
         The same rows as level codes: the Hessian's data term is then built from weighted
         contingency tables (:mod:`.moments`) where its cost model expects that to be faster than
-        the dense rank-k update over ``points`` (a wide table: ~2.4x).
+        the dense rank-k update over ``points`` (a wide table; bench ``maxent_hessian``).
     """
 
     def __init__(

@@ -13,7 +13,8 @@ Each best response solves CSC over halfspaces with the ``learner``:
 * ``"regression"`` [OURS, default]: the paired-regression heuristic (regress the cost
   difference on [x, 1], one Cholesky factorisation per fit, then the exact best threshold of the
   fitted score), the same halfspace class and heuristic as the ``"linear"`` auditor, so the DL's
-  class is the audited H ("same class H that the PL audited!"); ~50× faster;
+  class is the audited H ("same class H that the PL audited!"); much faster than the logistic
+  learner (one factorisation instead of an iterative fit per best response);
 * ``"logistic"``: a weighted logistic regression on the reduction (label 1[c1 < c0],
   weight |c1 − c0|). The α-proxy guarantee covers the mixture (γ_k is linear in it); vs-overall
 constraints get slack α, so the true gap is ≤ ε + α for audited H and tasks.

@@ -90,9 +90,9 @@ def _held_out_error(residuals: np.ndarray, i: int) -> float:
     each fitted group's (z_k − ẑ_k)/mean(z_k) on those rows (ratio units); the largest over the
     groups. The regions are found on those same rows, so a fall smaller than this is what
     another draw of the rows would undo. A margin on the paired difference alone,
-    sqrt(mean((ẑ_i − ẑ_j)²)/n), is smaller and not enough: measured over split seeds 421–430 it
-    still kept steps on COMPAS that raised the violation on other rows (+0.002 ± 0.001 SE),
-    as no margin did on Adult/race (+0.013 ± 0.004), COMPAS (+0.005 ± 0.002) and Bank."""
+    sqrt(mean((ẑ_i − ẑ_j)²)/n), is smaller and not enough: it still kept steps on COMPAS and
+    Bank that raised the violation on other rows, as no margin did on every bundled dataset
+    (bench ``multiaccurate_proxy_held_out``; the v8 notes in bench/RESULTS.md)."""
     if residuals.size == 0:
         return 0.0
     return float(np.sqrt(np.max(np.mean(residuals[:, :, i] ** 2, axis=1)) / residuals.shape[1]))

@@ -45,8 +45,8 @@ from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
 from fairengine.solvers.least_squares import LeastSquares
 
 #: _ONE_THREAD [OURS]: the game loops do thousands of (n × d)·(d × few) products; multithreaded
-#: BLAS gains nothing there and, on a loaded machine, oversubscription made them ~3× slower
-#: (measured on 2 shared cores), so the fits run with one BLAS thread.
+#: BLAS gains nothing there and, on a loaded machine, oversubscription makes them slower, so
+#: the fits run with one BLAS thread (numbers in bench/RESULTS.md).
 
 
 #: Run outcomes of Algorithm 4 (``MultiaccurateProxy.status_``).
@@ -115,9 +115,9 @@ class MultiaccurateProxy(BaseEstimator):
     exactly on ``alpha_range_`` = (the lowest α of a kept candidate, the α of the OLS start):
     above it the proxy is OLS, below it no kept candidate is certified. When no round lowers the
     kept-out violation by that much, the range is a single point: the OLS start, refitted on
-    every fit row (``refitted_``), is served for every α. Measured on the bundled data (Adult
-    race and sex, COMPAS, Bank; 2,000 to all training rows, split seeds 421–430), no candidate
-    of the game has, on average, a lower violation on other rows than the OLS start: least
+    every fit row (``refitted_``), is served for every α. On the bundled data (Adult race and
+    sex, COMPAS, Bank; 2,000 to all training rows; bench ``multiaccurate_proxy_rows``), no
+    candidate of the game has, on average, a lower violation on other rows than the OLS start: least
     squares is already about as multiaccurate out of sample as this class gets (Claim 2's
     E[z|x] is a perfect proxy), and the game's in-sample gains are its own rows' noise. So on
     these data α usually has a single value, and the run says so.

@@ -33,15 +33,14 @@ relaxed constraints as in the paper code — Adam for soft assignments, the plai
 
 Why DRO needs it: with λ on the relaxed constraints, the adversary's p̃ (Adam steps of 0.01 next to
 p̂_i ≈ 1/n_j, projected onto the TV ball) moves mass onto the positives with the lowest scores,
-which keeps the relaxed TPR constraint at or above 0 (−.04 to +.17, >= 0 at 29 of 30 candidates on
-Adult, 3 races, noise 0.1, split seed 301, T = 750), λ near its bound and θ on a fixed penalty
-whose overall-TPR upper bound pushes every positive below the threshold: all 30 candidates
-predicted no positive (error .239 = all negatives). The authors' code escapes it only partly and by
-accident: its p̃ is indexed by row position while its training loop feeds the rows shuffled, so
-during training the adversary reweights rows unrelated to the noisy group
-(bench/reference/README.md, item 9); on the same rows its DRO reached test error .226 at T = 750
-(all negatives .241). The TV ball's exact 0-1 worst case is no signal either: at the paper's γ > α
-only trivial classifiers meet it.
+which keeps the relaxed TPR constraint at or above 0 at almost every candidate, λ near its bound and
+θ on a fixed penalty whose overall-TPR upper bound pushes every positive below the threshold: on
+Adult every candidate predicted no positive (the all-negatives error). The authors' code escapes it
+only partly and by accident: its p̃ is indexed by row position while its training loop feeds the
+rows shuffled, so during training the adversary reweights rows unrelated to the noisy group
+(bench/reference/README.md, item 9); on the same rows its DRO stayed close to the all-negatives
+error (bench ``ng_side_by_side``). The TV ball's exact 0-1 worst case is no signal either: at the
+paper's γ > α only trivial classifiers meet it.
 
 Candidates and the best iterate (paper §7 / App. F.1, the code's ``find_best_candidate_index``
 with ``rank_objectives=False``): an iterate is recorded every ``eval_every`` steps (and the last
@@ -60,14 +59,13 @@ ones for naive and the robust ones for DRO and soft, evaluated by ``robust_eval`
   exact check uses (Ĝ, Y, Ŷ)) and the paper's check at the adversary's table W plus a one-sided
   95% sampling margin (1.645 standard errors of the W-weighted group rate, Kish effective size;
   :func:`~fairengine.methods.noisy_groups.rates.sa_margin_violations`). Why: the W check alone
-  passes iterates whose table is a benign point of 𝒲(θ) and, in-sample, iterates that break the
-  true groups on new rows (Adult, 5 splits: true violation +.021, +.023, …, +.036 at noise 0.1,
-  0.2, …, 0.5); the exact check admits only near-trivial classifiers at large noise.
-  The label-aware set lies between the prior assignment and 𝒲(θ); the W value is one point of
-  𝒲(θ) found on the same rows as the iterate, hence the margin against in-sample optimism
-  (z = 1.645 fixed beforehand). Chosen among W + margin, the label-aware check, the prior check
-  and their combinations by re-selecting the recorded iterates of the 5-split Adult benchmark
-  (so the Adult table is not an out-of-sample test of the choice; Credit was not used), see
+  passes iterates whose table is a benign point of 𝒲(θ) and, in-sample, iterates that break the true
+  groups on new rows (bench ``ng_adult_soft``); the exact check admits only near-trivial classifiers
+  at large noise. The label-aware set lies between the prior assignment and 𝒲(θ); the W value is one
+  point of 𝒲(θ) found on the same rows as the iterate, hence the margin against in-sample optimism
+  (z = 1.645 fixed beforehand). Chosen among W + margin, the label-aware check, the prior check and
+  their combinations by re-selecting the recorded iterates of the 5-split Adult benchmark (so the
+  Adult table is not an out-of-sample test of the choice; Credit was not used), see
   :data:`~fairengine.methods.noisy_groups.knobs.ROBUST_EVALS`. DRO (with an auxiliary sample): per
   constraint the larger of the paper's check and the noise-corrected true-group violation plus
   :data:`~fairengine.methods.noisy_groups.evaluators.DRO_MARGIN_Z` standard errors
@@ -183,37 +181,32 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         η_λ = 1 puts all of ||λ||₁ <= 1 on the largest relaxed constraint and keeps it there
         (soft assignments' hinge bounds differ by >= 1, so with β = 0 they all stay positive).
         ``"auto"`` (default): Adam for soft assignments (the code's rule) and the plain step for
-        naive and DRO, whose 5-split Adult numbers meet Table 2 with it (Adam measured on Adult
-        split 0 at noise 0.3: DRO error 0.222, true violation +0.011, vs 0.213 / −0.018 averaged
-        over 5 splits with the plain step). Soft assignments, 5 splits, max true-group test
-        violation (α included) at noise 0.1–0.5 (benches ``ng_adult_soft``/``ng_credit_soft``):
-        Adult plain −.040, −.028, +.023, +.016, +.068 → Adam +.021, +.023, +.005, −.010, +.036
-        (fallback selections ~20 → 10 of 25); Credit plain +.038, +.023, +.023, +.036, +.039 →
-        Adam +.017, −.012, +.010, +.003, +.017.
+        naive and DRO, whose 5-split Adult numbers meet Table 2 with it (with Adam DRO's error
+        and true-group violation were both higher). For soft assignments Adam gives the lower
+        max true-group test violation at most noise levels on Adult and Credit, and on Adult
+        fewer fallback selections (benches ``ng_adult_soft`` and ``ng_credit_soft``).
     lambda_signal : {"auto", "relaxed", "exact", "margin", "paper"}
         What λ ascends on. ``"relaxed"`` (the paper code): the hinge-relaxed constraints ψ̃,
-        projected onto ||λ||₁ <= 1. With β = 0 these are >= 1 − α wherever the scores lie in
-        [−1, 1] (max(0, 1 + s) − min(1, s) >= 1), so λ sits on the bound for the whole run and θ
-        minimises a fixed penalised objective that ignores whether the 0-1 constraints hold: on
-        Adult (3 races, TPR, α = 0.05, T = 250) every soft-assignment candidate broke the true
-        groups on its own training rows at noise 0.3 (+.04 to +.09), so every check rejected
-        them all. The authors' code has the same fixed penalty, but its η_θ = 0.1 makes the
-        iterates swing (train error .15–.23) and its check keeps the swings that happen to be
+        projected onto ||λ||₁ <= 1. With β = 0 these are >= 1 − α wherever the scores lie in [−1, 1]
+        (max(0, 1 + s) − min(1, s) >= 1), so λ sits on the bound for the whole run and θ minimises a
+        fixed penalised objective that ignores whether the 0-1 constraints hold: on Adult every
+        soft-assignment candidate broke the true groups on its own training rows at noise 0.3, so
+        every check rejected them all. The authors' code has the same fixed penalty, but its
+        η_θ = 0.1 makes the iterates swing and its check keeps the swings that happen to be
         conservative. A 0-1 check name (the proxy Lagrangian of Cotter, Jiang & Sridharan, ALT
-        2019): θ still descends on the relaxed Lagrangian, λ ascends (plain projected step,
-        ||λ||₁ <= :data:`~fairengine.methods.noisy_groups.game.SIGNAL_LAMBDA_BOUND`) on that 0-1
-        robust check of the current iterate on the training rows, so it grows while the check
-        fails and shrinks once it holds, and the iterates follow the check's boundary.
-        ``"auto"`` (default): soft assignments with an ``eval_set`` ascend on the exact worst case
+        2019): θ still descends on the relaxed Lagrangian, λ ascends (plain projected step, ||λ||₁
+        <= :data:`~fairengine.methods.noisy_groups.game.SIGNAL_LAMBDA_BOUND`) on that 0-1 robust
+        check of the current iterate on the training rows, so it grows while the check fails and
+        shrinks once it holds, and the iterates follow the check's boundary. ``"auto"`` (default):
+        soft assignments with an ``eval_set`` ascend on the exact worst case
         over 𝒲(θ) (in-sample it bounds the true groups' violation); DRO with a noise model on its
         margin check (the noise-corrected rates plus a margin of the selection rows' standard error;
         see the module docstring for why the relaxed rule leaves DRO trivial); everything else keeps
         the relaxed rule — an in-sample selection cannot tell which of the boundary iterates hold on
-        new rows (Adult, 3 races, noise 0.2, 10,000 rows, best iterate on train: true-group test
-        violation +.079 with the 0-1 rule). DRO's other checks give no useful signal: its 20 random
-        p̃ are met by the naive classifier (Adult, sex, page defaults: error .166 / .170, true
-        violation +.035 / −.020 on two splits), its exact worst case only by near-trivial
-        classifiers at γ > α.
+        new rows (with the 0-1 rule and the best iterate chosen on train, Adult's true-group
+        constraint broke on the test rows). DRO's other checks give no useful signal: its 20
+        random p̃ are met by the naive classifier (Adult, sex, page defaults), its exact worst case
+        only by near-trivial classifiers at γ > α.
 
     Attributes
     ----------

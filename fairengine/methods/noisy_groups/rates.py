@@ -303,15 +303,14 @@ def corrected_violations_se(
     The TV-ball worst case instead lets the noise move a rate by γ_j/P(base | j) — more than
     α at the paper's γ, so only trivial classifiers meet it.
 
-    That needs the decisions not to depend on Ĝ given the true group. When the classifier reads
-    the noisy group as a feature they do, and a classifier can then raise a small group's
-    estimated rate by favouring the rows *labelled* with it (mostly rows of other groups at
-    large noise) without raising its true rate: on the authors' Adult rows (3 races, noise 0.1)
-    the estimate of the Black group's violation was .09–.11 below its true value on the same
-    rows. ``yhat_by_group`` (shape (m, n): each row's decision with its noisy-group feature set
-    to k) removes that: a row of true group j carries the noisy group k with probability
-    flip[k, j] whatever its features, so its expected decision as a member of j is
-    v_j = Σ_k flip[k, j]·yhat_by_group[k], and group j's rate is estimated from v_j.
+    That needs the decisions not to depend on Ĝ given the true group. When the classifier reads the
+    noisy group as a feature they do, and a classifier can then raise a small group's estimated rate
+    by favouring the rows *labelled* with it (mostly rows of other groups at large noise) without
+    raising its true rate: on the authors' Adult rows the estimate of a small group's violation fell
+    well below its true value on the same rows. ``yhat_by_group`` (shape (m, n): each row's decision
+    with its noisy-group feature set to k) removes that: a row of true group j carries the noisy
+    group k with probability flip[k, j] whatever its features, so its expected decision as a member
+    of j is v_j = Σ_k flip[k, j]·yhat_by_group[k], and group j's rate is estimated from v_j.
 
     Returns the values and each constraint's standard error (0 where not estimable)."""
     return CorrectedRates(y, noisy, constraint, flip)(yhat, slack, z, yhat_by_group)
