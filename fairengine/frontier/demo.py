@@ -74,14 +74,16 @@ def precompute(
         tasks = list(dict.fromkeys([*method.demo_tasks, (DEFAULT_DATASET, None)]))
         loaded = {pair: load_dataset(pair[0], sensitive=pair[1]) for pair in tasks}
         usable = [pair for pair in tasks if loaded[pair].kind in method.kinds]
+        # the page's task as loaded: a demo task may name the same columns the default resolves to
         opens_on = opening_task(usable)
+        opens = (opens_on[0], loaded[opens_on].sensitive) if opens_on else None
         for dataset, sensitive in usable:
             task = loaded[dataset, sensitive]
             record = {"method": name, "dataset": dataset, "sensitive": list(task.sensitive)}
             if (dataset, sensitive) in method.demo_tasks:  # the default dataset: the run only
                 writer.frontiers(method, task, grid, record)
             if runs:
-                opening = (dataset, sensitive) == opens_on
+                opening = (dataset, task.sensitive) == opens
                 writer.default_run(method, task, record, opening=opening)
     drop_unused_entries(writer.run_store.root, log)
     return writer.written
@@ -143,9 +145,11 @@ class _Writer:
 
         train, test = task.split()
         tkey = task_key(train, test)
+        settings = shipped_knobs(method, opening)
         current = set()
-        for knobs in shipped_knobs(method, opening):
-            self._run(method, (train, test), knobs, record)
+        for knobs in settings:
+            moved = {k: v for k, v in knobs.items() if v != settings[0][k]}
+            self._run(method, (train, test, tkey), knobs, record, moved or "the defaults")
             current.add(self.run_store.path(tkey, method.name, run_key(tkey, method.name, knobs)))
         folder = next(iter(current)).parent
         for stale in sorted(folder.iterdir()):
@@ -154,21 +158,17 @@ class _Writer:
                 self.log(f"{_label(record)}: removing the stale run {stale.name}")
                 stale.unlink()
 
-    def _run(self, method: Any, rows: tuple[Any, Any], knobs: dict, record: dict) -> None:
-        """One run at ``knobs`` on the (train, test) ``rows``, unless the store has it."""
-        from fairengine.frontier import task_key
+    def _run(self, method: Any, rows: tuple, knobs: dict, record: dict, what: Any) -> None:
+        """One run at ``knobs`` on ``rows`` (train, test, their task key), unless the store has
+        it; ``what`` names the setting in the log."""
         from fairengine.frontier.runs import compute_and_store
 
-        train, test = rows
-        if self.run_store.get(task_key(train, test), method.name, knobs) is not None:
+        train, test, tkey = rows
+        if self.run_store.get(tkey, method.name, knobs) is not None:
             return
-        defaults = method.validate_knobs({})
-        moved = {k: v for k, v in knobs.items() if v != defaults.get(k)}
-        self.log(f"{_label(record)}: run at {moved or 'the defaults'}")
+        self.log(f"{_label(record)}: run at {what}")
         result = compute_and_store(self.run_store, method.name, train, test, knobs)
-        self.written.append(
-            {**record, "run": True, "elapsed": result.elapsed, "task_key": task_key(train, test)}
-        )
+        self.written.append({**record, "run": True, "elapsed": result.elapsed, "task_key": tkey})
 
 
 def opening_task(usable: list[tuple[str, Any]]) -> tuple[str, Any] | None:

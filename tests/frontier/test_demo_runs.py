@@ -77,3 +77,23 @@ def test_unused_entries_go_and_runs_stay(tmp_path: Path) -> None:
     assert sorted(p.name for p in runs.iterdir()) == ["task_a"]
     assert (runs / "task_a" / "@unconstrained").is_dir() and len(said) == 1
     drop_unused_entries(tmp_path / "nothing here", said.append)  # no runs folder: nothing to do
+
+
+def test_a_demo_task_that_is_the_opening_task_ships_the_same_runs(monkeypatch) -> None:
+    """Max-entropy's demo task (Adult, sex) is the task the default dataset resolves to: both
+    ship the slider runs, so a second precompute keeps them instead of removing and refitting."""
+    from fairengine.frontier import demo
+
+    calls: list[tuple[str, list[str], bool]] = []
+    monkeypatch.setattr(demo._Writer, "frontiers", lambda *args: None)
+    monkeypatch.setattr(
+        demo._Writer,
+        "default_run",
+        lambda self, method, task, record, opening=False: calls.append(
+            (record["dataset"], record["sensitive"], opening)
+        ),
+    )
+    monkeypatch.setattr(demo, "drop_unused_entries", lambda *args: None)
+    demo.precompute(Path("/nonexistent"), ["maxent"], log=lambda _: None)
+    assert calls and all(opening for _, _, opening in calls)
+    assert {(dataset, tuple(sensitive)) for dataset, sensitive, _ in calls} == {("adult", ("sex",))}
