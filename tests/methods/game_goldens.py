@@ -2,10 +2,10 @@
 
 What this golden guards: the recorded Q (weights, predictions, gaps) of each game in
 ``tests/methods/data/game_goldens.npz`` — fair regression SP and BGL, the proxy-fair classifier,
-the multiaccurate proxies — stays bit for bit the same while the solver code around it is
-reorganised (``tests/methods/test_game_constraints.py``). It is not an outside reference: the
-games' correctness is checked against the papers and fairlearn elsewhere. A deliberate change
-of results bumps the method's ``version`` and rerecords it with
+the multiaccurate proxies — stays the same, to rounding (``golden_cases.ROUNDING``), while the
+solver code around it is reorganised (``tests/methods/test_game_constraints.py``). It is not an
+outside reference: the games' correctness is checked against the papers and fairlearn elsewhere.
+A deliberate change of results bumps the method's ``version`` and rerecords it with
 ``python -m tests.methods.game_goldens`` (from the repository root).
 """
 

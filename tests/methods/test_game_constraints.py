@@ -1,6 +1,6 @@
 """Constraints as objects and one least-squares kernel.
 
-* The games reproduce their recorded fits bit for bit (``tests/methods/game_goldens.py``, which
+* The games reproduce their recorded fits to rounding (``tests/methods/game_goldens.py``, which
   says what the golden guards): fair regression SP (practical LS / LR, paper), BGL (practical,
   paper, logistic), the proxy-fair classifier (equal error / DP, both learners) and the
   multiaccurate proxies that share the least-squares kernel.
@@ -21,6 +21,7 @@ from fairengine.methods.multiaccurate_proxy.constraints import ProxyParity
 from fairengine.solvers import Constraint, Reduction, solve_game
 from fairengine.solvers.oracles import Halfspace, PairedRegressionOracle, best_intercept
 from tests.methods import game_goldens
+from tests.methods.golden_cases import ROUNDING
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +36,7 @@ def test_games_reproduce_their_recorded_fits(goldens) -> None:
     for key, expected in saved.items():
         got = now[key]
         assert got.shape == expected.shape, key
-        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12, err_msg=key)
+        np.testing.assert_allclose(got, expected, **ROUNDING, err_msg=key)
 
 
 # -- the constraint protocol: signed weights are the Lagrangian's λ-part of the costs ------------

@@ -19,7 +19,16 @@ import pytest
 
 from fairengine.data.row_keys import RowCounts, unique_rows
 from fairengine.methods import get_method
-from tests.methods.golden_cases import CASES, GOLDEN, flatten, method_name, splits
+from tests.methods.golden_cases import (
+    CASES,
+    GOLDEN,
+    ROUNDING,
+    SEARCHED,
+    SEARCHED_KEYS,
+    flatten,
+    method_name,
+    splits,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -50,7 +59,8 @@ def test_results_match_the_recorded_goldens(case, results, golden) -> None:
     expected = {k.split("/", 1)[1]: v for k, v in golden.items() if k.split("/", 1)[0] == case}
     assert set(got) == set(expected), case
     for key, value in expected.items():
-        np.testing.assert_allclose(got[key], value, rtol=1e-9, atol=1e-12, err_msg=f"{case} {key}")
+        bounds = SEARCHED if key in SEARCHED_KEYS else ROUNDING
+        np.testing.assert_allclose(got[key], value, **bounds, err_msg=f"{case} {key}")
 
 
 @pytest.mark.parametrize("case", list(CASES))

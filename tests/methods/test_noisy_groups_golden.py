@@ -1,4 +1,4 @@
-"""noisy_groups: every approach and adversary reproduces its recorded fit bit for bit.
+"""noisy_groups: every approach and adversary reproduces its recorded fit (to rounding).
 
 What the golden guards: ``data/noisy_groups_golden.npz`` holds the fits below (2,000 Adult rows,
 race as White / Black / Other, noise 0.3; naive; DRO with the paper's and the exact adversary;
@@ -22,6 +22,7 @@ import pytest
 from fairengine.data import load_dataset
 from fairengine.data.encoding import FeatureEncoder
 from fairengine.methods.noisy_groups import RobustFairClassifier, add_group_noise
+from tests.methods.golden_cases import ROUNDING
 
 GOLDEN = Path(__file__).parent / "data" / "noisy_groups_golden.npz"
 FITS = {
@@ -59,10 +60,10 @@ def test_fits_match_the_recorded_golden(rows, name) -> None:
         **FITS[name],
     )
     clf.fit(z, y, noisy, groups, noisy)
-    np.testing.assert_array_equal(clf.candidates_, golden[f"{name}_candidates"])
+    np.testing.assert_allclose(clf.candidates_, golden[f"{name}_candidates"], **ROUNDING)
     for key in ("paper", "exact"):  # the checks of the golden (later checks are added ones)
-        np.testing.assert_array_equal(
-            clf.candidate_violations_by_eval_[key], golden[f"{name}_viol_{key}"]
+        np.testing.assert_allclose(
+            clf.candidate_violations_by_eval_[key], golden[f"{name}_viol_{key}"], **ROUNDING
         )
-    np.testing.assert_array_equal(clf.lambda_, golden[f"{name}_lambda"])
+    np.testing.assert_allclose(clf.lambda_, golden[f"{name}_lambda"], **ROUNDING)
     assert np.abs(clf.candidates_).sum() > 0  # the fits moved (a golden of zeros proves nothing)

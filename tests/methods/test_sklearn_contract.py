@@ -46,6 +46,7 @@ from fairengine.methods.multiaccurate_proxy.proxy import (
 from fairengine.methods.noisy_groups import RobustFairClassifier
 from fairengine.methods.params import InvalidParameterError, knob_constraints
 from fairengine.models import skops_codec, trees
+from tests.methods.golden_cases import ROUNDING, SEARCHED
 
 GOLDEN = Path(__file__).parent / "data" / "sklearn_contract_golden.npz"
 #: Algorithm 2 and the comparison proxies, recorded with the calls of
@@ -101,9 +102,11 @@ def test_proxy_estimators_results_unchanged(adult, golden) -> None:
     X, z, y = adult
     # recorded without rows kept out of the game (validation=0.0), the setting reproduced here
     proxy = MultiaccurateProxy(alpha=0.05, n_iter=20, validation=0.0).fit(X, z, y[:, None])
-    np.testing.assert_array_equal(proxy.predict_proba(X), golden["ma_proxy"])
+    # Algorithm 4's auditor searches for its regions, so the proxy follows the processor's
+    # rounding more than plain arithmetic does (golden_cases.SEARCHED); 1e-6 on probabilities
+    np.testing.assert_allclose(proxy.predict_proba(X), golden["ma_proxy"], rtol=0, atol=1e-6)
     clf = ProxyFairClassifier(eps=0.05, max_iter=10).fit(X, y, proxy.predict_proba(X))
-    np.testing.assert_array_equal(clf.predict_score(X), golden["pf_proba"])
+    np.testing.assert_allclose(clf.predict_score(X), golden["pf_proba"], rtol=0, atol=1e-6)
     np.testing.assert_array_equal(clf.predict(X, random_state=1), golden["pf_pred"])
     np.testing.assert_allclose(clf.predict_proba(X).sum(axis=1), 1.0)
     assert set(np.unique(clf.predict(X))) <= set(clf.classes_)
@@ -118,18 +121,19 @@ def test_general_and_baseline_proxies_results_unchanged(adult) -> None:
     pair = np.column_stack([z[:, 0], 1 - z[:, 0]])
     gold = np.load(PROXY_GOLDEN)
     tree = GeneralMultiaccurateProxy(alpha=0.05, n_iter=8, random_state=3).fit(X, pair, y[:, None])
-    np.testing.assert_array_equal(tree.predict_proba(X), gold["gma_tree"])
-    np.testing.assert_array_equal(tree.trace_, gold["gma_tree_trace"])
+    np.testing.assert_allclose(tree.predict_proba(X), gold["gma_tree"], **ROUNDING)
+    np.testing.assert_allclose(tree.trace_, gold["gma_tree_trace"], **ROUNDING)
     linear = GeneralMultiaccurateProxy(
         alpha=0.05, n_iter=8, learner="linear", mean_projection=False, n_samples=2
     ).fit(X, z[:, :2], y[:, None])
-    np.testing.assert_array_equal(linear.predict_proba(X), gold["gma_linear"])
-    np.testing.assert_array_equal(linear.coef_, gold["gma_linear_coef"])
+    # the perturbed leader's plays are a search (golden_cases.SEARCHED); its coefficients are not
+    # compared: over collinear one-hot columns, plays that predict alike differ in coef_
+    np.testing.assert_allclose(linear.predict_proba(X), gold["gma_linear"], **SEARCHED)
     section5 = GeneralMultiaccurateProxy(alpha=0.05, n_iter=5, auditor="tree", max_depth=2)
     np.testing.assert_array_equal(section5.fit(X, pair).predict(X), gold["gma_class"])
     for kind in ("regression", "thresholded", "constant"):
         got = BaselineProxy(kind).fit(X, z).predict_proba(X)
-        np.testing.assert_array_equal(got, gold["base_" + kind], err_msg=kind)
+        np.testing.assert_allclose(got, gold["base_" + kind], **ROUNDING, err_msg=kind)
 
 
 def test_baseline_proxies_match_their_definitions(adult) -> None:
