@@ -22,7 +22,7 @@ Arrays = dict[str, np.ndarray]
 #: model (the sum of their depths): a row's prediction walks one path per tree, so this bounds
 #: the work per row. Real forests stay well below both (``bench/bench_untrusted.py`` records
 #: unlimited forests on the bundled data); a forged chain of nodes does not.
-MAX_TREE_DEPTH = 128
+MAX_TREE_DEPTH = 256
 MAX_PATH_NODES = 50_000
 
 

@@ -203,7 +203,11 @@ def test_a_bomb_within_the_member_limit_is_refused_by_its_schema_size() -> None:
 def test_chain_shaped_trees_are_refused_before_predicting(kind) -> None:
     raw = chain_tree_pipeline(kind, depth=5_000, n_trees=20)
     task = pipeline_frame(2_000)
-    _refused_quickly(lambda: from_model_file(task, raw, "x.skops"), DataError, "deeper than 128")
+    _refused_quickly(
+        lambda: from_model_file(task, raw, "x.skops"),
+        DataError,
+        f"deeper than {trees.MAX_TREE_DEPTH}",
+    )
 
 
 @pytest.mark.parametrize("kind", ["forest", "hgb"])
