@@ -8,6 +8,7 @@ burn its CPU. Shared by the engine's tests, the browser tests and ``bench/bench_
 * :func:`skops_bomb`: a skops archive of about 1 MB whose ``schema.json`` inflates to 1 GiB.
 * :func:`chain_tree_pipeline`: a skops pipeline whose trees are chains (every row walks every
   node), small on disk and long to predict with.
+* :func:`write_hostile_files`: all of them written into a folder, for browser tests.
 """
 
 from __future__ import annotations
@@ -156,3 +157,22 @@ def pipeline_frame(n_rows: int = 2_000) -> Any:
         }
     )
     return from_frame(frame, target="label", sensitive="group")
+
+
+def write_hostile_files(folder: Any) -> dict[str, Any]:
+    """Every hostile upload above written into ``folder`` (a path) under the name a visitor
+    would upload it with: name -> path. For browser tests that upload each one in turn."""
+    from pathlib import Path
+
+    files = {
+        "open-string.fairmodel": quote_bomb_model(),
+        "open-string-comparison.json": quote_bomb_comparison(),
+        "zip-bomb.skops": skops_bomb(),
+        "chain-forest.skops": chain_tree_pipeline("forest"),
+        "chain-hgb.skops": chain_tree_pipeline("hgb"),
+    }
+    paths = {}
+    for name, raw in files.items():
+        paths[name] = Path(folder) / name
+        paths[name].write_bytes(raw)
+    return paths

@@ -23,14 +23,15 @@ import numpy as np
 
 from fairengine.audit.core import AuditResult, table_records
 from fairengine.data.errors import DataError
+from fairengine.export.safe import MAX_JSON_BYTES
 
 if TYPE_CHECKING:
     from fairengine.data import Task
 
 FORMAT, FORMAT_VERSION = "fairengine-comparison", 1
-#: Largest comparison file read or written (an upload as a file on disk), and most items of
-#: each list.
-MAX_BYTES = 16 * 2**20
+#: Largest comparison file read or written (an upload as a file on disk): the limit of every
+#: untrusted JSON file. Most items of each list.
+MAX_BYTES = MAX_JSON_BYTES
 MAX_POINTS, MAX_OUTSIDE, MAX_PINS, MAX_TASKS = 5_000, 50, 50, 8
 
 
