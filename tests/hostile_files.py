@@ -25,7 +25,7 @@ def escaped_quotes(n_bytes: int) -> bytes:
     return b'"' + b'\\"' * ((n_bytes - 1) // 2)
 
 
-def _deflated(members: dict[str, bytes] | list[tuple[str, bytes]]) -> bytes:
+def deflated_zip(members: dict[str, bytes] | list[tuple[str, bytes]]) -> bytes:
     buffer = io.BytesIO()
     items = members.items() if isinstance(members, dict) else members
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as out:
@@ -38,7 +38,7 @@ def quote_bomb_model(n_bytes: int = 120_000) -> bytes:
     """A ``.fairmodel`` of a few hundred bytes: its manifest opens a string of ``n_bytes`` of
     escaped quotes that never closes."""
     manifest = b'{"format": "fairengine-model", "model_type": ' + escaped_quotes(n_bytes)
-    return _deflated({"manifest.json": manifest, "state.json": b"{}"})
+    return deflated_zip({"manifest.json": manifest, "state.json": b"{}"})
 
 
 def quote_bomb_comparison(n_bytes: int = 120_000) -> bytes:
@@ -47,7 +47,7 @@ def quote_bomb_comparison(n_bytes: int = 120_000) -> bytes:
     return head + escaped_quotes(n_bytes - len(head))
 
 
-def _small_pipeline(kind: str = "forest", n_trees: int = 3) -> Any:
+def small_pipeline(kind: str = "forest", n_trees: int = 3) -> Any:
     """A fitted scikit-learn pipeline on two columns ``a``, ``b`` (a tree ensemble at its end)."""
     import pandas as pd
     from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
@@ -71,7 +71,7 @@ def skops_bomb(inflated: int = 2**30) -> bytes:
     bytes; its sizes are declared honestly, so zip readers inflate all of it."""
     import skops.io as sio
 
-    with zipfile.ZipFile(io.BytesIO(sio.dumps(_small_pipeline()))) as real:
+    with zipfile.ZipFile(io.BytesIO(sio.dumps(small_pipeline()))) as real:
         others = [(n, real.read(n)) for n in real.namelist() if n != "schema.json"]
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as out:
@@ -128,7 +128,7 @@ def chain_tree_pipeline(kind: str = "forest", *, depth: int = 5_000, n_trees: in
     row walks to the end; otherwise an intact, trusted-types-only pipeline."""
     import skops.io as sio
 
-    pipeline = _small_pipeline(kind, n_trees)
+    pipeline = small_pipeline(kind, n_trees)
     model = pipeline[-1]
     if kind == "forest":
         for estimator in model.estimators_:
@@ -137,7 +137,7 @@ def chain_tree_pipeline(kind: str = "forest", *, depth: int = 5_000, n_trees: in
         for (predictor,) in model._predictors:
             _chain_predictor(predictor, depth)
     with zipfile.ZipFile(io.BytesIO(sio.dumps(pipeline))) as stored:
-        return _deflated([(n, stored.read(n)) for n in stored.namelist()])
+        return deflated_zip([(n, stored.read(n)) for n in stored.namelist()])
 
 
 def pipeline_frame(n_rows: int = 2_000) -> Any:

@@ -63,7 +63,7 @@ def load_pipeline(raw: bytes, label: str = "the model file") -> Any:
     if len(raw) > MAX_SKOPS_BYTES:
         raise DataError(f"{label!r} is larger than {MAX_SKOPS_BYTES // 2**20} MB.")
     try:  # the zip read within its declared sizes before skops' own zip code sees it
-        check_skops(raw, repr(label))
+        check_skops(raw, f"The skops file {label!r}")
     except ModelFileError as exc:
         raise DataError(f"{exc} Only skops files that scikit-learn writes are loaded.") from None
     try:

@@ -374,16 +374,16 @@ def check_skops(raw: bytes, label: str) -> None:
             raise ModelFileError(f"{label} is not a skops file (it has no schema.json).")
         if schema.file_size > MAX_JSON_BYTES:
             raise ModelFileError(
-                f"{label}'s schema.json has {schema.file_size:,} bytes; the limit is "
+                f"{label} has a schema.json of {schema.file_size:,} bytes; the limit is "
                 f"{MAX_JSON_BYTES:,}."
             )
         for info in infos.values():
             data = read_member(archive, info, label)
             if info is schema:
-                depth = json_depth(data, f"{label}'s schema.json")
+                depth = json_depth(data, f"{label} (its schema.json)")
                 if depth > MAX_SKOPS_SCHEMA_DEPTH:
                     raise ModelFileError(
-                        f"{label}'s schema.json nests {depth} levels deep; the limit is "
+                        f"{label} has a schema.json nesting {depth} levels deep; the limit is "
                         f"{MAX_SKOPS_SCHEMA_DEPTH}."
                     )
 

@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -197,6 +198,21 @@ def test_a_bomb_within_the_member_limit_is_refused_by_its_schema_size() -> None:
     _refused_quickly(
         lambda: from_model_file(pipeline_frame(50), raw, "x.skops"), DataError, "schema.json"
     )
+
+
+@pytest.mark.parametrize(
+    ("schema", "match"),
+    [(b"[" * 100 + b"]" * 100, "nesting 100 levels"), (escaped_quotes(8 * 2**20), "never closed")],
+)
+def test_a_skops_schema_too_deep_or_never_closed_is_refused_before_skops(schema, match) -> None:
+    import skops.io as sio
+
+    from tests.hostile_files import deflated_zip, small_pipeline
+
+    with zipfile.ZipFile(io.BytesIO(sio.dumps(small_pipeline()))) as real:
+        members = {n: real.read(n) for n in real.namelist()}
+    raw = deflated_zip({**members, "schema.json": schema})
+    _refused_quickly(lambda: from_model_file(pipeline_frame(50), raw, "x.skops"), DataError, match)
 
 
 @pytest.mark.parametrize("kind", ["forest", "hgb"])
