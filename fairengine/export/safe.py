@@ -21,6 +21,10 @@ forged input. The order of checks follows what an attacker controls cheaply:
 5. ``.npy``: the header is parsed alone; only plain numeric dtypes; the declared shape times the
    item size must equal the bytes present, so a huge declared shape is refused before allocation.
 
+A skops archive (an estimator stored in a model file, or a pipeline uploaded for an audit)
+passes the same zip checks member by member, and its ``schema.json`` the JSON scan, before skops'
+own zip code reads it (:func:`check_skops`).
+
 So a load holds the file, the inflated members (at most their declared sizes) and the arrays (a
 copy of their bytes): a few times the declared content, and never more than about
 ``2 * MAX_TOTAL_BYTES + MAX_FILE_BYTES``.
