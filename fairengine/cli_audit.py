@@ -206,11 +206,13 @@ def _split(args: argparse.Namespace, task: Task) -> tuple[Task, Task]:
 
 def _records(path: Path) -> list[dict[str, Any]]:
     from fairengine.cli import UsageError
-    from fairengine.export.safe import ModelFileError, load_json
+    from fairengine.export.safe import MAX_JSON_BYTES, ModelFileError, load_json, read_regular
 
     try:
-        data = load_json(path.read_bytes(), f"The points file {path.name!r}")
-    except (OSError, ModelFileError) as exc:
+        data = load_json(read_regular(path, MAX_JSON_BYTES), f"The points file {path.name!r}")
+    except OSError as exc:
+        raise UsageError(f"Cannot read the points file {path.name!r}: {exc.strerror}.") from None
+    except ModelFileError as exc:
         raise UsageError(f"Cannot read the points file {path.name!r}: {exc}") from None
     ok = isinstance(data, list) and all(
         isinstance(r, dict) and isinstance(r.get("method"), str) and isinstance(r.get("knobs"),

@@ -99,6 +99,9 @@ def test_threshold_and_text_output(cli, files) -> None:
         ("table.csv", ["--predictions-column", "score", "--values", "predictions"],
          "0/1, true/false"),
         ("table.csv", ["--model", "{root}/preds.csv"], "never loaded"),
+        ("plain.csv", ["--model", "/dev/zero"], "not a regular file"),
+        ("table.csv", ["--predictions-column", "score", "--frontier", "/dev/zero"],
+         "not a regular file"),
     ],
 )  # fmt: skip
 def test_errors_are_one_line_with_status_2(cli, files, table, args, words) -> None:
@@ -135,6 +138,9 @@ def test_saved_comparison_and_reports(cli, files, tmp_path) -> None:
     other = cli("report", "--comparison", saved, "--dataset", "german_credit", "--sensitive",
                 "age_group", "-o", tmp_path / "x.html", status=2)  # fmt: skip
     assert "saved for other data" in other.stderr
+    zero = cli("report", "--comparison", "/dev/zero", *_data(root, "plain.csv"), "-o",
+               tmp_path / "z.html", status=2)  # fmt: skip
+    assert "not a regular file" in zero.stderr and "Traceback" not in zero.stderr
     direct = tmp_path / "direct.html"
     cli("report", "--frontier", points, *_data(root, "plain.csv"), "-o", direct)
     assert "reweighing" in direct.read_text() and np.isfinite(len(direct.read_text()))

@@ -23,13 +23,15 @@ import numpy as np
 
 from fairengine.audit.core import AuditResult, table_records
 from fairengine.data.errors import DataError
+from fairengine.export.safe import MAX_JSON_BYTES
 
 if TYPE_CHECKING:
     from fairengine.data import Task
 
 FORMAT, FORMAT_VERSION = "fairengine-comparison", 1
-#: Largest comparison file read, and most items of each list.
-MAX_BYTES = 16 * 2**20
+#: Largest comparison file read or written (an upload as a file on disk): the limit of every
+#: untrusted JSON file. Most items of each list.
+MAX_BYTES = MAX_JSON_BYTES
 MAX_POINTS, MAX_OUTSIDE, MAX_PINS, MAX_TASKS = 5_000, 50, 50, 8
 
 
@@ -180,6 +182,10 @@ def load_comparison(
     from fairengine.export.safe import ModelFileError, load_json
 
     raw = source if isinstance(source, bytes) else _read(Path(source))
+    if len(raw) > MAX_BYTES:
+        raise ComparisonError(
+            f"The comparison file has {len(raw):,} bytes; the limit is {MAX_BYTES:,}."
+        )
     try:
         data = load_json(raw, "The comparison file")
         check_comparison(data)
@@ -198,15 +204,12 @@ def load_comparison(
 
 
 def _read(path: Path) -> bytes:
+    from fairengine.export.safe import read_regular
+
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise ComparisonError(
-                f"{path.name!r} has {size:,} bytes; a comparison file has at most {MAX_BYTES:,}."
-            )
-        return path.read_bytes()
+        return read_regular(path, MAX_BYTES)
     except OSError as exc:
-        raise ComparisonError(f"Cannot read {path.name!r}: {exc.strerror}.") from None
+        raise ComparisonError(f"Cannot read {path.name!r}: {exc.strerror or exc}.") from None
 
 
 def _check_same_data(comparison: Comparison, train: Task, test: Task) -> None:

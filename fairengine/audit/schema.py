@@ -18,8 +18,10 @@ from fairengine.export.schema_rules import (
     Check,
     list_of,
     obj,
+    one_of,
     optional,
 )
+from fairengine.methods.evidence import LEVELS
 
 MAX_TEXT = 200_000  # characters of one string (a model card is a few thousand)
 
@@ -44,7 +46,7 @@ def _text(value: Any, path: str) -> None:
 _NUMBER = optional(NUM)
 _NUMBERS = obj({}, extra=_NUMBER)
 _SPLITS = obj({}, extra=_NUMBERS)
-_CHECK = obj({"name": _text, "level": _text, "sentence": _text, "numbers": _NUMBERS})
+_CHECK = obj({"name": _text, "level": one_of(*LEVELS), "sentence": _text, "numbers": _NUMBERS})
 _CHECKS = optional(_bounded(list_of(_CHECK), 100))
 _BASELINES = optional(
     obj({"learner": _text, "constant_label": _text, "unconstrained_label": _text,
@@ -52,6 +54,8 @@ _BASELINES = optional(
 )  # fmt: skip
 _ROW = obj({}, extra=SCALAR)
 _ROWS = _bounded(list_of(_ROW), 20_000)
+_CURVE_ROW = obj({"group": SCALAR, "threshold": _NUMBER}, extra=SCALAR)
+_CURVE = optional(_bounded(list_of(_CURVE_ROW), 20_000))
 _GROUP = obj({"name": _text, "rows": INT, "base_rate": _NUMBER})
 
 TASK = obj({
@@ -68,7 +72,7 @@ POINT = obj(
 )  # fmt: skip
 OUTSIDE = obj({
     "name": _text, "kind": _text, "threshold": _NUMBER, "metrics": _SPLITS, "groups": _ROWS,
-    "curve": optional(_ROWS), "checks": _CHECKS, "baselines": _BASELINES, "task_key": _text,
+    "curve": _CURVE, "checks": _CHECKS, "baselines": _BASELINES, "task_key": _text,
     "fairness_metric": _text, "performance_metric": _text, "source": _text,
     "notes": list_of(_text), "task": _text,
 })  # fmt: skip
@@ -84,7 +88,7 @@ COMPARISON = obj({
 
 def check_comparison(data: Any) -> None:
     """Raise ModelFileError unless ``data`` is a version-1 comparison whose points and pins refer
-    to its own tasks and points."""
+    to its own tasks and points, and whose outside models have their axes' test values."""
     if not isinstance(data, dict) or data.get("format") != "fairengine-comparison":
         raise ModelFileError("The file is not a fairengine comparison (wrong format tag).")
     if data.get("format_version") != 1:
@@ -97,6 +101,13 @@ def check_comparison(data: Any) -> None:
     stray = [p["task"] for p in [*data["points"], *data["outside"]] if p["task"] not in keys]
     if stray or not keys:
         raise ModelFileError("The comparison's points refer to a task it does not describe.")
+    for outside in data["outside"]:
+        needed = (outside["performance_metric"], outside["fairness_metric"])
+        if any(name not in outside["metrics"].get("test", {}) for name in needed):
+            raise ModelFileError(
+                f"The comparison's outside model {outside['name'][:40]!r} has no test-row "
+                f"values of its own axes ({needed[0][:40]!r}, {needed[1][:40]!r})."
+            )
     known = {p["point_id"] for p in data["points"]} | {o["name"] for o in data["outside"]}
     unknown = [p["id"] for p in data["pins"] if p["id"] not in known]
     if unknown:

@@ -178,31 +178,31 @@ def from_model_file(
 
 
 def _model_bytes(source: Any, label: str | None, limit: int) -> tuple[bytes, str]:
+    from fairengine.export.safe import read_regular
+
     if isinstance(source, bytes | bytearray):
         raw, label = bytes(source), label or "the model file"
     else:
-        path = Path(source)
-        label = label or path.name
+        label = label or Path(source).name
         try:
-            if path.stat().st_size > limit:
-                raise DataError(f"{label!r} is larger than {limit // 2**20} MB.")
-            raw = path.read_bytes()
+            raw = read_regular(source, limit)
         except OSError as exc:
-            raise DataError(f"Cannot read the model file {label!r}: {exc.strerror}.") from None
+            raise DataError(
+                f"Cannot read the model file {label!r}: {exc.strerror or exc}."
+            ) from None
     if len(raw) > limit:
         raise DataError(f"{label!r} is larger than {limit // 2**20} MB.")
     return raw, label
 
 
 def _is_fairengine(raw: bytes, label: str) -> bool:
-    import io
-    import zipfile
+    from fairengine.export.safe import ModelFileError, open_zip
 
-    try:
-        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
-            names = set(archive.namelist())
-    except zipfile.BadZipFile:
-        raise DataError(f"{label!r} is not a readable zip archive.") from None
+    try:  # the zip's directory within the model files' limits, never zipfile's unbounded read
+        with open_zip(raw, repr(label)) as archive:
+            names = {member.filename for member in archive.infolist()}
+    except ModelFileError as exc:
+        raise DataError(str(exc)) from None
     return {"manifest.json", "state.json"} <= names
 
 

@@ -1,6 +1,8 @@
 """A scikit-learn pipeline saved with skops, loaded for an audit with an explicit trusted list.
 
-Nothing is unpickled. The file's types are listed first (``skops.io.get_untrusted_types``); any
+Nothing is unpickled. The file's zip is read first as a model file's is, within its declared
+sizes (:func:`fairengine.export.safe.check_skops`), before skops' own zip code reads it. The
+file's types are listed next (``skops.io.get_untrusted_types``); any
 type outside skops' defaults and :data:`fairengine.models.skops_codec.TRUSTED_TYPES` refuses the
 file. After loading, every part is checked before anything predicts: pipeline steps and column
 transformers must be of the reviewed preprocessing types (:data:`TRANSFORMERS`, plain NumPy and
@@ -56,8 +58,14 @@ def load_pipeline(raw: bytes, label: str = "the model file") -> Any:
     in it is trusted and every part passes :func:`check_pipeline`."""
     import skops.io as sio
 
+    from fairengine.export.safe import ModelFileError, check_skops
+
     if len(raw) > MAX_SKOPS_BYTES:
         raise DataError(f"{label!r} is larger than {MAX_SKOPS_BYTES // 2**20} MB.")
+    try:  # the zip read within its declared sizes before skops' own zip code sees it
+        check_skops(raw, f"The skops file {label!r}")
+    except ModelFileError as exc:
+        raise DataError(f"{exc} Only skops files that scikit-learn writes are loaded.") from None
     try:
         untrusted = set(sio.get_untrusted_types(data=raw)) - set(skops_codec.TRUSTED_TYPES)
     except Exception as exc:  # not a skops archive: skops raises many kinds

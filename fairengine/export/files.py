@@ -154,15 +154,9 @@ def _read_source(source: str | os.PathLike[str] | bytes, label: str) -> bytes:
     if isinstance(source, bytes | bytearray | memoryview):
         return bytes(source)
     try:
-        path = Path(source)
-        size = path.stat().st_size
-        if size > safe.MAX_FILE_BYTES:  # refused before reading
-            raise ModelFileError(
-                f"{label} has {size:,} bytes; the limit is {safe.MAX_FILE_BYTES:,}."
-            )
-        return path.read_bytes()
+        return safe.read_regular(source, safe.MAX_FILE_BYTES)
     except OSError as exc:
-        raise ModelFileError(f"{label} cannot be read: {exc}") from exc
+        raise ModelFileError(f"{label} cannot be read: {exc.strerror or exc}.") from exc
 
 
 def _open(source: str | os.PathLike[str] | bytes, *, members: bool) -> _Verified:
@@ -274,8 +268,8 @@ def load_model(path: str | os.PathLike[str] | bytes) -> Model:
 
     Every step is bounded (see :mod:`fairengine.export.safe`): the zip's member count and declared
     sizes, JSON depth and numbers, array headers; then the state is checked against the model
-    type's schema (:mod:`fairengine.export.schemas`) before the model is built, and the built model
-    must predict one synthetic row.
+    type's schema (:mod:`fairengine.export.schemas`: every stored number finite and modest) before
+    the model is built, and the built model must predict one synthetic row, a finite number.
 
     Raises
     ------
@@ -296,9 +290,8 @@ def load_model(path: str | os.PathLike[str] | bytes) -> Model:
     }
     schemas.validate_state(model_type, state, arrays)
     for name, array in arrays.items():  # skops payloads are zips too: same checks, before skops
-        if name.endswith("_skops"):  # (every member read within its declared size, CRC checked)
-            with safe.open_zip(array.tobytes(), f"The stored estimator {name}") as inner:
-                safe.read_all(inner, f"The stored estimator {name}")
+        if name.endswith("_skops"):
+            safe.check_skops(array.tobytes(), f"The stored estimator {name}")
     try:
         cls = resolve_model_type(model_type)
     except (KeyError, ImportError) as exc:
@@ -306,7 +299,12 @@ def load_model(path: str | os.PathLike[str] | bytes) -> Model:
     try:
         model = cls.from_state(state, arrays)
         probe = schemas.probe_frame(state["encoder"])  # plus columns a model reads besides
-        model.predict_score(probe.assign(**getattr(model, "probe_inputs", dict)()))
+        score = model.predict_score(probe.assign(**getattr(model, "probe_inputs", dict)()))
+        if not np.all(np.isfinite(np.asarray(score, dtype=float))):
+            raise ModelFileError(
+                f"The model file's {model_type} model predicts a number that is not finite: "
+                "its parameters were forged or damaged."
+            )
     except ModelFileError:
         raise
     except Exception as exc:

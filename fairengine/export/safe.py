@@ -3,7 +3,8 @@
 Every reader here raises :class:`ModelFileError` (and nothing else) for a malformed, foreign or
 forged input. The order of checks follows what an attacker controls cheaply:
 
-1. the file size (``MAX_FILE_BYTES``), before reading it;
+1. the file size (``MAX_FILE_BYTES``), before reading it: a path must name a regular file
+   (:func:`read_regular`), so a device or pipe is refused before a byte is read;
 2. the zip's end-of-central-directory record, parsed by hand: member count (``MAX_MEMBERS``),
    directory size (``MAX_DIRECTORY_BYTES``), no zip64, the directory right before it;
 3. the zip's structure, parsed by hand (:mod:`zipfile` never reads a model file): every central
@@ -14,10 +15,15 @@ forged input. The order of checks follows what an attacker controls cheaply:
    hard cap at its declared size and must fill exactly its compressed size, inflate to exactly
    its declared size and match its CRC-32, so a member that lies about its size costs its
    declared size at most;
-4. JSON: size, nesting depth (``MAX_JSON_DEPTH``, counted before parsing), number literals
+4. JSON: size, strings closed and nesting depth (``MAX_JSON_DEPTH``), both found by one linear
+   scan before parsing (:func:`json_depth`), number literals
    (``MAX_NUMBER_CHARS``, no ``NaN`` / ``Infinity``, finite floats), no duplicate keys;
 5. ``.npy``: the header is parsed alone; only plain numeric dtypes; the declared shape times the
    item size must equal the bytes present, so a huge declared shape is refused before allocation.
+
+A skops archive (an estimator stored in a model file, or a pipeline uploaded for an audit)
+passes the same zip checks member by member, and its ``schema.json`` the JSON scan, before skops'
+own zip code reads it (:func:`check_skops`).
 
 So a load holds the file, the inflated members (at most their declared sizes) and the arrays (a
 copy of their bytes): a few times the declared content, and never more than about
@@ -26,10 +32,12 @@ copy of their bytes): a few times the declared content, and never more than abou
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import json
-import re
+import os
+import stat
 import struct
 import zipfile
 import zlib
@@ -49,9 +57,15 @@ MAX_DIRECTORY_BYTES = MAX_MEMBERS * 256
 #: Largest declared uncompressed size of one member, and of all of them together.
 MAX_MEMBER_BYTES = 256 * 2**20
 MAX_TOTAL_BYTES = 256 * 2**20
-#: Largest JSON member (manifest, state) and its deepest nesting of objects / arrays.
-MAX_JSON_BYTES = 64 * 2**20
+#: Largest JSON member (manifest, state, run) or JSON file (comparison, points), and its deepest
+#: nesting of objects / arrays. Parsed JSON can take some 30 times its bytes as Python objects
+#: (``[[],[],…]``: a list per 3 bytes), and a JSON member deflates a thousandfold, so this
+#: bounds the memory of a tiny file too.
+MAX_JSON_BYTES = 16 * 2**20
 MAX_JSON_DEPTH = 32
+#: Deepest nesting of a skops archive's schema.json: skops nests a few levels per estimator, so
+#: pipelines of column transformers of pipelines go deeper than a model file's JSON.
+MAX_SKOPS_SCHEMA_DEPTH = 64
 #: Longest number literal in JSON (int64 has 19 digits; floats print in at most ~24 chars).
 MAX_NUMBER_CHARS = 40
 #: Array dtypes a model file may hold (kinds: bool, signed / unsigned integer, float).
@@ -72,11 +86,35 @@ _UTF8_FLAG = 0x800
 _DEPTH_BLOCK = 1 << 20
 #: Compressed bytes handed to zlib at a time (the output is capped separately).
 _INFLATE_CHUNK = 1 << 16
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
 
 class ModelFileError(ValueError):
     """A model file that is not ours, is damaged or tampered with, or names an unknown type."""
+
+
+# ----------------------------------------------------------------------------- files
+
+
+def read_regular(path: str | os.PathLike[str], max_bytes: int) -> bytes:
+    """The bytes of the regular file at ``path``. Anything else (a device such as ``/dev/zero``,
+    a pipe, a folder) or more than ``max_bytes`` bytes raises :class:`OSError` whose
+    ``strerror`` says why in words: both are checked with ``fstat`` on the opened file before
+    reading, and at most ``max_bytes + 1`` bytes are read, so a file that grows meanwhile is
+    refused too. Opened non-blocking, so a pipe swapped in cannot block the reader."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "it is not a regular file (a device, pipe or folder)")
+        if info.st_size > max_bytes:
+            raise OSError(errno.EFBIG, f"it has {info.st_size:,} bytes; the limit is {max_bytes:,}")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise OSError(errno.EFBIG, f"it has more than {max_bytes:,} bytes (the limit)")
+        return data
+    finally:
+        os.close(fd)
 
 
 # ----------------------------------------------------------------------------- zip
@@ -326,10 +364,32 @@ def read_member(archive: Archive, info: Member, label: str) -> bytes:
     return out
 
 
-def read_all(archive: Archive, label: str) -> dict[str, bytes]:
-    """Every member's bytes after :func:`check_infos`, each read by :func:`read_member`."""
-    infos = check_infos(archive.infolist(), label)
-    return {name: read_member(archive, info, label) for name, info in infos.items()}
+def check_skops(raw: bytes, label: str) -> None:
+    """Raise :class:`ModelFileError` unless ``raw`` is a skops archive skops may then read: its
+    zip passes :func:`open_zip` and :func:`check_infos`, every member inflates to exactly its
+    declared size and CRC (one at a time, nothing kept), and its ``schema.json`` has at most
+    ``MAX_JSON_BYTES`` (declared, checked before inflating), closed strings and at most
+    ``MAX_SKOPS_SCHEMA_DEPTH`` levels (:func:`json_depth`). skops reads the same members, so
+    what it inflates and parses is bounded by these declared sizes."""
+    with open_zip(raw, label) as archive:
+        infos = check_infos(archive.infolist(), label)
+        schema = infos.get("schema.json")
+        if schema is None:
+            raise ModelFileError(f"{label} is not a skops file (it has no schema.json).")
+        if schema.file_size > MAX_JSON_BYTES:
+            raise ModelFileError(
+                f"{label} has a schema.json of {schema.file_size:,} bytes; the limit is "
+                f"{MAX_JSON_BYTES:,}."
+            )
+        for info in infos.values():
+            data = read_member(archive, info, label)
+            if info is schema:
+                depth = json_depth(data, f"{label} (its schema.json)")
+                if depth > MAX_SKOPS_SCHEMA_DEPTH:
+                    raise ModelFileError(
+                        f"{label} has a schema.json nesting {depth} levels deep; the limit is "
+                        f"{MAX_SKOPS_SCHEMA_DEPTH}."
+                    )
 
 
 # ----------------------------------------------------------------------------- JSON
@@ -363,18 +423,35 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def json_depth(raw: bytes) -> int:
-    """Deepest nesting of ``[`` / ``{`` outside strings (linear, no recursion; a block of
-    ``_DEPTH_BLOCK`` bytes at a time, so its working memory stays small whatever the size)."""
-    skeleton = np.frombuffer(_STRING.sub(b'""', raw), dtype=np.uint8)
+def json_depth(raw: bytes, what: str = "The text") -> int:
+    """Deepest nesting of ``[`` / ``{`` outside strings, in one linear pass with no recursion
+    (vectorised, ``_DEPTH_BLOCK`` bytes at a time, so its working memory stays small whatever
+    the size). A ``"`` ends a string unless an odd run of backslashes precedes it, as JSON reads
+    it; a string still open at the end raises :class:`ModelFileError` at once.
+
+    A backslash outside a string is invalid JSON, which the parser refuses at that byte before it
+    reaches any bracket after it, so the count is exact for every bracket the parser reaches."""
+    data = np.frombuffer(raw, dtype=np.uint8)
     deepest = level = 0
-    for lo in range(0, len(skeleton), _DEPTH_BLOCK):
-        block = skeleton[lo : lo + _DEPTH_BLOCK]
-        steps = (block == ord("[")).astype(np.int64) + (block == ord("{"))
-        steps -= (block == ord("]")) + (block == ord("}"))
-        running = np.cumsum(steps) + level
+    inside = odd_run = False  # in a string; an odd run of backslashes ends the previous block
+    for lo in range(0, len(data), _DEPTH_BLOCK):
+        block = data[lo : lo + _DEPTH_BLOCK]
+        at = np.arange(len(block))
+        slash = block == ord("\\")
+        last_other = np.maximum.accumulate(np.where(slash, -1, at))  # -1: a run from the start
+        run = at - last_other + np.where(last_other < 0, int(odd_run), 0)  # backslashes to here
+        escaped = np.empty(len(block), dtype=bool)
+        escaped[0] = odd_run
+        escaped[1:] = run[:-1] % 2 == 1
+        quotes = np.cumsum((block == ord('"')) & ~escaped) + int(inside)
+        outside = quotes % 2 == 0
+        steps = ((block == ord("[")) | (block == ord("{"))).astype(np.int64)
+        steps -= (block == ord("]")) | (block == ord("}"))
+        running = np.cumsum(steps * outside) + level
         deepest = max(deepest, int(running.max(initial=level)))
-        level = int(running[-1]) if len(running) else level
+        level, inside, odd_run = int(running[-1]), not outside[-1], bool(run[-1] % 2)
+    if inside:
+        raise ModelFileError(f"{what} is not valid JSON: a string is never closed.")
     return deepest
 
 
@@ -382,7 +459,7 @@ def load_json(raw: bytes, what: str) -> Any:
     """Parse a JSON member within the limits; :class:`ModelFileError` naming ``what`` otherwise."""
     if len(raw) > MAX_JSON_BYTES:
         raise ModelFileError(f"{what} has {len(raw):,} bytes; the limit is {MAX_JSON_BYTES:,}.")
-    depth = json_depth(raw)
+    depth = json_depth(raw, what)
     if depth > MAX_JSON_DEPTH:
         raise ModelFileError(f"{what} nests {depth} levels deep; the limit is {MAX_JSON_DEPTH}.")
     try:
@@ -479,10 +556,11 @@ __all__ = [
     "ModelFileError",
     "check_manifest",
     "check_infos",
+    "check_skops",
     "json_depth",
     "load_json",
     "load_npy",
     "open_zip",
-    "read_all",
+    "read_regular",
     "read_member",
 ]

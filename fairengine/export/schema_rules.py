@@ -164,17 +164,26 @@ def arr(kinds: str, *shape: str | int, rules: tuple[Rule, ...] = ()) -> ArraySpe
     return ArraySpec(kinds, (len(shape),), tuple(shape), rules)
 
 
+#: Largest magnitude of a stored number under a value rule: trained parameters are modest, and
+#: larger ones only overflow a model's sums of products into infinity or NaN.
+MAX_PARAM = 1e100
+
+
 def _finite(a: np.ndarray, dims: Mapping[str, int]) -> str | None:
-    return None if np.all(np.isfinite(a)) else "values that are not finite numbers"
+    if not np.all(np.isfinite(a)):
+        return "values that are not finite numbers"
+    if np.any((a > MAX_PARAM) | (a < -MAX_PARAM)):
+        return f"values beyond ±{MAX_PARAM:g}, whose predictions overflow"
+    return None
 
 
 def within(low: float, high: float) -> Rule:
-    """Finite values in [low, high]."""
+    """Finite values in [low, high] and within ±:data:`MAX_PARAM`."""
 
     def rule(a: np.ndarray, dims: Mapping[str, int]) -> str | None:
         if not np.all(np.isfinite(a)) or np.any((a < low) | (a > high)):
             return f"values outside [{low:g}, {high:g}]"
-        return None
+        return _finite(a, dims)
 
     return rule
 

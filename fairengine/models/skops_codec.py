@@ -12,7 +12,9 @@ dtype or shape), not the indices inside: its C code walks a tree's children and 
 feature each node names without bounds checks. So both export and load also run :func:`check`:
 every estimator in the stored object must be of a reviewed type (:data:`REVIEWED`), every tree
 (``Tree`` or HistGradientBoosting's ``TreePredictor``) must pass the shared tree check of
-:mod:`fairengine.models.trees` on the estimator's ``n_features_in_`` columns, and linear
+:mod:`fairengine.models.trees` on the estimator's ``n_features_in_`` columns (structure and
+depth), all of them together at most :data:`MAX_TREE_NODES` nodes and
+:data:`fairengine.models.trees.MAX_PATH_NODES` nodes walked per row, and linear
 coefficients must fit those columns, before the estimator predicts anything.
 """
 
@@ -32,6 +34,10 @@ TRUSTED_TYPES: tuple[str, ...] = (
     "sklearn.tree._tree.Tree",
     "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
 )
+
+#: Most tree nodes an estimator may hold over all its trees (a tree's nodes take 64 bytes or
+#: more, so this is about the content a model file may declare).
+MAX_TREE_NODES = 4_000_000
 
 #: Estimator classes a stored estimator may consist of, besides every class of
 #: ``sklearn.linear_model``: their predictions are NumPy arithmetic on arrays whose shapes
@@ -130,6 +136,7 @@ def check(estimator: Any, also: frozenset[type] = frozenset()) -> None:
     n_features = getattr(estimator, "n_features_in_", None)
     stack: list[tuple[Any, str]] = [(estimator, type(estimator).__name__)]
     seen: set[int] = set()
+    nodes = path = 0  # over every tree: nodes, and nodes one row walks
     while stack:
         obj, where = stack.pop()
         if id(obj) in seen:
@@ -147,9 +154,15 @@ def check(estimator: Any, also: frozenset[type] = frozenset()) -> None:
             if not isinstance(n_features, int) or n_features < 1:
                 raise ValueError(f"{where} is a fitted tree in an estimator without a width")
             try:
-                _check_tree(obj, n_features)
+                size, depths = _check_tree(obj, n_features)
             except ValueError as exc:
                 raise ValueError(f"{where} is not a valid tree: {exc}") from None
+            nodes, path = nodes + size, path + int(depths.sum())
+            if nodes > MAX_TREE_NODES or path > trees.MAX_PATH_NODES:
+                raise ValueError(
+                    f"its trees hold over {MAX_TREE_NODES:,} nodes or a row walks over "
+                    f"{trees.MAX_PATH_NODES:,} of them (at {where}); use fewer or shallower trees"
+                )
 
 
 def _check_estimator(
@@ -194,9 +207,10 @@ def _finite_split(threshold: np.ndarray) -> np.ndarray:
     return np.where(threshold == np.inf, np.finfo(float).max, threshold)
 
 
-def _check_tree(tree: Any, n_features: int) -> None:
-    """``tree`` (a ``Tree`` or a ``TreePredictor``) walks rows of ``n_features`` columns within
-    its nodes; raises ValueError."""
+def _check_tree(tree: Any, n_features: int) -> tuple[int, np.ndarray]:
+    """(nodes, depths) of ``tree`` (a ``Tree`` or a ``TreePredictor``) once it walks rows of
+    ``n_features`` columns within its nodes and the depth limits of
+    :func:`fairengine.models.trees.check_structure`; raises ValueError."""
     if type(tree) is _class(TRUSTED_TYPES[0]):  # a Tree's nodes are read up to node_count
         if not 1 <= tree.node_count <= tree.capacity:
             raise ValueError(f"{tree.node_count} nodes declared, {tree.capacity} stored")
@@ -208,14 +222,14 @@ def _check_tree(tree: Any, n_features: int) -> None:
             "threshold": _finite_split(tree.threshold),
             "value": tree.value.reshape(tree.node_count, -1),
         }
-        trees.check_arrays(arrays, min(n_features, tree.n_features))
-        if _depth(left, right) > tree.max_depth:  # decision_path allocates max_depth + 1 a row
+        depths = trees.check_arrays(arrays, min(n_features, tree.n_features))
+        if depths[0] > tree.max_depth:  # decision_path allocates max_depth + 1 a row
             raise ValueError(f"deeper than its max_depth {tree.max_depth}")
-        return
-    _check_predictor(tree, n_features)
+        return tree.node_count, depths
+    return _check_predictor(tree, n_features)
 
 
-def _check_predictor(predictor: Any, n_features: int) -> None:
+def _check_predictor(predictor: Any, n_features: int) -> tuple[int, np.ndarray]:
     from sklearn.ensemble._hist_gradient_boosting.common import PREDICTOR_RECORD_DTYPE
 
     nodes = predictor.nodes
@@ -233,16 +247,7 @@ def _check_predictor(predictor: Any, n_features: int) -> None:
         "threshold": _finite_split(nodes["num_threshold"]),
         "value": nodes["value"],
     }
-    trees.check_arrays(arrays, n_features)
+    depths = trees.check_arrays(arrays, n_features)
     if np.any(~leaf & (nodes["is_categorical"] != 0)):  # read through the preprocessor's maps
         raise ValueError("a categorical split (fairengine encodes categories before fitting)")
-
-
-def _depth(left: np.ndarray, right: np.ndarray) -> int:
-    """Depth of the tree rooted at node 0 (whose structure passed the shared check)."""
-    depth, level = 0, np.zeros(1, np.int64)
-    while True:
-        inner = level[left[level] != -1]
-        if not inner.size:
-            return depth
-        level, depth = np.concatenate([left[inner], right[inner]]), depth + 1
+    return len(nodes), depths

@@ -18,6 +18,13 @@ import numpy as np
 
 Arrays = dict[str, np.ndarray]
 
+#: Deepest tree read from a file, and most nodes one row may visit across all the trees of a
+#: model (the sum of their depths): a row's prediction walks one path per tree, so this bounds
+#: the work per row. Real forests stay well below both (``bench/bench_untrusted.py`` records
+#: unlimited forests on the bundled data); a forged chain of nodes does not.
+MAX_TREE_DEPTH = 256
+MAX_PATH_NODES = 50_000
+
 
 def _tree(model: Any) -> Any:
     return getattr(model, "tree_", model)
@@ -90,15 +97,18 @@ def check_structure(
     left: np.ndarray,
     right: np.ndarray,
     roots: np.ndarray | None = None,
-) -> None:
+) -> np.ndarray:
     """Raise ValueError unless ``left`` / ``right`` (integer-valued, one entry per node) form
-    trees that :func:`apply` walks in at most one step per node.
+    trees that :func:`apply` walks in at most one step per node, none deeper than
+    :data:`MAX_TREE_DEPTH` and together no deeper than :data:`MAX_PATH_NODES`; returns the
+    depth of each tree.
 
     A node is a leaf when both children are -1; otherwise each child lies after its parent (as
     scikit-learn writes its nodes, in preorder) and no node has two parents, so there is no
     cycle and no shared subtree. ``roots`` (default: node 0) must be distinct nodes that are no
     node's child, so the trees are disjoint and one row's walk through all of them visits each
-    node at most once."""
+    node at most once. The depths are found level by level, stopping past the limit, so a
+    chain of nodes costs at most the limit's number of steps."""
     n = len(left)
     if len(right) != n:
         raise ValueError(f"{len(left)} left but {len(right)} right children")
@@ -120,11 +130,35 @@ def check_structure(
     children = np.concatenate([left[inner], right[inner]])
     if np.bincount(children, minlength=n).max(initial=0) > 1:
         raise ValueError("a node with two parents")
-    _check_roots(roots, children, n)
+    roots = _check_roots(roots, children, n)
+    return _depths(left, right, roots)
 
 
-def _check_roots(roots: np.ndarray | None, children: np.ndarray, n: int) -> None:
-    """``roots`` (default: node 0) are distinct nodes below ``n`` and none is a child."""
+def _depths(left: np.ndarray, right: np.ndarray, roots: np.ndarray) -> np.ndarray:
+    """Depth of each tree (whose structure passed :func:`check_structure`); ValueError past
+    the limits, found within :data:`MAX_TREE_DEPTH` + 1 levels."""
+    depths = np.zeros(len(roots), dtype=np.int64)
+    level, tree = roots, np.arange(len(roots))
+    for depth in range(1, MAX_TREE_DEPTH + 2):
+        inner = left[level] != -1
+        level, tree = level[inner], tree[inner]
+        if not level.size:
+            break
+        if depth > MAX_TREE_DEPTH:
+            raise ValueError(f"a tree deeper than {MAX_TREE_DEPTH} levels")
+        depths[tree] = depth
+        level, tree = np.concatenate([left[level], right[level]]), np.concatenate([tree, tree])
+    if depths.sum() > MAX_PATH_NODES:
+        raise ValueError(
+            f"trees whose depths add up to {int(depths.sum()):,} nodes a row walks; the limit "
+            f"is {MAX_PATH_NODES:,}"
+        )
+    return depths
+
+
+def _check_roots(roots: np.ndarray | None, children: np.ndarray, n: int) -> np.ndarray:
+    """``roots`` (default: node 0), once they are distinct nodes below ``n`` and none is a
+    child."""
     roots = np.zeros(1, np.int64) if roots is None else np.asarray(roots)
     if roots.ndim != 1 or not np.array_equal(roots, np.round(roots)):
         raise ValueError("roots that are not node indices")
@@ -135,19 +169,21 @@ def _check_roots(roots: np.ndarray | None, children: np.ndarray, n: int) -> None
     is_child[children] = True
     if np.any(is_child[roots]):
         raise ValueError("a root that is another node's child")
+    return roots
 
 
-def check_arrays(arrays: Arrays, n_features: int) -> None:
+def check_arrays(arrays: Arrays, n_features: int) -> np.ndarray:
     """Raise ValueError unless the codec's arrays (see :func:`forest_arrays`; ``value`` and
     ``roots`` optional) describe trees :func:`apply` can walk on ``n_features`` columns: the
-    structure of :func:`check_structure`, equal lengths, every inner node testing a feature
-    below ``n_features`` against a finite threshold, finite values."""
+    structure and depths of :func:`check_structure`, equal lengths, every inner node testing a
+    feature below ``n_features`` against a finite threshold, finite values. Returns the depth
+    of each tree."""
     left, right = arrays["left"], arrays["right"]
     feature, threshold = arrays["feature"], arrays["threshold"]
     n = len(left)
     if any(np.ndim(a) != 1 or len(a) != n for a in (right, feature, threshold)):
         raise ValueError("node arrays of different lengths")
-    check_structure(left, right, arrays.get("roots"))
+    depths = check_structure(left, right, arrays.get("roots"))
     inner = np.asarray(left) != -1
     f = np.asarray(feature)[inner]
     if not np.array_equal(f, np.round(f)) or np.any((f < 0) | (f >= n_features)):
@@ -158,3 +194,4 @@ def check_arrays(arrays: Arrays, n_features: int) -> None:
         value = np.asarray(arrays["value"])
         if len(value) != n or not np.all(np.isfinite(value)):
             raise ValueError("leaf values that are not one finite row per node")
+    return depths

@@ -83,8 +83,10 @@ def test_oversized_and_deep_files_are_refused(tmp_path) -> None:
     big = tmp_path / "big.json"
     with big.open("wb") as handle:
         handle.truncate(17 * 2**20)
-    with pytest.raises(ComparisonError, match="at most"):
+    with pytest.raises(ComparisonError, match="the limit is 16,777,216"):
         load_comparison(big)
+    with pytest.raises(ComparisonError, match="the limit is 16,777,216"):  # an upload: the same
+        load_comparison(big.read_bytes())
     with pytest.raises(ComparisonError):
         load_comparison(b"[" * 100 + b"]" * 100)
 
