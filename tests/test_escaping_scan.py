@@ -49,7 +49,8 @@ LABELLED = frozenset(
     {"button", "download_button", "checkbox", "toggle", "radio", "selectbox", "multiselect",
      "slider", "select_slider", "text_input", "number_input", "text_area", "file_uploader",
      "metric", "expander", "popover", "link_button", "form_submit_button", "page_link",
-     "color_picker", "date_input", "time_input", "pills", "segmented_control", "tabs"}
+     "color_picker", "date_input", "time_input", "pills", "segmented_control", "tabs",
+     "spinner", "status", "dialog", "progress"}
 )  # fmt: skip
 #: Keyword arguments rendered as Markdown wherever they appear in a Streamlit call.
 MARKDOWN_KEYWORDS = frozenset({"help", "body", "captions"})
@@ -185,7 +186,7 @@ class Checker:
         if isinstance(node, ast.DictComp):
             return self.safe(node.value)
         if isinstance(node, ast.Subscript):
-            written = _session_writes(node)
+            written = _session_writes(node, self.module)
             if written is not None:
                 return all(self._with(m).safe(v) for m, v in written)
             return self.safe(node.value)
@@ -218,7 +219,7 @@ class Checker:
                 checker = self if module is self.module else Checker(module)
                 own = checker.own_returns(function)
                 return bool(own) and all(checker.safe_item(r.value, index) for r in own)
-        written = _session_writes(node)
+        written = _session_writes(node, self.module)
         if written is not None:
             return all(self._with(m).safe_item(v, index) for m, v in written)
         return self.safe(node)
@@ -230,7 +231,7 @@ class Checker:
     def _safe_call(self, node: ast.Call) -> bool:
         name = _function_name(node)
         func = node.func
-        written = _session_writes(node)
+        written = _session_writes(node, self.module)
         if written is not None:
             return all(self._with(m).safe(v) for m, v in written)
         if isinstance(func, ast.Name) and func.id in self.module.sanitizers:
@@ -417,29 +418,39 @@ def _read_key(node: ast.expr) -> tuple[str, str] | None:
     return _state_key(key) or ("unknown", "")
 
 
-def _session_writes(node: ast.expr) -> list[tuple[Module | None, ast.expr]] | None:
-    """For a read of ``st.session_state``: every value the dashboard stores under that key
-    (with the module that stores it), plus the read's default; None for any other node. A read
-    of a key the scan cannot name gets a value that is never safe."""
+def _session_writes(node: ast.expr, module: Module) -> list[tuple[Module | None, ast.expr]] | None:
+    """For a read of ``st.session_state``: every value the dashboard (and ``module``) stores
+    under that key, with the module that stores it, plus the read's default; None for any other
+    node. A key the scan cannot name, that nothing stores, or that a widget owns (its value is
+    what the visitor typed or chose) gets a value that is never safe."""
     key = _read_key(node)
     if key is None:
         return None
-    if key[0] == "unknown":  # an attribute is never safe unless declared: so neither is this
-        return [(None, ast.Attribute(value=node, attr="<unknown session-state key>"))]
-    found = []
-    for path in dashboard_files():
-        module = _parsed(path, MARKDOWN_HELPERS)
-        for statement in ast.walk(module.tree):
-            if not isinstance(statement, ast.Assign):
-                continue
-            for target in statement.targets:
-                if (
-                    isinstance(target, ast.Subscript)
+    unknown: list[tuple[Module | None, ast.expr]] = [
+        (None, ast.Attribute(value=node, attr="<not stored as text by the dashboard>"))
+    ]
+    if key[0] == "unknown":
+        return unknown
+    modules = {p: _parsed(p, MARKDOWN_HELPERS) for p in dashboard_files()}
+    modules[module.path] = module
+    found: list[tuple[Module | None, ast.expr]] = []
+    for source in modules.values():
+        for statement in ast.walk(source.tree):
+            if isinstance(statement, ast.Call) and any(
+                k.arg == "key" and _state_key(k.value) == key for k in statement.keywords
+            ):
+                return unknown  # a widget's key
+            if isinstance(statement, ast.Assign):
+                found += [
+                    (source, statement.value)
+                    for target in statement.targets
+                    if isinstance(target, ast.Subscript)
                     and isinstance(target.value, ast.Attribute)
                     and target.value.attr == "session_state"
                     and _state_key(target.slice) == key
-                ):
-                    found.append((module, statement.value))
+                ]
+    if not found:
+        return unknown
     if isinstance(node, ast.Call) and len(node.args) > 1:
         found.append((None, node.args[1]))
     return found
@@ -521,12 +532,15 @@ def _markdown_arguments(call: ast.Call) -> Iterator[ast.expr]:
     name = _function_name(call)
     if name in MARKDOWN_CALLS:
         yield from call.args
-    elif name in LABELLED and call.args:
+    elif name == "progress" and len(call.args) > 1:
+        yield call.args[1]  # st.progress(value, text)
+    elif name in LABELLED and name != "progress" and call.args:
         yield call.args[0]
     for keyword in call.keywords:
         if (
             keyword.arg in MARKDOWN_KEYWORDS
             or (keyword.arg == "label" and (name in LABELLED or name in MARKDOWN_CALLS))
+            or (keyword.arg == "text" and name in ("progress", "spinner"))
             or (keyword.arg == "options" and name in MARKDOWN_OPTIONS)
         ):
             yield keyword.value
@@ -564,6 +578,9 @@ def _unsafe_parts(checker: Checker, node: ast.expr) -> Iterator[ast.expr]:
     elif isinstance(node, ast.IfExp):
         yield from _unsafe_parts(checker, node.body)
         yield from _unsafe_parts(checker, node.orelse)
+    elif isinstance(node, ast.Dict | ast.List | ast.Tuple):
+        for item in node.values if isinstance(node, ast.Dict) else node.elts:
+            yield from _unsafe_parts(checker, item)
     else:
         yield node
 
@@ -605,7 +622,8 @@ def _escaped_here(module: Module, node: ast.AST) -> bool:
 
 
 def _where(path: Path, node: ast.expr) -> str:
-    return f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}"
+    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
+    return f"{shown}:{node.lineno}: {ast.unparse(node)}"
 
 
 def dashboard_files() -> list[Path]:
@@ -625,3 +643,65 @@ def test_dashboard_markdown_is_escaped(path: Path) -> None:
 
 def test_report_html_is_escaped() -> None:
     assert html_findings(REPORT) == []
+
+
+PAGE = """
+import streamlit as st
+from fairengine.textsafe import md_text
+
+TITLE = "Compare"
+result = load()
+name = result.name
+count = len(result.rows)
+st.title(TITLE)
+st.caption(f"{md_text(name)}: {count:,} rows, {result.share:.1%} kept")
+st.caption(f"Model {name}")
+st.warning(str(result.error))
+cols = st.columns(2)
+cols[0].metric(result.metric, 1.0, help=md_text(result.help_text))
+st.table({"knob": list(result.knobs), "value": [md_text(v) for v in result.knobs.values()]})
+st.button(f"Open {result.source}", help="Opens it.")
+st.session_state["note"] = f"Saved {name}"
+st.info(st.session_state.get("note"))
+
+
+def sentence(label):
+    return f"{label} failed"
+
+
+st.error(sentence(name))
+st.text_input("Name", key="typed")
+st.caption(st.session_state["typed"])
+"""
+REPORT_CODE = """
+from fairengine.textsafe import html_text as _e
+
+
+def cell(value):
+    return f"<td>{value}</td>"
+
+
+def row(record):
+    return "<tr>" + cell(_e(record["name"])) + cell(record["group"]) + f"<td>{record['n']:,}</td>"
+"""
+
+
+def test_the_scan_finds_unescaped_text_and_passes_escaped_text(tmp_path: Path) -> None:
+    """The scan is real: each unescaped value of a small page (and report) is reported, and
+    nothing that is escaped or a number."""
+    page = tmp_path / "page.py"
+    page.write_text(PAGE, encoding="utf-8")
+    found = {line.split(": ", 1)[1] for line in markdown_findings(page)}
+    assert found == {
+        "name",  # f"Model {name}"
+        "str(result.error)",
+        "result.metric",
+        "list(result.knobs)",
+        "result.source",
+        "st.session_state.get('note')",  # stored unescaped under that key
+        "sentence(name)",  # a local function returning its unescaped parameter
+        "st.session_state['typed']",  # a widget's value
+    }, found
+    report = tmp_path / "report.py"
+    report.write_text(REPORT_CODE, encoding="utf-8")
+    assert [f.split(": ", 1)[1] for f in html_findings(report)] == ["value"]
