@@ -12,6 +12,26 @@ root, every folder above it, and every folder from it down to an entry, is
 
 Entry files are held to the same two rules. On systems without POSIX owners (Windows) every path
 passes.
+
+Folder checks stop other users; they do not stop a file that reaches a trusted folder by another
+way (a copied cache, a restored backup, a volume other processes of the web server write), and
+checksums inside a file only show it is whole, not who wrote it. So every entry a store writes
+carries a signature, an HMAC-SHA256 of its bytes under a key kept outside every cache
+(:func:`signing_key`), in the zip comment of the entry itself (a model or run file is a zip
+archive; one file, so a reader never sees an entry and a signature of two different writes). A
+store reads an entry only if
+
+* its signature is valid under this install's key, or
+* it is one of the shipped demo files: its path below the demo folder and its SHA-256 are listed
+  in :data:`SHIPPED_DIGESTS`, a file inside the Python package that ``fairengine precompute``
+  writes when it fills the demo folder. The package is code: who can change it can change the
+  engine, so the list opens no new way in, while an assets folder alone (a clone's ``assets/``,
+  ``$FAIRENGINE_ASSETS``, a mounted volume) cannot bring in an entry the package does not name.
+  Signing the shipped files instead would need the maintainers' key on every install; refusing
+  asset folders by owner alone would still accept any file their owner (or a process running as
+  them) put there.
+
+The signature is checked before anything else of an entry is parsed.
 """
 
 from __future__ import annotations
@@ -110,25 +130,6 @@ def make_dirs(path: Path) -> None:
 
 
 # -- signatures ------------------------------------------------------------------------------------
-#
-# Folder checks stop other users; they do not stop a file that reaches a trusted folder by
-# another way (a copied cache, a restored backup, a volume the web server's other processes
-# write). Checksums inside a file only show it is whole, not who wrote it. So every entry a
-# store writes carries a signature, an HMAC-SHA256 of its bytes under a key that lives outside
-# every cache, in the zip comment of the entry itself (a model or run file is a zip archive;
-# one file, so a reader never sees an entry and a signature of different writes). A store
-# reads an entry only if
-#
-# * its signature is valid under this install's key, or
-# * it is one of the shipped demo files: its path below the demo folder and its SHA-256 are
-#   listed in :data:`SHIPPED_DIGESTS`, a file inside the Python package that ``fairengine
-#   precompute`` writes when it fills the demo folder. The package is code: who can change it
-#   can change the engine, so the list adds no new way in; an assets folder alone (a clone's
-#   ``assets/``, ``$FAIRENGINE_ASSETS``, a mounted volume) cannot bring in an entry the package
-#   does not name. Signing the shipped files instead would need the maintainers' key on every
-#   install.
-#
-# The signature is checked before anything else of the entry is parsed.
 
 #: Where the signing key is kept (a file of 32 random bytes): this variable, else
 #: ``signing.key`` in the platform's config folder (``platformdirs.user_config_dir``).
@@ -160,15 +161,21 @@ def signing_key() -> bytes:
     Raises
     ------
     PermissionError
-        If the key file is not a regular file of this user's that only this user can read and
-        write (the message says what to do).
+        If the key cannot be made or read, or is not a regular file of this user's that only
+        this user can read and write (the message says what to do).
     """
     path = key_path()
     if path in _KEYS:
         return _KEYS[path]
-    if not path.exists():
-        _create_key(path)
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        if not path.exists():
+            _create_key(path)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:  # a read-only home, a link: say what to do, never a damaged entry
+        raise PermissionError(
+            f"The signing key {path} cannot be made or read ({exc.strerror or exc}): set "
+            f"{KEY_ENV} to a file only you can write, outside the cache folder."
+        ) from None
     try:
         info = os.fstat(fd)
         loose = hasattr(os, "geteuid") and (

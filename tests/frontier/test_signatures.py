@@ -178,3 +178,20 @@ def test_listing_a_damaged_demo_folder_fails_and_lists_nothing(tmp_path, monkeyp
     with pytest.raises(ValueError):
         list_shipped(root, log=lambda _: None)
     assert len(trust.shipped_digests()) == 1  # the earlier list stands
+
+
+def test_a_key_that_cannot_be_made_keeps_every_entry(
+    key_file, tmp_path, split, monkeypatch
+) -> None:
+    train, test = split
+    tkey = task_key(train, test)
+    result = get_method("reweighing").run(train, test, strength=0.5)
+    path = FrontierStore(tmp_path / "cache").put(tkey, result, result_metadata(result, train, test))
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv(trust.KEY_ENV, str(blocked / "signing.key"))
+    store = FrontierStore(tmp_path / "cache")
+    assert store.get(tkey, "reweighing", result.knobs) is None
+    assert path.exists() and any("cannot be made or read" in n for n in store.notices)
+    monkeypatch.setenv(trust.KEY_ENV, str(key_file))
+    assert FrontierStore(tmp_path / "cache").get(tkey, "reweighing", result.knobs) is not None
