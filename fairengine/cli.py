@@ -333,8 +333,11 @@ def _remember_task_key(args: argparse.Namespace, store: FrontierStore | None, tk
 
 
 def _cmd_precompute(args: argparse.Namespace) -> int:
-    from fairengine.frontier.demo import precompute
+    from fairengine.frontier.demo import list_shipped, precompute
 
+    if args.list_only:
+        list_shipped(args.out, log=print)
+        return 0
     written = precompute(
         out=args.out,
         methods=args.methods or None,
@@ -415,6 +418,12 @@ def build_parser() -> argparse.ArgumentParser:
     pre.add_argument("--quick", action="store_true", help="first two grid values only (tests)")
     pre.add_argument(
         "--no-runs", action="store_true", help="skip the default runs the method pages open on"
+    )
+    pre.add_argument(
+        "--list-only",
+        action="store_true",
+        help="compute nothing: list the digests of the demo folder's files in the package (the "
+        "files every install trusts)",
     )
     pre.add_argument("--json", action="store_true", help="machine-readable output")
     pre.set_defaults(handler=_cmd_precompute)

@@ -9,19 +9,23 @@ audited scores, and the knobs and versions that reproduce every point.
 
 Styles are inline, plotly.js is embedded once (``plotly.offline.get_plotlyjs()``), and the
 figures are interactive offline. Every piece of user text (dataset, column, group, model names,
-knob values, card text) is escaped with :func:`html.escape`, and inside figures with
-:func:`fairengine.textsafe.plot_text`. plotly is a dashboard dependency, imported on use.
+knob values, card text, metric names and their labels) is escaped with
+:func:`fairengine.textsafe.html_text`, and inside figures with
+:func:`fairengine.textsafe.plot_text`; Plotly writes the figures' JSON with ``<``, ``>`` and
+``/`` as ``\\u`` escapes, so no text in it can close the ``<script>`` or open a comment.
+plotly is a dashboard dependency, imported on use.
 """
 
 from __future__ import annotations
 
-import html
+import json
 import math
 import re
 from typing import TYPE_CHECKING, Any
 
 from fairengine import metrics
-from fairengine.textsafe import plot_text
+from fairengine.textsafe import html_text as _e
+from fairengine.textsafe import plot_text, script_json
 
 if TYPE_CHECKING:
     from fairengine.audit.comparison import Comparison
@@ -45,10 +49,6 @@ overflow:auto}
 """
 _CONFIG = {"displaylogo": False, "responsive": True}
 _METHOD_COLORS = ("#0969da", "#1a7f37", "#8250df", "#bf3989", "#9a6700", "#0550ae", "#116329")
-
-
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
 
 
 _MD_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
@@ -95,7 +95,7 @@ def _data_section(task: dict[str, Any]) -> str:
     return (
         "<h2>Data</h2>"
         f"<p>Table <b>{_e(task['name'])}</b>: {task['rows']:,} rows ({task['train_rows']:,} "
-        f"training, {task['test_rows']:,} test), {task['features']} feature columns, a "
+        f"training, {task['test_rows']:,} test), {task['features']:,} feature columns, a "
         f"{_e(task['kind'])} task. Target <code>{_e(task['target'])}</code>{positive}; "
         f"sensitive {', '.join(f'<code>{_e(s)}</code>' for s in task['sensitive'])}. Base rate "
         f"overall {_num(task['base_rate'], 3)}. Fingerprint "
@@ -175,8 +175,13 @@ def _knob_text(knobs: dict[str, Any]) -> str:
 
 
 def _figure_html(fig: Any, name: str) -> str:
-    body = fig.to_html(full_html=False, include_plotlyjs=False, config=_CONFIG, div_id=name)
-    return f"<div class='plot'>{body}</div>"
+    """The figure as a ``<div>`` and the script that draws it (plotly.js is in the head)."""
+    spec = json.loads(fig.to_json())  # plotly's encoder turns arrays and dates into JSON
+    draw = ", ".join(script_json(v) for v in (name, spec["data"], spec.get("layout", {}), _CONFIG))
+    return (
+        f"<div class='plot'><div id='{_e(name)}'></div>"
+        f"<script type='text/javascript'>Plotly.newPlot({draw});</script></div>"
+    )
 
 
 def _cost_rows(comparison: Comparison, outside: dict[str, Any]) -> Any:
@@ -190,7 +195,7 @@ def _reading(comparison: Comparison) -> str:
     """A few plain sentences: each outside model against the reference and its cheapest
     fairer point, and how many points carry a warning or a failed check."""
     x, y = comparison.axes
-    xl, yl = metrics.metric_label(x).lower(), metrics.metric_label(y).lower()
+    xl, yl = _e(metrics.metric_label(x).lower()), _e(metrics.metric_label(y).lower())
     sentences = []
     baselines = _baselines(comparison)
     for outside in comparison.outside:

@@ -31,16 +31,18 @@ shortcodes (``:smile:``). :func:`md_text`
 The result is meant for inline positions: inside a sentence, a table cell, a label or a help
 text. It must not go inside a code span (backslashes are literal there); use :func:`md_code`
 for a code span. For plot labels, which Plotly reads as a small HTML subset, use
-:func:`plot_text`.
+:func:`plot_text`; for text and attribute values of an HTML document (the report), use
+:func:`html_text`, and for data handed to a script of that document :func:`script_json`.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import re
 import string
 
-__all__ = ["WORD_JOINER", "md_code", "md_text", "plot_text"]
+__all__ = ["WORD_JOINER", "html_text", "md_code", "md_text", "plot_text", "script_json"]
 
 #: Invisible, zero-width and not a line-break opportunity: it splits ``https://``, ``www.``,
 #: ``@host`` and ``:name:`` without a visible change.
@@ -96,3 +98,29 @@ def plot_text(value: object) -> str:
     decodes entities; escaping ``&``, ``<`` and ``>`` keeps every tag and entity literal.
     """
     return html.escape(str(value), quote=False)
+
+
+def html_text(value: object) -> str:
+    """``value`` as HTML text or a quoted attribute value: shown as its own characters.
+
+    ``&``, ``<``, ``>`` and both quotes become entities, so no tag, comment, entity or attribute
+    can start in it, in element content or inside ``'…'`` / ``"…"`` attribute values. Not for
+    unquoted attributes, URLs (``href``, ``src``) or ``<script>`` / ``<style>`` content.
+    """
+    return html.escape(str(value), quote=True)
+
+
+_SCRIPT_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028",
+                   "\u2029": "\\u2029"}  # fmt: skip
+
+
+def script_json(value: object) -> str:
+    """``value`` as JSON to put inside an HTML ``<script>`` element (a JavaScript literal).
+
+    The HTML parser ends a script at ``</script`` and treats ``<!--`` specially whatever the
+    JavaScript around them means, so ``<``, ``>`` and ``&`` are written as ``\\u`` escapes (the
+    same characters to JavaScript), and so are the two line separators JavaScript once read as
+    line breaks.
+    """
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return "".join(_SCRIPT_ESCAPES.get(char, char) for char in text)

@@ -82,9 +82,10 @@ def show_unexpected(exc: BaseException, where: str = "this page") -> str:
         exc_info=(type(exc), exc, exc.__traceback__),
     )
     st.error(
-        f"Something went wrong in {where} (error id {error_id}). Your data and choices are "
+        f"Something went wrong in {md_text(where)} (error id {md_text(error_id)}). Your data "
+        "and choices are "
         "kept; change a setting or open another page to go on. If it happens again, please "
-        f"report it and quote the error id {error_id}."
+        f"report it and quote the error id {md_text(error_id)}."
     )
     if show_details():
         with st.expander("Report (details for a bug report)"):

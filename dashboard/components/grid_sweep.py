@@ -26,6 +26,7 @@ from fairengine.frontier import sweep, task_key
 from fairengine.frontier.sweep import sweep_settings
 from fairengine.methods.base import Method
 from fairengine.methods.registry import portable
+from fairengine.textsafe import md_text
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ def _demo_thinned(grid: dict[str, list], spec: GridSweep, swept: tuple[str, ...]
     kept = thin(values, cap // max(1, total // len(values)))
     st.caption(
         f"Demo mode: the sweep uses {len(kept)} of the {len(values)} {spec.what} values "
-        f"({', '.join(map(str, kept))}), at most {cap} points per sweep."
+        f"({md_text(', '.join(map(str, kept)))}), at most {cap:d} points per sweep."
     )
     return {**grid, spec.axis: list(kept)}
 
@@ -109,8 +110,8 @@ def grid_sweep(
         return sweep(method.name, train, test, grid, store=store).points
     st.caption(
         spec.note
-        or f"Sweeps {spec.what} over {', '.join(map(str, grid[spec.axis]))} with the other "
-        "knobs fixed; points are cached and appear on the Compare page too."
+        or f"Sweeps {spec.what} over {md_text(', '.join(map(str, grid[spec.axis])))} with the "
+        "other knobs fixed; points are cached and appear on the Compare page too."
     )
     return None
 

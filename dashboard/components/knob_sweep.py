@@ -53,7 +53,7 @@ def render_knob_sweep(train: Task, test: Task, store) -> None:
     names = [n for n in list_methods() if train.kind in get_method(n).kinds]
     with st.expander("Compute a frontier", expanded=False):
         if not names:
-            st.caption(f"No method supports {train.kind} tasks yet.")
+            st.caption(f"No method supports {md_text(train.kind)} tasks yet.")
             return
         c1, c2 = st.columns(2)
         name = c1.selectbox(
@@ -73,7 +73,7 @@ def render_knob_sweep(train: Task, test: Task, store) -> None:
         knob = method.knob(knob_name)
         demo = limits().demo
         values_text = st.text_input(
-            f"Values of {knob_name} (comma-separated)",
+            f"Values of {md_text(knob_name)} (comma-separated)",
             value=default_values(
                 knob.for_demo() if demo else knob,
                 None if demo and knob.demo_high is not None else method.demo_grid.get(knob_name),
@@ -93,8 +93,8 @@ def render_knob_sweep(train: Task, test: Task, store) -> None:
         cap = limits().max_sweep_points
         if cap is not None and len(values) > cap:
             st.warning(
-                f"Demo mode runs at most {cap} points per sweep: sweeping the first {cap} of the "
-                f"{len(values)} values ({md_text(', '.join(values[:cap]))})."
+                f"Demo mode runs at most {cap:d} points per sweep: sweeping the first {cap:d} of "
+                f"the {len(values)} values ({md_text(', '.join(values[:cap]))})."
             )
             values = values[:cap]
         grid = {knob_name: values, **{k: [v] for k, v in fixed.items()}}

@@ -152,7 +152,7 @@ def render_outside_panel(task: Task) -> AuditResult | None:
 
 
 def _threshold_input(outside: Outside) -> float:
-    st.caption(f"Added: {outside.kind} from {md_text(outside.source)}.")
+    st.caption(f"Added: {md_text(outside.kind)} from {md_text(outside.source)}.")
     if outside.kind != "scores":
         return 0.5
     return st.slider(
@@ -297,8 +297,8 @@ def show_outside(result: AuditResult, points: Sequence[Any]) -> None:
     st.caption(
         f"{md_text(result.kind)} from {md_text(result.source or 'a saved comparison')}"
         + (f", threshold {result.threshold:g}" if result.threshold is not None else "")
-        + f". Test rows: {metric_label(result.performance_metric)} {perf:.4f}, "
-        f"{metric_label(result.fairness_metric)} {fair:.4f}."
+        + f". Test rows: {md_text(metric_label(result.performance_metric))} {perf:.4f}, "
+        f"{md_text(metric_label(result.fairness_metric))} {fair:.4f}."
     )
     for note in result.notes:
         if "is not a feature of any method" not in note:  # the page's methods saw the column
@@ -313,12 +313,12 @@ def show_outside(result: AuditResult, points: Sequence[Any]) -> None:
     if cost.empty:
         st.info(
             "No cached point of any method is fairer than this model on "
-            f"{metric_label(result.fairness_metric)}: add a frontier above to compare."
+            f"{md_text(metric_label(result.fairness_metric))}: add a frontier above to compare."
         )
         return
     st.caption(
         "The points of each method nearest your model that improve "
-        f"{metric_label(result.fairness_metric)}, cheapest first; a negative cost means the "
-        "point is also more accurate."
+        f"{md_text(metric_label(result.fairness_metric))}, cheapest first; a negative cost means "
+        "the point is also more accurate."
     )
     st.dataframe(cost, hide_index=True, key="cmp_out_cost")

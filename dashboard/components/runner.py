@@ -171,7 +171,7 @@ def _submit(
     try:
         return job_pool().submit(session_id(), label, key, function, *args, **kwargs)
     except ServerBusy as exc:
-        st.warning(str(exc), icon=":material/hourglass_disabled:")  # our own fixed words
+        st.warning(md_text(exc), icon=":material/hourglass_disabled:")
         return None
 
 
@@ -359,7 +359,7 @@ def _previous(fit: _Fit, job: Job | None, last: RunResult | None) -> RunResult:
     if job is None:
         st.warning(
             f"Knobs changed — press **Run** to update (the last fit took "
-            f"{seconds_left(last.elapsed)}). The result below is for the previous knobs.",
+            f"{md_text(seconds_left(last.elapsed))}). The result below is for the previous knobs.",
             icon=":material/update:",
         )
     else:
@@ -388,12 +388,12 @@ def sweep_panel(
     cap = limits().max_sweep_points
     if job is None and cap is not None and n_points > cap:
         st.warning(
-            f"This demo runs at most {cap} points per sweep; this one needs {n_points}. Pick "
+            f"This demo runs at most {cap:d} points per sweep; this one needs {n_points:d}. Pick "
             "fewer of its choices above (e.g. seeds or curves), or install fairengine locally "
             "for the full sweep."
         )
         return False
-    if job is None and st.button(button, key=f"runner.sweep.{slot}"):
+    if job is None and st.button(md_text(button), key=f"runner.sweep.{slot}"):
         calls = sweep_calls(function, args, kwargs)
         if calls is not None and len(calls) > 1:  # one call per point, on every idle worker
             job = _submit_parts(label, sweep_key, calls)
@@ -410,7 +410,7 @@ def sweep_panel(
         show_job(job.id, f"sweep.{slot}")
     else:
         st.caption(
-            f"{n_points} points, run in the shared worker pool; cached points are not recomputed."
+            f"{n_points:,} points, run in the shared worker pool; cached points are not recomputed."
         )
     return False
 
@@ -425,9 +425,9 @@ def _sweep_ended(state: dict, job: Job, sweep_key: str, label: str) -> bool:
     if status == "done":
         state["done"].append(sweep_key)
     elif status == "error":
-        st.error(f"{label} failed: {md_text(value)}")
+        st.error(f"{md_text(label)} failed: {md_text(value)}")
     else:
-        st.caption(f"{label} cancelled; points finished so far stay cached.")
+        st.caption(f"{md_text(label)} cancelled; points finished so far stay cached.")
     return True
 
 
@@ -455,7 +455,7 @@ def _submit_parts(
     try:
         return job_pool().submit_parts(session_id(), label, key, calls)
     except ServerBusy as exc:
-        st.warning(str(exc), icon=":material/hourglass_disabled:")  # our own fixed words
+        st.warning(md_text(exc), icon=":material/hourglass_disabled:")
         return None
 
 
@@ -464,7 +464,7 @@ def offer_dataset(dataset: str, sensitive: tuple[str, ...] | None, reason: str) 
     from fairengine.data.registry import DATASETS
 
     info = DATASETS[dataset]
-    label = f"Open {info.title}" + (f" ({', '.join(sensitive)})" if sensitive else "")
+    label = f"Open {info.title}" + (f" ({md_text(', '.join(sensitive))})" if sensitive else "")
     if st.button(label, key=f"runner.open.{dataset}", type="primary", help=reason):
         for name in ("target", "sensitive", "kind", "positive_label", "features"):
             st.session_state.pop(f"sel.{name}", None)

@@ -14,7 +14,7 @@ def render_task_summary() -> None:
     task = current_task()
     with st.sidebar:
         if (caps := limits()).demo:
-            st.caption(caps.note())
+            st.caption(md_text(caps.note()))
         st.markdown("#### Current task")
         if task is None:
             st.caption("No valid task yet: choose data and roles on the **Data** page.")
@@ -25,10 +25,10 @@ def render_task_summary() -> None:
             target += f" (1 = {md_text(info['positive_label'])})"
         groups = ", ".join(md_text(g) for g in info["groups"])
         st.markdown(
-            f"**{md_text(task.name)}** · {info['rows']:,} rows · {task.kind}  \n"
+            f"**{md_text(task.name)}** · {info['rows']:,} rows · {md_text(task.kind)}  \n"
             f"Target: {target}  \n"
             f"Sensitive: {', '.join(md_code(c) for c in task.sensitive)} "
-            f"({task.n_groups} groups)  \n"
-            f"Features: {info['features']}",
-            help=f"Groups: {groups}\n\nFingerprint: {task.fingerprint}",
+            f"({task.n_groups:,} groups)  \n"
+            f"Features: {info['features']:,}",
+            help=f"Groups: {groups}\n\nFingerprint: {md_text(task.fingerprint)}",
         )

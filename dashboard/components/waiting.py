@@ -108,11 +108,11 @@ def waiting_text(w: Waiting) -> tuple[float | None, str]:
     left, and whether the server is too busy to give it much (:data:`BUSY_WORDS`)."""
     label = md_text(w.label)
     if w.position:
-        ahead = "next in line" if w.position == 1 else f"{w.position - 1} jobs ahead"
-        return None, f"{label}: waiting for a free worker ({ahead}; {w.workers} shared workers)."
+        ahead = "next in line" if w.position == 1 else f"{w.position - 1:d} jobs ahead"
+        return None, f"{label}: waiting for a free worker ({ahead}; {w.workers:d} shared workers)."
     parts = []
     if w.total:
-        parts.append(f"{w.done} of {w.total} points done")
+        parts.append(f"{w.done:,} of {w.total:,} points done")
     if w.elapsed is not None:
         parts.append(f"running for {_duration(w.elapsed)}")
         parts.append(f"{_duration(w.cpu)} of processor time so far")

@@ -55,7 +55,8 @@ if paper:
     st.caption(
         "Paper's setting: "
         + ", ".join(
-            f"{k} = {v}" if isinstance(v, str) else f"{k} = {v:g}" for k, v in PAPER_SETTING.items()
+            f"{md_text(k)} = {md_text(v)}" if isinstance(v, str) else f"{md_text(k)} = {v:g}"
+            for k, v in PAPER_SETTING.items()
         )
         + ". Compare the train and test curves below with the default's."
     )
@@ -120,7 +121,7 @@ if ready:  # every point is stored: read, averaged and drawn once for every sess
     )
     st.plotly_chart(figure, key="bf_tradeoff")
     if gap:
-        st.caption(gap)
+        st.caption(md_text(gap))
 else:
     st.caption(
         "Not computed yet for this task and these knobs: **Compute curves** sweeps α for the "
@@ -151,7 +152,7 @@ run_key = (task.fingerprint, tuple(sorted(knobs.items())), target)
 m_train, m_test = result.metrics["train"], result.metrics["test"]
 cols = st.columns(5)
 cols[0].metric(
-    "Disclosivity (train)", f"{m_train['disclosivity']:.3f}", help=f"budget α = {knobs['alpha']}"
+    "Disclosivity (train)", f"{m_train['disclosivity']:.3f}", help=f"budget α = {knobs['alpha']:g}"
 )
 cols[1].metric("Imbalance β (train)", f"{m_train['imbalance']:.3f}")
 cols[2].metric("Imbalance β (test)", f"{m_test['imbalance']:.3f}")

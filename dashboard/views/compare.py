@@ -112,7 +112,9 @@ for name in ("cmp_x", "cmp_y", "cmp_split", "cmp_methods"):
     keep(name)
 
 if x == y:
-    st.info(f"Both axes show {metric_label(x)}: choose a different metric for one of them.")
+    st.info(
+        f"Both axes show {md_text(metric_label(x))}: choose a different metric for one of them."
+    )
 notes = plane_notes(table, x, y, shown)
 if notes:
     st.caption(
@@ -132,15 +134,16 @@ if not ids:
         st.warning("No method is selected: pick one or more in the Methods filter.")
     else:
         st.warning(
-            f"None of the selected methods has {split} points with both "
-            f"{metric_label(x)} and {metric_label(y)}. Try the plane "
-            f"{metric_label(plane_x)} × {metric_label(plane_y)}, or another method."
+            f"None of the selected methods has {md_text(split)} points with both "
+            f"{md_text(metric_label(x))} and {md_text(metric_label(y))}. Try the plane "
+            f"{md_text(metric_label(plane_x))} × {md_text(metric_label(plane_y))}, or another "
+            "method."
         )
     stop_page()
 labels = {
     pid: (
-        f"{titles[row.method]} · {row.knobs} · {metric_label(x)} {getattr(row, x):.4f} · "
-        f"{metric_label(y)} {getattr(row, y):.4f}"
+        f"{titles[row.method]} · {row.knobs} · {md_text(metric_label(x))} {getattr(row, x):.4f} · "
+        f"{md_text(metric_label(y))} {getattr(row, y):.4f}"
     )
     for pid, row in zip(view["point_id"], view.itertuples(), strict=True)
 }
@@ -195,8 +198,8 @@ if n_failed:
 figure = frontier_figure(view, x, y, selected, titles, references)
 if off_plane := add_outside_points(figure, audits, x, y, split):
     st.caption(
-        f"Not on this plane: {md_text(', '.join(off_plane))} (no {metric_label(x)} or "
-        f"{metric_label(y)} for it)."
+        f"Not on this plane: {md_text(', '.join(off_plane))} (no {md_text(metric_label(x))} or "
+        f"{md_text(metric_label(y))} for it)."
     )
 st.plotly_chart(
     figure,
@@ -242,7 +245,12 @@ left, right = st.columns([1, 2])
 with left:
     st.subheader(titles[point.method])
     st.caption(f"Point {md_code(point.point_id)}")
-    st.table({"knob": list(point.knobs), "value": [md_text(v) for v in point.knobs.values()]})
+    st.table(
+        {
+            "knob": [md_text(k) for k in point.knobs],
+            "value": [md_text(v) for v in point.knobs.values()],
+        }
+    )
     st.dataframe(
         _metric_rows(point.metrics),
         hide_index=True,

@@ -100,7 +100,7 @@ if source == "bundled":
     )
     keep("dataset")
     info = DATASETS[name]
-    st.caption(f"Source: {info.source}. Licence: {info.licence}.")
+    st.caption(f"Source: {md_text(info.source)}. Licence: {md_text(info.licence)}.")
     frame = cached.bundled_frame(name)
 else:
     upload = st.file_uploader(
@@ -183,7 +183,7 @@ with right:
     keep("sensitive")
 st.query_params.from_dict(data_params(target=target, sensitive=sensitive))
 if info is None and target == guess.target and tuple(sensitive) == guess.sensitive:
-    guess_line.info(guess.sentence(lambda column: md_text(repr(column))))
+    guess_line.info(md_text(guess.sentence()))
 if target is None:
     set_task(None)
     st.info("Choose the target, the column to predict, to continue.")

@@ -66,8 +66,9 @@ cols[3].metric(
 exponent = summary["log10_domain_size"]
 cols[4].metric("Domain size |Ω|", f"{10 ** (exponent % 1):.1f}e{int(exponent)}")
 st.caption(
-    f"Domain '{summary['domain']}': {', '.join(summary['columns'])}; d = {summary['d']} "
-    f"coordinates, {summary['distinct_rows']:,} distinct training rows, {summary['n_iter']} "
+    f"Domain '{md_text(summary['domain'])}': {', '.join(map(md_text, summary['columns']))}; "
+    f"d = {summary['d']:,} "
+    f"coordinates, {summary['distinct_rows']:,} distinct training rows, {summary['n_iter']:,} "
     f"Newton steps, largest marginal error {summary['max_marginal_error']:.1e}, "
     f"KL(p* ‖ q) = {summary['kl_to_prior']:.3f}. A share π = {summary['pi']:.3f} of the samples "
     "comes from the (tilted) uniform component; the rest are copies of training rows. The "

@@ -52,7 +52,7 @@ for col, (name, label) in zip(st.columns(len(tiles)), tiles.items(), strict=True
     col.metric(label, f"{test_metrics[name]:.3f}", help=help_text)
 st.caption(
     "Violation = max over groups of the one-sided rate gap minus the slack α (≤ 0 is fair). "
-    + METHOD.guarantee(result)
+    + md_text(METHOD.guarantee(result))
 )
 constraint = knobs["constraint"]
 rkey = runner.result_key("noisy_groups")  # the figure is built once for every session

@@ -9,6 +9,10 @@ first view) as a complete :class:`~fairengine.methods.base.RunResult` in the sto
 folder (:mod:`fairengine.frontier.runs`), on every demo task and on the default dataset (Adult
 with its default roles) where the method applies, so every method page opens on a finished
 result without fitting anything.
+
+Filling the demo folder itself (``assets/frontiers``) ends by listing every entry's SHA-256 in
+the package (:func:`fairengine.frontier.trust.write_shipped_digests`): the stores trust those
+files on every install, and no other file placed in that folder.
 """
 
 from __future__ import annotations
@@ -86,7 +90,36 @@ def precompute(
                 opening = (dataset, task.sensitive) == opens
                 writer.default_run(method, task, record, opening=opening)
     drop_unused_entries(writer.run_store.root, log)
+    if store.root.resolve() == demo_root().resolve():
+        list_shipped(store.root, log)
     return writer.written
+
+
+def list_shipped(root: Path | None = None, log: Callable[[str], Any] = print) -> int:
+    """List the SHA-256 of every entry in the demo folder ``root`` in the package (see
+    :func:`fairengine.frontier.trust.write_shipped_digests`), once each is checked to be an intact
+    model or run file; return how many. ``fairengine precompute`` ends with this; ``fairengine
+    precompute --list-only`` does only this, for a demo folder checked out as committed.
+
+    Raises
+    ------
+    ValueError
+        If an entry is damaged (nothing is listed then).
+    """
+    from fairengine.export import verify_model
+    from fairengine.frontier.runcodec import stored_key
+    from fairengine.frontier.runs import SUFFIX as RUN_SUFFIX
+    from fairengine.frontier.store import SUFFIX as POINT_SUFFIX
+    from fairengine.frontier.trust import write_shipped_digests
+
+    root = Path(root or demo_root())
+    for path in sorted(root.rglob(f"*{POINT_SUFFIX}")):
+        verify_model(path.read_bytes())
+    for path in sorted(root.rglob(f"*{RUN_SUFFIX}")):
+        stored_key(path.read_bytes(), label=f"Run file {path}")
+    listed = write_shipped_digests(root, (POINT_SUFFIX, RUN_SUFFIX))
+    log(f"listed the digests of {listed} shipped files in the package")
+    return listed
 
 
 def drop_unused_entries(root: Path, log: Callable[[str], Any]) -> None:

@@ -230,8 +230,9 @@ class Frontier:
             return load_model(record.path)
         if self._store is not None:
             cached = self._store.get(self.task_key, self.method, record.knobs)
-            if cached is not None:
-                return cached.model()
+            model = None if cached is None else self._store.load(cached)
+            if model is not None:
+                return model
         raise KeyError(
             f"The model of point {point_id!r} is not available: it is not in memory and not in "
             "the store. Run the sweep again with a FrontierStore to keep models."

@@ -26,7 +26,11 @@ learner instead of once per job. Tables a method computes from the rows alone (m
 and reweighing rows) are kept the same way under ``@tables/``.
 
 A root that another user could write (:mod:`fairengine.frontier.trust`) is neither read nor
-written: the store adds a sentence to :attr:`RunStore.notices` and works without it.
+written: the store adds a sentence to :attr:`RunStore.notices` and works without it. Every run
+file written is signed with the install's key (in its zip comment); one that is neither signed by
+it nor a shipped demo file the package lists is a miss (then computed again and overwritten),
+whatever its checksums say: a page shows what a run file holds, so only this install's own runs
+and the shipped ones may be shown.
 """
 
 from __future__ import annotations
@@ -34,7 +38,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -46,7 +49,14 @@ from fairengine.export import safe
 from fairengine.frontier.keys import point_key, task_key
 from fairengine.frontier.runcodec import decode_run, encode_run
 from fairengine.frontier.store import _is_regular, _read_regular
-from fairengine.frontier.trust import make_dirs, path_problem, root_problem, untrusted_notice
+from fairengine.frontier.trust import (
+    entry_problem,
+    make_dirs,
+    path_problem,
+    root_problem,
+    untrusted_notice,
+    write_signed,
+)
 from fairengine.methods.base import Method, RunResult
 from fairengine.methods.evidence import stored_fits
 
@@ -125,6 +135,10 @@ class RunStore:
                 continue
             try:
                 _, raw = _read_regular(path, max_bytes=safe.MAX_FILE_BYTES)
+                problem = entry_problem(root, path, raw)
+                if problem is not None:
+                    logger.warning("Skipping unreadable run %s: %s", path, problem)
+                    continue
                 return decode_run(raw, key, label=f"Run file {path.name}")
             except Exception as exc:  # any damage is a miss, never an error
                 logger.warning("Skipping unreadable run %s: %s", path, exc)
@@ -153,14 +167,7 @@ class RunStore:
         if not self._trusted(self.root, path.parent):
             raise PermissionError(self.notices[-1])
         make_dirs(path.parent)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_signed(path, data)
         path.with_name(f"{key[:32]}{LEGACY_SUFFIX}").unlink(missing_ok=True)
         return path
 

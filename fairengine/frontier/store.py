@@ -19,6 +19,11 @@ sentence is added to :attr:`FrontierStore.notices` (the dashboard shows them as 
 :meth:`FrontierStore.clear` on a root it may not write reports a notice instead of raising. A root
 another user could write (:mod:`fairengine.frontier.trust`), or an entry below a folder they
 could, is neither read nor written: a notice says so and the store works without it.
+
+Every entry the store writes is signed with the install's key (in its zip comment, see
+:mod:`fairengine.frontier.trust`); an entry that is neither signed by it nor one of the shipped
+demo files the package lists is refused like a damaged one (in the writable root: deleted, so it
+is recomputed), however intact its checksums: they show a file is whole, not who wrote it.
 """
 
 from __future__ import annotations
@@ -35,9 +40,16 @@ from pathlib import Path
 from typing import Any
 
 import fairengine
-from fairengine.export import ModelFileError, load_model, read_manifest, save_model, verify_model
+from fairengine.export import ModelFileError, load_model, model_bytes, read_manifest, verify_model
 from fairengine.frontier.keys import point_key, task_key
-from fairengine.frontier.trust import make_dirs, path_problem, root_problem, untrusted_notice
+from fairengine.frontier.trust import (
+    entry_problem,
+    make_dirs,
+    path_problem,
+    root_problem,
+    untrusted_notice,
+    write_signed,
+)
 from fairengine.methods.base import RunResult
 
 __all__ = ["CachedPoint", "FrontierStore", "point_key", "task_key"]
@@ -164,7 +176,7 @@ class FrontierStore:
             path = self.path(task_key, method, key, root=root)
             if not _is_regular(path) or not self._trusted(root, path):
                 continue
-            point = self._read(path, writable=root is self.root, verify=True, key=key)
+            point = self._read(path, root=root, verify=True, key=key)
             if point is not None:
                 return point
         return None
@@ -181,7 +193,7 @@ class FrontierStore:
             if root is self.root:
                 self._clean_temps(root / task_key[:_TASK_DIR])
             for path in self._entry_files(root, task_key, method):
-                point = self._read(path, writable=root is self.root, verify=False)
+                point = self._read(path, root=root, verify=False)
                 # Same key as get() would compute: this task, this engine version.
                 if (
                     point is not None
@@ -238,21 +250,28 @@ class FrontierStore:
             raise PermissionError(self.notices[-1])
         make_dirs(path.parent)
         self._clean_temps(path.parent.parent)
-        return save_model(result.model, path, card=card, metadata=meta)
+        return write_signed(path, model_bytes(result.model, card=card, metadata=meta))
 
     def load(self, point: CachedPoint) -> Any | None:
         """The point's model, or None if its file turns out damaged (then dropped with a notice).
 
-        :meth:`points` reads manifests only; this verifies and loads the whole file.
+        :meth:`points` reads manifests only; this verifies the signature and every checksum of
+        the bytes it then loads.
         """
-        try:
-            before = point.path.stat()
-            return point.model()
-        except FileNotFoundError:
+        root = next((r for r in self._roots() if point.path.is_relative_to(r)), None)
+        if root is None:
             return None
+        try:
+            before, raw = _read_regular(point.path)
+        except OSError:
+            return None
+        try:
+            problem = entry_problem(root, point.path, raw)
+            if problem is not None:
+                raise _Unsigned(problem)
+            return load_model(raw)
         except Exception as exc:  # a damaged zip raises many types, see _read
-            writable = point.path.is_relative_to(self.root)
-            self._discard(point.path, before, writable, exc)
+            self._discard(point.path, before, root is self.root, exc)
             return None
 
     def clear(self, task_key: str | None = None) -> int:
@@ -328,8 +347,9 @@ class FrontierStore:
         self.notices.append(text)
 
     def _read(
-        self, path: Path, *, writable: bool, verify: bool, key: str | None = None
+        self, path: Path, *, root: Path, verify: bool, key: str | None = None
     ) -> CachedPoint | None:
+        writable = root is self.root
         try:
             before, raw = _read_regular(path)
         except FileNotFoundError:
@@ -338,6 +358,9 @@ class FrontierStore:
             logger.warning("Cannot read frontier cache entry %s: %s", path, exc)
             return None
         try:
+            problem = entry_problem(root, path, raw)
+            if problem is not None:
+                raise _Unsigned(problem)
             manifest = verify_model(raw) if verify else read_manifest(raw)
             point = _point_from_manifest(path, manifest)
             if key is not None and point.key != key:
@@ -350,13 +373,29 @@ class FrontierStore:
         return point
 
     def _discard(self, path: Path, before: os.stat_result, writable: bool, exc: Exception) -> None:
-        if not writable:
+        if isinstance(exc, PermissionError):  # the signing key is unusable: keep every entry
+            if str(exc) not in self.notices:
+                self._notice(str(exc))
+            return
+        if isinstance(exc, _Unsigned):  # one sentence for all of them: a cache may hold many
+            kind = "frontier cache" if writable else "read-only frontier"
+            logger.warning("Refused a %s entry (damaged, or not ours) %s: %s", kind, path, exc)
+            text = (
+                "Some cached results were not used: they are not signed by this install (written "
+                "by an older version, or by someone else). They are recomputed when needed."
+            )
+            if text not in self.notices:
+                self.notices.append(text)
+        elif not writable:
             self._notice(f"Skipped a damaged read-only frontier entry {path.name}: {exc}")
             return
-        self._notice(
-            f"Dropped a damaged frontier cache entry {path.name} ({exc}); it is recomputed "
-            "when needed."
-        )
+        else:
+            self._notice(
+                f"Dropped a damaged frontier cache entry {path.name} ({exc}); it is recomputed "
+                "when needed."
+            )
+        if not writable:
+            return
         try:
             now = path.stat()
             # Only delete the very file we read: a concurrent writer may have replaced it.
@@ -368,6 +407,10 @@ class FrontierStore:
                 path.unlink()
         except OSError:
             pass
+
+
+class _Unsigned(ModelFileError):
+    """An entry neither signed with this install's key nor shipped (the reason as its text)."""
 
 
 def _point_from_manifest(path: Path, manifest: dict[str, Any]) -> CachedPoint:

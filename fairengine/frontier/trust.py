@@ -1,4 +1,5 @@
-"""Which cache folders this process may read: none that another user can write.
+"""Which cache folders and entries this process may read: no folder another user can write,
+no entry this install did not sign (or the package does not ship).
 
 A cache file is read as data (never executed), but a folder another user can write lets that
 user plant or swap entries (forged frontier points, runs). So a store reads a root only if the
@@ -11,15 +12,52 @@ root, every folder above it, and every folder from it down to an entry, is
 
 Entry files are held to the same two rules. On systems without POSIX owners (Windows) every path
 passes.
+
+Folder checks stop other users; they do not stop a file that reaches a trusted folder by another
+way (a copied cache, a restored backup, a volume other processes of the web server write), and
+checksums inside a file only show it is whole, not who wrote it. So every entry a store writes
+carries a signature, an HMAC-SHA256 of its bytes under a key kept outside every cache
+(:func:`signing_key`), in the zip comment of the entry itself (a model or run file is a zip
+archive; one file, so a reader never sees an entry and a signature of two different writes). A
+store reads an entry only if
+
+* its signature is valid under this install's key, or
+* it is one of the shipped demo files: its path below the demo folder and its SHA-256 are listed
+  in :data:`SHIPPED_DIGESTS`, a file inside the Python package that ``fairengine precompute``
+  writes when it fills the demo folder. The package is code: who can change it can change the
+  engine, so the list opens no new way in, while an assets folder alone (a clone's ``assets/``,
+  ``$FAIRENGINE_ASSETS``, a mounted volume) cannot bring in an entry the package does not name.
+  Signing the shipped files instead would need the maintainers' key on every install; refusing
+  asset folders by owner alone would still accept any file their owner (or a process running as
+  them) put there.
+
+The signature is checked before anything else of an entry is parsed.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
 import os
+import secrets
 import stat
+import tempfile
 from pathlib import Path
 
-__all__ = ["make_dirs", "path_problem", "root_problem", "untrusted_notice"]
+__all__ = [
+    "KEY_ENV",
+    "entry_problem",
+    "key_path",
+    "make_dirs",
+    "path_problem",
+    "root_problem",
+    "signed",
+    "signing_key",
+    "untrusted_notice",
+    "write_shipped_digests",
+    "write_signed",
+]
 
 
 def _problem(path: Path) -> str | None:
@@ -89,3 +127,187 @@ def make_dirs(path: Path) -> None:
         current = current.parent
     for folder in reversed(missing):
         folder.mkdir(mode=0o755, exist_ok=True)
+
+
+# -- signatures ------------------------------------------------------------------------------------
+
+#: Where the signing key is kept (a file of 32 random bytes): this variable, else
+#: ``signing.key`` in the platform's config folder (``platformdirs.user_config_dir``).
+KEY_ENV = "FAIRENGINE_KEY_FILE"
+KEY_BYTES = 32
+#: The shipped demo files' digests, ``{"files": {"<path below the demo folder>": sha256}}``.
+SHIPPED_DIGESTS = Path(__file__).resolve().parent / "shipped_digests.json"
+_SIGNATURE_TAG = b"fairengine-hmac-sha256:"
+_SIGNATURE_BYTES = len(_SIGNATURE_TAG) + 64
+_EOCD = b"PK\x05\x06"
+_EOCD_BYTES = 22
+_KEYS: dict[Path, bytes] = {}
+_SHIPPED: dict[str, dict[str, str]] = {}
+
+
+def key_path() -> Path:
+    """The signing key's file (see :data:`KEY_ENV`)."""
+    env = os.environ.get(KEY_ENV)
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("fairengine")) / "signing.key"
+
+
+def signing_key() -> bytes:
+    """This install's signing key, created (``0600``, in a ``0700`` folder) on first use.
+
+    Raises
+    ------
+    PermissionError
+        If the key cannot be made or read, or is not a regular file of this user's that only
+        this user can read and write (the message says what to do).
+    """
+    path = key_path()
+    if path in _KEYS:
+        return _KEYS[path]
+    try:
+        if not path.exists():
+            _create_key(path)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:  # a read-only home, a link: say what to do, never a damaged entry
+        raise PermissionError(
+            f"The signing key {path} cannot be made or read ({exc.strerror or exc}): set "
+            f"{KEY_ENV} to a file only you can write, outside the cache folder."
+        ) from None
+    try:
+        info = os.fstat(fd)
+        loose = hasattr(os, "geteuid") and (
+            info.st_uid != os.geteuid() or info.st_mode & (stat.S_IRWXG | stat.S_IRWXO)
+        )
+        if not stat.S_ISREG(info.st_mode) or loose:
+            raise PermissionError(
+                f"The signing key {path} must be a file only you can read and write "
+                f"(chmod 600 {path}), or set {KEY_ENV} to another file."
+            )
+        key = os.read(fd, KEY_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(key) != KEY_BYTES:
+        raise PermissionError(f"The signing key {path} is damaged: delete it to make a new one.")
+    _KEYS[path] = key
+    return key
+
+
+def _create_key(path: Path) -> None:
+    """Write a new key atomically: a concurrent first use keeps whichever key landed first."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.write(fd, secrets.token_bytes(KEY_BYTES))
+    finally:
+        os.close(fd)
+    try:
+        os.link(tmp, path)  # fails if another process made the key meanwhile: keep theirs
+    except FileExistsError:
+        pass
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _mac(data: bytes) -> bytes:
+    return hmac.new(signing_key(), data, hashlib.sha256).hexdigest().encode("ascii")
+
+
+def signed(data: bytes) -> bytes:
+    """The zip archive ``data`` (as written, without a comment) with its signature as comment.
+
+    Raises
+    ------
+    ValueError
+        If ``data`` does not end with a zip end record without a comment.
+    """
+    end = len(data) - _EOCD_BYTES
+    if end < 0 or data[end : end + 4] != _EOCD or data[-2:] != b"\0\0":
+        raise ValueError("Only a zip archive without a comment can be signed.")
+    comment = _SIGNATURE_TAG + _mac(data)
+    return data[:-2] + len(comment).to_bytes(2, "little") + comment
+
+
+def _unsigned(raw: bytes) -> tuple[bytes, bytes] | None:
+    """(the archive as it was signed, the signature) of a signed entry, else None."""
+    end = len(raw) - _SIGNATURE_BYTES - _EOCD_BYTES
+    if end < 0 or raw[end : end + 4] != _EOCD:
+        return None
+    comment = raw[-_SIGNATURE_BYTES:]
+    length = int.from_bytes(raw[end + _EOCD_BYTES - 2 : end + _EOCD_BYTES], "little")
+    if length != _SIGNATURE_BYTES or not comment.startswith(_SIGNATURE_TAG):
+        return None
+    body = raw[: end + _EOCD_BYTES - 2] + b"\0\0"
+    return body, comment[len(_SIGNATURE_TAG) :]
+
+
+def write_signed(path: Path, data: bytes) -> Path:
+    """Write the zip archive ``data`` to ``path``, signed, atomically (temp file in the same
+    folder, then ``os.replace``), and return ``path``."""
+    path = Path(path)
+    payload = signed(data)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def entry_problem(root: Path, path: Path, raw: bytes) -> str | None:
+    """Why the entry ``path`` (below ``root``) with bytes ``raw`` may not be used, or None: it
+    is neither signed with this install's key nor a shipped file (see above).
+
+    Raises
+    ------
+    PermissionError
+        If the signing key cannot be used (see :func:`signing_key`).
+    """
+    try:
+        relative = Path(path).relative_to(root).as_posix()
+    except ValueError:
+        relative = None
+    shipped = shipped_digests().get(relative or "")
+    if shipped is not None and shipped == hashlib.sha256(raw).hexdigest():
+        return None
+    found = _unsigned(raw)
+    if found is None:
+        return f"{Path(path).name} is not signed by this install"
+    body, mac = found
+    if not hmac.compare_digest(mac, _mac(body)):
+        return f"{Path(path).name} has an invalid signature (damaged, or signed by another key)"
+    return None
+
+
+def shipped_digests() -> dict[str, str]:
+    """The shipped demo files' digests (empty if the package lists none)."""
+    if "files" not in _SHIPPED:
+        try:
+            document = json.loads(SHIPPED_DIGESTS.read_text(encoding="utf-8"))
+            _SHIPPED["files"] = {str(k): str(v) for k, v in document["files"].items()}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            _SHIPPED["files"] = {}
+    return _SHIPPED["files"]
+
+
+def write_shipped_digests(root: Path, suffixes: tuple[str, ...]) -> int:
+    """List every entry below ``root`` ending in one of ``suffixes`` in
+    :data:`SHIPPED_DIGESTS` (replacing the list); return how many files are listed."""
+    files = {
+        path.relative_to(root).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(Path(root).rglob("*"))
+        if path.is_file() and path.name.endswith(suffixes)
+    }
+    document = {"format": "fairengine-shipped-digests", "format_version": 1, "files": files}
+    text = json.dumps(document, indent=0, sort_keys=True) + "\n"
+    tmp = SHIPPED_DIGESTS.with_name(f".{SHIPPED_DIGESTS.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, SHIPPED_DIGESTS)
+    _SHIPPED.clear()
+    return len(files)

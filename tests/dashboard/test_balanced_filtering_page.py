@@ -91,7 +91,10 @@ def test_early_stop_is_a_visible_warning() -> None:
 def test_paper_toggle_switches_to_the_paper_setting() -> None:
     at = open_page()
     at.toggle(key="w.bf.paper").set_value(True).run()
-    assert any("protocol = paper" in c.value and "min_leaf_rows = 5" in c.value for c in at.caption)
+    assert any(
+        "protocol = paper" in shown(c.value) and "min_leaf_rows = 5" in shown(c.value)
+        for c in at.caption
+    )
     at.run()
     assert not at.exception and not page_errors(at)
     assert [m.label for m in at.metric][1:3] == ["Imbalance β (train)", "Imbalance β (test)"]

@@ -60,12 +60,15 @@ def test_page_runs_and_reruns_on_knobs() -> None:
     check = at.selectbox(key="w.ng.robust_eval")
     assert "held-out margin check" in check.options and check.value == "margin"
     assert "paper's rule" in at.selectbox(key="w.ng.gamma_rule").options
-    assert any("paper's adversary" in c.value for c in at.caption)
+    assert any("paper's adversary" in shown(c.value) for c in at.caption)
     # the default check of soft assignments: what it was checked against
-    assert any("label-aware worst case" in c.value for c in at.caption)
+    assert any("label-aware worst case" in shown(c.value) for c in at.caption)
     # the caption says on which rows it was checked (german_credit is too small for
     # the held-out check of selection="auto", so: the training rows) and that it is no guarantee
-    assert any("training rows" in c.value and "not a guarantee" in c.value for c in at.caption)
+    assert any(
+        "training rows" in shown(c.value) and "not a guarantee" in shown(c.value)
+        for c in at.caption
+    )
     # german_credit at the defaults: soft assignments end at the all-positive classifier, and the
     # page says so (the hinge relaxation's floor, not a knob fault)
     assert any("trivial" in w.value for w in at.warning)

@@ -149,5 +149,5 @@ def test_demo_mode_is_named_in_the_sidebar(monkeypatch: pytest.MonkeyPatch) -> N
     at.query_params["dataset"] = "german_credit"
     at.run()
     assert not at.exception
-    notes = " ".join(c.value for c in at.sidebar.caption)
+    notes = shown(" ".join(c.value for c in at.sidebar.caption))
     assert "Demo mode" in notes and "50,000 rows" in notes and "24 points" in notes

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import gzip
 import io
@@ -32,6 +33,7 @@ from fairengine.frontier.runs import (
     compute_and_store,
     run_key,
 )
+from fairengine.frontier.trust import signed
 from fairengine.methods import get_method, list_methods
 from fairengine.methods.balanced_filtering.method import run_filter
 from fairengine.methods.base import RunResult
@@ -212,16 +214,31 @@ def _planted_files(raw: bytes, marker: Path) -> dict[str, bytes]:
     }
 
 
+def _write_signed(path: Path, data: bytes) -> None:
+    """Write ``data`` signed with this install's key where it can be (a zip archive without a
+    comment), so that what refuses a forgery is the reader's own checks, not the signature."""
+    with contextlib.suppress(ValueError):
+        data = signed(data)
+    path.write_bytes(data)
+
+
+def _without_signature(raw: bytes) -> bytes:
+    """A stored run file as it was before it was signed (its zip comment removed)."""
+    with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+        comment = archive.comment
+    return raw[: len(raw) - len(comment) - 2] + b"\0\0"
+
+
 def test_planted_files_never_run_and_are_misses(tmp_path: Path, stored, caplog) -> None:
     store, tkey, result, path = stored
-    raw = path.read_bytes()
+    raw = _without_signature(path.read_bytes())
     marker = tmp_path / "marker"
     shipped = RunStore(tmp_path / "shipped")
     planted = shipped.path(tkey, "reweighing", run_key(tkey, "reweighing", result.knobs))
     planted.parent.mkdir(parents=True)
     reader = RunStore(tmp_path / "empty", read_only=(shipped.root,))
     for what, data in _planted_files(raw, marker).items():
-        planted.write_bytes(data)
+        _write_signed(planted, data)
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="fairengine.frontier"):
             assert reader.get(tkey, "reweighing", result.knobs) is None, what
@@ -230,7 +247,7 @@ def test_planted_files_never_run_and_are_misses(tmp_path: Path, stored, caplog) 
         print(f"{what}: {caplog.records[0].getMessage().split(': ', 1)[1][:110]}")
     assert "planted" not in sys.modules
     # the same file, left as it was written, is served: the misses were the forgeries
-    planted.write_bytes(raw)
+    _write_signed(planted, raw)
     assert reader.get(tkey, "reweighing", result.knobs) is not None
     # an old-style file beside it is never even opened
     planted.with_name(planted.name.replace(SUFFIX, LEGACY_SUFFIX)).write_bytes(

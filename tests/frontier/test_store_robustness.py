@@ -15,6 +15,7 @@ from fairengine.data import load_dataset
 from fairengine.export import result_metadata
 from fairengine.frontier import FrontierStore, task_key
 from fairengine.frontier import store as store_module
+from fairengine.frontier.trust import signed
 from fairengine.methods import get_method
 
 KNOBS = {"strength": 0.5, "C": 1.0}
@@ -105,6 +106,7 @@ def test_entry_with_damaged_model_is_dropped_with_a_notice(tmp_path, tkey, run, 
     with zipfile.ZipFile(path, "w") as archive:
         for name, data in members.items():
             archive.writestr(name, data)
+    path.write_bytes(signed(path.read_bytes()))  # ours, but damaged: load() is what finds it
     (point,) = store.points(tkey)
     assert store.load(point) is None
     assert not path.exists()
