@@ -262,11 +262,16 @@ def load_frame(name: str) -> pd.DataFrame:
 def default_features(
     info: DatasetInfo, frame: pd.DataFrame, target: str, sensitive: Sequence[str]
 ) -> tuple[str, ...]:
-    """Every column but the target, the sensitive columns and the columns that leak them."""
+    """Every column but the target, the sensitive columns, the columns that leak them and the
+    identifiers (:func:`fairengine.data.identifiers.find_identifiers`)."""
+    from fairengine.data.identifiers import find_identifiers
+
     excluded = {target, *sensitive}
     for role in (target, *sensitive):
         excluded.update(info.leaks.get(role, ()))
-    return tuple(c for c in frame.columns if c not in excluded)
+    others = [c for c in frame.columns if c not in excluded]
+    excluded.update(f.column for f in find_identifiers(frame, others))
+    return tuple(c for c in others if c not in excluded)
 
 
 def load_dataset(
