@@ -330,5 +330,7 @@ with groups_tab:
     g2.plotly_chart(group_rates_figure(overview, task.kind), key="chart.rates")
     st.dataframe(overview, key="table.groups")
 with preview_tab:
-    st.caption(f"First 200 of {len(task.frame):,} rows (target, sensitive, then features).")
+    st.caption(
+        f"First 200 of {len(task.frame):,} rows (target, sensitive, features, then identifiers)."
+    )
     st.dataframe(task.frame.head(200), key="table.preview")

@@ -38,7 +38,8 @@ class Task:
     name : str
         Dataset name ("adult", "uploaded", ...).
     frame : pandas.DataFrame
-        The rows, restricted to the target, sensitive and feature columns.
+        The rows, restricted to the target, sensitive and feature columns, then the identifier
+        columns (``identifiers``, never features: they name the rows).
     target : str
         Target column. For classification ``y`` is 1 where it equals ``positive_label``.
     sensitive : tuple of str
@@ -58,7 +59,7 @@ class Task:
         (``positive_label`` then names them for display). Empty for a two-valued target.
     identifiers : tuple of str
         Identifier columns of the table (row numbers, index columns, ids) left out of the
-        features (:mod:`fairengine.data.identifiers`); kept by :meth:`subset` and :meth:`split`.
+        features (:mod:`fairengine.data.identifiers`), kept at the end of ``frame``.
     leaks : tuple of str
         Features that alone predict the target almost perfectly (:mod:`fairengine.data.leakage`),
         found when the task was built; kept by :meth:`subset` and :meth:`split`.

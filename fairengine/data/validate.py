@@ -41,7 +41,8 @@ _POSITIVE_TOKENS = (
 
 @dataclass(frozen=True)
 class CheckedRoles:
-    """A table whose roles passed the checks: restricted to the used columns, rows kept."""
+    """A table whose roles passed the checks: restricted to the used columns and the identifier
+    columns, rows kept."""
 
     frame: pd.DataFrame
     target: str
@@ -135,8 +136,9 @@ def check_roles(
     _check_sensitive(frame, sens)
     for col in feats:
         _check_magnitude(frame[col], f"Feature {col!r}")
-    frame = frame.loc[:, [target, *sens, *(f for f in feats if f not in sens)]]
     left_out = tuple(f.column for f in found if f.column not in feats)
+    # identifiers stay in the frame, never as features: they name rows (audits, split ids)
+    frame = frame.loc[:, [target, *sens, *(f for f in feats if f not in sens), *left_out]]
     return CheckedRoles(frame, target, sens, feats, tuple(notes), left_out)
 
 
