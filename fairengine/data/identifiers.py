@@ -106,10 +106,18 @@ def identifier(column: pd.Series, name: object = None) -> Identifier | None:
     if n == 0:
         return None
     numeric = _is_numeric(column)
-    if not numeric and text_identifier(_strings(present)):
-        return Identifier(label, True, "text whose values barely repeat: names, ids or free text")
-    values = _integers(present) if numeric else None
-    distinct = len(pd.unique(_strings(present))) if values is None else len(np.unique(values))
+    if numeric:
+        values = _integers(present)
+        if values is None:  # fractional numbers are measurements, never identifiers
+            return None
+        distinct = len(pd.unique(values))
+    else:
+        values = None
+        distinct = len(pd.unique(_strings(present)))
+        if _barely_repeats(distinct, n):
+            return Identifier(
+                label, True, "text whose values barely repeat: names, ids or free text"
+            )
     unique = distinct == n and len(present) == len(column)
     lowered = label.strip().lower()
     if values is not None and unique and n >= ID_MIN_DISTINCT and _sequence(values):
@@ -122,7 +130,6 @@ def identifier(column: pd.Series, name: object = None) -> Identifier | None:
         return Identifier(label, True, "an index column written by R")
     if (
         named_like_identifier(label)
-        and (values is not None or not numeric)
         and distinct >= ID_MIN_DISTINCT
         and distinct >= NAMED_DISTINCT_SHARE * n
     ):
@@ -148,8 +155,11 @@ def text_identifier(present: np.ndarray) -> bool:
     :data:`ID_MIN_DISTINCT` distinct values, on more than :data:`ID_DISTINCT_SHARE` of them."""
     if len(present) < ID_MIN_DISTINCT:
         return False
-    distinct = len(pd.unique(present))
-    return distinct >= ID_MIN_DISTINCT and distinct > ID_DISTINCT_SHARE * len(present)
+    return _barely_repeats(len(pd.unique(present)), len(present))
+
+
+def _barely_repeats(distinct: int, n: int) -> bool:
+    return distinct >= ID_MIN_DISTINCT and distinct > ID_DISTINCT_SHARE * n
 
 
 def _sequence(values: np.ndarray) -> bool:
