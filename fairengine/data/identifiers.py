@@ -113,7 +113,7 @@ def identifier(column: pd.Series, name: object = None) -> Identifier | None:
         distinct = len(pd.unique(values))
     else:
         values = None
-        distinct = len(pd.unique(_strings(present)))
+        distinct = _distinct(present)
         if _barely_repeats(distinct, n):
             return Identifier(
                 label, True, "text whose values barely repeat: names, ids or free text"
@@ -183,6 +183,14 @@ def _is_numeric(column: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(
         column.dtype
     )
+
+
+def _distinct(present: pd.Series) -> int:
+    """Distinct values of a non-numeric column (as text when they cannot be hashed)."""
+    try:
+        return int(present.nunique())
+    except TypeError:  # lists or other unhashable values
+        return len(pd.unique(_strings(present)))
 
 
 def _strings(present: pd.Series) -> np.ndarray:

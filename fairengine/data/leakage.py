@@ -123,7 +123,10 @@ def _codes(column: pd.Series, numbers: np.ndarray | None) -> np.ndarray:
             edges = np.unique(np.quantile(present, np.linspace(0, 1, BINS + 1)[1:-1]))
             codes = np.searchsorted(edges, numbers, side="right")
             return np.where(np.isfinite(numbers), codes, len(edges) + 1)
-    codes, _ = pd.factorize(column.to_numpy(dtype=object), use_na_sentinel=False)
+    try:
+        codes, _ = pd.factorize(column, use_na_sentinel=False)
+    except TypeError:  # unhashable values: by their text
+        codes, _ = pd.factorize(column.astype(str), use_na_sentinel=False)
     return np.asarray(codes)
 
 

@@ -322,11 +322,10 @@ def load_dataset(
     sens = (sensitive,) if isinstance(sensitive, str) else tuple(sensitive)
     kind = kind or info.kind_of(target)
     positive = info.positive_labels.get(target) if kind != "regression" else None
-    if features is None:
-        features = default_features(info, frame, target, sens)
+    leaking = tuple(c for role in (target, *sens) for c in info.leaks.get(role, ()))
     from fairengine.data.task import from_frame
 
-    return from_frame(
+    return from_frame(  # without features: every other column but identifiers and leaks
         frame,
         target=target,
         sensitive=sens,
@@ -334,4 +333,5 @@ def load_dataset(
         kind=kind,
         name=name,
         positive_label=positive,
+        leave_out=leaking if features is None else (),
     )
