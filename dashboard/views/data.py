@@ -303,14 +303,18 @@ def _toggle(selection: str, column: str) -> None:
 for note in task.notes:
     st.info(md_text(note))
 # One click per column the engine left out or flagged: keep an identifier, leave out a leak.
-kept = [c for c in st.session_state.get("sel.keep_columns") or () if c in task.features]
-left_out = list(st.session_state.get("sel.leave_out") or ())
-toggles = [(c, "keep_columns", f"Keep {c!r} as a feature") for c in task.identifiers]
-toggles += [(c, "keep_columns", f"Leave {c!r} out again") for c in kept]
-toggles += [(c, "leave_out", f"Leave {c!r} out of the features") for c in task.leaks]
-toggles += [(c, "leave_out", f"Use {c!r} as a feature again") for c in left_out]
-for i, (column, selection, label) in enumerate(toggles):
-    st.button(md_text(label), key=f"toggle.{i}", on_click=_toggle, args=(selection, column))
+toggles = [(c, "leave_out", f"Leave {c!r} out of the features") for c in task.leaks]
+toggles += [
+    (c, "leave_out", f"Use {c!r} as a feature again")
+    for c in st.session_state.get("sel.leave_out") or ()
+]
+if features is None:  # chosen features already say which identifiers to keep
+    kept = [c for c in st.session_state.get("sel.keep_columns") or () if c in task.features]
+    toggles += [(c, "keep_columns", f"Keep {c!r} as a feature") for c in task.identifiers]
+    toggles += [(c, "keep_columns", f"Leave {c!r} out again") for c in kept]
+for column, selection, label in toggles:
+    key = f"toggle.{selection}.{label.split()[0]}.{column}"
+    st.button(md_text(label), key=key, on_click=_toggle, args=(selection, column))
 
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Rows", f"{len(task.frame):,}")
