@@ -14,8 +14,9 @@ identifier when
 * **it is text whose values barely repeat** (names, ids, free text): at least
   :data:`ID_MIN_DISTINCT` distinct values, on more than :data:`ID_DISTINCT_SHARE` of the rows;
   certain (the encoder can learn nothing from it but the rows themselves);
-* **it is named like an identifier** (:data:`ID_NAME_HINTS`, or a part such as ``persnum`` or
-  ``hhid``: an entity of :data:`ID_ENTITIES` followed by ``id``/``num``/``nr``/``no``/``code``)
+* **it is named like an identifier** (:data:`ID_NAME_HINTS`, the number words only last, so
+  ``case_no`` but not ``num_rooms``; or a part such as ``persnum`` or ``hhid``: an entity of
+  :data:`ID_ENTITIES` followed by ``id``/``num``/``nr``/``no``/``code``)
   and holds integers or text with many values: at least :data:`ID_MIN_DISTINCT`, on at least
   :data:`NAMED_DISTINCT_SHARE` of the rows. Certain when every row has its own value; otherwise
   (a person id repeated over the years of a panel, a code with many values) a warning: left out
@@ -57,6 +58,7 @@ ID_ENTITIES: tuple[str, ...] = (
     "record", "emp", "employee", "resp", "respondent", "child", "school", "unit",
 )  # fmt: skip
 _ID_SUFFIXES = ("id", "num", "nr", "no", "code", "key")
+_TRAILING_HINTS = frozenset({"no", "nr", "num", "number"})
 #: Index columns written by pandas, R and spreadsheets (an empty header is read as
 #: ``Unnamed: 0``); ``X`` is R's name for an empty header read back, so only with row numbers.
 _INDEX_NAME = re.compile(r"^(unnamed: ?\d+|rownames|row\.names|row_names|\.\.\.\d+|index|level_0)$")
@@ -88,8 +90,14 @@ def name_parts(name: str) -> tuple[str, ...]:
 
 
 def named_like_identifier(name: str) -> bool:
-    """Whether a part of ``name`` is an identifier hint or an entity's id written as one part."""
-    for part in name_parts(name):
+    """Whether a part of ``name`` is an identifier hint or an entity's id written as one part.
+
+    The number words (:data:`_TRAILING_HINTS`) count only as the last word: ``case_no`` and
+    ``person_number`` name ids, ``num_rooms`` and ``number_of_children`` name counts."""
+    parts = [p for p in name_parts(name) if not p.isdigit()]
+    for position, part in enumerate(parts):
+        if part in _TRAILING_HINTS and position < len(parts) - 1:
+            continue
         if part in ID_NAME_HINTS:
             return True
         for suffix in _ID_SUFFIXES:

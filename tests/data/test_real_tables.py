@@ -91,6 +91,10 @@ def test_no_identifier_or_leak_fires_on_the_bundled_datasets(info) -> None:
         (np.arange(300) % 60, "hhid", None),  # a household id, 5 rows each: a warning
         (np.arange(300) // 2, "persnum", None),  # a person id, 2 rows each: a warning
         (np.arange(300) * 7 % 1000, "paid", False),  # ends like "id" but an amount
+        (np.arange(300) % 40, "number_of_rooms", False),  # a count, not a number that names
+        (np.arange(300) % 40, "num_employees", False),
+        (np.arange(300) % 40, "case_no", None),
+        (np.arange(300) % 40, "person number 2", None),
         ([f"c{i}" for i in range(300)], "anything", True),  # text unique per row
     ],
 )
