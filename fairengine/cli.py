@@ -96,31 +96,37 @@ def _parse_pairs(items: Sequence[str], flag: str) -> dict[str, str]:
 
 
 def _load_task(args: argparse.Namespace) -> Task:
+    """The task of ``--dataset`` or ``--data``; its notes (identifiers left out, leaked columns,
+    dropped rows) go to stderr, so ``--json`` output stays one document."""
     from fairengine.data import from_frame, load_dataset, read_table
 
     if (args.dataset is None) == (args.data is None):
         raise UsageError("Give exactly one of --dataset NAME or --data FILE.")
     if args.dataset is not None:
-        return load_dataset(
+        task = load_dataset(
             args.dataset,
             target=args.target,
             sensitive=args.sensitive,
             features=args.features,
             kind=args.kind,
         )
-    if not args.target or not args.sensitive:
+    elif not args.target or not args.sensitive:
         raise UsageError("With --data FILE, give --target COL and --sensitive COL [COL ...].")
-    return from_frame(
-        read_table(args.data),
-        target=args.target,
-        sensitive=args.sensitive,
-        features=args.features,
-        kind=args.kind,
-        name=args.data.stem,
-        positive_label=args.positive_label,
-        drop_missing=args.drop_missing,
-        merge_small_groups=args.merge_small_groups,
-    )
+    else:
+        task = from_frame(
+            read_table(args.data),
+            target=args.target,
+            sensitive=args.sensitive,
+            features=args.features,
+            kind=args.kind,
+            name=args.data.stem,
+            positive_label=args.positive_label,
+            drop_missing=args.drop_missing,
+            merge_small_groups=args.merge_small_groups,
+        )
+    for note in task.notes:
+        print(f"note: {note}", file=sys.stderr)
+    return task
 
 
 def _split(task: Task, args: argparse.Namespace) -> tuple[Task, Task]:

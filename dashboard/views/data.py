@@ -32,6 +32,7 @@ from fairengine.textsafe import md_text
 
 _ROLE_KEYS = (
     "target", "sensitive", "all_features", "features", "kind", "positive_label", "positive_values",
+    "keep_columns", "leave_out",
 )  # fmt: skip
 #: Text encodings offered when detection refuses an upload.
 _ENCODINGS = [
@@ -157,22 +158,24 @@ if len(frame) > max_rows:
 
 
 # A bundled dataset opens on its documented roles; a new table on the engine's guess
-# (fairengine/data/roles.py), said in one line while the roles are the guessed ones.
+# (fairengine/data/roles.py), said in one line while the roles are the guessed ones. When the
+# guess asks, the select boxes list its candidates first.
 guess = (
     RoleGuess(info.target, tuple(info.sensitive)) if info is not None else cached.role_guess(frame)
 )
 guess_line = st.empty()
 left, right = st.columns(2)
 with left:
+    target_options = list(dict.fromkeys([*guess.target_candidates, *columns]))
     target = st.selectbox(
         "Target (what to predict)",
-        columns,
-        key=seed_widget("target", guess.target, columns),
+        target_options,
+        key=seed_widget("target", guess.target, target_options),
         placeholder="Choose the column to predict",
     )
     keep("target")
 with right:
-    others = [c for c in columns if c != target]
+    others = [c for c in dict.fromkeys([*guess.sensitive_candidates, *columns]) if c != target]
     sensitive = st.multiselect(
         "Sensitive attribute(s)",
         others,
@@ -233,17 +236,18 @@ with st.expander("More roles: task kind, positive label, features, missing value
     all_features = st.checkbox(
         "Use every other column as a feature",
         key=seed_widget("all_features", True),
-        help="For bundled data, columns that encode the target or the sensitive attribute are "
-        "left out.",
+        help="Identifier columns (row numbers, index columns, ids) are left out; so are, for "
+        "bundled data, columns that encode the target or the sensitive attribute.",
     )
     keep("all_features")
     features = None
     if not all_features:
         candidates = [c for c in columns if c != target and c not in sensitive]
+        chosen = [c for c in candidates if c not in guess.identifiers]
         features = st.multiselect(
             "Features",
             candidates,
-            key=seed_widget("features", candidates, candidates),
+            key=seed_widget("features", chosen, candidates),
         )
         keep("features")
     drop_missing = st.checkbox(
@@ -272,7 +276,13 @@ try:
         features=None if features is None else tuple(features),
         kind=None if kind_choice == "auto" else kind_choice,
         positive_label=positive_label,
-        options=TableOptions(name=name, drop_missing=drop_missing, merge_small_groups=merge_small),
+        options=TableOptions(
+            name=name,
+            drop_missing=drop_missing,
+            merge_small_groups=merge_small,
+            keep=tuple(st.session_state.get("sel.keep_columns") or ()),
+            leave_out=tuple(st.session_state.get("sel.leave_out") or ()),
+        ),
     )
 except DataError as exc:
     set_task(None)
@@ -281,8 +291,30 @@ except DataError as exc:
 
 set_task(task)
 
+
+def _toggle(selection: str, column: str) -> None:
+    """Add ``column`` to the kept list ``selection`` (keep_columns / leave_out), or remove it."""
+    chosen = list(st.session_state.get(f"sel.{selection}") or ())
+    st.session_state[f"sel.{selection}"] = (
+        [c for c in chosen if c != column] if column in chosen else [*chosen, column]
+    )
+
+
 for note in task.notes:
     st.info(md_text(note))
+# One click per column the engine left out or flagged: keep an identifier, leave out a leak.
+toggles = [(c, "leave_out", f"Leave {c!r} out of the features") for c in task.leaks]
+toggles += [
+    (c, "leave_out", f"Use {c!r} as a feature again")
+    for c in st.session_state.get("sel.leave_out") or ()
+]
+if features is None:  # chosen features already say which identifiers to keep
+    kept = [c for c in st.session_state.get("sel.keep_columns") or () if c in task.features]
+    toggles += [(c, "keep_columns", f"Keep {c!r} as a feature") for c in task.identifiers]
+    toggles += [(c, "keep_columns", f"Leave {c!r} out again") for c in kept]
+for column, selection, label in toggles:
+    key = f"toggle.{selection}.{label.split()[0]}.{column}"
+    st.button(md_text(label), key=key, on_click=_toggle, args=(selection, column))
 
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Rows", f"{len(task.frame):,}")
@@ -302,5 +334,7 @@ with groups_tab:
     g2.plotly_chart(group_rates_figure(overview, task.kind), key="chart.rates")
     st.dataframe(overview, key="table.groups")
 with preview_tab:
-    st.caption(f"First 200 of {len(task.frame):,} rows (target, sensitive, then features).")
+    st.caption(
+        f"First 200 of {len(task.frame):,} rows (target, sensitive, features, then identifiers)."
+    )
     st.dataframe(task.frame.head(200), key="table.preview")

@@ -133,11 +133,15 @@ def _only_other(table: pd.DataFrame, id_column: str) -> str:
 
 def _table_keys(task: Task, id_column: str) -> tuple[pd.Series, Task, str]:
     """The table's ids as text, the task without the id column, and what the ids are."""
-    if id_column in task.frame.columns and id_column in task.features:
+    if id_column in task.features or id_column in task.identifiers:  # identifiers: no feature
         keys = task.frame[id_column].astype(str)
         if keys.duplicated().any():
             raise DataError(f"The table's id column {id_column!r} has repeated values.")
-        reduced = without_column(task, id_column, "it identifies rows")
+        reduced = (
+            task
+            if id_column in task.identifiers
+            else without_column(task, id_column, "it identifies rows")
+        )
         return keys.reset_index(drop=True), reduced, f"column {id_column!r}"
     if id_column in task.frame.columns:
         raise DataError(f"Column {id_column!r} is a role of the task, not a row id.")

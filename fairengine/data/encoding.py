@@ -15,14 +15,12 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from fairengine.data.identifiers import text_identifier
+
 #: Categories kept per categorical column (the most frequent); the rest share an "other" column.
 MAX_CATEGORIES = 30
 _OTHER = "__other__"
 _MISSING = "__missing__"
-#: A text column with at least this many distinct values, and more distinct values than half its
-#: non-missing rows, is identifier-like (names, ids, free text): it is dropped, see ``dropped_``.
-ID_MIN_DISTINCT = 20
-ID_DISTINCT_SHARE = 0.5
 
 
 class FeatureEncoder(TransformerMixin, BaseEstimator):
@@ -73,7 +71,7 @@ class FeatureEncoder(TransformerMixin, BaseEstimator):
                     numeric_pos.append(pos)  # decimals are numbers, not categories
                     continue
                 strings = _category_strings(values[:, j])  # once, for both decisions below
-                if _identifier_like_strings(strings[~pd.isna(values[:, j])]):
+                if text_identifier(strings[~pd.isna(values[:, j])]):
                     self.dropped_.append(names[pos])
                 else:
                     categories[pos] = self._kept_categories(strings)
@@ -223,23 +221,15 @@ def _feature_names(numeric: list[str], categorical: dict[str, list[str]]) -> lis
 
 
 def identifier_like(column: pd.Series) -> bool:
-    """A text column whose values barely repeat: at least ``ID_MIN_DISTINCT`` distinct values and
-    more than ``ID_DISTINCT_SHARE`` of its non-missing rows (names, ids, free text). Exactly the
-    columns :meth:`FeatureEncoder.fit` drops (numbers and all-``Decimal`` columns never are)."""
+    """A text column whose values barely repeat (names, ids, free text): the text case of the
+    identifier rule (:func:`fairengine.data.identifiers.text_identifier`). Exactly the columns
+    :meth:`FeatureEncoder.fit` drops (numbers and all-``Decimal`` columns never are)."""
     if _is_numeric_dtype(column.dtype):
         return False
     values = column.to_numpy(dtype=object)
     if _all_decimal(values):
         return False
-    return _identifier_like_strings(_category_strings(values[~pd.isna(values)]))
-
-
-def _identifier_like_strings(present: np.ndarray) -> bool:
-    """The rule on a column's non-missing values as category strings."""
-    if len(present) < ID_MIN_DISTINCT:
-        return False
-    distinct = len(pd.unique(present))
-    return distinct >= ID_MIN_DISTINCT and distinct > ID_DISTINCT_SHARE * len(present)
+    return text_identifier(_category_strings(values[~pd.isna(values)]))
 
 
 def _is_numeric_dtype(dtype: Any) -> bool:

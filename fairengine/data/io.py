@@ -466,7 +466,9 @@ def _check_columns(columns: list[object], label: str) -> None:
             f"{label} has duplicate column names: {', '.join(map(repr, duplicates))}. "
             "Rename them so every column name is unique."
         )
-    blank = [i + 1 for i, name in enumerate(names) if not name.strip()]
+    # The first column may have no name: R's write.csv and spreadsheets leave the header of the
+    # row numbers empty; it is read as pandas names it ("Unnamed: 0") and is an identifier.
+    blank = [i + 1 for i, name in enumerate(names) if not name.strip() and i > 0]
     if blank:
         raise DataError(
             f"{label} has columns without a name (position {', '.join(map(str, blank))}). "

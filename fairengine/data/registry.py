@@ -262,11 +262,16 @@ def load_frame(name: str) -> pd.DataFrame:
 def default_features(
     info: DatasetInfo, frame: pd.DataFrame, target: str, sensitive: Sequence[str]
 ) -> tuple[str, ...]:
-    """Every column but the target, the sensitive columns and the columns that leak them."""
+    """Every column but the target, the sensitive columns, the columns that leak them and the
+    identifiers (:func:`fairengine.data.identifiers.find_identifiers`)."""
+    from fairengine.data.identifiers import find_identifiers
+
     excluded = {target, *sensitive}
     for role in (target, *sensitive):
         excluded.update(info.leaks.get(role, ()))
-    return tuple(c for c in frame.columns if c not in excluded)
+    others = [c for c in frame.columns if c not in excluded]
+    excluded.update(f.column for f in find_identifiers(frame, others))
+    return tuple(c for c in others if c not in excluded)
 
 
 def load_dataset(
@@ -317,11 +322,10 @@ def load_dataset(
     sens = (sensitive,) if isinstance(sensitive, str) else tuple(sensitive)
     kind = kind or info.kind_of(target)
     positive = info.positive_labels.get(target) if kind != "regression" else None
-    if features is None:
-        features = default_features(info, frame, target, sens)
+    leaking = tuple(c for role in (target, *sens) for c in info.leaks.get(role, ()))
     from fairengine.data.task import from_frame
 
-    return from_frame(
+    return from_frame(  # without features: every other column but identifiers and leaks
         frame,
         target=target,
         sensitive=sens,
@@ -329,4 +333,5 @@ def load_dataset(
         kind=kind,
         name=name,
         positive_label=positive,
+        leave_out=leaking if features is None else (),
     )

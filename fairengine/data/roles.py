@@ -1,88 +1,103 @@
-"""A first guess of a new table's roles: a two-valued target and a sensitive attribute.
+"""A first guess of a new table's roles: the target and a sensitive attribute, or a question.
 
-The guess only opens a table on a task that can run; the user checks and changes it. The rule:
+The guess only opens a table on a task; the user checks and changes it. Each role is scored on
+the columns' values and names, and when no candidate is clearly best there is no guess: the
+candidates are listed and the user is asked.
 
-* **Target**: a column with exactly two values (the methods need a binary target), never one
-  named like a protected attribute. A column named like an outcome (:data:`OUTCOME_HINTS`) is
-  preferred, then the last two-valued column (tables usually put the outcome last). A count or
-  score with many values is never guessed; without a two-valued column there is no guess.
-* **Sensitive attribute**: a column named like a protected attribute
-  (:data:`SENSITIVE_HINTS`, earlier hints first) with 2 to :data:`MAX_GROUPS_PER_COLUMN` values;
-  else a column with a few values (2 to :data:`FEW_VALUES`) whose groups all have at least
-  :data:`MIN_GROUP_SIZE` rows, said to be a guess by size only. Columns whose groups are all big
-  enough to split are preferred.
+* **Target candidates**: columns that are not identifiers (:mod:`fairengine.data.identifiers`),
+  not named like a protected attribute (:data:`SENSITIVE_HINTS`) and not near-constant: a column
+  with exactly two values, each on at least :data:`MIN_VALUE_SHARE` of the rows, or a numeric
+  column with many values (a regression target) named like an outcome. A candidate named like an
+  outcome (:data:`OUTCOME_HINTS`) is preferred. The guess is made when exactly one two-valued
+  candidate is named like an outcome; else when exactly one numeric candidate is (and there is
+  not exactly one two-valued candidate to weigh against it); else when a single two-valued
+  candidate exists. Otherwise it asks, the candidates named like an outcome listed first.
+* **Sensitive attribute**: a column named like a protected attribute, never like an outcome,
+  with 2 to :data:`MAX_GROUPS_PER_COLUMN` values (earlier hints first; columns whose groups all
+  have :data:`MIN_GROUP_SIZE` rows before the others). Without such a column it asks, listing
+  the columns with a few values (2 to :data:`FEW_VALUES`) first.
 
 Names are matched on their parts, case-insensitively: ``Skin_Colour``, ``skinColour`` and
 ``skin colour`` all have the parts ``skin`` and ``colour``. A hint of four letters or more also
-matches the start of a part (``ethnic`` matches ``ethnicity``, ``recid`` matches
-``recidivism``); a shorter hint matches a whole part only (``age`` matches ``age_group`` but not
-``agent`` or ``page``).
+matches the start of a part (``ethnic`` matches ``ethnicity``, ``hispan`` matches ``hispanic``);
+a shorter hint matches a whole part only (``age`` matches ``age_group`` but not ``agent``).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 
-from fairengine.data.validate import MAX_GROUPS_PER_COLUMN, MIN_GROUP_SIZE
+from fairengine.data.identifiers import find_identifiers, name_parts
+from fairengine.data.validate import MAX_GROUPS_PER_COLUMN, MAX_INTEGER_CLASSES, MIN_GROUP_SIZE
 
-#: Name parts of columns that hold a protected attribute, most specific first: the first hint
-#: that a column matches ranks it (race and colour before sex, sex before age).
+#: Name parts of columns that hold a protected attribute, in ranks: race and ethnicity (with the
+#: indicator names of US surveys: ``afam``, ``black``, ``nwhite``, ``hispan``...), then sex, then
+#: national origin, religion, disability, family status and age. The first hint a column matches
+#: ranks it.
 SENSITIVE_HINTS: tuple[str, ...] = (
-    "race", "colour", "color", "skin", "ethnic", "sex", "gender", "national", "origin",
-    "citizen", "immigra", "religion", "relig", "caste", "disab", "handicap", "marital",
-    "pregnan", "orientation", "age", "agegroup", "agecat",
+    "race", "racial", "colour", "color", "skin", "ethnic", "ethn", "afam", "afram", "black",
+    "white", "nonwhite", "nwhite", "asian", "hispan", "latino", "latina", "minority", "indigen",
+    "aborig", "sex", "gender", "female", "male", "woman", "women", "national", "origin",
+    "foreign", "immigra", "migrant", "citizen", "religion", "relig", "caste", "disab", "handicap",
+    "marital", "pregnan", "orientation", "age", "agegroup", "agecat",
 )  # fmt: skip
-#: Name parts of columns that hold an outcome to predict.
+#: Name parts of columns that hold an outcome to predict: decisions (approve, deny, reject,
+#: default), events (recidivism, churn, fraud), generic labels, and amounts earned (regression).
 OUTCOME_HINTS: tuple[str, ...] = (
-    "released", "outcome", "label", "target", "y", "class", "default", "approved", "hired",
-    "income", "recid", "admit", "admitted", "accepted", "granted", "passed", "survived",
-    "decision", "result", "response", "churn", "fraud", "arrested", "convicted",
+    "outcome", "label", "target", "y", "class", "deny", "denied", "denial", "approve",
+    "approved", "approval", "reject", "rejected", "accept", "accepted", "granted", "default",
+    "defaulted", "released", "hired", "admit", "admitted", "passed", "survived", "recid",
+    "decision", "result", "response", "churn", "fraud", "arrested", "convicted", "ui",
+    "income", "wage", "wages", "earnings", "salary",
 )  # fmt: skip
-#: Most values of a column guessed as sensitive without a name hint.
+#: Most values of a column offered as a sensitive attribute without a name hint.
 FEW_VALUES = 10
+#: Each value of a two-valued target candidate holds at least this share of the rows.
+MIN_VALUE_SHARE = 0.05
 #: Shortest hint that also matches the start of a name part.
 _PREFIX_LENGTH = 4
 
 
 @dataclass(frozen=True)
 class RoleGuess:
-    """The guessed roles and why, in words; ``target`` None when no column fits."""
+    """The guessed roles and why, in words; a role is None / empty when the guess asks, and its
+    candidates (best first) are what the page lists first."""
 
     target: str | None
     sensitive: tuple[str, ...]
     target_reason: str = ""
     sensitive_reason: str = ""
+    target_candidates: tuple[str, ...] = ()
+    sensitive_candidates: tuple[str, ...] = ()
+    #: The table's identifier columns (never candidates; not features by default).
+    identifiers: tuple[str, ...] = ()
 
     def sentence(self, quote: Callable[[str], str] = repr) -> str:
-        """One line saying what was guessed and why; ``quote`` renders a column name (the
-        dashboard escapes it for Markdown)."""
-        parts = []
+        """One line saying what was guessed and why, or what to choose among which candidates;
+        ``quote`` renders a column name (the dashboard escapes it for Markdown)."""
+        parts, asks = [], []
         if self.target is not None:
             parts.append(f"the target {quote(self.target)} ({self.target_reason})")
+        else:
+            asks.append(_ask("target", self.target_candidates, self.target_reason, quote))
         if self.sensitive:
             names = " and ".join(quote(c) for c in self.sensitive)
             parts.append(f"the sensitive attribute {names} ({self.sensitive_reason})")
-        if not parts:
-            return (
-                "No column looks like a two-valued target or a sensitive attribute: choose "
-                "them below."
+        else:
+            asks.append(
+                _ask("sensitive attribute", self.sensitive_candidates, self.sensitive_reason, quote)
             )
-        missing = ""
-        if self.target is None:
-            missing = " No column has exactly two values to predict: choose the target."
-        elif not self.sensitive:
-            missing = " No column looks like a sensitive attribute: choose one."
-        return f"Guessed {' and '.join(parts)}.{missing} Change them below."
+        guessed = f"Guessed {' and '.join(parts)}. " if parts else ""
+        return f"{guessed}{''.join(a + ' ' for a in asks)}Change them below."
 
 
-def name_parts(name: str) -> tuple[str, ...]:
-    """The lower-case parts of a column name, split at non-letters and camelCase humps."""
-    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", str(name))
-    return tuple(p for p in re.split(r"[^0-9a-zA-Z]+|(?<=\D)(?=\d)", spaced.lower()) if p)
+def _ask(role: str, candidates: Sequence[str], reason: str, quote: Callable[[str], str]) -> str:
+    listed = ", ".join(quote(c) for c in candidates[:6]) + (", …" if len(candidates) > 6 else "")
+    offered = f" Candidates, listed first: {listed}." if candidates else ""
+    return f"Choose the {role}: {reason}.{offered}"
 
 
 def hint_rank(name: str, hints: Sequence[str]) -> int | None:
@@ -96,43 +111,108 @@ def hint_rank(name: str, hints: Sequence[str]) -> int | None:
 
 
 def guess_roles(frame: pd.DataFrame) -> RoleGuess:
-    """Guess a two-valued target and one sensitive attribute of ``frame`` (see the module)."""
+    """Guess the target and one sensitive attribute of ``frame``, or ask (see the module)."""
     columns = [str(c) for c in frame.columns]
     counts = {c: frame[c].value_counts(dropna=True) for c in columns}
-    target, target_reason = _guess_target(columns, counts)
-    sensitive, sensitive_reason = _guess_sensitive([c for c in columns if c != target], counts)
-    return RoleGuess(target, sensitive, target_reason, sensitive_reason)
+    framed = frame.set_axis(columns, axis=1)
+    identifiers = tuple(f.column for f in find_identifiers(framed, columns))
+    usable = [c for c in columns if c not in identifiers]
+    target, target_reason, targets = _guess_target(framed, usable, counts)
+    rest = [c for c in usable if c != target]
+    sensitive, sensitive_reason, sensitives = _guess_sensitive(rest, counts)
+    return RoleGuess(
+        target, sensitive, target_reason, sensitive_reason, targets, sensitives, identifiers
+    )
 
 
-def _guess_target(columns: list[str], counts: dict[str, pd.Series]) -> tuple[str | None, str]:
-    binary = [c for c in columns if len(counts[c]) == 2 and hint_rank(c, SENSITIVE_HINTS) is None]
-    if not binary:
-        return None, ""
-    named = [c for c in binary if hint_rank(c, OUTCOME_HINTS) is not None]
+def _guess_target(
+    frame: pd.DataFrame, columns: list[str], counts: dict[str, pd.Series]
+) -> tuple[str | None, str, tuple[str, ...]]:
+    """The target, why (or why it asks), and the candidates best first."""
+    protected = [c for c in columns if hint_rank(c, SENSITIVE_HINTS) is not None]
+    binary = [
+        c
+        for c in columns
+        if c not in protected
+        and len(counts[c]) == 2
+        and counts[c].min() >= MIN_VALUE_SHARE * counts[c].sum()
+    ]
+    numeric = [
+        c
+        for c in columns
+        if c not in protected and c not in binary and _many_valued_number(frame[c], counts[c])
+    ]
+
+    def score(column: str) -> tuple[int, int, int]:
+        rank = hint_rank(column, OUTCOME_HINTS)
+        return (
+            rank if rank is not None else len(OUTCOME_HINTS),
+            0 if column in binary else 1,
+            -columns.index(column),
+        )
+
+    named = sorted(
+        (c for c in binary + numeric if hint_rank(c, OUTCOME_HINTS) is not None), key=score
+    )
+    candidates = tuple(dict.fromkeys([*named, *sorted(binary, key=score), *numeric]))
+    named_binary = [c for c in named if c in binary]
+    named_numeric = [c for c in named if c in numeric]
+    if len(named_binary) == 1:
+        return named_binary[0], "two values, named like an outcome", candidates
+    if not named_binary and len(named_numeric) == 1 and len(binary) != 1:
+        return named_numeric[0], "a number with many values, named like an outcome", candidates
+    if not named and len(binary) == 1:
+        two_valued = [c for c in protected if len(counts[c]) == 2]
+        return binary[0], _only_binary_reason(two_valued), candidates
+    if len(named) > 1:
+        return None, f"{', '.join(map(repr, named[:3]))} are all named like an outcome", candidates
     if named:
-        best = min(named, key=lambda c: (hint_rank(c, OUTCOME_HINTS), -columns.index(c)))
-        return best, "two values, named like an outcome"
-    return binary[-1], "the last column with two values"
+        return (
+            None,
+            f"{named[0]!r} is named like an outcome, {binary[0]!r} has two values",
+            candidates,
+        )
+    if binary:
+        return None, "several columns have two values and none is named like an outcome", candidates
+    return None, "no column has two values, each on at least 5% of the rows", candidates
+
+
+def _only_binary_reason(protected: list[str]) -> str:
+    reason = "the only column with two values that is not a protected attribute or an identifier"
+    return reason + (f"; {', '.join(map(repr, protected[:3]))} named like one" if protected else "")
+
+
+def _many_valued_number(column: pd.Series, counts: pd.Series) -> bool:
+    numeric = pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
+    return numeric and len(counts) > MAX_INTEGER_CLASSES
 
 
 def _guess_sensitive(
     columns: list[str], counts: dict[str, pd.Series]
-) -> tuple[tuple[str, ...], str]:
+) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
     def splittable(column: str) -> bool:
         return int(counts[column].min()) >= MIN_GROUP_SIZE
 
-    named = [
+    named = sorted(
+        (
+            c
+            for c in columns
+            if hint_rank(c, SENSITIVE_HINTS) is not None
+            and hint_rank(c, OUTCOME_HINTS) is None
+            and 2 <= len(counts[c]) <= MAX_GROUPS_PER_COLUMN
+        ),
+        key=lambda c: (not splittable(c), hint_rank(c, SENSITIVE_HINTS)),
+    )
+    few = [
         c
         for c in columns
-        if hint_rank(c, SENSITIVE_HINTS) is not None
-        and 2 <= len(counts[c]) <= MAX_GROUPS_PER_COLUMN
+        if c not in named
+        and hint_rank(c, OUTCOME_HINTS) is None
+        and 2 <= len(counts[c]) <= FEW_VALUES
+        and splittable(c)
     ]
+    candidates = tuple([*named, *few])
     if named:
-        best = min(named, key=lambda c: (not splittable(c), hint_rank(c, SENSITIVE_HINTS)))
-        return (best,), "named like a protected attribute"
-    few = [c for c in columns if 2 <= len(counts[c]) <= FEW_VALUES and splittable(c)]
-    if few:
-        return (few[0],), (
-            f"{len(counts[few[0]])} values; not named like a protected attribute, so check it"
-        )
-    return (), ""
+        others = f"; also {', '.join(map(repr, named[1:4]))}" if len(named) > 1 else ""
+        return (named[0],), f"named like a protected attribute{others}", candidates
+    return (), "no column is named like a protected attribute", candidates

@@ -14,6 +14,7 @@ import pandas as pd
 
 from fairengine.data.errors import DataError
 from fairengine.data.groups import group_keys
+from fairengine.data.leakage import find_leaks
 from fairengine.data.validate import (
     check_roles,
     infer_kind,
@@ -37,7 +38,8 @@ class Task:
     name : str
         Dataset name ("adult", "uploaded", ...).
     frame : pandas.DataFrame
-        The rows, restricted to the target, sensitive and feature columns.
+        The rows, restricted to the target, sensitive and feature columns, then the identifier
+        columns (``identifiers``, never features: they name the rows).
     target : str
         Target column. For classification ``y`` is 1 where it equals ``positive_label``.
     sensitive : tuple of str
@@ -55,6 +57,12 @@ class Task:
     positive_values : tuple of str
         One-vs-rest classification of a target with several classes: the values coded as 1
         (``positive_label`` then names them for display). Empty for a two-valued target.
+    identifiers : tuple of str
+        Identifier columns of the table (row numbers, index columns, ids) left out of the
+        features (:mod:`fairengine.data.identifiers`), kept at the end of ``frame``.
+    leaks : tuple of str
+        Features that alone predict the target almost perfectly (:mod:`fairengine.data.leakage`),
+        found when the task was built; kept by :meth:`subset` and :meth:`split`.
     """
 
     name: str
@@ -68,6 +76,8 @@ class Task:
     merged_groups: tuple[str, ...] = field(default=())
     notes: tuple[str, ...] = ()
     positive_values: tuple[str, ...] = ()
+    identifiers: tuple[str, ...] = ()
+    leaks: tuple[str, ...] = ()
 
     @property
     def X(self) -> pd.DataFrame:
@@ -184,6 +194,8 @@ class TableOptions:
     merge_small_groups: bool = False
     min_group_size: int | None = None
     max_rows: int | None = None
+    keep: tuple[str, ...] = ()
+    leave_out: tuple[str, ...] = ()
 
 
 def from_frame(
@@ -208,8 +220,9 @@ def from_frame(
     sensitive : str or sequence of str
         Sensitive column(s); several columns give intersectional groups.
     features : sequence of str, optional
-        Model inputs. Default: every other column. Constant feature columns are dropped (noted
-        in ``Task.notes``).
+        Model inputs. Default: every other column but identifiers (row numbers, index columns,
+        ids: ``Task.identifiers``). Constant feature columns are dropped. Both are noted in
+        ``Task.notes``, as are the features that leak the target (``Task.leaks``).
     kind : {"classification", "regression"}, optional
         Inferred when omitted: a target with two values is a classification target, a numeric
         target with many values a regression target.
@@ -234,6 +247,11 @@ def from_frame(
             Smallest group accepted (default :data:`fairengine.data.validate.MIN_GROUP_SIZE`).
         ``max_rows`` : int, optional
             Row limit (default :data:`fairengine.data.validate.MAX_ROWS`).
+        ``keep`` : tuple of str
+            Identifier columns kept as features anyway (without ``features``, identifiers are
+            left out: ``Task.identifiers``).
+        ``leave_out`` : tuple of str
+            Columns left out of the features (e.g. a leaked column named in ``Task.leaks``).
 
     Raises
     ------
@@ -242,13 +260,20 @@ def from_frame(
     """
     opts = replace(options or TableOptions(), **table)
     roles = {"target": target, "sensitive": sensitive, "features": features}
-    checked = check_roles(df, **roles, drop_missing=opts.drop_missing, max_rows=opts.max_rows)
+    checked = check_roles(
+        df,
+        **roles,
+        drop_missing=opts.drop_missing,
+        max_rows=opts.max_rows,
+        keep=opts.keep,
+        leave_out=opts.leave_out,
+    )
     frame = checked.frame
     kind, label, values = _target_coding(frame[target], target, kind, positive_label)
     group_names, merged = checked.group_levels(
         merge_small_groups=opts.merge_small_groups, min_group_size=opts.min_group_size
     )
-    return Task(
+    task = Task(
         name=opts.name,
         frame=frame,
         target=target,
@@ -260,7 +285,13 @@ def from_frame(
         merged_groups=merged,
         notes=checked.notes,
         positive_values=values,
+        identifiers=checked.identifiers,
     )
+    leaks = find_leaks(frame, task.features, task.y, kind)
+    if not leaks:
+        return task
+    notes = (*task.notes, *(leak.sentence(target) for leak in leaks))
+    return replace(task, leaks=tuple(leak.column for leak in leaks), notes=notes)
 
 
 def _target_coding(

@@ -15,6 +15,7 @@ import pandas as pd
 
 from fairengine.data.errors import DataError
 from fairengine.data.groups import MERGED_GROUP, group_keys
+from fairengine.data.identifiers import Identifier, find_identifiers
 from fairengine.data.io import MAX_COLUMNS
 
 #: Most rows a task may have (the engine's memory budget on a laptop).
@@ -40,13 +41,16 @@ _POSITIVE_TOKENS = (
 
 @dataclass(frozen=True)
 class CheckedRoles:
-    """A table whose roles passed the checks: restricted to the used columns, rows kept."""
+    """A table whose roles passed the checks: restricted to the used columns and the identifier
+    columns, rows kept."""
 
     frame: pd.DataFrame
     target: str
     sensitive: tuple[str, ...]
     features: tuple[str, ...]
     notes: tuple[str, ...]
+    #: Identifier columns left out of the features (:mod:`fairengine.data.identifiers`).
+    identifiers: tuple[str, ...] = ()
 
     def group_levels(
         self, *, merge_small_groups: bool = False, min_group_size: int | None = None
@@ -97,8 +101,14 @@ def check_roles(
     features: Sequence[str] | None,
     drop_missing: bool = False,
     max_rows: int | None = None,
+    keep: Sequence[str] = (),
+    leave_out: Sequence[str] = (),
 ) -> CheckedRoles:
-    """Check the table and the roles; return the table restricted to the used columns."""
+    """Check the table and the roles; return the table restricted to the used columns.
+
+    Without ``features``, every other column is a feature except constant columns, identifiers
+    (:func:`fairengine.data.identifiers.identifier`) not listed in ``keep``, and the columns in
+    ``leave_out``; ``leave_out`` also leaves columns out of given ``features``."""
     if not isinstance(df, pd.DataFrame):
         raise DataError(f"Expected a pandas DataFrame, got {type(df).__name__}.")
     limit = MAX_ROWS if max_rows is None else int(max_rows)
@@ -115,12 +125,32 @@ def check_roles(
         if plain is not frame[col]:
             frame[col] = plain
     frame = _handle_missing(frame, [target, *sens], drop_missing, notes)
+    others = [c for c in frame.columns if c != target and c not in sens]
+    found = find_identifiers(frame, others)
+    if features is None:
+        kept = set(keep)
+        features = [c for c in others if c not in {f.column for f in found} - kept]
+    features = [c for c in features if c not in set(leave_out)]
     feats = _choose_features(frame, target, sens, features, notes)
+    notes.extend(_identifier_notes(found, feats))
     _check_sensitive(frame, sens)
     for col in feats:
         _check_magnitude(frame[col], f"Feature {col!r}")
-    frame = frame.loc[:, [target, *sens, *(f for f in feats if f not in sens)]]
-    return CheckedRoles(frame, target, sens, feats, tuple(notes))
+    left_out = tuple(f.column for f in found if f.column not in feats)
+    # identifiers stay in the frame, never as features: they name rows (audits, split ids)
+    frame = frame.loc[:, [target, *sens, *(f for f in feats if f not in sens), *left_out]]
+    return CheckedRoles(frame, target, sens, feats, tuple(notes), left_out)
+
+
+def _identifier_notes(found: Sequence[Identifier], features: Sequence[str]) -> list[str]:
+    """One note per identifier column: left out of the features, or a feature as chosen."""
+    notes = []
+    for ident in found:
+        if ident.column in features:
+            notes.append(f"{ident.sentence()} It is a feature, as chosen.")
+        else:
+            notes.append(f"{ident.sentence()} Left out of the features.")
+    return notes
 
 
 def _check_role_names(
@@ -262,25 +292,23 @@ def _choose_features(
     frame: pd.DataFrame,
     target: str,
     sens: tuple[str, ...],
-    features: Sequence[str] | None,
+    features: Sequence[str],
     notes: list[str],
 ) -> tuple[str, ...]:
-    if features is None:
-        candidates = [c for c in frame.columns if c != target and c not in sens]
-    else:
-        candidates = list(dict.fromkeys(features))
-        if target in candidates:
-            raise DataError(
-                f"The target {target!r} cannot also be a feature. Remove it from the features."
-            )
+    candidates = list(dict.fromkeys(features))
+    if target in candidates:
+        raise DataError(
+            f"The target {target!r} cannot also be a feature. Remove it from the features."
+        )
     constant = [c for c in candidates if frame[c].nunique(dropna=False) <= 1]
     if constant:
         notes.append(f"Ignored constant column(s) {_list(constant)}: they carry no information.")
     kept = tuple(c for c in candidates if c not in constant)
     if not kept:
         raise DataError(
-            "No usable feature columns: every candidate column is constant or already used as "
-            "target/sensitive. Add columns with information to the table."
+            "No usable feature columns: every other column is constant, an identifier or already "
+            "used as target/sensitive. Add columns with information to the table, or keep an "
+            "identifier column as a feature."
         )
     return kept
 

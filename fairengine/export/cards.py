@@ -105,8 +105,8 @@ def how_to_use(
             + ", ".join(map(md_code, dropped))
             + "."
             if dropped
-            else "No identifier-like text column (names, ids) was present; such columns are "
-            "dropped, never stored."
+            else "No identifier-like text column (names, ids) was among the features; such "
+            "columns are dropped, never stored."
         ),
         "",
         "**Not for.** " + " ".join(_MISUSE),
@@ -230,6 +230,8 @@ def model_card(
             f"- Sensitive: {', '.join(map(md_code, schema['sensitive']))} "
             f"({len(schema['group_names'])} groups: {groups})",
             f"- Features ({len(schema['features'])}): {features}",
+            "- Identifier columns (row numbers, index columns, ids), not inputs of the model: "
+            + (", ".join(map(md_code, train.identifiers)) or "none found"),
             f"- Training rows: {schema['rows']:,}"
             + (f"; test rows: {len(test.frame):,}" if test is not None else ""),
             f"- Data fingerprint: `{schema['fingerprint'][:16]}`",

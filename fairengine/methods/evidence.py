@@ -269,6 +269,44 @@ def constant_error_check(result: Any, test: Task, baselines: Baselines) -> Check
                  numbers)  # fmt: skip
 
 
+def leak_check(result: Any, train: Task, test: Task) -> Check | None:
+    """Whether a feature that alone predicts the target (``Task.leaks``) is among the result's
+    inputs: failed when the result is almost perfect on the test rows (accuracy, or R² from its
+    loss, at least the thresholds of :mod:`fairengine.data.leakage`), a warning otherwise; None
+    when no such column is a feature."""
+    from fairengine.data.leakage import MIN_R2, MIN_SHARE
+
+    leaked = [c for c in train.leaks if c in train.features]
+    if not leaked:
+        return None
+    values = result.metrics.get("test", {})
+    names = ", ".join(map(repr, leaked))
+    which = f"{'the feature' if len(leaked) == 1 else 'each of the features'} {names}"
+    if test.kind == "classification":
+        error = _finite(values.get("error"))
+        score = _finite(values.get("accuracy")) if error is None else 1 - error
+        label, key, threshold = "test accuracy", "test_accuracy", MIN_SHARE
+    else:
+        loss, spread = _finite(values.get("loss")), float(np.var(test.y))
+        score = None if loss is None or spread <= 0 else 1 - loss / spread
+        label, key, threshold = "test R² from its loss", "test_r2", MIN_R2
+    found = "no test score" if score is None else f"{label} {score:.3f}"
+    numbers = {} if score is None else {key: score}
+    perfect = score is not None and score >= threshold
+    if perfect:
+        return Check(
+            "leaked_feature", "fail",
+            f"The result is almost perfect ({found}) while {which} alone predicts the target "
+            f"{train.target!r}: the score measures the leak, not the method. Leave {names} out "
+            "of the features.", numbers,
+        )  # fmt: skip
+    return Check(
+        "leaked_feature", "warn",
+        f"Among the inputs, {which} alone predicts the target {train.target!r} ({found}): the "
+        f"result may rest on the leak. Leave {names} out of the features.", numbers,
+    )  # fmt: skip
+
+
 def rate_tolerance(task: Task) -> float:
     """0.5/√n of the smallest group on ``task``: one standard error of a rate at p = 1/2."""
     counts = np.bincount(np.asarray(task.groups, dtype=np.int64))
@@ -342,6 +380,7 @@ def attach_evidence(
         baselines = spec.filter_baselines(result, train, test)
     if spec.promise is not None:
         checks.extend(spec.promise(result, train, test, baselines))
+    checks.append(leak_check(result, train, test))
     result.baselines = baselines
     result.checks = tuple(c for c in checks if c is not None)
     return result

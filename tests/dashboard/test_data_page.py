@@ -169,7 +169,8 @@ def test_first_upload_opens_on_the_guessed_two_valued_target_and_colour(app: App
     said = [shown(i.value) for i in app.info if i.value.startswith("Guessed")]
     assert said == [
         "Guessed the target 'released' (two values, named like an outcome) and the sensitive "
-        "attribute 'colour' (named like a protected attribute). Change them below."
+        "attribute 'colour' (named like a protected attribute; also 'sex', 'citizen'). Change "
+        "them below."
     ]
     task = app.session_state["task"]
     assert task.kind == "classification" and task.target == "released" and task.n_groups == 2
@@ -204,6 +205,10 @@ def test_a_table_without_a_two_valued_column_asks_for_the_target_without_an_erro
     assert any("Choose the target" in i.value for i in app.info)
     assert task_name(app) is None and app.query_params["data"] == "upload"
     app.selectbox(key="w.target").set_value("score").run()
+    # no column is named like a protected attribute: the page asks, few-valued columns first
+    assert app.multiselect(key="w.sensitive").value == []
+    assert app.multiselect(key="w.sensitive").options[:2] == ["grade", "region"]
+    app.multiselect(key="w.sensitive").set_value(["region"]).run()
     assert not app.error and app.session_state["task"].kind == "regression"
 
 

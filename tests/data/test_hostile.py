@@ -230,7 +230,7 @@ def test_split_with_more_strata_than_test_rows_does_not_crash() -> None:
         {
             "g": np.repeat([f"g{i}" for i in range(30)], 10),
             "y": np.tile([0, 1], n // 2),
-            "x": np.arange(n),
+            "x": np.arange(n) % 7,
         }
     )
     task = from_frame(df, target="y", sensitive="g")

@@ -17,7 +17,8 @@ def test_arrests_like_table_guesses_the_outcome_and_colour_and_builds_a_task() -
     assert guess.target == "released" and guess.sensitive == ("colour",)
     assert guess.sentence() == (
         "Guessed the target 'released' (two values, named like an outcome) and the sensitive "
-        "attribute 'colour' (named like a protected attribute). Change them below."
+        "attribute 'colour' (named like a protected attribute; also 'sex', 'citizen'). Change "
+        "them below."
     )
     task = from_frame(frame, target=guess.target, sensitive=list(guess.sensitive))
     assert task.kind == "classification" and task.n_groups == 2
@@ -34,16 +35,25 @@ def test_a_count_column_with_many_values_is_never_the_target() -> None:
     )
     guess = guess_roles(frame)
     assert guess.target is None and guess.sensitive == ("sex",)
-    assert "choose the target" in guess.sentence()
+    assert "Choose the target: no column has two values" in guess.sentence()
 
 
-def test_without_an_outcome_name_the_last_two_valued_column_is_the_target() -> None:
+def test_without_an_outcome_name_two_two_valued_columns_make_it_ask() -> None:
     frame = pd.DataFrame(
         {"flag": [0, 1] * 50, "race": ["a", "b", "c", "d"] * 25, "z": [1, 2] * 50, "n": range(100)}
     )
     guess = guess_roles(frame)
-    assert guess.target == "z" and "last column with two values" in guess.target_reason
+    assert guess.target is None and set(guess.target_candidates) == {"flag", "z"}
+    assert "n" not in guess.target_candidates  # row numbers are never a candidate
     assert guess.sensitive == ("race",)
+    assert "Choose the target: several columns have two values" in guess.sentence()
+
+
+def test_a_single_two_valued_column_is_the_target_and_the_reason_says_so() -> None:
+    frame = pd.DataFrame({"flag": [0, 1] * 50, "female": [0, 0, 1, 1] * 25, "v": range(100, 0, -1)})
+    guess = guess_roles(frame)
+    assert guess.target == "flag" and "the only column with two values" in guess.target_reason
+    assert "'female' named like one" in guess.target_reason and guess.sensitive == ("female",)
 
 
 def test_a_two_valued_protected_column_is_not_guessed_as_the_target() -> None:
@@ -92,18 +102,19 @@ def test_hinted_column_with_too_many_values_or_tiny_groups_is_passed_over() -> N
     assert guess.sensitive == ("sex",)  # race ranks first but cannot be split; sex can
 
 
-def test_without_a_hint_a_few_valued_column_is_offered_and_said_to_be_unnamed() -> None:
-    frame = pd.DataFrame({"region": ["n", "s", "e"] * 40, "v": np.arange(120.0), "y": [0, 1] * 60})
+def test_without_a_hint_the_sensitive_attribute_is_asked_with_few_valued_columns_first() -> None:
+    frame = pd.DataFrame({"v": np.arange(120.0), "region": ["n", "s", "e"] * 40, "y": [0, 1] * 60})
     guess = guess_roles(frame)
-    assert guess.target == "y" and guess.sensitive == ("region",)
-    assert "not named like a protected attribute" in guess.sensitive_reason
+    assert guess.target == "y" and guess.sensitive == ()
+    assert guess.sensitive_candidates == ("region",)
+    assert "no column is named like a protected attribute" in guess.sentence()
 
 
 def test_nothing_fits_gives_no_guess_and_a_sentence_asking_to_choose() -> None:
     frame = pd.DataFrame({"a": np.arange(50.0), "b": np.arange(50.0) ** 2})
     guess = guess_roles(frame)
     assert guess.target is None and guess.sensitive == ()
-    assert "choose them below" in guess.sentence()
+    assert guess.sentence().count("Choose the") == 2
 
 
 def test_sentence_quotes_names_with_the_given_function() -> None:

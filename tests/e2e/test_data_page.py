@@ -149,7 +149,8 @@ def test_first_upload_opens_on_guessed_roles_and_a_reload_asks_for_the_file(
     guessed = page.locator('[data-testid="stAlert"]').filter(has_text="Guessed the target")
     expect(guessed).to_have_text(
         "Guessed the target 'released' (two values, named like an outcome) and the sensitive "
-        "attribute 'colour' (named like a protected attribute). Change them below."
+        "attribute 'colour' (named like a protected attribute; also 'sex', 'citizen'). Change "
+        "them below."
     )
     assert metric(page, "Rows") == "3,000" and metric(page, "Groups") == "2"
     expect(

@@ -177,11 +177,14 @@ def test_client_import_pulls_in_no_method_fairlearn_or_streamlit() -> None:
 
 @pytest.fixture(scope="module")
 def named_credit():
-    """400 German-credit rows with two identifier-like columns (a name and a reference)."""
+    """400 German-credit rows with two identifier-like columns (a name and a reference), chosen
+    as features (by default a task leaves them out; here the encoder must drop them)."""
     frame = load_dataset("german_credit").frame.sample(400, random_state=0).reset_index(drop=True)
     names = [f"Person{i:04d}Q" for i in range(len(frame))]
     frame = frame.assign(full_name=names, ref=[f"ID-{i}" for i in range(len(frame))])
-    train, test = from_frame(frame, target="credit", sensitive=["age_group"]).split(random_state=0)
+    features = [c for c in frame.columns if c not in ("credit", "age_group")]
+    task = from_frame(frame, target="credit", sensitive=["age_group"], features=features)
+    train, test = task.split(random_state=0)
     return names, train, test
 
 

@@ -312,9 +312,11 @@ def check_task(task: Task) -> None:
 
 
 def identifier_columns(task: Task) -> list[str]:
-    """The task's identifier-like feature columns (names, ids, free text), as the shared encoder
-    decides (:func:`fairengine.data.encoding.identifier_like`): the domain leaves them out, so
-    none of their values becomes a level stored in a model file."""
+    """The task's identifier-like text feature columns (names, ids, free text), as the shared
+    encoder decides (:func:`fairengine.data.encoding.identifier_like`, the text case of the one
+    identifier rule in :mod:`fairengine.data.identifiers`, whose other cases keep row numbers and
+    ids out of the task's features): the domain leaves them out, so none of their values becomes
+    a level stored in a model file."""
     return [name for name in task.features if identifier_like(task.frame[name])]
 
 
