@@ -172,19 +172,15 @@ def _trained_on(args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 def _id_values(args: argparse.Namespace) -> Any:
-    """The table's ``--id-column`` (None without one): the ids rows are known by."""
-    from fairengine.data import DataError, read_table
+    """The table's ``--id-column``: the ids its rows are known by. None (row numbers) without
+    one or when the table has no such column, as for ``--predictions``."""
+    from fairengine.data import read_table
     from fairengine.data.registry import load_frame
 
     if not args.id_column:
         return None
     table = load_frame(args.dataset) if args.dataset else read_table(args.data)
-    if args.id_column not in table.columns:
-        raise DataError(
-            f"The table has no id column {args.id_column!r}. Its columns: "
-            f"{', '.join(map(repr, list(table.columns)[:12]))}."
-        )
-    return table[args.id_column]
+    return table[args.id_column] if args.id_column in table.columns else None
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
@@ -248,6 +244,7 @@ def _audit_lines(result: AuditResult, cost: Any) -> list[str]:
 def _cmd_split(args: argparse.Namespace) -> int:
     from fairengine.cli import _load_task, _split
     from fairengine.cli_output import print_json
+    from fairengine.data import DataError
     from fairengine.data.split import PART_COLUMN, split_table
 
     task = _load_task(args)
@@ -262,7 +259,10 @@ def _cmd_split(args: argparse.Namespace) -> int:
                   f"test (--test-size {args.test_size:g}, --split-seed {args.split_seed}). "
                   "Add --ids for each row's id and part.")  # fmt: skip
         return 0
-    table = split_table(task, args.test_size, args.split_seed, id_values=_id_values(args))
+    id_values = _id_values(args)
+    if args.id_column and id_values is None:
+        raise DataError(f"The table has no column {args.id_column!r} to identify its rows by.")
+    table = split_table(task, args.test_size, args.split_seed, id_values=id_values)
     id_name = str(table.columns[0])
     if args.json or (args.out is not None and args.out.suffix.lower() == ".json"):
         parts = table.groupby(PART_COLUMN)[id_name]
