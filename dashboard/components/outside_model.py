@@ -135,7 +135,11 @@ def render_outside_panel(task: Task) -> AuditResult | None:
             "test rows as every method, with per-group intervals and its own checks."
         )
         render_split_download(task)
-        name = st.text_input("Name on the plane", value="my model", key="cmp_out_name").strip()
+        # seeded from the added model: the widget is forgotten on a run that stops before it
+        st.session_state.setdefault(
+            "cmp_out_name", entry.get("name", "my model") if entry else "my model"
+        )
+        name = st.text_input("Name on the plane", key="cmp_out_name").strip()
         route = st.radio("Its predictions come from", ROUTES, horizontal=True, key="cmp_out_route")
         make = {ROUTES[0]: _column_route, ROUTES[1]: _file_route, ROUTES[2]: _model_route}[route]
         build = make(task)
@@ -147,12 +151,13 @@ def render_outside_panel(task: Task) -> AuditResult | None:
                 _fail(exc)
             else:
                 entry = {"fingerprint": outside.task.fingerprint, "outside": outside,
-                         "token": uuid.uuid4().hex}  # fmt: skip
+                         "token": uuid.uuid4().hex, "name": name}  # fmt: skip
                 st.session_state[SOURCE_KEY] = entry
                 if adopt_task(task, outside.task):
                     st.rerun()  # the methods' features changed: the plane is another one
         if entry is None:
             return None
+        entry["name"] = name
         threshold = _threshold_input(entry["outside"])
         if st.button("Remove it from the plane", key="cmp_out_remove"):
             st.session_state.pop(SOURCE_KEY, None)

@@ -31,14 +31,14 @@ __all__ = ["scored"]  # the fixture, shared with the panel's other tests
 def _column_model(at, trained: str = "Not said"):
     _add(at, "A column of the table")
     at.selectbox(key="cmp_out_column").set_value("model_score").run()
-    at.radio(key="cmp_out_trained").set_value(trained).run()
+    at.radio(key="w.cmp_out_trained").set_value(trained).run()
     at.button(key="cmp_out_add").click().run()
     assert not at.exception
     return at
 
 
 def _ids_file(at, rows) -> None:
-    at.radio(key="cmp_out_trained").set_value("These ids (a file)").run()
+    at.radio(key="w.cmp_out_trained").set_value("These ids (a file)").run()
     data = pd.DataFrame({"row": list(rows)}).to_csv(index=False).encode()
     at.file_uploader(key="cmp_out_trained_file").set_value(("ids.csv", data, "text/csv")).run()
 
@@ -91,7 +91,7 @@ def test_not_said_warns_and_ids_leave_out_the_test_rows_the_model_saw(scored) ->
     assert any(note in c.value for c in at.caption)
     assert not any("Valid only if" in w.value for w in at.warning)
     assert len(_outside_traces(at)) == 1
-    at.radio(key="cmp_out_trained").set_value("The engine's training rows").run()
+    at.radio(key="w.cmp_out_trained").set_value("The engine's training rows").run()
     assert _groups(at).loc["overall", "n"] == n_test
 
 
@@ -116,7 +116,7 @@ def test_downloaded_split_ids_are_the_engines_and_read_back_as_its_training_rows
     table = pd.read_csv(io.BytesIO(data))
     pd.testing.assert_frame_equal(table, split_table(plane), check_dtype=False)
     assert split_table(plane).equals(split_table(task))  # the split ignores the features
-    at.radio(key="cmp_out_trained").set_value("These ids (a file)").run()
+    at.radio(key="w.cmp_out_trained").set_value("These ids (a file)").run()
     at.file_uploader(key="cmp_out_trained_file").set_value(("split.csv", data, "text/csv")).run()
     assert not at.exception and not _errors(at)
     assert _groups(at).loc["overall", "n"] == (table["part"] == "test").sum()
@@ -129,7 +129,7 @@ def test_question_is_asked_before_adding(scored, route) -> None:
     task, _ = scored
     at = open_compare(task)
     _add(at, route)
-    assert at.radio(key="cmp_out_trained").value == "Not said"
-    assert [o for o in at.radio(key="cmp_out_trained").options] == [
+    assert at.radio(key="w.cmp_out_trained").value == "Not said"
+    assert [o for o in at.radio(key="w.cmp_out_trained").options] == [
         "Not said", "None of this table's rows", "The engine's training rows", "These ids (a file)",
     ]  # fmt: skip
