@@ -59,8 +59,12 @@ def source_table(task: Task) -> pd.DataFrame:
     return table
 
 
-def id_columns(table: pd.DataFrame) -> list[str]:
-    """Columns that can identify rows: integer or text values, none missing, none repeated."""
+@st.cache_data(show_spinner=False, max_entries=8)
+def id_columns(_table: pd.DataFrame, key: str) -> list[str]:
+    """Columns that can identify rows: integer or text values, none missing, none repeated
+    (cached per table: ``key`` names it)."""
+    del key
+    table = _table
     found = []
     for column in table.columns:
         values = table[column]
@@ -69,30 +73,48 @@ def id_columns(table: pd.DataFrame) -> list[str]:
     return found
 
 
-def _id_choice(table: pd.DataFrame, label: str, key: str) -> pd.Series | None:
-    """The id column the user picks (None: row numbers)."""
-    choice = st.selectbox(label, [ROW_NUMBER, *id_columns(table)], key=key)
+def _table_key(task: Task) -> str:
+    """Names the task's table (the bundled dataset or the upload) for the caches."""
+    upload = st.session_state.get("upload.id")
+    return f"{selection('source', 'bundled')}:{task.name}:{upload}:{task.fingerprint}"
+
+
+def _id_choice(task: Task, label: str, key: str) -> pd.Series | None:
+    """The id column of the task's table the user picks (None: row numbers)."""
+    table = source_table(task)
+    choice = st.selectbox(label, [ROW_NUMBER, *id_columns(table, _table_key(task))], key=key)
     return None if choice == ROW_NUMBER else table[choice]
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _split_csv(
+    _task: Task, table_key: str, _id_values: pd.Series | None, id_name: str | None
+) -> tuple[bytes, int, int]:
+    """The split table as CSV and its numbers of training and test rows (cached per task and
+    id column)."""
+    del table_key, id_name
+    ids = split_table(_task, id_values=_id_values)
+    counts = ids["part"].value_counts()
+    return ids.to_csv(index=False).encode(), int(counts.get("train", 0)), int(counts.get("test", 0))
 
 
 def render_split_download(task: Task) -> None:
     """The "Download the train and test row ids" button (the split every method uses)."""
-    table = source_table(task)
-    id_values = _id_choice(table, "Identify rows by", "cmp_split_ids_by")
+    id_values = _id_choice(task, "Identify rows by", "cmp_split_ids_by")
+    id_name = None if id_values is None else str(id_values.name)
     try:
-        ids = split_table(task, id_values=id_values)
+        data, n_train, n_test = _split_csv(task, _table_key(task), id_values, id_name)
     except DataError as exc:
         st.error(md_text(exc))
         return
-    counts = ids["part"].value_counts()
     st.download_button(
         "Download the train and test row ids",
-        data=ids.to_csv(index=False).encode(),
+        data=data,
         file_name=f"{task.name}-split-ids.csv",
         mime="text/csv",
         key="cmp_split_ids",
         on_click="ignore",
-        help=f"{counts.get('train', 0):,} training rows and {counts.get('test', 0):,} test rows: "
+        help=f"{n_train:,} training rows and {n_test:,} test rows: "
         "train your model on the training rows only, so its audit is on rows it never saw.",
     )
 
@@ -119,8 +141,7 @@ def trained_on_input(task: Task) -> tuple[TrainedOn, str] | None:
         type=["csv", "parquet", "txt", "gz"],
         key="cmp_out_trained_file",
     )
-    table = source_table(task)
-    id_values = _id_choice(table, "The ids are the table's", "cmp_out_trained_by")
+    id_values = _id_choice(task, "The ids are the table's", "cmp_out_trained_by")
     if upload is None:
         return None
     try:

@@ -52,7 +52,10 @@ class TrainedOn:
 
 
 def trained_on_rows(
-    task: Task, answer: str | Iterable[Any] = "unknown", *, id_values: pd.Series | None = None
+    task: Task,
+    answer: str | Iterable[Any] | TrainedOn = "unknown",
+    *,
+    id_values: pd.Series | None = None,
 ) -> TrainedOn:
     """Resolve ``answer`` (one of :data:`ANSWERS`, or ids) on ``task``'s rows; ids are the values
     of ``id_values`` (a column of the table the task was built from) or row numbers."""
@@ -91,7 +94,10 @@ def ids_from_table(table: pd.DataFrame, id_column: str | None = None) -> list[An
             f"The ids file has columns {', '.join(map(repr, others[:12]))}: name the id column "
             "(or give a file with one column)."
         )
-    return table[column].dropna().tolist()
+    ids = table[column].dropna()
+    if ids.dtype.kind == "f" and (ids == ids.round()).all():  # ints read as floats beside a gap
+        ids = ids.astype("int64")
+    return ids.tolist()
 
 
 def unseen_test_rows(

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import io
 
+import numpy as np
 import pandas as pd
 import pytest
-from streamlit.testing.v1 import app_test
+from streamlit.testing.v1 import AppTest, app_test
 
+from fairengine.data import load_dataset, split_ids
 from fairengine.data.split import split_table
-from fairengine.frontier import task_key
+from fairengine.frontier import FrontierStore, sweep, task_key
 from tests.dashboard.test_compare_outside import (
+    APP,
     _add,
     _download,
     _errors,
@@ -133,3 +136,42 @@ def test_question_is_asked_before_adding(scored, route) -> None:
     assert [o for o in at.radio(key="w.cmp_out_trained").options] == [
         "Not said", "None of this table's rows", "The engine's training rows", "These ids (a file)",
     ]  # fmt: skip
+
+
+def test_an_uploaded_tables_id_column_names_the_rows(tmp_path, monkeypatch) -> None:
+    """An upload with a customer id: the split download and the trained-on ids use it."""
+    monkeypatch.setattr(app_test, "MemoryMediaFileStorage", _KeptMedia)
+    monkeypatch.setenv("FAIRENGINE_CACHE", str(tmp_path / "cache"))
+    frame = load_dataset("german_credit").frame.reset_index(drop=True)
+    frame.insert(0, "customer", [f"K-{(i * 7919) % 100_000:05d}" for i in range(len(frame))])
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    at.radio(key="w.source").set_value("upload").run()
+    upload = ("loans.csv", frame.to_csv(index=False).encode(), "text/csv")
+    at.file_uploader[0].set_value(upload).run()
+    at.selectbox(key="w.target").set_value("credit").run()
+    at.multiselect(key="w.sensitive").set_value(["sex"]).run()
+    task = at.session_state["task"]
+    store = FrontierStore(tmp_path / "cache")
+    sweep("reweighing", *task.split(), {"strength": [0.0, 1.0]}, store=store)
+    at.switch_page("views/compare.py").run()
+    assert not at.exception
+    at.selectbox(key="cmp_split_ids_by").set_value("customer").run()
+    table = pd.read_csv(io.BytesIO(_download(at, "Download the train and test row ids")))
+    train_ids, test_ids = split_ids(task, id_values=frame["customer"])
+    assert list(table.columns) == ["customer", "part"]
+    assert list(table.loc[table["part"] == "test", "customer"]) == list(test_ids)
+
+    _add(at, "A predictions file")
+    preds = pd.DataFrame({"row": range(len(frame)), "p": np.linspace(0, 1, len(frame))})
+    at.file_uploader(key="cmp_out_file").set_value(
+        ("preds.csv", preds.to_csv(index=False).encode(), "text/csv")
+    ).run()
+    at.radio(key="w.cmp_out_trained").set_value("These ids (a file)").run()
+    at.selectbox(key="cmp_out_trained_by").set_value("customer").run()
+    seen = pd.DataFrame({"customer": frame["customer"][:500]}).to_csv(index=False).encode()
+    at.file_uploader(key="cmp_out_trained_file").set_value(("seen.csv", seen, "text/csv")).run()
+    at.button(key="cmp_out_add").click().run()
+    assert not at.exception and not _errors(at)
+    unseen = sum(i not in set(frame["customer"][:500]) for i in test_ids)
+    assert _groups(at).loc["overall", "n"] == unseen < len(test_ids)
