@@ -115,3 +115,15 @@ def test_postprocessing_keeps_the_unseen_rows(case) -> None:
     post = postprocess(fixed, task, split=(0.3, seed))
     assert int(post.groups.loc["overall", "n"]) == int(fixed.groups.loc["overall", "n"])
     assert fixed.notes[0] in post.notes
+
+
+def test_ids_file_shapes() -> None:
+    """One column, a named id column, row numbers read as floats beside a gap, a split file."""
+    assert ids_from_table(pd.DataFrame({"x": ["a", "b"]})) == ["a", "b"]
+    both = pd.DataFrame({"cid": ["a", "b"], "other": [1, 2]})
+    assert ids_from_table(both, "cid") == ["a", "b"]
+    with pytest.raises(DataError, match="name the id column"):
+        ids_from_table(both)
+    assert ids_from_table(pd.DataFrame({"row": [3.0, None, 5.0]})) == [3, 5]
+    split = pd.DataFrame({"row": [0, 1, 2], "part": ["train", "test", " Train"]})
+    assert ids_from_table(split) == [0, 2]
