@@ -74,10 +74,12 @@ def add_commands(commands: Any, add_data_arguments: Callable[[Any], None]) -> No
         help="none of this table's rows, or the engine's training rows (`fairengine split`)",
     )
     seen.add_argument(
-        "--trained-on-ids", type=Path, metavar="FILE",
+        "--trained-on-ids",
+        type=Path,
+        metavar="FILE",
         help="a CSV/Parquet file of the ids it was trained on (by --id-column, else row numbers; "
         "a `fairengine split --ids` file: its train rows)",
-    )  # fmt: skip
+    )
     _add_comparison_arguments(audit)
     audit.add_argument(
         "--save-comparison",
@@ -250,14 +252,21 @@ def _cmd_split(args: argparse.Namespace) -> int:
     task = _load_task(args)
     train, test = _split(task, args)
     if not args.ids:
-        document = {"rows": len(task.frame), "train": len(train.frame), "test": len(test.frame),
-                    "test_size": args.test_size, "split_seed": args.split_seed}  # fmt: skip
+        document = {
+            "rows": len(task.frame),
+            "train": len(train.frame),
+            "test": len(test.frame),
+            "test_size": args.test_size,
+            "split_seed": args.split_seed,
+        }
         if args.json:
             print_json(document)
         else:
-            print(f"{len(task.frame):,} rows: {len(train.frame):,} train, {len(test.frame):,} "
-                  f"test (--test-size {args.test_size:g}, --split-seed {args.split_seed}). "
-                  "Add --ids for each row's id and part.")  # fmt: skip
+            print(
+                f"{len(task.frame):,} rows: {len(train.frame):,} train, {len(test.frame):,} "
+                f"test (--test-size {args.test_size:g}, --split-seed {args.split_seed}). "
+                "Add --ids for each row's id and part."
+            )
         return 0
     id_values = _id_values(args)
     if args.id_column and id_values is None:
@@ -266,8 +275,10 @@ def _cmd_split(args: argparse.Namespace) -> int:
     id_name = str(table.columns[0])
     if args.json or (args.out is not None and args.out.suffix.lower() == ".json"):
         parts = table.groupby(PART_COLUMN)[id_name]
-        document = {"id_column": id_name, **{p: parts.get_group(p).tolist()
-                                             for p in ("train", "test")}}  # fmt: skip
+        document = {
+            "id_column": id_name,
+            **{p: parts.get_group(p).tolist() for p in ("train", "test")},
+        }
         text = json.dumps(document, default=str)
     else:
         text = table.to_csv(index=False)

@@ -24,8 +24,11 @@ def cli(tmp_path):
     def run(*args: object, status: int = 0) -> subprocess.CompletedProcess:
         proc = subprocess.run(
             [sys.executable, "-m", "fairengine", *map(str, args)],
-            capture_output=True, text=True, env=env, timeout=600,
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+        )
         assert proc.returncode == status, proc.stderr
         return proc
 

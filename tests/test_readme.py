@@ -87,8 +87,16 @@ def test_audit_example_trains_on_the_engines_rows_and_gives_the_held_out_answer(
     assert result.metrics["test"]["error"] == pytest.approx(held_out)
     check = next(c for c in result.checks if c.name == "unseen_rows")
     assert check.level == "ok" and check.numbers["unseen_rows"] == len(test_ids)
-    argv = ["audit", "--dataset", "german_credit", "--model", "credit_model.skops",
-            "--trained-on", "engine", "--json"]  # fmt: skip
+    argv = [
+        "audit",
+        "--dataset",
+        "german_credit",
+        "--model",
+        "credit_model.skops",
+        "--trained-on",
+        "engine",
+        "--json",
+    ]
     assert "--trained-on engine" in README.read_text(encoding="utf-8")
     capsys.readouterr()
     assert main(argv) == 0

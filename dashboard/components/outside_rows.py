@@ -47,9 +47,11 @@ def source_table(task: Task) -> pd.DataFrame:
     try:
         if selection("source", "bundled") == "upload" and "upload.bytes" in st.session_state:
             encoding = st.session_state.get("upload.encoding", "auto")
-            table = cached.uploaded_frame(st.session_state["upload.bytes"],
-                                          st.session_state["upload.name"],
-                                          None if encoding == "auto" else encoding)  # fmt: skip
+            table = cached.uploaded_frame(
+                st.session_state["upload.bytes"],
+                st.session_state["upload.name"],
+                None if encoding == "auto" else encoding,
+            )
         elif task.name in DATASETS:
             table = cached.bundled_frame(task.name)
     except DataError:
@@ -167,9 +169,10 @@ def adopt_task(task: Task, outside_task: Task) -> bool:
     train, test = cached.split_task(task, task.fingerprint)
     dropped = [c for c in task.features if c not in outside_task.features]
     st.session_state[STALE_KEY] = {
-        "fingerprint": outside_task.fingerprint, "columns": dropped,
+        "fingerprint": outside_task.fingerprint,
+        "columns": dropped,
         "key": task_key(train, test),
-    }  # fmt: skip
+    }
     for name, value in (("all_features", False), ("features", list(outside_task.features))):
         st.session_state[f"sel.{name}"] = value
         st.session_state.pop(f"w.{name}", None)

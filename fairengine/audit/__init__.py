@@ -52,9 +52,14 @@ def audit_outside(
     """:func:`audit` of the values one of the three routes produced (on its task); ``trained_on``
     and ``id_values`` as for :func:`audit`."""
     result = audit_values(
-        outside.task, outside.values, outside.kind, threshold, name, (test_size, random_state),
+        outside.task,
+        outside.values,
+        outside.kind,
+        threshold,
+        name,
+        (test_size, random_state),
         trained=trained_on_rows(outside.task, trained_on, id_values=id_values),
-    )  # fmt: skip
+    )
     result.source = outside.source
     result.notes = (*outside.task.notes, *result.notes)
     return result

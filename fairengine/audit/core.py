@@ -206,9 +206,14 @@ def audit(
         raise ValueError("Give exactly one of predictions= or scores=.")
     kind, values = ("predictions", predictions) if scores is None else ("scores", scores)
     return audit_values(
-        task, checked_values(task, values, kind), kind, threshold, name, (test_size, random_state),
+        task,
+        checked_values(task, values, kind),
+        kind,
+        threshold,
+        name,
+        (test_size, random_state),
         trained=trained_on_rows(task, trained_on, id_values=id_values),
-    )  # fmt: skip
+    )
 
 
 def audit_values(

@@ -25,8 +25,9 @@ def case(request):
     n_first = len(task.frame) // 2
     encoder = FeatureEncoder().fit(task.X)
     first = task.frame.index[:n_first]
-    tree = DecisionTreeClassifier(random_state=0).fit(encoder.transform(task.X.loc[first]),
-                                                      task.y[:n_first])  # fmt: skip
+    tree = DecisionTreeClassifier(random_state=0).fit(
+        encoder.transform(task.X.loc[first]), task.y[:n_first]
+    )
     scores = tree.predict_proba(encoder.transform(task.X))[:, 1]
     return task, seed, first, scores
 

@@ -134,8 +134,11 @@ def test_question_is_asked_before_adding(scored, route) -> None:
     _add(at, route)
     assert at.radio(key="w.cmp_out_trained").value == "Not said"
     assert [o for o in at.radio(key="w.cmp_out_trained").options] == [
-        "Not said", "None of this table's rows", "The engine's training rows", "These ids (a file)",
-    ]  # fmt: skip
+        "Not said",
+        "None of this table's rows",
+        "The engine's training rows",
+        "These ids (a file)",
+    ]
 
 
 def test_an_uploaded_tables_id_column_names_the_rows(tmp_path, monkeypatch) -> None:
