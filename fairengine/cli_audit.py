@@ -42,7 +42,12 @@ def add_commands(commands: Any, add_data_arguments: Callable[[Any], None]) -> No
         metavar="FILE",
         help="a CSV/Parquet file of predictions keyed by --id-column",
     )
-    source.add_argument("--id-column", metavar="ID", help="the row id column of --predictions")
+    source.add_argument(
+        "--id-column",
+        metavar="ID",
+        help="the table's row id column, which --predictions and --trained-on-ids use "
+        "(default for --trained-on-ids: row numbers, 0 = first data row)",
+    )
     source.add_argument(
         "--model",
         type=Path,
@@ -58,6 +63,23 @@ def add_commands(commands: Any, add_data_arguments: Callable[[Any], None]) -> No
         "--threshold", type=float, default=0.5, help="scores at or above it predict 1 (default 0.5)"
     )
     audit.add_argument("--name", default="outside model", help="the model's label")
+    seen = audit.add_argument_group(
+        "the rows the model was trained on (test rows it saw are "
+        "left out; default: unknown, and the result says so)"
+    )
+    seen.add_argument(
+        "--trained-on",
+        choices=["unknown", "none", "engine"],
+        default="unknown",
+        help="none of this table's rows, or the engine's training rows (`fairengine split`)",
+    )
+    seen.add_argument(
+        "--trained-on-ids",
+        type=Path,
+        metavar="FILE",
+        help="a CSV/Parquet file of the ids it was trained on (by --id-column, else row numbers; "
+        "a `fairengine split --ids` file: its train rows)",
+    )
     _add_comparison_arguments(audit)
     audit.add_argument(
         "--save-comparison",
@@ -68,6 +90,18 @@ def add_commands(commands: Any, add_data_arguments: Callable[[Any], None]) -> No
     audit.add_argument("--report", type=Path, metavar="FILE", help="write the HTML report")
     audit.add_argument("--json", action="store_true", help="machine-readable output")
     audit.set_defaults(handler=_cmd_audit)
+
+    split = commands.add_parser(
+        "split", help="the engine's train/test split: row counts, or with --ids the row ids"
+    )
+    add_data_arguments(split)
+    split.add_argument("--ids", action="store_true", help="print or write every row's id and part")
+    split.add_argument(
+        "--id-column", metavar="ID", help="identify rows by this column (default: row numbers)"
+    )
+    split.add_argument("--out", type=Path, metavar="FILE", help="write the ids (.csv or .json)")
+    split.add_argument("--json", action="store_true", help="machine-readable output")
+    split.set_defaults(handler=_cmd_split)
 
     report = commands.add_parser("report", help="write one self-contained HTML report")
     add_data_arguments(report)
@@ -125,15 +159,42 @@ def _outside(args: argparse.Namespace, task: Task) -> Any:
     return from_model_file(task, args.model)
 
 
+def _trained_on(args: argparse.Namespace) -> tuple[Any, Any]:
+    """``trained_on`` and ``id_values`` of :func:`fairengine.audit.audit_outside`."""
+    from fairengine.audit.overlap import ids_from_table
+    from fairengine.cli import UsageError
+    from fairengine.data import read_table
+
+    if args.trained_on_ids is None:
+        return args.trained_on, None
+    if args.trained_on != "unknown":
+        raise UsageError("Give either --trained-on or --trained-on-ids FILE, not both.")
+    ids = ids_from_table(read_table(args.trained_on_ids), args.id_column)
+    return ids, _id_values(args)
+
+
+def _id_values(args: argparse.Namespace) -> Any:
+    """The table's ``--id-column``: the ids its rows are known by. None (row numbers) without
+    one or when the table has no such column, as for ``--predictions``."""
+    from fairengine.data import read_table
+    from fairengine.data.registry import load_frame
+
+    if not args.id_column:
+        return None
+    table = load_frame(args.dataset) if args.dataset else read_table(args.data)
+    return table[args.id_column] if args.id_column in table.columns else None
+
+
 def _cmd_audit(args: argparse.Namespace) -> int:
     from fairengine.audit import audit_outside, cost_of_fairness
     from fairengine.cli import _load_task
     from fairengine.cli_output import print_json
 
     outside = _outside(args, _load_task(args))
+    trained_on, id_values = _trained_on(args)
     result = audit_outside(
         outside, threshold=args.threshold, name=args.name, test_size=args.test_size,
-        random_state=args.split_seed,
+        random_state=args.split_seed, trained_on=trained_on, id_values=id_values,
     )  # fmt: skip
     frontiers = _frontiers(args, outside.task)
     cost = cost_of_fairness(result, frontiers) if frontiers else None
@@ -177,6 +238,57 @@ def _audit_lines(result: AuditResult, cost: Any) -> list[str]:
             else cost.to_string(index=False, float_format=lambda v: f"{v:.4f}")
         )
     return lines  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- split
+
+
+def _cmd_split(args: argparse.Namespace) -> int:
+    from fairengine.cli import _load_task, _split
+    from fairengine.cli_output import print_json
+    from fairengine.data import DataError
+    from fairengine.data.split import PART_COLUMN, split_table
+
+    task = _load_task(args)
+    train, test = _split(task, args)
+    if not args.ids:
+        document = {
+            "rows": len(task.frame),
+            "train": len(train.frame),
+            "test": len(test.frame),
+            "test_size": args.test_size,
+            "split_seed": args.split_seed,
+        }
+        if args.json:
+            print_json(document)
+        else:
+            print(
+                f"{len(task.frame):,} rows: {len(train.frame):,} train, {len(test.frame):,} "
+                f"test (--test-size {args.test_size:g}, --split-seed {args.split_seed}). "
+                "Add --ids for each row's id and part."
+            )
+        return 0
+    id_values = _id_values(args)
+    if args.id_column and id_values is None:
+        raise DataError(f"The table has no column {args.id_column!r} to identify its rows by.")
+    table = split_table(task, args.test_size, args.split_seed, id_values=id_values)
+    id_name = str(table.columns[0])
+    if args.json or (args.out is not None and args.out.suffix.lower() == ".json"):
+        parts = table.groupby(PART_COLUMN)[id_name]
+        document = {
+            "id_column": id_name,
+            **{p: parts.get_group(p).tolist() for p in ("train", "test")},
+        }
+        text = json.dumps(document, default=str)
+    else:
+        text = table.to_csv(index=False)
+    if args.out is None:
+        print(text.rstrip("\n"))
+        return 0
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text, encoding="utf-8")
+    print(f"{len(train.frame):,} train and {len(test.frame):,} test ids written to {args.out}")
+    return 0
 
 
 # ----------------------------------------------------------------------------- frontiers

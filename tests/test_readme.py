@@ -4,6 +4,7 @@ as printed on real bundled data and do what the text around them says."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -61,3 +62,43 @@ def test_robust_fair_classifier_example_is_a_sklearn_estimator(robust_example) -
     assert refit.get_params() == clf.get_params() and refit.robust_eval_ == "margin"
     np.testing.assert_array_equal(refit.candidates_, clf.candidates_)  # clone: the same fit
     np.testing.assert_array_equal(refit.select("exact").predict(X), clf.predict(X))
+
+
+def test_audit_example_trains_on_the_engines_rows_and_gives_the_held_out_answer(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    """The README's (and the how-to's) audit example: the model never sees a test row, so the
+    audit's test error is the model's own error on the held-out rows, and it says so."""
+    from fairengine.audit import audit_outside, from_model_file
+    from fairengine.cli import main
+
+    docs = (README.parent / "docs" / "howto" / "audit.md").read_text(encoding="utf-8")
+    fit_line = '.fit(table.loc[train_ids], task.frame["credit"].loc[train_ids])'
+    assert fit_line in docs and ".iloc[:500]" not in docs
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("FAIRENGINE_CACHE", str(tmp_path / "cache"))
+    ns: dict = {}
+    exec(compile(_block(fit_line), "README: the audit example", "exec"), ns)
+    task, model, train_ids, test_ids = ns["task"], ns["model"], ns["train_ids"], ns["test_ids"]
+    assert set(train_ids).isdisjoint(test_ids)
+    truth = task.frame.loc[test_ids, "credit"]
+    held_out = float(np.mean(model.predict(ns["table"].loc[test_ids]) != truth))
+    result = audit_outside(from_model_file(task, "credit_model.skops"), trained_on="engine")
+    assert result.metrics["test"]["error"] == pytest.approx(held_out)
+    check = next(c for c in result.checks if c.name == "unseen_rows")
+    assert check.level == "ok" and check.numbers["unseen_rows"] == len(test_ids)
+    argv = [
+        "audit",
+        "--dataset",
+        "german_credit",
+        "--model",
+        "credit_model.skops",
+        "--trained-on",
+        "engine",
+        "--json",
+    ]
+    assert "--trained-on engine" in README.read_text(encoding="utf-8")
+    capsys.readouterr()
+    assert main(argv) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["metrics"]["test"]["error"] == pytest.approx(held_out)

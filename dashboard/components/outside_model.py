@@ -18,6 +18,7 @@ import streamlit as st
 
 from dashboard.components.errors import show_unexpected
 from dashboard.components.evidence import show_checks
+from dashboard.components.outside_rows import adopt_task, render_split_download, trained_on_input
 from fairengine.audit import AuditResult, Outside, audit_outside, cost_of_fairness
 from fairengine.audit.sources import from_column, from_file, from_model_file
 from fairengine.data import Task, read_table
@@ -61,10 +62,9 @@ def _column_route(task: Task) -> Callable[[], Outside] | None:
     if column is None:
         return None
     st.caption(
-        f"The methods on this plane were fitted with {md_text(repr(column))} among their "
-        "features: they may have learned from your model's output. For a clean comparison, "
-        "load the table without that column for the methods, and give your model's values as a "
-        "predictions file."
+        f"Adding it takes {md_text(repr(column))} out of every method's features (no method may "
+        "learn from your model's output): frontiers fitted with it are set aside until swept "
+        "again."
     )
     return lambda: from_column(task, column, kind)
 
@@ -107,14 +107,19 @@ def _current(task: Task) -> dict[str, Any] | None:
     return found if found and found["fingerprint"] == task.fingerprint else None
 
 
-def _audited(entry: dict[str, Any], threshold: float, name: str) -> AuditResult | None:
-    """The audit of the stored values at ``threshold`` under ``name`` (computed once each)."""
-    key = (entry["token"], round(threshold, 4), name)
+def _audited(
+    entry: dict[str, Any], threshold: float, name: str, trained: tuple[Any, str]
+) -> AuditResult | None:
+    """The audit of the stored values at ``threshold`` under ``name`` on the test rows the
+    model never saw (``trained``: the answer and its token; computed once each)."""
+    key = (entry["token"], round(threshold, 4), name, trained[1])
     cache = st.session_state.setdefault(AUDITS_KEY, {})
     if key not in cache:
         try:
             cache.clear()
-            cache[key] = audit_outside(entry["outside"], threshold=threshold, name=name)
+            cache[key] = audit_outside(
+                entry["outside"], threshold=threshold, name=name, trained_on=trained[0]
+            )
         except Exception as exc:
             _fail(exc)
             return None
@@ -129,26 +134,35 @@ def render_outside_panel(task: Task) -> AuditResult | None:
             "Audit a model you already have: it is scored by the same evaluation on the same "
             "test rows as every method, with per-group intervals and its own checks."
         )
-        name = st.text_input("Name on the plane", value="my model", key="cmp_out_name").strip()
+        render_split_download(task)
+        # seeded from the added model: the widget is forgotten on a run that stops before it
+        st.session_state.setdefault(
+            "cmp_out_name", entry.get("name", "my model") if entry else "my model"
+        )
+        name = st.text_input("Name on the plane", key="cmp_out_name").strip()
         route = st.radio("Its predictions come from", ROUTES, horizontal=True, key="cmp_out_route")
         make = {ROUTES[0]: _column_route, ROUTES[1]: _file_route, ROUTES[2]: _model_route}[route]
         build = make(task)
+        trained = trained_on_input(task)
         if st.button("Add to the plane", key="cmp_out_add", disabled=build is None):
             try:
                 outside = build()
             except Exception as exc:
                 _fail(exc)
             else:
-                entry = {"fingerprint": task.fingerprint, "outside": outside,
-                         "token": uuid.uuid4().hex}  # fmt: skip
+                entry = {"fingerprint": outside.task.fingerprint, "outside": outside,
+                         "token": uuid.uuid4().hex, "name": name}  # fmt: skip
                 st.session_state[SOURCE_KEY] = entry
+                if adopt_task(task, outside.task):
+                    st.rerun()  # the methods' features changed: the plane is another one
         if entry is None:
             return None
+        entry["name"] = name
         threshold = _threshold_input(entry["outside"])
         if st.button("Remove it from the plane", key="cmp_out_remove"):
             st.session_state.pop(SOURCE_KEY, None)
             return None
-    return _audited(entry, threshold, name or "my model")
+    return None if trained is None else _audited(entry, threshold, name or "my model", trained)
 
 
 def _threshold_input(outside: Outside) -> float:
@@ -301,8 +315,7 @@ def show_outside(result: AuditResult, points: Sequence[Any]) -> None:
         f"{md_text(metric_label(result.fairness_metric))} {fair:.4f}."
     )
     for note in result.notes:
-        if "is not a feature of any method" not in note:  # the page's methods saw the column
-            st.caption(md_text(note))
+        st.caption(md_text(note))
     show_checks(result.checks)
     st.markdown("**Per group on the test rows (95% bootstrap intervals)**")
     st.dataframe(result.groups, key="cmp_out_groups")

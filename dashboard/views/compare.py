@@ -25,6 +25,7 @@ from dashboard.components.outside_model import (
     saved_audits,
     show_outside,
 )
+from dashboard.components.outside_rows import render_stale_notice
 from dashboard.components.state import (
     keep,
     require_task,
@@ -62,6 +63,7 @@ st.caption(
 )
 
 render_knob_sweep(train, test, store)
+render_stale_notice(task, store)
 if not points:
     st.info("No frontier is cached for this task yet: add one above, or run `fairengine sweep`.")
     stop_page()

@@ -11,14 +11,19 @@ and :mod:`fairengine.audit.comparison` (saved comparisons).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
 from fairengine.audit.core import AuditResult, audit, audit_values
 from fairengine.audit.cost import cost_of_fairness
+from fairengine.audit.overlap import TrainedOn, trained_on_rows
 from fairengine.audit.postprocess import postprocess
 from fairengine.audit.sources import Outside, from_column, from_file, from_model_file
 
 __all__ = [
     "AuditResult",
     "Outside",
+    "TrainedOn",
     "audit",
     "audit_outside",
     "audit_values",
@@ -27,7 +32,11 @@ __all__ = [
     "from_file",
     "from_model_file",
     "postprocess",
+    "trained_on_rows",
 ]
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def audit_outside(
@@ -37,11 +46,20 @@ def audit_outside(
     name: str = "outside model",
     test_size: float = 0.3,
     random_state: int = 0,
+    trained_on: str | Iterable[Any] = "unknown",
+    id_values: pd.Series | None = None,
 ) -> AuditResult:
-    """:func:`audit` of the values one of the three routes produced (on its task)."""
+    """:func:`audit` of the values one of the three routes produced (on its task); ``trained_on``
+    and ``id_values`` as for :func:`audit`."""
     result = audit_values(
-        outside.task, outside.values, outside.kind, threshold, name, (test_size, random_state)
+        outside.task,
+        outside.values,
+        outside.kind,
+        threshold,
+        name,
+        (test_size, random_state),
+        trained=trained_on_rows(outside.task, trained_on, id_values=id_values),
     )
     result.source = outside.source
-    result.notes = tuple(outside.task.notes)
+    result.notes = (*outside.task.notes, *result.notes)
     return result

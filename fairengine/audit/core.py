@@ -13,6 +13,7 @@ group_table`), baselines on the same rows and the honest-results checks that app
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from fairengine import metrics
+from fairengine.audit.overlap import TrainedOn, trained_on_rows, unseen_test_rows
 from fairengine.audit.values import checked_values
 from fairengine.methods.evidence import (
     Baselines,
@@ -85,6 +87,8 @@ class AuditResult:
     notes: tuple[str, ...] = ()
     #: The values on the train and test rows (not saved): for post-processing the scores.
     values: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    #: Which rows the model was trained on (not saved): a post-processed point keeps it.
+    trained_on: TrainedOn = field(default_factory=TrainedOn, repr=False)
 
     def point(self, split: str = "test") -> tuple[float, float]:
         """(performance, fairness) on ``split``: the audited point on the plane."""
@@ -164,8 +168,11 @@ def audit(
     name: str = "outside model",
     test_size: float = 0.3,
     random_state: int = 0,
+    trained_on: str | Iterable[Any] = "unknown",
+    id_values: pd.Series | None = None,
 ) -> AuditResult:
-    """Score an outside model's values on ``task`` the way every method is scored.
+    """Score an outside model's values on ``task`` the way every method is scored, on the test
+    rows it never saw.
 
     Parameters
     ----------
@@ -180,17 +187,33 @@ def audit(
         The label of the model's point.
     test_size, random_state : float, int
         The split every method's run uses (``task.split``); the defaults are the engine's.
+    trained_on : {"unknown", "none", "engine"} or iterable of ids
+        Which rows the model was trained on: not said (the result then warns that it holds only
+        if the model never saw the test rows), none of this table's, the engine's training rows
+        (:func:`fairengine.data.split_ids`), or these ids; test rows among them are left out
+        with a note (:mod:`fairengine.audit.overlap`).
+    id_values : pandas.Series, optional
+        The table's id column (indexed like the table the task was built from) that the ids of
+        ``trained_on`` refer to; default: row numbers (0 = the first data row).
 
     Raises
     ------
     DataError
-        Values of the wrong length, type or range, in words.
+        Values of the wrong length, type or range, ids that match no row, or too few unseen test
+        rows, in words.
     """
     if (predictions is None) == (scores is None):
         raise ValueError("Give exactly one of predictions= or scores=.")
     kind, values = ("predictions", predictions) if scores is None else ("scores", scores)
-    return audit_values(task, checked_values(task, values, kind), kind, threshold, name, (
-        test_size, random_state))  # fmt: skip
+    return audit_values(
+        task,
+        checked_values(task, values, kind),
+        kind,
+        threshold,
+        name,
+        (test_size, random_state),
+        trained=trained_on_rows(task, trained_on, id_values=id_values),
+    )
 
 
 def audit_values(
@@ -200,33 +223,44 @@ def audit_values(
     threshold: float | None,
     name: str,
     split: tuple[float, int] = (0.3, 0),
+    *,
+    trained: TrainedOn | None = None,
 ) -> AuditResult:
     """:func:`audit` of values already checked by :func:`~fairengine.audit.values.
-    checked_values` (one float per row of ``task``)."""
+    checked_values` (one float per row of ``task``), on the test rows the model never saw
+    (``trained``: :func:`~fairengine.audit.overlap.trained_on_rows`; default: not said).
+
+    Metrics, baselines, checks and curves are on the unseen test rows; ``task_key`` and
+    ``values`` stay those of the whole split (the plane the point is drawn on)."""
     from fairengine.frontier.keys import task_key
 
     if kind == "scores" and not (threshold is not None and 0.0 <= float(threshold) <= 1.0):
         raise ValueError(f"The threshold must be between 0 and 1; got {threshold!r}.")
-    train, test = positional(task).split(test_size=split[0], random_state=split[1])
-    raw = {"train": values[train.frame.index], "test": values[test.frame.index]}
+    trained = trained or TrainedOn()
+    train, whole_test = positional(task).split(test_size=split[0], random_state=split[1])
+    raw = {"train": values[train.frame.index], "test": values[whole_test.frame.index]}
+    keep, unseen, notes = unseen_test_rows(trained, whole_test, np.asarray(train.frame.index))
+    test = whole_test if keep.all() else whole_test.subset(np.flatnonzero(keep))
     cut = float(threshold) if kind == "scores" else None
-    pred = {s: _predicted(v, cut) for s, v in raw.items()}
+    pred = {"train": _predicted(raw["train"], cut), "test": _predicted(raw["test"][keep], cut)}
     result = AuditResult(
         name=str(name),
         kind=kind,
         threshold=cut,
         metrics={s: _metrics(part, pred[s]) for s, part in (("train", train), ("test", test))},
         groups=_group_table(test, pred["test"]),
-        curve=threshold_curve(test, raw["test"]) if kind == "scores" else None,
+        curve=threshold_curve(test, raw["test"][keep]) if kind == "scores" else None,
         checks=(),
         baselines=None,
-        task_key=task_key(train, test),
+        task_key=task_key(train, whole_test),
         performance_metric=PLANE[task.kind][0],
         fairness_metric=PLANE[task.kind][1],
+        notes=notes,
         values=raw,
+        trained_on=trained,
     )
     result.baselines = predictor_baselines(None, Evidence(), train, test)
-    result.checks = outside_checks(result, pred["test"], test)
+    result.checks = (unseen, *outside_checks(result, pred["test"], test))
     return result
 
 

@@ -50,7 +50,9 @@ def postprocess(
         scores = result.values[split_name]
         probabilities[part.frame.index] = apply_rule(rule, scores, part.groups)
     name = f"{result.name} + ThresholdOptimizer ({CONSTRAINT_WORDS[values['constraint']]})"
-    post = audit_values(task, probabilities, "probabilities", None, name, split)
+    post = audit_values(
+        task, probabilities, "probabilities", None, name, split, trained=result.trained_on
+    )
     post.source = f"{result.source}, post-processed"
     unfitted = [f"Group {train.group_names[g]!r} has a single label in the training rows: it "
                 "keeps the plain threshold 1/2." for g in single]  # fmt: skip

@@ -17,6 +17,7 @@ _LAZY = {
     "Task": "fairengine.data.task",
     "from_frame": "fairengine.data.task",
     "TableOptions": "fairengine.data.task",
+    "split_ids": "fairengine.data.split",
 }
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "list_datasets",
     "load_dataset",
     "read_table",
+    "split_ids",
 ]
 
 

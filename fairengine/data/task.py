@@ -137,7 +137,8 @@ class Task:
         """Split into train and test parts, stratified on group x label.
 
         For regression, or when a group x label cell has fewer than two rows, the split is
-        stratified on the groups alone.
+        stratified on the groups alone. Each part's frame keeps this frame's row labels (the row
+        numbers of a table read from a file): :func:`fairengine.data.split_ids` gives them out.
         """
         if not 0.0 < test_size < 1.0:
             raise ValueError(f"test_size must be in (0, 1), got {test_size}.")

@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest, app_test
 
 from dashboard.components.state import TASK_KEY
 from fairengine.audit.comparison import load_comparison
+from fairengine.audit.sources import from_column
 from fairengine.data import load_dataset
 from fairengine.frontier import FrontierStore, sweep, task_key
 from tests.dashboard.boxes import page_errors
@@ -40,13 +41,21 @@ def _scored_task():
     return replace(task, frame=frame, features=features, name="scored_credit")
 
 
+def _without_scores(task):
+    """The task once its ``model_score`` column holds the outside model: no method's feature."""
+    return from_column(task, "model_score").task
+
+
 @pytest.fixture
 def scored(tmp_path, monkeypatch):
+    """The scored task with a frontier fitted with ``model_score`` among the features (three
+    points) and one fitted without it (two points)."""
     monkeypatch.setenv("FAIRENGINE_CACHE", str(tmp_path / "cache"))
     store = FrontierStore(tmp_path / "cache")
     task = _scored_task()
     train, test = task.split()
     sweep("reweighing", train, test, {"strength": [0.0, 0.5, 1.0]}, store=store)
+    sweep("reweighing", *_without_scores(task).split(), {"strength": [0.0, 1.0]}, store=store)
     return task, store
 
 
@@ -259,7 +268,7 @@ def test_skops_pipeline_route_scores_at_a_threshold(scored) -> None:
 def _report(at: AppTest) -> tuple[str, bytes]:
     at.button(key="cmp_prepare_report").click().run()
     assert not at.exception and not _errors(at)
-    assert len(at.get("download_button")) == 4  # model, card, report, comparison
+    assert len(at.get("download_button")) == 5  # split ids, model, card, report, comparison
     return _download(at, "Download report").decode(), _download(at, "Download comparison")
 
 
@@ -282,7 +291,8 @@ def test_report_holds_plane_pins_and_escaped_name(scored, monkeypatch) -> None:
 def test_comparison_round_trip_restores_outside_model_and_pins(scored, monkeypatch) -> None:
     monkeypatch.setattr(app_test, "MemoryMediaFileStorage", _KeptMedia)
     task, store = scored
-    train, test = task.split()
+    plane = _without_scores(task)  # the plane once the column holds the model
+    train, test = plane.split()
     ids = [p.point_id for p in store.points(task_key(train, test))]
     at = open_compare(task)
     _add(at, "A column of the table", "shared model")
@@ -294,7 +304,7 @@ def test_comparison_round_trip_restores_outside_model_and_pins(scored, monkeypat
     assert {p["id"] for p in saved.pins} >= {*ids[:2], "shared model"}
     assert [a.name for a in saved.audits()] == ["shared model"]
 
-    fresh = open_compare(task)
+    fresh = open_compare(plane)
     fresh.file_uploader(key="cmp_open_comparison").set_value(
         ("shared.json", data, "application/json")
     ).run()
@@ -310,7 +320,7 @@ def test_comparison_round_trip_restores_outside_model_and_pins(scored, monkeypat
     ).run()
     assert not other.exception
     assert any("saved for other data" in e for e in _errors(other))
-    broken = open_compare(task)
+    broken = open_compare(plane)
     broken.file_uploader(key="cmp_open_comparison").set_value(
         ("broken.json", b'{"format": "fairengine-comparison", "points": 3}', "application/json")
     ).run()

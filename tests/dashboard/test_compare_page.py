@@ -41,7 +41,12 @@ def test_shows_cached_frontier_and_point_detail(cache: FrontierStore) -> None:
     assert len(points.options) == 3
     assert at.selectbox(key="w.cmp_x").value == "error"
     assert at.selectbox(key="w.cmp_y").value == "dp_diff"
-    assert len(at.get("download_button")) == 2
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels == [
+        "Download the train and test row ids",
+        "Download model file",
+        "Download model card",
+    ]
     assert at.query_params["point"] == points.value
     assert at.query_params["dataset"] == "german_credit"
 

@@ -101,8 +101,12 @@ def test_outside_model_on_the_plane_and_report_offline(
     expect(chart).to_be_visible()
 
     _add_by_column(page)
-    expect(chart).to_contain_text(NAME)  # the labelled point (and its legend entry)
     main = page.locator('[data-testid="stMain"]')
+    # the score column leaves every method's features: the frontier fitted with it is set aside
+    expect(main).to_contain_text("no longer a feature of any method")
+    expect(main).to_contain_text("No frontier is cached")
+    _sweep(page, "Reweighing", "strength", "0, 1")  # fitted again without it
+    expect(chart).to_contain_text(NAME)  # the labelled point (and its legend entry)
     expect(main).to_contain_text("What would it cost to be fairer?")
     expect(main).to_contain_text(f"Your model: {NAME}")
     expect(main).to_contain_text("Per group on the test rows")  # its group table
