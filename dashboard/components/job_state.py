@@ -42,14 +42,15 @@ class JobFailed(RuntimeError):
 
 
 def out_of_memory(memory_mb: int | None, *, killed: bool = False) -> JobFailed:
-    """The error of a fit that needed more memory than it may use (``killed``: the system
-    stopped it, else it hit the per-job limit of ``memory_mb``)."""
+    """The error of a job (a fit, a file read) that needed more memory than it may use
+    (``killed``: the system stopped it, else it hit the per-job limit of ``memory_mb``)."""
     if killed:
         limit = " (the system stopped it)"
     else:
-        limit = f" (the limit is {memory_mb:,} MB per fit)" if memory_mb else ""
+        limit = f" (the limit is {memory_mb:,} MB per job)" if memory_mb else ""
     return JobFailed(
-        f"this fit ran out of memory{limit}. Try fewer rows or a smaller setting of the knobs."
+        f"this job ran out of memory{limit}. Try fewer rows, a smaller setting of the knobs or "
+        "a smaller file."
     )
 
 

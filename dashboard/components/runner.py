@@ -133,6 +133,16 @@ def session_id() -> str:
     return st.session_state.setdefault("_session_id", uuid.uuid4().hex)
 
 
+def client_address() -> str | None:
+    """The visitor's address (every tab of theirs shares it; None on localhost or where
+    Streamlit does not know it): the pool limits the jobs of one address."""
+    try:
+        address = st.context.ip_address
+    except Exception:  # outside a browser session (tests, bare mode)
+        return None
+    return address if isinstance(address, str) and address else None
+
+
 def show_job(job_id: int, slot: str) -> None:
     """Progress of a pending job, refreshed every :func:`poll_seconds` (every :data:`FIRST_POLL`
     at first, so a fit just past the in-run wait is drawn soon after it ends); reruns the page
@@ -169,7 +179,10 @@ def _submit(
     """Submit a job for this session; None (and the pool's words on the page) when the server
     is busy."""
     try:
-        return job_pool().submit(session_id(), label, key, function, *args, **kwargs)
+        pool = job_pool()
+        return pool.submit(
+            session_id(), label, key, function, *args, client=client_address(), **kwargs
+        )
     except ServerBusy as exc:
         st.warning(str(exc), icon=":material/hourglass_disabled:")  # our own fixed words
         return None
@@ -367,6 +380,45 @@ def _previous(fit: _Fit, job: Job | None, last: RunResult | None) -> RunResult:
     return show_evidence(last, fit.train, fit.test)
 
 
+def job_value(
+    slot: str,
+    label: str,
+    key: str,
+    function: Callable[..., Any],
+    *args: Any,
+    start: bool,
+    cpu_seconds: float | None = None,
+    **kwargs: Any,
+) -> tuple[str, Any]:
+    """Run ``function(*args, **kwargs)`` in the pool for ``slot`` when ``start`` (or while its
+    job for ``key`` is unfinished): ``("done", value)`` once, ``("error", exception)`` (said on
+    the page by the caller), ``("pending", None)`` with the progress and Cancel drawn,
+    ``("cancelled", None)`` after a Cancel of ``key`` (not started again on its own),
+    ``("busy", None)`` with the pool's words on the page, or ``("idle", None)``. For work on a
+    visitor's file: ``cpu_seconds`` caps its processor time."""
+    state = _state(f"job.{slot}")
+    job = _current_job(state, key)
+    if job is None:
+        if st.session_state.get(f"runner.cancelled.{slot}") == key:
+            st.caption(f"{label}: cancelled.")
+            return "cancelled", None
+        if not start:
+            return "idle", None
+        job = _submit(label, key, function, *args, cpu_seconds=cpu_seconds, **kwargs)
+        if job is None:
+            return "busy", None
+        state["job"] = job.id
+        _wait(job)
+    status, value = job.outcome()
+    if status == "pending":
+        show_job(job.id, slot)
+    else:
+        state.pop("job", None)
+    if status == "cancelled":
+        st.caption(f"{label}: cancelled.")
+    return status, value
+
+
 def sweep_panel(
     slot: str,
     label: str,
@@ -453,7 +505,7 @@ def _submit_parts(
 ) -> Job | None:
     """:func:`_submit` for a job of several calls (see :meth:`JobPool.submit_parts`)."""
     try:
-        return job_pool().submit_parts(session_id(), label, key, calls)
+        return job_pool().submit_parts(session_id(), label, key, calls, client=client_address())
     except ServerBusy as exc:
         st.warning(str(exc), icon=":material/hourglass_disabled:")  # our own fixed words
         return None

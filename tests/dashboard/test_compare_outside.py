@@ -43,6 +43,7 @@ def _scored_task():
 @pytest.fixture
 def scored(tmp_path, monkeypatch):
     monkeypatch.setenv("FAIRENGINE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("FAIRENGINE_RUN_WAIT", "600")  # files are read in the pool: await inline
     store = FrontierStore(tmp_path / "cache")
     task = _scored_task()
     train, test = task.split()
