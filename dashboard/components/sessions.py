@@ -85,8 +85,8 @@ def sweep_once(known: dict[str, _Seen], now: float) -> list[str]:
             seen.since = now
         elif now - seen.since >= grace:
             runtime.uploaded_file_mgr.remove_session_files(session_id)
-            for key in list(seen.state.filtered_state()):
-                with contextlib.suppress(KeyError):
+            for key in list(seen.state.filtered_state):
+                with contextlib.suppress(Exception):  # a widget's value Streamlit keeps
                     del seen.state[key]
             del known[session_id]
             freed.append(session_id)

@@ -47,6 +47,7 @@ def test_an_uploaded_table_stays_out_of_the_servers_caches(rows: int) -> None:
 
 
 class _State(dict):
+    @property
     def filtered_state(self) -> dict:
         return dict(self)
 
