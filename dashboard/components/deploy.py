@@ -56,7 +56,8 @@ class Limits:
     def note(self) -> str:
         """One sentence for the sidebar: what demo mode caps."""
         return (
-            f"Demo mode: uploads are sampled to {self.max_rows:,} rows, knobs that set the work "
+            f"Demo mode: uploads are at most {DEMO_UPLOAD_MB} MB and sampled to "
+            f"{self.max_rows:,} rows, knobs that set the work "
             f"of a fit have smaller ranges, and sweeps run at most {self.max_sweep_points} "
             "points. Install fairengine locally for full runs."
         )
