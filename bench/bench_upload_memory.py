@@ -33,11 +33,16 @@ def big_csv(path: Path, megabytes: int) -> Path:
         i = 0
         while out.tell() < megabytes * 2**20:
             rows = [
-                line.format(i=i + k, a=18 + (i + k) % 60, b=((i + k) * 7919 % 1000) / 1000,
-                            c=(i + k) % 50, g="f" if (i + k) % 3 else "m",
-                            y="yes" if (i + k) * 31 % 7 < 3 else "no")
+                line.format(
+                    i=i + k,
+                    a=18 + (i + k) % 60,
+                    b=((i + k) * 7919 % 1000) / 1000,
+                    c=(i + k) % 50,
+                    g="f" if (i + k) % 3 else "m",
+                    y="yes" if (i + k) * 31 % 7 < 3 else "no",
+                )
                 for k in range(10_000)
-            ]  # fmt: skip
+            ]
             out.write("".join(rows))
             i += 10_000
     return path
@@ -56,8 +61,9 @@ def main() -> None:
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    table = big_csv(Path(tempfile.gettempdir()) / f"fairengine-big-{args.megabytes}.csv",
-                    args.megabytes)  # fmt: skip
+    table = big_csv(
+        Path(tempfile.gettempdir()) / f"fairengine-big-{args.megabytes}.csv", args.megabytes
+    )
     cache = tempfile.mkdtemp(prefix="fairengine-bench-cache-")
     with (
         harness.running_app(args.app, cache_dir=cache, timeout=120) as server,
@@ -84,8 +90,10 @@ def main() -> None:
             page.wait_for_timeout(2000)
             harness.wait_for_app(page, timeout=600_000)
             contexts.append(context)
-        print(f"server RSS with {args.sessions} sessions after uploading: {rss_mb(pid):,.0f} MB",
-              flush=True)  # fmt: skip
+        print(
+            f"server RSS with {args.sessions} sessions after uploading: {rss_mb(pid):,.0f} MB",
+            flush=True,
+        )
         for context in contexts:
             context.close()
         closed = time.time()

@@ -114,8 +114,14 @@ def build_task(
     """:func:`fairengine.data.from_frame` with these roles and table ``options`` (its name,
     missing values, small groups), cached per table and arguments: in the session for an
     upload, for every session for a bundled dataset."""
-    roles = {"target": target, "sensitive": sensitive, "features": features, "kind": kind,
-             "positive_label": positive_label, "options": options}  # fmt: skip
+    roles = {
+        "target": target,
+        "sensitive": sensitive,
+        "features": features,
+        "kind": kind,
+        "positive_label": positive_label,
+        "options": options,
+    }
     if _from_upload(frame):
         key = (id(frame), repr(sorted(roles.items())))
         return _remembered(

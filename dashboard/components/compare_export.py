@@ -107,15 +107,21 @@ def render_downloads(
 def _download_buttons(task: Task, built: dict[str, Any]) -> None:
     d1, d2 = st.columns(2)
     d1.download_button(
-        "Download report", data=built["html"].encode("utf-8"),
-        file_name=f"{task.name}-comparison.html", mime="text/html", key="cmp_download_report",
+        "Download report",
+        data=built["html"].encode("utf-8"),
+        file_name=f"{task.name}-comparison.html",
+        mime="text/html",
+        key="cmp_download_report",
         on_click="ignore",
-    )  # fmt: skip
+    )
     d2.download_button(
-        "Download comparison", data=built["json"],
-        file_name=f"{task.name}-comparison.json", mime="application/json",
-        key="cmp_download_comparison", on_click="ignore",
-    )  # fmt: skip
+        "Download comparison",
+        data=built["json"],
+        file_name=f"{task.name}-comparison.json",
+        mime="application/json",
+        key="cmp_download_comparison",
+        on_click="ignore",
+    )
 
 
 def comparison_bytes(comparison: Comparison) -> bytes:
@@ -133,9 +139,16 @@ def _opened(upload: Any, task: Task, train: Task, test: Task) -> dict[str, Any] 
         return found
     key = f"comparison:{upload.file_id}:{task.fingerprint}"
     status, value = job_value(
-        "comparison", "Opening the comparison", key, comparison_contents, upload.getvalue(),
-        train, test, start=True, cpu_seconds=file_cpu_seconds(),
-    )  # fmt: skip
+        "comparison",
+        "Opening the comparison",
+        key,
+        comparison_contents,
+        upload.getvalue(),
+        train,
+        test,
+        start=True,
+        cpu_seconds=file_cpu_seconds(),
+    )
     if status == "error":
         if isinstance(value, DataError | JobFailed | ServerBusy):  # the pool's: memory, time
             st.error(f"This comparison cannot be opened: {md_text(value)}")

@@ -98,9 +98,14 @@ def _file_columns(upload: Any) -> list[str] | None:
         return found[1]
     key = f"columns:{upload.file_id}"
     status, value = job_value(
-        COLUMNS_SLOT, "Reading the predictions file", key, table_columns, upload.getvalue(),
-        start=True, cpu_seconds=file_cpu_seconds(),
-    )  # fmt: skip
+        COLUMNS_SLOT,
+        "Reading the predictions file",
+        key,
+        table_columns,
+        upload.getvalue(),
+        start=True,
+        cpu_seconds=file_cpu_seconds(),
+    )
     if status == "error":
         _fail(value)
     if status != "done":
@@ -154,9 +159,18 @@ def _built(task: Task, build: Build | None, clicked: bool) -> Outside | None:
         st.session_state.pop(f"runner.cancelled.{VALUES_SLOT}", None)
     raw = upload.getvalue() if clicked else b""  # read only to submit the job
     status, found = job_value(
-        VALUES_SLOT, "Reading your model", key, outside_values, task, raw, upload.name, route,
-        start=clicked, cpu_seconds=file_cpu_seconds(), **options,
-    )  # fmt: skip
+        VALUES_SLOT,
+        "Reading your model",
+        key,
+        outside_values,
+        task,
+        raw,
+        upload.name,
+        route,
+        start=clicked,
+        cpu_seconds=file_cpu_seconds(),
+        **options,
+    )
     if status == "error":
         raise found
     if status != "done":
@@ -348,9 +362,10 @@ def curve_figure(result: AuditResult) -> go.Figure:
     fig.update_layout(
         title={"text": "True and false positive rate per group at each threshold", "x": 0},
         xaxis_title="threshold (scores at or above it predict 1)",
-        yaxis_title="rate on the test rows", height=380,
+        yaxis_title="rate on the test rows",
+        height=380,
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
-    )  # fmt: skip
+    )
     return fig
 
 

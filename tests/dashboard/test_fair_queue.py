@@ -33,8 +33,19 @@ class QueueModel:
     def submit(self, session: str, client: str | None) -> Job | None:
         """The job queued, or None when refused as busy; dropped and bumped jobs end."""
         self.ids += 1
-        job = Job(self.ids, session, "fit", f"k{self.ids}", Future(), time.time(), None,
-                  Path("p"), Path("c"), client=client, _pending=deque([0]))  # fmt: skip
+        job = Job(
+            self.ids,
+            session,
+            "fit",
+            f"k{self.ids}",
+            Future(),
+            time.time(),
+            None,
+            Path("p"),
+            Path("c"),
+            client=client,
+            _pending=deque([0]),
+        )
         try:
             dropped, bumped = to_drop(self.unfinished, self.queue, job, *self.limits)
         except ServerBusy:
@@ -115,8 +126,18 @@ def test_an_address_at_its_limit_is_told_in_its_own_words() -> None:
     model.submit("tab-1", ATTACKER)
     model.submit("tab-1", ATTACKER)
     model.submit("tab-2", ATTACKER)
-    job = Job(99, "tab-3", "fit", "k99", Future(), time.time(), None, Path("p"), Path("c"),
-              client=ATTACKER)  # fmt: skip
+    job = Job(
+        99,
+        "tab-3",
+        "fit",
+        "k99",
+        Future(),
+        time.time(),
+        None,
+        Path("p"),
+        Path("c"),
+        client=ATTACKER,
+    )
     with pytest.raises(ServerBusy) as busy:
         to_drop(model.unfinished, model.queue, job, *model.limits)
     assert "3 jobs" in str(busy.value) and "your tabs" in str(busy.value)

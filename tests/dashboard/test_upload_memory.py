@@ -18,8 +18,10 @@ APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 
 
 def _table(rows: int) -> bytes:
-    lines = [f"{20 + i % 40};{'f' if i % 3 else 'm'};{i % 997 / 997:.6f};{'yes' if i % 4 else 'no'}"
-             for i in range(rows)]  # fmt: skip
+    lines = [
+        f"{20 + i % 40};{'f' if i % 3 else 'm'};{i % 997 / 997:.6f};{'yes' if i % 4 else 'no'}"
+        for i in range(rows)
+    ]
     return "\n".join(["age;gender;score;approved", *lines]).encode()
 
 
