@@ -86,14 +86,27 @@ def sweep_once(known: dict[str, _Seen], now: float) -> list[str]:
             seen.since = now
         elif now - seen.since >= grace:
             runtime.uploaded_file_mgr.remove_session_files(session_id)
-            for key in list(seen.state.filtered_state):
-                with contextlib.suppress(Exception):  # a widget's value Streamlit keeps
-                    del seen.state[key]
+            _clear(seen.state)
             del known[session_id]
             freed.append(session_id)
     if freed:
         _return_memory()
     return freed
+
+
+def _clear(state: Any) -> None:
+    """Empty a session's state: its values, and its widgets' values and metadata (a widget's
+    ``format_func`` holds its page's globals, e.g. an upload, until the session goes). Streamlit
+    offers no public call for another session's state: its ``SessionState.clear`` is used where
+    present, else every value is deleted by key."""
+    inner = getattr(state, "_state", None)
+    if callable(getattr(inner, "clear", None)):
+        with state._lock:
+            inner.clear()
+        return
+    for key in list(state.filtered_state):
+        with contextlib.suppress(Exception):  # a widget's value Streamlit keeps
+            del state[key]
 
 
 def _return_memory() -> None:

@@ -4,6 +4,7 @@ and demo mode lowers the upload limit."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -49,9 +50,29 @@ def test_an_uploaded_table_stays_out_of_the_servers_caches(rows: int) -> None:
 
 
 class _State(dict):
+    """A session's state as the sweeper reads it: by key (and, where Streamlit's inner state
+    is there, through its ``clear``)."""
+
     @property
     def filtered_state(self) -> dict:
         return dict(self)
+
+
+class _Inner:
+    def __init__(self, values: dict) -> None:
+        self.values = values
+
+    def clear(self) -> None:
+        self.values.clear()
+
+
+class _SafeState(_State):
+    """As Streamlit's SafeSessionState: a lock and the inner state with its ``clear``."""
+
+    def __init__(self, values: dict) -> None:
+        super().__init__(values)
+        self._lock = threading.RLock()
+        self._state = _Inner(self)
 
 
 class _Files:
@@ -70,14 +91,14 @@ class _Runtime:
         return session_id in self.active
 
 
-@pytest.mark.parametrize("demo", ["1", "0"])
-def test_a_closed_tabs_files_and_state_are_freed_after_the_grace(monkeypatch, demo) -> None:
+@pytest.mark.parametrize(("demo", "kind"), [("1", _State), ("0", _SafeState)])
+def test_a_closed_tabs_files_and_state_are_freed_after_the_grace(monkeypatch, demo, kind) -> None:
     from streamlit.runtime import Runtime
 
     monkeypatch.setenv("FAIRENGINE_DEMO", demo)
     runtime = _Runtime(active={"open"})
     monkeypatch.setattr(Runtime, "instance", classmethod(lambda cls: runtime))
-    closed, open_ = _State({"upload.bytes": b"x" * 100, "task": "t"}), _State({"task": "t"})
+    closed, open_ = kind({"upload.bytes": b"x" * 100, "task": "t"}), kind({"task": "t"})
     known = {"closed": sessions._Seen(closed), "open": sessions._Seen(open_)}
     grace = sessions.grace_seconds()
     assert grace == (30.0 if demo == "1" else 108.0)  # Streamlit keeps a closed tab 120 s
