@@ -129,8 +129,12 @@ def result_key(slot: str) -> str | None:
     return _state(slot).get("key")
 
 
+#: Session key of the session's id in the job pool.
+SESSION_KEY = "_session_id"
+
+
 def session_id() -> str:
-    return st.session_state.setdefault("_session_id", uuid.uuid4().hex)
+    return st.session_state.setdefault(SESSION_KEY, uuid.uuid4().hex)
 
 
 def client_address() -> str | None:

@@ -7,7 +7,8 @@ state (an upload's bytes, its table, tasks and splits) until the cache happens t
 again. Every script run notes its session here (:func:`note_session`); a daemon thread
 (:func:`_sweep`) looks every :data:`SWEEP_EVERY` seconds at the sessions it knows, and one that
 has had no connection for :func:`grace_seconds` loses its uploaded files and its state's
-values. A visitor who comes back later starts afresh, as after Streamlit's own expiry.
+values, and its unfinished jobs in the worker pool are cancelled (a fit, a sweep or a file being
+read for nobody). A visitor who comes back later starts afresh, as after Streamlit's own expiry.
 """
 
 from __future__ import annotations
@@ -86,12 +87,25 @@ def sweep_once(known: dict[str, _Seen], now: float) -> list[str]:
             seen.since = now
         elif now - seen.since >= grace:
             runtime.uploaded_file_mgr.remove_session_files(session_id)
+            _cancel_jobs(seen.state)
             _clear(seen.state)
             del known[session_id]
             freed.append(session_id)
     if freed:
         _return_memory()
     return freed
+
+
+def _cancel_jobs(state: Any) -> None:
+    """Cancel the unfinished jobs of the session whose state is ``state`` (its pool session id,
+    :func:`.runner.session_id`)."""
+    from dashboard.components.runner import SESSION_KEY, job_pool
+
+    if SESSION_KEY not in state.filtered_state:
+        return  # it never submitted a job
+    pool = job_pool()
+    for job in pool.active(state.filtered_state[SESSION_KEY]):
+        pool.cancel(job)
 
 
 def _clear(state: Any) -> None:

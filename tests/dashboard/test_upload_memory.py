@@ -12,7 +12,7 @@ from streamlit.runtime.caching.cache_data_api import _data_caches
 from streamlit.runtime.caching.cache_resource_api import _resource_caches
 from streamlit.testing.v1 import AppTest
 
-from dashboard.components import sessions
+from dashboard.components import runner, sessions
 from dashboard.components.deploy import DEMO_UPLOAD_MB, apply_upload_limit
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
@@ -83,6 +83,19 @@ class _Files:
         self.removed.append(session_id)
 
 
+class _Pool:
+    """The worker pool as the sweeper sees it: one unfinished job per pool session."""
+
+    def __init__(self) -> None:
+        self.cancelled: list[str] = []
+
+    def active(self, session: str) -> list[str]:
+        return [f"job of {session}"]
+
+    def cancel(self, job: str) -> None:
+        self.cancelled.append(job)
+
+
 class _Runtime:
     def __init__(self, active: set[str]) -> None:
         self.active, self.uploaded_file_mgr = active, _Files()
@@ -98,7 +111,10 @@ def test_a_closed_tabs_files_and_state_are_freed_after_the_grace(monkeypatch, de
     monkeypatch.setenv("FAIRENGINE_DEMO", demo)
     runtime = _Runtime(active={"open"})
     monkeypatch.setattr(Runtime, "instance", classmethod(lambda cls: runtime))
-    closed, open_ = kind({"upload.bytes": b"x" * 100, "task": "t"}), kind({"task": "t"})
+    pool = _Pool()
+    monkeypatch.setattr(runner, "job_pool", lambda: pool)
+    closed = kind({"upload.bytes": b"x" * 100, "task": "t", runner.SESSION_KEY: "s1"})
+    open_ = kind({"task": "t", runner.SESSION_KEY: "s2"})
     known = {"closed": sessions._Seen(closed), "open": sessions._Seen(open_)}
     grace = sessions.grace_seconds()
     assert grace == (30.0 if demo == "1" else 108.0)  # Streamlit keeps a closed tab 120 s
@@ -106,7 +122,8 @@ def test_a_closed_tabs_files_and_state_are_freed_after_the_grace(monkeypatch, de
     assert sessions.sweep_once(known, 1000.0 + grace - 1) == []  # a reconnect may come
     assert sessions.sweep_once(known, 1000.0 + grace) == ["closed"]
     assert runtime.uploaded_file_mgr.removed == ["closed"] and not closed
-    assert open_ == {"task": "t"} and "open" in known and "closed" not in known
+    assert pool.cancelled == ["job of s1"]  # its fits and file reads stop with it
+    assert open_["task"] == "t" and "open" in known and "closed" not in known
 
 
 def test_demo_mode_lowers_the_upload_limit_and_never_raises_it(monkeypatch) -> None:
