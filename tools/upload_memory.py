@@ -6,7 +6,7 @@ server process's resident memory (psutil) before the uploads, after them, and at
 the tabs closed; at the end a new visitor opens the app (which lets Streamlit expire what it
 keeps of closed sessions) and the memory is read once more. Run once, by hand (minutes):
 
-    PYTHONPATH=$PWD python bench/bench_upload_memory.py --sessions 2 --megabytes 100
+    PYTHONPATH=$PWD python tools/upload_memory.py --sessions 2 --megabytes 100
 """
 
 from __future__ import annotations
