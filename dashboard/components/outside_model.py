@@ -155,8 +155,6 @@ def _built(task: Task, build: Build | None, clicked: bool) -> Outside | None:
     if build is None:
         return None
     key, upload, route, options = build
-    if clicked:  # asked again after a Cancel
-        st.session_state.pop(f"runner.cancelled.{VALUES_SLOT}", None)
     raw = upload.getvalue() if clicked else b""  # read only to submit the job
     status, found = job_value(
         VALUES_SLOT,
@@ -168,6 +166,7 @@ def _built(task: Task, build: Build | None, clicked: bool) -> Outside | None:
         upload.name,
         route,
         start=clicked,
+        retry=clicked,
         cpu_seconds=file_cpu_seconds(),
         **options,
     )

@@ -391,21 +391,28 @@ def job_value(
     function: Callable[..., Any],
     *args: Any,
     start: bool,
+    retry: bool = False,
     cpu_seconds: float | None = None,
     **kwargs: Any,
 ) -> tuple[str, Any]:
     """Run ``function(*args, **kwargs)`` in the pool for ``slot`` when ``start`` (or while its
     job for ``key`` is unfinished): ``("done", value)`` once, ``("error", exception)`` (said on
     the page by the caller), ``("pending", None)`` with the progress and Cancel drawn,
-    ``("cancelled", None)`` after a Cancel of ``key`` (not started again on its own),
-    ``("busy", None)`` with the pool's words on the page, or ``("idle", None)``. For work on a
-    visitor's file: ``cpu_seconds`` caps its processor time."""
+    ``("cancelled", None)`` after a Cancel of ``key``, ``("busy", None)`` with the pool's words
+    on the page, or ``("idle", None)``. A cancelled or failed ``key`` is not started again
+    until ``retry`` (the visitor asked again). For work on a visitor's file: ``cpu_seconds``
+    caps its processor time."""
     state = _state(f"job.{slot}")
+    if retry:
+        st.session_state.pop(f"runner.cancelled.{slot}", None)
+        state.pop("failed", None)
     job = _current_job(state, key)
     if job is None:
         if st.session_state.get(f"runner.cancelled.{slot}") == key:
             st.caption(f"{label}: cancelled.")
             return "cancelled", None
+        if state.get("failed", (None,))[0] == key:  # said again, not run again
+            return "error", state["failed"][1]
         if not start:
             return "idle", None
         job = _submit(label, key, function, *args, cpu_seconds=cpu_seconds, **kwargs)
@@ -418,6 +425,8 @@ def job_value(
         show_job(job.id, slot)
     else:
         state.pop("job", None)
+    if status == "error":
+        state["failed"] = (key, value)
     if status == "cancelled":
         st.caption(f"{label}: cancelled.")
     return status, value
