@@ -20,7 +20,9 @@ if str(ROOT) not in sys.path:  # `streamlit run` puts dashboard/ on the path, no
     sys.path.insert(0, str(ROOT))
 
 from dashboard.components import calm  # noqa: E402
+from dashboard.components.deploy import apply_upload_limit  # noqa: E402
 from dashboard.components.errors import guarded  # noqa: E402
+from dashboard.components.sessions import note_session  # noqa: E402
 from dashboard.components.state import init_from_query_params, running_pages  # noqa: E402
 from dashboard.components.task_loader import ensure_task  # noqa: E402
 from dashboard.components.task_summary import render_task_summary  # noqa: E402
@@ -31,6 +33,7 @@ PAGES = ROOT / "dashboard" / "views"  # not "pages/": that name turns on the leg
 # A bundled icon: ":material/..." page icons are fetched from fonts.gstatic.com (offline app).
 st.set_page_config(page_title="fairengine", page_icon=str(favicon()), layout="wide")
 calm.draw()  # no shimmer frames while a page waits (dashboard/components/calm.py)
+apply_upload_limit()  # demo mode: smaller uploads, before any uploader is drawn
 init_from_query_params()
 with guarded("loading the task"):
     ensure_task()
@@ -101,6 +104,7 @@ def collect_garbage(every: float = 60.0) -> None:
 
 
 collect_garbage()
+note_session()  # a closed tab's uploads and state are freed (dashboard/components/sessions.py)
 
 
 @st.cache_resource(show_spinner=False)

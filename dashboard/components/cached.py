@@ -1,8 +1,19 @@
-"""Engine calls behind Streamlit caches: pages call these, not the engine's heavy parts."""
+"""Engine calls behind Streamlit caches: pages call these, not the engine's heavy parts.
+
+What is derived from a bundled dataset is cached for every session of the server. What is
+derived from a visitor's upload (its table, a sample of it, its tasks and their splits) is kept
+in that visitor's session only (:func:`_upload_memo`): it goes when Streamlit drops the session
+(``server.disconnectedSessionTTL`` after the last tab closed), instead of staying in a cache of
+the server after the visitor has left. An upload is recognised by identity: the frames and
+tasks this module handed that session for it.
+"""
 
 from __future__ import annotations
 
 import os
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -18,29 +29,78 @@ def bundled_frame(name: str) -> pd.DataFrame:
     return load_frame(name)
 
 
-@st.cache_data(show_spinner="Reading the file…", max_entries=4)
+#: Session key of the values derived from the session's upload.
+UPLOAD_MEMO = "_upload_memo"
+#: Values kept per kind (each may be as large as the table): the current upload, and a task
+#: and split to go back to after a change of roles.
+UPLOAD_ENTRIES = {"frame": 1, "sample": 1, "roles": 1, "task": 2, "split": 2}
+
+
+def _upload_memo(kind: str) -> OrderedDict:
+    """This session's recent values of one ``kind``, derived from its upload (a small LRU of
+    ``key -> (inputs, value)``; inputs are held so that their identity stays theirs)."""
+    memo = st.session_state.setdefault(UPLOAD_MEMO, {})
+    return memo.setdefault(kind, OrderedDict())
+
+
+def _from_upload(value: Any) -> bool:
+    """Whether ``value`` (a frame or a task) is one this module derived from the session's
+    upload."""
+    memo = st.session_state.get(UPLOAD_MEMO, {})
+    return any(value is entry[1] for kept in memo.values() for entry in kept.values())
+
+
+def _remembered(kind: str, key: tuple, inputs: tuple, compute: Callable[[], Any]) -> Any:
+    """``compute()`` once per ``key`` and identical ``inputs`` in this session's upload memo."""
+    memo = _upload_memo(kind)
+    found = memo.get(key)
+    if found is not None and all(a is b for a, b in zip(found[0], inputs, strict=True)):
+        memo.move_to_end(key)
+        return found[1]
+    value = compute()
+    memo[key] = (inputs, value)
+    while len(memo) > UPLOAD_ENTRIES[kind]:
+        memo.popitem(last=False)
+    return value
+
+
+def _spun(words: str, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``function(*args, **kwargs)`` under a spinner saying ``words``."""
+    with st.spinner(words):
+        return function(*args, **kwargs)
+
+
 def uploaded_frame(data: bytes, file_name: str, encoding: str | None = None) -> pd.DataFrame:
-    """Read an upload (CSV or Parquet); raises DataError with a readable message.
+    """Read an upload (CSV or Parquet) once per session; raises DataError with a readable
+    message. ``encoding`` names a CSV file's text encoding when detection refuses it."""
+    key = (id(data), file_name, encoding)  # a re-upload under another name re-reads
+    return _remembered(
+        "frame",
+        key,
+        (data,),
+        lambda: _spun("Reading the file…", read_table, data, encoding=encoding),
+    )
 
-    ``encoding`` names a CSV file's text encoding when detection refuses it.
-    """
-    del file_name  # part of the cache key only, so a re-upload under another name re-reads
-    return read_table(data, encoding=encoding)
 
-
-@st.cache_data(show_spinner=False, max_entries=4)
 def sample_rows(frame: pd.DataFrame, n: int) -> pd.DataFrame:
     """A seeded random sample of ``n`` rows (original order kept)."""
-    return frame.sample(n=n, random_state=0).sort_index()
+    return _remembered(
+        "sample", (id(frame), n), (frame,), lambda: frame.sample(n=n, random_state=0).sort_index()
+    )
+
+
+def role_guess(frame: pd.DataFrame) -> RoleGuess:
+    """The first guess of a new table's roles (:func:`fairengine.data.roles.guess_roles`)."""
+    if _from_upload(frame):
+        return _remembered("roles", (id(frame),), (frame,), lambda: guess_roles(frame))
+    return _bundled_role_guess(frame)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def role_guess(frame: pd.DataFrame) -> RoleGuess:
-    """The first guess of a new table's roles (:func:`fairengine.data.roles.guess_roles`)."""
+def _bundled_role_guess(frame: pd.DataFrame) -> RoleGuess:
     return guess_roles(frame)
 
 
-@st.cache_data(show_spinner="Checking the roles…", max_entries=32)
 def build_task(
     frame: pd.DataFrame,
     *,
@@ -52,7 +112,34 @@ def build_task(
     options: TableOptions,
 ) -> Task:
     """:func:`fairengine.data.from_frame` with these roles and table ``options`` (its name,
-    missing values, small groups), cached per table and arguments."""
+    missing values, small groups), cached per table and arguments: in the session for an
+    upload, for every session for a bundled dataset."""
+    roles = {
+        "target": target,
+        "sensitive": sensitive,
+        "features": features,
+        "kind": kind,
+        "positive_label": positive_label,
+        "options": options,
+    }
+    if _from_upload(frame):
+        key = (id(frame), repr(sorted(roles.items())))
+        return _remembered(
+            "task", key, (frame,), lambda: _spun("Checking the roles…", _task_from, frame, **roles)
+        )
+    return _build_task(frame, **roles)
+
+
+def _task_from(
+    frame: pd.DataFrame,
+    *,
+    target: str,
+    sensitive: tuple[str, ...],
+    features: tuple[str, ...] | None,
+    kind: str | None,
+    positive_label: str | tuple[str, ...] | None,
+    options: TableOptions,
+) -> Task:
     return from_frame(
         frame,
         target=target,
@@ -62,6 +149,10 @@ def build_task(
         positive_label=positive_label,
         options=options,
     )
+
+
+#: :func:`_task_from` for the bundled datasets, cached for every session.
+_build_task = st.cache_data(show_spinner="Checking the roles…", max_entries=32)(_task_from)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -95,9 +186,15 @@ def _frontier_store(root: str | None):
     return FrontierStore(root, read_only=(demo_root(),))
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
-def split_task(_task: Task, fingerprint: str) -> tuple[Task, Task]:
+def split_task(task: Task, fingerprint: str) -> tuple[Task, Task]:
     """The default train/test split of a task (the same one the CLI and precompute use)."""
+    if _from_upload(task):
+        return _remembered("split", (fingerprint,), (task,), task.split)
+    return _split_task(task, fingerprint)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _split_task(_task: Task, fingerprint: str) -> tuple[Task, Task]:
     del fingerprint
     return _task.split()
 

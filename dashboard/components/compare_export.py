@@ -13,13 +13,14 @@ from typing import Any
 import streamlit as st
 
 from dashboard.components.errors import show_unexpected
+from dashboard.components.jobs import JobFailed, ServerBusy
 from dashboard.components.outside_model import SAVED_KEY
+from dashboard.components.runner import job_value
+from dashboard.components.upload_jobs import comparison_contents, file_cpu_seconds
 from fairengine.audit import AuditResult
 from fairengine.audit.comparison import (
     Comparison,
-    ComparisonError,
     build_comparison,
-    load_comparison,
     save_comparison,
 )
 from fairengine.audit.core import PLANE
@@ -106,21 +107,59 @@ def render_downloads(
 def _download_buttons(task: Task, built: dict[str, Any]) -> None:
     d1, d2 = st.columns(2)
     d1.download_button(
-        "Download report", data=built["html"].encode("utf-8"),
-        file_name=f"{task.name}-comparison.html", mime="text/html", key="cmp_download_report",
+        "Download report",
+        data=built["html"].encode("utf-8"),
+        file_name=f"{task.name}-comparison.html",
+        mime="text/html",
+        key="cmp_download_report",
         on_click="ignore",
-    )  # fmt: skip
+    )
     d2.download_button(
-        "Download comparison", data=built["json"],
-        file_name=f"{task.name}-comparison.json", mime="application/json",
-        key="cmp_download_comparison", on_click="ignore",
-    )  # fmt: skip
+        "Download comparison",
+        data=built["json"],
+        file_name=f"{task.name}-comparison.json",
+        mime="application/json",
+        key="cmp_download_comparison",
+        on_click="ignore",
+    )
 
 
 def comparison_bytes(comparison: Comparison) -> bytes:
     """The comparison file's bytes, written by the engine's own :func:`save_comparison`."""
     with tempfile.TemporaryDirectory() as folder:
         return save_comparison(comparison, Path(folder) / "comparison.json").read_bytes()
+
+
+def _opened(upload: Any, task: Task, train: Task, test: Task) -> dict[str, Any] | None:
+    """The saved comparison of ``upload``, read and validated for this data in a job once per
+    upload and task (None while the job runs, or when the file cannot be opened: then the
+    reason is on the page)."""
+    found = st.session_state.get(SAVED_KEY)
+    if found and found.get("upload") == upload.file_id and found["fingerprint"] == task.fingerprint:
+        return found
+    key = f"comparison:{upload.file_id}:{task.fingerprint}"
+    status, value = job_value(
+        "comparison",
+        "Opening the comparison",
+        key,
+        comparison_contents,
+        upload.getvalue(),
+        train,
+        test,
+        start=True,
+        cpu_seconds=file_cpu_seconds(),
+    )
+    if status == "error":
+        if isinstance(value, DataError | JobFailed | ServerBusy):  # the pool's: memory, time
+            st.error(f"This comparison cannot be opened: {md_text(value)}")
+        else:
+            show_unexpected(value, "opening the comparison")
+    if status != "done":
+        return None
+    audits = [AuditResult.from_dict(record) for record in value.pop("outside")]
+    found = {"fingerprint": task.fingerprint, "upload": upload.file_id, "audits": audits, **value}
+    st.session_state[SAVED_KEY] = found
+    return found
 
 
 def render_open(task: Task, train: Task, test: Task, known: Sequence[str]) -> list[str]:
@@ -132,26 +171,19 @@ def render_open(task: Task, train: Task, test: Task, known: Sequence[str]) -> li
     if upload is None:
         st.session_state.pop(SAVED_KEY, None)
         return []
-    try:
-        comparison = load_comparison(upload.getvalue(), train=train, test=test)
-        audits = comparison.audits()
-    except ComparisonError as exc:
-        st.error(f"This comparison cannot be opened: {md_text(exc)}")
+    comparison = _opened(upload, task, train, test)
+    if comparison is None:
         return []
-    except Exception as exc:
-        show_unexpected(exc, "opening the comparison")
-        return []
-    st.session_state[SAVED_KEY] = {"fingerprint": task.fingerprint, "audits": audits}
-    ids = {p["point_id"] for p in comparison.points}
+    ids, audits, pins = set(comparison["point_ids"]), comparison["audits"], comparison["pins"]
     here = ids & set(known)
     st.success(
-        f"Opened a comparison made {md_text(comparison.created)}: {len(ids)} point(s), "
+        f"Opened a comparison made {md_text(comparison['created'])}: {len(ids)} point(s), "
         f"{len(here)} of them cached here, {len(audits)} outside model(s) (drawn on the plane), "
-        f"{len(comparison.pins)} pin(s)."
+        f"{len(pins)} pin(s)."
     )
     if len(here) < len(ids):
         st.caption(
             f"{len(ids) - len(here)} saved point(s) are not cached on this machine: add their "
             "methods' frontiers above to see them on the plane."
         )
-    return [p["id"] for p in comparison.pins if p["id"] in known]
+    return [pin for pin in pins if pin in known]

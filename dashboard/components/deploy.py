@@ -12,7 +12,9 @@ Demo mode is on when the environment variable ``FAIRENGINE_DEMO`` is true (``1``
   never started beyond it (:func:`demo_knobs`);
 * a sweep, from the Compare page or a method page, runs at most :attr:`Limits.max_sweep_points`
   points (a page thins its grid or asks for fewer seeds, and says so);
-* fewer jobs may wait for a worker (:attr:`Limits.queue_limit`; then "the server is busy").
+* fewer jobs may wait for a worker (:attr:`Limits.queue_limit`; then "the server is busy");
+* an upload may be at most :data:`DEMO_UPLOAD_MB` MB (:func:`apply_upload_limit` lowers
+  Streamlit's ``server.maxUploadSize``, which its upload handler enforces for every uploader).
 
 Outside demo mode uploads are sampled to 100,000 rows (to stay interactive), knobs have their full
 ranges and sweeps are not capped. Pages that hit a cap say so.
@@ -39,6 +41,9 @@ DEMO_MAX_ROWS = 50_000
 DEMO_MAX_SWEEP_POINTS = 24
 #: Jobs that may wait for a worker in demo mode, all visitors together.
 DEMO_QUEUE_LIMIT = 8
+#: Largest upload in demo mode (MB): a table the demo samples to :data:`DEMO_MAX_ROWS` rows
+#: anyway, a model or comparison file, without 200 MB of bytes per session.
+DEMO_UPLOAD_MB = 50
 
 
 @dataclass(frozen=True)
@@ -51,7 +56,8 @@ class Limits:
     def note(self) -> str:
         """One sentence for the sidebar: what demo mode caps."""
         return (
-            f"Demo mode: uploads are sampled to {self.max_rows:,} rows, knobs that set the work "
+            f"Demo mode: uploads are at most {DEMO_UPLOAD_MB} MB and sampled to "
+            f"{self.max_rows:,} rows, knobs that set the work "
             f"of a fit have smaller ranges, and sweeps run at most {self.max_sweep_points} "
             "points. Install fairengine locally for full runs."
         )
@@ -83,6 +89,19 @@ def limits(environ: dict[str, str] | None = None) -> Limits:
     if demo:
         return Limits(True, DEMO_MAX_ROWS, DEMO_MAX_SWEEP_POINTS, queue)
     return Limits(False, INTERACTIVE_ROWS, None, queue)
+
+
+def apply_upload_limit(environ: dict[str, str] | None = None) -> int:
+    """In demo mode lower Streamlit's ``server.maxUploadSize`` to :data:`DEMO_UPLOAD_MB` (never
+    raise it); returns the limit in force, in MB."""
+    from streamlit import config
+
+    current = int(config.get_option("server.maxUploadSize"))
+    if demo_mode(environ) and current > DEMO_UPLOAD_MB:
+        # Streamlit's own setter: the upload handler and every uploader read the option anew.
+        config.set_option("server.maxUploadSize", DEMO_UPLOAD_MB)
+        return DEMO_UPLOAD_MB
+    return current
 
 
 def demo_knobs(knobs: Sequence, values: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:

@@ -26,7 +26,13 @@ from typing import Any
 
 import cloudpickle
 
-from dashboard.components.job_state import Cancelled, JobFailed, out_of_memory
+from dashboard.components.job_state import (
+    Cancelled,
+    JobFailed,
+    out_of_memory,
+    out_of_time,
+    stopped,
+)
 from fairengine.methods.registry import BUILTIN
 
 NICE_ENV = "FAIRENGINE_WORKER_NICE"
@@ -47,6 +53,9 @@ BASELINE_MB = 768
 #: methods' fits import (a missing one is skipped).
 PRELOAD = (
     "dashboard.components.jobs",
+    "dashboard.components.upload_jobs",  # a visitor's files, read in jobs
+    "fairengine.audit.sources",
+    "fairengine.audit.comparison",
     "fairengine.methods",
     "fairengine.frontier",
     "fairengine.frontier.runs",
@@ -209,6 +218,21 @@ def _limit_memory(memory_mb: int | None) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
+def _limit_cpu(cpu_seconds: float | None) -> None:
+    """Cap this process's processor time: the kernel ends it with ``SIGXCPU`` at the limit
+    (``SIGKILL`` a little later should anything catch that), even in the middle of native code
+    that holds the interpreter; no core file is written."""
+    if not cpu_seconds:
+        return
+    import resource
+
+    soft = max(1, int(cpu_seconds))
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 5))
+    signal.signal(signal.SIGXCPU, signal.SIG_DFL)
+
+
 def _is_memory_error(exc: BaseException | None) -> bool:
     """True for a MemoryError, or an error raised while handling one (libraries wrap it)."""
     seen = 0
@@ -222,9 +246,10 @@ def _is_memory_error(exc: BaseException | None) -> bool:
 def _child(payload: bytes, paths: tuple[str, str, str], settings: tuple) -> None:
     """Body of a job's process: lower its priority, cap its memory, run, write the outcome
     (``(kind, value, processor seconds)``)."""
-    priority, memory_mb, server, secret = settings
+    priority, memory_mb, server, secret, cpu_seconds = settings
     _lower_priority(priority, server)
     _limit_memory(memory_mb)
+    _limit_cpu(cpu_seconds)
     progress_path, cancel_path, result_path = (Path(p) for p in paths)
     try:
         function, args, kwargs, with_progress = cloudpickle.loads(payload)
@@ -350,16 +375,34 @@ def job_memory_mb(workers: int, environ: dict[str, str] | None = None) -> int | 
     return max(1024, int(0.8 * machine_memory_mb() / max(1, workers)) + BASELINE_MB)
 
 
-def _failure(exitcode: int | None, memory_mb: int | None) -> JobFailed:
-    """The error of a job whose process ended without an outcome."""
+def oom_kills() -> int:
+    """How many processes the kernel's out-of-memory killer has ended since boot (0 where it
+    does not say): a job killed while this number grew was most likely one of them."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/vmstat").read_text().splitlines():
+            if line.startswith("oom_kill "):
+                return int(line.split()[1])
+    return 0
+
+
+def _failure(
+    exitcode: int | None,
+    memory_mb: int | None,
+    *,
+    oom_killed: bool = False,
+    cpu_seconds: float | None = None,
+) -> JobFailed:
+    """The error of a job whose process ended without an outcome (and that the pool did not
+    cancel): ``oom_killed`` when the out-of-memory killer ended a process meanwhile,
+    ``cpu_seconds`` the job's limit of processor time."""
     if exitcode is not None and exitcode < 0:
-        if -exitcode == signal.SIGKILL:  # what the kernel's out-of-memory killer sends
+        number = -exitcode
+        if number == signal.SIGXCPU:  # what the kernel sends at the limit of processor time
+            return out_of_time(cpu_seconds or 0.0)
+        if number == signal.SIGKILL and oom_killed:  # what the out-of-memory killer sends
             return out_of_memory(memory_mb, killed=True)
-        name = signal.Signals(-exitcode).name if -exitcode in signal.valid_signals() else ""
-        return JobFailed(
-            f"the worker stopped unexpectedly ({name or f'signal {-exitcode}'}); it may have run "
-            "out of memory. Try again, or with fewer rows or a smaller setting."
-        )
+        name = signal.Signals(number).name if number in signal.valid_signals() else ""
+        return stopped(name or f"signal {number}")
     return JobFailed(
         f"the worker stopped unexpectedly (exit code {exitcode}). Try again, or with fewer rows "
         "or a smaller setting."

@@ -9,9 +9,14 @@ waiting job stands: the pool's rules, as functions of its queue and its running 
   :data:`BACKGROUND_NICE`; as soon as a visitor's call waits or runs, the running background
   jobs are cancelled (:func:`preempted`), so they neither hold a worker nor share the cores
   with it.
-* Each session holds at most ``per_session`` unfinished jobs (its oldest goes first), at most
-  ``queue_limit`` visitors' jobs wait in all, and at most :data:`BACKGROUND_QUEUE` background
-  ones (the oldest goes first); background jobs count against neither limit of visitors' jobs.
+* Each session holds at most ``per_session`` unfinished jobs (its oldest goes first) and each
+  visitor's address at most ``per_client`` (all its tabs together; beyond it they are refused
+  as busy), so one visitor's tabs cannot fill the queue. At most ``queue_limit`` visitors' jobs
+  wait in all: when the queue is full, a visitor who holds fewer jobs than the heaviest one
+  still gets in, and the heaviest visitor's newest waiting job ends as "busy" instead
+  (:func:`bumped_for`); only when nobody holds more than the newcomer is the newcomer refused.
+  At most :data:`BACKGROUND_QUEUE` background jobs wait (the oldest goes first); background
+  jobs count against no limit of visitors' jobs.
 
 The functions run with the pool's lock held. This module does not import Streamlit.
 """
@@ -20,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from dashboard.components.job_state import Job, ServerBusy
+from dashboard.components.job_state import CLIENT_BUSY_MESSAGE, Job, ServerBusy
 
 #: Nice value of a background job's process (the lowest priority).
 BACKGROUND_NICE = 19
@@ -68,30 +73,59 @@ def preempted(queue: Iterable[Job], running: Sequence[Job]) -> list[Job]:
 def to_drop(
     unfinished: Sequence[Job],
     queue: Iterable[Job],
-    session: str,
-    background: bool,
+    job: Job,
     per_session: int,
     queue_limit: int,
-) -> list[Job]:
-    """Jobs to cancel before queueing one more for ``session``: its oldest beyond
-    ``per_session``, or for a ``background`` job the oldest waiting background jobs beyond
-    :data:`BACKGROUND_QUEUE`. Raises :class:`ServerBusy` (nothing dropped) when
-    ``queue_limit`` visitors' jobs already wait."""
+    per_client: int | None = None,
+) -> tuple[list[Job], list[Job]]:
+    """What makes room for ``job`` (not queued yet): ``(dropped, bumped)``. ``dropped`` are its
+    session's oldest jobs beyond ``per_session`` (or, for a background job, the oldest waiting
+    background jobs beyond :data:`BACKGROUND_QUEUE`), to cancel; ``bumped`` is at most one
+    waiting job of the visitor who holds the most jobs, to end as "busy" when ``queue_limit``
+    visitors' jobs already wait and ``job``'s visitor holds fewer (see :func:`bumped_for`).
+
+    Raises :class:`ServerBusy` (nothing dropped) when the visitor's address already holds
+    ``per_client`` unfinished jobs, or the queue is full and no visitor holds more than
+    ``job``'s.
+    """
     queue = list(queue)
-    if background:
-        waiting = [job for job in queue if job.background and job._started is None]
-        return waiting[: max(0, len(waiting) - BACKGROUND_QUEUE + 1)]
-    mine = sorted(
-        (job for job in unfinished if job.session == session and not job.background),
-        key=lambda job: job.id,
-    )
+    if job.background:
+        waiting = [queued for queued in queue if queued.background and queued._started is None]
+        return waiting[: max(0, len(waiting) - BACKGROUND_QUEUE + 1)], []
+    visitors = [other for other in unfinished if not other.background]
+    mine = sorted((other for other in visitors if other.session == job.session), key=_id)
     dropped = mine[: max(0, len(mine) - per_session + 1)]
-    waiting = sum(
-        1 for job in queue if job not in dropped and job._started is None and not job.background
-    )
-    if waiting >= queue_limit:
+    kept = [other for other in visitors if other not in dropped]
+    if job.client and per_client:
+        held = sum(1 for other in kept if other.client == job.client)
+        if held >= per_client:
+            raise ServerBusy(CLIENT_BUSY_MESSAGE.format(count=held))
+    waiting = [other for other in queue if other in kept and other._started is None]
+    if len(waiting) < queue_limit:
+        return dropped, []
+    bumped = bumped_for(job, kept, waiting)
+    if bumped is None:
         raise ServerBusy
-    return dropped
+    return dropped, [bumped]
+
+
+def bumped_for(job: Job, unfinished: Sequence[Job], waiting: Sequence[Job]) -> Job | None:
+    """When the queue is full: the newest waiting job of the visitor holding the most
+    unfinished jobs (waiting and running; a visitor is an address, else a session), provided
+    ``job``'s visitor holds fewer; None otherwise. So a visitor with nothing queued always gets
+    in, and the heaviest visitor is refused first."""
+    held: dict[str, int] = {}
+    for other in unfinished:
+        held[other.owner] = held.get(other.owner, 0) + 1
+    candidates = [other for other in waiting if other.owner != job.owner]
+    if not candidates:
+        return None
+    heaviest = max(candidates, key=lambda other: (held[other.owner], other.id))
+    return heaviest if held.get(job.owner, 0) < held[heaviest.owner] else None
+
+
+def _id(job: Job) -> int:
+    return job.id
 
 
 def queue_position(queue: Iterable[Job], job: Job) -> int:

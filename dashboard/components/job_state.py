@@ -17,6 +17,11 @@ from pathlib import Path
 from typing import Any
 
 BUSY_MESSAGE = "The server is busy; try again in a minute."
+#: When one visitor (every tab from one address) already holds as many jobs as it may.
+CLIENT_BUSY_MESSAGE = (
+    "You already have {count} jobs waiting or running on this server (from all your tabs); "
+    "wait for one to finish, or cancel one, and try again."
+)
 
 
 class Cancelled(Exception):
@@ -24,10 +29,12 @@ class Cancelled(Exception):
 
 
 class ServerBusy(RuntimeError):
-    """:meth:`JobPool.submit` when the queue is full; the message is for the visitor."""
+    """:meth:`JobPool.submit` when the queue is full or the visitor holds as many jobs as it
+    may; also the outcome of a waiting job dropped to make room for a visitor who holds fewer.
+    The message is for the visitor."""
 
-    def __init__(self) -> None:
-        super().__init__(BUSY_MESSAGE)
+    def __init__(self, message: str = BUSY_MESSAGE) -> None:
+        super().__init__(message)
 
 
 class JobFailed(RuntimeError):
@@ -35,14 +42,32 @@ class JobFailed(RuntimeError):
 
 
 def out_of_memory(memory_mb: int | None, *, killed: bool = False) -> JobFailed:
-    """The error of a fit that needed more memory than it may use (``killed``: the system
-    stopped it, else it hit the per-job limit of ``memory_mb``)."""
+    """The error of a job (a fit, a file read) that needed more memory than it may use
+    (``killed``: the system stopped it, else it hit the per-job limit of ``memory_mb``)."""
     if killed:
         limit = " (the system stopped it)"
     else:
-        limit = f" (the limit is {memory_mb:,} MB per fit)" if memory_mb else ""
+        limit = f" (the limit is {memory_mb:,} MB per job)" if memory_mb else ""
     return JobFailed(
-        f"this fit ran out of memory{limit}. Try fewer rows or a smaller setting of the knobs."
+        f"this job ran out of memory{limit}. Try fewer rows, a smaller setting of the knobs or "
+        "a smaller file."
+    )
+
+
+def out_of_time(cpu_seconds: float) -> JobFailed:
+    """The error of a job stopped at its limit of processor time."""
+    return JobFailed(
+        f"this job was stopped after {cpu_seconds:,.0f} seconds of processor time, its limit. "
+        "Try a smaller file or model."
+    )
+
+
+def stopped(signal_name: str) -> JobFailed:
+    """The error of a job whose process something other than the pool stopped (``kill``, an
+    administrator, the host shutting down)."""
+    return JobFailed(
+        f"the worker was stopped from outside the dashboard ({signal_name}) before it finished. "
+        "Try again."
     )
 
 
@@ -73,6 +98,10 @@ class Job:
     #: A speculative job (see :class:`~dashboard.components.jobs.JobPool`): no visitor waits
     #: for it yet.
     background: bool = False
+    #: The visitor's address (every tab of theirs), None where it is not known.
+    client: str | None = None
+    #: Processor seconds each call may use (None: no limit).
+    cpu_limit: float | None = None
     _pending: deque = field(default_factory=deque, repr=False)
     _values: list = field(default_factory=list, repr=False)
     _pids: dict[int, int] = field(default_factory=dict, repr=False)
@@ -85,6 +114,12 @@ class Job:
     @property
     def done(self) -> bool:
         return self.cancelled or self.future.done()
+
+    @property
+    def owner(self) -> str:
+        """Whom the job counts against when the queue is shared out: the visitor's address
+        when known, else the session."""
+        return f"client:{self.client}" if self.client else f"session:{self.session}"
 
     @property
     def running_calls(self) -> int:

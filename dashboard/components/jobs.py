@@ -4,17 +4,23 @@ The dashboard holds one :class:`JobPool` (``st.cache_resource``). A page submits
 function and its arguments; closures are fine, they travel with cloudpickle) and polls it. A
 dispatcher thread keeps at most ``workers`` calls running (in the order described below); each
 session may have at most ``per_session`` unfinished jobs (its oldest one is dropped first when
-it asks for more), and at most ``queue_limit`` jobs wait in all: beyond that
-:meth:`JobPool.submit` raises :class:`ServerBusy`, whose message the page shows as it is.
+it asks for more), each visitor's address at most ``per_client`` (all its tabs), and at most
+``queue_limit`` jobs wait in all, shared out so that a visitor holding fewer jobs than the
+heaviest one still gets in (:mod:`.job_scheduling`): beyond that :meth:`JobPool.submit` raises
+:class:`ServerBusy`, whose message the page shows as it is.
 
 Every call runs in a process of its own, forked from a warm parent (a multiprocessing
 *forkserver* that imported the engine once, so a job starts in a few tens of milliseconds and
 never re-runs the server's ``__main__``). One process per job isolates the jobs from one another:
 
-* a job that dies (killed by the kernel's out-of-memory killer, a crash in native code) fails
-  alone, with a message in words (:class:`JobFailed`); every other job is unaffected;
+* a job that dies (killed by the kernel's out-of-memory killer, a crash in native code, a
+  ``kill`` from outside) fails alone, with a message in words that says which (:class:`JobFailed`;
+  the kernel's count of out-of-memory kills tells its killer from a manual one); every other job
+  is unaffected;
 * each job runs under an address-space limit (``RLIMIT_AS``, :func:`job_memory_mb`), so one
-  heavy fit fails with "ran out of memory" instead of taking the server down;
+  heavy fit fails with "ran out of memory" instead of taking the server down; a job whose cost
+  an upload decides (reading a file, scoring an outside model) also under a limit of processor
+  time (``cpu_seconds``, ``RLIMIT_CPU``);
 * cancelling a running job kills its process (and anything it started) at once; its slot goes
   to the next queued job. Sweeps write each finished point atomically, so those stay cached.
 
@@ -60,7 +66,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from multiprocessing import connection
 from pathlib import Path
 from typing import Any
@@ -88,6 +94,7 @@ from dashboard.components.job_process import (  # noqa: F401  (the pool's public
     discard,
     job_memory_mb,
     machine_memory_mb,
+    oom_kills,
 )
 from dashboard.components.job_scheduling import (
     BACKGROUND_NICE,
@@ -112,7 +119,11 @@ from dashboard.components.job_state import (  # noqa: F401  (the pool's public n
 #: Environment knobs of the pool (the hosted demo sets them low).
 WORKERS_ENV = "FAIRENGINE_WORKERS"
 PER_SESSION_ENV = "FAIRENGINE_SESSION_JOBS"
+PER_CLIENT_ENV = "FAIRENGINE_CLIENT_JOBS"
 QUEUE_LIMIT_ENV = "FAIRENGINE_QUEUE_LIMIT"
+#: Unfinished jobs of one visitor's address, all its tabs together (``$FAIRENGINE_CLIENT_JOBS``;
+#: 0 = no limit, e.g. behind a proxy that hides the visitors' addresses).
+PER_CLIENT = 4
 #: Jobs that may wait for a worker, all sessions together (``$FAIRENGINE_QUEUE_LIMIT``).
 QUEUE_LIMIT = 32
 #: Longest the dispatcher sleeps between rounds (seconds); a submit, a take-over, a cancel or
@@ -126,6 +137,16 @@ def _env_int(name: str, default: int) -> int:
 
 #: One call of a job: ``(function, args, kwargs, with_progress)``.
 Call = tuple[Callable[..., Any], tuple, dict[str, Any], bool]
+
+
+@dataclass(frozen=True)
+class _Owner:
+    """Who submits a job and what it may use: the session, the visitor's address (None when
+    not known) and the processor seconds of each call (None: no limit)."""
+
+    session: str
+    client: str | None
+    cpu_seconds: float | None
 
 
 class JobPool:
@@ -148,6 +169,9 @@ class JobPool:
         Address-space limit of one call (default :func:`job_memory_mb`; 0 = none).
     priority : Priority, optional
         How the calls are scheduled (default :meth:`Priority.from_env`).
+    per_client : int, optional
+        Unfinished jobs one visitor's address may hold, all its sessions together (default
+        ``$FAIRENGINE_CLIENT_JOBS``, else :data:`PER_CLIENT`; 0 = no limit).
 
     A job submitted by :meth:`submit_background` never delays a visitor's job: it starts only
     while no other job runs or waits, at nice 19, and is killed as soon as a visitor's job
@@ -165,10 +189,13 @@ class JobPool:
         queue_limit: int | None = None,
         memory_mb: int | None = None,
         priority: Priority | None = None,
+        per_client: int | None = None,
     ) -> None:
         cpus = os.cpu_count() or 1
         self.workers = int(workers or _env_int(WORKERS_ENV, max(1, cpus)))
         self.per_session = int(per_session or _env_int(PER_SESSION_ENV, 2))
+        client_jobs = _env_int(PER_CLIENT_ENV, PER_CLIENT) if per_client is None else per_client
+        self.per_client = int(client_jobs) or None
         self.queue_limit = int(queue_limit or _env_int(QUEUE_LIMIT_ENV, QUEUE_LIMIT))
         self.memory_mb = job_memory_mb(self.workers) if memory_mb is None else memory_mb or None
         self.priority = Priority.from_env() if priority is None else priority
@@ -200,17 +227,23 @@ class JobPool:
         *args: Any,
         estimate: float | None = None,
         with_progress: bool = False,
+        client: str | None = None,
+        cpu_seconds: float | None = None,
         **kwargs: Any,
     ) -> Job:
-        """Queue ``function(*args, **kwargs)`` for ``session``; returns the job to poll.
+        """Queue ``function(*args, **kwargs)`` for ``session`` (of the visitor at address
+        ``client``, when known); returns the job to poll. ``cpu_seconds`` caps the processor
+        time of the call (for work whose cost an upload decides).
 
         A job with the same ``key`` that is still unfinished (from any session) is shared
         rather than run twice. If the session already holds ``per_session`` unfinished jobs,
         its oldest one is cancelled first. Raises :class:`ServerBusy` (nothing cancelled) when
-        ``queue_limit`` jobs already wait.
+        the address holds ``per_client`` jobs, or ``queue_limit`` jobs already wait and no
+        visitor holds more jobs than this one (see :func:`.job_scheduling.to_drop`).
         """
         units: list[Call] = [(function, args, kwargs, with_progress)]
-        return self._enqueue(session, label, key, units, 0, estimate)
+        owner = _Owner(session, client, cpu_seconds)
+        return self._enqueue(owner, label, key, units, 0, estimate)
 
     def submit_background(
         self, session: str, key: str, function: Callable[..., Any], *args: Any, **kwargs: Any
@@ -219,7 +252,8 @@ class JobPool:
         page may want next; see the class notes): it never holds up a visitor's job and
         counts against no limit of theirs."""
         units: list[Call] = [(function, args, kwargs, False)]
-        return self._enqueue(session, "Computing ahead", key, units, 0, None, background=True)
+        owner = _Owner(session, None, None)
+        return self._enqueue(owner, "Computing ahead", key, units, 0, None, background=True)
 
     def submit_parts(
         self,
@@ -229,6 +263,7 @@ class JobPool:
         calls: list[tuple[Callable[..., Any], tuple, dict[str, Any]]],
         *,
         estimate: float | None = None,
+        client: str | None = None,
     ) -> Job:
         """Queue one job made of several independent calls ``(function, args, kwargs)`` (a
         sweep's points), run on as many workers as are free; its value is the list of the
@@ -237,11 +272,11 @@ class JobPool:
         units = [(function, tuple(args), dict(kwargs), False) for function, args, kwargs in calls]
         if not units:
             raise ValueError("A job needs at least one call.")
-        return self._enqueue(session, label, key, units, len(units), estimate)
+        return self._enqueue(_Owner(session, client, None), label, key, units, len(units), estimate)
 
     def _enqueue(
         self,
-        session: str,
+        owner: _Owner,
         label: str,
         key: str,
         units: list[Call],
@@ -254,14 +289,15 @@ class JobPool:
             for job in self._jobs.values():
                 if job.key == key and not job.done:
                     if job.background and not background:
-                        self._promote(job, session, label, estimate)
+                        self._promote(job, owner, label, estimate)
                         self._wake()  # a queued one now starts ahead of the background jobs
                     return job
-            self._make_room(session, background)
             job_id = next(self._ids)
             job = Job(
                 id=job_id,
-                session=session,
+                session=owner.session,
+                client=owner.client,
+                cpu_limit=owner.cpu_seconds,
                 label=label,
                 key=key,
                 future=Future(),
@@ -274,23 +310,36 @@ class JobPool:
                 _pending=deque(enumerate(units)),
                 _values=[None] * len(units),
             )
+            self._make_room(job)
             self._jobs[job_id] = job
             self._queue.append(job)
         self._wake()
         return job
 
-    def _make_room(self, session: str, background: bool) -> None:
-        """Cancel what :func:`.job_scheduling.to_drop` says before queueing a job (lock held)."""
-        jobs = [job for job in self._jobs.values() if not job.done]
-        limits = (self.per_session, self.queue_limit)
-        for old in to_drop(jobs, self._queue, session, background, *limits):
+    def _make_room(self, job: Job) -> None:
+        """Cancel, or end as busy, what :func:`.job_scheduling.to_drop` says before queueing
+        ``job`` (lock held)."""
+        jobs = [other for other in self._jobs.values() if not other.done]
+        limits = (self.per_session, self.queue_limit, self.per_client)
+        dropped, bumped = to_drop(jobs, self._queue, job, *limits)
+        for old in dropped:
             self._cancel(old)
+        for old in bumped:  # waiting, so nothing to kill: its page says the server is busy
+            old._pending.clear()
+            self._queue.remove(old)
+            old.future.set_exception(ServerBusy())
 
-    def _promote(self, job: Job, session: str, label: str, estimate: float | None) -> None:
+    def _promote(self, job: Job, owner: _Owner, label: str, estimate: float | None) -> None:
         """A visitor asked for a background job's result (lock held): it becomes theirs, and
         its running processes get the workers' priority back (where the system allows)."""
         job.background = False
-        job.session, job.label, job.estimate = session, label, estimate
+        job.session, job.client, job.label, job.estimate = (
+            owner.session,
+            owner.client,
+            label,
+            estimate,
+        )
+        job.cpu_limit = owner.cpu_seconds
         for pid in list(job._pids.values()):
             with contextlib.suppress(OSError, AttributeError):
                 os.setpriority(os.PRIO_PGRP, pid, self.priority.nice)
@@ -435,11 +484,12 @@ class JobPool:
         priority = self.priority
         if job.background:
             priority = replace(priority, nice=max(priority.nice, BACKGROUND_NICE))
-        settings = (priority, self.memory_mb, os.getpid(), self._secret)
+        settings = (priority, self.memory_mb, os.getpid(), self._secret, job.cpu_limit)
         process = _JobProcess(
             target=_child, args=(payload, paths, settings), name=f"fairengine-job-{job.id}"
         )
         process.daemon = True  # killed if the server shuts down normally
+        process.oom_kills = oom_kills()  # to tell the out-of-memory killer from a manual kill
         process.start()
         return process
 
@@ -449,6 +499,7 @@ class JobPool:
             job, part, process = self._running.pop(call)
         process.join(timeout=5)
         exitcode = process.exitcode
+        oom_killed = oom_kills() > process.oom_kills
         with contextlib.suppress(ValueError):
             process.close()
         progress, path = self._paths(job, part)
@@ -467,16 +518,18 @@ class JobPool:
                 if job._finished_parts == len(job._values):
                     job.future.set_result(job._values if job.parts else value)
                 return
-        self._fail(job, self._error(job, kind, value, exitcode))
+        self._fail(job, self._error(job, kind, value, exitcode, oom_killed))
 
-    def _error(self, job: Job, kind: str | None, value: Any, exitcode: int | None) -> Exception:
+    def _error(
+        self, job: Job, kind: str | None, value: Any, exitcode: int | None, oom_killed: bool
+    ) -> Exception:
         if kind == "error":
             return value
         if kind == "memory":
             return out_of_memory(self.memory_mb)
         if kind == "cancelled" or job.cancelled:
             return Cancelled()
-        return _failure(exitcode, self.memory_mb)
+        return _failure(exitcode, self.memory_mb, oom_killed=oom_killed, cpu_seconds=job.cpu_limit)
 
     def _fail(self, job: Job, error: BaseException) -> None:
         """End ``job`` with ``error``; its other calls stop."""

@@ -3,7 +3,9 @@ predictions file keyed by row id, or a model file) and draw it on the plane besi
 with its per-group table, its checks and what it would cost to be fairer.
 
 The engine does the work (:mod:`fairengine.audit`); this module only collects the inputs, keeps
-the audited model in the session and draws it. Errors from the engine are shown in words."""
+the audited model in the session and draws it. A visitor's file is read, and a model file
+predicts, in a job of the pool (:mod:`.upload_jobs`), never in the page's thread; the page shows
+the job's progress and Cancel meanwhile. Errors from the engine are shown in words."""
 
 from __future__ import annotations
 
@@ -18,10 +20,18 @@ import streamlit as st
 
 from dashboard.components.errors import show_unexpected
 from dashboard.components.evidence import show_checks
+from dashboard.components.jobs import JobFailed, ServerBusy
 from dashboard.components.outside_rows import adopt_task, render_split_download, trained_on_input
+from dashboard.components.runner import job_value
+from dashboard.components.upload_jobs import (
+    file_cpu_seconds,
+    outside_values,
+    scored_task,
+    table_columns,
+)
 from fairengine.audit import AuditResult, Outside, audit_outside, cost_of_fairness
-from fairengine.audit.sources import from_column, from_file, from_model_file
-from fairengine.data import Task, read_table
+from fairengine.audit.sources import from_column
+from fairengine.data import Task
 from fairengine.data.errors import DataError
 from fairengine.methods import get_method
 from fairengine.metrics import metric_label
@@ -32,6 +42,11 @@ from fairengine.textsafe import md_text, plot_text
 SOURCE_KEY, AUDITS_KEY, SAVED_KEY = "cmp_outside", "cmp_outside_audits", "cmp_outside_saved"
 #: Session key of the outside model post-processed by ThresholdOptimizer (one, the last asked).
 POST_KEY = "cmp_outside_post"
+#: Session key of the columns of the last predictions file (its upload id, its column names).
+COLUMNS_KEY = "cmp_outside_columns"
+#: Job slots (:func:`.runner.job_value`) of reading a predictions file's columns, and of
+#: reading a file into the outside model's values.
+COLUMNS_SLOT, VALUES_SLOT = "outside.columns", "outside.values"
 ROUTES = ("A column of the table", "A predictions file", "A model file")
 KINDS = {"Guess from the values": None, "Predictions (0 or 1)": "predictions",
          "Scores (probability of 1)": "scores"}  # fmt: skip
@@ -39,7 +54,7 @@ OUTSIDE_COLOR = "#d62728"
 
 
 def _fail(exc: Exception) -> None:
-    if isinstance(exc, DataError | ValueError):
+    if isinstance(exc, DataError | ValueError | JobFailed | ServerBusy):  # the pool's in words
         st.error(f"The model could not be added: {md_text(exc)}", icon=":material/error:")
     else:
         show_unexpected(exc, "the model audit")
@@ -50,7 +65,13 @@ def _kind_input(key: str) -> str | None:
     return KINDS[words]
 
 
-def _column_route(task: Task) -> Callable[[], Outside] | None:
+#: What "Add to the plane" asks of a route: a call on the page's own table, or a job on a
+#: visitor's file (its key, the upload, and :func:`.upload_jobs.outside_values`'s route and
+#: options).
+Build = Callable[[], Outside] | tuple[str, Any, str, dict[str, Any]]
+
+
+def _column_route(task: Task) -> Build | None:
     column = st.selectbox(
         "Column holding the model's predictions or scores",
         list(task.features),
@@ -69,7 +90,31 @@ def _column_route(task: Task) -> Callable[[], Outside] | None:
     return lambda: from_column(task, column, kind)
 
 
-def _file_route(task: Task) -> Callable[[], Outside] | None:
+def _file_columns(upload: Any) -> list[str] | None:
+    """The predictions file's column names, read in a job once per upload (None meanwhile, or
+    when the file cannot be read: then the error is on the page)."""
+    found = st.session_state.get(COLUMNS_KEY)
+    if found and found[0] == upload.file_id:
+        return found[1]
+    key = f"columns:{upload.file_id}"
+    status, value = job_value(
+        COLUMNS_SLOT,
+        "Reading the predictions file",
+        key,
+        table_columns,
+        upload.getvalue(),
+        start=True,
+        cpu_seconds=file_cpu_seconds(),
+    )
+    if status == "error":
+        _fail(value)
+    if status != "done":
+        return None
+    st.session_state[COLUMNS_KEY] = (upload.file_id, value)
+    return value
+
+
+def _file_route(task: Task) -> Build | None:
     upload = st.file_uploader(
         "Predictions file (CSV or Parquet): one row id column and one prediction column",
         type=["csv", "parquet", "txt", "gz"],
@@ -77,20 +122,19 @@ def _file_route(task: Task) -> Callable[[], Outside] | None:
     )
     if upload is None:
         return None
-    try:
-        table = read_table(upload.getvalue())
-    except DataError as exc:
-        _fail(exc)
+    columns = _file_columns(upload)
+    if columns is None:
         return None
-    columns = [str(c) for c in table.columns]
     id_column = st.selectbox("Row id column", columns, key="cmp_out_id")
     others = [c for c in columns if c != id_column] or columns
     column = st.selectbox("Prediction column", others, key="cmp_out_pred")
     kind = _kind_input("cmp_out_file_kind")
-    return lambda: from_file(task, table, id_column, column, kind)
+    key = f"values:{upload.file_id}:{task.fingerprint}:{id_column}:{column}:{kind}"
+    options = {"id_column": id_column, "column": column, "kind": kind}
+    return key, upload, "file", options
 
 
-def _model_route(task: Task) -> Callable[[], Outside] | None:
+def _model_route(task: Task) -> Build | None:
     upload = st.file_uploader(
         "Model file: a fairengine model (.fairmodel) or a scikit-learn pipeline saved with "
         "skops (.skops). Pickles are never loaded.",
@@ -99,7 +143,39 @@ def _model_route(task: Task) -> Callable[[], Outside] | None:
     )
     if upload is None:
         return None
-    return lambda: from_model_file(task, upload.getvalue(), upload.name)
+    key = f"values:{upload.file_id}:{task.fingerprint}:model"
+    return key, upload, "model", {}
+
+
+def _built(task: Task, build: Build | None, clicked: bool) -> Outside | None:
+    """The outside model "Add to the plane" asked for: at once from the table's column; from
+    a file once its job is done (its progress and Cancel are drawn meanwhile)."""
+    if callable(build):
+        return build() if clicked else None
+    if build is None:
+        return None
+    key, upload, route, options = build
+    raw = upload.getvalue() if clicked else b""  # read only to submit the job
+    status, found = job_value(
+        VALUES_SLOT,
+        "Reading your model",
+        key,
+        outside_values,
+        task,
+        raw,
+        upload.name,
+        route,
+        start=clicked,
+        retry=clicked,
+        cpu_seconds=file_cpu_seconds(),
+        **options,
+    )
+    if status == "error":
+        raise found
+    if status != "done":
+        return None
+    values = found["values"]
+    return Outside(scored_task(task, found), values, found["kind"], found["source"])
 
 
 def _current(task: Task) -> dict[str, Any] | None:
@@ -144,12 +220,13 @@ def render_outside_panel(task: Task) -> AuditResult | None:
         make = {ROUTES[0]: _column_route, ROUTES[1]: _file_route, ROUTES[2]: _model_route}[route]
         build = make(task)
         trained = trained_on_input(task)
-        if st.button("Add to the plane", key="cmp_out_add", disabled=build is None):
-            try:
-                outside = build()
-            except Exception as exc:
-                _fail(exc)
-            else:
+        clicked = st.button("Add to the plane", key="cmp_out_add", disabled=build is None)
+        try:
+            outside = _built(task, build, clicked)
+        except Exception as exc:
+            _fail(exc)
+        else:
+            if outside is not None:
                 entry = {"fingerprint": outside.task.fingerprint, "outside": outside,
                          "token": uuid.uuid4().hex, "name": name}  # fmt: skip
                 st.session_state[SOURCE_KEY] = entry
@@ -298,9 +375,10 @@ def curve_figure(result: AuditResult) -> go.Figure:
     fig.update_layout(
         title={"text": "True and false positive rate per group at each threshold", "x": 0},
         xaxis_title="threshold (scores at or above it predict 1)",
-        yaxis_title="rate on the test rows", height=380,
+        yaxis_title="rate on the test rows",
+        height=380,
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
-    )  # fmt: skip
+    )
     return fig
 
 

@@ -129,8 +129,22 @@ def result_key(slot: str) -> str | None:
     return _state(slot).get("key")
 
 
+#: Session key of the session's id in the job pool.
+SESSION_KEY = "_session_id"
+
+
 def session_id() -> str:
-    return st.session_state.setdefault("_session_id", uuid.uuid4().hex)
+    return st.session_state.setdefault(SESSION_KEY, uuid.uuid4().hex)
+
+
+def client_address() -> str | None:
+    """The visitor's address (every tab of theirs shares it; None on localhost or where
+    Streamlit does not know it): the pool limits the jobs of one address."""
+    try:
+        address = st.context.ip_address
+    except Exception:  # outside a browser session (tests, bare mode)
+        return None
+    return address if isinstance(address, str) and address else None
 
 
 def show_job(job_id: int, slot: str) -> None:
@@ -169,7 +183,10 @@ def _submit(
     """Submit a job for this session; None (and the pool's words on the page) when the server
     is busy."""
     try:
-        return job_pool().submit(session_id(), label, key, function, *args, **kwargs)
+        pool = job_pool()
+        return pool.submit(
+            session_id(), label, key, function, *args, client=client_address(), **kwargs
+        )
     except ServerBusy as exc:
         st.warning(md_text(exc), icon=":material/hourglass_disabled:")
         return None
@@ -367,6 +384,54 @@ def _previous(fit: _Fit, job: Job | None, last: RunResult | None) -> RunResult:
     return show_evidence(last, fit.train, fit.test)
 
 
+def job_value(
+    slot: str,
+    label: str,
+    key: str,
+    function: Callable[..., Any],
+    *args: Any,
+    start: bool,
+    retry: bool = False,
+    cpu_seconds: float | None = None,
+    **kwargs: Any,
+) -> tuple[str, Any]:
+    """Run ``function(*args, **kwargs)`` in the pool for ``slot`` when ``start`` (or while its
+    job for ``key`` is unfinished): ``("done", value)`` once, ``("error", exception)`` (said on
+    the page by the caller), ``("pending", None)`` with the progress and Cancel drawn,
+    ``("cancelled", None)`` after a Cancel of ``key``, ``("busy", None)`` with the pool's words
+    on the page, or ``("idle", None)``. A cancelled or failed ``key`` is not started again
+    until ``retry`` (the visitor asked again). For work on a visitor's file: ``cpu_seconds``
+    caps its processor time."""
+    state = _state(f"job.{slot}")
+    if retry:
+        st.session_state.pop(f"runner.cancelled.{slot}", None)
+        state.pop("failed", None)
+    job = _current_job(state, key)
+    if job is None:
+        if st.session_state.get(f"runner.cancelled.{slot}") == key:
+            st.caption(f"{label}: cancelled.")
+            return "cancelled", None
+        if state.get("failed", (None,))[0] == key:  # said again, not run again
+            return "error", state["failed"][1]
+        if not start:
+            return "idle", None
+        job = _submit(label, key, function, *args, cpu_seconds=cpu_seconds, **kwargs)
+        if job is None:
+            return "busy", None
+        state["job"] = job.id
+        _wait(job)
+    status, value = job.outcome()
+    if status == "pending":
+        show_job(job.id, slot)
+    else:
+        state.pop("job", None)
+    if status == "error":
+        state["failed"] = (key, value)
+    if status == "cancelled":
+        st.caption(f"{label}: cancelled.")
+    return status, value
+
+
 def sweep_panel(
     slot: str,
     label: str,
@@ -453,7 +518,7 @@ def _submit_parts(
 ) -> Job | None:
     """:func:`_submit` for a job of several calls (see :meth:`JobPool.submit_parts`)."""
     try:
-        return job_pool().submit_parts(session_id(), label, key, calls)
+        return job_pool().submit_parts(session_id(), label, key, calls, client=client_address())
     except ServerBusy as exc:
         st.warning(md_text(exc), icon=":material/hourglass_disabled:")
         return None

@@ -141,6 +141,7 @@ else:
                 )
     else:
         st.info("Upload a table with one row per person and a header row to start.")
+    del upload  # the page's callbacks keep its globals as long as the session: not the file
 
 if frame is None:
     set_task(None)

@@ -51,6 +51,7 @@ def scored(tmp_path, monkeypatch):
     """The scored task with a frontier fitted with ``model_score`` among the features (three
     points) and one fitted without it (two points)."""
     monkeypatch.setenv("FAIRENGINE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("FAIRENGINE_RUN_WAIT", "600")  # files are read in the pool: await inline
     store = FrontierStore(tmp_path / "cache")
     task = _scored_task()
     train, test = task.split()
