@@ -355,6 +355,7 @@ def test_a_page_says_the_server_is_busy(monkeypatch: pytest.MonkeyPatch) -> None
 
     from dashboard.components import runner
     from dashboard.components.jobs import BUSY_MESSAGE
+    from fairengine.textsafe import md_text
 
     full = JobPool(workers=1, warm=False, queue_limit=1)
     try:
@@ -367,7 +368,7 @@ def test_a_page_says_the_server_is_busy(monkeypatch: pytest.MonkeyPatch) -> None
         at.run()
         assert not at.exception and not at.error
         assert at.session_state["job"] is None
-        assert [w.value for w in at.warning] == [BUSY_MESSAGE]
+        assert [w.value for w in at.warning] == [md_text(BUSY_MESSAGE)]  # as Markdown, escaped
     finally:
         full.shutdown()
 
