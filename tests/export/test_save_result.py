@@ -4,6 +4,8 @@ CLI's ``export``, so ``fairengine predict`` reads the raw table with it."""
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import zipfile
 
 import pandas as pd
@@ -69,3 +71,27 @@ def test_a_result_without_its_tasks_is_refused(run, tmp_path):
     *_, result = run
     with pytest.raises(TypeError, match="train=... and test="):
         save_model(result, tmp_path / "model.fairmodel")
+
+
+def _code_blocks(card: str) -> list[tuple[str, str]]:
+    """(language, body) of every fenced block of a Markdown card."""
+    return re.findall(r"^```(\w*)\n(.*?)^```", card, flags=re.S | re.M)
+
+
+def test_every_command_of_the_card_runs_as_printed(run, tmp_path, monkeypatch, capsys):
+    task, train, test, result = run
+    path = save_model(result, tmp_path / "model.fairmodel", train=train, test=test)
+    task.frame.head(50).to_csv(tmp_path / "new_rows.csv", index=False)  # the card's input name
+    monkeypatch.chdir(tmp_path)
+    blocks = _code_blocks(path.with_suffix(".md").read_text())
+    shell = [line for lang, body in blocks if not lang for line in body.splitlines()]
+    commands = [shlex.split(line) for line in shell if line.startswith("fairengine ")]
+    assert [c[1] for c in commands] == ["inspect", "predict"]
+    for command in commands:
+        assert main(command[1:]) == 0, " ".join(command)
+    assert len(pd.read_csv(tmp_path / "predictions.csv")) == 50
+    python = [body for lang, body in blocks if lang == "python"]
+    assert len(python) == 1
+    namespace: dict = {}
+    exec(compile(python[0], "card", "exec"), namespace)  # the card's own example
+    assert len(namespace["predictions"]) == 50 and len(namespace["scores"]) == 50
