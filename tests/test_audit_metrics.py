@@ -145,3 +145,23 @@ def test_agrees_with_fairlearn_metricframe_and_aequitas_by_hand(dataset):
     assert len(gaps) == 6
     for what, value in gaps.items():
         assert value <= 1e-9, f"{dataset}: {what} differs by {value}"
+
+
+def test_an_audited_score_gets_auc_and_brier_by_group():
+    from sklearn.metrics import roc_auc_score
+
+    from fairengine.audit import audit
+    from fairengine.data import load_dataset
+
+    task = load_dataset("german_credit")
+    rng = np.random.default_rng(1)
+    scores = np.clip(0.5 * task.y + 0.5 * rng.random(len(task.y)), 0, 1)
+    result = audit(task, scores=scores, threshold=0.5)
+    _, test = task.split(random_state=0)
+    s, y, g = scores[test.frame.index], test.y, np.asarray(test.groups)
+    for code, name in enumerate(test.group_names):
+        m = g == code
+        assert result.groups.loc[name, "auc"] == pytest.approx(roc_auc_score(y[m], s[m]))
+        assert result.groups.loc[name, "brier"] == pytest.approx(np.mean((s[m] - y[m]) ** 2))
+    hard = audit(task, predictions=(scores >= 0.5).astype(int))
+    assert "auc" not in hard.groups
