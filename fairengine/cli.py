@@ -359,13 +359,28 @@ def _cmd_precompute(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------- parser
 
 
+class _Parser(argparse.ArgumentParser):
+    """The top-level parser: its help also names every registered method (looked up only when
+    the help is shown, so other commands start without loading the method registry)."""
+
+    def format_help(self) -> str:
+        from fairengine.methods import list_methods
+
+        self.epilog = (
+            f"methods: {', '.join(list_methods())} (`fairengine methods` shows their knobs)"
+        )
+        return super().format_help()
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="fairengine",
         description="Explore fairness-accuracy trade-offs: the engine behind the dashboard.",
     )
     parser.add_argument("--version", action="version", version=f"fairengine {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    commands = parser.add_subparsers(
+        dest="command", metavar="COMMAND", required=True, parser_class=argparse.ArgumentParser
+    )
 
     datasets = commands.add_parser("datasets", help="list the bundled datasets")
     datasets.add_argument("--json", action="store_true", help="machine-readable output")

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 
 def export_point(frontier, point_id: str, train: Task, test: Task, out: Path) -> None:
-    from fairengine.export import model_card, result_metadata, save_model
+    from fairengine.export import save_model
     from fairengine.methods.base import RunResult
     from fairengine.methods.evidence import evidence_from_dict, stored_result
 
@@ -37,9 +37,7 @@ def export_point(frontier, point_id: str, train: Task, test: Task, out: Path) ->
                 frontier.method, record["knobs"], record["metrics"], model,
                 checks=checks, baselines=baselines,
             )  # fmt: skip
-    card = model_card(result, train, test, file_name=out.name)
-    save_model(result.model, out, card=card, metadata=result_metadata(result, train, test))
-    out.with_suffix(".md").write_text(card)
+    save_model(result, out, train=train, test=test)  # the file and its card beside it
 
 
 def cmd_export(args: argparse.Namespace) -> int:

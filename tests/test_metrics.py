@@ -14,6 +14,7 @@ from scipy.stats import ks_2samp
 
 from fairengine.metrics import (
     ALL_METRIC_NAMES,
+    GROUP_RATES,
     HIGHER_IS_BETTER,
     METRICS,
     REGISTRY,
@@ -270,6 +271,7 @@ def test_group_table_classification_hand_values():
     assert list(table.index) == ["women", "men", "overall"]
     assert list(table.columns) == [
         "n", "share", "base_rate", "selection_rate", "accuracy", "tpr", "fpr",
+        "fnr", "tnr", "ppv", "fdr", "npv", "for",
     ]  # fmt: skip
     expected = {
         "women": [4, 0.5, 3 / 4, 2 / 4, 3 / 4, 2 / 3, 0.0],
@@ -278,7 +280,7 @@ def test_group_table_classification_hand_values():
         "overall": [8, 1.0, 4 / 8, 5 / 8, 5 / 8, 3 / 4, 2 / 4],
     }
     for name, row in expected.items():
-        np.testing.assert_allclose(table.loc[name].to_numpy(dtype=float), row)
+        np.testing.assert_allclose(table.loc[name].iloc[:7].to_numpy(dtype=float), row)
     # the table agrees with the metrics (one definition of each rate)
     assert table["selection_rate"].iloc[:-1].agg(np.ptp) == pytest.approx(dp_diff(Y, P, G))
     assert table.loc["overall", "accuracy"] == pytest.approx(accuracy(Y, P, G))
@@ -423,6 +425,8 @@ def test_registry_and_directions():
         "accuracy", "error", "loss", "dp_diff", "tpr_diff", "eo_diff", "sp_ks",
         "max_group_loss", "representation_rate", "statistical_rate", "data_statistical_rate",
         "disclosivity", "imbalance", "acceptance_rate",
+        *(f"{r}_ratio" for r in GROUP_RATES),
+        *(f"{r}_diff" for r in GROUP_RATES if r not in ("tpr", "selection_rate")),
     }  # fmt: skip
     design_names = [
         "accuracy", "error", "loss", "dp_diff", "eo_diff", "tpr_diff", "sp_ks", "max_group_loss",

@@ -248,7 +248,7 @@ def audit_values(
         kind=kind,
         threshold=cut,
         metrics={s: _metrics(part, pred[s]) for s, part in (("train", train), ("test", test))},
-        groups=_group_table(test, pred["test"]),
+        groups=_group_table(test, pred["test"], raw["test"][keep] if kind == "scores" else None),
         curve=threshold_curve(test, raw["test"][keep]) if kind == "scores" else None,
         checks=(),
         baselines=None,
@@ -274,10 +274,12 @@ def _metrics(task: Task, pred: np.ndarray) -> dict[str, float]:
     return task_metrics(task, pred)
 
 
-def _group_table(test: Task, pred: np.ndarray) -> pd.DataFrame:
+def _group_table(test: Task, pred: np.ndarray, scores: np.ndarray | None) -> pd.DataFrame:
+    """The audit's group table; from scores also each group's AUC and Brier score."""
+    scores = scores if test.kind == "classification" else None
     return metrics.group_table(
         test.y, pred, test.groups, group_names=list(test.group_names), kind=test.kind,
-        ci=CI_LEVEL, n_boot=N_BOOT,
+        ci=CI_LEVEL, n_boot=N_BOOT, scores=scores,
     )  # fmt: skip
 
 
@@ -285,26 +287,19 @@ def threshold_curve(test: Task, scores: np.ndarray) -> pd.DataFrame:
     """Per group and threshold t (scores ≥ t predict 1): selection rate, TPR and FPR on the test
     rows; for group ``"overall"`` also the error and the demographic parity difference."""
     y, codes = np.asarray(test.y), np.asarray(test.groups)
+    shown = ["selection_rate", "tpr", "fpr"]
     rows = []
     for t in CURVE_THRESHOLDS:
         hard = (scores >= t).astype(float)
+        by_group = metrics.audit_rates(y, hard, codes).reindex(range(len(test.group_names)))
+        overall = metrics.audit_rates(y, hard, None).iloc[0]
         for code, group in enumerate(test.group_names):
-            mask = codes == code
-            rows.append({"threshold": float(t), "group": group, **_rates(y[mask], hard[mask])})
+            rows.append({"threshold": float(t), "group": group, **by_group.loc[code, shown]})
         rows.append({
-            "threshold": float(t), "group": "overall", **_rates(y, hard),
+            "threshold": float(t), "group": "overall", **overall[shown],
             "error": metrics.error(y, hard), "dp_diff": metrics.dp_diff(y, hard, codes),
         })  # fmt: skip
     return pd.DataFrame(rows)
-
-
-def _rates(y: np.ndarray, hard: np.ndarray) -> dict[str, float]:
-    pos, neg = y == 1, y == 0
-    return {
-        "selection_rate": float(hard.mean()) if len(hard) else math.nan,
-        "tpr": float(hard[pos].mean()) if pos.any() else math.nan,
-        "fpr": float(hard[neg].mean()) if neg.any() else math.nan,
-    }
 
 
 # -- checks ---------------------------------------------------------------------------------------

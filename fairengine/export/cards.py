@@ -87,8 +87,11 @@ def how_to_use(
         "```",
         f"fairengine inspect {shlex.quote(file_name)}",
         f"fairengine predict {shlex.quote(file_name)} --data new_rows.csv --out predictions.csv "
-        "--proba --id-columns ID_COLUMN",
+        "--proba",
         "```",
+        "",
+        "Add `--id-columns` and the names of input columns (e.g. a row identifier) to copy them "
+        "into the output.",
         "",
         "**What the prediction means.** " + meaning.format(target=target, positive=positive),
         "",

@@ -31,13 +31,17 @@ import re
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from fairengine.export import safe, schema_rules, schemas
 from fairengine.export.safe import ModelFileError
 from fairengine.models.base import Model, is_model_type, model_type_names, resolve_model_type
+
+if TYPE_CHECKING:
+    from fairengine.data import Task
+    from fairengine.methods.base import RunResult
 
 FORMAT = "fairengine-model"
 FORMAT_VERSION = 1
@@ -107,25 +111,38 @@ def model_bytes(model: Model, *, card: str | None = None, metadata: dict | None 
 
 
 def save_model(
-    model: Model,
+    model: Model | RunResult,
     path: str | os.PathLike[str],
     *,
     card: str | None = None,
     metadata: dict | None = None,
+    train: Task | None = None,
+    test: Task | None = None,
 ) -> Path:
     """Write ``model`` to one self-describing file, atomically (temp file + ``os.replace``).
 
+    Given a run result with the ``train`` and ``test`` tasks it was run on, this writes the
+    complete file the CLI's ``export`` writes: the result's model with its card, method, knobs,
+    metrics, checks, baselines and the training data's schema (target, sensitive columns,
+    features), so ``fairengine predict`` reads the raw table; and the card beside it as
+    ``<path>.md``.
+
     Parameters
     ----------
-    model : Model
-        A fitted fairengine model (any registered model type).
+    model : Model or RunResult
+        A fitted fairengine model (any registered model type), or a method's run result.
     path : path
         Target file; ``.fairmodel`` is the conventional suffix.
     card : str, optional
-        A Markdown model card stored inside the file.
+        A Markdown model card stored inside the file (made from the result when not given).
     metadata : dict, optional
-        JSON-able description: method, knobs, metrics, task schema, fingerprint.
+        JSON-able description: method, knobs, metrics, task schema, fingerprint (made from the
+        result when not given).
+    train, test : Task, optional
+        With a run result: the tasks it was fitted and scored on (both required).
     """
+    if not isinstance(model, Model) and hasattr(model, "method") and hasattr(model, "model"):
+        return _save_result(model, Path(path), card=card, metadata=metadata, train=train, test=test)
     path = Path(path)
     data = model_bytes(model, card=card, metadata=metadata)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -140,6 +157,22 @@ def save_model(
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def _save_result(result: RunResult, path: Path, *, card, metadata, train, test) -> Path:
+    """A run result's complete model file and its card beside it (``save_model``'s doc)."""
+    from fairengine.export.cards import model_card, result_metadata  # cards read the methods
+
+    if train is None or test is None:
+        raise TypeError(
+            "save_model(result, path) needs the tasks the result was run on: pass "
+            "train=... and test=... (the two halves of task.split())."
+        )
+    card = model_card(result, train, test, file_name=path.name) if card is None else card
+    metadata = result_metadata(result, train, test) if metadata is None else metadata
+    out = save_model(result.model, path, card=card, metadata=metadata)
+    out.with_suffix(".md").write_text(card, encoding="utf-8")
+    return out
 
 
 class _Verified:

@@ -4,7 +4,9 @@
 report, with its label, direction, unit and definition; each name is computed by exactly one
 function of that name, in the module of its family:
 
-* :mod:`~fairengine.metrics.classification` — accuracy, error, group rate gaps and ratios;
+* :mod:`~fairengine.metrics.classification` — accuracy, error, group rate gaps and ratios, the
+  audit rates by group (FPR, FNR, precision, …) with their differences and ratios to a
+  reference group;
 * :mod:`~fairengine.metrics.regression` — losses, statistical parity as a KS distance, fair
   regression's losses on the scaled target;
 * :mod:`~fairengine.metrics.dataset` — rates of a (generated or reweighted) dataset, its KL
@@ -35,12 +37,33 @@ Most metrics are ``metric(y_true, y_pred, groups, *, sample_weight=None, **optio
 
 from fairengine.metrics import registry
 from fairengine.metrics.classification import (
+    RATE_TERMS,
     accuracy,
+    audit_rates,
     dp_diff,
     eo_diff,
     error,
+    fdr_diff,
+    fdr_ratio,
+    fnr_diff,
+    fnr_ratio,
+    folded_ratio,
+    for_diff,
+    for_ratio,
+    fpr_diff,
+    fpr_ratio,
+    npv_diff,
+    npv_ratio,
+    ppv_diff,
+    ppv_ratio,
+    ratios_to,
+    reference_index,
+    selection_rate_ratio,
     statistical_rate,
+    tnr_diff,
+    tnr_ratio,
     tpr_diff,
+    tpr_ratio,
 )
 from fairengine.metrics.core import RATE_KINDS, RATE_SIGN, rate_base
 from fairengine.metrics.dataset import (
@@ -83,6 +106,8 @@ from fairengine.metrics.proxy import (
 from fairengine.metrics.registry import (
     ANY_KIND,
     CLASSIFICATION,
+    GROUP_RATES,
+    GROUP_SCORE_MEASURES,
     METRIC_MODULES,
     METRICS,
     REGISTRY,
@@ -125,6 +150,10 @@ __all__ = [
     "proxy_mse", "rate_base", "rate_violations", "representation_rate", "robust_violation",
     "scaled_group_losses", "scaled_loss", "scaled_max_group_loss", "sp_ks", "standard_metrics",
     "statistical_rate", "tpr_diff", "true_group_gap", "true_violation", "undeclared",
+    "GROUP_RATES", "GROUP_SCORE_MEASURES", "RATE_TERMS", "folded_ratio", "audit_rates",
+    "reference_index", "ratios_to", "fpr_diff", "fnr_diff", "tnr_diff", "ppv_diff", "npv_diff",
+    "fdr_diff", "for_diff", "selection_rate_ratio", "tpr_ratio", "fnr_ratio", "tnr_ratio",
+    "fpr_ratio", "ppv_ratio", "fdr_ratio", "npv_ratio", "for_ratio",
 ]  # fmt: skip
 
 

@@ -1,7 +1,11 @@
 """Classification metrics: accuracy, error and the group rate gaps and ratios of a (randomized)
-0/1 prediction."""
+0/1 prediction, and the audit rates by group with their differences and ratios to a reference
+group."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -16,6 +20,9 @@ from fairengine.metrics.core import (
     _spread,
     rate_base,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def accuracy(y_true, y_pred, groups=None, *, sample_weight=None) -> float:
@@ -76,3 +83,117 @@ def statistical_rate(y_true, y_pred, groups, *, label: int = 1, sample_weight=No
     rows = _prepare(None, y_pred, groups, sample_weight)
     _check_unit("y_pred", rows.y_pred)
     return _ratio(_group_means(rows.y_pred if label == 1 else 1 - rows.y_pred, rows))
+
+
+# ---- the audit rates (Aequitas' bias audit, fairlearn's MetricFrame): one definition each.
+#: Each group rate of a (randomized) 0/1 prediction p as per-row ``(value, base)``: the group's
+#: rate is Σ w·base·value / Σ w·base over its rows (:func:`_group_means`), i.e. the ratio of two
+#: confusion counts (expected counts for a randomized p). Labels, directions and definitions are
+#: declared in :data:`fairengine.metrics.registry.GROUP_RATES`.
+RATE_TERMS: dict[str, Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]] = {
+    "selection_rate": lambda y, p: (p, np.ones_like(y)),
+    "tpr": lambda y, p: (p, y),
+    "fnr": lambda y, p: (1 - p, y),
+    "tnr": lambda y, p: (1 - p, 1 - y),
+    "fpr": lambda y, p: (p, 1 - y),
+    "ppv": lambda y, p: (y, p),
+    "fdr": lambda y, p: (1 - y, p),
+    "npv": lambda y, p: (1 - y, 1 - p),
+    "for": lambda y, p: (y, 1 - p),
+}
+
+
+def _rates(rows: _Rows, rate: str) -> np.ndarray:
+    """Rate ``rate`` per group (NaN for a group with no row in its base)."""
+    value, base = RATE_TERMS[rate](rows.y_true, rows.y_pred)
+    return _group_means(value, rows, base)
+
+
+def audit_rates(y_true, y_pred, groups, *, sample_weight=None) -> pd.DataFrame:
+    """Every audit rate (:data:`RATE_TERMS`) by group: one row per group label (sorted), one
+    column per rate; NaN where a group has no row in the rate's base (e.g. FPR without
+    negatives). The one computation behind the ``*_diff`` / ``*_ratio`` metrics."""
+    import pandas as pd  # lazy: metric names load without pandas
+
+    rows = _classification(y_true, y_pred, groups, sample_weight)
+    return pd.DataFrame({r: _rates(rows, r) for r in RATE_TERMS}, index=rows.labels)
+
+
+def reference_index(labels, weights: np.ndarray, reference=None) -> int:
+    """Position of the reference group among ``labels``: ``reference`` itself, or the group of
+    largest total weight when None (the largest group, as Aequitas' default ``majority``)."""
+    if reference is None:
+        return int(np.argmax(weights))
+    matches = [i for i, label in enumerate(labels) if label == reference]
+    if not matches:
+        raise ValueError(f"reference group {reference!r} is not one of {list(labels)}")
+    return matches[0]
+
+
+def ratios_to(rates: np.ndarray, ref: int) -> np.ndarray:
+    """Each group's rate over the reference group's (Aequitas' disparity); 0/0 counts as 1
+    (both groups at 0: nobody is favoured), x/0 as inf, NaN where a rate is undefined."""
+    rates = np.asarray(rates, dtype=float)
+    top = rates[ref]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = rates / top
+    out[(rates == 0) & (top == 0)] = 1.0
+    return out
+
+
+def folded_ratio(ratio: np.ndarray) -> np.ndarray:
+    """min(r, 1/r): 1 at parity, towards 0 the further from it in either direction, so the
+    four-fifths rule τ ≤ r ≤ 1/τ reads folded ≥ τ."""
+    ratio = np.asarray(ratio, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(ratio > 1, 1 / ratio, ratio)
+
+
+def _rate_diff(rate: str) -> Callable[..., float]:
+    def metric(y_true, y_pred, groups, *, sample_weight=None) -> float:
+        rows = _classification(y_true, y_pred, groups, sample_weight)
+        return _spread(_rates(rows, rate))
+
+    metric.__name__ = metric.__qualname__ = f"{rate}_diff"
+    metric.__doc__ = (
+        f"max_z {rate}_z − min_z {rate}_z over groups with a defined {rate} "
+        "(:data:`RATE_TERMS`); NaN when no group has one."
+    )
+    return metric
+
+
+def _rate_ratio(rate: str) -> Callable[..., float]:
+    def metric(y_true, y_pred, groups, *, reference=None, sample_weight=None) -> float:
+        rows = _classification(y_true, y_pred, groups, sample_weight)
+        weights = np.bincount(rows.codes, weights=rows.weight, minlength=rows.n_groups)
+        folded = folded_ratio(
+            ratios_to(_rates(rows, rate), reference_index(rows.labels, weights, reference))
+        )
+        folded = folded[~np.isnan(folded)]
+        return float(folded.min()) if folded.size else float("nan")
+
+    metric.__name__ = metric.__qualname__ = f"{rate}_ratio"
+    metric.__doc__ = (
+        f"Worst disparity of {rate} to the reference group: min over groups of min(r, 1/r), "
+        f"r = {rate}_z / {rate}_ref (Aequitas' disparity); ``reference`` is a group label, the "
+        "largest group by default. The four-fifths rule passes when it is ≥ 0.8."
+    )
+    return metric
+
+
+fpr_diff = _rate_diff("fpr")
+fnr_diff = _rate_diff("fnr")
+tnr_diff = _rate_diff("tnr")
+ppv_diff = _rate_diff("ppv")
+npv_diff = _rate_diff("npv")
+fdr_diff = _rate_diff("fdr")
+for_diff = _rate_diff("for")
+selection_rate_ratio = _rate_ratio("selection_rate")
+tpr_ratio = _rate_ratio("tpr")
+fnr_ratio = _rate_ratio("fnr")
+tnr_ratio = _rate_ratio("tnr")
+fpr_ratio = _rate_ratio("fpr")
+ppv_ratio = _rate_ratio("ppv")
+fdr_ratio = _rate_ratio("fdr")
+npv_ratio = _rate_ratio("npv")
+for_ratio = _rate_ratio("for")

@@ -17,6 +17,7 @@ import importlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
+from fairengine.metrics import classification
 from fairengine.metrics.classification import (
     accuracy,
     dp_diff,
@@ -35,6 +36,12 @@ METRICS: dict[str, Callable[..., float]] = {
     + (representation_rate, statistical_rate, data_statistical_rate)
     + (disclosivity, imbalance, acceptance_rate)
 }
+METRICS.update(
+    (name, getattr(classification, name))
+    for rate in classification.RATE_TERMS
+    for name in (f"{rate}_diff", f"{rate}_ratio")
+    if hasattr(classification, name)
+)
 """The metrics with the shared signature ``metric(y_true, y_pred, groups, **options)``."""
 
 CLASSIFICATION = ("classification",)
@@ -125,6 +132,87 @@ def _declare(*sections: tuple[MetricInfo, ...]) -> dict[str, MetricInfo]:
     return out
 
 
+#: The audit's rates by group (Aequitas' bias audit; fairlearn's ``MetricFrame`` metrics),
+#: declared once: columns of :func:`fairengine.metrics.group_table`, computed from confusion
+#: counts by :data:`fairengine.metrics.classification.RATE_TERMS` (a randomized classifier's
+#: expected counts). Each has ``<rate>_diff`` (max − min over groups; ``tpr`` and
+#: ``selection_rate`` have theirs as ``tpr_diff`` and ``dp_diff``) and ``<rate>_ratio`` (the
+#: worst ratio to a reference group) in the registry.
+GROUP_RATES: dict[str, MetricInfo] = {
+    i.name: replace(i, module="classification")
+    for i in (
+    MetricInfo("selection_rate", "Selection rate", False, CLASSIFICATION,
+               "P(ŷ = 1 | group): predicted positives over the group's rows (Aequitas' pprev, "
+               "fairlearn's selection_rate).", unit="share of rows"),
+    MetricInfo("tpr", "True positive rate", False, CLASSIFICATION,
+               "P(ŷ = 1 | y = 1, group): TP / (TP + FN).", unit="share of positives"),
+    MetricInfo("fnr", "False negative rate", True, CLASSIFICATION,
+               "P(ŷ = 0 | y = 1, group): FN / (TP + FN).", unit="share of positives"),
+    MetricInfo("tnr", "True negative rate", False, CLASSIFICATION,
+               "P(ŷ = 0 | y = 0, group): TN / (TN + FP).", unit="share of negatives"),
+    MetricInfo("fpr", "False positive rate", True, CLASSIFICATION,
+               "P(ŷ = 1 | y = 0, group): FP / (TN + FP).", unit="share of negatives"),
+    MetricInfo("ppv", "Precision (PPV)", False, CLASSIFICATION,
+               "P(y = 1 | ŷ = 1, group): TP / (TP + FP).", unit="share of predicted positives"),
+    MetricInfo("fdr", "False discovery rate", True, CLASSIFICATION,
+               "P(y = 0 | ŷ = 1, group): FP / (TP + FP).", unit="share of predicted positives"),
+    MetricInfo("npv", "Negative predictive value", False, CLASSIFICATION,
+               "P(y = 0 | ŷ = 0, group): TN / (TN + FN).", unit="share of predicted negatives"),
+    MetricInfo("for", "False omission rate", True, CLASSIFICATION,
+               "P(y = 1 | ŷ = 0, group): FN / (TN + FN).", unit="share of predicted negatives"),
+    )
+}  # fmt: skip
+
+#: The group table's measures of a score s ∈ [0, 1] (a predicted probability), declared once;
+#: computed by :func:`fairengine.metrics.tables.group_table` when it is given ``scores``.
+GROUP_SCORE_MEASURES: dict[str, MetricInfo] = {
+    i.name: replace(i, module="tables")
+    for i in (
+    MetricInfo("auc", "AUC", False, CLASSIFICATION,
+               "Area under the group's ROC curve of the score: P(s of a random positive > s of a "
+               "random negative), ties counting ½ (NaN without both labels).",
+               unit="probability"),
+    MetricInfo("brier", "Brier score (calibration)", True, CLASSIFICATION,
+               "Mean (s − y)² over the group's rows: 0 for a perfect, calibrated score; a "
+               "miscalibrated score raises it by its calibration error.",
+               unit="squared probability error"),
+    )
+}  # fmt: skip
+
+
+def _disparity_metrics() -> tuple[MetricInfo, ...]:
+    """``<rate>_diff`` and ``<rate>_ratio`` of each :data:`GROUP_RATES` rate that has one."""
+    out = []
+    for rate, info in GROUP_RATES.items():
+        name = info.label[0].lower() + info.label[1:]
+        if rate not in ("tpr", "selection_rate"):  # declared above as tpr_diff and dp_diff
+            out.append(
+                MetricInfo(
+                    f"{rate}_diff",
+                    f"{info.label} difference",
+                    True,
+                    CLASSIFICATION,
+                    f"Largest minus smallest {name} over groups: {info.definition}",
+                    True,
+                )
+            )
+        out.append(
+            MetricInfo(
+                f"{rate}_ratio",
+                f"{info.label} ratio to the reference group",
+                False,
+                CLASSIFICATION,
+                f"Worst disparity of the {name} to the reference group (the largest group unless "
+                "the caller names one): min over groups of min(r, 1/r), r = group's rate / "
+                "reference's rate (Aequitas' disparity, folded so 1 is parity); the four-fifths "
+                "rule passes when it is ≥ 0.8.",
+                True,
+                unit="ratio of rates",
+            )
+        )
+    return tuple(out)
+
+
 _DECLARED: dict[str, MetricInfo] = _declare(
     # ---- the shared evaluation of classifiers (every predicting method of the kind)
     _in("classification", "rate difference",
@@ -142,6 +230,7 @@ _DECLARED: dict[str, MetricInfo] = _declare(
     MetricInfo("statistical_rate", "Statistical rate (classifier)", False, CLASSIFICATION,
                "Smallest over largest selection rate P(ŷ = 1 | group) of the classifier.", True,
                unit="ratio of rates"),
+    *_disparity_metrics(),
     ),
     # ---- the shared evaluation of regressors
     _in("regression", "squared target units",

@@ -8,12 +8,19 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from fairengine.metrics.classification import (
+    RATE_TERMS,
+    folded_ratio,
+    ratios_to,
+    reference_index,
+)
 from fairengine.metrics.core import (
+    _check_unit,
     _classification,
+    _column,
     _correct,
     _prepare,
     _Rows,
-    rate_base,
 )
 from fairengine.metrics.registry import METRICS
 
@@ -25,18 +32,24 @@ _BOOT_CHUNK = 2_000_000  # resampled cells per block: bounds bootstrap memory to
 _RESAMPLING: dict[str, Any] = {"n_boot": 200, "level": 0.95, "random_state": 0, "stratify": True}
 
 
+#: The audit rates in the group table's order (the first ones as the table always had them).
+_AUDIT_RATES = ("selection_rate", "tpr", "fpr", "fnr", "tnr", "ppv", "fdr", "npv", "for")
 _TABLE_COLUMNS = {
-    "classification": ("base_rate", "selection_rate", "accuracy", "tpr", "fpr"),
+    "classification": ("base_rate", "selection_rate", "accuracy", *_AUDIT_RATES[1:]),
     "regression": ("mean_target", "mean_prediction", "mse", "mae"),
 }
 
 
-def _table_terms(rows: _Rows, kind: str) -> tuple[np.ndarray, np.ndarray]:
-    """Per-row terms (n, k): table column c = sum num[:, c] / sum den[:, c]."""
+def _table_terms(rows: _Rows, kind: str, scores=None) -> tuple[np.ndarray, np.ndarray]:
+    """Per-row terms (n, k): table column c = sum num[:, c] / sum den[:, c] (the Brier score
+    last when ``scores`` are given)."""
     y, p, w = rows.y_true, rows.y_pred, rows.weight
     if kind == "classification":
-        values = [y, p, _correct(rows), p, p]
-        masks = [1.0, rate_base("ppr", y), 1.0, rate_base("tpr", y), rate_base("fpr", y)]
+        own = {"base_rate": (y, 1.0), "accuracy": (_correct(rows), 1.0)}
+        terms = [own[c] if c in own else RATE_TERMS[c](y, p) for c in _TABLE_COLUMNS[kind]]
+        if scores is not None:
+            terms.append(((scores - y) ** 2, 1.0))
+        values, masks = zip(*terms, strict=True)
     else:
         values, masks = [y, p, (y - p) ** 2, np.abs(y - p)], [1.0] * 4
     den = np.column_stack([w * m for m in masks])
@@ -102,31 +115,48 @@ def group_table(
     kind: str = "classification",
     sample_weight=None,
     ci: float | None = None,
+    scores=None,
+    reference: Any = None,
+    tau: float | None = None,
     **bootstrap: Any,
 ) -> pd.DataFrame:
     """Per-group summary, one row per group (index = group name) and an ``"overall"`` row last.
 
     Columns: ``n`` (rows with positive weight), ``share`` (weighted share), then for
-    classification ``base_rate`` (mean y), ``selection_rate``, ``accuracy``, ``tpr``, ``fpr``,
-    for regression ``mean_target``, ``mean_prediction``, ``mse``, ``mae``; each by the same
-    definitions as the metrics above (``tpr``/``fpr`` are NaN for a group without positives /
-    negatives).
-    ``group_names`` maps labels to names (a mapping, or a sequence indexed by integer code).
-    With ``ci=level`` each rate column gets ``<col>_low``/``<col>_high``: a percentile bootstrap
-    resampling rows within each group (the overall row combines the same group resamples).
+    classification ``base_rate`` (mean y), ``accuracy`` and the audit rates ``selection_rate``,
+    ``tpr``, ``fpr``, ``fnr``, ``tnr``, ``ppv``, ``fdr``, ``npv``, ``for``
+    (:data:`~fairengine.metrics.registry.GROUP_RATES`; NaN for a group without rows in the
+    rate's base, e.g. ``fpr`` without negatives); for regression ``mean_target``,
+    ``mean_prediction``, ``mse``, ``mae``. Each by the same definitions as the metrics.
+    With ``scores`` (classification: a score in [0, 1] per row, e.g. a predicted probability)
+    also ``auc`` and ``brier`` (:data:`~fairengine.metrics.registry.GROUP_SCORE_MEASURES`).
+    With ``ci=level`` each rate column (and ``brier``) gets ``<col>_low``/``<col>_high``: a
+    percentile bootstrap resampling rows within each group (the overall row combines the same
+    group resamples); ``auc`` has no interval.
+    With ``reference`` (classification) each audit rate gets Aequitas' disparity columns against
+    that group: ``<rate>_diff`` (group − reference), ``<rate>_ratio`` (group / reference, 0/0 =
+    1) and ``<rate>_pass`` (the four-fifths rule with threshold ``tau``, default 0.8: passes
+    when τ ≤ ratio ≤ 1/τ; NA where the ratio is undefined).
 
     Parameters
     ----------
     y_true, y_pred, groups : array-like
         Targets, predictions and group labels, one per row.
     group_names : mapping or sequence, optional
-        Label -> name (a sequence is indexed by integer code).
+        Label -> name (a mapping, or a sequence indexed by integer code).
     kind : {"classification", "regression"}
         Which columns the table has.
     sample_weight : array-like, optional
         Row weights.
     ci : float, optional
         The level of the bootstrap intervals (e.g. 0.95); None: no intervals.
+    scores : array-like, optional
+        Classification: a score in [0, 1] per row for ``auc`` and ``brier``.
+    reference : optional
+        The reference group's name (as in the index), or ``"largest"`` for the group of largest
+        weight; None: no disparity columns.
+    tau : float, optional
+        The four-fifths rule's threshold in (0, 1] (0.8).
     **bootstrap
         The bootstrap's settings (with ``ci``; another name is a ``TypeError``):
 
@@ -142,10 +172,17 @@ def group_table(
         raise TypeError(f"group_table() got unexpected keyword arguments: {', '.join(bootstrap)}")
     if kind not in _TABLE_COLUMNS:
         raise ValueError(f"kind must be 'classification' or 'regression', got {kind!r}")
+    if kind != "classification" and (scores is not None or reference is not None):
+        raise ValueError("scores and reference apply to classification tables only")
     rows = (_classification if kind == "classification" else _prepare)(
         y_true, y_pred, groups, sample_weight
     )
-    num, den = _table_terms(rows, kind)
+    columns = _TABLE_COLUMNS[kind]
+    if scores is not None:  # validated and filtered like y_pred
+        scores = _prepare(None, _column("scores", scores, None), groups, sample_weight).y_pred
+        _check_unit("scores", scores)
+        columns = (*columns, "brier")
+    num, den = _table_terms(rows, kind, scores)
     g, k = rows.n_groups, num.shape[1]
     sums = np.stack([np.bincount(rows.codes, weights=col, minlength=g) for col in (*num.T, *den.T)])
     sums = np.column_stack([sums, sums.sum(axis=1)])  # (2k, groups + overall)
@@ -163,29 +200,63 @@ def group_table(
         {
             "n": np.append(sizes, sizes.sum()),
             "share": np.append(weights / weights.sum(), 1.0),
-            **dict(zip(_TABLE_COLUMNS[kind], rates, strict=True)),
+            **dict(zip(columns, rates, strict=True)),
         },
         index=pd.Index([*names, "overall"], name="group"),
     )
+    if scores is not None:
+        table.insert(table.columns.get_loc("brier"), "auc", _group_auc(rows, scores))
     if ci is not None:
         rng = np.random.default_rng(settings["random_state"])
-        low, high = _group_intervals(rng, rows, np.hstack([num, den]), settings["n_boot"], ci)
-        for j, col in enumerate(_TABLE_COLUMNS[kind]):
+        terms, keys = np.hstack([num, den]), () if scores is None else (scores,)
+        low, high = _group_intervals(rng, rows, terms, settings["n_boot"], ci, keys)
+        for j, col in enumerate(columns):
             table[f"{col}_low"], table[f"{col}_high"] = low[j], high[j]
+    if reference is not None:
+        ref = reference_index(names, weights, None if reference == "largest" else reference)
+        _add_disparities(table, ref, 0.8 if tau is None else tau)
     return table
 
 
+def _group_auc(rows: _Rows, scores: np.ndarray) -> np.ndarray:
+    """Weighted ROC AUC of ``scores`` per group and overall; NaN without both labels."""
+    from sklearn.metrics import roc_auc_score  # lazy: metric names load without scikit-learn
+
+    out = []
+    for mask in [rows.codes == z for z in range(rows.n_groups)] + [slice(None)]:
+        y, w = rows.y_true[mask], rows.weight[mask]
+        both = (w[y == 1].sum() > 0) and (w[y == 0].sum() > 0)
+        out.append(float(roc_auc_score(y, scores[mask], sample_weight=w)) if both else np.nan)
+    return np.asarray(out)
+
+
+def _add_disparities(table: pd.DataFrame, ref: int, tau: float) -> None:
+    """Aequitas' disparity columns of each audit rate against the group at position ``ref``."""
+    import pandas as pd  # lazy: metric names load without pandas
+
+    if not 0 < tau <= 1:
+        raise ValueError(f"tau must be in (0, 1], got {tau!r}")
+    for rate in _AUDIT_RATES:
+        values = table[rate].to_numpy(dtype=float)
+        ratio = ratios_to(values, ref)
+        table[f"{rate}_diff"] = values - values[ref]
+        table[f"{rate}_ratio"] = ratio
+        verdict = pd.array(folded_ratio(ratio) >= tau - 1e-12, dtype="boolean")
+        verdict[np.isnan(ratio)] = pd.NA
+        table[f"{rate}_pass"] = verdict
+
+
 def _group_intervals(
-    rng: np.random.Generator, rows: _Rows, terms: np.ndarray, n_boot: int, level: float
+    rng: np.random.Generator, rows: _Rows, terms: np.ndarray, n_boot: int, level: float, extra=()
 ) -> np.ndarray:
     """Percentile bounds (2, k, groups + overall) of the table's rates ``terms[:, :k] summed /
     terms[:, k:] summed``: rows resampled within each group, the overall column combining the
-    same group resamples."""
+    same group resamples. ``extra`` holds any other per-row arrays the terms depend on."""
     g, k = rows.n_groups, terms.shape[1] // 2
     boot = np.zeros((n_boot, 2 * k, g + 1))
     for z in range(g):
         mask = rows.codes == z
-        keys = (rows.y_true[mask], rows.y_pred[mask], rows.weight[mask])
+        keys = (rows.y_true[mask], rows.y_pred[mask], rows.weight[mask], *(e[mask] for e in extra))
         boot[:, :, z] = _bootstrap_sums(rng, terms[mask], keys, n_boot)
     boot[:, :, g] = boot[:, :, :g].sum(axis=2)
     with np.errstate(invalid="ignore", divide="ignore"):
