@@ -353,9 +353,10 @@ def fairness_check(
 ) -> Check | None:  # fmt: skip
     """Whether the run changed fairness metric ``name`` against the unconstrained model, from
     ``interval``: the paired bootstrap interval of (run − reference) on the same test rows
-    (:func:`fairness_interval`). Fail when the interval shows it worse, ok when better; when
-    neither, the warning says whether the reference's own value is within ``noise`` (two
-    standard errors of a rate: nothing measurable to remove)."""
+    (:func:`fairness_interval`). Fail when the interval shows it worse; ok when it is better
+    (confirmed by the interval, or by the point values only, which the sentence says); else a
+    warning that says whether the reference's own value is within ``noise`` (two standard
+    errors of a rate: nothing measurable to remove)."""
     if model is None or reference is None:
         return None
     lower = metrics.is_lower_better(name)
@@ -375,6 +376,10 @@ def fairness_check(
     if high < 0:
         return Check("fairness_vs_unconstrained", "ok",
                      f"{versus}: better on the same rows {spread}.", numbers)  # fmt: skip
+    if (model - reference if lower else reference - model) < 0:
+        return Check("fairness_vs_unconstrained", "ok",
+                     f"{versus}: better, by less than these rows can confirm {spread}.",
+                     numbers)  # fmt: skip
     reason = (
         f" The unconstrained model shows no disparity beyond sampling noise ({reference:.4f} ≤ "
         f"{noise:.4f}, two standard errors of a rate in the smallest group): there is nothing "
