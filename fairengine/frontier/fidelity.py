@@ -150,26 +150,29 @@ def run_cell(
         result = method.run(train, test, **dict(knobs or {}))
     except DataError as exc:
         return Cell(method_name, dataset, seed, setting, "n/a", [str(exc)])
+    return judge(result, method, Cell(method_name, dataset, seed, setting, "silent"))
+
+
+def judge(result: Any, method: Any, cell: Cell) -> Cell:
+    """``cell`` with its verdict on ``result`` of ``method`` (see the module doc): effect, else
+    flagged when a check relevant to a shortfall fired (or any failed), else other / silent."""
     fairness = method.evidence.fairness_metric(result) if (
         method.evidence and method.evidence.fairness_metric
     ) else method.fairness_metric  # fmt: skip
-    effect, numbers, missed = shows_effect(result, fairness)
+    cell.effect, cell.numbers, cell.missed = shows_effect(result, fairness)
     fired = [c for c in result.checks if c.level != "ok"]
-    flags = [f"{c.level}:{c.name}" for c in fired]
+    cell.flags = [f"{c.level}:{c.name}" for c in fired]
     promise = tuple(method.evidence.promise_checks) if method.evidence else ()
-    wanted = set(promise) if {"promise", "balance"} & set(missed) else set()
-    for shortfall in missed:
+    wanted = set(promise) if {"promise", "balance"} & set(cell.missed) else set()
+    for shortfall in cell.missed:
         wanted.update(RELEVANT.get(shortfall, ()))
     relevant = [c for c in fired if c.level == "fail" or c.name in wanted]
-    reasons = {c.name: c.sentence for c in relevant}
-    if effect and not any(c.level == "fail" for c in fired):
-        verdict = "effect"
+    cell.reasons = {c.name: c.sentence for c in relevant}
+    if cell.effect and not any(c.level == "fail" for c in fired):
+        cell.verdict = "effect"
     else:
-        verdict = "flagged" if relevant else ("other" if flags else "silent")
-    return Cell(
-        method_name, dataset, seed, setting, verdict, flags, effect=effect, numbers=numbers,
-        missed=missed, reasons=reasons,
-    )  # fmt: skip
+        cell.verdict = "flagged" if relevant else ("other" if fired else "silent")
+    return cell
 
 
 def cells(
