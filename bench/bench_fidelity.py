@@ -25,8 +25,12 @@ PAPER_SETTINGS = (
 )  # fmt: skip
 
 
+VERDICTS = ("effect", "flagged", "other", "silent", "n/a")
+
+
 def fidelity(quick: bool) -> list[dict]:
-    """Fidelity matrix: effect shown on test, or flagged by a check, per method × dataset × seed"""
+    """Fidelity matrix: effect shown on test, or flagged by the relevant check, per method ×
+    dataset × seed"""
     seeds = SEEDS[:1] if quick else SEEDS
     rows = 2000 if quick else FULL_ROWS
     runs = [(m, d, s, "defaults", None) for m, d, s in cells(seeds=seeds)]
@@ -46,12 +50,13 @@ def fidelity(quick: bool) -> list[dict]:
             for c in group
         )  # fmt: skip
         out.append({
-            "what": f"{method} · {dataset} · {label}: effect / flagged / silent / n/a",
-            "value": f"{verdicts['effect']}/{verdicts['flagged']}/{verdicts['silent']}"
-                     f"/{verdicts['n/a']}",
+            "what": f"{method} · {dataset} · {label}: effect / flagged / other / silent / n/a",
+            "value": "/".join(str(verdicts[v]) for v in VERDICTS),
             "unit": "seeds", "note": detail,
         })  # fmt: skip
-    for verdict in ("effect", "flagged", "silent", "n/a"):
+    every = [c for group in grouped.values() for c in group]
+    out += _per_method(every)
+    for verdict in VERDICTS:
         out.append(
             {
                 "what": f"cells: {verdict}",
@@ -60,7 +65,7 @@ def fidelity(quick: bool) -> list[dict]:
                 "note": f"of {sum(totals.values())} cells, {rows:,} training rows at most",
             }
         )
-    ran = [c for group in grouped.values() for c in group if c.verdict != "n/a"]
+    ran = [c for c in every if c.verdict != "n/a"]
     out.append({
         "what": "before checks existed: cells showing the effect / failing silently",
         "value": f"{sum(c.effect for c in ran)}/{sum(not c.effect for c in ran)}",
@@ -68,7 +73,47 @@ def fidelity(quick: bool) -> list[dict]:
         "note": "the same cells judged by their numbers alone: without checks every cell "
                 "without the effect was silent",
     })  # fmt: skip
+    out += _remaining_flags(every)
     return out
+
+
+def _per_method(every: list) -> list[dict]:
+    """Per method: effect / flagged-relevant / flagged-other / silent, and the check that fires
+    on the largest share of the cells where the effect is shown (a warning that fires on most
+    of them is noise)."""
+    out = []
+    for method in dict.fromkeys(c.method for c in every):
+        mine = [c for c in every if c.method == method]
+        counts = Counter(c.verdict for c in mine)
+        effect = [c for c in mine if c.verdict == "effect"]
+        fired = Counter(flag.split(":", 1)[1] for c in effect for flag in set(c.flags))
+        top, n = fired.most_common(1)[0] if fired else ("none", 0)
+        out.append({
+            "what": f"{method}: effect / flagged-relevant / flagged-other / silent",
+            "value": "/".join(str(counts[v]) for v in ("effect", "flagged", "other", "silent")),
+            "unit": "cells",
+            "note": f"most frequent check on effect cells: {top} on {n} of {len(effect)}",
+        })  # fmt: skip
+    return out
+
+
+def _remaining_flags(every: list) -> list[dict]:
+    """The flagged cells with the checks that flagged them and their reasons (one row per
+    method × check, the first cell's sentence)."""
+    seen: dict[tuple[str, str], list] = defaultdict(list)
+    for cell in every:
+        if cell.verdict == "flagged":
+            for name, sentence in cell.reasons.items():
+                seen[(cell.method, name)].append((cell, sentence))
+    return [
+        {
+            "what": f"flag: {method} · {name}",
+            "value": len(found),
+            "unit": "cells",
+            "note": f"{', '.join(f'{c.dataset} s{c.seed}' for c, _ in found)}; e.g. {found[0][1]}",
+        }
+        for (method, name), found in seen.items()
+    ]
 
 
 def register(registry) -> None:

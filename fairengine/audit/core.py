@@ -311,7 +311,7 @@ def outside_checks(result: AuditResult, pred: np.ndarray, test: Task) -> tuple[C
     reference fitted here on error and on the fairness metric."""
     checks = [
         constant_check(pred, test.kind),
-        constant_error_check(result, test, result.baselines),
+        constant_error_check(result, test, result.baselines, pred),
         _reference_check(result, test, result.performance_metric, _error_tolerance(result, test)),
         _reference_check(result, test, result.fairness_metric, rate_tolerance(test)),
     ]

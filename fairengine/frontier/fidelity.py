@@ -8,12 +8,16 @@ the checks' levels:
   baseline's, its error (loss) is no worse than the constant predictor's, and its promise held
   (:func:`promise_held`); for a filter, the filtered test sample is better balanced than the pool
   and the filter's promise held;
-* **flagged** — the result carries a warn/fail check (which one says what did not hold); a
-  failed check makes a cell flagged even when the numbers above look like an effect (e.g. a
-  constant classifier that ties the constant predictor's error);
+* **flagged** — a warn/fail check *relevant to what did not hold* fired: the baseline
+  comparison for a fairness or error shortfall (:data:`RELEVANT`), one of the method's promise
+  checks (``Evidence.promise_checks``) for a promise that did not hold; a failed check makes a
+  cell flagged even when the numbers above look like an effect (e.g. a constant classifier that
+  ties the constant predictor's error);
+* **other** — only checks unrelated to what did not hold fired: a warning about something else
+  does not excuse the cell;
 * **n/a** — the method refuses the task (its precondition, e.g. two groups for max-entropy);
-* **silent** — neither: the result is not what the method promises and nothing says so. A test
-  asserts that no cell is silent.
+* **silent** — no check fired: the result is not what the method promises and nothing says so.
+  A test asserts that every cell is effect, flagged or n/a.
 
 Seeds and datasets here are a floor: the checks are meant for data no matrix contains.
 """
@@ -36,9 +40,18 @@ MAX_TRAIN_ROWS = 2000
 MAX_TEST_ROWS = 2000
 
 
+#: The checks that answer each shortfall of :func:`shows_effect` (besides the promise's own).
+RELEVANT = {
+    "error": ("no_better_than_constant", "constant_predictions"),
+    "fairness": ("fairness_vs_unconstrained", "baseline_constant", "constant_predictions"),
+}
+
+
 @dataclass
 class Cell:
-    """One cell's outcome: ``verdict`` ("effect", "flagged", "silent") and the numbers."""
+    """One cell's outcome: ``verdict`` ("effect", "flagged", "other", "silent", "n/a"), the
+    checks that fired (``flags``, "level:name"), the shortfalls (``missed``: "error",
+    "fairness", "promise", "balance") and the numbers."""
 
     method: str
     dataset: str
@@ -49,6 +62,9 @@ class Cell:
     #: whether the effect shows on test, whatever the checks say (the matrix before checks)
     effect: bool = False
     numbers: dict[str, float] = field(default_factory=dict)
+    missed: list[str] = field(default_factory=list)
+    #: the fired checks relevant to a shortfall (or failed), with their sentences
+    reasons: dict[str, str] = field(default_factory=dict)
 
 
 def applicable(method: Any, dataset: str) -> bool:
@@ -81,16 +97,19 @@ def promise_held(result: Any) -> bool:
     return True if promise is None else bool(promise(result))
 
 
-def shows_effect(result: Any, fairness_metric: str) -> tuple[bool, dict[str, float]]:
-    """Whether the result shows its effect on the test rows (see the module doc), and the
-    numbers it was judged on."""
+def shows_effect(result: Any, fairness_metric: str) -> tuple[bool, dict[str, float], list[str]]:
+    """Whether the result shows its effect on the test rows (see the module doc), the numbers
+    it was judged on and what fell short ("error", "fairness", "promise"; "balance" for a
+    filter)."""
     base = result.baselines
     if base is None:
-        return False, {}
+        return False, {}, ["promise"]
     if "imbalance" in base.constant.get("test", {}):  # a filter
         value, pool = _test_value(result, "imbalance"), base.constant["test"]["imbalance"]
         numbers = {"test_imbalance": value, "pool_imbalance": pool}
-        return bool(value < pool) and promise_held(result), numbers
+        missed = [] if value < pool else ["balance"]
+        missed += [] if promise_held(result) else ["promise"]
+        return not missed, numbers, missed
     perf = "error" if "error" in base.constant["test"] else "loss"
     value = _test_value(result, perf)
     const = base.constant["test"][perf]
@@ -99,7 +118,10 @@ def shows_effect(result: Any, fairness_metric: str) -> tuple[bool, dict[str, flo
     better = fair < reference if is_lower_better(fairness_metric) else fair > reference
     numbers = {perf: value, f"constant_{perf}": const, fairness_metric: fair,
                f"unconstrained_{fairness_metric}": reference}  # fmt: skip
-    return bool(better and value < const and promise_held(result)), numbers
+    missed = [] if value < const else ["error"]
+    missed += [] if better else ["fairness"]
+    missed += [] if promise_held(result) else ["promise"]
+    return not missed, numbers, missed
 
 
 def _evidence_fairness(result: Any, name: str) -> float:
@@ -128,14 +150,29 @@ def run_cell(
         result = method.run(train, test, **dict(knobs or {}))
     except DataError as exc:
         return Cell(method_name, dataset, seed, setting, "n/a", [str(exc)])
+    return judge(result, method, Cell(method_name, dataset, seed, setting, "silent"))
+
+
+def judge(result: Any, method: Any, cell: Cell) -> Cell:
+    """``cell`` with its verdict on ``result`` of ``method`` (see the module doc): effect, else
+    flagged when a check relevant to a shortfall fired (or any failed), else other / silent."""
     fairness = method.evidence.fairness_metric(result) if (
         method.evidence and method.evidence.fairness_metric
     ) else method.fairness_metric  # fmt: skip
-    effect, numbers = shows_effect(result, fairness)
-    flags = [f"{c.level}:{c.name}" for c in result.checks if c.level != "ok"]
-    failed = any(c.level == "fail" for c in result.checks)
-    verdict = "effect" if effect and not failed else ("flagged" if flags else "silent")
-    return Cell(method_name, dataset, seed, setting, verdict, flags, numbers=numbers, effect=effect)
+    cell.effect, cell.numbers, cell.missed = shows_effect(result, fairness)
+    fired = [c for c in result.checks if c.level != "ok"]
+    cell.flags = [f"{c.level}:{c.name}" for c in fired]
+    promise = tuple(method.evidence.promise_checks) if method.evidence else ()
+    wanted = set(promise) if {"promise", "balance"} & set(cell.missed) else set()
+    for shortfall in cell.missed:
+        wanted.update(RELEVANT.get(shortfall, ()))
+    relevant = [c for c in fired if c.level == "fail" or c.name in wanted]
+    cell.reasons = {c.name: c.sentence for c in relevant}
+    if cell.effect and not any(c.level == "fail" for c in fired):
+        cell.verdict = "effect"
+    else:
+        cell.verdict = "flagged" if relevant else ("other" if fired else "silent")
+    return cell
 
 
 def cells(

@@ -21,8 +21,12 @@ unconstrained fit is cached in-process per (train, test, learner), so a sweep fi
 inside :func:`stored_fits`, in a store on disk (the run store), so a fresh process does not
 refit it either (:mod:`fairengine.methods.evidence_fits`; its names are importable from here).
 
-Tolerances are sampling tolerances on the test rows (a binomial standard error for error rates,
-0.5/√n of the smallest group for a rate gap), so a check does not fire on noise alone.
+Comparisons with a baseline are paired tests on the same test rows — McNemar's mid-p for a
+classifier's errors (a paired z-test of squared errors for a regressor), a paired bootstrap
+interval for a fairness metric — whose p-value or interval the check's numbers carry; a method's
+promise is compared with its budget plus a sampling allowance derived from the test rows. So a
+check does not fire on noise alone. Levels mean one thing: **fail** — the data show that the
+promise or the baseline comparison does not hold; **warn** — something the user can act on.
 """
 
 from __future__ import annotations
@@ -102,6 +106,9 @@ class Baselines:
         The same for the unconstrained reference.
     constant_label, unconstrained_label : str
         What each reference is, for a legend ("always 0", "keep every row"...).
+    constant_value : float
+        The constant predictor's prediction (NaN for a filter's references, and for baselines
+        read back from a file: the checks that need it are computed with the fresh ones).
     """
 
     learner: str
@@ -109,6 +116,7 @@ class Baselines:
     unconstrained: dict[str, dict[str, float]]
     constant_label: str = "constant predictor"
     unconstrained_label: str = "unconstrained model"
+    constant_value: float = math.nan
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -148,6 +156,10 @@ class Evidence:
         The method's own promise checked on the test rows, plus its convergence.
     filter_baselines : callable (result, train, test) -> Baselines
         For a filter: its reference results.
+    promise_checks : tuple of str
+        The names of the checks among ``promise``'s that judge whether the promise held (the
+        others are context: convergence...); the fidelity matrix requires one of them to fire
+        on a result whose promise did not hold.
     """
 
     learner: Callable[[Any, Task], Learner] | None = None
@@ -155,6 +167,7 @@ class Evidence:
     fairness_metric: Callable[[Any], str] | None = None
     promise: Callable[[Any, Task, Task, Baselines | None], list[Check]] | None = None
     filter_baselines: Callable[[Any, Task, Task], Baselines] | None = None
+    promise_checks: tuple[str, ...] = ()
 
 
 # -- scoring ------------------------------------------------------------------------------------
@@ -195,35 +208,64 @@ def predictor_baselines(result: Any, spec: Evidence, train: Task, test: Task) ->
         unconstrained=unconstrained,
         constant_label=constant_label,
         unconstrained_label=f"unconstrained {learner.label}",
+        constant_value=value,
     )
 
 
 # -- generic checks -----------------------------------------------------------------------------
 
+#: Below this share of one predicted class a classifier is nearly constant.
+NEAR_CONSTANT_SHARE = 0.02
+#: Groups with at least this share of the rows count for "too few for a group to show one".
+SHOWING_GROUP_SHARE = 0.05
+#: Significance of the paired tests that decide "better" or "worse" (one-sided for McNemar,
+#: the two-sided interval's level 1 − this for the paired bootstrap).
+SIGNIFICANCE = 0.05
 
-def constant_check(pred: np.ndarray, kind: str) -> Check:
-    """Whether the test predictions are (nearly) all the same."""
+
+def near_constant(pred: np.ndarray, groups: np.ndarray | None = None) -> tuple[bool, dict]:
+    """Whether classifier predictions ``pred`` (P(ŷ = 1) per row) are nearly constant: under
+    :data:`NEAR_CONSTANT_SHARE` of the rows get the rarer class, or fewer than it takes for the
+    smallest group (of those with :data:`SHOWING_GROUP_SHARE` of the rows or more) to show one
+    of them on average, so its rates cannot differ from 0 or 1."""
+    pred = np.asarray(pred, dtype=float)
+    n = max(len(pred), 1)
+    minority = float(min(pred.sum(), n - pred.sum()))
+    smallest = n
+    if groups is not None and len(groups):
+        counts = np.bincount(np.asarray(groups, dtype=np.int64))
+        counts = counts[counts >= SHOWING_GROUP_SHARE * n]
+        smallest = int(counts.min()) if counts.size else n
+    numbers = {"minority_share": minority / n, "minority_rows": minority,
+               "rows_to_show_one_in_smallest_group": n / max(smallest, 1)}  # fmt: skip
+    return minority / n < NEAR_CONSTANT_SHARE or minority < n / max(smallest, 1), numbers
+
+
+def constant_check(pred: np.ndarray, kind: str, groups: np.ndarray | None = None) -> Check:
+    """Whether the test predictions are (nearly) all the same (see :func:`near_constant`)."""
     pred = np.asarray(pred, dtype=float)
     if kind == "classification":
-        hard = pred >= 0.5
-        share = float(max(hard.mean(), 1 - hard.mean()))
-        spread = float(np.std(pred))
-        numbers = {"share_identical": share, "score_std": spread}
-        if share >= 1.0 and spread < 0.01:
-            label = int(round(float(np.mean(hard))))
+        nearly, numbers = near_constant(pred, groups)
+        numbers["score_std"] = float(np.std(pred))
+        share = numbers["minority_share"]
+        if share == 0.0 or (numbers["minority_rows"] < 1 and numbers["score_std"] < 0.01):
+            label = int(round(float(np.mean(pred))))
             return Check(
                 "constant_predictions", "fail",
                 f"The model predicts {label} for every test row: it is a constant classifier "
                 "and ignores the features.", numbers,
             )  # fmt: skip
-        if share >= 0.99:
+        if nearly:
             return Check(
                 "constant_predictions", "warn",
-                f"The model gives the same prediction to {share:.1%} of the test rows: it is "
-                "nearly a constant classifier.", numbers,
+                f"Only {share:.2%} of the test rows ({numbers['minority_rows']:.0f}) get the "
+                f"rarer prediction (under {NEAR_CONSTANT_SHARE:.0%}, or too few for the smallest "
+                "group to show one): the model is nearly a constant classifier, so its group "
+                "rates say little. A weaker constraint or more informative features give it "
+                "room to separate the classes.", numbers,
             )  # fmt: skip
         return Check("constant_predictions", "ok",
-                     f"Predictions vary: the most common one covers {share:.1%} of test rows.",
+                     f"Predictions vary: the rarer one covers {share:.1%} of test rows.",
                      numbers)  # fmt: skip
     spread = float(np.std(pred))
     numbers = {"prediction_std": spread}
@@ -237,36 +279,65 @@ def constant_check(pred: np.ndarray, kind: str) -> Check:
     return Check("constant_predictions", "ok", "Predictions vary across test rows.", numbers)
 
 
-def constant_error_check(result: Any, test: Task, baselines: Baselines) -> Check | None:
-    """Whether the model beats the constant predictor on test, beyond sampling noise."""
+def paired_error_test(
+    y: np.ndarray, pred: np.ndarray, reference: np.ndarray, kind: str
+) -> tuple[float, float]:
+    """One-sided p-values that ``pred`` has a smaller / larger test error (loss) than
+    ``reference`` on the same rows: McNemar's mid-p on the discordant rows for a classifier
+    (expected errors for a randomized one), a paired z-test of the squared-error differences
+    for a regressor."""
+    y, pred, reference = (np.asarray(a, dtype=float) for a in (y, pred, reference))
+    if kind == "classification":
+        own, other = np.abs(y - pred), np.abs(y - reference)
+        only_own = int(round(float(np.sum(own * (1 - other)))))
+        only_other = int(round(float(np.sum(other * (1 - own)))))
+        return metrics.mcnemar_midp(only_own, only_other)
+    from scipy.stats import norm  # lazy: loading the checks needs no scipy
+
+    diff = (y - pred) ** 2 - (y - reference) ** 2
+    se = float(np.std(diff, ddof=1) / math.sqrt(len(diff))) if len(diff) > 1 else 0.0
+    if se == 0.0:
+        mean = float(np.mean(diff)) if len(diff) else 0.0
+        return (0.0, 1.0) if mean < 0 else ((1.0, 0.0) if mean > 0 else (1.0, 1.0))
+    z = float(np.mean(diff)) / se
+    return float(norm.cdf(z)), float(norm.sf(z))
+
+
+def constant_error_check(
+    result: Any, test: Task, baselines: Baselines, pred: np.ndarray
+) -> Check | None:
+    """Whether the model beats the constant predictor on the test rows, by a paired test on
+    the same rows (:func:`paired_error_test`): ok when it is significantly better, fail when
+    it is significantly worse or makes exactly the constant's errors, warn otherwise."""
     name = "error" if test.kind == "classification" else "loss"
     model = _finite(result.metrics.get("test", {}).get(name))
     const = _finite(baselines.constant.get("test", {}).get(name))
-    if model is None or const is None:
+    value = _finite(baselines.constant_value)
+    if model is None or const is None or value is None:
         return None
-    n = max(len(test.y), 1)
-    if test.kind == "classification":
-        se = math.sqrt(max(const * (1 - const), 1e-12) / n)
-    else:  # standard error of the constant's mean squared error
-        y = np.asarray(test.y, dtype=float)
-        se = float(np.std((y - y.mean()) ** 2) / math.sqrt(n))
-    numbers = {f"test_{name}": model, f"constant_{name}": const, "standard_error": se}
+    p_better, p_worse = paired_error_test(test.y, pred, np.full(len(test.y), value), test.kind)
+    numbers = {f"test_{name}": model, f"constant_{name}": const, "p_better": p_better,
+               "p_worse": p_worse, "significance": SIGNIFICANCE}  # fmt: skip
     words = "error" if name == "error" else "loss"
-    if model >= const:
+    test_words = "McNemar mid-p" if test.kind == "classification" else "paired z-test p"
+    versus = f"Test {words} {model:.4f} against {const:.4f} for the {baselines.constant_label}"
+    if p_better < SIGNIFICANCE:
+        return Check("no_better_than_constant", "ok",
+                     f"{versus}: better on the same rows ({test_words} = {p_better:.2g}).",
+                     numbers)  # fmt: skip
+    if p_worse < SIGNIFICANCE or (p_worse >= 1.0 and p_better >= 1.0):
+        how = "worse" if p_worse < SIGNIFICANCE else "the same errors"
         return Check(
             "no_better_than_constant", "fail",
-            f"Test {words} {model:.4f} is no better than the constant predictor's {const:.4f} "
-            f"({baselines.constant_label}).", numbers,
+            f"{versus}: {how} on the same rows ({test_words} = {min(p_worse, 1.0):.2g}); the "
+            "model is no better than predicting one value.", numbers,
         )  # fmt: skip
-    if model > const - 2 * se:
-        return Check(
-            "no_better_than_constant", "warn",
-            f"Test {words} {model:.4f} is below the constant predictor's {const:.4f} by less "
-            f"than two standard errors ({2 * se:.4f}): not clearly better.", numbers,
-        )  # fmt: skip
-    return Check("no_better_than_constant", "ok",
-                 f"Test {words} {model:.4f} beats the constant predictor's {const:.4f}.",
-                 numbers)  # fmt: skip
+    return Check(
+        "no_better_than_constant", "warn",
+        f"{versus}: not clearly better on the same rows ({test_words} = {p_better:.2g} ≥ "
+        f"{SIGNIFICANCE:g}). More training rows or more informative features may separate it "
+        "from the constant.", numbers,
+    )  # fmt: skip
 
 
 def leak_check(result: Any, train: Task, test: Task) -> Check | None:
@@ -315,30 +386,84 @@ def rate_tolerance(task: Task) -> float:
 
 
 def fairness_check(
-    name: str, model: float | None, reference: float | None, tol: float, label: str
-) -> Check | None:
-    """Whether the run improved fairness metric ``name`` over the unconstrained model."""
+    name: str, model: float | None, reference: float | None,
+    interval: tuple[float, float], label: str, noise: float = 0.0,
+) -> Check | None:  # fmt: skip
+    """Whether the run changed fairness metric ``name`` against the unconstrained model, from
+    ``interval``: the paired bootstrap interval of (run − reference) on the same test rows
+    (:func:`fairness_interval`). Fail when the interval shows it worse; ok when it is better
+    (confirmed by the interval, or by the point values only, which the sentence says); else a
+    warning that says whether the reference's own value is within ``noise`` (two standard
+    errors of a rate: nothing measurable to remove)."""
     if model is None or reference is None:
         return None
     lower = metrics.is_lower_better(name)
-    worse_by = (model - reference) if lower else (reference - model)
+    low, high = interval if lower else (-interval[1], -interval[0])  # positive = worse
     words = metrics.metric_label(name).lower() if name in metrics.REGISTRY else name
-    numbers = {"test_value": model, "unconstrained_value": reference, "tolerance": tol}
-    if worse_by > tol:
-        return Check(
-            "fairness_vs_unconstrained", "fail",
-            f"On the test rows the {words} is {model:.4f}, worse than {reference:.4f} for the "
-            f"{label}: the method made the metric it targets worse.", numbers,
-        )  # fmt: skip
-    if worse_by > -1e-3:
-        return Check(
-            "fairness_vs_unconstrained", "warn",
-            f"On the test rows the {words} is {model:.4f} against {reference:.4f} for the "
-            f"{label}: no measurable improvement.", numbers,
-        )  # fmt: skip
-    return Check("fairness_vs_unconstrained", "ok",
-                 f"On the test rows the {words} is {model:.4f}, better than {reference:.4f} for "
-                 f"the {label}.", numbers)  # fmt: skip
+    numbers = {"test_value": model, "unconstrained_value": reference,
+               "worse_by_low": low, "worse_by_high": high,
+               "level": 1 - SIGNIFICANCE}  # fmt: skip
+    versus = (f"On the test rows the {words} is {model:.4f} against {reference:.4f} for the "
+              f"{label}")  # fmt: skip
+    spread = (f"(paired bootstrap {1 - SIGNIFICANCE:.0%} interval of how much worse: "
+              f"{low:+.4f} to {high:+.4f})")  # fmt: skip
+    if low > 0:
+        return Check("fairness_vs_unconstrained", "fail",
+                     f"{versus}: worse on the same rows {spread}; the method made the metric it "
+                     "targets worse.", numbers)  # fmt: skip
+    if high < 0:
+        return Check("fairness_vs_unconstrained", "ok",
+                     f"{versus}: better on the same rows {spread}.", numbers)  # fmt: skip
+    if (model - reference if lower else reference - model) < 0:
+        return Check("fairness_vs_unconstrained", "ok",
+                     f"{versus}: better, by less than these rows can confirm {spread}.",
+                     numbers)  # fmt: skip
+    reason = (
+        f" The unconstrained model shows no disparity beyond sampling noise ({reference:.4f} ≤ "
+        f"{noise:.4f}, two standard errors of a rate in the smallest group): there is nothing "
+        "measurable to remove, and the unconstrained model may serve as well."
+        if lower and reference <= noise
+        else " A stronger setting of the method's fairness knob may move it."
+    )
+    return Check("fairness_vs_unconstrained", "warn",
+                 f"{versus}: no measurable improvement {spread}.{reason}", numbers)  # fmt: skip
+
+
+def fairness_interval(
+    result: Any, spec: Evidence, name: str, test: Task, train: Task,
+    pred: np.ndarray, reference: np.ndarray,
+) -> tuple[float, float]:  # fmt: skip
+    """Paired bootstrap interval of fairness metric ``name`` of ``pred`` minus that of
+    ``reference`` on the same resampled test rows (:func:`~fairengine.metrics.
+    paired_bootstrap_ci`)."""
+    extra = spec.extra_metrics is not None and name in spec.extra_metrics(result, test, train, pred)
+
+    def value(rows: np.ndarray, p: np.ndarray) -> float:
+        if extra:
+            return float(spec.extra_metrics(result, test.subset(rows), train, p[rows])[name])
+        return float(metrics.METRICS[name](test.y[rows], p[rows], test.groups[rows]))
+
+    return metrics.paired_bootstrap_ci(
+        lambda rows: value(rows, pred) - value(rows, reference), test.groups
+    )
+
+
+def baseline_constant_check(reference: np.ndarray, test: Task, label: str) -> Check | None:
+    """A warning when the unconstrained reference is itself (nearly) constant on the test rows:
+    comparing fairness with it says nothing, so that comparison is skipped."""
+    if test.kind != "classification":
+        return None
+    nearly, numbers = near_constant(reference, test.groups)
+    if not nearly:
+        return None
+    return Check(
+        "baseline_constant", "warn",
+        f"The {label} itself gives the rarer prediction to only {numbers['minority_share']:.2%} "
+        "of the test rows: this learner finds too little signal in these features to separate "
+        "the classes, constrained or not, so the fairness comparison with it is skipped. More "
+        "informative features or another learner are needed before a fairness method can help.",
+        numbers,
+    )  # fmt: skip
 
 
 # -- attaching ------------------------------------------------------------------------------------
@@ -359,23 +484,16 @@ def attach_evidence(
         except ValueError:
             return result
     spec = method.evidence or Evidence()
-    checks: list[Check] = []
+    checks: list[Check | None] = []
     baselines: Baselines | None = None
     if predicts(result.model, train):
         baselines = predictor_baselines(result, spec, train, test)
         pred = np.asarray(
             result.model.metric_predictions(model_inputs(result, "test", test)), dtype=float
         )
-        checks.append(constant_check(pred, test.kind))
-        checks.append(constant_error_check(result, test, baselines))
-        fm = spec.fairness_metric(result) if spec.fairness_metric else method.fairness_metric
-        model_value = _model_fairness(result, spec, test, train, pred, fm)
-        checks.append(
-            fairness_check(
-                fm, model_value, _finite(baselines.unconstrained["test"].get(fm)),
-                rate_tolerance(test), baselines.unconstrained_label,
-            )
-        )  # fmt: skip
+        checks.append(constant_check(pred, test.kind, test.groups))
+        checks.append(constant_error_check(result, test, baselines, pred))
+        checks.extend(_fairness_checks(result, spec, method, train, test, baselines, pred))
     elif spec.filter_baselines is not None:
         baselines = spec.filter_baselines(result, train, test)
     if spec.promise is not None:
@@ -384,6 +502,28 @@ def attach_evidence(
     result.baselines = baselines
     result.checks = tuple(c for c in checks if c is not None)
     return result
+
+
+def _fairness_checks(
+    result: Any, spec: Evidence, method: Method, train: Task, test: Task,
+    baselines: Baselines, pred: np.ndarray,
+) -> list[Check | None]:  # fmt: skip
+    """The fairness comparison with the unconstrained reference on the same test rows, or, when
+    that reference is itself (nearly) constant, the check saying so instead."""
+    learner = (spec.learner or default_learner)(result, train)
+    reference = np.asarray(unconstrained_predictions(learner, train, test)[1], dtype=float)
+    constant = baseline_constant_check(reference, test, baselines.unconstrained_label)
+    if constant is not None:
+        return [constant]
+    fm = spec.fairness_metric(result) if spec.fairness_metric else method.fairness_metric
+    model_value = _model_fairness(result, spec, test, train, pred, fm)
+    ref_value = _finite(baselines.unconstrained["test"].get(fm))
+    if model_value is None or ref_value is None:
+        return []
+    interval = fairness_interval(result, spec, fm, test, train, pred, reference)
+    noise = 2 * rate_tolerance(test)
+    label = baselines.unconstrained_label
+    return [fairness_check(fm, model_value, ref_value, interval, label, noise)]
 
 
 def _model_fairness(

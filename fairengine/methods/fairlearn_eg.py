@@ -91,6 +91,7 @@ GRID = {"eps": (0.005, 0.01, 0.02, 0.05, 0.1)}
 FAIRLEARN_EG = register(
     Method(
         name="fairlearn_eg",
+        version="2",  # 2: baseline comparisons by paired tests on the test rows
         title="fairlearn ExponentiatedGradient",
         seed=None,
         kinds=("classification",),

@@ -77,6 +77,7 @@ GRID = {"strength": tuple(round(0.1 * i, 1) for i in range(11))}
 REWEIGHING = register(
     Method(
         name="reweighing",
+        version="2",  # 2: baseline comparisons by paired tests on the test rows
         title="Reweighing (Kamiran-Calders)",
         seed=None,
         kinds=("classification",),

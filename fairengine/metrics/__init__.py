@@ -17,7 +17,8 @@ function of that name, in the module of its family:
 * :mod:`~fairengine.metrics.proxy` — two-sided group gaps of a downstream classifier, the
   multiaccuracy violation and quality of a proxy;
 
-and :mod:`~fairengine.metrics.tables` gives per-group tables and bootstrap intervals. Every name
+and :mod:`~fairengine.metrics.tables` gives per-group tables, bootstrap intervals and the paired
+comparisons of two predictors on the same rows (McNemar's mid-p, a paired bootstrap). Every name
 is importable from ``fairengine.metrics`` itself.
 
 Most metrics are ``metric(y_true, y_pred, groups, *, sample_weight=None, **options) -> float``
@@ -125,6 +126,7 @@ from fairengine.metrics.regression import (
     LOSSES,
     OBJECTIVE_LOSS,
     ks_distance_from_cdfs,
+    ks_null_quantile,
     loss,
     max_group_loss,
     prediction_cdfs,
@@ -133,7 +135,7 @@ from fairengine.metrics.regression import (
     scaled_max_group_loss,
     sp_ks,
 )
-from fairengine.metrics.tables import bootstrap_ci, group_table
+from fairengine.metrics.tables import bootstrap_ci, group_table, mcnemar_midp, paired_bootstrap_ci
 
 __all__ = [
     "ALL_METRIC_NAMES", "ANY_KIND", "CLASSIFICATION", "HIGHER_IS_BETTER", "LOGISTIC_C", "LOSSES",
@@ -142,11 +144,12 @@ __all__ = [
     "acceptance_rate", "accuracy", "bootstrap_ci", "conditional_distribution_matrix",
     "count_imbalance", "data_statistical_rate", "disclosivity", "distribution_imbalance",
     "dp_diff", "eo_diff", "error", "group_counts", "group_gaps", "group_table", "imbalance",
-    "is_lower_better", "kl_to_empirical", "ks_distance_from_cdfs", "loss", "matrix_disclosivity",
-    "max_group_loss", "max_imbalance", "metric_info", "metric_label", "multiaccuracy_violation",
-    "ordered",
+    "is_lower_better", "kl_to_empirical", "ks_distance_from_cdfs", "ks_null_quantile", "loss",
+    "matrix_disclosivity", "max_group_loss", "max_imbalance", "mcnemar_midp", "metric_info",
+    "metric_label", "multiaccuracy_violation", "ordered",
     "multiaccuracy_violation_held_out", "multiaccuracy_violation_in_sample", "n_leaves",
-    "noisy_violation", "prediction_cdfs", "proxy_accuracy", "proxy_auc", "proxy_group_gap",
+    "noisy_violation", "paired_bootstrap_ci", "prediction_cdfs", "proxy_accuracy", "proxy_auc",
+    "proxy_group_gap",
     "proxy_mse", "rate_base", "rate_violations", "representation_rate", "robust_violation",
     "scaled_group_losses", "scaled_loss", "scaled_max_group_loss", "sp_ks", "standard_metrics",
     "statistical_rate", "tpr_diff", "true_group_gap", "true_violation", "undeclared",

@@ -106,6 +106,22 @@ def sp_ks(y_true, y_pred, groups, *, sample_weight=None) -> float:
     return ks_distance_from_cdfs(group_cdf, overall_cdf)
 
 
+def ks_null_quantile(group_sizes, level: float = 0.95) -> float:
+    """How large :func:`sp_ks` grows from sampling alone on groups of these sizes: the
+    ``level`` quantile of max_z sup_t |F_z − F| when every group's predictions come from one
+    distribution (the two-sample Kolmogorov null of each group against the other rows, whose
+    distance to the pooled CDF is scaled by their share; a Bonferroni split over the groups)."""
+    from scipy.special import kolmogi  # lazy: metric names load without scipy
+
+    sizes = np.asarray([s for s in np.ravel(group_sizes) if s > 0], dtype=float)
+    total = sizes.sum()
+    if sizes.size < 2:
+        return 0.0
+    c = float(kolmogi((1 - level) / sizes.size))
+    rest = total - sizes
+    return float(np.max(rest / total * c * np.sqrt(1 / sizes + 1 / rest)))
+
+
 # -- fair regression's objective losses (Agarwal et al. 2019) on the [0, 1]-scaled target ---------
 #: Fair regression's training losses and the :func:`loss` each is reported with: the square and
 #: absolute losses as they are, the logistic loss as the log loss of p = σ(C(2u − 1)).

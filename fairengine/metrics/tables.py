@@ -326,3 +326,47 @@ def bootstrap_ci(
             )
     low, high = _percentiles(np.asarray(stats, dtype=float), level)
     return float(low), float(high)
+
+
+# -- paired comparisons of two predictors on the same rows --------------------------------------
+
+
+def mcnemar_midp(a_only: int, b_only: int) -> tuple[float, float]:
+    """One-sided mid-p values of McNemar's exact test on paired errors.
+
+    ``a_only`` rows are wrong for predictor A only, ``b_only`` for B only (the discordant
+    pairs); under "equally good" each discordant pair is A's error with probability 1/2.
+    Returns ``(p_a_better, p_a_worse)``: the mid-p that A makes fewer errors than B, and that it
+    makes more. With no discordant pair neither is shown (both 1).
+    """
+    from scipy.stats import binom  # lazy: metric names load without scipy
+
+    m = int(a_only) + int(b_only)
+    if m == 0:
+        return 1.0, 1.0
+    k = int(a_only)
+    better = float(binom.cdf(k, m, 0.5) - 0.5 * binom.pmf(k, m, 0.5))
+    worse = float(binom.sf(k, m, 0.5) + 0.5 * binom.pmf(k, m, 0.5))
+    return better, worse
+
+
+def paired_bootstrap_ci(
+    difference: Callable[[np.ndarray], float],
+    groups,
+    *,
+    n_boot: int = 200,
+    level: float = 0.95,
+    random_state: int = 0,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of a paired ``difference`` of two predictors on the same
+    rows: each resample draws row positions with replacement within each group (so no group
+    vanishes) and ``difference(rows)`` computes both predictors' metric on those same rows."""
+    codes = np.unique(np.asarray(groups), return_inverse=True)[1].ravel()
+    members = [np.flatnonzero(codes == g) for g in range(int(codes.max(initial=-1)) + 1)]
+    rng = np.random.default_rng(random_state)
+    stats = np.empty(n_boot)
+    for b in range(n_boot):
+        rows = np.concatenate([m[rng.integers(0, m.size, m.size)] for m in members if m.size])
+        stats[b] = difference(rows)
+    low, high = _percentiles(stats[np.isfinite(stats)], level)
+    return float(low), float(high)

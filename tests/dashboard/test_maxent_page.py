@@ -39,8 +39,14 @@ def test_page_shows_charts_metrics_and_downloads() -> None:
     # runs anywhere on the server (a 404 on a busy server)
     assert not any(b.proto.HasField("deferred_file_id") for b in at.get("download_button"))
     labels = [m.label for m in at.metric]
-    assert "Classifier statistical rate (soft)" in labels and "KL to the data" in labels
-    assert "Classifier statistical rate (hard)" in labels
+    assert "Classifier statistical rate (soft), paper protocol" in labels
+    assert "Classifier statistical rate (hard), paper protocol" in labels
+    assert "KL to the data" in labels
+    # the headline is the model the checks judge and the file exports, labelled as such
+    assert labels[0] == "Accuracy (test, exported model)"
+    assert labels[1].startswith("Statistical rate") and labels[1].endswith("exported model)")
+    # no value is cut: three columns at most per row carry "mean ± sd"
+    assert all("…" not in m.value for m in at.metric)
     assert at.selectbox(key="w.maxent.domain").value == "paper"
     assert at.slider(key="w.maxent.n_sample_sets").value == 5
     assert at.slider(key="w.maxent.C").value == 0.5

@@ -324,6 +324,7 @@ def test_method_version_is_part_of_the_key(monkeypatch) -> None:
 
     knobs = get_method("reweighing").defaults()
     before = point_key("t" * 64, "reweighing", knobs)
-    bumped = dataclasses.replace(get_method("reweighing"), version="2")
+    method = get_method("reweighing")
+    bumped = dataclasses.replace(method, version=f"{method.version}.1")
     monkeypatch.setitem(registry._METHODS, "reweighing", bumped)
     assert point_key("t" * 64, "reweighing", knobs) != before

@@ -167,7 +167,7 @@ BALANCED_FILTERING = register(
         # training rows; protocol = "paper" keeps the paper's setting); a group missing from a
         # filtered sample makes its imbalance maximal
         model_types={"balanced_filter": "fairengine.methods.balanced_filtering.model"},
-        version="5",
+        version="6",  # 6: held-out checks against β plus the kept rows' sampling allowance
         sweep_grids={
             "page": ALPHA_SWEEP,
             "cli": ALPHA_SWEEP,

@@ -30,15 +30,13 @@ from fairengine.methods.params import (
     validate_params,
 )
 from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
-from fairengine.solvers.expgrad import GameResult, solve_game
+from fairengine.solvers.expgrad import ACCURACY_MUL, GameResult, solve_game
 
 __all__ = ["CONSTRAINTS", "FairRegressor"]
 
 MODES = ("practical", "paper")
 #: B = 1/max(ε, this) in practical mode: B = 1/ε is undefined at ε = 0.
 MIN_EPS_FOR_BOUND = 0.005
-#: ν = this · std(|f_0 − y|)/√n in practical mode (the authors' / fairlearn's _ACCURACY_MUL).
-ACCURACY_MUL = 0.5
 #: Default B of bounded group loss, fairlearn's 1/eps with its default eps = 0.01.
 BGL_BOUND = 100.0
 

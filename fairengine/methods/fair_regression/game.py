@@ -40,6 +40,7 @@ from scipy.special import logsumexp
 from fairengine.methods.fair_regression.chunks import table_std
 from fairengine.methods.fair_regression.losses import grid
 from fairengine.solvers.expgrad import (
+    ACCURACY_MUL,
     GameResult,
     Response,
     iterate_average,
@@ -52,8 +53,6 @@ from fairengine.solvers.least_squares import LeastSquares
 
 #: Multiples of λ̂ and λ_LP queried each round (the authors' ``eval_gap``).
 MULTIPLIERS = (1.0, 2.0, 5.0, 10.0)
-#: ν = this · std(W|h₀ − Y'|)/√(nN) (the authors' ``_ACCURACY_MUL``).
-ACCURACY_MUL = 0.5
 #: fairlearn's ``_MIN_ITER``; the authors' code uses 0.
 MIN_ITER = 5
 #: Rounds over which the LP value must stall (by < ν) before stopping.

@@ -245,7 +245,7 @@ FAIR_REGRESSION = register(
         reference="Agarwal, Dudík & Wu, ICML 2019",
         paper="Fair Regression: Quantitative Definitions and Reduction-based Algorithms",
         model_types={"fair_regression": "fairengine.methods.fair_regression.model"},
-        version="4",  # 4: gradient-boosting components walk trees as scikit-learn (float32 X)
+        version="5",  # 5: held-out disparity against ε plus the KS null quantile; paired checks
         sweep_grids={
             "page": EPS_SWEEP,
             "cli": EPS_SWEEP,

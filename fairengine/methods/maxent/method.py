@@ -379,7 +379,7 @@ MAXENT = register(
         reference="Celis, Keswani & Vishnoi, ICML 2020",
         paper="Data preprocessing to mitigate bias: a maximum entropy based approach",
         model_types={"maxent": "fairengine.methods.maxent.model"},
-        version="4",  # 4: paper domain, KL on the occurring points, sample sets, logistic default
+        version="5",  # 5: baseline comparisons by paired tests on the test rows
         sweep_grids={
             "page": C_SWEEP,
             "cli": C_SWEEP,

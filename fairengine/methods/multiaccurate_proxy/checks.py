@@ -1,11 +1,12 @@
 """The multiaccurate-proxy method's evidence: its promises checked on the held-out test rows.
 
-* Held-out multiaccuracy: the audit of ẑ on test rows (which the proxy never saw) against α —
-  Algorithm 4 certifies α on the proxy's own rows only.
+* Held-out multiaccuracy: the audit of ẑ on test rows (which the proxy never saw) against α plus
+  two sampling errors — Algorithm 4 certifies α on the proxy's own rows only.
 * The paper's claim: a multiaccurate proxy gives a downstream classifier whose *true*-group gap
   is no worse than with the simpler proxies. Checked by running the same pipeline with the
   thresholded and the plain regression proxy (same rows, same downstream knobs) and comparing the
-  true-group gaps on the full test rows (an audit only benchmark data allows: true groups).
+  true-group gaps on the full test rows by a paired bootstrap (an audit only benchmark data
+  allows: true groups).
 * Convergence of the proxy learner (status) and of the downstream game.
 """
 
@@ -38,25 +39,32 @@ def extra_metrics(result: Any, task: Task, train: Task, pred: np.ndarray) -> dic
     return {"true_group_gap": metrics.true_group_gap(onehot[task.groups], task.y, pred, constraint)}
 
 
-def held_out_multiaccuracy(result: Any) -> Check | None:
-    """The held-out audit of ẑ against α (ok ≤ α, else warn: the promise is in-sample)."""
+def held_out_multiaccuracy(result: Any, test: Task) -> Check | None:
+    """The held-out audit of ẑ against α plus its sampling allowance: two sampling errors of the
+    held-out violation (the run's estimate, else at most 1/√n per error for terms in [−1, 1]).
+    Ok within, fail beyond: Algorithm 4 certifies α in sample only."""
     if result.knobs["proxy"] not in ("multiaccurate", "multiaccurate_tree"):
         return None
-    test = result.metrics.get("test", {}).get("multiaccuracy_violation_held_out")
-    if test is None or not math.isfinite(float(test)):
+    test_value = result.metrics.get("test", {}).get("multiaccuracy_violation_held_out")
+    if test_value is None or not math.isfinite(float(test_value)):
         return None
     summary = result.artifacts.get("summary") or {}
     alpha = float(summary.get("alpha_used", result.knobs["alpha"]))
+    error = float(summary.get("held_out_error", 1.0 / math.sqrt(max(len(test.y), 1))))
+    allowance, value = 2 * error, float(test_value)
     in_sample = float(result.metrics["test"].get("multiaccuracy_violation_in_sample", math.nan))
-    numbers = {"held_out": float(test), "in_sample": in_sample, "alpha": alpha}
-    if test <= alpha:
+    numbers = {"held_out": value, "in_sample": in_sample, "alpha": alpha,
+               "allowance": allowance}  # fmt: skip
+    if value <= alpha + allowance:
         return Check("held_out_multiaccuracy", "ok",
-                     f"The proxy is multiaccurate on the test rows too: violation {test:.3f} ≤ "
-                     f"α = {alpha:.3g}.", numbers)  # fmt: skip
+                     f"The proxy is multiaccurate on the test rows too: violation {value:.3f} ≤ "
+                     f"α = {alpha:.3g} plus the sampling allowance {allowance:.3f} (two sampling "
+                     "errors of the held-out violation).", numbers)  # fmt: skip
     return Check(
-        "held_out_multiaccuracy", "warn",
-        f"On the test rows the proxy's multiaccuracy violation is {test:.3f}, above α = "
-        f"{alpha:.3g} (on its own rows {in_sample:.3f}): the guarantee holds in sample only.",
+        "held_out_multiaccuracy", "fail",
+        f"On the test rows the proxy's multiaccuracy violation is {value:.3f}, above α = "
+        f"{alpha:.3g} plus the sampling allowance {allowance:.3f} (on its own rows "
+        f"{in_sample:.3f}): the guarantee holds in sample only.",
         numbers,
     )  # fmt: skip
 
@@ -86,14 +94,14 @@ def held_out_along_alpha(result: Any) -> Check | None:
                      f"{served_words} Here the smaller α gives a larger held-out violation, by "
                      "more than twice that error: the game's in-sample gains did not carry over "
                      "to these rows. Prefer a larger α or more proxy rows.", numbers)  # fmt: skip
-    if high <= low:
-        return Check("held_out_along_alpha", "warn",
+    if high <= low:  # a property of the rows, the same for every α: context, not a warning
+        return Check("held_out_along_alpha", "ok",
                      f"{served_words} α has a single value on these rows: no round of the game "
                      "beat the least-squares proxy on the proxy rows kept out of it by more than "
                      "their sampling error, so no setting of α would change the proxy out of "
                      "sample, and the least-squares proxy is served.", numbers)  # fmt: skip
     if high - low < 2 * error:
-        return Check("held_out_along_alpha", "warn",
+        return Check("held_out_along_alpha", "ok",
                      f"{served_words} α's whole range ({low:.3f}–{high:.3f}) is narrower than "
                      "twice that error, so no setting of α changes the proxy measurably out of "
                      "sample.", numbers)  # fmt: skip
@@ -101,8 +109,9 @@ def held_out_along_alpha(result: Any) -> Check | None:
                  f"{served_words} The smaller α does no worse out of sample.", numbers)  # fmt: skip
 
 
-def compared_gaps(result: Any, train: Task, test: Task) -> dict[str, float]:
-    """Test true-group gaps of the same pipeline with the :data:`COMPARED` proxies (cached)."""
+def compared_scores(result: Any, train: Task, test: Task) -> dict[str, dict[str, Any]]:
+    """Test true-group gaps and scores of the same pipeline with the :data:`COMPARED` proxies
+    (cached)."""
     from fairengine.methods.multiaccurate_proxy.pipeline import downstream_comparison
 
     knobs = {k: v for k, v in result.knobs.items() if k not in ("proxy", "alpha")}
@@ -111,33 +120,54 @@ def compared_gaps(result: Any, train: Task, test: Task) -> dict[str, float]:
         _COMPARISONS.move_to_end(key)
         return _COMPARISONS[key]
     found = downstream_comparison(train, test, {**knobs, "alpha": 0.0}, COMPARED)
-    gaps = {proxy: found[proxy]["true_group_gap"] for proxy in COMPARED}
-    _COMPARISONS[key] = gaps
+    _COMPARISONS[key] = found
     while len(_COMPARISONS) > _COMPARISONS_SIZE:
         _COMPARISONS.popitem(last=False)
-    return gaps
+    return found
 
 
 def proxy_claim(result: Any, train: Task, test: Task) -> Check | None:
-    """Whether the multiaccurate proxy's downstream true-group gap beats the simpler proxies'."""
+    """Whether the multiaccurate proxy's downstream true-group gap is no worse than the simpler
+    proxies', by a paired bootstrap on the same test rows: fail when one's interval of how much
+    worse lies above 0 (the data show the paper's claim does not hold on this split)."""
+    from fairengine.methods.multiaccurate_proxy.pipeline import group_onehot
+
     if result.knobs["proxy"] not in ("multiaccurate", "multiaccurate_tree"):
         return None
-    own = extra_metrics(result, test, train, result.model.metric_predictions(test.X))
-    own_gap = own["true_group_gap"]
-    others = compared_gaps(result, train, test)
-    numbers = {"true_group_gap": own_gap, **{f"{p}_gap": v for p, v in others.items()}}
-    worse = [p for p, v in others.items() if own_gap > v]
+    score = np.asarray(result.model.metric_predictions(test.X), dtype=float)
+    onehot = group_onehot(train, result.knobs["grouping"])[0][test.groups]
+    constraint = result.knobs["constraint"]
+    own_gap = metrics.true_group_gap(onehot, test.y, score, constraint)
+    found = compared_scores(result, train, test)
+    numbers = {"true_group_gap": own_gap}
+    worse = []
+    for proxy in COMPARED:
+        other = np.asarray(found[proxy]["score"], dtype=float)
+        low, high = metrics.paired_bootstrap_ci(
+            lambda rows, other=other: metrics.true_group_gap(
+                onehot[rows], test.y[rows], score[rows], constraint
+            ) - metrics.true_group_gap(onehot[rows], test.y[rows], other[rows], constraint),
+            test.groups,
+        )  # fmt: skip
+        numbers.update({f"{proxy}_gap": float(found[proxy]["true_group_gap"]),
+                        f"{proxy}_worse_by_low": low, f"{proxy}_worse_by_high": high})  # fmt: skip
+        if low > 0:
+            worse.append(proxy)
+    others = ", ".join(f"the {p} proxy's {numbers[f'{p}_gap']:.3f}" for p in COMPARED)
     if not worse:
         return Check("proxy_vs_simple_proxies", "ok",
                      f"On the test rows the downstream true-group gap with this proxy "
-                     f"({own_gap:.3f}) is no worse than with the thresholded "
-                     f"({others['thresholded']:.3f}) or regression ({others['regression']:.3f}) "
-                     "proxy.", numbers)  # fmt: skip
-    shown = ", ".join(f"the {p} proxy's {others[p]:.3f}" for p in worse)
+                     f"({own_gap:.3f}) is not shown worse than {others} (paired bootstrap 95 % "
+                     "intervals on the same rows).", numbers)  # fmt: skip
+    shown = ", ".join(
+        f"the {p} proxy's {numbers[f'{p}_gap']:.3f} (worse by {numbers[f'{p}_worse_by_low']:+.3f}"
+        f" to {numbers[f'{p}_worse_by_high']:+.3f})" for p in worse
+    )  # fmt: skip
     return Check(
-        "proxy_vs_simple_proxies", "warn",
+        "proxy_vs_simple_proxies", "fail",
         f"On the test rows the downstream true-group gap with this proxy ({own_gap:.3f}) is "
-        f"worse than {shown}: the paper's claim does not hold on this split.",
+        f"worse than {shown}, by a paired bootstrap 95 % interval on the same rows: the paper's "
+        "claim does not hold on this split.",
         numbers,
     )  # fmt: skip
 
@@ -151,7 +181,9 @@ def convergence(result: Any) -> list[Check]:
     if summary.get("converged") is False:
         checks.append(Check("downstream_not_converged", "warn",
                             "The downstream fair classifier's game stopped at its iteration cap "
-                            "before converging.", {}))  # fmt: skip
+                            "with a duality gap larger than the fitting rows can measure: more "
+                            "downstream rounds (T_DL) may change the classifier.",
+                            {}))  # fmt: skip
     return checks
 
 
@@ -161,7 +193,7 @@ def _own_words(summary: dict) -> str:
 
 
 def promise(result: Any, train: Task, test: Task, baselines: Baselines | None) -> list[Check]:
-    held_out = held_out_multiaccuracy(result)
+    held_out = held_out_multiaccuracy(result, test)
     checks = [
         held_out,
         held_out_along_alpha(result),
@@ -172,4 +204,8 @@ def promise(result: Any, train: Task, test: Task, baselines: Baselines | None) -
     return [c for c in checks if c is not None]
 
 
-EVIDENCE = Evidence(extra_metrics=extra_metrics, promise=promise)
+EVIDENCE = Evidence(
+    extra_metrics=extra_metrics,
+    promise=promise,
+    promise_checks=("held_out_multiaccuracy", "proxy_vs_simple_proxies"),
+)

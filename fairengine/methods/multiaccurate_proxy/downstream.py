@@ -43,10 +43,25 @@ from fairengine.methods.params import (
 )
 from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
 from fairengine.solvers import solve_game
+from fairengine.solvers.expgrad import ACCURACY_MUL
 from fairengine.solvers.moments import Reduction
 from fairengine.solvers.oracles import PairedRegressionOracle, best_intercept
 
 LEARNERS = DL_LEARNERS
+
+
+def measurable_gap(error: float, n: int, bound: float, group_rows: float) -> float:
+    """The smallest duality gap the fitting rows can tell from 0: a gap is a Lagrangian value,
+    error plus λ·g with ‖λ‖₁ ≤ B, so it is measured no more precisely than the error (standard
+    error √(e(1 − e)/n)) plus B times a group rate (0.5/√(rows of the smallest soft group)),
+    times :data:`~fairengine.solvers.expgrad.ACCURACY_MUL` (fairlearn's automatic ν counts the
+    error's part only). A game whose best gap is below this has converged as far as the rows can
+    show; the game itself still plays to its own tolerance ν or its iteration cap."""
+    error_se = np.sqrt(max(error * (1 - error), 1e-12) / max(n, 1))
+    rate_se = 0.5 / np.sqrt(max(group_rows, 1.0))
+    return float(ACCURACY_MUL * (error_se + bound * rate_se))
+
+
 __all__ = ["ProxyFairClassifier"]
 
 
@@ -217,6 +232,13 @@ class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
         )
         self.game_ = result
         self.n_iter_ = int(result.n_iter)
+        first = result.responses[0].objective if result.responses else 0.5
+        #: whether the game's gap is within what the rows can measure (:func:`measurable_gap`)
+        self.converged_ = bool(
+            result.converged
+            or result.gap
+            <= measurable_gap(first, n, result.bound, float(soft_groups.sum(axis=0).min()))
+        )
         self._oracle = None
         return self
 

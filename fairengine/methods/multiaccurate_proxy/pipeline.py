@@ -101,7 +101,8 @@ def downstream_comparison(
 ) -> dict[str, dict[str, float]]:
     """For each proxy of ``proxies``, the same pipeline as a run of ``knobs`` (same rows, same
     downstream knobs) down to the downstream classifier only: its true-group gap and expected
-    error on every test row. The proxies' fits are shared with the runs (:func:`proxy_for`)."""
+    error on every test row, and its scores (P(ŷ = 1) per test row). The proxies' fits are
+    shared with the runs (:func:`proxy_for`)."""
     from threadpoolctl import threadpool_limits
 
     from fairengine.methods.multiaccurate_proxy.downstream import ProxyFairClassifier
@@ -124,7 +125,7 @@ def downstream_comparison(
             score = clf.predict_score(test_x)
             gap = metrics.true_group_gap(test_z, test_y, score, knobs["constraint"])
             error = float(np.mean(score * (1 - test_y) + (1 - score) * test_y))
-            out[proxy] = {"true_group_gap": gap, "error": error}
+            out[proxy] = {"true_group_gap": gap, "error": error, "score": score}
     return out
 
 

@@ -8,8 +8,11 @@ from fairengine.methods.base import RunResult
 
 
 def promise_held(result: RunResult) -> bool:
-    """The true-group violation on the test rows is ≤ 0."""
-    return float(result.metrics["test"]["true_violation"]) <= 0
+    """The true-group violation on the test rows is ≤ its sampling allowance (the one the
+    held-out check derived from the test rows; 0 when the result carries no check)."""
+    check = next((c for c in result.checks if c.name == "held_out_constraint"), None)
+    allowance = 0.0 if check is None else float(check.numbers.get("allowance", 0.0))
+    return float(result.metrics["test"]["true_violation"]) <= allowance
 
 
 def guarantee(result: RunResult) -> str:
