@@ -1,5 +1,5 @@
-"""Compare & export's "Compute a frontier" panel: sweep one knob of any method on the current
-task into the store, with progress."""
+"""Compare & export's sweeps into the store, with progress: "Sweep every method" (each method's
+default grid) and the "Compute a frontier" panel (one knob of any method)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from dashboard.components.deploy import demo_knobs, limits, thin
 from dashboard.components.job_process import discard
 from dashboard.components.knobs import knob_widget
 from fairengine.data import DataError, Task
-from fairengine.frontier import sweep, task_key
+from fairengine.frontier import FrontierStore, sweep, task_key
 from fairengine.frontier.sweep import expand_grid, sweep_settings
 from fairengine.methods import get_method, list_methods
 from fairengine.methods.base import Knob, KnobError
@@ -154,7 +154,7 @@ def every_method_settings(train: Task, test: Task) -> tuple[dict[str, list[dict]
 
 
 def every_method_calls(
-    plans: dict[str, list[dict]], train: Task, test: Task, store
+    plans: dict[str, list[dict]], train: Task, test: Task, store: FrontierStore
 ) -> list[tuple[Callable[..., Any], tuple, dict[str, Any]]]:
     """The pool calls of :func:`every_method_settings`' sweeps: one per method, so a method's
     points share its fitted parts (encoding, base model, baselines) in one process."""
@@ -164,10 +164,10 @@ def every_method_calls(
     ]
 
 
-def render_sweep_every_method(train: Task, test: Task, store) -> None:
-    """ "Sweep every method": each method's default sweep, one job of one call per method (a
-    method's points share its fitted parts in one process) on the shared worker pool, with one
-    progress bar; the page reruns to draw the filled plane."""
+def render_sweep_every_method(train: Task, test: Task, store: FrontierStore) -> None:
+    """The Sweep every method button: each method's default sweep as one job of the shared
+    worker pool (:func:`every_method_calls`, run on every idle worker), with one progress bar;
+    the page reruns to draw the filled plane."""
     plans, skipped = every_method_settings(train, test)
     if not plans:
         return

@@ -397,9 +397,8 @@ def sweep_panel(
         return False
     if job is None and st.button(button, key=f"runner.sweep.{slot}"):
         calls = parts if parts is not None else sweep_calls(function, args, kwargs)
-        if calls is not None and (
-            parts is not None or len(calls) > 1
-        ):  # one call per point, on every idle worker
+        # one call per point (or per part), on every idle worker
+        if calls is not None and (parts is not None or len(calls) > 1):
             job = _submit_parts(label, sweep_key, calls)
         else:
             job = _submit(label, sweep_key, discard, function, *args, with_progress=True, **kwargs)

@@ -63,8 +63,8 @@ st.caption(
 
 
 def _outside_panels(ids: list[str]) -> list:
-    """ "Your model", its post-processing and "Open a saved comparison" (pins among ``ids``):
-    the outside models and saved audits to draw on the plane."""
+    """The panels Your model, its post-processing and Open a saved comparison (pins among
+    ``ids``); returns the outside models and saved audits to draw on the plane."""
     audited = render_outside_panel(task)
     post_processed = render_postprocess(task, audited)
     with st.expander("Open a saved comparison"):
