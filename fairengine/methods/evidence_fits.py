@@ -4,7 +4,8 @@
 rows and keeps its (train, test) predictions in this process per (train, test, learner), and,
 inside :func:`stored_fits`, in a store on disk (the run store), so a sweep or a fresh dashboard
 job does not refit it. :mod:`fairengine.methods.evidence` scores it as the "unconstrained model"
-baseline.
+baseline. :func:`fitted_once` is the per-process cache under it, which the methods' shared parts
+(the encoding, the logistic base model, a post-processor's curves) use too.
 """
 
 from __future__ import annotations
