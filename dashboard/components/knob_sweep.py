@@ -1,19 +1,24 @@
-"""Compare & export's "Compute a frontier" panel: sweep one knob of any method on the current
-task into the store, with progress."""
+"""Compare & export's sweeps into the store, with progress: "Sweep every method" (each method's
+default grid) and the "Compute a frontier" panel (one knob of any method)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import streamlit as st
 
 from dashboard.components import runner
-from dashboard.components.deploy import demo_knobs, limits
+from dashboard.components.deploy import demo_knobs, limits, thin
+from dashboard.components.job_process import discard
 from dashboard.components.knobs import knob_widget
 from fairengine.data import DataError, Task
-from fairengine.frontier import sweep, task_key
-from fairengine.frontier.sweep import expand_grid
+from fairengine.frontier import FrontierStore, sweep, task_key
+from fairengine.frontier.sweep import expand_grid, sweep_settings
 from fairengine.methods import get_method, list_methods
 from fairengine.methods.base import Knob, KnobError
+from fairengine.methods.registry import portable
 from fairengine.textsafe import md_text
 
 
@@ -123,3 +128,65 @@ def render_knob_sweep(train: Task, test: Task, store) -> None:
         if done and st.session_state.get("runner.compare.shown") != sweep_key:
             st.session_state["runner.compare.shown"] = sweep_key
             st.rerun()  # the page read the store before this sweep filled it
+
+
+def every_method_settings(train: Task, test: Task) -> tuple[dict[str, list[dict]], dict[str, str]]:
+    """Each method's default sweep on this task (its ``page`` grid, else its ``cli`` grid; in
+    demo mode within the demo's knob ranges and points per sweep), by method name; and the
+    methods that cannot run on the task, by title, with the reason in words."""
+    plans: dict[str, list[dict]] = {}
+    skipped: dict[str, str] = {}
+    demo, cap = limits().demo, limits().max_sweep_points
+    for name in list_methods():
+        method = get_method(name)
+        grid = method.sweep_grids.get("page") or method.sweep_grids.get("cli")
+        if train.kind not in method.kinds or not grid:
+            continue
+        try:
+            settings = sweep_settings(method, train, test, grid)
+        except (KnobError, DataError) as exc:
+            skipped[method.title] = str(exc)
+            continue
+        if demo:
+            settings = _demo_settings(method, settings)
+        plans[name] = list(thin(settings, cap)) if cap is not None else settings
+    return plans, skipped
+
+
+def every_method_calls(
+    plans: dict[str, list[dict]], train: Task, test: Task, store: FrontierStore
+) -> list[tuple[Callable[..., Any], tuple, dict[str, Any]]]:
+    """The pool calls of :func:`every_method_settings`' sweeps: one per method, so a method's
+    points share its fitted parts (encoding, base model, baselines) in one process."""
+    return [
+        (discard, (sweep, portable(get_method(name)), train, test, settings), {"store": store})
+        for name, settings in plans.items()
+    ]
+
+
+def render_sweep_every_method(train: Task, test: Task, store: FrontierStore) -> None:
+    """The Sweep every method button: each method's default sweep as one job of the shared
+    worker pool (:func:`every_method_calls`, run on every idle worker), with one progress bar;
+    the page reruns to draw the filled plane."""
+    plans, skipped = every_method_settings(train, test)
+    if not plans:
+        return
+    sweep_key = f"every{task_key(train, test)}{sorted((n, repr(s)) for n, s in plans.items())}"
+    parts = every_method_calls(plans, train, test, store)
+    done = runner.sweep_panel(
+        "compare_every",
+        "Sweeping every method",
+        sweep_key,
+        sweep,
+        button="Sweep every method",
+        n_points=sum(len(s) for s in plans.values()),
+        parts=parts,
+    )
+    if skipped:
+        st.caption(
+            "Not swept on this task: "
+            + "; ".join(f"**{md_text(t)}**: {md_text(why)}" for t, why in skipped.items())
+        )
+    if done and st.session_state.get("runner.compare_every.shown") != sweep_key:
+        st.session_state["runner.compare_every.shown"] = sweep_key
+        st.rerun()  # the page read the store before this sweep filled it

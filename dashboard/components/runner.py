@@ -440,18 +440,20 @@ def sweep_panel(
     *args: Any,
     button: str,
     n_points: int,
+    parts: list[tuple[Callable[..., Any], tuple, dict[str, Any]]] | None = None,
     **kwargs: Any,
 ) -> bool:
     """A button that runs a sweep in the pool (``function(*args, **kwargs)``, which fills the
     frontier store and reports its progress); True once it has finished for ``sweep_key`` in
     this session, so the page draws the points from the store. Draws progress and Cancel while
-    it runs."""
+    it runs. ``parts``: the job's calls (e.g. several methods' sweeps, each already within the
+    demo's points per sweep), one job run on every idle worker, instead of ``function``'s."""
     state = _state(f"sweep.{slot}")
     if sweep_key in state.setdefault("done", []):
         return True
     job = _current_job(state, sweep_key)
     cap = limits().max_sweep_points
-    if job is None and cap is not None and n_points > cap:
+    if job is None and parts is None and cap is not None and n_points > cap:
         st.warning(
             f"This demo runs at most {cap:d} points per sweep; this one needs {n_points:d}. Pick "
             "fewer of its choices above (e.g. seeds or curves), or install fairengine locally "
@@ -459,8 +461,9 @@ def sweep_panel(
         )
         return False
     if job is None and st.button(md_text(button), key=f"runner.sweep.{slot}"):
-        calls = sweep_calls(function, args, kwargs)
-        if calls is not None and len(calls) > 1:  # one call per point, on every idle worker
+        calls = parts if parts is not None else sweep_calls(function, args, kwargs)
+        # one call per point (or per part), on every idle worker
+        if calls is not None and (parts is not None or len(calls) > 1):
             job = _submit_parts(label, sweep_key, calls)
         else:
             job = _submit(label, sweep_key, discard, function, *args, with_progress=True, **kwargs)

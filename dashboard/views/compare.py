@@ -17,7 +17,7 @@ from dashboard.components.comparison import (
     stored_checks,
 )
 from dashboard.components.evidence import show_checks
-from dashboard.components.knob_sweep import render_knob_sweep
+from dashboard.components.knob_sweep import render_knob_sweep, render_sweep_every_method
 from dashboard.components.outside_model import (
     add_outside_points,
     render_outside_panel,
@@ -62,10 +62,30 @@ st.caption(
     "are not beaten on both axes by any other point."
 )
 
+
+def _outside_panels(ids: list[str]) -> list:
+    """The panels Your model, its post-processing and Open a saved comparison (pins among
+    ``ids``); returns the outside models and saved audits to draw on the plane."""
+    audited = render_outside_panel(task)
+    post_processed = render_postprocess(task, audited)
+    with st.expander("Open a saved comparison"):
+        saved_pins = render_open(task, train, test, ids)
+        if saved_pins and st.session_state.get("cmp_pins_from") != saved_pins:
+            st.session_state["cmp_pins_from"] = saved_pins
+            st.session_state["cmp_pinned"] = saved_pins[:3]
+    return [a for a in (audited, post_processed, *saved_audits(task)) if a is not None]
+
+
+render_sweep_every_method(train, test, store)
 render_knob_sweep(train, test, store)
 render_stale_notice(task, store)
 if not points:
-    st.info("No frontier is cached for this task yet: add one above, or run `fairengine sweep`.")
+    st.info(
+        "No frontier is cached for this task yet: sweep every method or add one frontier above, "
+        "or run `fairengine sweep`."
+    )
+    if audits := _outside_panels([]):
+        show_outside(audits[0], points)
     stop_page()
 
 table = comparison_table(points)
@@ -171,14 +191,7 @@ selected = st.selectbox(
 )
 keep("cmp_point")
 
-audited = render_outside_panel(task)
-post_processed = render_postprocess(task, audited)
-with st.expander("Open a saved comparison"):
-    saved_pins = render_open(task, train, test, ids)
-    if saved_pins and st.session_state.get("cmp_pins_from") != saved_pins:
-        st.session_state["cmp_pins_from"] = saved_pins
-        st.session_state["cmp_pinned"] = saved_pins[:3]
-audits = [a for a in (audited, post_processed, *saved_audits(task)) if a is not None]
+audits = _outside_panels(ids)
 
 show_baselines = st.toggle(
     "Show baselines",

@@ -9,8 +9,9 @@ from threadpoolctl import threadpool_limits
 from fairengine.data import Task
 from fairengine.data.encoding import FeatureEncoder
 from fairengine.methods._knobs import C_KNOB
+from fairengine.methods.evidence_fits import fitted_once
 
-__all__ = ["C_KNOB", "MAX_ITER", "encode_train", "logistic_regression"]
+__all__ = ["C_KNOB", "MAX_ITER", "encode_train", "fitted_logistic", "logistic_regression"]
 
 MAX_ITER = 1000
 
@@ -34,6 +35,23 @@ def logistic_regression(C: float) -> LogisticRegression:
 
 
 def encode_train(train: Task) -> tuple[FeatureEncoder, np.ndarray]:
-    """Fit the feature encoder on the training features and encode them."""
-    encoder = FeatureEncoder().fit(train.X)
-    return encoder, encoder.transform(train.X)
+    """The feature encoder fitted on the training features, and those features encoded: fitted
+    once per training rows (:func:`~fairengine.methods.evidence_fits.fitted_once`), shared by
+    every point of a sweep and by the baselines; the matrix is read-only."""
+
+    def fit() -> tuple[FeatureEncoder, np.ndarray]:
+        encoder = FeatureEncoder().fit(train.X)
+        Z = encoder.transform(train.X)
+        Z.flags.writeable = False
+        return encoder, Z
+
+    return fitted_once(("encoding", train.fingerprint), fit)
+
+
+def fitted_logistic(train: Task, C: float) -> LogisticRegression:
+    """:func:`logistic_regression` with ``C`` fitted on the encoded training rows, once per rows
+    and C: the unconstrained model of the baselines and the base model of post-processing."""
+    return fitted_once(
+        ("logistic", train.fingerprint, float(C)),
+        lambda: logistic_regression(C).fit(encode_train(train)[1], train.y),
+    )

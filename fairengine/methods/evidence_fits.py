@@ -4,7 +4,8 @@
 rows and keeps its (train, test) predictions in this process per (train, test, learner), and,
 inside :func:`stored_fits`, in a store on disk (the run store), so a sweep or a fresh dashboard
 job does not refit it. :mod:`fairengine.methods.evidence` scores it as the "unconstrained model"
-baseline.
+baseline. :func:`fitted_once` is the per-process cache under it, which the methods' shared parts
+(the encoding, the logistic base model, a post-processor's curves) use too.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ class Learner:
     fit_predict: Callable[[Task, Task], tuple[np.ndarray, np.ndarray]]
 
 
-_FITS: OrderedDict[tuple, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+_FITS: OrderedDict[tuple, Any] = OrderedDict()
 _FITS_SIZE = 16
 
 
@@ -86,25 +87,38 @@ def stored_table(
     return value
 
 
+def fitted_once(key: tuple, compute: Callable[[], Any]) -> Any:
+    """``compute()``, kept in this process under ``key`` (the few most recent keys): a part of
+    a run that does not depend on the knob a sweep moves — the encoding, a base model, a
+    post-processor's curves — is fitted once and reused by every point. ``key`` names the rows
+    (a task's ``fingerprint``) and everything else the value depends on; callers must not
+    change what it returns."""
+    if key in _FITS:
+        _FITS.move_to_end(key)
+        return _FITS[key]
+    value = compute()
+    _FITS[key] = value
+    while len(_FITS) > _FITS_SIZE:
+        _FITS.popitem(last=False)
+    return value
+
+
 def unconstrained_predictions(
     learner: Learner, train: Task, test: Task
 ) -> tuple[np.ndarray, np.ndarray]:
     """The learner's (train, test) predictions, fitted once per (train, test, learner key):
     kept in this process and, inside :func:`stored_fits`, in its store."""
-    key = (train.fingerprint, test.fingerprint, *learner.key)
-    if key in _FITS:
-        _FITS.move_to_end(key)
-        return _FITS[key]
     store = _FIT_STORE.get()
-    value = store.get_fit(train, test, learner.key) if store is not None else None
-    if value is None:
-        value = learner.fit_predict(train, test)
-        if store is not None:
-            store.put_fit(train, test, learner.key, value)
-    _FITS[key] = value
-    while len(_FITS) > _FITS_SIZE:
-        _FITS.popitem(last=False)
-    return value
+
+    def fit() -> tuple[np.ndarray, np.ndarray]:
+        value = store.get_fit(train, test, learner.key) if store is not None else None
+        if value is None:
+            value = learner.fit_predict(train, test)
+            if store is not None:
+                store.put_fit(train, test, learner.key, value)
+        return value
+
+    return fitted_once(("predictions", train.fingerprint, test.fingerprint, *learner.key), fit)
 
 
 def logistic_learner(C: float = 1.0) -> Learner:
@@ -112,13 +126,13 @@ def logistic_learner(C: float = 1.0) -> Learner:
     encoded features: the base learner of most classifiers here."""
 
     def fit_predict(train: Task, test: Task) -> tuple[np.ndarray, np.ndarray]:
-        from fairengine.methods._linear import encode_train, logistic_regression
+        from fairengine.methods._linear import encode_train, fitted_logistic
 
         encoder, Z = encode_train(train)
         if len(np.unique(train.y)) < 2:
             constant = np.full(len(train.y), float(train.y[0]))
             return constant, np.full(len(test.y), float(train.y[0]))
-        fitted = logistic_regression(C).fit(Z, train.y)
+        fitted = fitted_logistic(train, C)
         return fitted.predict(Z).astype(float), fitted.predict(encoder.transform(test.X)).astype(
             float
         )

@@ -68,15 +68,26 @@ def _score_column() -> type:
 
 
 def fit_rule(
-    scores: np.ndarray, y: np.ndarray, groups: np.ndarray, n_groups: int, knobs: dict[str, Any]
+    scores: np.ndarray,
+    y: np.ndarray,
+    groups: np.ndarray,
+    n_groups: int,
+    knobs: dict[str, Any],
+    *,
+    curves_key: tuple | None = None,
 ) -> tuple[GroupRule, list[int]]:
     """fairlearn's ThresholdOptimizer fitted on ``scores`` (P(y = 1) per training row) with the
     knobs ``constraint``, ``objective`` and ``tol`` (``tol`` is not used for equalized odds,
     which fairlearn enforces exactly), and the group codes it could not fit: a group whose
     training rows all have one label (fairlearn refuses it) keeps the plain rule score > 1/2
-    and is left out of the fit; the method's checks say so."""
-    from fairlearn.postprocessing import ThresholdOptimizer
+    and is left out of the fit; the method's checks say so.
 
+    For demographic parity and TPR parity fairlearn first computes each group's trade-off curve,
+    which depends on the scores, the constraint and the objective but not on ``tol``; with
+    ``curves_key`` (what identifies the scores, e.g. the training rows and C) the curves are
+    computed once (:func:`~fairengine.methods.evidence_fits.fitted_once`) and every tolerance
+    of a sweep picks its thresholds on them as fairlearn's fit does."""
+    from fairengine.methods.evidence_fits import fitted_once
     from fairengine.models.group_thresholds import GroupRule
 
     groups, y = np.asarray(groups), np.asarray(y, dtype=int)
@@ -90,7 +101,25 @@ def fit_rule(
             "labels in a group to choose its thresholds. Choose another target or sensitive "
             "column."
         )
+    data = (np.asarray(scores, dtype=float)[keep].reshape(-1, 1), y[keep], groups[keep])
     tol = None if knobs["constraint"] == "equalized_odds" else float(knobs["tol"])
+    curves = None
+    if curves_key is not None and tol is not None:
+        key = ("threshold_curves", *curves_key, knobs["constraint"], knobs["objective"])
+        curves = fitted_once(key, lambda: _fairlearn_fit(data, knobs, tol)[1])
+    if curves is None:
+        interpolation, _ = _fairlearn_fit(data, knobs, tol)
+    else:
+        interpolation = _pick_on_curves(*curves, tol)
+    return GroupRule.from_fairlearn(interpolation, n_groups), single
+
+
+def _fairlearn_fit(data: tuple, knobs: dict[str, Any], tol: float | None) -> tuple[dict, Any]:
+    """fairlearn's fit on (scores column, labels, groups): its interpolation per group, and its
+    trade-off curves with the groups' shares of the rows (None for equalized odds)."""
+    from fairlearn.postprocessing import ThresholdOptimizer
+
+    X, y, groups = data
     optimizer = ThresholdOptimizer(
         estimator=_score_column()(),
         constraints=knobs["constraint"],
@@ -100,12 +129,35 @@ def fit_rule(
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # fairlearn warns about pandas internals
-        optimizer.fit(
-            np.asarray(scores, dtype=float)[keep].reshape(-1, 1), y[keep],
-            sensitive_features=groups[keep],
-        )  # fmt: skip
-    interpolation = optimizer.interpolated_thresholder_.interpolation_dict
-    return GroupRule.from_fairlearn(interpolation, n_groups), single
+        optimizer.fit(X, y, sensitive_features=groups)
+    curves = getattr(optimizer, "_tradeoff_curve", None)
+    shares = None if curves is None else {v: np.sum(groups == v) / len(y) for v in curves}
+    return optimizer.interpolated_thresholder_.interpolation_dict, (
+        None if curves is None else (curves, shares)
+    )
+
+
+def _pick_on_curves(curves: dict, shares: dict, tol: float) -> dict:
+    """The thresholds fairlearn's fit picks on its trade-off ``curves`` for tolerance ``tol``:
+    the best weighted objective with equal constraint values (``tol`` 0) or within ``tol``."""
+    import pandas as pd
+    from fairlearn.postprocessing._relaxed_constraints import maximize_objective_with_tolerance
+    from sklearn.utils import Bunch
+
+    if not tol:
+        overall = pd.concat([p * curves[v]["y"] for v, p in shares.items()], axis=1).sum(axis=1)
+        indices = [overall.idxmax()] * len(shares)
+    else:
+        indices, _ = maximize_objective_with_tolerance(
+            dataframes=list(curves.values()), weights=shares.values(), tol=tol
+        )
+    interpolation = {}
+    for value, index in zip(curves, indices, strict=True):
+        row = curves[value].iloc[index]
+        interpolation[value] = Bunch(
+            p0=row.p0, operation0=row.operation0, p1=row.p1, operation1=row.operation1
+        )
+    return interpolation
 
 
 def group_values(task: Task) -> tuple[tuple[str, ...], ...]:
@@ -131,15 +183,17 @@ def _run(
     tol: float,
     C: float,
 ) -> RunResult:
-    from fairengine.methods._linear import encode_train, logistic_regression
+    from fairengine.methods._linear import encode_train, fitted_logistic
     from fairengine.models.group_thresholds import GroupThresholdClassifier
 
     start = time.perf_counter()
     encoder, Z = encode_train(train)
-    base = logistic_regression(C).fit(Z, train.y)
+    base = fitted_logistic(train, C)
     knobs = {"constraint": constraint, "objective": objective, "tol": tol, "C": C}
     scores = base.predict_proba(Z)[:, 1]
-    rule, single = fit_rule(scores, train.y, train.groups, train.n_groups, knobs)
+    rule, single = fit_rule(
+        scores, train.y, train.groups, train.n_groups, knobs, curves_key=(train.fingerprint, C)
+    )
     model = GroupThresholdClassifier(
         encoder,
         (np.asarray(base.coef_).ravel(), float(np.ravel(base.intercept_)[0])),

@@ -351,3 +351,18 @@ def test_scores_can_be_post_processed_by_threshold_optimizer(scored) -> None:
     assert post["y"][0] < traces[0]["y"][0]
     at.selectbox(key="cmp_out_post_constraint").set_value("equalized_odds").run()
     assert "(equalized odds)" in _outside_traces(at)[1]["name"]
+
+
+def test_an_outside_model_before_any_sweep_shows_its_audit(tmp_path, monkeypatch) -> None:
+    """On a task with nothing swept, "Your model" audits a column: its group table shows."""
+    monkeypatch.setenv("FAIRENGINE_CACHE", str(tmp_path / "empty"))
+    task = _scored_task()
+    at = open_compare(task)
+    assert at.get("plotly_chart") == []  # no frontier yet
+    _add(at, "A column of the table", "candidate")
+    at.selectbox(key="cmp_out_column").set_value("model_score").run()
+    at.button(key="cmp_out_add").click().run()
+    assert not at.exception and not _errors(at)
+    groups = _groups(at)
+    assert set(groups.index) == {*task.group_names, "overall"}
+    assert groups.loc["overall", "n"] == len(task.split()[1].frame)

@@ -87,3 +87,59 @@ def test_registered_beside_the_other_reference_methods() -> None:
     assert names.index("fairlearn_eg") < names.index("threshold_optimizer")
     method = get_method("threshold_optimizer")
     assert method.seed is None and "sensitive attribute at prediction time" in method.description
+
+
+@pytest.mark.parametrize("dataset", ["german_credit", "compas"])
+@pytest.mark.parametrize("constraint", ["demographic_parity", "true_positive_rate_parity"])
+def test_trade_off_curves_fitted_once_pick_what_fairlearn_picks(dataset, constraint) -> None:
+    """Every tolerance picked on the curves kept from one fit equals fairlearn's own fit."""
+    from fairengine.methods._linear import encode_train, fitted_logistic
+    from fairengine.methods.threshold_optimizer import fit_rule
+
+    train, _ = load_dataset(dataset).split()
+    scores = fitted_logistic(train, 1.0).predict_proba(encode_train(train)[1])[:, 1]
+    for objective in ("accuracy_score", "balanced_accuracy_score"):
+        rules = []
+        for tol in (0.0, 0.02, 0.05, 0.1, 0.2):
+            knobs = {"constraint": constraint, "objective": objective, "tol": tol}
+            fresh, _ = fit_rule(scores, train.y, train.groups, train.n_groups, knobs)
+            key = (train.fingerprint, 1.0)
+            kept, _ = fit_rule(scores, train.y, train.groups, train.n_groups, knobs, curves_key=key)
+            for field in fresh.arrays:
+                np.testing.assert_array_equal(kept.arrays[field], fresh.arrays[field])
+            rules.append(fresh)
+        first, last = rules[0].arrays, rules[-1].arrays  # the tolerance moved the thresholds
+        assert any(not np.array_equal(first[f], last[f]) for f in first)
+
+
+def test_a_sweep_fits_the_encoding_and_base_model_once(monkeypatch) -> None:
+    """Five tolerances, one logistic regression fit and one encoder fit (baselines included),
+    and the same points as runs with nothing shared."""
+    from fairengine.data.encoding import FeatureEncoder
+    from fairengine.frontier import sweep
+    from fairengine.methods import _linear, evidence_fits
+
+    train, test = load_dataset("german_credit").split(random_state=3)
+    counts = {"fit": 0, "encode": 0}
+    fit, encode = _linear._SingleThreadLogisticRegression.fit, FeatureEncoder.fit
+
+    def counted(name, function):
+        def wrapper(*args, **kwargs):
+            counts[name] += 1
+            return function(*args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setattr(_linear._SingleThreadLogisticRegression, "fit", counted("fit", fit))
+    monkeypatch.setattr(FeatureEncoder, "fit", counted("encode", encode))
+    monkeypatch.setattr(evidence_fits, "_FITS", type(evidence_fits._FITS)())
+    tols = [0.0, 0.02, 0.05, 0.1, 0.2]
+    frontier = sweep("threshold_optimizer", train, test, {"tol": tols})
+    assert counts == {"fit": 1, "encode": 1}
+    method = get_method("threshold_optimizer")
+    for tol in (0.0, 0.1):
+        monkeypatch.setattr(evidence_fits, "_FITS", type(evidence_fits._FITS)())
+        alone = method.run(train, test, tol=tol)
+        point = frontier.points.query("split == 'test' and tol == @tol").iloc[0]
+        assert point["error"] == alone.metrics["test"]["error"]
+        assert point["dp_diff"] == alone.metrics["test"]["dp_diff"]
