@@ -409,7 +409,7 @@ def job_value(
     job = _current_job(state, key)
     if job is None:
         if st.session_state.get(f"runner.cancelled.{slot}") == key:
-            st.caption(f"{label}: cancelled.")
+            st.caption(f"{md_text(label)}: cancelled.")
             return "cancelled", None
         if state.get("failed", (None,))[0] == key:  # said again, not run again
             return "error", state["failed"][1]
@@ -428,7 +428,7 @@ def job_value(
     if status == "error":
         state["failed"] = (key, value)
     if status == "cancelled":
-        st.caption(f"{label}: cancelled.")
+        st.caption(f"{md_text(label)}: cancelled.")
     return status, value
 
 
