@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from harness import exception_texts, launch_browser, running_app, wait_for_app
-from playwright.sync_api import Page, expect, sync_playwright
+from harness import exception_texts, running_app, wait_for_app
+from playwright.sync_api import Page, expect
 
 #: Generous bounds (seconds): the health endpoint's slowest answer, a page's first render.
 HEALTH_BOUND, PAGE_BOUND = 10.0, 90.0
@@ -106,14 +106,12 @@ def second_visitor_seconds(browser, url: str) -> float:
 
 
 @pytest.fixture(scope="module")
-def served(e2e_prerequisites: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple]:
+def served(browser, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple]:
+    """A server of its own (the job limits below), visited with the session's browser (one
+    Playwright per process: a second one inside the first's event loop is refused)."""
     cache = tmp_path_factory.mktemp("fairengine-cache")
-    with running_app(cache_dir=cache, extra_env=JOB_LIMITS) as server, sync_playwright() as p:
-        browser = launch_browser(p)
-        try:
-            yield server.url, browser
-        finally:
-            browser.close()
+    with running_app(cache_dir=cache, extra_env=JOB_LIMITS) as server:
+        yield server.url, browser
 
 
 def _compare(browser, url: str) -> Page:
