@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fairengine.audit import audit
+from fairengine.audit import audit, cost_of_fairness
 from fairengine.audit.comparison import ComparisonError, build_comparison, load_comparison
 from fairengine.data import load_dataset
 from fairengine.frontier import sweep
@@ -99,6 +99,12 @@ def _mutations() -> dict[str, Any]:
             item["name"], item["fairness_metric"], item["performance_metric"] = v, v, v
             item["kind"] = v
 
+    def outside_axis(d: dict, v: Any) -> None:  # a name the registry does not declare
+        for item in d["outside"]:
+            item["fairness_metric"] = v
+            for values in item["metrics"].values():
+                values[v] = 0.1
+
     def texts(d: dict, v: Any) -> None:
         for task in d["tasks"]:
             task["kind"], task["name"], task["target"] = v, v, v
@@ -132,6 +138,7 @@ def _mutations() -> dict[str, Any]:
         "duplicates": (duplicates, _ONCE),
         "rows of any keys": (rows, _NUMBERS + _NAMES),
         "outside names": (outside_names, _NAMES),
+        "an outside model's axis": (outside_axis, _NAMES),
         "odd texts and counts": (texts, _NAMES),
         "checks": (checks, _NAMES),
         "empty baselines": (baselines, _ONCE),
@@ -152,7 +159,9 @@ def _open_everywhere(raw: bytes, train: Any, test: Any) -> None:
     page (load for its data, then the outside models it draws)."""
     comparison = load_comparison(raw)
     build_report(comparison, title="fuzz")
-    load_comparison(raw, train=train, test=test).audits()
+    opened = load_comparison(raw, train=train, test=test)
+    for audited in opened.audits():  # the page's "what it would cost to be fairer"
+        cost_of_fairness(audited, [opened.points])
 
 
 @settings(
