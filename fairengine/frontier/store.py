@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import re
 import stat
@@ -413,6 +414,12 @@ class _Unsigned(ModelFileError):
     """An entry neither signed with this install's key nor shipped (the reason as its text)."""
 
 
+def _numbers(values: Mapping[str, Any]) -> dict[str, float]:
+    """A split's metrics as floats: a metric the data leave undefined (a rate of a class never
+    predicted) is NaN, which a manifest stores as null."""
+    return {name: math.nan if v is None else float(v) for name, v in values.items()}
+
+
 def _point_from_manifest(path: Path, manifest: dict[str, Any]) -> CachedPoint:
     meta = manifest["metadata"]
     store = meta["store"]
@@ -423,7 +430,7 @@ def _point_from_manifest(path: Path, manifest: dict[str, Any]) -> CachedPoint:
         key=str(store["key"]),
         method=str(meta["method"]),
         knobs=dict(meta["knobs"]),
-        metrics={split: dict(values) for split, values in metrics.items()},
+        metrics={split: _numbers(values) for split, values in metrics.items()},
         elapsed=float(store.get("elapsed", meta.get("elapsed_seconds", 0.0))),
         path=path,
         manifest=manifest,

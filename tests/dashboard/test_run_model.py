@@ -48,6 +48,12 @@ def metrics(at: AppTest) -> list[str]:
     return [m.value for m in at.metric]
 
 
+def page_failures(at: AppTest) -> list[str]:
+    """The page's error boxes other than a result's failed checks (a check that fails is the
+    result's news, shown as an error on purpose; the page itself must not fail)."""
+    return [e.value for e in at.error if not e.value.startswith("**Check failed")]
+
+
 def stale(at: AppTest) -> bool:
     return any("Knobs changed" in w.value for w in at.warning)
 
@@ -65,7 +71,7 @@ def test_knob_change_keeps_the_result_marked_stale_until_run(private_cache: Path
     assert stored_runs(private_cache) == 1  # nothing fitted without Run
 
     at.button(key="runner.run.balanced_filtering").click().run()
-    assert not at.exception and not at.error and not stale(at)
+    assert not at.exception and not page_failures(at) and not stale(at)
     assert metrics(at) != first  # a smaller budget α: a less disclosive proxy
     assert stored_runs(private_cache) == 2
 
@@ -88,7 +94,7 @@ def test_knob_change_keeps_the_result_marked_stale_until_run(private_cache: Path
 def test_first_view_comes_from_the_shipped_runs(monkeypatch, view, dataset, charts) -> None:
     monkeypatch.setenv("FAIRENGINE_RUN_WAIT", "0")  # a fit would show progress, not charts
     at = open_page(view, dataset)
-    assert not at.error and not stale(at)
+    assert not page_failures(at) and not stale(at)
     assert len(at.get("plotly_chart")) >= charts
     assert not any(b.key == f"runner.run.{view}" for b in at.button)  # nothing to run
 
