@@ -399,7 +399,7 @@ def _disparity_table(records: list[dict[str, Any]]) -> str:
     reference = groups[metrics.reference_index([r.get("group") for r in groups], shares)]
     rows = [
         [_e(r.get("group"))]
-        + [f"{_num(r.get(c + '_ratio'), 2)} {_verdict(r.get(c + '_pass'))}"
+        + [f"{_num(r.get(c + '_ratio'), 3)} {_verdict(r.get(c + '_pass'))}"
            for c in rates]
         for r in groups
     ]  # fmt: skip
