@@ -38,10 +38,9 @@ margin-top:2rem}h3{font-size:1.05rem}
 table{border-collapse:collapse;margin:.5rem 0;font-size:.85rem}
 th,td{border:1px solid #d0d7de;padding:.2rem .45rem;text-align:right}
 th:first-child,td:first-child{text-align:left}
-.pins{display:flex;gap:1rem;flex-wrap:wrap}.pin{flex:1 1 22rem;border:1px solid #d0d7de;
-border-radius:6px;padding:.6rem}
-.card{white-space:pre-wrap;font-size:.78rem;background:#f6f8fa;padding:.5rem;max-height:28rem;
-overflow:auto}
+.pin{border:1px solid #d0d7de;border-radius:6px;padding:.6rem;margin:.8rem 0;overflow-x:auto}
+.card{font-size:.85rem;background:#f6f8fa;padding:.5rem;max-height:36rem;overflow:auto}
+.card pre{white-space:pre-wrap}
 .ok{color:#1a7f37}.warn{color:#9a6700}.fail{color:#cf222e;font-weight:600}
 .muted{color:#59636e;font-size:.85rem}
 @media print{body{margin:0;max-width:none}.pin,table,figure,.plot{break-inside:avoid}
@@ -51,13 +50,76 @@ _CONFIG = {"displaylogo": False, "responsive": True}
 _METHOD_COLORS = ("#0969da", "#1a7f37", "#8250df", "#bf3989", "#9a6700", "#0550ae", "#116329")
 
 
-_MD_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+#: The Markdown a model card is written in: headings, paragraphs, "- " lists, pipe tables,
+#: fenced code blocks, and inline ``**bold**``, code spans and backslash escapes.
+_INLINE = re.compile(r"\\([!-/:-@\[-`{-~])|(`+)|\*\*")
+_BACKTICKS = re.compile("`+")
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
 
 
-def _card_text(card: str) -> str:
-    """A Markdown card as readable text: the backslashes that keep user text literal in
-    Markdown are dropped (the text is then HTML-escaped, which keeps it literal here)."""
-    return _MD_ESCAPE.sub(r"\1", card)
+def _inline_html(text: str) -> str:
+    """One line of card Markdown as HTML: every character of the text escaped, only ``**``,
+    code spans and backslash escapes read as Markdown."""
+    out, bold, at = [], False, 0
+    for match in _INLINE.finditer(text):
+        if match.start() < at:
+            continue
+        out.append(_e(text[at : match.start()]))
+        at = match.end()
+        if match.group(1):
+            out.append(_e(match.group(1)))
+        elif match.group(2):
+            fence = match.group(2)
+            runs = _BACKTICKS.finditer(text, at)
+            close = next((run for run in runs if len(run.group()) == len(fence)), None)
+            if close is None:
+                out.append(_e(fence))
+                continue
+            code = text[at : close.start()]
+            code = code[1:-1] if len(code) > 1 and code[0] == code[-1] == " " else code
+            out.append(f"<code>{_e(code)}</code>")
+            at = close.end()
+        else:
+            out.append("</b>" if bold else "<b>")
+            bold = not bold
+    out.append(_e(text[at:]))
+    return "".join(out) + ("</b>" if bold else "")
+
+
+def _card_table(lines: list[str]) -> str:
+    cells = [_CELL_SPLIT.split(line.strip().strip("|")) for line in lines]
+    head, body = cells[0], [row for row in cells[1:] if not set("".join(row)) <= set("-: ")]
+    return _table([_inline_html(c.strip()) for c in head],
+                  [[_inline_html(c.strip()) for c in row] for row in body])  # fmt: skip
+
+
+def _card_html(card: str) -> str:
+    """A model card (the Markdown subset :mod:`fairengine.export.cards` writes) as HTML."""
+    blocks, lines, i = [], card.splitlines(), 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("```"):
+            end = next((j for j in range(i + 1, len(lines)) if lines[j].startswith("```")),
+                       len(lines))  # fmt: skip
+            blocks.append(f"<pre><code>{_e(chr(10).join(lines[i + 1 : end]))}</code></pre>")
+            i = end + 1
+            continue
+        marker = next((m for m in ("|", "- ") if line.startswith(m)), None)
+        end = i + 1
+        while marker and end < len(lines) and lines[end].startswith(marker):
+            end += 1
+        if marker == "|":
+            blocks.append(_card_table(lines[i:end]))
+        elif marker:
+            items = "".join(f"<li>{_inline_html(x[2:])}</li>" for x in lines[i:end])
+            blocks.append(f"<ul>{items}</ul>")
+        elif line.startswith("#"):
+            level = min(len(line) - len(line.lstrip("#")) + 2, 6)
+            blocks.append(f"<h{level:d}>{_inline_html(line.lstrip('#').strip())}</h{level:d}>")
+        elif line.strip():
+            blocks.append(f"<p>{_inline_html(line)}</p>")
+        i = end
+    return "".join(blocks)
 
 
 def _plotly() -> Any:
@@ -127,22 +189,42 @@ def _plane_figure(comparison: Comparison) -> str:
             values = baselines[which].get("test", {})
             fig.add_trace(go.Scatter(
                 x=[values.get(x)], y=[values.get(y)], mode="markers", marker={"symbol": symbol,
-                "size": 13, "color": "#59636e"}, name=plot_text(baselines[f"{which}_label"]),
+                "size": 13, "color": "#59636e"}, hovertext=[plot_text(baselines[f"{which}_label"])],
+                name=plot_text(f"{baselines[f'{which}_label']} ({_num(values.get(x), 3)}, "
+                               f"{_num(values.get(y), 3)})"),
             ))  # fmt: skip
     for outside in comparison.outside:
         values = outside["metrics"]["test"]
         fig.add_trace(go.Scatter(
-            x=[values.get(x)], y=[values.get(y)], mode="markers+text",
+            x=[values.get(x)], y=[values.get(y)], mode="markers",
             marker={"symbol": "diamond", "size": 15, "color": "#cf222e"},
-            text=[plot_text(outside["name"])], textposition="top center",
-            name=plot_text(f"outside: {outside['name']}"),
+            hovertext=[plot_text(outside["name"])], name=plot_text(f"outside: {outside['name']}"),
         ))  # fmt: skip
+    shown = [
+        *(p["metrics"]["test"] for p in comparison.points),
+        *(o["metrics"]["test"] for o in comparison.outside),
+    ]
     fig.update_layout(
-        xaxis_title=plot_text(f"{metrics.metric_label(x)} (test rows)"),
-        yaxis_title=plot_text(f"{metrics.metric_label(y)} (test rows)"),
-        height=520, margin={"l": 60, "r": 20, "t": 30, "b": 50}, template="plotly_white",
+        xaxis={"title": plot_text(f"{metrics.metric_label(x)} (test rows)"),
+               "range": _fitted_range([v.get(x) for v in shown]), "automargin": True},
+        yaxis={"title": plot_text(f"{metrics.metric_label(y)} (test rows)"),
+               "range": _fitted_range([v.get(y) for v in shown]), "automargin": True},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.15, "x": 0},
+        height=600, margin={"l": 60, "r": 20, "t": 30, "b": 50}, template="plotly_white",
     )  # fmt: skip
     return _figure_html(fig, "plane")
+
+
+def _fitted_range(values: list[Any]) -> list[float] | None:
+    """An axis range around the methods' and outside models' points (8% margin each side), so a
+    baseline far away (a constant predictor at zero unfairness) does not squeeze them into a
+    corner; the baselines' coordinates are in their legend entries. None: no finite value."""
+    finite = [float(v) for v in values if v is not None and math.isfinite(float(v))]
+    if not finite:
+        return None
+    low, high = min(finite), max(finite)
+    margin = 0.08 * (high - low) if high > low else max(abs(high) * 0.05, 0.01)
+    return [low - margin, high + margin]
 
 
 def _add_method(
@@ -201,24 +283,19 @@ def _reading(comparison: Comparison) -> str:
     for outside in comparison.outside:
         values = outside["metrics"]["test"]
         sentences.append(
-            f"The outside model “{_e(outside['name'])}” has a {xl} of {_num(values.get(x))} "
-            f"and a {yl} of {_num(values.get(y))} on the test rows."
+            f"The outside model “{_e(outside['name'])}”, on the test rows: {xl} "
+            f"{_num(values.get(x))}, {yl} {_num(values.get(y))}."
         )
         cost = _cost_rows(comparison, outside)
         if len(cost):
-            best = cost.iloc[0]
-            sentences.append(
-                f"The cheapest fairer point found is {_e(best['method'])} ({_e(best['knobs'])}): "
-                f"{yl} {_num(best['fairness'])}, with its {xl} changed by "
-                f"{best['error_cost']:+.4f}."
-            )
+            sentences += _recommendation(cost.iloc[0], xl, yl)
         else:
             sentences.append(f"No point of the compared methods has a better {yl}.")
     if baselines:
         ref = baselines["unconstrained"].get("test", {})
         sentences.append(
-            f"For reference, the {_e(baselines['unconstrained_label'])} fitted on the same rows "
-            f"has a {xl} of {_num(ref.get(x))} and a {yl} of {_num(ref.get(y))}."
+            f"For reference, the {_e(baselines['unconstrained_label'])} fitted on the same "
+            f"rows: {xl} {_num(ref.get(x))}, {yl} {_num(ref.get(y))}."
         )
     flagged = sum(any(c.get("level") != "ok" for c in p.get("checks") or ()) for p in
                   comparison.points)  # fmt: skip
@@ -227,6 +304,36 @@ def _reading(comparison: Comparison) -> str:
         "check (listed below); a point is a claim about these test rows only."
     )
     return "<h2>Reading</h2><p>" + " ".join(sentences) + "</p>"
+
+
+def _recommendation(best: Any, xl: str, yl: str) -> list[str]:
+    """The cheapest fairer point in words: what it gains, what it costs, and what using its
+    method requires (the method's declared :attr:`~fairengine.methods.base.Method.requirements`)."""
+    from fairengine.methods import get_method
+
+    try:
+        method = get_method(str(best["method"]))
+    except ValueError:  # a comparison saved with a method this installation lacks
+        method = None
+    title = _e(method.title) if method is not None else _e(best["method"])
+    cost = float(best["error_cost"])
+    trade = (
+        f"its {xl} is worse by {cost:.4f}: fairer decisions at the price of {cost:.4f} in {xl}"
+        if cost > 0
+        else f"its {xl} is no worse (it changes by {cost:+.4f}): fairer at no price in {xl}"
+    )
+    sentences = [
+        f"The cheapest fairer point found is {title} ({_e(best['knobs'])}): its {yl} is "
+        f"{_num(best['fairness'])}, better by {_num(best['fairness_gain'])} than the outside "
+        f"model's, and {trade}.",
+    ]
+    requirements = method.requirements if method is not None else ()
+    if requirements:
+        sentences.append(f"Before adopting it, note what {title} requires:")
+        sentences += [_e(r) for r in requirements]
+    elif method is not None:
+        sentences.append(f"{title} declares no requirement beyond the feature columns.")
+    return sentences
 
 
 def _cost_section(comparison: Comparison) -> str:
@@ -247,22 +354,61 @@ def _cost_section(comparison: Comparison) -> str:
     return "<h2>What would it cost to be fairer?</h2>" + "".join(parts)
 
 
-_GROUP_COLUMNS = ("selection_rate", "accuracy", "tpr", "fpr", "mean_prediction", "mse")
+_REGRESSION_COLUMNS = ("mean_target", "mean_prediction", "mse", "mae")
 
 
 def _group_table(records: list[dict[str, Any]] | None) -> str:
+    """A pinned point's groups: its rates with bootstrap intervals, then (classification) each
+    audit rate's ratio to the reference group with the four-fifths verdict."""
     if not records:
         return "<p class='muted'>No per-group table for this point.</p>"
-    columns = [c for c in _GROUP_COLUMNS if c in records[0]]
+    rates = [c for c in ("accuracy", *metrics.GROUP_RATES, "auc", "brier", *_REGRESSION_COLUMNS)
+             if c in records[0]]  # fmt: skip
     rows = []
     for r in records:
         cells = [_e(r.get("group")), f"{int(r.get('n') or 0):,}"]
-        for c in columns:
-            low, high = r.get(f"{c}_low"), r.get(f"{c}_high")
-            interval = f" <span class='muted'>[{_num(low, 3)}, {_num(high, 3)}]</span>"
+        for c in rates:
+            low, high = r.get(c + "_low"), r.get(c + "_high")
+            interval = f"<br><span class='muted'>[{_num(low, 3)}, {_num(high, 3)}]</span>"
             cells.append(_num(r.get(c), 3) + (interval if low is not None else ""))
         rows.append(cells)
-    return _table(["group", "rows", *[_e(c.replace("_", " ")) for c in columns]], rows)
+    table = _table(["group", "rows", *[_e(_column_label(c)) for c in rates]], rows)
+    return table + _disparity_table(records)
+
+
+def _column_label(name: str) -> str:
+    """A group-table column's label: the registry's for audit rates and score measures."""
+    info = metrics.GROUP_RATES.get(name) or metrics.GROUP_SCORE_MEASURES.get(name)
+    return info.label if info is not None else metrics.metric_label(name).replace("_", " ")
+
+
+def _verdict(passed: bool | None) -> str:
+    if passed is None:
+        return "–"
+    return "<span class='ok'>pass</span>" if passed else "<span class='fail'>fail</span>"
+
+
+def _disparity_table(records: list[dict[str, Any]]) -> str:
+    """Each audit rate's ratio to the reference group (ratio 1 for every rate) and whether it
+    passes the four-fifths rule (0.8 ≤ ratio ≤ 1.25)."""
+    rates = [c for c in metrics.GROUP_RATES if c + "_ratio" in records[0]]
+    groups = [r for r in records if r.get("group") != "overall"]
+    if not rates or not groups:
+        return ""
+    shares = [float(r.get("share") or 0) for r in groups]
+    reference = groups[metrics.reference_index([r.get("group") for r in groups], shares)]
+    rows = [
+        [_e(r.get("group"))]
+        + [f"{_num(r.get(c + '_ratio'), 3)} {_verdict(r.get(c + '_pass'))}"
+           for c in rates]
+        for r in groups
+    ]  # fmt: skip
+    name = _e(reference.get("group"))
+    return (
+        f"<p class='muted'>Ratio of each group's rate to the reference group <b>{name}</b> "
+        "(the largest) and the four-fifths rule: a group passes when the ratio lies between 0.8 "
+        "and 1.25.</p>" + _table(["group", *[_e(f"{_column_label(c)} ratio") for c in rates]], rows)
+    )
 
 
 def _checks_html(checks: list[dict[str, Any]] | None) -> str:
@@ -289,7 +435,7 @@ def _pins_section(comparison: Comparison) -> str:
         values = (item.get("metrics") or {}).get("test", {})
         title = f"{_e(pin['method'])} · {_e(pin['id'])}"
         knobs = _e(_knob_text(item.get("knobs") or {})) if item.get("knobs") else ""
-        card = _e(_card_text(pin.get("card") or "No card."))
+        card = _card_html(pin.get("card") or "No card.")
         columns.append(
             f"<div class='pin'><h3>{title}</h3><p class='muted'>{knobs}</p>"
             f"<p>{_e(metrics.metric_label(x))}: <b>{_num(values.get(x))}</b> · "

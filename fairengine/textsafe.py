@@ -42,7 +42,9 @@ import json
 import re
 import string
 
-__all__ = ["WORD_JOINER", "html_text", "md_code", "md_text", "plot_text", "script_json"]
+__all__ = [
+    "WORD_JOINER", "html_text", "md_code", "md_file_text", "md_text", "plot_text", "script_json"
+]  # fmt: skip
 
 #: Invisible, zero-width and not a line-break opportunity: it splits ``https://``, ``www.``,
 #: ``@host`` and ``:name:`` without a visible change.
@@ -71,6 +73,15 @@ def md_text(value: object) -> str:
     text = _CONTROL.sub(" ", str(value))
     escaped = "".join(map(_char, text))
     return _WWW.sub(lambda m: m.group(1) + WORD_JOINER + m.group(2), escaped)
+
+
+def md_file_text(value: object) -> str:
+    """``value`` for a Markdown *file* read as text (a downloaded model card): verbatim on one
+    line. Control characters become spaces and ``|`` is written ``\\|`` (so it cannot end a
+    table cell); nothing else is escaped, so the file shows no backslashes or invisible
+    characters. Not for Markdown a page renders (Streamlit, GitHub): use :func:`md_text`.
+    """
+    return _CONTROL.sub(" ", str(value)).replace("|", "\\|")
 
 
 def md_code(value: object) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -144,3 +145,50 @@ def test_saved_comparison_and_reports(cli, files, tmp_path) -> None:
     direct = tmp_path / "direct.html"
     cli("report", "--frontier", points, *_data(root, "plain.csv"), "-o", direct)
     assert "reweighing" in direct.read_text() and np.isfinite(len(direct.read_text()))
+
+
+def _figures(page: str) -> dict[str, tuple[list, dict]]:
+    """Each ``Plotly.newPlot(name, data, layout, config)`` of a report: name -> (data, layout)."""
+    calls = re.findall(r"Plotly\.newPlot\((.*?)\);</script>", page)
+    return {args[0]: (args[1], args[2]) for args in (json.loads(f"[{c}]") for c in calls)}
+
+
+def test_the_report_reads_like_an_audit(cli, files, tmp_path) -> None:
+    """``fairengine report`` from a saved comparison: cards as HTML, the recommended threshold
+    optimizer's requirements in the reading, the group table with ratios to the reference
+    group and the four-fifths verdict, and a plane with no text on it, fitted to its points."""
+    from html import unescape
+
+    from fairengine.methods import get_method
+
+    root, _ = files
+    points, saved, page = tmp_path / "t.json", tmp_path / "cmp.json", tmp_path / "r.html"
+    cli("sweep", "threshold_optimizer", *_data(root, "plain.csv"), "--grid", "tol=0,0.05",
+        "--out", points)  # fmt: skip
+    cli("audit", *_data(root, "plain.csv"), "--model", root / "model.skops", "--frontier",
+        points, "--save-comparison", saved)  # fmt: skip
+    cli("report", "--comparison", saved, *_data(root, "plain.csv"), "-o", page)
+    html = page.read_text()
+    text = unescape(re.sub(r"<[^>]+>", " ", html.split("<body>")[1]))
+    reading = text.split("Reading", 1)[1].split("The plane", 1)[0]
+    method = get_method("threshold_optimizer")
+    assert "cheapest fairer point found is " + method.title in reading
+    assert all(" ".join(r.split()) in " ".join(reading.split()) for r in method.requirements)
+    assert "sensitive attribute at prediction time" in reading and "randomized" in reading
+    assert re.search(r"worse by [0-9.]+: fairer decisions at the price of|no worse", reading)
+    cards = re.findall(r"<h4>Card</h4><div class='card'>(.*?)</div></div>", html, flags=re.S)
+    assert len(cards) == 2 and all("<table>" in c and "<h3>" in c for c in cards)
+    assert all("**" not in c and "|---|" not in c and "\\_" not in c for c in cards)
+    for ratio in ("False positive rate ratio", "Precision (PPV) ratio", "Selection rate ratio"):
+        assert ratio in text
+    assert "four-fifths rule" in text and " pass" in text
+    assert re.search(r"reference group\s+(female|male)\s+\(the largest\)", text)
+    data, layout = _figures(html)["plane"]
+    assert not any("text" in trace.get("mode", "") for trace in data)
+    for axis, key in (("xaxis", "x"), ("yaxis", "y")):
+        shown = [v for t in data if t.get("marker", {}).get("symbol") not in ("x", "star")
+                 for v in t[key] if v is not None]  # fmt: skip
+        low, high = layout[axis]["range"]
+        span = max(shown) - min(shown)
+        assert low <= min(shown) and high >= max(shown)
+        assert high - low <= 1.2 * span + 0.03, (axis, low, high, min(shown), max(shown))

@@ -225,6 +225,6 @@ def model_file(_result, _train: Task, _test: Task, key: str) -> bytes:
 
     return model_bytes(
         _result.model,
-        card=model_card(_result, _train, _test),
+        card=model_card(_result, _train, _test, for_file=True),
         metadata=result_metadata(_result, _train, _test),
     )

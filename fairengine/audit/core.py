@@ -275,11 +275,13 @@ def _metrics(task: Task, pred: np.ndarray) -> dict[str, float]:
 
 
 def _group_table(test: Task, pred: np.ndarray, scores: np.ndarray | None) -> pd.DataFrame:
-    """The audit's group table; from scores also each group's AUC and Brier score."""
+    """The audit's group table; from scores also each group's AUC and Brier score; for a
+    classifier the disparities against the largest group with the four-fifths verdict."""
     scores = scores if test.kind == "classification" else None
     return metrics.group_table(
         test.y, pred, test.groups, group_names=list(test.group_names), kind=test.kind,
         ci=CI_LEVEL, n_boot=N_BOOT, scores=scores,
+        reference="largest" if test.kind == "classification" else None,
     )  # fmt: skip
 
 

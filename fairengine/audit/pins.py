@@ -51,9 +51,10 @@ def _point_entry(frontier: Any, record: dict[str, Any], train: Task, test: Task)
 
 
 def model_group_table(model: Any, test: Task) -> pd.DataFrame | None:
-    """Per-group metrics with intervals of a predicting model on the test rows (it may read the
-    sensitive columns too); None for a model that does not predict the target or cannot score
-    the rows without inputs the table lacks."""
+    """Per-group metrics with intervals (and a classifier's disparities against the largest
+    group) of a predicting model on the test rows (it may read the sensitive columns too); None
+    for a model that does not predict the target or cannot score the rows without inputs the
+    table lacks."""
     import numpy as np
 
     from fairengine import metrics
@@ -68,6 +69,7 @@ def model_group_table(model: Any, test: Task) -> pd.DataFrame | None:
     return metrics.group_table(
         test.y, np.asarray(pred, dtype=float), test.groups, group_names=list(test.group_names),
         kind=test.kind, ci=CI_LEVEL, n_boot=N_BOOT,
+        reference="largest" if test.kind == "classification" else None,
     )  # fmt: skip
 
 

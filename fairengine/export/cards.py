@@ -9,11 +9,13 @@ wherever it is rendered and no name can add a link, an image or formatting to it
 from __future__ import annotations
 
 import json
+import numbers
 import shlex
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from fairengine import __version__
-from fairengine.textsafe import md_code, md_text
+from fairengine.textsafe import md_code, md_file_text, md_text
 
 if TYPE_CHECKING:  # the methods (and the Task's pandas) are imported only when a card is written
     from fairengine.data import Task
@@ -48,13 +50,17 @@ _MISUSE = (
 
 
 def how_to_use(
-    model: Any, schema: dict[str, Any] | None, file_name: str = "model.fairmodel"
+    model: Any,
+    schema: dict[str, Any] | None,
+    file_name: str = "model.fairmodel",
+    *,
+    text: Callable[[object], str] = md_text,
 ) -> list[str]:
     """The card's "How to use this file" section (Markdown lines)."""
     randomized = bool(getattr(type(model), "randomized", False))
     target = (schema or {}).get("target")
     target = "the target" if target is None else md_code(target)
-    positive = md_text((schema or {}).get("positive_label") or "1")
+    positive = text((schema or {}).get("positive_label") or "1")
     meaning = getattr(type(model), "card_meaning", "") or (
         _RANDOMIZED_CLASSIFIER if randomized else _CLASSIFIER
     )
@@ -150,7 +156,7 @@ def result_metadata(result: RunResult, train: Task, test: Task) -> dict[str, Any
     }
 
 
-def evidence_lines(result: RunResult) -> list[str]:
+def evidence_lines(result: RunResult, *, text: Callable[[object], str] = md_text) -> list[str]:
     """The card's "Checks" and "Baselines" sections: every check with its level first, and the
     constant and unconstrained references' metrics on train and test (plain numbers)."""
     checks = getattr(result, "checks", ()) or ()
@@ -158,7 +164,7 @@ def evidence_lines(result: RunResult) -> list[str]:
     lines = ["", "## Checks", ""]
     if not checks:
         lines.append("No checks were computed for this result.")
-    lines += [f"- **{c.level.upper()}** {md_text(c.name)}: {md_text(c.sentence)}" for c in checks]
+    lines += [f"- **{c.level.upper()}** {text(c.name)}: {text(c.sentence)}" for c in checks]
     if baselines is None:
         return lines
     lines += ["", "## Baselines (same rows, same evaluation)", ""]
@@ -172,25 +178,29 @@ def evidence_lines(result: RunResult) -> list[str]:
             train_v = splits.get("train", {}).get(name, float("nan"))
             test_v = splits.get("test", {}).get(name, float("nan"))
             lines.append(
-                f"| {md_text(label)} | {md_text(name)} | {_fmt(train_v)} | {_fmt(test_v)} |"
+                f"| {text(label)} | {text(name)} | {_fmt(train_v, text)} | {_fmt(test_v, text)} |"
             )
     return lines
 
 
-def _markdown_table(table: Any) -> list[str]:
-    columns = [md_text(c) for c in table.columns]
+def _markdown_table(table: Any, text: Callable[[object], str]) -> list[str]:
+    columns = [text(c) for c in table.columns]
     rows = [
         "| group | " + " | ".join(columns) + " |",
         "|---" * (len(columns) + 1) + "|",
     ]
-    for index, row in table.iterrows():
-        rows.append(f"| {md_text(index)} | " + " | ".join(_fmt(v) for v in row.tolist()) + " |")
+    for index, *values in table.itertuples(name=None):  # each column keeps its type: 612, not 612.0
+        rows.append(f"| {text(index)} | " + " | ".join(_fmt(v, text) for v in values) + " |")
     return rows
 
 
-def _fmt(value: object) -> str:
-    """A table cell: a float to 4 decimals, anything else as text."""
-    return f"{value:.4f}" if isinstance(value, float) else md_text(value)
+def _fmt(value: object, text: Callable[[object], str]) -> str:
+    """A table cell: a float to 4 decimals, an integer as an integer, anything else as text."""
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return f"{int(value):d}"
+    return text(value)
 
 
 def model_card(
@@ -200,6 +210,7 @@ def model_card(
     *,
     group_table: Any = None,
     file_name: str = "model.fairmodel",
+    for_file: bool = False,
 ) -> str:
     """A Markdown model card: data, knobs, metrics (overall and per group), the paper, caveats.
 
@@ -212,23 +223,29 @@ def model_card(
         Per-group metrics on the test data (``fairengine.metrics.group_table``).
     file_name : str
         The model file's name as the usage examples show it.
+    for_file : bool
+        False: the card for a page that renders Markdown (Streamlit, GitHub), every name from
+        the data escaped (:func:`~fairengine.textsafe.md_text`). True: the card written as a
+        ``.md`` file, read as text: names verbatim, no backslashes or invisible characters
+        (:func:`~fairengine.textsafe.md_file_text`).
     """
     from fairengine.methods import get_method
 
     method = get_method(result.method)
+    text = md_file_text if for_file else md_text
     lines = [f"# Model card: {method.title}", ""]
     lines += [method.description, ""] if method.description else []
     if method.reference:
         lines += [f"**Reference:** {method.reference}", ""]  # a citation, not a paper number
     if train is not None:
         schema = task_schema(train)
-        groups = ", ".join(map(md_text, schema["group_names"]))
-        features = ", ".join(map(md_text, schema["features"]))
-        positive = f" (1 = {md_text(schema['positive_label'])})" if schema["positive_label"] else ""
+        groups = ", ".join(map(text, schema["group_names"]))
+        features = ", ".join(map(text, schema["features"]))
+        positive = f" (1 = {text(schema['positive_label'])})" if schema["positive_label"] else ""
         lines += [
             "## Data",
             "",
-            f"- Dataset: **{md_text(schema['name'])}**, {schema['kind']}",
+            f"- Dataset: **{text(schema['name'])}**, {schema['kind']}",
             f"- Target: {md_code(schema['target'])}{positive}",
             f"- Sensitive: {', '.join(map(md_code, schema['sensitive']))} "
             f"({len(schema['group_names'])} groups: {groups})",
@@ -241,18 +258,18 @@ def model_card(
             "",
         ]
     lines += ["## Knobs", "", "| knob | value |", "|---|---|"]
-    lines += [f"| {k} | {_fmt(v)} |" for k, v in result.knobs.items()]
+    lines += [f"| {text(k)} | {_fmt(v, text)} |" for k, v in result.knobs.items()]
     lines += ["", "## Metrics", "", "| metric | train | test |", "|---|---|---|"]
     names = list(dict.fromkeys([*result.metrics.get("train", {}), *result.metrics.get("test", {})]))
     for name in names:
         train_v = result.metrics.get("train", {}).get(name, float("nan"))
         test_v = result.metrics.get("test", {}).get(name, float("nan"))
-        lines.append(f"| {name} | {_fmt(train_v)} | {_fmt(test_v)} |")
-    lines += evidence_lines(result)
+        lines.append(f"| {text(name)} | {_fmt(train_v, text)} | {_fmt(test_v, text)} |")
+    lines += evidence_lines(result, text=text)
     if group_table is not None:
-        lines += ["", "## Per group (test data)", "", *_markdown_table(group_table)]
+        lines += ["", "## Per group (test data)", "", *_markdown_table(group_table, text)]
     if result.model is not None and hasattr(result.model, "encoder"):
         schema = task_schema(train) if train is not None else None
-        lines += ["", *how_to_use(result.model, schema, file_name)]
+        lines += ["", *how_to_use(result.model, schema, file_name, text=text)]
     lines += ["", "## Caveats", ""] + [f"- {c}" for c in _CAVEATS] + [""]
     return "\n".join(lines)

@@ -168,7 +168,8 @@ def _save_result(result: RunResult, path: Path, *, card, metadata, train, test) 
             "save_model(result, path) needs the tasks the result was run on: pass "
             "train=... and test=... (the two halves of task.split())."
         )
-    card = model_card(result, train, test, file_name=path.name) if card is None else card
+    if card is None:
+        card = model_card(result, train, test, file_name=path.name, for_file=True)
     metadata = result_metadata(result, train, test) if metadata is None else metadata
     out = save_model(result.model, path, card=card, metadata=metadata)
     out.with_suffix(".md").write_text(card, encoding="utf-8")

@@ -244,6 +244,11 @@ KIND_WORDS = {
 #: The named sweep grids every consumer asks for: the dashboard page's sweep, the default of
 #: ``fairengine sweep`` and the hosted demo's ``fairengine precompute``.
 GRID_NAMES: tuple[str, ...] = ("page", "cli", "demo")
+#: The requirement of a method whose model draws its predictions (:attr:`Method.requirements`).
+RANDOMIZED_PREDICTIONS = (
+    "Its predictions are randomized: two identical rows can get different decisions (its "
+    "fairness and error hold on average), so each decision must be drawn with a recorded seed."
+)
 
 
 @dataclass(frozen=True)
@@ -290,6 +295,9 @@ class Method:
     #: served at once there (an uploaded table is still fitted per step). None: the default run
     #: only.
     demo_knob: str | None = None
+    #: What using its model demands beyond the feature columns, one plain sentence each (e.g.
+    #: :data:`RANDOMIZED_PREDICTIONS`); a report recommending the method states them.
+    requirements: tuple[str, ...] = field(default=(), hash=False, compare=False)
     #: What a result promises, in plain words, built from the result (its page shows it under
     #: the numbers). None: the method states no guarantee of its own.
     guarantee: Callable[[RunResult], str] | None = field(default=None, hash=False, compare=False)

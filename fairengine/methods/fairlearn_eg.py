@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fairengine.methods._knobs import C_KNOB
-from fairengine.methods.base import Knob, Method, RunResult
+from fairengine.methods.base import RANDOMIZED_PREDICTIONS, Knob, Method, RunResult
 from fairengine.methods.evidence import Evidence, logistic_from_knob
 from fairengine.methods.registry import register
 
@@ -92,6 +92,7 @@ FAIRLEARN_EG = register(
     Method(
         name="fairlearn_eg",
         version="2",  # 2: baseline comparisons by paired tests on the test rows
+        requirements=(RANDOMIZED_PREDICTIONS,),
         title="fairlearn ExponentiatedGradient",
         seed=None,
         kinds=("classification",),

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fairengine.methods._knobs import C_KNOB
-from fairengine.methods.base import Knob, Method, RunResult
+from fairengine.methods.base import RANDOMIZED_PREDICTIONS, Knob, Method, RunResult
 from fairengine.methods.evidence import Check, Evidence, logistic_from_knob, rate_tolerance
 from fairengine.methods.registry import register
 
@@ -283,6 +283,7 @@ THRESHOLD_OPTIMIZER = register(
     Method(
         name="threshold_optimizer",
         version="2",  # 2: baseline comparisons by paired tests on the test rows
+        requirements=(SENSITIVE_AT_PREDICTION, RANDOMIZED_PREDICTIONS),
         title="fairlearn ThresholdOptimizer",
         seed=None,
         kinds=("classification",),

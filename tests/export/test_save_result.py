@@ -95,3 +95,30 @@ def test_every_command_of_the_card_runs_as_printed(run, tmp_path, monkeypatch, c
     namespace: dict = {}
     exec(compile(python[0], "card", "exec"), namespace)  # the card's own example
     assert len(namespace["predictions"]) == 50 and len(namespace["scores"]) == 50
+
+
+def test_the_card_file_is_plain_text_and_the_page_card_stays_escaped(run, tmp_path) -> None:
+    """One card builder, two renderings: the ``.md`` file beside a model shows the data's names
+    verbatim (no backslash escapes, no invisible word joiners) and counts as integers; the card
+    for a page that renders Markdown keeps every name escaped."""
+    from fairengine.audit.pins import model_group_table
+    from fairengine.export import model_card
+    from fairengine.textsafe import WORD_JOINER
+
+    _, train, test, result = run
+    file_card = save_model(result, tmp_path / "m.fairmodel", train=train, test=test).with_suffix(
+        ".md"
+    )
+    groups = model_group_table(result.model, test)
+    for card in (
+        file_card.read_text(),
+        model_card(result, train, test, group_table=groups, for_file=True),
+    ):
+        assert "\\" not in card and WORD_JOINER not in card
+        assert "duration_months" in card  # a feature name with "_", verbatim
+    sizes = {g: str(int(groups.loc[g, "n"])) for g in ("female", "male", "overall")}
+    page = model_card(result, train, test, group_table=groups)
+    assert "duration\\_months" in page  # the page's card: names escaped for Markdown
+    for card in (model_card(result, train, test, group_table=groups, for_file=True), page):
+        rows = re.findall(r"^\| (female|male|overall) \| (\S+) \|", card, flags=re.M)
+        assert dict(rows) == sizes  # the count column: 93, not 93.0000

@@ -10,7 +10,7 @@ import numpy as np
 from fairengine.methods.balanced_filtering.checks import EVIDENCE
 from fairengine.methods.balanced_filtering.knobs import KNOBS
 from fairengine.methods.balanced_filtering.promise import promise_held
-from fairengine.methods.base import Method, RunResult
+from fairengine.methods.base import RANDOMIZED_PREDICTIONS, Method, RunResult
 from fairengine.methods.registry import register
 
 if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
@@ -168,6 +168,7 @@ BALANCED_FILTERING = register(
         # filtered sample makes its imbalance maximal
         model_types={"balanced_filter": "fairengine.methods.balanced_filtering.model"},
         version="6",  # 6: held-out checks against β plus the kept rows' sampling allowance
+        requirements=(RANDOMIZED_PREDICTIONS,),
         sweep_grids={
             "page": ALPHA_SWEEP,
             "cli": ALPHA_SWEEP,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fairengine.methods.base import KnobError, Method, RunResult
+from fairengine.methods.base import RANDOMIZED_PREDICTIONS, KnobError, Method, RunResult
 from fairengine.methods.fair_regression.checks import EVIDENCE
 from fairengine.methods.fair_regression.knobs import KNOBS
 from fairengine.methods.fair_regression.promise import promise_held
@@ -246,6 +246,7 @@ FAIR_REGRESSION = register(
         paper="Fair Regression: Quantitative Definitions and Reduction-based Algorithms",
         model_types={"fair_regression": "fairengine.methods.fair_regression.model"},
         version="5",  # 5: held-out disparity against ε plus the KS null quantile; paired checks
+        requirements=(RANDOMIZED_PREDICTIONS,),
         sweep_grids={
             "page": EPS_SWEEP,
             "cli": EPS_SWEEP,

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fairengine import metrics
-from fairengine.methods.base import Method, RunResult
+from fairengine.methods.base import RANDOMIZED_PREDICTIONS, Method, RunResult
 from fairengine.methods.multiaccurate_proxy.checks import EVIDENCE
 from fairengine.methods.multiaccurate_proxy.knobs import KNOBS, SWEEP_GRIDS
 
@@ -242,6 +242,7 @@ MULTIACCURATE_PROXY = register(
         paper="Multiaccurate Proxies for Downstream Fairness",
         model_types={"multiaccurate_proxy": "fairengine.methods.multiaccurate_proxy.model"},
         version="9",  # 9: checks with sampling allowances; downstream convergence as measurable
+        requirements=(RANDOMIZED_PREDICTIONS,),
         sweep_grids=SWEEP_GRIDS,
         demo_tasks=(("adult", ("race",)), ("adult", ("sex",))),
         evidence=EVIDENCE,
