@@ -38,7 +38,8 @@ from fairengine.methods import get_method
 from fairengine.metrics import metric_label
 from fairengine.textsafe import md_text, plot_text
 
-#: Session keys: the outside model's values (per task), its audits, and the models of an
+#: Session keys: the outside models added (their task's fingerprint and the list of each one's
+#: values, number, name and trained-on answer), their audits by number, and the models of an
 #: opened comparison.
 SOURCE_KEY, AUDITS_KEY, SAVED_KEY = "cmp_outside", "cmp_outside_audits", "cmp_outside_saved"
 #: Session key of the outside model post-processed by ThresholdOptimizer (one, the last asked).
@@ -232,6 +233,7 @@ def _model_rows(models: list[dict[str, Any]]) -> list[AuditResult]:
         name = c1.text_input("Name", value=entry["name"], key=f"cmp_out_rename_{n}").strip()
         if c2.button("Remove", key=f"cmp_out_remove_{n}"):
             models[:] = [m for m in models if m["number"] != n]
+            st.session_state.get(AUDITS_KEY, {}).pop(n, None)
             st.rerun()
         if name and name != entry["name"]:
             others = [m["name"] for m in models if m is not entry]
