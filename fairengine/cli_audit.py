@@ -30,14 +30,19 @@ def add_commands(commands: Any, add_data_arguments: Callable[[Any], None]) -> No
         "audit", help="score an outside model (predictions, scores or a model file) on the plane"
     )
     add_data_arguments(audit)
-    source = audit.add_argument_group("the outside model (exactly one)")
+    source = audit.add_argument_group(
+        "the outside models (one or more, in any mix; each --name labels the model given at the "
+        "same position)"
+    )
     source.add_argument(
         "--predictions-column",
+        action=_SourceAction,
         metavar="COL",
         help="a column of the table holding its predictions or scores",
     )
     source.add_argument(
         "--predictions",
+        action=_SourceAction,
         type=Path,
         metavar="FILE",
         help="a CSV/Parquet file of predictions keyed by --id-column",
@@ -50,6 +55,7 @@ def add_commands(commands: Any, add_data_arguments: Callable[[Any], None]) -> No
     )
     source.add_argument(
         "--model",
+        action=_SourceAction,
         type=Path,
         metavar="FILE",
         help="a .fairmodel file, or a scikit-learn pipeline saved with skops",
@@ -62,7 +68,13 @@ def add_commands(commands: Any, add_data_arguments: Callable[[Any], None]) -> No
     audit.add_argument(
         "--threshold", type=float, default=0.5, help="scores at or above it predict 1 (default 0.5)"
     )
-    audit.add_argument("--name", default="outside model", help="the model's label")
+    audit.add_argument(
+        "--name",
+        action="append",
+        default=[],
+        help="a model's label, repeated in the order of the models (default 'outside model'; "
+        "a repeated name gets a suffix ' (2)', ' (3)', ...)",
+    )
     seen = audit.add_argument_group(
         "the rows the model was trained on (test rows it saw are "
         "left out; default: unknown, and the result says so)"
@@ -140,23 +152,50 @@ def _add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
 # ----------------------------------------------------------------------------- audit
 
 
-def _outside(args: argparse.Namespace, task: Task) -> Any:
+class _SourceAction(argparse.Action):
+    """Keep every outside model option in command-line order, as (option dest, value), in
+    ``sources`` (so the i-th ``--name`` labels the i-th model whatever its route)."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+        found = list(getattr(namespace, "sources", None) or [])
+        namespace.sources = [*found, (self.dest, values)]
+
+
+def _outsides(args: argparse.Namespace, task: Task) -> list[Any]:
+    """The outside models of the command line, each on the task without every column an outside
+    model holds (no method may learn from one), so all are audited on the same task and split."""
+    from dataclasses import replace
+
     from fairengine.audit import from_column, from_file, from_model_file
+    from fairengine.audit.comparison import MAX_OUTSIDE
     from fairengine.cli import UsageError
 
-    given = [a for a in ("predictions_column", "predictions", "model") if getattr(args, a)]
-    if len(given) != 1:
+    sources = getattr(args, "sources", None) or []
+    if not sources:
         raise UsageError(
-            "Give exactly one of --predictions-column COL, --predictions FILE (with --id-column "
+            "Give at least one of --predictions-column COL, --predictions FILE (with --id-column "
             "ID) or --model FILE."
         )
-    if args.predictions_column:
-        return from_column(task, args.predictions_column, args.values)
-    if args.predictions:
-        if not args.id_column:
-            raise UsageError("--predictions FILE needs --id-column ID (the row id column).")
-        return from_file(task, args.predictions, args.id_column, kind=args.values)
-    return from_model_file(task, args.model)
+    if len(args.name) > len(sources):
+        raise UsageError(
+            f"{len(args.name)} --name given for {len(sources)} model(s): give at most one name "
+            "per model, in the models' order."
+        )
+    if len(sources) > MAX_OUTSIDE:
+        raise UsageError(f"Give at most {MAX_OUTSIDE} outside models in one audit.")
+    outsides = []
+    for route, value in sources:
+        if route == "predictions_column":
+            outside = from_column(task, value, args.values)
+        elif route == "predictions":
+            if not args.id_column:
+                raise UsageError("--predictions FILE needs --id-column ID (the row id column).")
+            outside = from_file(task, value, args.id_column, kind=args.values)
+        else:
+            outside = from_model_file(task, value)
+        outsides.append(outside)
+        task = outside.task
+    return [replace(o, task=task) for o in outsides]
 
 
 def _trained_on(args: argparse.Namespace) -> tuple[Any, Any]:
@@ -187,29 +226,42 @@ def _id_values(args: argparse.Namespace) -> Any:
 
 def _cmd_audit(args: argparse.Namespace) -> int:
     from fairengine.audit import audit_outside, cost_of_fairness
+    from fairengine.audit.comparison import MAX_PINS, unique_names
     from fairengine.cli import _load_task
     from fairengine.cli_output import print_json
 
-    outside = _outside(args, _load_task(args))
+    outsides = _outsides(args, _load_task(args))
+    given = args.name + ["outside model"] * (len(outsides) - len(args.name))
     trained_on, id_values = _trained_on(args)
-    result = audit_outside(
-        outside, threshold=args.threshold, name=args.name, test_size=args.test_size,
-        random_state=args.split_seed, trained_on=trained_on, id_values=id_values,
-    )  # fmt: skip
-    frontiers = _frontiers(args, outside.task)
-    cost = cost_of_fairness(result, frontiers) if frontiers else None
+    results = [
+        audit_outside(
+            outside, threshold=args.threshold, name=name, test_size=args.test_size,
+            random_state=args.split_seed, trained_on=trained_on, id_values=id_values,
+        )
+        for outside, name in zip(outsides, unique_names(given), strict=True)
+    ]  # fmt: skip
+    task = outsides[0].task
+    frontiers = _frontiers(args, task)
+    costs = [cost_of_fairness(r, frontiers) if frontiers else None for r in results]
     if args.save_comparison or args.report:
-        pins = args.pin or [result.name, *([] if cost is None or cost.empty else
-                                           [cost["point_id"].iloc[0]])]  # fmt: skip
-        _write(args, outside.task, frontiers, [result], pins)
+        pins = args.pin or [
+            *(r.name for r in results),
+            *dict.fromkeys(c["point_id"].iloc[0] for c in costs if c is not None and not c.empty),
+        ]
+        _write(args, task, frontiers, results, pins[:MAX_PINS])
     if args.json:
-        document = result.to_dict()
-        if cost is not None:
-            document["cost"] = json.loads(cost.to_json(orient="records"))
-        print_json(document)
+        documents = [_audit_document(r, c) for r, c in zip(results, costs, strict=True)]
+        print_json(documents[0] if len(documents) == 1 else documents)
         return 0
-    print("\n".join(_audit_lines(result, cost)))
+    print("\n\n".join("\n".join(_audit_lines(r, c)) for r, c in zip(results, costs, strict=True)))
     return 0
+
+
+def _audit_document(result: AuditResult, cost: Any) -> dict[str, Any]:
+    document = result.to_dict()
+    if cost is not None:
+        document["cost"] = json.loads(cost.to_json(orient="records"))
+    return document
 
 
 def _audit_lines(result: AuditResult, cost: Any) -> list[str]:

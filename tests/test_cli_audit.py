@@ -49,6 +49,8 @@ def files(tmp_path_factory):
     scores = model.predict_proba(frame[numeric])[:, list(model.classes_).index("good")]
     ids = [f"L{i}" for i in range(len(frame))]
     frame.assign(score=scores).to_csv(root / "table.csv", index=False)
+    production = (frame["age"] > 30).astype(int)  # a cruder model "in production"
+    frame.assign(score=scores, prod=production).to_csv(root / "two.csv", index=False)
     frame.assign(loan_id=ids).to_csv(root / "with_id.csv", index=False)
     frame.to_csv(root / "plain.csv", index=False)
     preds = pd.DataFrame({"loan_id": ids, "p": (scores >= 0.5).astype(int)})
@@ -90,7 +92,10 @@ def test_threshold_and_text_output(cli, files) -> None:
 @pytest.mark.parametrize(
     ("table", "args", "words"),
     [
-        ("table.csv", ["--predictions-column", "score", "--model", "x.skops"], "exactly one of"),
+        ("table.csv", ["--name", "a"], "at least one of"),
+        ("table.csv", ["--predictions-column", "score", "--name", "a", "--name", "b"],
+         "at most one name per model"),
+        ("table.csv", ["--predictions-column", "score", "--model", "x.skops"], "x.skops"),
         ("with_id.csv", ["--predictions", "{root}/preds.csv"], "--id-column"),
         ("with_id.csv", ["--predictions", "{root}/short.csv", "--id-column", "loan_id"],
          "have no prediction"),
@@ -192,3 +197,35 @@ def test_the_report_reads_like_an_audit(cli, files, tmp_path) -> None:
         span = max(shown) - min(shown)
         assert low <= min(shown) and high >= max(shown)
         assert high - low <= 1.2 * span + 0.03, (axis, low, high, min(shown), max(shown))
+
+
+def test_two_models_in_one_comparison_and_report(cli, files, tmp_path) -> None:
+    """A candidate and the model in production: both audited on the same split, both in one
+    comparison and one report; each as if audited alone, and a repeated name is suffixed."""
+    root, _ = files
+    saved, page = tmp_path / "two.json", tmp_path / "two.html"
+    text = cli(
+        "audit", *_data(root, "two.csv"), "--predictions-column", "score", "--name",
+        "<b>candidate</b>", "--predictions-column", "prod", "--name", "production",
+        "--save-comparison", saved, "--report", page,
+    ).stdout  # fmt: skip
+    assert "<b>candidate</b>: scores from column 'score'" in text
+    assert "production: predictions from column 'prod'" in text
+    alone = json.loads(cli("audit", *_data(root), "--predictions-column", "score",
+                           "--json").stdout)  # fmt: skip
+    both = json.loads(saved.read_text())["outside"]
+    assert [r["name"] for r in both] == ["<b>candidate</b>", "production"]
+    assert [r["kind"] for r in both] == ["scores", "predictions"]
+    assert both[0]["task_key"] == both[1]["task_key"] == alone["task_key"]
+    assert both[0]["metrics"]["test"] == pytest.approx(alone["metrics"]["test"])
+    assert both[0]["metrics"]["test"] != pytest.approx(both[1]["metrics"]["test"])
+    pins = {p["id"] for p in json.loads(saved.read_text())["pins"]}
+    assert pins >= {"<b>candidate</b>", "production"}
+    html = page.read_text()
+    assert "&lt;b&gt;candidate&lt;/b&gt;" in html and "<b>candidate</b>" not in html
+    assert html.count("production") >= 2  # on the plane and in its own section
+    twice = json.loads(cli(
+        "audit", *_data(root, "two.csv"), "--predictions-column", "score", "--name", "bank",
+        "--predictions-column", "prod", "--name", "bank", "--json",
+    ).stdout)  # fmt: skip
+    assert [r["name"] for r in twice] == ["bank", "bank (2)"]

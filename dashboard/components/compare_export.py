@@ -49,23 +49,16 @@ def page_frontiers(points: Sequence[Any], tkey: str, kind: str) -> list[Frontier
     return frontiers
 
 
-def unique_audits(audits: Sequence[AuditResult]) -> list[AuditResult]:
-    """The outside models with distinct names (the first of each name is kept)."""
-    seen: dict[str, AuditResult] = {}
-    for result in audits:
-        seen.setdefault(result.name, result)
-    return list(seen.values())
-
-
 def page_comparison(
     task: Task, points: Sequence[Any], audits: Sequence[AuditResult], pins: Sequence[str]
 ) -> Comparison:
-    """The comparison the page shows: every cached point, the outside models and the pins."""
+    """The comparison the page shows: every cached point, the outside models (a repeated name,
+    e.g. a saved one, gets a suffix) and the pins."""
     from fairengine.frontier import task_key
 
     train, test = task.split()
     frontiers = page_frontiers(points, task_key(train, test), task.kind)
-    return build_comparison(task, frontiers, unique_audits(audits), list(pins))
+    return build_comparison(task, frontiers, audits, list(pins))
 
 
 def _signature(points: Sequence[Any], audits: Sequence[AuditResult], pins: Sequence[str]) -> tuple:

@@ -10,8 +10,8 @@ the job's progress and Cancel meanwhile. Errors from the engine are shown in wor
 from __future__ import annotations
 
 import math
-import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -30,6 +30,7 @@ from dashboard.components.upload_jobs import (
     table_columns,
 )
 from fairengine.audit import AuditResult, Outside, audit_outside, cost_of_fairness
+from fairengine.audit.comparison import unique_names
 from fairengine.audit.sources import from_column
 from fairengine.data import Task
 from fairengine.data.errors import DataError
@@ -37,7 +38,8 @@ from fairengine.methods import get_method
 from fairengine.metrics import metric_label
 from fairengine.textsafe import md_text, plot_text
 
-#: Session keys: the outside model's values (per task), its audits, and the models of an
+#: Session keys: the outside models added (their task's fingerprint and the list of each one's
+#: values, number, name and trained-on answer), their audits by number, and the models of an
 #: opened comparison.
 SOURCE_KEY, AUDITS_KEY, SAVED_KEY = "cmp_outside", "cmp_outside_audits", "cmp_outside_saved"
 #: Session key of the outside model post-processed by ThresholdOptimizer (one, the last asked).
@@ -50,7 +52,11 @@ COLUMNS_SLOT, VALUES_SLOT = "outside.columns", "outside.values"
 ROUTES = ("A column of the table", "A predictions file", "A model file")
 KINDS = {"Guess from the values": None, "Predictions (0 or 1)": "predictions",
          "Scores (probability of 1)": "scores"}  # fmt: skip
-OUTSIDE_COLOR = "#d62728"
+#: Each outside model's marker on the plane, in the order drawn (then again from the first).
+OUTSIDE_MARKERS = (
+    ("diamond", "#d62728"), ("star", "#9467bd"), ("square", "#8c564b"),
+    ("triangle-up", "#e377c2"), ("pentagon", "#17becf"), ("cross", "#bcbd22"),
+)  # fmt: skip
 
 
 def _fail(exc: Exception) -> None:
@@ -178,71 +184,106 @@ def _built(task: Task, build: Build | None, clicked: bool) -> Outside | None:
     return Outside(scored_task(task, found), values, found["kind"], found["source"])
 
 
-def _current(task: Task) -> dict[str, Any] | None:
+def _models(task: Task) -> list[dict[str, Any]]:
+    """The outside models added on this task, in the order added."""
     found = st.session_state.get(SOURCE_KEY)
-    return found if found and found["fingerprint"] == task.fingerprint else None
+    return found["models"] if found and found["fingerprint"] == task.fingerprint else []
 
 
-def _audited(
-    entry: dict[str, Any], threshold: float, name: str, trained: tuple[Any, str]
-) -> AuditResult | None:
-    """The audit of the stored values at ``threshold`` under ``name`` on the test rows the
-    model never saw (``trained``: the answer and its token; computed once each)."""
-    key = (entry["token"], round(threshold, 4), name, trained[1])
+def _add_model(task: Task, outside: Outside, name: str, trained: Any) -> bool:
+    """Add ``outside`` to the list under a name no other model has; every model moves onto its
+    task (without each column an outside model holds). Returns whether the task changed."""
+    models = _models(task)
+    number = max((m["number"] for m in models), default=0) + 1
+    name = unique_names([*(m["name"] for m in models), name or "my model"])[-1]
+    models = [{**m, "outside": replace(m["outside"], task=outside.task)} for m in models]
+    models.append({"outside": outside, "number": number, "name": name, "trained": trained})
+    st.session_state[SOURCE_KEY] = {"fingerprint": outside.task.fingerprint, "models": models}
+    return adopt_task(task, outside.task)
+
+
+def _audited(entry: dict[str, Any], threshold: float) -> AuditResult | None:
+    """The audit of the model's values at ``threshold`` under its name on the test rows it
+    never saw (its ``trained`` answer and token), computed once each."""
+    if entry["trained"] is None:  # asked for ids that are not given yet
+        return None
+    outside, (trained, token) = entry["outside"], entry["trained"]
+    key = (outside.task.fingerprint, round(threshold, 4), entry["name"], token)
     cache = st.session_state.setdefault(AUDITS_KEY, {})
-    if key not in cache:
+    found = cache.get(entry["number"])
+    if found is None or found[0] != key:
         try:
-            cache.clear()
-            cache[key] = audit_outside(
-                entry["outside"], threshold=threshold, name=name, trained_on=trained[0]
+            result = audit_outside(
+                outside, threshold=threshold, name=entry["name"], trained_on=trained
             )
         except Exception as exc:
             _fail(exc)
             return None
-    return cache[key]
+        found = cache[entry["number"]] = (key, result)
+    return found[1]
 
 
-def render_outside_panel(task: Task) -> AuditResult | None:
-    """The "Your model" expander; returns the audited outside model (None before one is added)."""
-    entry = _current(task)
-    with st.expander("Your model: put an outside model on this plane", expanded=entry is not None):
+def _model_rows(models: list[dict[str, Any]]) -> list[AuditResult]:
+    """Each added model's name (to rename), threshold and Remove; returns their audits."""
+    audits = []
+    for entry in list(models):
+        n = entry["number"]
+        st.markdown(f"**{md_text(entry['name'])}**")
+        c1, c2 = st.columns([3, 1])
+        name = c1.text_input("Name", value=entry["name"], key=f"cmp_out_rename_{n}").strip()
+        if c2.button("Remove", key=f"cmp_out_remove_{n}"):
+            models[:] = [m for m in models if m["number"] != n]
+            st.session_state.get(AUDITS_KEY, {}).pop(n, None)
+            st.rerun()
+        if name and name != entry["name"]:
+            others = [m["name"] for m in models if m is not entry]
+            entry["name"] = unique_names([*others, name])[-1]
+            if entry["name"] != name:
+                st.caption(f"Another model is named {md_text(repr(name))}: this one is "
+                           f"{md_text(repr(entry['name']))}.")  # fmt: skip
+        threshold = _threshold_input(entry["outside"], f"cmp_out_threshold_{n}")
+        audited = _audited(entry, threshold)
+        if audited is not None:
+            audits.append(audited)
+    return audits
+
+
+def render_outside_panel(task: Task) -> list[AuditResult]:
+    """The "Your models" expander: add, rename and remove outside models; returns their audits
+    in the order added (those that could be audited)."""
+    models = _models(task)
+    with st.expander("Your models: put outside models on this plane", expanded=bool(models)):
         st.caption(
-            "Audit a model you already have: it is scored by the same evaluation on the same "
-            "test rows as every method, with per-group intervals and its own checks."
+            "Audit models you already have, e.g. a candidate beside the one in production: each "
+            "is scored by the same evaluation on the same test rows as every method, with "
+            "per-group intervals and its own checks."
         )
         render_split_download(task)
-        # seeded from the added model: the widget is forgotten on a run that stops before it
-        st.session_state.setdefault(
-            "cmp_out_name", entry.get("name", "my model") if entry else "my model"
-        )
+        st.session_state.setdefault("cmp_out_name", "my model")
         name = st.text_input("Name on the plane", key="cmp_out_name").strip()
         route = st.radio("Its predictions come from", ROUTES, horizontal=True, key="cmp_out_route")
         make = {ROUTES[0]: _column_route, ROUTES[1]: _file_route, ROUTES[2]: _model_route}[route]
         build = make(task)
+        st.caption("The question below is about the model you add next (and, until then, the "
+                   "last one added).")  # fmt: skip
         trained = trained_on_input(task)
-        clicked = st.button("Add to the plane", key="cmp_out_add", disabled=build is None)
+        clicked = st.button(
+            "Add to the plane", key="cmp_out_add", disabled=build is None or trained is None
+        )
         try:
             outside = _built(task, build, clicked)
         except Exception as exc:
             _fail(exc)
         else:
-            if outside is not None:
-                entry = {"fingerprint": outside.task.fingerprint, "outside": outside,
-                         "token": uuid.uuid4().hex, "name": name}  # fmt: skip
-                st.session_state[SOURCE_KEY] = entry
-                if adopt_task(task, outside.task):
-                    st.rerun()  # the methods' features changed: the plane is another one
-        if entry is None:
-            return None
-        entry["name"] = name
-        threshold = _threshold_input(entry["outside"])
-        if st.button("Remove it from the plane", key="cmp_out_remove"):
-            st.session_state.pop(SOURCE_KEY, None)
-            return None
-    return None if trained is None else _audited(entry, threshold, name or "my model", trained)
+            if outside is not None and _add_model(task, outside, name, trained):
+                st.rerun()  # the methods' features changed: the plane is another one
+            models = _models(task)
+        if models and trained is not None:
+            models[-1]["trained"] = trained
+        return _model_rows(models)
 
 
-def _threshold_input(outside: Outside) -> float:
+def _threshold_input(outside: Outside, key: str) -> float:
     st.caption(f"Added: {md_text(outside.kind)} from {md_text(outside.source)}.")
     if outside.kind != "scores":
         return 0.5
@@ -252,25 +293,29 @@ def _threshold_input(outside: Outside) -> float:
         1.0,
         0.5,
         0.01,
-        key="cmp_out_threshold",
+        key=key,
     )
 
 
-def render_postprocess(task: Task, audited: AuditResult | None) -> AuditResult | None:
-    """Offer fairlearn's ThresholdOptimizer on the outside model's scores (post-processing,
-    :func:`fairengine.audit.postprocess`); returns the post-processed model to draw beside it."""
+def render_postprocess(task: Task, audits: Sequence[AuditResult]) -> AuditResult | None:
+    """Offer fairlearn's ThresholdOptimizer on the scores of one outside model, chosen among
+    those with scores (post-processing, :func:`fairengine.audit.postprocess`); returns the
+    post-processed model to draw beside it."""
     from fairengine.methods.threshold_optimizer import CONSTRAINT_WORDS, SENSITIVE_AT_PREDICTION
 
-    entry = _current(task)
-    if audited is None or entry is None or audited.kind != "scores":
+    entries = {m["name"]: m for m in _models(task)}
+    scored = {a.name: a for a in audits if a.kind == "scores" and a.name in entries}
+    if not scored:
         return None
     if not st.checkbox(
-        "Also post-process it with fairlearn's ThresholdOptimizer",
+        "Also post-process one with fairlearn's ThresholdOptimizer",
         key="cmp_out_post",
         help="Group-specific thresholds on your model's scores, fitted on the training rows. "
         + SENSITIVE_AT_PREDICTION,
     ):
         return None
+    chosen = st.selectbox("Post-process", list(scored), key="cmp_out_post_of")
+    audited, entry = scored[chosen], entries[chosen]
     st.caption(f"ThresholdOptimizer: {md_text(SENSITIVE_AT_PREDICTION)}")
     constraint = st.selectbox(
         "Post-processing constraint",
@@ -278,7 +323,8 @@ def render_postprocess(task: Task, audited: AuditResult | None) -> AuditResult |
         format_func=CONSTRAINT_WORDS.get,
         key="cmp_out_post_constraint",
     )
-    key = (entry["token"], audited.name, audited.threshold, constraint)
+    key = (entry["number"], audited.task_key, entry["trained"][1], audited.name,
+           audited.threshold, constraint)  # fmt: skip
     cache = st.session_state.setdefault(POST_KEY, {})
     if key not in cache:
         from fairengine.audit import postprocess
@@ -304,10 +350,11 @@ def saved_audits(task: Task) -> list[AuditResult]:
 def add_outside_points(
     fig: go.Figure, audits: Sequence[AuditResult], x: str, y: str, split: str
 ) -> list[str]:
-    """Each outside model as a labelled red diamond on (x, y); returns the names of those that
-    lack one of the plane's metrics (not drawn)."""
+    """Each outside model as a labelled marker of its own shape and colour on (x, y); returns
+    the names of those that lack one of the plane's metrics (not drawn)."""
     missing = []
-    for result in audits:
+    for i, result in enumerate(audits):
+        symbol, color = OUTSIDE_MARKERS[i % len(OUTSIDE_MARKERS)]
         values = result.metrics.get(split, {})
         px, py = values.get(x), values.get(y)
         if px is None or py is None or not (math.isfinite(px) and math.isfinite(py)):
@@ -318,7 +365,7 @@ def add_outside_points(
             go.Scatter(
                 x=[px], y=[py], mode="markers+text", name=f"your model: {name}",
                 text=[name], textposition="top center",
-                marker={"symbol": "diamond", "size": 16, "color": OUTSIDE_COLOR,
+                marker={"symbol": symbol, "size": 16, "color": color,
                         "line": {"color": "#1f2633", "width": 1}},
                 hovertemplate=f"<b>{name}</b><br>{plot_text(metric_label(x))}: %{{x:.4f}}"
                 f"<br>{plot_text(metric_label(y))}: %{{y:.4f}}<extra></extra>",
@@ -382,8 +429,14 @@ def curve_figure(result: AuditResult) -> go.Figure:
     return fig
 
 
-def show_outside(result: AuditResult, points: Sequence[Any]) -> None:
-    """The outside model's per-group table with intervals, its checks and the cost table."""
+def show_outside(audits: Sequence[AuditResult], points: Sequence[Any]) -> None:
+    """One outside model's per-group table with intervals, its checks and the cost table (the
+    one chosen, when there are several)."""
+    by_name = {a.name: a for a in audits}
+    chosen = next(iter(by_name))
+    if len(by_name) > 1:
+        chosen = st.selectbox("Details of", list(by_name), key="cmp_out_details")
+    result = by_name[chosen]
     st.subheader(f"Your model: {md_text(result.name)}")
     perf, fair = result.point("test")
     st.caption(

@@ -73,7 +73,7 @@ def _outside_panels(ids: list[str]) -> list:
         if saved_pins and st.session_state.get("cmp_pins_from") != saved_pins:
             st.session_state["cmp_pins_from"] = saved_pins
             st.session_state["cmp_pinned"] = saved_pins[:3]
-    return [a for a in (audited, post_processed, *saved_audits(task)) if a is not None]
+    return [a for a in (*audited, post_processed, *saved_audits(task)) if a is not None]
 
 
 render_sweep_every_method(train, test, store)
@@ -85,7 +85,7 @@ if not points:
         "or run `fairengine sweep`."
     )
     if audits := _outside_panels([]):
-        show_outside(audits[0], points)
+        show_outside(audits, points)
     stop_page()
 
 table = comparison_table(points)
@@ -308,7 +308,7 @@ with st.expander("Pin points side by side"):
         st.dataframe(pd.DataFrame(columns), key="cmp_pinned_table")
 
 if audits:
-    show_outside(audits[0], points)
+    show_outside(audits, points)
 
 result = point_result(point.key, point, model, train, test)
 # The card is built here, on download (the shipped demo files keep the card they were

@@ -15,7 +15,7 @@ import datetime as _dt
 import json
 import os
 import platform
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +37,21 @@ MAX_POINTS, MAX_OUTSIDE, MAX_PINS, MAX_TASKS = 5_000, 50, 50, 8
 
 class ComparisonError(DataError):
     """A comparison file that is not valid, or was saved for other data."""
+
+
+def unique_names(names: Any) -> list[str]:
+    """``names`` made distinct: a name already taken gets the first free suffix " (2)",
+    " (3)", ... (a comparison and its pins know each outside model by its name)."""
+    taken: set[str] = set()
+    out = []
+    for name in names:
+        new, n = name, 1
+        while new in taken:
+            n += 1
+            new = f"{name} ({n})"
+        taken.add(new)
+        out.append(new)
+    return out
 
 
 @dataclass
@@ -122,8 +137,9 @@ def build_comparison(
     split: tuple[float, int] = (0.3, 0),
 ) -> Comparison:
     """A comparison on ``task`` (split as every method's run) of the frontiers' points (Frontier
-    objects), the audited outside models (:class:`AuditResult`) and the pins (point ids or
-    outside model names), each pin with its per-group table and card."""
+    objects), the audited outside models (:class:`AuditResult`; a
+    repeated name gets a suffix, :func:`unique_names`) and the pins (point ids or outside model
+    names), each pin with its per-group table and card."""
     from fairengine.audit.core import PLANE, positional
     from fairengine.audit.pins import pin_entry
 
@@ -131,6 +147,9 @@ def build_comparison(
     summary = task_summary(task, train, test)
     frontiers = list(frontiers)
     points = [_point(record, summary["key"]) for f in frontiers for record in f.to_records()]
+    audits = list(audits)
+    names = unique_names(a.name for a in audits)
+    audits = [a if a.name == n else replace(a, name=n) for a, n in zip(audits, names, strict=True)]
     outside = [{**a.to_dict(), "task": summary["key"]} for a in audits]
     entries = [pin_entry(str(p), frontiers, list(audits), train, test) for p in pins]
     return Comparison(

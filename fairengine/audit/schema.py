@@ -126,7 +126,13 @@ def check_comparison(data: Any) -> None:
                 f"The comparison's outside model {outside['name'][:40]!r} has no test-row "
                 f"values of its own axes ({needed[0][:40]!r}, {needed[1][:40]!r})."
             )
-    known = {p["point_id"] for p in data["points"]} | {o["name"] for o in data["outside"]}
+    names = [o["name"] for o in data["outside"]]
+    if len(set(names)) < len(names):
+        twice = next(n for n in names if names.count(n) > 1)
+        raise ModelFileError(
+            f"The comparison names two outside models {twice[:40]!r}; each needs its own name."
+        )
+    known = {p["point_id"] for p in data["points"]} | set(names)
     unknown = [p["id"] for p in data["pins"] if p["id"] not in known]
     if unknown:
         raise ModelFileError(f"The comparison pins {unknown[0][:40]!r}, which it does not hold.")

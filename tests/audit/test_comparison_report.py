@@ -49,6 +49,16 @@ def test_round_trip_keeps_points_pins_and_versions(parts, tmp_path) -> None:
     assert "sensitive attribute at prediction time" in card and back.pins[1]["groups"]
 
 
+def test_several_outside_models_keep_their_order_and_distinct_names(parts, tmp_path) -> None:
+    task, comparison, _ = parts
+    first = comparison.audits()[0]
+    built = build_comparison(task, [], [first, first, first], [f"{HOSTILE} (2)"])
+    names = [o["name"] for o in built.outside]
+    assert names == [HOSTILE, f"{HOSTILE} (2)", f"{HOSTILE} (3)"]
+    back = load_comparison(save_comparison(built, tmp_path / "c.json"))
+    assert [a.name for a in back.audits()] == names and back.pins[0]["id"] == names[1]
+
+
 def test_other_data_is_refused_with_its_fingerprint(parts, tmp_path) -> None:
     _, comparison, _ = parts
     path = save_comparison(comparison, tmp_path / "c.json")
@@ -68,10 +78,12 @@ def _tampered(data: dict, how: str) -> dict:
         data["pins"] = data["pins"] * 30
     elif how == "format":
         data["format"] = "pickle"
+    elif how == "twice":
+        data["outside"] = data["outside"] * 2
     return data
 
 
-@pytest.mark.parametrize("how", ["type", "key", "pin", "many", "format"])
+@pytest.mark.parametrize("how", ["type", "key", "pin", "many", "format", "twice"])
 def test_tampered_files_are_refused(parts, tmp_path, how) -> None:
     _, comparison, _ = parts
     data = _tampered(json.loads(json.dumps(comparison.to_dict())), how)

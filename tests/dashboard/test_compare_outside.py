@@ -20,6 +20,7 @@ from fairengine.audit.comparison import load_comparison
 from fairengine.audit.sources import from_column
 from fairengine.data import load_dataset
 from fairengine.frontier import FrontierStore, sweep, task_key
+from fairengine.textsafe import plot_text
 from tests.dashboard.boxes import page_errors
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
@@ -133,7 +134,7 @@ def test_column_of_scores_becomes_a_point_with_groups_checks_and_cost(scored) ->
     assert len(traces) == 1
     label = traces[0]["text"][0]
     assert "<b>" not in label and "prod" in label  # the name is drawn as text, not markup
-    assert at.slider(key="cmp_out_threshold").value == 0.5  # scores: a threshold to pick
+    assert at.slider(key="cmp_out_threshold_1").value == 0.5  # scores: a threshold to pick
     groups = _groups(at)
     assert set(groups.index) == {*task.group_names, "overall"}
     assert groups.loc["overall", "n"] == len(task.split()[1].frame)  # the methods' test rows
@@ -142,7 +143,7 @@ def test_column_of_scores_becomes_a_point_with_groups_checks_and_cost(scored) ->
     assert any("check" in (m.value or "").lower() for m in [*at.success, *at.warning, *at.caption])
     assert any("cmp_out_curve" in (c.proto.id or "") for c in at.get("plotly_chart"))
     x0, y0 = traces[0]["x"][0], traces[0]["y"][0]
-    at.slider(key="cmp_out_threshold").set_value(0.9).run()  # few accepted: a new point
+    at.slider(key="cmp_out_threshold_1").set_value(0.9).run()  # few accepted: a new point
     moved = _outside_traces(at)[0]
     assert (moved["x"][0], moved["y"][0]) != (x0, y0)
 
@@ -262,7 +263,7 @@ def test_skops_pipeline_route_scores_at_a_threshold(scored) -> None:
     at.button(key="cmp_out_add").click().run()
     assert not at.exception and not _errors(at)
     assert len(_outside_traces(at)) == 1
-    assert at.slider(key="cmp_out_threshold").value == 0.5  # a classifier's scores
+    assert at.slider(key="cmp_out_threshold_1").value == 0.5  # a classifier's scores
     assert set(_groups(at).index) == {*task.group_names, "overall"}
 
 
@@ -366,3 +367,43 @@ def test_an_outside_model_before_any_sweep_shows_its_audit(tmp_path, monkeypatch
     groups = _groups(at)
     assert set(groups.index) == {*task.group_names, "overall"}
     assert groups.loc["overall", "n"] == len(task.split()[1].frame)
+
+
+def test_several_models_added_renamed_removed_on_one_plane_and_in_the_comparison(
+    scored, monkeypatch
+) -> None:
+    """A candidate (a column of scores) beside the model in production (a predictions file):
+    both drawn with their own marker, a repeated name suffixed, renamed, one removed; the
+    downloaded comparison and report hold every model on the plane."""
+    monkeypatch.setattr(app_test, "MemoryMediaFileStorage", _KeptMedia)
+    task, _ = scored
+    at = open_compare(task)
+    _add(at, "A column of the table", "candidate")
+    at.selectbox(key="cmp_out_column").set_value("model_score").run()
+    at.button(key="cmp_out_add").click().run()
+    production = (task.frame["model_score"] >= 0.7).astype(int)  # a stricter model: 0/1
+    table = pd.DataFrame({"row": np.arange(len(production)), "p": production})
+    preds = ("preds.csv", table.to_csv(index=False).encode(), "text/csv")
+    for name in ("candidate", "spare"):
+        _add(at, "A predictions file", name)
+        at.file_uploader(key="cmp_out_file").set_value(preds).run()
+        at.selectbox(key="cmp_out_id").set_value("row").run()
+        at.button(key="cmp_out_add").click().run()
+        assert not at.exception and not _errors(at)
+    assert [t["text"][0] for t in _outside_traces(at)] == ["candidate", "candidate (2)", "spare"]
+    at.text_input(key="cmp_out_rename_2").set_value(HOSTILE).run()
+    at.button(key="cmp_out_remove_3").click().run()
+    assert not at.exception and not _errors(at)
+    traces = _outside_traces(at)
+    assert [t["text"][0] for t in traces] == ["candidate", plot_text(HOSTILE)]
+    assert traces[0]["marker"]["symbol"] != traces[1]["marker"]["symbol"]
+    assert (traces[0]["x"][0], traces[0]["y"][0]) != (traces[1]["x"][0], traces[1]["y"][0])
+    at.selectbox(key="cmp_out_details").set_value(HOSTILE).run()
+    details = [h.value for h in at.subheader if h.value.startswith("Your model:")]
+    assert len(details) == 1 and "prod" in details[0] and "candidate" not in details[0]
+    html, data = _report(at)
+    saved = json.loads(data)
+    assert [o["name"] for o in saved["outside"]] == ["candidate", HOSTILE]
+    assert [o["kind"] for o in saved["outside"]] == ["scores", "predictions"]
+    assert "&lt;b&gt;prod&lt;/b&gt;" in html and "<b>prod</b>" not in html
+    assert "candidate" in html
