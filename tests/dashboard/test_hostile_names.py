@@ -36,25 +36,25 @@ def private_cache(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("FAIRENGINE_CHEAP_SECONDS", "1e9")
 
 
-def _hostile_comparison(task, store: FrontierStore) -> bytes:
-    """A comparison of ``task`` saved by the engine, its outside model renamed and measured by
-    a hostile metric name (as a crafted file could be)."""
+def _hostile_comparison(task, store: FrontierStore, metric: str | None = None) -> bytes:
+    """A comparison of ``task`` saved by the engine, its outside model renamed (and measured by
+    ``metric`` instead of its fairness metric), as a crafted file could be."""
     rng = np.random.default_rng(0)
     scores = np.clip(0.35 * task.y + 0.65 * rng.random(len(task.y)), 0, 1)
     train, test = task.split()
     frontier = sweep("reweighing", train, test, {"strength": [0.0, 1.0]}, store=store)
     data = build_comparison(task, [frontier], [audit(task, scores=scores, name="m")], []).to_dict()
     outside = data["outside"][0]
-    old = outside["fairness_metric"]
-    outside.update(name=MODEL, fairness_metric=METRIC)
-    for values in outside["metrics"].values():
-        values[METRIC] = values.pop(old)
+    outside["name"] = MODEL
+    if metric is not None:
+        old = outside["fairness_metric"]
+        outside["fairness_metric"] = metric
+        for values in outside["metrics"].values():
+            values[metric] = values.pop(old)
     return json.dumps(data).encode()
 
 
-def test_a_hostile_saved_comparison_shows_its_names_as_text(tmp_path) -> None:
-    task = load_dataset("german_credit")
-    raw = _hostile_comparison(task, FrontierStore(tmp_path / "cache"))
+def _opened(task, raw: bytes) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=180)
     at.run()
     at.session_state[TASK_KEY] = task
@@ -63,8 +63,23 @@ def test_a_hostile_saved_comparison_shows_its_names_as_text(tmp_path) -> None:
         ("saved.json", raw, "application/json")
     ).run()
     assert not at.exception
-    checked = assert_escaped(at, MODEL, METRIC)
+    return at
+
+
+def test_a_hostile_saved_comparison_shows_its_names_as_text(tmp_path) -> None:
+    task = load_dataset("german_credit")
+    at = _opened(task, _hostile_comparison(task, FrontierStore(tmp_path / "cache")))
+    checked = assert_escaped(at, MODEL)
     assert any("Your model" in s for s in checked)  # its details are on the page
+
+
+def test_a_saved_comparison_with_a_hostile_metric_name_is_refused_in_words(tmp_path) -> None:
+    """A metric name this fairengine does not declare is refused at load, and the refusal
+    quotes it only escaped."""
+    task = load_dataset("german_credit")
+    at = _opened(task, _hostile_comparison(task, FrontierStore(tmp_path / "cache"), METRIC))
+    assert_escaped(at)
+    assert any("does not know" in e.value for e in at.error)
 
 
 def _hostile_upload() -> bytes:
