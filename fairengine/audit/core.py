@@ -24,14 +24,17 @@ from fairengine import metrics
 from fairengine.audit.overlap import TrainedOn, trained_on_rows, unseen_test_rows
 from fairengine.audit.values import checked_values
 from fairengine.methods.evidence import (
+    SIGNIFICANCE,
     Baselines,
     Check,
     Evidence,
     constant_check,
     constant_error_check,
+    fairness_interval,
+    paired_error_test,
     predictor_baselines,
-    rate_tolerance,
 )
+from fairengine.methods.evidence_fits import default_learner, unconstrained_predictions
 
 if TYPE_CHECKING:
     from fairengine.data import Task
@@ -260,7 +263,7 @@ def audit_values(
         trained_on=trained,
     )
     result.baselines = predictor_baselines(None, Evidence(), train, test)
-    result.checks = (unseen, *outside_checks(result, pred["test"], test))
+    result.checks = (unseen, *outside_checks(result, pred["test"], test, train))
     return result
 
 
@@ -307,45 +310,81 @@ def threshold_curve(test: Task, scores: np.ndarray) -> pd.DataFrame:
 # -- checks ---------------------------------------------------------------------------------------
 
 
-def outside_checks(result: AuditResult, pred: np.ndarray, test: Task) -> tuple[Check, ...]:
+def outside_checks(
+    result: AuditResult, pred: np.ndarray, test: Task, train: Task
+) -> tuple[Check, ...]:
     """The honest-results checks that apply to a model fairengine did not fit: constant
     predictions, beating the constant predictor, and how it compares with the unconstrained
-    reference fitted here on error and on the fairness metric."""
+    reference fitted here on error and on the fairness metric, each by a paired test on the
+    same test rows."""
+    learner = default_learner(None, train)
+    reference = np.asarray(unconstrained_predictions(learner, train, test)[1], dtype=float)
     checks = [
         constant_check(pred, test.kind),
         constant_error_check(result, test, result.baselines, pred),
-        _reference_check(result, test, result.performance_metric, _error_tolerance(result, test)),
-        _reference_check(result, test, result.fairness_metric, rate_tolerance(test)),
+        _error_vs_reference(result, test, pred, reference),
+        _fairness_vs_reference(result, test, train, pred, reference),
     ]
     return tuple(c for c in checks if c is not None)
 
 
-def _error_tolerance(result: AuditResult, test: Task) -> float:
-    value = result.metrics["test"].get(result.performance_metric, math.nan)
-    if test.kind != "classification" or not math.isfinite(value):
-        return 0.0
-    return 2 * math.sqrt(max(value * (1 - value), 1e-12) / max(len(test.y), 1))
-
-
-def _reference_check(result: AuditResult, test: Task, name: str, tol: float) -> Check | None:
-    """Whether the outside model is worse than the unconstrained reference on metric ``name``
-    beyond ``tol`` (a warning: a simple model on the same features does better)."""
+def _values(result: AuditResult, name: str) -> tuple[float, float] | None:
+    """The outside model's and the reference's test values of ``name`` (None when either is
+    missing or not finite)."""
     baselines = result.baselines
     model = result.metrics["test"].get(name)
     reference = None if baselines is None else baselines.unconstrained["test"].get(name)
     if not all(v is not None and math.isfinite(v) for v in (model, reference)):
         return None
-    words = metrics.metric_label(name).lower()
-    worse_by = model - reference if metrics.is_lower_better(name) else reference - model
-    numbers = {"test_value": model, "reference_value": reference, "tolerance": tol}
-    label = baselines.unconstrained_label
-    if worse_by > tol:
+    return float(model), float(reference)
+
+
+def _error_vs_reference(
+    result: AuditResult, test: Task, pred: np.ndarray, reference: np.ndarray
+) -> Check | None:
+    """A warning when the outside model makes more errors (loss) than the unconstrained
+    reference on the same rows, by McNemar's test (a paired z-test for a regressor)."""
+    name = result.performance_metric
+    values = _values(result, name)
+    if values is None:
+        return None
+    p_better, p_worse = paired_error_test(test.y, pred, reference, test.kind)
+    words, label = metrics.metric_label(name).lower(), result.baselines.unconstrained_label
+    numbers = {"test_value": values[0], "reference_value": values[1], "p_better": p_better,
+               "p_worse": p_worse, "significance": SIGNIFICANCE}  # fmt: skip
+    versus = f"On the test rows its {words} is {values[0]:.4f} against {values[1]:.4f} for the "
+    if p_worse < SIGNIFICANCE:
         sentence = (
-            f"On the test rows its {words} is {model:.4f}, worse than {reference:.4f} for the "
-            f"{label} fitted on the same training rows."
+            f"{versus}{label} fitted on the same training rows: worse on the same rows "
+            f"(paired test, p = {p_worse:.2g}); a simple model on the same features does better."
         )
         return Check(f"{name}_vs_reference", "warn", sentence, numbers)
-    sentence = (
-        f"On the test rows its {words} is {model:.4f} against {reference:.4f} for the {label}."
+    return Check(f"{name}_vs_reference", "ok", f"{versus}{label}.", numbers)
+
+
+def _fairness_vs_reference(
+    result: AuditResult, test: Task, train: Task, pred: np.ndarray, reference: np.ndarray
+) -> Check | None:
+    """A warning when the outside model is less fair than the unconstrained reference on the
+    same rows: the paired bootstrap interval of the difference lies wholly on the worse side."""
+    name = result.fairness_metric
+    values = _values(result, name)
+    if values is None or name not in metrics.METRICS:
+        return None
+    low, high = fairness_interval(None, Evidence(), name, test, train, pred, reference)
+    if not metrics.is_lower_better(name):
+        low, high = -high, -low  # positive = worse
+    words, label = metrics.metric_label(name).lower(), result.baselines.unconstrained_label
+    numbers = {"test_value": values[0], "reference_value": values[1], "worse_by_low": low,
+               "worse_by_high": high, "level": 1 - SIGNIFICANCE}  # fmt: skip
+    versus = f"On the test rows its {words} is {values[0]:.4f} against {values[1]:.4f} for the "
+    spread = (
+        f"paired bootstrap {1 - SIGNIFICANCE:.0%} interval of how much worse: "
+        f"{low:+.4f} to {high:+.4f}"
     )
-    return Check(f"{name}_vs_reference", "ok", sentence, numbers)
+    if low > 0:
+        sentence = (
+            f"{versus}{label} fitted on the same training rows: worse on the same rows ({spread})."
+        )
+        return Check(f"{name}_vs_reference", "warn", sentence, numbers)
+    return Check(f"{name}_vs_reference", "ok", f"{versus}{label} ({spread}).", numbers)
