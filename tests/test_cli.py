@@ -182,9 +182,9 @@ def test_run_carries_checks_and_baselines_everywhere(cli, tmp_path: Path) -> Non
     assert baselines["constant"]["test"]["error"] == pytest.approx(0.3, abs=0.01)
     assert baselines["unconstrained"]["test"]["error"] < baselines["constant"]["test"]["error"]
     assert read_manifest(out)["metadata"]["evidence"]["checks"] == record["checks"]
-    card = out.with_suffix(".md").read_text()
+    card = out.with_suffix(".md").read_text()  # the card file: names as they are, unescaped
     assert (
-        "## Checks" in card and "## Baselines" in card and "no\\_better\\_than\\_constant" in card
+        "## Checks" in card and "## Baselines" in card and "no_better_than_constant" in card
     )
     again = json.loads(cli(*args, "--json").stdout)
     assert again["cached"] and again["checks"] == record["checks"]

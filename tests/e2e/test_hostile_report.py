@@ -38,8 +38,9 @@ def _hostile(i: int) -> str:
 
 def _hostile_comparison() -> dict:
     """A comparison saved by the engine, then given hostile names wherever the schema takes
-    text: the plane's axes (metric names), the outside model, the table, groups, columns, knob
-    values, checks, cards, versions, pins."""
+    free text: the outside model, the table, groups, columns, knob values, checks, cards,
+    versions, pins (metric names must be ones fairengine declares: a file naming another is
+    refused at load, tests/dashboard/test_hostile_names.py)."""
     from fairengine.audit import audit
     from fairengine.audit.comparison import build_comparison
     from fairengine.data import load_dataset
@@ -52,14 +53,9 @@ def _hostile_comparison() -> dict:
     frontier = sweep("reweighing", train, test, {"strength": [0.0, 1.0]})
     pin = frontier.points["point_id"].iloc[0]
     data = build_comparison(task, [frontier], [outside], ["outside", pin]).to_dict()
-    old_axes = list(data["axes"])
-    data["axes"] = [SCRIPTS[0] + SCRIPTS[5], SCRIPTS[1] + SCRIPTS[6]]
     for item in [*data["points"], *data["outside"]]:
-        for values in item["metrics"].values():
-            for old, new in zip(old_axes, data["axes"], strict=True):
-                values[new] = values.get(old)
         for check in item.get("checks") or ():
-            check["sentence"] = _hostile(2) + check["sentence"]
+            check["sentence"] = SCRIPTS[0] + _hostile(2) + check["sentence"]
     for i, item in enumerate(data["points"]):
         item["knobs"] = {**item["knobs"], "strength": _hostile(3 + i)}
     data["outside"][0]["name"] = _hostile(5)
