@@ -183,9 +183,7 @@ def test_run_carries_checks_and_baselines_everywhere(cli, tmp_path: Path) -> Non
     assert baselines["unconstrained"]["test"]["error"] < baselines["constant"]["test"]["error"]
     assert read_manifest(out)["metadata"]["evidence"]["checks"] == record["checks"]
     card = out.with_suffix(".md").read_text()  # the card file: names as they are, unescaped
-    assert (
-        "## Checks" in card and "## Baselines" in card and "no_better_than_constant" in card
-    )
+    assert "## Checks" in card and "## Baselines" in card and "no_better_than_constant" in card
     again = json.loads(cli(*args, "--json").stdout)
     assert again["cached"] and again["checks"] == record["checks"]
     text = cli(*args).stdout
