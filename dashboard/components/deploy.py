@@ -22,14 +22,13 @@ ranges and sweeps are not capped. Pages that hit a cap say so.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from dashboard.components.jobs import QUEUE_LIMIT, QUEUE_LIMIT_ENV
+from dashboard.components.jobs import QUEUE_LIMIT
+from fairengine import settings
 
-DEMO_ENV = "FAIRENGINE_DEMO"
 DEMO_SECRET = "demo_mode"
 _TRUE = ("1", "true", "yes", "on")
 
@@ -72,20 +71,21 @@ def _secret_flag() -> bool:
         return False
 
 
-def demo_mode(environ: dict[str, str] | None = None) -> bool:
-    """True when the environment variable, else the secret, switches demo mode on."""
-    env = os.environ if environ is None else environ
-    if DEMO_ENV in env:
-        return env[DEMO_ENV].strip().lower() in _TRUE
-    return _secret_flag()
+def _settings(environ: Mapping[str, str] | None) -> settings.Settings:
+    return settings.current() if environ is None else settings.load(environ)
 
 
-def limits(environ: dict[str, str] | None = None) -> Limits:
+def demo_mode(environ: Mapping[str, str] | None = None) -> bool:
+    """True when ``$FAIRENGINE_DEMO``, else the secret, switches demo mode on."""
+    demo = _settings(environ).demo
+    return _secret_flag() if demo is None else demo
+
+
+def limits(environ: Mapping[str, str] | None = None) -> Limits:
     """The limits in force for this process (see the module docstring); the queue limit is
     ``$FAIRENGINE_QUEUE_LIMIT`` when set."""
-    env = os.environ if environ is None else environ
     demo = demo_mode(environ)
-    queue = int(env.get(QUEUE_LIMIT_ENV) or (DEMO_QUEUE_LIMIT if demo else QUEUE_LIMIT))
+    queue = _settings(environ).queue_limit or (DEMO_QUEUE_LIMIT if demo else QUEUE_LIMIT)
     if demo:
         return Limits(True, DEMO_MAX_ROWS, DEMO_MAX_SWEEP_POINTS, queue)
     return Limits(False, INTERACTIVE_ROWS, None, queue)

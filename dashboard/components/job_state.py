@@ -7,7 +7,6 @@ This module does not import Streamlit.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import time
 from collections import deque
@@ -90,8 +89,6 @@ class Job:
     future: Future
     submitted: float
     estimate: float | None
-    progress_path: Path
-    cancel_path: Path
     cancelled: bool = False
     pid: int | None = None
     parts: int = 0
@@ -110,6 +107,8 @@ class Job:
     _samples: deque = field(default_factory=lambda: deque(maxlen=64), repr=False)
     _finished: float | None = field(default=None, repr=False)
     _started: float | None = field(default=None, repr=False)
+    #: ``(done, total)`` as the job's call last reported it over its pipe.
+    _progress: tuple[int, int] = field(default=(0, 0), repr=False)
 
     @property
     def done(self) -> bool:
@@ -127,19 +126,16 @@ class Job:
         return len(self._pids)
 
     def progress(self) -> dict[str, Any]:
-        """``{"started": epoch or None, "done": int, "total": int}``: as the job last wrote, or
-        for a job of ``parts`` calls, how many of them have finished."""
+        """``{"started": epoch or None, "done": int, "total": int}``: as the job last reported,
+        or for a job of ``parts`` calls, how many of them have finished."""
         if self.parts:
             return {"started": self._started, "done": self._finished_parts, "total": self.parts}
-        try:
-            return json.loads(self.progress_path.read_text())
-        except (OSError, ValueError):
-            return {"started": self._started, "done": 0, "total": 0}
+        done, total = self._progress
+        return {"started": self._started, "done": done, "total": total}
 
     @property
     def started(self) -> float | None:
-        if self._started is None:  # once started, never read again (queue positions poll it)
-            self._started = self.progress().get("started")
+        """When the job's first call started (None while it waits)."""
         return self._started
 
     def remaining(self) -> float | None:

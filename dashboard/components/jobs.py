@@ -1,66 +1,47 @@
 """Fits and sweeps outside the Streamlit script thread: a process per call, shared by all sessions.
 
-The dashboard holds one :class:`JobPool` (``st.cache_resource``). A page submits a job (a
-function and its arguments; closures are fine, they travel with cloudpickle) and polls it. A
-dispatcher thread keeps at most ``workers`` calls running (in the order described below); each
-session may have at most ``per_session`` unfinished jobs (its oldest one is dropped first when
-it asks for more), each visitor's address at most ``per_client`` (all its tabs), and at most
-``queue_limit`` jobs wait in all, shared out so that a visitor holding fewer jobs than the
-heaviest one still gets in (:mod:`.job_scheduling`): beyond that :meth:`JobPool.submit` raises
-:class:`ServerBusy`, whose message the page shows as it is.
+The dashboard holds one :class:`JobPool` (:func:`.services.job_pool`). A page submits a job (a
+function and its arguments; closures travel with cloudpickle) and polls it. A dispatcher thread
+keeps at most ``workers`` calls running, in the order and within the per-session, per-address
+and queue limits of :mod:`.job_scheduling` (beyond them :meth:`JobPool.submit` raises
+:class:`ServerBusy`, whose message the page shows as it is).
 
-Every call runs in a process of its own, forked from a warm parent (a multiprocessing
-*forkserver* that imported the engine once, so a job starts in a few tens of milliseconds and
-never re-runs the server's ``__main__``). One process per job isolates the jobs from one another:
+Every call runs in a process of its own, forked from a warm parent that imported the engine
+once (:func:`serve`, started with :mod:`subprocess`, so it never re-runs the server's
+``__main__``; it forks with multiprocessing's ``fork`` context, being single-threaded). One
+process per job isolates the jobs: a job that dies (out-of-memory killer, a crash in native
+code, a ``kill`` from outside) fails alone with a message in words (:class:`JobFailed`); each
+job runs under an address-space limit (``RLIMIT_AS``, :func:`job_memory_mb`) and, when an upload
+decides its cost, a limit of processor time (``RLIMIT_CPU``); a cancel kills its process group
+at once, and its slot goes to the next call.
 
-* a job that dies (killed by the kernel's out-of-memory killer, a crash in native code, a
-  ``kill`` from outside) fails alone, with a message in words that says which (:class:`JobFailed`;
-  the kernel's count of out-of-memory kills tells its killer from a manual one); every other job
-  is unaffected;
-* each job runs under an address-space limit (``RLIMIT_AS``, :func:`job_memory_mb`), so one
-  heavy fit fails with "ran out of memory" instead of taking the server down; a job whose cost
-  an upload decides (reading a file, scoring an outside model) also under a limit of processor
-  time (``cpu_seconds``, ``RLIMIT_CPU``);
-* cancelling a running job kills its process (and anything it started) at once; its slot goes
-  to the next queued job. Sweeps write each finished point atomically, so those stay cached.
+Each call has one pipe (:func:`multiprocessing.Pipe`) to the pool: the pool sends its settings
+and the pickled call; the job sends ``started`` (its pid), ``progress`` (points done and in all)
+and its outcome with the processor seconds it used; the warm parent adds the exit code once the
+process has ended. Nothing is written to disk. :meth:`Job.cpu_seconds` reads ``/proc`` while a
+call runs.
 
-A job may be several separate calls (:meth:`JobPool.submit_parts`: a sweep, one call per point).
-The dispatcher starts the calls of all jobs as workers free up, choosing each time from the
-session with the fewest calls running (the oldest job first among equals): a sweep uses every
-idle worker, yet a visitor's single fit never waits behind all the points of another visitor's
-sweep. Cancelling such a job kills every one of its running calls and drops the rest.
-
-CPU priority (:class:`Priority`): by default a job runs at ``nice`` :data:`WORKER_NICE` in the
-server's own session, so in the server's scheduling group. Nice orders processes only inside
-one group; with the kernel's autogroup scheduling (``/proc/sys/kernel/sched_autogroup_enabled``,
-on in many distributions) every session is one group and the groups share the cores equally.
-Inside the server's group a page's script (nice 0) wins the cores over fits, while the group as
-a whole keeps its fair share against everything else on the host, so fits are neither starved
-by a busy neighbour nor in the way of the pages. ``$FAIRENGINE_WORKER_NICE`` sets the nice
-value; ``$FAIRENGINE_WORKER_GROUP=own`` runs each job in a session and scheduling group of its
-own whose weight is lowered by the same nice value instead (with ``nice`` 19, the weight of
-that group is about 1/70 of a normal one: fits then get almost no CPU as long as anything else
-on the host is busy; measured, ``bench/bench_sched.py``). Either way a job runs in a process
-group of its own (a cancel kills it whole) and exits on its own if the server goes away.
-
-Jobs report progress through a small JSON file per call (``{"done", "total", "started"}``);
-:meth:`Job.cpu_seconds` and :meth:`Job.cpu_share` say how much processor time a job got (read
-from ``/proc/<pid>/stat`` while it runs, from its own resource usage once it ends).
-
-The pool lives here; its rules (which call starts next, what makes room, background jobs) in
-:mod:`.job_scheduling`, what it keeps about one job (progress, processor time, outcome) in
-:mod:`.job_state`, the job's process (priority, memory limit, signed outcome, warm parent) in
-:mod:`.job_process`. None of them imports Streamlit (the pool can be tested and benchmarked on
-its own).
+CPU priority (:class:`Priority`): a job runs at ``nice`` ``$FAIRENGINE_WORKER_NICE`` in the
+server's session, so in its scheduling group: a page's script (nice 0) wins the cores over fits
+while the group keeps its fair share against the rest of the host. ``$FAIRENGINE_WORKER_GROUP=own``
+gives each job a session and autogroup of its own whose weight the nice value lowers instead
+(measured in ``bench/bench_sched.py``). A job exits on its own if the server goes away. This
+module does not import Streamlit.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import itertools
+import multiprocessing
 import os
-import shutil
-import tempfile
+import pickle
+import pkgutil
+import signal
+import socket
+import subprocess
+import sys
 import threading
 import time
 from collections import deque
@@ -68,34 +49,12 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from multiprocessing import connection
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 import cloudpickle
 
-from dashboard.components.job_process import (  # noqa: F401  (the pool's public names)
-    BASELINE_MB,
-    GROUP_ENV,
-    GROUPS,
-    MEMORY_ENV,
-    NICE_ENV,
-    PRELOAD,
-    WORKER_GROUP,
-    WORKER_NICE,
-    Priority,
-    _child,
-    _failure,
-    _JobProcess,
-    _kill,
-    _own_autogroup,
-    _read_outcome,
-    _start_warm_parent,
-    _write_outcome,
-    discard,
-    job_memory_mb,
-    machine_memory_mb,
-    oom_kills,
-)
 from dashboard.components.job_scheduling import (
     BACKGROUND_NICE,
     next_job,
@@ -113,30 +72,61 @@ from dashboard.components.job_state import (  # noqa: F401  (the pool's public n
     JobFailed,
     ServerBusy,
     out_of_memory,
+    out_of_time,
     process_cpu_seconds,
+    stopped,
 )
+from fairengine import settings
+from fairengine.methods.registry import BUILTIN
 
-#: Environment knobs of the pool (the hosted demo sets them low).
-WORKERS_ENV = "FAIRENGINE_WORKERS"
-PER_SESSION_ENV = "FAIRENGINE_SESSION_JOBS"
-PER_CLIENT_ENV = "FAIRENGINE_CLIENT_JOBS"
-QUEUE_LIMIT_ENV = "FAIRENGINE_QUEUE_LIMIT"
-#: Unfinished jobs of one visitor's address, all its tabs together (``$FAIRENGINE_CLIENT_JOBS``;
-#: 0 = no limit, e.g. behind a proxy that hides the visitors' addresses).
-PER_CLIENT = 4
-#: Jobs that may wait for a worker, all sessions together (``$FAIRENGINE_QUEUE_LIMIT``).
+#: Jobs that may wait for a worker, all sessions together, unless set (demo: lower).
 QUEUE_LIMIT = 32
-#: Longest the dispatcher sleeps between rounds (seconds); a submit, a take-over, a cancel or
-#: a call's end wakes it at once.
+#: Longest the dispatcher sleeps between rounds (seconds); a submit, a cancel or a message
+#: from a call wakes it at once.
 IDLE_WAIT = 1.0
-
-
-def _env_int(name: str, default: int) -> int:
-    return int(os.environ.get(name) or default)
-
+#: Address space a job's interpreter and libraries reserve without using it (several times
+#: what they keep resident; numbers in bench/RESULTS.md), added to the job's share of memory.
+BASELINE_MB = 768
+#: Modules the warm parent imports once, so that no job pays for them (a missing one is
+#: skipped); :func:`preload_modules` adds every module of the engine's methods.
+PRELOAD = (
+    "dashboard.components.jobs",
+    "dashboard.components.upload_jobs",  # a visitor's files, read in jobs
+    "fairengine.audit.sources",
+    "fairengine.audit.comparison",
+    "fairengine.methods",
+    "fairengine.frontier",
+    "fairengine.frontier.runs",
+    "fairengine.data.encoding",
+    "fairengine.methods.evaluation",
+    "fairengine.models.linear",
+    "fairengine.solvers",
+    *BUILTIN,  # each built-in method's module (it imports its own)
+    "fairlearn.reductions",
+    "pandas",
+    "sklearn.linear_model",
+    "sklearn.naive_bayes",
+    "sklearn.tree",
+)
+#: The default nice value of a job (see ``bench/bench_sched.py`` for the measured choice).
+WORKER_NICE = settings.Settings.worker_nice
 
 #: One call of a job: ``(function, args, kwargs, with_progress)``.
 Call = tuple[Callable[..., Any], tuple, dict[str, Any], bool]
+
+
+@dataclass(frozen=True)
+class Priority:
+    """How a job's process is scheduled (see the module docstring)."""
+
+    nice: int = WORKER_NICE
+    own_group: bool = False
+
+    @classmethod
+    def from_settings(cls, found: settings.Settings | None = None) -> Priority:
+        """``$FAIRENGINE_WORKER_NICE`` and ``$FAIRENGINE_WORKER_GROUP`` (see :mod:`.settings`)."""
+        found = settings.current() if found is None else found
+        return cls(nice=found.worker_nice, own_group=found.worker_group == "own")
 
 
 @dataclass(frozen=True)
@@ -149,17 +139,26 @@ class _Owner:
     cpu_seconds: float | None
 
 
+@dataclass
+class _Running:
+    """One running call: its job, its place in the job, its pipe, what it has said."""
+
+    job: Job
+    part: int
+    pipe: Connection
+    oom_kills: int
+    outcome: tuple = (None, None, 0.0)
+
+
 class JobPool:
-    """One process per call, at most ``workers`` at once: per-session limits, a global queue
-    limit, fair sharing of the workers between sessions, queue positions, progress and
-    cancelling (see the module docstring).
+    """One process per call, at most ``workers`` at once (see the module docstring).
 
     Parameters
     ----------
     workers : int, optional
         Calls running at once (default ``$FAIRENGINE_WORKERS``, else the number of cores).
     per_session : int, optional
-        Unfinished jobs one session may hold (default ``$FAIRENGINE_SESSION_JOBS``, else 2).
+        Unfinished jobs one session may hold (default ``$FAIRENGINE_SESSION_JOBS``).
     warm : bool
         Start the warm parent at once (so a first fit does not pay for importing the engine).
     queue_limit : int, optional
@@ -168,16 +167,15 @@ class JobPool:
     memory_mb : int, optional
         Address-space limit of one call (default :func:`job_memory_mb`; 0 = none).
     priority : Priority, optional
-        How the calls are scheduled (default :meth:`Priority.from_env`).
+        How the calls are scheduled (default :meth:`Priority.from_settings`).
     per_client : int, optional
         Unfinished jobs one visitor's address may hold, all its sessions together (default
-        ``$FAIRENGINE_CLIENT_JOBS``, else :data:`PER_CLIENT`; 0 = no limit).
+        ``$FAIRENGINE_CLIENT_JOBS``; 0 = no limit, e.g. behind a proxy that hides addresses).
 
     A job submitted by :meth:`submit_background` never delays a visitor's job: it starts only
     while no other job runs or waits, at nice 19, and is killed as soon as a visitor's job
-    waits or runs (the rules: :mod:`.job_scheduling`). A visitor's job with the key of a
-    background job takes that job over (it becomes the visitor's, reniced to the workers'
-    priority where the system allows).
+    waits or runs (:mod:`.job_scheduling`). A visitor's job with the key of a background job
+    takes that job over (it becomes the visitor's, reniced to the workers' priority).
     """
 
     def __init__(
@@ -191,21 +189,16 @@ class JobPool:
         priority: Priority | None = None,
         per_client: int | None = None,
     ) -> None:
-        cpus = os.cpu_count() or 1
-        self.workers = int(workers or _env_int(WORKERS_ENV, max(1, cpus)))
-        self.per_session = int(per_session or _env_int(PER_SESSION_ENV, 2))
-        client_jobs = _env_int(PER_CLIENT_ENV, PER_CLIENT) if per_client is None else per_client
-        self.per_client = int(client_jobs) or None
-        self.queue_limit = int(queue_limit or _env_int(QUEUE_LIMIT_ENV, QUEUE_LIMIT))
+        found = settings.current()
+        self.workers = int(workers or found.workers or max(1, os.cpu_count() or 1))
+        self.per_session = int(per_session or found.session_jobs)
+        self.per_client = int(found.client_jobs if per_client is None else per_client) or None
+        self.queue_limit = int(queue_limit or found.queue_limit or QUEUE_LIMIT)
         self.memory_mb = job_memory_mb(self.workers) if memory_mb is None else memory_mb or None
-        self.priority = Priority.from_env() if priority is None else priority
-        self._dir = Path(tempfile.mkdtemp(prefix="fairengine-jobs-"))
-        # Signs each job's outcome file: only a process this pool started can write one that
-        # is unpickled (the key lives in memory and reaches the job through the fork).
-        self._secret = os.urandom(32)
+        self.priority = Priority.from_settings(found) if priority is None else priority
         self._jobs: dict[int, Job] = {}
         self._queue: deque[Job] = deque()  # jobs with calls not yet started, oldest first
-        self._running: dict[int, tuple[Job, int, Any]] = {}  # call id -> (job, part, process)
+        self._running: dict[int, _Running] = {}  # by call id
         self._ids = itertools.count(1)
         self._call_ids = itertools.count(1)
         self._lock = threading.Lock()
@@ -303,8 +296,6 @@ class JobPool:
                 future=Future(),
                 submitted=time.time(),
                 estimate=estimate,
-                progress_path=self._dir / f"{job_id}.json",
-                cancel_path=self._dir / f"{job_id}.cancel",
                 parts=parts,
                 background=background,
                 _pending=deque(enumerate(units)),
@@ -372,30 +363,28 @@ class JobPool:
         if job.future.done():
             return
         job.cancelled = True
-        job.cancel_path.touch()
         self._stop_calls(job)
         if not job.future.running():
             job.future.cancel()
 
     def _stop_calls(self, job: Job) -> None:
-        """Drop a job's calls not started yet and kill its running ones (lock held)."""
+        """Drop a job's calls not started yet and kill its running ones (lock held; a call
+        whose process has not said its pid yet is killed when it does)."""
         job._pending.clear()
         if job in self._queue:
             self._queue.remove(job)
-        for owner, _, process in self._running.values():
-            if owner is job:
-                _kill(process)
+        for run in self._running.values():
+            if run.job is job and run.part in job._pids:
+                _kill(job._pids[run.part])
 
     def shutdown(self) -> None:
-        """Kill every running job, drop the queued ones, remove the job files."""
+        """Kill every running job and drop the queued ones."""
         with self._lock:
             self._closed = True
-            running = [job for job, _, _ in self._running.values()]
-            for job in list(self._queue) + running:
+            for job in list(self._queue) + [run.job for run in self._running.values()]:
                 self._cancel(job)
         self._wake()
         self._thread.join(timeout=10)
-        shutil.rmtree(self._dir, ignore_errors=True)
 
     # -- dispatcher's side --
 
@@ -404,10 +393,10 @@ class JobPool:
             os.write(self._wake_w, b"x")
 
     def _dispatch(self, warm: bool) -> None:
-        """Start queued calls while fewer than ``workers`` run; collect the ones that end."""
+        """Start queued calls while fewer than ``workers`` run; read what the running ones say."""
         if warm:
             with contextlib.suppress(Exception):
-                _start_warm_parent()
+                _launcher()
         while True:
             try:
                 if self._step():
@@ -424,18 +413,18 @@ class JobPool:
         with self._lock:
             if self._closed and not self._running:
                 return True
-            sentinels = {process.sentinel: call for call, (_, _, process) in self._running.items()}
-        ready = connection.wait([*sentinels, self._wake_r], timeout=IDLE_WAIT)
+            pipes = {run.pipe: call for call, run in self._running.items()}
+        ready = connection.wait([*pipes, self._wake_r], timeout=IDLE_WAIT)
         if self._wake_r in ready:
             os.read(self._wake_r, 4096)
-        for sentinel in ready:
-            if sentinel in sentinels:
-                self._collect(sentinels[sentinel])
+        for pipe in ready:
+            if pipe in pipes:
+                self._receive(pipes[pipe])
         return False
 
     def _next_call(self) -> tuple[Job, int, Call] | None:
         """The call to start next (lock held; see :func:`.job_scheduling.next_job`)."""
-        best = next_job(self._queue, [job for job, _, _ in self._running.values()])
+        best = next_job(self._queue, [run.job for run in self._running.values()])
         if best is None:
             return None
         part, call = best._pending.popleft()
@@ -448,7 +437,7 @@ class JobPool:
             with self._lock:
                 if self._closed:
                     return
-                for victim in preempted(self._queue, [job for job, _, _ in self._running.values()]):
+                for victim in preempted(self._queue, [run.job for run in self._running.values()]):
                     self._cancel(victim)  # killed: its worker and core go to the visitor's call
                 if len(self._running) >= self.workers:
                     return
@@ -458,78 +447,74 @@ class JobPool:
                 job, part, call = picked
                 if not job.future.running() and not job.future.set_running_or_notify_cancel():
                     continue
+                priority = self.priority
+                if job.background:
+                    priority = replace(priority, nice=max(priority.nice, BACKGROUND_NICE))
+                limits = (priority, self.memory_mb, os.getpid(), job.cpu_limit)
             try:
-                process = self._start(job, part, call)
+                pipe = _launcher().start(limits, cloudpickle.dumps(call))
             except Exception as exc:
                 self._fail(job, exc)
                 continue
             with self._lock:
-                self._running[next(self._call_ids)] = (job, part, process)
-                job.pid = job._pids[part] = process.pid
-                job._started = job._started or time.time()
-                if job.cancelled or self._closed:  # cancelled while its process started
-                    _kill(process)
+                self._running[next(self._call_ids)] = _Running(job, part, pipe, oom_kills())
 
-    def _paths(self, job: Job, part: int) -> tuple[Path, Path]:
-        """Progress and outcome files of one call of ``job``."""
-        if not job.parts:
-            return job.progress_path, self._dir / f"{job.id}.result"
-        return self._dir / f"{job.id}.{part}.json", self._dir / f"{job.id}.{part}.result"
+    def _receive(self, call: int) -> None:
+        """Read what one call has said; settle the call once its process has ended."""
+        run = self._running[call]
+        job, exitcode = run.job, None
+        try:
+            while True:
+                message = pickle.loads(run.pipe.recv_bytes())
+                if message[0] == "exit":
+                    exitcode = message[1]
+                    break
+                if message[0] == "started":
+                    with self._lock:
+                        job.pid = job._pids[run.part] = message[1]
+                        job._started = job._started or time.time()
+                        if job.cancelled or self._closed:  # cancelled while it started
+                            _kill(message[1])
+                elif message[0] == "progress":
+                    job._progress = message[1:]
+                else:
+                    run.outcome = message
+                if not run.pipe.poll():
+                    return
+        except (EOFError, OSError):  # the warm parent is gone: no exit code to read
+            pass
+        self._collect(call, exitcode)
 
-    def _start(self, job: Job, part: int, call: Call) -> Any:
-        _start_warm_parent()
-        payload = cloudpickle.dumps(call)
-        progress, result = self._paths(job, part)
-        paths = (str(progress), str(job.cancel_path), str(result))
-        priority = self.priority
-        if job.background:
-            priority = replace(priority, nice=max(priority.nice, BACKGROUND_NICE))
-        settings = (priority, self.memory_mb, os.getpid(), self._secret, job.cpu_limit)
-        process = _JobProcess(
-            target=_child, args=(payload, paths, settings), name=f"fairengine-job-{job.id}"
-        )
-        process.daemon = True  # killed if the server shuts down normally
-        process.oom_kills = oom_kills()  # to tell the out-of-memory killer from a manual kill
-        process.start()
-        return process
-
-    def _collect(self, call: int) -> None:
+    def _collect(self, call: int, exitcode: int | None) -> None:
         """Settle what one ended call of a job means for it."""
         with self._lock:
-            job, part, process = self._running.pop(call)
-        process.join(timeout=5)
-        exitcode = process.exitcode
-        oom_killed = oom_kills() > process.oom_kills
-        with contextlib.suppress(ValueError):
-            process.close()
-        progress, path = self._paths(job, part)
-        kind, value, *extra = _read_outcome(path, self._secret) + (None,)
-        path.unlink(missing_ok=True)
-        if job.parts:
-            progress.unlink(missing_ok=True)
+            run = self._running.pop(call)
+        run.pipe.close()
+        kind, value, cpu = run.outcome
+        job = run.job
         with self._lock:
-            job._pids.pop(part, None)
-            job._cpu += float(extra[0] or 0.0)
+            job._pids.pop(run.part, None)
+            job._cpu += float(cpu or 0.0)
             if job.future.done():
                 return
             if kind == "done":
-                job._values[part] = value
+                job._values[run.part] = value
                 job._finished_parts += 1
                 if job._finished_parts == len(job._values):
                     job.future.set_result(job._values if job.parts else value)
                 return
-        self._fail(job, self._error(job, kind, value, exitcode, oom_killed))
-
-    def _error(
-        self, job: Job, kind: str | None, value: Any, exitcode: int | None, oom_killed: bool
-    ) -> Exception:
         if kind == "error":
-            return value
-        if kind == "memory":
-            return out_of_memory(self.memory_mb)
-        if kind == "cancelled" or job.cancelled:
-            return Cancelled()
-        return _failure(exitcode, self.memory_mb, oom_killed=oom_killed, cpu_seconds=job.cpu_limit)
+            error = value
+        elif kind == "memory":
+            error = out_of_memory(self.memory_mb)
+        elif kind == "cancelled" or job.cancelled:
+            error = Cancelled()
+        else:
+            oom_killed = oom_kills() > run.oom_kills
+            error = _failure(
+                exitcode, self.memory_mb, oom_killed=oom_killed, cpu_seconds=job.cpu_limit
+            )
+        self._fail(job, error)
 
     def _fail(self, job: Job, error: BaseException) -> None:
         """End ``job`` with ``error``; its other calls stop."""
@@ -545,5 +530,311 @@ class JobPool:
                 job._finished = job._finished or now
                 if now - job._finished > keep_seconds:
                     del self._jobs[job_id]
-                    job.progress_path.unlink(missing_ok=True)
-                    job.cancel_path.unlink(missing_ok=True)
+
+
+# --- the warm parent and a job's process ----------------------------------------------------
+
+
+def _send(pipe: Connection, message: tuple) -> None:
+    pipe.send_bytes(cloudpickle.dumps(message))
+
+
+class _Launcher:
+    """The server's end of the warm parent (:func:`serve`): a socket over which each call's
+    pipe end travels to it (``SCM_RIGHTS``)."""
+
+    def __init__(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        code = f"from dashboard.components.jobs import serve; serve({theirs.fileno()})"
+        path = os.pathsep.join(p for p in sys.path if p)  # the server's, e.g. a clone's root
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", code],
+            pass_fds=[theirs.fileno()],
+            env={**os.environ, "PYTHONPATH": path},
+            stdin=subprocess.DEVNULL,
+        )
+        theirs.close()
+        self.socket = ours
+        self.lock = threading.Lock()
+
+    def start(self, limits: tuple, payload: bytes) -> Connection:
+        """Start one call (``payload``: its pickled :data:`Call`) under ``limits``; returns the
+        pool's end of its pipe."""
+        ours, theirs = multiprocessing.Pipe()
+        with self.lock:
+            socket.send_fds(self.socket, [b"j"], [theirs.fileno()])
+        theirs.close()
+        _send(ours, limits)
+        ours.send_bytes(payload)
+        return ours
+
+
+_LAUNCHER: list[_Launcher] = []
+_LAUNCHER_LOCK = threading.Lock()
+
+
+def _launcher() -> _Launcher:
+    """The warm parent of this server process (started on first use, again if it died)."""
+    with _LAUNCHER_LOCK:
+        if not _LAUNCHER or _LAUNCHER[0].process.poll() is not None:
+            _LAUNCHER[:] = [_Launcher()]
+        return _LAUNCHER[0]
+
+
+def serve(fd: int) -> None:
+    """Body of the warm parent: import :func:`preload_modules` once, then fork a job's process
+    for each pipe end that arrives on socket ``fd``; when one ends, send its exit code down its
+    pipe. Ends when the server closes the socket (the jobs then end too)."""
+    for name in preload_modules():
+        with contextlib.suppress(Exception):
+            importlib.import_module(name)
+    server = socket.socket(fileno=fd)
+    fork = multiprocessing.get_context("fork")
+    running: dict[int, tuple[Any, Connection]] = {}
+    while True:
+        for ready in connection.wait([server, *running]):
+            if ready is not server:
+                process, pipe = running.pop(ready)
+                process.join()
+                with contextlib.suppress(OSError):
+                    _send(pipe, ("exit", process.exitcode))
+                pipe.close()
+                continue
+            try:
+                message, fds, _, _ = socket.recv_fds(server, 16, 4)
+            except OSError:
+                message, fds = b"", []
+            if not message:
+                os._exit(0)
+            for end in fds:
+                pipe = Connection(end)
+                others = [server.fileno(), *(other.fileno() for _, other in running.values())]
+                process = fork.Process(target=_child, args=(pipe, others), daemon=False)
+                process.start()
+                running[process.sentinel] = (process, pipe)
+
+
+def _child(pipe: Connection, others: list[int]) -> None:
+    """Body of a job's process: lower its priority, cap its memory and processor time, say
+    its pid, run the call, send the outcome (``(kind, value, processor seconds)``)."""
+    for fd in others:  # the other jobs' pipes: not this job's to read or write
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    priority, memory_mb, server, cpu_seconds = pickle.loads(pipe.recv_bytes())
+    _lower_priority(priority, server)
+    _limit_memory(memory_mb)
+    _limit_cpu(cpu_seconds)
+    _send(pipe, ("started", os.getpid()))
+    try:
+        function, args, kwargs, with_progress = cloudpickle.loads(pipe.recv_bytes())
+        if with_progress:
+
+            def progress(done: int, total: int, point: Any = None) -> None:
+                _send(pipe, ("progress", done, total))
+
+            kwargs = {**kwargs, "progress": progress}
+        outcome: tuple[str, Any] = ("done", function(*args, **kwargs))
+    except Cancelled:
+        outcome = ("cancelled", None)
+    except BaseException as exc:
+        outcome = ("memory", None) if _is_memory_error(exc) else ("error", exc)
+    try:
+        data = cloudpickle.dumps((*outcome, _own_cpu_seconds()))
+    except MemoryError:
+        data = cloudpickle.dumps(("memory", None, _own_cpu_seconds()))
+    except Exception as exc:  # a value or error that does not pickle: its words
+        words = outcome[1] if outcome[0] == "error" else exc
+        error = RuntimeError(f"{type(words).__name__}: {words}")
+        data = cloudpickle.dumps(("error", error, _own_cpu_seconds()))
+    pipe.send_bytes(data)
+    os._exit(0)  # no interpreter teardown (threads a library left behind must not hold it)
+
+
+def _own_cpu_seconds() -> float:
+    """This process's processor seconds, its waited-for children's included."""
+    import resource
+
+    own, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def discard(function: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+    """Run ``function(*args, **kwargs)`` for its side effect only (a sweep filling the store):
+    nothing travels back. It lives here, in a module the warm parent imports, so that a job
+    calling it imports nothing more (the pages' modules would import Streamlit, seconds per
+    job)."""
+    function(*args, **kwargs)
+
+
+def _lower_priority(priority: Priority, server: int | None = None) -> None:
+    """Schedule this job's process as ``priority`` says (see the module docstring).
+
+    Either way the job leads a process group of its own, so that a cancel kills it and anything
+    it started at once. Out of the server's process group, a group kill of the server no longer
+    reaches the job, so it watches its parent and the server and exits when either is gone.
+    """
+    with contextlib.suppress(OSError, AttributeError):  # not on every platform
+        os.nice(priority.nice)
+    if priority.own_group:
+        with contextlib.suppress(OSError, AttributeError):
+            os.setsid()
+        _own_autogroup(priority.nice)
+    else:  # same session (scheduling group) as the server
+        with contextlib.suppress(OSError, AttributeError):
+            os.setpgid(0, 0)
+    _exit_with_parent(server=server)
+
+
+def _exit_with_parent(every: float = 1.0, server: int | None = None) -> None:
+    """End this process soon after its parent (the warm parent, which ends with the server) or
+    the server itself is gone (killed, not shut down), even in the middle of a fit: a daemon
+    thread watches both pids."""
+    parent = os.getppid()
+
+    def alive(pid: int | None) -> bool:
+        if pid is None:
+            return True
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except OSError:  # exists, owned by someone else
+            return True
+        return True
+
+    def watch() -> None:
+        while os.getppid() == parent and alive(server):
+            time.sleep(every)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="fairengine-parent-watch", daemon=True).start()
+
+
+def _own_autogroup(increment: int) -> bool:
+    """Give this process's session (its scheduling autogroup) ``nice`` ``increment``; False
+    where autogroups are off or unavailable."""
+    enabled = Path("/proc/sys/kernel/sched_autogroup_enabled")
+    try:
+        if enabled.read_text().strip() != "1":
+            return False
+        Path("/proc/self/autogroup").write_text(str(min(19, max(0, increment))))
+    except (OSError, AttributeError):
+        return False
+    return True
+
+
+def _limit_memory(memory_mb: int | None) -> None:
+    """Cap this process's address space: an allocation beyond it raises ``MemoryError``."""
+    if not memory_mb:
+        return
+    import resource
+
+    limit = int(memory_mb) * 1024 * 1024
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _limit_cpu(cpu_seconds: float | None) -> None:
+    """Cap this process's processor time: the kernel ends it with ``SIGXCPU`` at the limit
+    (``SIGKILL`` a little later should anything catch that), even in the middle of native code
+    that holds the interpreter; no core file is written."""
+    if not cpu_seconds:
+        return
+    import resource
+
+    soft = max(1, int(cpu_seconds))
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 5))
+    signal.signal(signal.SIGXCPU, signal.SIG_DFL)
+
+
+def _is_memory_error(exc: BaseException | None) -> bool:
+    """True for a MemoryError, or an error raised while handling one (libraries wrap it)."""
+    seen = 0
+    while exc is not None and seen < 20:
+        if isinstance(exc, MemoryError):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
+
+
+def preload_modules() -> list[str]:
+    """What the warm parent imports: :data:`PRELOAD`, then every module of the engine's methods
+    (the algorithm a method imports on its first fit, and what that imports, e.g. scikit-learn's
+    ensembles), so that a job imports nothing of its own: without it every job imported, and
+    where no bytecode cache is written compiled, its algorithm's modules (a sizeable share of a
+    short job's CPU time; numbers in bench/RESULTS.md)."""
+    from fairengine import methods
+
+    found = pkgutil.walk_packages(methods.__path__, f"{methods.__name__}.")
+    return [*PRELOAD, *(info.name for info in found)]
+
+
+def machine_memory_mb() -> int:
+    """Memory this process may use in all: the host's RAM, or its container's limit if lower."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        with contextlib.suppress(OSError, ValueError):
+            total = min(total, int(Path(path).read_text().strip()))
+    return int(total // (1024 * 1024))
+
+
+def job_memory_mb(workers: int) -> int | None:
+    """Address-space limit of one job in MB: ``$FAIRENGINE_JOB_MEMORY_MB`` (0 = none), else
+    each of ``workers`` running jobs gets an equal share of 80% of the machine's memory (the
+    rest is the server's) plus :data:`BASELINE_MB` the libraries reserve without using."""
+    value = settings.current().job_memory_mb
+    if value is not None:
+        return value or None
+    return max(1024, int(0.8 * machine_memory_mb() / max(1, workers)) + BASELINE_MB)
+
+
+def oom_kills() -> int:
+    """How many processes the kernel's out-of-memory killer has ended since boot (0 where it
+    does not say): a job killed while this number grew was most likely one of them."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/vmstat").read_text().splitlines():
+            if line.startswith("oom_kill "):
+                return int(line.split()[1])
+    return 0
+
+
+def _failure(
+    exitcode: int | None,
+    memory_mb: int | None,
+    *,
+    oom_killed: bool = False,
+    cpu_seconds: float | None = None,
+) -> JobFailed:
+    """The error of a job whose process ended without an outcome (and that the pool did not
+    cancel): ``oom_killed`` when the out-of-memory killer ended a process meanwhile,
+    ``cpu_seconds`` the job's limit of processor time."""
+    if exitcode is not None and exitcode < 0:
+        number = -exitcode
+        if number == signal.SIGXCPU:  # what the kernel sends at the limit of processor time
+            return out_of_time(cpu_seconds or 0.0)
+        if number == signal.SIGKILL and oom_killed:  # what the out-of-memory killer sends
+            return out_of_memory(memory_mb, killed=True)
+        name = signal.Signals(number).name if number in signal.valid_signals() else ""
+        return stopped(name or f"signal {number}")
+    return JobFailed(
+        f"the worker stopped unexpectedly (exit code {exitcode}). Try again, or with fewer rows "
+        "or a smaller setting."
+    )
+
+
+def _kill(pid: int) -> None:
+    """Kill a job's process and everything it started (its process group, once it has one)."""
+    with contextlib.suppress(OSError):
+        if os.getpgid(pid) == pid:
+            os.killpg(pid, signal.SIGKILL)
+            return
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)

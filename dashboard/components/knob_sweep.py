@@ -11,7 +11,7 @@ import streamlit as st
 
 from dashboard.components import runner
 from dashboard.components.deploy import demo_knobs, limits, thin
-from dashboard.components.job_process import discard
+from dashboard.components.jobs import discard
 from dashboard.components.knobs import knob_widget
 from fairengine.data import DataError, Task
 from fairengine.frontier import FrontierStore, sweep, task_key

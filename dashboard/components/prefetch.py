@@ -21,22 +21,19 @@ by default in demo mode (:mod:`.deploy`), where a shared host's CPU is scarce.
 
 from __future__ import annotations
 
-import logging
-import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from dashboard.components import services
 from dashboard.components.deploy import demo_mode
 from dashboard.components.jobs import JobPool
+from fairengine import settings
 from fairengine.data import Task
 from fairengine.frontier import task_key
 from fairengine.frontier.runs import RunStore, compute_and_store, run_key
 from fairengine.methods.base import Knob, KnobError, Method
 from fairengine.methods.knob_steps import neighbours
 
-logger = logging.getLogger(__name__)
-
-PREFETCH_ENV = "FAIRENGINE_PREFETCH"
 #: Background jobs one page view may start (outside demo mode): both neighbours of two knobs.
 PREFETCH_JOBS = 4
 
@@ -44,15 +41,10 @@ PREFETCH_JOBS = 4
 def prefetch_jobs(environ: Mapping[str, str] | None = None) -> int:
     """How many background jobs one page view may start: ``$FAIRENGINE_PREFETCH`` (0 = off),
     else :data:`PREFETCH_JOBS`, or 0 in demo mode."""
-    env = os.environ if environ is None else environ
-    value = (env.get(PREFETCH_ENV) or "").strip()
-    if not value:
-        return 0 if demo_mode(dict(env)) else PREFETCH_JOBS
-    try:
-        return max(0, int(value))
-    except ValueError:
-        logger.warning("%s must be a whole number (0 = off); got %r: off.", PREFETCH_ENV, value)
-        return 0
+    value = (settings.current() if environ is None else settings.load(environ)).prefetch
+    if value is None:
+        return 0 if demo_mode(environ) else PREFETCH_JOBS
+    return value
 
 
 def _order(
@@ -178,14 +170,13 @@ def after_result(
         return
     import streamlit as st
 
-    from dashboard.components import runner
     from dashboard.components.knobs import drawn_knobs
     from fairengine.methods import get_method
 
     drawn = dict(drawn_knobs())
     drawn_knobs().clear()  # read once: the next page run draws its own
     memo = st.session_state.setdefault(f"prefetch.{slot}", {})
-    setting = runner.result_key(slot)  # the task, method, knobs and extras shown
+    setting = services.result_key(slot)  # the task, method, knobs and extras shown
     if memo.get("setting") == setting:
         return
     previous = memo.get("knobs")
@@ -194,6 +185,7 @@ def after_result(
         declared = get_method(method)
     except KeyError:
         return
-    settings = neighbour_settings(declared, knobs, previous, limit, drawn)
+    found = neighbour_settings(declared, knobs, previous, limit, drawn)
     run = (method, train, test, extra, function)
-    submit_neighbours(runner.job_pool(), runner.run_store(), runner.session_id(), run, settings)
+    pool, store = services.job_pool(), services.run_store()
+    submit_neighbours(pool, store, services.session_id(), run, found)

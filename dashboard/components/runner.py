@@ -5,7 +5,7 @@ A page calls :func:`run_panel` with its knobs and gets the result to draw:
 * a setting computed before comes at once from the in-process memo or the run cache (the
   user's cache, then the runs shipped in ``assets/frontiers/runs`` by ``fairengine precompute``);
 * otherwise the fit runs in the shared process pool (:mod:`dashboard.components.jobs`), never in
-  the script thread: live when the last fit of this page took at most :data:`CHEAP_SECONDS`
+  the script thread: live when the last fit of this page took at most ``$FAIRENGINE_CHEAP_SECONDS``
   (or there is nothing to show yet), else only when the visitor presses **Run**;
 * meanwhile the page keeps the last result, marked "knobs changed — Run to update", and a small
   fragment polls the job (queue position, progress, estimate, a Cancel button) and reruns the
@@ -24,9 +24,7 @@ queue is full the page says the server is busy instead of queueing.
 
 from __future__ import annotations
 
-import os
 import time
-import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from concurrent import futures
@@ -35,10 +33,19 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.components import cached, prefetch
+from dashboard.components import prefetch
 from dashboard.components.deploy import demo_knobs, limits
 from dashboard.components.evidence import show_evidence
-from dashboard.components.jobs import Job, JobPool, ServerBusy, discard
+from dashboard.components.jobs import Job, ServerBusy, discard
+from dashboard.components.services import (  # noqa: F401  (pages and tests use them here)
+    SESSION_KEY,
+    client_address,
+    job_pool,
+    result_key,
+    run_store,
+    session_id,
+    slot_state,
+)
 from dashboard.components.state import stop_page
 from dashboard.components.waiting import (  # noqa: F401  (poll names pages and tests use here)
     FIRST_POLL,
@@ -51,36 +58,13 @@ from dashboard.components.waiting import (  # noqa: F401  (poll names pages and 
     waiting,
     waiting_text,
 )
+from fairengine import settings
 from fairengine.data import Task
 from fairengine.frontier import sweep, task_key
-from fairengine.frontier.runs import RunStore, compute_and_store, run_key
+from fairengine.frontier.runs import compute_and_store, run_key
 from fairengine.frontier.sweep import sweep_settings
 from fairengine.methods.base import Method, RunResult
 from fairengine.textsafe import md_text
-
-#: A fit whose last run took at most this long (seconds; ``$FAIRENGINE_CHEAP_SECONDS``
-#: overrides it) is redone live on every knob change; a longer one waits for **Run**.
-CHEAP_SECONDS = 3.0
-#: How long a page waits for a just-submitted job before drawing progress instead (seconds;
-#: ``$FAIRENGINE_RUN_WAIT`` overrides it, e.g. the AppTest suites wait for the whole fit).
-INLINE_WAIT = 2.0
-
-
-@st.cache_resource(show_spinner=False)
-def job_pool() -> JobPool:
-    """The process pool shared by every session of this server."""
-    return JobPool(queue_limit=limits().queue_limit)
-
-
-def run_store() -> RunStore:
-    """Complete runs: the user's cache (writable) and the shipped demo runs (read-only)."""
-    store = cached.frontier_store()
-    return _run_store(str(store.root), tuple(str(p) for p in store.read_only))
-
-
-@st.cache_resource(show_spinner=False)
-def _run_store(root: str, read_only: tuple[str, ...]) -> RunStore:
-    return RunStore(root, read_only=read_only)
 
 
 @st.cache_resource(show_spinner=False)
@@ -109,42 +93,9 @@ def lookup(key: str, tkey: str, method: str, knobs: Mapping, extra: Mapping | No
     return result
 
 
-def cheap_seconds() -> float:
-    value = os.environ.get("FAIRENGINE_CHEAP_SECONDS")
-    return CHEAP_SECONDS if value is None else float(value)
-
-
-def inline_wait() -> float:
-    return float(os.environ.get("FAIRENGINE_RUN_WAIT") or INLINE_WAIT)
-
-
 def _wait(job: Job) -> None:
     """Give a just-submitted job a moment, so a quick one is drawn without polling."""
-    futures.wait([job.future], timeout=inline_wait())
-
-
-def result_key(slot: str) -> str | None:
-    """Run key of the result :func:`run_panel` last returned for ``slot`` in this session (the
-    key to share work derived from it between sessions, see :mod:`.shared`)."""
-    return _state(slot).get("key")
-
-
-#: Session key of the session's id in the job pool.
-SESSION_KEY = "_session_id"
-
-
-def session_id() -> str:
-    return st.session_state.setdefault(SESSION_KEY, uuid.uuid4().hex)
-
-
-def client_address() -> str | None:
-    """The visitor's address (every tab of theirs shares it; None on localhost or where
-    Streamlit does not know it): the pool limits the jobs of one address."""
-    try:
-        address = st.context.ip_address
-    except Exception:  # outside a browser session (tests, bare mode)
-        return None
-    return address if isinstance(address, str) and address else None
+    futures.wait([job.future], timeout=settings.current().run_wait)
 
 
 def show_job(job_id: int, slot: str) -> None:
@@ -217,10 +168,6 @@ def demo_notice(changed: Sequence[str]) -> None:
         )
 
 
-def _state(slot: str) -> dict:
-    return st.session_state.setdefault(f"runner.state.{slot}", {})
-
-
 @dataclass(frozen=True)
 class _Fit:
     """One fit a page asks :func:`run_panel` for: what to compute and under which keys."""
@@ -241,7 +188,7 @@ def _shown(fit: _Fit, result: RunResult) -> RunResult:
     """Keep ``result`` as what the slot shows, have the settings one knob step away computed
     ahead (:mod:`.prefetch`; for a built-in method, which a fresh process finds by name), and
     draw its checks and baselines."""
-    state = _state(fit.slot)
+    state = slot_state(fit.slot)
     state.pop("job", None)
     state.update(key=fit.key, tkey=fit.tkey, result=result)
     if isinstance(_portable(fit.method), str):
@@ -271,7 +218,7 @@ def run_panel(
     tkey = task_key(train, test)
     key = run_key(tkey, method, knobs, extra)
     fit = _Fit(slot, method, train, test, knobs, extra, function, label, key, tkey)
-    state = _state(slot)
+    state = slot_state(slot)
     # the pool (and its worker processes) starts with the first job, not with a page view
     job = _current_job(state, key)
     result = lookup(key, tkey, method, knobs, extra)
@@ -323,7 +270,9 @@ def _start(fit: _Fit, state: dict, last: RunResult | None) -> Job | None:
     was submitted (or the server is busy: then only **Run** tries again)."""
     cancelled = st.session_state.get(f"runner.cancelled.{fit.slot}") == fit.key
     failed = state.get("failed") == fit.key
-    auto = not (cancelled or failed) and (last is None or last.elapsed <= cheap_seconds())
+    auto = not (cancelled or failed) and (
+        last is None or last.elapsed <= settings.current().cheap_seconds
+    )
     pressed = not auto and st.button(
         "Run",
         key=f"runner.run.{fit.slot}",
@@ -402,7 +351,7 @@ def job_value(
     on the page, or ``("idle", None)``. A cancelled or failed ``key`` is not started again
     until ``retry`` (the visitor asked again). For work on a visitor's file: ``cpu_seconds``
     caps its processor time."""
-    state = _state(f"job.{slot}")
+    state = slot_state(f"job.{slot}")
     if retry:
         st.session_state.pop(f"runner.cancelled.{slot}", None)
         state.pop("failed", None)
@@ -448,7 +397,7 @@ def sweep_panel(
     this session, so the page draws the points from the store. Draws progress and Cancel while
     it runs. ``parts``: the job's calls (e.g. several methods' sweeps, each already within the
     demo's points per sweep), one job run on every idle worker, instead of ``function``'s."""
-    state = _state(f"sweep.{slot}")
+    state = slot_state(f"sweep.{slot}")
     if sweep_key in state.setdefault("done", []):
         return True
     job = _current_job(state, sweep_key)

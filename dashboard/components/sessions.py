@@ -98,8 +98,8 @@ def sweep_once(known: dict[str, _Seen], now: float) -> list[str]:
 
 def _cancel_jobs(state: Any) -> None:
     """Cancel the unfinished jobs of the session whose state is ``state`` (its pool session id,
-    :func:`.runner.session_id`)."""
-    from dashboard.components.runner import SESSION_KEY, job_pool
+    :func:`.services.session_id`)."""
+    from dashboard.components.services import SESSION_KEY, job_pool
 
     if SESSION_KEY not in state.filtered_state:
         return  # it never submitted a job

@@ -110,8 +110,10 @@ def test_the_own_group_setting_lowers_a_session_of_its_own() -> None:
     from pathlib import Path
 
     from dashboard.components.jobs import Priority
+    from fairengine.settings import load
 
-    priority = Priority.from_env({"FAIRENGINE_WORKER_NICE": "5", "FAIRENGINE_WORKER_GROUP": "own"})
+    found = load({"FAIRENGINE_WORKER_NICE": "5", "FAIRENGINE_WORKER_GROUP": "own"})
+    priority = Priority.from_settings(found)
     assert priority == Priority(nice=5, own_group=True)
     own = JobPool(workers=1, warm=False, priority=priority)
     try:
@@ -132,15 +134,19 @@ def test_the_own_group_setting_lowers_a_session_of_its_own() -> None:
 
 
 @pytest.mark.parametrize(
-    "environ",
-    [{"FAIRENGINE_WORKER_NICE": "25"}, {"FAIRENGINE_WORKER_GROUP": "mine"}],
+    ("environ", "words"),
+    [
+        ({"FAIRENGINE_WORKER_NICE": "25"}, "WORKER_NICE must be a whole number from 0 to 19"),
+        ({"FAIRENGINE_WORKER_GROUP": "mine"}, "WORKER_GROUP must be one of server, own"),
+    ],
 )
-def test_a_bad_priority_setting_is_refused_in_words(environ: dict[str, str]) -> None:
+def test_a_bad_priority_setting_is_refused_in_words(environ: dict[str, str], words: str) -> None:
     from dashboard.components.jobs import Priority
+    from fairengine.settings import SettingsError, load
 
-    with pytest.raises(ValueError, match="FAIRENGINE_WORKER_NICE must be 0 to 19"):
-        Priority.from_env(environ)
-    assert Priority.from_env({}) == Priority(nice=10, own_group=False)
+    with pytest.raises(SettingsError, match=words):
+        load(environ)
+    assert Priority.from_settings(load({})) == Priority(nice=10, own_group=False)
 
 
 SERVER_STAND_IN = """
@@ -373,39 +379,6 @@ def test_a_page_says_the_server_is_busy(monkeypatch: pytest.MonkeyPatch) -> None
         full.shutdown()
 
 
-class _Planted:
-    """Unpickling this creates ``marker`` (what a planted pickle could do instead)."""
-
-    def __init__(self, marker: str) -> None:
-        self.marker = marker
-
-    def __reduce__(self):
-        return (open, (self.marker, "w"))
-
-
-def test_an_outcome_file_not_signed_by_the_pool_is_never_unpickled(tmp_path) -> None:
-    """Job outcomes travel through files; only one signed with the pool's in-memory secret is
-    unpickled, so a file planted in its place (or one signed with another key) runs nothing."""
-    import pickle
-
-    from dashboard.components.jobs import _read_outcome, _write_outcome
-
-    secret = b"s" * 32
-    good = tmp_path / "1.result"
-    _write_outcome(good, ("done", {"rows": 3}), secret)
-    assert _read_outcome(good, secret) == ("done", {"rows": 3})
-
-    marker = tmp_path / "ran"
-    bad = tmp_path / "2.result"
-    bad.write_bytes(pickle.dumps(("done", _Planted(str(marker)))))
-    forged = tmp_path / "3.result"
-    _write_outcome(forged, ("done", _Planted(str(marker))), b"k" * 32)
-    for path in (bad, forged):
-        assert _read_outcome(path, secret) == (None, None)
-    assert not marker.exists()
-    print("planted and foreign-key outcome files refused; nothing ran")
-
-
 def loaded_modules() -> list[str]:
     return sorted(sys.modules)
 
@@ -415,7 +388,7 @@ def test_a_job_starts_with_every_methods_algorithm_already_imported() -> None:
     without a bytecode cache, compiles) none of them itself."""
     from concurrent import futures
 
-    from dashboard.components.job_process import preload_modules
+    from dashboard.components.jobs import preload_modules
 
     pool = JobPool(workers=1, warm=True)
     try:

@@ -16,6 +16,7 @@ from dashboard.components.jobs import JobPool
 from fairengine.methods import get_method
 from fairengine.methods.base import Knob
 from fairengine.methods.knob_steps import LOG_STEP, neighbours, slider_step
+from fairengine.settings import SettingsError
 
 SLIDER = Knob("alpha", 0.2, low=0.0, high=1.0, step=0.05)
 LOG = Knob("eps", 0.05, low=0.001, high=1.0, log=True)
@@ -97,7 +98,8 @@ def test_the_prefetch_setting_turns_it_off_and_demo_mode_too() -> None:
     assert prefetch.prefetch_jobs({}) == prefetch.PREFETCH_JOBS
     assert prefetch.prefetch_jobs({"FAIRENGINE_DEMO": "1"}) == 0
     assert prefetch.prefetch_jobs({"FAIRENGINE_DEMO": "1", "FAIRENGINE_PREFETCH": "2"}) == 2
-    assert prefetch.prefetch_jobs({"FAIRENGINE_PREFETCH": "many"}) == 0  # not a number: off
+    with pytest.raises(SettingsError, match="FAIRENGINE_PREFETCH must be a whole number"):
+        prefetch.prefetch_jobs({"FAIRENGINE_PREFETCH": "many"})
 
 
 def test_sliders_in_view_come_before_the_advanced_ones() -> None:
@@ -117,13 +119,13 @@ def test_sliders_in_view_come_before_the_advanced_ones() -> None:
 
 
 def test_prefetch_off_submits_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    from dashboard.components import runner
+    from dashboard.components import services
 
     def no_pool() -> None:
         raise AssertionError("the pool was asked for a job with prefetching off")
 
     monkeypatch.setenv("FAIRENGINE_PREFETCH", "0")
-    monkeypatch.setattr(runner, "job_pool", no_pool)
+    monkeypatch.setattr(services, "job_pool", no_pool)
     prefetch.after_result("slot", "reweighing", None, None, {"strength": 0.5})  # type: ignore[arg-type]
 
 

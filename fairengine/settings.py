@@ -1,0 +1,137 @@
+"""Every ``FAIRENGINE_*`` environment variable, read into one frozen :class:`Settings`.
+
+The engine, the command line and the dashboard read their settings here and nowhere else:
+:func:`current` parses the environment once (again only when a ``FAIRENGINE_*`` variable
+changes, e.g. a test's ``monkeypatch.setenv``); :func:`load` parses any mapping. A value that
+does not parse is refused with a :class:`SettingsError` that names the variable and what it
+takes. This module imports nothing of the package (any layer may use it).
+
+========================== =========================================================== ========
+variable                   meaning                                                     default
+========================== =========================================================== ========
+FAIRENGINE_CACHE           writable cache folder (frontiers, runs)                     platform
+FAIRENGINE_ASSETS          folder of ``datasets/`` and ``frontiers/``                  bundled
+FAIRENGINE_KEY_FILE        the cache's signing key file                                config
+FAIRENGINE_DEMO            demo mode (smaller limits; also the ``demo_mode`` secret)   off
+FAIRENGINE_DEBUG           tracebacks on the page (never in demo mode)                 off
+FAIRENGINE_WARM_UP         import the pages' modules in the background at start        on
+FAIRENGINE_WORKERS         jobs running at once                                        cores
+FAIRENGINE_SESSION_JOBS    unfinished jobs per session                                 2
+FAIRENGINE_CLIENT_JOBS     unfinished jobs per visitor's address (0 = no limit)        4
+FAIRENGINE_QUEUE_LIMIT     jobs that may wait, all visitors together                   32 (8)
+FAIRENGINE_WORKER_NICE     nice value of a job's process (0-19)                        10
+FAIRENGINE_WORKER_GROUP    ``server`` or ``own`` scheduling group of a job             server
+FAIRENGINE_JOB_MEMORY_MB   address-space limit of one job (0 = none)                   share
+FAIRENGINE_FILE_CPU_SECONDS processor seconds of a job reading a visitor's file        120
+FAIRENGINE_CHEAP_SECONDS   a fit this quick reruns live on a knob change               3
+FAIRENGINE_RUN_WAIT        seconds a page waits for a new job before polling           2
+FAIRENGINE_PREFETCH        background jobs one page view may start (0 = off)           4 (0)
+========================== =========================================================== ========
+
+(In parentheses: the default in demo mode.)
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+PREFIX = "FAIRENGINE_"
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+GROUPS = ("server", "own")
+
+
+class SettingsError(ValueError):
+    """A ``FAIRENGINE_*`` variable whose value cannot be used; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The ``FAIRENGINE_*`` variables, parsed (see the module docstring); None: not set."""
+
+    cache: str | None = None
+    assets: str | None = None
+    key_file: str | None = None
+    demo: bool | None = None
+    debug: bool = False
+    warm_up: bool = True
+    workers: int | None = None
+    session_jobs: int = 2
+    client_jobs: int = 4
+    queue_limit: int | None = None
+    worker_nice: int = 10
+    worker_group: str = "server"
+    job_memory_mb: int | None = None
+    file_cpu_seconds: float = 120.0
+    cheap_seconds: float = 3.0
+    run_wait: float = 2.0
+    prefetch: int | None = None
+
+
+def _flag(name: str, text: str) -> bool:
+    value = text.strip().lower()
+    if value in _TRUE or value in _FALSE:
+        return value in _TRUE
+    raise SettingsError(f"{PREFIX}{name} must be on or off (1/0, true/false); got {text!r}.")
+
+
+def _number(name: str, text: str, kind: type, low: float, high: float | None = None) -> float:
+    try:
+        value = kind(text.strip())
+    except ValueError:
+        value = None
+    if value is None or value < low or (high is not None and value > high):
+        span = f"from {low} to {high}" if high is not None else f"of at least {low}"
+        noun = "a whole number" if kind is int else "a number"
+        raise SettingsError(f"{PREFIX}{name} must be {noun} {span}; got {text!r}.") from None
+    return value
+
+
+def load(environ: Mapping[str, str] | None = None) -> Settings:
+    """The settings ``environ`` (default: this process's environment) holds.
+
+    Raises
+    ------
+    SettingsError
+        A variable whose value does not parse, in words.
+    """
+    env = os.environ if environ is None else environ
+    raw = {key[len(PREFIX) :]: value for key, value in env.items() if key.startswith(PREFIX)}
+    found: dict[str, object] = {}
+    for name, text in raw.items():
+        if not text.strip():
+            continue  # set but empty: the default
+        field = name.lower()
+        if name in ("CACHE", "ASSETS", "KEY_FILE"):
+            found[field] = text
+        elif name in ("DEMO", "DEBUG", "WARM_UP"):
+            found[field] = _flag(name, text)
+        elif name in ("WORKERS", "SESSION_JOBS", "QUEUE_LIMIT"):
+            found[field] = _number(name, text, int, 1)
+        elif name in ("CLIENT_JOBS", "JOB_MEMORY_MB", "PREFETCH"):
+            found[field] = _number(name, text, int, 0)
+        elif name == "WORKER_NICE":
+            found[field] = _number(name, text, int, 0, 19)
+        elif name in ("FILE_CPU_SECONDS", "CHEAP_SECONDS", "RUN_WAIT"):
+            found[field] = _number(name, text, float, 0)
+        elif name == "WORKER_GROUP":
+            group = text.strip().lower()
+            if group not in GROUPS:
+                raise SettingsError(
+                    f"{PREFIX}WORKER_GROUP must be one of {', '.join(GROUPS)}; got {text!r}."
+                )
+            found[field] = group
+    return Settings(**found)  # type: ignore[arg-type]
+
+
+def current() -> Settings:
+    """This process's settings (parsed once per distinct set of ``FAIRENGINE_*`` values)."""
+    return _parsed(tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith(PREFIX))))
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed(items: tuple[tuple[str, str], ...]) -> Settings:
+    return load(dict(items))
