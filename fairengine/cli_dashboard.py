@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from fairengine.resources import bundle_root, dashboard_app
+from fairengine.settings import DEMO_ENV
 
 #: Modules the dashboard needs beyond the engine (the ``[dashboard]`` extra).
 EXTRA_MODULES = ("streamlit", "plotly")
-DEMO_ENV = "FAIRENGINE_DEMO"
 EXIT_USAGE = 2
 
 

@@ -13,9 +13,10 @@ One resolver for both ways of having fairengine:
 
 from __future__ import annotations
 
-import os
 from importlib import resources
 from pathlib import Path
+
+from fairengine import settings
 
 #: The package-data folder of an installed fairengine that holds ``assets/`` and ``dashboard/``.
 BUNDLE = "_bundle"
@@ -43,7 +44,7 @@ def bundle_root(package: Path | None = None) -> Path:
 def assets_dir(package: Path | None = None) -> Path:
     """Folder holding ``datasets/``, ``frontiers/`` and ``favicon.png``: ``$FAIRENGINE_ASSETS``,
     else the bundled one (:func:`bundle_root`)."""
-    env = os.environ.get(ASSETS_ENV)
+    env = settings.current().assets
     return Path(env) if env else bundle_root(package) / "assets"
 
 

@@ -39,6 +39,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 PREFIX = "FAIRENGINE_"
+#: Set by ``fairengine dashboard --demo`` for the server it starts.
+DEMO_ENV = PREFIX + "DEMO"
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
 GROUPS = ("server", "own")

@@ -10,7 +10,6 @@ tasks this module handed that session for it.
 
 from __future__ import annotations
 
-import os
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from fairengine import settings
 from fairengine.data import DataError, TableOptions, Task, from_frame, read_table
 from fairengine.data.registry import load_frame
 from fairengine.data.roles import RoleGuess, guess_roles
@@ -175,7 +175,7 @@ __all__ = ["DataError", "build_task", "bundled_frame", "group_overview", "upload
 
 def frontier_store():
     """The user's frontier cache, with the shipped demo frontiers as a read-only fallback."""
-    return _frontier_store(os.environ.get("FAIRENGINE_CACHE"))
+    return _frontier_store(settings.current().cache)
 
 
 @st.cache_resource(show_spinner=False)

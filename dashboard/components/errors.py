@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import platform
 import secrets
 import traceback
@@ -35,13 +34,11 @@ import streamlit as st
 
 from dashboard.components.deploy import demo_mode
 from dashboard.components.state import PageDone
+from fairengine import settings
 from fairengine.data import DataError
 from fairengine.textsafe import md_text
 
 logger = logging.getLogger("fairengine.dashboard")
-
-DEBUG_ENV = "FAIRENGINE_DEBUG"
-_TRUE = ("1", "true", "yes", "on")
 
 
 @contextlib.contextmanager
@@ -59,10 +56,8 @@ def guarded(where: str = "this page") -> Iterator[None]:
 
 def show_details(environ: Mapping[str, str] | None = None) -> bool:
     """True when the page may show a traceback: ``FAIRENGINE_DEBUG`` is on and demo mode off."""
-    env = os.environ if environ is None else environ
-    if env.get(DEBUG_ENV, "").strip().lower() not in _TRUE:
-        return False
-    return not demo_mode(dict(env))
+    found = settings.current() if environ is None else settings.load(environ)
+    return found.debug and not demo_mode(environ)
 
 
 def new_error_id() -> str:

@@ -53,23 +53,6 @@ def out_of_memory(memory_mb: int | None, *, killed: bool = False) -> JobFailed:
     )
 
 
-def out_of_time(cpu_seconds: float) -> JobFailed:
-    """The error of a job stopped at its limit of processor time."""
-    return JobFailed(
-        f"this job was stopped after {cpu_seconds:,.0f} seconds of processor time, its limit. "
-        "Try a smaller file or model."
-    )
-
-
-def stopped(signal_name: str) -> JobFailed:
-    """The error of a job whose process something other than the pool stopped (``kill``, an
-    administrator, the host shutting down)."""
-    return JobFailed(
-        f"the worker was stopped from outside the dashboard ({signal_name}) before it finished. "
-        "Try again."
-    )
-
-
 #: A job whose calls got less than this share of one core each over the last
 #: :data:`SHARE_WINDOW` seconds is "getting little CPU" (the page says the server is busy).
 LOW_SHARE = 0.3

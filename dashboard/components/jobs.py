@@ -38,6 +38,7 @@ import multiprocessing
 import os
 import pickle
 import pkgutil
+import resource
 import signal
 import socket
 import subprocess
@@ -72,9 +73,7 @@ from dashboard.components.job_state import (  # noqa: F401  (the pool's public n
     JobFailed,
     ServerBusy,
     out_of_memory,
-    out_of_time,
     process_cpu_seconds,
-    stopped,
 )
 from fairengine import settings
 from fairengine.methods.registry import BUILTIN
@@ -621,9 +620,7 @@ def _child(pipe: Connection, others: list[int]) -> None:
         with contextlib.suppress(OSError):
             os.close(fd)
     priority, memory_mb, server, cpu_seconds = pickle.loads(pipe.recv_bytes())
-    _lower_priority(priority, server)
-    _limit_memory(memory_mb)
-    _limit_cpu(cpu_seconds)
+    _confine(priority, server, memory_mb, cpu_seconds)
     _send(pipe, ("started", os.getpid()))
     try:
         function, args, kwargs, with_progress = cloudpickle.loads(pipe.recv_bytes())
@@ -652,13 +649,8 @@ def _child(pipe: Connection, others: list[int]) -> None:
 
 def _own_cpu_seconds() -> float:
     """This process's processor seconds, its waited-for children's included."""
-    import resource
-
-    own, children = (
-        resource.getrusage(resource.RUSAGE_SELF),
-        resource.getrusage(resource.RUSAGE_CHILDREN),
-    )
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    usage = (resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return sum(used.ru_utime + used.ru_stime for used in usage)
 
 
 def discard(function: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
@@ -669,23 +661,32 @@ def discard(function: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
     function(*args, **kwargs)
 
 
-def _lower_priority(priority: Priority, server: int | None = None) -> None:
-    """Schedule this job's process as ``priority`` says (see the module docstring).
-
-    Either way the job leads a process group of its own, so that a cancel kills it and anything
-    it started at once. Out of the server's process group, a group kill of the server no longer
-    reaches the job, so it watches its parent and the server and exits when either is gone.
-    """
+def _confine(priority: Priority, server: int, memory_mb: int | None, cpu: float | None) -> None:
+    """Schedule this job's process as ``priority`` says, in a process group of its own (a
+    cancel kills it and anything it started); cap its address space at ``memory_mb`` (an
+    allocation beyond raises ``MemoryError``) and its processor time at ``cpu`` seconds (the
+    kernel ends it with ``SIGXCPU``, even inside native code; no core file); end it when its
+    parent or the ``server`` is gone (out of the server's process group, a group kill of the
+    server no longer reaches it)."""
     with contextlib.suppress(OSError, AttributeError):  # not on every platform
         os.nice(priority.nice)
-    if priority.own_group:
-        with contextlib.suppress(OSError, AttributeError):
+        if priority.own_group:
             os.setsid()
-        _own_autogroup(priority.nice)
-    else:  # same session (scheduling group) as the server
-        with contextlib.suppress(OSError, AttributeError):
+        else:  # same session (scheduling group) as the server
             os.setpgid(0, 0)
+    if priority.own_group:
+        _own_autogroup(priority.nice)
     _exit_with_parent(server=server)
+    with contextlib.suppress(ValueError, OSError):
+        if memory_mb:
+            limit = int(memory_mb) * 1024 * 1024
+            hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+            limit = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        if cpu:
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            resource.setrlimit(resource.RLIMIT_CPU, (max(1, int(cpu)), max(1, int(cpu)) + 5))
+            signal.signal(signal.SIGXCPU, signal.SIG_DFL)
 
 
 def _exit_with_parent(every: float = 1.0, server: int | None = None) -> None:
@@ -724,35 +725,6 @@ def _own_autogroup(increment: int) -> bool:
     except (OSError, AttributeError):
         return False
     return True
-
-
-def _limit_memory(memory_mb: int | None) -> None:
-    """Cap this process's address space: an allocation beyond it raises ``MemoryError``."""
-    if not memory_mb:
-        return
-    import resource
-
-    limit = int(memory_mb) * 1024 * 1024
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
-        limit = min(limit, hard)
-    with contextlib.suppress(ValueError, OSError):
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-
-def _limit_cpu(cpu_seconds: float | None) -> None:
-    """Cap this process's processor time: the kernel ends it with ``SIGXCPU`` at the limit
-    (``SIGKILL`` a little later should anything catch that), even in the middle of native code
-    that holds the interpreter; no core file is written."""
-    if not cpu_seconds:
-        return
-    import resource
-
-    soft = max(1, int(cpu_seconds))
-    with contextlib.suppress(ValueError, OSError):
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 5))
-    signal.signal(signal.SIGXCPU, signal.SIG_DFL)
 
 
 def _is_memory_error(exc: BaseException | None) -> bool:
@@ -819,11 +791,17 @@ def _failure(
     if exitcode is not None and exitcode < 0:
         number = -exitcode
         if number == signal.SIGXCPU:  # what the kernel sends at the limit of processor time
-            return out_of_time(cpu_seconds or 0.0)
+            return JobFailed(
+                f"this job was stopped after {cpu_seconds or 0:,.0f} seconds of processor time, "
+                "its limit. Try a smaller file or model."
+            )
         if number == signal.SIGKILL and oom_killed:  # what the out-of-memory killer sends
             return out_of_memory(memory_mb, killed=True)
         name = signal.Signals(number).name if number in signal.valid_signals() else ""
-        return stopped(name or f"signal {number}")
+        return JobFailed(  # ``kill``, an administrator, the host shutting down
+            f"the worker was stopped from outside the dashboard ({name or f'signal {number}'}) "
+            "before it finished. Try again."
+        )
     return JobFailed(
         f"the worker stopped unexpectedly (exit code {exitcode}). Try again, or with fewer rows "
         "or a smaller setting."

@@ -129,15 +129,21 @@ def show_job(job_id: int, slot: str) -> None:
 
 
 def _submit(
-    label: str, key: str, function: Callable[..., Any], *args: Any, **kwargs: Any
+    label: str,
+    key: str,
+    function: Callable[..., Any] | None,
+    *args: Any,
+    parts: list[tuple[Callable[..., Any], tuple, dict[str, Any]]] | None = None,
+    **kwargs: Any,
 ) -> Job | None:
-    """Submit a job for this session; None (and the pool's words on the page) when the server
-    is busy."""
+    """Submit a job for this session (``parts``: a job of several calls, see
+    :meth:`JobPool.submit_parts`); None (and the pool's words on the page) when the server is
+    busy."""
+    pool, session, client = job_pool(), session_id(), client_address()
     try:
-        pool = job_pool()
-        return pool.submit(
-            session_id(), label, key, function, *args, client=client_address(), **kwargs
-        )
+        if parts is not None:
+            return pool.submit_parts(session, label, key, parts, client=client)
+        return pool.submit(session, label, key, function, *args, client=client, **kwargs)
     except ServerBusy as exc:
         st.warning(md_text(exc), icon=":material/hourglass_disabled:")
         return None
@@ -413,7 +419,7 @@ def sweep_panel(
         calls = parts if parts is not None else sweep_calls(function, args, kwargs)
         # one call per point (or per part), on every idle worker
         if calls is not None and (parts is not None or len(calls) > 1):
-            job = _submit_parts(label, sweep_key, calls)
+            job = _submit(label, sweep_key, None, parts=calls)
         else:
             job = _submit(label, sweep_key, discard, function, *args, with_progress=True, **kwargs)
         if job is not None:
@@ -463,17 +469,6 @@ def sweep_calls(
     except Exception:
         return None
     return [(discard, (sweep, method, train, test, [knobs]), dict(kwargs)) for knobs in settings]
-
-
-def _submit_parts(
-    label: str, key: str, calls: list[tuple[Callable[..., Any], tuple, dict[str, Any]]]
-) -> Job | None:
-    """:func:`_submit` for a job of several calls (see :meth:`JobPool.submit_parts`)."""
-    try:
-        return job_pool().submit_parts(session_id(), label, key, calls, client=client_address())
-    except ServerBusy as exc:
-        st.warning(md_text(exc), icon=":material/hourglass_disabled:")
-        return None
 
 
 def offer_dataset(dataset: str, sensitive: tuple[str, ...] | None, reason: str) -> None:

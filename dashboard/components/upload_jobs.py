@@ -9,24 +9,20 @@ The warm parent of the pool imports this module (it imports no Streamlit).
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
+from fairengine import settings
 from fairengine.data import Task
-
-#: Processor seconds one file's job may use (``$FAIRENGINE_FILE_CPU_SECONDS`` overrides it):
-#: reading the largest file the upload limit lets through and predicting on a demo-sized table
-#: take a small share of it.
-FILE_CPU_SECONDS = 120
-FILE_CPU_ENV = "FAIRENGINE_FILE_CPU_SECONDS"
 
 
 def file_cpu_seconds() -> float:
-    """Processor seconds one file's job may use (see :data:`FILE_CPU_SECONDS`)."""
-    return float(os.environ.get(FILE_CPU_ENV) or FILE_CPU_SECONDS)
+    """Processor seconds one file's job may use (``$FAIRENGINE_FILE_CPU_SECONDS``, 120 by
+    default: reading the largest file the upload limit lets through and predicting on a
+    demo-sized table take a small share of it)."""
+    return settings.current().file_cpu_seconds
 
 
 def table_columns(raw: bytes) -> list[str]:

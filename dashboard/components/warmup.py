@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import importlib
 import logging
-import os
 import pkgutil
 import threading
+
+from fairengine import settings
 
 #: Packages whose every module is imported (the engine's methods and the pages' components).
 PACKAGES = ("fairengine.methods", "fairengine.export", "dashboard.components")
@@ -42,7 +43,7 @@ def import_all(packages: tuple[str, ...] = PACKAGES) -> list[str]:
 
 def start() -> threading.Thread | None:
     """Start the background imports (None when ``FAIRENGINE_WARM_UP=0``)."""
-    if os.environ.get("FAIRENGINE_WARM_UP", "1") == "0":
+    if not settings.current().warm_up:
         return None
     thread = threading.Thread(target=import_all, name="fairengine-warm-up", daemon=True)
     thread.start()

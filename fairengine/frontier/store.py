@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import fairengine
+from fairengine import settings
 from fairengine.export import ModelFileError, load_model, model_bytes, read_manifest, verify_model
 from fairengine.frontier.keys import point_key, task_key
 from fairengine.frontier.trust import (
@@ -138,7 +139,7 @@ class FrontierStore:
         read_only: Sequence[str | os.PathLike[str]] = (),
     ) -> None:
         if root is None:
-            root = os.environ.get(CACHE_ENV) or _platform_cache_dir()
+            root = settings.current().cache or _platform_cache_dir()
         self.root = Path(root).expanduser()
         if isinstance(read_only, str | os.PathLike):
             read_only = (read_only,)

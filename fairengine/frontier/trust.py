@@ -45,6 +45,8 @@ import stat
 import tempfile
 from pathlib import Path
 
+from fairengine import settings
+
 __all__ = [
     "KEY_ENV",
     "entry_problem",
@@ -147,7 +149,7 @@ _SHIPPED: dict[str, dict[str, str]] = {}
 
 def key_path() -> Path:
     """The signing key's file (see :data:`KEY_ENV`)."""
-    env = os.environ.get(KEY_ENV)
+    env = settings.current().key_file
     if env:
         return Path(env).expanduser()
     import platformdirs
