@@ -1,7 +1,8 @@
-"""The dashboard's job pool: what one process per job (forked from a warm forkserver parent) costs
-per job against the long-lived loky worker pool it replaced, and how fast a cancel frees a slot.
+"""The dashboard's job pool: what one process per job (forked from a warm parent) costs per job
+against the long-lived loky worker pool it replaced, how fast a cancel frees a slot, and how long
+a job's result takes to come back by its size.
 
-Run: ``python bench/run.py jobs_startup`` (``--quick``: fewer repetitions).
+Run: ``python bench/run.py jobs_startup jobs_transfer`` (``--quick``: fewer repetitions).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ class _Loky:
 
 
 class _Pool:
-    """Ours: one process per job from the warm forkserver parent."""
+    """Ours: one process per job from the warm parent."""
 
     def __init__(self, workers: int) -> None:
         from dashboard.components.jobs import JobPool, Priority
@@ -104,7 +105,7 @@ def _cases(quick: bool) -> list[tuple[str, Any, tuple]]:
 
 
 def jobs_startup(quick: bool) -> list[dict]:
-    """Submit → result of one job: process per job (forkserver) vs the loky pool it replaced."""
+    """Submit → result of one job: process per job vs the loky pool it replaced."""
     repeat = 3 if quick else 7
     pools = {"loky pool (before)": _Loky(2), "process per job (ours)": _Pool(2)}
     rows: list[dict] = []
@@ -185,5 +186,42 @@ def _exists(pid: int) -> bool:
     return True
 
 
+def _blob(size: int) -> bytes:
+    return os.urandom(size)
+
+
+def jobs_transfer(quick: bool) -> list[dict]:
+    """Submit → result of a job returning ``size`` random bytes (its start and its result's
+    way back to the pool), one worker, nothing else queued."""
+    from dashboard.components.jobs import JobPool
+
+    repeat = 5 if quick else 11
+    pool = JobPool(workers=1, per_session=1000, queue_limit=1000)
+    rows = []
+    try:
+        for size in (0, 1 << 20, 32 << 20):
+            times = []
+            for i in range(repeat + 1):
+                key = f"t{size}.{i}"
+                start = time.perf_counter()
+                value = pool.submit("bench", key, key, _blob, size).future.result(timeout=600)
+                times.append(time.perf_counter() - start)
+                assert len(value) == size
+            median = statistics.median(times[1:])
+            rows.append(
+                {
+                    "what": f"job returning {size / (1 << 20):g} MB: submit → result",
+                    "value": round(median, 4),
+                    "unit": "s (median)",
+                    "note": f"first call {times[0]:.3f} s; median of {repeat} later calls "
+                    f"(min {min(times[1:]):.3f}, max {max(times[1:]):.3f})",
+                }
+            )
+    finally:
+        pool.shutdown()
+    return rows
+
+
 def register(registry: Any) -> None:
     registry.add(jobs_startup)
+    registry.add(jobs_transfer)

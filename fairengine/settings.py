@@ -6,29 +6,7 @@ changes, e.g. a test's ``monkeypatch.setenv``); :func:`load` parses any mapping.
 does not parse is refused with a :class:`SettingsError` that names the variable and what it
 takes. This module imports nothing of the package (any layer may use it).
 
-========================== =========================================================== ========
-variable                   meaning                                                     default
-========================== =========================================================== ========
-FAIRENGINE_CACHE           writable cache folder (frontiers, runs)                     platform
-FAIRENGINE_ASSETS          folder of ``datasets/`` and ``frontiers/``                  bundled
-FAIRENGINE_KEY_FILE        the cache's signing key file                                config
-FAIRENGINE_DEMO            demo mode (smaller limits; also the ``demo_mode`` secret)   off
-FAIRENGINE_DEBUG           tracebacks on the page (never in demo mode)                 off
-FAIRENGINE_WARM_UP         import the pages' modules in the background at start        on
-FAIRENGINE_WORKERS         jobs running at once                                        cores
-FAIRENGINE_SESSION_JOBS    unfinished jobs per session                                 2
-FAIRENGINE_CLIENT_JOBS     unfinished jobs per visitor's address (0 = no limit)        4
-FAIRENGINE_QUEUE_LIMIT     jobs that may wait, all visitors together                   32 (8)
-FAIRENGINE_WORKER_NICE     nice value of a job's process (0-19)                        10
-FAIRENGINE_WORKER_GROUP    ``server`` or ``own`` scheduling group of a job             server
-FAIRENGINE_JOB_MEMORY_MB   address-space limit of one job (0 = none)                   share
-FAIRENGINE_FILE_CPU_SECONDS processor seconds of a job reading a visitor's file        120
-FAIRENGINE_CHEAP_SECONDS   a fit this quick reruns live on a knob change               3
-FAIRENGINE_RUN_WAIT        seconds a page waits for a new job before polling           2
-FAIRENGINE_PREFETCH        background jobs one page view may start (0 = off)           4 (0)
-========================== =========================================================== ========
-
-(In parentheses: the default in demo mode.)
+What each variable does and its default: ``docs/howto/deploy.md`` ("Environment variables").
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ CLIENT_BUSY_MESSAGE = (
 
 
 class Cancelled(Exception):
-    """The outcome of a job cancelled while it ran (or raised inside it by its progress hook)."""
+    """The outcome of a job cancelled while it ran."""
 
 
 class ServerBusy(RuntimeError):

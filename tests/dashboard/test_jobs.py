@@ -402,3 +402,49 @@ def test_a_job_starts_with_every_methods_algorithm_already_imported() -> None:
     assert "fairengine.methods.fair_regression.estimator" in wanted  # an algorithm module
     assert "fairengine.methods.multiaccurate_proxy.linear" in wanted
     assert wanted <= set(modules)
+
+
+def open_sockets() -> int:
+    """How many sockets this process holds open."""
+    import os
+
+    count = 0
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):  # the folder's own descriptor, closed by now
+            count += os.readlink(f"/proc/self/fd/{fd}").startswith("socket:")
+    return count
+
+
+def test_a_job_holds_no_pipe_but_its_own(pair: JobPool) -> None:
+    """Each call talks to the pool over one pipe; a job (which may read a visitor's file) must
+    not hold the pipe of another job running beside it, nor the warm parent's socket."""
+    other = pair.submit("a", "sleeper", "sleeper", time.sleep, 30)
+    wait_started(other)
+    try:
+        probe = pair.submit("b", "probe", "sockets", open_sockets)
+        assert probe.future.result(timeout=120) == 1
+    finally:
+        pair.cancel(other)
+
+
+MAIN_SCRIPT = """
+open({marker!r}, "w").write("ran")
+"""
+
+
+def test_a_job_never_runs_the_servers_main_script(tmp_path, monkeypatch) -> None:
+    """Under Streamlit ``__main__`` is the app script: a job's process must not run it again
+    (the forkserver and spawn start methods would, as ``__mp_main__``)."""
+    import types
+
+    marker, script = tmp_path / "ran", tmp_path / "app.py"
+    script.write_text(MAIN_SCRIPT.format(marker=str(marker)))
+    main = types.ModuleType("__main__")
+    main.__file__ = str(script)
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    own = JobPool(workers=1, warm=False)
+    try:
+        assert own.submit("s", "pid", "pid", sum, [1, 2]).future.result(timeout=120) == 3
+    finally:
+        own.shutdown()
+    assert not marker.exists()
