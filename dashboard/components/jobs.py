@@ -128,16 +128,6 @@ class Priority:
         return cls(nice=found.worker_nice, own_group=found.worker_group == "own")
 
 
-@dataclass(frozen=True)
-class _Owner:
-    """Who submits a job and what it may use: the session, the visitor's address (None when
-    not known) and the processor seconds of each call (None: no limit)."""
-
-    session: str
-    client: str | None
-    cpu_seconds: float | None
-
-
 @dataclass
 class _Running:
     """One running call: its job, its place in the job, its pipe, what it has said."""
@@ -233,9 +223,8 @@ class JobPool:
         the address holds ``per_client`` jobs, or ``queue_limit`` jobs already wait and no
         visitor holds more jobs than this one (see :func:`.job_scheduling.to_drop`).
         """
-        units: list[Call] = [(function, args, kwargs, with_progress)]
-        owner = _Owner(session, client, cpu_seconds)
-        return self._enqueue(owner, label, key, units, 0, estimate)
+        job = _job(session, label, key, estimate, client=client, cpu_limit=cpu_seconds)
+        return self._enqueue(job, [(function, args, kwargs, with_progress)])
 
     def submit_background(
         self, session: str, key: str, function: Callable[..., Any], *args: Any, **kwargs: Any
@@ -243,9 +232,8 @@ class JobPool:
         """Queue ``function(*args, **kwargs)`` as a background job of ``session`` (a result a
         page may want next; see the class notes): it never holds up a visitor's job and
         counts against no limit of theirs."""
-        units: list[Call] = [(function, args, kwargs, False)]
-        owner = _Owner(session, None, None)
-        return self._enqueue(owner, "Computing ahead", key, units, 0, None, background=True)
+        job = _job(session, "Computing ahead", key, None, background=True)
+        return self._enqueue(job, [(function, args, kwargs, False)])
 
     def submit_parts(
         self,
@@ -264,44 +252,24 @@ class JobPool:
         units = [(function, tuple(args), dict(kwargs), False) for function, args, kwargs in calls]
         if not units:
             raise ValueError("A job needs at least one call.")
-        return self._enqueue(_Owner(session, client, None), label, key, units, len(units), estimate)
+        job = _job(session, label, key, estimate, client=client, parts=len(units))
+        return self._enqueue(job, units)
 
-    def _enqueue(
-        self,
-        owner: _Owner,
-        label: str,
-        key: str,
-        units: list[Call],
-        parts: int,
-        estimate: float | None,
-        background: bool = False,
-    ) -> Job:
+    def _enqueue(self, job: Job, units: list[Call]) -> Job:
+        """Queue ``job`` of ``units``, or return the unfinished job of its key (a background
+        one becomes this visitor's)."""
         with self._lock:
             self._forget_finished()
-            for job in self._jobs.values():
-                if job.key == key and not job.done:
-                    if job.background and not background:
-                        self._promote(job, owner, label, estimate)
+            for old in self._jobs.values():
+                if old.key == job.key and not old.done:
+                    if old.background and not job.background:
+                        self._promote(old, job)
                         self._wake()  # a queued one now starts ahead of the background jobs
-                    return job
-            job_id = next(self._ids)
-            job = Job(
-                id=job_id,
-                session=owner.session,
-                client=owner.client,
-                cpu_limit=owner.cpu_seconds,
-                label=label,
-                key=key,
-                future=Future(),
-                submitted=time.time(),
-                estimate=estimate,
-                parts=parts,
-                background=background,
-                _pending=deque(enumerate(units)),
-                _values=[None] * len(units),
-            )
+                    return old
+            job.id = next(self._ids)
+            job._pending, job._values = deque(enumerate(units)), [None] * len(units)
             self._make_room(job)
-            self._jobs[job_id] = job
+            self._jobs[job.id] = job
             self._queue.append(job)
         self._wake()
         return job
@@ -319,17 +287,12 @@ class JobPool:
             self._queue.remove(old)
             old.future.set_exception(ServerBusy())
 
-    def _promote(self, job: Job, owner: _Owner, label: str, estimate: float | None) -> None:
-        """A visitor asked for a background job's result (lock held): it becomes theirs, and
-        its running processes get the workers' priority back (where the system allows)."""
+    def _promote(self, job: Job, asked: Job) -> None:
+        """A visitor ``asked`` for a background job's result (lock held): it becomes theirs,
+        and its running processes get the workers' priority back (where the system allows)."""
         job.background = False
-        job.session, job.client, job.label, job.estimate = (
-            owner.session,
-            owner.client,
-            label,
-            estimate,
-        )
-        job.cpu_limit = owner.cpu_seconds
+        job.session, job.client, job.label = asked.session, asked.client, asked.label
+        job.estimate, job.cpu_limit = asked.estimate, asked.cpu_limit
         for pid in list(job._pids.values()):
             with contextlib.suppress(OSError, AttributeError):
                 os.setpriority(os.PRIO_PGRP, pid, self.priority.nice)
@@ -529,6 +492,11 @@ class JobPool:
                 job._finished = job._finished or now
                 if now - job._finished > keep_seconds:
                     del self._jobs[job_id]
+
+
+def _job(session: str, label: str, key: str, estimate: float | None, **more: Any) -> Job:
+    """A job not queued yet (its id comes with :meth:`JobPool._enqueue`)."""
+    return Job(0, session, label, key, Future(), time.time(), estimate, **more)
 
 
 # --- the warm parent and a job's process ----------------------------------------------------
