@@ -55,7 +55,9 @@ def _flag(name: str, text: str) -> bool:
     value = text.strip().lower()
     if value in _TRUE or value in _FALSE:
         return value in _TRUE
-    raise SettingsError(f"{PREFIX}{name} must be on or off (1/0, true/false); got {text!r}.")
+    raise SettingsError(
+        f"{PREFIX}{name} must be on or off (1, true, yes, on / 0, false, no, off); got {text!r}."
+    )
 
 
 def _number(name: str, text: str, kind: type, low: float, high: float | None = None) -> float:
