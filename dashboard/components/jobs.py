@@ -531,8 +531,9 @@ class _Launcher:
         with self.lock:
             socket.send_fds(self.socket, [b"j"], [theirs.fileno()])
         theirs.close()
-        _send(ours, limits)
-        ours.send_bytes(payload)
+        with contextlib.suppress(OSError):  # died before reading it: its exit code says why
+            _send(ours, limits)
+            ours.send_bytes(payload)
         return ours
 
 

@@ -102,7 +102,7 @@ def show_job(job_id: int, slot: str) -> None:
     """Progress of a pending job, refreshed every :func:`poll_seconds` (every :data:`FIRST_POLL`
     at first, so a fit just past the in-run wait is drawn soon after it ends); reruns the page
     when the job ends (a fragment, so the rest of the page stays as it is meanwhile). A poll
-    reads only the job's small progress file and its processes' CPU times: no store, no
+    reads only the progress the job last reported and its processes' CPU times: no store, no
     dataset."""
     pool = job_pool()
     job = pool.get(job_id)
