@@ -513,7 +513,8 @@ class _Launcher:
     def __init__(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         code = f"from dashboard.components.jobs import serve; serve({theirs.fileno()})"
-        path = os.pathsep.join(p for p in sys.path if p)  # the server's, e.g. a clone's root
+        prefixes = (sys.prefix, sys.base_prefix)  # a new interpreter finds those on its own
+        path = os.pathsep.join(p for p in sys.path if p and not p.startswith(prefixes))
         self.process = subprocess.Popen(
             [sys.executable, "-c", code],
             pass_fds=[theirs.fileno()],
