@@ -32,6 +32,7 @@ module does not import Streamlit.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import importlib
 import itertools
 import multiprocessing
@@ -412,7 +413,7 @@ class JobPool:
                 priority = self.priority
                 if job.background:
                     priority = replace(priority, nice=max(priority.nice, BACKGROUND_NICE))
-                limits = (priority, self.memory_mb, os.getpid(), job.cpu_limit)
+                limits = (priority, self.memory_mb, job.cpu_limit)
             try:
                 pipe = _launcher().start(limits, cloudpickle.dumps(call))
             except Exception as exc:
@@ -589,8 +590,8 @@ def _child(pipe: Connection, others: list[int]) -> None:
     for fd in others:  # the other jobs' pipes: not this job's to read or write
         with contextlib.suppress(OSError):
             os.close(fd)
-    priority, memory_mb, server, cpu_seconds = pickle.loads(pipe.recv_bytes())
-    _confine(priority, server, memory_mb, cpu_seconds)
+    priority, memory_mb, cpu_seconds = pickle.loads(pipe.recv_bytes())
+    _confine(priority, memory_mb, cpu_seconds)
     _send(pipe, ("started", os.getpid()))
     try:
         function, args, kwargs, with_progress = cloudpickle.loads(pipe.recv_bytes())
@@ -631,13 +632,12 @@ def discard(function: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
     function(*args, **kwargs)
 
 
-def _confine(priority: Priority, server: int, memory_mb: int | None, cpu: float | None) -> None:
+def _confine(priority: Priority, memory_mb: int | None, cpu: float | None) -> None:
     """Schedule this job's process as ``priority`` says, in a process group of its own (a
     cancel kills it and anything it started); cap its address space at ``memory_mb`` (an
     allocation beyond raises ``MemoryError``) and its processor time at ``cpu`` seconds (the
-    kernel ends it with ``SIGXCPU``, even inside native code; no core file); end it when its
-    parent or the ``server`` is gone (out of the server's process group, a group kill of the
-    server no longer reaches it)."""
+    kernel ends it with ``SIGXCPU``, even inside native code; no core file); end it with its
+    parent (out of the server's process group, a group kill of the server does not reach it)."""
     with contextlib.suppress(OSError, AttributeError):  # not on every platform
         os.nice(priority.nice)
         if priority.own_group:
@@ -646,7 +646,7 @@ def _confine(priority: Priority, server: int, memory_mb: int | None, cpu: float 
             os.setpgid(0, 0)
     if priority.own_group:
         _own_autogroup(priority.nice)
-    _exit_with_parent(server=server)
+    _exit_with_parent()
     with contextlib.suppress(ValueError, OSError):
         if memory_mb:
             limit = int(memory_mb) * 1024 * 1024
@@ -659,29 +659,15 @@ def _confine(priority: Priority, server: int, memory_mb: int | None, cpu: float 
             signal.signal(signal.SIGXCPU, signal.SIG_DFL)
 
 
-def _exit_with_parent(every: float = 1.0, server: int | None = None) -> None:
-    """End this process soon after its parent (the warm parent, which ends with the server) or
-    the server itself is gone (killed, not shut down), even in the middle of a fit: a daemon
-    thread watches both pids."""
-    parent = os.getppid()
-
-    def alive(pid: int | None) -> bool:
-        if pid is None:
-            return True
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except OSError:  # exists, owned by someone else
-            return True
-        return True
-
-    def watch() -> None:
-        while os.getppid() == parent and alive(server):
-            time.sleep(every)
+def _exit_with_parent() -> None:
+    """Have the kernel kill this process as soon as its parent ends (``PR_SET_PDEATHSIG``),
+    even in the middle of a fit: the warm parent ends once the server's end of its socket
+    closes, so no job outlives a killed server."""
+    with contextlib.suppress(OSError, AttributeError):  # Linux only
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+    parent = multiprocessing.parent_process()
+    if parent is not None and os.getppid() != parent.pid:  # it ended before the line above
         os._exit(0)
-
-    threading.Thread(target=watch, name="fairengine-parent-watch", daemon=True).start()
 
 
 def _own_autogroup(increment: int) -> bool:

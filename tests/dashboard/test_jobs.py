@@ -154,7 +154,10 @@ import os, sys, time
 sys.path.insert(0, {root!r})
 from dashboard.components.jobs import JobPool, Priority
 pool = JobPool(workers=1, warm=False, priority=Priority(10, {own}))
-print(pool.submit('s', 'pid', 'pid', os.getpid).future.result(timeout=120), flush=True)
+job = pool.submit('s', 'sleep', 'sleep', time.sleep, 120)
+while job.pid is None:
+    time.sleep(0.05)
+print(job.pid, flush=True)
 time.sleep(120)
 """
 
