@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from fairengine.resources import bundle_root, dashboard_app
-from fairengine.settings import DEMO_ENV
+from fairengine.settings import DEMO_ENV, SettingsError, load
 
 #: Modules the dashboard needs beyond the engine (the ``[dashboard]`` extra).
 EXTRA_MODULES = ("streamlit", "plotly")
@@ -116,7 +116,8 @@ def dashboard_command(
 
 
 def run_dashboard(args: argparse.Namespace) -> int:
-    """Serve the dashboard until interrupted; exit status 2 when the extra is missing."""
+    """Serve the dashboard until interrupted; exit status 2 when the extra is missing or a
+    ``FAIRENGINE_*`` variable does not parse."""
     missing = missing_modules()
     if missing:
         print(f"fairengine: error: {missing_extra_message(missing)}", file=sys.stderr)
@@ -130,6 +131,11 @@ def run_dashboard(args: argparse.Namespace) -> int:
         )
         return EXIT_USAGE
     command, env = dashboard_command(args)
+    try:
+        load(env)  # a FAIRENGINE_* value the server could not use: said now, in words
+    except SettingsError as exc:
+        print(f"fairengine: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     if os.name == "posix":  # the server takes this process's id, so stopping it stops the server
         sys.stdout.flush()
         sys.stderr.flush()

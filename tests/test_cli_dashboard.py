@@ -57,6 +57,17 @@ def test_missing_extra_is_said_in_words() -> None:
     assert "Traceback" not in done.stderr
 
 
+def test_a_bad_setting_is_said_in_words_before_the_server_starts() -> None:
+    code = "import os\nos.environ['FAIRENGINE_WORKERS'] = 'many'\n"
+    done = _run(code, "dashboard", "--port", "8599")
+    assert done.returncode == 2
+    message = " ".join(done.stderr.split())
+    assert (
+        message
+        == "fairengine: error: FAIRENGINE_WORKERS must be a whole number of at least 1; got 'many'."
+    )
+
+
 def test_command_serves_the_bundled_app_with_the_project_settings() -> None:
     args = build_parser().parse_args(
         ["dashboard", "--port", "8600", "--address", "0.0.0.0", "--base-url-path", "/tools/fair/"]
