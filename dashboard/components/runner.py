@@ -66,6 +66,8 @@ from fairengine.frontier.sweep import sweep_settings
 from fairengine.methods.base import Method, RunResult
 from fairengine.textsafe import md_text
 
+_state = slot_state  # what run_panel keeps about a slot of this session
+
 
 @st.cache_resource(show_spinner=False)
 def _memo() -> OrderedDict:
@@ -194,7 +196,7 @@ def _shown(fit: _Fit, result: RunResult) -> RunResult:
     """Keep ``result`` as what the slot shows, have the settings one knob step away computed
     ahead (:mod:`.prefetch`; for a built-in method, which a fresh process finds by name), and
     draw its checks and baselines."""
-    state = slot_state(fit.slot)
+    state = _state(fit.slot)
     state.pop("job", None)
     state.update(key=fit.key, tkey=fit.tkey, result=result)
     if isinstance(_portable(fit.method), str):
@@ -224,7 +226,7 @@ def run_panel(
     tkey = task_key(train, test)
     key = run_key(tkey, method, knobs, extra)
     fit = _Fit(slot, method, train, test, knobs, extra, function, label, key, tkey)
-    state = slot_state(slot)
+    state = _state(slot)
     # the pool (and its worker processes) starts with the first job, not with a page view
     job = _current_job(state, key)
     result = lookup(key, tkey, method, knobs, extra)
@@ -357,7 +359,7 @@ def job_value(
     on the page, or ``("idle", None)``. A cancelled or failed ``key`` is not started again
     until ``retry`` (the visitor asked again). For work on a visitor's file: ``cpu_seconds``
     caps its processor time."""
-    state = slot_state(f"job.{slot}")
+    state = _state(f"job.{slot}")
     if retry:
         st.session_state.pop(f"runner.cancelled.{slot}", None)
         state.pop("failed", None)
@@ -403,7 +405,7 @@ def sweep_panel(
     this session, so the page draws the points from the store. Draws progress and Cancel while
     it runs. ``parts``: the job's calls (e.g. several methods' sweeps, each already within the
     demo's points per sweep), one job run on every idle worker, instead of ``function``'s."""
-    state = slot_state(f"sweep.{slot}")
+    state = _state(f"sweep.{slot}")
     if sweep_key in state.setdefault("done", []):
         return True
     job = _current_job(state, sweep_key)
