@@ -457,8 +457,8 @@ def _held_out_fits(dataset: str, sensitive: str | None, seed: int) -> dict:
     task = load_dataset(dataset, sensitive=[sensitive]) if sensitive else load_dataset(dataset)
     train, test = task.split(random_state=seed)
     knobs = get_method("multiaccurate_proxy").validate_knobs({"random_state": seed})
-    pl_rows, dl_rows, _, encoder, onehot, _ = _split(train, test, knobs)
-    pl, dl = (_part(train, train, i, encoder, onehot, knobs["n_tasks"]) for i in (pl_rows, dl_rows))
+    pl_rows, dl_rows, _, _, onehot, _ = _split(train, test, knobs)
+    pl, dl = (_part(train, train, i, onehot, knobs["n_tasks"]) for i in (pl_rows, dl_rows))
     out: dict = {}
     for version in ("before", "after"):
         fit = MultiaccurateProxy(alpha=0.0, random_state=seed)
@@ -525,20 +525,18 @@ def _rows_fit(dataset: str, sensitive: str | None, seed: int, rows: int | None) 
     """One split: Algorithm 4 fitted on ``rows`` training rows; on up to 4,000 test rows, the
     multiaccuracy violation of least squares on every one of those rows, of fixed candidates of
     the game's path and of the proxy served at α = 0."""
-    from fairengine.data.encoding import FeatureEncoder
     from fairengine.methods.multiaccurate_proxy.held_out import _refit_start
     from fairengine.methods.multiaccurate_proxy.method import _part, group_onehot
     from fairengine.metrics import multiaccuracy_violation
 
     task = load_dataset(dataset, sensitive=[sensitive]) if sensitive else load_dataset(dataset)
     train, test = task.split(random_state=seed)
-    encoder = FeatureEncoder().fit(train.X)
     onehot, _ = group_onehot(train, "largest_vs_rest")
     rng = np.random.default_rng(seed)
     order = rng.permutation(train.frame.shape[0])[:rows]
     test_rows = np.sort(rng.permutation(test.frame.shape[0])[:4000])
-    te = _part(train, test, test_rows, encoder, onehot, 3)
-    pl = _part(train, train, order, encoder, onehot, 3)
+    te = _part(train, test, test_rows, onehot, 3)
+    pl = _part(train, train, order, onehot, 3)
     fit = MultiaccurateProxy(alpha=0.0, random_state=seed).fit(pl["X"], pl["z"], pl["tasks"])
 
     def held(chain: list[int] | None) -> float:
@@ -604,3 +602,136 @@ def register(registry: Callable | object) -> None:
     registry.add(multiaccurate_proxy_run_cost)  # type: ignore[attr-defined]
     registry.add(multiaccurate_proxy_held_out)  # type: ignore[attr-defined]
     registry.add(multiaccurate_proxy_rows)  # type: ignore[attr-defined]
+    registry.add(multiaccurate_proxy_classes)  # type: ignore[attr-defined]
+
+
+#: Split seeds of the proxy-class table (no test or other bench uses them).
+CLASS_SEEDS = tuple(range(441, 451))
+#: (dataset, sensitive attribute or None for the dataset's default) of the proxy-class table.
+CLASS_DATASETS = (("adult", "race"), ("adult", "sex"), ("compas", None))
+#: α of the tree class (Algorithm 2) in the proxy-class table.
+TREE_ALPHAS = (0.0, 0.1, 0.3)
+#: The downstream pipelines compared (statistical parity at the page's ε).
+CLASS_DOWNSTREAM = ("multiaccurate", "multiaccurate_tree", "thresholded", "regression", "true")
+
+
+def _violation(X: np.ndarray, z: np.ndarray, soft: np.ndarray, tasks: np.ndarray) -> float:
+    """Max ratio violation of ``soft`` against the halfspace auditor's error regions on rows X."""
+    from fairengine.methods.multiaccurate_proxy.auditor import audit
+    from fairengine.metrics import multiaccuracy_violation
+
+    return multiaccuracy_violation(audit(X, z, soft, tasks, "linear"))
+
+
+def _class_fits(dataset: str, sensitive: str | None, seed: int, quick: bool) -> dict:
+    """One split: in-sample (proxy rows) and held-out (downstream rows, never seen by a proxy)
+    violation of OLS, of the linear game's θ̄ (Algorithm 4 on every proxy row), of the proxy the
+    method serves at α = 0, and of the tree class (Algorithm 2) per α; the LP floor of linear G
+    and OLS over the error regions the game found; the downstream DP gaps of every pipeline."""
+    from fairengine.methods.multiaccurate_proxy.method import _part, _split, downstream_comparison
+
+    task = load_dataset(dataset, sensitive=[sensitive]) if sensitive else load_dataset(dataset)
+    train, test = task.split(random_state=seed)
+    method = get_method("multiaccurate_proxy")
+    extra = {"max_rows": 1000, "n_iter": 60} if quick else {}
+    knobs = method.validate_knobs({"random_state": seed, **extra})
+    pl_rows, dl_rows, _, _, onehot, _ = _split(train, test, knobs)
+    pl, dl = (_part(train, train, i, onehot, knobs["n_tasks"]) for i in (pl_rows, dl_rows))
+    args = (pl["X"], pl["z"], pl["tasks"])
+    game = MultiaccurateProxy(
+        alpha=0.0, n_iter=knobs["n_iter"], random_state=seed, validation=0.0, early_stop=False
+    ).fit(*args)
+    scale = game.scales_[0]
+
+    def at(candidate: int) -> MultiaccurateProxy:
+        chosen = copy.copy(game)
+        chosen._chain = [candidate]
+        return chosen._select(0.0)
+
+    served = MultiaccurateProxy(alpha=0.0, n_iter=knobs["n_iter"], random_state=seed).fit(*args)
+    proxies = {"OLS": at(0), "game θ̄": at(-1), "served (α = 0)": served}
+    for alpha in TREE_ALPHAS:
+        proxies[f"trees α={alpha:g}"] = GeneralMultiaccurateProxy(
+            alpha=alpha, n_iter=knobs["n_iter"], max_depth=knobs["tree_depth"], random_state=seed
+        ).fit(*args)
+    out: dict = {
+        name: (
+            _violation(pl["X"], pl["z"], p.predict_proba(pl["X"]), pl["tasks"]),
+            _violation(dl["X"], dl["z"], p.predict_proba(dl["X"]), dl["tasks"]),
+        )
+        for name, p in proxies.items()
+    }
+    out["floor"] = float(game.lp_floor()[0]) / scale
+    out["ols_on_regions"] = float(game.paths_[0].audited[0]) / scale
+    out["game_on_regions"] = float(game.paths_[0].audited[-1]) / scale
+    found = downstream_comparison(train, test, knobs, CLASS_DOWNSTREAM)
+    out["downstream"] = {p: found[p]["true_group_gap"] for p in CLASS_DOWNSTREAM}
+    out["downstream_error"] = {p: found[p]["error"] for p in CLASS_DOWNSTREAM}
+    return out
+
+
+def _spread(values: np.ndarray) -> str:
+    return f"{values.mean():.3f} ({values.min():.3f}–{values.max():.3f})"
+
+
+def multiaccurate_proxy_classes(quick: bool) -> list[dict]:
+    """OLS vs the linear game vs trees (Algorithm 2): in-sample and held-out multiaccuracy
+    violation against the halfspace auditor's error regions, the LP floor of linear G over the
+    regions the game found, and the downstream DP comparison, over split seeds 441–450 on
+    Adult race, Adult sex and COMPAS (mean, min–max over the seeds)."""
+    from joblib import Parallel, delayed
+
+    seeds = CLASS_SEEDS[:2] if quick else CLASS_SEEDS
+    span = f"{len(seeds)} splits (seeds {seeds[0]}–{seeds[-1]})"
+    out = []
+    for dataset, sensitive in CLASS_DATASETS[:1] if quick else CLASS_DATASETS:
+        name = f"{dataset}/{sensitive}" if sensitive else dataset
+        fits = Parallel(n_jobs=2)(
+            delayed(_class_fits)(dataset, sensitive, seed, quick) for seed in seeds
+        )
+        ols_held = np.array([f["OLS"][1] for f in fits])
+        for proxy in [k for k in fits[0] if isinstance(fits[0][k], tuple)]:
+            ins = np.array([f[proxy][0] for f in fits])
+            held = np.array([f[proxy][1] for f in fits])
+            worse = int(np.sum(held > ols_held))
+            out.append(
+                {
+                    "what": f"{name}, {proxy}: held-out multiaccuracy violation (DL rows)",
+                    "value": round(float(held.mean()), 4),
+                    "unit": "",
+                    "note": f"held-out {_spread(held)}; in-sample {_spread(ins)}; held-out "
+                    f"above OLS's on {worse}/{len(seeds)}; {span}",
+                }
+            )
+        floor = np.array([f["floor"] for f in fits])
+        ols_r = np.array([f["ols_on_regions"] for f in fits])
+        game_r = np.array([f["game_on_regions"] for f in fits])
+        out.append(
+            {
+                "what": f"{name}: LP floor of linear G over the regions the game found (ratio)",
+                "value": round(float(floor.mean()), 4),
+                "unit": "",
+                "note": f"floor {_spread(floor)}; OLS on those regions {_spread(ols_r)} "
+                f"(OLS − floor {_spread(ols_r - floor)}); game θ̄ {_spread(game_r)}; {span}",
+            }
+        )
+        gaps = {p: np.array([f["downstream"][p] for f in fits]) for p in CLASS_DOWNSTREAM}
+        errs = {p: np.array([f["downstream_error"][p] for f in fits]) for p in CLASS_DOWNSTREAM}
+        for proxy in CLASS_DOWNSTREAM:
+            wins = ""
+            if proxy in ("multiaccurate", "multiaccurate_tree"):
+                wins = f"; ≤ thresholded's on {int(np.sum(gaps[proxy] <= gaps['thresholded']))}"
+                wins += f"/{len(seeds)}"
+            if proxy == "regression":
+                ties = int(np.sum(gaps[proxy] <= gaps["multiaccurate"]))
+                wins = f"; ≤ linear multiaccurate's on {ties}/{len(seeds)}"
+            out.append(
+                {
+                    "what": f"{name}, DP ε=0.01 downstream through {proxy}: test true-group gap",
+                    "value": round(float(gaps[proxy].mean()), 4),
+                    "unit": "",
+                    "note": f"gap {_spread(gaps[proxy])}; error {errs[proxy].mean():.4f}{wins}; "
+                    f"{span}",
+                }
+            )
+    return out

@@ -33,6 +33,19 @@ def group_keys(
     return keys.rename("group")
 
 
+def group_label(sensitive: Sequence[str], name: str) -> str:
+    """A group's name for people: each sensitive column with its value, ``afam = yes`` (several
+    columns joined by :data:`GROUP_SEPARATOR`: ``sex = F & race = B``). The merged group, and a
+    name whose values cannot be told apart (a quoted value holding the separator), keep their
+    name."""
+    values = [] if name == MERGED_GROUP else name.split(GROUP_SEPARATOR)
+    if len(values) != len(sensitive):
+        return name
+    return GROUP_SEPARATOR.join(
+        f"{col} = {value}" for col, value in zip(sensitive, values, strict=True)
+    )
+
+
 def _quoted(part: pd.Series) -> pd.Series:
     ambiguous = part.str.contains(GROUP_SEPARATOR, regex=False) | part.str.startswith('"')
     if not ambiguous.any():

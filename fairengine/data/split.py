@@ -85,3 +85,13 @@ def split_table(
     train, _ = task.split(test_size=test_size, random_state=random_state)
     part = np.where(task.frame.index.isin(train.frame.index), "train", "test")
     return pd.DataFrame({ids.name: ids.to_numpy(), PART_COLUMN: part})
+
+
+def held_out_rows(n: int, share: float, random_state: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rows a learner fits on, rows held out to judge it) of ``n`` rows, each sorted: a random
+    ``share`` of them held out, none when either side would keep fewer than 2 rows."""
+    held = int(round(share * n)) if share > 0 else 0
+    if held < 2 or n - held < 2:
+        return np.arange(n), np.arange(0)
+    order = np.random.default_rng(random_state).permutation(n)
+    return np.sort(order[held:]), np.sort(order[:held])

@@ -46,11 +46,17 @@ def test_page_shows_metrics_charts_sweep_and_download() -> None:
     assert "Multiaccuracy violation, held-out (test rows)" in labels
     # the default α (the lowest the linear proxy reaches on these rows) is certified; on these
     # rows no round of the game beats least squares on the kept-out rows, so α has a single
-    # value: no slider, a note saying why, and the least-squares start (round 1) is served
-    assert any("certifies α = 0 (the lowest reachable)" in _plain(c.value) for c in at.caption)
-    assert any("at round 1:" in _plain(c.value) for c in at.caption)
+    # value: no slider, a note giving the measured reasons (the LP floor, the kept-out rows),
+    # and the least-squares start (round 1) is served
+    status = [_plain(c.value) for c in at.caption if "Algorithm 4 certifies" in _plain(c.value)]
+    assert status and "the lowest it reaches on these rows (α = 0 asks for that)" in status[0]
+    assert "at round 1:" in status[0] and "LP floor" in status[0]
+    assert "α acts on the tree class" in status[0]
     assert not [s for s in at.slider if str(s.key).startswith("w.map.alpha.")]
     assert any("a single value on these rows" in c.value for c in at.caption)
+    # groups are named by column and value, never "not <value>"
+    groups = [_plain(c.value) for c in at.caption if _plain(c.value).startswith("Groups: ")]
+    assert groups and "sex = " in groups[0] and "not " not in groups[0].split(".")[0]
     at.button(key="runner.sweep.multiaccurate_proxy").click().run()
     assert not at.exception and not page_errors(at)
     assert len(at.get("plotly_chart")) == 5
@@ -65,3 +71,21 @@ def test_page_shows_metrics_charts_sweep_and_download() -> None:
     at.button(key="runner.sweep.multiaccurate_proxy_spread").click().run()
     assert not at.exception and not page_errors(at)
     assert len(at.get("plotly_chart")) == 6
+
+
+def test_tree_proxy_has_the_alpha_control_and_its_held_out_curve() -> None:
+    """On the tree proxy α acts: a slider, and a sweep along α drawing the in-sample and the
+    held-out multiaccuracy side by side."""
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.query_params["dataset"] = "german_credit"
+    at.run()
+    at.switch_page("views/multiaccurate_proxy.py").run()
+    at.selectbox(key="w.map.proxy").set_value("multiaccurate_tree").run()
+    assert not at.exception and not page_errors(at)
+    assert [s for s in at.slider if str(s.key).startswith("w.map.alpha.")]
+    charts = len(at.get("plotly_chart"))
+    at.button(key="runner.sweep.multiaccurate_proxy_alpha").click().run()
+    assert not at.exception and not page_errors(at)
+    assert len(at.get("plotly_chart")) == charts + 1
+    figure = at.get("plotly_chart")[-1].proto.spec
+    assert "held-out (test rows)" in figure and "in-sample (proxy rows)" in figure

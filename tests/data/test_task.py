@@ -140,3 +140,30 @@ def test_table_options_equal_the_keyword_arguments() -> None:
     assert by_keyword.fingerprint == by_options.fingerprint
     with pytest.raises(TypeError):
         from_frame(df, target="label", sensitive="sex", drop_mising=True)
+
+
+def test_group_label_names_each_column_with_its_value() -> None:
+    from fairengine.data.groups import group_label
+
+    one = from_frame(make_frame(), target="label", sensitive="sex")
+    assert [group_label(one.sensitive, g) for g in one.group_names] == [
+        "sex = female",
+        "sex = male",
+    ]
+    two = from_frame(make_frame(), target="label", sensitive=["sex", "race"])
+    assert group_label(two.sensitive, "female & a") == "sex = female & race = a"
+    assert group_label(two.sensitive, MERGED_GROUP) == MERGED_GROUP
+    assert group_label(("afam",), "no") == "afam = no"
+
+
+def test_held_out_rows_is_a_seeded_partition() -> None:
+    from fairengine.data.split import held_out_rows
+
+    for seed in (0, 1, 2):
+        kept, held = held_out_rows(100, 0.25, seed)
+        assert len(held) == 25 and len(kept) == 75
+        assert sorted(np.r_[kept, held].tolist()) == list(range(100))
+        again = held_out_rows(100, 0.25, seed)
+        assert np.array_equal(held, again[1])
+    assert len(held_out_rows(5, 0.1, 0)[1]) == 0  # fewer than 2 rows would be held out
+    assert not np.array_equal(held_out_rows(100, 0.25, 0)[1], held_out_rows(100, 0.25, 1)[1])

@@ -19,7 +19,7 @@ def test_multiaccurate_proxy_page_on_german_credit(page: Page, app_server: str) 
     expect(held_out).to_be_visible()
     # the default α is the lowest the linear proxy reaches on these rows: certified; here it is
     # a single value, said in words instead of a slider that would do nothing
-    expect(page.get_by_text("certifies α = 0").first).to_be_visible()
+    expect(page.get_by_text("the lowest it reaches on these rows").first).to_be_visible()
     expect(page.get_by_text("a single value on these rows").first).to_be_visible()
     expect(page.get_by_text("Download model file (downstream classifier + proxy)")).to_be_visible()
     screenshot(page, "multiaccurate-proxy-german", full_page=True)

@@ -18,8 +18,11 @@ import numpy as np
 from fairengine.data import load_dataset
 from fairengine.methods.fair_regression import FairRegressor
 from fairengine.methods.fair_regression.method import encode
-from fairengine.methods.multiaccurate_proxy import MultiaccurateProxy, ProxyFairClassifier
-from fairengine.methods.multiaccurate_proxy.proxy import GeneralMultiaccurateProxy
+from fairengine.methods.multiaccurate_proxy import (
+    GeneralMultiaccurateProxy,
+    MultiaccurateProxy,
+    ProxyFairClassifier,
+)
 from tests.methods.test_fair_regression_game import _paper_subsample
 
 PATH = Path(__file__).parent / "data" / "game_goldens.npz"

@@ -27,12 +27,12 @@ from fairengine.methods.balanced_filtering import BalancedFilter
 from fairengine.methods.fair_regression import FairRegressor
 from fairengine.methods.maxent import MaxEntDebiaser
 from fairengine.methods.maxent.domain import domain_from_task, readable_rows
-from fairengine.methods.multiaccurate_proxy.downstream import ProxyFairClassifier
-from fairengine.methods.multiaccurate_proxy.proxy import (
+from fairengine.methods.multiaccurate_proxy import (
     BaselineProxy,
     GeneralMultiaccurateProxy,
     MultiaccurateProxy,
 )
+from fairengine.methods.multiaccurate_proxy.downstream import ProxyFairClassifier
 from fairengine.methods.noisy_groups import RobustFairClassifier
 
 ROWS = 400

@@ -37,12 +37,12 @@ from fairengine.methods.balanced_filtering import BalancedFilter
 from fairengine.methods.fair_regression import FairRegressionModel, FairRegressor
 from fairengine.methods.fair_regression.knobs import KNOBS as FR_KNOBS
 from fairengine.methods.maxent import MaxEntDebiaser
-from fairengine.methods.multiaccurate_proxy.downstream import ProxyFairClassifier
-from fairengine.methods.multiaccurate_proxy.proxy import (
+from fairengine.methods.multiaccurate_proxy import (
     BaselineProxy,
     GeneralMultiaccurateProxy,
     MultiaccurateProxy,
 )
+from fairengine.methods.multiaccurate_proxy.downstream import ProxyFairClassifier
 from fairengine.methods.noisy_groups import RobustFairClassifier
 from fairengine.methods.params import InvalidParameterError, knob_constraints
 from fairengine.models import skops_codec, trees

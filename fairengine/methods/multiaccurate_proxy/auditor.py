@@ -63,13 +63,8 @@ class Auditor:
     The result is a lower bound on the true maximum over H (heuristic oracle), exact for
     ``"finite"``.
 
-    Not a scikit-learn estimator, deliberately: it has no ``fit`` and learns nothing from data
-    that a later ``predict`` would use. It is a stateless best-response *oracle* (its only state
-    is a cache of the least-squares factorisation of the last X it saw) that the proxies call
-    once per round with a new residual, and that they take as their ``auditor`` parameter
-    (an :class:`Auditor` instance or its ``kind`` string). Its arguments are therefore checked
-    at construction, where a wrong ``kind`` or a ``"finite"`` auditor without candidates is an
-    immediate error.
+    A stateless best-response oracle, not an estimator (see the design notes); its arguments are
+    checked at construction.
     """
 
     def __init__(

@@ -79,44 +79,39 @@ def predict_trees(X: np.ndarray, packed: np.ndarray) -> np.ndarray:
 
 
 class GeneralMultiaccurateProxy(BaseEstimator):
-    """Multiaccurate proxy over a general class G, Algorithm 2 [RECON].
+    """Multiaccurate proxy over a general class G, Algorithm 2 of Diana et al. 2022: per group,
+    a zero-sum game between a least-squares Learner over G (depth-``max_depth`` regression trees
+    or linear functions) and an Auditor playing Follow the Perturbed Leader over the error
+    regions {h ≠ y_j}; the output is the average of the Learner's T plays. A scikit-learn
+    estimator like :class:`MultiaccurateProxy` (``predict`` = :meth:`predict_proba` = ẑ, which may
+    leave [0, 1]). The round, the tolerance as a payoff offset, the mean constraint and the warm
+    start: "Design notes" in ``docs/methods/multiaccurate_proxy.md``.
 
-    A scikit-learn estimator, like :class:`MultiaccurateProxy` (arguments stored verbatim,
-    validated in :meth:`fit` from the ``multiaccurate_proxy`` knobs — ``alpha``, ``C``,
-    ``n_iter``, ``auditor`` and ``max_depth`` (the ``tree_depth`` knob) — ``clone`` /
-    ``get_params`` / ``set_params``, ``NotFittedError`` before fit, ``n_features_in_`` /
-    ``feature_names_in_``, ``random_state`` through :func:`~sklearn.utils.check_random_state`
-    conventions: an integer seeds the same draws as before). No mixin [OURS]: the "target" is the
-    group membership z (n, K) and ``predict`` (= :meth:`predict_proba`) returns the real-valued
-    proxy ẑ, which may leave [0, 1] — not class labels (ClassifierMixin), and R² (RegressorMixin's
-    ``score``) is not what a proxy is judged by (:func:`audit`, :func:`proxy_quality`).
-
-    A zero-sum game per group k between a Learner (ERM(G) = least squares over G, here
-    depth-``max_depth`` regression trees or linear functions) who best responds to the Auditor's
-    empirical mixture, and an Auditor who plays Follow the Perturbed Leader over the error regions
-    {h ≠ y_j} (h ∈ H via the CSC heuristic of :class:`Auditor`) [TEXT: "the Learner approximately
-    best responds to the mixed strategy of the Auditor – who plays Follow the Perturbed Leader"].
-    Output: the uniform average of the Learner's T plays, ``E_{g~p̂}[g]`` [TEXT].
-
-    Round t [RECON]: for each of W samples, for every task j and sign σ,
-    draw ξ ~ U[0, noise/n]^n and ξ' ~ U[0, noise/n], solve CSC(H) with label-1 costs
-    −σ·Ccum_j + ξ, and score the action by its perturbed cumulative payoff
-    σ·(Bcum_j + h·Ccum_j) − h·ξ − ξ' − (t−1)·ε_k; the null action (λ = 0) scores −ξ'_0
-    [OURS: the tolerance ε_k = α·mean(z_k) as a payoff offset]. The best
-    action of each sample gets λ = σ·C (or 0). The Learner fits G to z̃ = z − u/2 with
-    u_i = n·λ̄_0/Σz − Σ λ̂_{h,j} 1[h(x_i) ≠ y_ij] (since (z−g)² + u·g = (g − z̃)² + const).
-
-    Mean constraint: ``mean_projection=True`` [OURS, the Algorithm 2 analogue of
-    Algorithm 4's mean constraint] shifts each play by a constant so Σ g = Σ z (trees + constants
-    and linear G are
-    closed under shifts); otherwise λ_0 = C_0·(2q^t − 1) with q^t = clip(1/2 + C_0·V0·n/noise, 0, 1)
-    (the spec's single uniform perturbation of the payoff difference, same noise scale).
-
-    ``noise`` is the FTPL scale 1/η_F in units of 1/n per point [OURS: the costs are normalised
-    by 1/n]. Round 1 is a warm start [OURS, as Algorithm 4's OLS start]: the Auditor has no
-    history, so the Learner plays the unconstrained ERM(z). ``fit(X, z, tasks=None)`` is the
-    Section 5 mode (:func:`class_tasks`).
-    A complementary pair of groups is fitted once (ẑ_1 = 1 − ẑ_0, as in Algorithm 4).
+    Parameters
+    ----------
+    alpha : float
+        Target ratio violation α (the additive tolerance α·mean(z_k) as a payoff offset).
+    C : float
+        Bound on the Auditor's multiplier.
+    n_iter : int
+        T, the rounds of the game.
+    learner : {"tree", "linear"}
+        The class G.
+    max_depth : int
+        Depth of the regression trees (the ``tree_depth`` knob).
+    n_samples : int
+        W, the perturbed leaders drawn per round.
+    noise : float
+        The FTPL scale 1/η_F, in units of 1/n per point.
+    C0 : float
+        Bound on the mean constraint's multiplier (without ``mean_projection``).
+    mean_projection : bool
+        Shift each play by a constant so Σg = Σz (default); else a perturbed λ_0.
+    auditor : {"linear", "tree"} or Auditor
+    auditor_depth : int
+        Depth of the ``"tree"`` auditor.
+    random_state : int, RandomState or None
+        Seed of the perturbations and the trees.
 
     Attributes
     ----------

@@ -1,7 +1,8 @@
-"""Algorithm 4's rows kept out of the game [OURS]: the split, each candidate's certificate on
-those rows, the chain of kept candidates (each must beat the last kept one there by more than
-the sampling error of a violation measured there), and the refit of the least-squares start on
-every fit row when only the start is kept. Used by
+"""Algorithm 4's rows kept out of the game [OURS] (split by
+:func:`fairengine.data.split.held_out_rows`): each candidate's certificate on those rows, the
+chain of kept candidates (each must beat the last kept one there by more than the sampling error
+of a violation measured there), and the refit of the least-squares start on every fit row when
+only the start is kept. Used by
 :class:`~fairengine.methods.multiaccurate_proxy.linear.MultiaccurateProxy`."""
 
 from __future__ import annotations
@@ -30,27 +31,17 @@ def _project(
     return theta - ((s @ theta - target) / (s @ s)) * s
 
 
-def _refit_start(entry: dict, Xa: np.ndarray, zk: np.ndarray, radius: float, metric: bool) -> None:
+def _refit_start(entry: Any, Xa: np.ndarray, zk: np.ndarray, radius: float, metric: bool) -> None:
     """Replace the least-squares start of one group's path ``entry`` by least squares on the
     rows ``Xa`` = [X, 1] (every fit row), and its in-sample value over the error regions found
     (on the game's rows) by that of the refit."""
     theta = LeastSquares(Xa, intercept=False, ridge=None).coef(zk)
     theta = _project(theta, radius, (Xa.sum(axis=0), float(zk.sum()), len(zk)), metric)
-    entry["path"] = entry["path"].copy()
-    entry["path"][0] = theta
-    region_x, region_z = entry["regions"][:2]
-    entry["audited"] = entry["audited"].copy()
-    entry["audited"][0] = float(np.max(np.abs(region_z - region_x @ theta)))
-
-
-def _validation_split(n: int, share: float, random_state: int) -> tuple[np.ndarray, np.ndarray]:
-    """(rows the game plays on, rows that only judge its candidates): a random ``share`` of the
-    n fit rows is held out of the game [OURS], never fewer than 2 rows on each side."""
-    held = int(round(share * n)) if share > 0 else 0
-    if held < 2 or n - held < 2:
-        return np.arange(n), np.arange(0)
-    order = np.random.default_rng(random_state).permutation(n)
-    return np.sort(order[held:]), np.sort(order[:held])
+    entry.path = entry.path.copy()
+    entry.path[0] = theta
+    region_x, region_z = entry.regions[:2]
+    entry.audited = entry.audited.copy()
+    entry.audited[0] = float(np.max(np.abs(region_z - region_x @ theta)))
 
 
 def _held_out_certificate(
@@ -85,14 +76,11 @@ CHAIN_MARGIN = 1.0
 
 def _held_out_error(residuals: np.ndarray, i: int) -> float:
     """Standard error of candidate ``i``'s violation on the held-out rows: for any one region,
-    that of the mean of 1[region]·(z − ẑ_i), at most sqrt(mean((z − ẑ_i)²)/n) (the bound the
-    ``held_out_along_alpha`` check uses) [OURS]. ``residuals`` (groups, rows, candidates) holds
-    each fitted group's (z_k − ẑ_k)/mean(z_k) on those rows (ratio units); the largest over the
-    groups. The regions are found on those same rows, so a fall smaller than this is what
-    another draw of the rows would undo. A margin on the paired difference alone,
-    sqrt(mean((ẑ_i − ẑ_j)²)/n), is smaller and not enough: it still kept steps on COMPAS and
-    Bank that raised the violation on other rows, as no margin did on every bundled dataset
-    (bench ``multiaccurate_proxy_held_out``; the v8 notes in bench/RESULTS.md)."""
+    that of the mean of 1[region]·(z − ẑ_i), at most sqrt(mean((z − ẑ_i)²)/n) [OURS].
+    ``residuals`` (groups, rows, candidates) holds each fitted group's (z_k − ẑ_k)/mean(z_k) on
+    those rows (ratio units); the largest over the groups. A fall smaller than this is what
+    another draw of the rows would undo (a margin on the paired difference alone is too small:
+    bench ``multiaccurate_proxy_held_out``)."""
     if residuals.size == 0:
         return 0.0
     return float(np.sqrt(np.max(np.mean(residuals[:, :, i] ** 2, axis=1)) / residuals.shape[1]))

@@ -8,6 +8,7 @@ descent against the auditor's best response, with the rows kept out of its game
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
@@ -16,6 +17,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from fairengine.data.split import held_out_rows
 from fairengine.methods.multiaccurate_proxy.auditor import (
     Auditor,
     _as_2d,
@@ -31,7 +33,6 @@ from fairengine.methods.multiaccurate_proxy.held_out import (
     _held_out_error,
     _project,
     _refit_start,
-    _validation_split,
 )
 from fairengine.methods.multiaccurate_proxy.knobs import KNOBS
 from fairengine.methods.params import (
@@ -68,78 +69,43 @@ _PIPELINE_KNOBS = (
 )
 
 
+@dataclass
+class GroupPath:
+    """One group's game, the fitted state :meth:`MultiaccurateProxy.at_alpha` selects from.
+
+    Attributes
+    ----------
+    path : ndarray (T + 1, d + 1)
+        The candidates θ_1 (the least-squares start), …, θ_T and their average θ̄.
+    trace : ndarray (T + 1,)
+        The auditor's max additive violation of each candidate.
+    audited : ndarray (T + 1,)
+        Each candidate's max additive violation over every error region found in the game.
+    regions : tuple
+        (M = A[X, 1]/n, b = Az/n, Σ_i [x_i, 1], Σz) of the audit vectors A found: the LP floor's
+        data (:func:`~fairengine.methods.multiaccurate_proxy.floor._floor_lp`).
+    """
+
+    path: np.ndarray
+    trace: np.ndarray
+    audited: np.ndarray
+    regions: tuple
+
+
 class MultiaccurateProxy(BaseEstimator):
-    """Linear multiaccurate proxy, Algorithm 4 (projected OGD vs the auditor's best response).
+    """Linear multiaccurate proxy, Algorithm 4 of Diana et al. 2022: projected online gradient
+    descent on ẑ_k(x) = θ·[x, 1] against the auditor's best response over the error regions
+    {h ≠ y_j}, warm-started at least squares, run once per group (a complementary pair once).
 
-    A scikit-learn estimator (arguments stored verbatim, validated in :meth:`fit` from the
-    ``multiaccurate_proxy`` knobs, ``clone`` / ``get_params`` / ``set_params``, ``NotFittedError``
-    before fit, ``n_features_in_`` / ``feature_names_in_``). Its "target" is the group
-    membership z; ``predict`` (= :meth:`predict_proba`) returns the real-valued proxy ẑ.
-
-    Run separately for each group k [TEXT]. Learner: ẑ_k(x) = θ·[x, 1], online projected gradient
-    descent on L(θ, λ) = MSE(θ) + λ·Σ_i (z_i − θ·x_i) 1[h(x_i) ≠ y_ij]/n, warm-started at OLS;
-    output the average of the iterates [TEXT: "return an average over θ"]. Auditor: deterministic
-    best response λ = σ·C on the most violated (h, j) [RECON]. With the spec's recommended
-    changes [OURS, §3.1 REVIEW]: (1) tolerance ε_k = α·mean(z_k): λ = 0 when no violation exceeds
-    ε_k; (2) the mean constraint Σẑ = Σz is enforced exactly after every step (then θ̄ satisfies
-    it too), after the ℓ2-ball projection ‖θ‖ ≤ B.
-
-    Geometry of the step [OURS, version 3]: the gradient is preconditioned by M⁻¹ with
-    M = [X,1]ᵀ[X,1]/n, i.e. OGD in the empirical L2 metric of the proxy's values (mirror descent
-    with the potential θᵀMθ/2). In that metric the MSE term is perfectly conditioned (Hessian 2I),
-    the auditor's push moves ẑ by the projection of the error region onto span([X,1]), and the
-    mean projection is the exact intercept shift ẑ ← ẑ + (Σz − Σẑ)/n. With plain Euclidean OGD
-    on one-hot encoded data (Adult: 98 columns of very different scales) the step η₀/√t either
-    barely moves the violations the auditor finds (η₀ ≤ 0.01: the trace stays flat) or makes
-    the well-scaled directions oscillate (η₀ ≥ 0.1); the preconditioned step has one scale.
-    ``learning_rate`` is η₀ of η_t = η₀/√t in this metric (default 0.05).
-
-    α and what is returned [OURS; the paper: "stop early once the auditor's max violation on the
-    training data is ≤ α"]: the game runs T rounds with the auditor always pushing (tolerance 0)
-    — so its path θ_1 (the OLS start), …, θ_T and the average θ̄ is the same for every α, and one
-    fit serves every α (:meth:`at_alpha`). Each candidate is judged by its max additive violation
-    over *every* error region the auditor found during the run (a stricter certificate than
-    the auditor's reply to that candidate alone). For α > 0 the returned proxy is the first
-    kept candidate (in the order θ_1, …, θ_T, θ̄; see below) certified at ε_k = α·mean(z_k),
-    else the last kept one; α = 0 returns the last kept one (the lowest α reached).
-
-    Held-out rows [OURS]: a random ``validation`` share of the fit rows (default a quarter) is
-    kept out of the game. The game's in-sample gains are partly the noise of its own rows fitted
-    by the proxy (with ~100 encoded features and 2,000 rows, the auditor finds regions in that
-    noise and the learner cancels them), and out of sample those steps *raise* the violation.
-    So only a chain of candidates is kept: the OLS start, then each candidate whose violation is
-    below every kept one's on the game's rows and, on the kept-out rows (over every region a
-    fresh auditor finds there), by more than the standard error of a violation measured there
-    (``kept_out_error_`` for the start; ``held_out.CHAIN_MARGIN``). Along the chain both fall, so a
-    smaller α never gives a larger violation in sample or on the kept-out rows, and α acts
-    exactly on ``alpha_range_`` = (the lowest α of a kept candidate, the α of the OLS start):
-    above it the proxy is OLS, below it no kept candidate is certified. When no round lowers the
-    kept-out violation by that much, the range is a single point: the OLS start, refitted on
-    every fit row (``refitted_``), is served for every α. On the bundled data (Adult race and
-    sex, COMPAS, Bank; 2,000 to all training rows; bench ``multiaccurate_proxy_rows``), no
-    candidate of the game has, on average, a lower violation on other rows than the OLS start: least
-    squares is already about as multiaccurate out of sample as this class gets (Claim 2's
-    E[z|x] is a perfect proxy), and the game's in-sample gains are its own rows' noise. So on
-    these data α usually has a single value, and the run says so.
-    Why the always-pushing path: with the auditor's tolerance in the game, every α below what
-    linear G reaches in T rounds ran the identical T rounds and returned the identical θ̄ (the
-    tolerance never bites before the cap), and α above the OLS start stopped at round 1 — α was
-    inert on most of its range. ``status_`` says which case holds:
-
-    * ``"converged"``: the returned proxy is certified at ε_k on the fit rows;
-    * ``"below_floor"``: no candidate is certified, and the LP floor of linear G over the audit
-      vectors found (:func:`multiaccuracy_floor`, a *lower bound* on what any linear proxy can
-      reach against them, so never above the returned proxy's value on them) exceeds ε_k;
-    * ``"max_iter"``: no candidate certified, floor not proven above ε_k (more rounds or a
-      larger C may help).
-
-    Two groups that partition the data (z_1 = 1 − z_0, e.g. White vs non-White) are fitted
-    once: 1 − ẑ_0 satisfies the mean and numerator constraints of group 1 exactly when ẑ_0 does
-    for group 0 (complement symmetry), so θ_1 = e_intercept − θ_0, with the additive
-    tolerance of the smaller group, ε = α·min_k mean(z_k) [OURS].
-
-    ``fit(X, z, tasks=None)`` is Section 5 [TEXT + RECON]: a proxy for a whole class of labelling
-    functions, multiaccurate over the auditor's class itself (:func:`class_tasks`).
+    A scikit-learn estimator (arguments validated in :meth:`fit` from the
+    ``multiaccurate_proxy`` knobs; ``predict`` = :meth:`predict_proba` = the real-valued ẑ).
+    The game's path does not depend on α: one fit serves every α (:meth:`at_alpha`), which picks
+    the first kept candidate certified at ε_k = α·mean(z_k) (α = 0: the lowest reached). A
+    ``validation`` share of the rows is kept out of the game, and only candidates that also
+    lower the violation there by more than its sampling error are kept; when none does, least
+    squares on every row is served and α has a single value. Why each of these choices (the
+    preconditioned metric, the always-pushing path, the kept-out rows, the statuses, complement
+    symmetry): "Design notes" in ``docs/methods/multiaccurate_proxy.md``.
 
     Parameters
     ----------
@@ -150,7 +116,7 @@ class MultiaccurateProxy(BaseEstimator):
     n_iter : int
         T, the maximum number of rounds of the game.
     learning_rate : float
-        η_0 in η_t = η_0/√t (in the preconditioned metric, see above).
+        η_0 in η_t = η_0/√t (in the preconditioned metric, see the design notes).
     auditor : {"linear", "tree"} or Auditor
     radius : float
         B, the radius of Θ.
@@ -172,7 +138,8 @@ class MultiaccurateProxy(BaseEstimator):
     coef_ : ndarray (K, d + 1)
         θ_k per group (last column: intercept): θ̄_k, or the certified iterate on early stop.
     trace_ : ndarray (K, T)
-        The auditor's max additive violation of each iterate (NaN after the returned one).
+        The auditor's max additive violation of each iterate of the game (every round; the
+        returned candidate is round ``n_iter_``, or θ̄ after them).
     n_iter_ : ndarray (K,)
         Rounds up to the returned candidate (T for θ̄).
     violation_ : ndarray (K,)
@@ -276,7 +243,7 @@ class MultiaccurateProxy(BaseEstimator):
         aud = _auditor(self.auditor, self.auditor_depth, seed(self.random_state))
         # a finite H is given by its labellings of these very rows: it cannot be split
         share = 0.0 if aud.kind == "finite" else self.validation
-        game_rows, check_rows = _validation_split(len(X), share, seed(self.random_state))
+        game_rows, check_rows = held_out_rows(len(X), share, seed(self.random_state))
         check = (X[check_rows], z[check_rows], tasks[check_rows])
         every_row = (np.column_stack([X, np.ones(len(X))]), z)
         X, z, tasks = X[game_rows], z[game_rows], tasks[game_rows]
@@ -286,7 +253,7 @@ class MultiaccurateProxy(BaseEstimator):
         metric = Xa.T @ Xa / n
         metric[np.diag_indices_from(metric)] += 1e-8 * np.trace(metric) / len(metric)
         inverse = np.linalg.inv(metric) if self.precondition else None
-        paths = {}
+        paths, held_out = {}, {}
         for k in fit_groups:
             path, trace, seen = self._game(Xa, X, z[:, k], tasks, aud, inverse)
             found = aud.best(X, z[:, k] - Xa @ path[-1], tasks)  # the average's own audit
@@ -295,34 +262,40 @@ class MultiaccurateProxy(BaseEstimator):
                 seen.setdefault(np.packbits(errors.astype(bool)).tobytes(), errors)
             vectors = np.array(list(seen.values()))
             region_x, region_z = vectors @ Xa / n, vectors @ z[:, k] / n
-            paths[k] = {
-                "path": path,
-                "trace": np.array(trace + [max(abs(v) for v, _, _ in found)]),
+            paths[k] = GroupPath(
+                path=path,
+                trace=np.array(trace + [max(abs(v) for v, _, _ in found)]),
                 # every candidate's max additive violation over every error region found
-                "audited": np.max(np.abs(region_z[:, None] - region_x @ path.T), axis=0),
-                "held_out": _held_out_certificate(path, check, k, aud),  # (violations, z − ẑ)
-                "regions": (region_x, region_z, Xa.sum(axis=0), float(z[:, k].sum())),
-            }
+                audited=np.max(np.abs(region_z[:, None] - region_x @ path.T), axis=0),
+                regions=(region_x, region_z, Xa.sum(axis=0), float(z[:, k].sum())),
+            )
+            held_out[k] = _held_out_certificate(path, check, k, aud)  # (violations, z − ẑ)
         self.paths_, self.scales_ = paths, scales
         self.n_groups_ = z.shape[1]
         self.n_validation_ = int(len(check_rows))
-        self._keep_chain(fit_groups, every_row)
+        self._keep_chain(fit_groups, every_row, held_out)
         return self._select(self.alpha)
 
-    def _keep_chain(self, fit_groups: list[int], every_row: tuple[np.ndarray, np.ndarray]) -> None:
-        """The chain of kept candidates and α's range (see the class notes). When only the
-        least-squares start is kept and rows were kept out of the game, the start is refitted
-        on every fit row ``every_row`` = ([X, 1], z): the game's steps are not used, so the
-        kept-out rows have done their job and the start is better fitted on all of them."""
+    def _keep_chain(
+        self,
+        fit_groups: list[int],
+        every_row: tuple[np.ndarray, np.ndarray],
+        held_out: dict[int, tuple[np.ndarray, np.ndarray]],
+    ) -> None:
+        """The chain of kept candidates and α's range (see the class notes), from each group's
+        ``held_out`` certificate. When only the least-squares start is kept and rows were kept
+        out of the game, the start is refitted on every fit row ``every_row`` = ([X, 1], z):
+        the game's steps are not used, so the kept-out rows have done their job and the start
+        is better fitted on all of them."""
         paths, scales = self.paths_, self.scales_
         scale = np.array([scales[k] for k in fit_groups])
-        held = np.array([paths[k]["held_out"][0] for k in fit_groups])
+        held = np.array([held_out[k][0] for k in fit_groups])
         held = np.max(held / scale[:, None], axis=0) if held.size else np.zeros(0)
-        residuals = np.array([paths[k].pop("held_out")[1] for k in fit_groups])
+        residuals = np.array([held_out[k][1] for k in fit_groups])
         residuals = residuals / scale[:, None, None]
 
         def ratios() -> np.ndarray:  # α of each candidate; it serves α iff every group's does
-            audited = np.array([paths[k]["audited"] for k in fit_groups])
+            audited = np.array([paths[k].audited for k in fit_groups])
             return np.max(audited / scale[:, None], axis=0)
 
         ratio = ratios()
@@ -359,7 +332,7 @@ class MultiaccurateProxy(BaseEstimator):
         not certified). Never above ``reached_``."""
         check_is_fitted(self, "paths_")
         groups = sorted(self.paths_)
-        floors = {k: _floor_lp(*self.paths_[k]["regions"])[0] for k in groups}
+        floors = {k: _floor_lp(*self.paths_[k].regions)[0] for k in groups}
         return np.array([floors.get(k, floors[groups[0]]) for k in range(self.n_groups_)])
 
     def _select(self, alpha: float) -> MultiaccurateProxy:
@@ -376,15 +349,14 @@ class MultiaccurateProxy(BaseEstimator):
         for k in groups:
             entry = self.paths_[k]
             eps = target * self.scales_[k]
-            reached = float(entry["audited"][pick])
+            reached = float(entry.audited[pick])
             converged = reached <= eps * (1 + 1e-9)
-            floor = np.nan if converged else _floor_lp(*entry["regions"])[0]
+            floor = np.nan if converged else _floor_lp(*entry.regions)[0]
             rounds = min(pick + 1, self.n_iter)
-            trace = entry["trace"][: self.n_iter].astype(float)
-            trace[rounds:] = np.nan
+            trace = entry.trace[: self.n_iter].astype(float)
             status = "converged" if converged else ("below_floor" if floor > eps else "max_iter")
-            values = (entry["path"][pick], trace, floor, reached,
-                      float(entry["trace"][pick]), rounds, status)  # fmt: skip
+            values = (entry.path[pick], trace, floor, reached,
+                      float(entry.trace[pick]), rounds, status)  # fmt: skip
             for key, value in zip(out, values, strict=True):
                 out[key][k] = value
         if len(groups) < self.n_groups_:  # complement symmetry: ẑ_1 = 1 − ẑ_0

@@ -58,37 +58,45 @@ def make_tasks(
     return np.column_stack(columns), names
 
 
-_ENCODERS: dict[str, Any] = {}
+#: The encoder fitted on a training split (key (train, None)) and every row of a split encoded by
+#: it (key (train, task)): computed once per task, shared by a sweep's points and the checks.
+_ENCODED: dict[tuple[str, str | None], Any] = {}
+
+
+def encoded(train: Task, task: Task | None = None) -> Any:
+    """The feature encoder fitted on ``train`` (``task`` None), or every row of ``task`` encoded
+    by it (n, d); each computed once per task in this process."""
+    from fairengine.data.encoding import FeatureEncoder
+
+    key = (train.fingerprint, None if task is None else task.fingerprint)
+    if key not in _ENCODED:
+        fitted = FeatureEncoder().fit(train.X) if task is None else None
+        _ENCODED[key] = fitted if task is None else encoded(train).transform(task.X)
+        while len(_ENCODED) > 3 * _PROXY_CACHE_SIZE:
+            _ENCODED.pop(next(iter(_ENCODED)))
+    return _ENCODED[key]
 
 
 def _split(train: Task, test: Task, knobs: dict[str, Any]):
     """Proxy-learner rows, downstream rows, test rows, the encoder and the group one-hot map."""
-    from fairengine.data.encoding import FeatureEncoder
-
     rng = np.random.default_rng(knobs["random_state"])
     rows = knobs["max_rows"]
     order = rng.permutation(train.frame.shape[0])
     pl_rows = order[:rows]
     dl_rows = order[rows : 2 * rows] if len(order) > rows + 200 else order[:rows]
     test_rows = np.sort(rng.permutation(test.frame.shape[0])[:rows])
-    encoder = _ENCODERS.get(train.fingerprint)
-    if encoder is None:  # fitted once per training split (a third of a run's time on Adult)
-        encoder = FeatureEncoder().fit(train.X)
-        _ENCODERS[train.fingerprint] = encoder
-        while len(_ENCODERS) > _PROXY_CACHE_SIZE:
-            _ENCODERS.pop(next(iter(_ENCODERS)))
     onehot, names = group_onehot(train, knobs["grouping"])
-    return pl_rows, dl_rows, test_rows, encoder, onehot, names
+    return pl_rows, dl_rows, test_rows, encoded(train), onehot, names
 
 
 def _part(
-    train: Task, task: Task, idx: np.ndarray, encoder: Any, onehot: np.ndarray, n_tasks: int
+    train: Task, task: Task, idx: np.ndarray, onehot: np.ndarray, n_tasks: int
 ) -> dict[str, Any]:
     """Rows ``idx`` of ``task``: encoded X, y, the group one-hots z and the proxy tasks."""
     y = task.y[idx].astype(float)
     tasks, task_names = make_tasks(train, task.X.iloc[idx], y, n_tasks)
     return {
-        "X": encoder.transform(task.X.iloc[idx]),
+        "X": encoded(train, task)[idx],
         "y": y,
         "z": onehot[task.groups[idx]],
         "tasks": tasks,
@@ -107,12 +115,12 @@ def downstream_comparison(
 
     from fairengine.methods.multiaccurate_proxy.downstream import ProxyFairClassifier
 
-    pl_rows, dl_rows, _, encoder, onehot, _ = _split(train, test, knobs)
-    pl = _part(train, train, pl_rows, encoder, onehot, knobs["n_tasks"])
-    dl = _part(train, train, dl_rows, encoder, onehot, knobs["n_tasks"])
+    pl_rows, dl_rows, _, _, onehot, _ = _split(train, test, knobs)
+    pl = _part(train, train, pl_rows, onehot, knobs["n_tasks"])
+    dl = _part(train, train, dl_rows, onehot, knobs["n_tasks"])
     out = {}
     with threadpool_limits(limits=1, user_api="blas"):
-        test_x, test_z, test_y = encoder.transform(test.X), onehot[test.groups], test.y
+        test_x, test_z, test_y = encoded(train, test), onehot[test.groups], test.y
         for proxy in proxies:
             estimator, _ = proxy_for(train, {**knobs, "proxy": proxy}, pl, test)
             soft = dl["z"] if estimator is None else estimator.predict_proba(dl["X"])
@@ -131,15 +139,22 @@ def downstream_comparison(
 
 def group_onehot(train: Task, grouping: str) -> tuple[np.ndarray, list[str]]:
     """(map from a task's group code to its one-hot row over the groups the method treats,
-    their names): every group (``"all"``), or the largest training group against the rest."""
-    names = [str(g) for g in train.group_names]
+    their names as column = value): every group (``"all"``), or the largest training group
+    against the rest (the other group when there are two)."""
+    from fairengine.data.groups import group_label
+
+    names = [group_label(train.sensitive, str(g)) for g in train.group_names]
     if grouping == "all":
         return np.eye(len(names)), names
     largest = int(np.argmax(np.bincount(train.groups, minlength=len(names))))
     onehot = np.zeros((len(names), 2))
     onehot[:, 1] = 1.0
     onehot[largest] = (1.0, 0.0)
-    return onehot, [names[largest], f"not {names[largest]}"]
+    if len(names) == 2:
+        return onehot, [names[largest], names[1 - largest]]
+    if len(train.sensitive) == 1:
+        return onehot, [names[largest], f"{train.sensitive[0]} ≠ {train.group_names[largest]}"]
+    return onehot, [names[largest], f"not ({names[largest]})"]
 
 
 def fit_proxy(X: np.ndarray, z: np.ndarray, tasks: np.ndarray, knobs: dict[str, Any]):

@@ -1,6 +1,7 @@
 """What a multiaccurate proxy promises (:attr:`Method.promise`): audited on held-out rows it is
 multiaccurate to within α, and the downstream classifier's true-group gap is no larger than with
-any simple proxy it was compared with. The simple proxies promise nothing of the kind."""
+the thresholded classification proxy (the paper's claim). The simple proxies promise nothing of
+the kind."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from fairengine.methods.base import RunResult
 
 def promise_held(result: RunResult) -> bool:
     """For a multiaccurate proxy: held-out multiaccuracy violation ≤ the α used plus its
-    sampling allowance, and its true-group gap not shown worse than a simple proxy's (the
-    lower end of every paired interval of check ``proxy_vs_simple_proxies`` ≤ 0); True
+    sampling allowance, and its true-group gap not shown worse than the thresholded proxy's
+    (the lower end of the paired interval of check ``proxy_vs_simple_proxies`` ≤ 0); True
     otherwise."""
     knobs = result.knobs
     if knobs["proxy"] not in ("multiaccurate", "multiaccurate_tree"):

@@ -54,17 +54,25 @@ def _algorithm4_status(estimator: Any, knobs: dict[str, Any], mean: float) -> di
     status, rounds = estimator.status_, int(estimator.n_iter_.max())
     alpha, (low, high) = float(estimator.alpha_), estimator.alpha_range_
     reached = estimator.reached_ratio_
-    asked = "α = 0 (the lowest reachable)" if knobs["alpha"] <= 0 else f"α = {alpha:g}"
+    asked = (
+        f"α = {alpha:.3f}, the lowest it reaches on these rows (α = 0 asks for that)"
+        if knobs["alpha"] <= 0
+        else f"α = {alpha:g}"
+    )
     held = estimator.n_validation_
+    floor = float(np.nanmax(estimator.lp_floor())) / mean
     span = (
         f"On these rows α acts between {low:.3f} (the lowest the linear proxy reaches in "
         f"T = {knobs['n_iter']} rounds while its violation on {held:,} proxy rows kept out of "
         f"the game also falls) and {high:.3f} (the least-squares start; any larger α returns it)."
         if low < high
-        else f"On these rows α has the single value {low:.3f}: no round of the game lowered "
-        f"the violation on the {held:,} proxy rows kept out of it by more than its sampling "
-        f"error (±{estimator.kept_out_error_:.3f}), so least squares on every proxy row is "
-        "served for every α (the game's in-sample gains would not carry over to other rows)."
+        else f"On these rows α has the single value {low:.3f}, for two measured reasons: no "
+        f"linear proxy does much better against the error regions the auditor found (their LP "
+        f"floor is {floor:.3f}), and no round of the game lowered the violation on the {held:,} "
+        "proxy rows kept out of it by more than its sampling error "
+        f"(±{estimator.kept_out_error_:.3f}): its in-sample gains do not carry over to other "
+        "rows. So least squares on every proxy row is served for every α; α acts on the tree "
+        "class (Algorithm 2)."
     )
     if status == "converged":
         message = (
@@ -72,7 +80,6 @@ def _algorithm4_status(estimator: Any, knobs: dict[str, Any], mean: float) -> di
             f"auditor found on the proxy rows, the ratio violation is {reached:.3f}. {span}"
         )
     else:
-        floor = float(np.nanmax(estimator.floor_)) / mean
         message = (
             f"Algorithm 4 did not reach {asked} on the proxy rows: its best proxy in "
             f"T = {knobs['n_iter']} rounds has ratio violation {reached:.3f}. {span} "
@@ -91,6 +98,7 @@ def _algorithm4_status(estimator: Any, knobs: dict[str, Any], mean: float) -> di
         "proxy_rounds": rounds,
         "alpha_used": alpha,
         "alpha_range": [float(low), float(high)],
+        "lp_floor": floor,
     }
 
 

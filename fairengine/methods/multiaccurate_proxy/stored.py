@@ -42,7 +42,8 @@ def proxy_state(proxy: MultiaccurateProxy, seconds: float) -> dict[str, Any]:
     """The fitted state of ``proxy`` (whose fit took ``seconds``) as plain data."""
     state = {name: getattr(proxy, name) for name in (*_PARAMS, *_FITTED)}
     state["paths_"] = {
-        int(k): {**entry, "regions": tuple(entry["regions"])} for k, entry in proxy.paths_.items()
+        int(k): {**vars(entry), "regions": tuple(entry.regions)}
+        for k, entry in proxy.paths_.items()
     }
     state["scales_"] = {int(k): float(v) for k, v in proxy.scales_.items()}
     state["_chain"] = [int(i) for i in proxy._chain]
@@ -108,7 +109,7 @@ def valid_state(value: Any) -> bool:
 def proxy_from_state(value: dict[str, Any]) -> tuple[MultiaccurateProxy, float]:
     """(the proxy a :func:`valid_state` entry describes, selected at its own α, the seconds its
     fit took). Raises ``ValueError`` or ``TypeError`` for parameters the proxy refuses."""
-    from fairengine.methods.multiaccurate_proxy.linear import MultiaccurateProxy
+    from fairengine.methods.multiaccurate_proxy.linear import GroupPath, MultiaccurateProxy
     from fairengine.methods.params import validate_params
 
     state = value["state"]
@@ -118,7 +119,7 @@ def proxy_from_state(value: dict[str, Any]) -> tuple[MultiaccurateProxy, float]:
         setattr(proxy, name, state[name])
     if not isinstance(proxy.auditor, str) or proxy.n_groups_ < 2:
         raise ValueError("A stored proxy names an auditor object or has fewer than two groups.")
-    proxy.paths_ = {k: dict(entry) for k, entry in state["paths_"].items()}
+    proxy.paths_ = {k: GroupPath(**entry) for k, entry in state["paths_"].items()}
     return proxy._select(proxy.alpha), value["seconds"]
 
 
