@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from fairengine.data import DataError, TableOptions, Task, from_frame, read_table
+from fairengine.data import DataError, Task, from_frame, read_table
 from fairengine.data.registry import load_frame
 from fairengine.data.roles import RoleGuess, guess_roles
 from fairengine.metrics import group_table
@@ -109,18 +109,26 @@ def build_task(
     features: tuple[str, ...] | None,
     kind: str | None,
     positive_label: str | tuple[str, ...] | None,
-    options: TableOptions,
+    name: str,
+    drop_missing: bool = False,
+    merge_small_groups: bool = False,
+    keep: tuple[str, ...] = (),
+    leave_out: tuple[str, ...] = (),
 ) -> Task:
-    """:func:`fairengine.data.from_frame` with these roles and table ``options`` (its name,
-    missing values, small groups), cached per table and arguments: in the session for an
-    upload, for every session for a bundled dataset."""
+    """:func:`fairengine.data.from_frame` with these roles and table settings (its name,
+    missing values, small groups, kept and left-out columns), cached per table and arguments:
+    in the session for an upload, for every session for a bundled dataset."""
     roles = {
         "target": target,
         "sensitive": sensitive,
         "features": features,
         "kind": kind,
         "positive_label": positive_label,
-        "options": options,
+        "name": name,
+        "drop_missing": drop_missing,
+        "merge_small_groups": merge_small_groups,
+        "keep": keep,
+        "leave_out": leave_out,
     }
     if _from_upload(frame):
         key = (id(frame), repr(sorted(roles.items())))
@@ -138,7 +146,7 @@ def _task_from(
     features: tuple[str, ...] | None,
     kind: str | None,
     positive_label: str | tuple[str, ...] | None,
-    options: TableOptions,
+    **table: Any,
 ) -> Task:
     return from_frame(
         frame,
@@ -147,7 +155,7 @@ def _task_from(
         features=None if features is None else list(features),
         kind=kind,  # type: ignore[arg-type]
         positive_label=positive_label,
-        options=options,
+        **table,
     )
 
 

@@ -126,17 +126,10 @@ def test_constant_feature_is_dropped_with_a_note() -> None:
     assert any("const" in note for note in task.notes)
 
 
-def test_table_options_equal_the_keyword_arguments() -> None:
-    """TableOptions and the keyword arguments are two spellings of one setting; a misspelt
-    keyword is an error, not silently ignored."""
-    from fairengine.data import TableOptions
-
+def test_from_frame_refuses_a_misspelt_keyword() -> None:
+    """The table settings are explicit keywords: a misspelt one is an error, not ignored."""
     df = make_frame()
-    by_keyword = from_frame(df, target="label", sensitive="sex", name="credit", max_rows=10_000)
-    by_options = from_frame(
-        df, target="label", sensitive="sex", options=TableOptions(name="credit", max_rows=10_000)
-    )
-    assert by_keyword.name == by_options.name == "credit"
-    assert by_keyword.fingerprint == by_options.fingerprint
+    task = from_frame(df, target="label", sensitive="sex", name="credit", max_rows=10_000)
+    assert task.name == "credit"
     with pytest.raises(TypeError):
         from_frame(df, target="label", sensitive="sex", drop_mising=True)
