@@ -11,7 +11,6 @@ tasks this module handed that session for it.
 from __future__ import annotations
 
 import os
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +20,7 @@ import streamlit as st
 from fairengine.data import DataError, Task, from_frame, read_table
 from fairengine.data.registry import load_frame
 from fairengine.data.roles import RoleGuess, guess_roles
+from fairengine.lru import LRU
 from fairengine.metrics import group_table
 
 
@@ -36,11 +36,11 @@ UPLOAD_MEMO = "_upload_memo"
 UPLOAD_ENTRIES = {"frame": 1, "sample": 1, "roles": 1, "task": 2, "split": 2}
 
 
-def _upload_memo(kind: str) -> OrderedDict:
+def _upload_memo(kind: str) -> LRU:
     """This session's recent values of one ``kind``, derived from its upload (a small LRU of
     ``key -> (inputs, value)``; inputs are held so that their identity stays theirs)."""
     memo = st.session_state.setdefault(UPLOAD_MEMO, {})
-    return memo.setdefault(kind, OrderedDict())
+    return memo.setdefault(kind, LRU(UPLOAD_ENTRIES[kind]))
 
 
 def _from_upload(value: Any) -> bool:
@@ -55,13 +55,8 @@ def _remembered(kind: str, key: tuple, inputs: tuple, compute: Callable[[], Any]
     memo = _upload_memo(kind)
     found = memo.get(key)
     if found is not None and all(a is b for a, b in zip(found[0], inputs, strict=True)):
-        memo.move_to_end(key)
         return found[1]
-    value = compute()
-    memo[key] = (inputs, value)
-    while len(memo) > UPLOAD_ENTRIES[kind]:
-        memo.popitem(last=False)
-    return value
+    return memo.put(key, (inputs, compute()))[1]
 
 
 def _spun(words: str, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

@@ -70,7 +70,10 @@ class ProxyFilter(Model):
         rho: np.ndarray,
         *,
         eta: float = 0.0,
-        **training: Any,
+        A: np.ndarray | None = None,
+        r_hat: np.ndarray | None = None,
+        base_rates: np.ndarray | None = None,
+        group_names: list[str] | None = None,
     ) -> None:
         super().__init__(encoder)
         if proxy not in ("tree", "classifier"):
@@ -79,16 +82,7 @@ class ProxyFilter(Model):
         self.arrays = {k: np.asarray(v) for k, v in arrays.items()}
         self.rho = np.asarray(rho, dtype=float)
         self.eta = float(eta)
-        self._set_training(**training)
-
-    def _set_training(
-        self,
-        A: np.ndarray | None = None,
-        r_hat: np.ndarray | None = None,
-        base_rates: np.ndarray | None = None,
-        group_names: list[str] | None = None,
-    ) -> None:
-        """The display arrays of the fit (empty when not given)."""
+        # the display arrays of the fit (empty when not given)
         n = len(self.rho)
         self.A = np.zeros((n, 0)) if A is None else np.asarray(A, float)
         self.r_hat = np.zeros(n) if r_hat is None else np.asarray(r_hat, float)
