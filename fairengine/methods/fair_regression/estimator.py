@@ -211,19 +211,12 @@ class FairRegressor(RegressorMixin, BaseEstimator):
         """y' = (y − y_min)/(y_max − y_min): the [0, 1] scale every loss and ε is on."""
         return (np.asarray(y, float) - self.y_min_) / (self.y_max_ - self.y_min_)
 
-    __metadata_request__fit = sensitive_request("groups")
+    __metadata_request__fit = sensitive_request()
 
-    def fit(
-        self,
-        X: Any,
-        y: Any,
-        groups: Any = None,
-        *,
-        sensitive_features: Any = None,
-    ) -> FairRegressor:
+    def fit(self, X: Any, y: Any, sensitive_features: Any = None) -> FairRegressor:
         """Run Algorithm 1 (SP) or 2 (BGL) on rows X, targets y and the protected attribute
-        ``sensitive_features`` (``groups`` is its older name)."""
-        groups = resolve_sensitive(sensitive_features, groups, "groups")
+        ``sensitive_features``."""
+        groups = resolve_sensitive(sensitive_features, None, "sensitive_features")
         self._check()
         Z, y = validate_data(self, X, y, y_numeric=True, ensure_min_features=0)
         Z, y = np.asarray(Z, float), np.asarray(y, float).ravel()
