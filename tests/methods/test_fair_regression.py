@@ -383,3 +383,23 @@ def test_solve_game_refuses_a_misspelt_keyword() -> None:
     assert solve_game(best, 1, bound=10.0, nu=0.0, max_iter=7, lp_step=False).n_iter == 7
     with pytest.raises(TypeError):
         solve_game(best, 1, bound=10.0, nu=0.0, max_iters=7)
+
+
+@pytest.mark.parametrize(
+    ("constraint", "loss", "expected"),
+    [
+        ("bounded_group_loss", "square", 0.2),  # ℓ = (y − u)²/2: the MSE bound is 2ζ
+        ("bounded_group_loss", "absolute", 0.1),
+        ("bounded_group_loss", "logistic", None),
+        ("statistical_parity", "square", None),
+    ],
+)
+def test_group_loss_bound_is_on_the_reported_losses_scale(constraint, loss, expected) -> None:
+    from fairengine.methods.fair_regression.losses import group_loss_bound, pointwise_loss
+
+    assert group_loss_bound(constraint, loss, 0.1) == expected
+    if expected is not None:  # a group whose ℓ equals ζ reports exactly the bound
+        y, u = np.zeros(1), np.full(1, np.sqrt(0.2) if loss == "square" else 0.1)
+        reported = (y - u) ** 2 if loss == "square" else np.abs(y - u)
+        assert pointwise_loss(y, u, loss)[0] == pytest.approx(0.1)
+        assert reported[0] == pytest.approx(expected)
