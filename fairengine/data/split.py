@@ -52,6 +52,21 @@ def row_ids(task: Task, id_values: pd.Series | None = None) -> pd.Series:
     return ids.rename(name)
 
 
+def held_out_rows(strata: np.ndarray, share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A method's own validation split inside its training rows: (kept rows, held-out rows),
+    each sorted, the held-out rows a seeded ``share`` of each stratum's rows (rounded, at least
+    one row of each stratum kept). One label for every row: a plain random split."""
+    rng = np.random.default_rng(seed)
+    held = []
+    for k in np.unique(strata):
+        rows = np.nonzero(strata == k)[0]
+        n_held = min(int(round(share * len(rows))), len(rows) - 1)
+        held.append(rng.choice(rows, n_held, replace=False))
+    mask = np.zeros(len(strata), dtype=bool)
+    mask[np.concatenate(held)] = True
+    return np.nonzero(~mask)[0], np.nonzero(mask)[0]
+
+
 def split_ids(
     task: Task,
     test_size: float = 0.3,

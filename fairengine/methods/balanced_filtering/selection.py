@@ -21,6 +21,7 @@ from dataclasses import replace
 import numpy as np
 
 from fairengine import metrics
+from fairengine.data.split import held_out_rows
 from fairengine.methods.balanced_filtering.definitions import (
     FEW_GROUP_ROWS,
     conditional_distribution_matrix,
@@ -35,21 +36,6 @@ VALIDATION_SHARE = 0.3
 FLOOR_GRID = (0.005, 0.01, 0.02)
 #: held-out imbalances this close to the best count as ties (then fewer leaves, larger floor)
 SELECTION_TOL = 0.01
-
-
-def holdout_rows(z: np.ndarray, share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """(growing rows, held-out rows): a seeded split stratified by group."""
-    rng = np.random.default_rng(seed)
-    held = []
-    for k in np.unique(z):
-        rows = np.nonzero(z == k)[0]
-        n_held = int(round(share * len(rows)))
-        if len(rows) - n_held < 1:
-            n_held = len(rows) - 1
-        held.append(rng.choice(rows, n_held, replace=False))
-    mask = np.zeros(len(z), dtype=bool)
-    mask[np.concatenate(held)] = True
-    return np.nonzero(~mask)[0], np.nonzero(mask)[0]
 
 
 def prefix_leaves(children: np.ndarray, n_splits: int) -> np.ndarray:
@@ -109,7 +95,7 @@ def select_growth(
 ) -> tuple[GrowthSettings, dict]:
     """The settings of the generalising protocol (leaf floor, ``max_leaves``) and a record of
     the choice (``floor``, ``n_leaves``, ``held_out_imbalance``, the scores per floor)."""
-    rows = holdout_rows(z, VALIDATION_SHARE, seed)
+    rows = held_out_rows(z, VALIDATION_SHARE, seed)
     scored = []  # (value, n_leaves, -floor)
     per_floor = {}
     for floor in FLOOR_GRID:
