@@ -76,14 +76,26 @@ def legend_above(fig: go.Figure, title: str | None = None, *, top: int = 90) -> 
     cannot cover tick labels, markers or the plotly toolbar (which sits at the top right)."""
     if title is not None:
         fig.update_layout(
-            title={"text": title, "x": 0, "xanchor": "left", "y": 0.98, "yanchor": "top",
-                   "yref": "container"}
-        )  # fmt: skip
+            title={
+                "text": title,
+                "x": 0,
+                "xanchor": "left",
+                "y": 0.98,
+                "yanchor": "top",
+                "yref": "container",
+            }
+        )
     fig.update_layout(
-        legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom",
-                "title": {"text": ""}},
+        legend={
+            "orientation": "h",
+            "x": 0,
+            "xanchor": "left",
+            "y": 1.02,
+            "yanchor": "bottom",
+            "title": {"text": ""},
+        },
         margin={"t": top},
-    )  # fmt: skip
+    )
     return fig
 
 
@@ -99,16 +111,29 @@ def legend_below(
     of the plot and no entry is cut. ``height`` is kept for the plot and its axes."""
     if title is not None:
         fig.update_layout(
-            title={"text": title, "x": 0, "xanchor": "left", "y": 0.98, "yanchor": "top",
-                   "yref": "container"}
-        )  # fmt: skip
+            title={
+                "text": title,
+                "x": 0,
+                "xanchor": "left",
+                "y": 0.98,
+                "yanchor": "top",
+                "yref": "container",
+            }
+        )
     legend = LEGEND_LINE * entries + 10
     fig.update_layout(
-        legend={"orientation": "v", "x": 0, "xanchor": "left", "y": 0, "yanchor": "bottom",
-                "yref": "container", "title": {"text": ""}},
+        legend={
+            "orientation": "v",
+            "x": 0,
+            "xanchor": "left",
+            "y": 0,
+            "yanchor": "bottom",
+            "yref": "container",
+            "title": {"text": ""},
+        },
         margin={"t": top, "b": legend + 60},
         height=height + legend,
-    )  # fmt: skip
+    )
     return fig
 
 
@@ -259,14 +284,18 @@ def _add_reference(
             text=[name],
             textposition="top center",
             textfont={"color": "#555555", "size": 11},
-            marker={"symbol": "diamond", "size": 12, "color": "#8c8c8c",
-                    "line": {"color": "#1f2633", "width": 1}},
+            marker={
+                "symbol": "diamond",
+                "size": 12,
+                "color": "#8c8c8c",
+                "line": {"color": "#1f2633", "width": 1},
+            },
             hovertemplate=(
                 f"<b>{name}</b> (baseline)<br>{x_label}: %{{x:.4f}}<br>{y_label}: %{{y:.4f}}"
                 "<extra></extra>"
             ),
         )
-    )  # fmt: skip
+    )
 
 
 #: The per-group rates the Compare page draws for a chosen point, per task kind.

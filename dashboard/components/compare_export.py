@@ -41,10 +41,17 @@ def page_frontiers(points: Sequence[Any], tkey: str, kind: str) -> list[Frontier
     for method, group in by_method.items():
         knob_names = list(dict.fromkeys(k for p in group for k in p.knobs))
         records = [
-            PointRecord(p.point_id, dict(p.knobs), p.metrics, True, p.elapsed, path=p.path,
-                        evidence=p.evidence)
+            PointRecord(
+                p.point_id,
+                dict(p.knobs),
+                p.metrics,
+                True,
+                p.elapsed,
+                path=p.path,
+                evidence=p.evidence,
+            )
             for p in group
-        ]  # fmt: skip
+        ]
         frontiers.append(Frontier.from_records(method, tkey, records, PLANE[kind], knob_names))
     return frontiers
 
@@ -62,8 +69,9 @@ def page_comparison(
 
 
 def _signature(points: Sequence[Any], audits: Sequence[AuditResult], pins: Sequence[str]) -> tuple:
-    named = tuple((a.name, a.threshold, a.metrics.get("test", {}).get(a.fairness_metric))
-                  for a in audits)  # fmt: skip
+    named = tuple(
+        (a.name, a.threshold, a.metrics.get("test", {}).get(a.fairness_metric)) for a in audits
+    )
     return tuple(p.key for p in points), named, tuple(pins)
 
 

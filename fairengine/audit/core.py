@@ -282,10 +282,16 @@ def _group_table(test: Task, pred: np.ndarray, scores: np.ndarray | None) -> pd.
     classifier the disparities against the largest group with the four-fifths verdict."""
     scores = scores if test.kind == "classification" else None
     return metrics.group_table(
-        test.y, pred, test.groups, group_names=list(test.group_names), kind=test.kind,
-        ci=CI_LEVEL, n_boot=N_BOOT, scores=scores,
+        test.y,
+        pred,
+        test.groups,
+        group_names=list(test.group_names),
+        kind=test.kind,
+        ci=CI_LEVEL,
+        n_boot=N_BOOT,
+        scores=scores,
         reference="largest" if test.kind == "classification" else None,
-    )  # fmt: skip
+    )
 
 
 def threshold_curve(test: Task, scores: np.ndarray) -> pd.DataFrame:
@@ -300,10 +306,15 @@ def threshold_curve(test: Task, scores: np.ndarray) -> pd.DataFrame:
         overall = metrics.audit_rates(y, hard, None).iloc[0]
         for code, group in enumerate(test.group_names):
             rows.append({"threshold": float(t), "group": group, **by_group.loc[code, shown]})
-        rows.append({
-            "threshold": float(t), "group": "overall", **overall[shown],
-            "error": metrics.error(y, hard), "dp_diff": metrics.dp_diff(y, hard, codes),
-        })  # fmt: skip
+        rows.append(
+            {
+                "threshold": float(t),
+                "group": "overall",
+                **overall[shown],
+                "error": metrics.error(y, hard),
+                "dp_diff": metrics.dp_diff(y, hard, codes),
+            }
+        )
     return pd.DataFrame(rows)
 
 

@@ -96,32 +96,28 @@ def held_out_imbalance(result: Any, test: Task, baselines: Baselines | None) -> 
                 numbers,
             )
         ]
-    checks = []
+    within = f"β_stop = {beta:g} plus the sampling allowance {allowance:.3f}"
+    is_value = f"On the test rows the filtered sample's imbalance is {test_value:.3f}"
+    level, sentence = "ok", f"{is_value}, within {within} (pool {pool:.3f})."
     if math.isfinite(pool) and test_value >= pool:
-        checks.append(Check(
-            "held_out_imbalance", "fail",
-            f"On the test rows the filtered sample's imbalance {test_value:.3f} is no better than "
-            f"keeping every row ({pool:.3f}).", numbers))  # fmt: skip
+        level = "fail"
+        sentence = (
+            f"On the test rows the filtered sample's imbalance {test_value:.3f} is no better "
+            f"than keeping every row ({pool:.3f})."
+        )
     elif test_value > beta + allowance and best > beta + allowance:
-        checks.append(Check(
-            "held_out_imbalance", "warn",
-            f"On the test rows the filtered sample's imbalance is {test_value:.3f}, above "
-            f"β_stop = {beta:g} plus the sampling allowance {allowance:.3f}; filtering on the "
-            f"sensitive attribute itself reaches only {best:.3f} there, so no filter reaches "
-            f"β_stop on these rows (pool {pool:.3f}). A larger β_stop states what is reachable.",
-            numbers))  # fmt: skip
+        level = "warn"
+        sentence = (
+            f"{is_value}, above {within}; filtering on the sensitive attribute itself reaches "
+            f"only {best:.3f} there, so no filter reaches β_stop on these rows (pool {pool:.3f}). "
+            "A larger β_stop states what is reachable."
+        )
     elif test_value > beta + allowance:
-        checks.append(Check(
-            "held_out_imbalance", "fail",
-            f"On the test rows the filtered sample's imbalance is {test_value:.3f}, above "
-            f"β_stop = {beta:g} plus the sampling allowance {allowance:.3f} (two standard errors "
-            f"over the kept rows; pool {pool:.3f}).", numbers))  # fmt: skip
-    else:
-        checks.append(Check(
-            "held_out_imbalance", "ok",
-            f"On the test rows the filtered sample's imbalance is {test_value:.3f}, within "
-            f"β_stop = {beta:g} plus the sampling allowance {allowance:.3f} (pool {pool:.3f}).",
-            numbers))  # fmt: skip
+        level = "fail"
+        sentence = (
+            f"{is_value}, above {within} (two standard errors over the kept rows; pool {pool:.3f})."
+        )
+    checks = [Check("held_out_imbalance", level, sentence, numbers)]
     gap = test_value - train_value
     if math.isfinite(gap) and gap > GAP_ALLOWANCE:
         level = "fail" if gap > max(3 * GAP_ALLOWANCE, 3 * tol) else "warn"
@@ -178,8 +174,7 @@ def convergence(result: Any) -> Check | None:
     status = result.artifacts.get("status") or {}
     if status.get("converged", True):
         return None
-    return Check("not_converged", "warn", str(status.get("message_fit", status.get("message"))),
-                 {})  # fmt: skip
+    return Check("not_converged", "warn", str(status.get("message_fit", status.get("message"))), {})
 
 
 def promise(result: Any, train: Task, test: Task, baselines: Baselines | None) -> list[Check]:
@@ -194,7 +189,9 @@ EVIDENCE = Evidence(
     promise=promise,
     filter_baselines=filter_baselines,
     promise_checks=(
-        "held_out_imbalance", "train_test_gap", "filtered_group_rows_train",
+        "held_out_imbalance",
+        "train_test_gap",
+        "filtered_group_rows_train",
         "filtered_group_rows_test",
     ),
-)  # fmt: skip
+)

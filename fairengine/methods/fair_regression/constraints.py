@@ -64,8 +64,11 @@ class StatisticalParity(TwoSidedConstraint):
         return 2 * self.n_groups * self.n_levels
 
     def moment_names(self) -> list[str]:
-        return [f"a={a},z={j + 1}/{self.n_levels}" for a in range(self.n_groups)
-                for j in range(self.n_levels)]  # fmt: skip
+        return [
+            f"a={a},z={j + 1}/{self.n_levels}"
+            for a in range(self.n_groups)
+            for j in range(self.n_levels)
+        ]
 
     def gamma_of_bins(self, k: np.ndarray) -> np.ndarray:
         """γ (|A|, N) from bin indices k of the predictions."""

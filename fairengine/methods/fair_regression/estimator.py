@@ -163,7 +163,7 @@ class FairRegressor(RegressorMixin, BaseEstimator):
             "eps": (0.0, None, "left"),
             "n_levels": (2, None, "left"),
             "max_iter": (1, None, "left"),
-        },  # fmt: skip
+        },
         extra={
             "eps": ["array-like"],
             "base_estimator": [HasMethods(["fit", "predict"])],
@@ -248,9 +248,14 @@ class FairRegressor(RegressorMixin, BaseEstimator):
             rho = 8.0
         else:
             problem = GroupLossReduction(
-                Z, target, codes, self.eps, loss=self.loss, base=self.base_estimator,
+                Z,
+                target,
+                codes,
+                self.eps,
+                loss=self.loss,
+                base=self.base_estimator,
                 random_state=seed(self.random_state),
-            )  # fmt: skip
+            )
             bound = self.bound or BGL_BOUND
             rho = 2.0
 

@@ -170,9 +170,13 @@ def _baseline_key(train: Task, test: Task, loss: str, base_estimator: Any) -> tu
 
 
 def _fit_baselines(
-    regressor: FairRegressor, z_train: np.ndarray, train: Task, test: Task, loss: str,
+    regressor: FairRegressor,
+    z_train: np.ndarray,
+    train: Task,
+    test: Task,
+    loss: str,
     base_estimator: Any,
-) -> tuple[Any, SEO | None] | None:  # fmt: skip
+) -> tuple[Any, SEO | None] | None:
     """The unconstrained fit and SEO on the training rows, or None when the task's baseline
     rows are cached already."""
     from fairengine.methods.fair_regression.baselines import SEO, unconstrained
@@ -186,9 +190,13 @@ def _fit_baselines(
 
 
 def _baselines(
-    regressor: FairRegressor, splits: dict[str, tuple[np.ndarray, Task]], loss: str,
-    base_estimator: Any, names: list[str], fitted: tuple[Any, SEO | None] | None = None,
-) -> tuple[list[dict], list[dict]]:  # fmt: skip
+    regressor: FairRegressor,
+    splits: dict[str, tuple[np.ndarray, Task]],
+    loss: str,
+    base_estimator: Any,
+    names: list[str],
+    fitted: tuple[Any, SEO | None] | None = None,
+) -> tuple[list[dict], list[dict]]:
     """Rows (baseline metrics, baseline group losses) of the unconstrained fit and SEO
     (``fitted`` by :func:`_fit_baselines`, or fitted here).
 

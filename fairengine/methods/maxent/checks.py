@@ -43,8 +43,11 @@ def learner(result: Any, train: Task) -> Learner:
         return raw_predictions(train, test, n_bins, classifier, feature_set)
 
     words = CLASSIFIER_WORDS.get(classifier, classifier)
-    return Learner(f"{words} on the raw rows, with the protected attribute",
-                   ("maxent_raw_z", classifier, n_bins, feature_set), fit_predict)  # fmt: skip
+    return Learner(
+        f"{words} on the raw rows, with the protected attribute",
+        ("maxent_raw_z", classifier, n_bins, feature_set),
+        fit_predict,
+    )
 
 
 def rate_targets(knobs: dict[str, Any]) -> dict[str, float]:
@@ -92,12 +95,17 @@ def data_rates(result: Any) -> Check | None:
     aims = ", ".join(f"{n} {t:.3g}" for n, t in targets.items())
     short = _short(rates, targets)
     if not short:
-        return Check("data_rates_vs_tau", "ok",
-                     f"The generated data reach their targets ({aims}): {achieved}.",
-                     numbers)  # fmt: skip
+        return Check(
+            "data_rates_vs_tau",
+            "ok",
+            f"The generated data reach their targets ({aims}): {achieved}.",
+            numbers,
+        )
     far = [n for n in short if rates[n] < FAR_SHORT * targets[n]]
-    sentence = (f"The generated data fall short of the {' and '.join(short)} rate targets "
-                f"({aims}): {achieved}.")  # fmt: skip
+    sentence = (
+        f"The generated data fall short of the {' and '.join(short)} rate targets "
+        f"({aims}): {achieved}."
+    )
     if far:
         d = (result.artifacts.get("summary") or {}).get("d")
         many = f"{d} coordinates" if d else "many coordinates"
@@ -115,9 +123,12 @@ def convergence(result: Any) -> Check | None:
     error = summary.get("max_marginal_error")
     if error is None or error <= MARGINAL_TOLERANCE:
         return None
-    return Check("not_converged", "warn",
-                 f"The max-entropy fit stopped with its marginals {error:.4f} away from their "
-                 "targets θ.", {"max_marginal_error": float(error)})  # fmt: skip
+    return Check(
+        "not_converged",
+        "warn",
+        f"The max-entropy fit stopped with its marginals {error:.4f} away from their targets θ.",
+        {"max_marginal_error": float(error)},
+    )
 
 
 def promise(result: Any, train: Task, test: Task, baselines: Baselines | None) -> list[Check]:

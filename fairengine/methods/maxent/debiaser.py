@@ -282,9 +282,14 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
         values = np.atleast_1d(np.asarray(target, dtype=float))
         if values.size == 1:
             return target_marginals(
-                points, z, y, target="custom", tau=self.tau, protected=protected,
+                points,
+                z,
+                y,
+                target="custom",
+                tau=self.tau,
+                protected=protected,
                 protected_share=float(values[0]),
-            )  # fmt: skip
+            )
         if values.shape != (points.shape[1],):
             raise ValueError(f"target_marginals needs {points.shape[1]} values, got {values.size}.")
         return values

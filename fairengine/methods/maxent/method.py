@@ -145,10 +145,12 @@ def _run(train: Task, test: Task, **values: Any) -> RunResult:
         "prior": lambda k: generator.sample_codes(n_samples, seeds[k], prior=True),
     }
     rows = stored_table(
-        train, test, ("maxent_baselines", n_bins, domain, classifier, n_samples, tuple(seeds)),
+        train,
+        test,
+        ("maxent_baselines", n_bins, domain, classifier, n_samples, tuple(seeds)),
         lambda: _baselines(train, test, space, classifier, n_samples, seeds, ztrain, ztest),
         _baseline_rows,
-    )  # fmt: skip
+    )
     for name, draw in sets.items():
         rows[name] = evaluate_sets(draw, n_sample_sets, space, classifier, ztrain, ztest)
     rates = _rates_table(rows, generator)
@@ -255,9 +257,15 @@ def _baseline_rows(value: object) -> bool:
 
 
 def _baselines(
-    train: Task, test: Task, domain: Domain, classifier: str, n_samples: int, seeds: list[int],
-    real_train: RealData, real_test: RealData,
-) -> dict[str, tuple[dict[str, float], dict[str, float]]]:  # fmt: skip
+    train: Task,
+    test: Task,
+    domain: Domain,
+    classifier: str,
+    n_samples: int,
+    seeds: list[int],
+    real_train: RealData,
+    real_test: RealData,
+) -> dict[str, tuple[dict[str, float], dict[str, float]]]:
     """The comparison rows (mean, sd) of the raw data and of Kamiran-Calders reweighing: they
     depend on neither C nor τ, so a sweep computes them once per task (small dicts, an LRU of a
     few). The raw row is one dataset (sd 0); reweighing resamples one set per seed."""
