@@ -1,18 +1,7 @@
 """The balanced-filtering method's evidence. A filter predicts no target, so its references
 are filters too:
 
-* constant reference — "keep every row": the unfiltered candidate pool (disclosivity 0,
-  acceptance 1, the pool's own imbalance);
-* unconstrained reference — "filter on the sensitive attribute": acceptance ρ_k ∝ τ_k / P(z=k)
-  from the training shares, read from each row's group itself (fully disclosive; balanced on
-  train by construction, the best any filter can do there).
-
-Promise, on the test rows: the filtered sample's imbalance — better than keeping every row,
-close to the training imbalance (the filter generalises) and within β_stop (where the tree
-growth was told to stop) plus the sampling allowance of the kept rows; and every group keeps
-more than a few rows in the filtered sample.
-Tree growth's own status is reported as convergence.
-"""
+Design notes: ``docs/methods/balanced_filtering.md``."""
 
 from __future__ import annotations
 

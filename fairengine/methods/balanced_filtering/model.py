@@ -25,13 +25,6 @@ _CLASSIFIER_KEYS = {
 class ProxyFilter(Model):
     """A fitted balanced filter: raw rows in, acceptance probabilities / accept flags out.
 
-    For the ``Model`` API a filter is a randomized "accept" classifier:
-
-    * ``predict_score(X)`` is the acceptance probability pi(x) = sum_L w_L(x) rho_L (exact);
-    * ``predict(X, random_state)`` draws the accept flags (0/1) of Algorithm 2, seeded;
-    * ``leaf(X, random_state)`` draws each row's proxy group; ``leaf_weights(X)`` is
-      P(zhat(x) = L). Pitfall P18: share sampled leaves, not the soft weights, which disclose more.
-
     Parameters
     ----------
     encoder : FeatureEncoder
@@ -42,13 +35,11 @@ class ProxyFilter(Model):
         Acceptance probability of each leaf.
     eta : float
         Interpolation of classifier proxies (ignored for trees).
-    **training
-        What the fit saw, kept for display (each optional; another name is a ``TypeError``):
-
-        ``A``, ``r_hat``, ``base_rates`` : ndarray
-            Training-time conditional matrix, leaf masses and base rates.
-        ``group_names`` : list of str
-            The groups' names.
+    A, r_hat, base_rates : ndarray, optional
+        What the fit saw, kept for display: training-time conditional matrix, leaf masses and
+        base rates.
+    group_names : list of str, optional
+        The groups' names.
     """
 
     model_type = "balanced_filter"

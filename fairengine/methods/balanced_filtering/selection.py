@@ -1,18 +1,6 @@
 """[EXT] The generalising protocol: leaf size and stopping chosen on held-out training rows.
 
-The paper grows each tree until dist(U, C(A)) < beta_stop with no leaf floor. In-sample that
-reaches balance through leaves of a handful of rows whose composition does not carry over: on
-Adult (race) at alpha = 1 a tree near U in-sample was far from it on its test rows. Here a
-share of the training rows (stratified by group) is set aside; trees are grown on the rest for
-each leaf floor of :data:`FLOOR_GRID`, and every prefix of each tree's splits (the tree as it was
-after k splits, which is exactly what Algorithm 4 would return with ``max_leaves = k + 1``) gets
-rho from Algorithm 1 on the growing rows and is scored by the imbalance of the held-out rows it
-accepts (a group with fewer than :data:`FEW_GROUP_ROWS` expected rows there counts as missing:
-without it, on Adult (race) at alpha = 1 one split of five chose a tree that lost a group on
-its test rows). The floor and the number of leaves with the lowest held-out imbalance (the fewest
-leaves and the largest floor among those within :data:`SELECTION_TOL` of it) are then used to
-grow the tree on all training rows.
-"""
+Design notes: ``docs/methods/balanced_filtering.md``."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
 """The fair-regression method's evidence.
 
-* Its unconstrained reference is the same regression learner fitted without constraint (the
-  best response at λ = 0, as the method's own baseline row), on the target's original scale.
-* Its promise: the test disparity — the KS statistical-parity distance, or the worst group's
-  scaled loss for bounded group loss — within ε plus a sampling allowance derived from the test
-  rows (:func:`disparity_allowance`); beyond it is a fail.
-* Convergence: the game's status ("not_converged", "infeasible").
-"""
+Design notes: ``docs/methods/fair_regression.md``."""
 
 from __future__ import annotations
 

@@ -2,11 +2,7 @@
 :class:`~fairengine.solvers.Constraint`
 objects: statistical parity (§4, problem (11)) and bounded group loss (§5, problem (13)).
 
-The reductions (:mod:`~fairengine.methods.fair_regression.reductions`) pair them with the
-learners (LS / LR / CS oracles, the weighted BGL risk minimiser); the games
-(:func:`~fairengine.solvers.solve_game`, the practical loop of
-:mod:`~fairengine.methods.fair_regression.game`) see only their vectors.
-"""
+Design notes: ``docs/methods/fair_regression.md``."""
 
 from __future__ import annotations
 

@@ -1,15 +1,7 @@
 """Agarwal et al.'s two constrained problems as best responses for
 :func:`~fairengine.solvers.solve_game`.
 
-Each reduction pairs a constraint object (:mod:`~fairengine.methods.fair_regression.constraints`)
-with its learner; ``best_response(λ)`` fits on the objective's costs plus the constraint's
-``signed_weights(λ)`` and answers (objective, ``constraint.values``, predictor).
-
-:class:`ParityReduction` — statistical parity (Agarwal et al. 2019 §4, Algorithm 1): discretisation
-into
-N levels, γ_{a,z} in O(n + |A|N), the costs c_λ of Eq. (12) and the three best-response oracles
-(CS, LS, LR). :class:`GroupLossReduction` — bounded group loss (§5, Algorithm 2).
-"""
+Design notes: ``docs/methods/fair_regression.md``."""
 
 from __future__ import annotations
 

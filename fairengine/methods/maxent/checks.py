@@ -1,14 +1,6 @@
 """The max-entropy method's evidence.
 
-* Its unconstrained reference is the same downstream classifier trained on the raw training rows
-  with Z among its inputs — the paper's "raw data" row and protocol — so the generic checks
-  compare the debiased classifier with the raw one on accuracy and on the classifier's
-  statistical rate.
-* Its promise on the generated data: the data's representation rate and statistical rate reach
-  their targets (within a sampling allowance of :data:`RATE_ALLOWANCE` for the finite sample);
-  below :data:`FAR_SHORT` of a target the check says why and what to do.
-* Convergence: the fitted distribution's marginals match their targets θ.
-"""
+Design notes: ``docs/methods/maxent.md``."""
 
 from __future__ import annotations
 

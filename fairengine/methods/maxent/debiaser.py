@@ -94,15 +94,6 @@ def _row_codes(data: pd.DataFrame | np.ndarray, domain: Domain, sensitive: Any) 
 class MaxEntDebiaser(DensityMixin, BaseEstimator):
     """The max-entropy distribution closest (in KL) to a fair prior with prescribed marginals.
 
-    p* = argmin KL(p || q_C) s.t. E_p[α] = θ, found through its d-dimensional dual λ*,
-    with q_C = C·uniform + (1 − C)·w over the discretised domain.
-
-    A scikit-learn density estimator: arguments stored verbatim and validated in :meth:`fit`
-    (``_parameter_constraints`` from the ``maxent`` knobs; τ on its domain (0, 1], the sliders
-    show [0.5, 1]), ``clone`` / ``get_params`` / ``set_params``, ``NotFittedError`` before fit,
-    ``score(rows)`` = mean log p*. Its input is a Task or readable rows with their Domain, not a
-    numeric matrix, so the numeric-array estimator checks do not apply (see the tests).
-
     Parameters
     ----------
     C : float

@@ -1,22 +1,6 @@
 """The ``maxent`` Method: knobs declared once, ``run`` = fit p*, sample, evaluate against baselines.
 
-Metrics of a run (names declared in :data:`fairengine.metrics.REGISTRY`; Celis et al. 2020, §5):
-
-- both splits: ``representation_rate`` and ``data_statistical_rate`` of the *generated* data (the
-  paper's Data RR / Data SR), and ``kl_to_empirical`` of the generated data to the split's real
-  rows; means over the run's ``n_sample_sets`` sets of generated rows.
-- the downstream classifier (the exported model, trained on the first set without Z so that it
-  takes a task's feature columns) is scored by the shared evaluation
-  (:mod:`fairengine.methods.evaluation`) on the real train and held-out rows: ``accuracy``,
-  ``error``, ``dp_diff``, ``eo_diff``, ``tpr_diff`` and ``statistical_rate`` (hard predictions).
-
-The ``rates`` artifact is the paper's comparison (Table 2): raw data, prior, Kamiran-Calders
-reweighing and p*, each with its classifier trained on every non-label column *including* Z (the
-paper's protocol), the classifier statistical rate from mean predicted probabilities
-(``clf_sr_soft``, the paper code's definition) beside the hard one (``clf_sr``), as means and
-standard deviations (``*_sd``) over ``n_sample_sets`` sets drawn with per-run seeds
-(:func:`sample_seeds`).
-"""
+Design notes: ``docs/methods/maxent.md``."""
 
 from __future__ import annotations
 
