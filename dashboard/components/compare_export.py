@@ -93,9 +93,12 @@ def render_downloads(
     if built is None and st.button("Prepare the report", key="cmp_prepare_report"):
         try:
             comparison = page_comparison(task, points, audits, pins)
-            built = {"signature": signature, "comparison": comparison,
-                     "html": build_report(comparison, title=f"{task.name}: comparison"),
-                     "json": comparison_bytes(comparison)}  # fmt: skip
+            built = {
+                "signature": signature,
+                "comparison": comparison,
+                "html": build_report(comparison, title=f"{task.name}: comparison"),
+                "json": comparison_bytes(comparison),
+            }
         except DataError as exc:
             st.error(f"The report could not be made: {md_text(exc)}")
         except Exception as exc:

@@ -361,8 +361,13 @@ def _error_vs_reference(
         return None
     p_better, p_worse = paired_error_test(test.y, pred, reference, test.kind)
     words, label = metrics.metric_label(name).lower(), result.baselines.unconstrained_label
-    numbers = {"test_value": values[0], "reference_value": values[1], "p_better": p_better,
-               "p_worse": p_worse, "significance": SIGNIFICANCE}  # fmt: skip
+    numbers = {
+        "test_value": values[0],
+        "reference_value": values[1],
+        "p_better": p_better,
+        "p_worse": p_worse,
+        "significance": SIGNIFICANCE,
+    }
     versus = f"On the test rows its {words} is {values[0]:.4f} against {values[1]:.4f} for the "
     if p_worse < SIGNIFICANCE:
         sentence = (
@@ -386,8 +391,13 @@ def _fairness_vs_reference(
     if not metrics.is_lower_better(name):
         low, high = -high, -low  # positive = worse
     words, label = metrics.metric_label(name).lower(), result.baselines.unconstrained_label
-    numbers = {"test_value": values[0], "reference_value": values[1], "worse_by_low": low,
-               "worse_by_high": high, "level": 1 - SIGNIFICANCE}  # fmt: skip
+    numbers = {
+        "test_value": values[0],
+        "reference_value": values[1],
+        "worse_by_low": low,
+        "worse_by_high": high,
+        "level": 1 - SIGNIFICANCE,
+    }
     versus = f"On the test rows its {words} is {values[0]:.4f} against {values[1]:.4f} for the "
     spread = (
         f"paired bootstrap {1 - SIGNIFICANCE:.0%} interval of how much worse: "

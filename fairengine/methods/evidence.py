@@ -236,8 +236,11 @@ def near_constant(pred: np.ndarray, groups: np.ndarray | None = None) -> tuple[b
         counts = np.bincount(np.asarray(groups, dtype=np.int64))
         counts = counts[counts >= SHOWING_GROUP_SHARE * n]
         smallest = int(counts.min()) if counts.size else n
-    numbers = {"minority_share": minority / n, "minority_rows": minority,
-               "rows_to_show_one_in_smallest_group": n / max(smallest, 1)}  # fmt: skip
+    numbers = {
+        "minority_share": minority / n,
+        "minority_rows": minority,
+        "rows_to_show_one_in_smallest_group": n / max(smallest, 1),
+    }
     return minority / n < NEAR_CONSTANT_SHARE or minority < n / max(smallest, 1), numbers
 
 
@@ -323,8 +326,13 @@ def constant_error_check(
     if model is None or const is None or value is None:
         return None
     p_better, p_worse = paired_error_test(test.y, pred, np.full(len(test.y), value), test.kind)
-    numbers = {f"test_{name}": model, f"constant_{name}": const, "p_better": p_better,
-               "p_worse": p_worse, "significance": SIGNIFICANCE}  # fmt: skip
+    numbers = {
+        f"test_{name}": model,
+        f"constant_{name}": const,
+        "p_better": p_better,
+        "p_worse": p_worse,
+        "significance": SIGNIFICANCE,
+    }
     words = "error" if name == "error" else "loss"
     test_words = "McNemar mid-p" if test.kind == "classification" else "paired z-test p"
     versus = f"Test {words} {model:.4f} against {const:.4f} for the {baselines.constant_label}"
@@ -422,9 +430,13 @@ def fairness_check(
     lower = metrics.is_lower_better(name)
     low, high = interval if lower else (-interval[1], -interval[0])  # positive = worse
     words = metrics.metric_label(name).lower() if name in metrics.REGISTRY else name
-    numbers = {"test_value": model, "unconstrained_value": reference,
-               "worse_by_low": low, "worse_by_high": high,
-               "level": 1 - SIGNIFICANCE}  # fmt: skip
+    numbers = {
+        "test_value": model,
+        "unconstrained_value": reference,
+        "worse_by_low": low,
+        "worse_by_high": high,
+        "level": 1 - SIGNIFICANCE,
+    }
     versus = f"On the test rows the {words} is {model:.4f} against {reference:.4f} for the {label}"
     spread = (
         f"(paired bootstrap {1 - SIGNIFICANCE:.0%} interval of how much worse: "

@@ -73,9 +73,15 @@ def held_out_imbalance(result: Any, test: Task, baselines: Baselines | None) -> 
     beta = float(result.knobs.get("beta_stop", math.nan))
     tol = rate_tolerance(test)
     allowance = imbalance_allowance(result, test)
-    numbers = {"test_imbalance": test_value, "train_imbalance": train_value,
-               "pool_imbalance": pool, "disclosive_imbalance": best, "beta_stop": beta,
-               "tolerance": tol, "allowance": allowance}  # fmt: skip
+    numbers = {
+        "test_imbalance": test_value,
+        "train_imbalance": train_value,
+        "pool_imbalance": pool,
+        "disclosive_imbalance": best,
+        "beta_stop": beta,
+        "tolerance": tol,
+        "allowance": allowance,
+    }
     if not math.isfinite(test_value):
         return [
             Check(
@@ -139,8 +145,12 @@ def filtered_group_rows(result: Any) -> list[Check]:
         if low >= FEW_GROUP_ROWS:
             continue
         group = names[k] if k < len(names) else f"group {k}"
-        numbers = {"group_index": float(k), "expected_rows": low, "few_rows": FEW_GROUP_ROWS,
-                   "kept_rows": float(np.sum(counts))}  # fmt: skip
+        numbers = {
+            "group_index": float(k),
+            "expected_rows": low,
+            "few_rows": FEW_GROUP_ROWS,
+            "kept_rows": float(np.sum(counts)),
+        }
         if low < metrics.MISSING_GROUP_ROWS:
             level, words = "fail", "vanishes from"
         else:

@@ -72,8 +72,12 @@ def held_out_disparity(result: Any, test: Task) -> Check | None:
     eps, value = float(result.knobs["eps"]), float(value)
     allowance = disparity_allowance(name, test)
     train_value = float(result.metrics.get("train", {}).get(name, math.nan))
-    numbers = {"test_disparity": value, "train_disparity": train_value, "eps": eps,
-               "allowance": allowance}  # fmt: skip
+    numbers = {
+        "test_disparity": value,
+        "train_disparity": train_value,
+        "eps": eps,
+        "allowance": allowance,
+    }
     words = "KS disparity" if name == "sp_ks" else "worst group's scaled loss"
     noise = (
         "the 95 % quantile of the KS distance between equally distributed groups of these sizes"

@@ -201,8 +201,9 @@ def _rates_table(
     rates["exact_rr"], rates["exact_sr"] = np.nan, np.nan
     rates.loc["prior", ["exact_rr", "exact_sr"]] = group_rates(generator.prior_joint())
     rates.loc["maxent", ["exact_rr", "exact_sr"]] = (
-        generator.representation_rate_, generator.statistical_rate_,
-    )  # fmt: skip
+        generator.representation_rate_,
+        generator.statistical_rate_,
+    )
     return rates
 
 
@@ -272,9 +273,10 @@ def _baselines(
     raw = evaluate_dataset(real_train.codes, domain, classifier, real_train, real_test)[0]
     value = {
         "raw": (raw, dict.fromkeys(raw, 0.0)),
-        "reweighing": evaluate_sets(resampled, len(seeds), domain, classifier, real_train,
-                                    real_test),
-    }  # fmt: skip
+        "reweighing": evaluate_sets(
+            resampled, len(seeds), domain, classifier, real_train, real_test
+        ),
+    }
     return dict(_BASELINES.put(key, value))
 
 
