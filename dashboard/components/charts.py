@@ -71,20 +71,15 @@ def group_rates_figure(table: pd.DataFrame, kind: str) -> go.Figure:
     return _layout(fig, f"{title} (95% bootstrap interval)", column.replace("_", " "))
 
 
+#: Where a figure's title sits: the top left of its container.
+_TITLE_TOP_LEFT = {"x": 0, "xanchor": "left", "y": 0.98, "yanchor": "top", "yref": "container"}
+
+
 def legend_above(fig: go.Figure, title: str | None = None, *, top: int = 90) -> go.Figure:
     """Title at the top left and a horizontal legend between it and the plot area, where it
     cannot cover tick labels, markers or the plotly toolbar (which sits at the top right)."""
     if title is not None:
-        fig.update_layout(
-            title={
-                "text": title,
-                "x": 0,
-                "xanchor": "left",
-                "y": 0.98,
-                "yanchor": "top",
-                "yref": "container",
-            }
-        )
+        fig.update_layout(title={"text": title, **_TITLE_TOP_LEFT})
     fig.update_layout(
         legend={
             "orientation": "h",
@@ -110,16 +105,7 @@ def legend_below(
     margin sized for ``entries`` lines: however narrow the column, the legend covers no part
     of the plot and no entry is cut. ``height`` is kept for the plot and its axes."""
     if title is not None:
-        fig.update_layout(
-            title={
-                "text": title,
-                "x": 0,
-                "xanchor": "left",
-                "y": 0.98,
-                "yanchor": "top",
-                "yref": "container",
-            }
-        )
+        fig.update_layout(title={"text": title, **_TITLE_TOP_LEFT})
     legend = LEGEND_LINE * entries + 10
     fig.update_layout(
         legend={

@@ -117,17 +117,20 @@ def _by_method(points: pd.DataFrame, split: str):
     return part.groupby("method", sort=False)
 
 
-def violation_vs_noise(points: pd.DataFrame, slack: float, split: str = "test") -> go.Figure:
-    """Max true-group violation vs noise level per approach (the paper's Figures 1–2)."""
+def _lines_by_method(points: pd.DataFrame, split: str, column: str) -> go.Figure:
+    """One line of ``column`` against the noise level per approach."""
     fig = go.Figure()
     for i, (method, rows) in enumerate(_by_method(points, split)):
+        name, color = LABELS.get(method, method), PALETTE[i]
         fig.add_scatter(
-            x=rows["noise"],
-            y=rows["true_violation"],
-            mode="lines+markers",
-            name=LABELS.get(method, method),
-            line={"color": PALETTE[i]},
+            x=rows["noise"], y=rows[column], mode="lines+markers", name=name, line={"color": color}
         )
+    return fig
+
+
+def violation_vs_noise(points: pd.DataFrame, slack: float, split: str = "test") -> go.Figure:
+    """Max true-group violation vs noise level per approach (the paper's Figures 1–2)."""
+    fig = _lines_by_method(points, split, "true_violation")
     fig.add_hline(y=0.0, line_dash="dot", annotation_text="0: constraints met below")
     fig.add_hline(y=-slack, line_color="#222222", annotation_text="all negatives (−α)")
     return _layout(
@@ -137,15 +140,7 @@ def violation_vs_noise(points: pd.DataFrame, slack: float, split: str = "test") 
 
 def error_vs_noise(points: pd.DataFrame, split: str = "test") -> go.Figure:
     """Error vs noise level per approach (the paper's Figure 3)."""
-    fig = go.Figure()
-    for i, (method, rows) in enumerate(_by_method(points, split)):
-        fig.add_scatter(
-            x=rows["noise"],
-            y=rows["error"],
-            mode="lines+markers",
-            name=LABELS.get(method, method),
-            line={"color": PALETTE[i]},
-        )
+    fig = _lines_by_method(points, split, "error")
     return _layout(fig, f"Error vs noise ({split})", "noise level", "error")
 
 
