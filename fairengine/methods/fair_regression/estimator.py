@@ -48,7 +48,7 @@ class FairRegressor(RegressorMixin, BaseEstimator):
     :meth:`fit` (``_parameter_constraints`` derive from the ``fair_regression`` knobs, with the
     estimator's wider mathematical domains for ε, N and T), ``clone`` / ``get_params`` /
     ``set_params`` work, an unfitted ``predict`` raises ``NotFittedError``. ``fit`` takes the
-    protected attribute as a third argument, ``fit(X, y, groups)``.
+    protected attribute as a third argument, ``fit(X, y, sensitive_features)``.
 
     Parameters
     ----------
