@@ -83,3 +83,30 @@ def test_shared_files_count_values_not_docstrings_and_skip_the_methods_own_place
     assert not any(path.startswith("fairengine/methods/maxent/") for path in found["maxent"])
     assert found["not_a_method"] == []
     print({name: len(paths) for name, paths in found.items()})
+
+
+def test_keyword_only_parameters_of_public_functions_are_not_limited(tmp_path):
+    tool = _tool()
+    source = (
+        "def public(a, b, *, c=1, d=2, e=3, f=4, g=5, h=6, i=7):\n    pass\n"
+        "def _private(a, b, *, c=1, d=2, e=3, f=4, g=5, h=6, i=7):\n    pass\n"
+        "def positional(a, b, c, d, e, f, g, h, i):\n    pass\n"
+        "class _Hidden:\n    def method(self, *, a, b, c, d, e, f, g, h, i):\n        pass\n"
+    )
+    functions = tool._functions(ROOT / "tools" / "x.py", ast.parse(source))
+    sizes = {f.name: (f.parameters, f.keyword_only, f.limited) for f in functions}
+    assert sizes == {
+        "public": (9, 7, 2),
+        "_private": (9, 0, 9),
+        "positional": (9, 0, 9),
+        "_Hidden.method": (9, 0, 9),
+    }
+
+
+def test_report_lists_keyword_only_signatures_apart_from_the_parameter_offenders():
+    data = _tool().report()
+    over = {(row["path"], row["name"]) for row in data["functions_over_parameters"]}
+    apart = {(row["path"], row["name"]) for row in data["keyword_only_signatures"]}
+    assert ("fairengine/data/task.py", "from_frame") in apart and not over & apart
+    for row in data["functions_over_parameters"]:
+        assert row["parameters"] - row["keyword_only"] > 8

@@ -19,6 +19,12 @@ argument, because ``get_params``/``set_params``, ``clone`` and grid searches rea
 signature. Folding them into an options object would break that contract, so the tool lists these
 signatures separately (``estimator_hyperparameters``) where a reader still sees how many there are.
 
+Keyword-only parameters of a public function (no part of its qualified name private) are explicit
+settings a caller names one by one, as scikit-learn's and fairlearn's public functions take them,
+rather than an options object or a ``**settings`` bag; they are reported (``keyword_only``, and
+the functions whose signature is long only through them under ``keyword_only_signatures``) but not
+counted against the parameter limit.
+
 Shared files per method: the files outside a method's own places (its package or module under
 ``fairengine/methods/``, its view, its chart module, its sweep module) that name it as a value —
 a string constant (not a docstring) equal to the name or its module path, or its guide page in
@@ -57,6 +63,12 @@ class FunctionSize:
     lines: int
     parameters: int
     hyperparameters: bool = False  # the __init__ of a scikit-learn estimator
+    keyword_only: int = 0  # keyword-only parameters of a public function (not limited)
+
+    @property
+    def limited(self) -> int:
+        """The parameters the limit counts: all but a public function's keyword-only ones."""
+        return self.parameters - self.keyword_only
 
 
 def _parameter_count(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
@@ -64,6 +76,11 @@ def _parameter_count(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
     count = len([n for n in names if n not in ("self", "cls")])
     return count + (args.vararg is not None) + (args.kwarg is not None)
+
+
+def _is_public(qualified: str) -> bool:
+    """No part of the qualified name is private (dunder methods such as ``__init__`` are not)."""
+    return not any(p.startswith("_") and not p.endswith("__") for p in qualified.split("."))
 
 
 def _functions(path: Path, tree: ast.AST) -> list[FunctionSize]:
@@ -75,7 +92,12 @@ def _functions(path: Path, tree: ast.AST) -> list[FunctionSize]:
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
                 name = f"{prefix}{child.name}"
                 lines = (child.end_lineno or child.lineno) - child.lineno + 1
-                found.append(FunctionSize(rel, name, child.lineno, lines, _parameter_count(child)))
+                keyword_only = len(child.args.kwonlyargs) if _is_public(name) else 0
+                found.append(
+                    FunctionSize(
+                        rel, name, child.lineno, lines, _parameter_count(child), False, keyword_only
+                    )
+                )
                 visit(child, f"{name}.")
             elif isinstance(child, ast.ClassDef):
                 visit(child, f"{prefix}{child.name}.")
@@ -254,10 +276,13 @@ def report(packages: tuple[str, ...] = PACKAGES) -> dict[str, object]:
     complex_functions = measure_complexity(packages)
     long_modules = {p: n for p, n in modules.items() if n > MAX_MODULE_LINES}
     long_functions = [f for f in functions if f.lines > MAX_FUNCTION_LINES]
-    many_parameters = [
-        f for f in functions if f.parameters > MAX_PARAMETERS and not f.hyperparameters
-    ]
+    many_parameters = [f for f in functions if f.limited > MAX_PARAMETERS and not f.hyperparameters]
     estimator_inits = [f for f in functions if f.hyperparameters]
+    keyword_only = [
+        f
+        for f in functions
+        if f.parameters > MAX_PARAMETERS and f.limited <= MAX_PARAMETERS and not f.hyperparameters
+    ]
     return {
         "files": len(files),
         "lines": sum(modules.values()),
@@ -265,7 +290,11 @@ def report(packages: tuple[str, ...] = PACKAGES) -> dict[str, object]:
         "modules_over_limit": dict(sorted(long_modules.items(), key=lambda kv: -kv[1])),
         "functions_over_lines": [asdict(f) for f in sorted(long_functions, key=lambda f: -f.lines)],
         "functions_over_parameters": [
-            asdict(f) for f in sorted(many_parameters, key=lambda f: -f.parameters)
+            asdict(f) for f in sorted(many_parameters, key=lambda f: -f.limited)
+        ],
+        "keyword_only": sum(f.keyword_only for f in functions),
+        "keyword_only_signatures": [
+            asdict(f) for f in sorted(keyword_only, key=lambda f: -f.parameters)
         ],
         "complexity_over_limit": complex_functions,
         "estimator_hyperparameters": [
@@ -299,7 +328,8 @@ def _print_summary(data: dict[str, object], top: int) -> None:
             if isinstance(row, tuple):
                 print(f"  {row[1]:5d}  {row[0]}")
             else:
-                value = row.get("lines") if unit == "lines" else row.get("parameters")
+                limited = row.get("parameters", 0) - row.get("keyword_only", 0)
+                value = row.get("lines") if unit == "lines" else limited
                 value = row["score"] if unit == "(C901)" else value
                 print(f"  {value:5d}  {row['path']}:{row['line']} {row['name']}")
     inits = data["estimator_hyperparameters"]
@@ -309,6 +339,15 @@ def _print_summary(data: dict[str, object], top: int) -> None:
     )
     for row in inits[:top]:
         print(f"  {row['parameters']:5d}  {row['path']}:{row['line']} {row['name']}")
+    signatures = data["keyword_only_signatures"]
+    print(
+        f"\nkeyword-only parameters of public functions (explicit, not limited): "
+        f"{data['keyword_only']}; signatures over {MAX_PARAMETERS} only through them: "
+        f"{len(signatures)} (parameters, of which keyword-only)"
+    )
+    for row in signatures[:top]:
+        where = f"{row['path']}:{row['line']} {row['name']}"
+        print(f"  {row['parameters']:5d}  ({row['keyword_only']} keyword-only)  {where}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,7 +10,6 @@ tasks this module handed that session for it.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -18,9 +17,10 @@ import pandas as pd
 import streamlit as st
 
 from fairengine import settings
-from fairengine.data import DataError, TableOptions, Task, from_frame, read_table
+from fairengine.data import DataError, Task, from_frame, read_table
 from fairengine.data.registry import load_frame
 from fairengine.data.roles import RoleGuess, guess_roles
+from fairengine.lru import LRU
 from fairengine.metrics import group_table
 
 
@@ -36,11 +36,11 @@ UPLOAD_MEMO = "_upload_memo"
 UPLOAD_ENTRIES = {"frame": 1, "sample": 1, "roles": 1, "task": 2, "split": 2}
 
 
-def _upload_memo(kind: str) -> OrderedDict:
+def _upload_memo(kind: str) -> LRU:
     """This session's recent values of one ``kind``, derived from its upload (a small LRU of
     ``key -> (inputs, value)``; inputs are held so that their identity stays theirs)."""
     memo = st.session_state.setdefault(UPLOAD_MEMO, {})
-    return memo.setdefault(kind, OrderedDict())
+    return memo.setdefault(kind, LRU(UPLOAD_ENTRIES[kind]))
 
 
 def _from_upload(value: Any) -> bool:
@@ -55,13 +55,8 @@ def _remembered(kind: str, key: tuple, inputs: tuple, compute: Callable[[], Any]
     memo = _upload_memo(kind)
     found = memo.get(key)
     if found is not None and all(a is b for a, b in zip(found[0], inputs, strict=True)):
-        memo.move_to_end(key)
         return found[1]
-    value = compute()
-    memo[key] = (inputs, value)
-    while len(memo) > UPLOAD_ENTRIES[kind]:
-        memo.popitem(last=False)
-    return value
+    return memo.put(key, (inputs, compute()))[1]
 
 
 def _spun(words: str, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -109,18 +104,26 @@ def build_task(
     features: tuple[str, ...] | None,
     kind: str | None,
     positive_label: str | tuple[str, ...] | None,
-    options: TableOptions,
+    name: str,
+    drop_missing: bool = False,
+    merge_small_groups: bool = False,
+    keep: tuple[str, ...] = (),
+    leave_out: tuple[str, ...] = (),
 ) -> Task:
-    """:func:`fairengine.data.from_frame` with these roles and table ``options`` (its name,
-    missing values, small groups), cached per table and arguments: in the session for an
-    upload, for every session for a bundled dataset."""
+    """:func:`fairengine.data.from_frame` with these roles and table settings (its name,
+    missing values, small groups, kept and left-out columns), cached per table and arguments:
+    in the session for an upload, for every session for a bundled dataset."""
     roles = {
         "target": target,
         "sensitive": sensitive,
         "features": features,
         "kind": kind,
         "positive_label": positive_label,
-        "options": options,
+        "name": name,
+        "drop_missing": drop_missing,
+        "merge_small_groups": merge_small_groups,
+        "keep": keep,
+        "leave_out": leave_out,
     }
     if _from_upload(frame):
         key = (id(frame), repr(sorted(roles.items())))
@@ -138,7 +141,7 @@ def _task_from(
     features: tuple[str, ...] | None,
     kind: str | None,
     positive_label: str | tuple[str, ...] | None,
-    options: TableOptions,
+    **table: Any,
 ) -> Task:
     return from_frame(
         frame,
@@ -147,7 +150,7 @@ def _task_from(
         features=None if features is None else list(features),
         kind=kind,  # type: ignore[arg-type]
         positive_label=positive_label,
-        options=options,
+        **table,
     )
 
 

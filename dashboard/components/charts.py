@@ -71,19 +71,26 @@ def group_rates_figure(table: pd.DataFrame, kind: str) -> go.Figure:
     return _layout(fig, f"{title} (95% bootstrap interval)", column.replace("_", " "))
 
 
+#: Where a figure's title sits: the top left of its container.
+_TITLE_TOP_LEFT = {"x": 0, "xanchor": "left", "y": 0.98, "yanchor": "top", "yref": "container"}
+
+
 def legend_above(fig: go.Figure, title: str | None = None, *, top: int = 90) -> go.Figure:
     """Title at the top left and a horizontal legend between it and the plot area, where it
     cannot cover tick labels, markers or the plotly toolbar (which sits at the top right)."""
     if title is not None:
-        fig.update_layout(
-            title={"text": title, "x": 0, "xanchor": "left", "y": 0.98, "yanchor": "top",
-                   "yref": "container"}
-        )  # fmt: skip
+        fig.update_layout(title={"text": title, **_TITLE_TOP_LEFT})
     fig.update_layout(
-        legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom",
-                "title": {"text": ""}},
+        legend={
+            "orientation": "h",
+            "x": 0,
+            "xanchor": "left",
+            "y": 1.02,
+            "yanchor": "bottom",
+            "title": {"text": ""},
+        },
         margin={"t": top},
-    )  # fmt: skip
+    )
     return fig
 
 
@@ -98,17 +105,21 @@ def legend_below(
     margin sized for ``entries`` lines: however narrow the column, the legend covers no part
     of the plot and no entry is cut. ``height`` is kept for the plot and its axes."""
     if title is not None:
-        fig.update_layout(
-            title={"text": title, "x": 0, "xanchor": "left", "y": 0.98, "yanchor": "top",
-                   "yref": "container"}
-        )  # fmt: skip
+        fig.update_layout(title={"text": title, **_TITLE_TOP_LEFT})
     legend = LEGEND_LINE * entries + 10
     fig.update_layout(
-        legend={"orientation": "v", "x": 0, "xanchor": "left", "y": 0, "yanchor": "bottom",
-                "yref": "container", "title": {"text": ""}},
+        legend={
+            "orientation": "v",
+            "x": 0,
+            "xanchor": "left",
+            "y": 0,
+            "yanchor": "bottom",
+            "yref": "container",
+            "title": {"text": ""},
+        },
         margin={"t": top, "b": legend + 60},
         height=height + legend,
-    )  # fmt: skip
+    )
     return fig
 
 
@@ -259,14 +270,18 @@ def _add_reference(
             text=[name],
             textposition="top center",
             textfont={"color": "#555555", "size": 11},
-            marker={"symbol": "diamond", "size": 12, "color": "#8c8c8c",
-                    "line": {"color": "#1f2633", "width": 1}},
+            marker={
+                "symbol": "diamond",
+                "size": 12,
+                "color": "#8c8c8c",
+                "line": {"color": "#1f2633", "width": 1},
+            },
             hovertemplate=(
                 f"<b>{name}</b> (baseline)<br>{x_label}: %{{x:.4f}}<br>{y_label}: %{{y:.4f}}"
                 "<extra></extra>"
             ),
         )
-    )  # fmt: skip
+    )
 
 
 #: The per-group rates the Compare page draws for a chosen point, per task kind.

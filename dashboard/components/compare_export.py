@@ -41,10 +41,17 @@ def page_frontiers(points: Sequence[Any], tkey: str, kind: str) -> list[Frontier
     for method, group in by_method.items():
         knob_names = list(dict.fromkeys(k for p in group for k in p.knobs))
         records = [
-            PointRecord(p.point_id, dict(p.knobs), p.metrics, True, p.elapsed, path=p.path,
-                        evidence=p.evidence)
+            PointRecord(
+                p.point_id,
+                dict(p.knobs),
+                p.metrics,
+                True,
+                p.elapsed,
+                path=p.path,
+                evidence=p.evidence,
+            )
             for p in group
-        ]  # fmt: skip
+        ]
         frontiers.append(Frontier.from_records(method, tkey, records, PLANE[kind], knob_names))
     return frontiers
 
@@ -62,8 +69,9 @@ def page_comparison(
 
 
 def _signature(points: Sequence[Any], audits: Sequence[AuditResult], pins: Sequence[str]) -> tuple:
-    named = tuple((a.name, a.threshold, a.metrics.get("test", {}).get(a.fairness_metric))
-                  for a in audits)  # fmt: skip
+    named = tuple(
+        (a.name, a.threshold, a.metrics.get("test", {}).get(a.fairness_metric)) for a in audits
+    )
     return tuple(p.key for p in points), named, tuple(pins)
 
 
@@ -85,9 +93,12 @@ def render_downloads(
     if built is None and st.button("Prepare the report", key="cmp_prepare_report"):
         try:
             comparison = page_comparison(task, points, audits, pins)
-            built = {"signature": signature, "comparison": comparison,
-                     "html": build_report(comparison, title=f"{task.name}: comparison"),
-                     "json": comparison_bytes(comparison)}  # fmt: skip
+            built = {
+                "signature": signature,
+                "comparison": comparison,
+                "html": build_report(comparison, title=f"{task.name}: comparison"),
+                "json": comparison_bytes(comparison),
+            }
         except DataError as exc:
             st.error(f"The report could not be made: {md_text(exc)}")
         except Exception as exc:

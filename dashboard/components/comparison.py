@@ -141,7 +141,11 @@ def point_result(point_key: str, _point: Any, _model: Any, _train: Task, _test: 
     if found is not None:
         checks, baselines = found
         return RunResult(
-            _point.method, dict(_point.knobs), _point.metrics, _model,
-            checks=checks, baselines=baselines,
-        )  # fmt: skip
+            _point.method,
+            dict(_point.knobs),
+            _point.metrics,
+            _model,
+            checks=checks,
+            baselines=baselines,
+        )
     return stored_result(_point.method, _point.knobs, _point.metrics, _model, _train, _test)

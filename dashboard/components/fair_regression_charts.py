@@ -28,27 +28,38 @@ def frontier_figure(
     if points is not None and len(points):
         part = points[points["split"] == split].sort_values("sp_ks")
         fig.add_scatter(
-            x=part["sp_ks"], y=part["scaled_loss"], mode="markers",
+            x=part["sp_ks"],
+            y=part["scaled_loss"],
+            mode="markers",
             name="fair regression (ε sweep)",
             marker={"color": PALETTE[0], "size": 8},
-            text=[f"ε = {e:g}" for e in part["eps"]], hovertemplate="%{text}<extra></extra>",
-        )  # fmt: skip
+            text=[f"ε = {e:g}" for e in part["eps"]],
+            hovertemplate="%{text}<extra></extra>",
+        )
         env = part[part["envelope"]].sort_values("sp_ks")
         fig.add_scatter(
-            x=env["sp_ks"], y=env["scaled_loss"], mode="lines", name="convex envelope (train)",
+            x=env["sp_ks"],
+            y=env["scaled_loss"],
+            mode="lines",
+            name="convex envelope (train)",
             line={"color": PALETTE[0]},
-        )  # fmt: skip
+        )
     rows = baselines[baselines["split"] == split]
     for i, row in enumerate(rows.itertuples()):
         fig.add_scatter(
-            x=[row.sp_ks], y=[row.scaled_loss], mode="markers", name=BASELINES.get(row.baseline,
-                                                                             row.baseline),
+            x=[row.sp_ks],
+            y=[row.scaled_loss],
+            mode="markers",
+            name=BASELINES.get(row.baseline, row.baseline),
             marker={"color": PALETTE[2 + i], "size": 12, "symbol": "diamond"},
-        )  # fmt: skip
+        )
     fig.add_scatter(
-        x=[current["sp_ks"]], y=[current["scaled_loss"]], mode="markers", name="current Q",
+        x=[current["sp_ks"]],
+        y=[current["scaled_loss"]],
+        mode="markers",
+        name="current Q",
         marker={"color": PALETTE[1], "size": 15, "symbol": "star"},
-    )  # fmt: skip
+    )
     return _layout(
         fig,
         f"Loss vs disparity ({split})",
@@ -65,15 +76,23 @@ def cdf_figure(cdfs: pd.DataFrame, ks: dict, split: str, target: str) -> go.Figu
     for i, name in enumerate(names):
         rows = part[part["group"] == name]
         fig.add_scatter(
-            x=rows["threshold"], y=rows["cdf"], mode="lines", line_shape="hv", name=plot_text(name),
-            line={"color": "#444444" if name == "overall" else PALETTE[i % len(PALETTE)],
-                  "dash": "dash" if name == "overall" else "solid"},
-        )  # fmt: skip
+            x=rows["threshold"],
+            y=rows["cdf"],
+            mode="lines",
+            line_shape="hv",
+            name=plot_text(name),
+            line={
+                "color": "#444444" if name == "overall" else PALETTE[i % len(PALETTE)],
+                "dash": "dash" if name == "overall" else "solid",
+            },
+        )
     fig.add_scatter(
-        x=[ks["threshold"], ks["threshold"]], y=[ks["group_cdf"], ks["overall_cdf"]],
-        mode="lines+markers", name=f"KS gap {ks['gap']:.3f} ({plot_text(ks['group'])})",
+        x=[ks["threshold"], ks["threshold"]],
+        y=[ks["group_cdf"], ks["overall_cdf"]],
+        mode="lines+markers",
+        name=f"KS gap {ks['gap']:.3f} ({plot_text(ks['group'])})",
         line={"color": "#d62728", "width": 4},
-    )  # fmt: skip
+    )
     return _layout(
         fig, f"Prediction CDFs per group ({split})", f"predicted {plot_text(target)}", "P(Q(x) ≤ t)"
     )

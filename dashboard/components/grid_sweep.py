@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import threading
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +23,7 @@ from dashboard.components.deploy import limits, thin
 from fairengine.data import Task
 from fairengine.frontier import sweep, task_key
 from fairengine.frontier.sweep import sweep_settings
+from fairengine.lru import LRU
 from fairengine.methods.base import Method
 from fairengine.methods.registry import portable
 from fairengine.textsafe import md_text
@@ -117,10 +117,10 @@ def grid_sweep(
 
 
 @st.cache_resource(show_spinner=False)
-def _complete() -> tuple[OrderedDict, threading.Lock]:
+def _complete() -> tuple[LRU, threading.Lock]:
     """Complete sweeps by (task, grid, store), shared by every session (a small LRU), and the
     lock its users hold (sessions run in threads of their own)."""
-    return OrderedDict(), threading.Lock()
+    return LRU(16), threading.Lock()
 
 
 def stored_points(
@@ -138,8 +138,7 @@ def stored_points(
     memo, lock = _complete()
     with lock:
         if memo_key in memo:
-            memo.move_to_end(memo_key)
-            return memo[memo_key]
+            return memo.get(memo_key)
     stored = {point.key for point in store.points(tkey, method.name)}
     try:
         settings = sweep_settings(method, train, test, grid)
@@ -149,7 +148,4 @@ def stored_points(
         return None
     points = sweep(method.name, train, test, grid, store=store).points
     with lock:
-        memo[memo_key] = points
-        while len(memo) > 16:
-            memo.popitem(last=False)
-    return points
+        return memo.put(memo_key, points)

@@ -91,7 +91,7 @@ def marginals_figure(marginals: pd.DataFrame) -> go.Figure:
         ("raw", "raw data", "circle-open", 9),
         ("achieved", "achieved by p* (E_p*[α])", "circle", 13),
         ("theta", "target θ", "x-thin-open", 11),
-    ):  # fmt: skip  (θ last: drawn on top of the achieved marker it usually coincides with)
+    ):  # θ last: drawn on top of the achieved marker it usually coincides with
         fig.add_scatter(
             x=names,
             y=marginals[column],
@@ -104,7 +104,7 @@ def marginals_figure(marginals: pd.DataFrame) -> go.Figure:
                 "size": size,
                 "color": COLORS[column],
                 "line": {"width": 2, "color": COLORS[column]},
-            },  # fmt: skip
+            },
             opacity=0.55 if column == "achieved" else 1.0,
         )
     fig.update_xaxes(tickangle=45)

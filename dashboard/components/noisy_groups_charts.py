@@ -67,11 +67,16 @@ def bound_table(bound: pd.DataFrame) -> pd.DataFrame:
     """Theorem 1's bound per (rate, group) as a table (the bound can be far above the observed
     violations, so it gets no shared bar scale). A bound of 1 or more on a rate gap, which is
     never above 1, is shown as :data:`VACUOUS` rather than as a number."""
-    table = bound.rename(columns={
-        "rate": "rate", "group": "true group", "true_violation": "true-group violation",
-        "noisy_violation": "noisy-group violation", "tv": "TV(p_j, p̂_j)",
-        "bound": "Theorem 1 bound",
-    })  # fmt: skip
+    table = bound.rename(
+        columns={
+            "rate": "rate",
+            "group": "true group",
+            "true_violation": "true-group violation",
+            "noisy_violation": "noisy-group violation",
+            "tv": "TV(p_j, p̂_j)",
+            "bound": "Theorem 1 bound",
+        }
+    )
     table["rate"] = table["rate"].map(lambda r: RATE_WORDS.get(str(r).lower(), str(r)))
     table = table.round(4)
     column = "Theorem 1 bound"
@@ -112,24 +117,30 @@ def _by_method(points: pd.DataFrame, split: str):
     return part.groupby("method", sort=False)
 
 
-def violation_vs_noise(points: pd.DataFrame, slack: float, split: str = "test") -> go.Figure:
-    """Max true-group violation vs noise level per approach (the paper's Figures 1–2)."""
+def _lines_by_method(points: pd.DataFrame, split: str, column: str) -> go.Figure:
+    """One line of ``column`` against the noise level per approach."""
     fig = go.Figure()
     for i, (method, rows) in enumerate(_by_method(points, split)):
-        fig.add_scatter(x=rows["noise"], y=rows["true_violation"], mode="lines+markers",
-                        name=LABELS.get(method, method), line={"color": PALETTE[i]})  # fmt: skip
+        name, color = LABELS.get(method, method), PALETTE[i]
+        fig.add_scatter(
+            x=rows["noise"], y=rows[column], mode="lines+markers", name=name, line={"color": color}
+        )
+    return fig
+
+
+def violation_vs_noise(points: pd.DataFrame, slack: float, split: str = "test") -> go.Figure:
+    """Max true-group violation vs noise level per approach (the paper's Figures 1–2)."""
+    fig = _lines_by_method(points, split, "true_violation")
     fig.add_hline(y=0.0, line_dash="dot", annotation_text="0: constraints met below")
     fig.add_hline(y=-slack, line_color="#222222", annotation_text="all negatives (−α)")
-    return _layout(fig, f"True-group violation vs noise ({split})", "noise level",
-                   "max true-group violation")  # fmt: skip
+    return _layout(
+        fig, f"True-group violation vs noise ({split})", "noise level", "max true-group violation"
+    )
 
 
 def error_vs_noise(points: pd.DataFrame, split: str = "test") -> go.Figure:
     """Error vs noise level per approach (the paper's Figure 3)."""
-    fig = go.Figure()
-    for i, (method, rows) in enumerate(_by_method(points, split)):
-        fig.add_scatter(x=rows["noise"], y=rows["error"], mode="lines+markers",
-                        name=LABELS.get(method, method), line={"color": PALETTE[i]})  # fmt: skip
+    fig = _lines_by_method(points, split, "error")
     return _layout(fig, f"Error vs noise ({split})", "noise level", "error")
 
 
@@ -140,17 +151,30 @@ def noisy_vs_true(points: pd.DataFrame, split: str = "test") -> go.Figure:
     fig = go.Figure()
     for i, (method, rows) in enumerate(part.groupby("method", sort=False)):
         fig.add_scatter(
-            x=rows["noisy_violation"], y=rows["true_violation"], mode="markers",
-            name=LABELS.get(method, method), marker={"color": PALETTE[i], "size": 10},
-            text=[f"noise {v:g}" for v in rows["noise"]], hovertemplate="%{text}<extra></extra>",
-        )  # fmt: skip
+            x=rows["noisy_violation"],
+            y=rows["true_violation"],
+            mode="markers",
+            name=LABELS.get(method, method),
+            marker={"color": PALETTE[i], "size": 10},
+            text=[f"noise {v:g}" for v in rows["noise"]],
+            hovertemplate="%{text}<extra></extra>",
+        )
     if len(part):
         low = float(min(part["noisy_violation"].min(), part["true_violation"].min()))
         high = float(max(part["noisy_violation"].max(), part["true_violation"].max()))
-        fig.add_scatter(x=[low, high], y=[low, high], mode="lines", name="y = x",
-                        line={"color": "#888888", "dash": "dash"})  # fmt: skip
-    return _layout(fig, f"Noisy- vs true-group violation ({split})", "noisy-group violation",
-                   "true-group violation")  # fmt: skip
+        fig.add_scatter(
+            x=[low, high],
+            y=[low, high],
+            mode="lines",
+            name="y = x",
+            line={"color": "#888888", "dash": "dash"},
+        )
+    return _layout(
+        fig,
+        f"Noisy- vs true-group violation ({split})",
+        "noisy-group violation",
+        "true-group violation",
+    )
 
 
 #: The page's "How to read this page" guide: what to look at first, what each chart means and

@@ -40,8 +40,8 @@ def upload_link_message(file_name: str | None) -> str:
 def init_from_query_params() -> None:
     """On a session's first run, take the data and roles from the URL (``?dataset=compas``).
 
-    A link made from an upload (``?data=upload&name=arrests.csv&target=…``; older links say
-    ``source=upload&dataset=…``) cannot bring the table back: the session opens on the upload
+    A link made from an upload (``?data=upload&name=arrests.csv&target=…``) cannot bring the
+    table back: the session opens on the upload
     box with that message and no other data, and keeps the link's roles for when the same file
     is uploaded again. The link's values are the sender's: the warnings quote them through
     :func:`~fairengine.textsafe.md_text`, so a link cannot put a link or an image on the page.
@@ -52,8 +52,8 @@ def init_from_query_params() -> None:
     params = st.query_params
     st.session_state["_url"] = {key: params.get(key) for key in params}
     name = params.get("dataset")
-    if params.get(UPLOAD_PARAM[0]) == UPLOAD_PARAM[1] or params.get("source") == "upload":
-        file_name = params.get("name") or name
+    if params.get(UPLOAD_PARAM[0]) == UPLOAD_PARAM[1]:
+        file_name = params.get("name")
         st.session_state["sel.source"] = "upload"
         st.session_state["url_warning"] = upload_link_message(file_name)
         st.session_state["upload.link"] = {

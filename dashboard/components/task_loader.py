@@ -10,7 +10,7 @@ import streamlit as st
 
 from dashboard.components import cached
 from dashboard.components.state import DEFAULT_DATASET, TASK_KEY, selection, set_task
-from fairengine.data import DataError, TableOptions, Task
+from fairengine.data import DataError, Task
 from fairengine.data.registry import DATASETS, default_features
 from fairengine.textsafe import md_text
 
@@ -29,7 +29,7 @@ def bundled_task(name: str, target: str, sensitive: tuple[str, ...], kind: str |
         features=default_features(info, frame, target, sensitive),
         kind=kind,
         positive_label=info.positive_labels.get(target),
-        options=TableOptions(name=name),
+        name=name,
     )
 
 

@@ -23,7 +23,7 @@ from dashboard.components.state import (
     set_task,
     stop_page,
 )
-from fairengine.data import DataError, TableOptions
+from fairengine.data import DataError
 from fairengine.data.io import MAX_FILE_BYTES
 from fairengine.data.registry import DATASETS, default_features
 from fairengine.data.roles import RoleGuess
@@ -277,13 +277,11 @@ try:
         features=None if features is None else tuple(features),
         kind=None if kind_choice == "auto" else kind_choice,
         positive_label=positive_label,
-        options=TableOptions(
-            name=name,
-            drop_missing=drop_missing,
-            merge_small_groups=merge_small,
-            keep=tuple(st.session_state.get("sel.keep_columns") or ()),
-            leave_out=tuple(st.session_state.get("sel.leave_out") or ()),
-        ),
+        name=name,
+        drop_missing=drop_missing,
+        merge_small_groups=merge_small,
+        keep=tuple(st.session_state.get("sel.keep_columns") or ()),
+        leave_out=tuple(st.session_state.get("sel.leave_out") or ()),
     )
 except DataError as exc:
     set_task(None)

@@ -13,6 +13,7 @@ from dashboard.components.method_page import ModelButton, model_and_comparison, 
 from dashboard.components.shared import shared
 from dashboard.components.tables import static_table
 from fairengine.methods import get_method
+from fairengine.methods.fair_regression.losses import group_loss_bound
 from fairengine.sweeps.fair_regression import mark_envelope
 from fairengine.textsafe import md_text
 
@@ -82,9 +83,7 @@ c1.plotly_chart(
     shared(charts.cdf_figure, rkey, art["group_cdfs"], art["ks"]["test"], "test", task.target),
     key="fr_cdfs",
 )
-bound = None
-if knobs["constraint"] == "bounded_group_loss" and knobs["loss_function"] != "logistic":
-    bound = knobs["eps"] * (2.0 if knobs["loss_function"] == "square" else 1.0)
+bound = group_loss_bound(knobs["constraint"], knobs["loss_function"], knobs["eps"])
 c2.plotly_chart(
     shared(charts.group_loss_figure, rkey, art["group_losses"], "test", bound),
     key="fr_group_losses",

@@ -109,13 +109,22 @@ def task_summary(task: Task, train: Task, test: Task) -> dict[str, Any]:
         for g, name in enumerate(task.group_names)
     ]
     return {
-        "key": task_key(train, test), "name": str(task.name), "kind": task.kind,
-        "rows": len(task.frame), "train_rows": len(train.frame), "test_rows": len(test.frame),
-        "target": str(task.target), "positive_label": _text(task.positive_label),
-        "sensitive": [str(c) for c in task.sensitive], "features": len(task.features),
-        "groups": groups, "base_rate": _mean(y), "train_fingerprint": train.fingerprint,
-        "test_fingerprint": test.fingerprint, "notes": [str(n) for n in task.notes],
-    }  # fmt: skip
+        "key": task_key(train, test),
+        "name": str(task.name),
+        "kind": task.kind,
+        "rows": len(task.frame),
+        "train_rows": len(train.frame),
+        "test_rows": len(test.frame),
+        "target": str(task.target),
+        "positive_label": _text(task.positive_label),
+        "sensitive": [str(c) for c in task.sensitive],
+        "features": len(task.features),
+        "groups": groups,
+        "base_rate": _mean(y),
+        "train_fingerprint": train.fingerprint,
+        "test_fingerprint": test.fingerprint,
+        "notes": [str(n) for n in task.notes],
+    }
 
 
 def _mean(values: np.ndarray) -> float | None:
@@ -213,10 +222,14 @@ def load_comparison(
             str(exc).replace("The model file's", "The comparison file's")
         ) from None
     comparison = Comparison(
-        tasks=data["tasks"], axes=tuple(data["axes"]), points=data["points"],
-        outside=data["outside"], pins=data["pins"], versions=data["versions"],
+        tasks=data["tasks"],
+        axes=tuple(data["axes"]),
+        points=data["points"],
+        outside=data["outside"],
+        pins=data["pins"],
+        versions=data["versions"],
         created=data["created"],
-    )  # fmt: skip
+    )
     if train is not None and test is not None:
         _check_same_data(comparison, train, test)
     return comparison

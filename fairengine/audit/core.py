@@ -282,10 +282,16 @@ def _group_table(test: Task, pred: np.ndarray, scores: np.ndarray | None) -> pd.
     classifier the disparities against the largest group with the four-fifths verdict."""
     scores = scores if test.kind == "classification" else None
     return metrics.group_table(
-        test.y, pred, test.groups, group_names=list(test.group_names), kind=test.kind,
-        ci=CI_LEVEL, n_boot=N_BOOT, scores=scores,
+        test.y,
+        pred,
+        test.groups,
+        group_names=list(test.group_names),
+        kind=test.kind,
+        ci=CI_LEVEL,
+        n_boot=N_BOOT,
+        scores=scores,
         reference="largest" if test.kind == "classification" else None,
-    )  # fmt: skip
+    )
 
 
 def threshold_curve(test: Task, scores: np.ndarray) -> pd.DataFrame:
@@ -300,10 +306,15 @@ def threshold_curve(test: Task, scores: np.ndarray) -> pd.DataFrame:
         overall = metrics.audit_rates(y, hard, None).iloc[0]
         for code, group in enumerate(test.group_names):
             rows.append({"threshold": float(t), "group": group, **by_group.loc[code, shown]})
-        rows.append({
-            "threshold": float(t), "group": "overall", **overall[shown],
-            "error": metrics.error(y, hard), "dp_diff": metrics.dp_diff(y, hard, codes),
-        })  # fmt: skip
+        rows.append(
+            {
+                "threshold": float(t),
+                "group": "overall",
+                **overall[shown],
+                "error": metrics.error(y, hard),
+                "dp_diff": metrics.dp_diff(y, hard, codes),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -350,8 +361,13 @@ def _error_vs_reference(
         return None
     p_better, p_worse = paired_error_test(test.y, pred, reference, test.kind)
     words, label = metrics.metric_label(name).lower(), result.baselines.unconstrained_label
-    numbers = {"test_value": values[0], "reference_value": values[1], "p_better": p_better,
-               "p_worse": p_worse, "significance": SIGNIFICANCE}  # fmt: skip
+    numbers = {
+        "test_value": values[0],
+        "reference_value": values[1],
+        "p_better": p_better,
+        "p_worse": p_worse,
+        "significance": SIGNIFICANCE,
+    }
     versus = f"On the test rows its {words} is {values[0]:.4f} against {values[1]:.4f} for the "
     if p_worse < SIGNIFICANCE:
         sentence = (
@@ -375,8 +391,13 @@ def _fairness_vs_reference(
     if not metrics.is_lower_better(name):
         low, high = -high, -low  # positive = worse
     words, label = metrics.metric_label(name).lower(), result.baselines.unconstrained_label
-    numbers = {"test_value": values[0], "reference_value": values[1], "worse_by_low": low,
-               "worse_by_high": high, "level": 1 - SIGNIFICANCE}  # fmt: skip
+    numbers = {
+        "test_value": values[0],
+        "reference_value": values[1],
+        "worse_by_low": low,
+        "worse_by_high": high,
+        "level": 1 - SIGNIFICANCE,
+    }
     versus = f"On the test rows its {words} is {values[0]:.4f} against {values[1]:.4f} for the "
     spread = (
         f"paired bootstrap {1 - SIGNIFICANCE:.0%} interval of how much worse: "

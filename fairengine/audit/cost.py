@@ -73,13 +73,19 @@ def cost_of_fairness(
         gain = sign_fair * (here_fair - f)
         if gain <= 1e-12:
             continue
-        rows.append({
-            "method": str(record.get("method", "")), "point_id": str(record.get("point_id", "")),
-            "knobs": knob_label(dict(record.get("knobs") or {})), "fairness": f,
-            "performance": p, "fairness_gain": gain, "error_cost": sign_perf * (p - here_perf),
-            "distance": math.hypot(f - here_fair, p - here_perf),
-            "checks": _worst(record.get("checks")),
-        })  # fmt: skip
+        rows.append(
+            {
+                "method": str(record.get("method", "")),
+                "point_id": str(record.get("point_id", "")),
+                "knobs": knob_label(dict(record.get("knobs") or {})),
+                "fairness": f,
+                "performance": p,
+                "fairness_gain": gain,
+                "error_cost": sign_perf * (p - here_perf),
+                "distance": math.hypot(f - here_fair, p - here_perf),
+                "checks": _worst(record.get("checks")),
+            }
+        )
     table = pd.DataFrame(rows, columns=list(COLUMNS))
     if table.empty:
         return table

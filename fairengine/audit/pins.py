@@ -22,8 +22,13 @@ def pin_entry(
     for result in audits:
         if result.name == pin:
             groups = table_records(result.groups)
-            return {"kind": "outside", "id": pin, "method": "outside", "groups": groups,
-                    "card": outside_card(result)}  # fmt: skip
+            return {
+                "kind": "outside",
+                "id": pin,
+                "method": "outside",
+                "groups": groups,
+                "card": outside_card(result),
+            }
     for frontier in frontiers:
         for record in frontier.to_records():
             if record["point_id"].startswith(pin):
@@ -42,12 +47,23 @@ def _point_entry(frontier: Any, record: dict[str, Any], train: Task, test: Task)
     result = frontier.result(point_id)
     if result is None:
         checks, baselines = evidence_from_dict(record)
-        result = RunResult(frontier.method, record["knobs"], record["metrics"], model,
-                           checks=checks, baselines=baselines)  # fmt: skip
+        result = RunResult(
+            frontier.method,
+            record["knobs"],
+            record["metrics"],
+            model,
+            checks=checks,
+            baselines=baselines,
+        )
     card = model_card(result, train, test, group_table=table)
     groups = None if table is None else table_records(table)
-    return {"kind": "point", "id": point_id, "method": frontier.method, "groups": groups,
-            "card": card}  # fmt: skip
+    return {
+        "kind": "point",
+        "id": point_id,
+        "method": frontier.method,
+        "groups": groups,
+        "card": card,
+    }
 
 
 def model_group_table(model: Any, test: Task) -> pd.DataFrame | None:
@@ -67,10 +83,15 @@ def model_group_table(model: Any, test: Task) -> pd.DataFrame | None:
     except (KeyError, ValueError):
         return None
     return metrics.group_table(
-        test.y, np.asarray(pred, dtype=float), test.groups, group_names=list(test.group_names),
-        kind=test.kind, ci=CI_LEVEL, n_boot=N_BOOT,
+        test.y,
+        np.asarray(pred, dtype=float),
+        test.groups,
+        group_names=list(test.group_names),
+        kind=test.kind,
+        ci=CI_LEVEL,
+        n_boot=N_BOOT,
         reference="largest" if test.kind == "classification" else None,
-    )  # fmt: skip
+    )
 
 
 def outside_card(result: AuditResult) -> str:
@@ -83,7 +104,8 @@ def outside_card(result: AuditResult) -> str:
     lines += ["", "## Metrics (test rows)", "", "| metric | value |", "|---|---|"]
     lines += [f"| {k} | {v:.4f} |" for k, v in result.metrics.get("test", {}).items()]
     lines += ["", "## Checks", ""]
-    lines += [f"- **{c.level.upper()}** {md_text(c.name)}: {md_text(c.sentence)}"
-              for c in result.checks]  # fmt: skip
+    lines += [
+        f"- **{c.level.upper()}** {md_text(c.name)}: {md_text(c.sentence)}" for c in result.checks
+    ]
     lines += [f"- Note: {md_text(n)}" for n in result.notes]
     return "\n".join(lines) + "\n"

@@ -54,7 +54,10 @@ def postprocess(
         task, probabilities, "probabilities", None, name, split, trained=result.trained_on
     )
     post.source = f"{result.source}, post-processed"
-    unfitted = [f"Group {train.group_names[g]!r} has a single label in the training rows: it "
-                "keeps the plain threshold 1/2." for g in single]  # fmt: skip
+    unfitted = [
+        f"Group {train.group_names[g]!r} has a single label in the training rows: it "
+        "keeps the plain threshold 1/2."
+        for g in single
+    ]
     post.notes = (*result.notes, SENSITIVE_AT_PREDICTION, *unfitted)
     return post

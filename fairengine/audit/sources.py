@@ -51,9 +51,11 @@ def without_column(task: Task, column: str, why: str) -> Task:
         )
     note = f"Column {column!r} is not a feature of any method: {why}."
     return replace(
-        task, frame=task.frame.drop(columns=[column]), features=features,
+        task,
+        frame=task.frame.drop(columns=[column]),
+        features=features,
         notes=(*task.notes, note),
-    )  # fmt: skip
+    )
 
 
 def _role_error(task: Task, column: str, what: str) -> DataError:
@@ -152,8 +154,10 @@ def _table_keys(task: Task, id_column: str) -> tuple[pd.Series, Task, str]:
 def _extra_ids_note(extra: int, keyed_by: str) -> tuple[str, ...]:
     if extra <= 0:
         return ()
-    return (f"{extra:,} prediction(s) in the file match no row of the table ({keyed_by}); "
-            "they were ignored.",)  # fmt: skip
+    return (
+        f"{extra:,} prediction(s) in the file match no row of the table ({keyed_by}); "
+        "they were ignored.",
+    )
 
 
 # -- model files ----------------------------------------------------------------------------------

@@ -16,7 +16,6 @@ _LAZY = {
     "read_table": "fairengine.data.io",
     "Task": "fairengine.data.task",
     "from_frame": "fairengine.data.task",
-    "TableOptions": "fairengine.data.task",
     "split_ids": "fairengine.data.split",
 }
 
@@ -24,7 +23,6 @@ __all__ = [
     "DataError",
     "DatasetInfo",
     "FeatureEncoder",
-    "TableOptions",
     "Task",
     "from_frame",
     "list_datasets",

@@ -52,6 +52,21 @@ def row_ids(task: Task, id_values: pd.Series | None = None) -> pd.Series:
     return ids.rename(name)
 
 
+def held_out_rows(strata: np.ndarray, share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A method's own validation split inside its training rows: (kept rows, held-out rows),
+    each sorted, the held-out rows a seeded ``share`` of each stratum's rows (rounded, at least
+    one row of each stratum kept). One label for every row: a plain random split."""
+    rng = np.random.default_rng(seed)
+    held = []
+    for k in np.unique(strata):
+        rows = np.nonzero(strata == k)[0]
+        n_held = min(int(round(share * len(rows))), len(rows) - 1)
+        held.append(rng.choice(rows, n_held, replace=False))
+    mask = np.zeros(len(strata), dtype=bool)
+    mask[np.concatenate(held)] = True
+    return np.nonzero(~mask)[0], np.nonzero(mask)[0]
+
+
 def split_ids(
     task: Task,
     test_size: float = 0.3,
@@ -86,12 +101,3 @@ def split_table(
     part = np.where(task.frame.index.isin(train.frame.index), "train", "test")
     return pd.DataFrame({ids.name: ids.to_numpy(), PART_COLUMN: part})
 
-
-def held_out_rows(n: int, share: float, random_state: int) -> tuple[np.ndarray, np.ndarray]:
-    """(rows a learner fits on, rows held out to judge it) of ``n`` rows, each sorted: a random
-    ``share`` of them held out, none when either side would keep fewer than 2 rows."""
-    held = int(round(share * n)) if share > 0 else 0
-    if held < 2 or n - held < 2:
-        return np.arange(n), np.arange(0)
-    order = np.random.default_rng(random_state).permutation(n)
-    return np.sort(order[held:]), np.sort(order[:held])

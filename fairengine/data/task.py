@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -186,19 +186,6 @@ class Task:
         }
 
 
-@dataclass(frozen=True)
-class TableOptions:
-    """How :func:`from_frame` reads a table besides its roles (its parameters of these names)."""
-
-    name: str = "uploaded"
-    drop_missing: bool = False
-    merge_small_groups: bool = False
-    min_group_size: int | None = None
-    max_rows: int | None = None
-    keep: tuple[str, ...] = ()
-    leave_out: tuple[str, ...] = ()
-
-
 def from_frame(
     df: pd.DataFrame,
     *,
@@ -207,8 +194,13 @@ def from_frame(
     features: Sequence[str] | None = None,
     kind: Kind | None = None,
     positive_label: object = None,
-    options: TableOptions | None = None,
-    **table: Any,
+    name: str = "uploaded",
+    drop_missing: bool = False,
+    merge_small_groups: bool = False,
+    min_group_size: int | None = None,
+    max_rows: int | None = None,
+    keep: tuple[str, ...] = (),
+    leave_out: tuple[str, ...] = (),
 ) -> Task:
     """Validate a table and its roles and build a :class:`Task`.
 
@@ -232,50 +224,43 @@ def from_frame(
         positive (``1``, ``True``, ``"yes"``, ``">50K"``, ...), else the rarer value. A list (or
         tuple/set) of values makes a one-vs-rest task of a target with several classes: those
         values are coded 1, every other value 0 (``Task.positive_values``).
-    options : TableOptions, optional
-        The options below as one object.
-    **table
-        Its fields one by one, overriding ``options`` (``drop_missing=True`` equals
-        ``options=TableOptions(drop_missing=True)``; an unknown name is a ``TypeError``):
-
-        ``name`` : str
-            Name shown in the dashboard and stored in model files.
-        ``drop_missing`` : bool
-            Drop rows with a missing target or sensitive value instead of raising.
-        ``merge_small_groups`` : bool
-            Merge groups smaller than ``min_group_size`` into one group instead of raising.
-        ``min_group_size`` : int, optional
-            Smallest group accepted (default :data:`fairengine.data.validate.MIN_GROUP_SIZE`).
-        ``max_rows`` : int, optional
-            Row limit (default :data:`fairengine.data.validate.MAX_ROWS`).
-        ``keep`` : tuple of str
-            Identifier columns kept as features anyway (without ``features``, identifiers are
-            left out: ``Task.identifiers``).
-        ``leave_out`` : tuple of str
-            Columns left out of the features (e.g. a leaked column named in ``Task.leaks``).
+    name : str
+        Name shown in the dashboard and stored in model files.
+    drop_missing : bool
+        Drop rows with a missing target or sensitive value instead of raising.
+    merge_small_groups : bool
+        Merge groups smaller than ``min_group_size`` into one group instead of raising.
+    min_group_size : int, optional
+        Smallest group accepted (default :data:`fairengine.data.validate.MIN_GROUP_SIZE`).
+    max_rows : int, optional
+        Row limit (default :data:`fairengine.data.validate.MAX_ROWS`).
+    keep : tuple of str
+        Identifier columns kept as features anyway (without ``features``, identifiers are
+        left out: ``Task.identifiers``).
+    leave_out : tuple of str
+        Columns left out of the features (e.g. a leaked column named in ``Task.leaks``).
 
     Raises
     ------
     DataError
         With a message that names the column and says what to do.
     """
-    opts = replace(options or TableOptions(), **table)
     roles = {"target": target, "sensitive": sensitive, "features": features}
     checked = check_roles(
         df,
         **roles,
-        drop_missing=opts.drop_missing,
-        max_rows=opts.max_rows,
-        keep=opts.keep,
-        leave_out=opts.leave_out,
+        drop_missing=drop_missing,
+        max_rows=max_rows,
+        keep=keep,
+        leave_out=leave_out,
     )
     frame = checked.frame
     kind, label, values = _target_coding(frame[target], target, kind, positive_label)
     group_names, merged = checked.group_levels(
-        merge_small_groups=opts.merge_small_groups, min_group_size=opts.min_group_size
+        merge_small_groups=merge_small_groups, min_group_size=min_group_size
     )
     task = Task(
-        name=opts.name,
+        name=name,
         frame=frame,
         target=target,
         sensitive=checked.sensitive,

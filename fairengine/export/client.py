@@ -18,7 +18,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -240,26 +240,18 @@ def predict_frame(
     return out
 
 
-@dataclass(frozen=True)
-class PredictOptions:
-    """How :func:`predict_file` predicts (its parameters of these names)."""
-
-    proba: bool = False
-    id_columns: Sequence[str] = ()
-    allow_extra: bool = False
-    random_state: int = 0
-    chunk_rows: int = CHUNK_ROWS
-
-
 def predict_file(
     model_path: str | os.PathLike[str],
     data_path: str | os.PathLike[str],
     out: str | os.PathLike[str] | None = None,
     *,
-    options: PredictOptions | None = None,
+    proba: bool = False,
+    id_columns: Sequence[str] = (),
+    allow_extra: bool = False,
+    random_state: int = 0,
+    chunk_rows: int = CHUNK_ROWS,
     stdout: IO[str] | None = None,
     stderr: IO[str] | None = None,
-    **settings: Any,
 ) -> int:
     """Predict every row of ``data_path`` into ``out`` (CSV, or Parquet for a ``.parquet``
     suffix; CSV on ``stdout`` without ``out``); returns the number of rows written. Columns the
@@ -268,9 +260,7 @@ def predict_file(
 
     ``proba`` (add the probability of 1, or the expected value), ``id_columns`` (input columns
     copied to the output), ``allow_extra`` (ignore unknown columns), ``random_state`` (seed of a
-    randomized model's draws) and ``chunk_rows`` (rows read at a time) are the fields of
-    :class:`PredictOptions`, given as ``options`` or one by one as keyword arguments (which
-    override ``options``; an unknown name is a ``TypeError``).
+    randomized model's draws) and ``chunk_rows`` (rows read at a time).
 
     Raises
     ------
@@ -279,13 +269,10 @@ def predict_file(
     SchemaError
         For input that does not match the model's schema.
     """
-    opts = replace(options or PredictOptions(), **settings)
     model = load_model(model_path)
     schema = model.input_schema or input_schema(model, read_manifest(model_path))
-    columns, chunks = read_chunks(data_path, schema, opts.chunk_rows)
-    ignored = check_columns(
-        schema, columns, id_columns=opts.id_columns, allow_extra=opts.allow_extra
-    )
+    columns, chunks = read_chunks(data_path, schema, chunk_rows)
+    ignored = check_columns(schema, columns, id_columns=id_columns, allow_extra=allow_extra)
     if ignored:
         print(ignored_note(schema, ignored), file=stderr or sys.stderr)
     sink = _Sink(out, stdout)
@@ -293,20 +280,18 @@ def predict_file(
     try:
         for i, chunk in enumerate(chunks):
             check_types(schema, chunk, first_row=rows)
-            seed = int(np.random.SeedSequence([opts.random_state, i]).generate_state(1)[0])
-            result = predict_frame(
-                model, chunk[schema.features], proba=opts.proba, random_state=seed
-            )
+            seed = int(np.random.SeedSequence([random_state, i]).generate_state(1)[0])
+            result = predict_frame(model, chunk[schema.features], proba=proba, random_state=seed)
             result = pd.concat(
                 [
-                    chunk[list(opts.id_columns)].reset_index(drop=True),
+                    chunk[list(id_columns)].reset_index(drop=True),
                     result.reset_index(drop=True),
                 ],
                 axis=1,
             )
             sink.write(result, header=i == 0)
             rows += len(result)
-        sink.finish(empty=rows == 0, columns=[*opts.id_columns, "prediction"])
+        sink.finish(empty=rows == 0, columns=[*id_columns, "prediction"])
     except (ValueError, pd.errors.ParserError) as exc:
         if isinstance(exc, SchemaError | ModelFileError):
             raise

@@ -8,7 +8,7 @@
 from fairengine.frontier.pareto import pareto_mask
 from fairengine.frontier.result import Frontier
 from fairengine.frontier.store import CachedPoint, FrontierStore, point_key, task_key
-from fairengine.frontier.sweep import Workers, expand_grid, sweep
+from fairengine.frontier.sweep import expand_grid, sweep
 
 __all__ = [
     "CachedPoint",
@@ -18,6 +18,5 @@ __all__ = [
     "pareto_mask",
     "point_key",
     "sweep",
-    "Workers",
     "task_key",
 ]

@@ -116,8 +116,12 @@ def shows_effect(result: Any, fairness_metric: str) -> tuple[bool, dict[str, flo
     fair = _evidence_fairness(result, fairness_metric)
     reference = base.unconstrained["test"].get(fairness_metric, math.nan)
     better = fair < reference if is_lower_better(fairness_metric) else fair > reference
-    numbers = {perf: value, f"constant_{perf}": const, fairness_metric: fair,
-               f"unconstrained_{fairness_metric}": reference}  # fmt: skip
+    numbers = {
+        perf: value,
+        f"constant_{perf}": const,
+        fairness_metric: fair,
+        f"unconstrained_{fairness_metric}": reference,
+    }
     missed = [] if value < const else ["error"]
     missed += [] if better else ["fairness"]
     missed += [] if promise_held(result) else ["promise"]
@@ -134,9 +138,13 @@ def _evidence_fairness(result: Any, name: str) -> float:
 
 
 def run_cell(
-    method_name: str, dataset: str, seed: int, knobs: Mapping[str, Any] | None = None,
-    setting: str = "defaults", rows: int = MAX_TRAIN_ROWS,
-) -> Cell:  # fmt: skip
+    method_name: str,
+    dataset: str,
+    seed: int,
+    knobs: Mapping[str, Any] | None = None,
+    setting: str = "defaults",
+    rows: int = MAX_TRAIN_ROWS,
+) -> Cell:
     """Run one cell and judge it; a task the method refuses (``DataError``: e.g. max-entropy
     needs two groups) is the verdict "n/a" with the reason."""
     from fairengine.data import DataError, load_dataset
@@ -156,9 +164,11 @@ def run_cell(
 def judge(result: Any, method: Any, cell: Cell) -> Cell:
     """``cell`` with its verdict on ``result`` of ``method`` (see the module doc): effect, else
     flagged when a check relevant to a shortfall fired (or any failed), else other / silent."""
-    fairness = method.evidence.fairness_metric(result) if (
-        method.evidence and method.evidence.fairness_metric
-    ) else method.fairness_metric  # fmt: skip
+    fairness = (
+        method.evidence.fairness_metric(result)
+        if (method.evidence and method.evidence.fairness_metric)
+        else method.fairness_metric
+    )
     cell.effect, cell.numbers, cell.missed = shows_effect(result, fairness)
     fired = [c for c in result.checks if c.level != "ok"]
     cell.flags = [f"{c.level}:{c.name}" for c in fired]

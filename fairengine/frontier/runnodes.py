@@ -126,8 +126,11 @@ class _Encoder:
             return {"t": "model", **self._member("models", ".fairmodel", data)}
         if _DATACLASSES.get(_class_name(kind)) is kind:
             fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value) if f.init}
-            return {"t": "dataclass", "name": _class_name(kind), "fields": self.mapping(
-                fields, where)["v"]}  # fmt: skip
+            return {
+                "t": "dataclass",
+                "name": _class_name(kind),
+                "fields": self.mapping(fields, where)["v"],
+            }
         raise TypeError(
             f"A run file cannot store {where}: a {kind.__module__}.{kind.__qualname__} (it "
             "stores numbers, strings, lists, tuples, dicts, NumPy arrays and pandas tables)."
@@ -136,11 +139,18 @@ class _Encoder:
     def ndarray(self, value: np.ndarray, where: str) -> dict[str, Any]:
         """Strings and objects as JSON lists (never a pickled ``.npy``), numbers as members."""
         if value.dtype.kind == "U":
-            return {"t": "strarray", "width": value.dtype.itemsize // 4, "shape":
-                    list(value.shape), "v": value.ravel().tolist()}  # fmt: skip
+            return {
+                "t": "strarray",
+                "width": value.dtype.itemsize // 4,
+                "shape": list(value.shape),
+                "v": value.ravel().tolist(),
+            }
         if value.dtype.kind == "O":
-            return {"t": "objarray", "shape": list(value.shape),
-                    "v": self.objects(value.ravel(order="C"), where)}  # fmt: skip
+            return {
+                "t": "objarray",
+                "shape": list(value.shape),
+                "v": self.objects(value.ravel(order="C"), where),
+            }
         return self.array(value, where)
 
     def mapping(self, value: dict, where: str) -> dict[str, Any]:
@@ -181,8 +191,13 @@ class _Encoder:
     def index(self, index: pd.Index, where: str) -> dict[str, Any]:
         name = self.node(index.name, f"{where}.name")
         if type(index) is pd.RangeIndex:
-            return {"t": "range", "start": index.start, "stop": index.stop, "step": index.step,
-                    "name": name}  # fmt: skip
+            return {
+                "t": "range",
+                "start": index.start,
+                "stop": index.stop,
+                "step": index.step,
+                "name": name,
+            }
         if type(index) not in (pd.Index, pd.CategoricalIndex):
             raise TypeError(f"A run file cannot store {where}: a {type(index).__name__}.")
         return {"t": "index", "values": self.values(index, where), "name": name}
@@ -209,8 +224,12 @@ class _Encoder:
             data = values.array.to_numpy(
                 dtype=dtype.numpy_dtype, na_value=dtype.numpy_dtype.type(0)
             )
-            return {"t": "masked", "dtype": str(dtype), "data": self.array(data, where),
-                    "mask": self.array(mask, where)}  # fmt: skip
+            return {
+                "t": "masked",
+                "dtype": str(dtype),
+                "data": self.array(data, where),
+                "mask": self.array(mask, where),
+            }
         if isinstance(dtype, np.dtype) and dtype.kind == "O":
             return {"t": "objects", "v": self.objects(values, where)}
         raise TypeError(f"A run file cannot store {where}: a column of dtype {dtype}.")

@@ -6,7 +6,6 @@ import dataclasses
 import itertools
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fairengine.export import model_card, result_metadata
@@ -60,15 +59,6 @@ def expand_grid(grid: Grid) -> list[dict[str, Any]]:
     return combos
 
 
-@dataclass(frozen=True)
-class Workers:
-    """Where :func:`sweep` computes the missing points (its parameters of these names)."""
-
-    n_jobs: int = 1
-    backend: str = "loky"
-    scheduler: Any = None
-
-
 def sweep(
     method: str | Method,
     train: Task,
@@ -77,8 +67,9 @@ def sweep(
     *,
     store: FrontierStore | None = None,
     progress: Progress | None = None,
-    workers: Workers | None = None,
-    **settings: Any,
+    n_jobs: int = 1,
+    backend: str = "loky",
+    scheduler: Any = None,
 ) -> Frontier:
     """Run ``method`` at every knob combination of ``grid`` and collect the frontier.
 
@@ -97,19 +88,13 @@ def sweep(
         dicts. Knobs not named take their defaults; equal settings are run once.
     store : FrontierStore, optional
         Cache to read from and write to. None: compute everything, keep nothing on disk.
-    workers : Workers, optional
-        ``n_jobs``, ``backend`` and ``scheduler`` below as one object; keyword arguments of
-        these names override its fields (an unknown name is a ``TypeError``).
-    **settings
-        The fields of ``workers`` given one by one:
-
-        ``n_jobs`` : int
-            Parallel workers for the local backends (-1: all cores).
-        ``backend`` : {"loky", "threading", "dask"}
-            ``"dask"`` runs the points on a ``dask.distributed`` cluster (``n_jobs`` is ignored).
-        ``scheduler`` : distributed.Client or str, optional
-            With ``backend="dask"``: a client, or a scheduler address (``"tcp://host:8786"``);
-            None uses the current default client. Workers need ``fairengine`` installed.
+    n_jobs : int
+        Parallel workers for the local backends (-1: all cores).
+    backend : {"loky", "threading", "dask"}
+        ``"dask"`` runs the points on a ``dask.distributed`` cluster (``n_jobs`` is ignored).
+    scheduler : distributed.Client or str, optional
+        With ``backend="dask"``: a client, or a scheduler address (``"tcp://host:8786"``);
+        None uses the current default client. Workers need ``fairengine`` installed.
     progress : callable, optional
         ``progress(done, total, point)`` is called in this process after each point (cached
         ones included); ``point`` holds the point's knob values and ``point_id``, ``cached``
@@ -132,11 +117,12 @@ def sweep(
     >>> frontier.points.query("split == 'test' and pareto")  # doctest: +SKIP
     """
     method = get_method(method) if isinstance(method, str) else method
-    where = dataclasses.replace(workers or Workers(), **settings)
     tkey = task_key(train, test)
     points = _Points(method.name, tkey, _keyed_settings(method, train, tkey, grid), progress)
     todo = points.serve_cached(store)
-    computed = run_points(method, train, test, todo, **vars(where))  # no copy of the client
+    computed = run_points(
+        method, train, test, todo, n_jobs=n_jobs, backend=backend, scheduler=scheduler
+    )
     # points computed here (serially) read and keep the unconstrained baseline fit beside the
     # store, so a sweep in a fresh process fits it once per task and learner, not once per job
     with stored_fits(_fit_store(store)):

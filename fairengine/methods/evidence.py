@@ -236,8 +236,11 @@ def near_constant(pred: np.ndarray, groups: np.ndarray | None = None) -> tuple[b
         counts = np.bincount(np.asarray(groups, dtype=np.int64))
         counts = counts[counts >= SHOWING_GROUP_SHARE * n]
         smallest = int(counts.min()) if counts.size else n
-    numbers = {"minority_share": minority / n, "minority_rows": minority,
-               "rows_to_show_one_in_smallest_group": n / max(smallest, 1)}  # fmt: skip
+    numbers = {
+        "minority_share": minority / n,
+        "minority_rows": minority,
+        "rows_to_show_one_in_smallest_group": n / max(smallest, 1),
+    }
     return minority / n < NEAR_CONSTANT_SHARE or minority < n / max(smallest, 1), numbers
 
 
@@ -251,22 +254,29 @@ def constant_check(pred: np.ndarray, kind: str, groups: np.ndarray | None = None
         if share == 0.0 or (numbers["minority_rows"] < 1 and numbers["score_std"] < 0.01):
             label = int(round(float(np.mean(pred))))
             return Check(
-                "constant_predictions", "fail",
+                "constant_predictions",
+                "fail",
                 f"The model predicts {label} for every test row: it is a constant classifier "
-                "and ignores the features.", numbers,
-            )  # fmt: skip
+                "and ignores the features.",
+                numbers,
+            )
         if nearly:
             return Check(
-                "constant_predictions", "warn",
+                "constant_predictions",
+                "warn",
                 f"Only {share:.2%} of the test rows ({numbers['minority_rows']:.0f}) get the "
                 f"rarer prediction (under {NEAR_CONSTANT_SHARE:.0%}, or too few for the smallest "
                 "group to show one): the model is nearly a constant classifier, so its group "
                 "rates say little. A weaker constraint or more informative features give it "
-                "room to separate the classes.", numbers,
-            )  # fmt: skip
-        return Check("constant_predictions", "ok",
-                     f"Predictions vary: the rarer one covers {share:.1%} of test rows.",
-                     numbers)  # fmt: skip
+                "room to separate the classes.",
+                numbers,
+            )
+        return Check(
+            "constant_predictions",
+            "ok",
+            f"Predictions vary: the rarer one covers {share:.1%} of test rows.",
+            numbers,
+        )
     spread = float(np.std(pred))
     numbers = {"prediction_std": spread}
     if spread < 1e-9:
@@ -316,28 +326,40 @@ def constant_error_check(
     if model is None or const is None or value is None:
         return None
     p_better, p_worse = paired_error_test(test.y, pred, np.full(len(test.y), value), test.kind)
-    numbers = {f"test_{name}": model, f"constant_{name}": const, "p_better": p_better,
-               "p_worse": p_worse, "significance": SIGNIFICANCE}  # fmt: skip
+    numbers = {
+        f"test_{name}": model,
+        f"constant_{name}": const,
+        "p_better": p_better,
+        "p_worse": p_worse,
+        "significance": SIGNIFICANCE,
+    }
     words = "error" if name == "error" else "loss"
     test_words = "McNemar mid-p" if test.kind == "classification" else "paired z-test p"
     versus = f"Test {words} {model:.4f} against {const:.4f} for the {baselines.constant_label}"
     if p_better < SIGNIFICANCE:
-        return Check("no_better_than_constant", "ok",
-                     f"{versus}: better on the same rows ({test_words} = {p_better:.2g}).",
-                     numbers)  # fmt: skip
+        return Check(
+            "no_better_than_constant",
+            "ok",
+            f"{versus}: better on the same rows ({test_words} = {p_better:.2g}).",
+            numbers,
+        )
     if p_worse < SIGNIFICANCE or (p_worse >= 1.0 and p_better >= 1.0):
         how = "worse" if p_worse < SIGNIFICANCE else "the same errors"
         return Check(
-            "no_better_than_constant", "fail",
+            "no_better_than_constant",
+            "fail",
             f"{versus}: {how} on the same rows ({test_words} = {min(p_worse, 1.0):.2g}); the "
-            "model is no better than predicting one value.", numbers,
-        )  # fmt: skip
+            "model is no better than predicting one value.",
+            numbers,
+        )
     return Check(
-        "no_better_than_constant", "warn",
+        "no_better_than_constant",
+        "warn",
         f"{versus}: not clearly better on the same rows ({test_words} = {p_better:.2g} ≥ "
         f"{SIGNIFICANCE:g}). More training rows or more informative features may separate it "
-        "from the constant.", numbers,
-    )  # fmt: skip
+        "from the constant.",
+        numbers,
+    )
 
 
 def leak_check(result: Any, train: Task, test: Task) -> Check | None:
@@ -366,16 +388,20 @@ def leak_check(result: Any, train: Task, test: Task) -> Check | None:
     perfect = score is not None and score >= threshold
     if perfect:
         return Check(
-            "leaked_feature", "fail",
+            "leaked_feature",
+            "fail",
             f"The result is almost perfect ({found}) while {which} alone predicts the target "
             f"{train.target!r}: the score measures the leak, not the method. Leave {names} out "
-            "of the features.", numbers,
-        )  # fmt: skip
+            "of the features.",
+            numbers,
+        )
     return Check(
-        "leaked_feature", "warn",
+        "leaked_feature",
+        "warn",
         f"Among the inputs, {which} alone predicts the target {train.target!r} ({found}): the "
-        f"result may rest on the leak. Leave {names} out of the features.", numbers,
-    )  # fmt: skip
+        f"result may rest on the leak. Leave {names} out of the features.",
+        numbers,
+    )
 
 
 def rate_tolerance(task: Task) -> float:
@@ -386,9 +412,13 @@ def rate_tolerance(task: Task) -> float:
 
 
 def fairness_check(
-    name: str, model: float | None, reference: float | None,
-    interval: tuple[float, float], label: str, noise: float = 0.0,
-) -> Check | None:  # fmt: skip
+    name: str,
+    model: float | None,
+    reference: float | None,
+    interval: tuple[float, float],
+    label: str,
+    noise: float = 0.0,
+) -> Check | None:
     """Whether the run changed fairness metric ``name`` against the unconstrained model, from
     ``interval``: the paired bootstrap interval of (run − reference) on the same test rows
     (:func:`fairness_interval`). Fail when the interval shows it worse; ok when it is better
@@ -400,24 +430,40 @@ def fairness_check(
     lower = metrics.is_lower_better(name)
     low, high = interval if lower else (-interval[1], -interval[0])  # positive = worse
     words = metrics.metric_label(name).lower() if name in metrics.REGISTRY else name
-    numbers = {"test_value": model, "unconstrained_value": reference,
-               "worse_by_low": low, "worse_by_high": high,
-               "level": 1 - SIGNIFICANCE}  # fmt: skip
-    versus = (f"On the test rows the {words} is {model:.4f} against {reference:.4f} for the "
-              f"{label}")  # fmt: skip
-    spread = (f"(paired bootstrap {1 - SIGNIFICANCE:.0%} interval of how much worse: "
-              f"{low:+.4f} to {high:+.4f})")  # fmt: skip
+    numbers = {
+        "test_value": model,
+        "unconstrained_value": reference,
+        "worse_by_low": low,
+        "worse_by_high": high,
+        "level": 1 - SIGNIFICANCE,
+    }
+    versus = f"On the test rows the {words} is {model:.4f} against {reference:.4f} for the {label}"
+    spread = (
+        f"(paired bootstrap {1 - SIGNIFICANCE:.0%} interval of how much worse: "
+        f"{low:+.4f} to {high:+.4f})"
+    )
     if low > 0:
-        return Check("fairness_vs_unconstrained", "fail",
-                     f"{versus}: worse on the same rows {spread}; the method made the metric it "
-                     "targets worse.", numbers)  # fmt: skip
+        return Check(
+            "fairness_vs_unconstrained",
+            "fail",
+            f"{versus}: worse on the same rows {spread}; the method made the metric it "
+            "targets worse.",
+            numbers,
+        )
     if high < 0:
-        return Check("fairness_vs_unconstrained", "ok",
-                     f"{versus}: better on the same rows {spread}.", numbers)  # fmt: skip
+        return Check(
+            "fairness_vs_unconstrained",
+            "ok",
+            f"{versus}: better on the same rows {spread}.",
+            numbers,
+        )
     if (model - reference if lower else reference - model) < 0:
-        return Check("fairness_vs_unconstrained", "ok",
-                     f"{versus}: better, by less than these rows can confirm {spread}.",
-                     numbers)  # fmt: skip
+        return Check(
+            "fairness_vs_unconstrained",
+            "ok",
+            f"{versus}: better, by less than these rows can confirm {spread}.",
+            numbers,
+        )
     reason = (
         f" The unconstrained model shows no disparity beyond sampling noise ({reference:.4f} ≤ "
         f"{noise:.4f}, two standard errors of a rate in the smallest group): there is nothing "
@@ -425,14 +471,23 @@ def fairness_check(
         if lower and reference <= noise
         else " A stronger setting of the method's fairness knob may move it."
     )
-    return Check("fairness_vs_unconstrained", "warn",
-                 f"{versus}: no measurable improvement {spread}.{reason}", numbers)  # fmt: skip
+    return Check(
+        "fairness_vs_unconstrained",
+        "warn",
+        f"{versus}: no measurable improvement {spread}.{reason}",
+        numbers,
+    )
 
 
 def fairness_interval(
-    result: Any, spec: Evidence, name: str, test: Task, train: Task,
-    pred: np.ndarray, reference: np.ndarray,
-) -> tuple[float, float]:  # fmt: skip
+    result: Any,
+    spec: Evidence,
+    name: str,
+    test: Task,
+    train: Task,
+    pred: np.ndarray,
+    reference: np.ndarray,
+) -> tuple[float, float]:
     """Paired bootstrap interval of fairness metric ``name`` of ``pred`` minus that of
     ``reference`` on the same resampled test rows (:func:`~fairengine.metrics.
     paired_bootstrap_ci`)."""
@@ -457,13 +512,14 @@ def baseline_constant_check(reference: np.ndarray, test: Task, label: str) -> Ch
     if not nearly:
         return None
     return Check(
-        "baseline_constant", "warn",
+        "baseline_constant",
+        "warn",
         f"The {label} itself gives the rarer prediction to only {numbers['minority_share']:.2%} "
         "of the test rows: this learner finds too little signal in these features to separate "
         "the classes, constrained or not, so the fairness comparison with it is skipped. More "
         "informative features or another learner are needed before a fairness method can help.",
         numbers,
-    )  # fmt: skip
+    )
 
 
 # -- attaching ------------------------------------------------------------------------------------
@@ -505,9 +561,14 @@ def attach_evidence(
 
 
 def _fairness_checks(
-    result: Any, spec: Evidence, method: Method, train: Task, test: Task,
-    baselines: Baselines, pred: np.ndarray,
-) -> list[Check | None]:  # fmt: skip
+    result: Any,
+    spec: Evidence,
+    method: Method,
+    train: Task,
+    test: Task,
+    baselines: Baselines,
+    pred: np.ndarray,
+) -> list[Check | None]:
     """The fairness comparison with the unconstrained reference on the same test rows, or, when
     that reference is itself (nearly) constant, the check saying so instead."""
     learner = (spec.learner or default_learner)(result, train)

@@ -10,7 +10,6 @@ baseline. :func:`fitted_once` is the per-process cache under it, which the metho
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -18,6 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+
+from fairengine.lru import LRU
 
 if TYPE_CHECKING:
     from fairengine.data import Task
@@ -35,8 +36,7 @@ class Learner:
     fit_predict: Callable[[Task, Task], tuple[np.ndarray, np.ndarray]]
 
 
-_FITS: OrderedDict[tuple, Any] = OrderedDict()
-_FITS_SIZE = 16
+_FITS: LRU[Any] = LRU(16)
 
 
 class FitStore(Protocol):
@@ -93,14 +93,7 @@ def fitted_once(key: tuple, compute: Callable[[], Any]) -> Any:
     post-processor's curves — is fitted once and reused by every point. ``key`` names the rows
     (a task's ``fingerprint``) and everything else the value depends on; callers must not
     change what it returns."""
-    if key in _FITS:
-        _FITS.move_to_end(key)
-        return _FITS[key]
-    value = compute()
-    _FITS[key] = value
-    while len(_FITS) > _FITS_SIZE:
-        _FITS.popitem(last=False)
-    return value
+    return _FITS.compute(key, compute)
 
 
 def unconstrained_predictions(

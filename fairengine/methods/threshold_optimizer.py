@@ -241,13 +241,16 @@ def _label_tolerance(test: Task, name: str) -> float:
 def _promise(result: Any, train: Task, test: Task, baselines: Any) -> list[Check]:
     """The constraint on the held-out test rows, and the groups the fit had to leave out."""
     unfitted = list(result.artifacts.get("unfitted_groups") or ())
-    checks = [] if not unfitted else [Check(
-        "unfitted_groups", "warn",
-        f"Group(s) {', '.join(map(repr, unfitted[:5]))} have a single label in the training "
-        "rows, so no fair thresholds could be chosen for them: they keep the plain rule "
-        "(score above 1/2) and the constraint does not cover them.", {"groups": len(unfitted)},
-    )]  # fmt: skip
-    return checks + _constraint_check(result, test)
+    if not unfitted:
+        return _constraint_check(result, test)
+    groups = ", ".join(map(repr, unfitted[:5]))
+    sentence = (
+        f"Group(s) {groups} have a single label in the training rows, so no fair thresholds "
+        "could be chosen for them: they keep the plain rule (score above 1/2) and the constraint "
+        "does not cover them."
+    )
+    unfitted_check = Check("unfitted_groups", "warn", sentence, {"groups": len(unfitted)})
+    return [unfitted_check, *_constraint_check(result, test)]
 
 
 def _constraint_check(result: Any, test: Task) -> list[Check]:
@@ -260,8 +263,11 @@ def _constraint_check(result: Any, test: Task) -> list[Check]:
     tol = 0.0 if name == "eo_diff" else float(result.knobs.get("tol", 0.0))
     bound = tol + 2 * _label_tolerance(test, name)
     numbers = {"test_value": float(value), "tol": tol, "bound": bound}
-    words = {"dp_diff": "demographic parity difference", "tpr_diff": "true positive rate "
-             "difference", "eo_diff": "equalized odds difference"}[name]  # fmt: skip
+    words = {
+        "dp_diff": "demographic parity difference",
+        "tpr_diff": "true positive rate difference",
+        "eo_diff": "equalized odds difference",
+    }[name]
     if value > bound:
         sentence = (
             f"On the test rows the {words} is {value:.4f}, above the constraint's {tol:g} plus "
@@ -313,7 +319,7 @@ THRESHOLD_OPTIMIZER = register(
                 "odds, which fairlearn enforces exactly.",
             ),
             C_KNOB,
-        ),  # fmt: skip
+        ),
         fairness_metric="dp_diff",
         performance_metric="error",
         run_function=_run,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -28,8 +28,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
 _BOOT_CHUNK = 2_000_000  # resampled cells per block: bounds bootstrap memory to ~50 MB
-#: The bootstrap settings of :func:`bootstrap_ci` and :func:`group_table`, at their defaults.
-_RESAMPLING: dict[str, Any] = {"n_boot": 200, "level": 0.95, "random_state": 0, "stratify": True}
 
 
 #: The audit rates in the group table's order (the first ones as the table always had them).
@@ -100,12 +98,6 @@ def _percentiles(stats: np.ndarray, level: float) -> np.ndarray:
         return np.nanquantile(stats, [(1 - level) / 2, (1 + level) / 2], axis=0)
 
 
-def _resampling(options: dict[str, Any], names: Iterable[str]) -> dict[str, Any]:
-    """The bootstrap settings ``names`` taken out of ``options`` (at their defaults when absent);
-    what is left in ``options`` is not a bootstrap setting."""
-    return {name: options.pop(name, _RESAMPLING[name]) for name in names}
-
-
 def group_table(
     y_true,
     y_pred,
@@ -118,7 +110,8 @@ def group_table(
     scores=None,
     reference: Any = None,
     tau: float | None = None,
-    **bootstrap: Any,
+    n_boot: int = 200,
+    random_state: Any = 0,
 ) -> pd.DataFrame:
     """Per-group summary, one row per group (index = group name) and an ``"overall"`` row last.
 
@@ -157,19 +150,13 @@ def group_table(
         weight; None: no disparity columns.
     tau : float, optional
         The four-fifths rule's threshold in (0, 1] (0.8).
-    **bootstrap
-        The bootstrap's settings (with ``ci``; another name is a ``TypeError``):
-
-        ``n_boot`` : int
-            Resamples (200).
-        ``random_state`` : int or numpy Generator
-            Seed of the resampling (0).
+    n_boot : int
+        Bootstrap resamples (with ``ci``).
+    random_state : int or numpy Generator
+        Seed of the resampling (with ``ci``).
     """
     import pandas as pd  # lazy: metric names load without pandas
 
-    settings = _resampling(bootstrap, ("n_boot", "random_state"))
-    if bootstrap:
-        raise TypeError(f"group_table() got unexpected keyword arguments: {', '.join(bootstrap)}")
     if kind not in _TABLE_COLUMNS:
         raise ValueError(f"kind must be 'classification' or 'regression', got {kind!r}")
     if kind != "classification" and (scores is not None or reference is not None):
@@ -207,9 +194,9 @@ def group_table(
     if scores is not None:
         table.insert(table.columns.get_loc("brier"), "auc", _group_auc(rows, scores))
     if ci is not None:
-        rng = np.random.default_rng(settings["random_state"])
+        rng = np.random.default_rng(random_state)
         terms, keys = np.hstack([num, den]), () if scores is None else (scores,)
-        low, high = _group_intervals(rng, rows, terms, settings["n_boot"], ci, keys)
+        low, high = _group_intervals(rng, rows, terms, n_boot, ci, keys)
         for j, col in enumerate(columns):
             table[f"{col}_low"], table[f"{col}_high"] = low[j], high[j]
     if reference is not None:
@@ -270,7 +257,11 @@ def bootstrap_ci(
     groups,
     *,
     sample_weight=None,
-    **options: Any,
+    n_boot: int = 200,
+    level: float = 0.95,
+    random_state: Any = 0,
+    stratify: bool = True,
+    **metric_options: Any,
 ) -> tuple[float, float]:
     """Percentile bootstrap confidence interval of ``metric`` (a callable or a ``METRICS`` name).
 
@@ -282,22 +273,22 @@ def bootstrap_ci(
     Parameters
     ----------
     metric : callable or str
-        ``metric(y_true, y_pred, groups, sample_weight=..., **options)`` or a ``METRICS`` name.
+        ``metric(y_true, y_pred, groups, sample_weight=..., **metric_options)`` or a ``METRICS``
+        name.
     y_true, y_pred, groups : array-like
         Targets, predictions and group labels, one per row.
     sample_weight : array-like, optional
         Row weights.
-    **options
-        The bootstrap's settings; any other name is passed on to the metric (e.g. ``loss=``):
-
-        ``n_boot`` : int
-            Resamples (200).
-        ``level`` : float
-            Coverage of the interval, in (0, 1) (0.95).
-        ``random_state`` : int or numpy Generator
-            Seed of the resampling (0).
-        ``stratify`` : bool
-            Resample within each group (True).
+    n_boot : int
+        Resamples.
+    level : float
+        Coverage of the interval, in (0, 1).
+    random_state : int or numpy Generator
+        Seed of the resampling.
+    stratify : bool
+        Resample within each group.
+    **metric_options
+        Passed on to the metric (e.g. ``loss=``).
 
     Returns
     -------
@@ -305,9 +296,6 @@ def bootstrap_ci(
         The interval's lower and upper bounds.
     """
     fn = METRICS[metric] if isinstance(metric, str) else metric
-    settings = _resampling(options, _RESAMPLING)
-    n_boot, level, stratify = settings["n_boot"], settings["level"], settings["stratify"]
-    random_state, metric_options = settings["random_state"], options
     if not 0 < level < 1 or n_boot < 1:
         raise ValueError("level must be in (0, 1) and n_boot >= 1")
     rows = _prepare(y_true, y_pred, groups, sample_weight)

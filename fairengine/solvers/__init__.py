@@ -20,7 +20,6 @@ from fairengine.solvers.candidates import CandidateRecorder
 from fairengine.solvers.dual import ProjectedGradientAscent
 from fairengine.solvers.expgrad import (
     ExponentiatedGradientPlayer,
-    GameOptions,
     GameResult,
     Response,
     solve_game,
@@ -48,7 +47,6 @@ __all__ = [
     "Reduction",
     "TwoSidedConstraint",
     "ExponentiatedGradientPlayer",
-    "GameOptions",
     "GameResult",
     "Response",
     "solve_game",

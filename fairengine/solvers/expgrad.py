@@ -13,7 +13,7 @@ practical parity loop of fair regression and the descent–ascent loop.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -196,8 +196,8 @@ def _lp_mixture(objective: np.ndarray, g: np.ndarray, bound: float) -> np.ndarra
 
 
 @dataclass(frozen=True)
-class GameOptions:
-    """How :func:`solve_game` plays (see its parameters of the same names)."""
+class _Rules:
+    """How one :func:`solve_game` plays (its parameters of the same names)."""
 
     max_iter: int = 50
     mode: str = "practical"
@@ -213,8 +213,12 @@ def solve_game(
     *,
     bound: float,
     nu: float | Callable[[Response], float],
-    options: GameOptions | None = None,
-    **settings: Any,
+    max_iter: int = 50,
+    mode: str = "practical",
+    eta: float | None = None,
+    lp_step: bool = True,
+    project: Callable[[np.ndarray], np.ndarray] | None = None,
+    initial: tuple[Response, ...] = (),
 ) -> GameResult:
     """Play the learner's best responses against exponentiated-gradient multipliers.
 
@@ -230,48 +234,39 @@ def solve_game(
         B, the ℓ1 bound on λ.
     nu : float or callable
         ν, the gap tolerance; a callable gets the first best response h_0 (automatic ν).
-    options : GameOptions, optional
-        How to play; the keyword arguments below override its fields one by one
-        (``solve_game(..., max_iter=40)`` equals ``options=GameOptions(max_iter=40)``).
-    **settings
-        The fields of ``options`` given one by one:
-
-        ``max_iter`` : int
-            T, the iteration cap (the paper's box has none).
-        ``mode`` : {"practical", "paper"}
-            ``"paper"``: Algorithm 1/2 as printed, Q = uniform average of the iterates, fixed η.
-            ``"practical"``: the authors' / fairlearn loop (η_0 = 2/B, 0.8/1.6 shrink schedule,
-            LP step, best-gap Q).
-        ``eta`` : float, optional
-            η; required for ``"paper"`` (ν/(8B) for SP, ν/(2B) for BGL), default 2/B otherwise.
-        ``lp_step`` : bool
-            Practical mode: also try the LP mixture over the responses found so far.
-        ``project`` : callable, optional
-            Practical mode: maps λ̂ to a dual point with L(Q, project(λ̂)) ≥ L(Q, λ̂) for every Q
-            before the gap is measured (fairlearn's ``project_lambda``: net λ^+ against λ^−).
-            Default: the constraint object's ``project``.
-        ``initial`` : tuple of Response
-            Practical mode: known predictors offered to the LP step from the start (e.g. the best
-            constant, always feasible under statistical parity).
+    max_iter : int
+        T, the iteration cap (the paper's box has none).
+    mode : {"practical", "paper"}
+        ``"paper"``: Algorithm 1/2 as printed, Q = uniform average of the iterates, fixed η.
+        ``"practical"``: the authors' / fairlearn loop (η_0 = 2/B, 0.8/1.6 shrink schedule,
+        LP step, best-gap Q).
+    eta : float, optional
+        η; required for ``"paper"`` (ν/(8B) for SP, ν/(2B) for BGL), default 2/B otherwise.
+    lp_step : bool
+        Practical mode: also try the LP mixture over the responses found so far.
+    project : callable, optional
+        Practical mode: maps λ̂ to a dual point with L(Q, project(λ̂)) ≥ L(Q, λ̂) for every Q
+        before the gap is measured (fairlearn's ``project_lambda``: net λ^+ against λ^−).
+        Default: the constraint object's ``project``.
+    initial : tuple of Response
+        Practical mode: known predictors offered to the LP step from the start (e.g. the best
+        constant, always feasible under statistical parity).
 
     Returns
     -------
     GameResult
     """
-    opts = replace(options or GameOptions(), **settings)  # an unknown name is a TypeError
-    if opts.mode not in ("practical", "paper"):
-        raise ValueError(f"mode must be 'practical' or 'paper', got {opts.mode!r}")
-    project = opts.project
+    if mode not in ("practical", "paper"):
+        raise ValueError(f"mode must be 'practical' or 'paper', got {mode!r}")
     if isinstance(constraint, int | np.integer):
         dim = int(constraint)
     else:
         dim = constraint.dim
         project = constraint.project if project is None else project
-    if opts.mode == "practical":
-        opts = replace(opts, project=project)
-    else:  # the paper's loop measures the gap at the plain average λ̂
-        opts = replace(opts, project=None)
-    return _Game(best_response, dim, float(bound), opts).play(nu)
+    # the paper's loop measures the gap at the plain average λ̂
+    project = project if mode == "practical" else None
+    rules = _Rules(max_iter, mode, eta, lp_step, project, initial)
+    return _Game(best_response, dim, float(bound), rules).play(nu)
 
 
 class _Game:
@@ -282,7 +277,7 @@ class _Game:
         best_response: Callable[[np.ndarray], Response],
         dim: int,
         bound: float,
-        options: GameOptions,
+        options: _Rules,
     ) -> None:
         self.best_response = best_response
         self.dim, self.bound, self.options = dim, bound, options

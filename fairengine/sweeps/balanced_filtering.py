@@ -55,7 +55,9 @@ def tradeoff_points(
     seeds: Sequence[int] = (0,),
     test_size: float = 1 / 3,
     store: Any = None,
-    **options: Any,
+    n_jobs: int = 1,
+    progress: Any = None,
+    **fixed: Any,
 ) -> pd.DataFrame:
     """Every (curve, seed, alpha or eta, split) point: one row with the metrics.
 
@@ -77,17 +79,15 @@ def tradeoff_points(
         The held-out share of each split.
     store : FrontierStore, optional
         The cache every point goes through (:func:`fairengine.frontier.sweep`).
-    **options
-        How the points are computed, and the knobs fixed for every point (any other name):
-
-        ``n_jobs`` : int
-            Parallel workers of each split's sweep (1).
-        ``progress`` : callable, optional
-            ``progress(done, total, point)`` after each point of each split's sweep.
+    n_jobs : int
+        Parallel workers of each split's sweep.
+    progress : callable, optional
+        ``progress(done, total, point)`` after each point of each split's sweep.
+    **fixed
+        Knobs fixed for every point.
     """
-    n_jobs, progress = options.pop("n_jobs", 1), options.pop("progress", None)
     frames = []
-    grid = curve_grid(curves, alphas, etas, **options)
+    grid = curve_grid(curves, alphas, etas, **fixed)
     for seed, train, test in _splits(task, seeds, test_size):
         frontier = sweep(
             "balanced_filtering", train, test, grid, store=store, n_jobs=n_jobs, progress=progress

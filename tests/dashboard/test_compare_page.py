@@ -128,7 +128,7 @@ def test_filter_keeps_a_method_just_swept(cache: FrontierStore) -> None:
 def test_link_made_from_an_upload_says_the_table_is_missing(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("FAIRENGINE_CACHE", str(tmp_path / "cache"))
     at = AppTest.from_file(APP, default_timeout=120)
-    at.query_params.update({"dataset": "my_table", "source": "upload", "x": "error"})
+    at.query_params.update({"name": "my_table", "data": "upload", "x": "error"})
     at.run()  # the Data page opens first here; a browser opening /compare shows it there
     assert any("uploaded table (my\\_table)" in w.value for w in at.warning)  # escaped name
     assert at.session_state["task"] is None  # not silently Adult

@@ -69,7 +69,7 @@ def _app(**params: str | list[str]) -> AppTest:
 
 
 def test_link_to_an_upload_quotes_the_name_as_text() -> None:
-    at = _app(source="upload", dataset=KITCHEN_SINK)
+    at = _app(data="upload", name=KITCHEN_SINK)
     assert_escaped(at, KITCHEN_SINK)
     assert f"uploaded table ({KITCHEN_SINK})" in shown(at.warning[0].value)
 

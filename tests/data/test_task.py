@@ -126,18 +126,11 @@ def test_constant_feature_is_dropped_with_a_note() -> None:
     assert any("const" in note for note in task.notes)
 
 
-def test_table_options_equal_the_keyword_arguments() -> None:
-    """TableOptions and the keyword arguments are two spellings of one setting; a misspelt
-    keyword is an error, not silently ignored."""
-    from fairengine.data import TableOptions
-
+def test_from_frame_refuses_a_misspelt_keyword() -> None:
+    """The table settings are explicit keywords: a misspelt one is an error, not ignored."""
     df = make_frame()
-    by_keyword = from_frame(df, target="label", sensitive="sex", name="credit", max_rows=10_000)
-    by_options = from_frame(
-        df, target="label", sensitive="sex", options=TableOptions(name="credit", max_rows=10_000)
-    )
-    assert by_keyword.name == by_options.name == "credit"
-    assert by_keyword.fingerprint == by_options.fingerprint
+    task = from_frame(df, target="label", sensitive="sex", name="credit", max_rows=10_000)
+    assert task.name == "credit"
     with pytest.raises(TypeError):
         from_frame(df, target="label", sensitive="sex", drop_mising=True)
 
@@ -154,16 +147,3 @@ def test_group_label_names_each_column_with_its_value() -> None:
     assert group_label(two.sensitive, "female & a") == "sex = female & race = a"
     assert group_label(two.sensitive, MERGED_GROUP) == MERGED_GROUP
     assert group_label(("afam",), "no") == "afam = no"
-
-
-def test_held_out_rows_is_a_seeded_partition() -> None:
-    from fairengine.data.split import held_out_rows
-
-    for seed in (0, 1, 2):
-        kept, held = held_out_rows(100, 0.25, seed)
-        assert len(held) == 25 and len(kept) == 75
-        assert sorted(np.r_[kept, held].tolist()) == list(range(100))
-        again = held_out_rows(100, 0.25, seed)
-        assert np.array_equal(held, again[1])
-    assert len(held_out_rows(5, 0.1, 0)[1]) == 0  # fewer than 2 rows would be held out
-    assert not np.array_equal(held_out_rows(100, 0.25, 0)[1], held_out_rows(100, 0.25, 1)[1])

@@ -174,7 +174,7 @@ def test_hostile_links_and_upload_stay_text(page: Page, app_server: str, tmp_pat
     hostile = quote(KITCHEN_SINK)
     checks = 0
     links = {
-        f"/?source=upload&dataset={hostile}": [f"uploaded table ({KITCHEN_SINK})"],
+        f"/?data=upload&name={hostile}": [f"uploaded table ({KITCHEN_SINK})"],
         f"/?dataset={hostile}": [f"Unknown dataset {KITCHEN_SINK!r}"],
         f"/maxent?dataset=german_credit&tau={hostile}": [KITCHEN_SINK, "was ignored"],
         f"/compare?dataset=german_credit&target={hostile}": [KITCHEN_SINK, "roles are not valid"],

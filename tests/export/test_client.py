@@ -281,17 +281,13 @@ def test_predict_regression_to_stdout(tmp_path, capsys) -> None:
     np.testing.assert_allclose(out["expected_prediction"], load_model(path).predict_score(frame))
 
 
-def test_predict_options_equal_the_keyword_arguments(eg_file, tmp_path) -> None:
-    """PredictOptions and the keyword arguments are two spellings of one setting; a misspelt
-    keyword is an error, not silently ignored."""
-    from fairengine.export.client import PredictOptions
-
+def test_predict_file_refuses_a_misspelt_keyword(eg_file, tmp_path) -> None:
+    """The prediction settings are explicit keywords: a misspelt one is an error, not ignored."""
     credit_csv = tmp_path / "rows.csv"
     _rows(eg_file, 250).to_csv(credit_csv, index=False)
-    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
-    n_a = predict_file(eg_file, credit_csv, a, proba=True, chunk_rows=100, allow_extra=True)
-    options = PredictOptions(proba=True, chunk_rows=100, allow_extra=True)
-    n_b = predict_file(eg_file, credit_csv, b, options=options)
-    assert n_a == n_b > 0 and a.read_text() == b.read_text()
+    out = tmp_path / "a.csv"
+    assert (
+        predict_file(eg_file, credit_csv, out, proba=True, chunk_rows=100, allow_extra=True) == 250
+    )
     with pytest.raises(TypeError):
-        predict_file(eg_file, credit_csv, b, chunk_row=100)
+        predict_file(eg_file, credit_csv, out, chunk_row=100)

@@ -12,6 +12,7 @@ from fairengine.data import load_dataset
 from fairengine.export.files import load_model, model_bytes
 from fairengine.frontier import task_key
 from fairengine.frontier.runs import FITS_METHOD, RunStore, _key_knobs, compute_and_store, run_key
+from fairengine.lru import LRU
 from fairengine.methods import evidence_fits
 from fairengine.methods.maxent import method as maxent_method
 
@@ -43,7 +44,7 @@ def fits(monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
         return evidence_fits.Learner(learner.label, learner.key, fit_predict)
 
     monkeypatch.setattr(evidence_fits, "logistic_learner", counting)
-    monkeypatch.setattr(evidence_fits, "_FITS", type(evidence_fits._FITS)())
+    monkeypatch.setattr(evidence_fits, "_FITS", LRU(evidence_fits._FITS.size))
     return computed
 
 

@@ -326,17 +326,11 @@ def test_fairlearn_eg_small_sweep_round_trips_through_the_store(tmp_path):
         np.testing.assert_array_equal(warm.model(point_id).predict_score(test.X), expected)
 
 
-def test_workers_equal_the_keyword_arguments(split) -> None:
-    """Workers and the keyword arguments are two spellings of one setting; a misspelt keyword
-    is an error, not silently ignored."""
-    from fairengine.frontier import Workers
-
+def test_misspelt_worker_keyword_is_an_error(split) -> None:
+    """The worker settings are explicit keywords: a misspelt one is an error, not ignored."""
     train, test = split
     grid = {"strength": [0.0, 1.0]}
-    by_keyword = sweep("reweighing", train, test, grid, n_jobs=1, backend="threading")
-    by_workers = sweep(
-        "reweighing", train, test, grid, workers=Workers(n_jobs=1, backend="threading")
-    )
-    same_points(by_keyword, by_workers)
+    by_thread = sweep("reweighing", train, test, grid, n_jobs=1, backend="threading")
+    same_points(by_thread, sweep("reweighing", train, test, grid))
     with pytest.raises(TypeError):
         sweep("reweighing", train, test, grid, n_job=2)

@@ -373,22 +373,33 @@ def test_solve_game_on_a_two_point_game() -> None:
     assert result.objective() == pytest.approx(0.5, abs=1e-6)
 
 
-def test_solve_game_options_equal_the_keyword_arguments() -> None:
-    """GameOptions and the keyword arguments are two spellings of one setting; a misspelt
-    keyword is an error, not silently ignored."""
-    from fairengine.solvers import GameOptions
-
+def test_solve_game_refuses_a_misspelt_keyword() -> None:
+    """The game's settings are explicit keywords: a misspelt one is an error, not ignored."""
     options = [Response(0.0, np.array([0.5])), Response(1.0, np.array([-0.5]))]
 
     def best(lam: np.ndarray) -> Response:
         return min(options, key=lambda r: r.objective + lam @ r.constraints)
 
-    by_keyword = solve_game(best, 1, bound=10.0, nu=0.0, max_iter=7, lp_step=False)
-    by_options = solve_game(
-        best, 1, bound=10.0, nu=0.0, options=GameOptions(max_iter=7, lp_step=False)
-    )
-    assert by_keyword.n_iter == by_options.n_iter == 7
-    assert by_keyword.gaps == by_options.gaps
-    np.testing.assert_array_equal(by_keyword.weights, by_options.weights)
+    assert solve_game(best, 1, bound=10.0, nu=0.0, max_iter=7, lp_step=False).n_iter == 7
     with pytest.raises(TypeError):
         solve_game(best, 1, bound=10.0, nu=0.0, max_iters=7)
+
+
+@pytest.mark.parametrize(
+    ("constraint", "loss", "expected"),
+    [
+        ("bounded_group_loss", "square", 0.2),  # ℓ = (y − u)²/2: the MSE bound is 2ζ
+        ("bounded_group_loss", "absolute", 0.1),
+        ("bounded_group_loss", "logistic", None),
+        ("statistical_parity", "square", None),
+    ],
+)
+def test_group_loss_bound_is_on_the_reported_losses_scale(constraint, loss, expected) -> None:
+    from fairengine.methods.fair_regression.losses import group_loss_bound, pointwise_loss
+
+    assert group_loss_bound(constraint, loss, 0.1) == expected
+    if expected is not None:  # a group whose ℓ equals ζ reports exactly the bound
+        y, u = np.zeros(1), np.full(1, np.sqrt(0.2) if loss == "square" else 0.1)
+        reported = (y - u) ** 2 if loss == "square" else np.abs(y - u)
+        assert pointwise_loss(y, u, loss)[0] == pytest.approx(0.1)
+        assert reported[0] == pytest.approx(expected)

@@ -500,12 +500,12 @@ def test_tree_codec_matches_sklearn_next_to_splits(adult) -> None:
 def test_pipelines_route_groups_and_clone(law) -> None:
     task, _, _ = law
     pipe = make_pipeline(FeatureEncoder(), FairRegressor(eps=0.05, n_levels=10, max_iter=6))
-    pipe.fit(task.X, task.y, fairregressor__groups=task.groups)
+    pipe.fit(task.X, task.y, fairregressor__sensitive_features=task.groups)
     q = pipe[-1]
     assert q.ks_disparity(pipe[0].transform(task.X), task.groups) <= 0.05 + 0.02
     np.testing.assert_array_equal(pipe.predict(task.X), q.predict(pipe[0].transform(task.X)))
     other = clone(pipe).set_params(fairregressor__base_estimator=Ridge(alpha=1e-8))
-    other.fit(task.X, task.y, fairregressor__groups=task.groups)
+    other.fit(task.X, task.y, fairregressor__sensitive_features=task.groups)
     assert other[-1].n_features_in_ == q.n_features_in_
     with pytest.raises(NotFittedError):
         clone(pipe).predict(task.X)

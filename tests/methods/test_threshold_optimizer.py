@@ -9,6 +9,7 @@ import pytest
 from fairengine import metrics
 from fairengine.data import load_dataset
 from fairengine.export import ModelFileError, load_model, model_card, result_metadata, save_model
+from fairengine.lru import LRU
 from fairengine.methods import get_method, list_methods
 from fairengine.methods.threshold_optimizer import _label_tolerance
 
@@ -132,13 +133,13 @@ def test_a_sweep_fits_the_encoding_and_base_model_once(monkeypatch) -> None:
 
     monkeypatch.setattr(_linear._SingleThreadLogisticRegression, "fit", counted("fit", fit))
     monkeypatch.setattr(FeatureEncoder, "fit", counted("encode", encode))
-    monkeypatch.setattr(evidence_fits, "_FITS", type(evidence_fits._FITS)())
+    monkeypatch.setattr(evidence_fits, "_FITS", LRU(evidence_fits._FITS.size))
     tols = [0.0, 0.02, 0.05, 0.1, 0.2]
     frontier = sweep("threshold_optimizer", train, test, {"tol": tols})
     assert counts == {"fit": 1, "encode": 1}
     method = get_method("threshold_optimizer")
     for tol in (0.0, 0.1):
-        monkeypatch.setattr(evidence_fits, "_FITS", type(evidence_fits._FITS)())
+        monkeypatch.setattr(evidence_fits, "_FITS", LRU(evidence_fits._FITS.size))
         alone = method.run(train, test, tol=tol)
         point = frontier.points.query("split == 'test' and tol == @tol").iloc[0]
         assert point["error"] == alone.metrics["test"]["error"]

@@ -1,21 +1,6 @@
 """[EXT] Axis-aligned split candidates for Algorithm 4 (single-feature thresholds).
 
-The paper's oracle (Def. 14, paired linear regression) returns one halfspace per game round; its
-objective, child 1's mass times its move toward U (Lemma 4), prefers large children, while the
-(1 - gamma) progress rule rewards the most *extreme* child. On Adult (race) the rare groups
-(Amer-Indian-Eskimo 0.96%, Other 0.83%) are not separable by one regression direction, so the
-tree stalls far from U even with no disclosivity limit (alpha = 1). Thresholds on single features
-(every one-hot column, and quantile cuts of numeric columns) are a richer candidate set for
-the same progress rule; each is an ordinary halfspace (coef = e_c), so the model format and the
-prediction path are unchanged. Candidates are ranked by a cheap bound (the distance from U to the
-segment between the current projection U' and the child's row; the true new distance is never
-above it) and only the best few get the exact hull distance.
-
-On Adult (race) the greedy rule with axis candidates takes tiny extreme leaves first and stalls
-well short of U, while the game's splits alone reach it; at the 0.5% leaf floor both stall at
-the same distance. Off by default (``axis_splits = 0``); kept as an option for data where single
-features do separate groups.
-"""
+Design notes: ``docs/methods/balanced_filtering.md``."""
 
 from __future__ import annotations
 

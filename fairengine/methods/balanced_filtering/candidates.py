@@ -1,10 +1,6 @@
 """[EXT] Split candidates beyond the game's own split, for :func:`.tree.grow_tree`'s search.
 
-Single halfspaces along the game's directions at every threshold feasible for Program (3)
-(:func:`threshold_candidates`), and single-feature thresholds (:func:`axis_split_candidates`,
-from :mod:`.axis`). Each is returned as (coefs, intercepts, 0/1 labels on the leaf's live rows)
-for the tree to score by the hull distance.
-"""
+Design notes: ``docs/methods/balanced_filtering.md``."""
 
 from __future__ import annotations
 
@@ -42,16 +38,7 @@ def _feasible_cuts(
 def threshold_candidates(
     problem: _Problem, leaf: _Leaf, coefs: np.ndarray, n_directions: int = 4
 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """[EXT] Single-halfspace splits along the game's directions, every threshold considered.
-
-    The game's objective (Lemma 4) is child 1's mass times its movement toward U, while the
-    progress rule only sees where the children's rows land: a smaller, more extreme child can
-    move the hull much further. For up to ``n_directions`` distinct directions of the game's
-    halfspaces, every cut of the sorted scores whose two children both stay alpha_eff-disclosive
-    and above ``min_mass`` is feasible for Program (3); up to ``n_cuts`` of them (evenly spaced
-    over the feasible cuts, always including the two extremes) are returned as
-    (coef, intercept, 0/1 labels) for the caller to score by the hull distance.
-    """
+    """[EXT] Single-halfspace splits along the game's directions, every threshold considered."""
     n_cuts = problem.settings.n_cuts
     unique = np.unique(np.round(coefs, 12), axis=0)
     if len(unique) > n_directions:

@@ -1,18 +1,7 @@
 """The balanced-filtering method's evidence. A filter predicts no target, so its references
 are filters too:
 
-* constant reference — "keep every row": the unfiltered candidate pool (disclosivity 0,
-  acceptance 1, the pool's own imbalance);
-* unconstrained reference — "filter on the sensitive attribute": acceptance ρ_k ∝ τ_k / P(z=k)
-  from the training shares, read from each row's group itself (fully disclosive; balanced on
-  train by construction, the best any filter can do there).
-
-Promise, on the test rows: the filtered sample's imbalance — better than keeping every row,
-close to the training imbalance (the filter generalises) and within β_stop (where the tree
-growth was told to stop) plus the sampling allowance of the kept rows; and every group keeps
-more than a few rows in the filtered sample.
-Tree growth's own status is reported as convergence.
-"""
+Design notes: ``docs/methods/balanced_filtering.md``."""
 
 from __future__ import annotations
 
@@ -84,9 +73,15 @@ def held_out_imbalance(result: Any, test: Task, baselines: Baselines | None) -> 
     beta = float(result.knobs.get("beta_stop", math.nan))
     tol = rate_tolerance(test)
     allowance = imbalance_allowance(result, test)
-    numbers = {"test_imbalance": test_value, "train_imbalance": train_value,
-               "pool_imbalance": pool, "disclosive_imbalance": best, "beta_stop": beta,
-               "tolerance": tol, "allowance": allowance}  # fmt: skip
+    numbers = {
+        "test_imbalance": test_value,
+        "train_imbalance": train_value,
+        "pool_imbalance": pool,
+        "disclosive_imbalance": best,
+        "beta_stop": beta,
+        "tolerance": tol,
+        "allowance": allowance,
+    }
     if not math.isfinite(test_value):
         return [
             Check(
@@ -96,32 +91,28 @@ def held_out_imbalance(result: Any, test: Task, baselines: Baselines | None) -> 
                 numbers,
             )
         ]
-    checks = []
+    within = f"β_stop = {beta:g} plus the sampling allowance {allowance:.3f}"
+    is_value = f"On the test rows the filtered sample's imbalance is {test_value:.3f}"
+    level, sentence = "ok", f"{is_value}, within {within} (pool {pool:.3f})."
     if math.isfinite(pool) and test_value >= pool:
-        checks.append(Check(
-            "held_out_imbalance", "fail",
-            f"On the test rows the filtered sample's imbalance {test_value:.3f} is no better than "
-            f"keeping every row ({pool:.3f}).", numbers))  # fmt: skip
+        level = "fail"
+        sentence = (
+            f"On the test rows the filtered sample's imbalance {test_value:.3f} is no better "
+            f"than keeping every row ({pool:.3f})."
+        )
     elif test_value > beta + allowance and best > beta + allowance:
-        checks.append(Check(
-            "held_out_imbalance", "warn",
-            f"On the test rows the filtered sample's imbalance is {test_value:.3f}, above "
-            f"β_stop = {beta:g} plus the sampling allowance {allowance:.3f}; filtering on the "
-            f"sensitive attribute itself reaches only {best:.3f} there, so no filter reaches "
-            f"β_stop on these rows (pool {pool:.3f}). A larger β_stop states what is reachable.",
-            numbers))  # fmt: skip
+        level = "warn"
+        sentence = (
+            f"{is_value}, above {within}; filtering on the sensitive attribute itself reaches "
+            f"only {best:.3f} there, so no filter reaches β_stop on these rows (pool {pool:.3f}). "
+            "A larger β_stop states what is reachable."
+        )
     elif test_value > beta + allowance:
-        checks.append(Check(
-            "held_out_imbalance", "fail",
-            f"On the test rows the filtered sample's imbalance is {test_value:.3f}, above "
-            f"β_stop = {beta:g} plus the sampling allowance {allowance:.3f} (two standard errors "
-            f"over the kept rows; pool {pool:.3f}).", numbers))  # fmt: skip
-    else:
-        checks.append(Check(
-            "held_out_imbalance", "ok",
-            f"On the test rows the filtered sample's imbalance is {test_value:.3f}, within "
-            f"β_stop = {beta:g} plus the sampling allowance {allowance:.3f} (pool {pool:.3f}).",
-            numbers))  # fmt: skip
+        level = "fail"
+        sentence = (
+            f"{is_value}, above {within} (two standard errors over the kept rows; pool {pool:.3f})."
+        )
+    checks = [Check("held_out_imbalance", level, sentence, numbers)]
     gap = test_value - train_value
     if math.isfinite(gap) and gap > GAP_ALLOWANCE:
         level = "fail" if gap > max(3 * GAP_ALLOWANCE, 3 * tol) else "warn"
@@ -154,8 +145,12 @@ def filtered_group_rows(result: Any) -> list[Check]:
         if low >= FEW_GROUP_ROWS:
             continue
         group = names[k] if k < len(names) else f"group {k}"
-        numbers = {"group_index": float(k), "expected_rows": low, "few_rows": FEW_GROUP_ROWS,
-                   "kept_rows": float(np.sum(counts))}  # fmt: skip
+        numbers = {
+            "group_index": float(k),
+            "expected_rows": low,
+            "few_rows": FEW_GROUP_ROWS,
+            "kept_rows": float(np.sum(counts)),
+        }
         if low < metrics.MISSING_GROUP_ROWS:
             level, words = "fail", "vanishes from"
         else:
@@ -178,8 +173,7 @@ def convergence(result: Any) -> Check | None:
     status = result.artifacts.get("status") or {}
     if status.get("converged", True):
         return None
-    return Check("not_converged", "warn", str(status.get("message_fit", status.get("message"))),
-                 {})  # fmt: skip
+    return Check("not_converged", "warn", str(status.get("message_fit", status.get("message"))), {})
 
 
 def promise(result: Any, train: Task, test: Task, baselines: Baselines | None) -> list[Check]:
@@ -194,7 +188,9 @@ EVIDENCE = Evidence(
     promise=promise,
     filter_baselines=filter_baselines,
     promise_checks=(
-        "held_out_imbalance", "train_test_gap", "filtered_group_rows_train",
+        "held_out_imbalance",
+        "train_test_gap",
+        "filtered_group_rows_train",
         "filtered_group_rows_test",
     ),
-)  # fmt: skip
+)

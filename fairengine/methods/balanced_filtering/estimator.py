@@ -37,7 +37,7 @@ from fairengine.methods.balanced_filtering.selection import select_growth
 from fairengine.methods.balanced_filtering.status import growth_status
 from fairengine.methods.balanced_filtering.tree import GrowthSettings, grow_tree
 from fairengine.methods.params import RANDOM_STATE, knob_constraints, seed, validate_params
-from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
+from fairengine.methods.sensitive import sensitive_request
 
 
 def soft_matrix(weights: np.ndarray, z: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
@@ -201,22 +201,15 @@ class BalancedFilter(BaseEstimator):
         self.protocol = protocol
         self.target = target
 
-    __metadata_request__fit = sensitive_request("z")
+    __metadata_request__fit = sensitive_request()
 
     def fit(
-        self,
-        X: pd.DataFrame | np.ndarray,
-        z: Any = None,
-        group_names: Any = None,
-        *,
-        sensitive_features: Any = None,
+        self, X: pd.DataFrame | np.ndarray, sensitive_features: Any = None, group_names: Any = None
     ) -> BalancedFilter:
         """Learn the proxy and rho from features ``X`` (excluding the protected attribute and
-        the target) and the protected attribute ``sensitive_features`` (``z`` is its older
-        name)."""
-        z = resolve_sensitive(
-            sensitive_features, z, "z", required=False
-        )  # z is its y: a missing z gets the y check
+        the target) and the protected attribute ``sensitive_features`` (z, the estimator's y:
+        a missing one gets scikit-learn's y check)."""
+        z = sensitive_features
         validate_params(self)
         params = {k: getattr(self, k) for k in knob_spec.KNOB_NAMES}
         params["random_state"] = seed(self.random_state)

@@ -25,13 +25,6 @@ _CLASSIFIER_KEYS = {
 class ProxyFilter(Model):
     """A fitted balanced filter: raw rows in, acceptance probabilities / accept flags out.
 
-    For the ``Model`` API a filter is a randomized "accept" classifier:
-
-    * ``predict_score(X)`` is the acceptance probability pi(x) = sum_L w_L(x) rho_L (exact);
-    * ``predict(X, random_state)`` draws the accept flags (0/1) of Algorithm 2, seeded;
-    * ``leaf(X, random_state)`` draws each row's proxy group; ``leaf_weights(X)`` is
-      P(zhat(x) = L). Pitfall P18: share sampled leaves, not the soft weights, which disclose more.
-
     Parameters
     ----------
     encoder : FeatureEncoder
@@ -42,13 +35,11 @@ class ProxyFilter(Model):
         Acceptance probability of each leaf.
     eta : float
         Interpolation of classifier proxies (ignored for trees).
-    **training
-        What the fit saw, kept for display (each optional; another name is a ``TypeError``):
-
-        ``A``, ``r_hat``, ``base_rates`` : ndarray
-            Training-time conditional matrix, leaf masses and base rates.
-        ``group_names`` : list of str
-            The groups' names.
+    A, r_hat, base_rates : ndarray, optional
+        What the fit saw, kept for display: training-time conditional matrix, leaf masses and
+        base rates.
+    group_names : list of str, optional
+        The groups' names.
     """
 
     model_type = "balanced_filter"
@@ -70,7 +61,10 @@ class ProxyFilter(Model):
         rho: np.ndarray,
         *,
         eta: float = 0.0,
-        **training: Any,
+        A: np.ndarray | None = None,
+        r_hat: np.ndarray | None = None,
+        base_rates: np.ndarray | None = None,
+        group_names: list[str] | None = None,
     ) -> None:
         super().__init__(encoder)
         if proxy not in ("tree", "classifier"):
@@ -79,16 +73,7 @@ class ProxyFilter(Model):
         self.arrays = {k: np.asarray(v) for k, v in arrays.items()}
         self.rho = np.asarray(rho, dtype=float)
         self.eta = float(eta)
-        self._set_training(**training)
-
-    def _set_training(
-        self,
-        A: np.ndarray | None = None,
-        r_hat: np.ndarray | None = None,
-        base_rates: np.ndarray | None = None,
-        group_names: list[str] | None = None,
-    ) -> None:
-        """The display arrays of the fit (empty when not given)."""
+        # the display arrays of the fit (empty when not given)
         n = len(self.rho)
         self.A = np.zeros((n, 0)) if A is None else np.asarray(A, float)
         self.r_hat = np.zeros(n) if r_hat is None else np.asarray(r_hat, float)

@@ -1,26 +1,6 @@
 """The paper's baseline proxies: classifiers of z from x, hard labels as proxy groups.
 
-Each proxy is stored as plain arrays and maps encoded features to leaf weights (rows, leaves);
-the interpolation eta mixes the predicted class with a uniformly random one:
-P(zhat_eta = j | x) = (1 - eta) 1[zhat(x) = j] + eta / l.
-
-Why Naive / QP regression on Adult (race) reaches an imbalance far below 0.7 at eta = 0 where the
-paper says it "never reach[es] a level of imbalance below 0.7": the baseline itself follows the
-paper — zhat = the multinomial logistic regression's predicted class, proxy range = the predicted
-classes, naive sampling = the same number of points per predicted group (rho_j ~ 1 / r_hat_j), QP =
-Algorithm 1 on A(z | zhat), rho computed on train and kept for every eta (pitfall P11), imbalance =
-||p - U|| of the expected filtered distribution on each split (§3.10). The difference is the
-classifier's inputs: we standardise the numeric features (spec §4.1 preprocessing [EXT]) and fit to
-convergence (``max_iter=1000``, §3.9), so the regression predicts the small groups
-(Asian-Pac-Islander, Black) for a few percent of the rows, with high precision; sampling those
-groups equally balances a lot. On the raw one-hot data with scikit-learn's default ``max_iter=100``
-the same regression predicts White for 100% of the Adult training rows (checked), a one-group proxy
-whose filtered sample is the base rates (0.7358 >= 0.7) at every eta — the paper's "short tradeoff
-curves". The paper does not state its encoding; we keep the spec's. The interpolation makes the
-curve jump: at eta = 0.1 the noised labels flood the small predicted groups with White rows while
-rho (kept from eta = 0) still favours them, so imbalance returns towards the base rates' for eta >=
-0.1 (bench ``bf_paper_adult_race``).
-"""
+Design notes: ``docs/methods/balanced_filtering.md``."""
 
 from __future__ import annotations
 

@@ -1,15 +1,6 @@
 """The proxy tree's leaves in words: each split as a feature and a threshold in the table's units.
 
-A split of the tree sends a row to child 1 with probability mean_t 1[z . w_t + b_t > 0] over its
-halfspaces, in the encoder's space (numeric columns centred and scaled, categories one-hot). In
-words a split is described by its mean unit halfspace (w, b) = mean_t (w_t, b_t) / |w_t| and the
-feature with the largest |w_c|: child 1 is where z_c > -b / w_c (w_c > 0; ≤ when w_c < 0), the
-threshold mapped back to the column's units (``capital-gain > 5095.5``) or, for a one-hot
-category, ``workclass = Private`` / ``workclass ≠ Private``. A split on that one feature at one
-threshold is exact; one that weighs several features (oblique: the share of the weight this
-feature carries is given) or mixes thresholds is marked ``≈``, since the threshold then holds with
-the other features at their means.
-"""
+Design notes: ``docs/methods/balanced_filtering.md``."""
 
 from __future__ import annotations
 

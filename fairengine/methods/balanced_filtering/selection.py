@@ -1,18 +1,6 @@
 """[EXT] The generalising protocol: leaf size and stopping chosen on held-out training rows.
 
-The paper grows each tree until dist(U, C(A)) < beta_stop with no leaf floor. In-sample that
-reaches balance through leaves of a handful of rows whose composition does not carry over: on
-Adult (race) at alpha = 1 a tree near U in-sample was far from it on its test rows. Here a
-share of the training rows (stratified by group) is set aside; trees are grown on the rest for
-each leaf floor of :data:`FLOOR_GRID`, and every prefix of each tree's splits (the tree as it was
-after k splits, which is exactly what Algorithm 4 would return with ``max_leaves = k + 1``) gets
-rho from Algorithm 1 on the growing rows and is scored by the imbalance of the held-out rows it
-accepts (a group with fewer than :data:`FEW_GROUP_ROWS` expected rows there counts as missing:
-without it, on Adult (race) at alpha = 1 one split of five chose a tree that lost a group on
-its test rows). The floor and the number of leaves with the lowest held-out imbalance (the fewest
-leaves and the largest floor among those within :data:`SELECTION_TOL` of it) are then used to
-grow the tree on all training rows.
-"""
+Design notes: ``docs/methods/balanced_filtering.md``."""
 
 from __future__ import annotations
 
@@ -21,6 +9,7 @@ from dataclasses import replace
 import numpy as np
 
 from fairengine import metrics
+from fairengine.data.split import held_out_rows
 from fairengine.methods.balanced_filtering.definitions import (
     FEW_GROUP_ROWS,
     conditional_distribution_matrix,
@@ -35,21 +24,6 @@ VALIDATION_SHARE = 0.3
 FLOOR_GRID = (0.005, 0.01, 0.02)
 #: held-out imbalances this close to the best count as ties (then fewer leaves, larger floor)
 SELECTION_TOL = 0.01
-
-
-def holdout_rows(z: np.ndarray, share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """(growing rows, held-out rows): a seeded split stratified by group."""
-    rng = np.random.default_rng(seed)
-    held = []
-    for k in np.unique(z):
-        rows = np.nonzero(z == k)[0]
-        n_held = int(round(share * len(rows)))
-        if len(rows) - n_held < 1:
-            n_held = len(rows) - 1
-        held.append(rng.choice(rows, n_held, replace=False))
-    mask = np.zeros(len(z), dtype=bool)
-    mask[np.concatenate(held)] = True
-    return np.nonzero(~mask)[0], np.nonzero(mask)[0]
 
 
 def prefix_leaves(children: np.ndarray, n_splits: int) -> np.ndarray:
@@ -109,7 +83,7 @@ def select_growth(
 ) -> tuple[GrowthSettings, dict]:
     """The settings of the generalising protocol (leaf floor, ``max_leaves``) and a record of
     the choice (``floor``, ``n_leaves``, ``held_out_imbalance``, the scores per floor)."""
-    rows = holdout_rows(z, VALIDATION_SHARE, seed)
+    rows = held_out_rows(z, VALIDATION_SHARE, seed)
     scored = []  # (value, n_leaves, -floor)
     per_floor = {}
     for floor in FLOOR_GRID:

@@ -18,16 +18,7 @@ def growth_status(
     beta_stop: float,
     selection: dict | None = None,
 ) -> dict:
-    """``{"code", "converged", "message"}`` from the last record of a growth trace.
-
-    Codes: ``beta_stop`` (paper's rule: dist < beta_stop), ``in_hull`` (dist = 0, U in C(A):
-    the theory's stopping rule, reached with beta_stop = 0), ``no_progress`` (no split of any
-    leaf passed dist_new <= (1 - gamma) dist; the nearest rejected candidate is quoted),
-    ``no_splittable_leaf`` (every leaf at the depth cap or below twice the leaf-mass floor),
-    ``max_leaves`` (leaf cap), ``alpha_zero`` (no split can keep a leaf at the base rates) and
-    ``held_out`` (the generalising protocol's ``selection`` chose this many leaves: more would
-    balance the held-out training rows less).
-    """
+    """``{"code", "converged", "message"}`` from the last record of a growth trace."""
     last = trace[-1]
     code = str(last.get("stop", "beta_stop"))
     if selection is not None and code == "max_leaves":

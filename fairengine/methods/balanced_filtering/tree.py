@@ -1,11 +1,6 @@
 """Algorithm 4: grow the randomised oblique (alpha, beta)-proxy tree.
 
-Each split is found by the game of Algorithm 3 and accepted by the paper's empirical rule
-dist_new <= (1 - gamma) dist (Remark after Lemma 3, pitfall P7). Leaves carry soft weights
-w_L(x) (Defs. 10-11 with child 1 = the h = 1 side, pitfall P3). When no game split passes, a
-wider [EXT] search (refitted best response, single halfspaces at every feasible threshold) runs
-before the tree stops; see :func:`grow_tree`.
-"""
+Design notes: ``docs/methods/balanced_filtering.md``."""
 
 from __future__ import annotations
 
@@ -222,35 +217,7 @@ def grow_tree(
     """Algorithm 4 on encoded features ``X`` and group codes ``z``.
 
     Returns the tree, the training leaf weights (rows, leaves) and the trace (one record per
-    round: n_leaves, dist, stop_dist, disclosivity).
-
-    [INFERRED] Relaxed variant: the cone point gives the split direction and the cone distance
-    the stop test (so relaxed runs stop sooner, as the paper's runtimes suggest), while the
-    (1 - gamma) progress rule always uses the hull distance, which the cone distance shrinks
-    too slowly to pass (on Adult and on Bank (job) the first split shrinks the cone distance by a
-    smaller share than the hull distance, below the 10% step).
-
-    Neither rule dominates, so ``progress="best"`` (the default) grows both trees and keeps the
-    one ending nearer U: on Adult the cone rule accepts no split at alpha = 0.2 where the hull
-    rule does, but on Bank (job, alpha = 0.2) it ends nearer U than the hull rule (the 10% step
-    is path dependent: the cone rule's first split differs).
-
-    Split search, per round: every splittable leaf plays the game; the accepted split with the
-    smallest hull distance wins (pitfall P9, "try all leaves, keep the best"). [EXT] Only if no
-    game split passes the (1 - gamma) rule, a wider search runs (``settings.wide_search``): the
-    game again with the intercept-refitted best response (:func:`play_split_game`), and single
-    halfspaces along both games' directions at every alpha_eff-feasible threshold
-    (:func:`.candidates.threshold_candidates`). Tiering keeps the paper's splits wherever they
-    pass, so the hull distance can only end lower; without the wider search the tree on Bank (job)
-    at alpha = 0.2 stalls after a few leaves, with it the tree runs to the beta_stop rule.
-
-    [EXT] Budget ladder (``settings.budget_step``, :func:`budget_ladder`): the tree is grown at
-    alpha and at the smaller budgets alpha - step, ... and the one nearest U is kept (its last
-    trace record says at which ``budget``). The last trace record also carries ``stop`` (why
-    growth ended, see :mod:`~fairengine.methods.balanced_filtering.status`) and, for
-    ``no_progress``, the nearest rejected candidate (``best_rejected``) and the bound it missed
-    (``required``).
-    """
+    round: n_leaves, dist, stop_dist, disclosivity)."""
     if settings.budget_step > 0 and settings.alpha > settings.budget_step:
         runs = []
         for budget in budget_ladder(settings.alpha, settings.budget_step):

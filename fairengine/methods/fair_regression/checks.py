@@ -1,12 +1,6 @@
 """The fair-regression method's evidence.
 
-* Its unconstrained reference is the same regression learner fitted without constraint (the
-  best response at λ = 0, as the method's own baseline row), on the target's original scale.
-* Its promise: the test disparity — the KS statistical-parity distance, or the worst group's
-  scaled loss for bounded group loss — within ε plus a sampling allowance derived from the test
-  rows (:func:`disparity_allowance`); beyond it is a fail.
-* Convergence: the game's status ("not_converged", "infeasible").
-"""
+Design notes: ``docs/methods/fair_regression.md``."""
 
 from __future__ import annotations
 
@@ -37,9 +31,12 @@ def learner(result: Any, train: Task) -> Learner:
         low, high = float(y.min()), float(y.max())
         span = high - low if high > low else 1.0
         fitted = unconstrained(
-            encoder.transform(train.X), np.clip((y - low) / span, 0, 1), train.groups,
-            loss=loss, base=base,
-        )  # fmt: skip
+            encoder.transform(train.X),
+            np.clip((y - low) / span, 0, 1),
+            train.groups,
+            loss=loss,
+            base=base,
+        )
         return tuple(
             low + span * np.asarray(fitted.predict(encoder.transform(t.X)), dtype=float)
             for t in (train, test)
@@ -75,28 +72,41 @@ def held_out_disparity(result: Any, test: Task) -> Check | None:
     eps, value = float(result.knobs["eps"]), float(value)
     allowance = disparity_allowance(name, test)
     train_value = float(result.metrics.get("train", {}).get(name, math.nan))
-    numbers = {"test_disparity": value, "train_disparity": train_value, "eps": eps,
-               "allowance": allowance}  # fmt: skip
+    numbers = {
+        "test_disparity": value,
+        "train_disparity": train_value,
+        "eps": eps,
+        "allowance": allowance,
+    }
     words = "KS disparity" if name == "sp_ks" else "worst group's scaled loss"
-    noise = ("the 95 % quantile of the KS distance between equally distributed groups of these "
-             "sizes" if name == "sp_ks" else "two standard errors of the smallest group's mean "
-             "loss")  # fmt: skip
+    noise = (
+        "the 95 % quantile of the KS distance between equally distributed groups of these sizes"
+        if name == "sp_ks"
+        else "two standard errors of the smallest group's mean loss"
+    )
     if value <= eps:
-        return Check("held_out_disparity", "ok",
-                     f"On the test rows the {words} is {value:.3f} ≤ ε = {eps:g}.",
-                     numbers)  # fmt: skip
+        return Check(
+            "held_out_disparity",
+            "ok",
+            f"On the test rows the {words} is {value:.3f} ≤ ε = {eps:g}.",
+            numbers,
+        )
     if value <= eps + allowance:
         return Check(
-            "held_out_disparity", "ok",
+            "held_out_disparity",
+            "ok",
             f"On the test rows the {words} is {value:.3f}: above ε = {eps:g} by less than the "
-            f"sampling allowance {allowance:.3f} ({noise}), so consistent with ε.", numbers,
-        )  # fmt: skip
+            f"sampling allowance {allowance:.3f} ({noise}), so consistent with ε.",
+            numbers,
+        )
     return Check(
-        "held_out_disparity", "fail",
+        "held_out_disparity",
+        "fail",
         f"On the test rows the {words} is {value:.3f}, above ε = {eps:g} plus the sampling "
         f"allowance {allowance:.3f} ({noise}; train {train_value:.3f}): the constraint does not "
-        "hold on new rows.", numbers,
-    )  # fmt: skip
+        "hold on new rows.",
+        numbers,
+    )
 
 
 def convergence(result: Any) -> Check | None:
@@ -105,8 +115,12 @@ def convergence(result: Any) -> Check | None:
     if status not in ("not_converged", "infeasible"):
         return None
     level = "fail" if status == "infeasible" else "warn"
-    return Check("not_converged", level, str(summary.get("message_fit", summary.get("message"))),
-                 {"gap": float(summary.get("gap", math.nan))})  # fmt: skip
+    return Check(
+        "not_converged",
+        level,
+        str(summary.get("message_fit", summary.get("message"))),
+        {"gap": float(summary.get("gap", math.nan))},
+    )
 
 
 def promise(result: Any, train: Task, test: Task, baselines: Baselines | None) -> list[Check]:

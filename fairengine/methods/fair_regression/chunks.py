@@ -1,17 +1,6 @@
 """Row-block evaluation of the (n, N) cost tables with numpy's exact sums.
 
-The SP reduction's tables c(Y_i, z_j) have n·N entries; a fit keeps one of them (the prefix sums)
-and evaluates every other (n, N) quantity — the targets' argmin, the weight normalisation
-m = mean |c| and the automatic ν = ½ std(W|h₀ − Y'|)/√(nN) — in blocks of rows, so its peak
-memory stays ≤ 3× the encoded training matrix.
-
-Sums over the whole table are bit for bit numpy's: :func:`pairwise_sum` follows the recursion of
-numpy's pairwise summation (split at ⌊n/2⌋ rounded down to a multiple of 8, blocks of ≤ 128
-summed with 8 accumulators) down to ranges of ≤ :data:`LEAF` entries, which numpy sums itself;
-the subtree of a range is numpy's own sum of that contiguous range, so ``np.sum``, ``np.mean``
-and ``np.std`` of the full table are reproduced exactly
-(``tests/methods/test_fair_regression_memory.py``).
-"""
+Design notes: ``docs/methods/fair_regression.md``."""
 
 from __future__ import annotations
 

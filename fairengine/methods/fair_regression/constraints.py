@@ -2,11 +2,7 @@
 :class:`~fairengine.solvers.Constraint`
 objects: statistical parity (§4, problem (11)) and bounded group loss (§5, problem (13)).
 
-The reductions (:mod:`~fairengine.methods.fair_regression.reductions`) pair them with the
-learners (LS / LR / CS oracles, the weighted BGL risk minimiser); the games
-(:func:`~fairengine.solvers.solve_game`, the practical loop of
-:mod:`~fairengine.methods.fair_regression.game`) see only their vectors.
-"""
+Design notes: ``docs/methods/fair_regression.md``."""
 
 from __future__ import annotations
 
@@ -64,8 +60,11 @@ class StatisticalParity(TwoSidedConstraint):
         return 2 * self.n_groups * self.n_levels
 
     def moment_names(self) -> list[str]:
-        return [f"a={a},z={j + 1}/{self.n_levels}" for a in range(self.n_groups)
-                for j in range(self.n_levels)]  # fmt: skip
+        return [
+            f"a={a},z={j + 1}/{self.n_levels}"
+            for a in range(self.n_groups)
+            for j in range(self.n_levels)
+        ]
 
     def gamma_of_bins(self, k: np.ndarray) -> np.ndarray:
         """γ (|A|, N) from bin indices k of the predictions."""

@@ -48,7 +48,7 @@ class FairRegressor(RegressorMixin, BaseEstimator):
     :meth:`fit` (``_parameter_constraints`` derive from the ``fair_regression`` knobs, with the
     estimator's wider mathematical domains for ε, N and T), ``clone`` / ``get_params`` /
     ``set_params`` work, an unfitted ``predict`` raises ``NotFittedError``. ``fit`` takes the
-    protected attribute as a third argument, ``fit(X, y, groups)``.
+    protected attribute as a third argument, ``fit(X, y, sensitive_features)``.
 
     Parameters
     ----------
@@ -163,7 +163,7 @@ class FairRegressor(RegressorMixin, BaseEstimator):
             "eps": (0.0, None, "left"),
             "n_levels": (2, None, "left"),
             "max_iter": (1, None, "left"),
-        },  # fmt: skip
+        },
         extra={
             "eps": ["array-like"],
             "base_estimator": [HasMethods(["fit", "predict"])],
@@ -211,19 +211,12 @@ class FairRegressor(RegressorMixin, BaseEstimator):
         """y' = (y − y_min)/(y_max − y_min): the [0, 1] scale every loss and ε is on."""
         return (np.asarray(y, float) - self.y_min_) / (self.y_max_ - self.y_min_)
 
-    __metadata_request__fit = sensitive_request("groups")
+    __metadata_request__fit = sensitive_request()
 
-    def fit(
-        self,
-        X: Any,
-        y: Any,
-        groups: Any = None,
-        *,
-        sensitive_features: Any = None,
-    ) -> FairRegressor:
+    def fit(self, X: Any, y: Any, sensitive_features: Any = None) -> FairRegressor:
         """Run Algorithm 1 (SP) or 2 (BGL) on rows X, targets y and the protected attribute
-        ``sensitive_features`` (``groups`` is its older name)."""
-        groups = resolve_sensitive(sensitive_features, groups, "groups")
+        ``sensitive_features``."""
+        groups = resolve_sensitive(sensitive_features, None, "sensitive_features")
         self._check()
         Z, y = validate_data(self, X, y, y_numeric=True, ensure_min_features=0)
         Z, y = np.asarray(Z, float), np.asarray(y, float).ravel()
@@ -255,9 +248,14 @@ class FairRegressor(RegressorMixin, BaseEstimator):
             rho = 8.0
         else:
             problem = GroupLossReduction(
-                Z, target, codes, self.eps, loss=self.loss, base=self.base_estimator,
+                Z,
+                target,
+                codes,
+                self.eps,
+                loss=self.loss,
+                base=self.base_estimator,
                 random_state=seed(self.random_state),
-            )  # fmt: skip
+            )
             bound = self.bound or BGL_BOUND
             rho = 2.0
 

@@ -1,33 +1,6 @@
 """The practical statistical-parity game of Agarwal et al. 2019, with the authors' query schedule.
 
-Algorithm 1 with the authors' practical settings (``fairclass/red.py``, re-implemented from the
-spec, not copied), plus one [OURS] addition, all on :class:`ParityReduction`:
-
-* **Units.** The game is played on the authors' scale: the objective is
-  ``cost^/m`` with ``m = mean_{i,z} |c(Y_i, z)|`` (their augmented rows weighted by |c| and
-  normalised to mean 1), so B = 1/ε, η₀ = 2/B, ν and the duality gap mean what they mean in the
-  authors' code. Responses keep ``cost^`` in loss units (``GameResult.objective()``).
-* **Automatic ν** = ½ · std(W|h₀ − Y'|)/√(nN) on those augmented, weight-normalised rows
-  (``_ACCURACY_MUL`` = ½), h₀ the first best response.
-* **Oracle queries per round:** λ_t; m·λ̂ for m ∈ {1, 2, 5, 10}
-  (stopping, as the authors do, once the gap already exceeds ν); and, after the LP step over
-  all predictors found so far, m·λ_LP for all m with the LP's dual multipliers λ_LP (the large
-  multipliers that produce the fair regressors).
-* **[OURS] smoothed LP multipliers:** also m·λ̃_LP, where λ̃_LP is λ_LP fitted per group by an
-  affine function of z. For the LS/LR heuristics (which fit per-example targets U_i), a
-  per-group affine λ shifts/scales each group's targets smoothly instead of moving a few rows
-  across one threshold; this produces mean- and spread-matching regressors the spiky LP
-  multipliers miss (law school 2k, ε = 0.1: training loss 0.004672 with them, 0.004840
-  without, 0.004874 for the authors' loop; ``bench/bench_fair_regression.py::fr_vs_reference``).
-* **Stopping.** The heuristic oracles make "gap ≤ ν" a weak certificate:
-  the LP over the found predictors is optimal for them almost at once. The loop stops
-  when gap ≤ ν, at least ``MIN_ITER`` rounds have run (fairlearn's ``_MIN_ITER``) and the LP
-  value has improved by less than ν over the last ``PATIENCE`` rounds; otherwise it stops at
-  ``max_iter`` with ``converged=False``.
-* **Returned Q** = the LP mixture over every predictor found (the best mixture for this B;
-  at least as good as any EG average), with the best constant in the pool from the start
-  (always feasible under SP).
-"""
+Design notes: ``docs/methods/fair_regression.md``."""
 
 from __future__ import annotations
 

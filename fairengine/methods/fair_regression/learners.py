@@ -1,17 +1,6 @@
 """Base learners of the oracles and their exportable form (linear coefficients or tree arrays).
 
-A fitted learner becomes a :class:`Component`: a raw score s(z) (linear, a sum of regression
-trees, or a fitted scikit-learn regressor) and a link to [0, 1]: ``"identity"``
-(f = clip(s, 0, 1)) for regressors, ``"logit"`` (f = clip(½ + s/(2C), 0, 1), the inverse of
-Example 2's p = σ(C(2f − 1))) for probabilistic classifiers whose s is the log-odds.
-
-The base learner is a shortcut string (:data:`BASE_ESTIMATORS`) or any scikit-learn regressor
-whose ``fit`` takes ``sample_weight``. Known fitted types become arrays (:func:`as_component`:
-linear models with ``coef_``/``intercept_``, ``GradientBoostingRegressor`` through the shared
-tree codec :mod:`fairengine.models.trees`); other regressors stay estimators
-(``kind="estimator"``), exported through skops (:mod:`fairengine.models.skops_codec`, which
-accepts the reviewed types whose stored arrays it checks before a loaded one predicts).
-"""
+Design notes: ``docs/methods/fair_regression.md``."""
 
 from __future__ import annotations
 

@@ -43,6 +43,16 @@ def pointwise_loss(y: np.ndarray, u: np.ndarray, loss: str) -> np.ndarray:
     raise ValueError(f"unknown loss {loss!r}; choose one of {', '.join(LOSSES)}")
 
 
+def group_loss_bound(constraint: str, loss: str, eps: float) -> float | None:
+    """Bounded group loss's bound ζ = ε on the scale of the reported group losses (the scaled
+    metrics): 2ζ for the square loss (ℓ carries the 1/2, the mean squared error does not), ζ for
+    the absolute loss. None under statistical parity, and for the logistic loss (Example 2's ℓ
+    is not the reported log loss)."""
+    if constraint != "bounded_group_loss" or loss == "logistic":
+        return None
+    return eps * (2.0 if loss == "square" else 1.0)
+
+
 def grid(n_levels: int) -> np.ndarray:
     """𝒵 = {j/N : j = 1..N}, built as j/N, not j·α ([spec erratum] §3.1: exact grid values)."""
     return np.arange(1, n_levels + 1) / n_levels

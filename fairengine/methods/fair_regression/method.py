@@ -8,11 +8,11 @@ Metrics (train and test): ``loss``, ``sp_ks`` (exact, from the mixture CDF) and
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from fairengine.lru import LRU
 from fairengine.methods.base import RANDOMIZED_PREDICTIONS, KnobError, Method, RunResult
 from fairengine.methods.fair_regression.checks import EVIDENCE
 from fairengine.methods.fair_regression.knobs import KNOBS
@@ -29,8 +29,7 @@ if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
 CS_MAX_ROWS = 2000
 SEED = 0
 #: Baseline rows per (train, test, loss, learner): independent of ε, N and T (see _baselines).
-_BASELINES: OrderedDict[tuple, tuple[list[dict], list[dict]]] = OrderedDict()
-_BASELINES_SIZE = 16
+_BASELINES: LRU[tuple[list[dict], list[dict]]] = LRU(16)
 
 #: ε grid of the frontier over ε of the page and of ``fairengine sweep`` (log-spaced).
 EPS_GRID = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 1.0)
@@ -171,9 +170,13 @@ def _baseline_key(train: Task, test: Task, loss: str, base_estimator: Any) -> tu
 
 
 def _fit_baselines(
-    regressor: FairRegressor, z_train: np.ndarray, train: Task, test: Task, loss: str,
+    regressor: FairRegressor,
+    z_train: np.ndarray,
+    train: Task,
+    test: Task,
+    loss: str,
     base_estimator: Any,
-) -> tuple[Any, SEO | None] | None:  # fmt: skip
+) -> tuple[Any, SEO | None] | None:
     """The unconstrained fit and SEO on the training rows, or None when the task's baseline
     rows are cached already."""
     from fairengine.methods.fair_regression.baselines import SEO, unconstrained
@@ -187,9 +190,13 @@ def _fit_baselines(
 
 
 def _baselines(
-    regressor: FairRegressor, splits: dict[str, tuple[np.ndarray, Task]], loss: str,
-    base_estimator: Any, names: list[str], fitted: tuple[Any, SEO | None] | None = None,
-) -> tuple[list[dict], list[dict]]:  # fmt: skip
+    regressor: FairRegressor,
+    splits: dict[str, tuple[np.ndarray, Task]],
+    loss: str,
+    base_estimator: Any,
+    names: list[str],
+    fitted: tuple[Any, SEO | None] | None = None,
+) -> tuple[list[dict], list[dict]]:
     """Rows (baseline metrics, baseline group losses) of the unconstrained fit and SEO
     (``fitted`` by :func:`_fit_baselines`, or fitted here).
 
@@ -202,8 +209,7 @@ def _baselines(
     key = _baseline_key(train, test, loss, base_estimator)
     cacheable = key is not None
     if cacheable and key in _BASELINES:
-        _BASELINES.move_to_end(key)
-        rows, groups = _BASELINES[key]
+        rows, groups = _BASELINES.get(key)
         return [dict(r) for r in rows], [dict(g) for g in groups]
     n_groups = len(names)
     if fitted is None:
@@ -223,9 +229,7 @@ def _baselines(
                 for a in range(n_groups)
             ]
     if cacheable:
-        _BASELINES[key] = ([dict(r) for r in rows], [dict(g) for g in groups])
-        while len(_BASELINES) > _BASELINES_SIZE:
-            _BASELINES.popitem(last=False)
+        _BASELINES.put(key, ([dict(r) for r in rows], [dict(g) for g in groups]))
     return rows, groups
 
 

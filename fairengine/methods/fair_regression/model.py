@@ -1,11 +1,6 @@
 """FairRegressionModel: the exportable randomized regressor Q (state = JSON + arrays).
 
-Each f_t is stored as arrays: linear coefficients, or the flattened trees of a gradient-boosting
-learner (node children, features, thresholds, leaf values), so no estimator is pickled. A
-scikit-learn regressor without an array codec (e.g. ``HistGradientBoostingRegressor``) is stored
-through skops with an explicit trusted-type list (:mod:`fairengine.models.skops_codec`); anything
-else is refused at export time.
-"""
+Design notes: ``docs/methods/fair_regression.md``."""
 
 from __future__ import annotations
 

@@ -1,19 +1,10 @@
 """Agarwal et al.'s two constrained problems as best responses for
 :func:`~fairengine.solvers.solve_game`.
 
-Each reduction pairs a constraint object (:mod:`~fairengine.methods.fair_regression.constraints`)
-with its learner; ``best_response(λ)`` fits on the objective's costs plus the constraint's
-``signed_weights(λ)`` and answers (objective, ``constraint.values``, predictor).
-
-:class:`ParityReduction` — statistical parity (Agarwal et al. 2019 §4, Algorithm 1): discretisation
-into
-N levels, γ_{a,z} in O(n + |A|N), the costs c_λ of Eq. (12) and the three best-response oracles
-(CS, LS, LR). :class:`GroupLossReduction` — bounded group loss (§5, Algorithm 2).
-"""
+Design notes: ``docs/methods/fair_regression.md``."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -49,22 +40,6 @@ LR_WEIGHTS = ("corrected", "paper")
 __all__ = ["GroupLossReduction", "ParityReduction", "parity_gamma", "survival_by_group"]
 
 
-@dataclass(frozen=True)
-class ParityLearner:
-    """How :class:`ParityReduction` fits its best responses.
-
-    ``oracle``, ``base`` and ``lr_weights`` are :class:`~fairengine.methods.fair_regression.
-    FairRegressor`'s ``oracle``, ``base_estimator`` and ``lr_weights``; ``random_state`` seeds
-    the base learners (the ``"gradient_boosting"`` shortcut; cloned estimators keep their own
-    ``random_state``).
-    """
-
-    oracle: str = "ls"
-    base: Any = "linear"
-    lr_weights: str = "corrected"
-    random_state: int = 0
-
-
 class ParityReduction:
     """Statistical parity with slack ε_a at every z ∈ 𝒵 (problem (11)).
 
@@ -81,11 +56,13 @@ class ParityReduction:
         Group codes 0..|A|−1.
     eps : ndarray (|A|,)
         ε^_a.
-    loss, n_levels
+    loss, n_levels, oracle, lr_weights
         See :class:`~fairengine.methods.fair_regression.FairRegressor`.
-    learner : ParityLearner, optional
-        How best responses are fitted (``oracle``, ``base``, ``lr_weights``, ``random_state``);
-        keyword arguments of these names override its fields.
+    base
+        :class:`~fairengine.methods.fair_regression.FairRegressor`'s ``base_estimator``.
+    random_state : int
+        Seed of the base learners (the ``"gradient_boosting"`` shortcut; cloned estimators keep
+        their own ``random_state``).
     """
 
     def __init__(
@@ -97,17 +74,18 @@ class ParityReduction:
         *,
         loss: str,
         n_levels: int,
-        learner: ParityLearner | None = None,
-        **settings: Any,
+        oracle: str = "ls",
+        base: Any = "linear",
+        lr_weights: str = "corrected",
+        random_state: int = 0,
     ) -> None:
-        learner = replace(learner or ParityLearner(), **settings)  # an unknown name: TypeError
         self.Z, self.y, self.codes = np.asarray(Z, float), np.asarray(y, float), codes
         self.constraint = StatisticalParity(eps, n_levels).load(codes)
         self.n_groups, self.p = self.constraint.n_groups, self.constraint.p
         self.eps = self.constraint.group_eps
         self.loss, self.n_levels = loss, n_levels
-        self.oracle, self.base = learner.oracle, learner.base
-        self.lr_weights, self.random_state = learner.lr_weights, learner.random_state
+        self.oracle, self.base = oracle, base
+        self.lr_weights, self.random_state = lr_weights, random_state
         self._scale: float | None = None
         # Σ_{j ≤ k} c(Y_i, z_j): λ-independent, so computed once per fit; the only
         # (n, N) table a fit keeps, filled in row blocks (no second table alive)

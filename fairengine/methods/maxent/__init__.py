@@ -7,7 +7,7 @@ max-entropy distribution p*), :class:`MaxEntModel` (exportable), :class:`DualOra
 :mod:`fairengine.metrics`.
 """
 
-from fairengine.methods.maxent.method import MAXENT, GeneratorKnobs, fit_generator
+from fairengine.methods.maxent.method import MAXENT, fit_generator
 from fairengine.methods.registry import lazy_attributes
 
 __all__ = [
@@ -18,7 +18,6 @@ __all__ = [
     "DualSolution",
     "DualState",
     "Feature",
-    "GeneratorKnobs",
     "MaxEntDebiaser",
     "MaxEntModel",
     "domain_from_task",

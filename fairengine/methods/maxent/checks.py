@@ -1,14 +1,6 @@
 """The max-entropy method's evidence.
 
-* Its unconstrained reference is the same downstream classifier trained on the raw training rows
-  with Z among its inputs — the paper's "raw data" row and protocol — so the generic checks
-  compare the debiased classifier with the raw one on accuracy and on the classifier's
-  statistical rate.
-* Its promise on the generated data: the data's representation rate and statistical rate reach
-  their targets (within a sampling allowance of :data:`RATE_ALLOWANCE` for the finite sample);
-  below :data:`FAR_SHORT` of a target the check says why and what to do.
-* Convergence: the fitted distribution's marginals match their targets θ.
-"""
+Design notes: ``docs/methods/maxent.md``."""
 
 from __future__ import annotations
 
@@ -43,8 +35,11 @@ def learner(result: Any, train: Task) -> Learner:
         return raw_predictions(train, test, n_bins, classifier, feature_set)
 
     words = CLASSIFIER_WORDS.get(classifier, classifier)
-    return Learner(f"{words} on the raw rows, with the protected attribute",
-                   ("maxent_raw_z", classifier, n_bins, feature_set), fit_predict)  # fmt: skip
+    return Learner(
+        f"{words} on the raw rows, with the protected attribute",
+        ("maxent_raw_z", classifier, n_bins, feature_set),
+        fit_predict,
+    )
 
 
 def rate_targets(knobs: dict[str, Any]) -> dict[str, float]:
@@ -71,8 +66,10 @@ def _short(rates: dict[str, float], targets: dict[str, float]) -> list[str]:
 
 def rates_reach_targets(metrics: dict[str, float], knobs: dict[str, Any]) -> bool:
     """Whether a split's generated-data rates reach the knobs' targets (the check's rule)."""
-    rates = {"representation": metrics["representation_rate"],
-             "statistical": metrics["data_statistical_rate"]}  # fmt: skip
+    rates = {
+        "representation": metrics["representation_rate"],
+        "statistical": metrics["data_statistical_rate"],
+    }
     return not _short(rates, rate_targets(knobs))
 
 
@@ -80,8 +77,10 @@ def data_rates(result: Any) -> Check | None:
     """Whether the generated data's representation and statistical rates reach their targets;
     far short (below :data:`FAR_SHORT` of a target), why and what to do."""
     values = result.metrics.get("train", {})
-    rates = {"representation": values.get("representation_rate"),
-             "statistical": values.get("data_statistical_rate")}  # fmt: skip
+    rates = {
+        "representation": values.get("representation_rate"),
+        "statistical": values.get("data_statistical_rate"),
+    }
     if any(v is None or not math.isfinite(v) for v in rates.values()):
         return None
     targets = rate_targets(result.knobs)
@@ -92,12 +91,17 @@ def data_rates(result: Any) -> Check | None:
     aims = ", ".join(f"{n} {t:.3g}" for n, t in targets.items())
     short = _short(rates, targets)
     if not short:
-        return Check("data_rates_vs_tau", "ok",
-                     f"The generated data reach their targets ({aims}): {achieved}.",
-                     numbers)  # fmt: skip
+        return Check(
+            "data_rates_vs_tau",
+            "ok",
+            f"The generated data reach their targets ({aims}): {achieved}.",
+            numbers,
+        )
     far = [n for n in short if rates[n] < FAR_SHORT * targets[n]]
-    sentence = (f"The generated data fall short of the {' and '.join(short)} rate targets "
-                f"({aims}): {achieved}.")  # fmt: skip
+    sentence = (
+        f"The generated data fall short of the {' and '.join(short)} rate targets "
+        f"({aims}): {achieved}."
+    )
     if far:
         d = (result.artifacts.get("summary") or {}).get("d")
         many = f"{d} coordinates" if d else "many coordinates"
@@ -115,9 +119,12 @@ def convergence(result: Any) -> Check | None:
     error = summary.get("max_marginal_error")
     if error is None or error <= MARGINAL_TOLERANCE:
         return None
-    return Check("not_converged", "warn",
-                 f"The max-entropy fit stopped with its marginals {error:.4f} away from their "
-                 "targets θ.", {"max_marginal_error": float(error)})  # fmt: skip
+    return Check(
+        "not_converged",
+        "warn",
+        f"The max-entropy fit stopped with its marginals {error:.4f} away from their targets θ.",
+        {"max_marginal_error": float(error)},
+    )
 
 
 def promise(result: Any, train: Task, test: Task, baselines: Baselines | None) -> list[Check]:

@@ -1,14 +1,6 @@
 """The downstream classifier of the paper's evaluation, stored as plain arrays (no pickle).
 
-Celis et al. 2020, §5, trains a decision tree (gini, ``random_state=0``, grown until its leaves are
-pure:
-``"tree"``, the paper's protocol) or Gaussian naive Bayes on the generated data. Grown on 5,000
-draws of a large domain such a tree memorises noise and predicts worse than the constant
-majority label on Adult, German credit and default credit, so the default is a depth-bounded tree
-(``"small_tree"``), with logistic regression (``"logistic"``) as another choice. Every one is
-fitted with scikit-learn and kept as arrays, so a model file can rebuild it and predict exactly as
-scikit-learn does (trees through :mod:`fairengine.models.trees`).
-"""
+Design notes: ``docs/methods/maxent.md``."""
 
 from __future__ import annotations
 

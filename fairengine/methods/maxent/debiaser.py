@@ -94,15 +94,6 @@ def _row_codes(data: pd.DataFrame | np.ndarray, domain: Domain, sensitive: Any) 
 class MaxEntDebiaser(DensityMixin, BaseEstimator):
     """The max-entropy distribution closest (in KL) to a fair prior with prescribed marginals.
 
-    p* = argmin KL(p || q_C) s.t. E_p[α] = θ, found through its d-dimensional dual λ*,
-    with q_C = C·uniform + (1 − C)·w over the discretised domain.
-
-    A scikit-learn density estimator: arguments stored verbatim and validated in :meth:`fit`
-    (``_parameter_constraints`` from the ``maxent`` knobs; τ on its domain (0, 1], the sliders
-    show [0.5, 1]), ``clone`` / ``get_params`` / ``set_params``, ``NotFittedError`` before fit,
-    ``score(rows)`` = mean log p*. Its input is a Task or readable rows with their Domain, not a
-    numeric matrix, so the numeric-array estimator checks do not apply (see the tests).
-
     Parameters
     ----------
     C : float
@@ -282,9 +273,14 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
         values = np.atleast_1d(np.asarray(target, dtype=float))
         if values.size == 1:
             return target_marginals(
-                points, z, y, target="custom", tau=self.tau, protected=protected,
+                points,
+                z,
+                y,
+                target="custom",
+                tau=self.tau,
+                protected=protected,
                 protected_share=float(values[0]),
-            )  # fmt: skip
+            )
         if values.shape != (points.shape[1],):
             raise ValueError(f"target_marginals needs {points.shape[1]} values, got {values.size}.")
         return values

@@ -1,13 +1,6 @@
 """The paper's finite product domain Omega = U_1 x ... x U_F and its reference coding.
 
-Every attribute becomes a feature with a finite list of readable levels: categorical columns keep
-their most frequent values (the rest share an ``other`` level), numeric columns with more than
-``n_bins`` distinct values are cut at training quantiles, the label is {negative, positive} and the
-binary sensitive attribute is {Z=0, Z=1}. A point is coded with *reference coding*: level 0 of a
-feature is the zero vector and level k >= 1 the unit vector e_k, so d = sum_f (|U_f| - 1).
-Reference coding and full one-hot coding give the same p*, and this one keeps the
-dual's Hessian non-singular.
-"""
+Design notes: ``docs/methods/maxent.md``."""
 
 from __future__ import annotations
 

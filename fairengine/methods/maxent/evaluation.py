@@ -48,9 +48,13 @@ class RealData:
 
 
 def _classifier_data(
-    codes: np.ndarray, domain: Domain, only: list[int], classifier: str,
-    weights: np.ndarray | None, inputs: np.ndarray | None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:  # fmt: skip
+    codes: np.ndarray,
+    domain: Domain,
+    only: list[int],
+    classifier: str,
+    weights: np.ndarray | None,
+    inputs: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """(X, y, sample_weight) the downstream classifier is fitted on.
 
     An unweighted classifier is fitted on the distinct (inputs, label) rows weighted by their
@@ -75,14 +79,20 @@ def _classifier_data(
 def train_classifier(codes: np.ndarray, domain: Domain, classifier: str, only: list[int]) -> dict:
     """The downstream classifier fitted on a dataset's rows (level codes), its inputs the
     features ``only`` (a split's :attr:`RealData.only`); its arrays."""
-    return fit_classifier(classifier, *_classifier_data(codes, domain, only, classifier, None,
-                                                        None))  # fmt: skip
+    return fit_classifier(
+        classifier, *_classifier_data(codes, domain, only, classifier, None, None)
+    )
 
 
 def evaluate_dataset(
-    codes: np.ndarray, domain: Domain, classifier: str, train: RealData, test: RealData,
-    weights: np.ndarray | None = None, inputs: np.ndarray | None = None,
-) -> tuple[dict[str, float], dict]:  # fmt: skip
+    codes: np.ndarray,
+    domain: Domain,
+    classifier: str,
+    train: RealData,
+    test: RealData,
+    weights: np.ndarray | None = None,
+    inputs: np.ndarray | None = None,
+) -> tuple[dict[str, float], dict]:
     """Paper metrics of one (generated or reweighted) dataset and the classifier trained on it.
 
     Returns the row (data RR and SR; classifier SR on the held-out rows from hard predictions, the
@@ -94,8 +104,9 @@ def evaluate_dataset(
     """
     only = test.only
     y, z = codes[:, domain.index("label")], codes[:, domain.index("protected")]
-    params = fit_classifier(classifier, *_classifier_data(codes, domain, only, classifier,
-                                                          weights, inputs))  # fmt: skip
+    params = fit_classifier(
+        classifier, *_classifier_data(codes, domain, only, classifier, weights, inputs)
+    )
     rr = metrics.representation_rate(None, None, z, sample_weight=weights)
     sr = metrics.data_statistical_rate(np.asarray(y, dtype=float), None, z, sample_weight=weights)
     distinct = unique_rows(codes, train.counts.sizes)[::2]  # the dataset's rows, counted once
@@ -116,12 +127,17 @@ def evaluate_dataset(
 
 
 def evaluate_sets(
-    draw: Callable[[int], np.ndarray], n_sets: int, domain: Domain, classifier: str,
-    train: RealData, test: RealData,
-) -> tuple[dict[str, float], dict[str, float]]:  # fmt: skip
+    draw: Callable[[int], np.ndarray],
+    n_sets: int,
+    domain: Domain,
+    classifier: str,
+    train: RealData,
+    test: RealData,
+) -> tuple[dict[str, float], dict[str, float]]:
     """Mean and standard deviation over ``n_sets`` datasets ``draw(k)`` of
     :func:`evaluate_dataset`'s row: the paper repeats the sampling and reports means (§5)."""
-    rows = pd.DataFrame([evaluate_dataset(draw(k), domain, classifier, train, test)[0]
-                         for k in range(n_sets)])  # fmt: skip
+    rows = pd.DataFrame(
+        [evaluate_dataset(draw(k), domain, classifier, train, test)[0] for k in range(n_sets)]
+    )
     sd = rows.std(ddof=1) if n_sets > 1 else rows.iloc[0] * 0.0
     return rows.mean().to_dict(), sd.to_dict()

@@ -1,33 +1,16 @@
 """The ``maxent`` Method: knobs declared once, ``run`` = fit p*, sample, evaluate against baselines.
 
-Metrics of a run (names declared in :data:`fairengine.metrics.REGISTRY`; Celis et al. 2020, §5):
-
-- both splits: ``representation_rate`` and ``data_statistical_rate`` of the *generated* data (the
-  paper's Data RR / Data SR), and ``kl_to_empirical`` of the generated data to the split's real
-  rows; means over the run's ``n_sample_sets`` sets of generated rows.
-- the downstream classifier (the exported model, trained on the first set without Z so that it
-  takes a task's feature columns) is scored by the shared evaluation
-  (:mod:`fairengine.methods.evaluation`) on the real train and held-out rows: ``accuracy``,
-  ``error``, ``dp_diff``, ``eo_diff``, ``tpr_diff`` and ``statistical_rate`` (hard predictions).
-
-The ``rates`` artifact is the paper's comparison (Table 2): raw data, prior, Kamiran-Calders
-reweighing and p*, each with its classifier trained on every non-label column *including* Z (the
-paper's protocol), the classifier statistical rate from mean predicted probabilities
-(``clf_sr_soft``, the paper code's definition) beside the hard one (``clf_sr``), as means and
-standard deviations (``*_sd``) over ``n_sample_sets`` sets drawn with per-run seeds
-(:func:`sample_seeds`).
-"""
+Design notes: ``docs/methods/maxent.md``."""
 
 from __future__ import annotations
 
 import hashlib
 import time
-from collections import OrderedDict
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from fairengine.lru import LRU
 from fairengine.methods.base import Method, RunResult
 from fairengine.methods.evidence import stored_table
 from fairengine.methods.maxent.checks import EVIDENCE
@@ -44,58 +27,45 @@ if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
     from fairengine.methods.maxent.evaluation import RealData
 
 #: λ* of recent fits per (task, domain, θ choice): warm starts for sweeps over C and τ.
-_WARM: OrderedDict[tuple, np.ndarray] = OrderedDict()
-_WARM_SIZE = 64
+_WARM: LRU[np.ndarray] = LRU(64)
 #: Rates rows of the C/τ-independent baselines per (train, test, domain, classifier, n_samples).
-_BASELINES: OrderedDict[tuple, tuple[dict[str, float], dict[str, float]]] = OrderedDict()
-_BASELINES_SIZE = 16
+_BASELINES: LRU[dict[str, tuple[dict[str, float], dict[str, float]]]] = LRU(16)
 #: The coded splits (domain, identifier columns, real train and test rows) per (train, test,
 #: n_bins, feature set): C/τ-independent too, so a sweep discretises and codes its task once. A
 #: couple of entries only: they hold the splits' compact codes and uint8 inputs.
-_SPLITS: OrderedDict[tuple, tuple[Domain, list[str], RealData, RealData]] = OrderedDict()
-_SPLITS_SIZE = 2
+_SPLITS: LRU[tuple[Domain, list[str], RealData, RealData]] = LRU(2)
 
 
 def _target(theta: str, protected_share: float) -> Any:
     return protected_share if theta == "custom" else theta
 
 
-@dataclass(frozen=True)
-class GeneratorKnobs:
-    """The knobs of a p* fit (:func:`fit_generator`'s keyword arguments of these names): the
-    prior's uniform weight ``C``, the representation rate ``tau``, the prior and the target
-    marginals (``theta``; ``protected_share`` is P(Z=1) when it is ``"custom"``), and the coding
-    of the rows (``n_bins`` per numeric column, the ``feature_set`` of the domain)."""
-
-    C: float
-    tau: float
-    prior: str
-    theta: str
-    protected_share: float = 0.5
-    n_bins: int = 4
-    feature_set: str = "paper"
-
-
 def fit_generator(
-    train: Task, knobs: GeneratorKnobs | None = None, *, real: RealData | None = None,
-    **kwargs: Any,
-) -> MaxEntDebiaser:  # fmt: skip
+    train: Task,
+    *,
+    C: float,
+    tau: float,
+    prior: str,
+    theta: str,
+    protected_share: float = 0.5,
+    n_bins: int = 4,
+    feature_set: str = "paper",
+    real: RealData | None = None,
+) -> MaxEntDebiaser:
     """Fit p* on a task, warm-started from the last fit on the same task and θ choice.
 
     Parameters
     ----------
     train : Task
         The training rows.
-    knobs : GeneratorKnobs, optional
-        The fit's knobs as one object; keyword arguments of its field names override its
-        fields (an unknown name is a ``TypeError``).
+    C, tau, prior, theta, protected_share
+        The prior's uniform weight, the representation rate, the prior, the target marginals
+        (``protected_share`` is P(Z=1) when ``theta`` is ``"custom"``): see :data:`KNOBS`.
+    n_bins, feature_set
+        The coding of the rows: bins per numeric column and the domain's feature set.
     real : RealData, optional
         The task's rows already coded on ``domain_from_task(train, n_bins, feature_set=)`` (a
         run codes its training rows once, for the fit and for the evaluation).
-    **kwargs
-        The fields of :class:`GeneratorKnobs` given one by one: ``C``, ``tau``, ``prior`` and
-        ``theta`` (required without ``knobs``), ``protected_share`` (0.5), ``n_bins`` (4) and
-        ``feature_set`` (``"paper"``).
 
     Returns
     -------
@@ -105,22 +75,20 @@ def fit_generator(
     from fairengine.methods.maxent.debiaser import MaxEntDebiaser
     from fairengine.methods.maxent.domain import domain_from_task, readable_rows
 
-    knobs = GeneratorKnobs(**kwargs) if knobs is None else replace(knobs, **kwargs)
-    if real is None:
-        domain = domain_from_task(train, knobs.n_bins, feature_set=knobs.feature_set)
-    else:
-        domain = real.domain
-    key = (train.fingerprint, domain, knobs.prior, knobs.theta, knobs.protected_share)
+    domain = (
+        domain_from_task(train, n_bins, feature_set=feature_set) if real is None else real.domain
+    )
+    key = (train.fingerprint, domain, prior, theta, protected_share)
     generator = MaxEntDebiaser(
-        C=knobs.C, tau=knobs.tau, prior=knobs.prior,
-        target_marginals=_target(knobs.theta, knobs.protected_share), n_bins=knobs.n_bins,
+        C=C,
+        tau=tau,
+        prior=prior,
+        target_marginals=_target(theta, protected_share),
+        n_bins=n_bins,
         warm_start=_WARM.get(key),
-    )  # fmt: skip
+    )
     generator.fit(readable_rows(train, domain) if real is None else real.codes, domain)
-    _WARM[key] = generator.lambda_
-    _WARM.move_to_end(key)
-    while len(_WARM) > _WARM_SIZE:
-        _WARM.popitem(last=False)
+    _WARM.put(key, generator.lambda_)
     return generator
 
 
@@ -147,11 +115,8 @@ def _run(train: Task, test: Task, **values: Any) -> RunResult:
     start = time.perf_counter()
     space, dropped, real_train, real_test = _coded_splits(train, test, n_bins, domain)
     used = "paper" if domain == "paper" and paper_columns(train) else "all"
-    fit_knobs = GeneratorKnobs(
-        C=knobs["C"], tau=knobs["tau"], prior=knobs["prior"], theta=knobs["theta"],
-        protected_share=knobs["protected_share"], n_bins=n_bins,
-    )  # fmt: skip
-    generator = fit_generator(train, fit_knobs, real=real_train)
+    fit_knobs = {k: knobs[k] for k in ("C", "tau", "prior", "theta", "protected_share")}
+    generator = fit_generator(train, **fit_knobs, n_bins=n_bins, real=real_train)
     seeds = sample_seeds(train, n_sample_sets)
     samples = generator.sample_codes(n_samples, seeds[0])
     params = train_classifier(samples, space, classifier, real_train.only)
@@ -164,10 +129,12 @@ def _run(train: Task, test: Task, **values: Any) -> RunResult:
         "prior": lambda k: generator.sample_codes(n_samples, seeds[k], prior=True),
     }
     rows = stored_table(
-        train, test, ("maxent_baselines", n_bins, domain, classifier, n_samples, tuple(seeds)),
+        train,
+        test,
+        ("maxent_baselines", n_bins, domain, classifier, n_samples, tuple(seeds)),
         lambda: _baselines(train, test, space, classifier, n_samples, seeds, ztrain, ztest),
         _baseline_rows,
-    )  # fmt: skip
+    )
     for name, draw in sets.items():
         rows[name] = evaluate_sets(draw, n_sample_sets, space, classifier, ztrain, ztest)
     rates = _rates_table(rows, generator)
@@ -234,8 +201,9 @@ def _rates_table(
     rates["exact_rr"], rates["exact_sr"] = np.nan, np.nan
     rates.loc["prior", ["exact_rr", "exact_sr"]] = group_rates(generator.prior_joint())
     rates.loc["maxent", ["exact_rr", "exact_sr"]] = (
-        generator.representation_rate_, generator.statistical_rate_,
-    )  # fmt: skip
+        generator.representation_rate_,
+        generator.statistical_rate_,
+    )
     return rates
 
 
@@ -250,15 +218,10 @@ def _coded_splits(
 
     key = (train.fingerprint, test.fingerprint, n_bins, feature_set)
     if key in _SPLITS:
-        _SPLITS.move_to_end(key)
-        return _SPLITS[key]
+        return _SPLITS.get(key)
     dropped = identifier_columns(train)  # left out of the domain, as the encoder drops them
     domain = domain_from_task(train, n_bins, dropped=dropped, feature_set=feature_set)
-    value = (domain, dropped, RealData(train, domain), RealData(test, domain))
-    _SPLITS[key] = value
-    while len(_SPLITS) > _SPLITS_SIZE:
-        _SPLITS.popitem(last=False)
-    return value
+    return _SPLITS.put(key, (domain, dropped, RealData(train, domain), RealData(test, domain)))
 
 
 def _baseline_rows(value: object) -> bool:
@@ -279,9 +242,15 @@ def _baseline_rows(value: object) -> bool:
 
 
 def _baselines(
-    train: Task, test: Task, domain: Domain, classifier: str, n_samples: int, seeds: list[int],
-    real_train: RealData, real_test: RealData,
-) -> dict[str, tuple[dict[str, float], dict[str, float]]]:  # fmt: skip
+    train: Task,
+    test: Task,
+    domain: Domain,
+    classifier: str,
+    n_samples: int,
+    seeds: list[int],
+    real_train: RealData,
+    real_test: RealData,
+) -> dict[str, tuple[dict[str, float], dict[str, float]]]:
     """The comparison rows (mean, sd) of the raw data and of Kamiran-Calders reweighing: they
     depend on neither C nor τ, so a sweep computes them once per task (small dicts, an LRU of a
     few). The raw row is one dataset (sd 0); reweighing resamples one set per seed."""
@@ -289,8 +258,7 @@ def _baselines(
 
     key = (train.fingerprint, test.fingerprint, domain, classifier, n_samples, tuple(seeds))
     if key in _BASELINES:
-        _BASELINES.move_to_end(key)
-        return dict(_BASELINES[key])
+        return dict(_BASELINES.get(key))
     # Imported here, not at the top: the baseline row is a training-time comparison, and a client
     # loading a maxent model file imports only maxent's own modules.
     from fairengine.methods.reweighing import reweighing_weights
@@ -305,13 +273,11 @@ def _baselines(
     raw = evaluate_dataset(real_train.codes, domain, classifier, real_train, real_test)[0]
     value = {
         "raw": (raw, dict.fromkeys(raw, 0.0)),
-        "reweighing": evaluate_sets(resampled, len(seeds), domain, classifier, real_train,
-                                    real_test),
-    }  # fmt: skip
-    _BASELINES[key] = value
-    while len(_BASELINES) > _BASELINES_SIZE:
-        _BASELINES.popitem(last=False)
-    return dict(value)
+        "reweighing": evaluate_sets(
+            resampled, len(seeds), domain, classifier, real_train, real_test
+        ),
+    }
+    return dict(_BASELINES.put(key, value))
 
 
 def raw_predictions(

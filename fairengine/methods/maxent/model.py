@@ -1,11 +1,6 @@
 """MaxEntModel: the exportable result of a max-entropy run (generator + downstream classifier).
 
-``predict_score(X)`` is the downstream classifier's P(y = 1 | x), the classifier the paper trains
-on data generated from p* (so the metrics in the file describe what the model predicts); the
-generator itself is kept too: ``probability(rows)`` and ``sample(n, random_state)`` give exact
-probabilities of and exact draws from p*. State is JSON (domain, knobs) plus arrays (λ*, θ, the
-distinct rows S and their prior weights, the classifier's arrays).
-"""
+Design notes: ``docs/methods/maxent.md``."""
 
 from __future__ import annotations
 

@@ -1,20 +1,6 @@
 """The dual Hessian's data term Σ_i r_i α_i α_iᵀ from level codes: weighted contingency tables.
 
-In reference coding every feature owns an indicator block, so the second moment of the tilted
-rows has a simple structure: the block of features (f, g) is the r-weighted
-contingency table of columns f and g without their reference levels, and a feature's own block
-is diagonal. :class:`PairMoments` gathers consecutive features into *groups* of at most
-``max_cells`` joint levels, codes each row's group by one mixed-radix integer, and builds every
-block of a pair of groups as ``Eᵀ T E`` from one :func:`numpy.bincount` T of the pair's joint
-codes (≤ 256² cells: a table that stays in the L2 cache) and the groups' 0/1 level-to-coordinate
-matrices E. Its cost is n_pairs x M scatter-adds instead of the dense update's M x d²/2 FMAs,
-which wins when the features have few levels each (a wide table of binned numeric columns;
-bench ``maxent_hessian``); :func:`use_pair_moments` decides by a cost model measured on the
-bench machine.
-
-The sums are those of the dense update in another order (and with r instead of (√r)²), so the
-Hessian agrees with it to a few ulps (≤ 1e-12 relative in the tests), not bitwise.
-"""
+Design notes: ``docs/methods/maxent.md``."""
 
 from __future__ import annotations
 

@@ -1,15 +1,6 @@
 """The dual's value, gradient and Hessian in log space, polynomial in N and d.
 
-h(λ) = log Σ_α q(α) e^{<α, λ>} − <θ, λ> with q = C u + (1 − C) w. Because u is uniform on a
-product domain and w lives on the M distinct data rows, p_λ ∝ q e^{<λ, α>} is a two-component
-mixture π P_U + (1 − π) P_W: P_U is a product of per-feature softmaxes and P_W a
-reweighting of the rows. Nothing enumerates Omega.
-
-[spec erratum] The paper's Algorithms 2-4 use s0 = e^λ/2, divide by a log value and use
-(v2+θ)(v2−θ)^T; this module follows the corrected derivation instead.
-[spec erratum] The hypercube formulas (Lemma 4.3) are not applied column by column to categorical
-blocks: u is uniform over the valid product domain, one softmax per feature.
-"""
+Design notes: ``docs/methods/maxent.md``."""
 
 from __future__ import annotations
 

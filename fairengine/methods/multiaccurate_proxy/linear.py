@@ -243,7 +243,7 @@ class MultiaccurateProxy(BaseEstimator):
         aud = _auditor(self.auditor, self.auditor_depth, seed(self.random_state))
         # a finite H is given by its labellings of these very rows: it cannot be split
         share = 0.0 if aud.kind == "finite" else self.validation
-        game_rows, check_rows = held_out_rows(len(X), share, seed(self.random_state))
+        game_rows, check_rows = held_out_rows(np.zeros(len(X)), share, seed(self.random_state))
         check = (X[check_rows], z[check_rows], tasks[check_rows])
         every_row = (np.column_stack([X, np.ones(len(X))]), z)
         X, z, tasks = X[game_rows], z[game_rows], tasks[game_rows]
