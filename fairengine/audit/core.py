@@ -267,6 +267,29 @@ def audit_values(
     return result
 
 
+def referenced(
+    result: AuditResult, reference: str | None, tau: float | None, train: Task | None = None
+) -> AuditResult:
+    """``result`` against group ``reference`` (a group name; None: the largest) at the
+    four-fifths threshold ``tau`` (None: 0.8): its group table's disparity columns and its
+    ``<rate>_ratio`` metrics, on the test rows from that table and on the ``train`` rows from
+    the kept values (without them, and with a ``reference``, the train ratios are left out)."""
+    if result.groups.empty or "tpr_ratio" not in result.groups:
+        return result  # a regression audit: no disparities
+    groups = metrics.disparities(result.groups, reference or "largest", tau)
+    values = {**result.metrics, "test": {**result.metrics["test"], **metrics.table_ratios(groups)}}
+    raw = result.values.get("train")
+    if raw is not None and train is not None and len(raw) == len(train.y):
+        table = metrics.group_table(
+            train.y, _predicted(raw, result.threshold), train.groups,
+            group_names=list(train.group_names), reference=reference or "largest", tau=tau,
+        )  # fmt: skip
+        values["train"] = {**values.get("train", {}), **metrics.table_ratios(table)}
+    elif reference is not None and "train" in values:
+        values["train"] = {k: v for k, v in values["train"].items() if not k.endswith("_ratio")}
+    return replace(result, groups=groups, metrics=values)
+
+
 def _predicted(values: np.ndarray, threshold: float | None) -> np.ndarray:
     return values if threshold is None else (values >= threshold).astype(float)
 
