@@ -150,7 +150,8 @@ def _add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
         "--reference-group",
         metavar="GROUP",
         help="the group every ratio and four-fifths verdict is taken against, by name as in the "
-        "group table (e.g. 'race=White'; default: the largest group)",
+        "group table (e.g. 'Black', or 'female & <25' for two sensitive columns; default: the "
+        "largest group)",
     )
     parser.add_argument(
         "--tau",
