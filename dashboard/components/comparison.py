@@ -193,18 +193,21 @@ def render_reference(test: Task) -> tuple[str, float]:
         help="A group passes when τ ≤ its ratio ≤ 1/τ; the plane's ratio axes show the worst "
         "group's min(ratio, 1/ratio), which passes when it is at least τ.",
     )
-    keep("cmp_reference"), keep("cmp_tau")
+    keep("cmp_reference")
+    keep("cmp_tau")
     return reference, float(tau)
 
 
 @st.cache_data(show_spinner=False, max_entries=4096)
-def _point_ratios(_model: Any, _task: Task, key: tuple) -> dict[str, float]:
-    """The ratio metrics of a cached point's model on ``_task`` against group ``key[-1]``."""
+def _point_ratios(path: str, mtime: float, _task: Task, key: tuple) -> dict[str, float]:
+    """The ratio metrics of the cached point's model at ``path`` on ``_task`` against group
+    ``key[-1]`` (empty when its file cannot be read or its model cannot score the rows)."""
     from fairengine.frontier.compare import group_metrics
 
     try:
-        table = group_metrics(_model, _task, ci=None, reference=key[-1])
-    except (KeyError, ValueError):  # a model that needs inputs the table lacks
+        model = cached.point_model(path, mtime)
+        table = group_metrics(model, _task, ci=None, reference=key[-1])
+    except Exception:  # a missing or unreadable file, or inputs the table lacks
         return {}
     return metrics.table_ratios(table)
 
@@ -224,15 +227,28 @@ def referenced_table(
     with st.spinner("Taking every point's ratios against the chosen reference group…"):
         for index, pid in table.loc[rows, "point_id"].items():
             point = by_id[pid]
-            try:
-                model = cached.point_model(str(point.path), point.path.stat().st_mtime)
-            except Exception:  # a missing or unreadable file: the point leaves the plane
-                model = None
+            mtime = point.path.stat().st_mtime if point.path.exists() else 0.0
             key = (point.key, task.fingerprint, reference)
-            values = {} if model is None else _point_ratios(model, task, key)
+            values = _point_ratios(str(point.path), mtime, task, key)
             for axis in axes:
                 table.loc[index, axis] = values.get(axis, float("nan"))
     return table
+
+
+def referenced_metrics(
+    by_split: dict[str, dict[str, float]], groups: Any, reference: str | None, train: Task
+) -> dict[str, dict[str, float]]:
+    """A point's stored metrics with its ratio metrics against ``reference``: on the test rows
+    from its group table ``groups`` (taken against it); on the train rows the stored ones when
+    ``reference`` is the train rows' largest group, else none (NaN)."""
+    if reference is None or "tpr_ratio" not in groups:
+        return by_split
+    out = {split: dict(values) for split, values in by_split.items()}
+    if "test" in out:
+        out["test"].update(metrics.table_ratios(groups))
+    if "train" in out and reference != largest_group(train):
+        out["train"].update({k: float("nan") for k in RATIO_AXES if k in out["train"]})
+    return out
 
 
 def verdict_words(name: str, value: float, tau: float) -> str:
@@ -263,4 +279,30 @@ def draw_four_fifths(
     st.caption(
         f"Ratios to the reference group **{md_text(reference)}**; the four-fifths rule at "
         f"τ = {tau:.2f} passes at or beyond the dotted line: {counts}."
+    )
+
+
+def show_verdicts(groups: Any, tau: float) -> None:
+    """A classifier's group table read as an audit: each group's ratio of every audit rate to
+    the reference group, with the four-fifths verdict at ``tau`` (the table's ``_ratio`` and
+    ``_pass`` columns, in words)."""
+    rates = [r for r in metrics.GROUP_RATES if f"{r}_ratio" in groups]
+    if not rates:
+        return
+    rows = groups.drop(index="overall", errors="ignore")
+
+    def _cell(ratio: float, passed: Any) -> str:
+        if math.isnan(ratio):  # the rate is undefined for a group (e.g. FPR without negatives)
+            return "–"
+        return f"{ratio:.3f} {'pass' if bool(passed) else '**fail**'}"
+
+    st.table({
+        "group": [md_text(g) for g in rows.index],
+        **{f"{metrics.GROUP_RATES[r].label} ratio": [
+            _cell(float(v), p) for v, p in zip(rows[f"{r}_ratio"], rows[f"{r}_pass"], strict=True)
+        ] for r in rates},
+    })  # fmt: skip
+    st.caption(
+        f"Four-fifths rule at τ = {tau:.2f}: a group passes when its ratio to the reference "
+        f"group lies between {tau:.2f} and {1 / tau:.2f}."
     )

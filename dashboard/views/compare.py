@@ -17,8 +17,10 @@ from dashboard.components.comparison import (
     largest_group,
     plane_references,
     point_result,
+    referenced_metrics,
     referenced_table,
     render_reference,
+    show_verdicts,
     stored_checks,
     verdict_words,
 )
@@ -95,7 +97,7 @@ if not points:
         "or run `fairengine sweep`."
     )
     if audits := _outside_panels([]):
-        show_outside(audits, points)
+        show_outside(audits, points, tau)
     stop_page()
 
 table = comparison_table(points)
@@ -275,6 +277,7 @@ def _metric_rows(metrics_by_split: dict[str, dict[str, float]]) -> pd.DataFrame:
 st.markdown("**Checks of the selected point on the test rows**")
 show_checks(point_result(point.key, point, model, train, test).checks)
 
+groups = cached.point_groups(model, test, f"{point.point_id}:{test.fingerprint}", reference, tau)
 left, right = st.columns([1, 2])
 with left:
     st.subheader(titles[point.method])
@@ -286,7 +289,7 @@ with left:
         }
     )
     st.dataframe(
-        _metric_rows(point.metrics),
+        _metric_rows(referenced_metrics(point.metrics, groups, reference, train)),
         hide_index=True,
         column_config={
             "train": st.column_config.NumberColumn(format="%.4f"),
@@ -296,10 +299,8 @@ with left:
     )
 with right:
     st.subheader("Per group on the test data (95% bootstrap intervals)")
-    groups = cached.point_groups(
-        model, test, f"{point.point_id}:{test.fingerprint}", reference, tau
-    )
     st.plotly_chart(group_metrics_figure(groups, task.kind), key="cmp_groups_chart")
+    show_verdicts(groups, tau)
     with st.expander("Per-group table"):
         st.dataframe(groups, key="cmp_groups")
 
@@ -329,7 +330,7 @@ with st.expander("Pin points side by side"):
         st.dataframe(pd.DataFrame(columns), key="cmp_pinned_table")
 
 if audits:
-    show_outside(audits, points)
+    show_outside(audits, points, tau)
 
 result = point_result(point.key, point, model, train, test)
 # The card is built here, on download (the shipped demo files keep the card they were

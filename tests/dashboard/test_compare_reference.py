@@ -111,11 +111,19 @@ def test_reference_and_tau_drive_plane_verdicts_and_group_table(scored) -> None:
     verdicts = _verdicts(at, label)
     assert sorted(v for v, _ in verdicts) == pytest.approx(sorted(to_female.values()), abs=1e-4)
     assert all((word == "passes") == (v >= 0.8) for v, word in verdicts)
+    rows = next(d.value for d in at.dataframe if {"metric", "train", "test"} <= set(d.value))
+    row = rows[rows["metric"] == label].iloc[0]  # the selected point's metrics, to that group
+    assert row["test"] == pytest.approx(to_female[at.selectbox(key="w.cmp_point").value])
     groups = _groups(at)  # the selected point's table: ratios to the chosen group
     assert groups.loc[OTHER, "fpr_ratio"] == 1.0 and groups.loc[OTHER, "ppv_ratio"] == 1.0
     ratio = groups.loc[LARGEST, "fpr"] / groups.loc[OTHER, "fpr"]
     assert groups.loc[LARGEST, "fpr_ratio"] == pytest.approx(ratio)
     assert bool(groups.loc[LARGEST, "fpr_pass"]) == (min(ratio, 1 / ratio) >= 0.8)
+    words = next(t.value for t in at.table if "False positive rate ratio" in t.value.columns)
+    words = words.set_index("group")["False positive rate ratio"]  # the table read as an audit
+    assert words[md_text(OTHER)] == "1.000 pass"
+    verdict = "pass" if min(ratio, 1 / ratio) >= 0.8 else "**fail**"
+    assert words[md_text(LARGEST)] == f"{ratio:.3f} {verdict}"
 
     at.slider(key="w.cmp_tau").set_value(0.99).run()  # strict: nearly every ratio fails
     groups = _groups(at)
