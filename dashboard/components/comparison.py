@@ -260,10 +260,16 @@ def verdict_words(name: str, value: float, tau: float) -> str:
 
 
 def draw_four_fifths(
-    figure: Any, view: Any, plane: tuple[str, str], reference: str | None, tau: float
+    figure: Any,
+    view: Any,
+    plane: tuple[str, str],
+    disparity: tuple[str | None, float],
+    selected: str | None = None,
 ) -> None:
     """On a plane (x, y) with ratio axes: a dotted line at τ on each (the worst group's folded
-    ratio passes the four-fifths rule at or beyond it) and, in words, how many points pass."""
+    ratio passes the four-fifths rule at or beyond it) and, in words, how many points pass and
+    the ``selected`` point's verdict; ``disparity`` is (reference group, τ)."""
+    reference, tau = disparity
     axes = [a for a in dict.fromkeys(plane) if a in RATIO_AXES]
     if not axes:
         return
@@ -276,9 +282,16 @@ def draw_four_fifths(
         f"{len(points)} points pass"
         for a in axes
     )
+    chosen = points[points["point_id"] == selected]
+    mine = "".join(
+        f" The selected point {verdict_words(a, float(chosen[a].iloc[0]), tau).strip(' ()')} on "
+        f"{md_text(metrics.metric_label(a))} ({float(chosen[a].iloc[0]):.4f})."
+        for a in axes
+        if len(chosen)
+    )
     st.caption(
         f"Ratios to the reference group **{md_text(reference)}**; the four-fifths rule at "
-        f"τ = {tau:.2f} passes at or beyond the dotted line: {counts}."
+        f"τ = {tau:.2f} passes at or beyond the dotted line: {counts}.{mine}"
     )
 
 

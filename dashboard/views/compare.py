@@ -231,7 +231,7 @@ if n_failed:
         "failed (hover a cross for the checks' names; select the point for the sentences)."
     )
 figure = frontier_figure(view, x, y, selected, titles, references)
-draw_four_fifths(figure, view, (x, y), reference, tau)
+draw_four_fifths(figure, view, (x, y), (reference, tau), selected)
 if off_plane := add_outside_points(figure, audits, x, y, split):
     st.caption(
         f"Not on this plane: {md_text(', '.join(off_plane))} (no {md_text(metric_label(x))} or "

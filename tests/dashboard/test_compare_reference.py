@@ -130,6 +130,9 @@ def test_reference_and_tau_drive_plane_verdicts_and_group_table(scored) -> None:
     assert bool(groups.loc[LARGEST, "fpr_pass"]) == (min(ratio, 1 / ratio) >= 0.99)
     assert all((word == "passes") == (v >= 0.99) for v, word in _verdicts(at, label))
     assert any("τ = 0.99" in c.value and md_text(OTHER) in c.value for c in at.caption)
+    mine = to_female[at.selectbox(key="w.cmp_point").value]  # the selected point, in words
+    said = f"The selected point {'passes' if mine >= 0.99 else 'fails'} τ = 0.99 on {label}"
+    assert any(f"{said} ({mine:.4f})" in c.value for c in at.caption)
 
 
 def test_outside_models_and_the_report_follow_the_reference(scored, monkeypatch) -> None:
