@@ -177,10 +177,10 @@ if not ids:
             "method."
         )
     stop_page()
-labels = {
+labels = {  # a select box shows its options as plain text: no Markdown escapes
     pid: (
-        f"{titles[row.method]} · {row.knobs} · {md_text(metric_label(x))} {getattr(row, x):.4f}"
-        f"{verdict_words(x, getattr(row, x), tau)} · {md_text(metric_label(y))} "
+        f"{titles[row.method]} · {row.knobs} · {metric_label(x)} {getattr(row, x):.4f}"
+        f"{verdict_words(x, getattr(row, x), tau)} · {metric_label(y)} "
         f"{getattr(row, y):.4f}{verdict_words(y, getattr(row, y), tau)}"
     )
     for pid, row in zip(view["point_id"], view.itertuples(), strict=True)
