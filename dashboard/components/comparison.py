@@ -167,12 +167,12 @@ def largest_group(task: Task) -> str:
 def render_reference(test: Task) -> tuple[str, float]:
     """The reference group (default: the largest on the test rows) and the four-fifths rule's
     τ (default 0.8) every ratio and verdict of the page is taken against."""
-    names = list(test.group_names)
-    counts = np.bincount(np.asarray(test.groups), minlength=len(names))
+    counts = np.bincount(np.asarray(test.groups), minlength=len(test.group_names))
+    names = [n for n, c in zip(test.group_names, counts, strict=True) if c]  # a rate needs rows
     largest, columns = largest_group(test), ", ".join(test.sensitive)
 
     def _words(name: str) -> str:  # a selectbox shows its options as plain text, no Markdown
-        size = f"{counts[names.index(name)]:,} test rows"
+        size = f"{counts[test.group_names.index(name)]:,} test rows"
         return f"{columns} = {name} ({size}{', the largest' if name == largest else ''})"
 
     c1, c2 = st.columns([3, 2])
