@@ -130,10 +130,11 @@ def test_the_audit_an_analyst_runs_end_to_end(page: Page, app_server: str, tmp_p
     page.get_by_role("button", name="Sweep every method").click()  # the one action
     wait_for_app(page, timeout=600_000)
     expect(chart).to_be_visible(timeout=600_000)
+    expect(main).not_to_contain_text("Sweeping every method", timeout=600_000)  # all done
     expect(chart).to_contain_text("Reweighing")
     for name, path in zip(MODELS, files, strict=True):
         _add_model_file(page, name, path)
-        expect(main).to_contain_text(f"from model file '{path.name}'")
+        expect(main).to_contain_text(f"from model file '{path.name}'", timeout=120_000)
     for name in MODELS:
         expect(chart).to_contain_text(name)
 
