@@ -146,6 +146,20 @@ def _add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
         help="a point id (or prefix) or outside model name to pin",
     )
     parser.add_argument("--cache-dir", type=Path, help="frontier cache (default: user cache)")
+    parser.add_argument(
+        "--reference-group",
+        metavar="GROUP",
+        help="the group every ratio and four-fifths verdict is taken against, by name as in the "
+        "group table (e.g. 'Black', or 'female & <25' for two sensitive columns; default: the "
+        "largest group)",
+    )
+    parser.add_argument(
+        "--tau",
+        type=float,
+        default=0.8,
+        help="the four-fifths rule's threshold: a group passes when tau <= ratio <= 1/tau "
+        "(default 0.8)",
+    )
     # fmt: skip
 
 
@@ -227,6 +241,7 @@ def _id_values(args: argparse.Namespace) -> Any:
 def _cmd_audit(args: argparse.Namespace) -> int:
     from fairengine.audit import audit_outside, cost_of_fairness
     from fairengine.audit.comparison import MAX_PINS, unique_names
+    from fairengine.audit.core import referenced
     from fairengine.cli import _load_task
     from fairengine.cli_output import print_json
 
@@ -241,6 +256,9 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         for outside, name in zip(outsides, unique_names(given), strict=True)
     ]  # fmt: skip
     task = outsides[0].task
+    train = _split(args, task)[0]
+    _check_reference(args, list(train.group_names))
+    results = [referenced(r, args.reference_group, args.tau, train) for r in results]
     frontiers = _frontiers(args, task)
     costs = [cost_of_fairness(r, frontiers) if frontiers else None for r in results]
     if args.save_comparison or args.report:
@@ -368,6 +386,19 @@ def _split(args: argparse.Namespace, task: Task) -> tuple[Task, Task]:
     return positional(task).split(test_size=args.test_size, random_state=args.split_seed)
 
 
+def _check_reference(args: argparse.Namespace, groups: list[str]) -> None:
+    from fairengine.cli import UsageError
+
+    if not 0 < args.tau <= 1:
+        raise UsageError(f"--tau must be in (0, 1], got {args.tau}.")
+    if args.reference_group is not None and args.reference_group not in groups:
+        shown = ", ".join(repr(g) for g in groups[:20])
+        raise UsageError(
+            f"--reference-group {args.reference_group!r} is not a group of this table; its "
+            f"groups are {shown}."
+        )
+
+
 def _records(path: Path) -> list[dict[str, Any]]:
     from fairengine.cli import UsageError
     from fairengine.export.safe import MAX_JSON_BYTES, ModelFileError, load_json, read_regular
@@ -397,7 +428,9 @@ def _write(
     from fairengine.audit.comparison import build_comparison, save_comparison
 
     split = (args.test_size, args.split_seed)
-    comparison = build_comparison(task, frontiers, audits, pins, split)
+    comparison = build_comparison(
+        task, frontiers, audits, pins, split, reference=args.reference_group, tau=args.tau
+    )
     if getattr(args, "save_comparison", None):
         save_comparison(comparison, args.save_comparison)
         print(f"comparison written to {args.save_comparison}")
@@ -418,7 +451,7 @@ def _write_report(comparison: Any, out: Path, title: str) -> None:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from fairengine.audit.comparison import load_comparison
+    from fairengine.audit.comparison import load_comparison, with_disparities
     from fairengine.cli import UsageError, _load_task
 
     if (args.comparison is None) == (not args.frontier):
@@ -429,9 +462,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
         if has_data:
             train, test = _split(args, _load_task(args))
         comparison = load_comparison(args.comparison, train=train, test=test)
+        _check_reference(args, [g["name"] for g in comparison.tasks[0]["groups"]])
+        if args.reference_group is not None or args.tau != comparison.tau:
+            comparison = with_disparities(comparison, args.reference_group, args.tau)
         _write_report(comparison, args.out, args.title)
         return 0
     task = _load_task(args)
+    _check_reference(args, list(task.group_names))
     frontiers = _frontiers(args, task)
     args.report = args.out
     _write(args, task, frontiers, [], args.pin)

@@ -48,6 +48,15 @@ th:first-child,td:first-child{text-align:left}
 """
 _CONFIG = {"displaylogo": False, "responsive": True}
 _METHOD_COLORS = ("#0969da", "#1a7f37", "#8250df", "#bf3989", "#9a6700", "#0550ae", "#116329")
+#: Each outside model's own (symbol, colour) on the plane, so several are told apart.
+_OUTSIDE_MARKERS = (
+    ("diamond", "#cf222e"),
+    ("square", "#fb8500"),
+    ("triangle-up", "#6e40c9"),
+    ("pentagon", "#0a3069"),
+    ("hexagon", "#7d4e00"),
+    ("star-diamond", "#a40e26"),
+)
 
 
 #: The Markdown a model card is written in: headings, paragraphs, "- " lists, pipe tables,
@@ -193,11 +202,13 @@ def _plane_figure(comparison: Comparison) -> str:
                 name=plot_text(f"{baselines[f'{which}_label']} ({_num(values.get(x), 3)}, "
                                f"{_num(values.get(y), 3)})"),
             ))  # fmt: skip
-    for outside in comparison.outside:
+    for i, outside in enumerate(comparison.outside):
         values = outside["metrics"]["test"]
+        symbol, color = _OUTSIDE_MARKERS[i % len(_OUTSIDE_MARKERS)]
         fig.add_trace(go.Scatter(
             x=[values.get(x)], y=[values.get(y)], mode="markers",
-            marker={"symbol": "diamond", "size": 15, "color": "#cf222e"},
+            marker={"symbol": symbol, "size": 15, "color": color,
+                    "line": {"color": "#1f2328", "width": 1}},
             hovertext=[plot_text(outside["name"])], name=plot_text(f"outside: {outside['name']}"),
         ))  # fmt: skip
     shown = [
@@ -357,7 +368,7 @@ def _cost_section(comparison: Comparison) -> str:
 _REGRESSION_COLUMNS = ("mean_target", "mean_prediction", "mse", "mae")
 
 
-def _group_table(records: list[dict[str, Any]] | None) -> str:
+def _group_table(records: list[dict[str, Any]] | None, disparity: tuple = (None, 0.8)) -> str:
     """A pinned point's groups: its rates with bootstrap intervals, then (classification) each
     audit rate's ratio to the reference group with the four-fifths verdict."""
     if not records:
@@ -373,7 +384,7 @@ def _group_table(records: list[dict[str, Any]] | None) -> str:
             cells.append(_num(r.get(c), 3) + (interval if low is not None else ""))
         rows.append(cells)
     table = _table(["group", "rows", *[_e(_column_label(c)) for c in rates]], rows)
-    return table + _disparity_table(records)
+    return table + _disparity_table(records, *disparity)
 
 
 def _column_label(name: str) -> str:
@@ -388,26 +399,30 @@ def _verdict(passed: bool | None) -> str:
     return "<span class='ok'>pass</span>" if passed else "<span class='fail'>fail</span>"
 
 
-def _disparity_table(records: list[dict[str, Any]]) -> str:
-    """Each audit rate's ratio to the reference group (ratio 1 for every rate) and whether it
-    passes the four-fifths rule (0.8 ≤ ratio ≤ 1.25)."""
+def _disparity_table(records: list[dict[str, Any]], reference: str | None, tau: float) -> str:
+    """Each audit rate's ratio to the reference group (``reference``, or the largest when None)
+    and whether it passes the four-fifths rule at threshold ``tau`` (τ ≤ ratio ≤ 1/τ)."""
     rates = [c for c in metrics.GROUP_RATES if c + "_ratio" in records[0]]
     groups = [r for r in records if r.get("group") != "overall"]
     if not rates or not groups:
         return ""
-    shares = [float(r.get("share") or 0) for r in groups]
-    reference = groups[metrics.reference_index([r.get("group") for r in groups], shares)]
+    names = [r.get("group") for r in groups]
+    chosen = reference is not None and reference in names
+    if not chosen:
+        shares = [float(r.get("share") or 0) for r in groups]
+        reference = names[metrics.reference_index(names, shares)]
     rows = [
         [_e(r.get("group"))]
         + [f"{_num(r.get(c + '_ratio'), 3)} {_verdict(r.get(c + '_pass'))}"
            for c in rates]
         for r in groups
     ]  # fmt: skip
-    name = _e(reference.get("group"))
+    how = "chosen for this comparison" if chosen else "the largest"
     return (
-        f"<p class='muted'>Ratio of each group's rate to the reference group <b>{name}</b> "
-        "(the largest) and the four-fifths rule: a group passes when the ratio lies between 0.8 "
-        "and 1.25.</p>" + _table(["group", *[_e(f"{_column_label(c)} ratio") for c in rates]], rows)
+        f"<p class='muted'>Ratio of each group's rate to the reference group <b>{_e(reference)}"
+        f"</b> ({how}) and the four-fifths rule at τ = {tau:.2f}: a group passes when the ratio "
+        f"lies between {tau:.2f} and {1 / tau:.2f}.</p>"
+        + _table(["group", *[_e(f"{_column_label(c)} ratio") for c in rates]], rows)
     )
 
 
@@ -429,6 +444,7 @@ def _pins_section(comparison: Comparison) -> str:
     points = {p["point_id"]: p for p in comparison.points}
     outside = {o["name"]: o for o in comparison.outside}
     x, y = comparison.axes
+    disparity = (comparison.reference, comparison.tau)
     columns = []
     for pin in comparison.pins:
         item = points.get(pin["id"]) or outside.get(pin["id"]) or {}
@@ -440,7 +456,8 @@ def _pins_section(comparison: Comparison) -> str:
             f"<div class='pin'><h3>{title}</h3><p class='muted'>{knobs}</p>"
             f"<p>{_e(metrics.metric_label(x))}: <b>{_num(values.get(x))}</b> · "
             f"{_e(metrics.metric_label(y))}: <b>{_num(values.get(y))}</b></p>"
-            f"{_group_table(pin.get('groups'))}<h4>Checks</h4>{_checks_html(item.get('checks'))}"
+            f"{_group_table(pin.get('groups'), disparity)}"
+            f"<h4>Checks</h4>{_checks_html(item.get('checks'))}"
             f"<h4>Card</h4><div class='card'>{card}</div></div>"
         )
     return "<h2>Pinned points</h2><div class='pins'>" + "".join(columns) + "</div>"

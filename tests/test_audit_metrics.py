@@ -73,6 +73,30 @@ def test_disparities_to_the_largest_group_and_the_four_fifths_verdict():
         group_table(Y, P, G, reference="nobody")
 
 
+def test_a_table_rereferenced_gives_the_ratio_metrics_of_that_reference():
+    """``disparities`` re-takes a table's ratios against another group (what a user picks on
+    the Compare page): the same columns as ``group_table(reference=)``; ``table_ratios`` of it
+    are the ``<rate>_ratio`` metrics with that reference (by hand on the three groups, and on
+    random tables)."""
+    to_b = metrics.disparities(group_table(Y, P, G, reference="largest"), "b", 0.9)
+    pd.testing.assert_frame_equal(to_b, group_table(Y, P, G, reference="b", tau=0.9))
+    ratios = metrics.table_ratios(to_b)
+    # to b: selection rates a 1/2, b 1/4, c 1 -> ratios 2, 1, 4 -> worst folded 1/4
+    assert ratios["selection_rate_ratio"] == pytest.approx(1 / 4)
+    assert ratios["tnr_ratio"] == 0.0 and ratios["tpr_ratio"] == pytest.approx(1 / 2)
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        y, p, g = rng.integers(0, 2, 400), rng.random(400), rng.integers(0, 4, 400)
+        names = ["w", "x", "y", "z"]
+        for code, name in enumerate(names):
+            table = group_table(y, p, g, group_names=names, reference=name)
+            for metric, value in metrics.table_ratios(table).items():
+                want = metrics.METRICS[metric](y, p, g, reference=code)
+                assert value == pytest.approx(want, abs=1e-12), (seed, name, metric)
+    with pytest.raises(ValueError, match="reference group"):
+        metrics.disparities(to_b, "nobody")
+
+
 def test_scalar_disparity_metrics_by_hand():
     # differences: max − min over groups with a defined rate
     assert metrics.fpr_diff(Y, P, G) == pytest.approx(1.0)

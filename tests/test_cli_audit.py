@@ -224,8 +224,56 @@ def test_two_models_in_one_comparison_and_report(cli, files, tmp_path) -> None:
     html = page.read_text()
     assert "&lt;b&gt;candidate&lt;/b&gt;" in html and "<b>candidate</b>" not in html
     assert html.count("production") >= 2  # on the plane and in its own section
+    data, _ = _figures(html)["plane"]
+    outside = [t for t in data if t.get("name", "").startswith("outside: ")]
+    assert len(outside) == 2  # each its own legend entry, marker shape and colour
+    assert len({(t["marker"]["symbol"], t["marker"]["color"]) for t in outside}) == 2
     twice = json.loads(cli(
         "audit", *_data(root, "two.csv"), "--predictions-column", "score", "--name", "bank",
         "--predictions-column", "prod", "--name", "bank", "--json",
     ).stdout)  # fmt: skip
     assert [r["name"] for r in twice] == ["bank", "bank (2)"]
+
+
+def test_reference_group_and_tau_drive_the_audit_and_the_report(cli, files, tmp_path) -> None:
+    """``--reference-group`` / ``--tau``: the group table's ratios are to the chosen group (1
+    for it), the ratio metrics equal the metric computed with that reference on the test rows,
+    the verdict follows τ, and the report (written directly, or later from the saved
+    comparison with another reference) names the chosen group and τ."""
+    from html import unescape
+
+    from fairengine import metrics
+    from fairengine.audit.core import positional
+
+    root, scores = files
+    saved, page = tmp_path / "ref.json", tmp_path / "ref.html"
+    args = ["audit", *_data(root), "--predictions-column", "score", "--json"]
+    default = json.loads(cli(*args).stdout)
+    out = cli(*args, "--reference-group", "female", "--tau", "0.95", "--save-comparison", saved,
+              "--report", page).stdout  # fmt: skip
+    chosen = json.loads(out[out.index("{") :])
+    groups = {r["group"]: r for r in chosen["groups"]}
+    assert groups["female"]["fpr_ratio"] == groups["female"]["ppv_ratio"] == 1.0
+    assert {r["group"]: r["fpr_ratio"] for r in default["groups"]}["male"] == 1.0  # the largest
+    assert groups["male"]["fpr_ratio"] != 1.0
+    task = load_dataset("german_credit")
+    test = positional(task).split(test_size=0.3, random_state=0)[1]
+    pred = (scores[test.frame.index] >= 0.5).astype(float)
+    female = list(test.group_names).index("female")
+    for name in ("fpr_ratio", "ppv_ratio", "selection_rate_ratio"):
+        want = metrics.METRICS[name](test.y, pred, test.groups, reference=female)
+        assert chosen["metrics"]["test"][name] == pytest.approx(want, abs=1e-12)
+        ratio = groups["male"][name]
+        assert groups["male"][name.removesuffix("_ratio") + "_pass"] == (
+            min(ratio, 1 / ratio) >= 0.95
+        )
+    text = unescape(re.sub(r"<[^>]+>", " ", page.read_text()))
+    assert re.search(r"reference group\s+female\s+\(chosen for this comparison\)", text)
+    assert "τ = 0.95" in text and "between 0.95 and 1.05" in text
+    again = tmp_path / "again.html"
+    cli("report", "--comparison", saved, "--reference-group", "male", "-o", again)
+    text = unescape(re.sub(r"<[^>]+>", " ", again.read_text()))
+    assert re.search(r"reference group\s+male\s+\(chosen for this comparison\)", text)
+    assert "τ = 0.80" in text
+    wrong = cli(*args, "--reference-group", "other", status=2).stderr
+    assert "'other' is not a group of this table" in wrong and "'female'" in wrong

@@ -212,12 +212,13 @@ def point_model(path: str, mtime: float):
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def point_groups(_model, _test: Task, key: str) -> pd.DataFrame:
-    """Per-group test metrics with bootstrap intervals of one point (keyed by point and data)."""
+def point_groups(_model, _test: Task, key: str, reference: str | None, tau: float) -> pd.DataFrame:
+    """Per-group test metrics with bootstrap intervals of one point (keyed by point and data),
+    disparities against group ``reference`` at the four-fifths threshold ``tau``."""
     del key
     from fairengine.frontier.compare import group_metrics
 
-    return group_metrics(_model, _test)
+    return group_metrics(_model, _test, reference=reference, tau=tau)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

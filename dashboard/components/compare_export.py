@@ -57,15 +57,21 @@ def page_frontiers(points: Sequence[Any], tkey: str, kind: str) -> list[Frontier
 
 
 def page_comparison(
-    task: Task, points: Sequence[Any], audits: Sequence[AuditResult], pins: Sequence[str]
+    task: Task,
+    points: Sequence[Any],
+    audits: Sequence[AuditResult],
+    pins: Sequence[str],
+    disparity: tuple[str | None, float] = (None, 0.8),
 ) -> Comparison:
     """The comparison the page shows: every cached point, the outside models (a repeated name,
-    e.g. a saved one, gets a suffix) and the pins."""
+    e.g. a saved one, gets a suffix) and the pins; the disparities against the page's
+    ``disparity`` = (reference group, τ)."""
     from fairengine.frontier import task_key
 
     train, test = task.split()
     frontiers = page_frontiers(points, task_key(train, test), task.kind)
-    return build_comparison(task, frontiers, audits, list(pins))
+    reference, tau = disparity
+    return build_comparison(task, frontiers, audits, list(pins), reference=reference, tau=tau)
 
 
 def _signature(points: Sequence[Any], audits: Sequence[AuditResult], pins: Sequence[str]) -> tuple:
@@ -76,12 +82,19 @@ def _signature(points: Sequence[Any], audits: Sequence[AuditResult], pins: Seque
 
 
 def render_downloads(
-    task: Task, points: Sequence[Any], audits: Sequence[AuditResult], pins: Sequence[str]
+    task: Task,
+    points: Sequence[Any],
+    audits: Sequence[AuditResult],
+    pins: Sequence[str],
+    *,
+    reference: str | None = None,
+    tau: float = 0.8,
 ) -> None:
-    """ "Prepare report" and then "Download report" / "Download comparison" for what is shown."""
+    """ "Prepare report" and then "Download report" / "Download comparison" for what is shown,
+    its ratios and four-fifths verdicts against group ``reference`` at threshold ``tau``."""
     from fairengine.report import build_report
 
-    signature = _signature(points, audits, pins)
+    signature = (*_signature(points, audits, pins), reference, tau)
     built = st.session_state.get(BUILT_KEY)
     if built is not None and built["signature"] != signature:
         built = st.session_state[BUILT_KEY] = None
@@ -92,7 +105,7 @@ def render_downloads(
     )
     if built is None and st.button("Prepare the report", key="cmp_prepare_report"):
         try:
-            comparison = page_comparison(task, points, audits, pins)
+            comparison = page_comparison(task, points, audits, pins, (reference, tau))
             built = {
                 "signature": signature,
                 "comparison": comparison,

@@ -1,5 +1,6 @@
-""" "Add to comparison": put a method page's current single run on the Compare page's chart; and
-the evidence the Compare page draws for cached points (failed checks, baselines on the plane)."""
+""" "Add to comparison": put a method page's current single run on the Compare page's chart; the
+evidence the Compare page draws for cached points (failed checks, baselines on the plane); and
+the reference group and τ its ratios and four-fifths verdicts are taken against."""
 
 from __future__ import annotations
 
@@ -7,10 +8,13 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import streamlit as st
 
 from dashboard.components import cached
 from dashboard.components.evidence import LEVEL_WORDS
+from dashboard.components.state import keep, seed_widget
+from fairengine import metrics
 from fairengine.data import Task
 from fairengine.export import result_metadata
 from fairengine.frontier import task_key
@@ -23,6 +27,7 @@ from fairengine.methods.evidence import (
     predictor_baselines,
     stored_result,
 )
+from fairengine.textsafe import md_text
 
 
 def remember_for_compare(method: str, point_id: str | None = None) -> None:
@@ -149,3 +154,172 @@ def point_result(point_key: str, _point: Any, _model: Any, _train: Task, _test: 
             baselines=baselines,
         )
     return stored_result(_point.method, _point.knobs, _point.metrics, _model, _train, _test)
+
+
+# -- the reference group and τ of the disparities ------------------------------------------------
+
+#: The ratio axes a reference group drives (``<rate>_ratio`` of each audit rate).
+RATIO_AXES = frozenset(f"{rate}_ratio" for rate in metrics.GROUP_RATES)
+
+
+def largest_group(task: Task) -> str:
+    """The group with the most rows of ``task`` (the default reference)."""
+    counts = np.bincount(np.asarray(task.groups), minlength=len(task.group_names))
+    return task.group_names[metrics.reference_index(task.group_names, counts)]
+
+
+def render_reference(test: Task) -> tuple[str, float]:
+    """The reference group (default: the largest on the test rows) and the four-fifths rule's
+    τ (default 0.8) every ratio and verdict of the page is taken against."""
+    counts = np.bincount(np.asarray(test.groups), minlength=len(test.group_names))
+    names = [n for n, c in zip(test.group_names, counts, strict=True) if c]  # a rate needs rows
+    largest, columns = largest_group(test), ", ".join(test.sensitive)
+
+    def _words(name: str) -> str:  # a selectbox shows its options as plain text, no Markdown
+        size = f"{counts[test.group_names.index(name)]:,} test rows"
+        return f"{columns} = {name} ({size}{', the largest' if name == largest else ''})"
+
+    c1, c2 = st.columns([3, 2])
+    reference = c1.selectbox(
+        f"Reference group for ratios ({md_text(columns)})",
+        names,
+        format_func=_words,
+        key=seed_widget("cmp_reference", largest, names),
+        help="Each group's rate is divided by this group's (Aequitas' disparity); the default is "
+        "the largest group.",
+    )
+    tau = c2.slider(
+        "Four-fifths rule τ",
+        min_value=0.5,
+        max_value=1.0,
+        step=0.01,
+        key=seed_widget("cmp_tau", 0.8),
+        help="A group passes when τ ≤ its ratio ≤ 1/τ; the plane's ratio axes show the worst "
+        "group's min(ratio, 1/ratio), which passes when it is at least τ.",
+    )
+    keep("cmp_reference")
+    keep("cmp_tau")
+    return reference, float(tau)
+
+
+@st.cache_data(show_spinner=False, max_entries=4096)
+def _point_ratios(path: str, mtime: float, _task: Task, key: tuple) -> dict[str, float]:
+    """The ratio metrics of the cached point's model at ``path`` on ``_task`` against group
+    ``key[-1]`` (empty when its file cannot be read or its model cannot score the rows)."""
+    from fairengine.frontier.compare import group_metrics
+
+    try:
+        model = cached.point_model(path, mtime)
+        table = group_metrics(model, _task, ci=None, reference=key[-1])
+    except Exception:  # a missing or unreadable file, or inputs the table lacks
+        return {}
+    return metrics.table_ratios(table)
+
+
+def referenced_table(
+    table: Any, points: Sequence[Any], task: Task, split: str, axes: Sequence[str], reference: str
+) -> Any:
+    """The comparison ``table`` with its ``split`` rows' ratio ``axes`` taken against group
+    ``reference`` (the stored values are against the split's largest group: kept when that is
+    the reference); a point whose model cannot be read or scored loses them (NaN)."""
+    axes = [a for a in dict.fromkeys(axes) if a in RATIO_AXES and a in table]
+    if not axes or reference == largest_group(task):
+        return table
+    table = table.copy()
+    rows = table["split"] == split
+    by_id = {p.point_id: p for p in points}
+    with st.spinner("Taking every point's ratios against the chosen reference group…"):
+        for index, pid in table.loc[rows, "point_id"].items():
+            point = by_id[pid]
+            mtime = point.path.stat().st_mtime if point.path.exists() else 0.0
+            key = (point.key, task.fingerprint, reference)
+            values = _point_ratios(str(point.path), mtime, task, key)
+            for axis in axes:
+                table.loc[index, axis] = values.get(axis, float("nan"))
+    return table
+
+
+def referenced_metrics(
+    by_split: dict[str, dict[str, float]], groups: Any, reference: str | None, train: Task
+) -> dict[str, dict[str, float]]:
+    """A point's stored metrics with its ratio metrics against ``reference``: on the test rows
+    from its group table ``groups`` (taken against it); on the train rows the stored ones when
+    ``reference`` is the train rows' largest group, else none (NaN)."""
+    if reference is None or "tpr_ratio" not in groups:
+        return by_split
+    out = {split: dict(values) for split, values in by_split.items()}
+    if "test" in out:
+        out["test"].update(metrics.table_ratios(groups))
+    if "train" in out and reference != largest_group(train):
+        out["train"].update({k: float("nan") for k in RATIO_AXES if k in out["train"]})
+    return out
+
+
+def verdict_words(name: str, value: float, tau: float) -> str:
+    """ " (passes τ)" / " (fails τ)" after a ratio axis' value: the four-fifths verdict of the
+    worst group (its folded ratio against τ); "" for any other metric."""
+    if name not in RATIO_AXES or not math.isfinite(value):
+        return ""
+    return f" ({'passes' if value >= tau - 1e-12 else 'fails'} τ = {tau:.2f})"
+
+
+def draw_four_fifths(
+    figure: Any,
+    view: Any,
+    plane: tuple[str, str],
+    disparity: tuple[str | None, float],
+    selected: str | None = None,
+) -> None:
+    """On a plane (x, y) with ratio axes: a dotted line at τ on each (the worst group's folded
+    ratio passes the four-fifths rule at or beyond it) and, in words, how many points pass and
+    the ``selected`` point's verdict; ``disparity`` is (reference group, τ)."""
+    reference, tau = disparity
+    axes = [a for a in dict.fromkeys(plane) if a in RATIO_AXES]
+    if not axes:
+        return
+    for axis in axes:
+        draw = figure.add_vline if axis == plane[0] else figure.add_hline
+        draw(tau, line={"dash": "dot", "color": "#cf222e"}, annotation_text=f"τ = {tau:.2f}")
+    points = view.drop_duplicates("point_id")
+    counts = "; ".join(
+        f"{md_text(metrics.metric_label(a))}: {int((points[a] >= tau - 1e-12).sum())} of "
+        f"{len(points)} points pass"
+        for a in axes
+    )
+    chosen = points[points["point_id"] == selected]
+    mine = "".join(
+        f" The selected point {verdict_words(a, float(chosen[a].iloc[0]), tau).strip(' ()')} on "
+        f"{md_text(metrics.metric_label(a))} ({float(chosen[a].iloc[0]):.4f})."
+        for a in axes
+        if len(chosen)
+    )
+    st.caption(
+        f"Ratios to the reference group **{md_text(reference)}**; the four-fifths rule at "
+        f"τ = {tau:.2f} passes at or beyond the dotted line: {counts}.{mine}"
+    )
+
+
+def show_verdicts(groups: Any, tau: float) -> None:
+    """A classifier's group table read as an audit: each group's ratio of every audit rate to
+    the reference group, with the four-fifths verdict at ``tau`` (the table's ``_ratio`` and
+    ``_pass`` columns, in words)."""
+    rates = [r for r in metrics.GROUP_RATES if f"{r}_ratio" in groups]
+    if not rates:
+        return
+    rows = groups.drop(index="overall", errors="ignore")
+
+    def _cell(ratio: float, passed: Any) -> str:
+        if math.isnan(ratio):  # the rate is undefined for a group (e.g. FPR without negatives)
+            return "–"
+        return f"{ratio:.3f} {'pass' if bool(passed) else '**fail**'}"
+
+    st.table({
+        "group": [md_text(g) for g in rows.index],
+        **{f"{metrics.GROUP_RATES[r].label} ratio": [
+            _cell(float(v), p) for v, p in zip(rows[f"{r}_ratio"], rows[f"{r}_pass"], strict=True)
+        ] for r in rates},
+    })  # fmt: skip
+    st.caption(
+        f"Four-fifths rule at τ = {tau:.2f}: a group passes when its ratio to the reference "
+        f"group lies between {tau:.2f} and {1 / tau:.2f}."
+    )

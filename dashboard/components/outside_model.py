@@ -18,6 +18,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from dashboard.components.comparison import show_verdicts
 from dashboard.components.errors import show_unexpected
 from dashboard.components.evidence import show_checks
 from dashboard.components.jobs import JobFailed, ServerBusy
@@ -429,9 +430,9 @@ def curve_figure(result: AuditResult) -> go.Figure:
     return fig
 
 
-def show_outside(audits: Sequence[AuditResult], points: Sequence[Any]) -> None:
-    """One outside model's per-group table with intervals, its checks and the cost table (the
-    one chosen, when there are several)."""
+def show_outside(audits: Sequence[AuditResult], points: Sequence[Any], tau: float = 0.8) -> None:
+    """One outside model's per-group table with intervals and four-fifths verdicts at ``tau``,
+    its checks and the cost table (the one chosen, when there are several)."""
     by_name = {a.name: a for a in audits}
     chosen = next(iter(by_name))
     if len(by_name) > 1:
@@ -450,6 +451,7 @@ def show_outside(audits: Sequence[AuditResult], points: Sequence[Any]) -> None:
     show_checks(result.checks)
     st.markdown("**Per group on the test rows (95% bootstrap intervals)**")
     st.dataframe(result.groups, key="cmp_out_groups")
+    show_verdicts(result.groups, tau)
     if result.curve is not None:
         st.plotly_chart(curve_figure(result), key="cmp_out_curve")
     st.markdown("**What would it cost to be fairer?**")

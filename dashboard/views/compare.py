@@ -10,11 +10,19 @@ from dashboard.components import cached
 from dashboard.components.charts import frontier_figure, group_metrics_figure
 from dashboard.components.compare_export import render_downloads, render_open
 from dashboard.components.comparison import (
+    RATIO_AXES,
     checks_summary,
+    draw_four_fifths,
     failed_checks,
+    largest_group,
     plane_references,
     point_result,
+    referenced_metrics,
+    referenced_table,
+    render_reference,
+    show_verdicts,
     stored_checks,
+    verdict_words,
 )
 from dashboard.components.evidence import show_checks
 from dashboard.components.knob_sweep import render_knob_sweep, render_sweep_every_method
@@ -34,6 +42,7 @@ from dashboard.components.state import (
     task_params,
     url_param,
 )
+from fairengine.audit.core import referenced
 from fairengine.export import model_bytes, model_card, read_manifest, result_metadata
 from fairengine.frontier import task_key
 from fairengine.frontier.compare import (
@@ -65,7 +74,8 @@ st.caption(
 
 def _outside_panels(ids: list[str]) -> list:
     """The panels Your model, its post-processing and Open a saved comparison (pins among
-    ``ids``); returns the outside models and saved audits to draw on the plane."""
+    ``ids``); returns the outside models and saved audits to draw on the plane, their ratios
+    and verdicts against the page's reference group and τ."""
     audited = render_outside_panel(task)
     post_processed = render_postprocess(task, audited)
     with st.expander("Open a saved comparison"):
@@ -73,19 +83,21 @@ def _outside_panels(ids: list[str]) -> list:
         if saved_pins and st.session_state.get("cmp_pins_from") != saved_pins:
             st.session_state["cmp_pins_from"] = saved_pins
             st.session_state["cmp_pinned"] = saved_pins[:3]
-    return [a for a in (*audited, post_processed, *saved_audits(task)) if a is not None]
+    shown = [a for a in (*audited, post_processed, *saved_audits(task)) if a is not None]
+    return [referenced(a, reference, tau, train) for a in shown]
 
 
 render_sweep_every_method(train, test, store)
 render_knob_sweep(train, test, store)
 render_stale_notice(task, store)
+reference, tau = render_reference(test) if task.kind == "classification" else (None, 0.8)
 if not points:
     st.info(
         "No frontier is cached for this task yet: sweep every method or add one frontier above, "
         "or run `fairengine sweep`."
     )
     if audits := _outside_panels([]):
-        show_outside(audits, points)
+        show_outside(audits, points, tau)
     stop_page()
 
 table = comparison_table(points)
@@ -132,6 +144,9 @@ shown = st.multiselect(  # full width: every method's whole title shows in its c
 )
 for name in ("cmp_x", "cmp_y", "cmp_split", "cmp_methods"):
     keep(name)
+if reference is not None:
+    split_task = test if split == "test" else train
+    table = referenced_table(table, points, split_task, split, (x, y), reference)
 
 if x == y:
     st.info(
@@ -162,10 +177,11 @@ if not ids:
             "method."
         )
     stop_page()
-labels = {
+labels = {  # a select box shows its options as plain text: no Markdown escapes
     pid: (
-        f"{titles[row.method]} · {row.knobs} · {md_text(metric_label(x))} {getattr(row, x):.4f} · "
-        f"{md_text(metric_label(y))} {getattr(row, y):.4f}"
+        f"{titles[row.method]} · {row.knobs} · {metric_label(x)} {getattr(row, x):.4f}"
+        f"{verdict_words(x, getattr(row, x), tau)} · {metric_label(y)} "
+        f"{getattr(row, y):.4f}{verdict_words(y, getattr(row, y), tau)}"
     )
     for pid, row in zip(view["point_id"], view.itertuples(), strict=True)
 }
@@ -202,7 +218,11 @@ show_baselines = st.toggle(
     "them.",
 )
 references = plane_references(points, train, test, x, y, split) if show_baselines else {}
-if show_baselines and not references:
+ratio_axes = [a for a in (x, y) if a in RATIO_AXES]
+if ratio_axes and references and reference != largest_group(test if split == "test" else train):
+    references = {}  # their stored ratios are to the largest group
+    st.caption("The baselines' ratios are stored against the largest group only: not drawn here.")
+elif show_baselines and not references:
     st.caption("No baseline carries both metrics of this plane.")
 n_failed = int((view.drop_duplicates("point_id")["failed_checks"] != "").sum())
 if n_failed:
@@ -211,6 +231,7 @@ if n_failed:
         "failed (hover a cross for the checks' names; select the point for the sentences)."
     )
 figure = frontier_figure(view, x, y, selected, titles, references)
+draw_four_fifths(figure, view, (x, y), (reference, tau), selected)
 if off_plane := add_outside_points(figure, audits, x, y, split):
     st.caption(
         f"Not on this plane: {md_text(', '.join(off_plane))} (no {md_text(metric_label(x))} or "
@@ -256,6 +277,7 @@ def _metric_rows(metrics_by_split: dict[str, dict[str, float]]) -> pd.DataFrame:
 st.markdown("**Checks of the selected point on the test rows**")
 show_checks(point_result(point.key, point, model, train, test).checks)
 
+groups = cached.point_groups(model, test, f"{point.point_id}:{test.fingerprint}", reference, tau)
 left, right = st.columns([1, 2])
 with left:
     st.subheader(titles[point.method])
@@ -267,7 +289,7 @@ with left:
         }
     )
     st.dataframe(
-        _metric_rows(point.metrics),
+        _metric_rows(referenced_metrics(point.metrics, groups, reference, train)),
         hide_index=True,
         column_config={
             "train": st.column_config.NumberColumn(format="%.4f"),
@@ -277,8 +299,8 @@ with left:
     )
 with right:
     st.subheader("Per group on the test data (95% bootstrap intervals)")
-    groups = cached.point_groups(model, test, f"{point.point_id}:{test.fingerprint}")
     st.plotly_chart(group_metrics_figure(groups, task.kind), key="cmp_groups_chart")
+    show_verdicts(groups, tau)
     with st.expander("Per-group table"):
         st.dataframe(groups, key="cmp_groups")
 
@@ -308,7 +330,7 @@ with st.expander("Pin points side by side"):
         st.dataframe(pd.DataFrame(columns), key="cmp_pinned_table")
 
 if audits:
-    show_outside(audits, points)
+    show_outside(audits, points, tau)
 
 result = point_result(point.key, point, model, train, test)
 # The card is built here, on download (the shipped demo files keep the card they were
@@ -340,5 +362,10 @@ st.caption(
 
 st.subheader("Report and comparison file")
 render_downloads(
-    task, points, audits, list(dict.fromkeys([selected, *pinned, *(a.name for a in audits)]))
+    task,
+    points,
+    audits,
+    list(dict.fromkeys([selected, *pinned, *(a.name for a in audits)])),
+    reference=reference,
+    tau=tau,
 )

@@ -65,6 +65,10 @@ class Comparison:
     pins: list[dict[str, Any]] = field(default_factory=list)
     versions: dict[str, str] = field(default_factory=dict)
     created: str = ""
+    #: The group the disparities are taken against (None: the largest) and the four-fifths
+    #: rule's threshold τ.
+    reference: str | None = None
+    tau: float = 0.8
 
     def audits(self) -> list[AuditResult]:
         return [AuditResult.from_dict(a) for a in self.outside]
@@ -80,6 +84,8 @@ class Comparison:
             "points": self.points,
             "outside": self.outside,
             "pins": self.pins,
+            "reference": self.reference,
+            "tau": self.tau,
         }
 
 
@@ -144,12 +150,17 @@ def build_comparison(
     audits: Any = (),
     pins: Any = (),
     split: tuple[float, int] = (0.3, 0),
+    *,
+    reference: str | None = None,
+    tau: float | None = None,
 ) -> Comparison:
     """A comparison on ``task`` (split as every method's run) of the frontiers' points (Frontier
     objects), the audited outside models (:class:`AuditResult`; a
     repeated name gets a suffix, :func:`unique_names`) and the pins (point ids or outside model
-    names), each pin with its per-group table and card."""
-    from fairengine.audit.core import PLANE, positional
+    names), each pin with its per-group table and card; a classifier's disparities (group
+    tables, outside models' ratio metrics) against group ``reference`` (a group name; None: the
+    largest) at the four-fifths threshold ``tau`` (None: 0.8)."""
+    from fairengine.audit.core import PLANE, positional, referenced
     from fairengine.audit.pins import pin_entry
 
     train, test = positional(task).split(test_size=split[0], random_state=split[1])
@@ -158,9 +169,11 @@ def build_comparison(
     points = [_point(record, summary["key"]) for f in frontiers for record in f.to_records()]
     audits = list(audits)
     names = unique_names(a.name for a in audits)
-    audits = [a if a.name == n else replace(a, name=n) for a, n in zip(audits, names, strict=True)]
+    audits = [referenced(replace(a, name=n), reference, tau, train)
+              for a, n in zip(audits, names, strict=True)]  # fmt: skip
     outside = [{**a.to_dict(), "task": summary["key"]} for a in audits]
-    entries = [pin_entry(str(p), frontiers, list(audits), train, test) for p in pins]
+    disparity = {"reference": reference, "tau": tau}
+    entries = [pin_entry(str(p), frontiers, audits, train, test, **disparity) for p in pins]
     return Comparison(
         tasks=[summary],
         axes=PLANE[task.kind],
@@ -169,7 +182,32 @@ def build_comparison(
         pins=entries,
         versions=versions(),
         created=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        reference=reference,
+        tau=0.8 if tau is None else float(tau),
     )
+
+
+def with_disparities(
+    comparison: Comparison, reference: str | None, tau: float | None
+) -> Comparison:
+    """``comparison`` with its saved group tables' disparities (outside models' and pins') and
+    outside models' ratio metrics against group ``reference`` (None: the largest) at the
+    four-fifths threshold ``tau`` (None: 0.8), from the rates it saved."""
+    from fairengine import metrics
+    from fairengine.audit.core import AuditResult, referenced, table_from_records, table_records
+
+    outside = [{**referenced(AuditResult.from_dict(o), reference, tau).to_dict(), "task": o["task"]}
+               for o in comparison.outside]  # fmt: skip
+    pins = []
+    for pin in comparison.pins:
+        if pin.get("groups") and "tpr_ratio" in pin["groups"][0]:
+            table = metrics.disparities(
+                table_from_records(pin["groups"]), reference or "largest", tau
+            )
+            pin = {**pin, "groups": table_records(table)}
+        pins.append(pin)
+    tau = 0.8 if tau is None else float(tau)
+    return replace(comparison, outside=outside, pins=pins, reference=reference, tau=tau)
 
 
 def _point(record: dict[str, Any], key: str) -> dict[str, Any]:
@@ -229,6 +267,8 @@ def load_comparison(
         pins=data["pins"],
         versions=data["versions"],
         created=data["created"],
+        reference=data.get("reference"),
+        tau=data.get("tau", 0.8),
     )
     if train is not None and test is not None:
         _check_same_data(comparison, train, test)

@@ -267,6 +267,42 @@ def audit_values(
     return result
 
 
+def referenced(
+    result: AuditResult, reference: str | None, tau: float | None, train: Task | None = None
+) -> AuditResult:
+    """``result`` against group ``reference`` (a group name; None: the largest) at the
+    four-fifths threshold ``tau`` (None: 0.8): its group table's disparity columns and its
+    ``<rate>_ratio`` metrics, on the test rows from that table and on the ``train`` rows from
+    the kept values (without them, or with a ``reference`` that has no train row, the train
+    ratios are left out)."""
+    if result.groups.empty or "tpr_ratio" not in result.groups:
+        return result  # a regression audit: no disparities
+    if reference is not None and reference not in set(result.groups.index[:-1]):
+        # none of its unseen test rows is in that group: no ratio to it
+        kept = {s: {k: v for k, v in m.items() if not k.endswith("_ratio")}
+                for s, m in result.metrics.items()}  # fmt: skip
+        ratios = [c for c in result.groups if c.endswith(("_diff", "_ratio", "_pass"))]
+        return replace(result, groups=result.groups.drop(columns=ratios), metrics=kept)
+    groups = metrics.disparities(result.groups, reference or "largest", tau)
+    values = {**result.metrics, "test": {**result.metrics["test"], **metrics.table_ratios(groups)}}
+    raw = result.values.get("train")
+    present = () if train is None else {train.group_names[z] for z in np.unique(train.groups)}
+    if (
+        raw is not None
+        and train is not None
+        and len(raw) == len(train.y)
+        and (reference is None or reference in present)
+    ):
+        table = metrics.group_table(
+            train.y, _predicted(raw, result.threshold), train.groups,
+            group_names=list(train.group_names), reference=reference or "largest", tau=tau,
+        )  # fmt: skip
+        values["train"] = {**values.get("train", {}), **metrics.table_ratios(table)}
+    elif reference is not None and "train" in values:
+        values["train"] = {k: v for k, v in values["train"].items() if not k.endswith("_ratio")}
+    return replace(result, groups=groups, metrics=values)
+
+
 def _predicted(values: np.ndarray, threshold: float | None) -> np.ndarray:
     return values if threshold is None else (values >= threshold).astype(float)
 

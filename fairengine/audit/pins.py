@@ -15,10 +15,18 @@ if TYPE_CHECKING:
 
 
 def pin_entry(
-    pin: str, frontiers: list[Any], audits: list[AuditResult], train: Task, test: Task
+    pin: str,
+    frontiers: list[Any],
+    audits: list[AuditResult],
+    train: Task,
+    test: Task,
+    *,
+    reference: str | None = None,
+    tau: float | None = None,
 ) -> dict[str, Any]:
     """``{"kind", "id", "method", "groups", "card"}`` of the point whose id starts with ``pin``
-    or the outside model named ``pin``."""
+    or the outside model named ``pin`` (a point's disparities against group ``reference``, None:
+    the largest, at the four-fifths threshold ``tau``)."""
     for result in audits:
         if result.name == pin:
             groups = table_records(result.groups)
@@ -32,18 +40,20 @@ def pin_entry(
     for frontier in frontiers:
         for record in frontier.to_records():
             if record["point_id"].startswith(pin):
-                return _point_entry(frontier, record, train, test)
+                return _point_entry(frontier, record, train, test, (reference, tau))
     raise DataError(f"No point or outside model {pin[:40]!r} to pin in this comparison.")
 
 
-def _point_entry(frontier: Any, record: dict[str, Any], train: Task, test: Task) -> dict:
+def _point_entry(
+    frontier: Any, record: dict[str, Any], train: Task, test: Task, disparity: tuple
+) -> dict:
     from fairengine.export import model_card
     from fairengine.methods.base import RunResult
     from fairengine.methods.evidence import evidence_from_dict
 
     point_id = record["point_id"]
     model = frontier.model(point_id)
-    table = model_group_table(model, test)
+    table = model_group_table(model, test, reference=disparity[0], tau=disparity[1])
     result = frontier.result(point_id)
     if result is None:
         checks, baselines = evidence_from_dict(record)
@@ -66,9 +76,12 @@ def _point_entry(frontier: Any, record: dict[str, Any], train: Task, test: Task)
     }
 
 
-def model_group_table(model: Any, test: Task) -> pd.DataFrame | None:
-    """Per-group metrics with intervals (and a classifier's disparities against the largest
-    group) of a predicting model on the test rows (it may read the sensitive columns too); None
+def model_group_table(
+    model: Any, test: Task, *, reference: str | None = None, tau: float | None = None
+) -> pd.DataFrame | None:
+    """Per-group metrics with intervals (and a classifier's disparities against group
+    ``reference``, None: the largest, at the four-fifths threshold ``tau``) of a predicting
+    model on the test rows (it may read the sensitive columns too); None
     for a model that does not predict the target or cannot score the rows without inputs the
     table lacks."""
     import numpy as np
@@ -90,7 +103,8 @@ def model_group_table(model: Any, test: Task) -> pd.DataFrame | None:
         kind=test.kind,
         ci=CI_LEVEL,
         n_boot=N_BOOT,
-        reference="largest" if test.kind == "classification" else None,
+        reference=(reference or "largest") if test.kind == "classification" else None,
+        tau=tau,
     )
 
 

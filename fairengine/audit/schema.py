@@ -83,7 +83,7 @@ COMPARISON = obj({
     "axes": list_of(_text, length=2), "tasks": _bounded(list_of(TASK), 8),
     "points": _bounded(list_of(POINT), 5_000), "outside": _bounded(list_of(OUTSIDE), 50),
     "pins": _bounded(list_of(PIN), 50),
-})  # fmt: skip
+}, {"reference": optional(_text), "tau": NUM})  # fmt: skip
 
 
 def _declared_metrics(data: dict[str, Any]) -> None:

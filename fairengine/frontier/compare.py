@@ -69,8 +69,17 @@ def mark_pareto(table: pd.DataFrame, x: str, y: str) -> pd.DataFrame:
     return table
 
 
-def group_metrics(model: Any, task: Task, *, ci: float = 0.95) -> pd.DataFrame:
-    """Per-group metrics of a model on a task, with bootstrap intervals."""
+def group_metrics(
+    model: Any,
+    task: Task,
+    *,
+    ci: float | None = 0.95,
+    reference: str | None = None,
+    tau: float | None = None,
+) -> pd.DataFrame:
+    """Per-group metrics of a model on a task, with bootstrap intervals (``ci``; None: none);
+    a classifier's with its disparities against group ``reference`` (None: the largest) at the
+    four-fifths threshold ``tau`` (None: 0.8)."""
     predictions = np.asarray(model.metric_predictions(task.X))
     return metrics.group_table(
         task.y,
@@ -79,6 +88,8 @@ def group_metrics(model: Any, task: Task, *, ci: float = 0.95) -> pd.DataFrame:
         group_names=list(task.group_names),
         kind=task.kind,
         ci=ci,
+        reference=(reference or "largest") if task.kind == "classification" else None,
+        tau=tau,
     )
 
 

@@ -65,6 +65,7 @@ from fairengine.metrics.classification import (
     tnr_ratio,
     tpr_diff,
     tpr_ratio,
+    worst_ratio,
 )
 from fairengine.metrics.core import RATE_KINDS, RATE_SIGN, rate_base
 from fairengine.metrics.dataset import (
@@ -135,7 +136,14 @@ from fairengine.metrics.regression import (
     scaled_max_group_loss,
     sp_ks,
 )
-from fairengine.metrics.tables import bootstrap_ci, group_table, mcnemar_midp, paired_bootstrap_ci
+from fairengine.metrics.tables import (
+    bootstrap_ci,
+    disparities,
+    group_table,
+    mcnemar_midp,
+    paired_bootstrap_ci,
+    table_ratios,
+)
 
 __all__ = [
     "ALL_METRIC_NAMES", "ANY_KIND", "CLASSIFICATION", "HIGHER_IS_BETTER", "LOGISTIC_C", "LOSSES",
@@ -156,7 +164,8 @@ __all__ = [
     "GROUP_RATES", "GROUP_SCORE_MEASURES", "RATE_TERMS", "folded_ratio", "audit_rates",
     "reference_index", "ratios_to", "fpr_diff", "fnr_diff", "tnr_diff", "ppv_diff", "npv_diff",
     "fdr_diff", "for_diff", "selection_rate_ratio", "tpr_ratio", "fnr_ratio", "tnr_ratio",
-    "fpr_ratio", "ppv_ratio", "fdr_ratio", "npv_ratio", "for_ratio",
+    "fpr_ratio", "ppv_ratio", "fdr_ratio", "npv_ratio", "for_ratio", "worst_ratio",
+    "disparities", "table_ratios",
 ]  # fmt: skip
 
 

@@ -149,6 +149,14 @@ def folded_ratio(ratio: np.ndarray) -> np.ndarray:
         return np.where(ratio > 1, 1 / ratio, ratio)
 
 
+def worst_ratio(ratios) -> float:
+    """A ``<rate>_ratio`` metric's value from each group's ratio to the reference group: the
+    smallest folded ratio min(r, 1/r) over the groups with a defined ratio; NaN when none has."""
+    folded = folded_ratio(ratios)
+    folded = folded[~np.isnan(folded)]
+    return float(folded.min()) if folded.size else float("nan")
+
+
 def _rate_diff(rate: str) -> Callable[..., float]:
     def metric(y_true, y_pred, groups, *, sample_weight=None) -> float:
         rows = _classification(y_true, y_pred, groups, sample_weight)
@@ -166,11 +174,8 @@ def _rate_ratio(rate: str) -> Callable[..., float]:
     def metric(y_true, y_pred, groups, *, reference=None, sample_weight=None) -> float:
         rows = _classification(y_true, y_pred, groups, sample_weight)
         weights = np.bincount(rows.codes, weights=rows.weight, minlength=rows.n_groups)
-        folded = folded_ratio(
-            ratios_to(_rates(rows, rate), reference_index(rows.labels, weights, reference))
-        )
-        folded = folded[~np.isnan(folded)]
-        return float(folded.min()) if folded.size else float("nan")
+        ref = reference_index(rows.labels, weights, reference)
+        return worst_ratio(ratios_to(_rates(rows, rate), ref))
 
     metric.__name__ = metric.__qualname__ = f"{rate}_ratio"
     metric.__doc__ = (

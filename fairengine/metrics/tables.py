@@ -13,6 +13,7 @@ from fairengine.metrics.classification import (
     folded_ratio,
     ratios_to,
     reference_index,
+    worst_ratio,
 )
 from fairengine.metrics.core import (
     _check_unit,
@@ -200,8 +201,7 @@ def group_table(
         for j, col in enumerate(columns):
             table[f"{col}_low"], table[f"{col}_high"] = low[j], high[j]
     if reference is not None:
-        ref = reference_index(names, weights, None if reference == "largest" else reference)
-        _add_disparities(table, ref, 0.8 if tau is None else tau)
+        _add_disparities(table, reference, tau)
     return table
 
 
@@ -217,12 +217,41 @@ def _group_auc(rows: _Rows, scores: np.ndarray) -> np.ndarray:
     return np.asarray(out)
 
 
-def _add_disparities(table: pd.DataFrame, ref: int, tau: float) -> None:
-    """Aequitas' disparity columns of each audit rate against the group at position ``ref``."""
+def disparities(
+    table: pd.DataFrame, reference: Any = "largest", tau: float | None = None
+) -> pd.DataFrame:
+    """A copy of a classification :func:`group_table` with its disparity columns
+    (``<rate>_diff``, ``<rate>_ratio``, ``<rate>_pass``) against group ``reference`` (a name in
+    the index, or ``"largest"``: the group of largest share) at threshold ``tau`` (0.8): the same
+    columns ``group_table(..., reference=, tau=)`` writes, from the table's rates."""
+    table = table.copy()
+    _add_disparities(table, reference, tau)
+    return table
+
+
+def table_ratios(table: pd.DataFrame) -> dict[str, float]:
+    """The ``<rate>_ratio`` metrics from a table with disparity columns (:func:`disparities`):
+    each rate's :func:`~fairengine.metrics.classification.worst_ratio` over the groups (the
+    ``overall`` row left out), equal to the metric computed on the rows with that reference."""
+    ratios = table.iloc[:-1]  # the last row is "overall"
+    return {
+        f"{rate}_ratio": worst_ratio(ratios[f"{rate}_ratio"].to_numpy(dtype=float))
+        for rate in _AUDIT_RATES
+        if f"{rate}_ratio" in ratios
+    }
+
+
+def _add_disparities(table: pd.DataFrame, reference: Any, tau: float | None) -> None:
+    """Aequitas' disparity columns of each audit rate against group ``reference`` (its name, or
+    ``"largest"``), in place; the last row of ``table`` is the overall row."""
     import pandas as pd  # lazy: metric names load without pandas
 
+    tau = 0.8 if tau is None else float(tau)
     if not 0 < tau <= 1:
         raise ValueError(f"tau must be in (0, 1], got {tau!r}")
+    names = list(table.index[:-1])
+    shares = table["share"].to_numpy(dtype=float)[:-1]
+    ref = reference_index(names, shares, None if reference == "largest" else reference)
     for rate in _AUDIT_RATES:
         values = table[rate].to_numpy(dtype=float)
         ratio = ratios_to(values, ref)

@@ -1,0 +1,178 @@
+"""The audit an analyst runs, in a real browser: upload a table, sweep every method in one
+action, add two outside models (model files made by the engine), choose a reference group that
+is not the largest, read the false positive rate and precision ratios to it with the
+four-fifths verdict on the plane and in the group tables, download the report and find all of
+it in the file opened from disk with every network request blocked."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import pandas as pd
+from harness import exception_texts, screenshot, wait_for_app
+from playwright.sync_api import Page, expect
+from test_compare_page import _choose
+
+from fairengine.data.task import from_frame
+from fairengine.export import save_model
+from fairengine.methods import get_method
+
+RACES = ("White", "White", "White", "Black", "Black", "Asian")  # three groups, White largest
+MODELS = ("production <v1>", "candidate")
+
+
+def _table(path: Path) -> pd.DataFrame:
+    """300 applicants in three groups; approval depends on income, hours and the group."""
+    rows = []
+    for i in range(300):
+        income, hours, race = 1000 + 37 * i % 900, 20 + i % 30, RACES[(i * 7) % 6]
+        shift = 0.4 if race == "White" else -0.3
+        score = 1 / (1 + math.exp(-((income - 1450) / 300 + (hours - 35) / 10 + shift)))
+        approved = "yes" if (i * 7919) % 100 < 100 * score else "no"
+        rows.append({"income": income, "race": race, "hours": hours, "approved": approved})
+    frame = pd.DataFrame(rows)
+    frame.to_csv(path, index=False)
+    return frame
+
+
+def _model_files(frame: pd.DataFrame, folder: Path) -> list[Path]:
+    """Two models of the same table made by the engine on its own training rows: reweighing
+    at strength 0 (in production) and at strength 1 (the candidate)."""
+    task = from_frame(frame, target="approved", sensitive="race", positive_label="yes")
+    train, test = task.split()
+    paths = []
+    for strength, name in zip((0.0, 1.0), ("production", "candidate"), strict=True):
+        result = get_method("reweighing").run(train, test, strength=strength)
+        paths.append(save_model(result, folder / f"{name}.fairmodel", train=train, test=test))
+    return paths
+
+
+def _add_model_file(page: Page, name: str, path: Path) -> None:
+    details = page.locator("details").filter(has_text="Your models").first
+    if details.get_attribute("open") is None:
+        details.locator("summary").click()
+    box = details.locator('[data-testid="stTextInput"]').filter(has_text="Name on the plane")
+    box.locator("input").fill(name)
+    box.locator("input").press("Enter")
+    wait_for_app(page)
+    details.get_by_text("A model file").click()
+    wait_for_app(page)
+    details.get_by_text("The engine's training rows").click()
+    wait_for_app(page)
+    upload = page.locator('[data-testid="stFileUploader"]').filter(has_text="Model file").first
+    upload.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
+    wait_for_app(page)
+    page.get_by_role("button", name="Add to the plane").click()
+    wait_for_app(page, timeout=120_000)
+
+
+def _pick(page: Page, label: str, option: str) -> None:
+    """Pick ``option`` in the select box ``label`` by typing it (a long list of options is
+    drawn only in part), retried since a rerun between the steps closes the drop-down."""
+    box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
+    for attempt in range(3):
+        wait_for_app(page)
+        box.click()
+        page.keyboard.type(option)
+        try:
+            page.get_by_role("option").filter(has_text=option).first.click(timeout=10_000)
+            break
+        except Exception:
+            page.keyboard.press("Escape")
+            if attempt == 2:
+                raise
+
+
+def _offline_text(page: Page, report: Path) -> str:
+    """The report's text as Chromium shows it from disk, every non-file request blocked."""
+    context = page.context.browser.new_context(viewport={"width": 1400, "height": 1000})
+    blocked: list[str] = []
+
+    def only_files(route) -> None:
+        if route.request.url.startswith("file:"):
+            route.continue_()
+        else:
+            blocked.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", only_files)
+    view = context.new_page()
+    try:
+        view.goto(report.as_uri())
+        plane = view.locator("#plane")
+        expect(plane.locator(".main-svg").first).to_be_attached(timeout=30_000)
+        for name in MODELS:  # each its own legend entry, drawn by the embedded plotly
+            expect(plane).to_contain_text(f"outside: {name}")
+        text = view.locator("body").inner_text()
+        assert blocked == []
+        return " ".join(text.split())
+    finally:
+        context.close()
+
+
+def test_the_audit_an_analyst_runs_end_to_end(page: Page, app_server: str, tmp_path: Path) -> None:
+    frame = _table(tmp_path / "applicants.csv")
+    files = _model_files(frame, tmp_path)
+    page.goto(app_server + "/")
+    wait_for_app(page)
+    page.get_by_text("Upload a file").click()
+    wait_for_app(page)
+    uploader = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+    uploader.set_input_files(str(tmp_path / "applicants.csv"))
+    wait_for_app(page)
+    page.get_by_role("link", name="Compare & export").click()
+    wait_for_app(page)
+    main = page.locator('[data-testid="stMain"]')
+    chart = page.locator('[data-testid="stPlotlyChart"]').first
+
+    page.get_by_role("button", name="Sweep every method").click()  # the one action
+    wait_for_app(page, timeout=600_000)
+    expect(chart).to_be_visible(timeout=600_000)
+    expect(main).not_to_contain_text("Sweeping every method", timeout=600_000)  # all done
+    expect(chart).to_contain_text("Reweighing")
+    for name, path in zip(MODELS, files, strict=True):
+        _add_model_file(page, name, path)
+        expect(main).to_contain_text(f"from model file '{path.name}'", timeout=120_000)
+    for name in MODELS:
+        expect(chart).to_contain_text(name)
+
+    reference = page.locator('[data-testid="stSelectbox"]').filter(has_text="Reference group")
+    largest = r"- combobox: /race = White \(\d+ test rows, the largest\)/"
+    expect(reference).to_match_aria_snapshot(largest)
+    _choose(page, "Reference group", "race = Black")
+    expect(reference).to_match_aria_snapshot(r"- combobox: /race = Black \(\d+ test rows\)/")
+    for label in ("False positive rate ratio", "Precision (PPV) ratio"):
+        _pick(page, "y axis", label)
+        wait_for_app(page)
+        expect(main).to_contain_text("Ratios to the reference group Black")
+        expect(main).to_contain_text(f"{label} to the reference group: ")  # "n of m points pass"
+        expect(chart).to_contain_text("τ = 0.80")  # the four-fifths line on the plane
+        # the selected point's value on this axis and its verdict
+        verdict = rf"The selected point (passes|fails) τ = 0\.80 on {re.escape(label)}"
+        expect(main).to_contain_text(re.compile(verdict + r"[^(]* \([01]\.\d{4}\)"))
+        for name in MODELS:
+            expect(chart).to_contain_text(name)
+        screenshot(page, f"audit-e2e-{label.split()[0].lower()}")
+    verdicts = page.locator('[data-testid="stTable"]').filter(has_text="False positive rate ratio")
+    expect(verdicts.first).to_contain_text("Precision (PPV) ratio")  # the selected point's table
+    expect(verdicts.first).to_contain_text("Black")
+    expect(verdicts.first).to_contain_text("1.000 pass")  # the reference group itself
+    expect(main).to_contain_text("Four-fifths rule at τ = 0.80: a group passes")
+
+    page.get_by_role("button", name="Prepare the report").click()
+    wait_for_app(page, timeout=120_000)
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Download report").click()
+    report = tmp_path / "report.html"
+    info.value.save_as(report)
+    assert exception_texts(page) == []
+
+    text = _offline_text(page, report)
+    for name in MODELS:
+        assert f"outside · {name}" in text  # each pinned with its group table
+    assert "reference group Black (chosen for this comparison)" in text
+    assert "four-fifths rule at τ = 0.80" in text
+    assert "False positive rate ratio" in text and "Precision (PPV) ratio" in text
+    assert " pass" in text or " fail" in text
