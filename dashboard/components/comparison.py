@@ -14,14 +14,14 @@ from dashboard.components.evidence import LEVEL_WORDS
 from fairengine.data import Task
 from fairengine.export import result_metadata
 from fairengine.frontier import task_key
-from fairengine.methods.base import RunResult
+from fairengine.methods import get_method
+from fairengine.methods.base import RunResult, stored_result
 from fairengine.methods.evidence import (
     Baselines,
     Check,
     Evidence,
     evidence_from_dict,
     predictor_baselines,
-    stored_result,
 )
 
 
@@ -144,4 +144,6 @@ def point_result(point_key: str, _point: Any, _model: Any, _train: Task, _test: 
             _point.method, dict(_point.knobs), _point.metrics, _model,
             checks=checks, baselines=baselines,
         )  # fmt: skip
-    return stored_result(_point.method, _point.knobs, _point.metrics, _model, _train, _test)
+    return stored_result(
+        get_method(_point.method), _point.knobs, _point.metrics, _model, _train, _test
+    )

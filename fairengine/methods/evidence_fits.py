@@ -4,13 +4,11 @@
 rows and keeps its (train, test) predictions in this process per (train, test, learner), and,
 inside :func:`stored_fits`, in a store on disk (the run store), so a sweep or a fresh dashboard
 job does not refit it. :mod:`fairengine.methods.evidence` scores it as the "unconstrained model"
-baseline. :func:`fitted_once` is the per-process cache under it, which the methods' shared parts
-(the encoding, the logistic base model, a post-processor's curves) use too.
+baseline, kept by the per-process cache :func:`fairengine.methods.fitted.fitted_once`.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -18,6 +16,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+
+from fairengine.methods.fitted import fitted_once
 
 if TYPE_CHECKING:
     from fairengine.data import Task
@@ -33,10 +33,6 @@ class Learner:
     label: str
     key: tuple
     fit_predict: Callable[[Task, Task], tuple[np.ndarray, np.ndarray]]
-
-
-_FITS: OrderedDict[tuple, Any] = OrderedDict()
-_FITS_SIZE = 16
 
 
 class FitStore(Protocol):
@@ -84,22 +80,6 @@ def stored_table(
     value = compute()
     if store is not None:
         store.put_table(train, test, key, value)
-    return value
-
-
-def fitted_once(key: tuple, compute: Callable[[], Any]) -> Any:
-    """``compute()``, kept in this process under ``key`` (the few most recent keys): a part of
-    a run that does not depend on the knob a sweep moves — the encoding, a base model, a
-    post-processor's curves — is fitted once and reused by every point. ``key`` names the rows
-    (a task's ``fingerprint``) and everything else the value depends on; callers must not
-    change what it returns."""
-    if key in _FITS:
-        _FITS.move_to_end(key)
-        return _FITS[key]
-    value = compute()
-    _FITS[key] = value
-    while len(_FITS) > _FITS_SIZE:
-        _FITS.popitem(last=False)
     return value
 
 

@@ -12,7 +12,8 @@ from fairengine.data import load_dataset
 from fairengine.export.files import load_model, model_bytes
 from fairengine.frontier import task_key
 from fairengine.frontier.runs import FITS_METHOD, RunStore, _key_knobs, compute_and_store, run_key
-from fairengine.methods import evidence_fits
+from fairengine.methods import evidence_fits, fitted
+from fairengine.methods.maxent import evaluation as maxent_evaluation
 from fairengine.methods.maxent import method as maxent_method
 
 from .run_equality import assert_same
@@ -43,18 +44,18 @@ def fits(monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
         return evidence_fits.Learner(learner.label, learner.key, fit_predict)
 
     monkeypatch.setattr(evidence_fits, "logistic_learner", counting)
-    monkeypatch.setattr(evidence_fits, "_FITS", type(evidence_fits._FITS)())
+    monkeypatch.setattr(fitted, "_FITS", type(fitted._FITS)())
     return computed
 
 
 def _fresh_process() -> None:
-    evidence_fits._FITS.clear()  # what a new job process starts with
+    fitted._FITS.clear()  # what a new job process starts with
 
 
 def _fresh_maxent() -> None:
     """What a new job process starts with, for max-entropy (no warm start, no cached rows)."""
     _fresh_process()
-    for cache in (maxent_method._BASELINES, maxent_method._WARM, maxent_method._SPLITS):
+    for cache in (maxent_method._BASELINES, maxent_method._WARM, maxent_evaluation._SPLITS):
         cache.clear()
 
 

@@ -1,8 +1,8 @@
 """The balanced filter's file state: the leaves' acceptance probabilities and its proxy (the
 oblique (alpha, beta) tree or a stored classifier).
 
-Checked by :func:`fairengine.export.schemas.validate_state` before the model is built
-(the vocabulary: :mod:`fairengine.export.schema_rules`)."""
+Checked by :func:`fairengine.export.files.validate_state` before the model is built
+(the vocabulary: :mod:`fairengine.models.schema_rules`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from fairengine.export.schema_rules import (
+from fairengine.models.schema_rules import (
     FINITE,
     NON_NEGATIVE,
     NUMERIC,
@@ -29,7 +29,7 @@ from fairengine.export.schema_rules import (
     tree_nodes,
     within,
 )
-from fairengine.export.schemas import encoder_dims, with_encoder
+from fairengine.models.schemas import encoder_dims, with_encoder
 
 _TREE_PROXY = Group(
     "proxy_",
