@@ -31,19 +31,6 @@ from fairengine.models.schema_rules import (
 )
 from fairengine.models.schemas import encoder_dims, with_encoder
 
-_TREE_PROXY = Group(
-    "proxy_",
-    {
-        "children": arr("iu", "n_nodes", 2),
-        "start": arr("iu", "n_nodes", rules=(NON_NEGATIVE,)),
-        "count": arr("iu", "n_nodes", rules=(NON_NEGATIVE,)),
-        "blend": arr("fiu", "n_nodes", rules=(PROBABILITY,)),
-        "share": arr("fiu", "n_nodes", rules=(PROBABILITY,)),
-        "coefs": arr("fiu", "n_halfspaces", "n_features", rules=(FINITE,)),
-        "intercepts": arr("fiu", "n_halfspaces", rules=(FINITE,)),
-    },
-)
-
 
 def _oblique_tree(arrays: Mapping[str, np.ndarray], dims: Dims) -> None:
     """The (alpha, beta) tree: a tree whose leaves are the filter's leaves, each inner node
@@ -59,6 +46,21 @@ def _oblique_tree(arrays: Mapping[str, np.ndarray], dims: Dims) -> None:
     order = np.argsort(start, kind="stable")
     if np.any(stop > dims["n_halfspaces"]) or np.any(stop[order][:-1] > start[order][1:]):
         raise ValueError("halfspace runs past the last halfspace or overlapping")
+
+
+_TREE_PROXY = Group(
+    "proxy_",
+    {
+        "children": arr("iu", "n_nodes", 2),
+        "start": arr("iu", "n_nodes", rules=(NON_NEGATIVE,)),
+        "count": arr("iu", "n_nodes", rules=(NON_NEGATIVE,)),
+        "blend": arr("fiu", "n_nodes", rules=(PROBABILITY,)),
+        "share": arr("fiu", "n_nodes", rules=(PROBABILITY,)),
+        "coefs": arr("fiu", "n_halfspaces", "n_features", rules=(FINITE,)),
+        "intercepts": arr("fiu", "n_halfspaces", rules=(FINITE,)),
+    },
+    (_oblique_tree,),
+)
 
 
 def _classifier_proxy(arrays: Mapping[str, np.ndarray], dims: Dims) -> None:
