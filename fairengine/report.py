@@ -517,6 +517,9 @@ def build_report(comparison: Comparison, *, title: str = "fairengine comparison"
     """The comparison as one self-contained HTML document (see the module doc)."""
     from plotly.offline import get_plotlyjs
 
+    from fairengine.methods import list_methods
+
+    list_methods()  # the methods' own metrics (their labels on the plane) join the registry
     _plotly()
     task = comparison.tasks[0]
     body = "".join([

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from fairengine import resources
 from fairengine.cli import build_parser
-from fairengine.cli_dashboard import dashboard_command, streamlit_options
+from fairengine.cli.dashboard import dashboard_command, streamlit_options
 
 REPO = Path(__file__).resolve().parents[1]
 

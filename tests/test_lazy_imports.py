@@ -12,7 +12,15 @@ from pathlib import Path
 import pytest
 
 HEAVY = ("sklearn", "fairlearn", "pandas", "scipy", "pyarrow")
-LIGHT_REWEIGHING = ("_knobs", "base", "evidence", "evidence_fits", "registry", "reweighing")
+LIGHT_REWEIGHING = (
+    "_knobs",
+    "base",
+    "evidence",
+    "evidence_fits",
+    "fitted",
+    "registry",
+    "reweighing",
+)
 _WRAPPER = """
 import json, runpy, sys
 sys.argv = ["fairengine", *sys.argv[1:]]

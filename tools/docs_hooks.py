@@ -107,9 +107,11 @@ AREAS: dict[str, tuple[str, tuple[str, ...], str]] = {
         "Command line",
         (
             "fairengine.cli",
-            "fairengine.cli_cache",
-            "fairengine.cli_audit",
-            "fairengine.cli_dashboard",
+            "fairengine.cli.main",
+            "fairengine.cli.shared",
+            "fairengine.cli.cache",
+            "fairengine.cli.audit",
+            "fairengine.cli.dashboard",
         ),
         "The `fairengine` command.",
     ),
@@ -244,8 +246,10 @@ def methods_table() -> str:
 def metrics_table() -> str:
     """The Markdown table of every metric name a result may report: its direction, unit, task
     kinds, definition and the function computing it."""
+    from fairengine.methods import list_methods
     from fairengine.metrics import REGISTRY
 
+    list_methods()  # the methods declare their own metrics when they register
     head = "| metric | better | unit | task kinds | definition |\n|---|---|---|---|---|\n"
     rows = [
         f"| {md_code(name)}<br>{md_text(info.label)} | "

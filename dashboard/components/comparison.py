@@ -18,14 +18,14 @@ from fairengine import metrics
 from fairengine.data import Task
 from fairengine.export import result_metadata
 from fairengine.frontier import task_key
-from fairengine.methods.base import RunResult
+from fairengine.methods import get_method
+from fairengine.methods.base import RunResult, stored_result
 from fairengine.methods.evidence import (
     Baselines,
     Check,
     Evidence,
     evidence_from_dict,
     predictor_baselines,
-    stored_result,
 )
 from fairengine.textsafe import md_text
 
@@ -153,7 +153,9 @@ def point_result(point_key: str, _point: Any, _model: Any, _train: Task, _test: 
             checks=checks,
             baselines=baselines,
         )
-    return stored_result(_point.method, _point.knobs, _point.metrics, _model, _train, _test)
+    return stored_result(
+        get_method(_point.method), _point.knobs, _point.metrics, _model, _train, _test
+    )
 
 
 # -- the reference group and τ of the disparities ------------------------------------------------

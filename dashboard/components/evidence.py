@@ -45,7 +45,7 @@ def ensure_evidence(result: RunResult, train: Task, test: Task) -> RunResult:
     if result.checks or result.baselines is not None:
         return result
     try:
-        attach_evidence(result, train, test)
+        attach_evidence(result, train, test, get_method(result.method))
     except Exception:
         return result
     return result

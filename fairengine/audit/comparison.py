@@ -211,9 +211,9 @@ def with_disparities(
 
 
 def _point(record: dict[str, Any], key: str) -> dict[str, Any]:
-    from fairengine.frontier.keys import _method_version
+    from fairengine.frontier.keys import method_version
 
-    return {**record, "task": key, "method_version": _method_version(record["method"])}
+    return {**record, "task": key, "method_version": method_version(record["method"])}
 
 
 # -- saving and loading --------------------------------------------------------------------------

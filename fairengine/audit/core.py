@@ -100,13 +100,15 @@ class AuditResult:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able (floats, None for NaN): everything but the raw values."""
-        from fairengine.frontier.result import _plain
+        from fairengine.frontier.result import plain_value
 
         return {
             "name": self.name,
             "kind": self.kind,
             "threshold": self.threshold,
-            "metrics": {s: {k: _plain(v) for k, v in m.items()} for s, m in self.metrics.items()},
+            "metrics": {
+                s: {k: plain_value(v) for k, v in m.items()} for s, m in self.metrics.items()
+            },
             "groups": table_records(self.groups),
             "curve": None if self.curve is None else table_records(self.curve, index=False),
             "checks": [c.to_dict() for c in self.checks],
@@ -142,10 +144,10 @@ class AuditResult:
 
 def table_records(table: pd.DataFrame, *, index: bool = True) -> list[dict[str, Any]]:
     """A table as JSON-able records (the index as ``"group"`` when ``index``)."""
-    from fairengine.frontier.result import _plain
+    from fairengine.frontier.result import plain_value
 
     frame = table.reset_index() if index else table
-    return [{str(k): _plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
+    return [{str(k): plain_value(v) for k, v in row.items()} for row in frame.to_dict("records")]
 
 
 def table_from_records(records: list[dict[str, Any]]) -> pd.DataFrame:

@@ -1,6 +1,6 @@
 """The schema of a comparison file: every key, type and list size, checked before any use.
 
-Built from the model files' schema checks (:mod:`fairengine.export.schemas`), which raise
+Built from the model files' schema checks (:mod:`fairengine.models.schemas`), which raise
 :class:`~fairengine.export.safe.ModelFileError` naming the path of the first bad value.
 """
 
@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from fairengine.export.safe import ModelFileError
-from fairengine.export.schema_rules import (
+from fairengine.methods.evidence import LEVELS
+from fairengine.models.schema_rules import (
     BOOL,
     INT,
     NUM,
@@ -21,7 +22,6 @@ from fairengine.export.schema_rules import (
     one_of,
     optional,
 )
-from fairengine.methods.evidence import LEVELS
 
 MAX_TEXT = 200_000  # characters of one string (a model card is a few thousand)
 

@@ -100,4 +100,3 @@ def split_table(
     train, _ = task.split(test_size=test_size, random_state=random_state)
     part = np.where(task.frame.index.isin(train.frame.index), "train", "test")
     return pd.DataFrame({ids.name: ids.to_numpy(), PART_COLUMN: part})
-

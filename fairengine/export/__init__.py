@@ -1,7 +1,8 @@
 """Model export: ``save_model``, ``load_model``, ``model_card`` (no pickle anywhere).
 
-Model classes are resolved lazily by type name (:func:`fairengine.models.base.resolve_model_type`):
-importing this package imports neither the methods nor fairlearn.
+Model classes are resolved lazily by type name
+(:func:`fairengine.methods.registry.resolve_model_type`): importing this package imports the
+method registry but no method, nor fairlearn.
 """
 
 from fairengine.export.cards import model_card, result_metadata, task_schema

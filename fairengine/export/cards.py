@@ -64,7 +64,7 @@ def how_to_use(
     meaning = getattr(type(model), "card_meaning", "") or (
         _RANDOMIZED_CLASSIFIER if randomized else _CLASSIFIER
     )
-    from fairengine.export.client import input_schema
+    from fairengine.models.columns import input_schema
 
     columns = input_schema(model, {"metadata": {"train": schema or {}}})
     numeric, text = columns.numeric, columns.text

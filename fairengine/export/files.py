@@ -13,7 +13,7 @@ Loading checks, in order: the file size; the zip's end record (member count, dir
 before the zip is parsed; per member its name, duplicates, encryption flag, compression and
 declared size; the manifest (bounded JSON, its schema, format and version, its checksum, a model
 type from the registry); every member's checksum; the arrays' ``.npy`` headers against their
-bytes; the state against its type's schema (:mod:`fairengine.export.schemas`); then the model is
+bytes; the state against its type's schema (:mod:`fairengine.models.schemas`); then the model is
 built and must predict one probe row. All limits are in :mod:`fairengine.export.safe`. Anything
 else raises :class:`ModelFileError`, and nothing else escapes. Checksums catch corruption and
 naive edits; they are not a signature against a deliberate forger, which is why nothing in the
@@ -35,9 +35,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fairengine.export import safe, schema_rules, schemas
-from fairengine.export.safe import ModelFileError
-from fairengine.models.base import Model, is_model_type, model_type_names, resolve_model_type
+from fairengine.export import safe
+from fairengine.methods.registry import is_model_type, model_type_names, resolve_model_type
+from fairengine.models import schema_rules, schemas
+from fairengine.models.base import Model
+from fairengine.models.schema_rules import ModelFileError, Schema, invalid
 
 if TYPE_CHECKING:
     from fairengine.data import Task
@@ -281,6 +283,29 @@ def _check_members(manifest: dict[str, Any], data: dict[str, bytes], label: str)
             raise ModelFileError(f"{label} failed its checksum: {name} was modified.")
 
 
+def schema_of(model_type: str) -> Schema:
+    """The state schema the class registered as ``model_type`` declares, its declared module
+    imported on first use; :class:`ModelFileError` for a type no module declares."""
+    try:
+        schema = resolve_model_type(model_type).state_schema
+    except (KeyError, ImportError) as exc:
+        raise ModelFileError(f"The model type {model_type!r} cannot be loaded: {exc}") from None
+    if schema is None:
+        raise ModelFileError(f"The model type {model_type!r} has no state schema to check against.")
+    return schema
+
+
+def validate_state(model_type: str, state: Any, arrays: dict[str, np.ndarray]) -> None:
+    """Raise :class:`ModelFileError` unless ``state`` and ``arrays`` fit ``model_type``'s schema."""
+    schema = schema_of(model_type)
+    try:
+        schema.check(state, arrays)
+    except ModelFileError:
+        raise
+    except (KeyError, IndexError, TypeError, ValueError) as exc:  # a rule meeting odd state
+        raise invalid(f"its arrays do not fit its state ({type(exc).__name__}: {exc})") from None
+
+
 def read_manifest(path: str | os.PathLike[str] | bytes) -> dict[str, Any]:
     """The verified manifest of a model file (format, type, metadata) without building the model."""
     return _open(path, members=False).manifest
@@ -302,7 +327,7 @@ def load_model(path: str | os.PathLike[str] | bytes) -> Model:
 
     Every step is bounded (see :mod:`fairengine.export.safe`): the zip's member count and declared
     sizes, JSON depth and numbers, array headers; then the state is checked against the model
-    type's schema (:mod:`fairengine.export.schemas`: every stored number finite and modest) before
+    type's schema (:mod:`fairengine.models.schemas`: every stored number finite and modest) before
     the model is built, and the built model must predict one synthetic row, a finite number.
 
     Raises
@@ -322,7 +347,7 @@ def load_model(path: str | os.PathLike[str] | bytes) -> Model:
         name[len("arrays/") : -len(".npy")]: safe.load_npy(members.pop(name), name)
         for name in [n for n in members if n.startswith("arrays/")]
     }
-    schemas.validate_state(model_type, state, arrays)
+    validate_state(model_type, state, arrays)
     for name, array in arrays.items():  # skops payloads are zips too: same checks, before skops
         if name.endswith("_skops"):
             safe.check_skops(array.tobytes(), f"The stored estimator {name}")
@@ -346,7 +371,7 @@ def load_model(path: str | os.PathLike[str] | bytes) -> Model:
             f"The model file's content does not rebuild a working {model_type} model: "
             f"{type(exc).__name__}: {exc}"
         ) from None
-    from fairengine.export.client import input_schema  # the client imports this module
+    from fairengine.models.columns import input_schema
 
     model.input_schema = input_schema(model, verified.manifest)  # predict checks its columns
     return model

@@ -47,6 +47,8 @@ from typing import Any
 
 import numpy as np
 
+from fairengine.models.schema_rules import ModelFileError
+
 #: Largest model file read at all (compressed bytes on disk).
 MAX_FILE_BYTES = 256 * 2**20
 #: Largest number of members in a model file's zip (real files hold a few dozen).
@@ -86,10 +88,6 @@ _UTF8_FLAG = 0x800
 _DEPTH_BLOCK = 1 << 20
 #: Compressed bytes handed to zlib at a time (the output is capped separately).
 _INFLATE_CHUNK = 1 << 16
-
-
-class ModelFileError(ValueError):
-    """A model file that is not ours, is damaged or tampered with, or names an unknown type."""
 
 
 # ----------------------------------------------------------------------------- files

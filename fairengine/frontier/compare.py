@@ -11,6 +11,7 @@ import pandas as pd
 from fairengine import metrics
 from fairengine.data import Task
 from fairengine.frontier.pareto import pareto_mask
+from fairengine.methods import list_methods
 
 
 def knob_label(knobs: dict[str, Any]) -> str:
@@ -44,7 +45,9 @@ def comparison_table(points: Sequence[Any]) -> pd.DataFrame:
 
 
 def metric_columns(table: pd.DataFrame) -> list[str]:
-    """The metric columns of a comparison table, in the registry's order."""
+    """The metric columns of a comparison table, in the registry's order (the methods' own
+    metrics included: every method is registered first)."""
+    list_methods()
     known = [m for m in metrics.ALL_METRIC_NAMES if m in table.columns]
     return known
 

@@ -67,13 +67,6 @@ class Cell:
     reasons: dict[str, str] = field(default_factory=dict)
 
 
-def applicable(method: Any, dataset: str) -> bool:
-    """Whether ``method`` runs on ``dataset``'s default task kind."""
-    from fairengine.data.registry import get_info
-
-    return get_info(dataset).kind in method.kinds
-
-
 def sample(task: Any, rows: int, seed: int) -> Any:
     """``task`` on at most ``rows`` rows drawn without replacement (all rows if fewer)."""
     n = len(task.y)

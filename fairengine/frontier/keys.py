@@ -27,7 +27,7 @@ def _canonical(value: Any) -> Any:
     return str(value)
 
 
-def _method_version(method: str) -> str:
+def method_version(method: str) -> str:
     """The registered method's ``version``: bumping it invalidates only that method's cache."""
     from fairengine.methods.registry import get_method
 
@@ -61,7 +61,7 @@ def point_key(
     payload = {
         "task_key": task_key,
         "method": method,
-        "method_version": _method_version(method),
+        "method_version": method_version(method),
         "knobs": {name: _canonical(knobs[name]) for name in sorted(knobs)},
         "engine_version": engine_version,
     }

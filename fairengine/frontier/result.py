@@ -303,13 +303,14 @@ def plain_records(
         out[record.point_id] = {
             "point_id": record.point_id,
             "method": method,
-            "knobs": {k: _plain(record.knobs.get(k)) for k in knob_names},
+            "knobs": {k: plain_value(record.knobs.get(k)) for k in knob_names},
             "metrics": {
-                split: {m: _plain(values[split][i][m]) for m in metric_names} for split in SPLITS
+                split: {m: plain_value(values[split][i][m]) for m in metric_names}
+                for split in SPLITS
             },
             "pareto": {split: pareto[split][i] for split in SPLITS},
             "cached": bool(record.cached),
-            "elapsed": _plain(float(record.elapsed)),
+            "elapsed": plain_value(float(record.elapsed)),
             **record_evidence(record),
         }
     return list(out.values())
@@ -343,7 +344,7 @@ def record_evidence(record: PointRecord) -> dict[str, Any]:
     return {"checks": evidence.get("checks"), "baselines": evidence.get("baselines")}
 
 
-def _plain(value: Any) -> Any:
+def plain_value(value: Any) -> Any:
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):

@@ -1,4 +1,4 @@
-"""Reading run files' typed JSON nodes back into values (:class:`_Decoder`).
+"""Reading run files' typed JSON nodes back into values (:class:`Decoder`).
 
 Each value is built from its node through :data:`_BUILDERS` (column values through
 :data:`_VALUE_BUILDERS`); only numbers, strings, NumPy and pandas values, model files (through
@@ -21,19 +21,19 @@ from fairengine.export import safe
 from fairengine.export.files import load_model
 from fairengine.export.safe import ModelFileError
 from fairengine.frontier.runnodes import (
-    _DATACLASSES,
-    _FLOAT_WORDS,
-    _MASKED,
-    _STRING_STORAGES,
+    DATACLASSES,
+    FLOAT_WORDS,
+    MASKED,
     NUMERIC_DTYPES,
+    STRING_STORAGES,
     RunFileError,
-    _run_fields,
+    run_fields,
 )
 from fairengine.methods.base import RunResult
 from fairengine.models.base import Model
 
 
-class _Decoder:
+class Decoder:
     """Builds values from nodes; every member is used at most once."""
 
     def __init__(self, members: dict[str, bytes], label: str) -> None:
@@ -59,7 +59,7 @@ class _Decoder:
             or type(tree["fields"]) is not dict
         ):
             raise self.fail("run.json is not an object of fields")
-        fields = {f.name: f for f in _run_fields()}
+        fields = {f.name: f for f in run_fields()}
         unknown = sorted(set(tree["fields"]) - set(fields))
         missing = [
             name
@@ -95,19 +95,19 @@ class _Decoder:
         return [self.node(v) for v in node]
 
 
-def _build_float(d: _Decoder, node: dict[str, Any]) -> float:
-    return _FLOAT_WORDS[node["v"]]
+def _build_float(d: Decoder, node: dict[str, Any]) -> float:
+    return FLOAT_WORDS[node["v"]]
 
 
-def _build_list(d: _Decoder, node: dict[str, Any]) -> list:
+def _build_list(d: Decoder, node: dict[str, Any]) -> list:
     return d.items(node["v"])
 
 
-def _build_tuple(d: _Decoder, node: dict[str, Any]) -> tuple:
+def _build_tuple(d: Decoder, node: dict[str, Any]) -> tuple:
     return tuple(d.items(node["v"]))
 
 
-def _build_dict(d: _Decoder, node: dict[str, Any]) -> dict:
+def _build_dict(d: Decoder, node: dict[str, Any]) -> dict:
     if "v" in node:
         if type(node["v"]) is not dict:
             raise d.fail("a dict's values are not an object")
@@ -118,7 +118,7 @@ def _build_dict(d: _Decoder, node: dict[str, Any]) -> dict:
     return {d.node(k): d.node(v) for k, v in pairs}
 
 
-def _build_scalar(d: _Decoder, node: dict[str, Any]) -> np.generic:
+def _build_scalar(d: Decoder, node: dict[str, Any]) -> np.generic:
     if node["dtype"] not in NUMERIC_DTYPES:
         raise d.fail(f"a scalar of dtype {str(node['dtype'])[:32]!r}")
     value = d.node(node["v"])
@@ -127,11 +127,11 @@ def _build_scalar(d: _Decoder, node: dict[str, Any]) -> np.generic:
     return np.dtype(node["dtype"]).type(value)
 
 
-def _build_array(d: _Decoder, node: dict[str, Any]) -> np.ndarray:
+def _build_array(d: Decoder, node: dict[str, Any]) -> np.ndarray:
     return safe.load_npy(d.take(node, "arrays", ".npy"), f"{d.label}'s array")
 
 
-def _build_strarray(d: _Decoder, node: dict[str, Any]) -> np.ndarray:
+def _build_strarray(d: Decoder, node: dict[str, Any]) -> np.ndarray:
     shape, width, texts = node["shape"], node["width"], node["v"]
     if (
         type(texts) is not list
@@ -146,7 +146,7 @@ def _build_strarray(d: _Decoder, node: dict[str, Any]) -> np.ndarray:
     return np.array(texts, dtype=f"<U{width}").reshape(shape)
 
 
-def _build_objarray(d: _Decoder, node: dict[str, Any]) -> np.ndarray:
+def _build_objarray(d: Decoder, node: dict[str, Any]) -> np.ndarray:
     shape, items = node["shape"], _objects(d, node["v"])
     if type(shape) is not list or not all(type(n) is int and n >= 0 for n in shape):
         raise d.fail("an object array has an invalid shape")
@@ -155,7 +155,7 @@ def _build_objarray(d: _Decoder, node: dict[str, Any]) -> np.ndarray:
     return items.reshape(shape)
 
 
-def _objects(d: _Decoder, value: Any) -> np.ndarray:
+def _objects(d: Decoder, value: Any) -> np.ndarray:
     """A flat object array of the scalar values in ``value`` (built here, never unpickled)."""
     items = d.items(value)
     if any(isinstance(v, list | tuple | dict) for v in items):
@@ -165,12 +165,12 @@ def _objects(d: _Decoder, value: Any) -> np.ndarray:
     return values
 
 
-def _build_model(d: _Decoder, node: dict[str, Any]) -> Model:
+def _build_model(d: Decoder, node: dict[str, Any]) -> Model:
     return load_model(d.take(node, "models", ".fairmodel"))
 
 
-def _build_dataclass(d: _Decoder, node: dict[str, Any]) -> Any:
-    cls = _DATACLASSES.get(node["name"]) if type(node["name"]) is str else None
+def _build_dataclass(d: Decoder, node: dict[str, Any]) -> Any:
+    cls = DATACLASSES.get(node["name"]) if type(node["name"]) is str else None
     if cls is None:  # never imported by name: only what the engine registered
         raise d.fail(f"the class {str(node['name'])[:80]!r} is not one run files may hold")
     values = _build_dict(d, {"v": node["fields"]})
@@ -180,7 +180,7 @@ def _build_dataclass(d: _Decoder, node: dict[str, Any]) -> Any:
     return cls(**values)
 
 
-def _build_frame(d: _Decoder, node: dict[str, Any]) -> pd.DataFrame:
+def _build_frame(d: Decoder, node: dict[str, Any]) -> pd.DataFrame:
     columns, index = _build_index(d, node["columns"]), _build_index(d, node["index"])
     data = [_build_values(d, v) for v in _list(d, node["data"])]
     if len(data) != len(columns) or any(len(v) != len(index) for v in data):
@@ -192,7 +192,7 @@ def _build_frame(d: _Decoder, node: dict[str, Any]) -> pd.DataFrame:
     return frame
 
 
-def _build_series(d: _Decoder, node: dict[str, Any]) -> pd.Series:
+def _build_series(d: Decoder, node: dict[str, Any]) -> pd.Series:
     index, values = _build_index(d, node["index"]), _build_values(d, node["values"])
     if len(values) != len(index):
         raise d.fail("a series does not fit its index")
@@ -211,18 +211,18 @@ def _series(values: Any, index: pd.Index) -> pd.Series:
     return pd.Series(values, index=index, dtype=_object_dtype(values), copy=False)
 
 
-def _set_attrs(d: _Decoder, value: pd.DataFrame | pd.Series, node: dict[str, Any]) -> None:
+def _set_attrs(d: Decoder, value: pd.DataFrame | pd.Series, node: dict[str, Any]) -> None:
     if "attrs" in node:
         value.attrs = _build_dict(d, node["attrs"])
 
 
-def _list(d: _Decoder, value: Any) -> list:
+def _list(d: Decoder, value: Any) -> list:
     if type(value) is not list:
         raise d.fail("a list of values is not a list")
     return value
 
 
-def _build_index(d: _Decoder, node: Any) -> pd.Index:
+def _build_index(d: Decoder, node: Any) -> pd.Index:
     if type(node) is not dict:
         raise d.fail("an index is not an object")
     name = d.node(node.get("name"))
@@ -237,7 +237,7 @@ def _build_index(d: _Decoder, node: Any) -> pd.Index:
     return pd.Index(values, name=name, dtype=_object_dtype(values), copy=False)
 
 
-def _build_values(d: _Decoder, node: Any) -> Any:
+def _build_values(d: Decoder, node: Any) -> Any:
     """Column values: a NumPy array or a pandas extension array (never an object ``.npy``)."""
     kind = node.get("t") if type(node) is dict else None
     build = _VALUE_BUILDERS.get(kind) if type(kind) is str else None
@@ -246,16 +246,16 @@ def _build_values(d: _Decoder, node: Any) -> Any:
     return build(d, node)
 
 
-def _column_array(d: _Decoder, node: dict[str, Any]) -> np.ndarray:
+def _column_array(d: Decoder, node: dict[str, Any]) -> np.ndarray:
     values = _build_array(d, node)
     if values.ndim != 1:
         raise d.fail("a column is not one-dimensional")
     return values
 
 
-def _column_strings(d: _Decoder, node: dict[str, Any]) -> Any:
+def _column_strings(d: Decoder, node: dict[str, Any]) -> Any:
     texts = _list(d, node["v"])
-    if node["storage"] not in _STRING_STORAGES or node["na"] not in ("NA", "nan"):
+    if node["storage"] not in STRING_STORAGES or node["na"] not in ("NA", "nan"):
         raise d.fail("a string column has an unknown storage")
     if any(t is not None and type(t) is not str for t in texts):
         raise d.fail("a string column holds a non-string")
@@ -263,7 +263,7 @@ def _column_strings(d: _Decoder, node: dict[str, Any]) -> Any:
     return pd.array(texts, dtype=dtype)
 
 
-def _column_categorical(d: _Decoder, node: dict[str, Any]) -> pd.Categorical:
+def _column_categorical(d: Decoder, node: dict[str, Any]) -> pd.Categorical:
     raw_categories = _build_values(d, node["categories"])
     categories = pd.Index(raw_categories, dtype=_object_dtype(raw_categories))
     codes = _build_values(d, node["codes"])
@@ -273,21 +273,21 @@ def _column_categorical(d: _Decoder, node: dict[str, Any]) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, dtype=dtype)
 
 
-def _column_masked(d: _Decoder, node: dict[str, Any]) -> Any:
-    if node["dtype"] not in _MASKED:
+def _column_masked(d: Decoder, node: dict[str, Any]) -> Any:
+    if node["dtype"] not in MASKED:
         raise d.fail("a column has an unknown type")
     data, mask = _build_values(d, node["data"]), _build_values(d, node["mask"])
     expected = pd.api.types.pandas_dtype(node["dtype"]).numpy_dtype
     if mask.dtype != bool or data.dtype != expected or len(mask) != len(data):
         raise d.fail("a nullable column's data or mask has the wrong dtype")
-    return _MASKED[node["dtype"]](data, mask)
+    return MASKED[node["dtype"]](data, mask)
 
 
-def _column_objects(d: _Decoder, node: dict[str, Any]) -> np.ndarray:
+def _column_objects(d: Decoder, node: dict[str, Any]) -> np.ndarray:
     return _objects(d, node["v"])
 
 
-_VALUE_BUILDERS: dict[str, Callable[[_Decoder, dict[str, Any]], Any]] = {
+_VALUE_BUILDERS: dict[str, Callable[[Decoder, dict[str, Any]], Any]] = {
     "array": _column_array,
     "strings": _column_strings,
     "categorical": _column_categorical,
@@ -296,7 +296,7 @@ _VALUE_BUILDERS: dict[str, Callable[[_Decoder, dict[str, Any]], Any]] = {
 }
 
 
-_BUILDERS: dict[str, Callable[[_Decoder, dict[str, Any]], Any]] = {
+_BUILDERS: dict[str, Callable[[Decoder, dict[str, Any]], Any]] = {
     "float": _build_float,
     "list": _build_list,
     "tuple": _build_tuple,

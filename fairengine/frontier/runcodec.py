@@ -40,10 +40,11 @@ import zipfile
 from collections.abc import Iterator
 from typing import Any
 
-from fairengine.export import safe, schema_rules
-from fairengine.frontier.runbuild import _Decoder
-from fairengine.frontier.runnodes import RunFileError, _Encoder, _run_fields, register_dataclass
+from fairengine.export import safe
+from fairengine.frontier.runbuild import Decoder
+from fairengine.frontier.runnodes import Encoder, RunFileError, register_dataclass, run_fields
 from fairengine.methods.base import RunResult
+from fairengine.models import schema_rules
 
 __all__ = [
     "FORMAT",
@@ -83,8 +84,8 @@ def encode_run(result: RunResult, key: str) -> bytes:
 
     if type(result) is not RunResult:
         raise TypeError(f"encode_run stores a RunResult, not a {type(result).__name__}.")
-    encoder = _Encoder()
-    fields = {f.name: encoder.node(getattr(result, f.name), f.name) for f in _run_fields()}
+    encoder = Encoder()
+    fields = {f.name: encoder.node(getattr(result, f.name), f.name) for f in run_fields()}
     members = {"run.json": _dumps({"fields": fields}, sort_keys=False), **encoder.members}
     _check_limits(members)
     manifest: dict[str, Any] = {
@@ -189,7 +190,7 @@ def decode_run(raw: bytes, key: str, *, label: str = "The run file") -> RunResul
         if _sha256(data) != manifest["checksums"][name]:
             raise RunFileError(f"{label} failed its checksum: {name} was modified.")
     tree = safe.load_json(members.pop("run.json"), f"{label}'s run.json")
-    decoder = _Decoder(members, label)
+    decoder = Decoder(members, label)
     result = decoder.run(tree)
     if decoder.members:
         raise RunFileError(f"{label} holds members no value uses ({len(decoder.members)}).")

@@ -1,4 +1,4 @@
-"""The typed JSON nodes of run files and how they are written (:class:`_Encoder`).
+"""The typed JSON nodes of run files and how they are written (:class:`Encoder`).
 
 The node types are listed in :mod:`fairengine.frontier.runcodec`'s docstring, which also describes
 the file around them (manifest, checksums, members); :mod:`fairengine.frontier.runbuild` reads
@@ -28,18 +28,18 @@ NUMERIC_DTYPES = frozenset(
     + ["float16", "float32", "float64"]
 )
 #: pandas masked (nullable) dtypes: data + mask arrays.
-_MASKED = {
+MASKED = {
     **{name: pd.arrays.IntegerArray for name in ("Int8", "Int16", "Int32", "Int64")},
     **{name: pd.arrays.IntegerArray for name in ("UInt8", "UInt16", "UInt32", "UInt64")},
     "Float32": pd.arrays.FloatingArray,
     "Float64": pd.arrays.FloatingArray,
     "boolean": pd.arrays.BooleanArray,
 }
-_STRING_STORAGES = ("python", "pyarrow")
-_FLOAT_WORDS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+STRING_STORAGES = ("python", "pyarrow")
+FLOAT_WORDS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
 
-_DATACLASSES: dict[str, type] = {}
+DATACLASSES: dict[str, type] = {}
 
 
 class RunFileError(ModelFileError):
@@ -54,7 +54,7 @@ def register_dataclass(cls: type) -> type:
     """
     if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
         raise TypeError(f"{cls!r} is not a dataclass.")
-    _DATACLASSES[_class_name(cls)] = cls
+    DATACLASSES[_class_name(cls)] = cls
     return cls
 
 
@@ -71,7 +71,7 @@ register_dataclass(Baselines)
 # ----------------------------------------------------------------------------- writing
 
 
-class _Encoder:
+class Encoder:
     """Turns a value tree into JSON nodes, collecting arrays and model files as members."""
 
     def __init__(self) -> None:
@@ -124,7 +124,7 @@ class _Encoder:
             except ValueError as exc:
                 raise TypeError(f"A run file cannot store {where}: {exc}") from exc
             return {"t": "model", **self._member("models", ".fairmodel", data)}
-        if _DATACLASSES.get(_class_name(kind)) is kind:
+        if DATACLASSES.get(_class_name(kind)) is kind:
             fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value) if f.init}
             return {
                 "t": "dataclass",
@@ -207,7 +207,7 @@ class _Encoder:
         dtype = values.dtype
         if isinstance(dtype, np.dtype) and dtype.name in NUMERIC_DTYPES:
             return self.array(values.to_numpy(), where)
-        if isinstance(dtype, pd.StringDtype) and dtype.storage in _STRING_STORAGES:
+        if isinstance(dtype, pd.StringDtype) and dtype.storage in STRING_STORAGES:
             na = "NA" if dtype.na_value is pd.NA else "nan"
             texts = [None if pd.isna(v) else str(v) for v in values]
             return {"t": "strings", "storage": dtype.storage, "na": na, "v": texts}
@@ -219,7 +219,7 @@ class _Encoder:
                 "ordered": bool(dtype.ordered),
                 "codes": self.array(np.asarray(cats.codes), where),
             }
-        if str(dtype) in _MASKED and type(values.array) is _MASKED[str(dtype)]:
+        if str(dtype) in MASKED and type(values.array) is MASKED[str(dtype)]:
             mask = np.asarray(values.isna(), dtype=bool)
             data = values.array.to_numpy(
                 dtype=dtype.numpy_dtype, na_value=dtype.numpy_dtype.type(0)
@@ -255,5 +255,5 @@ def _float_word(value: float) -> str:
     return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
 
 
-def _run_fields() -> tuple[dataclasses.Field, ...]:
+def run_fields() -> tuple[dataclasses.Field, ...]:
     return tuple(f for f in dataclasses.fields(RunResult) if f.init)

@@ -48,7 +48,7 @@ from fairengine.data import Task
 from fairengine.export import safe
 from fairengine.frontier.keys import point_key, task_key
 from fairengine.frontier.runcodec import decode_run, encode_run
-from fairengine.frontier.store import _is_regular, _read_regular
+from fairengine.frontier.store import is_regular_file, read_regular_file
 from fairengine.frontier.trust import (
     entry_problem,
     make_dirs,
@@ -131,10 +131,10 @@ class RunStore:
         key = run_key(tkey, method, knobs, extra)
         for root in (self.root, *self.read_only):
             path = self.path(tkey, method, key, root=root)
-            if not self._trusted(root, path) or not _is_regular(path):
+            if not self._trusted(root, path) or not is_regular_file(path):
                 continue
             try:
-                _, raw = _read_regular(path, max_bytes=safe.MAX_FILE_BYTES)
+                _, raw = read_regular_file(path, max_bytes=safe.MAX_FILE_BYTES)
                 problem = entry_problem(root, path, raw)
                 if problem is not None:
                     logger.warning("Skipping unreadable run %s: %s", path, problem)

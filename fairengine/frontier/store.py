@@ -176,7 +176,7 @@ class FrontierStore:
         key = self.key(task_key, method, knobs)
         for root in self._roots():
             path = self.path(task_key, method, key, root=root)
-            if not _is_regular(path) or not self._trusted(root, path):
+            if not is_regular_file(path) or not self._trusted(root, path):
                 continue
             point = self._read(path, root=root, verify=True, key=key)
             if point is not None:
@@ -264,7 +264,7 @@ class FrontierStore:
         if root is None:
             return None
         try:
-            before, raw = _read_regular(point.path)
+            before, raw = read_regular_file(point.path)
         except OSError:
             return None
         try:
@@ -331,7 +331,7 @@ class FrontierStore:
         if not task_dir.is_dir():
             return iter(())
         pattern = f"{method}/*{SUFFIX}" if method is not None else f"*/*{SUFFIX}"
-        paths = sorted(p for p in task_dir.glob(pattern) if _is_regular(p))
+        paths = sorted(p for p in task_dir.glob(pattern) if is_regular_file(p))
         return iter(p for p in paths if self._trusted(root, p, below_only=True))
 
     def _clean_temps(self, task_dir: Path) -> None:
@@ -353,7 +353,7 @@ class FrontierStore:
     ) -> CachedPoint | None:
         writable = root is self.root
         try:
-            before, raw = _read_regular(path)
+            before, raw = read_regular_file(path)
         except FileNotFoundError:
             return None  # removed by a concurrent clear()
         except OSError as exc:
@@ -447,7 +447,7 @@ def _sort_key(knobs: Mapping[str, Any]) -> tuple:
     )
 
 
-def _is_regular(path: Path) -> bool:
+def is_regular_file(path: Path) -> bool:
     """A regular file (not a FIFO, device, directory or dangling link); never opens it."""
     try:
         return stat.S_ISREG(path.stat().st_mode)
@@ -455,7 +455,7 @@ def _is_regular(path: Path) -> bool:
         return False
 
 
-def _read_regular(path: Path, *, max_bytes: int | None = None) -> tuple[os.stat_result, bytes]:
+def read_regular_file(path: Path, *, max_bytes: int | None = None) -> tuple[os.stat_result, bytes]:
     """Stat and read a file, refusing (OSError) anything that is not a regular file, or that
     has more than ``max_bytes`` bytes (checked before reading).
 

@@ -8,10 +8,9 @@ from threadpoolctl import threadpool_limits
 
 from fairengine.data import Task
 from fairengine.data.encoding import FeatureEncoder
-from fairengine.methods._knobs import C_KNOB
-from fairengine.methods.evidence_fits import fitted_once
+from fairengine.methods.fitted import fitted_once
 
-__all__ = ["C_KNOB", "MAX_ITER", "encode_train", "fitted_logistic", "logistic_regression"]
+__all__ = ["MAX_ITER", "encode_train", "fitted_logistic", "logistic_regression"]
 
 MAX_ITER = 1000
 
@@ -36,7 +35,7 @@ def logistic_regression(C: float) -> LogisticRegression:
 
 def encode_train(train: Task) -> tuple[FeatureEncoder, np.ndarray]:
     """The feature encoder fitted on the training features, and those features encoded: fitted
-    once per training rows (:func:`~fairengine.methods.evidence_fits.fitted_once`), shared by
+    once per training rows (:func:`~fairengine.methods.fitted.fitted_once`), shared by
     every point of a sweep and by the baselines; the matrix is read-only."""
 
     def fit() -> tuple[FeatureEncoder, np.ndarray]:

@@ -308,7 +308,7 @@ class Method:
     #: Its own model types: type name → the module whose import registers the class
     #: (:func:`fairengine.models.register_model`), which declares the class's state schema. A
     #: model file names a type; only a declared module is ever imported for it. Name them after
-    #: the method (same first word), so loading a file imports this method's package only.
+    #: the method (its name or a prefix of it), so loading a file imports this method only.
     model_types: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
     #: Its own metrics (:class:`fairengine.metrics.MetricInfo`, ``module`` a full module path),
     #: declared in :mod:`fairengine.metrics.registry` when the method registers.
@@ -385,3 +385,26 @@ class Method:
         with threadpool_limits(limits=BLAS_THREADS, user_api="blas"):
             result = evaluate_result(self.run_function(train, test, **values), train, test)
             return attach_evidence(result, train, test, method=self)
+
+
+def stored_result(
+    method: Method,
+    knobs: Mapping[str, Any],
+    metrics_: Mapping[str, Mapping[str, float]],
+    model: Any,
+    train: Task,
+    test: Task,
+) -> RunResult:
+    """A :class:`RunResult` of ``method`` rebuilt from a stored point (its model and metrics, no
+    artifacts) with its evidence attached: for runs stored before results carried checks. Checks
+    that need the run's artifacts (convergence) are absent; the rest are computed as for a fresh
+    run."""
+    from fairengine.methods.evidence import attach_evidence
+
+    result = RunResult(
+        method.name,
+        dict(knobs),
+        {split: dict(values) for split, values in metrics_.items()},
+        model,
+    )
+    return attach_evidence(result, train, test, method)

@@ -32,7 +32,7 @@ promise or the baseline comparison does not hold; **warn** — something the use
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -525,20 +525,11 @@ def baseline_constant_check(reference: np.ndarray, test: Task, label: str) -> Ch
 # -- attaching ------------------------------------------------------------------------------------
 
 
-def attach_evidence(
-    result: RunResult, train: Task, test: Task, method: Method | None = None
-) -> RunResult:
-    """Compute ``result.baselines`` and ``result.checks`` from the run and its rows (in place;
-    returns ``result``). Idempotent: recomputing replaces what was there."""
+def attach_evidence(result: RunResult, train: Task, test: Task, method: Method) -> RunResult:
+    """Compute ``result.baselines`` and ``result.checks`` of ``method``'s run from the run and its
+    rows (in place; returns ``result``). Idempotent: recomputing replaces what was there."""
     from fairengine.methods.evaluation import model_inputs, predicts
 
-    if method is None:
-        from fairengine.methods.registry import get_method
-
-        try:
-            method = get_method(result.method)
-        except ValueError:
-            return result
     spec = method.evidence or Evidence()
     checks: list[Check | None] = []
     baselines: Baselines | None = None
@@ -597,15 +588,6 @@ def _model_fairness(
         if name in extra:
             return _finite(extra[name])
     return _finite(result.metrics.get("test", {}).get(name))
-
-
-def worst_level(checks: Sequence[Check]) -> str:
-    """The most severe level among ``checks`` ("ok" when there are none)."""
-    levels = [c.level for c in checks]
-    for level in ("fail", "warn"):
-        if level in levels:
-            return level
-    return "ok"
 
 
 def qualify_status(artifacts: dict, key: str, check: Check | None, *, where: str = "") -> None:
@@ -667,25 +649,3 @@ def _plain_splits(splits: Mapping[str, Mapping[str, float]]) -> dict[str, dict[s
 
 def _number_splits(splits: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, float]]:
     return {str(s): {str(k): _number(v) for k, v in dict(v).items()} for s, v in splits.items()}
-
-
-def stored_result(
-    method: str,
-    knobs: Mapping[str, Any],
-    metrics_: Mapping[str, Mapping[str, float]],
-    model: Any,
-    train: Task,
-    test: Task,
-) -> RunResult:
-    """A :class:`RunResult` rebuilt from a stored point (its model and metrics, no artifacts)
-    with its evidence attached: for runs stored before results carried checks. Checks that need
-    the run's artifacts (convergence) are absent; the rest are computed as for a fresh run."""
-    from fairengine.methods.base import RunResult
-
-    result = RunResult(
-        method,
-        dict(knobs),
-        {split: dict(values) for split, values in metrics_.items()},
-        model,
-    )
-    return attach_evidence(result, train, test)

@@ -4,8 +4,7 @@
 rows and keeps its (train, test) predictions in this process per (train, test, learner), and,
 inside :func:`stored_fits`, in a store on disk (the run store), so a sweep or a fresh dashboard
 job does not refit it. :mod:`fairengine.methods.evidence` scores it as the "unconstrained model"
-baseline. :func:`fitted_once` is the per-process cache under it, which the methods' shared parts
-(the encoding, the logistic base model, a post-processor's curves) use too.
+baseline, kept by the per-process cache :func:`fairengine.methods.fitted.fitted_once`.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from fairengine.lru import LRU
+from fairengine.methods.fitted import fitted_once
 
 if TYPE_CHECKING:
     from fairengine.data import Task
@@ -34,9 +33,6 @@ class Learner:
     label: str
     key: tuple
     fit_predict: Callable[[Task, Task], tuple[np.ndarray, np.ndarray]]
-
-
-_FITS: LRU[Any] = LRU(16)
 
 
 class FitStore(Protocol):
@@ -85,15 +81,6 @@ def stored_table(
     if store is not None:
         store.put_table(train, test, key, value)
     return value
-
-
-def fitted_once(key: tuple, compute: Callable[[], Any]) -> Any:
-    """``compute()``, kept in this process under ``key`` (the few most recent keys): a part of
-    a run that does not depend on the knob a sweep moves — the encoding, a base model, a
-    post-processor's curves — is fitted once and reused by every point. ``key`` names the rows
-    (a task's ``fingerprint``) and everything else the value depends on; callers must not
-    change what it returns."""
-    return _FITS.compute(key, compute)
 
 
 def unconstrained_predictions(

@@ -9,6 +9,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from fairengine.methods.base import Method
+from fairengine.models.base import (
+    MODEL_MODULES,
+    Model,
+    registered_model,
+    registered_names,
+    unregister_model,
+)
 
 #: The built-in method modules under ``fairengine.methods``, in listing order (the reference
 #: methods, then the papers' methods).
@@ -49,8 +56,6 @@ def unregister(name: str) -> None:
     method = _METHODS.pop(name, None)
     if method is None:
         return
-    from fairengine.models.base import unregister_model
-
     kept_types = {t for m in _METHODS.values() for t in m.model_types}
     for type_name in set(method.model_types) - kept_types:
         _MODEL_TYPES.pop(type_name, None)
@@ -119,25 +124,64 @@ def get_method(name: str) -> Method:
 
 
 def model_type_module(name: str) -> str | None:
-    """The module a registered method declares for model type ``name``; None if no method
-    declares it. A built-in method is imported only when needed: first the one whose name has
-    the type's first word (``balanced_filter`` → ``balanced_filtering``), then, for a name it
-    does not declare, every built-in method. Only declared modules are ever named here, so a
-    model file chooses among them and never what gets imported."""
+    """The module that defines model type ``name``: an engine type's
+    (:data:`fairengine.models.base.MODEL_MODULES`) or the one a registered method declares;
+    None if no one declares it. By convention a method's model type is named after the method
+    (``maxent``) or a prefix of its name (``balanced_filter`` of ``balanced_filtering``), so only
+    that method is imported; any other name imports every built-in method. Only declared
+    modules are ever named here, so a model file chooses among them and never what gets
+    imported."""
+    if name in MODEL_MODULES:
+        return MODEL_MODULES[name]
     if name not in _MODEL_TYPES:
-        first = name.split("_")[0]
         for method in METHOD_MODULES:
-            if method.split("_")[0] == first:
+            if method.startswith(name):
                 importlib.import_module(f"fairengine.methods.{method}")
     if name not in _MODEL_TYPES:
         load_builtin()
     return _MODEL_TYPES.get(name)
 
 
-def declared_model_types() -> dict[str, str]:
-    """Every model type a method declares → its module (imports every built-in method)."""
+def model_type_names() -> set[str]:
+    """The type names a model file may carry (imports every method's declaration, not its
+    model module)."""
     load_builtin()
-    return dict(_MODEL_TYPES)
+    return set(MODEL_MODULES) | set(_MODEL_TYPES) | registered_names()
+
+
+def is_model_type(name: str) -> bool:
+    """Whether a model file may carry the type ``name`` (imports at most its method's
+    declaration, not its model module)."""
+    return registered_model(name) is not None or model_type_module(name) is not None
+
+
+def resolve_model_type(name: str) -> type[Model]:
+    """The class registered under ``name``, importing its declared module on first use;
+    KeyError if no module declares it (a file never chooses what gets imported)."""
+    cls = registered_model(name)
+    if cls is None:
+        module = model_type_module(name)
+        if module is not None:
+            importlib.import_module(module)
+        cls = registered_model(name)
+    if cls is None:
+        raise KeyError(name)
+    return cls
+
+
+def is_randomized(name: str) -> bool:
+    """Whether the model type called ``name`` draws its predictions at random (its class's
+    :attr:`~fairengine.models.base.Model.randomized`, its module imported on first use); False
+    for an unknown name."""
+    try:
+        return bool(resolve_model_type(name).randomized)
+    except KeyError:
+        return False
+
+
+def model_types() -> dict[str, type[Model]]:
+    """Every class a model file may name (imports all of them; a copy)."""
+    return {name: resolve_model_type(name) for name in sorted(model_type_names())}
 
 
 def lazy_attributes(package: str, table: Mapping[str, str]) -> Callable[[str], Any]:

@@ -85,9 +85,9 @@ def fit_rule(
     For demographic parity and TPR parity fairlearn first computes each group's trade-off curve,
     which depends on the scores, the constraint and the objective but not on ``tol``; with
     ``curves_key`` (what identifies the scores, e.g. the training rows and C) the curves are
-    computed once (:func:`~fairengine.methods.evidence_fits.fitted_once`) and every tolerance
+    computed once (:func:`~fairengine.methods.fitted.fitted_once`) and every tolerance
     of a sweep picks its thresholds on them as fairlearn's fit does."""
-    from fairengine.methods.evidence_fits import fitted_once
+    from fairengine.methods.fitted import fitted_once
     from fairengine.models.group_thresholds import GroupRule
 
     groups, y = np.asarray(groups), np.asarray(y, dtype=int)

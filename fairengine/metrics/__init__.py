@@ -27,7 +27,7 @@ Most metrics are ``metric(y_true, y_pred, groups, *, sample_weight=None, **optio
 * Inputs may be lists, numpy arrays or pandas Series and are aligned by position; ``groups`` holds
   any hashable labels, treated as categories. Rows with weight 0 count as absent (a group whose
   rows all have weight 0 is not a group).
-* Every rate is a weighted mean, computed per group by one helper (``_group_means``).
+* Every rate is a weighted mean, computed per group by one helper (``group_means``).
 * Classification: ``y_true`` in {0, 1}; ``y_pred`` is a hard 0/1 prediction or the probability
   that a randomized classifier predicts 1. Rates are then the expected rates of that randomized
   classifier (the usual rates for hard predictions).

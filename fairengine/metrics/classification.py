@@ -10,15 +10,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fairengine.metrics.core import (
-    _check_unit,
-    _classification,
-    _correct,
-    _group_means,
-    _prepare,
-    _ratio,
-    _Rows,
-    _spread,
+    Rows,
+    check_unit,
+    classification_rows,
+    correct,
+    group_means,
+    min_max_ratio,
+    prepare_rows,
     rate_base,
+    spread,
 )
 
 if TYPE_CHECKING:
@@ -27,8 +27,8 @@ if TYPE_CHECKING:
 
 def accuracy(y_true, y_pred, groups=None, *, sample_weight=None) -> float:
     """Weighted accuracy sum_i w_i P(y_hat_i = y_i) / sum_i w_i (``groups`` only checked)."""
-    rows = _classification(y_true, y_pred, groups, sample_weight)
-    return float(np.average(_correct(rows), weights=rows.weight))
+    rows = classification_rows(y_true, y_pred, groups, sample_weight)
+    return float(np.average(correct(rows), weights=rows.weight))
 
 
 def error(y_true, y_pred, groups=None, *, sample_weight=None) -> float:
@@ -42,20 +42,20 @@ def dp_diff(y_true, y_pred, groups, *, sample_weight=None) -> float:
     ``y_pred`` may be 0/1 (selection rates) or scores (mean score); ``y_true`` is ignored.
     Equals fairlearn's ``demographic_parity_difference`` for hard predictions.
     """
-    rows = _prepare(None, y_pred, groups, sample_weight)
-    return _spread(_group_means(rows.y_pred, rows))
+    rows = prepare_rows(None, y_pred, groups, sample_weight)
+    return spread(group_means(rows.y_pred, rows))
 
 
-def _tpr_fpr(rows: _Rows) -> tuple[np.ndarray, np.ndarray]:
+def _tpr_fpr(rows: Rows) -> tuple[np.ndarray, np.ndarray]:
     return tuple(  # type: ignore[return-value]
-        _group_means(rows.y_pred, rows, rate_base(kind, rows.y_true)) for kind in ("tpr", "fpr")
+        group_means(rows.y_pred, rows, rate_base(kind, rows.y_true)) for kind in ("tpr", "fpr")
     )
 
 
 def tpr_diff(y_true, y_pred, groups, *, sample_weight=None) -> float:
     """max_z TPR_z - min_z TPR_z, TPR_z = E[y_hat | y = 1, z]; groups without positives skipped."""
-    rows = _classification(y_true, y_pred, groups, sample_weight)
-    gap = _spread(_tpr_fpr(rows)[0])
+    rows = classification_rows(y_true, y_pred, groups, sample_weight)
+    gap = spread(_tpr_fpr(rows)[0])
     if np.isnan(gap):
         raise ValueError("tpr_diff needs at least one row with y_true == 1")
     return gap
@@ -67,8 +67,8 @@ def eo_diff(y_true, y_pred, groups, *, sample_weight=None) -> float:
     Equals fairlearn's ``equalized_odds_difference`` (agg="worst_case") when every group has
     positives and negatives; a group lacking one of them is skipped for that rate.
     """
-    rows = _classification(y_true, y_pred, groups, sample_weight)
-    return float(np.nanmax([_spread(rate) for rate in _tpr_fpr(rows)]))
+    rows = classification_rows(y_true, y_pred, groups, sample_weight)
+    return float(np.nanmax([spread(rate) for rate in _tpr_fpr(rows)]))
 
 
 def statistical_rate(y_true, y_pred, groups, *, label: int = 1, sample_weight=None) -> float:
@@ -80,9 +80,9 @@ def statistical_rate(y_true, y_pred, groups, *, label: int = 1, sample_weight=No
     """
     if label not in (0, 1):
         raise ValueError(f"label must be 0 or 1, got {label!r}")
-    rows = _prepare(None, y_pred, groups, sample_weight)
-    _check_unit("y_pred", rows.y_pred)
-    return _ratio(_group_means(rows.y_pred if label == 1 else 1 - rows.y_pred, rows))
+    rows = prepare_rows(None, y_pred, groups, sample_weight)
+    check_unit("y_pred", rows.y_pred)
+    return min_max_ratio(group_means(rows.y_pred if label == 1 else 1 - rows.y_pred, rows))
 
 
 # ---- the audit rates (Aequitas' bias audit, fairlearn's MetricFrame): one definition each.
@@ -103,10 +103,10 @@ RATE_TERMS: dict[str, Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.nd
 }
 
 
-def _rates(rows: _Rows, rate: str) -> np.ndarray:
+def _rates(rows: Rows, rate: str) -> np.ndarray:
     """Rate ``rate`` per group (NaN for a group with no row in its base)."""
     value, base = RATE_TERMS[rate](rows.y_true, rows.y_pred)
-    return _group_means(value, rows, base)
+    return group_means(value, rows, base)
 
 
 def audit_rates(y_true, y_pred, groups, *, sample_weight=None) -> pd.DataFrame:
@@ -115,7 +115,7 @@ def audit_rates(y_true, y_pred, groups, *, sample_weight=None) -> pd.DataFrame:
     negatives). The one computation behind the ``*_diff`` / ``*_ratio`` metrics."""
     import pandas as pd  # lazy: metric names load without pandas
 
-    rows = _classification(y_true, y_pred, groups, sample_weight)
+    rows = classification_rows(y_true, y_pred, groups, sample_weight)
     return pd.DataFrame({r: _rates(rows, r) for r in RATE_TERMS}, index=rows.labels)
 
 
@@ -159,8 +159,8 @@ def worst_ratio(ratios) -> float:
 
 def _rate_diff(rate: str) -> Callable[..., float]:
     def metric(y_true, y_pred, groups, *, sample_weight=None) -> float:
-        rows = _classification(y_true, y_pred, groups, sample_weight)
-        return _spread(_rates(rows, rate))
+        rows = classification_rows(y_true, y_pred, groups, sample_weight)
+        return spread(_rates(rows, rate))
 
     metric.__name__ = metric.__qualname__ = f"{rate}_diff"
     metric.__doc__ = (
@@ -172,7 +172,7 @@ def _rate_diff(rate: str) -> Callable[..., float]:
 
 def _rate_ratio(rate: str) -> Callable[..., float]:
     def metric(y_true, y_pred, groups, *, reference=None, sample_weight=None) -> float:
-        rows = _classification(y_true, y_pred, groups, sample_weight)
+        rows = classification_rows(y_true, y_pred, groups, sample_weight)
         weights = np.bincount(rows.codes, weights=rows.weight, minlength=rows.n_groups)
         ref = reference_index(rows.labels, weights, reference)
         return worst_ratio(ratios_to(_rates(rows, rate), ref))

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class _Rows:
+class Rows:
     """Validated inputs: float arrays (None if not given), codes 0..G-1, labels, weights."""
 
     y_true: np.ndarray | None
@@ -32,7 +32,7 @@ class _Rows:
         return len(self.labels)
 
 
-def _column(name: str, values, n: int | None) -> np.ndarray:
+def as_column(name: str, values, n: int | None) -> np.ndarray:
     arr = np.asarray(values, dtype=float)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be one value per row (1-D), got shape {arr.shape}")
@@ -43,7 +43,7 @@ def _column(name: str, values, n: int | None) -> np.ndarray:
     return arr
 
 
-def _prepare(y_true, y_pred, groups, sample_weight=None) -> _Rows:
+def prepare_rows(y_true, y_pred, groups, sample_weight=None) -> Rows:
     """Validate lengths and values, factorize ``groups`` (sorted labels) and drop 0-weight rows."""
     import pandas as pd  # lazy: metric names load without pandas
 
@@ -66,9 +66,9 @@ def _prepare(y_true, y_pred, groups, sample_weight=None) -> _Rows:
         codes, labels = pd.factorize(series, sort=False)
     if (codes < 0).any():
         raise ValueError("groups contains missing values (NaN/None); drop or label those rows")
-    yt = None if y_true is None else _column("y_true", y_true, n)
-    yp = None if y_pred is None else _column("y_pred", y_pred, n)
-    w = np.ones(n) if sample_weight is None else _column("sample_weight", sample_weight, n)
+    yt = None if y_true is None else as_column("y_true", y_true, n)
+    yp = None if y_pred is None else as_column("y_pred", y_pred, n)
+    w = np.ones(n) if sample_weight is None else as_column("sample_weight", sample_weight, n)
     if (w < 0).any() or w.sum() <= 0:
         raise ValueError("sample_weight must be non-negative with a positive sum")
     totals = np.bincount(codes, weights=w, minlength=len(labels))
@@ -77,23 +77,23 @@ def _prepare(y_true, y_pred, groups, sample_weight=None) -> _Rows:
         kept_labels, codes = np.unique(codes[keep], return_inverse=True)
         labels, w = pd.Index(labels[kept_labels]), w[keep]
         yt, yp = (None if a is None else a[keep] for a in (yt, yp))
-    return _Rows(yt, yp, codes.astype(np.intp), pd.Index(labels), w)
+    return Rows(yt, yp, codes.astype(np.intp), pd.Index(labels), w)
 
 
-def _check_unit(name: str, arr: np.ndarray, *, binary: bool = False) -> None:
+def check_unit(name: str, arr: np.ndarray, *, binary: bool = False) -> None:
     ok = np.isin(arr, (0.0, 1.0)).all() if binary else ((arr >= 0) & (arr <= 1)).all()
     if not ok:
         raise ValueError(f"{name} must be {'0/1 labels' if binary else 'in [0, 1]'}")
 
 
-def _classification(y_true, y_pred, groups, sample_weight) -> _Rows:
-    rows = _prepare(y_true, y_pred, groups, sample_weight)
-    _check_unit("y_true", rows.y_true, binary=True)
-    _check_unit("y_pred", rows.y_pred)
+def classification_rows(y_true, y_pred, groups, sample_weight) -> Rows:
+    rows = prepare_rows(y_true, y_pred, groups, sample_weight)
+    check_unit("y_true", rows.y_true, binary=True)
+    check_unit("y_pred", rows.y_pred)
     return rows
 
 
-def _group_means(values: np.ndarray, rows: _Rows, mask: np.ndarray | None = None) -> np.ndarray:
+def group_means(values: np.ndarray, rows: Rows, mask: np.ndarray | None = None) -> np.ndarray:
     """Weighted mean of ``values`` per group over rows where ``mask``; NaN if a group has none.
 
     mean_z = sum_{i: z_i = z, mask_i} w_i v_i / sum_{i: z_i = z, mask_i} w_i
@@ -104,19 +104,19 @@ def _group_means(values: np.ndarray, rows: _Rows, mask: np.ndarray | None = None
     return np.divide(num, den, out=np.full(rows.n_groups, np.nan), where=den > 0)
 
 
-def _spread(rates: np.ndarray) -> float:
+def spread(rates: np.ndarray) -> float:
     """max - min over groups with a defined rate (NaN if no group has one)."""
     rates = rates[~np.isnan(rates)]
     return float(rates.max() - rates.min()) if rates.size else float("nan")
 
 
-def _ratio(rates: np.ndarray) -> float:
+def min_max_ratio(rates: np.ndarray) -> float:
     """min / max over groups; 1.0 when every rate is 0 (0/0: nobody is favoured)."""
     top = rates.max()
     return float(rates.min() / top) if top > 0 else 1.0
 
 
-def _correct(rows: _Rows) -> np.ndarray:
+def correct(rows: Rows) -> np.ndarray:
     """P(y_hat = y) per row, y p + (1 - y)(1 - p): the indicator 1[y_hat = y] if p is 0/1."""
     return rows.y_true * rows.y_pred + (1 - rows.y_true) * (1 - rows.y_pred)
 

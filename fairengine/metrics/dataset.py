@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fairengine.metrics.core import _check_unit, _group_means, _prepare, _ratio
+from fairengine.metrics.core import check_unit, group_means, min_max_ratio, prepare_rows
 
 if TYPE_CHECKING:
     from fairengine.data.row_keys import RowCounts
@@ -21,8 +21,8 @@ def representation_rate(y_true, y_pred, groups, *, sample_weight=None) -> float:
 
     Uses only ``groups`` and ``sample_weight``; ``y_true`` and ``y_pred`` are ignored.
     """
-    rows = _prepare(None, None, groups, sample_weight)
-    return _ratio(np.bincount(rows.codes, weights=rows.weight, minlength=rows.n_groups))
+    rows = prepare_rows(None, None, groups, sample_weight)
+    return min_max_ratio(np.bincount(rows.codes, weights=rows.weight, minlength=rows.n_groups))
 
 
 def data_statistical_rate(y_true, y_pred, groups, *, sample_weight=None) -> float:
@@ -32,9 +32,9 @@ def data_statistical_rate(y_true, y_pred, groups, *, sample_weight=None) -> floa
     Uses ``y_true`` (0/1 labels, or probabilities of label 1), ``groups`` and ``sample_weight``;
     ``y_pred`` is ignored. 1.0 when no group has a positive label.
     """
-    rows = _prepare(None, y_true, groups, sample_weight)
-    _check_unit("y_true", rows.y_pred)
-    return _ratio(_group_means(rows.y_pred, rows))
+    rows = prepare_rows(None, y_true, groups, sample_weight)
+    check_unit("y_true", rows.y_pred)
+    return min_max_ratio(group_means(rows.y_pred, rows))
 
 
 def _sizes(codes: np.ndarray) -> np.ndarray:

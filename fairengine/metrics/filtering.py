@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fairengine.metrics.core import _check_unit, _column, _prepare
+from fairengine.metrics.core import as_column, check_unit, prepare_rows
 
 # The matrix-level primitives below are the single definitions; the metrics wrap them and
 # ``fairengine.methods.balanced_filtering`` re-exports them under the contract names.
@@ -24,7 +24,11 @@ def conditional_distribution_matrix(
     z = np.asarray(z, dtype=np.int64).ravel()
     if leaves.shape != z.shape:
         raise ValueError("leaves and z need one value per row")
-    w = np.ones(len(z)) if sample_weight is None else _column("sample_weight", sample_weight, None)
+    w = (
+        np.ones(len(z))
+        if sample_weight is None
+        else as_column("sample_weight", sample_weight, None)
+    )
     n_leaves = int(leaves.max()) + 1 if n_leaves is None else int(n_leaves)
     joint = np.bincount(leaves * n_groups + z, weights=w, minlength=n_leaves * n_groups)
     joint = joint.reshape(n_leaves, n_groups)
@@ -79,8 +83,8 @@ def distribution_imbalance(proportions, target=None) -> float:
 def group_counts(groups, *, sample_weight=None) -> np.ndarray:
     """Rows of each group (sorted labels) in a sample, weighted by ``sample_weight`` (each row's
     acceptance probability gives the expected count of the filtered sample)."""
-    rows = _prepare(None, None, groups)
-    w = rows.weight if sample_weight is None else _column("sample_weight", sample_weight, None)
+    rows = prepare_rows(None, None, groups)
+    w = rows.weight if sample_weight is None else as_column("sample_weight", sample_weight, None)
     if w.size != rows.codes.size or (w < 0).any() or w.sum() <= 0:
         raise ValueError("sample_weight must be one non-negative value per row, positive sum")
     return np.bincount(rows.codes, weights=w, minlength=rows.n_groups)
@@ -94,7 +98,7 @@ def disclosivity(y_true, y_pred, groups, *, sample_weight=None) -> float:
     """
     import pandas as pd  # lazy: metric names load without pandas
 
-    rows = _prepare(None, y_pred, groups, sample_weight)
+    rows = prepare_rows(None, y_pred, groups, sample_weight)
     leaves = pd.factorize(rows.y_pred, sort=True)[0]
     A, mass = conditional_distribution_matrix(
         leaves, rows.codes, rows.n_groups, sample_weight=rows.weight
@@ -127,8 +131,8 @@ def count_imbalance(counts, target=None) -> float:
 def acceptance_rate(y_true, y_pred, groups=None, *, sample_weight=None) -> float:
     """Share of candidates kept: weighted mean of the acceptance probabilities (or 0/1 flags)
     ``y_pred`` (Deng et al. 2023 Alg. 1: sum(q) / C in expectation)."""
-    rows = _prepare(None, y_pred, groups, sample_weight)
-    _check_unit("y_pred", rows.y_pred)
+    rows = prepare_rows(None, y_pred, groups, sample_weight)
+    check_unit("y_pred", rows.y_pred)
     return float(np.average(rows.y_pred, weights=rows.weight))
 
 

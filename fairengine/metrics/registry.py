@@ -4,8 +4,9 @@ direction, unit, task kinds, definition and the module of its implementing funct
 Each declared name is implemented by exactly one function of the same name in one module of
 :mod:`fairengine.metrics` (``MetricInfo.module``); :attr:`MetricInfo.function` resolves it on first
 use. The engine's metrics are declared here; a method declares its own next to its code
-(:attr:`fairengine.methods.base.Method.metrics`), added to :data:`REGISTRY` when it registers, and
-a lookup of a name not declared yet registers the built-in methods first. Metrics with the shared
+(:attr:`fairengine.methods.base.Method.metrics`), added to :data:`REGISTRY` when it registers
+(this layer never imports a method: a caller that needs every method's metrics lists the methods
+first). Metrics with the shared
 signature ``metric(y_true, y_pred, groups, **options)`` are also in :data:`METRICS`; the others
 take the arrays their definition needs (a mixture's per-predictor values, a proxy's audit table,
 level codes of generated rows).
@@ -14,8 +15,9 @@ level codes of generated rows).
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 
 from fairengine.metrics import classification
 from fairengine.metrics.classification import (
@@ -306,40 +308,9 @@ _DECLARED: dict[str, MetricInfo] = _declare(
 """The metrics of the engine itself, declared once (docs/architecture.md, "Metrics")."""
 
 
-def _load_method_metrics() -> None:
-    """Register every built-in method (its declaration, not its algorithm), so the metrics
-    methods declare (:attr:`fairengine.methods.base.Method.metrics`) are in the registry."""
-    from fairengine.methods.registry import load_builtin
-
-    load_builtin()
-
-
-class _Registry(Mapping[str, MetricInfo]):
-    """Metric name → :class:`MetricInfo`: the engine's declarations, then the metrics each
-    registered method declares. A name not yet declared, or a walk over every name, first
-    registers the built-in methods, so a method's metric is found without its method named."""
-
-    def __getitem__(self, name: str) -> MetricInfo:
-        if name not in _DECLARED:
-            _load_method_metrics()
-        return _DECLARED[name]
-
-    def __contains__(self, name: object) -> bool:
-        if name not in _DECLARED:
-            _load_method_metrics()
-        return name in _DECLARED
-
-    def __iter__(self) -> Iterator[str]:
-        _load_method_metrics()
-        return iter(list(_DECLARED))
-
-    def __len__(self) -> int:
-        _load_method_metrics()
-        return len(_DECLARED)
-
-
-REGISTRY: Mapping[str, MetricInfo] = _Registry()
-"""Every metric any method reports: the engine's, then those its methods declare."""
+REGISTRY: Mapping[str, MetricInfo] = MappingProxyType(_DECLARED)
+"""Every metric declared so far: the engine's, then those of the registered methods (a method
+declares its own when it registers; :func:`fairengine.methods.list_methods` registers them all)."""
 
 
 def declare_metrics(infos: Iterable[MetricInfo]) -> None:
@@ -370,8 +341,6 @@ def __getattr__(name: str) -> object:
 def ordered(names: Iterable[str]) -> list[str]:
     """``names`` in declaration order, then the undeclared ones alphabetically."""
     names = set(names)
-    if not names <= _DECLARED.keys():
-        _load_method_metrics()
     known = [n for n in _DECLARED if n in names]
     return known + sorted(names - set(known))
 

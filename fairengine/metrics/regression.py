@@ -6,31 +6,31 @@ from __future__ import annotations
 import numpy as np
 
 from fairengine.metrics.core import (
-    _check_unit,
-    _column,
-    _correct,
-    _group_means,
-    _prepare,
-    _Rows,
+    Rows,
+    as_column,
+    check_unit,
+    correct,
+    group_means,
+    prepare_rows,
 )
 
 LOSSES = ("square", "absolute", "zero_one", "log")
 _LOG_EPS = 1e-15
 
 
-def _pointwise_loss(rows: _Rows, kind: str) -> np.ndarray:
+def _pointwise_loss(rows: Rows, kind: str) -> np.ndarray:
     y, p = rows.y_true, rows.y_pred
     if kind == "square":
         return (y - p) ** 2
     if kind == "absolute":
         return np.abs(y - p)
     if kind == "zero_one":
-        _check_unit("y_true", y, binary=True)
-        _check_unit("y_pred", p)
-        return 1 - _correct(rows)
+        check_unit("y_true", y, binary=True)
+        check_unit("y_pred", p)
+        return 1 - correct(rows)
     if kind == "log":
-        _check_unit("y_true", y)
-        _check_unit("y_pred", p)
+        check_unit("y_true", y)
+        check_unit("y_pred", p)
         q = np.clip(p, _LOG_EPS, 1 - _LOG_EPS)
         return -(y * np.log(q) + (1 - y) * np.log1p(-q))
     raise ValueError(f"unknown loss {kind!r}; choose one of {LOSSES}")
@@ -47,14 +47,14 @@ def loss(y_true, y_pred, groups=None, *, loss: str = "square", sample_weight=Non
         loss 1 - P(y_hat = y) (= ``error``), or the log loss -y log f - (1 - y) log(1 - f) with the
         probability f clipped to [1e-15, 1 - 1e-15].
     """
-    rows = _prepare(y_true, y_pred, groups, sample_weight)
+    rows = prepare_rows(y_true, y_pred, groups, sample_weight)
     return float(np.average(_pointwise_loss(rows, loss), weights=rows.weight))
 
 
 def max_group_loss(y_true, y_pred, groups, *, loss: str = "square", sample_weight=None) -> float:
     """Worst group's mean loss, max_z E[l(Y, f) | Z = z] (Agarwal et al.'s bounded group loss)."""
-    rows = _prepare(y_true, y_pred, groups, sample_weight)
-    return float(np.max(_group_means(_pointwise_loss(rows, loss), rows)))
+    rows = prepare_rows(y_true, y_pred, groups, sample_weight)
+    return float(np.max(group_means(_pointwise_loss(rows, loss), rows)))
 
 
 def prediction_cdfs(
@@ -66,12 +66,12 @@ def prediction_cdfs(
     thresholds), rows in sorted group-label order. ``thresholds`` defaults to the sorted distinct
     predictions, on which the KS distance is exact.
     """
-    rows = _prepare(None, y_pred, groups, sample_weight)
+    rows = prepare_rows(None, y_pred, groups, sample_weight)
     # Row i adds its weight to F(t) for every t >= f_i, i.e. from bin searchsorted(t, f_i) on.
     if thresholds is None:
         t, bins = np.unique(rows.y_pred, return_inverse=True)
     else:
-        t = np.sort(_column("thresholds", thresholds, None))
+        t = np.sort(as_column("thresholds", thresholds, None))
         bins = np.searchsorted(t, rows.y_pred, side="left")
     mass = np.bincount(
         rows.codes * (t.size + 1) + bins,

@@ -16,12 +16,12 @@ from fairengine.metrics.classification import (
     worst_ratio,
 )
 from fairengine.metrics.core import (
-    _check_unit,
-    _classification,
-    _column,
-    _correct,
-    _prepare,
-    _Rows,
+    Rows,
+    as_column,
+    check_unit,
+    classification_rows,
+    correct,
+    prepare_rows,
 )
 from fairengine.metrics.registry import METRICS
 
@@ -39,12 +39,12 @@ _TABLE_COLUMNS = {
 }
 
 
-def _table_terms(rows: _Rows, kind: str, scores=None) -> tuple[np.ndarray, np.ndarray]:
+def _table_terms(rows: Rows, kind: str, scores=None) -> tuple[np.ndarray, np.ndarray]:
     """Per-row terms (n, k): table column c = sum num[:, c] / sum den[:, c] (the Brier score
     last when ``scores`` are given)."""
     y, p, w = rows.y_true, rows.y_pred, rows.weight
     if kind == "classification":
-        own = {"base_rate": (y, 1.0), "accuracy": (_correct(rows), 1.0)}
+        own = {"base_rate": (y, 1.0), "accuracy": (correct(rows), 1.0)}
         terms = [own[c] if c in own else RATE_TERMS[c](y, p) for c in _TABLE_COLUMNS[kind]]
         if scores is not None:
             terms.append(((scores - y) ** 2, 1.0))
@@ -162,13 +162,13 @@ def group_table(
         raise ValueError(f"kind must be 'classification' or 'regression', got {kind!r}")
     if kind != "classification" and (scores is not None or reference is not None):
         raise ValueError("scores and reference apply to classification tables only")
-    rows = (_classification if kind == "classification" else _prepare)(
+    rows = (classification_rows if kind == "classification" else prepare_rows)(
         y_true, y_pred, groups, sample_weight
     )
     columns = _TABLE_COLUMNS[kind]
     if scores is not None:  # validated and filtered like y_pred
-        scores = _prepare(None, _column("scores", scores, None), groups, sample_weight).y_pred
-        _check_unit("scores", scores)
+        scores = prepare_rows(None, as_column("scores", scores, None), groups, sample_weight).y_pred
+        check_unit("scores", scores)
         columns = (*columns, "brier")
     num, den = _table_terms(rows, kind, scores)
     g, k = rows.n_groups, num.shape[1]
@@ -205,7 +205,7 @@ def group_table(
     return table
 
 
-def _group_auc(rows: _Rows, scores: np.ndarray) -> np.ndarray:
+def _group_auc(rows: Rows, scores: np.ndarray) -> np.ndarray:
     """Weighted ROC AUC of ``scores`` per group and overall; NaN without both labels."""
     from sklearn.metrics import roc_auc_score  # lazy: metric names load without scikit-learn
 
@@ -263,7 +263,7 @@ def _add_disparities(table: pd.DataFrame, reference: Any, tau: float | None) -> 
 
 
 def _group_intervals(
-    rng: np.random.Generator, rows: _Rows, terms: np.ndarray, n_boot: int, level: float, extra=()
+    rng: np.random.Generator, rows: Rows, terms: np.ndarray, n_boot: int, level: float, extra=()
 ) -> np.ndarray:
     """Percentile bounds (2, k, groups + overall) of the table's rates ``terms[:, :k] summed /
     terms[:, k:] summed``: rows resampled within each group, the overall column combining the
@@ -327,7 +327,7 @@ def bootstrap_ci(
     fn = METRICS[metric] if isinstance(metric, str) else metric
     if not 0 < level < 1 or n_boot < 1:
         raise ValueError("level must be in (0, 1) and n_boot >= 1")
-    rows = _prepare(y_true, y_pred, groups, sample_weight)
+    rows = prepare_rows(y_true, y_pred, groups, sample_weight)
     n = rows.codes.size
     order = np.argsort(rows.codes, kind="stable") if stratify else np.arange(n)
     sizes = np.bincount(rows.codes) if stratify else np.array([n])

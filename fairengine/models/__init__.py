@@ -6,9 +6,9 @@ manifest (a cached frontier point) stays light.
 
 from typing import Any
 
-from fairengine.models.base import Model, model_types, register_model
+from fairengine.models.base import Model, register_model
 
-__all__ = ["LinearClassifier", "Model", "RandomizedClassifier", "model_types", "register_model"]
+__all__ = ["LinearClassifier", "Model", "RandomizedClassifier", "register_model"]
 
 
 def __getattr__(name: str) -> Any:

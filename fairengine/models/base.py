@@ -5,15 +5,15 @@ Every model class the engine returns derives from :class:`Model` and is register
 checking the class name against this registry; nothing else is ever instantiated.
 
 The engine's own classes are known by name in :data:`MODEL_MODULES`, a method's in its
-declaration (:attr:`fairengine.methods.base.Method.model_types`, found through the method
-registry); each is imported only when a file names it (:func:`resolve_model_type`), so importing
-:mod:`fairengine.export` does not import every method (nor fairlearn). Each class declares the
-schema its state is checked against before it is built (:attr:`Model.state_schema`).
+declaration (:attr:`fairengine.methods.base.Method.model_types`); the method registry, one layer
+up, joins both and imports a class's module only when a file names it
+(:func:`fairengine.methods.registry.resolve_model_type`), so importing :mod:`fairengine.export`
+does not import every method (nor fairlearn). Each class declares the schema its state is checked
+against before it is built (:attr:`Model.state_schema`).
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 import warnings
@@ -25,8 +25,8 @@ if TYPE_CHECKING:  # the encoder needs scikit-learn: a cache lookup reads no mod
     import pandas as pd
 
     from fairengine.data.encoding import FeatureEncoder
-    from fairengine.export.client import InputSchema
-    from fairengine.export.schema_rules import Schema
+    from fairengine.models.columns import InputSchema
+    from fairengine.models.schema_rules import Schema
 
 Arrays = dict[str, np.ndarray]
 State = tuple[dict[str, Any], Arrays]
@@ -55,50 +55,14 @@ MODEL_MODULES: dict[str, str] = {
 }
 
 
-def model_type_names() -> set[str]:
-    """The type names a model file may carry (imports every method's declaration, not its
-    model module)."""
-    from fairengine.methods.registry import declared_model_types
-
-    return set(MODEL_MODULES) | set(declared_model_types()) | set(_MODEL_TYPES)
+def registered_model(name: str) -> type[Model] | None:
+    """The class registered as ``name`` (None before its module is imported)."""
+    return _MODEL_TYPES.get(name)
 
 
-def _declared_module(name: str) -> str | None:
-    if name in MODEL_MODULES:
-        return MODEL_MODULES[name]
-    from fairengine.methods.registry import model_type_module
-
-    return model_type_module(name)
-
-
-def is_model_type(name: str) -> bool:
-    """Whether a model file may carry the type ``name`` (imports at most its method's
-    declaration, not its model module)."""
-    return name in _MODEL_TYPES or _declared_module(name) is not None
-
-
-def resolve_model_type(name: str) -> type[Model]:
-    """The class registered under ``name``, importing its declared module on first use;
-    KeyError if no module declares it (a file never chooses what gets imported)."""
-    if name not in _MODEL_TYPES:
-        module = _declared_module(name)
-        if module is not None:
-            importlib.import_module(module)
-    return _MODEL_TYPES[name]
-
-
-def is_randomized(name: str) -> bool:
-    """Whether the model type called ``name`` draws its predictions at random (its class's
-    :attr:`Model.randomized`, its module imported on first use); False for an unknown name."""
-    try:
-        return bool(resolve_model_type(name).randomized)
-    except KeyError:
-        return False
-
-
-def model_types() -> dict[str, type[Model]]:
-    """Every class a model file may name (imports all of them; a copy)."""
-    return {name: resolve_model_type(name) for name in sorted(model_type_names())}
+def registered_names() -> set[str]:
+    """The type names of the classes registered so far."""
+    return set(_MODEL_TYPES)
 
 
 def _caller_level() -> int:
@@ -129,13 +93,14 @@ class Model:
     #: evaluation (:mod:`fairengine.methods.evaluation`) scores it.
     predicts_target: ClassVar[bool] = True
     #: Whether ``predict`` draws at random (seeded by ``random_state``); declared by the model
-    #: class, read by the model card and ``fairengine inspect`` (:func:`is_randomized`).
+    #: class, read by the model card and ``fairengine inspect``
+    #: (:func:`fairengine.methods.registry.is_randomized`).
     randomized: ClassVar[bool] = False
     #: What its outputs mean, for its model card (Markdown; ``{target}`` stands for the target's
     #: name). Empty: the card's words for a classifier (randomized or not).
     card_meaning: ClassVar[str] = ""
     #: The schema a model file's state and arrays must fit before this class is built from it
-    #: (:class:`fairengine.export.schema_rules.Schema`); None: not loadable from a file.
+    #: (:class:`fairengine.models.schema_rules.Schema`); None: not loadable from a file.
     state_schema: ClassVar[Schema | None] = None
 
     #: The columns a model loaded from a file reads and knows (its training target and
@@ -151,18 +116,18 @@ class Model:
 
     def check_input(self, X: pd.DataFrame | np.ndarray) -> None:
         """For a model loaded from a file, the rule ``fairengine predict`` applies to a table's
-        columns (:func:`fairengine.export.client.check_columns`): columns it was trained with
+        columns (:func:`fairengine.models.columns.check_columns`): columns it was trained with
         but does not read (target, sensitive attribute(s)) are ignored with an
-        :class:`~fairengine.export.client.IgnoredColumnsWarning`; missing or unknown columns
-        raise :class:`~fairengine.export.client.SchemaError`."""
+        :class:`~fairengine.models.columns.IgnoredColumnsWarning`; missing or unknown columns
+        raise :class:`~fairengine.models.columns.SchemaError`."""
         if self.input_schema is None or not hasattr(X, "columns"):
             return
-        from fairengine.export import client
+        from fairengine.models import columns
 
-        ignored = client.check_columns(self.input_schema, list(X.columns), hint=client.API_HINT)
+        ignored = columns.check_columns(self.input_schema, list(X.columns), hint=columns.API_HINT)
         if ignored:
-            note = client.ignored_note(self.input_schema, ignored)
-            warnings.warn(note, client.IgnoredColumnsWarning, stacklevel=_caller_level())
+            note = columns.ignored_note(self.input_schema, ignored)
+            warnings.warn(note, columns.IgnoredColumnsWarning, stacklevel=_caller_level())
 
     def encode(self, X: pd.DataFrame | np.ndarray) -> np.ndarray:
         self.check_input(X)

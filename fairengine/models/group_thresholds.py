@@ -21,7 +21,7 @@ import pandas as pd
 from scipy.special import expit
 
 from fairengine.data.encoding import FeatureEncoder
-from fairengine.export import schemas
+from fairengine.models import schemas
 from fairengine.models.base import Arrays, Model, State, register_model
 
 #: Thresholds are stored in [-1, 2]: scores are probabilities, so ±inf acts the same clipped.

@@ -8,7 +8,7 @@ import numpy as np
 from scipy.special import expit
 
 from fairengine.data.encoding import FeatureEncoder
-from fairengine.export import schemas
+from fairengine.models import schemas
 from fairengine.models.base import Arrays, Model, State, register_model
 
 

@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 
 from fairengine.data.encoding import FeatureEncoder
-from fairengine.export.schema_rules import Schema, num_within
-from fairengine.export.schemas import encoder_dims, with_encoder
 from fairengine.models.base import Arrays, Model, State, register_model
+from fairengine.models.schema_rules import Schema, num_within
+from fairengine.models.schemas import encoder_dims, with_encoder
 
 MODEL_TYPE = "constant_rate"
 

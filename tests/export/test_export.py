@@ -21,7 +21,7 @@ from fairengine.export import (
     save_model,
 )
 from fairengine.methods import get_method
-from fairengine.models import model_types
+from fairengine.methods.registry import model_types
 from tests.export.factories import FACTORIES, VARIANTS, _german
 
 

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fairengine.export import ModelFileError, load_model, model_bytes, read_manifest, safe
-from fairengine.models.base import model_type_names
+from fairengine.methods.registry import model_type_names
 from tests.export.factories import FACTORIES, VARIANTS
 from tests.export.hostile import (
     deflated,

@@ -18,7 +18,7 @@ import pytest
 from fairengine.cli import main
 from fairengine.data import load_dataset
 from fairengine.export import load_model, model_bytes, read_manifest
-from fairengine.export.client import (
+from fairengine.models.columns import (
     IgnoredColumnsWarning,
     SchemaError,
     check_columns,

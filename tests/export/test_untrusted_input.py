@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 from fairengine.audit.comparison import ComparisonError, load_comparison
 from fairengine.audit.sources import from_model_file
 from fairengine.data.errors import DataError
-from fairengine.export import ModelFileError, load_model, safe, schemas
-from fairengine.models import trees
+from fairengine.export import ModelFileError, load_model, safe
+from fairengine.models import schemas, trees
 from tests.export.hostile import forge, members_of, real_files
 from tests.hostile_files import (
     chain_tree_pipeline,

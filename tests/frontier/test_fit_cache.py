@@ -13,7 +13,8 @@ from fairengine.export.files import load_model, model_bytes
 from fairengine.frontier import task_key
 from fairengine.frontier.runs import FITS_METHOD, RunStore, _key_knobs, compute_and_store, run_key
 from fairengine.lru import LRU
-from fairengine.methods import evidence_fits
+from fairengine.methods import evidence_fits, fitted
+from fairengine.methods.maxent import evaluation as maxent_evaluation
 from fairengine.methods.maxent import method as maxent_method
 
 from .run_equality import assert_same
@@ -44,18 +45,18 @@ def fits(monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
         return evidence_fits.Learner(learner.label, learner.key, fit_predict)
 
     monkeypatch.setattr(evidence_fits, "logistic_learner", counting)
-    monkeypatch.setattr(evidence_fits, "_FITS", LRU(evidence_fits._FITS.size))
+    monkeypatch.setattr(fitted, "_FITS", LRU(fitted._FITS.size))
     return computed
 
 
 def _fresh_process() -> None:
-    evidence_fits._FITS.clear()  # what a new job process starts with
+    fitted._FITS.clear()  # what a new job process starts with
 
 
 def _fresh_maxent() -> None:
     """What a new job process starts with, for max-entropy (no warm start, no cached rows)."""
     _fresh_process()
-    for cache in (maxent_method._BASELINES, maxent_method._WARM, maxent_method._SPLITS):
+    for cache in (maxent_method._BASELINES, maxent_method._WARM, maxent_evaluation._SPLITS):
         cache.clear()
 
 

@@ -12,7 +12,7 @@ import pytest
 from fairengine.data import load_dataset
 from fairengine.frontier import task_key
 from fairengine.frontier.runs import TABLES_METHOD, RunStore, compute_and_store
-from fairengine.methods import evidence_fits, get_method
+from fairengine.methods import fitted, get_method
 from fairengine.methods.multiaccurate_proxy import pipeline, stored
 
 from .run_equality import assert_same
@@ -51,7 +51,7 @@ def _fresh_process() -> None:
     """What a new job process starts with: no proxy, encoder or baseline fit in memory."""
     pipeline._PROXY_CACHE.clear()
     pipeline._ENCODED.clear()
-    evidence_fits._FITS.clear()
+    fitted._FITS.clear()
 
 
 def _run(store: RunStore | None, train, test, knobs: dict):

@@ -278,7 +278,7 @@ def test_decode_checks_the_key_before_any_value(stored, monkeypatch) -> None:
     _, _, _, path = stored
     raw = path.read_bytes()
     built = []
-    monkeypatch.setattr(runcodec._Decoder, "run", lambda self, tree: built.append(tree))
+    monkeypatch.setattr(runcodec.Decoder, "run", lambda self, tree: built.append(tree))
     with pytest.raises(RunFileError, match="holds key"):
         decode_run(raw, "f" * 64)
     assert built == []

@@ -10,6 +10,7 @@ import pytest
 from fairengine.data import load_dataset
 from fairengine.frontier import FrontierStore, sweep
 from fairengine.methods import get_method
+from fairengine.methods.base import stored_result
 from fairengine.methods.evidence import (
     Baselines,
     Check,
@@ -17,7 +18,6 @@ from fairengine.methods.evidence import (
     constant_check,
     evidence_dict,
     evidence_from_dict,
-    stored_result,
 )
 
 
@@ -58,7 +58,7 @@ def test_baselines_are_the_constant_and_the_unconstrained_model_on_the_same_rows
 
 def test_attach_is_idempotent(result, split) -> None:
     first = evidence_dict(result)
-    attach_evidence(result, *split)
+    attach_evidence(result, *split, get_method(result.method))
     assert evidence_dict(result) == first
 
 
@@ -90,7 +90,7 @@ def test_stored_points_carry_the_same_evidence(split, tmp_path) -> None:
     point = record["point_id"]
     assert [c.name for c in cached.checks(point)] == [c["name"] for c in computed["checks"]]
     # a run stored without evidence gets it recomputed from its model and metrics
-    rebuilt = stored_result("reweighing", record["knobs"], record["metrics"],
+    rebuilt = stored_result(get_method("reweighing"), record["knobs"], record["metrics"],
                             cached.model(point), *split)  # fmt: skip
     assert evidence_dict(rebuilt)["checks"] == computed["checks"]
     assert evidence_from_dict(evidence_dict(rebuilt))[1].learner == rebuilt.baselines.learner

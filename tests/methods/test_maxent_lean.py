@@ -166,15 +166,15 @@ def test_wide_result_is_lean_and_unpickles_to_the_same_generator(result, wide) -
 def test_cached_coded_splits_give_the_numbers_of_a_fresh_run(wide) -> None:
     """A sweep codes its splits once (C/τ-independent): a point run with warm caches equals the
     same point run from empty caches."""
-    from fairengine.methods.maxent import method
+    from fairengine.methods.maxent import evaluation, method
 
     train, test = wide
     knobs = {"C": 0.9, "tau": 0.8, "n_samples": 500}
     get_method("maxent").run(train, test, **{**knobs, "C": 0.2})  # the splits get cached
     method._WARM.clear()  # λ* warm starts move the solver's path (within tol): not under test
     warm = get_method("maxent").run(train, test, **knobs)
-    assert any(key[0] == train.fingerprint for key in method._SPLITS)
-    for cache in (method._SPLITS, method._BASELINES, method._WARM):
+    assert any(key[0] == train.fingerprint for key in evaluation._SPLITS)
+    for cache in (evaluation._SPLITS, method._BASELINES, method._WARM):
         cache.clear()
     fresh = get_method("maxent").run(train, test, **knobs)
     for split in ("train", "test"):  # NaN where a rate is undefined (a one-class classifier)

@@ -13,9 +13,8 @@ import pytest
 
 from fairengine.data import load_dataset
 from fairengine.methods import get_method
-from fairengine.methods.maxent.evaluation import RealData, evaluate_dataset
+from fairengine.methods.maxent.evaluation import RealData, coded_splits, evaluate_dataset
 from fairengine.methods.maxent.method import (
-    _coded_splits,
     fit_generator,
     sample_seeds,
 )
@@ -38,7 +37,7 @@ def adult():
 def test_raw_data_scored_against_itself_has_kl_zero(name: str, feature_set: str) -> None:
     """Before: 4.669 on Adult's full table (ε·|Ω| with |Ω| ≈ 1e9 in the normaliser)."""
     train, test = load_dataset(name, sensitive="sex").split(random_state=1)
-    domain, _, real_train, real_test = _coded_splits(train, test, 4, feature_set)
+    domain, _, real_train, real_test = coded_splits(train, test, 4, feature_set)
     assert kl_to_empirical(real_train.codes, real_train.counts) == pytest.approx(0, abs=1e-6)
     assert kl_to_empirical(real_test.codes, real_test.counts) == pytest.approx(0, abs=1e-6)
     # another dataset is not at 0: one row in ten with its label flipped
@@ -66,7 +65,7 @@ def test_soft_rate_is_the_mean_over_sample_sets_drawn_with_per_run_seeds(adult) 
     result = get_method("maxent").run(train, test, **knobs)
     row = result.artifacts["rates"].loc["maxent"]
     # the same numbers from the run's three sets, each scored under the paper's protocol
-    domain, _, real_train, real_test = _coded_splits(train, test, 4, "paper")
+    domain, _, real_train, real_test = coded_splits(train, test, 4, "paper")
     generator = result.model.generator
     seeds = sample_seeds(train, 3)
     per_set = [
@@ -122,15 +121,15 @@ def test_balanced_target_on_a_wide_domain_warns_why_and_what_to_do(adult) -> Non
 
 def test_paper_domain_is_the_papers_feature_set() -> None:
     train, test = load_dataset("adult", sensitive="sex").split()
-    domain = _coded_splits(train, test, 4, "paper")[0]
+    domain = coded_splits(train, test, 4, "paper")[0]
     assert [f.name for f in domain.features] == ["race", "age", "education_num", "income", "sex"]
     assert [f.size for f in domain.features] == [2, 7, 9, 2, 2]  # |Ω| = 504
     train, test = load_dataset("compas", sensitive="sex").split()
-    domain = _coded_splits(train, test, 4, "paper")[0]
+    domain = coded_splits(train, test, 4, "paper")[0]
     assert int(np.exp(domain.log_size).round()) == 144
     # a dataset that is not one of the paper's keeps every column
     train, test = load_dataset("german_credit").split()
-    assert _coded_splits(train, test, 4, "paper")[0] == _coded_splits(train, test, 4, "all")[0]
+    assert coded_splits(train, test, 4, "paper")[0] == coded_splits(train, test, 4, "all")[0]
 
 
 def test_fit_generator_refuses_a_missing_or_unknown_knob(adult) -> None:
@@ -146,7 +145,7 @@ def test_fit_generator_refuses_a_missing_or_unknown_knob(adult) -> None:
 
 def test_fit_generator_keys_warm_starts_by_domain(adult) -> None:
     train, _ = adult
-    real = RealData(train, _coded_splits(*adult, 4, "all")[0])
+    real = RealData(train, coded_splits(*adult, 4, "all")[0])
     wide = fit_generator(train, C=0.5, tau=1.0, prior="reweighted", theta="reweighted",
                          real=real)  # fmt: skip
     small = fit_generator(train, C=0.5, tau=1.0, prior="reweighted", theta="reweighted")

@@ -96,7 +96,7 @@ def test_page_and_cli_sweep_the_same_grid_object(name: str) -> None:
 
 
 def test_every_method_has_a_cli_grid_the_cli_sweeps_by_default() -> None:
-    from fairengine.cli import _grid
+    from fairengine.cli.main import _grid
 
     for name in list_methods():
         method = get_method(name)

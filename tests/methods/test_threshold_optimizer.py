@@ -68,7 +68,7 @@ def test_it_needs_the_sensitive_column_to_predict(adult, tmp_path) -> None:
 def test_a_rule_outside_its_ranges_is_refused(adult) -> None:
     """The state schema refuses probabilities outside [0, 1] and unknown operations before a
     model is built (a forged file with valid checksums meets the same check)."""
-    from fairengine.export.schemas import validate_state
+    from fairengine.export.files import validate_state
 
     train, test = adult
     model = get_method("threshold_optimizer").run(train, test).model
@@ -118,7 +118,7 @@ def test_a_sweep_fits_the_encoding_and_base_model_once(monkeypatch) -> None:
     and the same points as runs with nothing shared."""
     from fairengine.data.encoding import FeatureEncoder
     from fairengine.frontier import sweep
-    from fairengine.methods import _linear, evidence_fits
+    from fairengine.methods import _linear, fitted
 
     train, test = load_dataset("german_credit").split(random_state=3)
     counts = {"fit": 0, "encode": 0}
@@ -133,13 +133,13 @@ def test_a_sweep_fits_the_encoding_and_base_model_once(monkeypatch) -> None:
 
     monkeypatch.setattr(_linear._SingleThreadLogisticRegression, "fit", counted("fit", fit))
     monkeypatch.setattr(FeatureEncoder, "fit", counted("encode", encode))
-    monkeypatch.setattr(evidence_fits, "_FITS", LRU(evidence_fits._FITS.size))
+    monkeypatch.setattr(fitted, "_FITS", LRU(fitted._FITS.size))
     tols = [0.0, 0.02, 0.05, 0.1, 0.2]
     frontier = sweep("threshold_optimizer", train, test, {"tol": tols})
     assert counts == {"fit": 1, "encode": 1}
     method = get_method("threshold_optimizer")
     for tol in (0.0, 0.1):
-        monkeypatch.setattr(evidence_fits, "_FITS", LRU(evidence_fits._FITS.size))
+        monkeypatch.setattr(fitted, "_FITS", LRU(fitted._FITS.size))
         alone = method.run(train, test, tol=tol)
         point = frontier.points.query("split == 'test' and tol == @tol").iloc[0]
         assert point["error"] == alone.metrics["test"]["error"]

@@ -11,11 +11,11 @@ import numpy as np
 from fairengine.methods.balanced_filtering.axis import axis_candidates, top_candidates
 
 if TYPE_CHECKING:
-    from fairengine.methods.balanced_filtering.tree import _Leaf, _Problem, _Round
+    from fairengine.methods.balanced_filtering.tree import Leaf, Problem, Round
 
 
 def _feasible_cuts(
-    problem: _Problem, wl: np.ndarray, onehot_l: np.ndarray, scores: np.ndarray
+    problem: Problem, wl: np.ndarray, onehot_l: np.ndarray, scores: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """The rows' order by decreasing score and the cuts of it feasible for Program (3)."""
     n, rates, alpha_eff = problem.n, problem.rates, problem.alpha_eff
@@ -36,7 +36,7 @@ def _feasible_cuts(
 
 
 def threshold_candidates(
-    problem: _Problem, leaf: _Leaf, coefs: np.ndarray, n_directions: int = 4
+    problem: Problem, leaf: Leaf, coefs: np.ndarray, n_directions: int = 4
 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """[EXT] Single-halfspace splits along the game's directions, every threshold considered."""
     n_cuts = problem.settings.n_cuts
@@ -60,7 +60,7 @@ def threshold_candidates(
 
 
 def axis_split_candidates(
-    problem: _Problem, state: _Round, leaf: _Leaf, cache: dict
+    problem: Problem, state: Round, leaf: Leaf, cache: dict
 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """[EXT] The ``axis_splits`` best single-feature splits of a leaf as (e_c, -threshold, labels).
 

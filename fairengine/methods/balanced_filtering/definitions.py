@@ -36,7 +36,8 @@ def uniform_target(n_groups: int) -> np.ndarray:
     return np.full(n_groups, 1.0 / n_groups)
 
 
-def _target(target: np.ndarray | None, n_groups: int) -> np.ndarray:
+def checked_target(target: np.ndarray | None, n_groups: int) -> np.ndarray:
+    """``target`` as a distribution over the groups (uniform for None); ValueError otherwise."""
     if target is None:
         return uniform_target(n_groups)
     tau = np.asarray(target, dtype=float).ravel()
@@ -64,7 +65,7 @@ def hull_projection(
     the relaxed tree's growth; the realised imbalance is still ||qA / sum q - U|| (pitfall P10).
     """
     A = np.atleast_2d(np.asarray(A, dtype=float))
-    tau = _target(target, A.shape[1])
+    tau = checked_target(target, A.shape[1])
     q = cone_least_squares(A, tau) if relaxed else simplex_least_squares(A, tau)
     point = q @ A
     return q, point, float(np.linalg.norm(point - tau))
@@ -87,7 +88,7 @@ def beta_min(alpha: float, rates: np.ndarray, target: np.ndarray | None = None) 
     scalar nu found by bisection so that sum p = 1.
     """
     r = np.asarray(rates, dtype=float)
-    tau = _target(target, r.size)
+    tau = checked_target(target, r.size)
     lo, hi = np.maximum(0.0, r - alpha), np.minimum(1.0, r + alpha)
     a, b = -2.0, 2.0
     for _ in range(200):

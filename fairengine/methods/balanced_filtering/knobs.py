@@ -211,9 +211,3 @@ FLOOR_SETTING: dict = {
 
 #: The page shows every knob but the budget α in its "Advanced" expander (α sits with the run).
 KNOBS = with_advanced(KNOBS, tuple(knob.name for knob in KNOBS if knob.name != "alpha"))
-
-
-def validate(values: dict) -> dict:
-    """Check each value against its declaration; return the coerced values."""
-    by_name = {k.name: k for k in KNOBS}
-    return {name: by_name[name].validate(value) for name, value in values.items()}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fairengine.methods.balanced_filtering.definitions import _target, hull_projection
+from fairengine.methods.balanced_filtering.definitions import checked_target, hull_projection
 from fairengine.solvers import max_yield_weights
 
 
@@ -49,7 +49,7 @@ def sampling_probabilities(
     """
     A = np.atleast_2d(np.asarray(A, dtype=float))
     r_hat = np.asarray(r_hat, dtype=float).ravel()
-    tau = _target(target, A.shape[1])
+    tau = checked_target(target, A.shape[1])
     live = r_hat > 0
     q = np.zeros(len(A))
     q_live, point, _ = hull_projection(A[live], tau, relaxed=relaxed)

@@ -1,8 +1,8 @@
 """The balanced filter's file state: the leaves' acceptance probabilities and its proxy (the
 oblique (alpha, beta) tree or a stored classifier).
 
-Checked by :func:`fairengine.export.schemas.validate_state` before the model is built
-(the vocabulary: :mod:`fairengine.export.schema_rules`)."""
+Checked by :func:`fairengine.export.files.validate_state` before the model is built
+(the vocabulary: :mod:`fairengine.models.schema_rules`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from fairengine.export.schema_rules import (
+from fairengine.models.schema_rules import (
     FINITE,
     NON_NEGATIVE,
     NUMERIC,
@@ -29,20 +29,7 @@ from fairengine.export.schema_rules import (
     tree_nodes,
     within,
 )
-from fairengine.export.schemas import encoder_dims, with_encoder
-
-_TREE_PROXY = Group(
-    "proxy_",
-    {
-        "children": arr("iu", "n_nodes", 2),
-        "start": arr("iu", "n_nodes", rules=(NON_NEGATIVE,)),
-        "count": arr("iu", "n_nodes", rules=(NON_NEGATIVE,)),
-        "blend": arr("fiu", "n_nodes", rules=(PROBABILITY,)),
-        "share": arr("fiu", "n_nodes", rules=(PROBABILITY,)),
-        "coefs": arr("fiu", "n_halfspaces", "n_features", rules=(FINITE,)),
-        "intercepts": arr("fiu", "n_halfspaces", rules=(FINITE,)),
-    },
-)
+from fairengine.models.schemas import encoder_dims, with_encoder
 
 
 def _oblique_tree(arrays: Mapping[str, np.ndarray], dims: Dims) -> None:
@@ -59,6 +46,21 @@ def _oblique_tree(arrays: Mapping[str, np.ndarray], dims: Dims) -> None:
     order = np.argsort(start, kind="stable")
     if np.any(stop > dims["n_halfspaces"]) or np.any(stop[order][:-1] > start[order][1:]):
         raise ValueError("halfspace runs past the last halfspace or overlapping")
+
+
+_TREE_PROXY = Group(
+    "proxy_",
+    {
+        "children": arr("iu", "n_nodes", 2),
+        "start": arr("iu", "n_nodes", rules=(NON_NEGATIVE,)),
+        "count": arr("iu", "n_nodes", rules=(NON_NEGATIVE,)),
+        "blend": arr("fiu", "n_nodes", rules=(PROBABILITY,)),
+        "share": arr("fiu", "n_nodes", rules=(PROBABILITY,)),
+        "coefs": arr("fiu", "n_halfspaces", "n_features", rules=(FINITE,)),
+        "intercepts": arr("fiu", "n_halfspaces", rules=(FINITE,)),
+    },
+    (_oblique_tree,),
+)
 
 
 def _classifier_proxy(arrays: Mapping[str, np.ndarray], dims: Dims) -> None:

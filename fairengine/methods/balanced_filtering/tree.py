@@ -76,7 +76,7 @@ def _repair(row: np.ndarray, child: np.ndarray, rates: np.ndarray, alpha: float)
 
 
 @dataclass(frozen=True)
-class _Problem:
+class Problem:
     """What every split search of one growth shares: the data, the group rates and the budgets."""
 
     X: np.ndarray
@@ -96,7 +96,7 @@ class _Problem:
 
 
 @dataclass(frozen=True)
-class _Round:
+class Round:
     """The leaves at the start of one round and the distance the progress rule compares with."""
 
     rows: np.ndarray
@@ -109,7 +109,7 @@ class _Round:
 
 
 @dataclass(frozen=True)
-class _Leaf:
+class Leaf:
     """One splittable leaf in one round: its weights, its live rows and its game."""
 
     j: int
@@ -141,14 +141,14 @@ class _Split:
     """A candidate split that passed the progress rule, with its distances and blend."""
 
     found: tuple[float, float, float]
-    leaf: _Leaf
+    leaf: Leaf
     coefs: np.ndarray
     intercepts: np.ndarray
     pbar: np.ndarray
 
 
 def _game_split(
-    problem: _Problem, leaf: _Leaf, refit: bool
+    problem: Problem, leaf: Leaf, refit: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Algorithm 3 on the leaf's (sub)sample: (coefs, intercepts, pbar on the live rows)."""
     settings, rows = problem.settings, leaf.game_rows
@@ -169,7 +169,7 @@ def _game_split(
 
 
 def _evaluate_split(
-    problem: _Problem, state: _Round, leaf: _Leaf, pbar: np.ndarray
+    problem: Problem, state: Round, leaf: Leaf, pbar: np.ndarray
 ) -> tuple[float, float, float] | None:
     """(hull distance, blend t, cone distance or hull distance when not ``relaxed``) after
     splitting the leaf with pbar, or None if the split is not allowed."""
@@ -234,7 +234,7 @@ def grow_tree(
         ]
         return min(runs, key=lambda run: run[2][-1]["dist"])  # hull first on ties
     n = len(X)
-    problem = _Problem(
+    problem = Problem(
         X=X,
         z=z,
         onehot=np.eye(n_groups)[z],
@@ -247,7 +247,7 @@ def grow_tree(
     return _grow(problem)
 
 
-def _grow(problem: _Problem) -> tuple[ObliqueTree, np.ndarray, list[dict]]:
+def _grow(problem: Problem) -> tuple[ObliqueTree, np.ndarray, list[dict]]:
     """Algorithm 4 at one budget with one progress rule (see :func:`grow_tree`)."""
     settings, X = problem.settings, problem.X
     tree = ObliqueTree(X.shape[1])
@@ -278,7 +278,7 @@ def _grow(problem: _Problem) -> tuple[ObliqueTree, np.ndarray, list[dict]]:
     return tree, leaf_weights, trace
 
 
-def _round_state(problem: _Problem, weights: list[np.ndarray]) -> tuple[_Round, dict]:
+def _round_state(problem: Problem, weights: list[np.ndarray]) -> tuple[Round, dict]:
     """The leaves' group rows, the projection point and the round's trace record."""
     settings, n = problem.settings, problem.n
     masses = np.array([w.sum() for w in weights]) / n
@@ -294,10 +294,10 @@ def _round_state(problem: _Problem, weights: list[np.ndarray]) -> tuple[_Round, 
     # progress and choice by the hull distance, or by the cone distance (relaxed)
     cone_progress = settings.relaxed and settings.progress == "relaxed"
     key, ref = (2, stop_dist) if cone_progress else (0, dist)
-    return _Round(rows=rows, masses=masses, point=point, key=key, ref=ref), record
+    return Round(rows=rows, masses=masses, point=point, key=key, ref=ref), record
 
 
-def _stop_reason(problem: _Problem, n_leaves: int, stop_dist: float) -> str | None:
+def _stop_reason(problem: Problem, n_leaves: int, stop_dist: float) -> str | None:
     """Why growth stops before searching a split this round, or None to go on."""
     settings = problem.settings
     if stop_dist < settings.beta_stop or stop_dist <= _TOL:
@@ -310,8 +310,8 @@ def _stop_reason(problem: _Problem, n_leaves: int, stop_dist: float) -> str | No
 
 
 def _splittable_leaves(
-    problem: _Problem, state: _Round, tree: ObliqueTree, weights: list[np.ndarray]
-) -> list[_Leaf]:
+    problem: Problem, state: Round, tree: ObliqueTree, weights: list[np.ndarray]
+) -> list[Leaf]:
     """The leaves below the depth limit and heavy enough to split, each with its game."""
     settings, X, rates, target = problem.settings, problem.X, problem.rates, problem.target
     leaves = []
@@ -327,12 +327,12 @@ def _splittable_leaves(
             game_rows = np.sort(rng.choice(rows_live, settings.max_game_rows, replace=False))
         row = state.rows[j]
         game = SplitGame(row, rates, split_cost(row, state.point, target), problem.alpha_eff)
-        leaves.append(_Leaf(j, node, w, live, game_rows, game, X, problem.onehot))
+        leaves.append(Leaf(j, node, w, live, game_rows, game, X, problem.onehot))
     return leaves
 
 
 def _search(
-    problem: _Problem, state: _Round, leaves: list[_Leaf], axis_cache: dict
+    problem: Problem, state: Round, leaves: list[Leaf], axis_cache: dict
 ) -> tuple[_Split | None, float]:
     """The accepted split nearest U, and the nearest candidate the (1 - gamma) rule rejected.
 
@@ -367,9 +367,9 @@ def _search(
 
 
 def _candidates(
-    problem: _Problem,
-    state: _Round,
-    leaf: _Leaf,
+    problem: Problem,
+    state: Round,
+    leaf: Leaf,
     refit: bool | None,
     games: dict,
     axis_cache: dict,

@@ -1,8 +1,8 @@
 """The fair regression model's file state: its mixture's components (linear, boosted trees or
 a stored estimator) and their weights.
 
-Checked by :func:`fairengine.export.schemas.validate_state` before the model is built
-(the vocabulary: :mod:`fairengine.export.schema_rules`)."""
+Checked by :func:`fairengine.export.files.validate_state` before the model is built
+(the vocabulary: :mod:`fairengine.models.schema_rules`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from fairengine.export.schema_rules import (
+from fairengine.models.schema_rules import (
     BYTES,
     FINITE,
     INT,
@@ -34,7 +34,7 @@ from fairengine.export.schema_rules import (
     optional,
     tree_nodes,
 )
-from fairengine.export.schemas import encoder_dims, with_encoder
+from fairengine.models.schemas import encoder_dims, with_encoder
 
 _COMPONENTS = {
     "linear": {

@@ -30,7 +30,7 @@ def learner(result: Any, train: Task) -> Learner:
     feature_set = str(result.knobs.get("domain", "all"))
 
     def fit_predict(train: Task, test: Task):
-        from fairengine.methods.maxent.method import raw_predictions
+        from fairengine.methods.maxent.evaluation import raw_predictions
 
         return raw_predictions(train, test, n_bins, classifier, feature_set)
 

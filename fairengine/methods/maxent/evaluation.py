@@ -10,6 +10,7 @@ import pandas as pd
 from fairengine import metrics
 from fairengine.data import Task
 from fairengine.data.row_keys import RowCounts, unique_rows
+from fairengine.lru import LRU
 from fairengine.methods.maxent.classifier import INPUT_DTYPE, classifier_scores, fit_classifier
 from fairengine.methods.maxent.domain import Domain, readable_rows
 from fairengine.metrics.dataset import kl_to_empirical
@@ -141,3 +142,39 @@ def evaluate_sets(
     )
     sd = rows.std(ddof=1) if n_sets > 1 else rows.iloc[0] * 0.0
     return rows.mean().to_dict(), sd.to_dict()
+
+
+#: Coded splits of the last few (train, test, n_bins, feature set), shared by a sweep's points.
+_SPLITS: LRU[tuple[Domain, list[str], RealData, RealData]] = LRU(2)
+
+
+def coded_splits(
+    train: Task, test: Task, n_bins: int, feature_set: str = "paper"
+) -> tuple[Domain, list[str], RealData, RealData]:
+    """The domain of ``train``, its identifier-like columns and both splits coded on it, cached
+    per (train, test, n_bins, feature set) across the points of a sweep (deterministic: same
+    numbers)."""
+    from fairengine.methods.maxent.domain import domain_from_task, identifier_columns
+
+    key = (train.fingerprint, test.fingerprint, n_bins, feature_set)
+    if key in _SPLITS:
+        return _SPLITS.get(key)
+    dropped = identifier_columns(train)  # left out of the domain, as the encoder drops them
+    domain = domain_from_task(train, n_bins, dropped=dropped, feature_set=feature_set)
+    return _SPLITS.put(key, (domain, dropped, RealData(train, domain), RealData(test, domain)))
+
+
+def raw_predictions(
+    train: Task, test: Task, n_bins: int, classifier: str, feature_set: str = "paper"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Hard predictions on train and test of the downstream classifier trained on the raw
+    training rows with Z among its inputs — the paper's raw classifier, the method's
+    unconstrained reference."""
+    from fairengine.methods.maxent.classifier import classifier_scores
+
+    domain, _, real_train, real_test = coded_splits(train, test, n_bins, feature_set)
+    ztrain, ztest = real_train.with_z(), real_test.with_z()
+    params = train_classifier(real_train.codes, domain, classifier, ztrain.only)
+    return tuple(
+        (classifier_scores(params, real.X) >= 0.5).astype(float) for real in (ztrain, ztest)
+    )  # type: ignore[return-value]

@@ -33,7 +33,6 @@ _BASELINES: LRU[dict[str, tuple[dict[str, float], dict[str, float]]]] = LRU(16)
 #: The coded splits (domain, identifier columns, real train and test rows) per (train, test,
 #: n_bins, feature set): C/τ-independent too, so a sweep discretises and codes its task once. A
 #: couple of entries only: they hold the splits' compact codes and uint8 inputs.
-_SPLITS: LRU[tuple[Domain, list[str], RealData, RealData]] = LRU(2)
 
 
 def _target(theta: str, protected_share: float) -> Any:
@@ -106,14 +105,14 @@ def _run(train: Task, test: Task, **values: Any) -> RunResult:
     import pandas as pd
 
     from fairengine.methods.maxent.domain import paper_columns
-    from fairengine.methods.maxent.evaluation import evaluate_sets, train_classifier
+    from fairengine.methods.maxent.evaluation import coded_splits, evaluate_sets, train_classifier
     from fairengine.methods.maxent.model import MaxEntModel
 
     knobs = {knob.name: values[knob.name] for knob in KNOBS}  # in their declared order
     n_bins, n_samples, classifier = knobs["n_bins"], knobs["n_samples"], knobs["classifier"]
     domain, n_sample_sets = knobs["domain"], knobs["n_sample_sets"]
     start = time.perf_counter()
-    space, dropped, real_train, real_test = _coded_splits(train, test, n_bins, domain)
+    space, dropped, real_train, real_test = coded_splits(train, test, n_bins, domain)
     used = "paper" if domain == "paper" and paper_columns(train) else "all"
     fit_knobs = {k: knobs[k] for k in ("C", "tau", "prior", "theta", "protected_share")}
     generator = fit_generator(train, **fit_knobs, n_bins=n_bins, real=real_train)
@@ -207,23 +206,6 @@ def _rates_table(
     return rates
 
 
-def _coded_splits(
-    train: Task, test: Task, n_bins: int, feature_set: str = "paper"
-) -> tuple[Domain, list[str], RealData, RealData]:
-    """The domain of ``train``, its identifier-like columns and both splits coded on it, cached
-    per (train, test, n_bins, feature set) across the points of a sweep (deterministic: same
-    numbers)."""
-    from fairengine.methods.maxent.domain import domain_from_task, identifier_columns
-    from fairengine.methods.maxent.evaluation import RealData
-
-    key = (train.fingerprint, test.fingerprint, n_bins, feature_set)
-    if key in _SPLITS:
-        return _SPLITS.get(key)
-    dropped = identifier_columns(train)  # left out of the domain, as the encoder drops them
-    domain = domain_from_task(train, n_bins, dropped=dropped, feature_set=feature_set)
-    return _SPLITS.put(key, (domain, dropped, RealData(train, domain), RealData(test, domain)))
-
-
 def _baseline_rows(value: object) -> bool:
     """Whether a stored value has the shape of :func:`_baselines`' rows: for "raw" and
     "reweighing", a (mean, sd) pair of {metric: number} dicts."""
@@ -278,23 +260,6 @@ def _baselines(
         ),
     }
     return dict(_BASELINES.put(key, value))
-
-
-def raw_predictions(
-    train: Task, test: Task, n_bins: int, classifier: str, feature_set: str = "paper"
-) -> tuple[np.ndarray, np.ndarray]:
-    """Hard predictions on train and test of the downstream classifier trained on the raw
-    training rows with Z among its inputs — the paper's raw classifier, the method's
-    unconstrained reference."""
-    from fairengine.methods.maxent.classifier import classifier_scores
-    from fairengine.methods.maxent.evaluation import train_classifier
-
-    domain, _, real_train, real_test = _coded_splits(train, test, n_bins, feature_set)
-    ztrain, ztest = real_train.with_z(), real_test.with_z()
-    params = train_classifier(real_train.codes, domain, classifier, ztrain.only)
-    return tuple(
-        (classifier_scores(params, real.X) >= 0.5).astype(float) for real in (ztrain, ztest)
-    )  # type: ignore[return-value]
 
 
 def _group_table(domain: Domain, real: np.ndarray, generated: np.ndarray) -> pd.DataFrame:

@@ -1,8 +1,8 @@
 """The max-entropy model's file state: its domain, dual solution, stored rows and classifier,
 bounded so that rebuilding it stays small.
 
-Checked by :func:`fairengine.export.schemas.validate_state` before the model is built
-(the vocabulary: :mod:`fairengine.export.schema_rules`)."""
+Checked by :func:`fairengine.export.files.validate_state` before the model is built
+(the vocabulary: :mod:`fairengine.models.schema_rules`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from fairengine.export.schema_rules import (
+from fairengine.models.schema_rules import (
     FINITE,
     NON_NEGATIVE,
     NUM,
@@ -34,7 +34,7 @@ from fairengine.export.schema_rules import (
     with_prefix,
     within,
 )
-from fairengine.export.schemas import with_encoder
+from fairengine.models.schemas import with_encoder
 
 #: Largest domain a max-entropy model file may describe: coordinates d (rebuilding the model
 #: holds a d x d table), cells of the padded (features x largest level count) layout, and cells of

@@ -1,8 +1,8 @@
 """The multiaccurate proxy model's file state: a mixture of linear downstream classifiers and
 its proxy (linear coefficients or packed regression trees).
 
-Checked by :func:`fairengine.export.schemas.validate_state` before the model is built
-(the vocabulary: :mod:`fairengine.export.schema_rules`)."""
+Checked by :func:`fairengine.export.files.validate_state` before the model is built
+(the vocabulary: :mod:`fairengine.models.schema_rules`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from fairengine.export.schema_rules import (
+from fairengine.models.schema_rules import (
     FINITE,
     STR,
     Dims,
@@ -20,7 +20,7 @@ from fairengine.export.schema_rules import (
     invalid,
     list_of,
 )
-from fairengine.export.schemas import MIXTURE, encoder_dims, with_encoder
+from fairengine.models.schemas import MIXTURE, encoder_dims, with_encoder
 
 
 def _packed_trees(state: Any, arrays: Mapping[str, np.ndarray], dims: Dims) -> None:

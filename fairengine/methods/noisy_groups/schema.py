@@ -1,11 +1,11 @@
 """The noisy-groups model's file state: a linear classifier and the knobs it was fitted with.
 
-Checked by :func:`fairengine.export.schemas.validate_state` before the model is built
-(the vocabulary: :mod:`fairengine.export.schema_rules`)."""
+Checked by :func:`fairengine.export.files.validate_state` before the model is built
+(the vocabulary: :mod:`fairengine.models.schema_rules`)."""
 
 from __future__ import annotations
 
-from fairengine.export.schema_rules import (
+from fairengine.models.schema_rules import (
     NUM,
     SCALAR,
     STR,
@@ -13,7 +13,7 @@ from fairengine.export.schema_rules import (
     obj,
     optional,
 )
-from fairengine.export.schemas import ENCODER, LINEAR, encoder_dims
+from fairengine.models.schemas import ENCODER, LINEAR, encoder_dims
 
 SCHEMA = Schema(
     obj(

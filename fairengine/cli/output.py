@@ -1,6 +1,6 @@
 """What the ``fairengine`` commands print and write: JSON, metric and evidence lines, point tables
 and point files. Pure formatting of records (no engine import), shared by :mod:`fairengine.cli`
-and :mod:`fairengine.cli_audit`.
+and :mod:`fairengine.cli.audit`.
 """
 
 from __future__ import annotations

@@ -19,6 +19,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fairengine.cli.shared import UsageError, load_task, split_task
+
 if TYPE_CHECKING:
     from fairengine.audit import AuditResult
     from fairengine.data import Task
@@ -182,7 +184,6 @@ def _outsides(args: argparse.Namespace, task: Task) -> list[Any]:
 
     from fairengine.audit import from_column, from_file, from_model_file
     from fairengine.audit.comparison import MAX_OUTSIDE
-    from fairengine.cli import UsageError
 
     sources = getattr(args, "sources", None) or []
     if not sources:
@@ -215,7 +216,6 @@ def _outsides(args: argparse.Namespace, task: Task) -> list[Any]:
 def _trained_on(args: argparse.Namespace) -> tuple[Any, Any]:
     """``trained_on`` and ``id_values`` of :func:`fairengine.audit.audit_outside`."""
     from fairengine.audit.overlap import ids_from_table
-    from fairengine.cli import UsageError
     from fairengine.data import read_table
 
     if args.trained_on_ids is None:
@@ -242,10 +242,9 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     from fairengine.audit import audit_outside, cost_of_fairness
     from fairengine.audit.comparison import MAX_PINS, unique_names
     from fairengine.audit.core import referenced
-    from fairengine.cli import _load_task
-    from fairengine.cli_output import print_json
+    from fairengine.cli.output import print_json
 
-    outsides = _outsides(args, _load_task(args))
+    outsides = _outsides(args, load_task(args))
     given = args.name + ["outside model"] * (len(outsides) - len(args.name))
     trained_on, id_values = _trained_on(args)
     results = [
@@ -256,7 +255,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         for outside, name in zip(outsides, unique_names(given), strict=True)
     ]  # fmt: skip
     task = outsides[0].task
-    train = _split(args, task)[0]
+    train = _positional_split(args, task)[0]
     _check_reference(args, list(train.group_names))
     results = [referenced(r, args.reference_group, args.tau, train) for r in results]
     frontiers = _frontiers(args, task)
@@ -283,7 +282,7 @@ def _audit_document(result: AuditResult, cost: Any) -> dict[str, Any]:
 
 
 def _audit_lines(result: AuditResult, cost: Any) -> list[str]:
-    from fairengine.cli_output import evidence_lines, metrics_lines
+    from fairengine.cli.output import evidence_lines, metrics_lines
 
     threshold = f", threshold {result.threshold:g}" if result.threshold is not None else ""
     lines = [f"{result.name}: {result.kind} from {result.source}{threshold}"]
@@ -314,13 +313,12 @@ def _audit_lines(result: AuditResult, cost: Any) -> list[str]:
 
 
 def _cmd_split(args: argparse.Namespace) -> int:
-    from fairengine.cli import _load_task, _split
-    from fairengine.cli_output import print_json
+    from fairengine.cli.output import print_json
     from fairengine.data import DataError
     from fairengine.data.split import PART_COLUMN, split_table
 
-    task = _load_task(args)
-    train, test = _split(task, args)
+    task = load_task(args)
+    train, test = split_task(task, args)
     if not args.ids:
         document = {
             "rows": len(task.frame),
@@ -371,7 +369,7 @@ def _frontiers(args: argparse.Namespace, task: Task) -> list[Any]:
 
     if not args.frontier:
         return []
-    train, test = _split(args, task)
+    train, test = _positional_split(args, task)
     settings: dict[str, list[dict]] = {}
     for path in args.frontier:
         for record in _records(path):
@@ -380,15 +378,13 @@ def _frontiers(args: argparse.Namespace, task: Task) -> list[Any]:
     return [sweep(m, train, test, knobs, store=store) for m, knobs in settings.items()]
 
 
-def _split(args: argparse.Namespace, task: Task) -> tuple[Task, Task]:
+def _positional_split(args: argparse.Namespace, task: Task) -> tuple[Task, Task]:
     from fairengine.audit.core import positional
 
     return positional(task).split(test_size=args.test_size, random_state=args.split_seed)
 
 
 def _check_reference(args: argparse.Namespace, groups: list[str]) -> None:
-    from fairengine.cli import UsageError
-
     if not 0 < args.tau <= 1:
         raise UsageError(f"--tau must be in (0, 1], got {args.tau}.")
     if args.reference_group is not None and args.reference_group not in groups:
@@ -400,7 +396,6 @@ def _check_reference(args: argparse.Namespace, groups: list[str]) -> None:
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
-    from fairengine.cli import UsageError
     from fairengine.export.safe import MAX_JSON_BYTES, ModelFileError, load_json, read_regular
 
     try:
@@ -452,7 +447,6 @@ def _write_report(comparison: Any, out: Path, title: str) -> None:
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from fairengine.audit.comparison import load_comparison, with_disparities
-    from fairengine.cli import UsageError, _load_task
 
     if (args.comparison is None) == (not args.frontier):
         raise UsageError("Give either --comparison FILE or --frontier FILE [--frontier ...].")
@@ -460,14 +454,14 @@ def _cmd_report(args: argparse.Namespace) -> int:
         has_data = args.dataset is not None or args.data is not None
         train = test = None
         if has_data:
-            train, test = _split(args, _load_task(args))
+            train, test = _positional_split(args, load_task(args))
         comparison = load_comparison(args.comparison, train=train, test=test)
         _check_reference(args, [g["name"] for g in comparison.tasks[0]["groups"]])
         if args.reference_group is not None or args.tau != comparison.tau:
             comparison = with_disparities(comparison, args.reference_group, args.tau)
         _write_report(comparison, args.out, args.title)
         return 0
-    task = _load_task(args)
+    task = load_task(args)
     _check_reference(args, list(task.group_names))
     frontiers = _frontiers(args, task)
     args.report = args.out

@@ -11,7 +11,7 @@ features in range), nothing missing and nothing extra. So a model is only built 
 fit together, and building it and predicting the synthetic probe row costs time and memory bounded
 by the declared sizes. Each check raises :class:`ModelFileError` naming the bad field. The checks,
 array specs, groups and :class:`Schema` itself are defined in
-:mod:`fairengine.export.schema_rules`; this module holds the parts every schema shares (the
+:mod:`fairengine.models.schema_rules`; this module holds the parts every schema shares (the
 encoder, linear models and mixtures) and the schemas of the engine's own model types. A method's
 schema is declared next to its model, in its package's ``schema`` module; a test checks that real
 files of every declared type pass, so a method that changes its state must update its schema.
@@ -24,8 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from fairengine.export.safe import ModelFileError
-from fairengine.export.schema_rules import (
+from fairengine.models.schema_rules import (
     BOOL,
     FINITE,
     INT,
@@ -38,7 +37,6 @@ from fairengine.export.schema_rules import (
     Schema,
     arr,
     fail,
-    invalid,
     list_of,
     obj,
     pair,
@@ -129,31 +127,6 @@ GROUP_THRESHOLD_CLASSIFIER = Schema(
     {**LINEAR, **_GROUP_RULE},
     dims=lambda state: {**encoder_dims(state), "n_groups": len(state["group_names"])},
 )
-
-
-def schema_of(model_type: str) -> Schema:
-    """The state schema the class registered as ``model_type`` declares, its declared module
-    imported on first use; :class:`ModelFileError` for a type no module declares."""
-    from fairengine.models.base import resolve_model_type
-
-    try:
-        schema = resolve_model_type(model_type).state_schema
-    except (KeyError, ImportError) as exc:
-        raise ModelFileError(f"The model type {model_type!r} cannot be loaded: {exc}") from None
-    if schema is None:
-        raise ModelFileError(f"The model type {model_type!r} has no state schema to check against.")
-    return schema
-
-
-def validate_state(model_type: str, state: Any, arrays: Mapping[str, np.ndarray]) -> None:
-    """Raise :class:`ModelFileError` unless ``state`` and ``arrays`` fit ``model_type``'s schema."""
-    schema = schema_of(model_type)
-    try:
-        schema.check(state, arrays)
-    except ModelFileError:
-        raise
-    except (KeyError, IndexError, TypeError, ValueError) as exc:  # a rule meeting odd state
-        raise invalid(f"its arrays do not fit its state ({type(exc).__name__}: {exc})") from None
 
 
 def probe_frame(encoder_state: Mapping[str, Any]) -> Any:

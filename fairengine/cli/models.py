@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fairengine.cli_output import metrics_lines, print_json
+from fairengine.cli.output import metrics_lines, print_json
+from fairengine.cli.shared import UsageError, find_method, load_task, parse_pairs, split_task
 
 if TYPE_CHECKING:
     from fairengine.data import Task
@@ -20,8 +21,8 @@ if TYPE_CHECKING:
 
 def export_point(frontier, point_id: str, train: Task, test: Task, out: Path) -> None:
     from fairengine.export import save_model
-    from fairengine.methods.base import RunResult
-    from fairengine.methods.evidence import evidence_from_dict, stored_result
+    from fairengine.methods.base import RunResult, stored_result
+    from fairengine.methods.evidence import evidence_from_dict
 
     result = frontier.result(point_id)
     if result is None:  # served from the cache: rebuild the RunResult from its record
@@ -29,7 +30,7 @@ def export_point(frontier, point_id: str, train: Task, test: Task, out: Path) ->
         model = frontier.model(point_id)
         if record["checks"] is None:  # stored before results carried checks: compute them
             result = stored_result(
-                frontier.method, record["knobs"], record["metrics"], model, train, test
+                find_method(frontier.method), record["knobs"], record["metrics"], model, train, test
             )
         else:
             checks, baselines = evidence_from_dict(record)
@@ -41,11 +42,10 @@ def export_point(frontier, point_id: str, train: Task, test: Task, out: Path) ->
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from fairengine.cli import UsageError, _load_task, _method, _parse_pairs, _split
     from fairengine.frontier import FrontierStore, sweep, task_key
 
-    method = _method(args.method)
-    train, test = _split(_load_task(args), args)
+    method = find_method(args.method)
+    train, test = split_task(load_task(args), args)
     if args.point:
         store = FrontierStore(args.cache_dir, read_only=assets_frontiers())
         matches = [
@@ -61,7 +61,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             )
         knobs = matches[0].knobs
     else:
-        knobs = method.validate_knobs(_parse_pairs(args.set, "--set"))
+        knobs = method.validate_knobs(parse_pairs(args.set, "--set"))
     frontier = sweep(
         method,
         train,
@@ -90,7 +90,6 @@ def assets_frontiers() -> tuple[Path, ...]:
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
-    from fairengine.cli import UsageError
     from fairengine.export.client import predict_file
 
     if args.chunk_size < 1:

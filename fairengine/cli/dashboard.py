@@ -19,12 +19,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from fairengine.cli.shared import EXIT_USAGE
 from fairengine.resources import bundle_root, dashboard_app
 from fairengine.settings import DEMO_ENV, SettingsError, load
 
 #: Modules the dashboard needs beyond the engine (the ``[dashboard]`` extra).
 EXTRA_MODULES = ("streamlit", "plotly")
-EXIT_USAGE = 2
 
 
 def add_dashboard_parser(commands: Any) -> None:

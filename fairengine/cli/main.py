@@ -1,7 +1,7 @@
 """The ``fairengine`` command line: ``datasets``, ``run``, ``sweep``, ``precompute``; ``export``,
-``predict``, ``inspect`` (in :mod:`fairengine.cli_models`), ``audit``, ``report`` (in
-:mod:`fairengine.cli_audit`), ``dashboard`` (:mod:`fairengine.cli_dashboard`), ``methods``
-(:mod:`fairengine.cli_methods`); what they print is formatted in :mod:`fairengine.cli_output`.
+``predict``, ``inspect`` (in :mod:`fairengine.cli.models`), ``audit``, ``report`` (in
+:mod:`fairengine.cli.audit`), ``dashboard`` (:mod:`fairengine.cli.dashboard`), ``methods``
+(:mod:`fairengine.cli.methods`); what they print is formatted in :mod:`fairengine.cli.output`.
 
 Problems with the user's arguments or data print one readable line and exit with status 2.
 """
@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairengine import __version__
-from fairengine.cli_models import cmd_export, cmd_inspect, cmd_predict, export_point
-from fairengine.cli_output import (
+from fairengine.cli.models import cmd_export, cmd_inspect, cmd_predict, export_point
+from fairengine.cli.output import (
     evidence_lines,
     failed,
     format_table,
@@ -26,6 +26,18 @@ from fairengine.cli_output import (
     point_rows,
     print_json,
     write_points,
+)
+from fairengine.cli.shared import (
+    EXIT_CHECK_FAILED,
+    EXIT_USAGE,
+    UsageError,
+    add_data_arguments,
+    add_method_arguments,
+    find_method,
+    load_task,
+    open_store,
+    parse_pairs,
+    split_task,
 )
 from fairengine.data.errors import DataError
 from fairengine.data.registry import list_datasets
@@ -35,130 +47,22 @@ if TYPE_CHECKING:
     from fairengine.frontier import FrontierStore
     from fairengine.methods.base import Method
 
-EXIT_USAGE = 2
-#: ``--strict``: some result carries a failed check.
-EXIT_CHECK_FAILED = 3
-
-
-class UsageError(Exception):
-    """A bad command-line argument (exit status 2)."""
-
-
-# ----------------------------------------------------------------------------- arguments
-
-
-def _add_data_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("data (a bundled dataset, or your own file)")
-    group.add_argument("--dataset", help="bundled dataset name (see `fairengine datasets`)")
-    group.add_argument("--data", type=Path, help="your own CSV or Parquet file")
-    group.add_argument("--target", help="target column (default: the dataset's)")
-    group.add_argument("--sensitive", nargs="+", help="sensitive column(s)")
-    group.add_argument("--features", nargs="+", help="feature columns (default: all others)")
-    group.add_argument("--kind", choices=["classification", "regression"])
-    group.add_argument("--positive-label", help="target value coded 1 (classification)")
-    group.add_argument("--drop-missing", action="store_true", help="drop rows missing roles")
-    group.add_argument("--merge-small-groups", action="store_true")
-    group.add_argument("--test-size", type=float, default=0.3)
-    group.add_argument("--split-seed", type=int, default=0)
-
-
-def _add_method_arguments(parser: argparse.ArgumentParser, *, grid: bool = False) -> None:
-    parser.add_argument("method", help="method name (see `fairengine methods`)")
-    parser.add_argument(
-        "--set", action="append", default=[], metavar="KNOB=VALUE", help="fix a knob"
-    )
-    if grid:
-        parser.add_argument(
-            "--grid",
-            action="append",
-            default=[],
-            metavar="KNOB=V1,V2,...",
-            help="sweep a knob over values (default: the method's own grid)",
-        )
-    parser.add_argument("--cache-dir", type=Path, help="frontier cache (default: user cache)")
-    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
-    parser.add_argument(
-        "--strict",
-        action="store_true",
-        help=f"exit with status {EXIT_CHECK_FAILED} when any result fails one of its checks",
-    )
-
-
-def _parse_pairs(items: Sequence[str], flag: str) -> dict[str, str]:
-    pairs: dict[str, str] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip():
-            raise UsageError(f"{flag} expects KNOB=VALUE, got {item!r}.")
-        pairs[name.strip()] = value.strip()
-    return pairs
-
-
-def _load_task(args: argparse.Namespace) -> Task:
-    """The task of ``--dataset`` or ``--data``; its notes (identifiers left out, leaked columns,
-    dropped rows) go to stderr, so ``--json`` output stays one document."""
-    from fairengine.data import from_frame, load_dataset, read_table
-
-    if (args.dataset is None) == (args.data is None):
-        raise UsageError("Give exactly one of --dataset NAME or --data FILE.")
-    if args.dataset is not None:
-        task = load_dataset(
-            args.dataset,
-            target=args.target,
-            sensitive=args.sensitive,
-            features=args.features,
-            kind=args.kind,
-        )
-    elif not args.target or not args.sensitive:
-        raise UsageError("With --data FILE, give --target COL and --sensitive COL [COL ...].")
-    else:
-        task = from_frame(
-            read_table(args.data),
-            target=args.target,
-            sensitive=args.sensitive,
-            features=args.features,
-            kind=args.kind,
-            name=args.data.stem,
-            positive_label=args.positive_label,
-            drop_missing=args.drop_missing,
-            merge_small_groups=args.merge_small_groups,
-        )
-    for note in task.notes:
-        print(f"note: {note}", file=sys.stderr)
-    return task
-
-
-def _split(task: Task, args: argparse.Namespace) -> tuple[Task, Task]:
-    if not 0.0 < args.test_size < 1.0:
-        raise UsageError(f"--test-size must be in (0, 1), got {args.test_size}.")
-    return task.split(test_size=args.test_size, random_state=args.split_seed)
-
-
-def _method(name: str):
-    from fairengine.methods import get_method
-
-    try:
-        return get_method(name)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def _store(args: argparse.Namespace):
-    from fairengine.frontier import FrontierStore
-
-    return None if args.no_cache else FrontierStore(args.cache_dir)
-
 
 def _with_evidence(record: dict[str, Any], frontier: Any, train: Task, test: Task) -> None:
     """Fill a stored point's missing checks and baselines from its model (in place)."""
     if record.get("checks") is not None:
         return
-    from fairengine.methods.evidence import evidence_dict, stored_result
+    from fairengine.methods.base import stored_result
+    from fairengine.methods.evidence import evidence_dict
 
     point = record["point_id"]
     result = stored_result(
-        frontier.method, record["knobs"], record["metrics"], frontier.model(point), train, test
+        find_method(frontier.method),
+        record["knobs"],
+        record["metrics"],
+        frontier.model(point),
+        train,
+        test,
     )
     record.update(evidence_dict(result))
 
@@ -186,10 +90,10 @@ def _single_point(args: argparse.Namespace):
     """Run (or fetch from the cache) one knob setting; returns (method, train, test, frontier)."""
     from fairengine.frontier import sweep
 
-    method = _method(args.method)
-    knobs = _parse_pairs(args.set, "--set")
-    train, test = _split(_load_task(args), args)
-    store = _store(args)
+    method = find_method(args.method)
+    knobs = parse_pairs(args.set, "--set")
+    train, test = split_task(load_task(args), args)
+    store = open_store(args)
     frontier = sweep(method, train, test, [knobs], store=store)
     _remember_task_key(args, store, frontier.task_key)
     return method, train, test, frontier
@@ -219,23 +123,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _grid(args: argparse.Namespace, method: Method) -> dict[str, list[Any]]:
     grid: dict[str, list[Any]] = {
-        k: [v for v in vs.split(",") if v] for k, vs in _parse_pairs(args.grid, "--grid").items()
+        k: [v for v in vs.split(",") if v] for k, vs in parse_pairs(args.grid, "--grid").items()
     }
     if not grid:  # the method's own "cli" grid; a knob fixed with --set leaves it
         if "cli" not in method.sweep_grids:
             raise UsageError("sweep needs at least one --grid KNOB=V1,V2,...")
-        fixed = _parse_pairs(args.set, "--set")
+        fixed = parse_pairs(args.set, "--set")
         grid = {k: list(v) for k, v in method.sweep_grids.get("cli", {}).items() if k not in fixed}
     for name, values in grid.items():
         if not values:
             raise UsageError(f"--grid {name}= has no values.")
-    for name, value in _parse_pairs(args.set, "--set").items():
+    for name, value in parse_pairs(args.set, "--set").items():
         grid.setdefault(name, [value])
     return grid
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    method = _method(args.method)
+    method = find_method(args.method)
     grid = _grid(args, method)
     if args.backend == "dask" and not args.scheduler:
         raise UsageError("--backend dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786).")
@@ -267,11 +171,11 @@ def _cached_sweep(
     """The sweep's records when every point is already in the store, without building the task
     (no pandas, scikit-learn or method algorithm imported, so a listing starts at once); None
     otherwise."""
-    from fairengine.cli_cache import cached_records, recall_task_key, task_fingerprint
+    from fairengine.cli.cache import cached_records, recall_task_key, task_fingerprint
     from fairengine.frontier import expand_grid
     from fairengine.frontier.result import plain_records
 
-    store = _store(args)
+    store = open_store(args)
     if store is None:
         return None
     fingerprint = task_fingerprint(args)
@@ -294,8 +198,8 @@ def _full_sweep(
 
     from fairengine.frontier import sweep
 
-    train, test = _split(_load_task(args), args)
-    store = _store(args)
+    train, test = split_task(load_task(args), args)
+    store = open_store(args)
     total = 1
     for values in grid.values():
         total *= len(values)
@@ -328,10 +232,10 @@ def _full_sweep(
 
 def _remember_task_key(args: argparse.Namespace, store: FrontierStore | None, tkey: str) -> None:
     """Remember the task key of these data options beside the store (see
-    :mod:`fairengine.cli_cache`), so the next fully cached sweep need not build the task."""
+    :mod:`fairengine.cli.cache`), so the next fully cached sweep need not build the task."""
     if store is None:
         return
-    from fairengine.cli_cache import remember_task_key, task_fingerprint
+    from fairengine.cli.cache import remember_task_key, task_fingerprint
 
     fingerprint = task_fingerprint(args)
     if fingerprint is not None:
@@ -387,14 +291,14 @@ def build_parser() -> argparse.ArgumentParser:
     datasets.set_defaults(handler=_cmd_datasets)
 
     run = commands.add_parser("run", help="fit one method with fixed knobs and print metrics")
-    _add_method_arguments(run)
-    _add_data_arguments(run)
+    add_method_arguments(run)
+    add_data_arguments(run)
     run.add_argument("--out", type=Path, help="also write the model file here")
     run.set_defaults(handler=_cmd_run)
 
     sweep = commands.add_parser("sweep", help="sweep knobs and print the frontier")
-    _add_method_arguments(sweep, grid=True)
-    _add_data_arguments(sweep)
+    add_method_arguments(sweep, grid=True)
+    add_data_arguments(sweep)
     sweep.add_argument("--n-jobs", type=int, default=1, help="parallel workers (joblib)")
     sweep.add_argument("--backend", choices=["loky", "threading", "dask"], default="loky")
     sweep.add_argument("--scheduler", help="dask scheduler address, e.g. tcp://127.0.0.1:8786")
@@ -403,8 +307,8 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.set_defaults(handler=_cmd_sweep)
 
     export = commands.add_parser("export", help="write a point's model file and model card")
-    _add_method_arguments(export)
-    _add_data_arguments(export)
+    add_method_arguments(export)
+    add_data_arguments(export)
     export.add_argument("--point", help="id (or prefix) of a cached point; else use --set")
     export.add_argument("--out", type=Path, required=True, help="model file to write")
     export.set_defaults(handler=cmd_export)
@@ -449,24 +353,24 @@ def build_parser() -> argparse.ArgumentParser:
     pre.add_argument("--json", action="store_true", help="machine-readable output")
     pre.set_defaults(handler=_cmd_precompute)
 
-    from fairengine.cli_audit import add_commands  # audit and report
-    from fairengine.cli_dashboard import add_dashboard_parser
-    from fairengine.cli_methods import add_methods_parser
+    from fairengine.cli.audit import add_commands  # audit and report
+    from fairengine.cli.dashboard import add_dashboard_parser
+    from fairengine.cli.methods import add_methods_parser
 
-    add_commands(commands, _add_data_arguments)
+    add_commands(commands, add_data_arguments)
     add_dashboard_parser(commands)
     add_methods_parser(commands)
     return parser
 
 
 def _model_file_error(exc: Exception) -> bool:
-    """Whether ``exc`` is a :class:`fairengine.export.ModelFileError` (or the client's
-    ``SchemaError``), without importing the
-    export package for commands that never load it (``datasets``), so they start at once."""
-    files = sys.modules.get("fairengine.export.files")
-    client = sys.modules.get("fairengine.export.client")
-    return (files is not None and isinstance(exc, files.ModelFileError)) or (
-        client is not None and isinstance(exc, client.SchemaError)
+    """Whether ``exc`` is a :class:`fairengine.export.ModelFileError` (or a model's input
+    ``SchemaError``), without importing the model modules for commands that never load them
+    (``datasets``), so they start at once."""
+    rules = sys.modules.get("fairengine.models.schema_rules")
+    columns = sys.modules.get("fairengine.models.columns")
+    return (rules is not None and isinstance(exc, rules.ModelFileError)) or (
+        columns is not None and isinstance(exc, columns.SchemaError)
     )
 
 

@@ -1,4 +1,4 @@
-"""The vocabulary model-file schemas are written in (:mod:`fairengine.export.schemas`).
+"""The vocabulary model-file schemas are written in (:mod:`fairengine.models.schemas`).
 
 JSON checks (``NUM``, ``STR``, :func:`obj`, :func:`list_of`, ...) take a value and its path and
 raise :class:`ModelFileError` naming the bad field; :class:`ArraySpec` gives an array's dtype
@@ -15,9 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from fairengine.export.safe import ModelFileError
-
 Check = Callable[[Any, str], None]
+
+
+class ModelFileError(ValueError):
+    """A model file that is not ours, is damaged or tampered with, or names an unknown type."""
 
 
 def fail(path: str, expected: str, value: Any) -> None:
