@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: Bottom to top; a module belongs to the longest prefix that names it.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("fairengine.textsafe", "fairengine.resources"),
+    ("fairengine.textsafe", "fairengine.resources", "fairengine.settings", "fairengine.lru"),
     ("fairengine", "fairengine.data"),  # the package's face imports the data layer only
     ("fairengine.metrics",),
     ("fairengine.solvers", "fairengine.models"),
@@ -36,8 +36,6 @@ KNOWN_CYCLES = {
     frozenset(
         {"fairengine.methods.noisy_groups.method", "fairengine.methods.noisy_groups.promise"}
     ),
-    # the prefetcher and the runner share the job pool (engineer 42pool)
-    frozenset({"dashboard.components.prefetch", "dashboard.components.runner"}),
 }
 
 
@@ -45,11 +43,6 @@ KNOWN_CYCLES = {
 #: Both groups are being made public or merged back by the engineers who own those files.
 _MA = "fairengine.methods.multiaccurate_proxy."
 KNOWN_PRIVATE = {
-    # the job pool's process helpers: replaced by one pipe per job (engineer 42pool)
-    ("dashboard.components.jobs", "dashboard.components.job_process"): {
-        "_JobProcess", "_child", "_failure", "_kill", "_own_autogroup", "_read_outcome",
-        "_start_warm_parent", "_write_outcome",
-    },
     # the multiaccurate proxy's parts (engineer 41ma)
     (_MA + "baseline", _MA + "auditor"): {"_as_2d"},
     (_MA + "general", _MA + "auditor"): {"_as_2d", "_auditor", "_groups_to_fit"},
