@@ -31,16 +31,17 @@ promise or the baseline comparison does not hold; **warn** — something the use
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from fairengine import metrics
 from fairengine.methods.evidence_fits import Learner as Learner
-from fairengine.methods.evidence_fits import default_learner, unconstrained_predictions
+from fairengine.methods.evidence_fits import default_learner, fitted_once, unconstrained_predictions
 from fairengine.methods.evidence_fits import logistic_from_knob as logistic_from_knob
 from fairengine.methods.evidence_fits import logistic_learner as logistic_learner
 from fairengine.methods.evidence_fits import stored_fits as stored_fits
@@ -435,17 +436,56 @@ def fairness_interval(
 ) -> tuple[float, float]:  # fmt: skip
     """Paired bootstrap interval of fairness metric ``name`` of ``pred`` minus that of
     ``reference`` on the same resampled test rows (:func:`~fairengine.metrics.
-    paired_bootstrap_ci`)."""
-    extra = spec.extra_metrics is not None and name in spec.extra_metrics(result, test, train, pred)
+    paired_bootstrap_ci`).
+
+    The resamples depend on the test groups only (fixed seed), so the reference's value on each
+    is computed once per test rows, metric and reference and shared by every point of a sweep.
+    A method's own metric (``spec.extra_metrics``, which may read the run's knobs) is computed
+    on each resample's rows as a task of the target and sensitive columns only."""
+    if spec.extra_metrics is not None and name in spec.extra_metrics(result, test, train, pred):
+        narrow = _rows_task(test)
+
+        def extra_difference(rows: np.ndarray) -> float:
+            part = narrow.subset(rows)
+            return float(spec.extra_metrics(result, part, train, pred[rows])[name]) - float(
+                spec.extra_metrics(result, part, train, reference[rows])[name]
+            )
+
+        return metrics.paired_bootstrap_ci(extra_difference, test.groups)
 
     def value(rows: np.ndarray, p: np.ndarray) -> float:
-        if extra:
-            return float(spec.extra_metrics(result, test.subset(rows), train, p[rows])[name])
         return float(metrics.METRICS[name](test.y[rows], p[rows], test.groups[rows]))
 
-    return metrics.paired_bootstrap_ci(
-        lambda rows: value(rows, pred) - value(rows, reference), test.groups
-    )
+    def reference_values() -> dict[bytes, float]:
+        values: dict[bytes, float] = {}
+
+        def keep(rows: np.ndarray) -> float:
+            values[_digest(rows)] = value(rows, reference)
+            return 0.0
+
+        metrics.paired_bootstrap_ci(keep, test.groups)
+        return values
+
+    key = ("bootstrap reference", name, *(_digest(a) for a in (test.y, test.groups, reference)))
+    shared = fitted_once(key, reference_values)
+
+    def difference(rows: np.ndarray) -> float:
+        ref = shared.get(_digest(rows))
+        return value(rows, pred) - (value(rows, reference) if ref is None else ref)
+
+    return metrics.paired_bootstrap_ci(difference, test.groups)
+
+
+def _digest(values: np.ndarray) -> bytes:
+    return hashlib.blake2b(np.ascontiguousarray(values).tobytes(), digest_size=16).digest()
+
+
+def _rows_task(test: Task) -> Task:
+    """``test`` restricted to its target and sensitive columns, with ``y`` and ``groups``
+    computed: its subsets are cheap to take (a bootstrap takes hundreds)."""
+    narrow = replace(test, frame=test.frame.loc[:, [test.target, *test.sensitive]])
+    narrow.y, narrow.groups  # noqa: B018  (computed once here, carried to every subset)
+    return narrow
 
 
 def baseline_constant_check(reference: np.ndarray, test: Task, label: str) -> Check | None:
