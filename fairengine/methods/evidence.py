@@ -151,6 +151,10 @@ class Evidence:
         Method-specific metrics of any prediction vector on ``task`` (e.g. the true-group
         violation with the run's constraint and slack), so the baselines carry the method's
         fairness metric too.
+    extra_metrics_knobs : tuple of str, optional
+        The knobs of the run ``extra_metrics`` reads (besides the rows, the training rows and
+        the predictions): the baselines' values are then computed once for the points of a
+        sweep that agree on them. None: it may read anything of the run; nothing is shared.
     fairness_metric : callable (result) -> str
         The fairness metric the run was meant to improve, when it depends on the knobs.
     promise : callable (result, train, test, baselines) -> list of Check
@@ -165,6 +169,7 @@ class Evidence:
 
     learner: Callable[[Any, Task], Learner] | None = None
     extra_metrics: Callable[[Any, Task, Task, np.ndarray], dict[str, float]] | None = None
+    extra_metrics_knobs: tuple[str, ...] | None = None
     fairness_metric: Callable[[Any], str] | None = None
     promise: Callable[[Any, Task, Task, Baselines | None], list[Check]] | None = None
     filter_baselines: Callable[[Any, Task, Task], Baselines] | None = None
@@ -195,18 +200,30 @@ def score(result: Any, spec: Evidence, task: Task, train: Task, pred: np.ndarray
 
 
 def predictor_baselines(result: Any, spec: Evidence, train: Task, test: Task) -> Baselines:
-    """The constant predictor and the unconstrained base learner, on train and test."""
+    """The constant predictor and the unconstrained base learner, on train and test: scored
+    once per rows and learner (and the knobs the method's own metrics read), shared by every
+    point of a sweep."""
     value, constant_label = constant_prediction(train)
     learner = (spec.learner or default_learner)(result, train)
-    fitted = unconstrained_predictions(learner, train, test)
-    constant, unconstrained = {}, {}
-    for split, task, pred in (("train", train, fitted[0]), ("test", test, fitted[1])):
-        constant[split] = score(result, spec, task, train, np.full(len(task.y), value))
-        unconstrained[split] = score(result, spec, task, train, pred)
+
+    def scores() -> tuple[dict, dict]:
+        fitted = unconstrained_predictions(learner, train, test)
+        constant, unconstrained = {}, {}
+        for split, task, pred in (("train", train, fitted[0]), ("test", test, fitted[1])):
+            constant[split] = score(result, spec, task, train, np.full(len(task.y), value))
+            unconstrained[split] = score(result, spec, task, train, pred)
+        return constant, unconstrained
+
+    reads = _extra_reads(result, spec, train)
+    if reads is None:
+        constant, unconstrained = scores()
+    else:
+        key = ("baseline scores", train.fingerprint, test.fingerprint, *learner.key, *reads)
+        constant, unconstrained = fitted_once(key, scores)
     return Baselines(
         learner=learner.label,
-        constant=constant,
-        unconstrained=unconstrained,
+        constant={split: dict(values) for split, values in constant.items()},
+        unconstrained={split: dict(values) for split, values in unconstrained.items()},
         constant_label=constant_label,
         unconstrained_label=f"unconstrained {learner.label}",
         constant_value=value,
@@ -439,22 +456,21 @@ def fairness_interval(
     paired_bootstrap_ci`).
 
     The resamples depend on the test groups only (fixed seed), so the reference's value on each
-    is computed once per test rows, metric and reference and shared by every point of a sweep.
-    A method's own metric (``spec.extra_metrics``, which may read the run's knobs) is computed
-    on each resample's rows as a task of the target and sensitive columns only."""
+    is computed once per test rows, metric and reference and shared by every point of a sweep
+    (for a method's own metric, ``spec.extra_metrics``, only when ``spec.extra_metrics_knobs``
+    says which knobs of the run it reads). A method's own metric is computed on each
+    resample's rows as a task of the target and sensitive columns only."""
+    reads = _extra_reads(result, spec, train)
     if spec.extra_metrics is not None and name in spec.extra_metrics(result, test, train, pred):
         narrow = _rows_task(test)
 
-        def extra_difference(rows: np.ndarray) -> float:
-            part = narrow.subset(rows)
-            return float(spec.extra_metrics(result, part, train, pred[rows])[name]) - float(
-                spec.extra_metrics(result, part, train, reference[rows])[name]
-            )
+        def value(rows: np.ndarray, p: np.ndarray) -> float:
+            return float(spec.extra_metrics(result, narrow.subset(rows), train, p[rows])[name])
+    else:
+        reads = ()
 
-        return metrics.paired_bootstrap_ci(extra_difference, test.groups)
-
-    def value(rows: np.ndarray, p: np.ndarray) -> float:
-        return float(metrics.METRICS[name](test.y[rows], p[rows], test.groups[rows]))
+        def value(rows: np.ndarray, p: np.ndarray) -> float:
+            return float(metrics.METRICS[name](test.y[rows], p[rows], test.groups[rows]))
 
     def reference_values() -> dict[bytes, float]:
         values: dict[bytes, float] = {}
@@ -466,14 +482,28 @@ def fairness_interval(
         metrics.paired_bootstrap_ci(keep, test.groups)
         return values
 
-    key = ("bootstrap reference", name, *(_digest(a) for a in (test.y, test.groups, reference)))
-    shared = fitted_once(key, reference_values)
+    shared: dict[bytes, float] = {}
+    if reads is not None:
+        digests = (_digest(a) for a in (test.y, test.groups, reference))
+        shared = fitted_once(("bootstrap reference", name, *reads, *digests), reference_values)
 
     def difference(rows: np.ndarray) -> float:
         ref = shared.get(_digest(rows))
         return value(rows, pred) - (value(rows, reference) if ref is None else ref)
 
     return metrics.paired_bootstrap_ci(difference, test.groups)
+
+
+def _extra_reads(result: Any, spec: Evidence, train: Task) -> tuple | None:
+    """What ``spec.extra_metrics`` reads besides the rows and predictions, as a cache key: the
+    training rows and the knobs ``spec.extra_metrics_knobs`` names; None when unknown."""
+    if spec.extra_metrics is None:
+        return ()
+    if spec.extra_metrics_knobs is None:
+        return None
+    function = f"{spec.extra_metrics.__module__}.{spec.extra_metrics.__qualname__}"
+    knobs = tuple((k, repr(result.knobs.get(k))) for k in spec.extra_metrics_knobs)
+    return (function, train.fingerprint, *knobs)
 
 
 def _digest(values: np.ndarray) -> bytes:
