@@ -34,7 +34,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -150,7 +150,8 @@ class Evidence:
     extra_metrics : callable (result, task, train, predictions) -> dict
         Method-specific metrics of any prediction vector on ``task`` (e.g. the true-group
         violation with the run's constraint and slack), so the baselines carry the method's
-        fairness metric too.
+        fairness metric too. It reads ``task.y`` and ``task.groups`` only (on the bootstrap's
+        resamples ``task`` has no columns).
     extra_metrics_knobs : tuple of str, optional
         The knobs of the run ``extra_metrics`` reads (besides the rows, the training rows and
         the predictions): the baselines' values are then computed once for the points of a
@@ -459,7 +460,7 @@ def fairness_interval(
     is computed once per test rows, metric and reference and shared by every point of a sweep
     (for a method's own metric, ``spec.extra_metrics``, only when ``spec.extra_metrics_knobs``
     says which knobs of the run it reads). A method's own metric is computed on each
-    resample's rows as a task of the target and sensitive columns only."""
+    resample's rows as a task without columns: it reads ``y`` and ``groups``."""
     reads = _extra_reads(result, spec, train)
     if spec.extra_metrics is not None and name in spec.extra_metrics(result, test, train, pred):
         narrow = _rows_task(test)
@@ -511,11 +512,10 @@ def _digest(values: np.ndarray) -> bytes:
 
 
 def _rows_task(test: Task) -> Task:
-    """``test`` restricted to its target and sensitive columns, with ``y`` and ``groups``
-    computed: its subsets are cheap to take (a bootstrap takes hundreds)."""
-    narrow = replace(test, frame=test.frame.loc[:, [test.target, *test.sensitive]])
-    narrow.y, narrow.groups  # noqa: B018  (computed once here, carried to every subset)
-    return narrow
+    """``test`` without columns, its ``y`` and ``groups`` computed: what a method's own metric
+    reads, carried to every subset a bootstrap takes (hundreds) at the cost of an index."""
+    test.y, test.groups  # noqa: B018  (computed once here, carried to every subset)
+    return test.subset(np.arange(len(test.frame)), columns=())
 
 
 def baseline_constant_check(reference: np.ndarray, test: Task, label: str) -> Check | None:

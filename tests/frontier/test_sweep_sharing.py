@@ -71,6 +71,11 @@ def test_a_subset_carries_the_rows_groups_and_targets(name: str) -> None:
     assert_same(carried.y, recomputed.y, "y")
     assert_same(carried.groups, recomputed.groups, "groups")
     assert_same(carried.group_labels, recomputed.group_labels, "group labels")
+    bare = task.subset(rows, columns=())
+    assert bare.frame.shape == (len(rows), 0)
+    inner = np.arange(0, len(rows), 7)
+    assert_same(bare.subset(inner).y, task.y[rows[inner]], "y of a subset of the subset")
+    assert_same(bare.subset(inner).groups, task.groups[rows[inner]], "its groups")
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint16])
