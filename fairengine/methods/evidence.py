@@ -544,7 +544,7 @@ def attach_evidence(
 ) -> RunResult:
     """Compute ``result.baselines`` and ``result.checks`` from the run and its rows (in place;
     returns ``result``). Idempotent: recomputing replaces what was there."""
-    from fairengine.methods.evaluation import model_inputs, predicts
+    from fairengine.methods.evaluation import predictions_on_test, predicts
 
     if method is None:
         from fairengine.methods.registry import get_method
@@ -558,9 +558,7 @@ def attach_evidence(
     baselines: Baselines | None = None
     if predicts(result.model, train):
         baselines = predictor_baselines(result, spec, train, test)
-        pred = np.asarray(
-            result.model.metric_predictions(model_inputs(result, "test", test)), dtype=float
-        )
+        pred = predictions_on_test(result, test)
         checks.append(constant_check(pred, test.kind, test.groups))
         checks.append(constant_error_check(result, test, baselines, pred))
         checks.extend(_fairness_checks(result, spec, method, train, test, baselines, pred))
