@@ -129,9 +129,21 @@ class Task:
         digest.update(hashed.to_numpy().tobytes())
         return digest.hexdigest()
 
-    def subset(self, rows: np.ndarray | Sequence[int]) -> Task:
-        """A task on some rows (positions) of this one, with the same roles and group codes."""
-        return replace(self, frame=self.frame.iloc[np.asarray(rows)], notes=())
+    def subset(
+        self, rows: np.ndarray | Sequence[int], *, columns: Sequence[str] | None = None
+    ) -> Task:
+        """A task on some rows (positions) of this one, with the same roles and group codes.
+        ``y`` and ``groups`` are row by row, so those this task has computed are taken at
+        ``rows`` instead of being computed again from the rows' frame (a bootstrap makes
+        thousands of subsets). ``columns``: keep only these columns of the frame (then what
+        reads another column fails), e.g. none for a task read through ``y`` and ``groups``."""
+        rows = np.asarray(rows)
+        frame = self.frame if columns is None else self.frame.loc[:, list(columns)]
+        part = replace(self, frame=frame.iloc[rows], notes=())
+        for name in ("y", "groups"):
+            if name in self.__dict__:
+                part.__dict__[name] = self.__dict__[name][rows]
+        return part
 
     def split(self, test_size: float = 0.3, random_state: int = 0) -> tuple[Task, Task]:
         """Split into train and test parts, stratified on group x label.

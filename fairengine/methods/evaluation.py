@@ -117,6 +117,41 @@ def encoded_metrics(model: Any, task: Task, Z: Any) -> dict[str, float] | None:
     return None if values is None else task_metrics(task, np.asarray(values, dtype=float))
 
 
+def shared_encoding(model: Any, task: Task) -> np.ndarray | None:
+    """``model.encode(task.X)`` kept per encoder object and rows (read-only): the points of a
+    sweep share one fitted encoder, so the evaluation and the evidence encode each split once
+    per task instead of at every point. None for a model that encodes in its own way or was
+    loaded from a file (its input checks apply)."""
+    from fairengine.methods.fitted import fitted_once
+    from fairengine.models.base import Model
+
+    encoder = getattr(model, "encoder", None)
+    if encoder is None or not isinstance(model, Model) or type(model).encode is not Model.encode:
+        return None
+    if model.input_schema is not None:
+        return None
+
+    def encode() -> np.ndarray:
+        Z = np.asarray(model.encode(task.X))
+        Z.flags.writeable = False
+        return Z
+
+    return fitted_once(("encoded rows", encoder, task.fingerprint), encode)
+
+
+def predictions_on_test(result: Any, test: Task) -> np.ndarray:
+    """What the metrics score of ``result.model`` on the test rows (P(ŷ = 1) per row for a
+    classifier), from the shared encoding when the model can score it."""
+    model = result.model
+    if "test" not in (result.artifacts.get("extra_inputs") or {}):
+        Z = shared_encoding(model, test)
+        scorer = getattr(model, "metric_predictions_encoded", None)
+        values = scorer(Z) if Z is not None and scorer is not None else None
+        if values is not None:
+            return np.asarray(values, dtype=float)
+    return np.asarray(model.metric_predictions(model_inputs(result, "test", test)), dtype=float)
+
+
 def evaluate_result(result: Any, train: Task, test: Task) -> Any:
     """Put the shared metrics of ``result.model`` into ``result.metrics`` (see the module doc)."""
     encoded = result.artifacts.pop(ENCODED_INPUTS, None) or {}
@@ -124,8 +159,10 @@ def evaluate_result(result: Any, train: Task, test: Task) -> Any:
         return result
     for split, task in (("train", train), ("test", test)):
         shared, extra = None, result.artifacts.get("extra_inputs") or {}
-        if encoded.get(split) is not None and split not in extra:
-            shared = encoded_metrics(result.model, task, encoded[split])
+        if split not in extra:
+            Z = encoded.get(split)
+            Z = shared_encoding(result.model, task) if Z is None else Z
+            shared = None if Z is None else encoded_metrics(result.model, task, Z)
         if shared is None:
             shared = model_metrics(result.model, task, model_inputs(result, split, task))
         result.metrics[split] = {**result.metrics.get(split, {}), **shared}

@@ -31,6 +31,7 @@ promise or the baseline comparison does not hold; **warn** — something the use
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -45,6 +46,7 @@ from fairengine.methods.evidence_fits import logistic_from_knob as logistic_from
 from fairengine.methods.evidence_fits import logistic_learner as logistic_learner
 from fairengine.methods.evidence_fits import stored_fits as stored_fits
 from fairengine.methods.evidence_fits import stored_table as stored_table
+from fairengine.methods.fitted import fitted_once
 
 if TYPE_CHECKING:
     from fairengine.data import Task
@@ -149,7 +151,12 @@ class Evidence:
     extra_metrics : callable (result, task, train, predictions) -> dict
         Method-specific metrics of any prediction vector on ``task`` (e.g. the true-group
         violation with the run's constraint and slack), so the baselines carry the method's
-        fairness metric too.
+        fairness metric too. It reads ``task.y`` and ``task.groups`` only (on the bootstrap's
+        resamples ``task`` has no columns).
+    extra_metrics_knobs : tuple of str, optional
+        The knobs of the run ``extra_metrics`` reads (besides the rows, the training rows and
+        the predictions): the baselines' values are then computed once for the points of a
+        sweep that agree on them. None: it may read anything of the run; nothing is shared.
     fairness_metric : callable (result) -> str
         The fairness metric the run was meant to improve, when it depends on the knobs.
     promise : callable (result, train, test, baselines) -> list of Check
@@ -164,6 +171,7 @@ class Evidence:
 
     learner: Callable[[Any, Task], Learner] | None = None
     extra_metrics: Callable[[Any, Task, Task, np.ndarray], dict[str, float]] | None = None
+    extra_metrics_knobs: tuple[str, ...] | None = None
     fairness_metric: Callable[[Any], str] | None = None
     promise: Callable[[Any, Task, Task, Baselines | None], list[Check]] | None = None
     filter_baselines: Callable[[Any, Task, Task], Baselines] | None = None
@@ -194,18 +202,30 @@ def score(result: Any, spec: Evidence, task: Task, train: Task, pred: np.ndarray
 
 
 def predictor_baselines(result: Any, spec: Evidence, train: Task, test: Task) -> Baselines:
-    """The constant predictor and the unconstrained base learner, on train and test."""
+    """The constant predictor and the unconstrained base learner, on train and test: scored
+    once per rows and learner (and the knobs the method's own metrics read), shared by every
+    point of a sweep."""
     value, constant_label = constant_prediction(train)
     learner = (spec.learner or default_learner)(result, train)
-    fitted = unconstrained_predictions(learner, train, test)
-    constant, unconstrained = {}, {}
-    for split, task, pred in (("train", train, fitted[0]), ("test", test, fitted[1])):
-        constant[split] = score(result, spec, task, train, np.full(len(task.y), value))
-        unconstrained[split] = score(result, spec, task, train, pred)
+
+    def scores() -> tuple[dict, dict]:
+        fitted = unconstrained_predictions(learner, train, test)
+        constant, unconstrained = {}, {}
+        for split, task, pred in (("train", train, fitted[0]), ("test", test, fitted[1])):
+            constant[split] = score(result, spec, task, train, np.full(len(task.y), value))
+            unconstrained[split] = score(result, spec, task, train, pred)
+        return constant, unconstrained
+
+    reads = _extra_reads(result, spec, train)
+    if reads is None:
+        constant, unconstrained = scores()
+    else:
+        key = ("baseline scores", train.fingerprint, test.fingerprint, *learner.key, *reads)
+        constant, unconstrained = fitted_once(key, scores)
     return Baselines(
         learner=learner.label,
-        constant=constant,
-        unconstrained=unconstrained,
+        constant={split: dict(values) for split, values in constant.items()},
+        unconstrained={split: dict(values) for split, values in unconstrained.items()},
         constant_label=constant_label,
         unconstrained_label=f"unconstrained {learner.label}",
         constant_value=value,
@@ -490,17 +510,68 @@ def fairness_interval(
 ) -> tuple[float, float]:
     """Paired bootstrap interval of fairness metric ``name`` of ``pred`` minus that of
     ``reference`` on the same resampled test rows (:func:`~fairengine.metrics.
-    paired_bootstrap_ci`)."""
-    extra = spec.extra_metrics is not None and name in spec.extra_metrics(result, test, train, pred)
+    paired_bootstrap_ci`).
 
-    def value(rows: np.ndarray, p: np.ndarray) -> float:
-        if extra:
-            return float(spec.extra_metrics(result, test.subset(rows), train, p[rows])[name])
-        return float(metrics.METRICS[name](test.y[rows], p[rows], test.groups[rows]))
+    The resamples depend on the test groups only (fixed seed), so the reference's value on each
+    is computed once per test rows, metric and reference and shared by every point of a sweep
+    (for a method's own metric, ``spec.extra_metrics``, only when ``spec.extra_metrics_knobs``
+    says which knobs of the run it reads). A method's own metric is computed on each
+    resample's rows as a task without columns: it reads ``y`` and ``groups``."""
+    reads = _extra_reads(result, spec, train)
+    if spec.extra_metrics is not None and name in spec.extra_metrics(result, test, train, pred):
+        narrow = _rows_task(test)
 
-    return metrics.paired_bootstrap_ci(
-        lambda rows: value(rows, pred) - value(rows, reference), test.groups
-    )
+        def value(rows: np.ndarray, p: np.ndarray) -> float:
+            return float(spec.extra_metrics(result, narrow.subset(rows), train, p[rows])[name])
+    else:
+        reads = ()
+
+        def value(rows: np.ndarray, p: np.ndarray) -> float:
+            return float(metrics.METRICS[name](test.y[rows], p[rows], test.groups[rows]))
+
+    def reference_values() -> dict[bytes, float]:
+        values: dict[bytes, float] = {}
+
+        def keep(rows: np.ndarray) -> float:
+            values[_digest(rows)] = value(rows, reference)
+            return 0.0
+
+        metrics.paired_bootstrap_ci(keep, test.groups)
+        return values
+
+    shared: dict[bytes, float] = {}
+    if reads is not None:
+        digests = (_digest(a) for a in (test.y, test.groups, reference))
+        shared = fitted_once(("bootstrap reference", name, *reads, *digests), reference_values)
+
+    def difference(rows: np.ndarray) -> float:
+        ref = shared.get(_digest(rows))
+        return value(rows, pred) - (value(rows, reference) if ref is None else ref)
+
+    return metrics.paired_bootstrap_ci(difference, test.groups)
+
+
+def _extra_reads(result: Any, spec: Evidence, train: Task) -> tuple | None:
+    """What ``spec.extra_metrics`` reads besides the rows and predictions, as a cache key: the
+    training rows and the knobs ``spec.extra_metrics_knobs`` names; None when unknown."""
+    if spec.extra_metrics is None:
+        return ()
+    if spec.extra_metrics_knobs is None:
+        return None
+    function = f"{spec.extra_metrics.__module__}.{spec.extra_metrics.__qualname__}"
+    knobs = tuple((k, repr(result.knobs.get(k))) for k in spec.extra_metrics_knobs)
+    return (function, train.fingerprint, *knobs)
+
+
+def _digest(values: np.ndarray) -> bytes:
+    return hashlib.blake2b(np.ascontiguousarray(values).tobytes(), digest_size=16).digest()
+
+
+def _rows_task(test: Task) -> Task:
+    """``test`` without columns, its ``y`` and ``groups`` computed: what a method's own metric
+    reads, carried to every subset a bootstrap takes (hundreds) at the cost of an index."""
+    test.y, test.groups  # noqa: B018  (computed once here, carried to every subset)
+    return test.subset(np.arange(len(test.frame)), columns=())
 
 
 def baseline_constant_check(reference: np.ndarray, test: Task, label: str) -> Check | None:
@@ -528,16 +599,14 @@ def baseline_constant_check(reference: np.ndarray, test: Task, label: str) -> Ch
 def attach_evidence(result: RunResult, train: Task, test: Task, method: Method) -> RunResult:
     """Compute ``result.baselines`` and ``result.checks`` of ``method``'s run from the run and its
     rows (in place; returns ``result``). Idempotent: recomputing replaces what was there."""
-    from fairengine.methods.evaluation import model_inputs, predicts
+    from fairengine.methods.evaluation import predictions_on_test, predicts
 
     spec = method.evidence or Evidence()
     checks: list[Check | None] = []
     baselines: Baselines | None = None
     if predicts(result.model, train):
         baselines = predictor_baselines(result, spec, train, test)
-        pred = np.asarray(
-            result.model.metric_predictions(model_inputs(result, "test", test)), dtype=float
-        )
+        pred = predictions_on_test(result, test)
         checks.append(constant_check(pred, test.kind, test.groups))
         checks.append(constant_error_check(result, test, baselines, pred))
         checks.extend(_fairness_checks(result, spec, method, train, test, baselines, pred))

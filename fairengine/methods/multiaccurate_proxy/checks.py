@@ -219,6 +219,7 @@ def promise(result: Any, train: Task, test: Task, baselines: Baselines | None) -
 
 EVIDENCE = Evidence(
     extra_metrics=extra_metrics,
+    extra_metrics_knobs=("grouping", "constraint"),
     promise=promise,
     promise_checks=("held_out_multiaccuracy", "proxy_vs_simple_proxies"),
 )

@@ -198,6 +198,7 @@ def promise(result: Any, train: Task, test: Task, baselines: Baselines | None) -
 EVIDENCE = Evidence(
     learner=learner,
     extra_metrics=extra_metrics,
+    extra_metrics_knobs=("constraint", "slack"),
     promise=promise,
     promise_checks=("held_out_constraint", "few_group_rows", "noise_too_strong"),
 )
