@@ -30,6 +30,8 @@ GAMMA_RULES = ("paper", "safe")
 #: Data of the best-iterate (and β) selection: auto (held-out rows for soft assignments, the
 #: training rows for the others), train, or 25% of the training rows held out (noisy groups only).
 SELECTIONS = ("auto", "train", "validation")
+#: Share of the training rows held out for selection with ``selection="validation"``.
+VALIDATION_FRACTION = 0.25
 #: Hyperparameter protocol: none (the knobs' learning rates) or the paper's per-split grid.
 TUNINGS = ("none", "grid")
 
