@@ -100,3 +100,14 @@ def split_table(
     train, _ = task.split(test_size=test_size, random_state=random_state)
     part = np.where(task.frame.index.isin(train.frame.index), "train", "test")
     return pd.DataFrame({ids.name: ids.to_numpy(), PART_COLUMN: part})
+
+
+def held_out_split(
+    n_rows: int, fraction: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """(kept, held out): sorted positions of ``n_rows`` rows, a share ``fraction`` of them (at
+    least one) drawn with ``rng`` and held out — e.g. for choosing among a fit's iterates on
+    rows it was not fitted to. ``rng`` is advanced by one permutation of ``n_rows``."""
+    order = rng.permutation(n_rows)
+    n_held = max(1, int(fraction * n_rows))
+    return np.sort(order[n_held:]), np.sort(order[:n_held])

@@ -106,13 +106,29 @@ def test_side_by_side_prints_the_authors_dro_beside_ours(bench, monkeypatch, tmp
     authors = bench.read_side_by_side()
     dro = authors[("adult", "dro", 0.1)]
     assert dro and all(301 <= seed <= 310 for seed in dro)
-    assert all(0.0 < error < 0.5 for error, _ in dro.values())
+    assert all(0.0 < error < 0.5 for error, _, _ in dro.values())
     out = bench.ng_side_by_side(quick=True)
     rows = {r["what"]: r for r in out}
-    row = rows["ng_side_by_side adult dro noise=0.1 max true violation"]
+    row = rows["ng_side_by_side adult dro noise=0.1 seeds 301-302 test error"]
     seeds = [s for s in (301, 302) if s in dro]
     assert f"({len(seeds)} seeds)" in row["note"] and "not fitted" in row["note"]
     if seeds:
         mean_error = np.mean([dro[s][0] for s in seeds])
-        assert f"authors' code: error {mean_error:.3f}" in row["note"]
-    assert "ng_side_by_side adult soft noise=0.3 max true violation" in rows
+        assert f"error {mean_error:.3f}" in row["note"]
+    assert "ng_side_by_side adult soft noise=0.3 seeds 301-302 test error" in rows
+
+
+def test_side_by_side_keeps_the_papers_T_and_every_seed_range(bench, monkeypatch, tmp_path):
+    """A seed run at T = 250 and at the paper's T = 750 is read at 750, whatever the row order;
+    the default table has one line per seed range (none left out)."""
+    csv = tmp_path / "authors.csv"
+    head = "dataset,method,noise,split,T,test_error,max_true_violation,hyperparameters,seconds"
+    rows = ["adult,soft,0.3,301,750,0.19,-0.01,,1", "adult,soft,0.3,301,250,0.23,-0.03,,1",
+            "adult,soft,0.3,302,250,0.22,+0.02,,1"]  # fmt: skip
+    csv.write_text("\n".join([head, *rows]) + "\n")
+    cells = bench.read_side_by_side(csv)[("adult", "soft", 0.3)]
+    assert cells == {301: (0.19, -0.01, 750), 302: (0.22, 0.02, 250)}
+    monkeypatch.delenv("NG_SIDE_SEEDS", raising=False)
+    ranges = bench._side_ranges(quick=False)
+    assert [(r[0], r[-1]) for r in ranges] == list(bench.SIDE_RANGES)
+    assert all(len(r) >= 10 for r in ranges)

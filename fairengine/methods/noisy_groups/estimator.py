@@ -1,93 +1,22 @@
 """RobustFairClassifier: a linear classifier under rate constraints on noisy groups (Wang et al.
 2020).
 
-Approaches, all a projected gradient descent–ascent on the hinge Lagrangian
+Every approach is a projected gradient descent–ascent on the hinge Lagrangian
 f̃(θ) + Σ_c λ_c ψ̃_c(θ; adversary) with hinge-relaxed group rates:
 
 * ``naive``: the constraints on the noisy groups Ĝ (problem 2);
-* ``dro``: each noisy group's law p̂_j replaced by an adversarial p̃_j in the TV ball of radius
-  γ_j around it (Algorithm 2);
+* ``dro``: each noisy group's law replaced by an adversarial p̃_j in the TV ball of radius γ_j
+  (Algorithm 2);
 * ``soft``: group membership replaced by an adversarial assignment w(j | ŷ, y, Ĝ) consistent with
   the noise model P(G | Ĝ) (Algorithm 4);
 * ``unconstrained``: no constraints.
 
-Adversaries, ``adversary=``:
-
-* ``"paper"`` (default; the paper's experiments, re-implemented from the authors' code): DRO keeps
-  one p̃_j per noisy group (shared by its TPR and FPR constraints), starts it at p̂_j and takes an
-  Adam ascent step each iteration, projected exactly onto the TV ball ∩ simplex (the code's
-  projection does not renormalise; the spec's exact projection is used instead). Soft assignments
-  keep ONE table W (all constraints), take 5 Adam ascent steps on it per iteration, each followed
-  by 20 rounds of Dykstra's projection onto 𝒲(θ), and use the code's cell-sum relaxation with the
-  "+1" denominator (:class:`~fairengine.methods.noisy_groups.adversaries.SoftTable`).
-* ``"exact"``: DRO plain projected gradient ascent with one p̃ per constraint; soft assignments the
-  exact best response over 𝒲(θ) at every step (closed form).
-
-The λ-ascent (``lambda_signal``, default ``"auto"``): soft assignments that select their best
-iterate on held-out rows (``eval_set``) let λ ascend on the exact 0-1 worst case over 𝒲(θ) of the
-current iterate with a plain projected step, ||λ||₁ <= 5 (a proxy Lagrangian: θ still descends on
-the hinge-relaxed Lagrangian); DRO with an auxiliary sample (a noise model) does the same on its
-margin check (below) — θ still descends against the adversary's p̃; otherwise λ ascends on the
-relaxed constraints as in the paper code — Adam for soft assignments, the plain projected step
-λ + η_λ·ψ̃ for naive and DRO (``lambda_optimizer``; see both parameters' notes for why).
-
-Why DRO needs it: with λ on the relaxed constraints, the adversary's p̃ (Adam steps of 0.01 next to
-p̂_i ≈ 1/n_j, projected onto the TV ball) moves mass onto the positives with the lowest scores,
-which keeps the relaxed TPR constraint at or above 0 at almost every candidate, λ near its bound and
-θ on a fixed penalty whose overall-TPR upper bound pushes every positive below the threshold: on
-Adult every candidate predicted no positive (the all-negatives error). The authors' code escapes it
-only partly and by accident: its p̃ is indexed by row position while its training loop feeds the
-rows shuffled, so during training the adversary reweights rows unrelated to the noisy group
-(bench/reference/README.md, item 9); on the same rows its DRO stayed close to the all-negatives
-error (bench ``ng_side_by_side``). The TV ball's exact 0-1 worst case is no signal either: at the
-paper's γ > α only trivial classifiers meet it.
-
-Candidates and the best iterate (paper §7 / App. F.1, the code's ``find_best_candidate_index``
-with ``rank_objectives=False``): an iterate is recorded every ``eval_every`` steps (and the last
-one); the initial θ = 0 (the all-negatives classifier, trivially feasible) is never a candidate.
-The lowest 0-1 error among candidates meeting the method's 0-1 constraints wins; when none does,
-the selection falls back to the candidate whose worst per-constraint violation rank is smallest
-(ties by error), and ``selection_status_`` says so. A candidate whose error on the selection rows is
-not below predicting one class is chosen only when every candidate is such: it meets the rate
-constraints (nearly) trivially, so preferring it would hide that no useful classifier passed
-(the status then says "fallback"). The constraints checked are the noisy-group
-ones for naive and the robust ones for DRO and soft, evaluated by ``robust_eval``:
-
-* ``"margin"`` (the default): soft assignments — per constraint the larger of
-  the label-aware worst case (every assignment w(j | y, Ĝ) consistent with P(G | Ĝ) that may
-  follow the label and the noisy group but not the decision: the partition (Ĝ, Y) of 𝒲(θ), whose
-  exact check uses (Ĝ, Y, Ŷ)) and the paper's check at the adversary's table W plus a one-sided
-  95% sampling margin (1.645 standard errors of the W-weighted group rate, Kish effective size;
-  :func:`~fairengine.methods.noisy_groups.rates.sa_margin_violations`). Why: the W check alone
-  passes iterates whose table is a benign point of 𝒲(θ) and, in-sample, iterates that break the true
-  groups on new rows (bench ``ng_adult_soft``); the exact check admits only near-trivial classifiers
-  at large noise. The label-aware set lies between the prior assignment and 𝒲(θ); the W value is one
-  point of 𝒲(θ) found on the same rows as the iterate, hence the margin against in-sample optimism
-  (z = 1.645 fixed beforehand). Chosen among W + margin, the label-aware check, the prior check and
-  their combinations by re-selecting the recorded iterates of the 5-split Adult benchmark (so the
-  Adult table is not an out-of-sample test of the choice; Credit was not used), see
-  :data:`~fairengine.methods.noisy_groups.knobs.ROBUST_EVALS`. DRO (with an auxiliary sample): per
-  constraint the larger of the paper's check and the noise-corrected true-group violation plus
-  :data:`~fairengine.methods.noisy_groups.evaluators.DRO_MARGIN_Z` standard errors
-  (:func:`~fairengine.methods.noisy_groups.rates.corrected_violations`: the noisy groups' counts
-  through the inverse of P(Ĝ | G), unbiased when the noise does not depend on the features and
-  label given the true group, as the paper's generator); soft assignments selected on held-out
-  rows also take these corrected values, over all their training rows, where the noise is mild
-  (:func:`~fairengine.methods.noisy_groups.evaluators.soft_joint_check`); naive: the same as
-  ``"paper"``. "Checked against the label-aware worst case and the paper's adversary W with a 95%
-  margin" — still not a certificate. The Method evaluates it on 25% of the training rows held out
-  (``eval_set``; the Method's ``selection="auto"``), which removes the in-sample optimism that
-  passed the step-25 iterate at noise 0.1 (see :mod:`~fairengine.methods.noisy_groups.method`);
-* ``"paper"``: the paper's adversary — DRO the worst of p̂_j and 20 random p̃ in the ball
-  (the code's ``generate_rand_vec_l1_ball``, made feasible), soft assignments the algorithm's
-  current table W (W-term capped at 1). These are lower bounds of the exact worst case: the
-  selected classifier is "checked against the paper's adversary", not certified.
-* ``"exact"``: the exact worst case over the TV ball / over 𝒲(θ) (closed forms) — a certificate
-  ("guaranteed against every noise pattern in the TV ball"), but at the paper's γ > α only
-  near-trivial classifiers pass it ("Consequence").
-
-Every evaluation is recorded for every candidate, so :meth:`RobustFairClassifier.select` can
-switch between them without refitting.
+An iterate is recorded every ``eval_every`` steps (never the initial θ = 0) with its 0-1 error and
+its robust checks (``"margin"``, ``"paper"``, ``"exact"``; :mod:`.evaluators`), on the fitting rows
+and on ``eval_set`` when given; the best iterate is the lowest-error one passing the check
+``robust_eval`` (the paper's rule), else the least-violating one ("fallback"). The adversaries,
+the λ rule, the checks and why the defaults are what they are: "Design notes" in
+docs/methods/noisy_groups.md.
 """
 
 from __future__ import annotations
@@ -174,39 +103,15 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
     eval_every : int
         Steps between recorded candidate iterates.
     lambda_optimizer : {"auto", "adam", "gd"}
-        The λ-ascent: ``"adam"`` (the paper code applies TF Adam to −L for λ, then projects onto
-        Λ) or plain projected gradient ``λ + η_λ ψ̃``. With Adam every
-        positive relaxed constraint gains multiplier at the same pace (the step is ≈ η_λ·sign),
-        so λ moves between the groups as the constraints change sign; the plain step with
-        η_λ = 1 puts all of ||λ||₁ <= 1 on the largest relaxed constraint and keeps it there
-        (soft assignments' hinge bounds differ by >= 1, so with β = 0 they all stay positive).
-        ``"auto"`` (default): Adam for soft assignments (the code's rule) and the plain step for
-        naive and DRO, whose 5-split Adult numbers meet Table 2 with it (with Adam DRO's error
-        and true-group violation were both higher). For soft assignments Adam gives the lower
-        max true-group test violation at most noise levels on Adult and Credit, and on Adult
-        fewer fallback selections (benches ``ng_adult_soft`` and ``ng_credit_soft``).
+        The λ-ascent: Adam (the paper code's) or the plain projected step λ + η_λ·signal;
+        ``"auto"``: Adam for soft assignments on the relaxed constraints, plain otherwise.
     lambda_signal : {"auto", "relaxed", "exact", "margin", "paper"}
-        What λ ascends on. ``"relaxed"`` (the paper code): the hinge-relaxed constraints ψ̃,
-        projected onto ||λ||₁ <= 1. With β = 0 these are >= 1 − α wherever the scores lie in [−1, 1]
-        (max(0, 1 + s) − min(1, s) >= 1), so λ sits on the bound for the whole run and θ minimises a
-        fixed penalised objective that ignores whether the 0-1 constraints hold: on Adult every
-        soft-assignment candidate broke the true groups on its own training rows at noise 0.3, so
-        every check rejected them all. The authors' code has the same fixed penalty, but its
-        η_θ = 0.1 makes the iterates swing and its check keeps the swings that happen to be
-        conservative. A 0-1 check name (the proxy Lagrangian of Cotter, Jiang & Sridharan, ALT
-        2019): θ still descends on the relaxed Lagrangian, λ ascends (plain projected step, ||λ||₁
-        <= :data:`~fairengine.methods.noisy_groups.game.SIGNAL_LAMBDA_BOUND`) on that 0-1 robust
-        check of the current iterate on the training rows, so it grows while the check fails and
-        shrinks once it holds, and the iterates follow the check's boundary. ``"auto"`` (default):
-        soft assignments with an ``eval_set`` ascend on the exact worst case
-        over 𝒲(θ) (in-sample it bounds the true groups' violation); DRO with a noise model on its
-        margin check (the noise-corrected rates plus a margin of the selection rows' standard error;
-        see the module docstring for why the relaxed rule leaves DRO trivial); everything else keeps
-        the relaxed rule — an in-sample selection cannot tell which of the boundary iterates hold on
-        new rows (with the 0-1 rule and the best iterate chosen on train, Adult's true-group
-        constraint broke on the test rows). DRO's other checks give no useful signal: its 20
-        random p̃ are met by the naive classifier (Adult, sex, page defaults), its exact worst case
-        only by near-trivial classifiers at γ > α.
+        What λ ascends on: the hinge-relaxed constraints (``"relaxed"``, the paper code; with
+        β = 0 they never turn negative, so λ sits on its bound) or a 0-1 robust check of the
+        current iterate (the proxy Lagrangian of Cotter, Jiang & Sridharan 2019), so that the
+        iterates follow the boundary of that check. ``"auto"``: soft assignments with an
+        ``eval_set`` ascend on the exact worst case (``"exact"``), DRO with a noise model on its
+        margin check, everything else on the relaxed constraints.
 
     Attributes
     ----------
@@ -319,8 +224,9 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
 
     def _signal_key(self, held_out: bool) -> str | None:
         """The 0-1 check λ ascends on (None: the hinge-relaxed constraints, the paper code's
-        rule); ``lambda_signal="auto"``: the exact worst case for soft assignments selected on
-        held-out rows (``held_out``), else None."""
+        rule); ``lambda_signal="auto"``: soft assignments selected on held-out rows
+        (``held_out``) ascend on the exact worst case over 𝒲(θ), DRO with a noise model on its
+        margin check, the others on the relaxed constraints."""
         if self.method == "unconstrained" or self.lambda_signal == "relaxed":
             return None
         if self.lambda_signal == "auto":

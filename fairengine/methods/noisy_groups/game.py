@@ -164,12 +164,8 @@ class HingeGame:
 
 
 LAMBDA_BOUND = 1.0  # R of Λ = {λ >= 0, ||λ||_1 <= R} (the code's value)
-#: R when soft assignments' λ ascends on a 0-1 check (``lambda_signal``): the relaxed penalty of
-#: one unit of λ is too weak to reach the 0-1 boundary on Adult (R = 1: no candidate met the exact
-#: check at noise 0.3/0.5; R = 5 keeps the trajectory at it, see ``lambda_signal``). DRO keeps
-#: R = 1: it meets its check with λ well inside (on Adult the same iterates at R = 1 and 5), and
-#: where the check cannot be met (noise 0.5: its standard error exceeds α) R = 5 swung the
-#: iterates to errors far above the all-negatives error.
+#: R when soft assignments' λ ascends on a 0-1 check (``lambda_signal``): one unit of λ on the
+#: relaxed penalty is too weak to reach the 0-1 boundary (design notes in the method's docs).
 SIGNAL_LAMBDA_BOUND = 5.0
 
 

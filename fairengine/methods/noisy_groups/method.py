@@ -1,71 +1,13 @@
 """The ``noisy_groups`` Method: add group noise, fit one approach, score true and noisy groups.
 
 Train and test groups are both flipped at rate ``noise`` (the paper's generator); a random 20% of
-the training rows serves as the auxiliary sample with true and noisy groups (noise model, safe γ).
-Metrics (train and test): ``error``, ``noisy_violation`` (on Ĝ) and ``true_violation`` (on G), both
-the max one-sided rate-constraint violation including the slack α (paper App. F.1).
-
-Paper-parity options:
-
-* ``group_feature="noisy"`` adds the noisy group Ĝ as a one-hot feature (the paper: "the noisy
-  group is a feature, the true group is not"). The exported model then reads the column
-  ``noisy_group`` (group names); a table without it is scored as an unknown group (that
-  one-hot is all zeros). Default ``"none"``: the model needs only the table's feature columns.
-* ``adversary="paper"`` (default): the paper experiments' adversaries (DRO: Adam on p̃ per noisy
-  group; soft: one table W, a few Adam + Dykstra steps per iteration); ``"exact"``: exact best
-  responses (soft) / plain projected ascent per constraint (DRO).
-* λ (estimator ``lambda_signal="auto"``): when soft assignments select on held-out rows, their
-  multipliers ascend on the exact worst-case 0-1 violation over 𝒲(θ) of the current iterate
-  (the proxy Lagrangian; θ still descends on the hinge-relaxed Lagrangian), so the iterates
-  track the constraint's boundary instead of a fixed penalty (see the estimator's parameter);
-  DRO's multipliers do the same on its margin check (below) — with λ on the relaxed
-  constraints, its adversary kept λ at the bound and every recorded iterate at the all-negatives
-  classifier (estimator module docstring); naive's ascend on the relaxed constraints.
-* ``robust_eval="margin"`` (the default) selects soft assignments' best iterate against the
-  label-aware worst case (every assignment consistent with P(G | Ĝ) that follows the label and the
-  noisy group, not the decision) and the paper's W with a one-sided 95% sampling margin: "checked
-  against the label-aware worst case and the paper's adversary W with a 95% margin" (estimator
-  module docstring); for DRO the larger of the paper's check and the noise-corrected true-group
-  rates (the noisy groups' counts through the inverse of P(Ĝ | G), from the auxiliary sample) plus
-  one standard error of the selection rows: "checked against the noise-corrected group rates with a
-  one-standard-error margin". ``robust_eval="paper"`` selects against the paper's adversary (20
-  random p̃ in the ball for DRO, the current W for soft): "checked against the paper's adversary".
-  ``"exact"`` selects with the exact worst cases; at the paper's γ > α that keeps only near-trivial
-  classifiers, so it is an option, not the default.
-* Whatever the selection, the metric ``robust_violation`` reports the exact worst case of the
-  chosen classifier as a certificate: for soft assignments over every assignment consistent with
-  the noise model (𝒲(θ)), for every other approach over every noise pattern in the TV ball of
-  the safe radius max(P(Ĝ≠j|G=j), P(G≠j|Ĝ=j)) (which contains the true groups' law in-sample).
-  ≤ 0 means "guaranteed against every noise pattern in the ball".
-* ``gamma_rule``: the DRO radius — ``"paper"`` γ_j = P(Ĝ≠G | G=j) (Sec. 5, default) or
-  ``"safe"``; a positive ``gamma`` overrides both.
-* ``beta`` / ``beta_rule``: the extra hinge slack β; ``"code"`` (default) the paper code's
-  values (1 for naive and DRO, 0 for soft assignments); ``"paper_relaxed"`` takes the smallest β of
-  :data:`BETA_GRID` whose best iterate satisfies the hinge-relaxed constraints (slack α + β) on
-  train (the paper's rule), ``"select"`` the β whose best iterate has the lowest error among those
-  satisfying the approach's 0-1 constraints on the selection data (the paper's hyperparameter rule).
-* ``tuning="grid"`` (soft assignments; the paper's protocol, :mod:`.tuning`): the
-  :data:`~fairengine.methods.noisy_groups.tuning.SOFT_GRID` learning-rate settings are fitted on
-  the fitting rows (best iterate by the paper's rule, or on the held-out rows with
-  ``selection="validation"``), and the setting is chosen on 25% of the training rows held out
-  (noisy groups only) by the exact worst-case check, then validation error. The
-  ``learning_rate`` / ``lambda_learning_rate`` / ``adversary_learning_rate`` knobs are then
-  unused; the artifacts ``tuning`` table and ``tuned_setting`` say what was chosen, and a
-  validation fallback (no setting met the check) is reported in ``status``.
-* ``selection="validation"`` holds out 25% of the training rows (0.6/0.2 of train+validation with a
-  0.2 test, as in the paper) and selects the iterate and β on them, with noisy groups only — never
-  true groups. ``selection="auto"`` (the default) does so for soft assignments when the held-out
-  share keeps at least :data:`MIN_HELD_OUT_BASE` base rows (positives for TPR, negatives for FPR)
-  of every noisy group, and otherwise — and for the other approaches — selects on the training rows
-  (the status message says which, and why). Why: the paper code selects its best iterate on a
-  validation split, and an in-sample check rewards the iterates that happen to pass on the rows
-  they were fitted to, while selecting on held-out rows (fit on the other 75%) keeps the
-  true-group test violation within the slack + .01 at every noise level (benches
-  ``ng_adult_soft`` and ``ng_credit_soft``). A finer check (assignments that may also follow 2–6
-  quantile bins of the iterate's score) behaved as the exact check there and was dropped. DRO
-  selects on all its training rows (its check's standard error is half that on 25% held out, and
-  a linear model barely overfits them: its test and train true-group violations differ by much
-  less than that standard error); naive on train (its Adult numbers meet Table 2).
+the fitting rows serves as the auxiliary sample with true and noisy groups (noise model, γ).
+Metrics per split: ``noisy_violation`` (on Ĝ), ``true_violation`` (on G) and ``robust_violation``
+(the exact worst case over the noise model, a certificate), each the largest one-sided
+rate-constraint value minus the slack α (paper App. F.1). Soft assignments choose their best
+iterate on 25% of the training rows held out (noisy groups only; ``selection="auto"``), the other
+approaches on the training rows. Why each default is what it is: "Design notes" in
+docs/methods/noisy_groups.md.
 """
 
 from __future__ import annotations
@@ -80,7 +22,13 @@ import numpy as np
 from fairengine import metrics
 from fairengine.methods.base import Method, RunResult
 from fairengine.methods.noisy_groups.checks import EVIDENCE
-from fairengine.methods.noisy_groups.knobs import BETA_GRID, KNOBS, METRICS, SWEEP_GRIDS
+from fairengine.methods.noisy_groups.knobs import (
+    BETA_GRID,
+    KNOBS,
+    METRICS,
+    SWEEP_GRIDS,
+    VALIDATION_FRACTION,
+)
 from fairengine.methods.noisy_groups.noise import add_group_noise, estimate_noise
 from fairengine.methods.noisy_groups.promise import guarantee, promise_held
 from fairengine.methods.noisy_groups.rates import constraint_list
@@ -102,8 +50,6 @@ if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
     from fairengine.methods.noisy_groups.estimator import RobustFairClassifier
 
 AUX_FRACTION = 0.2
-#: Share of the training rows held out for selection with ``selection="validation"``.
-VALIDATION_FRACTION = 0.25
 #: The paper code's ``constraints_slack`` per approach (beta_rule="code").
 CODE_BETA = {"naive": 1.0, "dro": 1.0, "soft": 0.0, "unconstrained": 0.0}
 #: Column of the noisy group when it is a feature (``group_feature="noisy"``).
@@ -223,9 +169,9 @@ def _split_rows(train: Task, knobs: Mapping[str, Any], noisy: np.ndarray):
     base_rows = held_out_base(train.y, noisy, knobs["constraint"], train.n_groups)
     selection_used = resolve_selection(knobs["selection"], method, base_rows)
     if selection_used == "validation" or _tuned(knobs):
-        order = rng.permutation(n)
-        n_val = max(1, int(VALIDATION_FRACTION * n))
-        val_rows, fit_rows = np.sort(order[:n_val]), np.sort(order[n_val:])
+        from fairengine.data.split import held_out_split  # pandas: loaded on a run only
+
+        fit_rows, val_rows = held_out_split(n, VALIDATION_FRACTION, rng)
     aux = rng.choice(fit_rows, size=max(1, int(AUX_FRACTION * len(fit_rows))), replace=False)
     return fit_rows, val_rows, selection_used, aux
 

@@ -5,6 +5,7 @@ the test rows."""
 from __future__ import annotations
 
 from fairengine.methods.base import RunResult
+from fairengine.methods.noisy_groups.knobs import VALIDATION_FRACTION
 
 
 def promise_held(result: RunResult) -> bool:
@@ -17,8 +18,6 @@ def promise_held(result: RunResult) -> bool:
 
 def guarantee(result: RunResult) -> str:
     """How strong the guarantee of this run is, in words (its page's caption)."""
-    from fairengine.methods.noisy_groups.method import VALIDATION_FRACTION
-
     method, robust_eval = result.knobs["method"], result.knobs["robust_eval"]
     certified = result.metrics["test"]["robust_violation"] <= 0.0
     ball = (

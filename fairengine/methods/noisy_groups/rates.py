@@ -293,26 +293,13 @@ def corrected_violations_se(
     y, yhat, noisy, constraint: str, slack: float, flip, z: float = 0.0, yhat_by_group=None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Noise-corrected 0-1 constraint values: each true group's rate estimated from the noisy
-    groups' counts by inverting the flip matrix ``flip[k, j]`` = P(Ĝ = k | G = j), plus ``z``
-    standard errors (delta method) in the adverse direction.
-
-    When group noise does not depend on the features and the label given the true group (the
-    paper's generator flips rows at random), the expected count of base rows (and of positive
-    decisions among them) in noisy group k is Σ_j flip[k, j]·(that count in true group j), so
-    flip⁻¹ applied to the noisy groups' counts estimates the true groups' counts without bias.
-    The TV-ball worst case instead lets the noise move a rate by γ_j/P(base | j) — more than
-    α at the paper's γ, so only trivial classifiers meet it.
-
-    That needs the decisions not to depend on Ĝ given the true group. When the classifier reads the
-    noisy group as a feature they do, and a classifier can then raise a small group's estimated rate
-    by favouring the rows *labelled* with it (mostly rows of other groups at large noise) without
-    raising its true rate: on the authors' Adult rows the estimate of a small group's violation fell
-    well below its true value on the same rows. ``yhat_by_group`` (shape (m, n): each row's decision
-    with its noisy-group feature set to k) removes that: a row of true group j carries the noisy
-    group k with probability flip[k, j] whatever its features, so its expected decision as a member
-    of j is v_j = Σ_k flip[k, j]·yhat_by_group[k], and group j's rate is estimated from v_j.
-
-    Returns the values and each constraint's standard error (0 where not estimable)."""
+    groups' counts through the inverse of ``flip[k, j]`` = P(Ĝ = k | G = j), plus ``z`` standard
+    errors (delta method) in the adverse direction. Unbiased when the noise does not depend on
+    the features and the label given the true group. ``yhat_by_group`` (shape (m, n)): each
+    row's decision with its noisy-group feature set to k, for a classifier that reads the noisy
+    group (each row is then rated under every noisy group it may carry; "Design notes" in
+    docs/methods/noisy_groups.md). Returns the values and each constraint's standard error (0
+    where not estimable)."""
     return CorrectedRates(y, noisy, constraint, flip)(yhat, slack, z, yhat_by_group)
 
 

@@ -1,33 +1,12 @@
-"""The paper's hyperparameter protocol (App. F.1).
+"""The paper's hyperparameter protocol (App. F.1), ``tuning="grid"`` (experimental).
 
-For each setting of a small grid of learning rates (η_θ, η_λ, η_w / η_p̃; Table 1) a
-:class:`~fairengine.methods.noisy_groups.estimator.RobustFairClassifier` is fitted on the training
-rows and its best iterate chosen there by the paper's rule; the setting is then chosen on a
-validation split (noisy groups only — never true groups, §4.4) by the approach's robust constraint
-check and then by validation error: the lowest validation error among settings whose selected
-iterate meets every robust constraint on validation, else the least-violating setting (the same
-rank heuristic, :func:`~fairengine.methods.noisy_groups.game.select_best`).
-
-Choices the paper leaves open (say so, and why):
-
-* per split, not "on average over 10 splits" (the paper's F.1.4 wording; the code tunes per split,
-  and a per-split rule is what a user with one data set can run);
-* the validation check is the EXACT worst case by default (``check="exact"``: over every
-  assignment consistent with P(G | Ĝ) for soft assignments, the TV ball for DRO). The paper's own
-  check on validation (the code uses the TRUE groups there, a leak the spec rejects) has no
-  noisy-group analogue for soft assignments but the W table recorded with the iterate, and that
-  table was measured to pass settings that break the true-group constraints;
-  ``check="paper"`` is kept for comparison;
-* the grid is a star around the paper's selected values (η_θ = η_w = 0.01, η_λ = 1; "neither the
-  largest nor the smallest of all values tried"): each rate moved one step along Table 1's grid —
-  6 settings instead of 36, so the protocol stays affordable (:data:`SOFT_GRID`).
-
-Measured by the benches ``ng_adult_tuned`` and ``ng_credit_tuned`` (bench/RESULTS.md): tuning
-by the exact check keeps the true-group constraints at every noise level on Adult at the price
-of a higher error (on Credit, the all-negatives error); tuning by the paper's W check lowers the
-error and breaks the constraints. Neither meets "error ≤ .22 and violation ≤ +.01" at every
-level, so tuning stays an option (``tuning="grid"``, default ``"none"``): it costs 6 fits and is
-the choice when the true-group guarantee matters more than error.
+Each setting of :data:`SOFT_GRID` (η_θ, η_λ, η_w: a star around the paper's selected values, one
+step along Table 1's grid each) is fitted and its best iterate chosen by the paper's rule; the
+setting is then chosen on held-out rows (noisy groups only) by the approach's robust check
+(``check="exact"`` by default, ``"paper"`` for comparison) and then by error, else the
+least-violating setting (:func:`~fairengine.methods.noisy_groups.game.select_best`). Per split,
+as a user with one data set can run it. Why it is not the default: "Design notes" in
+docs/methods/noisy_groups.md (benches ``ng_adult_tuned``, ``ng_credit_tuned``).
 """
 
 from __future__ import annotations
