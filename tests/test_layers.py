@@ -30,13 +30,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("dashboard",),
 )
 
-#: Cycles being removed by their owners this round; nothing may be added here.
-KNOWN_CYCLES = {
-    # noisy groups' promise reads the method's validation fraction (engineer 41noisy)
-    frozenset(
-        {"fairengine.methods.noisy_groups.method", "fairengine.methods.noisy_groups.promise"}
-    ),
-}
+#: Import cycles allowed: none.
+KNOWN_CYCLES: set[frozenset[str]] = set()
 
 
 #: Private names still imported across modules (importer, imported) -> names; nothing may be added.
