@@ -82,7 +82,7 @@ from fairengine.methods.base import Method, RunResult
 from fairengine.methods.noisy_groups.checks import EVIDENCE
 from fairengine.methods.noisy_groups.knobs import BETA_GRID, KNOBS, METRICS, SWEEP_GRIDS
 from fairengine.methods.noisy_groups.noise import add_group_noise, estimate_noise
-from fairengine.methods.noisy_groups.promise import guarantee, promise_held
+from fairengine.methods.noisy_groups.promise import guarantee
 from fairengine.methods.noisy_groups.rates import constraint_list
 from fairengine.methods.noisy_groups.report import (
     empirical_tvs,
@@ -487,6 +487,5 @@ NOISY_GROUPS = register(
         main_knob="slack",
         demo_knob="slack",
         guarantee=guarantee,
-        promise=promise_held,
     )
 )
