@@ -301,10 +301,6 @@ class Method:
     #: What a result promises, in plain words, built from the result (its page shows it under
     #: the numbers). None: the method states no guarantee of its own.
     guarantee: Callable[[RunResult], str] | None = field(default=None, hash=False, compare=False)
-    #: Whether a result kept the method's promise on its test rows, judged from its own numbers
-    #: with no tolerance (the fidelity matrix: :func:`fairengine.frontier.fidelity.promise_held`).
-    #: None: the method makes no promise beyond its checks.
-    promise: Callable[[RunResult], bool] | None = field(default=None, hash=False, compare=False)
     #: Its own model types: type name → the module whose import registers the class
     #: (:func:`fairengine.models.register_model`), which declares the class's state schema. A
     #: model file names a type; only a declared module is ever imported for it. Name them after
@@ -363,6 +359,14 @@ class Method:
             )
         for check in self.task_checks:
             check(task)
+
+    def promise_held(self, result: RunResult) -> bool:
+        """Whether ``result`` kept the method's promise on its test rows: none of its promise
+        checks (``evidence.promise_checks``) is at level fail. A warn among them leaves the
+        promise held (the data do not show it broken, but there is something to act on, e.g.
+        few rows in a group); a method without promise checks promises nothing beyond them."""
+        names = set(self.evidence.promise_checks) if self.evidence else set()
+        return not any(c.level == "fail" and c.name in names for c in result.checks)
 
     def run(self, train: Task, test: Task, **knobs: Any) -> RunResult:
         """Fit on ``train`` with the given knobs and score on train and test.

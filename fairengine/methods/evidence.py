@@ -165,8 +165,9 @@ class Evidence:
         For a filter: its reference results.
     promise_checks : tuple of str
         The names of the checks among ``promise``'s that judge whether the promise held (the
-        others are context: convergence...); the fidelity matrix requires one of them to fire
-        on a result whose promise did not hold.
+        others are context: convergence...): the promise held when none of them failed
+        (:meth:`~fairengine.methods.base.Method.promise_held`), and the fidelity matrix requires
+        one of them to fire on a result whose promise its oracle finds missed.
     """
 
     learner: Callable[[Any, Task], Learner] | None = None

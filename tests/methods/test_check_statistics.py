@@ -263,6 +263,6 @@ def test_the_downstream_game_converges_as_far_as_its_rows_can_show() -> None:
     method = get_method("multiaccurate_proxy")
     for seed in (11, 12):
         train, test = load_dataset("german_credit").split(random_state=seed)
-        result = method.run(sample(train, 700, seed), test)
+        result = method.run(sample(train, 700, seed)[0], test)
         assert result.artifacts["summary"]["converged"], seed
         assert "downstream_not_converged" not in {c.name for c in result.checks}

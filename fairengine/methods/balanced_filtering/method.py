@@ -9,7 +9,6 @@ import numpy as np
 
 from fairengine.methods.balanced_filtering.checks import EVIDENCE
 from fairengine.methods.balanced_filtering.knobs import KNOBS
-from fairengine.methods.balanced_filtering.promise import promise_held
 from fairengine.methods.base import RANDOMIZED_PREDICTIONS, Method, RunResult
 from fairengine.methods.registry import register
 
@@ -181,6 +180,5 @@ BALANCED_FILTERING = register(
         evidence=EVIDENCE,
         main_knob="alpha",
         demo_knob="alpha",
-        promise=promise_held,
     )
 )

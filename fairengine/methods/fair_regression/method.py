@@ -16,7 +16,6 @@ from fairengine.lru import LRU
 from fairengine.methods.base import RANDOMIZED_PREDICTIONS, KnobError, Method, RunResult
 from fairengine.methods.fair_regression.checks import EVIDENCE
 from fairengine.methods.fair_regression.knobs import KNOBS
-from fairengine.methods.fair_regression.promise import promise_held
 from fairengine.methods.registry import register
 
 if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
@@ -260,6 +259,5 @@ FAIR_REGRESSION = register(
         evidence=EVIDENCE,
         main_knob="eps",
         demo_knob="eps",
-        promise=promise_held,
     )
 )

@@ -131,4 +131,4 @@ def promise(result: Any, train: Task, test: Task, baselines: Baselines | None) -
     return [c for c in (data_rates(result), convergence(result)) if c is not None]
 
 
-EVIDENCE = Evidence(learner=learner, promise=promise)
+EVIDENCE = Evidence(learner=learner, promise=promise, promise_checks=("data_rates_vs_tau",))

@@ -15,7 +15,6 @@ from fairengine.methods.base import Method, RunResult
 from fairengine.methods.evidence import stored_table
 from fairengine.methods.maxent.checks import EVIDENCE
 from fairengine.methods.maxent.knobs import KNOBS
-from fairengine.methods.maxent.promise import promise_held
 from fairengine.methods.registry import register
 
 if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
@@ -321,6 +320,5 @@ MAXENT = register(
         evidence=EVIDENCE,
         main_knob="C",
         demo_knob="C",
-        promise=promise_held,
     )
 )

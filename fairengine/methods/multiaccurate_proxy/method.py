@@ -35,7 +35,6 @@ from fairengine.methods.multiaccurate_proxy.pipeline import (  # noqa: F401
     make_tasks,
     proxy_for,
 )
-from fairengine.methods.multiaccurate_proxy.promise import promise_held
 from fairengine.methods.multiaccurate_proxy.status import (
     _first,
     _proxy_status,
@@ -228,6 +227,5 @@ MULTIACCURATE_PROXY = register(
         evidence=EVIDENCE,
         main_knob="alpha",
         demo_knob="eps",
-        promise=promise_held,
     )
 )

@@ -30,7 +30,7 @@ from fairengine.methods.noisy_groups.knobs import (
     VALIDATION_FRACTION,
 )
 from fairengine.methods.noisy_groups.noise import add_group_noise, estimate_noise
-from fairengine.methods.noisy_groups.promise import guarantee, promise_held
+from fairengine.methods.noisy_groups.promise import guarantee
 from fairengine.methods.noisy_groups.rates import constraint_list
 from fairengine.methods.noisy_groups.report import (
     empirical_tvs,
@@ -433,6 +433,5 @@ NOISY_GROUPS = register(
         main_knob="slack",
         demo_knob="slack",
         guarantee=guarantee,
-        promise=promise_held,
     )
 )
