@@ -1,19 +1,10 @@
-"""What a noisy-groups run promises (:attr:`Method.guarantee`, :attr:`Method.promise`): the
-sentence on how strong its guarantee is, and whether its constraints held on the true groups of
-the test rows."""
+"""What a noisy-groups run promises (:attr:`Method.guarantee`): the sentence on how strong its
+guarantee is."""
 
 from __future__ import annotations
 
 from fairengine.methods.base import RunResult
 from fairengine.methods.noisy_groups.knobs import VALIDATION_FRACTION
-
-
-def promise_held(result: RunResult) -> bool:
-    """The true-group violation on the test rows is ≤ its sampling allowance (the one the
-    held-out check derived from the test rows; 0 when the result carries no check)."""
-    check = next((c for c in result.checks if c.name == "held_out_constraint"), None)
-    allowance = 0.0 if check is None else float(check.numbers.get("allowance", 0.0))
-    return float(result.metrics["test"]["true_violation"]) <= allowance
 
 
 def guarantee(result: RunResult) -> str:
