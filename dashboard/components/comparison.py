@@ -315,12 +315,18 @@ def show_verdicts(groups: Any, tau: float) -> None:
             return "–"
         return f"{ratio:.3f} {'pass' if bool(passed) else '**fail**'}"
 
-    st.table({
-        "group": [md_text(g) for g in rows.index],
-        **{f"{metrics.GROUP_RATES[r].label} ratio": [
-            _cell(float(v), p) for v, p in zip(rows[f"{r}_ratio"], rows[f"{r}_pass"], strict=True)
-        ] for r in rates},
-    })  # fmt: skip
+    st.table(
+        {
+            "group": [md_text(g) for g in rows.index],
+            **{
+                f"{metrics.GROUP_RATES[r].label} ratio": [
+                    _cell(float(v), p)
+                    for v, p in zip(rows[f"{r}_ratio"], rows[f"{r}_pass"], strict=True)
+                ]
+                for r in rates
+            },
+        }
+    )
     st.caption(
         f"Four-fifths rule at τ = {tau:.2f}: a group passes when its ratio to the reference "
         f"group lies between {tau:.2f} and {1 / tau:.2f}."
