@@ -128,34 +128,13 @@ def build_task(
     if _from_upload(frame):
         key = (id(frame), repr(sorted(roles.items())))
         return _remembered(
-            "task", key, (frame,), lambda: _spun("Checking the roles…", _task_from, frame, **roles)
+            "task", key, (frame,), lambda: _spun("Checking the roles…", from_frame, frame, **roles)
         )
     return _build_task(frame, **roles)
 
 
-def _task_from(
-    frame: pd.DataFrame,
-    *,
-    target: str,
-    sensitive: tuple[str, ...],
-    features: tuple[str, ...] | None,
-    kind: str | None,
-    positive_label: str | tuple[str, ...] | None,
-    **table: Any,
-) -> Task:
-    return from_frame(
-        frame,
-        target=target,
-        sensitive=list(sensitive),
-        features=None if features is None else list(features),
-        kind=kind,  # type: ignore[arg-type]
-        positive_label=positive_label,
-        **table,
-    )
-
-
-#: :func:`_task_from` for the bundled datasets, cached for every session.
-_build_task = st.cache_data(show_spinner="Checking the roles…", max_entries=32)(_task_from)
+#: :func:`fairengine.data.from_frame` for the bundled datasets, cached for every session.
+_build_task = st.cache_data(show_spinner="Checking the roles…", max_entries=32)(from_frame)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
