@@ -37,20 +37,16 @@ from dashboard.components import prefetch
 from dashboard.components.deploy import demo_knobs, limits
 from dashboard.components.evidence import show_evidence
 from dashboard.components.jobs import Job, ServerBusy, discard
-from dashboard.components.services import (  # noqa: F401  (pages and tests use them here)
-    SESSION_KEY,
+from dashboard.components.services import (
     client_address,
     job_pool,
-    result_key,
+    result_key,  # noqa: F401  (the noisy groups page reads it here)
     run_store,
     session_id,
     slot_state,
 )
 from dashboard.components.state import stop_page
-from dashboard.components.waiting import (  # noqa: F401  (poll names pages and tests use here)
-    FIRST_POLL,
-    FIRST_POLLS_FOR,
-    MAX_POLL,
+from dashboard.components.waiting import (
     POLL,
     poll_seconds,
     seconds_left,
@@ -65,8 +61,6 @@ from fairengine.frontier.runs import compute_and_store, run_key
 from fairengine.frontier.sweep import sweep_settings
 from fairengine.methods.base import Method, RunResult
 from fairengine.textsafe import md_text
-
-_state = slot_state  # what run_panel keeps about a slot of this session
 
 
 @st.cache_resource(show_spinner=False)
@@ -196,7 +190,7 @@ def _shown(fit: _Fit, result: RunResult) -> RunResult:
     """Keep ``result`` as what the slot shows, have the settings one knob step away computed
     ahead (:mod:`.prefetch`; for a built-in method, which a fresh process finds by name), and
     draw its checks and baselines."""
-    state = _state(fit.slot)
+    state = slot_state(fit.slot)
     state.pop("job", None)
     state.update(key=fit.key, tkey=fit.tkey, result=result)
     if isinstance(_portable(fit.method), str):
@@ -226,7 +220,7 @@ def run_panel(
     tkey = task_key(train, test)
     key = run_key(tkey, method, knobs, extra)
     fit = _Fit(slot, method, train, test, knobs, extra, function, label, key, tkey)
-    state = _state(slot)
+    state = slot_state(slot)
     # the pool (and its worker processes) starts with the first job, not with a page view
     job = _current_job(state, key)
     result = lookup(key, tkey, method, knobs, extra)
@@ -359,7 +353,7 @@ def job_value(
     on the page, or ``("idle", None)``. A cancelled or failed ``key`` is not started again
     until ``retry`` (the visitor asked again). For work on a visitor's file: ``cpu_seconds``
     caps its processor time."""
-    state = _state(f"job.{slot}")
+    state = slot_state(f"job.{slot}")
     if retry:
         st.session_state.pop(f"runner.cancelled.{slot}", None)
         state.pop("failed", None)
@@ -405,7 +399,7 @@ def sweep_panel(
     this session, so the page draws the points from the store. Draws progress and Cancel while
     it runs. ``parts``: the job's calls (e.g. several methods' sweeps, each already within the
     demo's points per sweep), one job run on every idle worker, instead of ``function``'s."""
-    state = _state(f"sweep.{slot}")
+    state = slot_state(f"sweep.{slot}")
     if sweep_key in state.setdefault("done", []):
         return True
     job = _current_job(state, sweep_key)
