@@ -1,11 +1,8 @@
 """Engine calls behind Streamlit caches: pages call these, not the engine's heavy parts.
 
-What is derived from a bundled dataset is cached for every session of the server. What is
-derived from a visitor's upload (its table, a sample of it, its tasks and their splits) is kept
-in that visitor's session only (:func:`_upload_memo`): it goes when Streamlit drops the session
-(``server.disconnectedSessionTTL`` after the last tab closed), instead of staying in a cache of
-the server after the visitor has left. An upload is recognised by identity: the frames and
-tasks this module handed that session for it.
+What is derived from a bundled dataset is cached for every session of the server; what is
+derived from a visitor's upload is kept in that session only (:func:`_upload_memo`, recognised by
+identity), so it goes when Streamlit drops the session.
 """
 
 from __future__ import annotations

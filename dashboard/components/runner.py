@@ -1,25 +1,10 @@
 """The one run model of every method page: where a result comes from and when it is computed.
 
-A page calls :func:`run_panel` with its knobs and gets the result to draw:
-
-* a setting computed before comes at once from the in-process memo or the run cache (the
-  user's cache, then the runs shipped in ``assets/frontiers/runs`` by ``fairengine precompute``);
-* otherwise the fit runs in the shared process pool (:mod:`dashboard.components.jobs`), never in
-  the script thread: live when the last fit of this page took at most ``$FAIRENGINE_CHEAP_SECONDS``
-  (or there is nothing to show yet), else only when the visitor presses **Run**;
-* meanwhile the page keeps the last result, marked "knobs changed — Run to update", and a small
-  fragment polls the job (queue position, progress, estimate, a Cancel button) and reruns the
-  page when it is done. Moving a knob never wipes a result.
-
-Sweeps use :func:`sweep_panel` the same way: they run in the pool, fill the frontier store, and
-the page draws them from the store once done. A :func:`fairengine.frontier.sweep` runs point by
-point (:func:`sweep_calls`), each point in a call of its own on whichever worker is free. The
-waiting text (:func:`.waiting.waiting_text`) gives the points done, the time the job has run, the
-processor time it got, and says the server is busy when it gets little of it.
-
-In demo mode (:mod:`.deploy`) a fit never runs beyond the knobs' demo ranges and a sweep never
-beyond the demo's points per sweep (:mod:`.grid_sweep` thins a page's grid to fit); when the
-queue is full the page says the server is busy instead of queueing.
+:func:`run_panel` returns the result to draw for a page's knobs: from the in-process memo or the
+run store when computed before, else from a job in the shared pool (live when the page's last fit
+was cheap, else on **Run**), keeping the last result and polling the job meanwhile.
+:func:`sweep_panel` does the same for a sweep, one call per point (:func:`sweep_calls`). See
+"The dashboard's run model" in ``docs/architecture.md``; demo caps come from :mod:`.deploy`.
 """
 
 from __future__ import annotations
