@@ -173,11 +173,7 @@ def after_result(
         return
     previous = memo.get("knobs")
     memo.update(setting=setting, knobs=dict(knobs))
-    try:
-        declared = get_method(method)
-    except KeyError:
-        return
-    found = neighbour_settings(declared, knobs, previous, limit, drawn)
+    found = neighbour_settings(get_method(method), knobs, previous, limit, drawn)
     run = (method, train, test, extra, function)
     pool, store = services.job_pool(), services.run_store()
     submit_neighbours(pool, store, services.session_id(), run, found)

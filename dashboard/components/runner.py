@@ -137,11 +137,7 @@ def _demo_limited(method: str, knobs: Mapping[str, Any]) -> Mapping[str, Any]:
         return knobs
     from fairengine.methods import get_method
 
-    try:
-        declared = get_method(method).knobs
-    except KeyError:
-        return knobs
-    limited, changed = demo_knobs(declared, knobs)
+    limited, changed = demo_knobs(get_method(method).knobs, knobs)
     demo_notice(changed)
     return limited
 
