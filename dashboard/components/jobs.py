@@ -64,7 +64,7 @@ QUEUE_LIMIT = 32
 #: from a call wakes it at once.
 IDLE_WAIT = 1.0
 #: Address space a job's interpreter and libraries reserve without using it (several times
-#: what they keep resident; numbers in bench/RESULTS.md), added to the job's share of memory.
+#: what they keep resident), added to the job's share of memory.
 BASELINE_MB = 768
 #: Modules the warm parent imports once, so that no job pays for them (a missing one is
 #: skipped); :func:`preload_modules` adds every module of the engine's methods.
@@ -87,7 +87,7 @@ PRELOAD = (
     "sklearn.naive_bayes",
     "sklearn.tree",
 )
-#: The default nice value of a job (see ``bench/bench_sched.py`` for the measured choice).
+#: The default nice value of a job.
 WORKER_NICE = settings.Settings.worker_nice
 
 #: One call of a job: ``(function, args, kwargs, with_progress)``.
@@ -669,10 +669,7 @@ def _is_memory_error(exc: BaseException | None) -> bool:
 
 def preload_modules() -> list[str]:
     """What the warm parent imports: :data:`PRELOAD`, then every module of the engine's methods
-    (the algorithm a method imports on its first fit, and what that imports, e.g. scikit-learn's
-    ensembles), so that a job imports nothing of its own: without it every job imported, and
-    where no bytecode cache is written compiled, its algorithm's modules (a sizeable share of a
-    short job's CPU time; numbers in bench/RESULTS.md)."""
+    (and what they import on a first fit), so that a job imports nothing of its own."""
     from fairengine import methods
 
     found = pkgutil.walk_packages(methods.__path__, f"{methods.__name__}.")
