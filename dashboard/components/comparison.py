@@ -13,7 +13,7 @@ import streamlit as st
 
 from dashboard.components import cached
 from dashboard.components.evidence import LEVEL_WORDS
-from dashboard.components.state import keep, seed_widget
+from dashboard.components.state import seed_widget
 from fairengine import metrics
 from fairengine.data import Task
 from fairengine.export import result_metadata
@@ -199,8 +199,6 @@ def render_reference(test: Task) -> tuple[str, float]:
         help="A group passes when τ ≤ its ratio ≤ 1/τ; the plane's ratio axes show the worst "
         "group's min(ratio, 1/ratio), which passes when it is at least τ.",
     )
-    keep("cmp_reference")
-    keep("cmp_tau")
     return reference, float(tau)
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.components import cached
-from dashboard.components.state import keep, seed_widget, selection, set_task
+from dashboard.components.state import seed_widget, selection, set_task
 from fairengine.audit.overlap import TrainedOn, ids_from_table, trained_on_rows
 from fairengine.data import DataError, Task, read_table
 from fairengine.data.registry import DATASETS
@@ -120,7 +120,6 @@ def trained_on_input(task: Task) -> tuple[TrainedOn, str] | None:
     options = list(QUESTION)
     key = seed_widget("cmp_out_trained", options[0], options)  # kept across a page that stops
     words = st.radio("Which rows was it trained on?", options, key=key, horizontal=True)
-    keep("cmp_out_trained")
     answer = QUESTION[words]
     if answer == "unknown":
         st.warning(
