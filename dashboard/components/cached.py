@@ -88,9 +88,7 @@ def role_guess(frame: pd.DataFrame) -> RoleGuess:
     return _bundled_role_guess(frame)
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def _bundled_role_guess(frame: pd.DataFrame) -> RoleGuess:
-    return guess_roles(frame)
+_bundled_role_guess = st.cache_data(show_spinner=False, max_entries=8)(guess_roles)
 
 
 def build_task(

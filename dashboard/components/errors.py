@@ -48,15 +48,10 @@ def show_details(environ: Mapping[str, str] | None = None) -> bool:
     return found.debug and not demo_mode(environ)
 
 
-def new_error_id() -> str:
-    """A short random id (8 hex digits) that names one error in the page and in the log."""
-    return secrets.token_hex(4)
-
-
 def show_unexpected(exc: BaseException, where: str = "this page") -> str:
     """Log ``exc`` with its traceback under a new id and show a short message with that id;
     returns the id. The full report is on the page only when :func:`show_details` allows it."""
-    error_id = new_error_id()
+    error_id = secrets.token_hex(4)  # names this error in the page and in the log
     logger.exception(
         "Unexpected error %s in %s (%s)",
         error_id,
