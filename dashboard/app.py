@@ -91,12 +91,8 @@ def _last_collection() -> list[float]:
 
 
 def collect_garbage(every: float = 60.0) -> None:
-    """A full garbage collection at most every ``every`` seconds per server.
-
-    Streamlit's ``runner.postScriptGC`` (off in .streamlit/config.toml) collects after every
-    script and fragment run, which holds the GIL for a noticeable share of every second per
-    polling session (numbers in bench/RESULTS.md).
-    """
+    """A full garbage collection at most every ``every`` seconds per server, instead of
+    Streamlit's ``runner.postScriptGC`` (off in .streamlit/config.toml) after every run."""
     last = _last_collection()
     if time.monotonic() - last[0] >= every:
         last[0] = time.monotonic()

@@ -1,11 +1,8 @@
 """Engine calls behind Streamlit caches: pages call these, not the engine's heavy parts.
 
-What is derived from a bundled dataset is cached for every session of the server. What is
-derived from a visitor's upload (its table, a sample of it, its tasks and their splits) is kept
-in that visitor's session only (:func:`_upload_memo`): it goes when Streamlit drops the session
-(``server.disconnectedSessionTTL`` after the last tab closed), instead of staying in a cache of
-the server after the visitor has left. An upload is recognised by identity: the frames and
-tasks this module handed that session for it.
+What is derived from a bundled dataset is cached for every session of the server; what is
+derived from a visitor's upload is kept in that session only (:func:`_upload_memo`, recognised by
+identity), so it goes when Streamlit drops the session.
 """
 
 from __future__ import annotations
@@ -91,9 +88,7 @@ def role_guess(frame: pd.DataFrame) -> RoleGuess:
     return _bundled_role_guess(frame)
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def _bundled_role_guess(frame: pd.DataFrame) -> RoleGuess:
-    return guess_roles(frame)
+_bundled_role_guess = st.cache_data(show_spinner=False, max_entries=8)(guess_roles)
 
 
 def build_task(
@@ -128,34 +123,13 @@ def build_task(
     if _from_upload(frame):
         key = (id(frame), repr(sorted(roles.items())))
         return _remembered(
-            "task", key, (frame,), lambda: _spun("Checking the roles…", _task_from, frame, **roles)
+            "task", key, (frame,), lambda: _spun("Checking the roles…", from_frame, frame, **roles)
         )
     return _build_task(frame, **roles)
 
 
-def _task_from(
-    frame: pd.DataFrame,
-    *,
-    target: str,
-    sensitive: tuple[str, ...],
-    features: tuple[str, ...] | None,
-    kind: str | None,
-    positive_label: str | tuple[str, ...] | None,
-    **table: Any,
-) -> Task:
-    return from_frame(
-        frame,
-        target=target,
-        sensitive=list(sensitive),
-        features=None if features is None else list(features),
-        kind=kind,  # type: ignore[arg-type]
-        positive_label=positive_label,
-        **table,
-    )
-
-
-#: :func:`_task_from` for the bundled datasets, cached for every session.
-_build_task = st.cache_data(show_spinner="Checking the roles…", max_entries=32)(_task_from)
+#: :func:`fairengine.data.from_frame` for the bundled datasets, cached for every session.
+_build_task = st.cache_data(show_spinner="Checking the roles…", max_entries=32)(from_frame)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

@@ -13,7 +13,7 @@ import streamlit as st
 
 from dashboard.components import cached
 from dashboard.components.evidence import LEVEL_WORDS
-from dashboard.components.state import keep, seed_widget
+from dashboard.components.state import seed_widget
 from fairengine import metrics
 from fairengine.data import Task
 from fairengine.export import result_metadata
@@ -199,8 +199,6 @@ def render_reference(test: Task) -> tuple[str, float]:
         help="A group passes when τ ≤ its ratio ≤ 1/τ; the plane's ratio axes show the worst "
         "group's min(ratio, 1/ratio), which passes when it is at least τ.",
     )
-    keep("cmp_reference")
-    keep("cmp_tau")
     return reference, float(tau)
 
 
@@ -315,12 +313,18 @@ def show_verdicts(groups: Any, tau: float) -> None:
             return "–"
         return f"{ratio:.3f} {'pass' if bool(passed) else '**fail**'}"
 
-    st.table({
-        "group": [md_text(g) for g in rows.index],
-        **{f"{metrics.GROUP_RATES[r].label} ratio": [
-            _cell(float(v), p) for v, p in zip(rows[f"{r}_ratio"], rows[f"{r}_pass"], strict=True)
-        ] for r in rates},
-    })  # fmt: skip
+    st.table(
+        {
+            "group": [md_text(g) for g in rows.index],
+            **{
+                f"{metrics.GROUP_RATES[r].label} ratio": [
+                    _cell(float(v), p)
+                    for v, p in zip(rows[f"{r}_ratio"], rows[f"{r}_pass"], strict=True)
+                ]
+                for r in rates
+            },
+        }
+    )
     st.caption(
         f"Four-fifths rule at τ = {tau:.2f}: a group passes when its ratio to the reference "
         f"group lies between {tau:.2f} and {1 / tau:.2f}."

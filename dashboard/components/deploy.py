@@ -1,23 +1,8 @@
 """Deployment limits, read in one place: the demo mode of a shared host (Streamlit Community Cloud).
 
-Demo mode is on when the environment variable ``FAIRENGINE_DEMO`` is true (``1``, ``true``,
-``yes``, ``on``) or, failing that, when ``.streamlit/secrets.toml`` (on Community Cloud: the app's
-"Secrets" box) sets ``demo_mode = true``. It caps the work one visitor can start:
-
-* an uploaded table is sampled down to :attr:`Limits.max_rows` rows (the bundled benchmarks, all
-  under 50,000 rows, are never cut, so their shipped precomputed frontiers stay valid);
-* every knob that sets how much work one fit does (rounds, iterations, rows, samples, grid sizes)
-  offers only its demo range, declared with the knob (``Knob.demo_high`` / ``demo_choices``):
-  the sliders stop there, a link's larger value is lowered to it (with a notice), and a fit is
-  never started beyond it (:func:`demo_knobs`);
-* a sweep, from the Compare page or a method page, runs at most :attr:`Limits.max_sweep_points`
-  points (a page thins its grid or asks for fewer seeds, and says so);
-* fewer jobs may wait for a worker (:attr:`Limits.queue_limit`; then "the server is busy");
-* an upload may be at most :data:`DEMO_UPLOAD_MB` MB (:func:`apply_upload_limit` lowers
-  Streamlit's ``server.maxUploadSize``, which its upload handler enforces for every uploader).
-
-Outside demo mode uploads are sampled to 100,000 rows (to stay interactive), knobs have their full
-ranges and sweeps are not capped. Pages that hit a cap say so.
+Demo mode (``FAIRENGINE_DEMO``, else the secret ``demo_mode``) caps the work one visitor can start:
+rows of an upload, knobs' demo ranges (:func:`demo_knobs`), points per sweep, waiting jobs and the
+upload size (:func:`apply_upload_limit`); see ``docs/howto/deploy.md``.
 """
 
 from __future__ import annotations

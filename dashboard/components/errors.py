@@ -1,24 +1,12 @@
 """One place that turns an exception into a readable message (never a redacted box, never a
 traceback for a visitor).
 
-The entry point runs every page inside :func:`guarded`:
-
-* a :class:`DataError` is shown in words (it always says what to do). Its text may quote the
-  visitor's own values (a column name, a cell, a link's value), so it is shown through
-  :func:`~fairengine.textsafe.md_text`: engine messages are plain sentences that never rely on
-  Markdown;
-* any other exception shows a short message with an error id, and the server log gets the
-  traceback and versions under the same id (``logger.exception``), so a report that quotes the
-  id can be matched with the details. The page shows no traceback, file path, Python version or
-  platform: on a shared host those are for the operator, not for every visitor.
-
-A developer sees the full report on the page (in an expander) when the environment variable
-``FAIRENGINE_DEBUG`` is true (``1``, ``true``, ``yes``, ``on``) -- never in demo mode
-(:func:`dashboard.components.deploy.demo_mode`), whatever the variable says.
-
-Streamlit's own control flow (``st.stop``, ``st.rerun``, ``st.switch_page``) raises
-``BaseException`` subclasses that are not caught here, and the pages' own
-:class:`~dashboard.components.state.PageDone` is re-raised.
+The entry point runs every page inside :func:`guarded`: a :class:`DataError` is shown in words
+(through :func:`~fairengine.textsafe.md_text`, as it may quote the visitor's values); any other
+exception shows a short message with an error id, and the server log gets the traceback under
+the same id. ``FAIRENGINE_DEBUG`` shows the full report on the page, never in demo mode.
+Streamlit's control flow (``st.stop``, ``st.rerun``, ``st.switch_page``) and
+:class:`~dashboard.components.state.PageDone` pass through.
 """
 
 from __future__ import annotations
@@ -60,15 +48,10 @@ def show_details(environ: Mapping[str, str] | None = None) -> bool:
     return found.debug and not demo_mode(environ)
 
 
-def new_error_id() -> str:
-    """A short random id (8 hex digits) that names one error in the page and in the log."""
-    return secrets.token_hex(4)
-
-
 def show_unexpected(exc: BaseException, where: str = "this page") -> str:
     """Log ``exc`` with its traceback under a new id and show a short message with that id;
     returns the id. The full report is on the page only when :func:`show_details` allows it."""
-    error_id = new_error_id()
+    error_id = secrets.token_hex(4)  # names this error in the page and in the log
     logger.exception(
         "Unexpected error %s in %s (%s)",
         error_id,

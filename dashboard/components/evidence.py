@@ -1,19 +1,9 @@
 """A result's evidence on a method page: its checks in plain words at the top of the result, and
 its baselines (constant predictor, unconstrained model) on the same rows.
 
-Every method page draws its result from :func:`dashboard.components.runner.run_panel`, which
-calls :func:`show_evidence` once, so each page shows the same box without code of its own:
-
-* each failed check as an error box, each warning as a warning box, the checks that held in one
-  short line, the numbers behind every check in an expander;
-* one line comparing the run with both references on the test rows, and in the same expander a
-  table (train and test) and, on a toggle, the error–fairness plane with the run and the
-  references as labelled points.
-
-A status word a page shows ("feasible", "converged", "α reached") is therefore always on the same
-view as the held-out check that qualifies it. Texts quote group and column names, so every one
-goes through :func:`~fairengine.textsafe.md_text` (Markdown) or
-:func:`~fairengine.textsafe.plot_text` (Plotly).
+:func:`dashboard.components.runner.run_panel` calls :func:`show_evidence` once per result, so a
+status word a page shows ("feasible", "converged") is always on the same view as the held-out
+check that qualifies it. Group and column names go through :mod:`fairengine.textsafe`.
 """
 
 from __future__ import annotations

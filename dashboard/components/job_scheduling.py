@@ -1,24 +1,11 @@
-"""Which job of the dashboard's pool (:mod:`.jobs`) runs next, which one makes room, and where a
-waiting job stands: the pool's rules, as functions of its queue and its running jobs.
+"""The rules of the dashboard's job pool (:mod:`.jobs`): which job runs next, which one makes
+room, and where a waiting job stands, as functions of its queue and its running jobs.
 
-* A visitor's call starts from the session with the fewest calls running, its oldest job first:
-  a sweep uses every idle worker, yet a visitor's single fit never waits behind all the points
-  of another visitor's sweep.
-* A background job (a speculative fit a page may want next) starts only while no visitor's
-  call runs or waits, at most :data:`BACKGROUND_WORKERS` at once, at nice
-  :data:`BACKGROUND_NICE`; as soon as a visitor's call waits or runs, the running background
-  jobs are cancelled (:func:`preempted`), so they neither hold a worker nor share the cores
-  with it.
-* Each session holds at most ``per_session`` unfinished jobs (its oldest goes first) and each
-  visitor's address at most ``per_client`` (all its tabs together; beyond it they are refused
-  as busy), so one visitor's tabs cannot fill the queue. At most ``queue_limit`` visitors' jobs
-  wait in all: when the queue is full, a visitor who holds fewer jobs than the heaviest one
-  still gets in, and the heaviest visitor's newest waiting job ends as "busy" instead
-  (:func:`bumped_for`); only when nobody holds more than the newcomer is the newcomer refused.
-  At most :data:`BACKGROUND_QUEUE` background jobs wait (the oldest goes first); background
-  jobs count against no limit of visitors' jobs.
-
-The functions run with the pool's lock held. This module does not import Streamlit.
+A visitor's call starts from the session with the fewest calls running; background jobs run only
+while no visitor's call runs or waits (:func:`preempted`); per-session, per-address and queue
+limits bound the waiting jobs, a full queue making room for a lighter visitor
+(:func:`bumped_for`). The functions run with the pool's lock held. This module does not import
+Streamlit.
 """
 
 from __future__ import annotations

@@ -1,32 +1,11 @@
-"""Fits and sweeps outside the Streamlit script thread: a process per call, shared by all sessions.
+"""Fits and sweeps outside the Streamlit script thread: one process per call, for all sessions.
 
-The dashboard holds one :class:`JobPool` (:func:`.services.job_pool`). A page submits a job (a
-function and its arguments; closures travel with cloudpickle) and polls it. A dispatcher thread
-keeps at most ``workers`` calls running, in the order and within the per-session, per-address
-and queue limits of :mod:`.job_scheduling` (beyond them :meth:`JobPool.submit` raises
-:class:`ServerBusy`, whose message the page shows as it is).
-
-Every call runs in a process of its own, forked from a warm parent that imported the engine
-once (:func:`serve`, started with :mod:`subprocess`, so it never re-runs the server's
-``__main__``; it forks with multiprocessing's ``fork`` context, being single-threaded). One
-process per job isolates the jobs: a job that dies (out-of-memory killer, a crash in native
-code, a ``kill`` from outside) fails alone with a message in words (:class:`JobFailed`); each
-job runs under an address-space limit (``RLIMIT_AS``, :func:`job_memory_mb`) and, when an upload
-decides its cost, a limit of processor time (``RLIMIT_CPU``); a cancel kills its process group
-at once, and its slot goes to the next call.
-
-Each call has one pipe (:func:`multiprocessing.Pipe`) to the pool: the pool sends its settings
-and the pickled call; the job sends ``started`` (its pid), ``progress`` (points done and in all)
-and its outcome with the processor seconds it used; the warm parent adds the exit code once the
-process has ended. Nothing is written to disk. :meth:`Job.cpu_seconds` reads ``/proc`` while a
-call runs.
-
-CPU priority (:class:`Priority`): a job runs at ``nice`` ``$FAIRENGINE_WORKER_NICE`` in the
-server's session, so in its scheduling group: a page's script (nice 0) wins the cores over fits
-while the group keeps its fair share against the rest of the host. ``$FAIRENGINE_WORKER_GROUP=own``
-gives each job a session and autogroup of its own whose weight the nice value lowers instead
-(measured in ``bench/bench_sched.py``). A job exits on its own if the server goes away. This
-module does not import Streamlit.
+A page submits a job (a function and its arguments; closures travel with cloudpickle) to the one
+:class:`JobPool` (:func:`.services.job_pool`) and polls it. Each call runs in a process forked
+from a warm parent (:func:`serve`) under a memory limit, talks to the pool over one
+:func:`multiprocessing.Pipe`, and fails alone with a message in words (:class:`JobFailed`); the
+rules of who runs next are in :mod:`.job_scheduling`. See "The dashboard's run model" in
+``docs/architecture.md``. This module does not import Streamlit.
 """
 
 from __future__ import annotations
@@ -85,7 +64,7 @@ QUEUE_LIMIT = 32
 #: from a call wakes it at once.
 IDLE_WAIT = 1.0
 #: Address space a job's interpreter and libraries reserve without using it (several times
-#: what they keep resident; numbers in bench/RESULTS.md), added to the job's share of memory.
+#: what they keep resident), added to the job's share of memory.
 BASELINE_MB = 768
 #: Modules the warm parent imports once, so that no job pays for them (a missing one is
 #: skipped); :func:`preload_modules` adds every module of the engine's methods.
@@ -108,7 +87,7 @@ PRELOAD = (
     "sklearn.naive_bayes",
     "sklearn.tree",
 )
-#: The default nice value of a job (see ``bench/bench_sched.py`` for the measured choice).
+#: The default nice value of a job.
 WORKER_NICE = settings.Settings.worker_nice
 
 #: One call of a job: ``(function, args, kwargs, with_progress)``.
@@ -161,11 +140,6 @@ class JobPool:
     per_client : int, optional
         Unfinished jobs one visitor's address may hold, all its sessions together (default
         ``$FAIRENGINE_CLIENT_JOBS``; 0 = no limit, e.g. behind a proxy that hides addresses).
-
-    A job submitted by :meth:`submit_background` never delays a visitor's job: it starts only
-    while no other job runs or waits, at nice 19, and is killed as soon as a visitor's job
-    waits or runs (:mod:`.job_scheduling`). A visitor's job with the key of a background job
-    takes that job over (it becomes the visitor's, reniced to the workers' priority).
     """
 
     def __init__(
@@ -695,10 +669,7 @@ def _is_memory_error(exc: BaseException | None) -> bool:
 
 def preload_modules() -> list[str]:
     """What the warm parent imports: :data:`PRELOAD`, then every module of the engine's methods
-    (the algorithm a method imports on its first fit, and what that imports, e.g. scikit-learn's
-    ensembles), so that a job imports nothing of its own: without it every job imported, and
-    where no bytecode cache is written compiled, its algorithm's modules (a sizeable share of a
-    short job's CPU time; numbers in bench/RESULTS.md)."""
+    (and what they import on a first fit), so that a job imports nothing of its own."""
     from fairengine import methods
 
     found = pkgutil.walk_packages(methods.__path__, f"{methods.__name__}.")

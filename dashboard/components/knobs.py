@@ -120,15 +120,6 @@ def drawn_knobs() -> dict[str, tuple[Knob, Any]]:
     return st.session_state.setdefault("_drawn_knobs", {})
 
 
-def knob_widgets(method: Method, *, key_prefix: str, skip: tuple[str, ...] = ()) -> dict[str, Any]:
-    """A widget for every knob of ``method`` except ``skip``; returns the chosen values."""
-    return {
-        knob.name: knob_widget(knob, key=f"{key_prefix}.{method.name}.{knob.name}", url=True)
-        for knob in method.knobs
-        if knob.name not in skip
-    }
-
-
 def knob_panel(
     method: Method,
     *,

@@ -240,8 +240,10 @@ def _model_rows(models: list[dict[str, Any]]) -> list[AuditResult]:
             others = [m["name"] for m in models if m is not entry]
             entry["name"] = unique_names([*others, name])[-1]
             if entry["name"] != name:
-                st.caption(f"Another model is named {md_text(repr(name))}: this one is "
-                           f"{md_text(repr(entry['name']))}.")  # fmt: skip
+                st.caption(
+                    f"Another model is named {md_text(repr(name))}: this one is "
+                    f"{md_text(repr(entry['name']))}."
+                )
         threshold = _threshold_input(entry["outside"], f"cmp_out_threshold_{n}")
         audited = _audited(entry, threshold)
         if audited is not None:
@@ -265,8 +267,10 @@ def render_outside_panel(task: Task) -> list[AuditResult]:
         route = st.radio("Its predictions come from", ROUTES, horizontal=True, key="cmp_out_route")
         make = {ROUTES[0]: _column_route, ROUTES[1]: _file_route, ROUTES[2]: _model_route}[route]
         build = make(task)
-        st.caption("The question below is about the model you add next (and, until then, the "
-                   "last one added).")  # fmt: skip
+        st.caption(
+            "The question below is about the model you add next (and, until then, the "
+            "last one added)."
+        )
         trained = trained_on_input(task)
         clicked = st.button(
             "Add to the plane", key="cmp_out_add", disabled=build is None or trained is None
@@ -324,8 +328,14 @@ def render_postprocess(task: Task, audits: Sequence[AuditResult]) -> AuditResult
         format_func=CONSTRAINT_WORDS.get,
         key="cmp_out_post_constraint",
     )
-    key = (entry["number"], audited.task_key, entry["trained"][1], audited.name,
-           audited.threshold, constraint)  # fmt: skip
+    key = (
+        entry["number"],
+        audited.task_key,
+        entry["trained"][1],
+        audited.name,
+        audited.threshold,
+        constraint,
+    )
     cache = st.session_state.setdefault(POST_KEY, {})
     if key not in cache:
         from fairengine.audit import postprocess
@@ -364,14 +374,22 @@ def add_outside_points(
         name = plot_text(result.name)
         fig.add_trace(
             go.Scatter(
-                x=[px], y=[py], mode="markers+text", name=f"your model: {name}",
-                text=[name], textposition="top center",
-                marker={"symbol": symbol, "size": 16, "color": color,
-                        "line": {"color": "#1f2633", "width": 1}},
+                x=[px],
+                y=[py],
+                mode="markers+text",
+                name=f"your model: {name}",
+                text=[name],
+                textposition="top center",
+                marker={
+                    "symbol": symbol,
+                    "size": 16,
+                    "color": color,
+                    "line": {"color": "#1f2633", "width": 1},
+                },
                 hovertemplate=f"<b>{name}</b><br>{plot_text(metric_label(x))}: %{{x:.4f}}"
                 f"<br>{plot_text(metric_label(y))}: %{{y:.4f}}<extra></extra>",
             )
-        )  # fmt: skip
+        )
     return missing
 
 
@@ -383,10 +401,15 @@ def point_records(points: Sequence[Any]) -> list[dict[str, Any]]:
     records = []
     for point in points:
         evidence = point.evidence or {}
-        records.append({
-            "method": point.method, "point_id": point.point_id, "knobs": dict(point.knobs),
-            "metrics": point.metrics, "checks": evidence.get("checks"),
-        })  # fmt: skip
+        records.append(
+            {
+                "method": point.method,
+                "point_id": point.point_id,
+                "knobs": dict(point.knobs),
+                "metrics": point.metrics,
+                "checks": evidence.get("checks"),
+            }
+        )
     return records
 
 
@@ -396,14 +419,20 @@ def cost_table(result: AuditResult, points: Sequence[Any]) -> pd.DataFrame:
     if cost.empty:
         return cost
     fair, perf = metric_label(result.fairness_metric), metric_label(result.performance_metric)
-    return pd.DataFrame({
-        "method": [get_method(m).title for m in cost["method"]],
-        "point": cost["point_id"], "knobs": cost["knobs"],
-        fair: cost["fairness"], f"{fair} gain": cost["fairness_gain"],
-        perf: cost["performance"], f"{perf} cost": cost["error_cost"],
-        "checks": cost["checks"].replace({"": "not stored", "ok": "all held", "warn": "warning",
-                                          "fail": "failed"}),
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "method": [get_method(m).title for m in cost["method"]],
+            "point": cost["point_id"],
+            "knobs": cost["knobs"],
+            fair: cost["fairness"],
+            f"{fair} gain": cost["fairness_gain"],
+            perf: cost["performance"],
+            f"{perf} cost": cost["error_cost"],
+            "checks": cost["checks"].replace(
+                {"": "not stored", "ok": "all held", "warn": "warning", "fail": "failed"}
+            ),
+        }
+    )
 
 
 def curve_figure(result: AuditResult) -> go.Figure:
@@ -414,10 +443,13 @@ def curve_figure(result: AuditResult) -> go.Figure:
         for rate, dash in (("tpr", "solid"), ("fpr", "dot")):
             fig.add_trace(
                 go.Scatter(
-                    x=part["threshold"], y=part[rate], mode="lines",
-                    name=plot_text(f"{group}: {rate.upper()}"), line={"dash": dash},
+                    x=part["threshold"],
+                    y=part[rate],
+                    mode="lines",
+                    name=plot_text(f"{group}: {rate.upper()}"),
+                    line={"dash": dash},
                 )
-            )  # fmt: skip
+            )
     if result.threshold is not None:
         fig.add_vline(x=result.threshold, line={"dash": "dash", "color": "#59636e"})
     fig.update_layout(

@@ -1,14 +1,7 @@
-"""The rows an outside model saw, on the Compare page: the engine's split as a download, the
-audit's question "which rows was it trained on?", and the task without the model's own columns.
-
-* :func:`render_split_download` offers the train and test row ids of the engine's split
-  (:func:`fairengine.data.split.split_table`), by row number or an id column of the table.
-* :func:`trained_on_input` asks what the model was trained on and resolves the answer on the
-  task (:func:`fairengine.audit.overlap.trained_on_rows`); the audit leaves out test rows it saw.
-* :func:`adopt_task` makes the task an outside model needs (without its prediction or id column:
-  :func:`fairengine.audit.sources.without_column`, the rule the CLI applies) the session's task,
-  and :func:`render_stale_notice` says which frontiers were fitted with that column and are
-  therefore not on the plane until they are swept again.
+"""The rows an outside model saw, on the Compare page: the engine's split as a download
+(:func:`render_split_download`), the question "which rows was it trained on?"
+(:func:`trained_on_input`), and the task without the model's own columns (:func:`adopt_task`,
+:func:`render_stale_notice`).
 """
 
 from __future__ import annotations
@@ -21,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.components import cached
-from dashboard.components.state import keep, seed_widget, selection, set_task
+from dashboard.components.state import seed_widget, selection, set_task
 from fairengine.audit.overlap import TrainedOn, ids_from_table, trained_on_rows
 from fairengine.data import DataError, Task, read_table
 from fairengine.data.registry import DATASETS
@@ -127,7 +120,6 @@ def trained_on_input(task: Task) -> tuple[TrainedOn, str] | None:
     options = list(QUESTION)
     key = seed_widget("cmp_out_trained", options[0], options)  # kept across a page that stops
     words = st.radio("Which rows was it trained on?", options, key=key, horizontal=True)
-    keep("cmp_out_trained")
     answer = QUESTION[words]
     if answer == "unknown":
         st.warning(

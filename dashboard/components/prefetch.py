@@ -1,22 +1,14 @@
 """Speculative neighbours: once a method page shows its result, the runs one knob step away are
-computed in the background, so that moving a knob by one step is served from the run store.
+computed as background jobs, so that moving a knob by one step is served from the run store.
 
-After :func:`~dashboard.components.runner.run_panel` draws a result it calls :func:`after_result`.
-That picks at most :func:`prefetch_jobs` settings one widget step away
-(:func:`fairengine.methods.knob_steps.neighbours`) from the knobs shown: the knob the visitor
-changed last first (in the direction they moved it), then the method's main knob
-(:attr:`~fairengine.methods.base.Method.main_knob`), then its other sliders in their order (those
-in view before those in the Advanced expander), then its select boxes and checkboxes. Each one not
-in the run store yet is submitted to the shared job pool as a *background* job
-(:mod:`.job_scheduling`): it starts only while no visitor's job runs or waits, at the lowest CPU
-priority, and is cancelled as soon as a visitor's job waits or runs. It runs the same
-:func:`~fairengine.frontier.runs.compute_and_store` call with the same arguments as the page would,
-so it stores the same run under the same key; a visitor who asks for that setting while it runs
-takes the job over instead of starting another. The session's background jobs that no longer
-neighbour what it shows, and have not started, are dropped.
-
-``$FAIRENGINE_PREFETCH`` sets how many jobs one page view may start (``0`` turns this off); off
-by default in demo mode (:mod:`.deploy`), where a shared host's CPU is scarce.
+:func:`after_result` (called by :func:`~dashboard.components.runner.run_panel`) submits at most
+:func:`prefetch_jobs` settings one widget step away
+(:func:`fairengine.methods.knob_steps.neighbours`): the knob changed last first (in the direction
+it moved), then the method's main knob, then the other sliders, select boxes and checkboxes. Each
+runs the page's own :func:`~fairengine.frontier.runs.compute_and_store` call, so a visitor asking
+for that setting takes the job over. Waiting jobs that no longer neighbour the page are dropped.
+``$FAIRENGINE_PREFETCH`` sets how many jobs one page view may start (``0``: off; off by default in
+demo mode).
 """
 
 from __future__ import annotations
@@ -181,11 +173,7 @@ def after_result(
         return
     previous = memo.get("knobs")
     memo.update(setting=setting, knobs=dict(knobs))
-    try:
-        declared = get_method(method)
-    except KeyError:
-        return
-    found = neighbour_settings(declared, knobs, previous, limit, drawn)
+    found = neighbour_settings(get_method(method), knobs, previous, limit, drawn)
     run = (method, train, test, extra, function)
     pool, store = services.job_pool(), services.run_store()
     submit_neighbours(pool, store, services.session_id(), run, found)

@@ -1,25 +1,10 @@
 """The one run model of every method page: where a result comes from and when it is computed.
 
-A page calls :func:`run_panel` with its knobs and gets the result to draw:
-
-* a setting computed before comes at once from the in-process memo or the run cache (the
-  user's cache, then the runs shipped in ``assets/frontiers/runs`` by ``fairengine precompute``);
-* otherwise the fit runs in the shared process pool (:mod:`dashboard.components.jobs`), never in
-  the script thread: live when the last fit of this page took at most ``$FAIRENGINE_CHEAP_SECONDS``
-  (or there is nothing to show yet), else only when the visitor presses **Run**;
-* meanwhile the page keeps the last result, marked "knobs changed — Run to update", and a small
-  fragment polls the job (queue position, progress, estimate, a Cancel button) and reruns the
-  page when it is done. Moving a knob never wipes a result.
-
-Sweeps use :func:`sweep_panel` the same way: they run in the pool, fill the frontier store, and
-the page draws them from the store once done. A :func:`fairengine.frontier.sweep` runs point by
-point (:func:`sweep_calls`), each point in a call of its own on whichever worker is free. The
-waiting text (:func:`.waiting.waiting_text`) gives the points done, the time the job has run, the
-processor time it got, and says the server is busy when it gets little of it.
-
-In demo mode (:mod:`.deploy`) a fit never runs beyond the knobs' demo ranges and a sweep never
-beyond the demo's points per sweep (:mod:`.grid_sweep` thins a page's grid to fit); when the
-queue is full the page says the server is busy instead of queueing.
+:func:`run_panel` returns the result to draw for a page's knobs: from the in-process memo or the
+run store when computed before, else from a job in the shared pool (live when the page's last fit
+was cheap, else on **Run**), keeping the last result and polling the job meanwhile.
+:func:`sweep_panel` does the same for a sweep, one call per point (:func:`sweep_calls`). See
+"The dashboard's run model" in ``docs/architecture.md``; demo caps come from :mod:`.deploy`.
 """
 
 from __future__ import annotations
@@ -37,20 +22,16 @@ from dashboard.components import prefetch
 from dashboard.components.deploy import demo_knobs, limits
 from dashboard.components.evidence import show_evidence
 from dashboard.components.jobs import Job, ServerBusy, discard
-from dashboard.components.services import (  # noqa: F401  (pages and tests use them here)
-    SESSION_KEY,
+from dashboard.components.services import (
     client_address,
     job_pool,
-    result_key,
+    result_key,  # noqa: F401  (the noisy groups page reads it here)
     run_store,
     session_id,
     slot_state,
 )
 from dashboard.components.state import stop_page
-from dashboard.components.waiting import (  # noqa: F401  (poll names pages and tests use here)
-    FIRST_POLL,
-    FIRST_POLLS_FOR,
-    MAX_POLL,
+from dashboard.components.waiting import (
     POLL,
     poll_seconds,
     seconds_left,
@@ -65,8 +46,6 @@ from fairengine.frontier.runs import compute_and_store, run_key
 from fairengine.frontier.sweep import sweep_settings
 from fairengine.methods.base import Method, RunResult
 from fairengine.textsafe import md_text
-
-_state = slot_state  # what run_panel keeps about a slot of this session
 
 
 @st.cache_resource(show_spinner=False)
@@ -158,11 +137,7 @@ def _demo_limited(method: str, knobs: Mapping[str, Any]) -> Mapping[str, Any]:
         return knobs
     from fairengine.methods import get_method
 
-    try:
-        declared = get_method(method).knobs
-    except KeyError:
-        return knobs
-    limited, changed = demo_knobs(declared, knobs)
+    limited, changed = demo_knobs(get_method(method).knobs, knobs)
     demo_notice(changed)
     return limited
 
@@ -196,7 +171,7 @@ def _shown(fit: _Fit, result: RunResult) -> RunResult:
     """Keep ``result`` as what the slot shows, have the settings one knob step away computed
     ahead (:mod:`.prefetch`; for a built-in method, which a fresh process finds by name), and
     draw its checks and baselines."""
-    state = _state(fit.slot)
+    state = slot_state(fit.slot)
     state.pop("job", None)
     state.update(key=fit.key, tkey=fit.tkey, result=result)
     if isinstance(_portable(fit.method), str):
@@ -226,7 +201,7 @@ def run_panel(
     tkey = task_key(train, test)
     key = run_key(tkey, method, knobs, extra)
     fit = _Fit(slot, method, train, test, knobs, extra, function, label, key, tkey)
-    state = _state(slot)
+    state = slot_state(slot)
     # the pool (and its worker processes) starts with the first job, not with a page view
     job = _current_job(state, key)
     result = lookup(key, tkey, method, knobs, extra)
@@ -359,7 +334,7 @@ def job_value(
     on the page, or ``("idle", None)``. A cancelled or failed ``key`` is not started again
     until ``retry`` (the visitor asked again). For work on a visitor's file: ``cpu_seconds``
     caps its processor time."""
-    state = _state(f"job.{slot}")
+    state = slot_state(f"job.{slot}")
     if retry:
         st.session_state.pop(f"runner.cancelled.{slot}", None)
         state.pop("failed", None)
@@ -405,7 +380,7 @@ def sweep_panel(
     this session, so the page draws the points from the store. Draws progress and Cancel while
     it runs. ``parts``: the job's calls (e.g. several methods' sweeps, each already within the
     demo's points per sweep), one job run on every idle worker, instead of ``function``'s."""
-    state = _state(f"sweep.{slot}")
+    state = slot_state(f"sweep.{slot}")
     if sweep_key in state.setdefault("done", []):
         return True
     job = _current_job(state, sweep_key)

@@ -1,14 +1,9 @@
-"""Free what a closed tab's session holds: its uploaded files and its session state.
+"""Free what a closed tab's session holds: its uploaded files, its session state and its jobs.
 
-Streamlit keeps a session whose tab closed for ``server.disconnectedSessionTTL`` seconds (so a
-tab that reconnects finds its state), then drops it from a time-limited cache without shutting
-it down: the files uploaded in it stay in its in-memory file store for good, and the session's
-state (an upload's bytes, its table, tasks and splits) until the cache happens to be touched
-again. Every script run notes its session here (:func:`note_session`); a daemon thread
-(:func:`_sweep`) looks every :data:`SWEEP_EVERY` seconds at the sessions it knows, and one that
-has had no connection for :func:`grace_seconds` loses its uploaded files and its state's
-values, and its unfinished jobs in the worker pool are cancelled (a fit, a sweep or a file being
-read for nobody). A visitor who comes back later starts afresh, as after Streamlit's own expiry.
+Streamlit drops a session whose tab closed from a time-limited cache without shutting it down, so
+its uploaded files and state stay. Every script run notes its session (:func:`note_session`); a
+daemon thread frees the sessions without a connection for :func:`grace_seconds`
+(:func:`sweep_once`) and cancels their unfinished jobs.
 """
 
 from __future__ import annotations

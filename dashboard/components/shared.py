@@ -6,7 +6,7 @@ the same object to every session (``st.cache_resource``), so a visitor opening a
 has opened before costs the server only cache hits, and a job finishing in one session does not
 rebuild anything for the others.
 
-The key must determine the value: pass the run key of the result (:func:`runner.result_key`)
+The key must determine the value: pass the run key of the result (:func:`.services.result_key`)
 and every display choice the function reads. Callers must not mutate the value returned
 (``st.plotly_chart`` only reads a figure). Per-user data (an upload) is safe here because its
 run key contains the task's fingerprint, a hash of the table itself.

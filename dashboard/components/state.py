@@ -133,7 +133,8 @@ def selection(name: str, default: Any = None) -> Any:
 
 
 def seed_widget(name: str, default: Any, valid: list[Any] | None = None) -> str:
-    """Key of the widget for selection ``name``, seeded from the kept value (or ``default``).
+    """Key of the widget for selection ``name``, seeded from the kept value (or ``default``),
+    which it keeps in turn (the widget shows that value in this run).
 
     A kept value that is not among ``valid`` (e.g. a column of another dataset) is replaced by
     ``default``. For multiselects pass the list of options; invalid entries are dropped.
@@ -147,14 +148,8 @@ def seed_widget(name: str, default: Any, valid: list[Any] | None = None) -> str:
             value = default
     if key not in st.session_state or st.session_state[key] != value:
         st.session_state[key] = value
-    return key
-
-
-def keep(name: str) -> Any:
-    """Copy the widget's value to the kept selection and return it."""
-    value = st.session_state.get(f"w.{name}")
     st.session_state[f"sel.{name}"] = value
-    return value
+    return key
 
 
 def reset_selections(*names: str) -> None:

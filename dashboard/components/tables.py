@@ -1,11 +1,8 @@
 """Small result tables drawn as static Markdown tables instead of ``st.dataframe``.
 
-``st.dataframe`` is an interactive grid: on a visitor's first page it makes the browser fetch and
-compile Streamlit's grid and Apache Arrow code and mount a canvas, even inside a collapsed
-expander. For the few-row tables of the method pages a plain table says the same with less
-browser work (measured by ``bench/bench_load.py``'s page probe, bench
-``load_seventh_visitor``). Tables a visitor sorts or scrolls (the data preview, Compare's
-point tables) stay ``st.dataframe``.
+``st.dataframe``'s interactive grid makes a first visit fetch and compile its code even inside a
+collapsed expander; a few-row table says the same as plain Markdown. Tables a visitor sorts or
+scrolls stay ``st.dataframe``.
 """
 
 from __future__ import annotations

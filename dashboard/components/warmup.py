@@ -1,11 +1,8 @@
 """Import the heavy modules once per server, in the background, after the first page is drawn.
 
-On a fresh server the first method page a visitor opens would otherwise pay for importing
-scikit-learn, SciPy, plotly and the method's algorithm (a large share of the CPU a first view
-may take; bench ``load_first_view``). :func:`start` runs those imports in a daemon thread while
-the visitor reads the page they landed on; a page that needs a module before the thread has
-imported it simply imports it itself (Python's import lock makes the two safe). Set
-``FAIRENGINE_WARM_UP=0`` to turn it off.
+:func:`start` imports :data:`PACKAGES` (and so scikit-learn, SciPy, plotly) in a daemon thread
+while the visitor reads the page they landed on; a page that needs a module first imports it
+itself (Python's import lock makes the two safe). ``FAIRENGINE_WARM_UP=0`` turns it off.
 """
 
 from __future__ import annotations

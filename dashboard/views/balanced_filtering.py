@@ -10,6 +10,7 @@ from dashboard.components import balanced_filtering_charts as bf
 from dashboard.components import cached, runner
 from dashboard.components.knobs import knob_panel, knob_widget, share_knobs
 from dashboard.components.method_page import ModelButton, model_and_comparison, open_page
+from dashboard.components.services import result_key
 from dashboard.components.shared import shared
 from dashboard.components.tables import static_table
 from fairengine.methods import get_method
@@ -165,7 +166,7 @@ if m_train["acceptance_rate"] > 0:
     )
 
 art = result.artifacts
-rkey = runner.result_key("balanced_filtering")  # figures are built once for every session
+rkey = result_key("balanced_filtering")  # figures are built once for every session
 status = art.get("status", {})
 if not status.get("converged", True) or status.get("empty_splits"):
     st.warning(md_text(status["message"]))  # may name groups

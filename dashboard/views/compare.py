@@ -35,7 +35,6 @@ from dashboard.components.outside_model import (
 )
 from dashboard.components.outside_rows import render_stale_notice
 from dashboard.components.state import (
-    keep,
     require_task,
     seed_widget,
     stop_page,
@@ -142,8 +141,6 @@ shown = st.multiselect(  # full width: every method's whole title shows in its c
     format_func=titles.get,
     key=seed_widget("cmp_methods", methods, methods),
 )
-for name in ("cmp_x", "cmp_y", "cmp_split", "cmp_methods"):
-    keep(name)
 if reference is not None:
     split_task = test if split == "test" else train
     table = referenced_table(table, points, split_task, split, (x, y), reference)
@@ -205,7 +202,6 @@ selected = st.selectbox(
     format_func=labels.get,
     key=seed_widget("cmp_point", default_point, ids),
 )
-keep("cmp_point")
 
 audits = _outside_panels(ids)
 

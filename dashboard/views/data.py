@@ -16,7 +16,6 @@ from dashboard.components.deploy import limits
 from dashboard.components.state import (
     DEFAULT_DATASET,
     data_params,
-    keep,
     reset_selections,
     roles_from_link,
     seed_widget,
@@ -84,7 +83,6 @@ source = st.radio(
     key=seed_widget("source", "bundled", ["bundled", "upload"]),
     on_change=_on_new_data,
 )
-keep("source")
 
 
 frame: pd.DataFrame | None = None
@@ -99,7 +97,6 @@ if source == "bundled":
         key=seed_widget("dataset", DEFAULT_DATASET, names),
         on_change=_on_new_data,
     )
-    keep("dataset")
     info = DATASETS[name]
     st.caption(f"Source: {md_text(info.source)}. Licence: {md_text(info.licence)}.")
     frame = cached.bundled_frame(name)
@@ -174,7 +171,6 @@ with left:
         key=seed_widget("target", guess.target, target_options),
         placeholder="Choose the column to predict",
     )
-    keep("target")
 with right:
     others = [c for c in dict.fromkeys([*guess.sensitive_candidates, *columns]) if c != target]
     sensitive = st.multiselect(
@@ -184,7 +180,6 @@ with right:
         help="Several columns define intersectional groups (e.g. sex & race).",
         placeholder="Choose the column(s) that define the groups",
     )
-    keep("sensitive")
 st.query_params.from_dict(data_params(target=target, sensitive=sensitive))
 if info is None and target == guess.target and tuple(sensitive) == guess.sensitive:
     guess_line.info(md_text(guess.sentence()))
@@ -203,7 +198,6 @@ with st.expander("More roles: task kind, positive label, features, missing value
         help="Auto: a two-valued target is classification; a numeric one with many values is "
         "regression.",
     )
-    keep("kind")
     values = frame[target].dropna().astype(str).unique()
     positive_label = None
     if kind_choice != "regression" and len(values) == 2:
@@ -220,7 +214,6 @@ with st.expander("More roles: task kind, positive label, features, missing value
             label_options,
             key=seed_widget("positive_label", default_pos, label_options),
         )
-        keep("positive_label")
     elif kind_choice != "regression" and 2 < len(values) <= _MAX_ONE_VS_REST:
         value_options = sorted(values)
         chosen = c2.multiselect(
@@ -231,7 +224,6 @@ with st.expander("More roles: task kind, positive label, features, missing value
             "target. The chosen values are coded 1, all others 0. Leave empty for a regression "
             "target.",
         )
-        keep("positive_values")
         if chosen:
             positive_label = tuple(chosen)
     all_features = st.checkbox(
@@ -240,7 +232,6 @@ with st.expander("More roles: task kind, positive label, features, missing value
         help="Identifier columns (row numbers, index columns, ids) are left out; so are, for "
         "bundled data, columns that encode the target or the sensitive attribute.",
     )
-    keep("all_features")
     features = None
     if not all_features:
         candidates = [c for c in columns if c != target and c not in sensitive]
@@ -250,17 +241,14 @@ with st.expander("More roles: task kind, positive label, features, missing value
             candidates,
             key=seed_widget("features", chosen, candidates),
         )
-        keep("features")
     drop_missing = st.checkbox(
         "Drop rows with a missing target or sensitive value",
         key=seed_widget("drop_missing", False),
     )
-    keep("drop_missing")
     merge_small = st.checkbox(
         f"Merge groups smaller than {MIN_GROUP_SIZE} rows into one group",
         key=seed_widget("merge_small", False),
     )
-    keep("merge_small")
 
 if not sensitive:
     set_task(None)

@@ -10,6 +10,7 @@ from dashboard.components import fair_regression_charts, runner
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
 from dashboard.components.knobs import knob_panel, share_knobs
 from dashboard.components.method_page import ModelButton, model_and_comparison, open_page
+from dashboard.components.services import result_key
 from dashboard.components.shared import shared
 from dashboard.components.tables import static_table
 from fairengine.methods import get_method
@@ -64,7 +65,7 @@ st.subheader("Frontier over ε")
 points = grid_sweep(METHOD, train, test, knobs, GridSweep(axis="eps", what="ε"))
 if points is not None:  # the convex envelope of the training points, marked
     points = mark_envelope(points)
-rkey = runner.result_key("fair_regression")  # figures are built once for every session
+rkey = result_key("fair_regression")  # figures are built once for every session
 charts = fair_regression_charts
 art = result.artifacts
 st.plotly_chart(  # the sweep's points are all there or none: one bit besides the run

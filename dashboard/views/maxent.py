@@ -10,6 +10,7 @@ from dashboard.components import maxent_charts, runner
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
 from dashboard.components.knobs import knob_panel, share_knobs
 from dashboard.components.method_page import ModelButton, model_and_comparison, open_page
+from dashboard.components.services import result_key
 from dashboard.components.shared import shared
 from dashboard.components.tables import static_table
 from fairengine.methods import get_method
@@ -93,7 +94,7 @@ st.caption(
     "sample sets, as the paper's Table 2."
 )
 
-rkey = runner.result_key("maxent")  # figures of a result are built once for every session
+rkey = result_key("maxent")  # figures of a result are built once for every session
 art = result.artifacts
 c1, c2 = st.columns(2)
 c1.plotly_chart(shared(maxent_charts.rates_figure, rkey, art["rates"], knobs["tau"]), key="rates")

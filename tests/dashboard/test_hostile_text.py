@@ -93,10 +93,10 @@ def test_invalid_role_in_a_link_is_quoted_as_text(role: str) -> None:
 
 
 def _knob_app() -> None:
-    from dashboard.components.knobs import knob_widgets
+    from dashboard.components.knobs import knob_panel
     from fairengine.methods import get_method
 
-    knob_widgets(get_method("balanced_filtering"), key_prefix="w")
+    knob_panel(get_method("balanced_filtering"), key_prefix="w")
 
 
 @pytest.mark.parametrize("knob", ["eta", "alpha", "proxy"])

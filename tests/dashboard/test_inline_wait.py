@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard.components import runner
+from dashboard.components import runner, waiting
 
 
 def _page() -> None:
@@ -71,7 +71,7 @@ def test_a_long_job_shows_its_progress_and_can_be_cancelled(monkeypatch) -> None
 
 
 def test_a_young_job_is_polled_quickly_then_at_the_usual_interval() -> None:
-    assert runner.poll_seconds(0, workers=2, age=0.5) == runner.FIRST_POLL < runner.POLL
-    assert runner.poll_seconds(1, workers=2, age=0.5) == runner.FIRST_POLL  # next in line
-    assert runner.poll_seconds(0, workers=2, age=runner.FIRST_POLLS_FOR) == runner.POLL
-    assert runner.poll_seconds(3, workers=2, age=0.5) > runner.POLL  # jobs ahead: no hurry
+    assert waiting.poll_seconds(0, workers=2, age=0.5) == waiting.FIRST_POLL < waiting.POLL
+    assert waiting.poll_seconds(1, workers=2, age=0.5) == waiting.FIRST_POLL  # next in line
+    assert waiting.poll_seconds(0, workers=2, age=waiting.FIRST_POLLS_FOR) == waiting.POLL
+    assert waiting.poll_seconds(3, workers=2, age=0.5) > waiting.POLL  # jobs ahead: no hurry

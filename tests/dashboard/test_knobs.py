@@ -8,10 +8,13 @@ from streamlit.testing.v1 import AppTest
 def _app(method_name: str) -> None:
     import streamlit as st
 
-    from dashboard.components.knobs import knob_widgets
+    from dashboard.components.knobs import knob_panel
     from fairengine.methods import get_method
 
-    st.session_state["values"] = knob_widgets(get_method(method_name), key_prefix="k")
+    method = get_method(method_name)
+    st.session_state["values"] = method.validate_knobs(
+        knob_panel(method, key_prefix=f"k.{method_name}")
+    )
 
 
 def test_widgets_return_defaults_for_every_method() -> None:
@@ -40,10 +43,13 @@ def test_slider_ranges_are_the_declared_ranges() -> None:
 def _demo_app(method_name: str) -> None:
     import streamlit as st
 
-    from dashboard.components.knobs import knob_widgets
+    from dashboard.components.knobs import knob_panel
     from fairengine.methods import get_method
 
-    st.session_state["values"] = knob_widgets(get_method(method_name), key_prefix="k")
+    method = get_method(method_name)
+    st.session_state["values"] = method.validate_knobs(
+        knob_panel(method, key_prefix=f"k.{method_name}")
+    )
 
 
 def test_demo_mode_sliders_and_links_stay_in_the_demo_ranges(monkeypatch) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard.components import runner
+from dashboard.components import runner, services, waiting
 from dashboard.components.shared import shared
 from tests.dashboard.boxes import page_errors
 
@@ -66,7 +66,7 @@ def test_two_uploads_never_see_each_others_results() -> None:
     second = upload_session("data.csv", table(1))  # same file name and columns, other rows
     theirs = specs(second)
     assert first.session_state["task"].fingerprint != second.session_state["task"].fingerprint
-    assert runner.result_key("balanced_filtering") is None  # no session outside a script
+    assert services.result_key("balanced_filtering") is None  # no session outside a script
     assert all(a != b for a, b in zip(mine, theirs, strict=True))
     assert [m.value for m in second.metric] != metrics
 
@@ -106,8 +106,8 @@ def test_bundled_tasks_are_shared_per_dataset_and_roles() -> None:
 
 
 def test_poll_is_longer_far_back_in_the_queue_and_bounded() -> None:
-    running = runner.poll_seconds(0, workers=2)
-    assert running == runner.poll_seconds(1, workers=2) == runner.POLL  # runs or is next
-    waits = [runner.poll_seconds(position, workers=2) for position in range(1, 40)]
-    assert waits == sorted(waits) and waits[-1] == runner.MAX_POLL
-    assert runner.poll_seconds(5, workers=2) > runner.POLL
+    running = waiting.poll_seconds(0, workers=2)
+    assert running == waiting.poll_seconds(1, workers=2) == waiting.POLL  # runs or is next
+    waits = [waiting.poll_seconds(position, workers=2) for position in range(1, 40)]
+    assert waits == sorted(waits) and waits[-1] == waiting.MAX_POLL
+    assert waiting.poll_seconds(5, workers=2) > waiting.POLL

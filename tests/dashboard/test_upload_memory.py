@@ -12,7 +12,7 @@ from streamlit.runtime.caching.cache_data_api import _data_caches
 from streamlit.runtime.caching.cache_resource_api import _resource_caches
 from streamlit.testing.v1 import AppTest
 
-from dashboard.components import runner, services, sessions
+from dashboard.components import services, sessions
 from dashboard.components.deploy import DEMO_UPLOAD_MB, apply_upload_limit
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
@@ -113,8 +113,8 @@ def test_a_closed_tabs_files_and_state_are_freed_after_the_grace(monkeypatch, de
     monkeypatch.setattr(Runtime, "instance", classmethod(lambda cls: runtime))
     pool = _Pool()
     monkeypatch.setattr(services, "job_pool", lambda: pool)
-    closed = kind({"upload.bytes": b"x" * 100, "task": "t", runner.SESSION_KEY: "s1"})
-    open_ = kind({"task": "t", runner.SESSION_KEY: "s2"})
+    closed = kind({"upload.bytes": b"x" * 100, "task": "t", services.SESSION_KEY: "s1"})
+    open_ = kind({"task": "t", services.SESSION_KEY: "s2"})
     known = {"closed": sessions._Seen(closed), "open": sessions._Seen(open_)}
     grace = sessions.grace_seconds()
     assert grace == (30.0 if demo == "1" else 108.0)  # Streamlit keeps a closed tab 120 s

@@ -52,12 +52,12 @@ def test_model_card_cites_the_paper_without_seed_jargon() -> None:
 def _knob_app(method_name: str, share: bool) -> None:
     import streamlit as st
 
-    from dashboard.components.knobs import knob_widgets, share_knobs
+    from dashboard.components.knobs import knob_panel, share_knobs
     from fairengine.data import load_dataset
     from fairengine.methods import get_method
 
     method = get_method(method_name)
-    values = knob_widgets(method, key_prefix="w")
+    values = method.validate_knobs(knob_panel(method, key_prefix=f"w.{method_name}"))
     st.session_state["values"] = values
     if share:
         share_knobs(method, values, load_dataset("german_credit"))
