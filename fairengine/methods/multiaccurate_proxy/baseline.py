@@ -8,7 +8,7 @@ from sklearn.base import BaseEstimator
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from fairengine.methods.multiaccurate_proxy.auditor import _as_2d
+from fairengine.methods.multiaccurate_proxy.auditor import as_2d
 from fairengine.methods.params import StrOptions, seed, validate_params
 from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
 
@@ -65,7 +65,7 @@ class BaselineProxy(BaseEstimator):
         )  # z is its y: a missing z gets the y check
         validate_params(self)
         X, z = validate_data(self, X, z, multi_output=True, y_numeric=True)
-        z = _as_2d(z)
+        z = as_2d(z)
         self.mean_ = z.mean(axis=0)
         self.models_ = []
         if self.kind in ("regression", "thresholded"):

@@ -18,14 +18,14 @@ from threadpoolctl import threadpool_limits
 
 from fairengine.methods.multiaccurate_proxy.auditor import (
     Auditor,
-    _as_2d,
-    _auditor,
-    _groups_to_fit,
+    as_2d,
     audit,
     class_tasks,
+    groups_to_fit,
+    make_auditor,
 )
 from fairengine.methods.multiaccurate_proxy.knobs import KNOBS
-from fairengine.methods.multiaccurate_proxy.linear import _PIPELINE_KNOBS
+from fairengine.methods.multiaccurate_proxy.linear import PIPELINE_KNOBS
 from fairengine.methods.params import (
     HasMethods,
     Interval,
@@ -147,7 +147,7 @@ class GeneralMultiaccurateProxy(BaseEstimator):
     _parameter_constraints: dict = knob_constraints(
         KNOBS,
         rename={"tree_depth": "max_depth"},
-        skip=("proxy", "learning_rate", *_PIPELINE_KNOBS),
+        skip=("proxy", "learning_rate", *PIPELINE_KNOBS),
         domains={
             "alpha": (0.0, None, "left"),
             "C": (0.0, None, "left"),
@@ -205,11 +205,11 @@ class GeneralMultiaccurateProxy(BaseEstimator):
         tasks: np.ndarray | None,
     ) -> GeneralMultiaccurateProxy:
         X = np.asarray(X, float)
-        z = _as_2d(z)
-        tasks = class_tasks(len(X)) if tasks is None else _as_2d(tasks)
+        z = as_2d(z)
+        tasks = class_tasks(len(X)) if tasks is None else as_2d(tasks)
         rng = generator(self.random_state)  # an int seeds default_rng directly, as before
-        aud = _auditor(self.auditor, self.auditor_depth, seed(self.random_state))
-        fit_groups, scales = _groups_to_fit(z)
+        aud = make_auditor(self.auditor, self.auditor_depth, seed(self.random_state))
+        fit_groups, scales = groups_to_fit(z)
         coefs, trees, traces = {}, {}, {}
         for k in fit_groups:
             game = self._game(X, z[:, k], tasks, aud, rng, self.alpha * scales[k])

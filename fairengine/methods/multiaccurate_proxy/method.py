@@ -28,18 +28,18 @@ from fairengine.methods.multiaccurate_proxy.knobs import KNOBS, SWEEP_GRIDS
 # names of the pipeline that tests, benches and the page import from this module
 from fairengine.methods.multiaccurate_proxy.pipeline import (  # noqa: F401
     PROXY_KNOBS,
-    _part,
-    _split,
+    data_part,
     downstream_comparison,
     group_onehot,
     make_tasks,
     proxy_for,
+    split_rows,
 )
 from fairengine.methods.multiaccurate_proxy.promise import promise_held
 from fairengine.methods.multiaccurate_proxy.status import (
-    _first,
-    _proxy_status,
+    first_value,
     held_out_along_alpha,
+    proxy_status,
 )
 from fairengine.methods.registry import register
 
@@ -98,10 +98,10 @@ def _run_one_thread(train: Task, test: Task, **knobs: Any) -> RunResult:
     from fairengine.methods.multiaccurate_proxy.downstream import ProxyFairClassifier
 
     start = time.perf_counter()
-    pl_rows, dl_rows, test_rows, encoder, onehot, names = _split(train, test, knobs)
+    pl_rows, dl_rows, test_rows, encoder, onehot, names = split_rows(train, test, knobs)
 
     def part(task: Task, idx: np.ndarray) -> dict[str, Any]:
-        return _part(train, task, idx, onehot, knobs["n_tasks"])
+        return data_part(train, task, idx, onehot, knobs["n_tasks"])
 
     pl, dl, te = part(train, pl_rows), part(train, dl_rows), part(test, test_rows)
     estimator, proxy_seconds = proxy_for(train, knobs, pl, test)
@@ -121,7 +121,7 @@ def _run_one_thread(train: Task, test: Task, **knobs: Any) -> RunResult:
         "n_downstream_rows": len(dl_rows),
         "converged": clf.converged_,
         "alpha_reached": found["alpha_reached"],
-        **_proxy_status(estimator, knobs, pl["z"]),
+        **proxy_status(estimator, knobs, pl["z"]),
         "proxy_seconds": proxy_seconds,
         "group_names": names,
         **_proxy_summary(estimator, knobs, pl["z"]),
@@ -144,8 +144,10 @@ def _proxy_summary(estimator: Any, knobs: dict[str, Any], z: np.ndarray) -> dict
         "tolerance": float(getattr(estimator, "alpha_", knobs["alpha"]))
         * float(z.mean(axis=0).min()),
         # Algorithm 4: LP floor of linear G over the audit vectors found, and θ̄ on them
-        "floor_additive": _first(estimator.lp_floor()) if hasattr(estimator, "lp_floor") else None,
-        "reached_additive": _first(getattr(estimator, "reached_", None)),
+        "floor_additive": first_value(estimator.lp_floor())
+        if hasattr(estimator, "lp_floor")
+        else None,
+        "reached_additive": first_value(getattr(estimator, "reached_", None)),
     }
 
 

@@ -77,7 +77,7 @@ def encoded(train: Task, task: Task | None = None) -> Any:
     return _ENCODED[key]
 
 
-def _split(train: Task, test: Task, knobs: dict[str, Any]):
+def split_rows(train: Task, test: Task, knobs: dict[str, Any]):
     """Proxy-learner rows, downstream rows, test rows, the encoder and the group one-hot map."""
     rng = np.random.default_rng(knobs["random_state"])
     rows = knobs["max_rows"]
@@ -89,7 +89,7 @@ def _split(train: Task, test: Task, knobs: dict[str, Any]):
     return pl_rows, dl_rows, test_rows, encoded(train), onehot, names
 
 
-def _part(
+def data_part(
     train: Task, task: Task, idx: np.ndarray, onehot: np.ndarray, n_tasks: int
 ) -> dict[str, Any]:
     """Rows ``idx`` of ``task``: encoded X, y, the group one-hots z and the proxy tasks."""
@@ -115,9 +115,9 @@ def downstream_comparison(
 
     from fairengine.methods.multiaccurate_proxy.downstream import ProxyFairClassifier
 
-    pl_rows, dl_rows, _, _, onehot, _ = _split(train, test, knobs)
-    pl = _part(train, train, pl_rows, onehot, knobs["n_tasks"])
-    dl = _part(train, train, dl_rows, onehot, knobs["n_tasks"])
+    pl_rows, dl_rows, _, _, onehot, _ = split_rows(train, test, knobs)
+    pl = data_part(train, train, pl_rows, onehot, knobs["n_tasks"])
+    dl = data_part(train, train, dl_rows, onehot, knobs["n_tasks"])
     out = {}
     with threadpool_limits(limits=1, user_api="blas"):
         test_x, test_z, test_y = encoded(train, test), onehot[test.groups], test.y
