@@ -50,7 +50,6 @@ def fits(monkeypatch: pytest.MonkeyPatch) -> list[dict]:
 def _fresh_process() -> None:
     """What a new job process starts with: no proxy, encoder or baseline fit in memory."""
     pipeline._PROXY_CACHE.clear()
-    pipeline._ENCODED.clear()
     fitted._FITS.clear()
 
 

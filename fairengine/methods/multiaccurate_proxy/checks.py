@@ -132,11 +132,12 @@ def proxy_claim(result: Any, train: Task, test: Task) -> list[Check]:
     multiaccurate proxy's downstream true-group gap against the thresholded (classification)
     proxy's — fail when the interval of how much worse lies above 0 — and against the plain
     regression proxy's, said plainly: as well, or (warn) shown worse."""
+    from fairengine.methods.evaluation import predictions_on_test
     from fairengine.methods.multiaccurate_proxy.pipeline import group_onehot
 
     if result.knobs["proxy"] not in ("multiaccurate", "multiaccurate_tree"):
         return []
-    score = np.asarray(result.model.metric_predictions(test.X), dtype=float)
+    score = predictions_on_test(result, test)
     onehot = group_onehot(train, result.knobs["grouping"])[0][test.groups]
     constraint = result.knobs["constraint"]
     own_gap = metrics.true_group_gap(onehot, test.y, score, constraint)

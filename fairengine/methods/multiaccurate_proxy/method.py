@@ -30,9 +30,11 @@ from fairengine.methods.multiaccurate_proxy.pipeline import (  # noqa: F401
     PROXY_KNOBS,
     data_part,
     downstream_comparison,
+    encoded,
     group_onehot,
     make_tasks,
     proxy_for,
+    run_parts,
     split_rows,
 )
 from fairengine.methods.multiaccurate_proxy.promise import promise_held
@@ -98,12 +100,7 @@ def _run_one_thread(train: Task, test: Task, **knobs: Any) -> RunResult:
     from fairengine.methods.multiaccurate_proxy.downstream import ProxyFairClassifier
 
     start = time.perf_counter()
-    pl_rows, dl_rows, test_rows, encoder, onehot, names = split_rows(train, test, knobs)
-
-    def part(task: Task, idx: np.ndarray) -> dict[str, Any]:
-        return data_part(train, task, idx, onehot, knobs["n_tasks"])
-
-    pl, dl, te = part(train, pl_rows), part(train, dl_rows), part(test, test_rows)
+    pl, dl, te, names = run_parts(train, test, knobs)
     estimator, proxy_seconds = proxy_for(train, knobs, pl, test)
     clf = ProxyFairClassifier(
         eps=knobs["eps"],
@@ -113,12 +110,12 @@ def _run_one_thread(train: Task, test: Task, **knobs: Any) -> RunResult:
     ).fit(dl["X"], dl["y"], _zhat(estimator, dl))
     elapsed = time.perf_counter() - start
     found = _evaluate(estimator, clf, (pl, dl, te), knobs, names)
-    model = _export_model(encoder, clf, estimator, knobs["proxy"], names, pl["X"].shape[1])
+    model = _export_model(encoded(train), clf, estimator, knobs["proxy"], names, pl["X"].shape[1])
     summary = {
         "tasks": pl["task_names"] if knobs["task_mode"] == "sampled" else ["(class mode)"],
         "audit_tasks": pl["task_names"],
-        "n_proxy_rows": len(pl_rows),
-        "n_downstream_rows": len(dl_rows),
+        "n_proxy_rows": len(pl["y"]),
+        "n_downstream_rows": len(dl["y"]),
         "converged": clf.converged_,
         "alpha_reached": found["alpha_reached"],
         **proxy_status(estimator, knobs, pl["z"]),
@@ -127,7 +124,8 @@ def _run_one_thread(train: Task, test: Task, **knobs: Any) -> RunResult:
         **_proxy_summary(estimator, knobs, pl["z"]),
         **found["along_alpha"],
     }
-    artifacts = {**found["artifacts"], "summary": summary}
+    inputs = {"train": encoded(train, train), "test": encoded(train, test)}  # for the evaluation
+    artifacts = {**found["artifacts"], "summary": summary, "encoded_inputs": inputs}
     run_metrics = found["metrics"]
     return RunResult("multiaccurate_proxy", dict(knobs), run_metrics, model, artifacts, elapsed)
 

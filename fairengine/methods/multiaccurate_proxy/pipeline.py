@@ -58,23 +58,19 @@ def make_tasks(
     return np.column_stack(columns), names
 
 
-#: The encoder fitted on a training split (key (train, None)) and every row of a split encoded by
-#: it (key (train, task)): computed once per task, shared by a sweep's points and the checks.
-_ENCODED: dict[tuple[str, str | None], Any] = {}
-
-
 def encoded(train: Task, task: Task | None = None) -> Any:
     """The feature encoder fitted on ``train`` (``task`` None), or every row of ``task`` encoded
-    by it (n, d); each computed once per task in this process."""
+    by it (n, d); each computed once per task in this process (shared by a sweep's points and
+    the checks)."""
     from fairengine.data.encoding import FeatureEncoder
+    from fairengine.methods.fitted import fitted_once
 
-    key = (train.fingerprint, None if task is None else task.fingerprint)
-    if key not in _ENCODED:
-        fitted = FeatureEncoder().fit(train.X) if task is None else None
-        _ENCODED[key] = fitted if task is None else encoded(train).transform(task.X)
-        while len(_ENCODED) > 3 * _PROXY_CACHE_SIZE:
-            _ENCODED.pop(next(iter(_ENCODED)))
-    return _ENCODED[key]
+    if task is None:
+        return fitted_once(
+            ("multiaccurate encoder", train.fingerprint), lambda: FeatureEncoder().fit(train.X)
+        )
+    key = ("multiaccurate encoded", train.fingerprint, task.fingerprint)
+    return fitted_once(key, lambda: encoded(train).transform(task.X))
 
 
 def split_rows(train: Task, test: Task, knobs: dict[str, Any]):
@@ -104,6 +100,23 @@ def data_part(
     }
 
 
+def run_parts(train: Task, test: Task, knobs: dict[str, Any]) -> tuple:
+    """(proxy-learner rows, downstream rows, test rows (each as :func:`data_part`), the group
+    names): they depend only on the rows and on the seed, row cap, task count and grouping, so
+    a sweep builds them once per task. Read-only."""
+    from fairengine.methods.fitted import fitted_once
+
+    def build() -> tuple:
+        pl_rows, dl_rows, test_rows, _, onehot, names = split_rows(train, test, knobs)
+        rows = ((train, pl_rows), (train, dl_rows), (test, test_rows))
+        return (*(data_part(train, t, i, onehot, knobs["n_tasks"]) for t, i in rows), names)
+
+    knob_key = tuple(knobs[k] for k in ("random_state", "max_rows", "n_tasks", "grouping"))
+    return fitted_once(
+        ("multiaccurate parts", train.fingerprint, test.fingerprint, *knob_key), build
+    )
+
+
 def downstream_comparison(
     train: Task, test: Task, knobs: dict[str, Any], proxies: tuple[str, ...]
 ) -> dict[str, dict[str, float]]:
@@ -115,9 +128,8 @@ def downstream_comparison(
 
     from fairengine.methods.multiaccurate_proxy.downstream import ProxyFairClassifier
 
-    pl_rows, dl_rows, _, _, onehot, _ = split_rows(train, test, knobs)
-    pl = data_part(train, train, pl_rows, onehot, knobs["n_tasks"])
-    dl = data_part(train, train, dl_rows, onehot, knobs["n_tasks"])
+    pl, dl, _, _ = run_parts(train, test, knobs)
+    onehot, _ = group_onehot(train, knobs["grouping"])
     out = {}
     with threadpool_limits(limits=1, user_api="blas"):
         test_x, test_z, test_y = encoded(train, test), onehot[test.groups], test.y
@@ -141,6 +153,14 @@ def group_onehot(train: Task, grouping: str) -> tuple[np.ndarray, list[str]]:
     """(map from a task's group code to its one-hot row over the groups the method treats,
     their names as column = value): every group (``"all"``), or the largest training group
     against the rest (the other group when there are two)."""
+    from fairengine.methods.fitted import fitted_once
+
+    return fitted_once(
+        ("multiaccurate groups", train.fingerprint, grouping), lambda: _onehot(train, grouping)
+    )
+
+
+def _onehot(train: Task, grouping: str) -> tuple[np.ndarray, list[str]]:
     from fairengine.data.groups import group_label
 
     names = [group_label(train.sensitive, str(g)) for g in train.group_names]
