@@ -355,8 +355,8 @@ class MultiaccurateProxy(BaseEstimator):
             rounds = min(pick + 1, self.n_iter)
             trace = entry.trace[: self.n_iter].astype(float)
             status = "converged" if converged else ("below_floor" if floor > eps else "max_iter")
-            values = (entry.path[pick], trace, floor, reached,
-                      float(entry.trace[pick]), rounds, status)  # fmt: skip
+            values = (entry.path[pick], trace, floor, reached, float(entry.trace[pick]))
+            values += (rounds, status)
             for key, value in zip(out, values, strict=True):
                 out[key][k] = value
         if len(groups) < self.n_groups_:  # complement symmetry: ẑ_1 = 1 − ẑ_0

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fairengine import metrics
+from fairengine.lru import LRU
 
 if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
     import pandas as pd
@@ -201,17 +202,7 @@ def fit_proxy(X: np.ndarray, z: np.ndarray, tasks: np.ndarray, knobs: dict[str, 
 
 #: Fitted proxies of recent runs: a sweep over the downstream knobs (ε, constraint) refits only
 #: the downstream learner [OURS; in-process, small].
-_PROXY_CACHE: dict[tuple, Any] = {}
-_PROXY_CACHE_SIZE = 8
-
-
-def _cached_proxy(key: tuple, fit: Callable[[], tuple[Any, float]]) -> tuple[Any, float]:
-    """(estimator, seconds its fit took), ``fit()`` once per ``key`` in this process."""
-    if key not in _PROXY_CACHE:
-        if len(_PROXY_CACHE) >= _PROXY_CACHE_SIZE:
-            _PROXY_CACHE.pop(next(iter(_PROXY_CACHE)))
-        _PROXY_CACHE[key] = fit()
-    return _PROXY_CACHE[key]
+_PROXY_CACHE: LRU[tuple[Any, float]] = LRU(8)
 
 
 def _timed(fit: Callable[[], Any]) -> tuple[Any, float]:
@@ -245,9 +236,11 @@ def proxy_for(
         return _timed(lambda: fit_proxy(pl["X"], pl["z"], pl["tasks"], shared))
 
     if kind == "multiaccurate" and test is not None:
-        estimator, seconds = _cached_proxy(key, lambda: stored_proxy(train, test, key[1:], fit))
+        estimator, seconds = _PROXY_CACHE.compute(
+            key, lambda: stored_proxy(train, test, key[1:], fit)
+        )
     else:
-        estimator, seconds = _cached_proxy(key, fit)
+        estimator, seconds = _PROXY_CACHE.compute(key, fit)
     if kind == "multiaccurate":
         estimator = estimator.at_alpha(knobs["alpha"])
     elif kind == "thresholded":

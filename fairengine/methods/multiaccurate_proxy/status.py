@@ -46,8 +46,7 @@ def proxy_status(estimator: Any, knobs: dict[str, Any], z: np.ndarray) -> dict[s
             f"the auditor still finds an additive violation of {viol:.4f} > tolerance "
             f"{tolerance:.4f} (ratio ≈ {viol / mean:.3f}). More rounds (T) or a larger α."
         )
-    return {"status": status, "status_message": message, "proxy_rounds": rounds,
-            "alpha_used": float(alpha)}  # fmt: skip
+    return dict(status=status, status_message=message, proxy_rounds=rounds, alpha_used=float(alpha))
 
 
 def _algorithm4_status(estimator: Any, knobs: dict[str, Any], mean: float) -> dict[str, Any]:
