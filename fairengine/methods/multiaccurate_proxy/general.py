@@ -35,7 +35,7 @@ from fairengine.methods.params import (
     seed,
     validate_params,
 )
-from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
+from fairengine.methods.sensitive import sensitive_request
 from fairengine.models import trees as tree_codec
 from fairengine.solvers.least_squares import LeastSquares
 
@@ -176,23 +176,19 @@ class GeneralMultiaccurateProxy(BaseEstimator):
         ).fit(X, target)
         return tree, tree.predict(X)
 
-    __metadata_request__fit = sensitive_request("z")
+    __metadata_request__fit = sensitive_request()
 
     def fit(
         self,
         X: np.ndarray,
-        z: np.ndarray | None = None,
-        tasks: np.ndarray | None = None,
-        *,
         sensitive_features: np.ndarray | None = None,
+        tasks: np.ndarray | None = None,
     ) -> GeneralMultiaccurateProxy:
-        """Fit ẑ_k per group of the protected attribute ``sensitive_features`` (``z`` is its
-        older name). ``tasks=None`` is the Section 5 mode (see :func:`class_tasks`)."""
-        z = resolve_sensitive(
-            sensitive_features, z, "z", required=False
-        )  # z is its y: a missing z gets the y check
+        """Fit ẑ_k per group of the protected attribute ``sensitive_features`` (n,) or (n, K) (its
+        y: a missing one gets the y check). ``tasks=None`` is the Section 5 mode (see
+        :func:`class_tasks`)."""
         validate_params(self)
-        X, z = validate_data(self, X, z, multi_output=True, y_numeric=True)
+        X, z = validate_data(self, X, sensitive_features, multi_output=True, y_numeric=True)
         if tasks is not None:
             check_consistent_length(X, tasks)
         with threadpool_limits(limits=1, user_api="blas"):  # small products: linear._ONE_THREAD

@@ -42,7 +42,7 @@ from fairengine.methods.params import (
     seed,
     validate_params,
 )
-from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
+from fairengine.methods.sensitive import sensitive_request
 from fairengine.solvers.least_squares import LeastSquares
 
 #: _ONE_THREAD [OURS]: the game loops do thousands of (n × d)·(d × few) products; multithreaded
@@ -216,23 +216,19 @@ class MultiaccurateProxy(BaseEstimator):
         },
     )
 
-    __metadata_request__fit = sensitive_request("z")
+    __metadata_request__fit = sensitive_request()
 
     def fit(
         self,
         X: np.ndarray,
-        z: np.ndarray | None = None,
-        tasks: np.ndarray | None = None,
-        *,
         sensitive_features: np.ndarray | None = None,
+        tasks: np.ndarray | None = None,
     ) -> MultiaccurateProxy:
-        """Fit θ_k per group of the protected attribute ``sensitive_features`` (``z`` is its
-        older name). ``tasks=None`` is the Section 5 mode (see :func:`class_tasks`)."""
-        z = resolve_sensitive(
-            sensitive_features, z, "z", required=False
-        )  # z is its y: a missing z gets the y check
+        """Fit θ_k per group of the protected attribute ``sensitive_features`` (n,) or (n, K) (its
+        y: a missing one gets the y check). ``tasks=None`` is the Section 5 mode (see
+        :func:`class_tasks`)."""
         validate_params(self)
-        X, z = validate_data(self, X, z, multi_output=True, y_numeric=True)
+        X, z = validate_data(self, X, sensitive_features, multi_output=True, y_numeric=True)
         with threadpool_limits(limits=1, user_api="blas"):  # many small products: _ONE_THREAD
             return self._fit(X, z, tasks)
 
