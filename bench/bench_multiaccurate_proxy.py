@@ -219,13 +219,13 @@ ALPHAS = (0.2, 0.15, 0.1, 0.05, 0.02, 0.01)
 
 def _proxy_rows(rows: int, seed: int):
     """(PL rows, DL rows) of Adult/race as the method splits them: (X, z, tasks) each."""
-    from fairengine.methods.multiaccurate_proxy.method import _split
+    from fairengine.methods.multiaccurate_proxy.method import split_rows
 
     train, test = load_dataset("adult", sensitive=["race"]).split()
     knobs = get_method("multiaccurate_proxy").validate_knobs(
         {"max_rows": rows, "random_state": seed}
     )
-    pl_rows, dl_rows, _, encoder, onehot, _ = _split(train, test, knobs)
+    pl_rows, dl_rows, _, encoder, onehot, _ = split_rows(train, test, knobs)
 
     def part(idx: np.ndarray):
         y = train.y[idx].astype(float)
@@ -440,25 +440,29 @@ def _as_v7():
     lone start is not refitted on every proxy row."""
     from fairengine.methods.multiaccurate_proxy import held_out, linear
 
-    margin, refit = held_out.CHAIN_MARGIN, linear._refit_start
-    held_out.CHAIN_MARGIN, linear._refit_start = 0.0, lambda *args: None
+    margin, refit = held_out.CHAIN_MARGIN, linear.refit_start
+    held_out.CHAIN_MARGIN, linear.refit_start = 0.0, lambda *args: None
     try:
         yield
     finally:
-        held_out.CHAIN_MARGIN, linear._refit_start = margin, refit
+        held_out.CHAIN_MARGIN, linear.refit_start = margin, refit
 
 
 def _held_out_fits(dataset: str, sensitive: str | None, seed: int) -> dict:
     """One split: {version: [(α, in-sample, held-out) at each range point]} and the sampling
     error of the held-out violation (the method's bound, for the least-squares start)."""
-    from fairengine.methods.multiaccurate_proxy.method import _part, _split, held_out_along_alpha
+    from fairengine.methods.multiaccurate_proxy.method import (
+        data_part,
+        held_out_along_alpha,
+        split_rows,
+    )
     from fairengine.metrics import multiaccuracy_violation
 
     task = load_dataset(dataset, sensitive=[sensitive]) if sensitive else load_dataset(dataset)
     train, test = task.split(random_state=seed)
     knobs = get_method("multiaccurate_proxy").validate_knobs({"random_state": seed})
-    pl_rows, dl_rows, _, _, onehot, _ = _split(train, test, knobs)
-    pl, dl = (_part(train, train, i, onehot, knobs["n_tasks"]) for i in (pl_rows, dl_rows))
+    pl_rows, dl_rows, _, _, onehot, _ = split_rows(train, test, knobs)
+    pl, dl = (data_part(train, train, i, onehot, knobs["n_tasks"]) for i in (pl_rows, dl_rows))
     out: dict = {}
     for version in ("before", "after"):
         fit = MultiaccurateProxy(alpha=0.0, random_state=seed)
@@ -525,8 +529,8 @@ def _rows_fit(dataset: str, sensitive: str | None, seed: int, rows: int | None) 
     """One split: Algorithm 4 fitted on ``rows`` training rows; on up to 4,000 test rows, the
     multiaccuracy violation of least squares on every one of those rows, of fixed candidates of
     the game's path and of the proxy served at α = 0."""
-    from fairengine.methods.multiaccurate_proxy.held_out import _refit_start
-    from fairengine.methods.multiaccurate_proxy.method import _part, group_onehot
+    from fairengine.methods.multiaccurate_proxy.held_out import refit_start
+    from fairengine.methods.multiaccurate_proxy.method import data_part, group_onehot
     from fairengine.metrics import multiaccuracy_violation
 
     task = load_dataset(dataset, sensitive=[sensitive]) if sensitive else load_dataset(dataset)
@@ -535,8 +539,8 @@ def _rows_fit(dataset: str, sensitive: str | None, seed: int, rows: int | None) 
     rng = np.random.default_rng(seed)
     order = rng.permutation(train.frame.shape[0])[:rows]
     test_rows = np.sort(rng.permutation(test.frame.shape[0])[:4000])
-    te = _part(train, test, test_rows, onehot, 3)
-    pl = _part(train, train, order, onehot, 3)
+    te = data_part(train, test, test_rows, onehot, 3)
+    pl = data_part(train, train, order, onehot, 3)
     fit = MultiaccurateProxy(alpha=0.0, random_state=seed).fit(pl["X"], pl["z"], pl["tasks"])
 
     def held(chain: list[int] | None) -> float:
@@ -549,7 +553,7 @@ def _rows_fit(dataset: str, sensitive: str | None, seed: int, rows: int | None) 
     if not fit.refitted_:  # the start of the path: least squares on every proxy row
         Xa = np.column_stack([pl["X"], np.ones(len(order))])
         for k in fit.paths_:
-            _refit_start(fit.paths_[k], Xa, pl["z"][:, k], fit.radius, True)
+            refit_start(fit.paths_[k], Xa, pl["z"][:, k], fit.radius, True)
     path = [held([i]) for i in PATH_POINTS]
     return {"rows": len(order), "start": held([0]), "path": path, "served": held(None),
             "steps": fit.n_alpha_steps_, "n_test": len(test_rows)}  # fmt: skip
@@ -628,15 +632,19 @@ def _class_fits(dataset: str, sensitive: str | None, seed: int, quick: bool) -> 
     violation of OLS, of the linear game's θ̄ (Algorithm 4 on every proxy row), of the proxy the
     method serves at α = 0, and of the tree class (Algorithm 2) per α; the LP floor of linear G
     and OLS over the error regions the game found; the downstream DP gaps of every pipeline."""
-    from fairengine.methods.multiaccurate_proxy.method import _part, _split, downstream_comparison
+    from fairengine.methods.multiaccurate_proxy.method import (
+        data_part,
+        downstream_comparison,
+        split_rows,
+    )
 
     task = load_dataset(dataset, sensitive=[sensitive]) if sensitive else load_dataset(dataset)
     train, test = task.split(random_state=seed)
     method = get_method("multiaccurate_proxy")
     extra = {"max_rows": 1000, "n_iter": 60} if quick else {}
     knobs = method.validate_knobs({"random_state": seed, **extra})
-    pl_rows, dl_rows, _, _, onehot, _ = _split(train, test, knobs)
-    pl, dl = (_part(train, train, i, onehot, knobs["n_tasks"]) for i in (pl_rows, dl_rows))
+    pl_rows, dl_rows, _, _, onehot, _ = split_rows(train, test, knobs)
+    pl, dl = (data_part(train, train, i, onehot, knobs["n_tasks"]) for i in (pl_rows, dl_rows))
     args = (pl["X"], pl["z"], pl["tasks"])
     game = MultiaccurateProxy(
         alpha=0.0, n_iter=knobs["n_iter"], random_state=seed, validation=0.0, early_stop=False

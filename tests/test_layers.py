@@ -35,23 +35,7 @@ KNOWN_CYCLES: set[frozenset[str]] = set()
 
 
 #: Private names still imported across modules (importer, imported) -> names; nothing may be added.
-#: Both groups are being made public or merged back by the engineers who own those files.
-_MA = "fairengine.methods.multiaccurate_proxy."
-KNOWN_PRIVATE = {
-    # the multiaccurate proxy's parts (engineer 41ma)
-    (_MA + "baseline", _MA + "auditor"): {"_as_2d"},
-    (_MA + "general", _MA + "auditor"): {"_as_2d", "_auditor", "_groups_to_fit"},
-    (_MA + "general", _MA + "linear"): {"_PIPELINE_KNOBS"},
-    (_MA + "linear", _MA + "auditor"): {"_as_2d", "_auditor", "_groups_to_fit"},
-    (_MA + "linear", _MA + "floor"): {"_floor_lp"},
-    (_MA + "linear", _MA + "held_out"): {
-        "_descending_chain", "_held_out_certificate", "_held_out_error", "_project",
-        "_refit_start", "_validation_split",
-    },
-    (_MA + "method", _MA + "pipeline"): {"_part", "_split"},
-    (_MA + "method", _MA + "status"): {"_first", "_proxy_status"},
-    (_MA + "proxy", _MA + "general"): {"_tree_arrays"},
-}  # fmt: skip
+KNOWN_PRIVATE: dict[tuple[str, str], set[str]] = {}
 
 
 def _modules() -> dict[str, tuple[Path, bool]]:

@@ -51,14 +51,13 @@ def audit_heatmap(audit: pd.DataFrame, split: str, alpha: float) -> go.Figure:
         aspect="auto",
         labels={"color": "violation"},
     )
+    title = (
+        f"Audit on {split} rows: ratio violation per group and task<br>"
+        f"<sup>max over the auditor's error regions {{h ≠ y}}; α = {alpha:g}</sup>"
+    )
     fig.update_layout(
-        title={"text": f"Audit on {split} rows: ratio violation per group and task<br>"
-               f"<sup>max over the auditor's error regions {{h ≠ y}}; α = {alpha:g}</sup>",
-               "x": 0},
-        xaxis_title="task",
-        yaxis_title="group",
-        margin={"t": 80},
-    )  # fmt: skip
+        title={"text": title, "x": 0}, xaxis_title="task", yaxis_title="group", margin={"t": 80}
+    )
     return fig
 
 
@@ -81,10 +80,11 @@ def quality_figure(points: pd.DataFrame | None, result_metrics: dict, proxy: str
     fig = px.bar(long, y="proxy", x="value", color="measure", barmode="group", orientation="h")
     fig.update_layout(xaxis_title="", yaxis_title="")
     fig.update_yaxes(autorange="reversed")
-    return legend_below(
-        fig, "Accuracy ≠ multiaccuracy<br><sup>predicting the group (accuracy, AUC) vs the "
-        "audited multiaccuracy violation (test)</sup>", entries=len(QUALITY), height=460,
-    )  # fmt: skip
+    title = (
+        "Accuracy ≠ multiaccuracy<br><sup>predicting the group (accuracy, AUC) vs the "
+        "audited multiaccuracy violation (test)</sup>"
+    )
+    return legend_below(fig, title, entries=len(QUALITY), height=460)
 
 
 def frontier_figure(points: pd.DataFrame | None, result_metrics: dict, proxy: str) -> go.Figure:
@@ -122,10 +122,8 @@ def frontier_figure(points: pd.DataFrame | None, result_metrics: dict, proxy: st
     fig.update_xaxes(rangemode="tozero", title_text="true-group violation max_k |γ_k − γ|")
     fig.update_yaxes(rangemode="tozero", title_text="error (test)")
     if points is None or not len(points):
-        fig.add_annotation(
-            text="Sweep ε to draw every proxy's frontier", showarrow=False,
-            xref="paper", yref="paper", x=0.5, y=0.5, font={"color": "#6b7280"},
-        )  # fmt: skip
+        note = {"text": "Sweep ε to draw every proxy's frontier", "font": {"color": "#6b7280"}}
+        fig.add_annotation(**note, showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
     return legend_below(  # up to seven entries, one per line under the plot
         fig,
         "Downstream frontiers (test)<br><sup>error vs violation on the TRUE groups</sup>",
@@ -149,8 +147,8 @@ def trace_figure(
     for k, row in enumerate(np.atleast_2d(trace)):
         # With two groups both traces are often equal: the first is wide and pale, the later
         # ones thin and dashed on top, so no group's line hides another.
-        line = {"width": 6, "color": "rgba(58,91,160,0.45)"} if k == 0 else {"width": 1.5,
-                "dash": ("dash", "dot", "dashdot")[(k - 1) % 3]}  # fmt: skip
+        dash = ("dash", "dot", "dashdot")[(k - 1) % 3]
+        line = {"width": 1.5, "dash": dash} if k else {"width": 6, "color": "rgba(58,91,160,0.45)"}
         fig.add_trace(
             go.Scatter(
                 y=row,

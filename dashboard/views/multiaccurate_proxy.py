@@ -157,14 +157,10 @@ if knobs["proxy"] == "multiaccurate_tree":
         st.plotly_chart(shared(charts.alpha_figure, (rkey, "alpha"), along), key="map_alpha")
 
 st.subheader("Downstream frontiers of every proxy")
-points = grid_sweep(
-    METHOD,
-    train,
-    test,
-    knobs,
-    GridSweep(axis="eps", what="ε", button="Sweep ε for every proxy",
-              label="Sweeping ε for every proxy"),
-)  # fmt: skip
+every_eps = GridSweep(
+    axis="eps", what="ε", button="Sweep ε for every proxy", label="Sweeping ε for every proxy"
+)
+points = grid_sweep(METHOD, train, test, knobs, every_eps)
 c3, c4 = st.columns(2)
 # every point of the sweep, or none: the figures are a function of the run and that one bit
 frontier_key = (rkey, points is None)

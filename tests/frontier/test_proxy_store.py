@@ -50,7 +50,6 @@ def fits(monkeypatch: pytest.MonkeyPatch) -> list[dict]:
 def _fresh_process() -> None:
     """What a new job process starts with: no proxy, encoder or baseline fit in memory."""
     pipeline._PROXY_CACHE.clear()
-    pipeline._ENCODED.clear()
     fitted._FITS.clear()
 
 
@@ -151,8 +150,8 @@ def test_a_forged_state_with_valid_checksums_is_refitted(
 def test_the_state_round_trips_at_every_alpha(tmp_path: Path, split) -> None:
     train, test = split
     knobs = get_method("multiaccurate_proxy").validate_knobs({})
-    pl_rows, _, _, _, onehot, _ = pipeline._split(train, test, knobs)
-    pl = pipeline._part(train, train, pl_rows, onehot, knobs["n_tasks"])
+    pl_rows, _, _, _, onehot, _ = pipeline.split_rows(train, test, knobs)
+    pl = pipeline.data_part(train, train, pl_rows, onehot, knobs["n_tasks"])
     proxy = pipeline.fit_proxy(pl["X"], pl["z"], pl["tasks"], knobs)
     value = stored.proxy_state(proxy, 1.5)
     store = RunStore(tmp_path)  # through a run file, as a later process reads it

@@ -24,6 +24,7 @@ from .run_equality import assert_same
 GRIDS = {
     "reweighing": {"strength": [0.0, 0.6, 1.0], "C": [1.0, 0.5]},
     "threshold_optimizer": {"tol": [0.0, 0.05, 0.2]},
+    "multiaccurate_proxy": {"proxy": ["multiaccurate", "thresholded"], "eps": [0.02, 0.1]},
     "noisy_groups": [
         {"method": "naive", "noise": 0.2, "n_steps": 40},
         {"method": "dro", "noise": 0.2, "n_steps": 40},

@@ -327,13 +327,13 @@ def _task(name: str, sensitive: str | None):
 def _method_rows(train, test, seed: int):
     """The proxy-learner rows and the downstream rows (held out) of a default run with row
     seed ``seed`` (2,000 sampled rows each): (X, z, tasks) each."""
-    from fairengine.methods.multiaccurate_proxy.method import _part, _split
+    from fairengine.methods.multiaccurate_proxy.method import data_part, split_rows
 
     knobs = get_method("multiaccurate_proxy").validate_knobs({"random_state": seed})
-    pl_rows, dl_rows, _, _, onehot, _ = _split(train, test, knobs)
+    pl_rows, dl_rows, _, _, onehot, _ = split_rows(train, test, knobs)
     out = []
     for idx in (pl_rows, dl_rows):
-        data = _part(train, train, idx, onehot, knobs["n_tasks"])
+        data = data_part(train, train, idx, onehot, knobs["n_tasks"])
         out.append((data["X"], data["z"], data["tasks"]))
     return out
 
@@ -353,20 +353,20 @@ def real_fits():
 def test_chain_keeps_only_falls_beyond_the_sampling_error() -> None:
     """A candidate is kept only when its in-sample violation falls and its kept-out violation
     falls by more than the standard error of the last kept one's there (from its residuals)."""
-    from fairengine.methods.multiaccurate_proxy.held_out import _descending_chain, _held_out_error
+    from fairengine.methods.multiaccurate_proxy.held_out import descending_chain, held_out_error
 
     rows = 400
     rng = np.random.default_rng(0)
     residuals = np.repeat(rng.normal(0, 0.5, (1, rows, 1)), 4, axis=2)
-    error = _held_out_error(residuals, 0)
+    error = held_out_error(residuals, 0)
     assert error == pytest.approx(np.sqrt(np.mean(residuals[0, :, 0] ** 2) / rows))
     in_sample = np.array([0.30, 0.29, 0.28, 0.27])
     # candidate 1 falls by half the error (kept without margin, not with it), 2 by twice it
     held = np.array([0.20, 0.20 - 0.5 * error, 0.20 - 2 * error, 0.19 - 2 * error])
-    assert _descending_chain(in_sample, held) == [0, 1, 2, 3]
-    assert _descending_chain(in_sample, held, residuals) == [0, 2]
+    assert descending_chain(in_sample, held) == [0, 1, 2, 3]
+    assert descending_chain(in_sample, held, residuals) == [0, 2]
     # no kept-out rows: only the in-sample fall counts
-    assert _descending_chain(in_sample, np.zeros(0), np.zeros((0, 0, 0))) == [0, 1, 2, 3]
+    assert descending_chain(in_sample, np.zeros(0), np.zeros((0, 0, 0))) == [0, 1, 2, 3]
 
 
 def _grid(fit) -> list[float]:

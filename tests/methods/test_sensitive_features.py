@@ -68,12 +68,13 @@ CASES = [
     Case("noisy_groups", lambda: RobustFairClassifier(n_steps=20), "classification",
          "noisy_groups", ("group_classes_", "coef_")),
     Case("multiaccurate_proxy", lambda: ProxyFairClassifier(max_iter=5), "classification",
-         "soft_groups", ("weights_", "coefs_"), soft=True),
-    Case("multiaccurate_proxy", lambda: MultiaccurateProxy(n_iter=10), "proxy", "z", ("scales_",),
-         soft=True),
-    Case("multiaccurate_proxy", lambda: GeneralMultiaccurateProxy(n_iter=5), "proxy", "z",
+         POSITIONAL, ("weights_", "coefs_"), soft=True),
+    Case("multiaccurate_proxy", lambda: MultiaccurateProxy(n_iter=10), "proxy", POSITIONAL,
+         ("scales_",), soft=True),
+    Case("multiaccurate_proxy", lambda: GeneralMultiaccurateProxy(n_iter=5), "proxy", POSITIONAL,
          ("coef_", "trace_"), soft=True),
-    Case("multiaccurate_proxy", lambda: BaselineProxy(), "proxy", "z", ("mean_",), soft=True),
+    Case("multiaccurate_proxy", lambda: BaselineProxy(), "proxy", POSITIONAL, ("mean_",),
+         soft=True),
 ]  # fmt: skip
 IDS = [type(c.make()).__name__ for c in CASES]
 

@@ -38,7 +38,7 @@ def ratio_violation(z: np.ndarray, zhat: np.ndarray, errors: np.ndarray) -> floa
     return abs(group_error_rate(z, errors) - group_error_rate(zhat, errors))
 
 
-def _as_2d(a: np.ndarray) -> np.ndarray:
+def as_2d(a: np.ndarray) -> np.ndarray:
     a = np.asarray(a, float)
     return a[:, None] if a.ndim == 1 else a
 
@@ -126,7 +126,7 @@ class Auditor:
     def best(self, X: np.ndarray, r: np.ndarray, tasks: np.ndarray) -> list[tuple]:
         """Per task j: (signed viol, σ, h) of the most violated error region found."""
         n = len(r)
-        tasks = _as_2d(tasks)
+        tasks = as_2d(tasks)
         cost = r[:, None] * (1.0 - 2.0 * tasks) / n
         base = r @ tasks / n
         fitted = self._fit(X, cost) if self.kind == "linear" else None
@@ -164,7 +164,7 @@ def audit(
     that h from z and from ẑ), ``violation`` (their absolute gap, the ratio violation), and
     ``mean_gap`` (Σẑ/Σz − 1). The maximum over h is a heuristic lower bound.
     """
-    z, zhat, tasks = _as_2d(z), _as_2d(zhat), _as_2d(tasks)
+    z, zhat, tasks = as_2d(z), as_2d(zhat), as_2d(tasks)
     aud = auditor if isinstance(auditor, Auditor) else Auditor(auditor)
     group_names = group_names or [str(k) for k in range(z.shape[1])]
     task_names = task_names or [f"task{j}" for j in range(tasks.shape[1])]
@@ -223,13 +223,13 @@ def class_tasks(n: int) -> np.ndarray:
     return np.zeros((n, 1))
 
 
-def _auditor(auditor: str | Auditor, depth: int, random_state: int) -> Auditor:
+def make_auditor(auditor: str | Auditor, depth: int, random_state: int) -> Auditor:
     if isinstance(auditor, Auditor):
         return auditor
     return Auditor(auditor, depth=depth, random_state=random_state)
 
 
-def _groups_to_fit(z: np.ndarray) -> tuple[list[int], dict[int, float]]:
+def groups_to_fit(z: np.ndarray) -> tuple[list[int], dict[int, float]]:
     """Groups to learn and their tolerance per unit of α: ε_k = α·mean(z_k);
     a complementary pair (z_0 + z_1 ≡ 1) learns group 0 only, at the tighter tolerance."""
     means = z.mean(axis=0)

@@ -8,9 +8,9 @@ from sklearn.base import BaseEstimator
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from fairengine.methods.multiaccurate_proxy.auditor import _as_2d
+from fairengine.methods.multiaccurate_proxy.auditor import as_2d
 from fairengine.methods.params import StrOptions, seed, validate_params
-from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
+from fairengine.methods.sensitive import sensitive_request
 
 #: The comparison proxies :class:`BaselineProxy` fits (``"true"`` is the caller's: it needs z).
 BASELINES = ("regression", "thresholded", "constant")
@@ -49,23 +49,14 @@ class BaselineProxy(BaseEstimator):
     ) -> None:
         self.kind, self.random_state = kind, random_state
 
-    __metadata_request__fit = sensitive_request("z")
+    __metadata_request__fit = sensitive_request()
 
-    def fit(
-        self,
-        X: np.ndarray,
-        z: np.ndarray | None = None,
-        *,
-        sensitive_features: np.ndarray | None = None,
-    ) -> BaselineProxy:
+    def fit(self, X: np.ndarray, sensitive_features: np.ndarray | None = None) -> BaselineProxy:
         """Fit one model per group column of the protected attribute ``sensitive_features``
-        (n,) or (n, K) (``z`` is its older name)."""
-        z = resolve_sensitive(
-            sensitive_features, z, "z", required=False
-        )  # z is its y: a missing z gets the y check
+        (n,) or (n, K) (its y: a missing one gets the y check)."""
         validate_params(self)
-        X, z = validate_data(self, X, z, multi_output=True, y_numeric=True)
-        z = _as_2d(z)
+        X, z = validate_data(self, X, sensitive_features, multi_output=True, y_numeric=True)
+        z = as_2d(z)
         self.mean_ = z.mean(axis=0)
         self.models_ = []
         if self.kind in ("regression", "thresholded"):

@@ -14,12 +14,12 @@
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from fairengine import metrics
+from fairengine.lru import LRU
 from fairengine.methods.evidence import Baselines, Check, Evidence, qualify_status
 
 if TYPE_CHECKING:
@@ -27,8 +27,7 @@ if TYPE_CHECKING:
 
 #: The simpler proxies the paper's claim is compared against.
 COMPARED = ("thresholded", "regression")
-_COMPARISONS: OrderedDict[tuple, dict[str, float]] = OrderedDict()
-_COMPARISONS_SIZE = 8
+_COMPARISONS: LRU[dict[str, dict[str, Any]]] = LRU(8)
 
 
 def extra_metrics(result: Any, task: Task, train: Task, pred: np.ndarray) -> dict[str, float]:
@@ -54,20 +53,21 @@ def held_out_multiaccuracy(result: Any, test: Task) -> Check | None:
     error = float(summary.get("held_out_error", 1.0 / math.sqrt(max(len(test.y), 1))))
     allowance, value = 2 * error, float(test_value)
     in_sample = float(result.metrics["test"].get("multiaccuracy_violation_in_sample", math.nan))
-    numbers = {"held_out": value, "in_sample": in_sample, "alpha": alpha,
-               "allowance": allowance}  # fmt: skip
-    if value <= alpha + allowance:
-        return Check("held_out_multiaccuracy", "ok",
-                     f"The proxy is multiaccurate on the test rows too: violation {value:.3f} ≤ "
-                     f"α = {alpha:.3g} plus the sampling allowance {allowance:.3f} (two sampling "
-                     "errors of the held-out violation).", numbers)  # fmt: skip
-    return Check(
-        "held_out_multiaccuracy", "fail",
-        f"On the test rows the proxy's multiaccuracy violation is {value:.3f}, above α = "
-        f"{alpha:.3g} plus the sampling allowance {allowance:.3f} (on its own rows "
-        f"{in_sample:.3f}): the guarantee holds in sample only.",
-        numbers,
-    )  # fmt: skip
+    numbers = {"held_out": value, "in_sample": in_sample, "alpha": alpha, "allowance": allowance}
+    level = "ok" if value <= alpha + allowance else "fail"
+    if level == "ok":
+        words = (
+            f"The proxy is multiaccurate on the test rows too: violation {value:.3f} ≤ "
+            f"α = {alpha:.3g} plus the sampling allowance {allowance:.3f} (two sampling "
+            "errors of the held-out violation)."
+        )
+    else:
+        words = (
+            f"On the test rows the proxy's multiaccuracy violation is {value:.3f}, above α = "
+            f"{alpha:.3g} plus the sampling allowance {allowance:.3f} (on its own rows "
+            f"{in_sample:.3f}): the guarantee holds in sample only."
+        )
+    return Check("held_out_multiaccuracy", level, words, numbers)
 
 
 def held_out_along_alpha(result: Any) -> Check | None:
@@ -82,32 +82,36 @@ def held_out_along_alpha(result: Any) -> Check | None:
         return None
     start, error = float(summary["held_out_start"]), float(summary["held_out_error"])
     low, high = (float(v) for v in summary["alpha_range"])
-    numbers = {"held_out": float(served), "held_out_start": start, "sampling_error": error,
-               "alpha_low": low, "alpha_high": high,
-               "alpha_steps": float(summary.get("alpha_steps", 0))}  # fmt: skip
+    steps = float(summary.get("alpha_steps", 0))
+    numbers = {"held_out": float(served), "held_out_start": start, "sampling_error": error}
+    numbers.update(alpha_low=low, alpha_high=high, alpha_steps=steps)
     served_words = (
         f"On the {int(summary['held_out_rows']):,} test rows the proxy's multiaccuracy violation "
         f"is {float(served):.3f} at α = {float(summary['alpha_used']):.3f} and {start:.3f} at "
         f"the least-squares start (α = {high:.3f}); its sampling error is about ±{error:.3f}."
     )
-    if float(served) > start + 2 * error:
-        return Check("held_out_along_alpha", "warn",
-                     f"{served_words} Here the smaller α gives a larger held-out violation, by "
-                     "more than twice that error: the game's in-sample gains did not carry over "
-                     "to these rows. Prefer a larger α or more proxy rows.", numbers)  # fmt: skip
-    if high <= low:  # a property of the rows, the same for every α: context, not a warning
-        return Check("held_out_along_alpha", "ok",
-                     f"{served_words} α has a single value on these rows: no round of the game "
-                     "beat the least-squares proxy on the proxy rows kept out of it by more than "
-                     "their sampling error, so no setting of α would change the proxy out of "
-                     "sample, and the least-squares proxy is served.", numbers)  # fmt: skip
-    if high - low < 2 * error:
-        return Check("held_out_along_alpha", "ok",
-                     f"{served_words} α's whole range ({low:.3f}–{high:.3f}) is narrower than "
-                     "twice that error, so no setting of α changes the proxy measurably out of "
-                     "sample.", numbers)  # fmt: skip
-    return Check("held_out_along_alpha", "ok",
-                 f"{served_words} The smaller α does no worse out of sample.", numbers)  # fmt: skip
+    level = "warn" if float(served) > start + 2 * error else "ok"
+    if level == "warn":
+        words = (
+            "Here the smaller α gives a larger held-out violation, by more than twice that "
+            "error: the game's in-sample gains did not carry over to these rows. Prefer a "
+            "larger α or more proxy rows."
+        )
+    elif high <= low:  # a property of the rows, the same for every α: context, not a warning
+        words = (
+            "α has a single value on these rows: no round of the game beat the least-squares "
+            "proxy on the proxy rows kept out of it by more than their sampling error, so no "
+            "setting of α would change the proxy out of sample, and the least-squares proxy is "
+            "served."
+        )
+    elif high - low < 2 * error:
+        words = (
+            f"α's whole range ({low:.3f}–{high:.3f}) is narrower than twice that error, so no "
+            "setting of α changes the proxy measurably out of sample."
+        )
+    else:
+        words = "The smaller α does no worse out of sample."
+    return Check("held_out_along_alpha", level, f"{served_words} {words}", numbers)
 
 
 def compared_scores(result: Any, train: Task, test: Task) -> dict[str, dict[str, Any]]:
@@ -117,14 +121,8 @@ def compared_scores(result: Any, train: Task, test: Task) -> dict[str, dict[str,
 
     knobs = {k: v for k, v in result.knobs.items() if k not in ("proxy", "alpha")}
     key = (train.fingerprint, test.fingerprint, tuple(sorted(knobs.items())))
-    if key in _COMPARISONS:
-        _COMPARISONS.move_to_end(key)
-        return _COMPARISONS[key]
-    found = downstream_comparison(train, test, {**knobs, "alpha": 0.0}, COMPARED)
-    _COMPARISONS[key] = found
-    while len(_COMPARISONS) > _COMPARISONS_SIZE:
-        _COMPARISONS.popitem(last=False)
-    return found
+    compare = {**knobs, "alpha": 0.0}
+    return _COMPARISONS.compute(key, lambda: downstream_comparison(train, test, compare, COMPARED))
 
 
 def proxy_claim(result: Any, train: Task, test: Task) -> list[Check]:
@@ -132,11 +130,12 @@ def proxy_claim(result: Any, train: Task, test: Task) -> list[Check]:
     multiaccurate proxy's downstream true-group gap against the thresholded (classification)
     proxy's — fail when the interval of how much worse lies above 0 — and against the plain
     regression proxy's, said plainly: as well, or (warn) shown worse."""
+    from fairengine.methods.evaluation import predictions_on_test
     from fairengine.methods.multiaccurate_proxy.pipeline import group_onehot
 
     if result.knobs["proxy"] not in ("multiaccurate", "multiaccurate_tree"):
         return []
-    score = np.asarray(result.model.metric_predictions(test.X), dtype=float)
+    score = predictions_on_test(result, test)
     onehot = group_onehot(train, result.knobs["grouping"])[0][test.groups]
     constraint = result.knobs["constraint"]
     own_gap = metrics.true_group_gap(onehot, test.y, score, constraint)
@@ -144,14 +143,16 @@ def proxy_claim(result: Any, train: Task, test: Task) -> list[Check]:
     numbers = {"true_group_gap": own_gap}
     for proxy in COMPARED:
         other = np.asarray(found[proxy]["score"], dtype=float)
-        low, high = metrics.paired_bootstrap_ci(
-            lambda rows, other=other: metrics.true_group_gap(
-                onehot[rows], test.y[rows], score[rows], constraint
-            ) - metrics.true_group_gap(onehot[rows], test.y[rows], other[rows], constraint),
-            test.groups,
-        )  # fmt: skip
-        numbers.update({f"{proxy}_gap": float(found[proxy]["true_group_gap"]),
-                        f"{proxy}_worse_by_low": low, f"{proxy}_worse_by_high": high})  # fmt: skip
+
+        def worse_by(rows: np.ndarray, other: np.ndarray = other) -> float:
+            gap = metrics.true_group_gap
+            return gap(onehot[rows], test.y[rows], score[rows], constraint) - gap(
+                onehot[rows], test.y[rows], other[rows], constraint
+            )
+
+        low, high = metrics.paired_bootstrap_ci(worse_by, test.groups)
+        numbers[f"{proxy}_gap"] = float(found[proxy]["true_group_gap"])
+        numbers[f"{proxy}_worse_by_low"], numbers[f"{proxy}_worse_by_high"] = low, high
     return [_against(proxy, numbers) for proxy in COMPARED]
 
 
@@ -168,35 +169,34 @@ def _against(proxy: str, numbers: dict[str, float]) -> Check:
         "paired bootstrap 95 % interval on the same rows)"
     )
     if proxy == "thresholded":
-        if low > 0:
-            return Check("proxy_vs_simple_proxies", "fail",
-                         f"{gaps}: the paper's claim, that a multiaccurate proxy beats the "
-                         "thresholded classification proxy downstream, does not hold on this "
-                         "split.", kept)  # fmt: skip
-        return Check("proxy_vs_simple_proxies", "ok",
-                     f"{gaps}: not shown worse than the thresholded classification proxy, as "
-                     "the paper claims.", kept)  # fmt: skip
-    if low > 0:
-        return Check("regression_proxy_as_good", "warn",
-                     f"{gaps}: on this table the plain regression proxy does better.",
-                     kept)  # fmt: skip
-    return Check("regression_proxy_as_good", "ok",
-                 f"{gaps}: on this table the plain regression proxy does about as well"
-                 f"{' or better' if own > other else ''}.", kept)  # fmt: skip
+        name, level = "proxy_vs_simple_proxies", "fail" if low > 0 else "ok"
+        words = (
+            "the paper's claim, that a multiaccurate proxy beats the thresholded classification "
+            "proxy downstream, does not hold on this split"
+            if low > 0
+            else "not shown worse than the thresholded classification proxy, as the paper claims"
+        )
+    else:
+        name, level = "regression_proxy_as_good", "warn" if low > 0 else "ok"
+        words = "on this table the plain regression proxy does " + (
+            "better" if low > 0 else f"about as well{' or better' if own > other else ''}"
+        )
+    return Check(name, level, f"{gaps}: {words}.", kept)
 
 
 def convergence(result: Any) -> list[Check]:
     summary = result.artifacts.get("summary") or {}
     checks = []
     if summary.get("status") in ("max_iter", "below_floor"):
-        checks.append(Check("not_converged", "warn", _own_words(summary),
-                            {"proxy_rounds": float(summary.get("proxy_rounds", 0))}))  # fmt: skip
+        rounds = {"proxy_rounds": float(summary.get("proxy_rounds", 0))}
+        checks.append(Check("not_converged", "warn", _own_words(summary), rounds))
     if summary.get("converged") is False:
-        checks.append(Check("downstream_not_converged", "warn",
-                            "The downstream fair classifier's game stopped at its iteration cap "
-                            "with a duality gap larger than the fitting rows can measure: more "
-                            "downstream rounds (T_DL) may change the classifier.",
-                            {}))  # fmt: skip
+        words = (
+            "The downstream fair classifier's game stopped at its iteration cap with a duality "
+            "gap larger than the fitting rows can measure: more downstream rounds (T_DL) may "
+            "change the classifier."
+        )
+        checks.append(Check("downstream_not_converged", "warn", words, {}))
     return checks
 
 

@@ -41,7 +41,7 @@ from fairengine.methods.params import (
     knob_constraints,
     validate_params,
 )
-from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
+from fairengine.methods.sensitive import sensitive_request
 from fairengine.solvers import solve_game
 from fairengine.solvers.expgrad import ACCURACY_MUL
 from fairengine.solvers.moments import Reduction
@@ -66,12 +66,12 @@ __all__ = ["ProxyFairClassifier"]
 
 
 class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
-    """Fair classifier from soft group weights: ``fit(X, y, soft_groups)``, ``predict``.
+    """Fair classifier from soft group weights: ``fit(X, y, sensitive_features)``, ``predict``.
 
     A scikit-learn binary classifier: arguments stored verbatim and validated in :meth:`fit`
     (constraints from the method's ``constraint``, ``eps``, ``dl_learner`` and ``dl_iter``
     knobs), ``classes_`` (any two labels; the second is the positive class), ``predict_proba``
-    of shape (n, 2), ``NotFittedError`` before fit. ``soft_groups`` defaults to one group
+    of shape (n, 2), ``NotFittedError`` before fit. ``sensitive_features`` defaults to one group
     (every row weight 1), where the constraints are void.
 
     Parameters
@@ -158,21 +158,11 @@ class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
             return (np.asarray(first.predict(X)) == 1).astype(float)
         return (X @ first + intercept > 0).astype(float)
 
-    __metadata_request__fit = sensitive_request("soft_groups")
+    __metadata_request__fit = sensitive_request()
 
-    def fit(
-        self,
-        X: Any,
-        y: Any,
-        soft_groups: Any = None,
-        *,
-        sensitive_features: Any = None,
-    ) -> ProxyFairClassifier:
-        """Fit Q on rows X, binary labels y and soft group weights (n,) or (n, K), given as
-        ``sensitive_features`` (``soft_groups`` is its older name; neither: one group)."""
-        soft_groups = resolve_sensitive(
-            sensitive_features, soft_groups, "soft_groups", required=False
-        )
+    def fit(self, X: Any, y: Any, sensitive_features: Any = None) -> ProxyFairClassifier:
+        """Fit Q on rows X, binary labels y and soft group weights ``sensitive_features`` (n,)
+        or (n, K) (None: one group)."""
         validate_params(self)
         if not isinstance(self.learner, str) and not has_fit_parameter(
             self.learner, "sample_weight"
@@ -192,9 +182,10 @@ class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
         self.classes_, codes = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError("y has only one class; ProxyFairClassifier needs two classes.")
-        soft = np.ones((len(y), 1)) if soft_groups is None else np.asarray(soft_groups, float)
+        soft = np.ones((len(y), 1)) if sensitive_features is None else sensitive_features
+        soft = np.asarray(soft, float)
         if len(soft) != len(y):
-            raise ValueError(f"soft_groups has {len(soft)} rows, X and y have {len(y)}")
+            raise ValueError(f"sensitive_features has {len(soft)} rows, X and y have {len(y)}")
         # one BLAS thread: many small products (see linear._ONE_THREAD)
         with threadpool_limits(limits=1, user_api="blas"):
             return self._fit(X, codes.astype(float), soft)

@@ -25,10 +25,10 @@ def multiaccuracy_floor(
     n = len(X)
     Xa = np.column_stack([X, np.ones(n)])
     A = np.asarray(vectors, float)
-    return _floor_lp(A @ Xa / n, A @ z / n, Xa.sum(axis=0), float(z.sum()))
+    return floor_lp(A @ Xa / n, A @ z / n, Xa.sum(axis=0), float(z.sum()))
 
 
-def _floor_lp(
+def floor_lp(
     region_x: np.ndarray, region_z: np.ndarray, s: np.ndarray, total: float
 ) -> tuple[float, np.ndarray]:
     """:func:`multiaccuracy_floor` from the regions' moments: min_θ max_a |b_a − M_a·θ| s.t.

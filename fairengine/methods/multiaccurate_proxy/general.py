@@ -18,14 +18,14 @@ from threadpoolctl import threadpool_limits
 
 from fairengine.methods.multiaccurate_proxy.auditor import (
     Auditor,
-    _as_2d,
-    _auditor,
-    _groups_to_fit,
+    as_2d,
     audit,
     class_tasks,
+    groups_to_fit,
+    make_auditor,
 )
 from fairengine.methods.multiaccurate_proxy.knobs import KNOBS
-from fairengine.methods.multiaccurate_proxy.linear import _PIPELINE_KNOBS
+from fairengine.methods.multiaccurate_proxy.linear import PIPELINE_KNOBS
 from fairengine.methods.params import (
     HasMethods,
     Interval,
@@ -35,7 +35,7 @@ from fairengine.methods.params import (
     seed,
     validate_params,
 )
-from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
+from fairengine.methods.sensitive import sensitive_request
 from fairengine.models import trees as tree_codec
 from fairengine.solvers.least_squares import LeastSquares
 
@@ -147,7 +147,7 @@ class GeneralMultiaccurateProxy(BaseEstimator):
     _parameter_constraints: dict = knob_constraints(
         KNOBS,
         rename={"tree_depth": "max_depth"},
-        skip=("proxy", "learning_rate", *_PIPELINE_KNOBS),
+        skip=("proxy", "learning_rate", *PIPELINE_KNOBS),
         domains={
             "alpha": (0.0, None, "left"),
             "C": (0.0, None, "left"),
@@ -176,23 +176,19 @@ class GeneralMultiaccurateProxy(BaseEstimator):
         ).fit(X, target)
         return tree, tree.predict(X)
 
-    __metadata_request__fit = sensitive_request("z")
+    __metadata_request__fit = sensitive_request()
 
     def fit(
         self,
         X: np.ndarray,
-        z: np.ndarray | None = None,
-        tasks: np.ndarray | None = None,
-        *,
         sensitive_features: np.ndarray | None = None,
+        tasks: np.ndarray | None = None,
     ) -> GeneralMultiaccurateProxy:
-        """Fit ẑ_k per group of the protected attribute ``sensitive_features`` (``z`` is its
-        older name). ``tasks=None`` is the Section 5 mode (see :func:`class_tasks`)."""
-        z = resolve_sensitive(
-            sensitive_features, z, "z", required=False
-        )  # z is its y: a missing z gets the y check
+        """Fit ẑ_k per group of the protected attribute ``sensitive_features`` (n,) or (n, K) (its
+        y: a missing one gets the y check). ``tasks=None`` is the Section 5 mode (see
+        :func:`class_tasks`)."""
         validate_params(self)
-        X, z = validate_data(self, X, z, multi_output=True, y_numeric=True)
+        X, z = validate_data(self, X, sensitive_features, multi_output=True, y_numeric=True)
         if tasks is not None:
             check_consistent_length(X, tasks)
         with threadpool_limits(limits=1, user_api="blas"):  # small products: linear._ONE_THREAD
@@ -205,11 +201,11 @@ class GeneralMultiaccurateProxy(BaseEstimator):
         tasks: np.ndarray | None,
     ) -> GeneralMultiaccurateProxy:
         X = np.asarray(X, float)
-        z = _as_2d(z)
-        tasks = class_tasks(len(X)) if tasks is None else _as_2d(tasks)
+        z = as_2d(z)
+        tasks = class_tasks(len(X)) if tasks is None else as_2d(tasks)
         rng = generator(self.random_state)  # an int seeds default_rng directly, as before
-        aud = _auditor(self.auditor, self.auditor_depth, seed(self.random_state))
-        fit_groups, scales = _groups_to_fit(z)
+        aud = make_auditor(self.auditor, self.auditor_depth, seed(self.random_state))
+        fit_groups, scales = groups_to_fit(z)
         coefs, trees, traces = {}, {}, {}
         for k in fit_groups:
             game = self._game(X, z[:, k], tasks, aud, rng, self.alpha * scales[k])

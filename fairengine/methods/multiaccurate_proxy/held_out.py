@@ -14,7 +14,7 @@ import numpy as np
 from fairengine.solvers.least_squares import LeastSquares
 
 
-def _project(
+def project_theta(
     theta: np.ndarray, radius: float, mean: tuple[np.ndarray, float, int], metric: bool
 ) -> np.ndarray:
     """θ projected on the ℓ2 ball ‖θ‖ ≤ ``radius``, then on the mean constraint Σẑ = Σz
@@ -31,12 +31,12 @@ def _project(
     return theta - ((s @ theta - target) / (s @ s)) * s
 
 
-def _refit_start(entry: Any, Xa: np.ndarray, zk: np.ndarray, radius: float, metric: bool) -> None:
+def refit_start(entry: Any, Xa: np.ndarray, zk: np.ndarray, radius: float, metric: bool) -> None:
     """Replace the least-squares start of one group's path ``entry`` by least squares on the
     rows ``Xa`` = [X, 1] (every fit row), and its in-sample value over the error regions found
     (on the game's rows) by that of the refit."""
     theta = LeastSquares(Xa, intercept=False, ridge=None).coef(zk)
-    theta = _project(theta, radius, (Xa.sum(axis=0), float(zk.sum()), len(zk)), metric)
+    theta = project_theta(theta, radius, (Xa.sum(axis=0), float(zk.sum()), len(zk)), metric)
     entry.path = entry.path.copy()
     entry.path[0] = theta
     region_x, region_z = entry.regions[:2]
@@ -44,7 +44,7 @@ def _refit_start(entry: Any, Xa: np.ndarray, zk: np.ndarray, radius: float, metr
     entry.audited[0] = float(np.max(np.abs(region_z - region_x @ theta)))
 
 
-def _held_out_certificate(
+def held_out_certificate(
     path: np.ndarray, check: tuple[np.ndarray, np.ndarray, np.ndarray], k: int, aud: Any
 ) -> tuple[np.ndarray, np.ndarray]:
     """(each candidate's max additive violation on the held-out rows ``check`` = (X, z, tasks),
@@ -70,11 +70,11 @@ def _held_out_certificate(
 
 
 #: How many standard errors of the held-out violation a candidate's must fall below the last
-#: kept one's to be kept [OURS] (:func:`_held_out_error`).
+#: kept one's to be kept [OURS] (:func:`held_out_error`).
 CHAIN_MARGIN = 1.0
 
 
-def _held_out_error(residuals: np.ndarray, i: int) -> float:
+def held_out_error(residuals: np.ndarray, i: int) -> float:
     """Standard error of candidate ``i``'s violation on the held-out rows: for any one region,
     that of the mean of 1[region]·(z − ẑ_i), at most sqrt(mean((z − ẑ_i)²)/n) [OURS].
     ``residuals`` (groups, rows, candidates) holds each fitted group's (z_k − ẑ_k)/mean(z_k) on
@@ -86,12 +86,12 @@ def _held_out_error(residuals: np.ndarray, i: int) -> float:
     return float(np.sqrt(np.max(np.mean(residuals[:, :, i] ** 2, axis=1)) / residuals.shape[1]))
 
 
-def _descending_chain(
+def descending_chain(
     in_sample: np.ndarray, held_out: np.ndarray, residuals: np.ndarray | None = None
 ) -> list[int]:
     """The candidates kept, in path order: the start, then each candidate whose violation is
     below every kept one's in sample and, on the held-out rows, by more than ``CHAIN_MARGIN``
-    standard errors of the last kept one's (:func:`_held_out_error` of ``residuals``) [OURS]:
+    standard errors of the last kept one's (:func:`held_out_error` of ``residuals``) [OURS]:
     a fall smaller than that is within what another draw of those rows would undo. Along the
     chain both fall, so a smaller α (a later kept candidate) never gives a larger violation on
     either."""
@@ -99,7 +99,7 @@ def _descending_chain(
     chain = [0]
     for i in range(1, len(in_sample)):
         last = chain[-1]
-        margin = CHAIN_MARGIN * _held_out_error(residuals, last)
+        margin = CHAIN_MARGIN * held_out_error(residuals, last)
         lower_held = held_out.size == 0 or held_out[i] < held_out[last] - margin
         if in_sample[i] < in_sample[last] and lower_held:
             chain.append(i)

@@ -20,19 +20,19 @@ from threadpoolctl import threadpool_limits
 from fairengine.data.split import held_out_rows
 from fairengine.methods.multiaccurate_proxy.auditor import (
     Auditor,
-    _as_2d,
-    _auditor,
-    _groups_to_fit,
+    as_2d,
     audit,
     class_tasks,
+    groups_to_fit,
+    make_auditor,
 )
-from fairengine.methods.multiaccurate_proxy.floor import _floor_lp
+from fairengine.methods.multiaccurate_proxy.floor import floor_lp
 from fairengine.methods.multiaccurate_proxy.held_out import (
-    _descending_chain,
-    _held_out_certificate,
-    _held_out_error,
-    _project,
-    _refit_start,
+    descending_chain,
+    held_out_certificate,
+    held_out_error,
+    project_theta,
+    refit_start,
 )
 from fairengine.methods.multiaccurate_proxy.knobs import KNOBS
 from fairengine.methods.params import (
@@ -42,7 +42,7 @@ from fairengine.methods.params import (
     seed,
     validate_params,
 )
-from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
+from fairengine.methods.sensitive import sensitive_request
 from fairengine.solvers.least_squares import LeastSquares
 
 #: _ONE_THREAD [OURS]: the game loops do thousands of (n × d)·(d × few) products; multithreaded
@@ -56,7 +56,7 @@ STATUSES = ("converged", "max_iter", "below_floor")
 
 #: Knobs of the downstream pipeline and the page, not of a proxy estimator (its constructor
 #: takes none of them, so its fit-time validation skips them).
-_PIPELINE_KNOBS = (
+PIPELINE_KNOBS = (
     "task_mode",
     "constraint",
     "eps",
@@ -83,7 +83,7 @@ class GroupPath:
         Each candidate's max additive violation over every error region found in the game.
     regions : tuple
         (M = A[X, 1]/n, b = Az/n, Σ_i [x_i, 1], Σz) of the audit vectors A found: the LP floor's
-        data (:func:`~fairengine.methods.multiaccurate_proxy.floor._floor_lp`).
+        data (:func:`~fairengine.methods.multiaccurate_proxy.floor.floor_lp`).
     """
 
     path: np.ndarray
@@ -198,7 +198,7 @@ class MultiaccurateProxy(BaseEstimator):
 
     _parameter_constraints: dict = knob_constraints(
         KNOBS,
-        skip=("proxy", "tree_depth", *_PIPELINE_KNOBS),
+        skip=("proxy", "tree_depth", *PIPELINE_KNOBS),
         domains={
             "alpha": (0.0, None, "left"),
             "C": (0.0, None, "left"),
@@ -216,31 +216,27 @@ class MultiaccurateProxy(BaseEstimator):
         },
     )
 
-    __metadata_request__fit = sensitive_request("z")
+    __metadata_request__fit = sensitive_request()
 
     def fit(
         self,
         X: np.ndarray,
-        z: np.ndarray | None = None,
-        tasks: np.ndarray | None = None,
-        *,
         sensitive_features: np.ndarray | None = None,
+        tasks: np.ndarray | None = None,
     ) -> MultiaccurateProxy:
-        """Fit θ_k per group of the protected attribute ``sensitive_features`` (``z`` is its
-        older name). ``tasks=None`` is the Section 5 mode (see :func:`class_tasks`)."""
-        z = resolve_sensitive(
-            sensitive_features, z, "z", required=False
-        )  # z is its y: a missing z gets the y check
+        """Fit θ_k per group of the protected attribute ``sensitive_features`` (n,) or (n, K) (its
+        y: a missing one gets the y check). ``tasks=None`` is the Section 5 mode (see
+        :func:`class_tasks`)."""
         validate_params(self)
-        X, z = validate_data(self, X, z, multi_output=True, y_numeric=True)
+        X, z = validate_data(self, X, sensitive_features, multi_output=True, y_numeric=True)
         with threadpool_limits(limits=1, user_api="blas"):  # many small products: _ONE_THREAD
             return self._fit(X, z, tasks)
 
     def _fit(self, X: np.ndarray, z: np.ndarray, tasks: np.ndarray | None) -> MultiaccurateProxy:
         X = np.asarray(X, float)
-        z = _as_2d(z)
-        tasks = class_tasks(len(X)) if tasks is None else _as_2d(tasks)
-        aud = _auditor(self.auditor, self.auditor_depth, seed(self.random_state))
+        z = as_2d(z)
+        tasks = class_tasks(len(X)) if tasks is None else as_2d(tasks)
+        aud = make_auditor(self.auditor, self.auditor_depth, seed(self.random_state))
         # a finite H is given by its labellings of these very rows: it cannot be split
         share = 0.0 if aud.kind == "finite" else self.validation
         game_rows, check_rows = held_out_rows(np.zeros(len(X)), share, seed(self.random_state))
@@ -249,7 +245,7 @@ class MultiaccurateProxy(BaseEstimator):
         X, z, tasks = X[game_rows], z[game_rows], tasks[game_rows]
         n = len(X)
         Xa = np.column_stack([X, np.ones(n)])
-        fit_groups, scales = _groups_to_fit(z)
+        fit_groups, scales = groups_to_fit(z)
         metric = Xa.T @ Xa / n
         metric[np.diag_indices_from(metric)] += 1e-8 * np.trace(metric) / len(metric)
         inverse = np.linalg.inv(metric) if self.precondition else None
@@ -269,7 +265,7 @@ class MultiaccurateProxy(BaseEstimator):
                 audited=np.max(np.abs(region_z[:, None] - region_x @ path.T), axis=0),
                 regions=(region_x, region_z, Xa.sum(axis=0), float(z[:, k].sum())),
             )
-            held_out[k] = _held_out_certificate(path, check, k, aud)  # (violations, z − ẑ)
+            held_out[k] = held_out_certificate(path, check, k, aud)  # (violations, z − ẑ)
         self.paths_, self.scales_ = paths, scales
         self.n_groups_ = z.shape[1]
         self.n_validation_ = int(len(check_rows))
@@ -299,15 +295,15 @@ class MultiaccurateProxy(BaseEstimator):
             return np.max(audited / scale[:, None], axis=0)
 
         ratio = ratios()
-        self.kept_out_error_ = _held_out_error(residuals, 0)
+        self.kept_out_error_ = held_out_error(residuals, 0)
         self._chain = (
-            _descending_chain(ratio, held, residuals) if self.early_stop else [len(ratio) - 1]
+            descending_chain(ratio, held, residuals) if self.early_stop else [len(ratio) - 1]
         )
         self.refitted_ = self._chain == [0] and self.n_validation_ > 0
         if self.refitted_:
             for k in fit_groups:
                 Xa, zk = every_row[0], every_row[1][:, k]
-                _refit_start(paths[k], Xa, zk, self.radius, self.precondition)
+                refit_start(paths[k], Xa, zk, self.radius, self.precondition)
             ratio = ratios()
         self._candidate_ratio = ratio
         self._candidate_held_out = held if held.size else np.zeros(len(ratio))
@@ -332,7 +328,7 @@ class MultiaccurateProxy(BaseEstimator):
         not certified). Never above ``reached_``."""
         check_is_fitted(self, "paths_")
         groups = sorted(self.paths_)
-        floors = {k: _floor_lp(*self.paths_[k].regions)[0] for k in groups}
+        floors = {k: floor_lp(*self.paths_[k].regions)[0] for k in groups}
         return np.array([floors.get(k, floors[groups[0]]) for k in range(self.n_groups_)])
 
     def _select(self, alpha: float) -> MultiaccurateProxy:
@@ -351,12 +347,12 @@ class MultiaccurateProxy(BaseEstimator):
             eps = target * self.scales_[k]
             reached = float(entry.audited[pick])
             converged = reached <= eps * (1 + 1e-9)
-            floor = np.nan if converged else _floor_lp(*entry.regions)[0]
+            floor = np.nan if converged else floor_lp(*entry.regions)[0]
             rounds = min(pick + 1, self.n_iter)
             trace = entry.trace[: self.n_iter].astype(float)
             status = "converged" if converged else ("below_floor" if floor > eps else "max_iter")
-            values = (entry.path[pick], trace, floor, reached,
-                      float(entry.trace[pick]), rounds, status)  # fmt: skip
+            values = (entry.path[pick], trace, floor, reached, float(entry.trace[pick]))
+            values += (rounds, status)
             for key, value in zip(out, values, strict=True):
                 out[key][k] = value
         if len(groups) < self.n_groups_:  # complement symmetry: ẑ_1 = 1 − ẑ_0
@@ -396,7 +392,7 @@ class MultiaccurateProxy(BaseEstimator):
         s = Xa.sum(axis=0)
 
         def project(theta: np.ndarray) -> np.ndarray:
-            return _project(theta, self.radius, (s, target, n), inverse is not None)
+            return project_theta(theta, self.radius, (s, target, n), inverse is not None)
 
         theta = project(LeastSquares(Xa, intercept=False, ridge=None).coef(zk))
         path: list[np.ndarray] = []

@@ -28,17 +28,19 @@ from fairengine.methods.multiaccurate_proxy.knobs import KNOBS, SWEEP_GRIDS
 # names of the pipeline that tests, benches and the page import from this module
 from fairengine.methods.multiaccurate_proxy.pipeline import (  # noqa: F401
     PROXY_KNOBS,
-    _part,
-    _split,
+    data_part,
     downstream_comparison,
+    encoded,
     group_onehot,
     make_tasks,
     proxy_for,
+    run_parts,
+    split_rows,
 )
 from fairengine.methods.multiaccurate_proxy.status import (
-    _first,
-    _proxy_status,
+    first_value,
     held_out_along_alpha,
+    proxy_status,
 )
 from fairengine.methods.registry import register
 
@@ -97,12 +99,7 @@ def _run_one_thread(train: Task, test: Task, **knobs: Any) -> RunResult:
     from fairengine.methods.multiaccurate_proxy.downstream import ProxyFairClassifier
 
     start = time.perf_counter()
-    pl_rows, dl_rows, test_rows, encoder, onehot, names = _split(train, test, knobs)
-
-    def part(task: Task, idx: np.ndarray) -> dict[str, Any]:
-        return _part(train, task, idx, onehot, knobs["n_tasks"])
-
-    pl, dl, te = part(train, pl_rows), part(train, dl_rows), part(test, test_rows)
+    pl, dl, te, names = run_parts(train, test, knobs)
     estimator, proxy_seconds = proxy_for(train, knobs, pl, test)
     clf = ProxyFairClassifier(
         eps=knobs["eps"],
@@ -112,21 +109,22 @@ def _run_one_thread(train: Task, test: Task, **knobs: Any) -> RunResult:
     ).fit(dl["X"], dl["y"], _zhat(estimator, dl))
     elapsed = time.perf_counter() - start
     found = _evaluate(estimator, clf, (pl, dl, te), knobs, names)
-    model = _export_model(encoder, clf, estimator, knobs["proxy"], names, pl["X"].shape[1])
+    model = _export_model(encoded(train), clf, estimator, knobs["proxy"], names, pl["X"].shape[1])
     summary = {
         "tasks": pl["task_names"] if knobs["task_mode"] == "sampled" else ["(class mode)"],
         "audit_tasks": pl["task_names"],
-        "n_proxy_rows": len(pl_rows),
-        "n_downstream_rows": len(dl_rows),
+        "n_proxy_rows": len(pl["y"]),
+        "n_downstream_rows": len(dl["y"]),
         "converged": clf.converged_,
         "alpha_reached": found["alpha_reached"],
-        **_proxy_status(estimator, knobs, pl["z"]),
+        **proxy_status(estimator, knobs, pl["z"]),
         "proxy_seconds": proxy_seconds,
         "group_names": names,
         **_proxy_summary(estimator, knobs, pl["z"]),
         **found["along_alpha"],
     }
-    artifacts = {**found["artifacts"], "summary": summary}
+    inputs = {"train": encoded(train, train), "test": encoded(train, test)}  # for the evaluation
+    artifacts = {**found["artifacts"], "summary": summary, "encoded_inputs": inputs}
     run_metrics = found["metrics"]
     return RunResult("multiaccurate_proxy", dict(knobs), run_metrics, model, artifacts, elapsed)
 
@@ -143,8 +141,10 @@ def _proxy_summary(estimator: Any, knobs: dict[str, Any], z: np.ndarray) -> dict
         "tolerance": float(getattr(estimator, "alpha_", knobs["alpha"]))
         * float(z.mean(axis=0).min()),
         # Algorithm 4: LP floor of linear G over the audit vectors found, and θ̄ on them
-        "floor_additive": _first(estimator.lp_floor()) if hasattr(estimator, "lp_floor") else None,
-        "reached_additive": _first(getattr(estimator, "reached_", None)),
+        "floor_additive": first_value(estimator.lp_floor())
+        if hasattr(estimator, "lp_floor")
+        else None,
+        "reached_additive": first_value(getattr(estimator, "reached_", None)),
     }
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fairengine import metrics
+from fairengine.lru import LRU
 
 if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
     import pandas as pd
@@ -58,26 +59,22 @@ def make_tasks(
     return np.column_stack(columns), names
 
 
-#: The encoder fitted on a training split (key (train, None)) and every row of a split encoded by
-#: it (key (train, task)): computed once per task, shared by a sweep's points and the checks.
-_ENCODED: dict[tuple[str, str | None], Any] = {}
-
-
 def encoded(train: Task, task: Task | None = None) -> Any:
     """The feature encoder fitted on ``train`` (``task`` None), or every row of ``task`` encoded
-    by it (n, d); each computed once per task in this process."""
+    by it (n, d); each computed once per task in this process (shared by a sweep's points and
+    the checks)."""
     from fairengine.data.encoding import FeatureEncoder
+    from fairengine.methods.fitted import fitted_once
 
-    key = (train.fingerprint, None if task is None else task.fingerprint)
-    if key not in _ENCODED:
-        fitted = FeatureEncoder().fit(train.X) if task is None else None
-        _ENCODED[key] = fitted if task is None else encoded(train).transform(task.X)
-        while len(_ENCODED) > 3 * _PROXY_CACHE_SIZE:
-            _ENCODED.pop(next(iter(_ENCODED)))
-    return _ENCODED[key]
+    if task is None:
+        return fitted_once(
+            ("multiaccurate encoder", train.fingerprint), lambda: FeatureEncoder().fit(train.X)
+        )
+    key = ("multiaccurate encoded", train.fingerprint, task.fingerprint)
+    return fitted_once(key, lambda: encoded(train).transform(task.X))
 
 
-def _split(train: Task, test: Task, knobs: dict[str, Any]):
+def split_rows(train: Task, test: Task, knobs: dict[str, Any]):
     """Proxy-learner rows, downstream rows, test rows, the encoder and the group one-hot map."""
     rng = np.random.default_rng(knobs["random_state"])
     rows = knobs["max_rows"]
@@ -89,7 +86,7 @@ def _split(train: Task, test: Task, knobs: dict[str, Any]):
     return pl_rows, dl_rows, test_rows, encoded(train), onehot, names
 
 
-def _part(
+def data_part(
     train: Task, task: Task, idx: np.ndarray, onehot: np.ndarray, n_tasks: int
 ) -> dict[str, Any]:
     """Rows ``idx`` of ``task``: encoded X, y, the group one-hots z and the proxy tasks."""
@@ -104,6 +101,23 @@ def _part(
     }
 
 
+def run_parts(train: Task, test: Task, knobs: dict[str, Any]) -> tuple:
+    """(proxy-learner rows, downstream rows, test rows (each as :func:`data_part`), the group
+    names): they depend only on the rows and on the seed, row cap, task count and grouping, so
+    a sweep builds them once per task. Read-only."""
+    from fairengine.methods.fitted import fitted_once
+
+    def build() -> tuple:
+        pl_rows, dl_rows, test_rows, _, onehot, names = split_rows(train, test, knobs)
+        rows = ((train, pl_rows), (train, dl_rows), (test, test_rows))
+        return (*(data_part(train, t, i, onehot, knobs["n_tasks"]) for t, i in rows), names)
+
+    knob_key = tuple(knobs[k] for k in ("random_state", "max_rows", "n_tasks", "grouping"))
+    return fitted_once(
+        ("multiaccurate parts", train.fingerprint, test.fingerprint, *knob_key), build
+    )
+
+
 def downstream_comparison(
     train: Task, test: Task, knobs: dict[str, Any], proxies: tuple[str, ...]
 ) -> dict[str, dict[str, float]]:
@@ -115,9 +129,8 @@ def downstream_comparison(
 
     from fairengine.methods.multiaccurate_proxy.downstream import ProxyFairClassifier
 
-    pl_rows, dl_rows, _, _, onehot, _ = _split(train, test, knobs)
-    pl = _part(train, train, pl_rows, onehot, knobs["n_tasks"])
-    dl = _part(train, train, dl_rows, onehot, knobs["n_tasks"])
+    pl, dl, _, _ = run_parts(train, test, knobs)
+    onehot, _ = group_onehot(train, knobs["grouping"])
     out = {}
     with threadpool_limits(limits=1, user_api="blas"):
         test_x, test_z, test_y = encoded(train, test), onehot[test.groups], test.y
@@ -141,6 +154,14 @@ def group_onehot(train: Task, grouping: str) -> tuple[np.ndarray, list[str]]:
     """(map from a task's group code to its one-hot row over the groups the method treats,
     their names as column = value): every group (``"all"``), or the largest training group
     against the rest (the other group when there are two)."""
+    from fairengine.methods.fitted import fitted_once
+
+    return fitted_once(
+        ("multiaccurate groups", train.fingerprint, grouping), lambda: _onehot(train, grouping)
+    )
+
+
+def _onehot(train: Task, grouping: str) -> tuple[np.ndarray, list[str]]:
     from fairengine.data.groups import group_label
 
     names = [group_label(train.sensitive, str(g)) for g in train.group_names]
@@ -181,17 +202,7 @@ def fit_proxy(X: np.ndarray, z: np.ndarray, tasks: np.ndarray, knobs: dict[str, 
 
 #: Fitted proxies of recent runs: a sweep over the downstream knobs (ε, constraint) refits only
 #: the downstream learner [OURS; in-process, small].
-_PROXY_CACHE: dict[tuple, Any] = {}
-_PROXY_CACHE_SIZE = 8
-
-
-def _cached_proxy(key: tuple, fit: Callable[[], tuple[Any, float]]) -> tuple[Any, float]:
-    """(estimator, seconds its fit took), ``fit()`` once per ``key`` in this process."""
-    if key not in _PROXY_CACHE:
-        if len(_PROXY_CACHE) >= _PROXY_CACHE_SIZE:
-            _PROXY_CACHE.pop(next(iter(_PROXY_CACHE)))
-        _PROXY_CACHE[key] = fit()
-    return _PROXY_CACHE[key]
+_PROXY_CACHE: LRU[tuple[Any, float]] = LRU(8)
 
 
 def _timed(fit: Callable[[], Any]) -> tuple[Any, float]:
@@ -225,9 +236,11 @@ def proxy_for(
         return _timed(lambda: fit_proxy(pl["X"], pl["z"], pl["tasks"], shared))
 
     if kind == "multiaccurate" and test is not None:
-        estimator, seconds = _cached_proxy(key, lambda: stored_proxy(train, test, key[1:], fit))
+        estimator, seconds = _PROXY_CACHE.compute(
+            key, lambda: stored_proxy(train, test, key[1:], fit)
+        )
     else:
-        estimator, seconds = _cached_proxy(key, fit)
+        estimator, seconds = _PROXY_CACHE.compute(key, fit)
     if kind == "multiaccurate":
         estimator = estimator.at_alpha(knobs["alpha"])
     elif kind == "thresholded":

@@ -10,13 +10,13 @@ import numpy as np
 from fairengine import metrics
 
 
-def _first(values: Any) -> float | None:
+def first_value(values: Any) -> float | None:
     if values is None or not np.isfinite(values).any():
         return None
     return float(np.nanmax(values))
 
 
-def _proxy_status(estimator: Any, knobs: dict[str, Any], z: np.ndarray) -> dict[str, Any]:
+def proxy_status(estimator: Any, knobs: dict[str, Any], z: np.ndarray) -> dict[str, Any]:
     """The proxy learner's outcome for the summary: ``status`` and a ``status_message`` that
     says plainly whether α was reached on the proxy rows and, if not, why; for Algorithm 4 also
     ``alpha_used`` (α, or the lowest reachable when α = 0) and ``alpha_range``, the α on which
@@ -46,8 +46,7 @@ def _proxy_status(estimator: Any, knobs: dict[str, Any], z: np.ndarray) -> dict[
             f"the auditor still finds an additive violation of {viol:.4f} > tolerance "
             f"{tolerance:.4f} (ratio ≈ {viol / mean:.3f}). More rounds (T) or a larger α."
         )
-    return {"status": status, "status_message": message, "proxy_rounds": rounds,
-            "alpha_used": float(alpha)}  # fmt: skip
+    return dict(status=status, status_message=message, proxy_rounds=rounds, alpha_used=float(alpha))
 
 
 def _algorithm4_status(estimator: Any, knobs: dict[str, Any], mean: float) -> dict[str, Any]:
