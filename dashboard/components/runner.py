@@ -25,7 +25,6 @@ from dashboard.components.jobs import Job, ServerBusy, discard
 from dashboard.components.services import (
     client_address,
     job_pool,
-    result_key,  # noqa: F401  (the noisy groups page reads it here)
     run_store,
     session_id,
     slot_state,

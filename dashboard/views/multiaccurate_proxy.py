@@ -10,6 +10,7 @@ from dashboard.components import multiaccurate_proxy_charts, runner
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
 from dashboard.components.knobs import knob_panel, knob_widget, share_knobs
 from dashboard.components.method_page import ModelButton, model_and_comparison, open_page
+from dashboard.components.services import result_key
 from dashboard.components.shared import shared
 from dashboard.components.tables import static_table
 from fairengine.methods import get_method
@@ -107,7 +108,7 @@ st.caption(
 )
 
 split = st.radio("Audit rows", ["proxy", "train", "test"], horizontal=True, key="w.map.audit_split")
-rkey = runner.result_key("multiaccurate_proxy")  # figures are built once for every session
+rkey = result_key("multiaccurate_proxy")  # figures are built once for every session
 c1, c2 = st.columns(2)
 c1.plotly_chart(
     shared(

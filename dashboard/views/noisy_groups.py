@@ -10,6 +10,7 @@ from dashboard.components import noisy_groups_charts, runner
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
 from dashboard.components.knobs import knob_panel, share_knobs
 from dashboard.components.method_page import ModelButton, model_and_comparison, open_page
+from dashboard.components.services import result_key
 from dashboard.components.shared import shared
 from dashboard.components.state import stop_page
 from dashboard.components.tables import static_table
@@ -57,7 +58,7 @@ st.caption(
     + md_text(METHOD.guarantee(result))
 )
 constraint = knobs["constraint"]
-rkey = runner.result_key("noisy_groups")  # the figure is built once for every session
+rkey = result_key("noisy_groups")  # the figure is built once for every session
 st.plotly_chart(
     shared(noisy_groups_charts.rates_figure, rkey, art["group_rates"], constraint), key="ng_rates"
 )
