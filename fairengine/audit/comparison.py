@@ -169,8 +169,10 @@ def build_comparison(
     points = [_point(record, summary["key"]) for f in frontiers for record in f.to_records()]
     audits = list(audits)
     names = unique_names(a.name for a in audits)
-    audits = [referenced(replace(a, name=n), reference, tau, train)
-              for a, n in zip(audits, names, strict=True)]  # fmt: skip
+    audits = [
+        referenced(replace(a, name=n), reference, tau, train)
+        for a, n in zip(audits, names, strict=True)
+    ]
     outside = [{**a.to_dict(), "task": summary["key"]} for a in audits]
     disparity = {"reference": reference, "tau": tau}
     entries = [pin_entry(str(p), frontiers, audits, train, test, **disparity) for p in pins]
@@ -196,8 +198,10 @@ def with_disparities(
     from fairengine import metrics
     from fairengine.audit.core import AuditResult, referenced, table_from_records, table_records
 
-    outside = [{**referenced(AuditResult.from_dict(o), reference, tau).to_dict(), "task": o["task"]}
-               for o in comparison.outside]  # fmt: skip
+    outside = [
+        {**referenced(AuditResult.from_dict(o), reference, tau).to_dict(), "task": o["task"]}
+        for o in comparison.outside
+    ]
     pins = []
     for pin in comparison.pins:
         if pin.get("groups") and "tpr_ratio" in pin["groups"][0]:

@@ -35,9 +35,13 @@ def export_point(frontier, point_id: str, train: Task, test: Task, out: Path) ->
         else:
             checks, baselines = evidence_from_dict(record)
             result = RunResult(
-                frontier.method, record["knobs"], record["metrics"], model,
-                checks=checks, baselines=baselines,
-            )  # fmt: skip
+                frontier.method,
+                record["knobs"],
+                record["metrics"],
+                model,
+                checks=checks,
+                baselines=baselines,
+            )
     save_model(result, out, train=train, test=test)  # the file and its card beside it
 
 
@@ -117,8 +121,10 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         print_json(info)
         return 0
     schema = info["schema"]
-    print(f"{info['file']}: {info['format']}, model type {info['model_type']} ({info['kind']}"
-          f"{', randomized' if info['randomized'] else ''})")  # fmt: skip
+    print(
+        f"{info['file']}: {info['format']}, model type {info['model_type']} ({info['kind']}"
+        f"{', randomized' if info['randomized'] else ''})"
+    )
     print(f"written by fairengine {info['engine_version']} on {info['created']}")
     if info["method"]:
         knobs = ", ".join(f"{k}={v}" for k, v in info["knobs"].items())

@@ -230,8 +230,8 @@ def _member(raw: bytes, name: bytes, fields: tuple, cd_offset: int, label: str) 
         raise ModelFileError(f"{label} is damaged: no local header for {text!r}.")
     local = _LOCAL.unpack_from(raw, offset)
     l_flags, l_method, l_crc, l_csize, l_size, name_len, extra_len = (
-        local[2], local[3], local[6], local[7], local[8], local[9], local[10],
-    )  # fmt: skip
+        local[i] for i in (2, 3, 6, 7, 8, 9, 10)
+    )
     data_offset = offset + _LOCAL.size + name_len + extra_len
     descriptor = bool(flags & _DESCRIPTOR_FLAG)
     sizes = (l_crc, l_csize, l_size)
