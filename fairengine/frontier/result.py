@@ -103,7 +103,7 @@ class Frontier:
         store: Any = None,
     ) -> Frontier:
         """Build the table from sweep records (internal; use :func:`fairengine.frontier.sweep`)."""
-        metric_names = _metric_order(
+        metric_names = ordered(
             {name for r in records for split in SPLITS for name in r.metrics.get(split, {})}
         )
         clash = set(knob_names) & (set(metric_names) | set(_FIXED_COLUMNS))
@@ -285,7 +285,7 @@ def plain_records(
     knob_names : sequence of str
         The knob columns, in the method's order.
     """
-    metric_names = _metric_order(
+    metric_names = ordered(
         {name for r in records for split in SPLITS for name in r.metrics.get(split, {})}
     )
     values = {
@@ -350,12 +350,6 @@ def plain_value(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
-
-
-def _metric_order(names: set[str]) -> list[str]:
-    # One column order whether metrics came from a run or from a (key-sorted) manifest:
-    # fairengine.metrics' order, then any other names alphabetically.
-    return ordered(names)
 
 
 def _metric_float(value: object) -> float:

@@ -58,7 +58,7 @@ from fairengine.frontier.trust import (
     write_signed,
 )
 from fairengine.methods.base import Method, RunResult
-from fairengine.methods.evidence import stored_fits
+from fairengine.methods.evidence_fits import stored_fits
 
 __all__ = ["RUNS_DIR", "SUFFIX", "RunStore", "compute_and_store", "method_run", "run_key"]
 
