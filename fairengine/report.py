@@ -1,19 +1,6 @@
 """A comparison as one self-contained HTML file: no server, no outside request, prints cleanly.
 
-:func:`build_report` turns a :class:`~fairengine.audit.comparison.Comparison` into one HTML
-document: the data summary (rows, groups, base rates), a short plain-language reading, the
-fairness–error plane with every method's points and frontier, the baselines and the outside
-models, what it would cost an outside model to be fairer, the pinned points side by side with
-their per-group tables (bootstrap intervals), checks and model cards, the threshold curves of
-audited scores, and the knobs and versions that reproduce every point.
-
-Styles are inline, plotly.js is embedded once (``plotly.offline.get_plotlyjs()``), and the
-figures are interactive offline. Every piece of user text (dataset, column, group, model names,
-knob values, card text, metric names and their labels) is escaped with
-:func:`fairengine.textsafe.html_text`, and inside figures with
-:func:`fairengine.textsafe.plot_text`; Plotly writes the figures' JSON with ``<``, ``>`` and
-``/`` as ``\\u`` escapes, so no text in it can close the ``<script>`` or open a comment.
-plotly is a dashboard dependency, imported on use.
+Design notes: docs/howto/audit.md, "The HTML report".
 """
 
 from __future__ import annotations
