@@ -29,9 +29,7 @@ if TYPE_CHECKING:
     from fairengine.data import Task
 
 FORMAT, FORMAT_VERSION = "fairengine-comparison", 1
-#: Largest comparison file read or written (an upload as a file on disk): the limit of every
-#: untrusted JSON file. Most items of each list.
-MAX_BYTES = MAX_JSON_BYTES
+#: Most items of each list; a comparison file's size limit is every untrusted JSON file's.
 MAX_POINTS, MAX_OUTSIDE, MAX_PINS, MAX_TASKS = 5_000, 50, 50, 8
 
 
@@ -226,9 +224,10 @@ def _point(record: dict[str, Any], key: str) -> dict[str, Any]:
 def save_comparison(comparison: Comparison, path: str | os.PathLike[str]) -> Path:
     """Write ``comparison`` as JSON (no NaN: missing numbers are null); returns the path."""
     text = json.dumps(comparison.to_dict(), indent=1, allow_nan=False, default=_json_default)
-    if len(text.encode()) > MAX_BYTES:
+    size, limit = len(text.encode()) // 2**20, MAX_JSON_BYTES // 2**20
+    if len(text.encode()) > MAX_JSON_BYTES:
         raise ComparisonError(
-            f"The comparison is {len(text.encode()) // 2**20} MB, over the {MAX_BYTES // 2**20} "
+            f"The comparison is {size} MB, over the {limit} "
             "MB a comparison file may have: pin or keep fewer points."
         )
     path = Path(path)
@@ -252,9 +251,9 @@ def load_comparison(
     from fairengine.export.safe import ModelFileError, load_json
 
     raw = source if isinstance(source, bytes) else _read(Path(source))
-    if len(raw) > MAX_BYTES:
+    if len(raw) > MAX_JSON_BYTES:
         raise ComparisonError(
-            f"The comparison file has {len(raw):,} bytes; the limit is {MAX_BYTES:,}."
+            f"The comparison file has {len(raw):,} bytes; the limit is {MAX_JSON_BYTES:,}."
         )
     try:
         data = load_json(raw, "The comparison file")
@@ -283,7 +282,7 @@ def _read(path: Path) -> bytes:
     from fairengine.export.safe import read_regular
 
     try:
-        return read_regular(path, MAX_BYTES)
+        return read_regular(path, MAX_JSON_BYTES)
     except OSError as exc:
         raise ComparisonError(f"Cannot read {path.name!r}: {exc.strerror or exc}.") from None
 

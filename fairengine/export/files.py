@@ -31,8 +31,6 @@ if TYPE_CHECKING:
 FORMAT = "fairengine-model"
 FORMAT_VERSION = 1
 SUFFIX = ".fairmodel"
-#: Largest member we inflate (guards against zip bombs; see :mod:`fairengine.export.safe`).
-MAX_MEMBER_BYTES = safe.MAX_MEMBER_BYTES
 _ARRAY_NAME = re.compile(r"^arrays/[A-Za-z0-9_.-]{1,128}\.npy$")
 _FIXED_MEMBERS = {"manifest.json", "state.json", "card.md"}
 _SHA256 = re.compile(r"[0-9a-f]{64}")

@@ -198,6 +198,24 @@ class Frontier:
         served from the store (its metrics are in ``points``, its model in :meth:`model`)."""
         return self._record(point_id).result
 
+    def run_result(self, point_id: str, train: Any, test: Any) -> RunResult:
+        """The point's :class:`RunResult`: the one computed by this sweep, or one rebuilt from its
+        stored record (model, metrics and evidence, no artifacts; the evidence computed on
+        ``train``/``test`` for a point stored before results carried checks)."""
+        from fairengine.methods import get_method
+        from fairengine.methods.base import stored_result
+        from fairengine.methods.evidence import evidence_from_dict
+
+        result = self.result(point_id)
+        if result is not None:
+            return result
+        record = next(r for r in self.to_records() if r["point_id"] == point_id)
+        knobs, values, model = record["knobs"], record["metrics"], self.model(point_id)
+        if record["checks"] is None:
+            return stored_result(get_method(self.method), knobs, values, model, train, test)
+        checks, baselines = evidence_from_dict(record)
+        return RunResult(self.method, knobs, values, model, checks=checks, baselines=baselines)
+
     def checks(self, point_id: str) -> list[Any] | None:
         """The :class:`~fairengine.methods.evidence.Check` list of a point (None when the point
         was stored before results carried checks)."""
