@@ -1,19 +1,6 @@
 """A comparison as one self-contained HTML file: no server, no outside request, prints cleanly.
 
-:func:`build_report` turns a :class:`~fairengine.audit.comparison.Comparison` into one HTML
-document: the data summary (rows, groups, base rates), a short plain-language reading, the
-fairness–error plane with every method's points and frontier, the baselines and the outside
-models, what it would cost an outside model to be fairer, the pinned points side by side with
-their per-group tables (bootstrap intervals), checks and model cards, the threshold curves of
-audited scores, and the knobs and versions that reproduce every point.
-
-Styles are inline, plotly.js is embedded once (``plotly.offline.get_plotlyjs()``), and the
-figures are interactive offline. Every piece of user text (dataset, column, group, model names,
-knob values, card text, metric names and their labels) is escaped with
-:func:`fairengine.textsafe.html_text`, and inside figures with
-:func:`fairengine.textsafe.plot_text`; Plotly writes the figures' JSON with ``<``, ``>`` and
-``/`` as ``\\u`` escapes, so no text in it can close the ``<script>`` or open a comment.
-plotly is a dashboard dependency, imported on use.
+Design notes: docs/howto/audit.md, "The HTML report".
 """
 
 from __future__ import annotations
@@ -57,6 +44,8 @@ _OUTSIDE_MARKERS = (
     ("hexagon", "#7d4e00"),
     ("star-diamond", "#a40e26"),
 )
+_OUTSIDE_LINE = {"color": "#1f2328", "width": 1}
+_GREY = "#59636e"
 
 
 #: The Markdown a model card is written in: headings, paragraphs, "- " lists, pipe tables,
@@ -98,8 +87,10 @@ def _inline_html(text: str) -> str:
 def _card_table(lines: list[str]) -> str:
     cells = [_CELL_SPLIT.split(line.strip().strip("|")) for line in lines]
     head, body = cells[0], [row for row in cells[1:] if not set("".join(row)) <= set("-: ")]
-    return _table([_inline_html(c.strip()) for c in head],
-                  [[_inline_html(c.strip()) for c in row] for row in body])  # fmt: skip
+    return _table(
+        [_inline_html(c.strip()) for c in head],
+        [[_inline_html(c.strip()) for c in row] for row in body],
+    )
 
 
 def _card_html(card: str) -> str:
@@ -108,8 +99,9 @@ def _card_html(card: str) -> str:
     while i < len(lines):
         line = lines[i]
         if line.startswith("```"):
-            end = next((j for j in range(i + 1, len(lines)) if lines[j].startswith("```")),
-                       len(lines))  # fmt: skip
+            end = next(
+                (j for j in range(i + 1, len(lines)) if lines[j].startswith("```")), len(lines)
+            )
             blocks.append(f"<pre><code>{_e(chr(10).join(lines[i + 1 : end]))}</code></pre>")
             i = end + 1
             continue
@@ -191,39 +183,44 @@ def _plane_figure(comparison: Comparison) -> str:
     for point in comparison.points:
         by_method.setdefault(point["method"], []).append(point)
     for i, (method, points) in enumerate(by_method.items()):
-        _add_method(fig, go, method, points, (x, y), _METHOD_COLORS[i % len(_METHOD_COLORS)])
+        _add_method(fig, method, points, (x, y), _METHOD_COLORS[i % len(_METHOD_COLORS)])
     baselines = _baselines(comparison)
-    if baselines:
-        for which, symbol in (("constant", "x"), ("unconstrained", "star")):
-            values = baselines[which].get("test", {})
-            fig.add_trace(go.Scatter(
-                x=[values.get(x)], y=[values.get(y)], mode="markers", marker={"symbol": symbol,
-                "size": 13, "color": "#59636e"}, hovertext=[plot_text(baselines[f"{which}_label"])],
-                name=plot_text(f"{baselines[f'{which}_label']} ({_num(values.get(x), 3)}, "
-                               f"{_num(values.get(y), 3)})"),
-            ))  # fmt: skip
+    for which, symbol in (("constant", "x"), ("unconstrained", "star")) if baselines else ():
+        values, label = baselines[which].get("test", {}), baselines[f"{which}_label"]
+        name = f"{label} ({_num(values.get(x), 3)}, {_num(values.get(y), 3)})"
+        marker = {"symbol": symbol, "size": 13, "color": _GREY}
+        point = [(values.get(x), values.get(y))]
+        _add_points(fig, point, name, mode="markers", marker=marker, hovertext=[plot_text(label)])
     for i, outside in enumerate(comparison.outside):
-        values = outside["metrics"]["test"]
         symbol, color = _OUTSIDE_MARKERS[i % len(_OUTSIDE_MARKERS)]
-        fig.add_trace(go.Scatter(
-            x=[values.get(x)], y=[values.get(y)], mode="markers",
-            marker={"symbol": symbol, "size": 15, "color": color,
-                    "line": {"color": "#1f2328", "width": 1}},
-            hovertext=[plot_text(outside["name"])], name=plot_text(f"outside: {outside['name']}"),
-        ))  # fmt: skip
+        marker = {"symbol": symbol, "size": 15, "color": color, "line": _OUTSIDE_LINE}
+        name, values = outside["name"], outside["metrics"]["test"]
+        point, hover = [(values.get(x), values.get(y))], [plot_text(name)]
+        _add_points(fig, point, f"outside: {name}", mode="markers", marker=marker, hovertext=hover)
     shown = [
         *(p["metrics"]["test"] for p in comparison.points),
         *(o["metrics"]["test"] for o in comparison.outside),
     ]
     fig.update_layout(
-        xaxis={"title": plot_text(f"{metrics.metric_label(x)} (test rows)"),
-               "range": _fitted_range([v.get(x) for v in shown]), "automargin": True},
-        yaxis={"title": plot_text(f"{metrics.metric_label(y)} (test rows)"),
-               "range": _fitted_range([v.get(y) for v in shown]), "automargin": True},
+        xaxis=_axis(x, shown),
+        yaxis=_axis(y, shown),
         legend={"orientation": "h", "yanchor": "top", "y": -0.15, "x": 0},
-        height=600, margin={"l": 60, "r": 20, "t": 30, "b": 50}, template="plotly_white",
-    )  # fmt: skip
-    return _figure_html(fig, "plane")
+        height=600,
+        margin={"l": 60, "r": 20, "t": 30, "b": 50},
+        template="plotly_white",
+    )
+    return (
+        "<h2>The plane</h2><p class='muted'>Every method's test-row points (its frontier as a "
+        "line), the baselines, and the outside models.</p>" + _figure_html(fig, "plane")
+    )
+
+
+def _axis(metric: str, shown: list[dict]) -> dict[str, Any]:
+    return {
+        "title": plot_text(f"{metrics.metric_label(metric)} (test rows)"),
+        "range": _fitted_range([v.get(metric) for v in shown]),
+        "automargin": True,
+    }
 
 
 def _fitted_range(values: list[Any]) -> list[float] | None:
@@ -238,27 +235,27 @@ def _fitted_range(values: list[Any]) -> list[float] | None:
     return [low - margin, high + margin]
 
 
-def _add_method(
-    fig: Any, go: Any, method: str, points: list[dict], axes: tuple, color: str
-) -> None:
+def _add_method(fig: Any, method: str, points: list[dict], axes: tuple, color: str) -> None:
     x, y = axes
     rows = [(p["metrics"]["test"].get(x), p["metrics"]["test"].get(y), p) for p in points]
     rows = [r for r in rows if r[0] is not None and r[1] is not None]
     if not rows:
         return
     hover = [plot_text(f"{p['point_id']}: {_knob_text(p['knobs'])}") for *_, p in rows]
-    fig.add_trace(go.Scatter(
-        x=[r[0] for r in rows], y=[r[1] for r in rows], mode="markers", hovertext=hover,
-        marker={"color": color, "size": 8, "opacity": 0.6}, name=plot_text(method),
-        legendgroup=method,
-    ))  # fmt: skip
+    marker = {"color": color, "size": 8, "opacity": 0.6}
+    _add_points(
+        fig, rows, method, mode="markers", hovertext=hover, marker=marker, legendgroup=method
+    )
     front = sorted((r for r in rows if (r[2].get("pareto") or {}).get("test")), key=lambda r: r[0])
     if front:
-        fig.add_trace(go.Scatter(
-            x=[r[0] for r in front], y=[r[1] for r in front], mode="lines",
-            line={"color": color, "width": 2}, name=plot_text(f"{method} frontier"),
-            legendgroup=method, showlegend=False,
-        ))  # fmt: skip
+        line = {"color": color, "width": 2}
+        name = f"{method} frontier"
+        _add_points(fig, front, name, mode="lines", line=line, legendgroup=method, showlegend=False)
+
+
+def _add_points(fig: Any, rows: list[tuple], name: str, **style: Any) -> None:
+    """One scatter trace through the (x, y, ...) rows, its legend name made safe for Plotly."""
+    fig.add_scatter(x=[r[0] for r in rows], y=[r[1] for r in rows], name=plot_text(name), **style)
 
 
 def _knob_text(knobs: dict[str, Any]) -> str:
@@ -308,8 +305,9 @@ def _reading(comparison: Comparison) -> str:
             f"For reference, the {_e(baselines['unconstrained_label'])} fitted on the same "
             f"rows: {xl} {_num(ref.get(x))}, {yl} {_num(ref.get(y))}."
         )
-    flagged = sum(any(c.get("level") != "ok" for c in p.get("checks") or ()) for p in
-                  comparison.points)  # fmt: skip
+    flagged = sum(
+        any(c.get("level") != "ok" for c in p.get("checks") or ()) for p in comparison.points
+    )
     sentences.append(
         f"{flagged} of {len(comparison.points)} method points carry a warning or a failed "
         "check (listed below); a point is a claim about these test rows only."
@@ -347,18 +345,23 @@ def _recommendation(best: Any, xl: str, yl: str) -> list[str]:
     return sentences
 
 
+_COST_HEADERS = [
+    "method", "point", "knobs", "fairness", "error", "fairer by", "error cost", "checks",
+]  # fmt: skip
+
+
+def _cost_cells(r: Any) -> list[str]:
+    names = [_e(v) for v in (r.method, r.point_id, r.knobs)]
+    values = [_num(v) for v in (r.fairness, r.performance, r.fairness_gain)]
+    return [*names, *values, f"{r.error_cost:+.4f}", _e(r.checks)]
+
+
 def _cost_section(comparison: Comparison) -> str:
     parts = []
     for outside in comparison.outside:
         cost = _cost_rows(comparison, outside)
-        rows = [
-            [_e(r.method), _e(r.point_id), _e(r.knobs), _num(r.fairness), _num(r.performance),
-             _num(r.fairness_gain), f"{r.error_cost:+.4f}", _e(r.checks)]
-            for r in cost.itertuples()
-        ]  # fmt: skip
-        headers = ["method", "point", "knobs", "fairness", "error", "fairer by", "error cost",
-                   "checks"]  # fmt: skip
-        table = _table(headers, rows) if rows else "<p>No compared point is fairer.</p>"
+        rows = [_cost_cells(r) for r in cost.itertuples()]
+        table = _table(_COST_HEADERS, rows) if rows else "<p>No compared point is fairer.</p>"
         parts.append(f"<h3>{_e(outside['name'])}</h3>{table}")
     if not parts:
         return ""
@@ -373,8 +376,11 @@ def _group_table(records: list[dict[str, Any]] | None, disparity: tuple = (None,
     audit rate's ratio to the reference group with the four-fifths verdict."""
     if not records:
         return "<p class='muted'>No per-group table for this point.</p>"
-    rates = [c for c in ("accuracy", *metrics.GROUP_RATES, "auc", "brier", *_REGRESSION_COLUMNS)
-             if c in records[0]]  # fmt: skip
+    rates = [
+        c
+        for c in ("accuracy", *metrics.GROUP_RATES, "auc", "brier", *_REGRESSION_COLUMNS)
+        if c in records[0]
+    ]
     rows = []
     for r in records:
         cells = [_e(r.get("group")), f"{int(r.get('n') or 0):,}"]
@@ -413,10 +419,9 @@ def _disparity_table(records: list[dict[str, Any]], reference: str | None, tau: 
         reference = names[metrics.reference_index(names, shares)]
     rows = [
         [_e(r.get("group"))]
-        + [f"{_num(r.get(c + '_ratio'), 3)} {_verdict(r.get(c + '_pass'))}"
-           for c in rates]
+        + [f"{_num(r.get(c + '_ratio'), 3)} {_verdict(r.get(c + '_pass'))}" for c in rates]
         for r in groups
-    ]  # fmt: skip
+    ]
     how = "chosen for this comparison" if chosen else "the largest"
     return (
         f"<p class='muted'>Ratio of each group's rate to the reference group <b>{_e(reference)}"
@@ -475,12 +480,12 @@ def _curve_section(comparison: Comparison) -> str:
         for group in groups:
             rows = [r for r in curve if r["group"] == group]
             for rate, dash in (("tpr", "solid"), ("fpr", "dot")):
-                fig.add_trace(go.Scatter(
-                    x=[r["threshold"] for r in rows], y=[r.get(rate) for r in rows],
-                    mode="lines", line={"dash": dash}, name=plot_text(f"{group}: {rate.upper()}"),
-                ))  # fmt: skip
+                points = [(r["threshold"], r.get(rate)) for r in rows]
+                _add_points(
+                    fig, points, f"{group}: {rate.upper()}", mode="lines", line={"dash": dash}
+                )
         if outside.get("threshold") is not None:
-            fig.add_vline(x=outside["threshold"], line_dash="dash", line_color="#59636e")
+            fig.add_vline(x=outside["threshold"], line_dash="dash", line_color=_GREY)
         fig.update_layout(
             xaxis_title="threshold (scores at or above it predict 1)",
             yaxis_title="rate on the test rows",
@@ -499,11 +504,9 @@ def _reproduce_section(comparison: Comparison) -> str:
         test = p["metrics"].get("test", {})
         levels = {c.get("level") for c in p.get("checks") or ()}
         worst = next((lv for lv in ("fail", "warn", "ok") if lv in levels), "–")
-        rows.append([
-            _e(p["method"]), _e(p.get("method_version", "")), _e(p["point_id"]),
-            _e(_knob_text(p["knobs"])), _num(test.get(x)), _num(test.get(y)),
-            f"<span class='{_e(worst)}'>{_e(worst)}</span>",
-        ])  # fmt: skip
+        text = (p["method"], p.get("method_version", ""), p["point_id"], _knob_text(p["knobs"]))
+        verdict = f"<span class='{_e(worst)}'>{_e(worst)}</span>"
+        rows.append([*map(_e, text), _num(test.get(x)), _num(test.get(y)), verdict])
     headers = ["method", "version", "point", "knobs", _e(x), _e(y), "checks"]
     versions = ", ".join(f"{_e(k)} {_e(v)}" for k, v in comparison.versions.items())
     return (
@@ -522,16 +525,12 @@ def build_report(comparison: Comparison, *, title: str = "fairengine comparison"
     list_methods()  # the methods' own metrics (their labels on the plane) join the registry
     _plotly()
     task = comparison.tasks[0]
-    body = "".join([
-        f"<h1>{_e(title)}</h1>",
-        f"<p class='muted'>Made {_e(comparison.created)} · fairengine "
-        f"{_e(comparison.versions.get('fairengine', ''))}</p>",
-        _data_section(task), _reading(comparison),
-        "<h2>The plane</h2><p class='muted'>Every method's test-row points (its frontier as a "
-        "line), the baselines, and the outside models.</p>", _plane_figure(comparison),
-        _cost_section(comparison), _pins_section(comparison), _curve_section(comparison),
-        _reproduce_section(comparison),
-    ])  # fmt: skip
+    version = comparison.versions.get("fairengine", "")
+    made = f"<p class='muted'>Made {_e(comparison.created)} · fairengine {_e(version)}</p>"
+    sections = (_reading, _plane_figure, _cost_section, _pins_section, _curve_section)
+    body = f"<h1>{_e(title)}</h1>{made}{_data_section(task)}" + "".join(
+        section(comparison) for section in (*sections, _reproduce_section)
+    )
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         f"<title>{_e(title)}</title><style>{_STYLE}</style>"

@@ -1,38 +1,7 @@
 """The one rule for putting untrusted text into Markdown: it shows as the same characters, and
 nothing else.
 
-Untrusted text is anything a visitor controls: a file name, a column name or value of an upload,
-a query parameter of a link, a knob value, a dataset name in a stored run, and any message that
-may quote one of those (the texts of ``DataError`` and ``KnobError`` do). Put it through
-:func:`md_text` (or :func:`md_code` for a code span) *where it is inserted*; the Markdown around
-it stays the caller's.
-
-The dialects this must hold for are CommonMark with the GitHub extensions (model cards read on
-GitHub or in an editor) and Streamlit's, which adds to them math (``$…$``, ``$$…$$``), text
-directives (``:red[…]``, ``:blue-badge[…]``), Material icons (``:material/name:``) and emoji
-shortcodes (``:smile:``). :func:`md_text`
-
-* puts a backslash before every ASCII punctuation character. CommonMark makes any escaped
-  punctuation a literal character, so no emphasis, strikethrough, link, image, angle-bracket
-  autolink, HTML, entity, heading, list, block quote, table pipe, code span, math (``\\$``) or
-  directive (``\\:``) can start in the text;
-* puts an invisible WORD JOINER (U+2060) after every ``:`` and ``@`` and inside ``www.``.
-  Escapes do not stop GitHub's literal autolinks (``https://…``, ``www.…``, ``name@host.org``):
-  both GitHub and Streamlit find them in the parsed text, where the backslashes are gone
-  (checked in Chromium on Streamlit 1.67). Each needs its trigger characters side by side
-  (``https:`` then ``//``, ``www`` then ``.``, ``@`` then the host), and the joiner separates
-  them without changing what a reader sees. After ``:`` it also keeps emoji shortcodes
-  (``:smile:``) and Material icons from forming in any renderer that looks for them in the
-  parsed text;
-* turns line breaks and other control characters into spaces, so the text stays inline (no new
-  paragraph, heading, list item or table row can begin) and the enclosing message keeps its
-  shape.
-
-The result is meant for inline positions: inside a sentence, a table cell, a label or a help
-text. It must not go inside a code span (backslashes are literal there); use :func:`md_code`
-for a code span. For plot labels, which Plotly reads as a small HTML subset, use
-:func:`plot_text`; for text and attribute values of an HTML document (the report), use
-:func:`html_text`, and for data handed to a script of that document :func:`script_json`.
+Design notes: docs/architecture.md, "Untrusted text in Markdown".
 """
 
 from __future__ import annotations

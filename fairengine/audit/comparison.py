@@ -29,9 +29,7 @@ if TYPE_CHECKING:
     from fairengine.data import Task
 
 FORMAT, FORMAT_VERSION = "fairengine-comparison", 1
-#: Largest comparison file read or written (an upload as a file on disk): the limit of every
-#: untrusted JSON file. Most items of each list.
-MAX_BYTES = MAX_JSON_BYTES
+#: Most items of each list; a comparison file's size limit is every untrusted JSON file's.
 MAX_POINTS, MAX_OUTSIDE, MAX_PINS, MAX_TASKS = 5_000, 50, 50, 8
 
 
@@ -169,8 +167,10 @@ def build_comparison(
     points = [_point(record, summary["key"]) for f in frontiers for record in f.to_records()]
     audits = list(audits)
     names = unique_names(a.name for a in audits)
-    audits = [referenced(replace(a, name=n), reference, tau, train)
-              for a, n in zip(audits, names, strict=True)]  # fmt: skip
+    audits = [
+        referenced(replace(a, name=n), reference, tau, train)
+        for a, n in zip(audits, names, strict=True)
+    ]
     outside = [{**a.to_dict(), "task": summary["key"]} for a in audits]
     disparity = {"reference": reference, "tau": tau}
     entries = [pin_entry(str(p), frontiers, audits, train, test, **disparity) for p in pins]
@@ -196,8 +196,10 @@ def with_disparities(
     from fairengine import metrics
     from fairengine.audit.core import AuditResult, referenced, table_from_records, table_records
 
-    outside = [{**referenced(AuditResult.from_dict(o), reference, tau).to_dict(), "task": o["task"]}
-               for o in comparison.outside]  # fmt: skip
+    outside = [
+        {**referenced(AuditResult.from_dict(o), reference, tau).to_dict(), "task": o["task"]}
+        for o in comparison.outside
+    ]
     pins = []
     for pin in comparison.pins:
         if pin.get("groups") and "tpr_ratio" in pin["groups"][0]:
@@ -222,9 +224,10 @@ def _point(record: dict[str, Any], key: str) -> dict[str, Any]:
 def save_comparison(comparison: Comparison, path: str | os.PathLike[str]) -> Path:
     """Write ``comparison`` as JSON (no NaN: missing numbers are null); returns the path."""
     text = json.dumps(comparison.to_dict(), indent=1, allow_nan=False, default=_json_default)
-    if len(text.encode()) > MAX_BYTES:
+    size, limit = len(text.encode()) // 2**20, MAX_JSON_BYTES // 2**20
+    if len(text.encode()) > MAX_JSON_BYTES:
         raise ComparisonError(
-            f"The comparison is {len(text.encode()) // 2**20} MB, over the {MAX_BYTES // 2**20} "
+            f"The comparison is {size} MB, over the {limit} "
             "MB a comparison file may have: pin or keep fewer points."
         )
     path = Path(path)
@@ -248,9 +251,9 @@ def load_comparison(
     from fairengine.export.safe import ModelFileError, load_json
 
     raw = source if isinstance(source, bytes) else _read(Path(source))
-    if len(raw) > MAX_BYTES:
+    if len(raw) > MAX_JSON_BYTES:
         raise ComparisonError(
-            f"The comparison file has {len(raw):,} bytes; the limit is {MAX_BYTES:,}."
+            f"The comparison file has {len(raw):,} bytes; the limit is {MAX_JSON_BYTES:,}."
         )
     try:
         data = load_json(raw, "The comparison file")
@@ -279,7 +282,7 @@ def _read(path: Path) -> bytes:
     from fairengine.export.safe import read_regular
 
     try:
-        return read_regular(path, MAX_BYTES)
+        return read_regular(path, MAX_JSON_BYTES)
     except OSError as exc:
         raise ComparisonError(f"Cannot read {path.name!r}: {exc.strerror or exc}.") from None
 

@@ -281,8 +281,10 @@ def referenced(
         return result  # a regression audit: no disparities
     if reference is not None and reference not in set(result.groups.index[:-1]):
         # none of its unseen test rows is in that group: no ratio to it
-        kept = {s: {k: v for k, v in m.items() if not k.endswith("_ratio")}
-                for s, m in result.metrics.items()}  # fmt: skip
+        kept = {
+            s: {k: v for k, v in m.items() if not k.endswith("_ratio")}
+            for s, m in result.metrics.items()
+        }
         ratios = [c for c in result.groups if c.endswith(("_diff", "_ratio", "_pass"))]
         return replace(result, groups=result.groups.drop(columns=ratios), metrics=kept)
     groups = metrics.disparities(result.groups, reference or "largest", tau)
@@ -296,9 +298,13 @@ def referenced(
         and (reference is None or reference in present)
     ):
         table = metrics.group_table(
-            train.y, _predicted(raw, result.threshold), train.groups,
-            group_names=list(train.group_names), reference=reference or "largest", tau=tau,
-        )  # fmt: skip
+            train.y,
+            _predicted(raw, result.threshold),
+            train.groups,
+            group_names=list(train.group_names),
+            reference=reference or "largest",
+            tau=tau,
+        )
         values["train"] = {**values.get("train", {}), **metrics.table_ratios(table)}
     elif reference is not None and "train" in values:
         values["train"] = {k: v for k, v in values["train"].items() if not k.endswith("_ratio")}

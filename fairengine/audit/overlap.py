@@ -1,17 +1,6 @@
 """Which rows an outside model was trained on: it is scored only on test rows it never saw.
 
-A model scored on rows it was trained on looks better than it is, and nothing in its values
-shows it. So the audit asks (``trained_on``):
-
-* ``"unknown"`` (the default): not said. The result carries a warning check saying in words that
-  it holds only if the model never saw the test rows.
-* ``"none"``: trained on none of this table's rows.
-* ``"engine"``: trained on the engine's training rows (:func:`fairengine.data.split_ids`); the
-  test rows are unseen by construction.
-* the ids of the rows it was trained on (any iterable), matched as text against the table's id
-  column (``id_values``) or its row numbers. Test rows among them are left out, with a note; when
-  fewer than :data:`MIN_UNSEEN_ROWS` test rows remain, or a group has none left, the audit is
-  refused, saying how many remain.
+Design notes: docs/howto/audit.md, "Rows the outside model was trained on".
 """
 
 from __future__ import annotations

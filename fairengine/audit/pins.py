@@ -48,23 +48,10 @@ def _point_entry(
     frontier: Any, record: dict[str, Any], train: Task, test: Task, disparity: tuple
 ) -> dict:
     from fairengine.export import model_card
-    from fairengine.methods.base import RunResult
-    from fairengine.methods.evidence import evidence_from_dict
 
     point_id = record["point_id"]
-    model = frontier.model(point_id)
-    table = model_group_table(model, test, reference=disparity[0], tau=disparity[1])
-    result = frontier.result(point_id)
-    if result is None:
-        checks, baselines = evidence_from_dict(record)
-        result = RunResult(
-            frontier.method,
-            record["knobs"],
-            record["metrics"],
-            model,
-            checks=checks,
-            baselines=baselines,
-        )
+    result = frontier.run_result(point_id, train, test)
+    table = model_group_table(result.model, test, reference=disparity[0], tau=disparity[1])
     card = model_card(result, train, test, group_table=table)
     groups = None if table is None else table_records(table)
     return {

@@ -1,15 +1,6 @@
 """The three routes an outside model takes into an audit, each ending as values per row.
 
-* :func:`from_column` — a column of predictions or scores already in the table. It is removed
-  from the task's features (no method may learn from another model's output) and a note says so.
-* :func:`from_file` — a separate CSV/Parquet file of predictions keyed by a row id. The id column
-  is looked up in the table (and removed from the features: an id is not a feature); a table
-  without it is keyed by row number (0 = the first data row).
-* :func:`from_model_file` — a fairengine model file (:func:`fairengine.export.load_model`) or a
-  scikit-learn pipeline saved with skops (:mod:`fairengine.audit.trusted`); never a pickle.
-
-Each returns an :class:`Outside`: the task to score on, the values, their kind and where they
-came from; :func:`fairengine.audit.audit_outside` scores it.
+Design notes: docs/howto/audit.md, "How an outside model comes in".
 """
 
 from __future__ import annotations

@@ -1,14 +1,6 @@
 """A scikit-learn pipeline saved with skops, loaded for an audit with an explicit trusted list.
 
-Nothing is unpickled. The file's zip is read first as a model file's is, within its declared
-sizes (:func:`fairengine.export.safe.check_skops`), before skops' own zip code reads it. The
-file's types are listed next (``skops.io.get_untrusted_types``); any
-type outside skops' defaults and :data:`fairengine.models.skops_codec.TRUSTED_TYPES` refuses the
-file. After loading, every part is checked before anything predicts: pipeline steps and column
-transformers must be of the reviewed preprocessing types (:data:`TRANSFORMERS`, plain NumPy and
-Python code on their fitted arrays), and the final estimator must pass the model files' own
-reviewed-types check (:func:`fairengine.models.skops_codec.check`) with the classifiers of
-:data:`CLASSIFIERS` added — the same tree and coefficient checks as a model file's estimator.
+Design notes: docs/howto/audit.md, "Pipelines saved with skops".
 """
 
 from __future__ import annotations

@@ -128,7 +128,7 @@ def add_commands(commands: Any, add_data_arguments: Callable[[Any], None]) -> No
     _add_comparison_arguments(report)
     report.add_argument("-o", "--out", type=Path, required=True, help="the .html file to write")
     report.add_argument("--title", default="fairengine comparison", help="the report's title")
-    report.set_defaults(handler=_cmd_report)  # fmt: skip
+    report.set_defaults(handler=_cmd_report)
 
 
 def _add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
@@ -162,7 +162,6 @@ def _add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
         help="the four-fifths rule's threshold: a group passes when tau <= ratio <= 1/tau "
         "(default 0.8)",
     )
-    # fmt: skip
 
 
 # ----------------------------------------------------------------------------- audit
@@ -249,11 +248,16 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     trained_on, id_values = _trained_on(args)
     results = [
         audit_outside(
-            outside, threshold=args.threshold, name=name, test_size=args.test_size,
-            random_state=args.split_seed, trained_on=trained_on, id_values=id_values,
+            outside,
+            threshold=args.threshold,
+            name=name,
+            test_size=args.test_size,
+            random_state=args.split_seed,
+            trained_on=trained_on,
+            id_values=id_values,
         )
         for outside, name in zip(outsides, unique_names(given), strict=True)
-    ]  # fmt: skip
+    ]
     task = outsides[0].task
     train = _positional_split(args, task)[0]
     _check_reference(args, list(train.group_names))
@@ -306,7 +310,7 @@ def _audit_lines(result: AuditResult, cost: Any) -> list[str]:
             if cost.empty
             else cost.to_string(index=False, float_format=lambda v: f"{v:.4f}")
         )
-    return lines  # fmt: skip
+    return lines
 
 
 # ----------------------------------------------------------------------------- split
@@ -405,10 +409,11 @@ def _records(path: Path) -> list[dict[str, Any]]:
     except ModelFileError as exc:
         raise UsageError(f"Cannot read the points file {path.name!r}: {exc}") from None
     ok = isinstance(data, list) and all(
-        isinstance(r, dict) and isinstance(r.get("method"), str) and isinstance(r.get("knobs"),
-                                                                                  dict)
+        isinstance(r, dict)
+        and isinstance(r.get("method"), str)
+        and isinstance(r.get("knobs"), dict)
         for r in data
-    )  # fmt: skip
+    )
     if not ok:
         raise UsageError(
             f"{path.name!r} is not a points file: write one with `fairengine sweep ... --out "

@@ -1,20 +1,6 @@
 """The command line's fast path: a sweep whose every point is already in the FrontierStore.
 
-A store key needs the task key, a hash of the validated train and test rows and roles; computing it
-means reading the table (pandas, pyarrow), validating the roles and splitting (scikit-learn).
-Instead, every sweep that builds the task remembers its task key in a small JSON file beside the
-store (``<store root>/task_keys.json``), keyed by a cheap fingerprint of what decides the task:
-
-- the bytes of the data file (the bundled Parquet file, or the user's file),
-- the command-line options that shape the task (dataset or file, roles, kind, positive label,
-  missing-row and small-group handling, test size, split seed),
-- the engine version, the source of the data layer and of the key functions, and the versions of
-  pandas, numpy, pyarrow and scikit-learn (they read, hash and split the rows).
-
-Keys themselves are unchanged (shipped frontiers still hit); a memo entry only saves recomputing
-one. When any of those inputs changes the fingerprint changes, so a stale task key is never used:
-the command falls back to building the task. When any point is missing from the store the command
-also falls back to the full sweep, so this path only ever *reads* finished points.
+Design notes: docs/architecture.md, "The command line's fast path".
 """
 
 from __future__ import annotations

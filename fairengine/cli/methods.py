@@ -19,10 +19,16 @@ def method_rows() -> list[dict[str, Any]]:
     from fairengine.methods import get_method, list_methods
 
     return [
-        {"name": m.name, "title": m.title, "kinds": list(m.kinds), "reference": m.reference,
-         "plane": [m.performance_metric, m.fairness_metric], "knobs": [k.name for k in m.knobs]}
+        {
+            "name": m.name,
+            "title": m.title,
+            "kinds": list(m.kinds),
+            "reference": m.reference,
+            "plane": [m.performance_metric, m.fairness_metric],
+            "knobs": [k.name for k in m.knobs],
+        }
         for m in (get_method(name) for name in list_methods())
-    ]  # fmt: skip
+    ]
 
 
 def cmd_methods(args: argparse.Namespace) -> int:

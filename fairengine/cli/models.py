@@ -21,23 +21,8 @@ if TYPE_CHECKING:
 
 def export_point(frontier, point_id: str, train: Task, test: Task, out: Path) -> None:
     from fairengine.export import save_model
-    from fairengine.methods.base import RunResult, stored_result
-    from fairengine.methods.evidence import evidence_from_dict
 
-    result = frontier.result(point_id)
-    if result is None:  # served from the cache: rebuild the RunResult from its record
-        record = next(r for r in frontier.to_records() if r["point_id"] == point_id)
-        model = frontier.model(point_id)
-        if record["checks"] is None:  # stored before results carried checks: compute them
-            result = stored_result(
-                find_method(frontier.method), record["knobs"], record["metrics"], model, train, test
-            )
-        else:
-            checks, baselines = evidence_from_dict(record)
-            result = RunResult(
-                frontier.method, record["knobs"], record["metrics"], model,
-                checks=checks, baselines=baselines,
-            )  # fmt: skip
+    result = frontier.run_result(point_id, train, test)
     save_model(result, out, train=train, test=test)  # the file and its card beside it
 
 
@@ -117,8 +102,10 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         print_json(info)
         return 0
     schema = info["schema"]
-    print(f"{info['file']}: {info['format']}, model type {info['model_type']} ({info['kind']}"
-          f"{', randomized' if info['randomized'] else ''})")  # fmt: skip
+    print(
+        f"{info['file']}: {info['format']}, model type {info['model_type']} ({info['kind']}"
+        f"{', randomized' if info['randomized'] else ''})"
+    )
     print(f"written by fairengine {info['engine_version']} on {info['created']}")
     if info["method"]:
         knobs = ", ".join(f"{k}={v}" for k, v in info["knobs"].items())

@@ -37,8 +37,10 @@ def evidence_lines(record: dict[str, Any]) -> list[str]:
     """The checks (level first, one a line) and the baselines of a point record."""
     checks, baselines = record.get("checks"), record.get("baselines")
     if checks is None:
-        return ["checks: not stored with this point (computed before checks existed; "
-                "rerun with --no-cache)"]  # fmt: skip
+        return [
+            "checks: not stored with this point (computed before checks existed; "
+            "rerun with --no-cache)"
+        ]
     lines = ["checks:"] + [
         f"  {c['level'].upper():<4}  {c['name']}: {c['sentence']}" for c in checks
     ]

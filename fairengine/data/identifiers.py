@@ -1,30 +1,6 @@
 """Identifier columns: row numbers, index columns and ids, which are never features by default.
 
-One rule, used by the Task's default features, the bundled datasets, the shared
-:class:`~fairengine.data.encoding.FeatureEncoder` and max-entropy's domain. A column is an
-identifier when
-
-* **it holds row numbers**: distinct integers forming a sequence (1..n or 0..n−1, with gaps from
-  removed rows: their span is at most :data:`SEQUENCE_SPAN` times the rows, and they start at
-  0 or 1 or rise with the rows); certain;
-* **it is an index column** a tool wrote: pandas (``Unnamed: 0``, ``index``, ``level_0``), R
-  (``rownames``, ``row.names``, ``...1``, or ``X``/``X.1`` when it holds row numbers), a
-  spreadsheet (an empty header, read as ``Unnamed: 0``), with values distinct on most rows;
-  certain;
-* **it is text whose values barely repeat** (names, ids, free text): at least
-  :data:`ID_MIN_DISTINCT` distinct values, on more than :data:`ID_DISTINCT_SHARE` of the rows;
-  certain (the encoder can learn nothing from it but the rows themselves);
-* **it is named like an identifier** (:data:`ID_NAME_HINTS`, the number words only last, so
-  ``case_no`` but not ``num_rooms``; or a part such as ``persnum`` or ``hhid``: an entity of
-  :data:`ID_ENTITIES` followed by ``id``/``num``/``nr``/``no``/``code``)
-  and holds integers or text with many values: at least :data:`ID_MIN_DISTINCT`, on at least
-  :data:`NAMED_DISTINCT_SHARE` of the rows. Certain when every row has its own value; otherwise
-  (a person id repeated over the years of a panel, a code with many values) a warning: left out
-  by default, to keep when it is a real feature.
-
-An identifier is left out because it identifies rows rather than describing them: a model that
-uses it learns which rows were positive in training, and its predictions on new rows depend on
-an arbitrary number.
+Design notes: docs/howto/upload.md, "Identifier columns".
 """
 
 from __future__ import annotations

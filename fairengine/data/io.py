@@ -1,22 +1,6 @@
 """Reading user tables: CSV (delimiter and encoding detected) or Parquet, with readable errors.
 
-Everything a user's file can do wrong ends as a :class:`DataError` naming the line, byte offset or
-column and what to do; nothing is changed silently:
-
-* **bounded**: a compressed upload (gzip, or a zip holding one table) is decompressed as a
-  stream and refused as soon as its output passes the size limit; a Parquet file's metadata (row
-  count, columns, uncompressed size) is checked before any data is read;
-* **encodings** are UTF-8 (BOM or not), UTF-16 with a BOM, or Windows-1252 when the bytes read as
-  Western text; anything else (a stray byte in UTF-8, Shift-JIS, ...) is refused with the byte
-  offset and the encodings to try (``encoding=`` reads a known encoding);
-* **structure**: a row with more or fewer fields than the header is an error with its line
-  number (a header one name short is named as such); the one exception, a delimiter at the end
-  of every line (an empty last field everywhere), is removed and reported;
-* **decimal commas** (``1,5`` with ``;`` or tab as delimiter) are read as numbers and reported;
-* **Parquet** keeps a stored pandas index as ordinary columns.
-
-What was changed is reported in ``frame.attrs["notes"]`` (a list of sentences), which
-:func:`fairengine.data.from_frame` copies into ``Task.notes``.
+Design notes: docs/howto/upload.md, "Reading a table".
 """
 
 from __future__ import annotations

@@ -1,23 +1,6 @@
 """Target leakage: a feature that alone predicts the target almost perfectly.
 
-Such a column is usually a recode of the target or a record made after the outcome (a decision
-code, a rejection flag, the hours worked of someone in the labour force), not something known
-when the prediction is made. Every task is checked when it is built, before any fit; the
-columns found are named in the task's notes and :attr:`Task.leaks`, and every result that is
-almost perfect while one of them is a feature carries a failed check.
-
-Each feature is scored alone, held out: the rows (at most :data:`MAX_ROWS`, a seeded sample) are
-cut in two halves and each half is predicted from the other by the mean target of the same value
-(numbers with many values: of the same quantile bin, :data:`BINS` bins). A column leaks when
-
-* classification: the held-out AUC of that prediction, or of the raw numbers ranked, is at
-  least :data:`MIN_AUC`; or the value decides the target on at least :data:`MIN_SHARE` of the
-  held-out rows while the rarer class has at least :data:`MIN_MINORITY` of them;
-* regression: the held-out R² of that prediction, or the squared (Pearson or Spearman)
-  correlation of the numbers with the target, is at least :data:`MIN_R2` (an exact function).
-
-A column with a value per row (an identifier) predicts nothing held out, so it never counts.
-The work is one sort and a few bincounts per column on at most :data:`MAX_ROWS` rows.
+Design notes: docs/howto/upload.md, "Target leakage".
 """
 
 from __future__ import annotations

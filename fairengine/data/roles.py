@@ -1,26 +1,6 @@
 """A first guess of a new table's roles: the target and a sensitive attribute, or a question.
 
-The guess only opens a table on a task; the user checks and changes it. Each role is scored on
-the columns' values and names, and when no candidate is clearly best there is no guess: the
-candidates are listed and the user is asked.
-
-* **Target candidates**: columns that are not identifiers (:mod:`fairengine.data.identifiers`),
-  not named like a protected attribute (:data:`SENSITIVE_HINTS`) and not near-constant: a column
-  with exactly two values, each on at least :data:`MIN_VALUE_SHARE` of the rows, or a numeric
-  column with many values (a regression target) named like an outcome. A candidate named like an
-  outcome (:data:`OUTCOME_HINTS`) is preferred. The guess is made when exactly one two-valued
-  candidate is named like an outcome; else when exactly one numeric candidate is (and there is
-  not exactly one two-valued candidate to weigh against it); else when a single two-valued
-  candidate exists. Otherwise it asks, the candidates named like an outcome listed first.
-* **Sensitive attribute**: a column named like a protected attribute, never like an outcome,
-  with 2 to :data:`MAX_GROUPS_PER_COLUMN` values (earlier hints first; columns whose groups all
-  have :data:`MIN_GROUP_SIZE` rows before the others). Without such a column it asks, listing
-  the columns with a few values (2 to :data:`FEW_VALUES`) first.
-
-Names are matched on their parts, case-insensitively: ``Skin_Colour``, ``skinColour`` and
-``skin colour`` all have the parts ``skin`` and ``colour``. A hint of four letters or more also
-matches the start of a part (``ethnic`` matches ``ethnicity``, ``hispan`` matches ``hispanic``);
-a shorter hint matches a whole part only (``age`` matches ``age_group`` but not ``agent``).
+Design notes: docs/howto/upload.md, "The first guess of the roles".
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ data rows can be compared.
 
 Distinct rows are found in O(n): the keys are hashed (:func:`pandas.factorize`), and
 only the M distinct keys are sorted, so a table of n rows costs n hash look-ups plus M log M,
-not an n log n sort (which made a max-entropy run's time grow as rows^1.06).
+not an n log n sort.
 """
 
 from __future__ import annotations

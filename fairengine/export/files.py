@@ -1,23 +1,6 @@
 """Model files: one zip per model, self-describing, checksummed, never pickled.
 
-Layout of a ``.fairmodel`` file (a zip archive)::
-
-    manifest.json     format, format_version, model_type, engine_version, created, metadata
-                      (method, knobs, metrics, task schema and fingerprint), and the SHA-256 of
-                      every other member plus of the manifest itself (``manifest_sha256``)
-    state.json        the model's JSON state (its encoder, scalars, structure)
-    arrays/NAME.npy   its arrays, read with ``allow_pickle=False``
-    card.md           optional model card (Markdown)
-
-Loading checks, in order: the file size; the zip's end record (member count, directory size)
-before the zip is parsed; per member its name, duplicates, encryption flag, compression and
-declared size; the manifest (bounded JSON, its schema, format and version, its checksum, a model
-type from the registry); every member's checksum; the arrays' ``.npy`` headers against their
-bytes; the state against its type's schema (:mod:`fairengine.models.schemas`); then the model is
-built and must predict one probe row. All limits are in :mod:`fairengine.export.safe`. Anything
-else raises :class:`ModelFileError`, and nothing else escapes. Checksums catch corruption and
-naive edits; they are not a signature against a deliberate forger, which is why nothing in the
-file is ever executed or unpickled and every check behind them assumes a forger.
+Design notes: docs/howto/export.md, "The model file".
 """
 
 from __future__ import annotations
@@ -48,8 +31,6 @@ if TYPE_CHECKING:
 FORMAT = "fairengine-model"
 FORMAT_VERSION = 1
 SUFFIX = ".fairmodel"
-#: Largest member we inflate (guards against zip bombs; see :mod:`fairengine.export.safe`).
-MAX_MEMBER_BYTES = safe.MAX_MEMBER_BYTES
 _ARRAY_NAME = re.compile(r"^arrays/[A-Za-z0-9_.-]{1,128}\.npy$")
 _FIXED_MEMBERS = {"manifest.json", "state.json", "card.md"}
 _SHA256 = re.compile(r"[0-9a-f]{64}")

@@ -1,33 +1,6 @@
 """Reading untrusted model files: hard limits checked before anything is allocated.
 
-Every reader here raises :class:`ModelFileError` (and nothing else) for a malformed, foreign or
-forged input. The order of checks follows what an attacker controls cheaply:
-
-1. the file size (``MAX_FILE_BYTES``), before reading it: a path must name a regular file
-   (:func:`read_regular`), so a device or pipe is refused before a byte is read;
-2. the zip's end-of-central-directory record, parsed by hand: member count (``MAX_MEMBERS``),
-   directory size (``MAX_DIRECTORY_BYTES``), no zip64, the directory right before it;
-3. the zip's structure, parsed by hand (:mod:`zipfile` never reads a model file): every central
-   entry must match its local header (name, flags, method, CRC, compressed and uncompressed
-   size) and any data descriptor, no two members' records may overlap; per member no duplicate
-   names, no encryption flag, only stored or deflated data, declared sizes within
-   ``MAX_MEMBER_BYTES`` and all of them within ``MAX_TOTAL_BYTES``; a member is inflated with a
-   hard cap at its declared size and must fill exactly its compressed size, inflate to exactly
-   its declared size and match its CRC-32, so a member that lies about its size costs its
-   declared size at most;
-4. JSON: size, strings closed and nesting depth (``MAX_JSON_DEPTH``), both found by one linear
-   scan before parsing (:func:`json_depth`), number literals
-   (``MAX_NUMBER_CHARS``, no ``NaN`` / ``Infinity``, finite floats), no duplicate keys;
-5. ``.npy``: the header is parsed alone; only plain numeric dtypes; the declared shape times the
-   item size must equal the bytes present, so a huge declared shape is refused before allocation.
-
-A skops archive (an estimator stored in a model file, or a pipeline uploaded for an audit)
-passes the same zip checks member by member, and its ``schema.json`` the JSON scan, before skops'
-own zip code reads it (:func:`check_skops`).
-
-So a load holds the file, the inflated members (at most their declared sizes) and the arrays (a
-copy of their bytes): a few times the declared content, and never more than about
-``2 * MAX_TOTAL_BYTES + MAX_FILE_BYTES``.
+Design notes: docs/howto/export.md, "Limits of the readers".
 """
 
 from __future__ import annotations
@@ -230,8 +203,8 @@ def _member(raw: bytes, name: bytes, fields: tuple, cd_offset: int, label: str) 
         raise ModelFileError(f"{label} is damaged: no local header for {text!r}.")
     local = _LOCAL.unpack_from(raw, offset)
     l_flags, l_method, l_crc, l_csize, l_size, name_len, extra_len = (
-        local[2], local[3], local[6], local[7], local[8], local[9], local[10],
-    )  # fmt: skip
+        local[i] for i in (2, 3, 6, 7, 8, 9, 10)
+    )
     data_offset = offset + _LOCAL.size + name_len + extra_len
     descriptor = bool(flags & _DESCRIPTOR_FLAG)
     sizes = (l_crc, l_csize, l_size)

@@ -1,18 +1,6 @@
 """Demo frontiers for the hosted dashboard: ``fairengine precompute``.
 
-Each method declares a ``demo_grid`` and the bundled ``demo_tasks`` to sweep it on; the points
-are written into a :class:`FrontierStore` under ``assets/frontiers/``, which the dashboard reads
-(read-only) at start, so the demo shows frontiers without computing anything.
-
-Precompute also stores each method's *default run* (every knob at its default, the page's
-first view) as a complete :class:`~fairengine.methods.base.RunResult` in the store's ``runs/``
-folder (:mod:`fairengine.frontier.runs`), on every demo task and on the default dataset (Adult
-with its default roles) where the method applies, so every method page opens on a finished
-result without fitting anything.
-
-Filling the demo folder itself (``assets/frontiers``) ends by listing every entry's SHA-256 in
-the package (:func:`fairengine.frontier.trust.write_shipped_digests`): the stores trust those
-files on every install, and no other file placed in that folder.
+Design notes: docs/howto/deploy.md, "The demo frontiers".
 """
 
 from __future__ import annotations

@@ -103,7 +103,7 @@ class Frontier:
         store: Any = None,
     ) -> Frontier:
         """Build the table from sweep records (internal; use :func:`fairengine.frontier.sweep`)."""
-        metric_names = _metric_order(
+        metric_names = ordered(
             {name for r in records for split in SPLITS for name in r.metrics.get(split, {})}
         )
         clash = set(knob_names) & (set(metric_names) | set(_FIXED_COLUMNS))
@@ -198,6 +198,24 @@ class Frontier:
         served from the store (its metrics are in ``points``, its model in :meth:`model`)."""
         return self._record(point_id).result
 
+    def run_result(self, point_id: str, train: Any, test: Any) -> RunResult:
+        """The point's :class:`RunResult`: the one computed by this sweep, or one rebuilt from its
+        stored record (model, metrics and evidence, no artifacts; the evidence computed on
+        ``train``/``test`` for a point stored before results carried checks)."""
+        from fairengine.methods import get_method
+        from fairengine.methods.base import stored_result
+        from fairengine.methods.evidence import evidence_from_dict
+
+        result = self.result(point_id)
+        if result is not None:
+            return result
+        record = next(r for r in self.to_records() if r["point_id"] == point_id)
+        knobs, values, model = record["knobs"], record["metrics"], self.model(point_id)
+        if record["checks"] is None:
+            return stored_result(get_method(self.method), knobs, values, model, train, test)
+        checks, baselines = evidence_from_dict(record)
+        return RunResult(self.method, knobs, values, model, checks=checks, baselines=baselines)
+
     def checks(self, point_id: str) -> list[Any] | None:
         """The :class:`~fairengine.methods.evidence.Check` list of a point (None when the point
         was stored before results carried checks)."""
@@ -285,7 +303,7 @@ def plain_records(
     knob_names : sequence of str
         The knob columns, in the method's order.
     """
-    metric_names = _metric_order(
+    metric_names = ordered(
         {name for r in records for split in SPLITS for name in r.metrics.get(split, {})}
     )
     values = {
@@ -350,12 +368,6 @@ def plain_value(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
-
-
-def _metric_order(names: set[str]) -> list[str]:
-    # One column order whether metrics came from a run or from a (key-sorted) manifest:
-    # fairengine.metrics' order, then any other names alphabetically.
-    return ordered(names)
 
 
 def _metric_float(value: object) -> float:

@@ -1,32 +1,6 @@
 """Run files: a whole :class:`~fairengine.methods.base.RunResult` as data, never pickled.
 
-Layout of a ``.fairrun`` file (a zip archive)::
-
-    manifest.json       format, format_version, key, method, engine_version, the SHA-256 of every
-                        other member, and of the manifest itself (``manifest_sha256``)
-    run.json            {"fields": {name: node}}: every dataclass field of the run, as a typed node
-    arrays/N.npy        numeric arrays the nodes point at (``allow_pickle=False``)
-    models/N.fairmodel  model files (:func:`fairengine.export.save_model`'s format)
-
-A node is a JSON ``null``, ``true`` / ``false``, string, integer or finite float (each standing
-for itself), or an object whose ``"t"`` says what it encodes: ``float`` (NaN, infinities),
-``list``, ``tuple``, ``dict`` (string keys as an object, other keys as pairs), ``scalar`` (a NumPy
-number), ``array`` (an ``.npy`` member), ``strarray`` / ``objarray`` (a NumPy array of strings,
-or of numbers, strings and missing values, as a JSON list: never an object ``.npy``),
-``frame`` / ``series`` / ``range`` / ``index`` (pandas: columns + dtypes + index), ``strings``,
-``categorical``, ``masked`` and ``objects`` (pandas column values), ``model`` (a model file
-member) and ``dataclass`` (an instance of a class registered with :func:`register_dataclass`:
-the file names it, the registry chooses it; nothing is ever imported by name). Anything else
-cannot be written: :func:`encode_run` raises :class:`TypeError` naming where it sits.
-
-Reading (:func:`decode_run`) uses the model files' hardened readers
-(:mod:`fairengine.export.safe`) and their limits, in this order: file size; the zip's end record
-and per-member checks; the manifest (bounded JSON, format, version, its own checksum); the stored
-key against the one asked for, before any other member is read; the member list and every
-member's checksum; ``run.json`` (bounded JSON); then nodes are built, each ``.npy`` from its
-checked header and each model through :func:`fairengine.export.load_model`. A damaged, foreign or
-forged file raises :class:`RunFileError` (or :class:`~fairengine.export.ModelFileError`) and no
-code in it ever runs.
+Design notes: docs/architecture.md, "Run files".
 """
 
 from __future__ import annotations

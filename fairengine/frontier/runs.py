@@ -1,36 +1,6 @@
 """Whole runs (model, metrics and the page's artifacts) cached on disk, next to the frontiers.
 
-A frontier point (:mod:`fairengine.frontier.store`) keeps a model file with its metrics, which is
-all the Compare page needs; a method page also plots the run's artifacts (tables, curves, traces).
-:class:`RunStore` keeps the complete :class:`~fairengine.methods.base.RunResult` of a setting,
-so a page opened on a setting that was computed before (by this user, or shipped by
-``fairengine precompute``) shows its result without fitting anything.
-
-Layout (inside a frontier store root, in a folder the frontier store never lists)::
-
-    <root>/runs/<task_key[:20]>/<method>/<key[:32]>.fairrun
-
-Each file is a run file (:mod:`fairengine.frontier.runcodec`): checksummed JSON, ``.npy`` arrays
-and model files in one zip, never a pickle. Reading verifies the file and compares its stored key
-before anything else is decoded; a damaged, foreign or forged file is a miss (logged), never an
-error, and nothing in it is ever run. Entries are keyed like frontier points (task, method name
-and version, knobs, engine version), plus optional ``extra`` settings that are not knobs (e.g.
-balanced filtering's custom target).
-
-The same store keeps the unconstrained baseline fit of each (train, test, learner) under
-``<root>/runs/<task_key[:20]>/@unconstrained/`` (:meth:`RunStore.get_fit`): the predictions as
-two ``.npy`` arrays in a run file, keyed by the rows, the learner and the engine version. Every
-dashboard job runs in a fresh process; :func:`compute_and_store` lets the run read and keep that
-fit there (:func:`fairengine.methods.evidence.stored_fits`), so it is fitted once per task and
-learner instead of once per job. Tables a method computes from the rows alone (max-entropy's raw
-and reweighing rows) are kept the same way under ``@tables/``.
-
-A root that another user could write (:mod:`fairengine.frontier.trust`) is neither read nor
-written: the store adds a sentence to :attr:`RunStore.notices` and works without it. Every run
-file written is signed with the install's key (in its zip comment); one that is neither signed by
-it nor a shipped demo file the package lists is a miss (then computed again and overwritten),
-whatever its checksums say: a page shows what a run file holds, so only this install's own runs
-and the shipped ones may be shown.
+Design notes: docs/architecture.md, "The run store".
 """
 
 from __future__ import annotations
@@ -58,7 +28,7 @@ from fairengine.frontier.trust import (
     write_signed,
 )
 from fairengine.methods.base import Method, RunResult
-from fairengine.methods.evidence import stored_fits
+from fairengine.methods.evidence_fits import stored_fits
 
 __all__ = ["RUNS_DIR", "SUFFIX", "RunStore", "compute_and_store", "method_run", "run_key"]
 

@@ -1,29 +1,6 @@
 """The on-disk FrontierStore: every computed frontier point kept as a downloadable model file.
 
-Layout::
-
-    <root>/<task_key[:20]>/<method>/<key[:32]>.fairmodel
-
-Each entry is a model file written by :func:`fairengine.export.save_model`; its manifest's
-``metadata`` holds the method, knobs, train/test metrics and task schema, plus a ``store`` section
-(full key, task key, engine version, exact fit time). Writes are atomic (temp file in the same
-directory + ``os.replace``), so concurrent writers of one key each succeed and readers only ever
-see a whole file. A damaged entry is detected by its checksums, logged, deleted (in the writable
-root) and reported as a miss, so the point is simply recomputed.
-
-Robustness: anything under the root that is not a regular file (a FIFO, a device, a directory
-named like an entry) is ignored without being opened; temp files of killed writers older than
-:data:`TEMP_MAX_AGE` seconds are removed when a method directory is written or listed; a damaged
-entry (also one whose model fails to load, see :meth:`FrontierStore.load`) is dropped and a
-sentence is added to :attr:`FrontierStore.notices` (the dashboard shows them as notices);
-:meth:`FrontierStore.clear` on a root it may not write reports a notice instead of raising. A root
-another user could write (:mod:`fairengine.frontier.trust`), or an entry below a folder they
-could, is neither read nor written: a notice says so and the store works without it.
-
-Every entry the store writes is signed with the install's key (in its zip comment, see
-:mod:`fairengine.frontier.trust`); an entry that is neither signed by it nor one of the shipped
-demo files the package lists is refused like a damaged one (in the writable root: deleted, so it
-is recomputed), however intact its checksums: they show a file is whole, not who wrote it.
+Design notes: docs/architecture.md, "The frontier store".
 """
 
 from __future__ import annotations

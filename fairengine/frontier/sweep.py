@@ -13,7 +13,7 @@ from fairengine.frontier.backends import run_points
 from fairengine.frontier.result import Frontier, PointRecord
 from fairengine.frontier.store import FrontierStore, point_key, task_key
 from fairengine.methods.base import Method, RunResult
-from fairengine.methods.evidence import stored_fits
+from fairengine.methods.evidence_fits import stored_fits
 from fairengine.methods.registry import get_method
 
 if TYPE_CHECKING:  # the Task's pandas loads with the data

@@ -1,37 +1,7 @@
 """Which cache folders and entries this process may read: no folder another user can write,
 no entry this install did not sign (or the package does not ship).
 
-A cache file is read as data (never executed), but a folder another user can write lets that
-user plant or swap entries (forged frontier points, runs). So a store reads a root only if the
-root, every folder above it, and every folder from it down to an entry, is
-
-* owned by this process's user or by the superuser, and
-* not writable by every user, unless it has the sticky bit (like ``/tmp``: there nobody may
-  rename or delete what another user owns, and what they create themselves fails the owner
-  check one level down).
-
-Entry files are held to the same two rules. On systems without POSIX owners (Windows) every path
-passes.
-
-Folder checks stop other users; they do not stop a file that reaches a trusted folder by another
-way (a copied cache, a restored backup, a volume other processes of the web server write), and
-checksums inside a file only show it is whole, not who wrote it. So every entry a store writes
-carries a signature, an HMAC-SHA256 of its bytes under a key kept outside every cache
-(:func:`signing_key`), in the zip comment of the entry itself (a model or run file is a zip
-archive; one file, so a reader never sees an entry and a signature of two different writes). A
-store reads an entry only if
-
-* its signature is valid under this install's key, or
-* it is one of the shipped demo files: its path below the demo folder and its SHA-256 are listed
-  in :data:`SHIPPED_DIGESTS`, a file inside the Python package that ``fairengine precompute``
-  writes when it fills the demo folder. The package is code: who can change it can change the
-  engine, so the list opens no new way in, while an assets folder alone (a clone's ``assets/``,
-  ``$FAIRENGINE_ASSETS``, a mounted volume) cannot bring in an entry the package does not name.
-  Signing the shipped files instead would need the maintainers' key on every install; refusing
-  asset folders by owner alone would still accept any file their owner (or a process running as
-  them) put there.
-
-The signature is checked before anything else of an entry is parsed.
+Design notes: docs/architecture.md, "Which cache folders and entries are read".
 """
 
 from __future__ import annotations

@@ -14,7 +14,8 @@ import numpy as np
 
 from fairengine.methods._knobs import C_KNOB
 from fairengine.methods.base import Knob, Method, RunResult
-from fairengine.methods.evidence import Evidence, logistic_from_knob
+from fairengine.methods.evidence import Evidence
+from fairengine.methods.evidence_fits import logistic_from_knob
 from fairengine.methods.registry import register
 
 if TYPE_CHECKING:  # the learner (scikit-learn) loads on a run, not for a cached sweep

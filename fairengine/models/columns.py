@@ -122,9 +122,12 @@ def ignored_note(schema: InputSchema, ignored: Sequence[str]) -> str:
             "ignored column(s) the model was trained with as target/sensitive: " + ", ".join(roles)
         )
     if by_role["unused"]:
-        parts.append("ignored training column(s) this model does not read: "
-                     + ", ".join(by_role["unused"]))  # fmt: skip
+        parts.append(
+            "ignored training column(s) this model does not read: " + ", ".join(by_role["unused"])
+        )
     if by_role["dropped"]:
-        parts.append("ignored identifier-like column(s) dropped in training: "
-                     + ", ".join(by_role["dropped"]))  # fmt: skip
+        parts.append(
+            "ignored identifier-like column(s) dropped in training: "
+            + ", ".join(by_role["dropped"])
+        )
     return ("Note: " + "; ".join(parts) + ".") if parts else ""

@@ -118,8 +118,11 @@ def _any(value: Any, path: str) -> None:
     """Any JSON value (its size and depth are already limited by the reader)."""
 
 
-def obj(required: Mapping[str, Check], optional_keys: Mapping[str, Check] | None = None,
-        extra: Check | None = None) -> Check:  # fmt: skip
+def obj(
+    required: Mapping[str, Check],
+    optional_keys: Mapping[str, Check] | None = None,
+    extra: Check | None = None,
+) -> Check:
     """An object with exactly ``required`` keys, maybe ``optional_keys``, and (if ``extra`` is
     given) any other key whose value passes ``extra``."""
     optional_keys = optional_keys or {}

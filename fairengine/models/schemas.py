@@ -1,20 +1,6 @@
 """The state schema of every model type, checked before a model is built from a file.
 
-A model file's ``state.json`` and arrays are validated here against the schema of the type the
-manifest names (the :attr:`~fairengine.models.base.Model.state_schema` of its class): every key
-with its JSON type, every array with its dtype kind, its shape in named dimensions (``{"coef":
-("n_features",)}``, bound by the state or by the first array using them) and rules on its values
-(finite, probabilities, indices in range), the families of arrays the state declares (a
-component's, a proxy's, a stored classifier's), and the structure of every tree
-(:func:`fairengine.models.trees.check_arrays`: children after their parent, one parent each,
-features in range), nothing missing and nothing extra. So a model is only built from arrays that
-fit together, and building it and predicting the synthetic probe row costs time and memory bounded
-by the declared sizes. Each check raises :class:`ModelFileError` naming the bad field. The checks,
-array specs, groups and :class:`Schema` itself are defined in
-:mod:`fairengine.models.schema_rules`; this module holds the parts every schema shares (the
-encoder, linear models and mixtures) and the schemas of the engine's own model types. A method's
-schema is declared next to its model, in its package's ``schema`` module; a test checks that real
-files of every declared type pass, so a method that changes its state must update its schema.
+Design notes: docs/howto/export.md, "State schemas".
 """
 
 from __future__ import annotations

@@ -1,21 +1,6 @@
 """scikit-learn estimators that have no array codec, stored through skops (never pickle).
 
-A model file keeps such an estimator as the bytes of ``skops.io.dumps`` in a uint8 array
-(``np.save(..., allow_pickle=False)`` as every other array). Export is refused, with a message,
-for anything that is not a scikit-learn estimator or whose skops dump holds a type outside
-skops' default trusted set plus :data:`TRUSTED_TYPES`; loading passes the same explicit list, so
-skops refuses a file that names any other type.
-
-skops' default set trusts every scikit-learn estimator, and scikit-learn's own checks on loading
-cover only dtypes and shapes (``Tree.__setstate__`` refuses a node or value array of the wrong
-dtype or shape), not the indices inside: its C code walks a tree's children and reads the
-feature each node names without bounds checks. So both export and load also run :func:`check`:
-every estimator in the stored object must be of a reviewed type (:data:`REVIEWED`), every tree
-(``Tree`` or HistGradientBoosting's ``TreePredictor``) must pass the shared tree check of
-:mod:`fairengine.models.trees` on the estimator's ``n_features_in_`` columns (structure and
-depth), all of them together at most :data:`MAX_TREE_NODES` nodes and
-:data:`fairengine.models.trees.MAX_PATH_NODES` nodes walked per row, and linear
-coefficients must fit those columns, before the estimator predicts anything.
+Design notes: docs/howto/export.md, "Estimators stored through skops".
 """
 
 from __future__ import annotations

@@ -1,17 +1,6 @@
 """The candidates a game loop keeps for its final selection: one recorder for every loop.
 
-A :class:`CandidateRecorder` keeps candidates (an iterate θ, a best response, ...), each with
-named numbers (its step, its objective, its constraint values g, ...) stacked row by row in one
-array per name, so a selection reads them all at once (an LP over every kept response, a
-vectorised Lagrangian). Its two uses:
-
-* projected descent–ascent (:func:`fairengine.solvers.descent_ascent.descent_ascent`, noisy
-  groups): every ``every``-th iterate of ``n_steps`` and the last, θ with its step
-  (:meth:`CandidateRecorder.add`; a method subclasses it to keep what its selection reads);
-* exponentiated gradient (:func:`fairengine.solvers.expgrad.solve_game` and fair regression's
-  practical parity loop): every distinct best response with its objective and g
-  (:meth:`CandidateRecorder.keep` with a ``tie``: a response equal to a kept one on every number
-  within ``tie`` is not kept again).
+Design notes: docs/architecture.md, "The candidates of a game loop".
 """
 
 from __future__ import annotations

@@ -1,21 +1,6 @@
 """Projected gradient descent–ascent on a Lagrangian, as three players and a recorder.
 
-The game is L(θ, λ, adversary) = loss(θ) + Σ_c λ_c ψ_c(θ; adversary) over a linear score
-s = X̃θ (X̃ with an intercept column):
-
-* :class:`ThetaPlayer` — θ descends with Adam on ∇_θ L = X̃ᵀ·coef (``coef`` one value per row);
-* :class:`LambdaPlayer` — λ ascends (plain steps or Adam) on a signal per constraint, then is
-  projected onto Λ = {λ >= 0, ||λ||_1 <= R};
-* an adversary (:class:`Adversary`) — what the constraints are measured against (fixed group
-  weights, a TV ball, soft group assignments, ...): it answers before θ's step, adds its part of
-  θ's row coefficients, measures the constraints and moves after λ's step;
-* :class:`~fairengine.solvers.candidates.CandidateRecorder` — keeps every ``every``-th iterate
-  (and the last) for a later best-iterate selection; a method subclasses it to store what its
-  selection reads (the one recorder of the solvers' game loops, exponentiated gradient's too).
-
-:func:`descent_ascent` runs the steps in one fixed order (adversary's answer → θ → λ → the
-adversary's move → record), so a method built from these pieces computes exactly what a loop
-written out by hand in that order computes.
+Design notes: docs/architecture.md, "Gradient descent–ascent".
 """
 
 from __future__ import annotations

@@ -1,18 +1,6 @@
 """The engine's one least-squares kernel.
 
-min_β Σ_i w_i (d_i · β − t_i)² over a fixed design d = [X, 1] (or X as given), for many
-targets t and a few weight vectors w — the LS oracle of fair regression and its BGL risk
-minimiser, the paired-regression CSC oracle, the multiaccurate proxy's linear auditor and ERM,
-the affine smoothing of the LP multipliers, the simplex QP's KKT polish.
-
-Two solve paths, chosen by ``ridge``:
-
-* ``ridge`` a number ≥ 0 — normal equations with a Tikhonov term ``ridge · max(tr(G)/p, 1e-12)``
-  on the diagonal of G = dᵀ W d (relative, so it is scale-free; it only matters for collinear
-  one-hot columns). G's Cholesky factor is computed once per weight vector and cached, so every
-  further target costs one dᵀ W t product and two triangular solves.
-* ``ridge=None`` — the exact minimum-norm solution (LAPACK ``gelsd``, ``numpy.linalg.lstsq``),
-  for small or possibly rank-deficient designs where the answer must not depend on a ridge.
+Design notes: docs/architecture.md, "The least-squares kernel".
 """
 
 from __future__ import annotations

@@ -1,30 +1,6 @@
 """Constraints as objects for the exponentiated-gradient game (fairlearn's ``Moment`` idea).
 
-The game of :func:`fairengine.solvers.solve_game` is min_Q max_λ objective(Q) + λ · g(Q) with
-g(Q) ≤ 0. What a constraint *means* lives in a :class:`Constraint`; the optimiser only sees
-vectors. A constraint object
-
-1. **loads** the rows it is evaluated on (``load(...)``; the arguments are its own: group codes,
-   labels, soft group weights, …) and then knows
-2. ``dim`` and ``names`` — how many constraints g_j there are and what each one is;
-3. ``bound`` — the slack ε_j of each g_j (shape ``(dim,)``);
-4. ``gamma(predictions)`` — the moments γ(h) of a predictor from its predictions on the loaded
-   rows (the statistic before sign and slack);
-5. ``values(predictions)`` — g(h) = signed(γ(h)) − ε, feasible iff ≤ 0;
-6. ``signed_weights(lam)`` — the λ-dependent part of the Lagrangian, per row (a row vector for
-   0/1 and loss moments, a (rows, levels) matrix for the discretised regression parity): what
-   a learner adds to its own costs / weights to best-respond to λ;
-7. ``project(lam)`` — a dual point no worse for any Q (default: λ unchanged).
-
-:class:`Reduction` joins a constraint, a learner (signed weights → fitted predictor), the
-predictor's predictions on the loaded rows and the objective into the ``best_response(λ)`` the
-solver plays. Adding a constraint means writing one subclass; the optimiser never changes
-(``tests/methods/test_game_constraints.py`` runs a constraint defined only in the test).
-
-Instances in the engine: statistical parity and bounded group loss of fair regression
-(:mod:`fairengine.methods.fair_regression.constraints`) and the proxy-weighted equal-error /
-demographic-parity constraints of the proxy-fair classifier
-(:mod:`fairengine.methods.multiaccurate_proxy.constraints`).
+Design notes: docs/architecture.md, "Constraints of the exponentiated-gradient game".
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ import pytest
 from fairengine.audit import audit
 from fairengine.audit.core import positional
 from fairengine.data import load_dataset
-from fairengine.methods.evidence import default_learner, unconstrained_predictions
+from fairengine.methods.evidence_fits import default_learner, unconstrained_predictions
 
 
 def _reference(task):

@@ -328,3 +328,22 @@ def test_method_version_is_part_of_the_key(monkeypatch) -> None:
     bumped = dataclasses.replace(method, version=f"{method.version}.1")
     monkeypatch.setitem(registry._METHODS, "reweighing", bumped)
     assert point_key("t" * 64, "reweighing", knobs) != before
+
+
+def test_run_result_of_a_cached_point_matches_the_computed_one(tmp_path, split):
+    train, test = split
+    store = FrontierStore(tmp_path)
+    grid = {"strength": [0.0, 1.0]}
+    first = sweep("reweighing", train, test, grid, store=store)
+    again = sweep("reweighing", train, test, grid, store=store)
+    for point_id in first.points["point_id"].unique():
+        assert again.result(point_id) is None  # served from the store
+        fresh, rebuilt = (
+            first.run_result(point_id, train, test),
+            again.run_result(point_id, train, test),
+        )
+        assert fresh is first.result(point_id)
+        assert rebuilt.method == fresh.method and rebuilt.knobs == fresh.knobs
+        assert rebuilt.metrics["test"] == pytest.approx(fresh.metrics["test"])
+        assert [c.to_dict() for c in rebuilt.checks] == [c.to_dict() for c in fresh.checks]
+        assert rebuilt.model.predict(test.X).tolist() == fresh.model.predict(test.X).tolist()

@@ -22,13 +22,13 @@ from fairengine.methods.base import RunResult
 from fairengine.methods.evidence import (
     Baselines,
     Evidence,
-    Learner,
     attach_evidence,
     constant_check,
     constant_error_check,
     fairness_check,
     fairness_interval,
 )
+from fairengine.methods.evidence_fits import Learner
 
 
 def _rows(groups: np.ndarray, y: np.ndarray | None = None) -> SimpleNamespace:

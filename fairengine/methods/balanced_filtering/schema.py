@@ -96,7 +96,7 @@ _CLASSIFIER_PROXIES = {
         },
         (*tree_nodes("n_features").checks, _classifier_proxy),
         frozenset({"label_map"}),
-    ),  # fmt: skip
+    ),
 }
 
 

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fairengine import metrics
-from fairengine.methods.evidence import Baselines, Check, Evidence, Learner, qualify_status
+from fairengine.methods.evidence import Baselines, Check, Evidence, qualify_status
+from fairengine.methods.evidence_fits import Learner
 
 if TYPE_CHECKING:
     from fairengine.data import Task

@@ -98,7 +98,7 @@ SCHEMA = Schema(
                     "link": one_of("identity", "logit"),
                     "arrays": list_of(STR),
                 }
-            )  # fmt: skip
+            )
         ),
     ),
     {"weights": arr("fiu", "n_components", rules=WEIGHTS)},

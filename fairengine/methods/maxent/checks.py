@@ -7,7 +7,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from fairengine.methods.evidence import Baselines, Check, Evidence, Learner
+from fairengine.methods.evidence import Baselines, Check, Evidence
+from fairengine.methods.evidence_fits import Learner
 
 if TYPE_CHECKING:
     from fairengine.data import Task

@@ -12,7 +12,7 @@ import numpy as np
 
 from fairengine.lru import LRU
 from fairengine.methods.base import Method, RunResult
-from fairengine.methods.evidence import stored_table
+from fairengine.methods.evidence_fits import stored_table
 from fairengine.methods.maxent.checks import EVIDENCE
 from fairengine.methods.maxent.knobs import KNOBS
 from fairengine.methods.registry import register

@@ -86,8 +86,10 @@ def _maxent_rows(state: Any, arrays: Mapping[str, np.ndarray], dims: Dims) -> No
     if rows.size and (rows.min() < 0 or np.any(rows.max(axis=0) >= sizes)):
         raise invalid("array 'rows' holds codes outside their feature's levels")
     if len(rows) * dims["d"] > MAX_MAXENT_ROW_CELLS:
-        raise invalid(f"array 'rows' codes {len(rows) * dims['d']:,} cells; the limit is "
-                       f"{MAX_MAXENT_ROW_CELLS:,}")  # fmt: skip
+        raise invalid(
+            f"array 'rows' codes {len(rows) * dims['d']:,} cells; the limit is "
+            f"{MAX_MAXENT_ROW_CELLS:,}"
+        )
 
 
 _MAXENT_TREE = with_prefix(
