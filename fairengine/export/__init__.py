@@ -1,8 +1,8 @@
 """Model export: ``save_model``, ``load_model``, ``model_card`` (no pickle anywhere).
 
 Model classes are resolved lazily by type name
-(:func:`fairengine.methods.registry.resolve_model_type`): importing this package imports the
-method registry but no method, nor fairlearn.
+(:func:`fairengine.methods.registry.resolve_model_type`, imported when a file is read or
+written): importing this package imports no method module, nor fairlearn.
 """
 
 from fairengine.export.cards import model_card, result_metadata, task_schema

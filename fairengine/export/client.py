@@ -25,7 +25,6 @@ import numpy as np
 import pandas as pd
 
 from fairengine.export.files import load_model, read_manifest
-from fairengine.methods.registry import is_randomized
 from fairengine.models.base import Model
 from fairengine.models.columns import (
     InputSchema,
@@ -243,6 +242,8 @@ class _Sink:
 def describe(model_path: str | os.PathLike[str]) -> dict[str, Any]:
     """What ``fairengine inspect`` prints: the verified manifest, the input schema, the metrics
     and the checks that passed (checksums, state schema, one probe prediction)."""
+    from fairengine.methods.registry import is_randomized
+
     manifest = read_manifest(model_path)
     model = load_model(model_path)  # every checksum, the state schema and a probe prediction
     schema = input_schema(model, manifest)

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fairengine.export import safe
-from fairengine.methods.registry import is_model_type, model_type_names, resolve_model_type
 from fairengine.models import schema_rules, schemas
 from fairengine.models.base import Model
 from fairengine.models.schema_rules import ModelFileError, Schema, invalid
@@ -59,6 +58,7 @@ def _dumps(value: Any) -> bytes:
 def model_bytes(model: Model, *, card: str | None = None, metadata: dict | None = None) -> bytes:
     """The bytes of a model file for ``model`` (what :func:`save_model` writes)."""
     from fairengine import __version__
+    from fairengine.methods.registry import is_model_type
 
     if not isinstance(model, Model) or not is_model_type(type(model).model_type):
         raise TypeError(f"{type(model).__name__} is not an exportable fairengine model.")
@@ -238,6 +238,8 @@ _RULES = safe.ManifestRules(
 
 
 def _check_manifest(raw: bytes, label: str) -> dict[str, Any]:
+    from fairengine.methods.registry import is_model_type, model_type_names
+
     manifest = safe.check_manifest(raw, label, _RULES)
     if not is_model_type(manifest["model_type"]):
         raise ModelFileError(
@@ -267,6 +269,8 @@ def _check_members(manifest: dict[str, Any], data: dict[str, bytes], label: str)
 def schema_of(model_type: str) -> Schema:
     """The state schema the class registered as ``model_type`` declares, its declared module
     imported on first use; :class:`ModelFileError` for a type no module declares."""
+    from fairengine.methods.registry import resolve_model_type
+
     try:
         schema = resolve_model_type(model_type).state_schema
     except (KeyError, ImportError) as exc:
@@ -318,6 +322,8 @@ def load_model(path: str | os.PathLike[str] | bytes) -> Model:
         foreign, damaged, modified or forged file, an unknown model type, or state that does not
         fit its type. No other exception escapes for a bad file.
     """
+    from fairengine.methods.registry import resolve_model_type
+
     verified = _open(path, members=True)
     model_type = verified.manifest["model_type"]
     if "state.json" not in verified.members:
