@@ -111,7 +111,7 @@ def test_inspect_prints_manifest_schema_metrics(eg_file, capsys) -> None:
 #: fairengine.methods modules any model may import: the package, the method contract and registry.
 SHARED = {"fairengine.methods", "fairengine.methods.base", "fairengine.methods.registry",
           "fairengine.methods.params", "fairengine.methods.evidence",
-          "fairengine.methods.evidence_fits",
+          "fairengine.methods.evidence_fits", "fairengine.methods.fitted",
           "fairengine.methods.sensitive"}  # fmt: skip
 #: Model type -> the method package its predictor lives in (None: fairengine.models only).
 PACKAGES = {
