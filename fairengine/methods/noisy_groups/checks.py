@@ -82,25 +82,39 @@ def held_out_constraint(result: Any, test: Task) -> Check | None:
     train_value = float(result.metrics.get("train", {}).get("true_violation", math.nan))
     allowance, n = rate_allowance(test, result.knobs["constraint"])
     slack = float(result.knobs["slack"])
-    numbers = {"test_true_violation": value, "train_true_violation": train_value,
-               "slack": slack, "allowance": allowance, "smallest_base_rows": float(n)}  # fmt: skip
+    numbers = {
+        "test_true_violation": value,
+        "train_true_violation": train_value,
+        "slack": slack,
+        "allowance": allowance,
+        "smallest_base_rows": float(n),
+    }
     audit = "(audit on the true groups, which only benchmark data has)"
     if value <= 0:
-        return Check("held_out_constraint", "ok",
-                     f"On the test rows every true-group rate is within the slack α = {slack:g} "
-                     f"{audit}.", numbers)  # fmt: skip
+        return Check(
+            "held_out_constraint",
+            "ok",
+            f"On the test rows every true-group rate is within the slack α = {slack:g} {audit}.",
+            numbers,
+        )
     if value <= allowance:
-        return Check("held_out_constraint", "ok",
-                     f"On the test rows a true group's rate misses the slack α = {slack:g} by "
-                     f"{value:+.3f}, within the sampling allowance {allowance:.3f} (two binomial "
-                     f"standard errors over {n} rows) {audit}.", numbers)  # fmt: skip
+        return Check(
+            "held_out_constraint",
+            "ok",
+            f"On the test rows a true group's rate misses the slack α = {slack:g} by "
+            f"{value:+.3f}, within the sampling allowance {allowance:.3f} (two binomial "
+            f"standard errors over {n} rows) {audit}.",
+            numbers,
+        )
     return Check(
-        "held_out_constraint", "fail",
+        "held_out_constraint",
+        "fail",
         f"On the test rows a true group's rate misses the constraint by {value:+.3f} beyond the "
         f"slack α = {slack:g}, more than the sampling allowance {allowance:.3f} (two binomial "
         f"standard errors over {n} rows) {audit}: the fairness promise does not hold out of "
-        "sample.", numbers,
-    )  # fmt: skip
+        "sample.",
+        numbers,
+    )
 
 
 def few_rows_check(result: Any, test: Task) -> Check | None:
@@ -117,15 +131,20 @@ def few_rows_check(result: Any, test: Task) -> Check | None:
     if not (allowance / 2 < value <= allowance and allowance > slack):
         return None
     return Check(
-        "few_group_rows", "warn",
+        "few_group_rows",
+        "warn",
         f"On the test rows a true group's rate misses the slack by {value:+.3f}, but its group "
         f"has only {n} rows in a constrained rate's base: from sampling alone the rate moves by "
         f"up to {allowance:.3f}, more than the slack α = {slack:g}, so these rows can neither "
         "confirm nor refute the constraint. Use more rows per group, fewer groups or a larger "
         "slack.",
-        {"smallest_base_rows": float(n), "allowance": allowance, "slack": slack,
-         "test_true_violation": value},
-    )  # fmt: skip
+        {
+            "smallest_base_rows": float(n),
+            "allowance": allowance,
+            "slack": slack,
+            "test_true_violation": value,
+        },
+    )
 
 
 def noise_check(result: Any) -> Check | None:
@@ -142,7 +161,8 @@ def noise_check(result: Any) -> Check | None:
         return None
     shown = "is unbounded" if not math.isfinite(se) else f"is {se:.3f}"
     return Check(
-        "noise_too_strong", "warn",
+        "noise_too_strong",
+        "warn",
         f"The group noise hides some true group: the standard error of its rate, estimated "
         f"from the noisy groups on the selection rows, {shown} (without noise: {plain:.3f}), "
         f"more than the slack α = {slack:g}. The noisy groups alone cannot confirm the "
@@ -150,17 +170,21 @@ def noise_check(result: Any) -> Check | None:
         "class) or miss them on the true groups. Use less noise, more rows per group or a "
         "larger slack.",
         {"noise_standard_error": float(se), "plain_standard_error": float(plain), "slack": slack},
-    )  # fmt: skip
+    )
 
 
 def selection_check(result: Any) -> Check | None:
     """The best-iterate selection's own outcome (fallback = no iterate met its check)."""
     status = result.artifacts.get("status")
     if status == "fallback":
-        return Check("not_converged", "warn",
-                     "No recorded iterate more accurate than predicting one class met the "
-                     "constraint check on the selection rows; the least-violating such one was "
-                     "kept.", {})  # fmt: skip
+        return Check(
+            "not_converged",
+            "warn",
+            "No recorded iterate more accurate than predicting one class met the "
+            "constraint check on the selection rows; the least-violating such one was "
+            "kept.",
+            {},
+        )
     return None
 
 

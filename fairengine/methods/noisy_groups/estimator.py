@@ -349,8 +349,9 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         scores = self.decision_function(X)
         theta = np.append(self.coef_, self.intercept_)
         tables = self.candidate_tables_[self.best_index_]
-        return self._evaluator(yv, noisy)((scores > 0.0).astype(float), tables, theta=theta,
-                                          scores=scores)  # fmt: skip
+        return self._evaluator(yv, noisy)(
+            (scores > 0.0).astype(float), tables, theta=theta, scores=scores
+        )
 
     def select(self, robust_eval: str | None = None) -> RobustFairClassifier:
         """(Re)choose the best iterate under ``robust_eval`` (None: the ``robust_eval``
@@ -365,9 +366,10 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         on_validation = self.validation_errors_ is not None
         objective = self.validation_errors_ if on_validation else self.candidate_errors_
         viol = (
-            self.validation_violations_by_eval_ if on_validation
+            self.validation_violations_by_eval_
+            if on_validation
             else self.candidate_violations_by_eval_
-        )[robust_eval]  # fmt: skip
+        )[robust_eval]
         if self.method == "unconstrained":
             best, status = int(np.argmin(objective)), "unconstrained"
         else:

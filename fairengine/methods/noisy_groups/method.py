@@ -196,11 +196,20 @@ def _prepare(train: Task, test: Task, knobs: Mapping[str, Any]) -> _Prepared:
     encoder = FeatureEncoder().fit(x_train)
     fit_rows, val_rows, selection_used, aux = _split_rows(train, knobs, noisy_train)
     prep = _Prepared(
-        names, noisy_train, noisy_test, x_train, x_test, encoder,
+        names,
+        noisy_train,
+        noisy_test,
+        x_train,
+        x_test,
+        encoder,
         NOISY_COLUMN if knobs["group_feature"] == "noisy" else None,
-        fit_rows, val_rows, selection_used == "validation", selection_used, aux,
+        fit_rows,
+        val_rows,
+        selection_used == "validation",
+        selection_used,
+        aux,
         estimate_noise(train.groups[aux], noisy_train[aux], len(names)),  # codes 0..m-1
-    )  # fmt: skip
+    )
     z_train = encoder.transform(x_train)  # z_test after the fit: not alive at its peak
     prep.z_fit = z_train
     if val_rows is not None:  # split once and drop the full matrix (re-encoded after the fits)
@@ -276,9 +285,13 @@ def _fit_all(train: Task, prep: _Prepared, knobs: Mapping[str, Any]) -> _Fitted:
     ]
     val = prep.val_rows
     res = choose(
-        [f[0] for f in fits], SOFT_GRID, prep.z_val, train.y[val], prep.noisy_train[val],
+        [f[0] for f in fits],
+        SOFT_GRID,
+        prep.z_val,
+        train.y[val],
+        prep.noisy_train[val],
         check="exact",
-    )  # fmt: skip
+    )
     chosen = SOFT_GRID.index(res.setting)
     return _Fitted(*fits[chosen], tuning_table(res, chosen), res.setting, res.status)
 
@@ -307,9 +320,14 @@ def _run(train: Task, test: Task, **knobs: Any) -> RunResult:
     artifacts = _artifacts(clf, knobs, prep, fitted, scored, train.y)
     artifacts["empirical_tv"] = empirical_tvs(test.groups, prep.noisy_test, len(prep.names))
     artifacts["bound"] = theorem1_table(
-        test.y, clf.predict(z_test), test.groups, prep.noisy_test, knobs["constraint"],
-        knobs["slack"], prep.names,
-    )  # fmt: skip
+        test.y,
+        clf.predict(z_test),
+        test.groups,
+        prep.noisy_test,
+        knobs["constraint"],
+        knobs["slack"],
+        prep.names,
+    )
     if prep.group_column is not None:  # the shared evaluation scores the model on what it reads
         artifacts["extra_inputs"] = {
             split: {NOISY_COLUMN: x[NOISY_COLUMN].to_numpy()}
@@ -390,7 +408,7 @@ def _artifacts(
             prep.noisy_train[rows],
             knobs["constraint"],
             nm or prep.aux_model,
-        ),  # fmt: skip
+        ),
         "trivial_message": scored.trivial,  # None, or why every training row gets one class
         "tuning": fitted.tuning,
         "tuned_setting": fitted.tuned_setting,

@@ -25,8 +25,9 @@ def guarantee(result: RunResult) -> str:
         used = result.artifacts.get("selection_used", result.knobs.get("selection"))
         rows = (
             f"on {VALIDATION_FRACTION:.0%} of the training rows held out"
-            if used == "validation" else "on the training rows"
-        )  # fmt: skip
+            if used == "validation"
+            else "on the training rows"
+        )
         against = (
             "the label-aware worst case (every assignment consistent with the noise model that "
             "follows the label and the noisy group, not the decision) and the paper's adversary "

@@ -271,10 +271,12 @@ def sa_margin_violations(
     pairs = constraint_list(constraint, M.shape[0])
     table = sa_table_violations(y, yhat, noisy, constraint, slack, tables, M.shape[0])
     label = sa_label_violations(y, yhat, noisy, constraint, slack, M, p_noisy)
-    se = np.array([
-        weighted_rate_se(kind, y, yhat, np.asarray(tables[c])[cells, noisy])
-        for c, (kind, _) in enumerate(pairs)
-    ])  # fmt: skip
+    se = np.array(
+        [
+            weighted_rate_se(kind, y, yhat, np.asarray(tables[c])[cells, noisy])
+            for c, (kind, _) in enumerate(pairs)
+        ]
+    )
     return np.maximum(label, table + MARGIN_Z * se)
 
 

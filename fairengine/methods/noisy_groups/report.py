@@ -46,14 +46,16 @@ def tuning_table(res, chosen: int) -> pd.DataFrame:
     """One row per grid setting: its rates, validation error and exact worst-case violation."""
     import pandas as pd
 
-    return pd.DataFrame({
-        "learning_rate": [g[0] for g in res.settings],
-        "lambda_learning_rate": [g[1] for g in res.settings],
-        "adversary_learning_rate": [g[2] for g in res.settings],
-        "validation_error": res.val_errors,
-        "validation_worst_violation": res.val_violations,
-        "chosen": [i == chosen for i in range(len(res.settings))],
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "learning_rate": [g[0] for g in res.settings],
+            "lambda_learning_rate": [g[1] for g in res.settings],
+            "adversary_learning_rate": [g[2] for g in res.settings],
+            "validation_error": res.val_errors,
+            "validation_worst_violation": res.val_violations,
+            "chosen": [i == chosen for i in range(len(res.settings))],
+        }
+    )
 
 
 #: What a soft-assignment selection was checked against, per ``robust_eval``.
@@ -63,8 +65,11 @@ CHECK_TEXT = {
     "exact": "the exact worst case",
 }
 #: The same for DRO (without an auxiliary sample its margin check is the paper's).
-DRO_CHECK_TEXT = {"margin": "the noise-corrected group rates with a one-standard-error margin",
-                  "paper": "the paper's adversary", "exact": "the exact worst case"}  # fmt: skip
+DRO_CHECK_TEXT = {
+    "margin": "the noise-corrected group rates with a one-standard-error margin",
+    "paper": "the paper's adversary",
+    "exact": "the exact worst case",
+}
 
 
 def status_message(clf: RobustFairClassifier, robust_eval: str) -> str:
@@ -145,8 +150,14 @@ def theorem1_table(y, pred, groups, noisy, constraint: str, slack: float, names)
             b_true = float(np.mean(base[groups == j])) if (groups == j).any() else 0.0
             b_noisy = float(np.mean(base[noisy == j])) if (noisy == j).any() else 0.0
             bound = (b_noisy * noisy_v[c] + 2.0 * tv) / b_true if b_true > 0 else float("inf")
-        rows.append({
-            "rate": kind, "group": str(names[j]), "true_violation": float(true_v[c]),
-            "noisy_violation": float(noisy_v[c]), "tv": tv, "bound": float(bound),
-        })  # fmt: skip
+        rows.append(
+            {
+                "rate": kind,
+                "group": str(names[j]),
+                "true_violation": float(true_v[c]),
+                "noisy_violation": float(noisy_v[c]),
+                "tv": tv,
+                "bound": float(bound),
+            }
+        )
     return pd.DataFrame(rows)

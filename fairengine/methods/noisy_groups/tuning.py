@@ -64,9 +64,13 @@ def choose(
     best = select_best(np.asarray(errors), viol)
     status = "feasible" if (viol.max(axis=1) <= 1e-12).any() else "fallback"
     return TuningResult(
-        fits[best], tuple(grid[best]), status, [tuple(g) for g in grid], errors,
+        fits[best],
+        tuple(grid[best]),
+        status,
+        [tuple(g) for g in grid],
+        errors,
         [float(v.max()) for v in viols],
-    )  # fmt: skip
+    )
 
 
 def tune(
