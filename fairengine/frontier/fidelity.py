@@ -25,6 +25,7 @@ Seeds and datasets here are a floor: the checks are meant for data no matrix con
 
 from __future__ import annotations
 
+import importlib
 import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -32,8 +33,6 @@ from typing import Any
 
 import numpy as np
 
-from fairengine.methods.balanced_filtering.checks import GAP_ALLOWANCE
-from fairengine.methods.maxent.checks import rates_reach_targets
 from fairengine.metrics import is_lower_better
 
 #: Split seeds no other test or bench uses (a floor, not a target).
@@ -86,60 +85,25 @@ def _test_value(result: Any, name: str) -> float:
     return math.nan if value is None else float(value)
 
 
-def _allowance(result: Any, check: str) -> float:
-    """The sampling allowance check ``check`` derived from the rows it judged (0 without it)."""
-    found = next((c for c in result.checks if c.name == check), None)
-    allowance = 0.0 if found is None else float(found.numbers.get("allowance", 0.0))
-    return allowance if math.isfinite(allowance) else 0.0
-
-
-def _filter_oracle(result: Any) -> bool:
-    test, train = result.metrics["test"]["imbalance"], result.metrics["train"]["imbalance"]
-    beta = result.knobs["beta_stop"] + _allowance(result, "held_out_imbalance")
-    return test <= beta and test - train <= GAP_ALLOWANCE
-
-
-def _regression_oracle(result: Any) -> bool:
-    statistical = result.knobs["constraint"] == "statistical_parity"
-    value = result.metrics["test"]["sp_ks" if statistical else "scaled_max_group_loss"]
-    return value <= result.knobs["eps"] + _allowance(result, "held_out_disparity")
-
-
-def _proxy_oracle(result: Any) -> bool:
-    if result.knobs["proxy"] not in ("multiaccurate", "multiaccurate_tree"):
-        return True
-    compared = next((c for c in result.checks if c.name == "proxy_vs_simple_proxies"), None)
-    gaps = {} if compared is None else compared.numbers
-    alpha = (result.artifacts.get("summary") or {}).get("alpha_used", result.knobs["alpha"])
-    held_out = result.metrics["test"]["multiaccuracy_violation_held_out"]
-    within = held_out <= alpha + _allowance(result, "held_out_multiaccuracy")
-    return within and all(v <= 0 for n, v in gaps.items() if n.endswith("_worse_by_low"))
-
-
-def _noisy_oracle(result: Any) -> bool:
-    allowance = _allowance(result, "held_out_constraint")
-    return float(result.metrics["test"]["true_violation"]) <= allowance
-
-
-#: The fidelity matrix's oracle for each method's promise: what the method promises, measured
-#: on a run's numbers with no check's verdict (only the sampling allowance a check derived from
-#: the rows), and applied by :func:`oracle_promise_held` to the run re-measured on rows it never
-#: saw. A method not listed promises nothing beyond its checks. The methods' own definition of
-#: a kept promise is :meth:`~fairengine.methods.base.Method.promise_held` (their checks).
-PROMISE_ORACLES: dict[str, Callable[[Any], bool]] = {
-    "balanced_filtering": _filter_oracle,
-    "fair_regression": _regression_oracle,
-    "maxent": lambda result: rates_reach_targets(result.metrics["test"], result.knobs),
-    "multiaccurate_proxy": _proxy_oracle,
-    "noisy_groups": _noisy_oracle,
-}
+def promise_oracle(name: str) -> Callable[[Any], bool] | None:
+    """The fidelity matrix's oracle for method ``name``'s promise, by convention the
+    ``fidelity_oracle`` of its package's ``checks`` module: what the method promises, measured on
+    a run's numbers with no check's verdict (only the sampling allowance a check derived from
+    the rows). None for a method without one: it promises nothing beyond its checks. The
+    methods' own definition of a kept promise is
+    :meth:`~fairengine.methods.base.Method.promise_held` (their checks)."""
+    try:
+        checks = importlib.import_module(f"fairengine.methods.{name}.checks")
+    except ImportError:
+        return None
+    return getattr(checks, "fidelity_oracle", None)
 
 
 def oracle_promise_held(method: Any, train: Any, result: Any, fresh: Any | None) -> bool:
     """The oracle: whether ``result`` (``method`` fitted on ``train``) kept its promise, judged
-    by :data:`PROMISE_ORACLES` on ``fresh`` rows the run never saw (the same fit, as the knobs
+    by :func:`promise_oracle` on ``fresh`` rows the run never saw (the same fit, as the knobs
     fix its seed, measured there), or on its own test rows when there are none."""
-    oracle = PROMISE_ORACLES.get(method.name)
+    oracle = promise_oracle(method.name)
     if oracle is None:
         return True
     return oracle(result if fresh is None else method.run(train, fresh, **result.knobs))

@@ -594,6 +594,14 @@ def baseline_constant_check(reference: np.ndarray, test: Task, label: str) -> Ch
     )
 
 
+def check_allowance(result: Any, name: str) -> float:
+    """The sampling allowance check ``name`` of ``result`` derived from the rows it judged (its
+    ``allowance`` number; 0 without the check or when it is not finite)."""
+    found = next((c for c in result.checks if c.name == name), None)
+    allowance = 0.0 if found is None else float(found.numbers.get("allowance", 0.0))
+    return allowance if math.isfinite(allowance) else 0.0
+
+
 # -- attaching ------------------------------------------------------------------------------------
 
 

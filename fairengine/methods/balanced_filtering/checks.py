@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fairengine import metrics
-from fairengine.methods.evidence import Baselines, Check, Evidence, qualify_status, rate_tolerance
+from fairengine.methods.evidence import (
+    Baselines,
+    Check,
+    Evidence,
+    check_allowance,
+    qualify_status,
+    rate_tolerance,
+)
 
 if TYPE_CHECKING:
     from fairengine.data import Task
@@ -194,3 +201,12 @@ EVIDENCE = Evidence(
         "filtered_group_rows_test",
     ),
 )
+
+
+def fidelity_oracle(result: Any) -> bool:
+    """The fidelity matrix's oracle for this method's promise: the promise measured on the run's
+    numbers, reading no check's verdict (only the sampling allowance a check derived from the
+    rows); see :func:`fairengine.frontier.fidelity.oracle_promise_held`."""
+    test, train = result.metrics["test"]["imbalance"], result.metrics["train"]["imbalance"]
+    beta = result.knobs["beta_stop"] + check_allowance(result, "held_out_imbalance")
+    return test <= beta and test - train <= GAP_ALLOWANCE

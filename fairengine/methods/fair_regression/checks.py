@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fairengine import metrics
-from fairengine.methods.evidence import Baselines, Check, Evidence, qualify_status
+from fairengine.methods.evidence import Baselines, Check, Evidence, check_allowance, qualify_status
 from fairengine.methods.evidence_fits import Learner
 
 if TYPE_CHECKING:
@@ -137,3 +137,12 @@ EVIDENCE = Evidence(
     promise=promise,
     promise_checks=("held_out_disparity",),
 )
+
+
+def fidelity_oracle(result: Any) -> bool:
+    """The fidelity matrix's oracle for this method's promise: the promise measured on the run's
+    numbers, reading no check's verdict (only the sampling allowance a check derived from the
+    rows); see :func:`fairengine.frontier.fidelity.oracle_promise_held`."""
+    statistical = result.knobs["constraint"] == "statistical_parity"
+    value = result.metrics["test"]["sp_ks" if statistical else "scaled_max_group_loss"]
+    return value <= result.knobs["eps"] + check_allowance(result, "held_out_disparity")

@@ -133,3 +133,10 @@ def promise(result: Any, train: Task, test: Task, baselines: Baselines | None) -
 
 
 EVIDENCE = Evidence(learner=learner, promise=promise, promise_checks=("data_rates_vs_tau",))
+
+
+def fidelity_oracle(result: Any) -> bool:
+    """The fidelity matrix's oracle for this method's promise: the promise measured on the run's
+    numbers, reading no check's verdict (only the sampling allowance a check derived from the
+    rows); see :func:`fairengine.frontier.fidelity.oracle_promise_held`."""
+    return rates_reach_targets(result.metrics["test"], result.knobs)

@@ -20,7 +20,7 @@ import numpy as np
 
 from fairengine import metrics
 from fairengine.lru import LRU
-from fairengine.methods.evidence import Baselines, Check, Evidence, qualify_status
+from fairengine.methods.evidence import Baselines, Check, Evidence, check_allowance, qualify_status
 
 if TYPE_CHECKING:
     from fairengine.data import Task
@@ -223,3 +223,17 @@ EVIDENCE = Evidence(
     promise=promise,
     promise_checks=("held_out_multiaccuracy", "proxy_vs_simple_proxies"),
 )
+
+
+def fidelity_oracle(result: Any) -> bool:
+    """The fidelity matrix's oracle for this method's promise: the promise measured on the run's
+    numbers, reading no check's verdict (only the sampling allowance a check derived from the
+    rows); see :func:`fairengine.frontier.fidelity.oracle_promise_held`."""
+    if result.knobs["proxy"] not in ("multiaccurate", "multiaccurate_tree"):
+        return True
+    compared = next((c for c in result.checks if c.name == "proxy_vs_simple_proxies"), None)
+    gaps = {} if compared is None else compared.numbers
+    alpha = (result.artifacts.get("summary") or {}).get("alpha_used", result.knobs["alpha"])
+    held_out = result.metrics["test"]["multiaccuracy_violation_held_out"]
+    within = held_out <= alpha + check_allowance(result, "held_out_multiaccuracy")
+    return within and all(v <= 0 for n, v in gaps.items() if n.endswith("_worse_by_low"))

@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fairengine import metrics
-from fairengine.methods.evidence import Baselines, Check, Evidence, Learner, qualify_status
+from fairengine.methods.evidence import (
+    Baselines,
+    Check,
+    Evidence,
+    Learner,
+    check_allowance,
+    qualify_status,
+)
 from fairengine.methods.noisy_groups.rates import NOISE_COST
 
 if TYPE_CHECKING:
@@ -226,3 +233,12 @@ EVIDENCE = Evidence(
     promise=promise,
     promise_checks=("held_out_constraint", "few_group_rows", "noise_too_strong"),
 )
+
+
+def fidelity_oracle(result: Any) -> bool:
+    """The fidelity matrix's oracle for this method's promise: the promise measured on the run's
+    numbers, reading no check's verdict (only the sampling allowance a check derived from the
+    rows); see :func:`fairengine.frontier.fidelity.oracle_promise_held`."""
+    return float(result.metrics["test"]["true_violation"]) <= check_allowance(
+        result, "held_out_constraint"
+    )
