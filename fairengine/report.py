@@ -187,7 +187,7 @@ def _plane_figure(comparison: Comparison) -> str:
     baselines = _baselines(comparison)
     for which, symbol in (("constant", "x"), ("unconstrained", "star")) if baselines else ():
         values, label = baselines[which].get("test", {}), baselines[f"{which}_label"]
-        name = f"{label} ({_num(values.get(x), 3)}, {_num(values.get(y), 3)})"
+        name = plot_text(f"{label} ({_num(values.get(x), 3)}, {_num(values.get(y), 3)})")
         marker = {"symbol": symbol, "size": 13, "color": _GREY}
         point = [(values.get(x), values.get(y))]
         _add_points(fig, point, name, mode="markers", marker=marker, hovertext=[plot_text(label)])
@@ -196,7 +196,14 @@ def _plane_figure(comparison: Comparison) -> str:
         marker = {"symbol": symbol, "size": 15, "color": color, "line": _OUTSIDE_LINE}
         name, values = outside["name"], outside["metrics"]["test"]
         point, hover = [(values.get(x), values.get(y))], [plot_text(name)]
-        _add_points(fig, point, f"outside: {name}", mode="markers", marker=marker, hovertext=hover)
+        _add_points(
+            fig,
+            point,
+            plot_text(f"outside: {name}"),
+            mode="markers",
+            marker=marker,
+            hovertext=hover,
+        )
     shown = [
         *(p["metrics"]["test"] for p in comparison.points),
         *(o["metrics"]["test"] for o in comparison.outside),
@@ -244,18 +251,25 @@ def _add_method(fig: Any, method: str, points: list[dict], axes: tuple, color: s
     hover = [plot_text(f"{p['point_id']}: {_knob_text(p['knobs'])}") for *_, p in rows]
     marker = {"color": color, "size": 8, "opacity": 0.6}
     _add_points(
-        fig, rows, method, mode="markers", hovertext=hover, marker=marker, legendgroup=method
+        fig,
+        rows,
+        plot_text(method),
+        mode="markers",
+        hovertext=hover,
+        marker=marker,
+        legendgroup=method,
     )
     front = sorted((r for r in rows if (r[2].get("pareto") or {}).get("test")), key=lambda r: r[0])
     if front:
         line = {"color": color, "width": 2}
-        name = f"{method} frontier"
+        name = plot_text(f"{method} frontier")
         _add_points(fig, front, name, mode="lines", line=line, legendgroup=method, showlegend=False)
 
 
 def _add_points(fig: Any, rows: list[tuple], name: str, **style: Any) -> None:
-    """One scatter trace through the (x, y, ...) rows, its legend name made safe for Plotly."""
-    fig.add_scatter(x=[r[0] for r in rows], y=[r[1] for r in rows], name=plot_text(name), **style)
+    """One scatter trace through the (x, y, ...) rows; ``name``: its legend name, made safe for
+    Plotly by the caller (:func:`~fairengine.textsafe.plot_text`)."""
+    fig.add_scatter(x=[r[0] for r in rows], y=[r[1] for r in rows], name=name, **style)
 
 
 def _knob_text(knobs: dict[str, Any]) -> str:
@@ -482,7 +496,11 @@ def _curve_section(comparison: Comparison) -> str:
             for rate, dash in (("tpr", "solid"), ("fpr", "dot")):
                 points = [(r["threshold"], r.get(rate)) for r in rows]
                 _add_points(
-                    fig, points, f"{group}: {rate.upper()}", mode="lines", line={"dash": dash}
+                    fig,
+                    points,
+                    plot_text(f"{group}: {rate.upper()}"),
+                    mode="lines",
+                    line={"dash": dash},
                 )
         if outside.get("threshold") is not None:
             fig.add_vline(x=outside["threshold"], line_dash="dash", line_color=_GREY)
@@ -527,9 +545,10 @@ def build_report(comparison: Comparison, *, title: str = "fairengine comparison"
     task = comparison.tasks[0]
     version = comparison.versions.get("fairengine", "")
     made = f"<p class='muted'>Made {_e(comparison.created)} · fairengine {_e(version)}</p>"
-    sections = (_reading, _plane_figure, _cost_section, _pins_section, _curve_section)
-    body = f"<h1>{_e(title)}</h1>{made}{_data_section(task)}" + "".join(
-        section(comparison) for section in (*sections, _reproduce_section)
+    body = (
+        f"<h1>{_e(title)}</h1>{made}{_data_section(task)}{_reading(comparison)}"
+        f"{_plane_figure(comparison)}{_cost_section(comparison)}{_pins_section(comparison)}"
+        f"{_curve_section(comparison)}{_reproduce_section(comparison)}"
     )
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
