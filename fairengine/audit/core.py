@@ -324,18 +324,7 @@ def _metrics(task: Task, pred: np.ndarray) -> dict[str, float]:
 def _group_table(test: Task, pred: np.ndarray, scores: np.ndarray | None) -> pd.DataFrame:
     """The audit's group table; from scores also each group's AUC and Brier score; for a
     classifier the disparities against the largest group with the four-fifths verdict."""
-    scores = scores if test.kind == "classification" else None
-    return metrics.group_table(
-        test.y,
-        pred,
-        test.groups,
-        group_names=list(test.group_names),
-        kind=test.kind,
-        ci=CI_LEVEL,
-        n_boot=N_BOOT,
-        scores=scores,
-        reference="largest" if test.kind == "classification" else None,
-    )
+    return metrics.task_group_table(test, pred, scores=scores, ci=CI_LEVEL, n_boot=N_BOOT)
 
 
 def threshold_curve(test: Task, scores: np.ndarray) -> pd.DataFrame:

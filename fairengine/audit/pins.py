@@ -71,7 +71,6 @@ def model_group_table(
     model on the test rows (it may read the sensitive columns too); None
     for a model that does not predict the target or cannot score the rows without inputs the
     table lacks."""
-    import numpy as np
 
     from fairengine import metrics
     from fairengine.methods.evaluation import predicts
@@ -82,16 +81,8 @@ def model_group_table(
         pred = model.metric_predictions(test.frame.drop(columns=[test.target]))
     except (KeyError, ValueError):
         return None
-    return metrics.group_table(
-        test.y,
-        np.asarray(pred, dtype=float),
-        test.groups,
-        group_names=list(test.group_names),
-        kind=test.kind,
-        ci=CI_LEVEL,
-        n_boot=N_BOOT,
-        reference=(reference or "largest") if test.kind == "classification" else None,
-        tau=tau,
+    return metrics.task_group_table(
+        test, pred, ci=CI_LEVEL, n_boot=N_BOOT, reference=reference, tau=tau
     )
 
 

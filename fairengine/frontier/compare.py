@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from fairengine import metrics
@@ -83,17 +82,8 @@ def group_metrics(
     """Per-group metrics of a model on a task, with bootstrap intervals (``ci``; None: none);
     a classifier's with its disparities against group ``reference`` (None: the largest) at the
     four-fifths threshold ``tau`` (None: 0.8)."""
-    predictions = np.asarray(model.metric_predictions(task.X))
-    return metrics.group_table(
-        task.y,
-        predictions,
-        task.groups,
-        group_names=list(task.group_names),
-        kind=task.kind,
-        ci=ci,
-        reference=(reference or "largest") if task.kind == "classification" else None,
-        tau=tau,
-    )
+    predictions = model.metric_predictions(task.X)
+    return metrics.task_group_table(task, predictions, ci=ci, reference=reference, tau=tau)
 
 
 #: The plane every predicting method of a task kind shares (the shared evaluation's axes).

@@ -143,6 +143,7 @@ from fairengine.metrics.tables import (
     mcnemar_midp,
     paired_bootstrap_ci,
     table_ratios,
+    task_group_table,
 )
 
 __all__ = [
@@ -160,7 +161,8 @@ __all__ = [
     "proxy_group_gap",
     "proxy_mse", "rate_base", "rate_violations", "representation_rate", "robust_violation",
     "scaled_group_losses", "scaled_loss", "scaled_max_group_loss", "sp_ks", "standard_metrics",
-    "statistical_rate", "tpr_diff", "true_group_gap", "true_violation", "undeclared",
+    "statistical_rate", "task_group_table", "tpr_diff", "true_group_gap", "true_violation",
+    "undeclared",
     "GROUP_RATES", "GROUP_SCORE_MEASURES", "RATE_TERMS", "folded_ratio", "audit_rates",
     "reference_index", "ratios_to", "fpr_diff", "fnr_diff", "tnr_diff", "ppv_diff", "npv_diff",
     "fdr_diff", "for_diff", "selection_rate_ratio", "tpr_ratio", "fnr_ratio", "tnr_ratio",

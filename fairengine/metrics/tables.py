@@ -28,6 +28,8 @@ from fairengine.metrics.registry import METRICS
 if TYPE_CHECKING:
     import pandas as pd
 
+    from fairengine.data import Task
+
 _BOOT_CHUNK = 2_000_000  # resampled cells per block: bounds bootstrap memory to ~50 MB
 
 
@@ -203,6 +205,34 @@ def group_table(
     if reference is not None:
         _add_disparities(table, reference, tau)
     return table
+
+
+def task_group_table(
+    task: Task,
+    pred,
+    *,
+    scores=None,
+    ci: float | None = None,
+    n_boot: int = 200,
+    reference: Any = None,
+    tau: float | None = None,
+) -> pd.DataFrame:
+    """:func:`group_table` of predictions ``pred`` on ``task``'s rows: a classifier's with its
+    disparities against group ``reference`` (None: the largest) at ``tau`` and, from
+    ``scores``, each group's AUC and Brier score; a regressor's without either."""
+    classifier = task.kind == "classification"
+    return group_table(
+        task.y,
+        np.asarray(pred, dtype=float),
+        task.groups,
+        group_names=list(task.group_names),
+        kind=task.kind,
+        ci=ci,
+        n_boot=n_boot,
+        scores=scores if classifier else None,
+        reference=(reference or "largest") if classifier else None,
+        tau=tau,
+    )
 
 
 def _group_auc(rows: Rows, scores: np.ndarray) -> np.ndarray:
