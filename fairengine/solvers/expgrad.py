@@ -1,13 +1,8 @@
-"""Exponentiated-gradient (multiplicative-weights) dual player and the Lagrangian game loop.
+"""The Lagrangian game min_Q max_{λ ≥ 0, ||λ||_1 ≤ B} objective(Q) + λ · g(Q) with an
+exponentiated-gradient dual player (Agarwal et al. 2019, Algorithms 1–2; fairlearn's
+``ExponentiatedGradient``).
 
-The game min_Q max_{λ ≥ 0, ||λ||_1 ≤ B} L(Q, λ), L = objective(Q) + λ · g(Q) with constraints
-g(Q) ≤ 0, as in Agarwal et al. 2019, Algorithms 1–2 and fairlearn's
-``ExponentiatedGradient``. The learner is any ``best_response(λ) -> Response``; the
-constraints are a :class:`~fairengine.solvers.moments.Constraint` object (its ``dim`` and its
-``project``) or just their number: the loop never knows what they mean (fairlearn's "moments"
-property, STYLE.md). Best responses are kept in the solvers' one candidate recorder
-(:class:`~fairengine.solvers.candidates.CandidateRecorder`, :func:`response_pool`), as in the
-practical parity loop of fair regression and the descent–ascent loop.
+Design notes: docs/architecture.md, "Constraints of the exponentiated-gradient game".
 """
 
 from __future__ import annotations
@@ -25,24 +20,19 @@ from fairengine.solvers.candidates import CandidateRecorder
 if TYPE_CHECKING:
     from fairengine.solvers.moments import Constraint
 
-#: fairlearn / authors' code schedule: a check every ×1.6 rounds, shrink η by 0.8.
-_CHECK_GROWTH = 1.6
+#: fairlearn / authors' code schedule: from round 5 a check every ×1.6 rounds, shrink η by 0.8.
+FIRST_CHECK, CHECK_GROWTH, SHRINK = 5, 1.6, 0.8
 #: ν = this · std(per-row error of h_0)/√n in practical mode: a duality gap below the sampling
 #: error of the error itself changes nothing measurable (the authors' / fairlearn's
 #: ``_ACCURACY_MUL``).
 ACCURACY_MUL = 0.5
-_SHRINK = 0.8
-_FIRST_CHECK = 5
 #: Minimum improvement for a new best response to replace a cached one.
 _TIE = 1e-12
 
 
 class ExponentiatedGradientPlayer:
-    """Multipliers λ = B · exp(θ) / (1 + Σ exp(θ)) with θ += η g (Agarwal et al. 2019 Alg. 1, λ
-    update).
-
-    The "1 +" is a phantom zero coordinate, so ||λ||_1 < B strictly; computed with
-    log-sum-exp.
+    """Multipliers λ = B · exp(θ) / (1 + Σ exp(θ)) with θ += η g (Agarwal et al. 2019 Alg. 1);
+    the "1 +" is a phantom zero coordinate, so ||λ||_1 < B strictly.
 
     Parameters
     ----------
@@ -174,17 +164,17 @@ def support(responses: list[Response], weights: np.ndarray) -> tuple[list[Respon
     return [r for r, k in zip(responses, keep, strict=True) if k], kept / kept.sum()
 
 
-def _lp_mixture(objective: np.ndarray, g: np.ndarray, bound: float) -> np.ndarray | None:
-    """min_{Q ∈ Δ, ξ ≥ 0} Q · objective + B ξ s.t. Q · g_j ≤ ξ (HiGHS)."""
+def lp_mixture(
+    objective: np.ndarray, g: np.ndarray, bound: float
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """min_{Q ∈ Δ, ξ ≥ 0} Q · objective + B ξ s.t. Q · g_j ≤ ξ (HiGHS): Q and the dual
+    multipliers λ_LP ≥ 0 of the constraints (||λ_LP||₁ ≤ B); None if HiGHS fails."""
     m, k = g.shape
-    c = np.append(objective, bound)
-    a_ub = np.hstack([g.T, -np.ones((k, 1))])
-    a_eq = np.append(np.ones(m), 0.0)[None, :]
     result = linprog(
-        c,
-        A_ub=a_ub,
+        np.append(objective, bound),
+        A_ub=np.hstack([g.T, -np.ones((k, 1))]),
         b_ub=np.zeros(k),
-        A_eq=a_eq,
+        A_eq=np.append(np.ones(m), 0.0)[None, :],
         b_eq=[1.0],
         bounds=[(0, None)] * (m + 1),
         method="highs",
@@ -192,19 +182,19 @@ def _lp_mixture(objective: np.ndarray, g: np.ndarray, bound: float) -> np.ndarra
     if result.status != 0:
         return None
     q = np.maximum(result.x[:m], 0.0)
-    return q / q.sum()
+    return q / q.sum(), np.maximum(-np.asarray(result.ineqlin.marginals), 0.0)
 
 
-@dataclass(frozen=True)
-class _Rules:
-    """How one :func:`solve_game` plays (its parameters of the same names)."""
-
-    max_iter: int = 50
-    mode: str = "practical"
-    eta: float | None = None
-    lp_step: bool = True
-    project: Callable[[np.ndarray], np.ndarray] | None = None
-    initial: tuple[Response, ...] = ()
+def certified_gap(
+    q: np.ndarray, lam: np.ndarray, objective: np.ndarray, g: np.ndarray, bound: float, low: float
+) -> float:
+    """max(L(Q, Best_λ(Q)) − L(Q, λ), L(Q, λ) − ``low``): the duality gap the pair (Q, λ)
+    certifies, ``low`` a lower bound on min_h L(h, λ); Q over the first pooled responses (the
+    later ones get weight 0)."""
+    q = np.append(q, np.zeros(len(objective) - len(q)))
+    obj_q, g_q = float(q @ objective), q @ g
+    value = lagrangian(obj_q, g_q, lam)
+    return max(best_lambda_value(obj_q, g_q, bound) - value, value - low)
 
 
 def solve_game(
@@ -220,7 +210,8 @@ def solve_game(
     project: Callable[[np.ndarray], np.ndarray] | None = None,
     initial: tuple[Response, ...] = (),
 ) -> GameResult:
-    """Play the learner's best responses against exponentiated-gradient multipliers.
+    """Play the learner's best responses against exponentiated-gradient multipliers until the
+    duality gap is at most ν or T rounds.
 
     Parameters
     ----------
@@ -258,130 +249,90 @@ def solve_game(
     """
     if mode not in ("practical", "paper"):
         raise ValueError(f"mode must be 'practical' or 'paper', got {mode!r}")
+    practical = mode == "practical"
     if isinstance(constraint, int | np.integer):
         dim = int(constraint)
     else:
         dim = constraint.dim
         project = constraint.project if project is None else project
-    # the paper's loop measures the gap at the plain average λ̂
-    project = project if mode == "practical" else None
-    rules = _Rules(max_iter, mode, eta, lp_step, project, initial)
-    return _Game(best_response, dim, float(bound), rules).play(nu)
+    project = project if practical else None  # the paper measures the gap at the plain λ̂
+    bound = float(bound)
+    pool = response_pool()
+    calls, counts, gaps = 0, dict[int, float](), list[float]()
+    best: tuple[float, np.ndarray, np.ndarray] | None = None
 
+    def call(lam: np.ndarray) -> tuple[int, Response]:
+        nonlocal calls
+        calls += 1
+        response = best_response(lam)
+        return keep_response(pool, response), response
 
-class _Game:
-    """One run of :func:`solve_game`: the response pool, the oracle calls and the gap record."""
-
-    def __init__(
-        self,
-        best_response: Callable[[np.ndarray], Response],
-        dim: int,
-        bound: float,
-        options: _Rules,
-    ) -> None:
-        self.best_response = best_response
-        self.dim, self.bound, self.options = dim, bound, options
-        self.practical = options.mode == "practical"
-        self.pool = response_pool()
-        self.calls = 0
-        self.counts: dict[int, float] = {}
-        self.best: tuple[float, np.ndarray, np.ndarray] | None = None
-        self.gaps: list[float] = []
-
-    def call(self, lam: np.ndarray) -> tuple[int, Response]:
-        """One oracle call; the response joins the pool."""
-        self.calls += 1
-        response = self.best_response(lam)
-        return keep_response(self.pool, response), response
-
-    def _player(
-        self, first: Response, nu: float | Callable[[Response], float]
-    ) -> tuple[float, ExponentiatedGradientPlayer]:
-        """The tolerance ν and the dual player with its step size η."""
-        tolerance = float(nu(first) if callable(nu) else nu)
-        eta = self.options.eta
-        if eta is None:
-            if not self.practical:
-                raise ValueError("mode='paper' needs an explicit eta (ν/(8B) or ν/(2B))")
-            eta = 2.0 / self.bound
-        return tolerance, ExponentiatedGradientPlayer(self.dim, self.bound, eta)
-
-    def play(self, nu: float | Callable[[Response], float]) -> GameResult:
-        """Best responses against exponentiated-gradient multipliers until gap ≤ ν or T rounds."""
-        _, first = self.call(np.zeros(self.dim))
-        if self.practical:
-            for response in self.options.initial:
-                keep_response(self.pool, response)
-        tolerance, player = self._player(first, nu)
-        lam_sum = np.zeros(self.dim)
-        lam_hat = lam_sum
-        last_check, last_gap = _FIRST_CHECK, np.inf
-        converged = False
-        t = 0
-        for t in range(1, self.options.max_iter + 1):
-            lam = player.lambda_
-            index, response = self.call(lam)
-            self.counts[index] = self.counts.get(index, 0.0) + 1.0
-            lam_sum += lam
-            lam_hat = lam_sum / t
-            if self.options.project is not None:
-                lam_hat = self.options.project(lam_hat)
-            gap_t = self._gap(lam_hat)
-            self.gaps.append(float(gap_t))
-            if gap_t <= tolerance:
-                converged = True
-                break
-            if self.practical and t >= last_check * _CHECK_GROWTH:
-                if gap_t > _SHRINK * last_gap:
-                    player.eta *= _SHRINK
-                last_check, last_gap = t, gap_t
-            player.update(response.constraints)
-        return self._result(lam_hat, converged, t, tolerance)
-
-    def _gap(self, lam_hat: np.ndarray) -> float:
+    def round_gap(lam_hat: np.ndarray) -> float:
         """This round's certified gap; keeps the (Q, λ) pair with the smallest gap so far."""
-        # L_low from one extra best response to λ̂ (the second oracle call of Algorithm 1)
-        _, low = self.call(lam_hat)
-        objective, g = pool_matrix(self.pool)
-        q_eg = iterate_average(self.counts, len(self.pool.candidates))
+        nonlocal best
+        _, low = call(lam_hat)  # the second oracle call of Algorithm 1: L_low at λ̂
+        objective, g = pool_matrix(pool)
         low_value = lagrangian(low.objective, low.constraints, lam_hat)
-        if self.practical:
+        if practical:
             low_value = min(low_value, float(np.min(objective + g @ lam_hat)))
-        # any (Q, λ) pair certifies a gap; the LP mixture is measured against λ̂ too
-        candidates = [(q_eg, lam_hat)]
-        if self.practical and self.options.lp_step and len(self.pool.candidates) > 1:
-            q_lp = _lp_mixture(objective, g, self.bound)
-            if q_lp is not None:
-                candidates.append((q_lp, lam_hat))
+        mixtures = [iterate_average(counts, len(pool))]
+        if practical and lp_step and len(pool) > 1:
+            found = lp_mixture(objective, g, bound)
+            if found is not None:
+                mixtures.append(found[0])
         gap_t = np.inf
-        for q, lam_ref in candidates:
-            obj_q, g_q = float(q @ objective), q @ g
-            value = lagrangian(obj_q, g_q, lam_ref)
-            gap = max(best_lambda_value(obj_q, g_q, self.bound) - value, value - low_value)
+        for q in mixtures:
+            gap = certified_gap(q, lam_hat, objective, g, bound, low_value)
             gap_t = min(gap_t, gap)
-            if self.best is None or gap <= self.best[0]:
-                self.best = (gap, q.copy(), lam_ref.copy())
+            if best is None or gap <= best[0]:
+                best = (gap, q.copy(), lam_hat.copy())
         return gap_t
 
-    def _result(
-        self, lam_hat: np.ndarray, converged: bool, n_iter: int, tolerance: float
-    ) -> GameResult:
-        assert self.best is not None
-        best = self.best
-        if not self.practical:  # Algorithms 1-2 return the uniform average of the iterates
-            best = (self.gaps[-1], iterate_average(self.counts, len(self.pool.candidates)), lam_hat)
-        gap, weights, lam_best = best
-        weights = np.append(weights, np.zeros(len(self.pool.candidates) - len(weights)))
-        responses, weights = support(self.pool.candidates, weights)
-        return GameResult(
-            responses=responses,
-            weights=weights,
-            lambda_hat=lam_best,
-            gap=float(gap),
-            converged=converged,
-            n_iter=n_iter,
-            n_oracle_calls=self.calls,
-            nu=tolerance,
-            bound=self.bound,
-            gaps=self.gaps,
-        )
+    _, first = call(np.zeros(dim))
+    if practical:
+        for response in initial:
+            keep_response(pool, response)
+    tolerance = float(nu(first) if callable(nu) else nu)
+    if eta is None:
+        if not practical:
+            raise ValueError("mode='paper' needs an explicit eta (ν/(8B) or ν/(2B))")
+        eta = 2.0 / bound
+    player = ExponentiatedGradientPlayer(dim, bound, eta)
+    lam_sum = np.zeros(dim)
+    lam_hat = lam_sum
+    last_check, last_gap = FIRST_CHECK, np.inf
+    converged, t = False, 0
+    for t in range(1, max_iter + 1):
+        lam = player.lambda_
+        index, response = call(lam)
+        counts[index] = counts.get(index, 0.0) + 1.0
+        lam_sum += lam
+        lam_hat = lam_sum / t if project is None else project(lam_sum / t)
+        gap_t = round_gap(lam_hat)
+        gaps.append(float(gap_t))
+        if gap_t <= tolerance:
+            converged = True
+            break
+        if practical and t >= last_check * CHECK_GROWTH:
+            if gap_t > SHRINK * last_gap:
+                player.eta *= SHRINK
+            last_check, last_gap = t, gap_t
+        player.update(response.constraints)
+    assert best is not None
+    if not practical:  # Algorithms 1-2 return the uniform average of the iterates
+        best = (gaps[-1], iterate_average(counts, len(pool)), lam_hat)
+    gap, weights, lam_best = best
+    weights = np.append(weights, np.zeros(len(pool) - len(weights)))
+    responses, weights = support(pool.candidates, weights)
+    return GameResult(
+        responses=responses,
+        weights=weights,
+        lambda_hat=lam_best,
+        gap=float(gap),
+        converged=converged,
+        n_iter=t,
+        n_oracle_calls=calls,
+        nu=tolerance,
+        bound=bound,
+        gaps=gaps,
+    )

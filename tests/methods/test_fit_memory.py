@@ -19,7 +19,7 @@ import pytest
 from fairengine.data import FeatureEncoder, from_frame, load_dataset
 from fairengine.methods import get_method
 from fairengine.methods.balanced_filtering import oblique as bf_tree
-from fairengine.methods.fair_regression import chunks
+from fairengine.methods.fair_regression import losses
 from fairengine.methods.fair_regression.game import ACCURACY_MUL, augmented_nu, objective_scale
 from fairengine.methods.fair_regression.losses import grid
 from fairengine.methods.fair_regression.reductions import ParityReduction
@@ -42,8 +42,8 @@ def law():
 def test_row_block_tables_are_numpys_full_table_numbers_bit_for_bit(law, loss, monkeypatch) -> None:
     """m = mean|c|, the prefix sums, the targets and the automatic ν equal the full-table numpy
     computations exactly (small blocks and leaves, so the recursion and the blocks are used)."""
-    monkeypatch.setattr(chunks, "LEAF", 1 << 10)
-    monkeypatch.setattr(chunks, "BLOCK_ROWS", 333)
+    monkeypatch.setattr(losses, "LEAF", 1 << 10)
+    monkeypatch.setattr(losses, "BLOCK_ROWS", 333)
     z, y, codes = law
     problem = ParityReduction(z, y, codes, 0.05, loss=loss, n_levels=23, oracle="ls",
                               base="linear")  # fmt: skip
@@ -65,7 +65,7 @@ def test_pairwise_sum_is_numpys_sum_on_any_length() -> None:
     rng = np.random.default_rng(2)
     for size in (0, 5, 127, 129, 1000, 70_001):
         a = rng.normal(size=size) * rng.choice([1.0, 1e8], size=size)
-        assert chunks.pairwise_sum(lambda s, e, a=a: a[s:e], size, leaf=256) == np.add.reduce(a)
+        assert losses.pairwise_sum(lambda s, e, a=a: a[s:e], size, leaf=256) == np.add.reduce(a)
 
 
 def test_intercept_least_squares_solves_the_same_problem_without_a_design_copy(law) -> None:

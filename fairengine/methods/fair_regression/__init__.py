@@ -12,27 +12,6 @@ cached ε sweep is :func:`fairengine.sweeps.fair_regression.eps_points` (above t
 from fairengine.methods.fair_regression.method import EPS_GRID, FAIR_REGRESSION
 from fairengine.methods.registry import lazy_attributes
 
-__all__ = [
-    "EPS_GRID",
-    "FAIR_REGRESSION",
-    "SEO",
-    "BoundedGroupLoss",
-    "Component",
-    "FairRegressionModel",
-    "FairRegressor",
-    "GroupLossReduction",
-    "ParityReduction",
-    "StatisticalParity",
-    "convex_envelope",
-    "cost_matrix",
-    "discretized_loss",
-    "grid",
-    "parity_gamma",
-    "pointwise_loss",
-    "unconstrained",
-]
-
-
 #: Names imported from their submodule on first use, so that registering the method (a listing, a
 #: cached sweep) does not load the algorithm and its libraries.
 _LAZY = {
@@ -50,8 +29,9 @@ _LAZY = {
     "FairRegressionModel": "model",
     "GroupLossReduction": "reductions",
     "ParityReduction": "reductions",
-    "parity_gamma": "reductions",
+    "parity_gamma": "constraints",
 }
 
 
+__all__ = ["EPS_GRID", "FAIR_REGRESSION", *_LAZY]
 __getattr__ = lazy_attributes(__name__, _LAZY)

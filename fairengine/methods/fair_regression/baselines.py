@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from fairengine.methods.fair_regression.chunks import row_blocks
 from fairengine.methods.fair_regression.learners import Component, LinearLeastSquares
+from fairengine.methods.fair_regression.losses import row_blocks
 from fairengine.methods.fair_regression.reductions import GroupLossReduction
 
 

@@ -1,6 +1,6 @@
 """The two constraints of fair regression (Agarwal et al. 2019) as
-:class:`~fairengine.solvers.Constraint`
-objects: statistical parity (§4, problem (11)) and bounded group loss (§5, problem (13)).
+:class:`~fairengine.solvers.Constraint` objects: statistical parity (§4, problem (11)) and
+bounded group loss (§5, problem (13)).
 
 Design notes: ``docs/methods/fair_regression.md``."""
 
@@ -66,12 +66,9 @@ class StatisticalParity(TwoSidedConstraint):
             for j in range(self.n_levels)
         ]
 
-    def gamma_of_bins(self, k: np.ndarray) -> np.ndarray:
-        """γ (|A|, N) from bin indices k of the predictions."""
-        return parity_gamma(k, self.codes, self.p, self.n_levels)
-
     def gamma(self, predictions: np.ndarray) -> np.ndarray:
-        return self.gamma_of_bins(bins(predictions, self.n_levels)).ravel()
+        k = bins(predictions, self.n_levels)
+        return parity_gamma(k, self.codes, self.p, self.n_levels).ravel()
 
     def group_weights(self, lam: np.ndarray) -> np.ndarray:
         """The λ-part of c_λ per (group, level), (|A|, N): N λ_{a,z}/p_a − N Σ_a' λ_{a',z}."""

@@ -12,7 +12,7 @@ from threadpoolctl import threadpool_limits
 
 from fairengine import metrics
 from fairengine.methods.fair_regression.game import play_parity_game
-from fairengine.methods.fair_regression.knobs import CONSTRAINTS, KNOBS
+from fairengine.methods.fair_regression.knobs import KNOBS
 from fairengine.methods.fair_regression.learners import Component
 from fairengine.methods.fair_regression.losses import bins, representatives
 from fairengine.methods.fair_regression.reductions import (
@@ -31,8 +31,6 @@ from fairengine.methods.params import (
 )
 from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
 from fairengine.solvers.expgrad import ACCURACY_MUL, GameResult, solve_game
-
-__all__ = ["CONSTRAINTS", "FairRegressor"]
 
 MODES = ("practical", "paper")
 #: B = 1/max(ε, this) in practical mode: B = 1/ε is undefined at ε = 0.

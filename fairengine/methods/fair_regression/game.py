@@ -7,17 +7,20 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.optimize import linprog
-from scipy.special import logsumexp
 
-from fairengine.methods.fair_regression.chunks import table_std
-from fairengine.methods.fair_regression.losses import grid
+from fairengine.methods.fair_regression.losses import grid, table_std
 from fairengine.solvers.expgrad import (
     ACCURACY_MUL,
+    CHECK_GROWTH,
+    FIRST_CHECK,
+    SHRINK,
+    ExponentiatedGradientPlayer,
     GameResult,
     Response,
+    certified_gap,
     iterate_average,
     keep_response,
+    lp_mixture,
     pool_matrix,
     response_pool,
     support,
@@ -30,7 +33,6 @@ MULTIPLIERS = (1.0, 2.0, 5.0, 10.0)
 MIN_ITER = 5
 #: Rounds over which the LP value must stall (by < ν) before stopping.
 PATIENCE = 5
-_CHECK_START, _CHECK_GROWTH, _SHRINK = 5, 1.6, 0.8
 
 
 def objective_scale(cost: np.ndarray) -> float:
@@ -42,7 +44,7 @@ def augmented_nu(problem, response: Response) -> float:
     """ν on the augmented rows (i, z_j) with weights |c_ij|/m and labels 1{c_ij ≤ 0}.
 
     The (n, N) table W|h₀ − Y'| is evaluated in row blocks, its std with numpy's
-    exact two-pass sums (:func:`~fairengine.methods.fair_regression.chunks.table_std`)."""
+    exact two-pass sums (:func:`~fairengine.methods.fair_regression.losses.table_std`)."""
     f = response.payload.predict(problem.Z)
     z = grid(problem.n_levels)
     scale = problem.objective_scale()
@@ -70,36 +72,21 @@ def smooth_multipliers(lam: np.ndarray, n_groups: int, n_levels: int) -> np.ndar
 
 
 def lp_step(objective: np.ndarray, g: np.ndarray, bound: float) -> tuple[np.ndarray, np.ndarray]:
-    """min_{Q ∈ Δ, ξ ≥ 0} Q·objective + Bξ s.t. Q·g_j ≤ ξ (HiGHS); returns Q and the dual
-    multipliers λ_LP ≥ 0 of the constraints (||λ_LP||₁ ≤ B)."""
-    k, d = g.shape
-    result = linprog(
-        np.append(objective, bound),
-        A_ub=np.hstack([g.T, -np.ones((d, 1))]),
-        b_ub=np.zeros(d),
-        A_eq=np.append(np.ones(k), 0.0)[None, :],
-        b_eq=[1.0],
-        bounds=[(0, None)] * (k + 1),
-        method="highs",
-    )
-    if result.status != 0:  # pragma: no cover - the LP is always feasible (Q = any, ξ large)
-        q = np.zeros(k)
+    """:func:`~fairengine.solvers.expgrad.lp_mixture`; if HiGHS fails, the response of least
+    penalised objective and λ_LP = 0."""
+    found = lp_mixture(objective, g, bound)
+    if found is None:  # pragma: no cover - the LP is always feasible (Q = any, ξ large)
+        q = np.zeros(len(objective))
         q[int(np.argmin(objective + bound * np.maximum(g.max(axis=1), 0)))] = 1.0
-        return q, np.zeros(d)
-    q = np.maximum(result.x[:k], 0.0)
-    return q / q.sum(), np.maximum(-np.asarray(result.ineqlin.marginals), 0.0)
+        return q, np.zeros(g.shape[1])
+    return found
 
 
 def _gap(
     q: np.ndarray, lam: np.ndarray, objective: np.ndarray, g: np.ndarray, bound: float
 ) -> float:
-    """max(L_high − L, L − L_low) at (Q, λ), L_low the best predictor found so far at λ."""
-    q = np.append(q, np.zeros(len(objective) - len(q)))
-    obj_q, g_q = float(q @ objective), q @ g
-    value = obj_q + float(lam @ g_q)
-    high = obj_q + bound * max(0.0, float(g_q.max()))
-    low = float(np.min(objective + g @ lam))
-    return max(high - value, value - low)
+    """The gap (Q, λ) certifies, L_low the best predictor found so far at λ."""
+    return certified_gap(q, lam, objective, g, bound, float(np.min(objective + g @ lam)))
 
 
 class _Oracle:
@@ -163,19 +150,18 @@ def play_parity_game(
     first = query(np.zeros(constraint.dim))
     keep_response(pool, problem.best_constant(), query.scale)
     tolerance = augmented_nu(problem, pool.candidates[first]) if nu is None else float(nu)
-    theta = np.zeros(constraint.dim)
-    eta = 2.0 / bound
+    player = ExponentiatedGradientPlayer(constraint.dim, bound, 2.0 / bound)
     lam_sum = np.zeros(constraint.dim)
     counts: dict[int, float] = {}
     gaps: list[float] = []
     lp_values: list[float] = []
-    last_check, last_gap = _CHECK_START, np.inf
+    last_check, last_gap = FIRST_CHECK, np.inf
     converged = False
     t = 0
     q_lp = np.ones(1)
     lam_lp = np.zeros(constraint.dim)
     for t in range(1, int(max_iter) + 1):
-        lam = bound * np.exp(theta - logsumexp(np.append(theta, 0.0)))
+        lam = player.lambda_
         index = query(lam)
         counts[index] = counts.get(index, 0.0) + 1.0
         lam_sum += lam
@@ -193,11 +179,11 @@ def play_parity_game(
         if gap_t <= tolerance and t >= MIN_ITER and stalled:
             converged = True
             break
-        if t >= last_check * _CHECK_GROWTH:
-            if min(gaps) > _SHRINK * last_gap:
-                eta *= _SHRINK
+        if t >= last_check * CHECK_GROWTH:
+            if min(gaps) > SHRINK * last_gap:
+                player.eta *= SHRINK
             last_check, last_gap = t, min(gaps)
-        theta = theta + eta * pool.column("g")[index]
+        player.update(pool.column("g")[index])
     responses, weights = support(pool.candidates, q_lp)
     return GameResult(
         responses=responses,

@@ -12,7 +12,6 @@ from sklearn.base import clone
 from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
 from sklearn.linear_model import LogisticRegression
 
-from fairengine.methods.fair_regression.knobs import BASE_ESTIMATORS  # noqa: F401 (re-export)
 from fairengine.methods.fair_regression.losses import LOGISTIC_C
 from fairengine.models import trees
 from fairengine.solvers.least_squares import InterceptLeastSquares
@@ -59,6 +58,7 @@ class Component:
 
 
 def constant(value: float, n_features: int) -> Component:
+    """The linear component predicting ``value`` everywhere."""
     return Component(
         "linear", "identity", {"coef": np.zeros(n_features), "intercept": np.array([float(value)])}
     )

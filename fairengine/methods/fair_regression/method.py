@@ -1,8 +1,9 @@
-"""The ``fair_regression`` Method: knobs declared once, ``run`` = fit Q, score it and baselines.
+"""The ``fair_regression`` Method: ``run`` = fit Q, score it and the baselines.
 
-Metrics (train and test): ``loss``, ``sp_ks`` (exact, from the mixture CDF) and
-``max_group_loss`` of Q on targets scaled to [0, 1] (see
-:mod:`~fairengine.methods.fair_regression.evaluation`).
+Every metric is an exact expectation over Q from the per-predictor values, never from one
+sampled or the averaged prediction: ``scaled_loss``, ``sp_ks`` (from the mixture CDF) and
+``scaled_max_group_loss`` on targets scaled to [0, 1]; the shared evaluation adds ``loss`` and
+``max_group_loss`` in the target's units.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from fairengine import metrics
 from fairengine.lru import LRU
 from fairengine.methods.base import RANDOMIZED_PREDICTIONS, KnobError, Method, RunResult
 from fairengine.methods.fair_regression.checks import EVIDENCE
@@ -19,6 +21,8 @@ from fairengine.methods.fair_regression.knobs import KNOBS
 from fairengine.methods.registry import register
 
 if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
+    import pandas as pd
+
     from fairengine.data import Task
     from fairengine.data.encoding import FeatureEncoder
     from fairengine.methods.fair_regression.baselines import SEO
@@ -65,7 +69,7 @@ def _run(train: Task, test: Task, **knobs: Any) -> RunResult:
     z_test = encoder.transform(test.X)  # after the fits: not alive during their peaks
     names = [str(g) for g in train.group_names]
     splits = {"train": (z_train, train), "test": (z_test, test)}
-    metrics, tables = _split_tables(regressor, splits, names)
+    scores, tables = _split_tables(regressor, splits, names)
     baseline_rows, baseline_groups = _baselines(
         regressor, splits, loss, base_estimator, names, fitted
     )
@@ -83,7 +87,7 @@ def _run(train: Task, test: Task, **knobs: Any) -> RunResult:
     }
     model = FairRegressionModel(encoder, regressor)
     knobs = {name: knobs[name] for name in _KNOB_ORDER}
-    return RunResult("fair_regression", knobs, metrics, model, artifacts, elapsed)
+    return RunResult("fair_regression", knobs, scores, model, artifacts, elapsed)
 
 
 #: The knobs of a run's record, in this order.
@@ -119,12 +123,10 @@ def _split_tables(
     (``group_rows``)."""
     import pandas as pd
 
-    from fairengine.methods.fair_regression.evaluation import cdf_table, split_metrics
-
     n_groups = len(names)
-    metrics, group_rows, cdfs, ks = {}, [], [], {}
+    scores, group_rows, cdfs, ks = {}, [], [], {}
     for split, (z, task) in splits.items():
-        metrics[split], group = split_metrics(regressor, z, task.y, task.groups, n_groups)
+        scores[split], group = split_metrics(regressor, z, task.y, task.groups, n_groups)
         table, ks[split] = cdf_table(regressor, z, task.groups, names)
         cdfs.append(table.assign(split=split))
         group_rows += [
@@ -136,7 +138,7 @@ def _split_tables(
         "ks": ks,
         "group_rows": group_rows,
     }
-    return metrics, tables
+    return scores, tables
 
 
 def _game_artifacts(regressor: FairRegressor) -> dict[str, Any]:
@@ -202,8 +204,6 @@ def _baselines(
     They depend on the data, the loss and the learner only, not on ε, N or T, so a sweep
     computes them once per task (an LRU of small tables). Only string learners are
     cached (an estimator object has no stable key)."""
-    from fairengine.methods.fair_regression.evaluation import deterministic_metrics
-
     train, test = splits["train"][1], splits["test"][1]
     key = _baseline_key(train, test, loss, base_estimator)
     cacheable = key is not None
@@ -230,6 +230,83 @@ def _baselines(
     if cacheable:
         _BASELINES.put(key, ([dict(r) for r in rows], [dict(g) for g in groups]))
     return rows, groups
+
+
+#: Thresholds kept in the plotted CDF table (a BGL or unbinned mixture has one
+#: threshold per distinct prediction, i.e. per row; the KS point itself is always kept).
+MAX_CDF_POINTS = 500
+
+
+def split_metrics(
+    regressor: FairRegressor,
+    Z: np.ndarray,
+    y: np.ndarray,
+    codes: np.ndarray,
+    n_groups: int,
+) -> tuple[dict[str, float], np.ndarray]:
+    """``scaled_loss``, ``sp_ks``, ``scaled_max_group_loss`` of Q on one split (the method's own
+    metrics, on the [0, 1]-scaled target; the shared evaluation adds ``loss`` / ``max_group_loss``
+    in the target's units), and the group losses."""
+    target = np.clip(regressor.scale(y), 0.0, 1.0)
+    values, q, loss = regressor.component_predictions(Z), regressor.weights_, regressor.loss
+    group = metrics.scaled_group_losses(values, q, target, codes, loss, n_groups)
+    return {
+        "scaled_loss": metrics.scaled_loss(values, q, target, codes, loss),
+        "sp_ks": regressor.ks_disparity(Z, codes),
+        "scaled_max_group_loss": metrics.scaled_max_group_loss(group, codes),
+    }, group
+
+
+def deterministic_metrics(
+    pred: np.ndarray, y: np.ndarray, codes: np.ndarray, loss: str, n_groups: int
+) -> tuple[dict[str, float], np.ndarray]:
+    """The same metrics for one deterministic predictor on the [0, 1] scale (a baseline)."""
+    values, q = pred[:, None], np.ones(1)
+    group = metrics.scaled_group_losses(values, q, y, codes, loss, n_groups)
+    return {
+        "scaled_loss": metrics.scaled_loss(values, q, y, codes, loss),
+        "sp_ks": metrics.sp_ks(None, pred, codes),
+        "scaled_max_group_loss": metrics.scaled_max_group_loss(group, codes),
+    }, group
+
+
+def cdf_table(
+    regressor: FairRegressor, Z: np.ndarray, codes: np.ndarray, names: list[str]
+) -> tuple[pd.DataFrame, dict[str, object]]:
+    """Long table (group, threshold, cdf) of the exact mixture CDFs with an ``overall`` row per
+    threshold, and where the KS gap is attained (group, threshold, gap).
+
+    The KS point is computed on every distinct threshold; the table (for the chart only) keeps
+    at most :data:`MAX_CDF_POINTS` of them, evenly spread in rank plus the KS point, so a
+    result stays small however many rows a split has."""
+    import pandas as pd
+
+    t, group_cdf, overall = regressor.group_cdfs(Z, codes)
+    diff = np.abs(group_cdf - overall)
+    a, j = np.unravel_index(int(np.argmax(diff)), diff.shape)
+    shown = _thin(len(t), int(j))
+    frames = [
+        pd.DataFrame({"group": name, "threshold": t[shown], "cdf": group_cdf[g][shown]})
+        for g, name in enumerate(names)
+        if g < len(group_cdf)
+    ]
+    frames.append(pd.DataFrame({"group": "overall", "threshold": t[shown], "cdf": overall[shown]}))
+    ks = {
+        "group": names[a],
+        "threshold": float(t[j]),
+        "gap": float(diff[a, j]),
+        "group_cdf": float(group_cdf[a, j]),
+        "overall_cdf": float(overall[j]),
+    }
+    return pd.concat(frames, ignore_index=True), ks
+
+
+def _thin(n: int, keep: int) -> np.ndarray:
+    """At most :data:`MAX_CDF_POINTS` threshold positions of ``n``, evenly spread, with ``keep``."""
+    if n <= MAX_CDF_POINTS:
+        return np.arange(n)
+    spread = np.linspace(0, n - 1, MAX_CDF_POINTS - 1).round().astype(int)
+    return np.union1d(spread, [keep])
 
 
 FAIR_REGRESSION = register(

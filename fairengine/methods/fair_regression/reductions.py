@@ -12,17 +12,14 @@ from scipy import sparse
 from scipy.optimize import linprog
 from scipy.special import expit
 
-from fairengine.methods.fair_regression.chunks import row_blocks, table_mean
 from fairengine.methods.fair_regression.constraints import (
     BoundedGroupLoss,
     StatisticalParity,
-    parity_gamma,
-    survival_by_group,
 )
-from fairengine.methods.fair_regression.knobs import ORACLES  # noqa: F401 (re-export)
 from fairengine.methods.fair_regression.learners import (
     Component,
     LinearLeastSquares,
+    constant,
     fit_classifier,
     fit_regressor,
 )
@@ -33,11 +30,12 @@ from fairengine.methods.fair_regression.losses import (
     grid,
     pointwise_loss,
     representatives,
+    row_blocks,
+    table_mean,
 )
 from fairengine.solvers.expgrad import Response
 
 LR_WEIGHTS = ("corrected", "paper")
-__all__ = ["GroupLossReduction", "ParityReduction", "parity_gamma", "survival_by_group"]
 
 
 class ParityReduction:
@@ -116,19 +114,10 @@ class ParityReduction:
             self._scale = max(float(mean), 1e-12)
         return self._scale
 
-    # -- evaluation ------------------------------------------------------------------------------
     def respond(self, component: Component) -> Response:
         f = component.predict(self.Z)
         objective = float(np.mean(discretized_loss(self.y, f, self.loss, self.n_levels)))
         return Response(objective, self.constraint.values(f), component)
-
-    def constraints(self, gamma: np.ndarray) -> np.ndarray:
-        """g from γ (|A|, N)."""
-        return self.constraint.signed(np.ravel(gamma)) - self.constraint.bound
-
-    def project(self, lam: np.ndarray) -> np.ndarray:
-        """Net λ^+ against λ^− (:meth:`StatisticalParity.project`)."""
-        return self.constraint.project(lam)
 
     def gamma(self, g: np.ndarray) -> np.ndarray:
         """Recover γ (|A|, N) from a constraint vector g."""
@@ -139,13 +128,8 @@ class ParityReduction:
         """The constant on the grid with the least loss_α: γ ≡ 0, so always feasible."""
         prefix = self.cost_prefix.mean(axis=0) / self.n_levels
         k = int(np.argmin(np.r_[0.0, prefix]))
-        value = representatives(self.n_levels)[k]
-        d = self.Z.shape[1]
-        return self.respond(
-            Component("linear", "identity", {"coef": np.zeros(d), "intercept": np.array([value])})
-        )
+        return self.respond(constant(representatives(self.n_levels)[k], self.Z.shape[1]))
 
-    # -- best response ---------------------------------------------------------------------------
     def costs(self, lam: np.ndarray) -> np.ndarray:
         """c_λ(Y_i, A_i, z_j) = c(Y_i, z_j) + N λ_{A_i,z}/p_{A_i} − N Σ_a λ_{a,z} (Eq. 12): the
         loss's costs plus the constraint's signed weights."""
@@ -199,7 +183,7 @@ class ParityReduction:
         z = grid(self.n_levels)[cols]
         m = len(rows)
         if m == 0:
-            return Component("linear", "identity", {"coef": np.zeros(d), "intercept": np.zeros(1)})
+            return constant(0.0, d)
         alpha = 1.0 / self.n_levels
         # −Y (β·x + b) − t ≤ −α/2 − Y z
         a_x = sparse.csr_matrix(-label[:, None] * self.Z[rows])
@@ -229,9 +213,6 @@ class GroupLossReduction:
         self.loss, self.base, self.random_state = loss, base, random_state
         self.dim = self.constraint.dim
         self._ls = LinearLeastSquares(self.Z) if base == "linear" and loss == "square" else None
-
-    def group_losses(self, f: np.ndarray) -> np.ndarray:
-        return self.constraint.gamma(f)
 
     def respond(self, component: Component) -> Response:
         f = component.predict(self.Z)
