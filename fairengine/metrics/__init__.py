@@ -1,39 +1,14 @@
 """Group metrics shared by every method, page and benchmark: one definition of each.
 
-:data:`REGISTRY` (:mod:`~fairengine.metrics.registry`) declares every metric name a result may
-report, with its label, direction, unit and definition; each name is computed by exactly one
-function of that name, in the module of its family:
-
-* :mod:`~fairengine.metrics.classification` — accuracy, error, group rate gaps and ratios, the
-  audit rates by group (FPR, FNR, precision, …) with their differences and ratios to a
-  reference group;
-* :mod:`~fairengine.metrics.regression` — losses, statistical parity as a KS distance, fair
-  regression's losses on the scaled target;
-* :mod:`~fairengine.metrics.dataset` — rates of a (generated or reweighted) dataset, its KL
-  divergence to the data;
-* :mod:`~fairengine.metrics.filtering` — disclosivity, imbalance, acceptance of a filter;
-* :mod:`~fairengine.metrics.noisy_groups` — one-sided rate-constraint violations (true, noisy
-  and worst-case groups);
-* :mod:`~fairengine.metrics.proxy` — two-sided group gaps of a downstream classifier, the
-  multiaccuracy violation and quality of a proxy;
-
-and :mod:`~fairengine.metrics.tables` gives per-group tables, bootstrap intervals and the paired
-comparisons of two predictors on the same rows (McNemar's mid-p, a paired bootstrap). Every name
-is importable from ``fairengine.metrics`` itself.
-
-Most metrics are ``metric(y_true, y_pred, groups, *, sample_weight=None, **options) -> float``
-(:data:`METRICS`). Conventions shared by all of them:
-
-* Inputs may be lists, numpy arrays or pandas Series and are aligned by position; ``groups`` holds
-  any hashable labels, treated as categories. Rows with weight 0 count as absent (a group whose
-  rows all have weight 0 is not a group).
-* Every rate is a weighted mean, computed per group by one helper (``group_means``).
-* Classification: ``y_true`` in {0, 1}; ``y_pred`` is a hard 0/1 prediction or the probability
-  that a randomized classifier predicts 1. Rates are then the expected rates of that randomized
-  classifier (the usual rates for hard predictions).
-* A conditional rate (TPR: rows with y = 1; FPR: rows with y = 0) skips groups with no eligible
-  rows. fairlearn reports 0 for such a group instead, so the two can differ only there.
-* ``*_diff`` metrics are max - min over groups; ``*_rate`` ratios are min / max over groups.
+:data:`REGISTRY` declares every metric name a result may report (label, direction, unit,
+definition); each name is computed by one function of that name in the module of its family:
+:mod:`~fairengine.metrics.classification`, :mod:`~fairengine.metrics.regression`,
+:mod:`~fairengine.metrics.dataset`, :mod:`~fairengine.metrics.filtering`,
+:mod:`~fairengine.metrics.noisy_groups` and :mod:`~fairengine.metrics.proxy`;
+:mod:`~fairengine.metrics.tables` gives per-group tables, bootstrap intervals and paired
+comparisons. Every name is importable from ``fairengine.metrics`` itself. Most metrics are
+``metric(y_true, y_pred, groups, *, sample_weight=None, **options) -> float`` (:data:`METRICS`);
+their shared conventions: docs/architecture.md, "Metrics".
 """
 
 from fairengine.metrics import registry

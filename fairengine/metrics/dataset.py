@@ -51,12 +51,9 @@ def kl_to_empirical(
     """KL of a dataset to the data: KL(P_synth || P_raw + ε), renormalised.
 
     P_synth is the empirical distribution of the samples and P_raw that of the data, both rows
-    of level codes. As in the paper (footnote 6; ``scipy.stats.entropy`` in its code), ε is added
-    before normalising so that a sample off the data's support costs a finite log(1/ε); unlike a
-    sum over the whole domain Omega, ε goes to the points that occur — the data's support and the
-    samples' — so the value measures the data and not the domain's size: the paper's 504-point
-    Adult domain adds 504·ε, a 10⁹-point one would add 100 to the normaliser and swamp the
-    measure. The data scored against itself gets 0 (to within ε).
+    of level codes; ε goes to every point that occurs in either before normalising, so a sample
+    off the data's support costs a finite log(1/ε) (design notes: docs/architecture.md,
+    "Metrics").
 
     ``data_codes`` may be a :class:`~fairengine.data.row_keys.RowCounts` of the data, built
     once per split; ``sizes`` are the domain's (default: from the codes); ``distinct``: the

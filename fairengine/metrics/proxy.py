@@ -1,11 +1,6 @@
 """Multiaccurate proxies' metrics (Diana et al. 2022): two-sided group gaps of a downstream
 classifier (on the true groups, or through a proxy's soft memberships), the multiaccuracy
-violation of a proxy's audit, and how well a proxy predicts one group.
-
-The gap is two-sided, max_k |γ_k − γ|, unlike the one-sided violations of
-:mod:`fairengine.metrics.noisy_groups`: ``true_group_gap`` and ``true_violation`` are different
-quantities.
-"""
+violation of a proxy's audit, and how well a proxy predicts one group."""
 
 from __future__ import annotations
 

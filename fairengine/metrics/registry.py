@@ -1,16 +1,6 @@
 """The metric registry: every metric name a result may report, declared once with its label,
-direction, unit, task kinds, definition and the module of its implementing function.
-
-Each declared name is implemented by exactly one function of the same name in one module of
-:mod:`fairengine.metrics` (``MetricInfo.module``); :attr:`MetricInfo.function` resolves it on first
-use. The engine's metrics are declared here; a method declares its own next to its code
-(:attr:`fairengine.methods.base.Method.metrics`), added to :data:`REGISTRY` when it registers
-(this layer never imports a method: a caller that needs every method's metrics lists the methods
-first). Metrics with the shared
-signature ``metric(y_true, y_pred, groups, **options)`` are also in :data:`METRICS`; the others
-take the arrays their definition needs (a mixture's per-predictor values, a proxy's audit table,
-level codes of generated rows).
-"""
+direction, unit, task kinds, definition and the module of its implementing function (design
+notes: docs/architecture.md, "Metrics")."""
 
 from __future__ import annotations
 

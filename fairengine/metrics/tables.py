@@ -119,20 +119,10 @@ def group_table(
     """Per-group summary, one row per group (index = group name) and an ``"overall"`` row last.
 
     Columns: ``n`` (rows with positive weight), ``share`` (weighted share), then for
-    classification ``base_rate`` (mean y), ``accuracy`` and the audit rates ``selection_rate``,
-    ``tpr``, ``fpr``, ``fnr``, ``tnr``, ``ppv``, ``fdr``, ``npv``, ``for``
+    classification ``base_rate``, ``accuracy`` and the audit rates
     (:data:`~fairengine.metrics.registry.GROUP_RATES`; NaN for a group without rows in the
-    rate's base, e.g. ``fpr`` without negatives); for regression ``mean_target``,
-    ``mean_prediction``, ``mse``, ``mae``. Each by the same definitions as the metrics.
-    With ``scores`` (classification: a score in [0, 1] per row, e.g. a predicted probability)
-    also ``auc`` and ``brier`` (:data:`~fairengine.metrics.registry.GROUP_SCORE_MEASURES`).
-    With ``ci=level`` each rate column (and ``brier``) gets ``<col>_low``/``<col>_high``: a
-    percentile bootstrap resampling rows within each group (the overall row combines the same
-    group resamples); ``auc`` has no interval.
-    With ``reference`` (classification) each audit rate gets Aequitas' disparity columns against
-    that group: ``<rate>_diff`` (group − reference), ``<rate>_ratio`` (group / reference, 0/0 =
-    1) and ``<rate>_pass`` (the four-fifths rule with threshold ``tau``, default 0.8: passes
-    when τ ≤ ratio ≤ 1/τ; NA where the ratio is undefined).
+    rate's base), for regression ``mean_target``, ``mean_prediction``, ``mse``, ``mae``; each by
+    the same definitions as the metrics.
 
     Parameters
     ----------
@@ -145,12 +135,15 @@ def group_table(
     sample_weight : array-like, optional
         Row weights.
     ci : float, optional
-        The level of the bootstrap intervals (e.g. 0.95); None: no intervals.
+        The level of percentile bootstrap intervals ``<col>_low``/``<col>_high`` of each rate
+        column and ``brier`` (rows resampled within each group; the overall row combines the
+        same resamples); None: no intervals.
     scores : array-like, optional
-        Classification: a score in [0, 1] per row for ``auc`` and ``brier``.
+        Classification: a score in [0, 1] per row, adding the columns ``auc`` and ``brier``
+        (:data:`~fairengine.metrics.registry.GROUP_SCORE_MEASURES`).
     reference : optional
         The reference group's name (as in the index), or ``"largest"`` for the group of largest
-        weight; None: no disparity columns.
+        weight, adding the disparity columns of :func:`disparities`; None: none.
     tau : float, optional
         The four-fifths rule's threshold in (0, 1] (0.8).
     n_boot : int
@@ -202,9 +195,7 @@ def group_table(
         low, high = _group_intervals(rng, rows, terms, n_boot, ci, keys)
         for j, col in enumerate(columns):
             table[f"{col}_low"], table[f"{col}_high"] = low[j], high[j]
-    if reference is not None:
-        _add_disparities(table, reference, tau)
-    return table
+    return table if reference is None else disparities(table, reference, tau)
 
 
 def task_group_table(
@@ -250,32 +241,14 @@ def _group_auc(rows: Rows, scores: np.ndarray) -> np.ndarray:
 def disparities(
     table: pd.DataFrame, reference: Any = "largest", tau: float | None = None
 ) -> pd.DataFrame:
-    """A copy of a classification :func:`group_table` with its disparity columns
-    (``<rate>_diff``, ``<rate>_ratio``, ``<rate>_pass``) against group ``reference`` (a name in
-    the index, or ``"largest"``: the group of largest share) at threshold ``tau`` (0.8): the same
-    columns ``group_table(..., reference=, tau=)`` writes, from the table's rates."""
-    table = table.copy()
-    _add_disparities(table, reference, tau)
-    return table
-
-
-def table_ratios(table: pd.DataFrame) -> dict[str, float]:
-    """The ``<rate>_ratio`` metrics from a table with disparity columns (:func:`disparities`):
-    each rate's :func:`~fairengine.metrics.classification.worst_ratio` over the groups (the
-    ``overall`` row left out), equal to the metric computed on the rows with that reference."""
-    ratios = table.iloc[:-1]  # the last row is "overall"
-    return {
-        f"{rate}_ratio": worst_ratio(ratios[f"{rate}_ratio"].to_numpy(dtype=float))
-        for rate in _AUDIT_RATES
-        if f"{rate}_ratio" in ratios
-    }
-
-
-def _add_disparities(table: pd.DataFrame, reference: Any, tau: float | None) -> None:
-    """Aequitas' disparity columns of each audit rate against group ``reference`` (its name, or
-    ``"largest"``), in place; the last row of ``table`` is the overall row."""
+    """A copy of a classification :func:`group_table` (its last row the overall one) with
+    Aequitas' disparity columns of each audit rate against group ``reference`` (a name in the
+    index, or ``"largest"``: the group of largest share): ``<rate>_diff`` (group − reference),
+    ``<rate>_ratio`` (group / reference, 0/0 = 1) and ``<rate>_pass`` (the four-fifths rule at
+    ``tau``, default 0.8: τ ≤ ratio ≤ 1/τ; NA where the ratio is undefined)."""
     import pandas as pd  # lazy: metric names load without pandas
 
+    table = table.copy()
     tau = 0.8 if tau is None else float(tau)
     if not 0 < tau <= 1:
         raise ValueError(f"tau must be in (0, 1], got {tau!r}")
@@ -290,6 +263,19 @@ def _add_disparities(table: pd.DataFrame, reference: Any, tau: float | None) -> 
         verdict = pd.array(folded_ratio(ratio) >= tau - 1e-12, dtype="boolean")
         verdict[np.isnan(ratio)] = pd.NA
         table[f"{rate}_pass"] = verdict
+    return table
+
+
+def table_ratios(table: pd.DataFrame) -> dict[str, float]:
+    """The ``<rate>_ratio`` metrics from a table with disparity columns (:func:`disparities`):
+    each rate's :func:`~fairengine.metrics.classification.worst_ratio` over the groups (the
+    ``overall`` row left out), equal to the metric computed on the rows with that reference."""
+    ratios = table.iloc[:-1]  # the last row is "overall"
+    return {
+        f"{rate}_ratio": worst_ratio(ratios[f"{rate}_ratio"].to_numpy(dtype=float))
+        for rate in _AUDIT_RATES
+        if f"{rate}_ratio" in ratios
+    }
 
 
 def _group_intervals(

@@ -1,7 +1,7 @@
 """Shared optimisation pieces reused by the game-style methods.
 
-* :mod:`~fairengine.solvers.projections` -- simplex, l1 ball, orthant ∩ l2 ball.
-* :mod:`~fairengine.solvers.dual` -- the dual player: online projected gradient ascent.
+* :mod:`~fairengine.solvers.projections` -- simplex, l1 ball, orthant ∩ l2 ball; the dual
+  player of online projected gradient ascent.
 * :mod:`~fairengine.solvers.candidates` -- the one candidate recorder of every game loop (the
   descent–ascent iterates, exponentiated gradient's best responses).
 * :mod:`~fairengine.solvers.expgrad` -- the exponentiated-gradient game.
@@ -17,7 +17,6 @@
 """
 
 from fairengine.solvers.candidates import CandidateRecorder
-from fairengine.solvers.dual import ProjectedGradientAscent
 from fairengine.solvers.expgrad import (
     ExponentiatedGradientPlayer,
     GameResult,
@@ -28,6 +27,7 @@ from fairengine.solvers.least_squares import LeastSquares
 from fairengine.solvers.moments import Constraint, Reduction, TwoSidedConstraint
 from fairengine.solvers.oracles import Halfspace, PairedRegressionOracle, csc_objective
 from fairengine.solvers.projections import (
+    ProjectedGradientAscent,
     project_l1_ball,
     project_orthant_ball,
     project_simplex,

@@ -1,9 +1,6 @@
-"""Weighted cost-sensitive classification (CSC) oracles.
-
-A CSC problem (Deng et al. 2023 Def. 18) gives each point a weight w_j and the costs c_j^0, c_j^1 of
-labelling it 0 or 1; the oracle returns h in argmin_h sum_j w_j [h(x_j) c_j^1 + (1 - h(x_j)) c_j^0].
-Only the cost difference d_j = c_j^1 - c_j^0 matters (the rest is a constant), so the oracles
-below take ``weight`` and ``cost_diff``.
+"""Weighted cost-sensitive classification (CSC) oracles: h in argmin_h sum_j w_j [h(x_j) c_j^1 +
+(1 - h(x_j)) c_j^0] (Deng et al. 2023 Def. 18), given ``weight`` w and ``cost_diff`` c^1 - c^0
+(the rest is a constant).
 """
 
 from __future__ import annotations
@@ -41,13 +38,9 @@ def best_intercept(
 ) -> float:
     """Exact CSC over thresholds of a fixed score: the b minimising sum_j w_j d_j 1[s_j + b > 0].
 
-    ``order`` may pass the scores' descending order when the caller already has it (e.g. the
-    reverse of the ascending order of −scores); ties may come in any order.
-
-    Sort the scores, take the cheapest prefix of the highest ones (possibly empty, possibly all)
-    and put the threshold halfway between the last kept and the first dropped score; tied scores
-    are kept or dropped together. O(m log m). Re-fitting a regression oracle's intercept this way
-    never does worse on the CSC objective than the regression's own threshold.
+    The cheapest prefix of the highest scores (tied scores kept or dropped together), the
+    threshold halfway between the last kept and the first dropped score; ``order`` may pass the
+    scores' descending order (ties in any order) when the caller has it.
 
     Examples
     --------
@@ -80,17 +73,10 @@ def csc_objective(labels: np.ndarray, weight: np.ndarray, cost_diff: np.ndarray)
 class PairedRegressionOracle:
     """The paper's paired regression classifier (Deng et al. 2023 Def. 14), weighted.
 
-    Regress the per-unit cost difference d_j (cost of 1 minus cost of 0) on x by weighted least
-    squares with an intercept, and label 1 where the predicted difference is negative:
-    h(x) = 1[x . beta + b < 0]. Equivalent to fitting one regression per label and taking the
-    cheaper one (the paired form), with one solve instead of two.
-
-    The Gram matrix is factorised once per data set (:meth:`fit`, on the solvers' one
-    least-squares kernel :class:`~fairengine.solvers.least_squares.LeastSquares`); every best
-    response is then one triangular solve, so a game with hundreds of rounds costs little more
-    than predicting.
-    When the cost depends on the point only through a category (its group), pass the per-
-    category costs to :meth:`best_response_grouped` for an O(d K) right-hand side.
+    h(x) = 1[x . beta + b < 0], beta, b the weighted least-squares regression of the cost
+    difference d_j on x (one solve instead of the paired form's two). The Gram matrix is
+    factorised once in :meth:`fit`, so each best response is one triangular solve;
+    :meth:`best_response_grouped` takes per-category costs for an O(d K) right-hand side.
 
     Parameters
     ----------

@@ -1,9 +1,5 @@
-"""Small exact QP / LP helpers: least squares over the simplex or the cone, hull membership.
-
-These serve Deng et al. 2023, Algorithm 1 (q = argmin ||qA - U|| over the simplex) and any method
-that
-needs "the nearest point of a polytope spanned by a few rows". Sizes are small (rows <= ~100).
-"""
+"""Small exact QP / LP helpers (rows <= ~100): least squares over the simplex or the cone, hull
+membership (Deng et al. 2023, Algorithm 1: q = argmin ||qA - U|| over the simplex)."""
 
 from __future__ import annotations
 
@@ -23,10 +19,8 @@ def cone_least_squares(A: np.ndarray, target: np.ndarray) -> np.ndarray:
 
 
 def simplex_kkt_violation(A: np.ndarray, target: np.ndarray, q: np.ndarray) -> float:
-    """max_j <target - qA, a_j - qA>: <= 0 (up to rounding) iff qA is the hull projection.
-
-    The solver-independent optimality certificate for min ||qA - U|| over the simplex.
-    """
+    """max_j <target - qA, a_j - qA>: <= 0 (up to rounding) iff qA is the hull projection (the
+    solver-independent optimality certificate of min ||qA - U|| over the simplex)."""
     A = np.asarray(A, float)
     point = np.asarray(q, float) @ A
     residual = np.asarray(target, float) - point
@@ -132,12 +126,9 @@ def max_yield_weights(
     mass: np.ndarray,
     point: np.ndarray,
 ) -> np.ndarray | None:
-    """Among stochastic q with q A = ``point``, the one minimising t = max_j q_j / mass_j.
-
-    The LP min t s.t. q_j <= t mass_j, qA = point, sum q = 1, q >= 0 (HiGHS). In Deng et al. 2023
-    it makes
-    rho = q / mass deterministic with the largest acceptance rate 1/t.
-    Returns None when the LP is infeasible (``point`` outside the hull of rows with mass > 0).
+    """Among stochastic q with q A = ``point``, the one minimising t = max_j q_j / mass_j (an LP,
+    HiGHS): rho = q / mass with the largest acceptance rate 1/t (Deng et al. 2023). None when
+    ``point`` is outside the hull of the rows with mass > 0.
     """
     A = np.asarray(A, float)
     mass = np.asarray(mass, float)

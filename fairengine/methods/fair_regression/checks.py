@@ -85,29 +85,21 @@ def held_out_disparity(result: Any, test: Task) -> Check | None:
         if name == "sp_ks"
         else "two standard errors of the smallest group's mean loss"
     )
+    said = f"On the test rows the {words} is {value:.3f}"
     if value <= eps:
-        return Check(
-            "held_out_disparity",
-            "ok",
-            f"On the test rows the {words} is {value:.3f} ≤ ε = {eps:g}.",
-            numbers,
+        text = f"{said} ≤ ε = {eps:g}."
+    elif value <= eps + allowance:
+        text = (
+            f"{said}: above ε = {eps:g} by less than the sampling allowance {allowance:.3f} "
+            f"({noise}), so consistent with ε."
         )
-    if value <= eps + allowance:
-        return Check(
-            "held_out_disparity",
-            "ok",
-            f"On the test rows the {words} is {value:.3f}: above ε = {eps:g} by less than the "
-            f"sampling allowance {allowance:.3f} ({noise}), so consistent with ε.",
-            numbers,
+    else:
+        text = (
+            f"{said}, above ε = {eps:g} plus the sampling allowance {allowance:.3f} ({noise}; "
+            f"train {train_value:.3f}): the constraint does not hold on new rows."
         )
-    return Check(
-        "held_out_disparity",
-        "fail",
-        f"On the test rows the {words} is {value:.3f}, above ε = {eps:g} plus the sampling "
-        f"allowance {allowance:.3f} ({noise}; train {train_value:.3f}): the constraint does not "
-        "hold on new rows.",
-        numbers,
-    )
+    level = "ok" if value <= eps + allowance else "fail"
+    return Check("held_out_disparity", level, text, numbers)
 
 
 def convergence(result: Any) -> Check | None:

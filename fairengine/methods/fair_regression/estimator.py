@@ -42,11 +42,8 @@ BGL_BOUND = 100.0
 class FairRegressor(RegressorMixin, BaseEstimator):
     """Randomized regressor Q minimising loss under statistical parity or bounded group loss.
 
-    A scikit-learn estimator: constructor arguments are stored as given and validated in
-    :meth:`fit` (``_parameter_constraints`` derive from the ``fair_regression`` knobs, with the
-    estimator's wider mathematical domains for ε, N and T), ``clone`` / ``get_params`` /
-    ``set_params`` work, an unfitted ``predict`` raises ``NotFittedError``. ``fit`` takes the
-    protected attribute as a third argument, ``fit(X, y, sensitive_features)``.
+    A scikit-learn estimator (parameters validated in :meth:`fit` against the method's knobs,
+    with wider domains for ε, N and T); ``fit(X, y, sensitive_features)``.
 
     Parameters
     ----------
@@ -106,10 +103,6 @@ class FairRegressor(RegressorMixin, BaseEstimator):
         Loss (loss_α for SP) of the best constant on the grid, always feasible.
     objective_scale_ : float
         m = mean |c(Y_i, z)| of the SP game's units; 1 for BGL.
-
-    The reduction (design matrix, cost matrix, weighted copies) lives only during :meth:`fit`:
-    a fitted regressor keeps the support of Q and these summaries, so it pickles to a few kB
-    per predictor whatever the number of training rows.
     status_ : {"converged", "not_converged", "infeasible"}
         BGL "infeasible" = the paper's null (Algorithm 2 after gap ≤ ν).
     message_ : str
@@ -229,7 +222,8 @@ class FairRegressor(RegressorMixin, BaseEstimator):
         self.y_min_, self.y_max_ = (0.0, 1.0) if lo >= 0 and hi <= 1 else (lo, max(hi, lo + 1e-12))
         target = np.clip(self.scale(y), 0.0, 1.0)
         n = len(y)
-        if self.constraint == "statistical_parity":
+        parity = self.constraint == "statistical_parity"
+        if parity:
             problem: Any = ParityReduction(
                 Z,
                 target,
@@ -269,30 +263,28 @@ class FairRegressor(RegressorMixin, BaseEstimator):
             eta = float(self.nu) / (rho * bound)
         # single-threaded BLAS: the solves are small, and sweeps parallelise over points
         with threadpool_limits(limits=1, user_api="blas"):
-            self.game_: GameResult = self._solve(problem, bound, nu, eta)
-        self.predictors_: list[Component] = [r.payload for r in self.game_.responses]
-        self.weights_ = np.asarray(self.game_.weights, float)
-        self.n_iter_ = int(self.game_.n_iter)
+            if self.mode == "practical" and parity:
+                game = play_parity_game(problem, bound=bound, nu=self.nu, max_iter=self.max_iter)
+            else:
+                initial = (problem.best_constant(),) if parity else ()
+                game = solve_game(
+                    problem.best_response,
+                    problem.constraint,
+                    bound=bound,
+                    nu=nu,
+                    max_iter=int(self.max_iter),
+                    mode=self.mode,
+                    eta=eta,
+                    initial=initial,
+                )
+        self.game_: GameResult = game
+        self.predictors_: list[Component] = [r.payload for r in game.responses]
+        self.weights_ = np.asarray(game.weights, float)
+        self.n_iter_ = int(game.n_iter)
         self._set_status(problem)
-        constant = getattr(problem, "best_constant", None)
-        self.constant_objective_ = float(constant().objective) if constant else float("nan")
-        scale = getattr(problem, "objective_scale", None)  # SP only; in row blocks
-        self.objective_scale_ = scale() if scale is not None else 1.0
+        self.constant_objective_ = problem.best_constant().objective if parity else float("nan")
+        self.objective_scale_ = problem.objective_scale() if parity else 1.0
         return self
-
-    def _solve(self, problem: Any, bound: float, nu: Any, eta: float | None) -> GameResult:
-        if self.mode == "practical" and isinstance(problem, ParityReduction):
-            return play_parity_game(problem, bound=bound, nu=self.nu, max_iter=int(self.max_iter))
-        return solve_game(
-            problem.best_response,
-            problem.constraint,
-            bound=bound,
-            nu=nu,
-            max_iter=int(self.max_iter),
-            mode=self.mode,
-            eta=eta,
-            initial=(problem.best_constant(),) if hasattr(problem, "best_constant") else (),
-        )
 
     def _set_status(self, problem: Any) -> None:
         game = self.game_

@@ -35,16 +35,9 @@ MIN_ITER = 5
 PATIENCE = 5
 
 
-def objective_scale(cost: np.ndarray) -> float:
-    """m = mean |c(Y_i, z_j)|: the authors' weight normalisation (err = cost^/m)."""
-    return max(float(np.mean(np.abs(cost))), 1e-12)
-
-
 def augmented_nu(problem, response: Response) -> float:
-    """ν on the augmented rows (i, z_j) with weights |c_ij|/m and labels 1{c_ij ≤ 0}.
-
-    The (n, N) table W|h₀ − Y'| is evaluated in row blocks, its std with numpy's
-    exact two-pass sums (:func:`~fairengine.methods.fair_regression.losses.table_std`)."""
+    """ν on the augmented rows (i, z_j) with weights |c_ij|/m and labels 1{c_ij ≤ 0} (the table
+    W|h₀ − Y'| in row blocks, :func:`~fairengine.methods.fair_regression.losses.table_std`)."""
     f = response.payload.predict(problem.Z)
     z = grid(problem.n_levels)
     scale = problem.objective_scale()
@@ -128,15 +121,12 @@ def play_parity_game(
     nu: float | None,
     max_iter: int,
 ) -> GameResult:
-    """Run the practical loop on a :class:`ParityReduction` (see the module docstring).
+    """Run the practical loop on a :class:`ParityReduction`.
 
     Parameters
     ----------
     problem : ParityReduction
-        Its best responses and its constraint object (:attr:`ParityReduction.constraint`, the
-        game's dimension, λ̂ projection and group × level layout); the predictors found are
-        kept in the solvers' one candidate recorder
-        (:class:`fairengine.solvers.candidates.CandidateRecorder`, in game units).
+        Its best responses and its constraint object (:attr:`ParityReduction.constraint`).
     bound : float
         B on the authors' scale (1/ε by default).
     nu : float or None

@@ -106,8 +106,8 @@ class ParityReduction:
         return cost_matrix(self.y[rows], self.loss, self.n_levels)
 
     def objective_scale(self) -> float:
-        """m = mean |c(Y_i, z_j)| (:func:`~fairengine.methods.fair_regression.game.objective_scale`
-        of :attr:`cost`, bit for bit) in row blocks, once per fit."""
+        """m = mean |c(Y_i, z_j)|, the authors' weight normalisation (err = cost^/m): ``np.mean``
+        of :attr:`cost`, bit for bit, in row blocks, once per fit."""
         if self._scale is None:
             shape = (len(self.y), self.n_levels)
             mean = table_mean(lambda rows: np.abs(self.cost_rows(rows)), shape)
@@ -136,11 +136,8 @@ class ParityReduction:
         return self.cost + self.constraint.signed_weights(lam)
 
     def targets(self, lam: np.ndarray) -> np.ndarray:
-        """U_i ∈ argmin_u g_λ(Y_i, A_i, u) via prefix sums (smallest k on ties).
-
-        Prefix sums are linear: Σ_{j≤k} c_λ = Σ_{j≤k} c + (prefix sums of the λ-terms of the
-        row's group), so the (n, N) cumulative sum of the costs is taken once per fit and each
-        call adds an (|A|, N) table (the common 1/N factor does not move the argmin)."""
+        """U_i ∈ argmin_u g_λ(Y_i, A_i, u) via prefix sums (smallest k on ties): the costs' prefix
+        sums of the fit plus those of the row group's λ-terms, an (|A|, N) table per call."""
         shift = np.cumsum(self.constraint.group_weights(lam), axis=1)
         k = np.empty(len(self.y), dtype=np.intp)
         for rows in row_blocks(len(self.y)):  # row-wise argmins: blocks give the same k
