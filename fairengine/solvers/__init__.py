@@ -1,20 +1,7 @@
-"""Shared optimisation pieces reused by the game-style methods.
-
-* :mod:`~fairengine.solvers.projections` -- simplex, l1 ball, orthant ∩ l2 ball; the dual
-  player of online projected gradient ascent.
-* :mod:`~fairengine.solvers.candidates` -- the one candidate recorder of every game loop (the
-  descent–ascent iterates, exponentiated gradient's best responses).
-* :mod:`~fairengine.solvers.expgrad` -- the exponentiated-gradient game.
-* :mod:`~fairengine.solvers.moments` -- constraints as objects for that game (fairlearn's
-  ``Moment`` idea): the constraint protocol and the generic best response (``Reduction``).
-* :mod:`~fairengine.solvers.oracles` -- weighted cost-sensitive classification oracles.
-* :mod:`~fairengine.solvers.least_squares` -- the one (weighted, ridged or exact) least-squares
-  kernel of the engine.
-* :mod:`~fairengine.solvers.descent_ascent` -- projected gradient descent–ascent: θ, λ and an
-  adversary as players (noisy groups).
-* :mod:`~fairengine.solvers.tv_ball` -- exact TV-ball ∩ simplex projection (Wang et al. 2020).
-* :mod:`~fairengine.solvers.qp` -- exact simplex / cone least squares, hull LPs.
-"""
+"""Shared optimisation pieces of the game-style methods: projections and dual players, the
+exponentiated-gradient game with its constraint objects, descent–ascent, the candidate recorder
+of every game loop, cost-sensitive oracles, the one least-squares kernel and small exact QPs
+(design notes: docs/architecture.md, "Design notes")."""
 
 from fairengine.solvers.candidates import CandidateRecorder
 from fairengine.solvers.expgrad import (

@@ -25,8 +25,7 @@ class LeastSquares:
     intercept : bool
         Append a column of ones (the intercept is the last coefficient).
     ridge : float or None
-        Relative Tikhonov term of the normal equations; None = exact minimum-norm ``lstsq``
-        (see the module docstring).
+        Relative Tikhonov term of the normal equations; None = exact minimum-norm ``lstsq``.
 
     Examples
     --------
@@ -91,14 +90,10 @@ GRAM_BLOCK = 8192
 
 
 class InterceptLeastSquares:
-    """The normal-equation path of :class:`LeastSquares` with ``intercept=True`` on X itself.
-
-    Same problem and ridge (``ridge · max(tr(G)/p, 1e-12)``, p = d + 1) as
-    ``LeastSquares(X, ridge=ridge)``, but the design [X, 1] is never materialised: the Gram
-    matrix is assembled from its blocks XᵀWX, XᵀW1 and 1ᵀW1 (XᵀWX in row blocks of
-    :data:`GRAM_BLOCK`, so no weighted (n, d) copy exists either), and every target costs one
-    product Xᵀ(w t). Memory: X plus O(GRAM_BLOCK · d) (a fit's peak ≤ 3× its encoded
-    matrix); the coefficients agree with :class:`LeastSquares` up to floating-point rounding.
+    """``LeastSquares(X, ridge=ridge)`` (the normal equations, ``intercept=True``) without
+    materialising [X, 1] or a weighted copy: the Gram matrix is assembled from XᵀWX (in row
+    blocks of :data:`GRAM_BLOCK`), XᵀW1 and 1ᵀW1; memory X plus O(GRAM_BLOCK · d). The
+    coefficients agree with :class:`LeastSquares` up to floating-point rounding.
 
     Examples
     --------

@@ -16,12 +16,8 @@ from fairengine.solvers.expgrad import Response
 
 
 class Constraint(ABC):
-    """Base class of a constraint family g(h) ≤ 0 (see the module docstring for the protocol).
-
-    Subclasses implement :meth:`load`, :attr:`dim`, :attr:`names`, :attr:`bound`,
-    :meth:`gamma`, :meth:`signed` (γ → the signed constraint rows before slack) and
-    :meth:`signed_weights`; :meth:`values` and :meth:`project` have defaults.
-    """
+    """Base class of a constraint family g(h) ≤ 0: subclasses implement :meth:`load`,
+    :attr:`dim`, :attr:`names`, :attr:`bound`, :meth:`gamma` and :meth:`signed_weights`."""
 
     @abstractmethod
     def load(self, *args: Any, **kwargs: Any) -> Constraint:
@@ -64,12 +60,8 @@ class Constraint(ABC):
 
 
 class TwoSidedConstraint(Constraint):
-    """|γ_k| ≤ ε_k as the pair γ_k − ε_k ≤ 0 (λ⁺, first half) and −γ_k − ε_k ≤ 0 (λ⁻).
-
-    Subclasses give :meth:`gamma` (flat, ``dim // 2`` entries), :attr:`eps` (one slack per γ_k)
-    and :meth:`moment_names`; the Lagrangian depends on λ only through the net λ⁺ − λ⁻
-    (:meth:`net`).
-    """
+    """|γ_k| ≤ ε_k as the pair γ_k − ε_k ≤ 0 (λ⁺, first half) and −γ_k − ε_k ≤ 0 (λ⁻);
+    subclasses give :meth:`gamma` (``dim // 2`` entries), :attr:`eps` and :meth:`moment_names`."""
 
     eps: np.ndarray
 

@@ -1,11 +1,6 @@
-"""Exact Euclidean projection onto a total-variation ball intersected with the simplex.
-
-The set is B = {p >= 0, sum p = 1, TV(p, c) = ½||p - c||_1 <= radius} (Wang et al. 2020,
-the ball of the DRO adversary, Algorithm 2). KKT form: p_i(ν, μ) = max(0, c_i + soft(v_i - ν - c_i,
-μ)), with ν solving sum p = 1 and μ >= 0 solving ||p - c||_1 = 2·radius when the plain simplex
-projection lies outside the ball. Both scalar equations are monotone, so nested ``brentq`` is exact
-to floating-point tolerance.
-"""
+"""Exact Euclidean projection onto {p in simplex : ½||p - c||_1 <= radius} (the ball of Wang et
+al. 2020's DRO adversary): p_i = max(0, c_i + soft(v_i - ν - c_i, μ)), the monotone scalar
+equations sum p = 1 (ν) and ||p - c||_1 = 2·radius (μ >= 0) solved by nested ``brentq``."""
 
 from __future__ import annotations
 

@@ -60,23 +60,18 @@ class FairRegressor(RegressorMixin, BaseEstimator):
         copies (``loss="logistic"`` only in the paper, allowed for all), or the cost-sensitive
         hinge LP (linear only; n ≲ 2000).
     base_estimator : {"linear", "gradient_boosting"} or scikit-learn regressor
-        The class F. The strings are shortcuts (exact weighted least squares; scikit-learn's
-        ``GradientBoostingRegressor`` with :data:`GB_PARAMS`). Any regressor whose ``fit`` takes
-        ``sample_weight`` (e.g. ``Ridge()``, ``HistGradientBoostingRegressor()``) is cloned and
-        fitted by the LS oracle (SP) or the BGL oracle (square loss); the LR and CS oracles and
-        the absolute / logistic BGL oracles need a shortcut. A model file stores linear models
-        and tree regressors or their ensembles only (:data:`fairengine.models.skops_codec.REVIEWED`,
-        whose arrays a load checks); export refuses others with a message.
+        The class F: exact weighted least squares, scikit-learn's ``GradientBoostingRegressor``
+        with :data:`GB_PARAMS`, or any regressor whose ``fit`` takes ``sample_weight`` (for the
+        LS oracle and the square-loss BGL oracle only; see docs/methods/fair_regression.md).
     max_iter : int
         T, the iteration cap.
     random_state : int, RandomState, Generator or None
         Seed of the learners and the default seed of :meth:`predict` (an integer seeds
         :func:`numpy.random.default_rng`, see :func:`fairengine.methods.params.generator`).
     mode : {"practical", "paper"}
-        ``"practical"``: B = 1/ε, η_0 = 2/B, auto ν, shrink schedule, LP step; for
-        SP the authors' oracle schedule (m·λ̂, m·λ_LP) on their weight-normalised scale, see
-        :mod:`~fairengine.methods.fair_regression.game`.
-        ``"paper"``: Algorithm 1/2 with η = ν/(8B) (SP) or ν/(2B) (BGL), uniform average.
+        ``"practical"``: B = 1/ε, η_0 = 2/B, auto ν, shrink schedule, LP step (SP: the authors'
+        loop, :mod:`~fairengine.methods.fair_regression.game`). ``"paper"``: Algorithm 1/2 with
+        η = ν/(8B) (SP) or ν/(2B) (BGL), uniform average.
     bound : float, optional
         B (defaults: 1/max(ε, 0.005) for SP, 100 for BGL). Practical SP: on the authors' scale
         (objective cost^/m, m = mean |c|).

@@ -57,25 +57,28 @@ class Component:
         return np.clip(s, 0.0, 1.0)
 
 
+def linear(coef: Any, intercept: Any, link: str = "identity") -> Component:
+    """The linear component z · coef + intercept (through ``link``), as float arrays."""
+    arrays = {"coef": np.asarray(coef, float), "intercept": np.asarray(intercept, float).ravel()}
+    return Component("linear", link, arrays)
+
+
 def constant(value: float, n_features: int) -> Component:
     """The linear component predicting ``value`` everywhere."""
-    return Component(
-        "linear", "identity", {"coef": np.zeros(n_features), "intercept": np.array([float(value)])}
-    )
+    return linear(np.zeros(n_features), [float(value)])
 
 
 class LinearLeastSquares:
-    """Weighted least squares with an intercept on the solvers' kernel
-    (:class:`~fairengine.solvers.least_squares.InterceptLeastSquares`, the normal equations of
-    ``LeastSquares`` without an (n, d + 1) design copy): the Gram matrix is factorised once per
-    weight vector, so each LS-oracle call on new targets is one solve."""
+    """Weighted least squares with an intercept on the solvers'
+    :class:`~fairengine.solvers.least_squares.InterceptLeastSquares`: the Gram matrix is
+    factorised once per weight vector, so each LS-oracle call on new targets is one solve."""
 
     def __init__(self, Z: np.ndarray) -> None:
         self._ls = InterceptLeastSquares(Z, ridge=_RIDGE)
 
     def fit(self, target: np.ndarray, weight: np.ndarray | None = None) -> Component:
         beta = self._ls.coef(target, weight)
-        return Component("linear", "identity", {"coef": beta[:-1], "intercept": beta[-1:]})
+        return linear(beta[:-1], beta[-1:])
 
 
 def fit_regressor(
@@ -115,14 +118,7 @@ def as_component(model: Any, Z: np.ndarray) -> Component:
         and np.size(intercept) == 1
         and type(model).__module__.startswith("sklearn.linear_model")
     ):
-        return Component(
-            "linear",
-            "identity",
-            {
-                "coef": np.asarray(coef, float).copy(),
-                "intercept": np.array([float(np.ravel(intercept)[0])]),
-            },
-        )
+        return linear(np.array(coef, float), [float(np.ravel(intercept)[0])])
     return Component("estimator", "identity", {}, model)
 
 
@@ -141,14 +137,7 @@ def fit_classifier(
     if base == "linear":
         model = LogisticRegression(C=1e4, max_iter=1000)
         model.fit(Z, labels, sample_weight=weight)
-        return Component(
-            "linear",
-            "logit",
-            {
-                "coef": model.coef_.ravel().astype(float),
-                "intercept": model.intercept_.astype(float),
-            },
-        )
+        return linear(model.coef_.ravel(), model.intercept_, "logit")
     model = GradientBoostingClassifier(random_state=random_state, **GB_PARAMS)
     model.fit(Z, labels, sample_weight=weight)
     return _trees_component(model, Z, "logit", model.decision_function)
@@ -160,11 +149,7 @@ def _linear_lad(Z: np.ndarray, target: np.ndarray, weight: np.ndarray | None) ->
 
     model = QuantileRegressor(quantile=0.5, alpha=0.0, solver="highs")
     model.fit(Z, target, sample_weight=weight)
-    return Component(
-        "linear",
-        "identity",
-        {"coef": model.coef_.astype(float), "intercept": np.array([float(model.intercept_)])},
-    )
+    return linear(model.coef_, [float(model.intercept_)])
 
 
 def _trees_component(model, Z: np.ndarray, link: str, raw) -> Component:

@@ -69,31 +69,38 @@ def _run(train: Task, test: Task, **knobs: Any) -> RunResult:
     z_test = encoder.transform(test.X)  # after the fits: not alive during their peaks
     names = [str(g) for g in train.group_names]
     splits = {"train": (z_train, train), "test": (z_test, test)}
-    scores, tables = _split_tables(regressor, splits, names)
+    scores, cdfs, ks, group_rows = _split_tables(regressor, splits, names)
     baseline_rows, baseline_groups = _baselines(
         regressor, splits, loss, base_estimator, names, fitted
     )
-    game = _game_artifacts(regressor)
+    game = regressor.game_
+    summary = {
+        "status": regressor.status_,
+        "message": regressor.message_,
+        "gap": game.gap,
+        "nu": game.nu,
+        "bound": game.bound,
+        "n_iter": game.n_iter,
+        "n_oracle_calls": game.n_oracle_calls,
+        "support": len(regressor.weights_),
+        "violation": regressor.violation_,
+        "y_min": regressor.y_min_,
+        "y_max": regressor.y_max_,
+    }
     artifacts: dict[str, Any] = {
-        "group_cdfs": tables["group_cdfs"],
-        "ks": tables["ks"],
-        "group_losses": pd.DataFrame(tables["group_rows"] + baseline_groups),
+        "group_cdfs": cdfs,
+        "ks": ks,
+        "group_losses": pd.DataFrame(group_rows + baseline_groups),
         "baselines": pd.DataFrame(baseline_rows),
-        "gaps": game["gaps"],
+        "gaps": np.asarray(game.gaps),
         # the fit's matrices, scored by the shared evaluation (then dropped from the result)
         "encoded_inputs": {"train": z_train, "test": z_test},
-        "weights": game["weights"],
-        "summary": game["summary"],
+        "weights": regressor.weights_,
+        "summary": summary,
     }
     model = FairRegressionModel(encoder, regressor)
-    knobs = {name: knobs[name] for name in _KNOB_ORDER}
+    knobs = {knob.name: knobs[knob.name] for knob in KNOBS}
     return RunResult("fair_regression", knobs, scores, model, artifacts, elapsed)
-
-
-#: The knobs of a run's record, in this order.
-_KNOB_ORDER = (
-    "constraint", "eps", "loss_function", "n_levels", "oracle", "base_estimator", "max_iter",
-)  # fmt: skip
 
 
 def _fit(train: Task, knobs: dict[str, Any]) -> tuple[FeatureEncoder, np.ndarray, FairRegressor]:
@@ -118,9 +125,8 @@ def _fit(train: Task, knobs: dict[str, Any]) -> tuple[FeatureEncoder, np.ndarray
 
 def _split_tables(
     regressor: FairRegressor, splits: dict[str, tuple[np.ndarray, Task]], names: list[str]
-) -> tuple[dict[str, dict[str, float]], dict[str, Any]]:
-    """Q's metrics per split, and its group CDFs, KS distances and per-group loss rows
-    (``group_rows``)."""
+) -> tuple[dict[str, dict[str, float]], pd.DataFrame, dict[str, Any], list[dict]]:
+    """Q's metrics per split, its group CDFs, its KS points and its per-group loss rows."""
     import pandas as pd
 
     n_groups = len(names)
@@ -133,34 +139,7 @@ def _split_tables(
             {"split": split, "model": "fair", "group": names[a], "loss": group[a]}
             for a in range(n_groups)
         ]
-    tables = {
-        "group_cdfs": pd.concat(cdfs, ignore_index=True),
-        "ks": ks,
-        "group_rows": group_rows,
-    }
-    return scores, tables
-
-
-def _game_artifacts(regressor: FairRegressor) -> dict[str, Any]:
-    """The game's gap trace, Q's weights and the fit's summary."""
-    game = regressor.game_
-    return {
-        "gaps": np.asarray(game.gaps),
-        "weights": regressor.weights_,
-        "summary": {
-            "status": regressor.status_,
-            "message": regressor.message_,
-            "gap": game.gap,
-            "nu": game.nu,
-            "bound": game.bound,
-            "n_iter": game.n_iter,
-            "n_oracle_calls": game.n_oracle_calls,
-            "support": len(regressor.weights_),
-            "violation": regressor.violation_,
-            "y_min": regressor.y_min_,
-            "y_max": regressor.y_max_,
-        },
-    }
+    return scores, pd.concat(cdfs, ignore_index=True), ks, group_rows
 
 
 def _baseline_key(train: Task, test: Task, loss: str, base_estimator: Any) -> tuple | None:

@@ -22,6 +22,7 @@ from fairengine.methods.fair_regression.learners import (
     constant,
     fit_classifier,
     fit_regressor,
+    linear,
 )
 from fairengine.methods.fair_regression.losses import (
     LOGISTIC_C,
@@ -192,7 +193,7 @@ class ParityReduction:
         bounds = [(-1.0, 1.0)] * d + [(-2.0, 2.0)] + [(0.0, None)] * m
         result = linprog(objective, A_ub=a_ub, b_ub=b_ub, bounds=bounds, method="highs")
         beta = result.x[: d + 1] if result.status == 0 else np.zeros(d + 1)
-        return Component("linear", "identity", {"coef": beta[:d], "intercept": beta[d:]})
+        return linear(beta[:d], beta[d:])
 
 
 class GroupLossReduction:
