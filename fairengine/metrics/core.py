@@ -1,10 +1,6 @@
-"""Row validation and the rate mapping every metric of the package shares.
-
-Every metric is ``metric(y_true, y_pred, groups, *, sample_weight=None, **options) -> float``;
-:func:`_prepare` validates those inputs once (lengths, finite values, weights, group labels) and
-:func:`_group_means` computes every per-group rate. :data:`RATE_KINDS`, :func:`rate_base` and
-:data:`RATE_SIGN` are the engine's one mapping of a rate to the rows it averages over.
-"""
+"""Row validation (:func:`prepare_rows`), the per-group weighted mean behind every rate
+(:func:`group_means`) and the engine's one mapping of a rate to the rows it averages over
+(:data:`RATE_KINDS`, :func:`rate_base`, :data:`RATE_SIGN`)."""
 
 from __future__ import annotations
 

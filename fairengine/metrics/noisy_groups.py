@@ -1,9 +1,7 @@
 """Noisy protected groups' metrics (Wang et al. 2020): one-sided rate-constraint violations on
-the true groups, on the observed noisy groups and in the worst case over the noise model, with
-the exact worst-case evaluators the last one needs (the TV ball's closed forms and the worst
-soft group assignment over the noise model; the noisy-groups method's checks use them too).
-
-Cells c = 2·ŷ + y: 0 = TN, 1 = FN, 2 = FP, 3 = TP."""
+the true groups, on the observed noisy groups and in the worst case over the noise model (the
+TV ball's closed forms, the worst soft group assignment). Cells c = 2·ŷ + y: 0 = TN, 1 = FN,
+2 = FP, 3 = TP."""
 
 from __future__ import annotations
 
@@ -45,10 +43,8 @@ def rate_violations(
 
 
 def true_violation(y_true, y_pred, groups, *, constraint: str = "tpr", slack: float = 0.0) -> float:
-    """Max one-sided rate-constraint violation over groups (Wang et al. 2020, F.1): ``tpr``:
-    max_j TPR_all - TPR_j - slack; ``eo``: also FPR_j - FPR_all - slack; ``dp``: PPR_all - PPR_j
-    - slack. Pass the true groups (any labels); a group lacking the rate's base rows counts as
-    -slack. The max of :func:`rate_violations`."""
+    """Max one-sided rate-constraint violation over the groups ``groups`` (any labels): the max
+    of :func:`rate_violations` (Wang et al. 2020, F.1)."""
     _, codes = np.unique(np.asarray(groups).ravel(), return_inverse=True)
     values = rate_violations(
         y_true, y_pred, codes, constraint=constraint, slack=slack, n_groups=int(codes.max()) + 1

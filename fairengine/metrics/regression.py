@@ -42,10 +42,9 @@ def loss(y_true, y_pred, groups=None, *, loss: str = "square", sample_weight=Non
     Parameters
     ----------
     loss : {"square", "absolute", "zero_one", "log"}
-        (y - f)^2 (no 1/2: Agarwal et al.'s l = (y - f)^2 / 2 is half of it), |y - f|, the expected
-        0-1
-        loss 1 - P(y_hat = y) (= ``error``), or the log loss -y log f - (1 - y) log(1 - f) with the
-        probability f clipped to [1e-15, 1 - 1e-15].
+        (y - f)^2 (no 1/2: Agarwal et al.'s l = (y - f)^2 / 2 is half of it), |y - f|, the
+        expected 0-1 loss 1 - P(y_hat = y) (= ``error``), or the log loss -y log f - (1 - y)
+        log(1 - f) with the probability f clipped to [1e-15, 1 - 1e-15].
     """
     rows = prepare_rows(y_true, y_pred, groups, sample_weight)
     return float(np.average(_pointwise_loss(rows, loss), weights=rows.weight))

@@ -197,6 +197,29 @@ def certified_gap(
     return max(best_lambda_value(obj_q, g_q, bound) - value, value - low)
 
 
+def _round_gaps(
+    pool: CandidateRecorder,
+    counts: dict[int, float],
+    lam_hat: np.ndarray,
+    low: Response,
+    bound: float,
+    practical: bool,
+    lp_step: bool,
+) -> list[tuple[float, np.ndarray]]:
+    """The (gap, Q) pairs a round of :func:`solve_game` certifies at λ̂: the iterate average
+    and (practical mode) the LP mixture; ``low`` is the best response to λ̂."""
+    objective, g = pool_matrix(pool)
+    low_value = lagrangian(low.objective, low.constraints, lam_hat)
+    if practical:
+        low_value = min(low_value, float(np.min(objective + g @ lam_hat)))
+    mixtures = [iterate_average(counts, len(pool))]
+    if practical and lp_step and len(pool) > 1:
+        found = lp_mixture(objective, g, bound)
+        if found is not None:
+            mixtures.append(found[0])
+    return [(certified_gap(q, lam_hat, objective, g, bound, low_value), q) for q in mixtures]
+
+
 def solve_game(
     best_response: Callable[[np.ndarray], Response],
     constraint: Constraint | int,
@@ -258,37 +281,10 @@ def solve_game(
     project = project if practical else None  # the paper measures the gap at the plain λ̂
     bound = float(bound)
     pool = response_pool()
-    calls, counts, gaps = 0, dict[int, float](), list[float]()
+    counts, gaps = dict[int, float](), list[float]()
     best: tuple[float, np.ndarray, np.ndarray] | None = None
-
-    def call(lam: np.ndarray) -> tuple[int, Response]:
-        nonlocal calls
-        calls += 1
-        response = best_response(lam)
-        return keep_response(pool, response), response
-
-    def round_gap(lam_hat: np.ndarray) -> float:
-        """This round's certified gap; keeps the (Q, λ) pair with the smallest gap so far."""
-        nonlocal best
-        _, low = call(lam_hat)  # the second oracle call of Algorithm 1: L_low at λ̂
-        objective, g = pool_matrix(pool)
-        low_value = lagrangian(low.objective, low.constraints, lam_hat)
-        if practical:
-            low_value = min(low_value, float(np.min(objective + g @ lam_hat)))
-        mixtures = [iterate_average(counts, len(pool))]
-        if practical and lp_step and len(pool) > 1:
-            found = lp_mixture(objective, g, bound)
-            if found is not None:
-                mixtures.append(found[0])
-        gap_t = np.inf
-        for q in mixtures:
-            gap = certified_gap(q, lam_hat, objective, g, bound, low_value)
-            gap_t = min(gap_t, gap)
-            if best is None or gap <= best[0]:
-                best = (gap, q.copy(), lam_hat.copy())
-        return gap_t
-
-    _, first = call(np.zeros(dim))
+    first = best_response(np.zeros(dim))
+    keep_response(pool, first)
     if practical:
         for response in initial:
             keep_response(pool, response)
@@ -304,11 +300,18 @@ def solve_game(
     converged, t = False, 0
     for t in range(1, max_iter + 1):
         lam = player.lambda_
-        index, response = call(lam)
+        response = best_response(lam)
+        index = keep_response(pool, response)
         counts[index] = counts.get(index, 0.0) + 1.0
         lam_sum += lam
         lam_hat = lam_sum / t if project is None else project(lam_sum / t)
-        gap_t = round_gap(lam_hat)
+        low = best_response(lam_hat)  # the second oracle call of Algorithm 1: L_low at λ̂
+        keep_response(pool, low)
+        gap_t = np.inf
+        for gap, q in _round_gaps(pool, counts, lam_hat, low, bound, practical, lp_step):
+            gap_t = min(gap_t, gap)
+            if best is None or gap <= best[0]:  # keep the pair with the smallest gap so far
+                best = (gap, q.copy(), lam_hat.copy())
         gaps.append(float(gap_t))
         if gap_t <= tolerance:
             converged = True
@@ -331,7 +334,7 @@ def solve_game(
         gap=float(gap),
         converged=converged,
         n_iter=t,
-        n_oracle_calls=calls,
+        n_oracle_calls=1 + 2 * t,  # h_0, then two best responses a round
         nu=tolerance,
         bound=bound,
         gaps=gaps,
