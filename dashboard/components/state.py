@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 import streamlit as st
 
@@ -74,6 +75,54 @@ def init_from_query_params() -> None:
             st.session_state[f"sel.{role}"] = params.get(role)
     if params.get_all("sensitive"):
         st.session_state["sel.sensitive"] = params.get_all("sensitive")
+
+
+class PageLinks:
+    """Middleware of the dashboard's server: a browser's request for a page's address
+    (``/compare?dataset=compas``) is redirected to ``/?page=compare&dataset=compas``, which
+    :func:`follow_page_link` opens on that page; the address bar then shows the page's address
+    again. Streamlit's frontend, loaded at a page's address, first looks for its server one
+    folder down (``/compare/_stcore/health`` and ``/compare/_stcore/host-config``: two 404s in
+    the browser's console); loaded at ``/`` it looks there only.
+
+    Parameters
+    ----------
+    app : ASGI application
+        Streamlit's server.
+    paths : collection of str
+        The pages' URL paths.
+    """
+
+    def __init__(self, app: Any, paths: Collection[str]) -> None:
+        self.app, self.paths = app, frozenset(paths)
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        base = st.get_option("server.baseUrlPath").strip("/")
+        root = f"/{base}/" if base else "/"
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        page = path[len(root) :].strip("/") if path.startswith(root) else None
+        if page in self.paths and scope["method"] in ("GET", "HEAD"):
+            query = parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True)
+            location = root + "?" + urlencode([("page", page), *query])
+            headers = [(b"location", location.encode("latin-1")), (b"content-length", b"0")]
+            await send({"type": "http.response.start", "status": 307, "headers": headers})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        await self.app(scope, receive, send)
+
+
+def follow_page_link(pages: list, current: Any) -> None:
+    """Open the page that a ``?page=<url path>`` link names (where :class:`PageLinks` sends a
+    page's address), with the link's other query parameters; a name of no page is dropped."""
+    wanted = st.query_params.get("page")
+    if wanted is None:
+        return
+    target = next((page for page in pages if page.url_path == wanted), None)
+    if target is None or target.url_path == current.url_path:
+        del st.query_params["page"]
+        return
+    params = {key: st.query_params.get_all(key) for key in st.query_params if key != "page"}
+    st.switch_page(target, query_params=params)
 
 
 def roles_from_link(file_name: str) -> None:
