@@ -32,8 +32,6 @@ from dashboard.components.state import (  # noqa: E402
     init_from_query_params,
     running_pages,
 )
-from dashboard.components.task_loader import ensure_task  # noqa: E402
-from dashboard.components.task_summary import render_task_summary  # noqa: E402
 from fairengine.methods import get_method, list_methods  # noqa: E402
 from fairengine.resources import favicon  # noqa: E402
 
@@ -88,6 +86,10 @@ def _warm_up() -> bool:
 
 def main() -> None:
     """One script run of a session."""
+    # here, not at the top: the server's import of this file creates no Streamlit cache
+    from dashboard.components.task_loader import ensure_task
+    from dashboard.components.task_summary import render_task_summary
+
     # A bundled icon: ":material/..." page icons are fetched from fonts.gstatic.com (offline app).
     st.set_page_config(page_title="fairengine", page_icon=str(favicon()), layout="wide")
     calm.draw()  # no shimmer frames while a page waits (dashboard/components/calm.py)
