@@ -21,7 +21,8 @@ import streamlit as st
 from dashboard.components import prefetch
 from dashboard.components.deploy import demo_knobs, limits
 from dashboard.components.evidence import show_evidence
-from dashboard.components.jobs import Job, ServerBusy, discard
+from dashboard.components.job_state import Job, ServerBusy
+from dashboard.components.jobs import discard
 from dashboard.components.services import (
     client_address,
     job_pool,

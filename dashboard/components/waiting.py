@@ -9,7 +9,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from dashboard.components.jobs import LOW_SHARE, Job, JobPool
+from dashboard.components.job_state import LOW_SHARE, Job
+from dashboard.components.jobs import JobPool
 from fairengine.textsafe import md_text
 
 #: Poll interval of a pending job that runs or is next in line (seconds).

@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from dashboard.components.jobs import LOW_SHARE, Cancelled, JobPool
+from dashboard.components.job_state import LOW_SHARE, Cancelled
+from dashboard.components.jobs import JobPool
 
 
 def nap(seconds: float, tag: str) -> tuple[str, int]:
@@ -260,7 +261,7 @@ def test_cpu_share_counts_only_the_time_a_job_runs(tmp_path) -> None:
     and only once :data:`MIN_WINDOW` seconds of it have been seen."""
     from concurrent.futures import Future
 
-    from dashboard.components.jobs import MIN_WINDOW, Job
+    from dashboard.components.job_state import MIN_WINDOW, Job
 
     job = Job(1, "s", "fit", "k", Future(), 0.0, None, tmp_path / "p", tmp_path / "c")
     assert job.cpu_share(now=0.0) is None and job.cpu_share(now=30.0) is None  # queued

@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from dashboard.components.jobs import Cancelled, JobPool
+from dashboard.components.job_state import Cancelled
+from dashboard.components.jobs import JobPool
 
 
 def counting(n: int, pause: float, progress=None) -> int:
@@ -275,7 +276,7 @@ def test_cancelled_running_jobs_stop_within_seconds(pair: JobPool) -> None:
 def test_queue_limit_answers_busy_and_cancels_nothing() -> None:
     """A full queue refuses a visitor who holds as many jobs as anyone else (the fair-share
     rule itself: tests/dashboard/test_fair_queue.py)."""
-    from dashboard.components.jobs import BUSY_MESSAGE, ServerBusy
+    from dashboard.components.job_state import BUSY_MESSAGE, ServerBusy
 
     pool = JobPool(workers=1, per_session=5, warm=False, queue_limit=2)
     try:
@@ -363,7 +364,7 @@ def test_a_page_says_the_server_is_busy(monkeypatch: pytest.MonkeyPatch) -> None
     from streamlit.testing.v1 import AppTest
 
     from dashboard.components import runner
-    from dashboard.components.jobs import BUSY_MESSAGE
+    from dashboard.components.job_state import BUSY_MESSAGE
     from fairengine.textsafe import md_text
 
     full = JobPool(workers=1, warm=False, queue_limit=1)
