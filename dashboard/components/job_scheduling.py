@@ -14,11 +14,10 @@ from collections.abc import Iterable, Sequence
 
 from dashboard.components.job_state import CLIENT_BUSY_MESSAGE, Job, ServerBusy
 
-#: Nice value of a background job's process (the lowest priority).
+#: Background jobs: their nice value, how many calls run at once (only while no visitor's call
+#: runs or waits), how many may wait (beyond it the oldest waiting one is dropped).
 BACKGROUND_NICE = 19
-#: Background calls that may run at once (each only while no visitor's call runs or waits).
 BACKGROUND_WORKERS = 1
-#: Background jobs that may wait; beyond it the oldest waiting one is dropped.
 BACKGROUND_QUEUE = 8
 
 
@@ -77,17 +76,17 @@ def to_drop(
     """
     queue = list(queue)
     if job.background:
-        waiting = [queued for queued in queue if queued.background and queued._started is None]
+        waiting = [queued for queued in queue if queued.background and queued.started is None]
         return waiting[: max(0, len(waiting) - BACKGROUND_QUEUE + 1)], []
     visitors = [other for other in unfinished if not other.background]
-    mine = sorted((other for other in visitors if other.session == job.session), key=_id)
+    mine = sorted((other for other in visitors if other.session == job.session), key=lambda j: j.id)
     dropped = mine[: max(0, len(mine) - per_session + 1)]
     kept = [other for other in visitors if other not in dropped]
     if job.client and per_client:
         held = sum(1 for other in kept if other.client == job.client)
         if held >= per_client:
             raise ServerBusy(CLIENT_BUSY_MESSAGE.format(count=held))
-    waiting = [other for other in queue if other in kept and other._started is None]
+    waiting = [other for other in queue if other in kept and other.started is None]
     if len(waiting) < queue_limit:
         return dropped, []
     bumped = bumped_for(job, kept, waiting)
@@ -111,19 +110,8 @@ def bumped_for(job: Job, unfinished: Sequence[Job], waiting: Sequence[Job]) -> J
     return heaviest if held.get(job.owner, 0) < held[heaviest.owner] else None
 
 
-def _id(job: Job) -> int:
-    return job.id
-
-
 def queue_position(queue: Iterable[Job], job: Job) -> int:
     """0 when ``job`` runs (or is done), else its place among the jobs not started yet (1 =
     next; background jobs come after every visitor's job)."""
-    waiting = (
-        queued
-        for queued in queue
-        if queued._started is None and (job.background or not queued.background)
-    )
-    for position, queued in enumerate(waiting, start=1):
-        if queued is job:
-            return position
-    return 0
+    waiting = [q for q in queue if q.started is None and (job.background or not q.background)]
+    return next((place for place, queued in enumerate(waiting, 1) if queued is job), 0)

@@ -257,8 +257,7 @@ class JobPool:
             return None if job_id is None else self._jobs.get(job_id)
 
     def queue_position(self, job: Job) -> int:
-        """0 when the job runs (or is done), else its place among the jobs not started yet
-        (1 = next; background jobs come after every visitor's job)."""
+        """See :func:`.job_scheduling.queue_position`."""
         with self._lock:
             return queue_position(self._queue, job)
 
@@ -382,7 +381,7 @@ class JobPool:
                 if message[0] == "started":
                     with self._lock:
                         job.pid = job._pids[run.part] = message[1]
-                        job._started = job._started or time.time()
+                        job.started = job.started or time.time()
                         if job.cancelled or self._closed:  # cancelled while it started
                             _kill(message[1])
                 elif message[0] == "progress":
