@@ -315,28 +315,22 @@ class JobPool:
                 _launcher()
         while True:
             try:
-                if self._step():
-                    break
+                self._start_queued()
+                with self._lock:
+                    if self._closed and not self._running:
+                        break
+                    pipes = {run.pipe: call for call, run in self._running.items()}
+                ready = connection.wait([*pipes, self._wake_r], timeout=IDLE_WAIT)
+                if self._wake_r in ready:
+                    os.read(self._wake_r, 4096)
+                for pipe in ready:
+                    if pipe in pipes:
+                        self._receive(pipes[pipe])
             except Exception:
                 time.sleep(0.5)
         with contextlib.suppress(OSError):
             os.close(self._wake_r)
             os.close(self._wake_w)
-
-    def _step(self) -> bool:
-        """One round of the dispatcher; True once the pool is shut down and idle."""
-        self._start_queued()
-        with self._lock:
-            if self._closed and not self._running:
-                return True
-            pipes = {run.pipe: call for call, run in self._running.items()}
-        ready = connection.wait([*pipes, self._wake_r], timeout=IDLE_WAIT)
-        if self._wake_r in ready:
-            os.read(self._wake_r, 4096)
-        for pipe in ready:
-            if pipe in pipes:
-                self._receive(pipes[pipe])
-        return False
 
     def _start_queued(self) -> None:
         """Start calls while fewer than ``workers`` run (see :mod:`.job_scheduling`)."""

@@ -21,31 +21,18 @@ DEFAULT_DATASET = "adult"
 TASK_KEY = "task"
 
 
-def dataset_names() -> list[str]:
-    return [info.name for info in list_datasets()]
-
-
 #: The query parameter and value that mark a link made from an uploaded table.
 UPLOAD_PARAM = ("data", "upload")
-
-
-def upload_link_message(file_name: str | None) -> str:
-    """What a page opened from a link to an upload says (the name escaped for Markdown)."""
-    named = f" ({md_text(file_name)})" if file_name else ""
-    return (
-        f"This link refers to an uploaded table{named}, which is not kept on the server. "
-        "Upload it again to continue."
-    )
 
 
 def init_from_query_params() -> None:
     """On a session's first run, take the data and roles from the URL (``?dataset=compas``).
 
     A link made from an upload (``?data=upload&name=arrests.csv&target=…``) cannot bring the
-    table back: the session opens on the upload
-    box with that message and no other data, and keeps the link's roles for when the same file
-    is uploaded again. The link's values are the sender's: the warnings quote them through
-    :func:`~fairengine.textsafe.md_text`, so a link cannot put a link or an image on the page.
+    table back: the session opens on the upload box saying so, and keeps the link's roles for
+    when the same file is uploaded again. The link's values are the sender's: the warnings quote
+    them through :func:`~fairengine.textsafe.md_text`, so a link cannot put a link or an image on
+    the page.
     """
     if st.session_state.get("_initialised"):
         return
@@ -55,14 +42,18 @@ def init_from_query_params() -> None:
     name = params.get("dataset")
     if params.get(UPLOAD_PARAM[0]) == UPLOAD_PARAM[1]:
         file_name = params.get("name")
+        named = f" ({md_text(file_name)})" if file_name else ""
         st.session_state["sel.source"] = "upload"
-        st.session_state["url_warning"] = upload_link_message(file_name)
+        st.session_state["url_warning"] = (
+            f"This link refers to an uploaded table{named}, which is not kept on the server. "
+            "Upload it again to continue."
+        )
         st.session_state["upload.link"] = {
             "name": file_name,
             "target": params.get("target"),
             "sensitive": params.get_all("sensitive"),
         }
-    elif name in dataset_names():
+    elif name in [info.name for info in list_datasets()]:
         st.session_state["sel.source"] = "bundled"
         st.session_state["sel.dataset"] = name
     elif name:
@@ -142,10 +133,9 @@ def data_params(
     target: str | None = None,
     sensitive: list[str] | tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """Query parameters that describe the data on screen: a bundled dataset
-    (``dataset=…``) or an uploaded table (``data=upload&name=<file name>``, which a link cannot
-    carry: the page opened from it says so), with the roles chosen so far. Until the file of a
-    link to an upload is given again, the link's own name and roles stay."""
+    """Query parameters that describe the data on screen: a bundled dataset (``dataset=…``) or
+    an uploaded table (``data=upload&name=<file name>``, which a link cannot carry), with the
+    roles chosen so far; until a link's upload is given again, the link's name and roles."""
     params: dict[str, Any] = {}
     if selection("source", "bundled") == "upload":
         params[UPLOAD_PARAM[0]] = UPLOAD_PARAM[1]
@@ -183,11 +173,8 @@ def selection(name: str, default: Any = None) -> Any:
 
 def seed_widget(name: str, default: Any, valid: list[Any] | None = None) -> str:
     """Key of the widget for selection ``name``, seeded from the kept value (or ``default``),
-    which it keeps in turn (the widget shows that value in this run).
-
-    A kept value that is not among ``valid`` (e.g. a column of another dataset) is replaced by
-    ``default``. For multiselects pass the list of options; invalid entries are dropped.
-    """
+    which it keeps in turn. A kept value not among ``valid`` (e.g. a column of another dataset)
+    is replaced by ``default``; for a multiselect's list, invalid entries are dropped."""
     key = f"w.{name}"
     value = st.session_state.get(key, st.session_state.get(f"sel.{name}", default))
     if valid is not None:
