@@ -216,10 +216,17 @@ class JobPool:
         return self._enqueue(job, units)
 
     def _enqueue(self, job: Job, units: list[Call]) -> Job:
-        """Queue ``job``, or return the unfinished job of its key (a background one becomes this
-        visitor's, and its processes get the workers' priority back where the system allows)."""
+        """Queue ``job`` after making room as :func:`.job_scheduling.to_drop` says, or return
+        the unfinished job of its key (a background one becomes this visitor's, and its
+        processes get the workers' priority back where the system allows). Jobs finished over
+        ten minutes ago are forgotten."""
         with self._lock:
-            self._forget_finished()
+            now = time.time()
+            for job_id, old in list(self._jobs.items()):
+                if old.done:
+                    old._finished = old._finished or now
+                    if now - old._finished > 600:
+                        del self._jobs[job_id]
             for old in self._jobs.values():
                 if old.key == job.key and not old.done:
                     if old.background and not job.background:
@@ -233,24 +240,19 @@ class JobPool:
                     return old
             job.id = next(self._ids)
             job._pending, job._values = deque(enumerate(units)), [None] * len(units)
-            self._make_room(job)
+            unfinished = [other for other in self._jobs.values() if not other.done]
+            limits = (self.per_session, self.queue_limit, self.per_client)
+            dropped, bumped = to_drop(unfinished, self._queue, job, *limits)
+            for old in dropped:
+                self._cancel(old)
+            for old in bumped:  # waiting, so nothing to kill: its page says the server is busy
+                old._pending.clear()
+                self._queue.remove(old)
+                old.future.set_exception(ServerBusy())
             self._jobs[job.id] = job
             self._queue.append(job)
         self._wake()
         return job
-
-    def _make_room(self, job: Job) -> None:
-        """Cancel, or end as busy, what :func:`.job_scheduling.to_drop` says before queueing
-        ``job`` (lock held)."""
-        jobs = [other for other in self._jobs.values() if not other.done]
-        limits = (self.per_session, self.queue_limit, self.per_client)
-        dropped, bumped = to_drop(jobs, self._queue, job, *limits)
-        for old in dropped:
-            self._cancel(old)
-        for old in bumped:  # waiting, so nothing to kill: its page says the server is busy
-            old._pending.clear()
-            self._queue.remove(old)
-            old.future.set_exception(ServerBusy())
 
     def get(self, job_id: int | None) -> Job | None:
         with self._lock:
@@ -424,14 +426,6 @@ class JobPool:
             self._stop_calls(job)
             if not job.future.done():
                 job.future.set_exception(error)
-
-    def _forget_finished(self, keep_seconds: float = 600.0) -> None:
-        now = time.time()
-        for job_id, job in list(self._jobs.items()):
-            if job.done:
-                job._finished = job._finished or now
-                if now - job._finished > keep_seconds:
-                    del self._jobs[job_id]
 
 
 def _job(session: str, label: str, key: str, estimate: float | None, **more: Any) -> Job:

@@ -37,8 +37,7 @@ class Seen:
     since: float | None = None
 
 
-#: The sessions seen by a script run of this server, by Streamlit's session id.
-KNOWN: dict[str, Seen] = {}
+KNOWN: dict[str, Seen] = {}  # by Streamlit's session id
 
 
 def grace_seconds() -> float:
