@@ -23,7 +23,8 @@ BACKGROUND_QUEUE = 8
 
 def next_job(queue: Iterable[Job], running: Sequence[Job]) -> Job | None:
     """The job whose next call starts now: a visitor's job from the session with the fewest
-    calls ``running``, its oldest first; else :func:`next_background`; None if none may."""
+    calls ``running``, its oldest first; else, if no visitor's call runs and fewer than
+    :data:`BACKGROUND_WORKERS` background calls do, the oldest background job; else None."""
     per_session: dict[str, int] = {}
     for job in running:
         per_session[job.session] = per_session.get(job.session, 0) + 1
@@ -34,14 +35,8 @@ def next_job(queue: Iterable[Job], running: Sequence[Job]) -> Job | None:
             continue
         if best is None or per_session.get(job.session, 0) < per_session.get(best.session, 0):
             best = job
-    return best if best is not None else next_background(queue, running)
-
-
-def next_background(queue: Iterable[Job], running: Sequence[Job]) -> Job | None:
-    """The oldest background job with a call to start, if no visitor's call runs and fewer
-    than :data:`BACKGROUND_WORKERS` background calls do; else None."""
-    if any(not job.background for job in running):
-        return None
+    if best is not None or any(not job.background for job in running):
+        return best
     if sum(job.background for job in running) >= BACKGROUND_WORKERS:
         return None
     return next((job for job in queue if job._pending and job.background), None)

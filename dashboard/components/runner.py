@@ -365,10 +365,17 @@ def sweep_panel(
         if job is not None:
             state["job"] = job.id
             _wait(job)
-    if job is not None and _sweep_ended(state, job, sweep_key, label):
-        if sweep_key in state["done"]:
-            return True
+    status, value = ("idle", None) if job is None else job.outcome()
+    if status in ("done", "error", "cancelled"):  # failed or cancelled: the button comes back
+        state.pop("job", None)
         job = None
+        if status == "done":
+            state["done"].append(sweep_key)
+            return True
+        if status == "error":
+            st.error(f"{md_text(label)} failed: {md_text(value)}")
+        else:
+            st.caption(f"{md_text(label)} cancelled; points finished so far stay cached.")
     if job is not None:
         show_job(job.id, f"sweep.{slot}")
     else:
@@ -376,22 +383,6 @@ def sweep_panel(
             f"{n_points:,} points, run in the shared worker pool; cached points are not recomputed."
         )
     return False
-
-
-def _sweep_ended(state: dict, job: Job, sweep_key: str, label: str) -> bool:
-    """Whether the sweep's job has ended (done: ``sweep_key`` joins the done ones; failed or
-    cancelled: said in words, and the button is offered again on the next run)."""
-    status, value = job.outcome()
-    if status not in ("done", "error", "cancelled"):
-        return False
-    state.pop("job", None)
-    if status == "done":
-        state["done"].append(sweep_key)
-    elif status == "error":
-        st.error(f"{md_text(label)} failed: {md_text(value)}")
-    else:
-        st.caption(f"{md_text(label)} cancelled; points finished so far stay cached.")
-    return True
 
 
 def sweep_calls(
