@@ -42,9 +42,11 @@ KNOWN: dict[str, Seen] = {}  # by Streamlit's session id
 
 def grace_seconds() -> float:
     """How long a session may stay without a connection before it is closed:
-    :data:`DEMO_GRACE` in demo mode, else just within Streamlit's own time for reconnecting."""
+    :data:`DEMO_GRACE` in demo mode, else just within Streamlit's own time for reconnecting
+    (two sweeps before it, after which Streamlit no longer finds the session to close it)."""
     ttl = float(st.get_option("server.disconnectedSessionTTL"))
-    return min(DEMO_GRACE, 0.9 * ttl) if demo_mode() else 0.9 * ttl
+    within = max(0.0, min(0.9 * ttl, ttl - 2 * SWEEP_EVERY))
+    return min(DEMO_GRACE, within) if demo_mode() else within
 
 
 def note_session() -> None:

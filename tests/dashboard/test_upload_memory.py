@@ -94,7 +94,7 @@ def test_a_closed_tabs_session_is_closed_after_the_grace(monkeypatch, demo) -> N
         "no jobs": sessions.Seen(None),
     }
     grace = sessions.grace_seconds()
-    assert grace == (30.0 if demo == "1" else 108.0)  # Streamlit keeps a closed tab 120 s
+    assert grace == (30.0 if demo == "1" else 100.0)  # Streamlit keeps a closed tab 120 s
     assert sessions.sweep_once(known, 1000.0, runtime) == []  # first seen without a connection
     assert sessions.sweep_once(known, 1000.0 + grace - 1, runtime) == []  # a reconnect may come
     assert sessions.sweep_once(known, 1000.0 + grace, runtime) == ["closed", "no jobs"]
