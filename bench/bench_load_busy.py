@@ -63,7 +63,7 @@ def _neighbours() -> list[subprocess.Popen]:
 
 def _stop(processes: list[subprocess.Popen]) -> float:
     """Kill the neighbours (by pid); their CPU seconds."""
-    from dashboard.components.jobs import process_cpu_seconds
+    from dashboard.components.job_state import process_cpu_seconds
 
     cpu = sum(process_cpu_seconds(p.pid) or 0.0 for p in processes)
     for process in processes:

@@ -98,7 +98,7 @@ def _spinners(count: int) -> list[subprocess.Popen]:
 
 def _stop(processes: list[subprocess.Popen]) -> list[float]:
     """Kill the neighbours; the CPU seconds each got."""
-    from dashboard.components.jobs import process_cpu_seconds
+    from dashboard.components.job_state import process_cpu_seconds
 
     cpu = [process_cpu_seconds(process.pid) or 0.0 for process in processes]
     for process in processes:

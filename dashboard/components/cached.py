@@ -1,7 +1,7 @@
 """Engine calls behind Streamlit caches: pages call these, not the engine's heavy parts.
 
 What is derived from a bundled dataset is cached for every session of the server; what is
-derived from a visitor's upload is kept in that session only (:func:`_upload_memo`, recognised by
+derived from a visitor's upload is kept in that session only (:func:`_remembered`, recognised by
 identity), so it goes when Streamlit drops the session.
 """
 
@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from fairengine import settings
-from fairengine.data import DataError, Task, from_frame, read_table
+from fairengine.data import Task, from_frame, read_table
 from fairengine.data.registry import load_frame
 from fairengine.data.roles import RoleGuess, guess_roles
 from fairengine.lru import LRU
@@ -33,23 +33,17 @@ UPLOAD_MEMO = "_upload_memo"
 UPLOAD_ENTRIES = {"frame": 1, "sample": 1, "roles": 1, "task": 2, "split": 2}
 
 
-def _upload_memo(kind: str) -> LRU:
-    """This session's recent values of one ``kind``, derived from its upload (a small LRU of
-    ``key -> (inputs, value)``; inputs are held so that their identity stays theirs)."""
-    memo = st.session_state.setdefault(UPLOAD_MEMO, {})
-    return memo.setdefault(kind, LRU(UPLOAD_ENTRIES[kind]))
-
-
 def _from_upload(value: Any) -> bool:
-    """Whether ``value`` (a frame or a task) is one this module derived from the session's
-    upload."""
+    """Whether ``value`` (a frame or a task) was derived from the session's upload here."""
     memo = st.session_state.get(UPLOAD_MEMO, {})
     return any(value is entry[1] for kept in memo.values() for entry in kept.values())
 
 
 def _remembered(kind: str, key: tuple, inputs: tuple, compute: Callable[[], Any]) -> Any:
-    """``compute()`` once per ``key`` and identical ``inputs`` in this session's upload memo."""
-    memo = _upload_memo(kind)
+    """``compute()`` once per ``key`` and identical ``inputs`` in this session's upload memo (an
+    LRU per kind of ``key -> (inputs, value)``; inputs are held so that their identity stays
+    theirs)."""
+    memo = st.session_state.setdefault(UPLOAD_MEMO, {}).setdefault(kind, LRU(UPLOAD_ENTRIES[kind]))
     found = memo.get(key)
     if found is not None and all(a is b for a, b in zip(found[0], inputs, strict=True)):
         return found[1]
@@ -105,9 +99,8 @@ def build_task(
     keep: tuple[str, ...] = (),
     leave_out: tuple[str, ...] = (),
 ) -> Task:
-    """:func:`fairengine.data.from_frame` with these roles and table settings (its name,
-    missing values, small groups, kept and left-out columns), cached per table and arguments:
-    in the session for an upload, for every session for a bundled dataset."""
+    """:func:`fairengine.data.from_frame` with these roles and table settings, cached per table
+    and arguments: in the session for an upload, for every session for a bundled dataset."""
     roles = {
         "target": target,
         "sensitive": sensitive,
@@ -135,9 +128,7 @@ _build_task = st.cache_data(show_spinner="Checking the roles…", max_entries=32
 @st.cache_data(show_spinner=False, max_entries=32)
 def group_overview(_task: Task, fingerprint: str) -> pd.DataFrame:
     """Group sizes and base rates (with bootstrap intervals) of a task; keyed by fingerprint.
-
-    Only what describes the data: no classifier columns (scoring the label against itself would
-    show accuracy 1 and TPR 1)."""
+    No classifier columns (scoring the label against itself would show accuracy 1)."""
     del fingerprint
     task = _task
     table = group_table(
@@ -145,9 +136,6 @@ def group_overview(_task: Task, fingerprint: str) -> pd.DataFrame:
     )
     rate = "base_rate" if task.kind == "classification" else "mean_target"
     return table[["n", "share", rate, f"{rate}_low", f"{rate}_high"]]
-
-
-__all__ = ["DataError", "build_task", "bundled_frame", "group_overview", "uploaded_frame"]
 
 
 def frontier_store():

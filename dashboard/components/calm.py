@@ -1,9 +1,6 @@
-"""Fewer animation frames while a page waits (many visitors on few cores).
-
-A browser without a GPU renders Streamlit's shimmering skeletons and stale-element fades in
-software, for as long as the server makes the page wait. :func:`calm_css` (a ``<style>`` drawn
-once per script run by ``dashboard/app.py``) keeps the skeletons, still grey, without the shimmer,
-and stops the fade.
+"""Fewer animation frames while a page waits (many visitors on few cores): a browser without a
+GPU renders Streamlit's shimmering skeletons and stale-element fades in software. :func:`draw`
+keeps the skeletons, still grey, without the shimmer, and stops the fade.
 """
 
 from __future__ import annotations
@@ -17,7 +14,7 @@ CSS = """
 
 
 def calm_css() -> str:
-    """The ``<style>`` element (minified) that :mod:`dashboard.app` adds to every page."""
+    """The ``<style>`` element (minified) that :func:`draw` adds to the page."""
     return "<style>" + " ".join(line.strip() for line in CSS.strip().splitlines()) + "</style>"
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import streamlit as st
 
 from dashboard.components.errors import show_unexpected
-from dashboard.components.jobs import JobFailed, ServerBusy
+from dashboard.components.job_state import JobFailed, ServerBusy
 from dashboard.components.outside_model import SAVED_KEY
 from dashboard.components.runner import job_value
 from dashboard.components.upload_jobs import comparison_contents, file_cpu_seconds

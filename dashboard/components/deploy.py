@@ -19,14 +19,12 @@ _TRUE = ("1", "true", "yes", "on")
 
 #: Rows of an uploaded table the dashboard works on (a random sample above this).
 INTERACTIVE_ROWS = 100_000
+#: Demo mode: rows; points of one sweep (a frontier of every proxy of a method page, e.g. 6
+#: proxies × 4 ε values); jobs that may wait, all visitors together; largest upload in MB (a
+#: table it samples anyway, a model or comparison file, without 200 MB per session).
 DEMO_MAX_ROWS = 50_000
-#: Points of one sweep in demo mode: enough for a frontier of every proxy of a method page
-#: (e.g. 6 proxies × 4 ε values), or one balanced-filtering curve over two splits.
 DEMO_MAX_SWEEP_POINTS = 24
-#: Jobs that may wait for a worker in demo mode, all visitors together.
 DEMO_QUEUE_LIMIT = 8
-#: Largest upload in demo mode (MB): a table the demo samples to :data:`DEMO_MAX_ROWS` rows
-#: anyway, a model or comparison file, without 200 MB of bytes per session.
 DEMO_UPLOAD_MB = 50
 
 
@@ -76,13 +74,13 @@ def limits(environ: Mapping[str, str] | None = None) -> Limits:
     return Limits(False, INTERACTIVE_ROWS, None, queue)
 
 
-def apply_upload_limit(environ: dict[str, str] | None = None) -> int:
+def apply_upload_limit() -> int:
     """In demo mode lower Streamlit's ``server.maxUploadSize`` to :data:`DEMO_UPLOAD_MB` (never
     raise it); returns the limit in force, in MB."""
     from streamlit import config
 
     current = int(config.get_option("server.maxUploadSize"))
-    if demo_mode(environ) and current > DEMO_UPLOAD_MB:
+    if demo_mode() and current > DEMO_UPLOAD_MB:
         # Streamlit's own setter: the upload handler and every uploader read the option anew.
         config.set_option("server.maxUploadSize", DEMO_UPLOAD_MB)
         return DEMO_UPLOAD_MB

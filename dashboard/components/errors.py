@@ -16,7 +16,7 @@ import logging
 import platform
 import secrets
 import traceback
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 
 import streamlit as st
 
@@ -42,15 +42,10 @@ def guarded(where: str = "this page") -> Iterator[None]:
         show_unexpected(exc, where)
 
 
-def show_details(environ: Mapping[str, str] | None = None) -> bool:
-    """True when the page may show a traceback: ``FAIRENGINE_DEBUG`` is on and demo mode off."""
-    found = settings.current() if environ is None else settings.load(environ)
-    return found.debug and not demo_mode(environ)
-
-
 def show_unexpected(exc: BaseException, where: str = "this page") -> str:
     """Log ``exc`` with its traceback under a new id and show a short message with that id;
-    returns the id. The full report is on the page only when :func:`show_details` allows it."""
+    returns the id. The report (versions and traceback) is on the page only when
+    ``FAIRENGINE_DEBUG`` is on and demo mode off."""
     error_id = secrets.token_hex(4)  # names this error in the page and in the log
     logger.exception(
         "Unexpected error %s in %s (%s)",
@@ -61,13 +56,14 @@ def show_unexpected(exc: BaseException, where: str = "this page") -> str:
     )
     st.error(
         f"Something went wrong in {md_text(where)} (error id {md_text(error_id)}). Your data "
-        "and choices are "
-        "kept; change a setting or open another page to go on. If it happens again, please "
-        f"report it and quote the error id {md_text(error_id)}."
+        "and choices are kept; change a setting or open another page to go on. If it happens "
+        f"again, please report it and quote the error id {md_text(error_id)}."
     )
-    if show_details():
+    if settings.current().debug and not demo_mode():
+        lines = [versions(), "", *traceback.format_exception(type(exc), exc, exc.__traceback__)]
         with st.expander("Report (details for a bug report)"):
-            st.code(report_text(exc), language="text")
+            text = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+            st.code(text, language="text")
     return error_id
 
 
@@ -79,9 +75,3 @@ def versions() -> str:
         f"fairengine {fairengine.__version__}, streamlit {st.__version__}, "
         f"Python {platform.python_version()} on {platform.platform()}"
     )
-
-
-def report_text(exc: BaseException) -> str:
-    """Versions and the full traceback of ``exc`` (for the log, or a developer's page)."""
-    lines = [versions(), "", *traceback.format_exception(type(exc), exc, exc.__traceback__)]
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)

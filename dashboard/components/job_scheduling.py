@@ -14,17 +14,17 @@ from collections.abc import Iterable, Sequence
 
 from dashboard.components.job_state import CLIENT_BUSY_MESSAGE, Job, ServerBusy
 
-#: Nice value of a background job's process (the lowest priority).
+#: Background jobs: their nice value, how many calls run at once (only while no visitor's call
+#: runs or waits), how many may wait (beyond it the oldest waiting one is dropped).
 BACKGROUND_NICE = 19
-#: Background calls that may run at once (each only while no visitor's call runs or waits).
 BACKGROUND_WORKERS = 1
-#: Background jobs that may wait; beyond it the oldest waiting one is dropped.
 BACKGROUND_QUEUE = 8
 
 
 def next_job(queue: Iterable[Job], running: Sequence[Job]) -> Job | None:
     """The job whose next call starts now: a visitor's job from the session with the fewest
-    calls ``running``, its oldest first; else :func:`next_background`; None if none may."""
+    calls ``running``, its oldest first; else, if no visitor's call runs and fewer than
+    :data:`BACKGROUND_WORKERS` background calls do, the oldest background job; else None."""
     per_session: dict[str, int] = {}
     for job in running:
         per_session[job.session] = per_session.get(job.session, 0) + 1
@@ -35,14 +35,8 @@ def next_job(queue: Iterable[Job], running: Sequence[Job]) -> Job | None:
             continue
         if best is None or per_session.get(job.session, 0) < per_session.get(best.session, 0):
             best = job
-    return best if best is not None else next_background(queue, running)
-
-
-def next_background(queue: Iterable[Job], running: Sequence[Job]) -> Job | None:
-    """The oldest background job with a call to start, if no visitor's call runs and fewer
-    than :data:`BACKGROUND_WORKERS` background calls do; else None."""
-    if any(not job.background for job in running):
-        return None
+    if best is not None or any(not job.background for job in running):
+        return best
     if sum(job.background for job in running) >= BACKGROUND_WORKERS:
         return None
     return next((job for job in queue if job._pending and job.background), None)
@@ -77,17 +71,17 @@ def to_drop(
     """
     queue = list(queue)
     if job.background:
-        waiting = [queued for queued in queue if queued.background and queued._started is None]
+        waiting = [queued for queued in queue if queued.background and queued.started is None]
         return waiting[: max(0, len(waiting) - BACKGROUND_QUEUE + 1)], []
     visitors = [other for other in unfinished if not other.background]
-    mine = sorted((other for other in visitors if other.session == job.session), key=_id)
+    mine = sorted((other for other in visitors if other.session == job.session), key=lambda j: j.id)
     dropped = mine[: max(0, len(mine) - per_session + 1)]
     kept = [other for other in visitors if other not in dropped]
     if job.client and per_client:
         held = sum(1 for other in kept if other.client == job.client)
         if held >= per_client:
             raise ServerBusy(CLIENT_BUSY_MESSAGE.format(count=held))
-    waiting = [other for other in queue if other in kept and other._started is None]
+    waiting = [other for other in queue if other in kept and other.started is None]
     if len(waiting) < queue_limit:
         return dropped, []
     bumped = bumped_for(job, kept, waiting)
@@ -111,19 +105,8 @@ def bumped_for(job: Job, unfinished: Sequence[Job], waiting: Sequence[Job]) -> J
     return heaviest if held.get(job.owner, 0) < held[heaviest.owner] else None
 
 
-def _id(job: Job) -> int:
-    return job.id
-
-
 def queue_position(queue: Iterable[Job], job: Job) -> int:
     """0 when ``job`` runs (or is done), else its place among the jobs not started yet (1 =
     next; background jobs come after every visitor's job)."""
-    waiting = (
-        queued
-        for queued in queue
-        if queued._started is None and (job.background or not queued.background)
-    )
-    for position, queued in enumerate(waiting, start=1):
-        if queued is job:
-            return position
-    return 0
+    waiting = [q for q in queue if q.started is None and (job.background or not q.background)]
+    return next((place for place, queued in enumerate(waiting, 1) if queued is job), 0)

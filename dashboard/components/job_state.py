@@ -21,6 +21,12 @@ CLIENT_BUSY_MESSAGE = (
     "You already have {count} jobs waiting or running on this server (from all your tabs); "
     "wait for one to finish, or cancel one, and try again."
 )
+#: A job whose calls got less than this share of one core each over the last
+#: :data:`SHARE_WINDOW` seconds is "getting little CPU" (the page says the server is busy).
+LOW_SHARE = 0.3
+#: Seconds over which :meth:`Job.cpu_share` measures (at least :data:`MIN_WINDOW` of them).
+SHARE_WINDOW = 15.0
+MIN_WINDOW = 4.0
 
 
 class Cancelled(Exception):
@@ -41,8 +47,8 @@ class JobFailed(RuntimeError):
 
 
 def out_of_memory(memory_mb: int | None, *, killed: bool = False) -> JobFailed:
-    """The error of a job (a fit, a file read) that needed more memory than it may use
-    (``killed``: the system stopped it, else it hit the per-job limit of ``memory_mb``)."""
+    """The error of a job that needed more memory than it may use (``killed``: the system
+    stopped it, else it hit the per-job limit of ``memory_mb``)."""
     if killed:
         limit = " (the system stopped it)"
     else:
@@ -53,17 +59,14 @@ def out_of_memory(memory_mb: int | None, *, killed: bool = False) -> JobFailed:
     )
 
 
-#: A job whose calls got less than this share of one core each over the last
-#: :data:`SHARE_WINDOW` seconds is "getting little CPU" (the page says the server is busy).
-LOW_SHARE = 0.3
-#: Seconds over which :meth:`Job.cpu_share` measures (at least :data:`MIN_WINDOW` of them).
-SHARE_WINDOW = 15.0
-MIN_WINDOW = 4.0
-
-
 @dataclass
 class Job:
-    """One submitted job (what a page polls): one call, or ``parts`` calls (a sweep's points)."""
+    """One submitted job (what a page polls): one call, or ``parts`` calls (a sweep's points).
+
+    ``background``: a speculative job no visitor waits for yet; ``client``: the visitor's
+    address (None where unknown); ``cpu_limit``: processor seconds each call may use;
+    ``started``: when its first call started (None while it waits).
+    """
 
     id: int
     session: str
@@ -75,13 +78,10 @@ class Job:
     cancelled: bool = False
     pid: int | None = None
     parts: int = 0
-    #: A speculative job (see :class:`~dashboard.components.jobs.JobPool`): no visitor waits
-    #: for it yet.
     background: bool = False
-    #: The visitor's address (every tab of theirs), None where it is not known.
     client: str | None = None
-    #: Processor seconds each call may use (None: no limit).
     cpu_limit: float | None = None
+    started: float | None = None
     _pending: deque = field(default_factory=deque, repr=False)
     _values: list = field(default_factory=list, repr=False)
     _pids: dict[int, int] = field(default_factory=dict, repr=False)
@@ -89,7 +89,6 @@ class Job:
     _cpu: float = field(default=0.0, repr=False)
     _samples: deque = field(default_factory=lambda: deque(maxlen=64), repr=False)
     _finished: float | None = field(default=None, repr=False)
-    _started: float | None = field(default=None, repr=False)
     #: ``(done, total)`` as the job's call last reported it over its pipe.
     _progress: tuple[int, int] = field(default=(0, 0), repr=False)
 
@@ -105,34 +104,22 @@ class Job:
 
     @property
     def running_calls(self) -> int:
-        """How many of this job's calls run right now."""
         return len(self._pids)
 
-    def progress(self) -> dict[str, Any]:
-        """``{"started": epoch or None, "done": int, "total": int}``: as the job last reported,
-        or for a job of ``parts`` calls, how many of them have finished."""
-        if self.parts:
-            return {"started": self._started, "done": self._finished_parts, "total": self.parts}
-        done, total = self._progress
-        return {"started": self._started, "done": done, "total": total}
-
-    @property
-    def started(self) -> float | None:
-        """When the job's first call started (None while it waits)."""
-        return self._started
+    def progress(self) -> tuple[int, int]:
+        """``(done, total)``: as the job last reported, or for a job of ``parts`` calls, how many
+        of them have finished."""
+        return (self._finished_parts, self.parts) if self.parts else self._progress
 
     def remaining(self) -> float | None:
         """Estimated seconds to go (from the points done so far, else the job's estimate)."""
-        info = self.progress()
-        if info.get("started") is None:
+        if self.started is None:
             return self.estimate
-        spent = time.time() - float(info["started"])
-        done, total = int(info.get("done", 0)), int(info.get("total", 0))
+        spent = time.time() - self.started
+        done, total = self.progress()
         if total and done:
             return max(0.0, spent / done * (total - done))
-        if self.estimate is not None:
-            return max(0.0, self.estimate - spent)
-        return None
+        return None if self.estimate is None else max(0.0, self.estimate - spent)
 
     def cpu_seconds(self) -> float:
         """Processor seconds this job's processes got so far (finished calls and running ones)."""
@@ -163,18 +150,14 @@ class Job:
     def outcome(self) -> tuple[str, Any]:
         """``("pending", None)``, ``("cancelled", None)``, ``("error", exception)`` or
         ``("done", value)``."""
-        if self.cancelled:
+        if self.cancelled or self.future.cancelled():
             return "cancelled", None
         if not self.future.done():
             return "pending", None
-        if self.future.cancelled():
-            return "cancelled", None
         exc = self.future.exception()
         if isinstance(exc, Cancelled):
             return "cancelled", None
-        if exc is not None:
-            return "error", exc
-        return "done", self.future.result()
+        return ("error", exc) if exc is not None else ("done", self.future.result())
 
 
 def process_cpu_seconds(pid: int) -> float | None:

@@ -1,11 +1,10 @@
 """Fits and sweeps outside the Streamlit script thread: one process per call, for all sessions.
 
 A page submits a job (a function and its arguments; closures travel with cloudpickle) to the one
-:class:`JobPool` (:func:`.services.job_pool`) and polls it. Each call runs in a process forked
-from a warm parent (:func:`serve`) under a memory limit, talks to the pool over one
-:func:`multiprocessing.Pipe`, and fails alone with a message in words (:class:`JobFailed`); the
-rules of who runs next are in :mod:`.job_scheduling`. See "The dashboard's run model" in
-``docs/architecture.md``. This module does not import Streamlit.
+:class:`JobPool` and polls it. Each call runs in a process forked from a warm parent
+(:func:`serve`) under its limits, talks to the pool over one :func:`multiprocessing.Pipe`, and
+fails alone with a message in words. Who runs next: :mod:`.job_scheduling`; see "The dashboard's
+run model" in ``docs/architecture.md``. This module does not import Streamlit.
 """
 
 from __future__ import annotations
@@ -43,11 +42,7 @@ from dashboard.components.job_scheduling import (
     queue_position,
     to_drop,
 )
-from dashboard.components.job_state import (  # noqa: F401  (the pool's public names)
-    BUSY_MESSAGE,
-    LOW_SHARE,
-    MIN_WINDOW,
-    SHARE_WINDOW,
+from dashboard.components.job_state import (
     Cancelled,
     Job,
     JobFailed,
@@ -56,7 +51,6 @@ from dashboard.components.job_state import (  # noqa: F401  (the pool's public n
     process_cpu_seconds,
 )
 from fairengine import settings
-from fairengine.methods.registry import BUILTIN
 
 #: Jobs that may wait for a worker, all sessions together, unless set (demo: lower).
 QUEUE_LIMIT = 32
@@ -73,14 +67,11 @@ PRELOAD = (
     "dashboard.components.upload_jobs",  # a visitor's files, read in jobs
     "fairengine.audit.sources",
     "fairengine.audit.comparison",
-    "fairengine.methods",
     "fairengine.frontier",
     "fairengine.frontier.runs",
     "fairengine.data.encoding",
-    "fairengine.methods.evaluation",
     "fairengine.models.linear",
     "fairengine.solvers",
-    *BUILTIN,  # each built-in method's module (it imports its own)
     "fairlearn.reductions",
     "pandas",
     "sklearn.linear_model",
@@ -96,7 +87,8 @@ Call = tuple[Callable[..., Any], tuple, dict[str, Any], bool]
 
 @dataclass(frozen=True)
 class Priority:
-    """How a job's process is scheduled (see the module docstring)."""
+    """How a job's process is scheduled: its nice value, and whether it runs in a scheduling
+    group of its own (see :func:`_confine`)."""
 
     nice: int = WORKER_NICE
     own_group: bool = False
@@ -189,15 +181,10 @@ class JobPool:
         **kwargs: Any,
     ) -> Job:
         """Queue ``function(*args, **kwargs)`` for ``session`` (of the visitor at address
-        ``client``, when known); returns the job to poll. ``cpu_seconds`` caps the processor
-        time of the call (for work whose cost an upload decides).
-
-        A job with the same ``key`` that is still unfinished (from any session) is shared
-        rather than run twice. If the session already holds ``per_session`` unfinished jobs,
-        its oldest one is cancelled first. Raises :class:`ServerBusy` (nothing cancelled) when
-        the address holds ``per_client`` jobs, or ``queue_limit`` jobs already wait and no
-        visitor holds more jobs than this one (see :func:`.job_scheduling.to_drop`).
-        """
+        ``client``, when known); returns the job to poll. ``cpu_seconds`` caps the call's
+        processor time. An unfinished job with the same ``key`` (from any session) is shared
+        instead; the limits apply as :func:`.job_scheduling.to_drop` says (raises
+        :class:`ServerBusy`, nothing cancelled, when there is no room)."""
         job = _job(session, label, key, estimate, client=client, cpu_limit=cpu_seconds)
         return self._enqueue(job, [(function, args, kwargs, with_progress)])
 
@@ -205,8 +192,7 @@ class JobPool:
         self, session: str, key: str, function: Callable[..., Any], *args: Any, **kwargs: Any
     ) -> Job:
         """Queue ``function(*args, **kwargs)`` as a background job of ``session`` (a result a
-        page may want next; see the class notes): it never holds up a visitor's job and
-        counts against no limit of theirs."""
+        page may want next): it never holds up a visitor's job nor counts against their limits."""
         job = _job(session, "Computing ahead", key, None, background=True)
         return self._enqueue(job, [(function, args, kwargs, False)])
 
@@ -220,10 +206,9 @@ class JobPool:
         estimate: float | None = None,
         client: str | None = None,
     ) -> Job:
-        """Queue one job made of several independent calls ``(function, args, kwargs)`` (a
-        sweep's points), run on as many workers as are free; its value is the list of the
-        calls' values, in order. It fails with its first failing call (the others are
-        stopped); otherwise as :meth:`submit`."""
+        """Queue one job of several independent calls ``(function, args, kwargs)`` (a sweep's
+        points) on as many workers as are free; its value is the list of the calls' values. It
+        fails with its first failing call (the others are stopped); otherwise as :meth:`submit`."""
         units = [(function, tuple(args), dict(kwargs), False) for function, args, kwargs in calls]
         if not units:
             raise ValueError("A job needs at least one call.")
@@ -231,54 +216,50 @@ class JobPool:
         return self._enqueue(job, units)
 
     def _enqueue(self, job: Job, units: list[Call]) -> Job:
-        """Queue ``job`` of ``units``, or return the unfinished job of its key (a background
-        one becomes this visitor's)."""
+        """Queue ``job`` after making room as :func:`.job_scheduling.to_drop` says, or return
+        the unfinished job of its key (a background one becomes this visitor's, and its
+        processes get the workers' priority back where the system allows). Jobs finished over
+        ten minutes ago are forgotten."""
         with self._lock:
-            self._forget_finished()
+            now = time.time()
+            for job_id, old in list(self._jobs.items()):
+                if old.done:
+                    old._finished = old._finished or now
+                    if now - old._finished > 600:
+                        del self._jobs[job_id]
             for old in self._jobs.values():
                 if old.key == job.key and not old.done:
                     if old.background and not job.background:
-                        self._promote(old, job)
+                        old.background = False
+                        old.session, old.client, old.label = job.session, job.client, job.label
+                        old.estimate, old.cpu_limit = job.estimate, job.cpu_limit
+                        for pid in list(old._pids.values()):
+                            with contextlib.suppress(OSError, AttributeError):
+                                os.setpriority(os.PRIO_PGRP, pid, self.priority.nice)
                         self._wake()  # a queued one now starts ahead of the background jobs
                     return old
             job.id = next(self._ids)
             job._pending, job._values = deque(enumerate(units)), [None] * len(units)
-            self._make_room(job)
+            unfinished = [other for other in self._jobs.values() if not other.done]
+            limits = (self.per_session, self.queue_limit, self.per_client)
+            dropped, bumped = to_drop(unfinished, self._queue, job, *limits)
+            for old in dropped:
+                self._cancel(old)
+            for old in bumped:  # waiting, so nothing to kill: its page says the server is busy
+                old._pending.clear()
+                self._queue.remove(old)
+                old.future.set_exception(ServerBusy())
             self._jobs[job.id] = job
             self._queue.append(job)
         self._wake()
         return job
-
-    def _make_room(self, job: Job) -> None:
-        """Cancel, or end as busy, what :func:`.job_scheduling.to_drop` says before queueing
-        ``job`` (lock held)."""
-        jobs = [other for other in self._jobs.values() if not other.done]
-        limits = (self.per_session, self.queue_limit, self.per_client)
-        dropped, bumped = to_drop(jobs, self._queue, job, *limits)
-        for old in dropped:
-            self._cancel(old)
-        for old in bumped:  # waiting, so nothing to kill: its page says the server is busy
-            old._pending.clear()
-            self._queue.remove(old)
-            old.future.set_exception(ServerBusy())
-
-    def _promote(self, job: Job, asked: Job) -> None:
-        """A visitor ``asked`` for a background job's result (lock held): it becomes theirs,
-        and its running processes get the workers' priority back (where the system allows)."""
-        job.background = False
-        job.session, job.client, job.label = asked.session, asked.client, asked.label
-        job.estimate, job.cpu_limit = asked.estimate, asked.cpu_limit
-        for pid in list(job._pids.values()):
-            with contextlib.suppress(OSError, AttributeError):
-                os.setpriority(os.PRIO_PGRP, pid, self.priority.nice)
 
     def get(self, job_id: int | None) -> Job | None:
         with self._lock:
             return None if job_id is None else self._jobs.get(job_id)
 
     def queue_position(self, job: Job) -> int:
-        """0 when the job runs (or is done), else its place among the jobs not started yet
-        (1 = next; background jobs come after every visitor's job)."""
+        """See :func:`.job_scheduling.queue_position`."""
         with self._lock:
             return queue_position(self._queue, job)
 
@@ -305,8 +286,8 @@ class JobPool:
             job.future.cancel()
 
     def _stop_calls(self, job: Job) -> None:
-        """Drop a job's calls not started yet and kill its running ones (lock held; a call
-        whose process has not said its pid yet is killed when it does)."""
+        """Drop a job's calls not started yet and kill its running ones (lock held; a process
+        that has not said its pid yet is killed when it does)."""
         job._pending.clear()
         if job in self._queue:
             self._queue.remove(job)
@@ -336,40 +317,25 @@ class JobPool:
                 _launcher()
         while True:
             try:
-                if self._step():
-                    break
+                self._start_queued()
+                with self._lock:
+                    if self._closed and not self._running:
+                        break
+                    pipes = {run.pipe: call for call, run in self._running.items()}
+                ready = connection.wait([*pipes, self._wake_r], timeout=IDLE_WAIT)
+                if self._wake_r in ready:
+                    os.read(self._wake_r, 4096)
+                for pipe in ready:
+                    if pipe in pipes:
+                        self._receive(pipes[pipe])
             except Exception:
                 time.sleep(0.5)
         with contextlib.suppress(OSError):
             os.close(self._wake_r)
             os.close(self._wake_w)
 
-    def _step(self) -> bool:
-        """One round of the dispatcher; True once the pool is shut down and idle."""
-        self._start_queued()
-        with self._lock:
-            if self._closed and not self._running:
-                return True
-            pipes = {run.pipe: call for call, run in self._running.items()}
-        ready = connection.wait([*pipes, self._wake_r], timeout=IDLE_WAIT)
-        if self._wake_r in ready:
-            os.read(self._wake_r, 4096)
-        for pipe in ready:
-            if pipe in pipes:
-                self._receive(pipes[pipe])
-        return False
-
-    def _next_call(self) -> tuple[Job, int, Call] | None:
-        """The call to start next (lock held; see :func:`.job_scheduling.next_job`)."""
-        best = next_job(self._queue, [run.job for run in self._running.values()])
-        if best is None:
-            return None
-        part, call = best._pending.popleft()
-        if not best._pending:
-            self._queue.remove(best)
-        return best, part, call
-
     def _start_queued(self) -> None:
+        """Start calls while fewer than ``workers`` run (see :mod:`.job_scheduling`)."""
         while True:
             with self._lock:
                 if self._closed:
@@ -378,10 +344,12 @@ class JobPool:
                     self._cancel(victim)  # killed: its worker and core go to the visitor's call
                 if len(self._running) >= self.workers:
                     return
-                picked = self._next_call()
-                if picked is None:
+                job = next_job(self._queue, [run.job for run in self._running.values()])
+                if job is None:
                     return
-                job, part, call = picked
+                part, call = job._pending.popleft()
+                if not job._pending:
+                    self._queue.remove(job)
                 if not job.future.running() and not job.future.set_running_or_notify_cancel():
                     continue
                 priority = self.priority
@@ -409,7 +377,7 @@ class JobPool:
                 if message[0] == "started":
                     with self._lock:
                         job.pid = job._pids[run.part] = message[1]
-                        job._started = job._started or time.time()
+                        job.started = job.started or time.time()
                         if job.cancelled or self._closed:  # cancelled while it started
                             _kill(message[1])
                 elif message[0] == "progress":
@@ -454,23 +422,13 @@ class JobPool:
         self._fail(job, error)
 
     def _fail(self, job: Job, error: BaseException) -> None:
-        """End ``job`` with ``error``; its other calls stop."""
         with self._lock:
             self._stop_calls(job)
             if not job.future.done():
                 job.future.set_exception(error)
 
-    def _forget_finished(self, keep_seconds: float = 600.0) -> None:
-        now = time.time()
-        for job_id, job in list(self._jobs.items()):
-            if job.done:
-                job._finished = job._finished or now
-                if now - job._finished > keep_seconds:
-                    del self._jobs[job_id]
-
 
 def _job(session: str, label: str, key: str, estimate: float | None, **more: Any) -> Job:
-    """A job not queued yet (its id comes with :meth:`JobPool._enqueue`)."""
     return Job(0, session, label, key, Future(), time.time(), estimate, **more)
 
 
@@ -483,7 +441,7 @@ def _send(pipe: Connection, message: tuple) -> None:
 
 class _Launcher:
     """The server's end of the warm parent (:func:`serve`): a socket over which each call's
-    pipe end travels to it (``SCM_RIGHTS``)."""
+    pipe end travels to it (``SCM_RIGHTS``). Started on first use, again if it died."""
 
     def __init__(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -518,7 +476,6 @@ _LAUNCHER_LOCK = threading.Lock()
 
 
 def _launcher() -> _Launcher:
-    """The warm parent of this server process (started on first use, again if it died)."""
     with _LAUNCHER_LOCK:
         if not _LAUNCHER or _LAUNCHER[0].process.poll() is not None:
             _LAUNCHER[:] = [_Launcher()]
@@ -580,29 +537,22 @@ def _child(pipe: Connection, others: list[int]) -> None:
         outcome = ("cancelled", None)
     except BaseException as exc:
         outcome = ("memory", None) if _is_memory_error(exc) else ("error", exc)
+    cpu = process_cpu_seconds(os.getpid()) or 0.0
     try:
-        data = cloudpickle.dumps((*outcome, _own_cpu_seconds()))
+        data = cloudpickle.dumps((*outcome, cpu))
     except MemoryError:
-        data = cloudpickle.dumps(("memory", None, _own_cpu_seconds()))
+        data = cloudpickle.dumps(("memory", None, cpu))
     except Exception as exc:  # a value or error that does not pickle: its words
         words = outcome[1] if outcome[0] == "error" else exc
-        error = RuntimeError(f"{type(words).__name__}: {words}")
-        data = cloudpickle.dumps(("error", error, _own_cpu_seconds()))
+        data = cloudpickle.dumps(("error", RuntimeError(f"{type(words).__name__}: {words}"), cpu))
     pipe.send_bytes(data)
     os._exit(0)  # no interpreter teardown (threads a library left behind must not hold it)
 
 
-def _own_cpu_seconds() -> float:
-    """This process's processor seconds, its waited-for children's included."""
-    usage = (resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
-    return sum(used.ru_utime + used.ru_stime for used in usage)
-
-
 def discard(function: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
     """Run ``function(*args, **kwargs)`` for its side effect only (a sweep filling the store):
-    nothing travels back. It lives here, in a module the warm parent imports, so that a job
-    calling it imports nothing more (the pages' modules would import Streamlit, seconds per
-    job)."""
+    nothing travels back. Here, in a module the warm parent imports, so that a job calling it
+    imports nothing more (the pages' modules import Streamlit)."""
     function(*args, **kwargs)
 
 
@@ -620,7 +570,13 @@ def _confine(priority: Priority, memory_mb: int | None, cpu: float | None) -> No
             os.setpgid(0, 0)
     if priority.own_group:
         _own_autogroup(priority.nice)
-    _exit_with_parent()
+    # the kernel kills this process as soon as its parent ends (``PR_SET_PDEATHSIG``), even in
+    # a fit: the warm parent ends with the server's end of its socket
+    with contextlib.suppress(OSError, AttributeError):  # Linux only
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+    parent = multiprocessing.parent_process()
+    if parent is not None and os.getppid() != parent.pid:  # it ended before the line above
+        os._exit(0)
     with contextlib.suppress(ValueError, OSError):
         if memory_mb:
             limit = int(memory_mb) * 1024 * 1024
@@ -631,17 +587,6 @@ def _confine(priority: Priority, memory_mb: int | None, cpu: float | None) -> No
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
             resource.setrlimit(resource.RLIMIT_CPU, (max(1, int(cpu)), max(1, int(cpu)) + 5))
             signal.signal(signal.SIGXCPU, signal.SIG_DFL)
-
-
-def _exit_with_parent() -> None:
-    """Have the kernel kill this process as soon as its parent ends (``PR_SET_PDEATHSIG``),
-    even in the middle of a fit: the warm parent ends once the server's end of its socket
-    closes, so no job outlives a killed server."""
-    with contextlib.suppress(OSError, AttributeError):  # Linux only
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
-    parent = multiprocessing.parent_process()
-    if parent is not None and os.getppid() != parent.pid:  # it ended before the line above
-        os._exit(0)
 
 
 def _own_autogroup(increment: int) -> bool:
@@ -676,23 +621,19 @@ def preload_modules() -> list[str]:
     return [*PRELOAD, *(info.name for info in found)]
 
 
-def machine_memory_mb() -> int:
-    """Memory this process may use in all: the host's RAM, or its container's limit if lower."""
+def job_memory_mb(workers: int) -> int | None:
+    """Address-space limit of one job in MB: ``$FAIRENGINE_JOB_MEMORY_MB`` (0 = none), else
+    each of ``workers`` running jobs gets an equal share of 80% of the machine's memory (the
+    host's, or its container's limit if lower; the rest is the server's) plus
+    :data:`BASELINE_MB` the libraries reserve without using."""
+    value = settings.current().job_memory_mb
+    if value is not None:
+        return value or None
     total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
         with contextlib.suppress(OSError, ValueError):
             total = min(total, int(Path(path).read_text().strip()))
-    return int(total // (1024 * 1024))
-
-
-def job_memory_mb(workers: int) -> int | None:
-    """Address-space limit of one job in MB: ``$FAIRENGINE_JOB_MEMORY_MB`` (0 = none), else
-    each of ``workers`` running jobs gets an equal share of 80% of the machine's memory (the
-    rest is the server's) plus :data:`BASELINE_MB` the libraries reserve without using."""
-    value = settings.current().job_memory_mb
-    if value is not None:
-        return value or None
-    return max(1024, int(0.8 * machine_memory_mb() / max(1, workers)) + BASELINE_MB)
+    return max(1024, int(0.8 * (total // 2**20) / max(1, workers)) + BASELINE_MB)
 
 
 def oom_kills() -> int:

@@ -21,7 +21,7 @@ import streamlit as st
 from dashboard.components.comparison import show_verdicts
 from dashboard.components.errors import show_unexpected
 from dashboard.components.evidence import show_checks
-from dashboard.components.jobs import JobFailed, ServerBusy
+from dashboard.components.job_state import JobFailed, ServerBusy
 from dashboard.components.outside_rows import adopt_task, render_split_download, trained_on_input
 from dashboard.components.runner import job_value
 from dashboard.components.upload_jobs import (

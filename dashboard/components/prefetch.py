@@ -2,13 +2,9 @@
 computed as background jobs, so that moving a knob by one step is served from the run store.
 
 :func:`after_result` (called by :func:`~dashboard.components.runner.run_panel`) submits at most
-:func:`prefetch_jobs` settings one widget step away
-(:func:`fairengine.methods.knob_steps.neighbours`): the knob changed last first (in the direction
-it moved), then the method's main knob, then the other sliders, select boxes and checkboxes. Each
-runs the page's own :func:`~fairengine.frontier.runs.compute_and_store` call, so a visitor asking
-for that setting takes the job over. Waiting jobs that no longer neighbour the page are dropped.
-``$FAIRENGINE_PREFETCH`` sets how many jobs one page view may start (``0``: off; off by default in
-demo mode).
+:func:`prefetch_jobs` settings one widget step away, each as the page's own
+:func:`~fairengine.frontier.runs.compute_and_store` call (a visitor asking for that setting takes
+the job over); waiting jobs that no longer neighbour the page are dropped.
 """
 
 from __future__ import annotations
@@ -31,8 +27,7 @@ PREFETCH_JOBS = 4
 
 
 def prefetch_jobs(environ: Mapping[str, str] | None = None) -> int:
-    """How many background jobs one page view may start: ``$FAIRENGINE_PREFETCH`` (0 = off),
-    else :data:`PREFETCH_JOBS`, or 0 in demo mode."""
+    """``$FAIRENGINE_PREFETCH`` (0 = off), else :data:`PREFETCH_JOBS`, or 0 in demo mode."""
     value = (settings.current() if environ is None else settings.load(environ)).prefetch
     if value is None:
         return 0 if demo_mode(environ) else PREFETCH_JOBS
@@ -42,9 +37,8 @@ def prefetch_jobs(environ: Mapping[str, str] | None = None) -> int:
 def _order(
     knobs: Mapping[str, Knob], values: Mapping, previous: Mapping | None, main: str | None
 ) -> list[str]:
-    """Knob names in the order their neighbours are wanted: changed since ``previous`` first,
-    then the ``main`` knob, then the sliders in view, then those in the Advanced expander, then
-    the rest, each group in the page's order."""
+    """Knob names in the order their neighbours are wanted: changed since ``previous``, the
+    ``main`` knob, the sliders in view, those in the Advanced expander, the rest."""
     changed = [n for n in knobs if previous is not None and previous.get(n, values[n]) != values[n]]
     first = changed + ([main] if main in knobs and main not in changed else [])
     sliders = [n for n in knobs if knobs[n].kind in ("int", "float") and n not in first]
@@ -55,12 +49,10 @@ def _order(
 def _widgets(
     method: Method, values: Mapping[str, Any], drawn: Mapping[str, tuple[Knob, Any]]
 ) -> dict[str, tuple[Knob, Any]]:
-    """Per knob shown: (the knob as its widget moves, the widget's value). That is the widget
-    the page ``drawn`` for it when it holds this value or has a range of the page's own (e.g.
-    multiaccurate proxies' α over the range its runs reached, whose lower end stands for 0),
-    else the declared knob (in demo mode its demo range) at the value shown. A knob the page
-    drew no widget for, while it drew others (multiaccurate proxies' α when it has a single
-    value), has no step to take."""
+    """Per knob shown: (the knob as its widget moves, the widget's value): the widget the page
+    ``drawn`` for it when it holds this value or has a range of the page's own (e.g.
+    multiaccurate proxies' α over the range its runs reached), else the declared knob (in demo
+    mode its demo range). A knob without a widget, while the page drew others, takes no step."""
     declared = {knob.name: knob for knob in method.knobs}
     out = {}
     for name in values:
@@ -83,10 +75,9 @@ def neighbour_settings(
     limit: int,
     drawn: Mapping[str, tuple[Knob, Any]] | None = None,
 ) -> list[dict[str, Any]]:
-    """At most ``limit`` settings of ``method`` one widget step away from ``values`` (the
-    knobs shown; ``drawn``: the widgets the page drew, see :func:`_widgets`), in the order
-    described in the module notes; each one validated (the page's own knob values, with one of
-    them moved)."""
+    """At most ``limit`` validated settings of ``method`` one widget step away from ``values``
+    (``drawn``: the widgets the page drew, see :func:`_widgets`), the knob changed last first,
+    in the direction it moved (see :func:`_order`)."""
     widgets = _widgets(method, values, drawn or {})
     knobs = {name: knob for name, (knob, _) in widgets.items()}
     found: list[dict[str, Any]] = []
@@ -94,7 +85,8 @@ def neighbour_settings(
         knob, at = widgets[name]
         steps = list(neighbours(knob, at))
         before = None if previous is None else previous.get(name)
-        if before is not None and _is_number(before) and before > values[name]:
+        number = isinstance(before, int | float) and not isinstance(before, bool)
+        if number and before > values[name]:
             steps.reverse()  # moved down last time: down first
         for value in steps:
             try:
@@ -106,10 +98,6 @@ def neighbour_settings(
             if len(found) >= limit:
                 return found
     return found
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def stored(store: RunStore, tkey: str, method: str, key: str) -> bool:
@@ -156,7 +144,7 @@ def after_result(
     function: Callable[..., Any] | None = None,
 ) -> None:
     """A page has drawn its result for ``knobs``: compute the settings one knob step away in
-    the background (see the module notes); once per knob setting and session."""
+    the background, once per knob setting and session."""
     limit = prefetch_jobs()
     if limit <= 0:
         return

@@ -10,7 +10,6 @@ was cheap, else on **Run**), keeping the last result and polling the job meanwhi
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from concurrent import futures
 from dataclasses import dataclass
@@ -21,7 +20,8 @@ import streamlit as st
 from dashboard.components import prefetch
 from dashboard.components.deploy import demo_knobs, limits
 from dashboard.components.evidence import show_evidence
-from dashboard.components.jobs import Job, ServerBusy, discard
+from dashboard.components.job_state import Job, ServerBusy
+from dashboard.components.jobs import discard
 from dashboard.components.services import (
     client_address,
     job_pool,
@@ -43,34 +43,15 @@ from fairengine.data import Task
 from fairengine.frontier import sweep, task_key
 from fairengine.frontier.runs import compute_and_store, run_key
 from fairengine.frontier.sweep import sweep_settings
+from fairengine.lru import LRU
 from fairengine.methods.base import Method, RunResult
 from fairengine.textsafe import md_text
 
 
 @st.cache_resource(show_spinner=False)
-def _memo() -> OrderedDict:
-    """Recent results by run key, shared by sessions (a small LRU)."""
-    return OrderedDict()
-
-
-def _remember(key: str, result: RunResult, limit: int = 24) -> None:
-    memo = _memo()
-    memo[key] = result
-    memo.move_to_end(key)
-    while len(memo) > limit:
-        memo.popitem(last=False)
-
-
-def lookup(key: str, tkey: str, method: str, knobs: Mapping, extra: Mapping | None) -> Any:
-    """A result already computed for this key (memo, then the run cache), else None."""
-    memo = _memo()
-    if key in memo:
-        memo.move_to_end(key)
-        return memo[key]
-    result = run_store().get(tkey, method, knobs, extra)
-    if result is not None:
-        _remember(key, result)
-    return result
+def _memo() -> LRU:
+    """Recent results by run key, shared by sessions."""
+    return LRU(24)
 
 
 def _wait(job: Job) -> None:
@@ -79,11 +60,9 @@ def _wait(job: Job) -> None:
 
 
 def show_job(job_id: int, slot: str) -> None:
-    """Progress of a pending job, refreshed every :func:`poll_seconds` (every :data:`FIRST_POLL`
-    at first, so a fit just past the in-run wait is drawn soon after it ends); reruns the page
-    when the job ends (a fragment, so the rest of the page stays as it is meanwhile). A poll
-    reads only the progress the job last reported and its processes' CPU times: no store, no
-    dataset."""
+    """Progress of a pending job and its Cancel, in a fragment polled every
+    :func:`poll_seconds` (the rest of the page stays as it is); reruns the page when the job
+    ends. A poll reads only what the job last reported: no store, no dataset."""
     pool = job_pool()
     job = pool.get(job_id)
     age = None if job is None else time.time() - job.submitted
@@ -129,18 +108,6 @@ def _submit(
         return None
 
 
-def _demo_limited(method: str, knobs: Mapping[str, Any]) -> Mapping[str, Any]:
-    """``knobs`` within their demo ranges in demo mode (a value that came from elsewhere than
-    the sliders, e.g. an old session, is lowered, with a notice), else unchanged."""
-    if not limits().demo:
-        return knobs
-    from fairengine.methods import get_method
-
-    limited, changed = demo_knobs(get_method(method).knobs, knobs)
-    demo_notice(changed)
-    return limited
-
-
 def demo_notice(changed: Sequence[str]) -> None:
     """Say which knob values this demo lowered (nothing when none was)."""
     if changed:
@@ -166,20 +133,6 @@ class _Fit:
     tkey: str
 
 
-def _shown(fit: _Fit, result: RunResult) -> RunResult:
-    """Keep ``result`` as what the slot shows, have the settings one knob step away computed
-    ahead (:mod:`.prefetch`; for a built-in method, which a fresh process finds by name), and
-    draw its checks and baselines."""
-    state = slot_state(fit.slot)
-    state.pop("job", None)
-    state.update(key=fit.key, tkey=fit.tkey, result=result)
-    if isinstance(_portable(fit.method), str):
-        prefetch.after_result(
-            fit.slot, fit.method, fit.train, fit.test, fit.knobs, fit.extra, fit.function
-        )
-    return show_evidence(result, fit.train, fit.test)
-
-
 def run_panel(
     slot: str,
     method: str,
@@ -194,16 +147,23 @@ def run_panel(
     """The result to draw for ``knobs`` (see the module docstring); draws the run controls and,
     at the top of the result, its checks and baselines (:mod:`.evidence`).
 
-    Ends the page (after drawing the progress) when there is nothing to show yet.
+    Ends the page (after drawing the progress) when there is nothing to show yet. In demo mode
+    a knob value beyond its demo range (e.g. from an old session) is lowered, with a notice.
     """
-    knobs = _demo_limited(method, knobs)
+    if limits().demo:
+        from fairengine.methods import get_method
+
+        knobs, changed = demo_knobs(get_method(method).knobs, knobs)
+        demo_notice(changed)
     tkey = task_key(train, test)
     key = run_key(tkey, method, knobs, extra)
     fit = _Fit(slot, method, train, test, knobs, extra, function, label, key, tkey)
     state = slot_state(slot)
     # the pool (and its worker processes) starts with the first job, not with a page view
     job = _current_job(state, key)
-    result = lookup(key, tkey, method, knobs, extra)
+    result = _memo().get(key)
+    if result is None and (result := run_store().get(tkey, method, knobs, extra)) is not None:
+        _memo().put(key, result)
     for notice in run_store().notices:  # a cache folder not used: others could write it
         st.caption(":material/folder_off: " + md_text(notice))
     last = state.get("result") if state.get("tkey") == tkey else None
@@ -213,9 +173,13 @@ def run_panel(
         job = _start(fit, state, last)
         if job is not None:
             result, job = _outcome(fit, state, job)
-    if result is not None:
-        return _shown(fit, result)
-    return _previous(fit, job, last)
+    if result is None:
+        return _previous(fit, job, last)
+    state.pop("job", None)
+    state.update(key=key, tkey=tkey, result=result)
+    if isinstance(_portable(method), str):  # a fresh process finds the method by name
+        prefetch.after_result(slot, method, train, test, knobs, extra, function)
+    return show_evidence(result, train, test)
 
 
 def _current_job(state: dict, key: str) -> Job | None:
@@ -235,7 +199,7 @@ def _outcome(fit: _Fit, state: dict, job: Job) -> tuple[RunResult | None, Job | 
     while it still runs."""
     status, value = job.outcome()
     if status == "done":
-        _remember(fit.key, value)
+        _memo().put(fit.key, value)
         return value, None
     if status in ("error", "cancelled"):
         state.pop("job", None)
@@ -401,10 +365,17 @@ def sweep_panel(
         if job is not None:
             state["job"] = job.id
             _wait(job)
-    if job is not None and _sweep_ended(state, job, sweep_key, label):
-        if sweep_key in state["done"]:
-            return True
+    status, value = ("idle", None) if job is None else job.outcome()
+    if status in ("done", "error", "cancelled"):  # failed or cancelled: the button comes back
+        state.pop("job", None)
         job = None
+        if status == "done":
+            state["done"].append(sweep_key)
+            return True
+        if status == "error":
+            st.error(f"{md_text(label)} failed: {md_text(value)}")
+        else:
+            st.caption(f"{md_text(label)} cancelled; points finished so far stay cached.")
     if job is not None:
         show_job(job.id, f"sweep.{slot}")
     else:
@@ -412,22 +383,6 @@ def sweep_panel(
             f"{n_points:,} points, run in the shared worker pool; cached points are not recomputed."
         )
     return False
-
-
-def _sweep_ended(state: dict, job: Job, sweep_key: str, label: str) -> bool:
-    """Whether the sweep's job has ended (done: ``sweep_key`` joins the done ones; failed or
-    cancelled: said in words, and the button is offered again on the next run)."""
-    status, value = job.outcome()
-    if status not in ("done", "error", "cancelled"):
-        return False
-    state.pop("job", None)
-    if status == "done":
-        state["done"].append(sweep_key)
-    elif status == "error":
-        st.error(f"{md_text(label)} failed: {md_text(value)}")
-    else:
-        st.caption(f"{md_text(label)} cancelled; points finished so far stay cached.")
-    return True
 
 
 def sweep_calls(
@@ -466,13 +421,6 @@ def offer_dataset(dataset: str, sensitive: tuple[str, ...] | None, reason: str) 
         st.rerun()
 
 
-def offer_demo(method: Method, reason: str = "The paper's dataset for this method.") -> None:
-    """:func:`offer_dataset` for the method's first demo task (its paper dataset)."""
-    if method.demo_tasks:
-        dataset, sensitive = method.demo_tasks[0]
-        offer_dataset(dataset, sensitive, f"{reason} Its result is precomputed: it shows at once.")
-
-
 def require(method: Method, task: Task) -> None:
     """End the page when ``method`` cannot run on the task (:meth:`Method.check`): say why in
     its words and offer the method's paper dataset in one click."""
@@ -482,5 +430,10 @@ def require(method: Method, task: Task) -> None:
         method.check(task)
     except DataError as exc:
         st.error(md_text(exc))
-        offer_demo(method)
+        if method.demo_tasks:
+            dataset, sensitive = method.demo_tasks[0]
+            reason = (
+                "The paper's dataset for this method. Its result is precomputed: it shows at once."
+            )
+            offer_dataset(dataset, sensitive, reason)
         stop_page()

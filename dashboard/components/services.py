@@ -1,7 +1,6 @@
-"""What every session of this server shares: the job pool, the run store, and this session's id
-and address in the pool; and the run key a page's slot last drew (what :mod:`.prefetch` and
-:mod:`.shared` build on). The pages' modules (:mod:`.runner`, :mod:`.prefetch`,
-:mod:`.sessions`) import these from here, never from one another.
+"""What every session of this server shares: the job pool, the run store, this session's id and
+address in the pool, and the run key a page's slot last drew. The pages' modules import these
+from here, never from one another.
 """
 
 from __future__ import annotations
@@ -58,5 +57,5 @@ def slot_state(slot: str) -> dict:
 
 def result_key(slot: str) -> str | None:
     """Run key of the result :func:`.runner.run_panel` last returned for ``slot`` in this
-    session (the key to share work derived from it between sessions, see :mod:`.shared`)."""
+    session (what :mod:`.shared` shares between sessions)."""
     return slot_state(slot).get("key")

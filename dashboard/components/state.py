@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 import streamlit as st
 
@@ -20,31 +21,18 @@ DEFAULT_DATASET = "adult"
 TASK_KEY = "task"
 
 
-def dataset_names() -> list[str]:
-    return [info.name for info in list_datasets()]
-
-
 #: The query parameter and value that mark a link made from an uploaded table.
 UPLOAD_PARAM = ("data", "upload")
-
-
-def upload_link_message(file_name: str | None) -> str:
-    """What a page opened from a link to an upload says (the name escaped for Markdown)."""
-    named = f" ({md_text(file_name)})" if file_name else ""
-    return (
-        f"This link refers to an uploaded table{named}, which is not kept on the server. "
-        "Upload it again to continue."
-    )
 
 
 def init_from_query_params() -> None:
     """On a session's first run, take the data and roles from the URL (``?dataset=compas``).
 
     A link made from an upload (``?data=upload&name=arrests.csv&target=…``) cannot bring the
-    table back: the session opens on the upload
-    box with that message and no other data, and keeps the link's roles for when the same file
-    is uploaded again. The link's values are the sender's: the warnings quote them through
-    :func:`~fairengine.textsafe.md_text`, so a link cannot put a link or an image on the page.
+    table back: the session opens on the upload box saying so, and keeps the link's roles for
+    when the same file is uploaded again. The link's values are the sender's: the warnings quote
+    them through :func:`~fairengine.textsafe.md_text`, so a link cannot put a link or an image on
+    the page.
     """
     if st.session_state.get("_initialised"):
         return
@@ -54,14 +42,18 @@ def init_from_query_params() -> None:
     name = params.get("dataset")
     if params.get(UPLOAD_PARAM[0]) == UPLOAD_PARAM[1]:
         file_name = params.get("name")
+        named = f" ({md_text(file_name)})" if file_name else ""
         st.session_state["sel.source"] = "upload"
-        st.session_state["url_warning"] = upload_link_message(file_name)
+        st.session_state["url_warning"] = (
+            f"This link refers to an uploaded table{named}, which is not kept on the server. "
+            "Upload it again to continue."
+        )
         st.session_state["upload.link"] = {
             "name": file_name,
             "target": params.get("target"),
             "sensitive": params.get_all("sensitive"),
         }
-    elif name in dataset_names():
+    elif name in [info.name for info in list_datasets()]:
         st.session_state["sel.source"] = "bundled"
         st.session_state["sel.dataset"] = name
     elif name:
@@ -74,6 +66,54 @@ def init_from_query_params() -> None:
             st.session_state[f"sel.{role}"] = params.get(role)
     if params.get_all("sensitive"):
         st.session_state["sel.sensitive"] = params.get_all("sensitive")
+
+
+class PageLinks:
+    """Middleware of the dashboard's server: a browser's request for a page's address
+    (``/compare?dataset=compas``) is redirected to ``/?page=compare&dataset=compas``, which
+    :func:`follow_page_link` opens on that page; the address bar then shows the page's address
+    again. Streamlit's frontend, loaded at a page's address, first looks for its server one
+    folder down (``/compare/_stcore/health`` and ``/compare/_stcore/host-config``: two 404s in
+    the browser's console); loaded at ``/`` it looks there only.
+
+    Parameters
+    ----------
+    app : ASGI application
+        Streamlit's server.
+    paths : collection of str
+        The pages' URL paths.
+    """
+
+    def __init__(self, app: Any, paths: Collection[str]) -> None:
+        self.app, self.paths = app, frozenset(paths)
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        base = st.get_option("server.baseUrlPath").strip("/")
+        root = f"/{base}/" if base else "/"
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        page = path[len(root) :].strip("/") if path.startswith(root) else None
+        if page in self.paths and scope["method"] in ("GET", "HEAD"):
+            query = parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True)
+            location = root + "?" + urlencode([("page", page), *query])
+            headers = [(b"location", location.encode("latin-1")), (b"content-length", b"0")]
+            await send({"type": "http.response.start", "status": 307, "headers": headers})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        await self.app(scope, receive, send)
+
+
+def follow_page_link(pages: list, current: Any) -> None:
+    """Open the page that a ``?page=<url path>`` link names (where :class:`PageLinks` sends a
+    page's address), with the link's other query parameters; a name of no page is dropped."""
+    wanted = st.query_params.get("page")
+    if wanted is None:
+        return
+    target = next((page for page in pages if page.url_path == wanted), None)
+    if target is None or target.url_path == current.url_path:
+        del st.query_params["page"]
+        return
+    params = {key: st.query_params.get_all(key) for key in st.query_params if key != "page"}
+    st.switch_page(target, query_params=params)
 
 
 def roles_from_link(file_name: str) -> None:
@@ -93,10 +133,9 @@ def data_params(
     target: str | None = None,
     sensitive: list[str] | tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """Query parameters that describe the data on screen: a bundled dataset
-    (``dataset=…``) or an uploaded table (``data=upload&name=<file name>``, which a link cannot
-    carry: the page opened from it says so), with the roles chosen so far. Until the file of a
-    link to an upload is given again, the link's own name and roles stay."""
+    """Query parameters that describe the data on screen: a bundled dataset (``dataset=…``) or
+    an uploaded table (``data=upload&name=<file name>``, which a link cannot carry), with the
+    roles chosen so far; until a link's upload is given again, the link's name and roles."""
     params: dict[str, Any] = {}
     if selection("source", "bundled") == "upload":
         params[UPLOAD_PARAM[0]] = UPLOAD_PARAM[1]
@@ -134,11 +173,8 @@ def selection(name: str, default: Any = None) -> Any:
 
 def seed_widget(name: str, default: Any, valid: list[Any] | None = None) -> str:
     """Key of the widget for selection ``name``, seeded from the kept value (or ``default``),
-    which it keeps in turn (the widget shows that value in this run).
-
-    A kept value that is not among ``valid`` (e.g. a column of another dataset) is replaced by
-    ``default``. For multiselects pass the list of options; invalid entries are dropped.
-    """
+    which it keeps in turn. A kept value not among ``valid`` (e.g. a column of another dataset)
+    is replaced by ``default``; for a multiselect's list, invalid entries are dropped."""
     key = f"w.{name}"
     value = st.session_state.get(key, st.session_state.get(f"sel.{name}", default))
     if valid is not None:

@@ -1,7 +1,5 @@
-"""Build the task from the kept selections when a page other than Data opens first.
-
-A shared link such as ``/compare?dataset=compas&sensitive=race`` must show that task without a
-visit to the Data page; the Data page itself always rebuilds the task from its widgets.
+"""Build the task from the kept selections when a page other than Data opens first (a shared link
+such as ``/compare?dataset=compas&sensitive=race``); the Data page builds it from its widgets.
 """
 
 from __future__ import annotations
@@ -18,8 +16,7 @@ from fairengine.textsafe import md_text
 @st.cache_resource(show_spinner=False, max_entries=32)
 def bundled_task(name: str, target: str, sensitive: tuple[str, ...], kind: str | None) -> Task:
     """The task of a bundled dataset with these roles, built once for every session of the
-    server (keyed by names only: no hashing of the table, no copy per session). The Data page
-    builds its tasks from its widgets; this serves the pages opened first, e.g. from a link."""
+    server (keyed by names only: no hashing of the table, no copy per session)."""
     info = DATASETS[name]
     frame = cached.bundled_frame(name)
     return cached.build_task(

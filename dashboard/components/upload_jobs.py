@@ -1,10 +1,8 @@
-"""What the Compare page reads from a visitor's files, as calls for the job pool
-(:mod:`.jobs`): every byte of an upload is parsed, and every outside model predicts, in a job's
-process (its memory and processor-time limits, the queue, Cancel), never in the page's thread,
-so a hostile file costs its own job and nobody else's page. Each call returns plain data (text,
-numbers, arrays, JSON-like dicts), never an object the file described.
-
-The warm parent of the pool imports this module (it imports no Streamlit).
+"""What the Compare page reads from a visitor's files, as calls for the job pool: every byte of
+an upload is parsed, and every outside model predicts, in a job's process (its limits, the queue,
+Cancel), so a hostile file costs its own job and nobody else's page. Each call returns plain
+data, never an object the file described. The pool's warm parent imports this module (no
+Streamlit).
 """
 
 from __future__ import annotations

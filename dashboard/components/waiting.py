@@ -1,7 +1,5 @@
-"""What a page says while its job waits or runs: the queue place, the points done, the time it
-has run, the processor time it got, what is left, and whether the server is too busy to give it
-much, and how often the page polls it (:func:`poll_seconds`). Pure text from a snapshot of the
-job (:class:`Waiting`), so it is tested without a page.
+"""What a page says while its job waits or runs (:func:`waiting_text`, pure text from a
+snapshot of the job, :class:`Waiting`), and how often the page polls it (:func:`poll_seconds`).
 """
 
 from __future__ import annotations
@@ -9,28 +7,23 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from dashboard.components.jobs import LOW_SHARE, Job, JobPool
+from dashboard.components.job_state import LOW_SHARE, Job
+from dashboard.components.jobs import JobPool
 from fairengine.textsafe import md_text
 
-#: Poll interval of a pending job that runs or is next in line (seconds).
+#: Poll interval (seconds) of a pending job that runs or is next in line; :data:`FIRST_POLL`
+#: for its first :data:`FIRST_POLLS_FOR` seconds (a fit that outlasts the in-run wait usually
+#: ends soon after it); at most :data:`MAX_POLL` far back in the queue (a poll is a fragment
+#: rerun: it costs the server a little and the browser a redraw).
 POLL = 1.0
-#: Poll interval of a job submitted less than :data:`FIRST_POLLS_FOR` seconds ago that runs or
-#: is next (seconds): a fit that outlasts the in-run wait usually ends soon after it, and is
-#: drawn within this of its end rather than up to :data:`POLL` later.
 FIRST_POLL = 0.25
-#: How long after its submission a job is polled every :data:`FIRST_POLL` (seconds); then the
-#: page reruns once and polls every :data:`POLL` or more.
 FIRST_POLLS_FOR = 6.0
-#: Longest poll interval, for a job far back in the queue (a poll is a fragment rerun: it costs
-#: the server a little and the visitor's browser a redraw).
 MAX_POLL = 5.0
 
 
 def poll_seconds(position: int, workers: int, age: float | None = None) -> float:
     """Poll interval of a job at queue ``position`` (0 = running) submitted ``age`` seconds
-    ago: :data:`FIRST_POLL` while it is young (under :data:`FIRST_POLLS_FOR`) and runs or is
-    about to, else :data:`POLL`, longer the more jobs are ahead of it (up to
-    :data:`MAX_POLL`)."""
+    ago (see :data:`POLL`)."""
     ahead = max(0, position - 1)
     if not ahead and age is not None and age < FIRST_POLLS_FOR:
         return FIRST_POLL
@@ -38,8 +31,8 @@ def poll_seconds(position: int, workers: int, age: float | None = None) -> float
 
 
 def slow_down(job: Job, every: float) -> bool:
-    """Whether a job polled every ``every`` seconds is past its first polls (the page then
-    reruns once, to poll at the slower interval)."""
+    """Whether a job polled every ``every`` seconds is past its first polls (the page reruns
+    once, to poll slower)."""
     return every < POLL and time.time() - job.submitted >= FIRST_POLLS_FOR
 
 
@@ -86,15 +79,14 @@ class Waiting:
 
 def waiting(pool: JobPool, job: Job) -> Waiting:
     """The snapshot of ``job`` a poll shows (records a CPU sample, see :meth:`Job.cpu_share`)."""
-    info = job.progress()
-    started = info.get("started") or job.started
+    done, total = job.progress()
     return Waiting(
         label=job.label,
         position=pool.queue_position(job),
         workers=pool.workers,
-        done=int(info.get("done", 0)),
-        total=int(info.get("total", 0)),
-        elapsed=None if started is None else max(0.0, time.time() - float(started)),
+        done=done,
+        total=total,
+        elapsed=None if job.started is None else max(0.0, time.time() - job.started),
         cpu=job.cpu_seconds(),
         share=job.cpu_share(),
         remaining=job.remaining(),
@@ -104,8 +96,8 @@ def waiting(pool: JobPool, job: Job) -> Waiting:
 
 def waiting_text(w: Waiting) -> tuple[float | None, str]:
     """Progress fraction (None: unknown) and the words a waiting page shows: the queue place;
-    else the points done of all, how long it has run, the processor time it got, what is
-    left, and whether the server is too busy to give it much (:data:`BUSY_WORDS`)."""
+    else the points done, how long it has run, the processor time it got, what is left, and
+    whether the server is too busy to give it much (:data:`BUSY_WORDS`)."""
     label = md_text(w.label)
     if w.position:
         ahead = "next in line" if w.position == 1 else f"{w.position - 1:d} jobs ahead"

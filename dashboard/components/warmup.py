@@ -1,8 +1,5 @@
-"""Import the heavy modules once per server, in the background, after the first page is drawn.
-
-:func:`start` imports :data:`PACKAGES` (and so scikit-learn, SciPy, plotly) in a daemon thread
-while the visitor reads the page they landed on; a page that needs a module first imports it
-itself (Python's import lock makes the two safe). ``FAIRENGINE_WARM_UP=0`` turns it off.
+"""Import the heavy modules once per server, in a daemon thread, after the first page is drawn
+(a page that needs a module first imports it itself; Python's import lock makes the two safe).
 """
 
 from __future__ import annotations

@@ -58,8 +58,8 @@ class QueueModel:
         return job
 
     def start(self) -> None:
-        while self.queue and sum(j._started is not None for j in self.unfinished) < self.workers:
-            self.queue.popleft()._started = time.time()
+        while self.queue and sum(j.started is not None for j in self.unfinished) < self.workers:
+            self.queue.popleft().started = time.time()
 
     def end(self, job: Job) -> None:
         self.unfinished.remove(job)
@@ -68,7 +68,7 @@ class QueueModel:
         self.start()
 
     def finish_oldest_running(self) -> None:
-        running = [j for j in self.unfinished if j._started is not None]
+        running = [j for j in self.unfinished if j.started is not None]
         if running:
             self.end(running[0])
 
@@ -105,7 +105,7 @@ def test_without_addresses_a_newcomer_still_gets_in() -> None:
     refused = flood(model, None, None)
     print(f"second visitor refused {refused} of 31 without addresses")
     assert refused == 0
-    waiting = [j for j in model.unfinished if j._started is None]
+    waiting = [j for j in model.unfinished if j.started is None]
     assert len(waiting) <= 8  # the global cap still holds
 
 

@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from dashboard.components.jobs import LOW_SHARE, Cancelled, JobPool
+from dashboard.components.job_state import LOW_SHARE, Cancelled
+from dashboard.components.jobs import JobPool
 
 
 def nap(seconds: float, tag: str) -> tuple[str, int]:
@@ -52,7 +53,7 @@ def test_a_sweeps_points_run_on_every_idle_worker_in_order(pair: JobPool) -> Non
     assert [tag for tag, _ in values] == ["p0", "p1", "p2", "p3"]  # grid order
     assert most == 2  # both workers, nothing else queued
     assert len({pid for _, pid in values}) == 4  # one process per point
-    assert job.progress()["done"] == job.progress()["total"] == 4
+    assert job.progress() == (4, 4)
 
 
 def test_another_visitors_fit_does_not_wait_for_a_whole_sweep(pair: JobPool) -> None:
@@ -63,7 +64,7 @@ def test_another_visitors_fit_does_not_wait_for_a_whole_sweep(pair: JobPool) -> 
         time.sleep(0.02)
     fit = pair.submit("b", "fit", "k-b", nap, 0.1, "fit")
     assert fit.future.result(timeout=60)[0] == "fit"
-    done = sweep.progress()["done"]
+    done = sweep.progress()[0]
     print(f"the other visitor's fit finished with {done} of 8 sweep points done")
     assert not sweep.done and done < 6
     assert len(sweep.future.result(timeout=60)) == 8
@@ -79,7 +80,7 @@ def test_cancel_kills_every_point_of_a_sweep(pair: JobPool) -> None:
     assert all(gone(pid, 10) for pid in pids)
     with pytest.raises(Cancelled):
         job.future.result(timeout=30)
-    assert job.outcome()[0] == "cancelled" and job.progress()["done"] == 0
+    assert job.outcome()[0] == "cancelled" and job.progress()[0] == 0
     assert not pair.active() and job.running_calls == 0
 
 
@@ -260,7 +261,7 @@ def test_cpu_share_counts_only_the_time_a_job_runs(tmp_path) -> None:
     and only once :data:`MIN_WINDOW` seconds of it have been seen."""
     from concurrent.futures import Future
 
-    from dashboard.components.jobs import MIN_WINDOW, Job
+    from dashboard.components.job_state import MIN_WINDOW, Job
 
     job = Job(1, "s", "fit", "k", Future(), 0.0, None, tmp_path / "p", tmp_path / "c")
     assert job.cpu_share(now=0.0) is None and job.cpu_share(now=30.0) is None  # queued

@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from dashboard.components.jobs import Cancelled, JobPool
+from dashboard.components.job_state import Cancelled
+from dashboard.components.jobs import JobPool
 
 
 def counting(n: int, pause: float, progress=None) -> int:
@@ -42,7 +43,7 @@ def test_queue_position_progress_and_result(pool: JobPool) -> None:
     assert pool.queue_position(first) == 0
     assert pool.queue_position(second) == 1  # one worker: behind the first
     assert first.future.result(timeout=60) == 6
-    assert first.progress()["done"] == 6 and first.progress()["total"] == 6
+    assert first.progress() == (6, 6)
     assert second.future.result(timeout=60) == 1
     assert first.outcome() == ("done", 6) and pool.queue_position(second) == 0
 
@@ -60,7 +61,7 @@ def test_same_key_is_shared_and_session_limit_drops_the_oldest(pool: JobPool) ->
     pool.cancel(blocker)  # a running sweep stops at its next point
     with pytest.raises(Cancelled):
         blocker.future.result(timeout=60)
-    assert blocker.outcome()[0] == "cancelled" and blocker.progress()["done"] < 10
+    assert blocker.outcome()[0] == "cancelled" and blocker.progress()[0] < 10
     assert c.future.result(timeout=60) == 1 and b.outcome() == ("done", 1)
 
 
@@ -275,7 +276,7 @@ def test_cancelled_running_jobs_stop_within_seconds(pair: JobPool) -> None:
 def test_queue_limit_answers_busy_and_cancels_nothing() -> None:
     """A full queue refuses a visitor who holds as many jobs as anyone else (the fair-share
     rule itself: tests/dashboard/test_fair_queue.py)."""
-    from dashboard.components.jobs import BUSY_MESSAGE, ServerBusy
+    from dashboard.components.job_state import BUSY_MESSAGE, ServerBusy
 
     pool = JobPool(workers=1, per_session=5, warm=False, queue_limit=2)
     try:
@@ -363,7 +364,7 @@ def test_a_page_says_the_server_is_busy(monkeypatch: pytest.MonkeyPatch) -> None
     from streamlit.testing.v1 import AppTest
 
     from dashboard.components import runner
-    from dashboard.components.jobs import BUSY_MESSAGE
+    from dashboard.components.job_state import BUSY_MESSAGE
     from fairengine.textsafe import md_text
 
     full = JobPool(workers=1, warm=False, queue_limit=1)

@@ -4,7 +4,7 @@ and demo mode lowers the upload limit."""
 
 from __future__ import annotations
 
-import threading
+import inspect
 from pathlib import Path
 
 import pytest
@@ -49,40 +49,6 @@ def test_an_uploaded_table_stays_out_of_the_servers_caches(rows: int) -> None:
     assert memo["frame"] and memo["task"]
 
 
-class _State(dict):
-    """A session's state as the sweeper reads it: by key (and, where Streamlit's inner state
-    is there, through its ``clear``)."""
-
-    @property
-    def filtered_state(self) -> dict:
-        return dict(self)
-
-
-class _Inner:
-    def __init__(self, values: dict) -> None:
-        self.values = values
-
-    def clear(self) -> None:
-        self.values.clear()
-
-
-class _SafeState(_State):
-    """As Streamlit's SafeSessionState: a lock and the inner state with its ``clear``."""
-
-    def __init__(self, values: dict) -> None:
-        super().__init__(values)
-        self._lock = threading.RLock()
-        self._state = _Inner(self)
-
-
-class _Files:
-    def __init__(self) -> None:
-        self.removed: list[str] = []
-
-    def remove_session_files(self, session_id: str) -> None:
-        self.removed.append(session_id)
-
-
 class _Pool:
     """The worker pool as the sweeper sees it: one unfinished job per pool session."""
 
@@ -97,33 +63,44 @@ class _Pool:
 
 
 class _Runtime:
+    """Streamlit's runtime as the sweeper uses it."""
+
     def __init__(self, active: set[str]) -> None:
-        self.active, self.uploaded_file_mgr = active, _Files()
+        self.active, self.closed = active, []
 
     def is_active_session(self, session_id: str) -> bool:
         return session_id in self.active
 
+    def close_session(self, session_id: str) -> None:
+        self.closed.append(session_id)
 
-@pytest.mark.parametrize(("demo", "kind"), [("1", _State), ("0", _SafeState)])
-def test_a_closed_tabs_files_and_state_are_freed_after_the_grace(monkeypatch, demo, kind) -> None:
+
+def test_the_sweeper_calls_the_runtime_as_streamlit_defines_it() -> None:
     from streamlit.runtime import Runtime
 
+    for name in ("is_active_session", "close_session"):
+        assert list(inspect.signature(getattr(Runtime, name)).parameters) == ["self", "session_id"]
+
+
+@pytest.mark.parametrize("demo", ["1", "0"])
+def test_a_closed_tabs_session_is_closed_after_the_grace(monkeypatch, demo) -> None:
     monkeypatch.setenv("FAIRENGINE_DEMO", demo)
     runtime = _Runtime(active={"open"})
-    monkeypatch.setattr(Runtime, "instance", classmethod(lambda cls: runtime))
     pool = _Pool()
     monkeypatch.setattr(services, "job_pool", lambda: pool)
-    closed = kind({"upload.bytes": b"x" * 100, "task": "t", services.SESSION_KEY: "s1"})
-    open_ = kind({"task": "t", services.SESSION_KEY: "s2"})
-    known = {"closed": sessions._Seen(closed), "open": sessions._Seen(open_)}
+    known = {
+        "closed": sessions.Seen("s1"),
+        "open": sessions.Seen("s2"),
+        "no jobs": sessions.Seen(None),
+    }
     grace = sessions.grace_seconds()
-    assert grace == (30.0 if demo == "1" else 108.0)  # Streamlit keeps a closed tab 120 s
-    assert sessions.sweep_once(known, 1000.0) == []  # first seen without a connection
-    assert sessions.sweep_once(known, 1000.0 + grace - 1) == []  # a reconnect may come
-    assert sessions.sweep_once(known, 1000.0 + grace) == ["closed"]
-    assert runtime.uploaded_file_mgr.removed == ["closed"] and not closed
+    assert grace == (30.0 if demo == "1" else 100.0)  # Streamlit keeps a closed tab 120 s
+    assert sessions.sweep_once(known, 1000.0, runtime) == []  # first seen without a connection
+    assert sessions.sweep_once(known, 1000.0 + grace - 1, runtime) == []  # a reconnect may come
+    assert sessions.sweep_once(known, 1000.0 + grace, runtime) == ["closed", "no jobs"]
+    assert runtime.closed == ["closed", "no jobs"]  # Streamlit frees its state and files
     assert pool.cancelled == ["job of s1"]  # its fits and file reads stop with it
-    assert open_["task"] == "t" and "open" in known and "closed" not in known
+    assert list(known) == ["open"]
 
 
 def test_demo_mode_lowers_the_upload_limit_and_never_raises_it(monkeypatch) -> None:

@@ -151,3 +151,47 @@ def test_demo_mode_is_named_in_the_sidebar(monkeypatch: pytest.MonkeyPatch) -> N
     assert not at.exception
     notes = shown(" ".join(c.value for c in at.sidebar.caption))
     assert "Demo mode" in notes and "50,000 rows" in notes and "24 points" in notes
+
+
+@pytest.mark.parametrize(
+    ("base", "path", "query", "location"),
+    [
+        ("", "/compare", b"dataset=adult&s=a&s=b%20c", "/?page=compare&dataset=adult&s=a&s=b+c"),
+        ("fe", "/fe/maxent/", b"", "/fe/?page=maxent"),
+        ("", "/", b"dataset=adult", None),  # the root: Streamlit's
+        ("", "/_stcore/health", b"", None),
+        ("", "/nosuch", b"", None),  # no page: Streamlit's "page not found"
+        ("fe", "/compare", b"", None),  # outside the base path
+    ],
+)  # fmt: skip
+def test_a_pages_address_redirects_to_the_root_naming_the_page(base, path, query, location) -> None:
+    """The server's middleware sends a page's address to ``/?page=...`` with every parameter,
+    so that Streamlit's frontend loads at the root (see ``docs/architecture.md``)."""
+    import asyncio
+
+    from streamlit import config
+
+    from dashboard.components.state import PageLinks
+
+    sent: list[dict] = []
+    passed: list[str] = []
+
+    async def streamlit(scope, receive, send) -> None:
+        passed.append(scope["path"])
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    links = PageLinks(streamlit, paths=("data", "compare", "maxent"))
+    scope = {"type": "http", "method": "GET", "path": path, "query_string": query}
+    original = config.get_option("server.baseUrlPath")
+    try:
+        config.set_option("server.baseUrlPath", base)
+        asyncio.run(links(scope, None, send))
+    finally:
+        config.set_option("server.baseUrlPath", original)
+    if location is None:
+        assert passed == [path] and sent == []
+    else:
+        assert passed == [] and sent[0]["status"] == 307
+        assert dict(sent[0]["headers"])[b"location"] == location.encode()

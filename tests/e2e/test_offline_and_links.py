@@ -39,6 +39,29 @@ def test_no_request_leaves_the_host(page: Page, app_server: str) -> None:
     assert outside == [], f"requests left the host: {outside}"
 
 
+def test_every_deep_link_opens_its_page_without_console_errors(page: Page, app_server: str) -> None:
+    page.goto(app_server + "/")
+    wait_for_app(page, timeout=120_000)
+    links = page.locator('[data-testid="stSidebarNav"] a').evaluate_all(
+        "links => links.map(a => new URL(a.href).pathname)"
+    )
+    paths = sorted({path for path in links if path != "/"})
+    assert {"/compare", "/about", "/maxent"} <= set(paths)
+    query = "dataset=german_credit&sensitive=sex&sensitive=age"
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    for link, path in [*((p, p) for p in paths), ("/?page=compare&", "/compare")]:
+        page.goto(f"{app_server}{link}{'' if '?' in link else '?'}{query}")
+        wait_for_app(page, timeout=120_000)
+        opened = urlparse(page.url)
+        assert opened.path == path, link
+        shown = parse_qs(opened.query)
+        assert shown["dataset"] == ["german_credit"] and shown["sensitive"] == ["sex", "age"]
+        assert "page" not in shown and exception_texts(page) == [], link
+    assert errors == []
+
+
 def test_method_page_link_restores_knobs(page: Page, app_server: str) -> None:
     page.goto(app_server + "/maxent?dataset=german_credit&C=0.8&classifier=gnb")
     wait_for_app(page, timeout=120_000)
