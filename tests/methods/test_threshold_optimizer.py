@@ -52,7 +52,7 @@ def test_it_needs_the_sensitive_column_to_predict(adult, tmp_path) -> None:
     assert "sex" in result.model.features
     with pytest.raises(ValueError, match="sensitive column"):
         result.model.predict_score(test.X)
-    card = model_card(result, train, test)
+    card = model_card(result, train, test, method=get_method(result.method))
     assert "sensitive attribute at prediction time" in card
     path = tmp_path / "to.fairmodel"
     save_model(result.model, path, card=card, metadata=result_metadata(result, train, test))
