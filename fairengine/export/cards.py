@@ -187,17 +187,6 @@ def _metric_rows(splits: dict[str, dict[str, float]], text: Callable[[object], s
     ]
 
 
-def _markdown_table(table: Any, text: Callable[[object], str]) -> list[str]:
-    columns = [text(c) for c in table.columns]
-    rows = [
-        "| group | " + " | ".join(columns) + " |",
-        "|---" * (len(columns) + 1) + "|",
-    ]
-    for index, *values in table.itertuples(name=None):  # each column keeps its type: 612, not 612.0
-        rows.append(f"| {text(index)} | " + " | ".join(_fmt(v, text) for v in values) + " |")
-    return rows
-
-
 def _fmt(value: object, text: Callable[[object], str]) -> str:
     """A table cell: a float to 4 decimals, an integer as an integer, anything else as text."""
     if isinstance(value, float):
@@ -269,7 +258,11 @@ def model_card(
     lines += _metric_rows(result.metrics, text)
     lines += evidence_lines(result, text=text)
     if group_table is not None:
-        lines += ["", "## Per group (test data)", "", *_markdown_table(group_table, text)]
+        columns = [text(c) for c in group_table.columns]
+        lines += ["", "## Per group (test data)", "", "| group | " + " | ".join(columns) + " |"]
+        lines.append("|---" * (len(columns) + 1) + "|")
+        for index, *values in group_table.itertuples(name=None):  # 612 stays 612, not 612.0
+            lines.append(f"| {text(index)} | " + " | ".join(_fmt(v, text) for v in values) + " |")
     if result.model is not None and hasattr(result.model, "encoder"):
         schema = task_schema(train) if train is not None else None
         lines += ["", *how_to_use(result.model, schema, file_name, text=text)]

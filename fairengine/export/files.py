@@ -164,25 +164,18 @@ def _save_result(result: RunResult, path: Path, *, card, metadata, train, test, 
     return out
 
 
-def _read_source(source: str | os.PathLike[str] | bytes, label: str) -> bytes:
-    if isinstance(source, bytes | bytearray | memoryview):
-        return bytes(source)
-    try:
-        return safe.read_regular(source, safe.MAX_FILE_BYTES)
-    except OSError as exc:
-        raise ModelFileError(f"{label} cannot be read: {exc.strerror or exc}.") from exc
-
-
 def _open(
     source: str | os.PathLike[str] | bytes, *, members: bool
 ) -> tuple[dict[str, Any], dict[str, bytes]]:
     """The verified manifest and (with ``members``) every member's checked bytes."""
-    label = (
-        "The model file"
-        if isinstance(source, bytes | bytearray | memoryview)
-        else f"Model file '{Path(source).name}'"
-    )
-    raw = _read_source(source, label)
+    if isinstance(source, bytes | bytearray | memoryview):
+        label, raw = "The model file", bytes(source)
+    else:
+        label = f"Model file '{Path(source).name}'"
+        try:
+            raw = safe.read_regular(source, safe.MAX_FILE_BYTES)
+        except OSError as exc:
+            raise ModelFileError(f"{label} cannot be read: {exc.strerror or exc}.") from exc
     if raw[:1] == b"\x80":
         raise ModelFileError(
             f"{label} is a Python pickle, not a fairengine model file. fairengine never loads "

@@ -20,9 +20,10 @@ import fairengine
 from fairengine.cli import main
 from fairengine.data import from_frame, load_dataset
 from fairengine.export import load_model, model_bytes, model_card, read_manifest, result_metadata
-from fairengine.export.client import SchemaError, input_schema, predict_file
+from fairengine.export.client import SchemaError, predict_file
 from fairengine.methods import get_method
 from fairengine.methods.registry import is_randomized
+from fairengine.models.columns import input_schema
 from tests.export.hostile import real_files
 
 FILES = real_files()
