@@ -188,9 +188,10 @@ def model_file(_result, _train: Task, _test: Task, key: str) -> bytes:
     """A run's model file with its model card and metadata (keyed by ``key``)."""
     del key
     from fairengine.export import model_bytes, model_card, result_metadata
+    from fairengine.methods import get_method
 
     return model_bytes(
         _result.model,
-        card=model_card(_result, _train, _test, for_file=True),
+        card=model_card(_result, _train, _test, method=get_method(_result.method), for_file=True),
         metadata=result_metadata(_result, _train, _test),
     )

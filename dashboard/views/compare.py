@@ -332,7 +332,15 @@ result = point_result(point.key, point, model, train, test)
 # The card is built here, on download (the shipped demo files keep the card they were
 # precomputed with), and names the file the user gets.
 file_name = f"{task.name}-{point.method}-{point.point_id}.fairmodel"
-card = model_card(result, train, test, group_table=groups, file_name=file_name, for_file=True)
+card = model_card(
+    result,
+    train,
+    test,
+    method=get_method(point.method),
+    group_table=groups,
+    file_name=file_name,
+    for_file=True,
+)
 metadata = read_manifest(point.path)["metadata"] or result_metadata(result, train, test)
 d1, d2 = st.columns(2)
 d1.download_button(

@@ -48,11 +48,12 @@ def _point_entry(
     frontier: Any, record: dict[str, Any], train: Task, test: Task, disparity: tuple
 ) -> dict:
     from fairengine.export import model_card
+    from fairengine.methods import get_method
 
     point_id = record["point_id"]
     result = frontier.run_result(point_id, train, test)
     table = model_group_table(result.model, test, reference=disparity[0], tau=disparity[1])
-    card = model_card(result, train, test, group_table=table)
+    card = model_card(result, train, test, method=get_method(result.method), group_table=table)
     groups = None if table is None else table_records(table)
     return {
         "kind": "point",

@@ -21,9 +21,11 @@ if TYPE_CHECKING:
 
 def export_point(frontier, point_id: str, train: Task, test: Task, out: Path) -> None:
     from fairengine.export import save_model
+    from fairengine.methods import get_method
 
     result = frontier.run_result(point_id, train, test)
-    save_model(result, out, train=train, test=test)  # the file and its card beside it
+    # the file and its card beside it
+    save_model(result, out, train=train, test=test, method=get_method(result.method))
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -41,9 +41,9 @@ class DatasetInfo:
     kind : {"classification", "regression"}
         Kind of the default task.
     target : str
-        Default target column.
+        Default target column (the first of ``target_options``).
     sensitive : tuple of str
-        Default sensitive column(s).
+        Default sensitive column (the first of ``sensitive_options``).
     positive_label : object or None
         Value of the default target coded as 1 (None for regression).
     target_options, sensitive_options : tuple of str
@@ -51,7 +51,7 @@ class DatasetInfo:
     source, licence : str
         Where the data comes from and under which terms (details in PROVENANCE.md).
     filename : str
-        File name under ``assets/datasets/``.
+        File name under ``assets/datasets/`` (``<name>.parquet``).
     positive_labels : dict
         Positive value of every classification target among ``target_options``; a target option
         missing here is a regression target.
@@ -64,17 +64,25 @@ class DatasetInfo:
     title: str
     description: str
     rows: int
-    kind: Kind
-    target: str
-    sensitive: tuple[str, ...]
-    positive_label: object
+    kind: Kind = field(init=False)
+    target: str = field(init=False)
+    sensitive: tuple[str, ...] = field(init=False)
+    positive_label: object = field(init=False)
     target_options: tuple[str, ...]
     sensitive_options: tuple[str, ...]
     source: str
     licence: str
-    filename: str
+    filename: str = field(init=False)
     positive_labels: dict[str, object] = field(default_factory=dict, hash=False)
     leaks: dict[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:  # the defaults are the first options
+        target = self.target_options[0]
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "sensitive", self.sensitive_options[:1])
+        object.__setattr__(self, "kind", self.kind_of(target))
+        object.__setattr__(self, "positive_label", self.positive_labels.get(target))
+        object.__setattr__(self, "filename", f"{self.name}.parquet")
 
     def kind_of(self, target: str) -> Kind | None:
         """Task kind for one of ``target_options``; None for other columns (inferred later)."""
@@ -91,15 +99,10 @@ DATASETS: dict[str, DatasetInfo] = {
             title="Adult (census income)",
             description="UCI census income 1994: predict income > $50K; 48,842 people",
             rows=48_842,
-            kind="classification",
-            target="income",
-            sensitive=("sex",),
-            positive_label=">50K",
             target_options=("income",),
             sensitive_options=("sex", "race"),
             source="UCI Adult (Becker & Kohavi 1996), adult.data + adult.test",
             licence=_UCI,
-            filename="adult.parquet",
             positive_labels={"income": ">50K"},
         ),
         DatasetInfo(
@@ -108,15 +111,10 @@ DATASETS: dict[str, DatasetInfo] = {
             description="ProPublica COMPAS, Broward County: predict re-arrest within two years; "
             "6,172 defendants",
             rows=6_172,
-            kind="classification",
-            target="two_year_recid",
-            sensitive=("race",),
-            positive_label=1,
             target_options=("two_year_recid", "is_recid"),
             sensitive_options=("race", "sex"),
             source="ProPublica compas-analysis (Angwin et al. 2016), compas-scores-two-years.csv",
             licence="ProPublica's published data (compas-analysis repository); see PROVENANCE.md",
-            filename="compas.parquet",
             positive_labels={"two_year_recid": 1, "is_recid": 1},
             leaks={
                 "two_year_recid": ("is_recid", "is_violent_recid"),
@@ -129,15 +127,10 @@ DATASETS: dict[str, DatasetInfo] = {
             description="UCI Portuguese bank calls 2008-10: predict a term-deposit subscription; "
             "45,203 clients",
             rows=45_203,
-            kind="classification",
-            target="subscription",
-            sensitive=("job",),
-            positive_label="yes",
             target_options=("subscription",),
             sensitive_options=("job", "age_group", "marital"),
             source="UCI Bank Marketing, bank-full (Moro, Cortez & Rita 2014), binned variant",
             licence=_UCI,
-            filename="bank_marketing.parquet",
             positive_labels={"subscription": "yes"},
         ),
         DatasetInfo(
@@ -145,15 +138,10 @@ DATASETS: dict[str, DatasetInfo] = {
             title="German credit",
             description="UCI Statlog German credit: predict good vs bad credit risk; 1,000 loans",
             rows=1_000,
-            kind="classification",
-            target="credit",
-            sensitive=("sex",),
-            positive_label="good",
             target_options=("credit",),
             sensitive_options=("sex", "age_group"),
             source="UCI Statlog (German Credit Data), Hofmann 1994, german.data",
             licence=_UCI,
-            filename="german_credit.parquet",
             positive_labels={"credit": "good"},
             leaks={"sex": ("personal_status",), "age_group": ("age",)},
         ),
@@ -162,15 +150,10 @@ DATASETS: dict[str, DatasetInfo] = {
             title="Credit card default (Taiwan)",
             description="UCI Taiwan credit cards 2005: predict default next month; 30,000 clients",
             rows=30_000,
-            kind="classification",
-            target="default_next_month",
-            sensitive=("sex",),
-            positive_label=1,
             target_options=("default_next_month",),
             sensitive_options=("sex", "education", "marriage"),
             source="UCI Default of Credit Card Clients (Yeh & Lien 2009), UCI_Credit_Card.csv",
             licence=_UCI,
-            filename="default_credit.parquet",
             positive_labels={"default_next_month": 1},
         ),
         DatasetInfo(
@@ -179,17 +162,12 @@ DATASETS: dict[str, DatasetInfo] = {
             description="LSAC bar passage study: predict undergraduate GPA (scaled to [0, 1]); "
             "21,789 students",
             rows=21_789,
-            kind="regression",
-            target="ugpa_scaled",
-            sensitive=("race",),
-            positive_label=None,
             target_options=("ugpa_scaled", "bar_pass", "zfya"),
             sensitive_options=("race", "sex"),
             source="LSAC National Longitudinal Bar Passage Study (Wightman 1998), "
             "version of Kusner et al. 2017",
             licence="LSAC study data as redistributed by Kusner et al.; research use, "
             "see PROVENANCE.md",
-            filename="law_school.parquet",
             positive_labels={"bar_pass": "pass"},
         ),
         DatasetInfo(
@@ -198,15 +176,10 @@ DATASETS: dict[str, DatasetInfo] = {
             description="UCI US communities 1990: predict violent crimes per capita; "
             "1,993 communities",
             rows=1_993,
-            kind="regression",
-            target="violent_crimes_per_pop",
-            sensitive=("majority_white",),
-            positive_label=None,
             target_options=("violent_crimes_per_pop",),
             sensitive_options=("majority_white",),
             source="UCI Communities and Crime (Redmond & Baveja 2002), normalised",
             licence=_UCI,
-            filename="communities_crime.parquet",
             leaks={
                 "majority_white": (
                     "race_pct_black",

@@ -1,14 +1,6 @@
 """Rows of level codes as mixed-radix integer keys: distinct rows and counts by hashing.
 
-A row of level codes (c_1, ..., c_F) with c_f < |U_f| is packed into the integer
-Σ_f c_f Π_{g>f} |U_g| — its rank in lexicographic order. When |Omega| exceeds 2⁶² (wide tables)
-the columns are packed into several words, each < 2⁶², whose lexicographic order is still the
-rows' order. Keys are absolute (they depend on the domain's sizes only), so keys of samples and of
-data rows can be compared.
-
-Distinct rows are found in O(n): the keys are hashed (:func:`pandas.factorize`), and
-only the M distinct keys are sorted, so a table of n rows costs n hash look-ups plus M log M,
-not an n log n sort.
+Design notes: docs/architecture.md, "Row keys".
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ import pandas as pd
 
 from fairengine.data.errors import DataError
 from fairengine.data.groups import MERGED_GROUP, group_keys
-from fairengine.data.identifiers import Identifier, find_identifiers
+from fairengine.data.identifiers import find_identifiers
 from fairengine.data.io import MAX_COLUMNS
 
 #: Most rows a task may have (the engine's memory budget on a laptop).
@@ -132,7 +132,11 @@ def check_roles(
         features = [c for c in others if c not in {f.column for f in found} - kept]
     features = [c for c in features if c not in set(leave_out)]
     feats = _choose_features(frame, target, sens, features, notes)
-    notes.extend(_identifier_notes(found, feats))
+    for ident in found:  # one note per identifier column: left out, or a feature as chosen
+        chosen = (
+            "It is a feature, as chosen." if ident.column in feats else "Left out of the features."
+        )
+        notes.append(f"{ident.sentence()} {chosen}")
     _check_sensitive(frame, sens)
     for col in feats:
         _check_magnitude(frame[col], f"Feature {col!r}")
@@ -140,17 +144,6 @@ def check_roles(
     # identifiers stay in the frame, never as features: they name rows (audits, split ids)
     frame = frame.loc[:, [target, *sens, *(f for f in feats if f not in sens), *left_out]]
     return CheckedRoles(frame, target, sens, feats, tuple(notes), left_out)
-
-
-def _identifier_notes(found: Sequence[Identifier], features: Sequence[str]) -> list[str]:
-    """One note per identifier column: left out of the features, or a feature as chosen."""
-    notes = []
-    for ident in found:
-        if ident.column in features:
-            notes.append(f"{ident.sentence()} It is a feature, as chosen.")
-        else:
-            notes.append(f"{ident.sentence()} Left out of the features.")
-    return notes
 
 
 def _check_role_names(
@@ -205,10 +198,11 @@ def _plain_values(column: pd.Series, name: str, notes: list[str]) -> pd.Series:
     types = set(map(type, present))
     nested = [t for t in types if issubclass(t, list | tuple | dict | set | np.ndarray)]
     if nested:
-        first = next(v for v in present if isinstance(v, tuple(nested)))
+        first = repr(next(v for v in present if isinstance(v, tuple(nested))))
+        first = first if len(first) <= 40 else first[:37] + "..."
         row = _row_of(column, present.index[present.map(type).isin(nested)][0])
         raise DataError(
-            f"Column {name!r} holds nested values (e.g. {_short(first)} in {row}), not plain "
+            f"Column {name!r} holds nested values (e.g. {first} in {row}), not plain "
             "numbers or text. Flatten it into plain columns, or leave it out of the roles."
         )
     if types and all(issubclass(t, Decimal) for t in types):
@@ -258,11 +252,6 @@ def _row_of(column: pd.Series, label: object) -> str:
     if isinstance(position, int | np.integer):
         return f"row {int(position) + 1}"
     return f"row with index {label!r}"
-
-
-def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _handle_missing(

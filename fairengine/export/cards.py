@@ -19,7 +19,7 @@ from fairengine.textsafe import md_code, md_file_text, md_text
 
 if TYPE_CHECKING:  # the methods (and the Task's pandas) are imported only when a card is written
     from fairengine.data import Task
-    from fairengine.methods.base import RunResult
+    from fairengine.methods.base import Method, RunResult
 
 _CAVEATS = (
     "Metrics come from one train/test split of the data named above; other populations, time "
@@ -173,25 +173,18 @@ def evidence_lines(result: RunResult, *, text: Callable[[object], str] = md_text
         (baselines.constant_label, baselines.constant),
         (baselines.unconstrained_label, baselines.unconstrained),
     ):
-        names = list(dict.fromkeys([*splits.get("train", {}), *splits.get("test", {})]))
-        for name in names:
-            train_v = splits.get("train", {}).get(name, float("nan"))
-            test_v = splits.get("test", {}).get(name, float("nan"))
-            lines.append(
-                f"| {text(label)} | {text(name)} | {_fmt(train_v, text)} | {_fmt(test_v, text)} |"
-            )
+        lines += [f"| {text(label)} {row}" for row in _metric_rows(splits, text)]
     return lines
 
 
-def _markdown_table(table: Any, text: Callable[[object], str]) -> list[str]:
-    columns = [text(c) for c in table.columns]
-    rows = [
-        "| group | " + " | ".join(columns) + " |",
-        "|---" * (len(columns) + 1) + "|",
+def _metric_rows(splits: dict[str, dict[str, float]], text: Callable[[object], str]) -> list[str]:
+    """``| name | train | test |`` per metric of either split (NaN where one lacks it)."""
+    train, test = splits.get("train", {}), splits.get("test", {})
+    nan = float("nan")
+    return [
+        f"| {text(name)} | {_fmt(train.get(name, nan), text)} | {_fmt(test.get(name, nan), text)} |"
+        for name in dict.fromkeys([*train, *test])
     ]
-    for index, *values in table.itertuples(name=None):  # each column keeps its type: 612, not 612.0
-        rows.append(f"| {text(index)} | " + " | ".join(_fmt(v, text) for v in values) + " |")
-    return rows
 
 
 def _fmt(value: object, text: Callable[[object], str]) -> str:
@@ -208,6 +201,7 @@ def model_card(
     train: Task | None = None,
     test: Task | None = None,
     *,
+    method: Method | None = None,
     group_table: Any = None,
     file_name: str = "model.fairmodel",
     for_file: bool = False,
@@ -217,8 +211,12 @@ def model_card(
     Parameters
     ----------
     result : RunResult
+        The run, with its checks and baselines (the card's evidence).
     train, test : Task, optional
         The data the model was fitted and tested on.
+    method : Method, optional
+        The method that made ``result``, passed by the caller: its title, description and
+        reference head the card. Without it the card is titled with ``result.method``.
     group_table : pandas.DataFrame, optional
         Per-group metrics on the test data (``fairengine.metrics.group_table``).
     file_name : str
@@ -229,13 +227,10 @@ def model_card(
         ``.md`` file, read as text: names verbatim, no backslashes or invisible characters
         (:func:`~fairengine.textsafe.md_file_text`).
     """
-    from fairengine.methods import get_method
-
-    method = get_method(result.method)
     text = md_file_text if for_file else md_text
-    lines = [f"# Model card: {method.title}", ""]
-    lines += [method.description, ""] if method.description else []
-    if method.reference:
+    lines = [f"# Model card: {method.title if method else text(result.method)}", ""]
+    lines += [method.description, ""] if method and method.description else []
+    if method and method.reference:
         lines += [f"**Reference:** {method.reference}", ""]  # a citation, not a paper number
     if train is not None:
         schema = task_schema(train)
@@ -260,14 +255,14 @@ def model_card(
     lines += ["## Knobs", "", "| knob | value |", "|---|---|"]
     lines += [f"| {text(k)} | {_fmt(v, text)} |" for k, v in result.knobs.items()]
     lines += ["", "## Metrics", "", "| metric | train | test |", "|---|---|---|"]
-    names = list(dict.fromkeys([*result.metrics.get("train", {}), *result.metrics.get("test", {})]))
-    for name in names:
-        train_v = result.metrics.get("train", {}).get(name, float("nan"))
-        test_v = result.metrics.get("test", {}).get(name, float("nan"))
-        lines.append(f"| {text(name)} | {_fmt(train_v, text)} | {_fmt(test_v, text)} |")
+    lines += _metric_rows(result.metrics, text)
     lines += evidence_lines(result, text=text)
     if group_table is not None:
-        lines += ["", "## Per group (test data)", "", *_markdown_table(group_table, text)]
+        columns = [text(c) for c in group_table.columns]
+        lines += ["", "## Per group (test data)", "", "| group | " + " | ".join(columns) + " |"]
+        lines.append("|---" * (len(columns) + 1) + "|")
+        for index, *values in group_table.itertuples(name=None):  # 612 stays 612, not 612.0
+            lines.append(f"| {text(index)} | " + " | ".join(_fmt(v, text) for v in values) + " |")
     if result.model is not None and hasattr(result.model, "encoder"):
         schema = task_schema(train) if train is not None else None
         lines += ["", *how_to_use(result.model, schema, file_name, text=text)]

@@ -1,15 +1,7 @@
-"""Using a model file on new data: the input schema, column checks, chunked batch prediction.
+"""Using a model file on new data: the input schema, column checks, chunked batch prediction
+(what ``fairengine predict`` and ``fairengine inspect`` run).
 
-This is what ``fairengine predict`` and ``fairengine inspect`` run. Tables are read in chunks
-(pandas' ``chunksize`` for CSV, pyarrow record batches for Parquet) and written chunk by chunk to a
-temporary file that replaces ``out`` at the end, so files larger than memory work and a failure
-leaves no half-written output.
-
-Randomized models (:func:`~fairengine.models.base.is_randomized`) draw their predictions from
-``random_state``; chunk ``i`` draws with the seed ``SeedSequence([random_state, i])``, so the
-output depends on the seed and the chunk size only. ``proba=True`` adds each row's exact
-probability of predicting 1 (for a randomized classifier its expected value over the draws) or,
-for regression, the expected prediction.
+Design notes: docs/howto/export.md, "Batch prediction".
 """
 
 from __future__ import annotations
@@ -25,13 +17,11 @@ import numpy as np
 import pandas as pd
 
 from fairengine.export.files import load_model, read_manifest
-from fairengine.models.base import Model
 from fairengine.models.columns import (
     InputSchema,
     SchemaError,
     check_columns,
     ignored_note,
-    input_schema,
 )
 from fairengine.models.schema_rules import ModelFileError
 
@@ -112,23 +102,6 @@ def read_chunks(
 # ----------------------------------------------------------------------------- predicting
 
 
-def predict_frame(
-    model: Model,
-    frame: pd.DataFrame,
-    *,
-    proba: bool = False,
-    random_state: int | None = 0,
-) -> pd.DataFrame:
-    """``prediction`` (and with ``proba`` the ``probability`` of 1, or for regression the
-    ``expected_prediction``) for every row of ``frame``."""
-    out = pd.DataFrame(index=frame.index)
-    out["prediction"] = model.predict(frame, random_state=random_state)
-    if proba:
-        name = "probability" if model.kind == "classification" else "expected_prediction"
-        out[name] = model.predict_score(frame)
-    return out
-
-
 def predict_file(
     model_path: str | os.PathLike[str],
     data_path: str | os.PathLike[str],
@@ -159,7 +132,8 @@ def predict_file(
         For input that does not match the model's schema.
     """
     model = load_model(model_path)
-    schema = model.input_schema or input_schema(model, read_manifest(model_path))
+    schema = model.input_schema  # load_model reads it from the manifest
+    score_name = "probability" if model.kind == "classification" else "expected_prediction"
     columns, chunks = read_chunks(data_path, schema, chunk_rows)
     ignored = check_columns(schema, columns, id_columns=id_columns, allow_extra=allow_extra)
     if ignored:
@@ -170,14 +144,11 @@ def predict_file(
         for i, chunk in enumerate(chunks):
             check_types(schema, chunk, first_row=rows)
             seed = int(np.random.SeedSequence([random_state, i]).generate_state(1)[0])
-            result = predict_frame(model, chunk[schema.features], proba=proba, random_state=seed)
-            result = pd.concat(
-                [
-                    chunk[list(id_columns)].reset_index(drop=True),
-                    result.reset_index(drop=True),
-                ],
-                axis=1,
-            )
+            frame = chunk[schema.features]
+            result = chunk[list(id_columns)].reset_index(drop=True)
+            result["prediction"] = model.predict(frame, random_state=seed)
+            if proba:
+                result[score_name] = model.predict_score(frame)
             sink.write(result, header=i == 0)
             rows += len(result)
         sink.finish(empty=rows == 0, columns=[*id_columns, "prediction"])
@@ -242,17 +213,15 @@ class _Sink:
 def describe(model_path: str | os.PathLike[str]) -> dict[str, Any]:
     """What ``fairengine inspect`` prints: the verified manifest, the input schema, the metrics
     and the checks that passed (checksums, state schema, one probe prediction)."""
-    from fairengine.methods.registry import is_randomized
-
     manifest = read_manifest(model_path)
     model = load_model(model_path)  # every checksum, the state schema and a probe prediction
-    schema = input_schema(model, manifest)
+    schema = model.input_schema
     meta = manifest.get("metadata") or {}
     return {
         "file": str(model_path),
         "format": f"{manifest['format']} v{manifest['format_version']}",
         "model_type": manifest["model_type"],
-        "randomized": is_randomized(manifest["model_type"]),
+        "randomized": bool(getattr(type(model), "randomized", False)),
         "kind": model.kind,
         "engine_version": manifest["engine_version"],
         "created": manifest["created"],

@@ -21,11 +21,11 @@ import numpy as np
 from fairengine.export import safe
 from fairengine.models import schema_rules, schemas
 from fairengine.models.base import Model
-from fairengine.models.schema_rules import ModelFileError, Schema, invalid
+from fairengine.models.schema_rules import ModelFileError, invalid
 
 if TYPE_CHECKING:
     from fairengine.data import Task
-    from fairengine.methods.base import RunResult
+    from fairengine.methods.base import Method, RunResult
 
 FORMAT = "fairengine-model"
 FORMAT_VERSION = 1
@@ -101,6 +101,7 @@ def save_model(
     metadata: dict | None = None,
     train: Task | None = None,
     test: Task | None = None,
+    method: Method | None = None,
 ) -> Path:
     """Write ``model`` to one self-describing file, atomically (temp file + ``os.replace``).
 
@@ -123,9 +124,13 @@ def save_model(
         result when not given).
     train, test : Task, optional
         With a run result: the tasks it was fitted and scored on (both required).
+    method : Method, optional
+        With a run result: the method that made it, whose title heads the card.
     """
     if not isinstance(model, Model) and hasattr(model, "method") and hasattr(model, "model"):
-        return _save_result(model, Path(path), card=card, metadata=metadata, train=train, test=test)
+        return _save_result(
+            model, Path(path), card=card, metadata=metadata, train=train, test=test, method=method
+        )
     path = Path(path)
     data = model_bytes(model, card=card, metadata=metadata)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -142,7 +147,7 @@ def save_model(
     return path
 
 
-def _save_result(result: RunResult, path: Path, *, card, metadata, train, test) -> Path:
+def _save_result(result: RunResult, path: Path, *, card, metadata, train, test, method) -> Path:
     """A run result's complete model file and its card beside it (``save_model``'s doc)."""
     from fairengine.export.cards import model_card, result_metadata  # cards read the methods
 
@@ -152,37 +157,25 @@ def _save_result(result: RunResult, path: Path, *, card, metadata, train, test) 
             "train=... and test=... (the two halves of task.split())."
         )
     if card is None:
-        card = model_card(result, train, test, file_name=path.name, for_file=True)
+        card = model_card(result, train, test, method=method, file_name=path.name, for_file=True)
     metadata = result_metadata(result, train, test) if metadata is None else metadata
     out = save_model(result.model, path, card=card, metadata=metadata)
     out.with_suffix(".md").write_text(card, encoding="utf-8")
     return out
 
 
-class _Verified:
-    """The verified members of a model file."""
-
-    def __init__(self, manifest: dict[str, Any], members: dict[str, bytes]) -> None:
-        self.manifest = manifest
-        self.members = members
-
-
-def _read_source(source: str | os.PathLike[str] | bytes, label: str) -> bytes:
+def _open(
+    source: str | os.PathLike[str] | bytes, *, members: bool
+) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The verified manifest and (with ``members``) every member's checked bytes."""
     if isinstance(source, bytes | bytearray | memoryview):
-        return bytes(source)
-    try:
-        return safe.read_regular(source, safe.MAX_FILE_BYTES)
-    except OSError as exc:
-        raise ModelFileError(f"{label} cannot be read: {exc.strerror or exc}.") from exc
-
-
-def _open(source: str | os.PathLike[str] | bytes, *, members: bool) -> _Verified:
-    label = (
-        "The model file"
-        if isinstance(source, bytes | bytearray | memoryview)
-        else f"Model file '{Path(source).name}'"
-    )
-    raw = _read_source(source, label)
+        label, raw = "The model file", bytes(source)
+    else:
+        label = f"Model file '{Path(source).name}'"
+        try:
+            raw = safe.read_regular(source, safe.MAX_FILE_BYTES)
+        except OSError as exc:
+            raise ModelFileError(f"{label} cannot be read: {exc.strerror or exc}.") from exc
     if raw[:1] == b"\x80":
         raise ModelFileError(
             f"{label} is a Python pickle, not a fairengine model file. fairengine never loads "
@@ -199,13 +192,21 @@ def _open(source: str | os.PathLike[str] | bytes, *, members: bool) -> _Verified
         raw_manifest = safe.read_member(archive, infos["manifest.json"], label)
         manifest = _check_manifest(raw_manifest, label)
         data = {"manifest.json": raw_manifest}
-        if members:
-            _check_member_names(manifest, set(infos) - {"manifest.json"}, label)
-            for name, info in infos.items():
-                if name != "manifest.json":
-                    data[name] = safe.read_member(archive, info, label)
-            _check_members(manifest, data, label)
-    return _Verified(manifest, data)
+        if not members:
+            return manifest, data
+        checksums = manifest["checksums"]
+        present = set(infos) - {"manifest.json"}
+        if set(checksums) != present:
+            changed = sorted(set(checksums) ^ present)
+            raise ModelFileError(
+                f"{label} failed its checksum: members were added or removed "
+                f"({', '.join(repr(n) for n in changed[:5])})."
+            )
+        for name in sorted(present):
+            data[name] = safe.read_member(archive, infos[name], label)
+            if _sha256(data[name]) != checksums[name]:
+                raise ModelFileError(f"{label} failed its checksum: {name} was modified.")
+    return manifest, data
 
 
 def _hex_digest(value: Any, path: str) -> None:
@@ -249,51 +250,9 @@ def _check_manifest(raw: bytes, label: str) -> dict[str, Any]:
     return manifest
 
 
-def _check_member_names(manifest: dict[str, Any], present: set[str], label: str) -> None:
-    checksums = manifest["checksums"]
-    if set(checksums) != present:
-        changed = sorted(set(checksums) ^ present)
-        raise ModelFileError(
-            f"{label} failed its checksum: members were added or removed "
-            f"({', '.join(repr(n) for n in changed[:5])})."
-        )
-
-
-def _check_members(manifest: dict[str, Any], data: dict[str, bytes], label: str) -> None:
-    checksums = manifest["checksums"]
-    for name in sorted(set(data) - {"manifest.json"}):
-        if _sha256(data[name]) != checksums[name]:
-            raise ModelFileError(f"{label} failed its checksum: {name} was modified.")
-
-
-def schema_of(model_type: str) -> Schema:
-    """The state schema the class registered as ``model_type`` declares, its declared module
-    imported on first use; :class:`ModelFileError` for a type no module declares."""
-    from fairengine.methods.registry import resolve_model_type
-
-    try:
-        schema = resolve_model_type(model_type).state_schema
-    except (KeyError, ImportError) as exc:
-        raise ModelFileError(f"The model type {model_type!r} cannot be loaded: {exc}") from None
-    if schema is None:
-        raise ModelFileError(f"The model type {model_type!r} has no state schema to check against.")
-    return schema
-
-
-def validate_state(model_type: str, state: Any, arrays: dict[str, np.ndarray]) -> None:
-    """Raise :class:`ModelFileError` unless ``state`` and ``arrays`` fit ``model_type``'s schema."""
-    schema = schema_of(model_type)
-    try:
-        schema.check(state, arrays)
-    except ModelFileError:
-        raise
-    except (KeyError, IndexError, TypeError, ValueError) as exc:  # a rule meeting odd state
-        raise invalid(f"its arrays do not fit its state ({type(exc).__name__}: {exc})") from None
-
-
 def read_manifest(path: str | os.PathLike[str] | bytes) -> dict[str, Any]:
     """The verified manifest of a model file (format, type, metadata) without building the model."""
-    return _open(path, members=False).manifest
+    return _open(path, members=False)[0]
 
 
 def verify_model(path: str | os.PathLike[str] | bytes) -> dict[str, Any]:
@@ -304,7 +263,7 @@ def verify_model(path: str | os.PathLike[str] | bytes) -> dict[str, Any]:
     ModelFileError
         As :func:`load_model` does.
     """
-    return _open(path, members=True).manifest
+    return _open(path, members=True)[0]
 
 
 def load_model(path: str | os.PathLike[str] | bytes) -> Model:
@@ -324,24 +283,30 @@ def load_model(path: str | os.PathLike[str] | bytes) -> Model:
     """
     from fairengine.methods.registry import resolve_model_type
 
-    verified = _open(path, members=True)
-    model_type = verified.manifest["model_type"]
-    if "state.json" not in verified.members:
+    manifest, members = _open(path, members=True)
+    model_type = manifest["model_type"]
+    if "state.json" not in members:
         raise ModelFileError("The model file has no state.json.")
-    members = verified.members
     state = safe.load_json(members.pop("state.json"), "The model file's state.json")
     arrays = {  # each member's bytes are released once its array is built
         name[len("arrays/") : -len(".npy")]: safe.load_npy(members.pop(name), name)
         for name in [n for n in members if n.startswith("arrays/")]
     }
-    validate_state(model_type, state, arrays)
-    for name, array in arrays.items():  # skops payloads are zips too: same checks, before skops
-        if name.endswith("_skops"):
-            safe.check_skops(array.tobytes(), f"The stored estimator {name}")
     try:
         cls = resolve_model_type(model_type)
     except (KeyError, ImportError) as exc:
-        raise ModelFileError(f"The model type {model_type!r} cannot be loaded: {exc}") from exc
+        raise ModelFileError(f"The model type {model_type!r} cannot be loaded: {exc}") from None
+    if cls.state_schema is None:
+        raise ModelFileError(f"The model type {model_type!r} has no state schema to check against.")
+    try:
+        cls.state_schema.check(state, arrays)
+    except ModelFileError:
+        raise
+    except (KeyError, IndexError, TypeError, ValueError) as exc:  # a rule meeting odd state
+        raise invalid(f"its arrays do not fit its state ({type(exc).__name__}: {exc})") from None
+    for name, array in arrays.items():  # skops payloads are zips too: same checks, before skops
+        if name.endswith("_skops"):
+            safe.check_skops(array.tobytes(), f"The stored estimator {name}")
     try:
         model = cls.from_state(state, arrays)
         probe = schemas.probe_frame(state["encoder"])  # plus columns a model reads besides
@@ -360,13 +325,13 @@ def load_model(path: str | os.PathLike[str] | bytes) -> Model:
         ) from None
     from fairengine.models.columns import input_schema
 
-    model.input_schema = input_schema(model, verified.manifest)  # predict checks its columns
+    model.input_schema = input_schema(model, manifest)  # predict checks its columns
     return model
 
 
 def read_card(path: str | os.PathLike[str] | bytes) -> str | None:
     """The model card stored in a verified model file, if any."""
-    card = _open(path, members=True).members.get("card.md")
+    card = _open(path, members=True)[1].get("card.md")
     try:
         return None if card is None else card.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -514,24 +514,3 @@ def load_npy(data: bytes, what: str) -> np.ndarray:
         )
     flat = np.frombuffer(data, dtype=dtype, count=count, offset=offset)
     return flat.reshape(shape, order="F" if fortran else "C").copy()
-
-
-__all__ = [
-    "Archive",
-    "MAX_FILE_BYTES",
-    "MAX_JSON_DEPTH",
-    "MAX_MEMBERS",
-    "MAX_MEMBER_BYTES",
-    "MAX_TOTAL_BYTES",
-    "ManifestRules",
-    "ModelFileError",
-    "check_manifest",
-    "check_infos",
-    "check_skops",
-    "json_depth",
-    "load_json",
-    "load_npy",
-    "open_zip",
-    "read_regular",
-    "read_member",
-]

@@ -249,7 +249,7 @@ def _store_result(
 ) -> Any:
     """Write a computed point; a cache that cannot be written never fails the sweep."""
     try:
-        card = model_card(result, train, test)
+        card = model_card(result, train, test, method=get_method(result.method))
     except ValueError:  # a method outside the registry has no card
         card = None
     try:

@@ -1,15 +1,7 @@
 """Exportable models: raw rows in, predictions out, state as JSON + arrays (never pickle).
 
-Every model class the engine returns derives from :class:`Model` and is registered with
-:func:`register_model`, so :func:`fairengine.export.load_model` can rebuild it from a file after
-checking the class name against this registry; nothing else is ever instantiated.
-
-The engine's own classes are known by name in :data:`MODEL_MODULES`, a method's in its
-declaration (:attr:`fairengine.methods.base.Method.model_types`); the method registry, one layer
-up, joins both and imports a class's module only when a file names it
-(:func:`fairengine.methods.registry.resolve_model_type`), so importing :mod:`fairengine.export`
-does not import every method (nor fairlearn). Each class declares the schema its state is checked
-against before it is built (:attr:`Model.state_schema`).
+Every model class derives from :class:`Model` and is registered with :func:`register_model`;
+a file names only registered classes. Design notes: docs/howto/export.md, "Model types".
 """
 
 from __future__ import annotations

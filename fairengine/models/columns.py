@@ -21,7 +21,11 @@ class SchemaError(ValueError):
 CLI_HINT = "pass them through with --id-columns, or ignore them with --allow-extra"
 API_HINT = "select the model's columns first, e.g. model.predict(frame[model.features])"
 #: Why a column the model does not read is known, in the note that says it was ignored.
-_ROLES = ("target", "sensitive", "unused", "dropped")
+_IGNORED = (
+    (("target", "sensitive"), "column(s) the model was trained with as target/sensitive"),
+    (("unused",), "training column(s) this model does not read"),
+    (("dropped",), "identifier-like column(s) dropped in training"),
+)
 
 
 class IgnoredColumnsWarning(UserWarning):
@@ -114,20 +118,11 @@ def check_columns(
 
 def ignored_note(schema: InputSchema, ignored: Sequence[str]) -> str:
     """One sentence naming the ignored columns by role ("" for none)."""
-    by_role = {r: [c for c in ignored if schema.roles.get(c) == r] for r in _ROLES}
     parts = []
-    roles = [f"{c} ({schema.roles[c]})" for c in ignored if schema.roles.get(c) in _ROLES[:2]]
-    if roles:
-        parts.append(
-            "ignored column(s) the model was trained with as target/sensitive: " + ", ".join(roles)
-        )
-    if by_role["unused"]:
-        parts.append(
-            "ignored training column(s) this model does not read: " + ", ".join(by_role["unused"])
-        )
-    if by_role["dropped"]:
-        parts.append(
-            "ignored identifier-like column(s) dropped in training: "
-            + ", ".join(by_role["dropped"])
-        )
+    for roles, words in _IGNORED:
+        names = [c for c in ignored if schema.roles.get(c) in roles]
+        if len(roles) > 1:  # several roles: each column says its own
+            names = [f"{c} ({schema.roles[c]})" for c in names]
+        if names:
+            parts.append(f"ignored {words}: {', '.join(names)}")
     return ("Note: " + "; ".join(parts) + ".") if parts else ""

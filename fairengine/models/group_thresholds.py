@@ -1,14 +1,7 @@
 """Group-specific randomized thresholds on a score (fairlearn's ThresholdOptimizer, exported).
 
-A post-processing rule reads the **sensitive attribute at prediction time**: each group has its
-own thresholds. For group g the rule is fairlearn's interpolation (``InterpolatedThresholder``):
-with probability ``p0[g]`` apply threshold operation 0, else operation 1, where an operation is
-``score > t`` or ``score < t``; optionally the result is replaced by a constant with probability
-``p_ignore[g]``. :func:`apply_rule` computes P(ŷ = 1) exactly from those numbers.
-
-:class:`GroupThresholdClassifier` is that rule on top of a logistic regression; its
-:attr:`features` include the sensitive column(s), so a model file's input schema requires them
-and ``fairengine predict`` refuses a table without them.
+The rule reads the **sensitive attribute at prediction time**, so the model's :attr:`features`
+include the sensitive column(s). Design notes: docs/howto/export.md, "Group thresholds".
 """
 
 from __future__ import annotations
@@ -160,13 +153,11 @@ class GroupThresholdClassifier(Model):
             raise ValueError(f"Group {str(unknown)[:40]!r} was not seen in training.")
         return codes
 
-    def base_score(self, X: pd.DataFrame) -> np.ndarray:
-        """The logistic regression's P(y = 1 | x) before the group thresholds."""
-        return expit(self.encode(X) @ self.coef + self.intercept)
-
     def predict_score(self, X: pd.DataFrame) -> np.ndarray:
-        """P(ŷ = 1) under the row's group rule (exact, over the rule's randomness)."""
-        return apply_rule(self.rule, self.base_score(X), self.group_codes(X))
+        """P(ŷ = 1) under the row's group rule (exact, over the rule's randomness), on the
+        logistic regression's P(y = 1 | x)."""
+        score = expit(self.encode(X) @ self.coef + self.intercept)
+        return apply_rule(self.rule, score, self.group_codes(X))
 
     def metric_predictions(self, X: pd.DataFrame) -> np.ndarray:
         return self.predict_score(X)

@@ -47,10 +47,6 @@ class LinearClassifier(Model):
     def decision_function(self, X: Any) -> np.ndarray:
         return self.encode(X) @ self.coef + self.intercept
 
-    def predict_proba(self, X: Any) -> np.ndarray:
-        p = self.predict_score(X)
-        return np.column_stack([1.0 - p, p])
-
     def _score(self, Z: np.ndarray) -> np.ndarray:
         return expit(Z @ self.coef + self.intercept)
 

@@ -37,31 +37,27 @@ def _what(path: str) -> str:
 _ROOT = re.compile(r"[.\[]")
 
 
-def NUM(value: Any, path: str) -> None:
-    """A finite int or float (not a bool)."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not np.isfinite(value):
-        fail(path, "a finite number", value)
+def _typed(expected: str, ok: Callable[[Any], bool]) -> Check:
+    """The check that ``ok(value)`` holds; otherwise the value ``should be {expected}``."""
+
+    def run(value: Any, path: str) -> None:
+        if not ok(value):
+            fail(path, expected, value)
+
+    return run
 
 
-def INT(value: Any, path: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or abs(value) >= 2**63:
-        fail(path, "an integer", value)
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
-def STR(value: Any, path: str) -> None:
-    if not isinstance(value, str):
-        fail(path, "a string", value)
-
-
-def BOOL(value: Any, path: str) -> None:
-    if not isinstance(value, bool):
-        fail(path, "true or false", value)
-
-
-def SCALAR(value: Any, path: str) -> None:
-    """Any JSON scalar (null, bool, number, string)."""
-    if value is not None and not isinstance(value, bool | int | float | str):
-        fail(path, "a JSON scalar", value)
+#: A finite int or float (not a bool).
+NUM = _typed("a finite number", lambda v: (_is_int(v) or isinstance(v, float)) and np.isfinite(v))
+INT = _typed("an integer", lambda v: _is_int(v) and abs(v) < 2**63)
+STR = _typed("a string", lambda v: isinstance(v, str))
+BOOL = _typed("true or false", lambda v: isinstance(v, bool))
+#: Any JSON scalar (null, bool, number, string).
+SCALAR = _typed("a JSON scalar", lambda v: v is None or isinstance(v, bool | int | float | str))
 
 
 def optional(check: Check) -> Check:
@@ -213,9 +209,6 @@ NON_NEGATIVE = within(0.0, np.inf)
 PROBABILITY = within(0.0, 1.0)
 WEIGHTS = (NON_NEGATIVE, _positive_sum)
 
-FLOAT1 = ArraySpec("fiu", (1,))
-FLOAT2 = ArraySpec("fiu", (2,))
-INT1 = ArraySpec("iu", (1,))
 NUMERIC = ArraySpec("fiub", (0, 1, 2, 3, 4))
 BYTES = ArraySpec("u", (1,))
 

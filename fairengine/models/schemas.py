@@ -30,7 +30,8 @@ from fairengine.models.schema_rules import (
 )
 
 
-def _encoder(value: Any, path: str) -> None:
+def ENCODER(value: Any, path: str) -> None:
+    """A fitted :class:`~fairengine.data.encoding.FeatureEncoder`'s state."""
     obj(
         {
             "max_categories": INT,
@@ -55,18 +56,12 @@ def _encoder(value: Any, path: str) -> None:
         fail(f"{path}.numeric", "distinct columns listed in columns", named)
 
 
-ENCODER: Check = _encoder
-
-
-def encoded_width(encoder: Mapping[str, Any]) -> int:
-    """Columns the encoder's ``transform`` outputs: one per numeric column, and per categorical
-    column one per kept category plus one for "other"."""
-    return len(encoder["numeric"]) + sum(len(cats) + 1 for _, cats in encoder["categorical"])
-
-
 def encoder_dims(state: Mapping[str, Any]) -> Dims:
-    """``n_features`` (the encoded width) and ``n_features_1`` (one more, with an intercept)."""
-    width = encoded_width(state["encoder"])
+    """``n_features``, the width the encoder's ``transform`` outputs (one per numeric column and,
+    per categorical column, one per kept category plus one for "other"), and ``n_features_1``
+    (one more, with an intercept)."""
+    encoder = state["encoder"]
+    width = len(encoder["numeric"]) + sum(len(cats) + 1 for _, cats in encoder["categorical"])
     return {"n_features": width, "n_features_1": width + 1}
 
 

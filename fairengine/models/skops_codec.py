@@ -54,10 +54,6 @@ class ExportRefused(TypeError):
     """An estimator that fairengine will not write into a model file."""
 
 
-def is_sklearn(estimator: Any) -> bool:
-    return type(estimator).__module__.split(".")[0] == "sklearn"
-
-
 def _name(obj: Any) -> str:
     return f"{type(obj).__module__}.{type(obj).__qualname__}"
 
@@ -67,7 +63,7 @@ def dump(estimator: Any) -> np.ndarray:
     import skops.io as sio
 
     name = _name(estimator)
-    if not is_sklearn(estimator):
+    if type(estimator).__module__.split(".")[0] != "sklearn":
         raise ExportRefused(
             f"Cannot export a {name}: model files store array codecs and scikit-learn estimators "
             "(through skops) only, never pickles. Use a scikit-learn estimator."

@@ -1,13 +1,7 @@
 """scikit-learn decision trees as plain arrays (exportable without pickle), predicting exactly as
 ``DecisionTree*.predict`` does.
 
-scikit-learn casts ``X`` to float32 before walking a tree and compares the float32 feature value
-with the tree's float64 threshold (``x <= t`` goes left). :func:`apply` does the same, so a point
-next to a split lands in the same leaf as in scikit-learn; comparing the float64 value directly
-(as earlier copies of this walk did) sends some of those points the other way.
-
-Several trees are stored in one set of arrays: :func:`forest_arrays` concatenates the nodes and
-records each tree's root in ``roots``; child indices are global.
+Design notes: docs/howto/export.md, "Trees as arrays".
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ def test_model_card_cites_the_paper_without_seed_jargon() -> None:
     method = get_method("maxent")
     task = load_dataset("german_credit")
     result = RunResult(method="maxent", knobs=method.defaults(), metrics={}, model=None)
-    card = model_card(result, task, task)
+    card = model_card(result, task, task, method=method)
     assert f"**Reference:** {method.reference}" in card
     assert "(seed" not in card
 

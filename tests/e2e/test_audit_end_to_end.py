@@ -45,7 +45,15 @@ def _model_files(frame: pd.DataFrame, folder: Path) -> list[Path]:
     paths = []
     for strength, name in zip((0.0, 1.0), ("production", "candidate"), strict=True):
         result = get_method("reweighing").run(train, test, strength=strength)
-        paths.append(save_model(result, folder / f"{name}.fairmodel", train=train, test=test))
+        paths.append(
+            save_model(
+                result,
+                folder / f"{name}.fairmodel",
+                train=train,
+                test=test,
+                method=get_method(result.method),
+            )
+        )
     return paths
 
 

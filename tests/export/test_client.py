@@ -20,9 +20,10 @@ import fairengine
 from fairengine.cli import main
 from fairengine.data import from_frame, load_dataset
 from fairengine.export import load_model, model_bytes, model_card, read_manifest, result_metadata
-from fairengine.export.client import SchemaError, input_schema, predict_file
+from fairengine.export.client import SchemaError, predict_file
 from fairengine.methods import get_method
 from fairengine.methods.registry import is_randomized
+from fairengine.models.columns import input_schema
 from tests.export.hostile import real_files
 
 FILES = real_files()
@@ -194,7 +195,7 @@ def named_credit():
 def test_identifier_like_columns_are_dropped_not_stored(named_credit, method, knobs) -> None:
     names, train, test = named_credit
     result = get_method(method).run(train, test, **knobs)
-    card = model_card(result, train, test)
+    card = model_card(result, train, test, method=get_method(result.method))
     raw = model_bytes(result.model, card=card, metadata=result_metadata(result, train, test))
     with zipfile.ZipFile(io.BytesIO(raw)) as archive:
         blob = b"".join(archive.read(n) for n in archive.namelist())
@@ -213,7 +214,9 @@ def test_identifier_like_columns_are_dropped_not_stored(named_credit, method, kn
 def test_card_says_how_to_use_the_file() -> None:
     train, test = load_dataset("german_credit").split(random_state=3)
     result = get_method("reweighing").run(train, test, strength=0.5)
-    card = model_card(result, train, test, file_name="credit.fairmodel")
+    card = model_card(
+        result, train, test, method=get_method(result.method), file_name="credit.fairmodel"
+    )
     section = card[card.index("## How to use this file") : card.index("## Caveats")]
     assert 'load_model("credit.fairmodel")' in section and "model.predict(frame)" in section
     # the wheel route: a recipient needs no checkout of the repository

@@ -153,7 +153,7 @@ def test_foreign_files_are_refused(saved, tmp_path) -> None:
 def test_metadata_and_card_from_a_run(tmp_path) -> None:
     train, test = _german()
     result = get_method("reweighing").run(train, test, strength=1.0)
-    card = model_card(result, train, test)
+    card = model_card(result, train, test, method=get_method(result.method))
     assert "| strength | 1.0000 |" in card
     assert f"{result.metrics['test']['dp_diff']:.4f}" in card
     assert "Dataset: **german\\_credit**" in card and "Caveats" in card  # names shown as text
@@ -195,3 +195,15 @@ def test_flipped_bytes_anywhere_give_model_file_error(saved, tmp_path) -> None:
             load_model(bad).get_state()[1].popitem()[1],
             load_model(path).get_state()[1].popitem()[1],
         )
+
+
+def test_the_card_takes_the_method_from_its_caller() -> None:
+    from fairengine.methods.base import RunResult
+
+    result = RunResult("reweighing", {"strength": 1.0}, {"train": {}, "test": {}}, None)
+    bare = model_card(result)  # no method given: the export layer looks nothing up by name
+    assert bare.startswith("# Model card: reweighing\n") and "**Reference:**" not in bare
+    method = get_method("reweighing")
+    card = model_card(result, method=method)
+    assert card.startswith(f"# Model card: {method.title}\n")
+    assert f"**Reference:** {method.reference}" in card

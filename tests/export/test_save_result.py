@@ -31,6 +31,10 @@ def _members(path) -> dict[str, bytes]:
         return {n: archive.read(n) for n in archive.namelist() if n != "manifest.json"}
 
 
+#: The method whose title heads the cards (the run's, passed as every caller does).
+METHOD = get_method("reweighing")
+
+
 @pytest.fixture(scope="module")
 def run():
     task = load_dataset("german_credit")
@@ -40,7 +44,9 @@ def run():
 
 def test_python_export_equals_the_cli_export(run, tmp_path, capsys):
     task, train, test, result = run
-    py = save_model(result, tmp_path / "py" / "model.fairmodel", train=train, test=test)
+    py = save_model(
+        result, tmp_path / "py" / "model.fairmodel", train=train, test=test, method=METHOD
+    )
     cli = tmp_path / "cli" / "model.fairmodel"
     cli.parent.mkdir()
     argv = ["export", "reweighing", "--dataset", "german_credit", "--set", "strength=1.0"]
@@ -56,7 +62,7 @@ def test_python_export_equals_the_cli_export(run, tmp_path, capsys):
 
 def test_fairengine_predict_reads_the_raw_table_with_the_python_file(run, tmp_path, capsys):
     task, train, test, result = run
-    path = save_model(result, tmp_path / "model.fairmodel", train=train, test=test)
+    path = save_model(result, tmp_path / "model.fairmodel", train=train, test=test, method=METHOD)
     raw = tmp_path / "raw.csv"
     task.frame.to_csv(raw, index=False)  # target and sensitive columns included
     out = tmp_path / "pred.csv"
@@ -80,7 +86,7 @@ def _code_blocks(card: str) -> list[tuple[str, str]]:
 
 def test_every_command_of_the_card_runs_as_printed(run, tmp_path, monkeypatch, capsys):
     task, train, test, result = run
-    path = save_model(result, tmp_path / "model.fairmodel", train=train, test=test)
+    path = save_model(result, tmp_path / "model.fairmodel", train=train, test=test, method=METHOD)
     task.frame.head(50).to_csv(tmp_path / "new_rows.csv", index=False)  # the card's input name
     monkeypatch.chdir(tmp_path)
     blocks = _code_blocks(path.with_suffix(".md").read_text())
@@ -106,19 +112,22 @@ def test_the_card_file_is_plain_text_and_the_page_card_stays_escaped(run, tmp_pa
     from fairengine.textsafe import WORD_JOINER
 
     _, train, test, result = run
-    file_card = save_model(result, tmp_path / "m.fairmodel", train=train, test=test).with_suffix(
-        ".md"
-    )
+    file_card = save_model(
+        result, tmp_path / "m.fairmodel", train=train, test=test, method=METHOD
+    ).with_suffix(".md")
     groups = model_group_table(result.model, test)
     for card in (
         file_card.read_text(),
-        model_card(result, train, test, group_table=groups, for_file=True),
+        model_card(result, train, test, method=METHOD, group_table=groups, for_file=True),
     ):
         assert "\\" not in card and WORD_JOINER not in card
         assert "duration_months" in card  # a feature name with "_", verbatim
     sizes = {g: str(int(groups.loc[g, "n"])) for g in ("female", "male", "overall")}
-    page = model_card(result, train, test, group_table=groups)
+    page = model_card(result, train, test, method=METHOD, group_table=groups)
     assert "duration\\_months" in page  # the page's card: names escaped for Markdown
-    for card in (model_card(result, train, test, group_table=groups, for_file=True), page):
+    for card in (
+        model_card(result, train, test, method=METHOD, group_table=groups, for_file=True),
+        page,
+    ):
         rows = re.findall(r"^\| (female|male|overall) \| (\S+) \|", card, flags=re.M)
         assert dict(rows) == sizes  # the count column: 93, not 93.0000

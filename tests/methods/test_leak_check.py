@@ -77,7 +77,7 @@ def test_no_identifier_is_an_input_of_a_model_file_and_the_card_names_them() -> 
     frame = read_table(TABLES / "respiratory.csv")
     train, test = from_frame(frame, target="outcome", sensitive="sex").split()
     result = get_method("reweighing").run(train, test, strength=1.0)
-    card = model_card(result, train, test)
+    card = model_card(result, train, test, method=get_method(result.method))
     model = load_model(
         model_bytes(result.model, card=card, metadata=result_metadata(result, train, test))
     )

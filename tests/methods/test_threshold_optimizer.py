@@ -45,14 +45,14 @@ def test_constraint_holds_on_held_out_rows(adult, knobs, metric, bound) -> None:
 
 
 def test_it_needs_the_sensitive_column_to_predict(adult, tmp_path) -> None:
-    from fairengine.export.client import SchemaError, check_columns, input_schema
+    from fairengine.models.columns import SchemaError, check_columns, input_schema
 
     train, test = adult
     result = get_method("threshold_optimizer").run(train, test)
     assert "sex" in result.model.features
     with pytest.raises(ValueError, match="sensitive column"):
         result.model.predict_score(test.X)
-    card = model_card(result, train, test)
+    card = model_card(result, train, test, method=get_method(result.method))
     assert "sensitive attribute at prediction time" in card
     path = tmp_path / "to.fairmodel"
     save_model(result.model, path, card=card, metadata=result_metadata(result, train, test))
@@ -68,19 +68,18 @@ def test_it_needs_the_sensitive_column_to_predict(adult, tmp_path) -> None:
 def test_a_rule_outside_its_ranges_is_refused(adult) -> None:
     """The state schema refuses probabilities outside [0, 1] and unknown operations before a
     model is built (a forged file with valid checksums meets the same check)."""
-    from fairengine.export.files import validate_state
-
     train, test = adult
     model = get_method("threshold_optimizer").run(train, test).model
     state, arrays = model.get_state()
-    validate_state("group_threshold_classifier", state, arrays)
+    validate_state = type(model).state_schema.check  # what load_model runs before building
+    validate_state(state, arrays)
     for name, value in (("rule_p0", 2.0), ("rule_op1", 0.5), ("rule_t0", np.inf)):
         forged = {**arrays, name: np.full_like(arrays[name], value)}
         with pytest.raises(ModelFileError, match=name):
-            validate_state("group_threshold_classifier", state, forged)
+            validate_state(state, forged)
     missing = {k: v for k, v in arrays.items() if k != "rule_p1"}
     with pytest.raises(ModelFileError, match="rule_p1"):
-        validate_state("group_threshold_classifier", state, missing)
+        validate_state(state, missing)
 
 
 def test_registered_beside_the_other_reference_methods() -> None:
