@@ -15,153 +15,23 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fairengine.cli.shared import UsageError, load_task, split_task
+from fairengine.cli.shared import (
+    CACHE_DIR,
+    DATA,
+    JSON,
+    UsageError,
+    arg,
+    load_task,
+    split_task,
+)
 
 if TYPE_CHECKING:
     from fairengine.audit import AuditResult
     from fairengine.data import Task
-
-
-def add_commands(commands: Any, add_data_arguments: Callable[[Any], None]) -> None:
-    """Add ``audit`` and ``report`` to the ``fairengine`` subcommands."""
-    audit = commands.add_parser(
-        "audit", help="score an outside model (predictions, scores or a model file) on the plane"
-    )
-    add_data_arguments(audit)
-    source = audit.add_argument_group(
-        "the outside models (one or more, in any mix; each --name labels the model given at the "
-        "same position)"
-    )
-    source.add_argument(
-        "--predictions-column",
-        action=_SourceAction,
-        metavar="COL",
-        help="a column of the table holding its predictions or scores",
-    )
-    source.add_argument(
-        "--predictions",
-        action=_SourceAction,
-        type=Path,
-        metavar="FILE",
-        help="a CSV/Parquet file of predictions keyed by --id-column",
-    )
-    source.add_argument(
-        "--id-column",
-        metavar="ID",
-        help="the table's row id column, which --predictions and --trained-on-ids use "
-        "(default for --trained-on-ids: row numbers, 0 = first data row)",
-    )
-    source.add_argument(
-        "--model",
-        action=_SourceAction,
-        type=Path,
-        metavar="FILE",
-        help="a .fairmodel file, or a scikit-learn pipeline saved with skops",
-    )
-    audit.add_argument(
-        "--values",
-        choices=["predictions", "scores"],
-        help="what the column or file holds (default: guessed from the values)",
-    )
-    audit.add_argument(
-        "--threshold", type=float, default=0.5, help="scores at or above it predict 1 (default 0.5)"
-    )
-    audit.add_argument(
-        "--name",
-        action="append",
-        default=[],
-        help="a model's label, repeated in the order of the models (default 'outside model'; "
-        "a repeated name gets a suffix ' (2)', ' (3)', ...)",
-    )
-    seen = audit.add_argument_group(
-        "the rows the model was trained on (test rows it saw are "
-        "left out; default: unknown, and the result says so)"
-    )
-    seen.add_argument(
-        "--trained-on",
-        choices=["unknown", "none", "engine"],
-        default="unknown",
-        help="none of this table's rows, or the engine's training rows (`fairengine split`)",
-    )
-    seen.add_argument(
-        "--trained-on-ids",
-        type=Path,
-        metavar="FILE",
-        help="a CSV/Parquet file of the ids it was trained on (by --id-column, else row numbers; "
-        "a `fairengine split --ids` file: its train rows)",
-    )
-    _add_comparison_arguments(audit)
-    audit.add_argument(
-        "--save-comparison",
-        type=Path,
-        metavar="FILE",
-        help="write the comparison (JSON) to reopen or report later",
-    )
-    audit.add_argument("--report", type=Path, metavar="FILE", help="write the HTML report")
-    audit.add_argument("--json", action="store_true", help="machine-readable output")
-    audit.set_defaults(handler=_cmd_audit)
-
-    split = commands.add_parser(
-        "split", help="the engine's train/test split: row counts, or with --ids the row ids"
-    )
-    add_data_arguments(split)
-    split.add_argument("--ids", action="store_true", help="print or write every row's id and part")
-    split.add_argument(
-        "--id-column", metavar="ID", help="identify rows by this column (default: row numbers)"
-    )
-    split.add_argument("--out", type=Path, metavar="FILE", help="write the ids (.csv or .json)")
-    split.add_argument("--json", action="store_true", help="machine-readable output")
-    split.set_defaults(handler=_cmd_split)
-
-    report = commands.add_parser("report", help="write one self-contained HTML report")
-    add_data_arguments(report)
-    report.add_argument(
-        "--comparison",
-        type=Path,
-        metavar="FILE",
-        help="a saved comparison (fairengine audit --save-comparison)",
-    )
-    _add_comparison_arguments(report)
-    report.add_argument("-o", "--out", type=Path, required=True, help="the .html file to write")
-    report.add_argument("--title", default="fairengine comparison", help="the report's title")
-    report.set_defaults(handler=_cmd_report)
-
-
-def _add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--frontier",
-        type=Path,
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="points of `fairengine sweep --out FILE.json` on the same data",
-    )
-    parser.add_argument(
-        "--pin",
-        action="append",
-        default=[],
-        metavar="ID",
-        help="a point id (or prefix) or outside model name to pin",
-    )
-    parser.add_argument("--cache-dir", type=Path, help="frontier cache (default: user cache)")
-    parser.add_argument(
-        "--reference-group",
-        metavar="GROUP",
-        help="the group every ratio and four-fifths verdict is taken against, by name as in the "
-        "group table (e.g. 'Black', or 'female & <25' for two sensitive columns; default: the "
-        "largest group)",
-    )
-    parser.add_argument(
-        "--tau",
-        type=float,
-        default=0.8,
-        help="the four-fifths rule's threshold: a group passes when tau <= ratio <= 1/tau "
-        "(default 0.8)",
-    )
 
 
 # ----------------------------------------------------------------------------- audit
@@ -213,7 +83,7 @@ def _outsides(args: argparse.Namespace, task: Task) -> list[Any]:
 
 
 def _trained_on(args: argparse.Namespace) -> tuple[Any, Any]:
-    """``trained_on`` and ``id_values`` of :func:`fairengine.audit.audit_outside`."""
+    """``trained_on`` and ``id_values`` of :func:`fairengine.audit.audit`."""
     from fairengine.audit.overlap import ids_from_table
     from fairengine.data import read_table
 
@@ -238,7 +108,7 @@ def _id_values(args: argparse.Namespace) -> Any:
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
-    from fairengine.audit import audit_outside, cost_of_fairness
+    from fairengine.audit import audit, cost_of_fairness
     from fairengine.audit.comparison import MAX_PINS, unique_names
     from fairengine.audit.core import referenced
     from fairengine.cli.output import print_json
@@ -247,7 +117,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     given = args.name + ["outside model"] * (len(outsides) - len(args.name))
     trained_on, id_values = _trained_on(args)
     results = [
-        audit_outside(
+        audit(
             outside,
             threshold=args.threshold,
             name=name,
@@ -472,3 +342,74 @@ def _cmd_report(args: argparse.Namespace) -> int:
     args.report = args.out
     _write(args, task, frontiers, [], args.pin)
     return 0
+
+
+COMPARISON = [
+    arg("--frontier", type=Path, action="append", default=[], metavar="FILE",
+        help="points of `fairengine sweep --out FILE.json` on the same data"),
+    arg("--pin", action="append", default=[], metavar="ID",
+        help="a point id (or prefix) or outside model name to pin"),
+    CACHE_DIR,
+    arg("--reference-group", metavar="GROUP",
+        help="the group every ratio and four-fifths verdict is taken against, by name as in the "
+        "group table (e.g. 'Black', or 'female & <25' for two sensitive columns; default: the "
+        "largest group)"),
+    arg("--tau", type=float, default=0.8,
+        help="the four-fifths rule's threshold: a group passes when tau <= ratio <= 1/tau "
+        "(default 0.8)"),
+]  # fmt: skip
+SOURCES = ("the outside models (one or more, in any mix; each --name labels the model given at "
+           "the same position)", [
+    arg("--predictions-column", action=_SourceAction, metavar="COL",
+        help="a column of the table holding its predictions or scores"),
+    arg("--predictions", action=_SourceAction, type=Path, metavar="FILE",
+        help="a CSV/Parquet file of predictions keyed by --id-column"),
+    arg("--id-column", metavar="ID",
+        help="the table's row id column, which --predictions and --trained-on-ids use "
+        "(default for --trained-on-ids: row numbers, 0 = first data row)"),
+    arg("--model", action=_SourceAction, type=Path, metavar="FILE",
+        help="a .fairmodel file, or a scikit-learn pipeline saved with skops"),
+])  # fmt: skip
+TRAINED_ON = ("the rows the model was trained on (test rows it saw are left out; default: "
+              "unknown, and the result says so)", [
+    arg("--trained-on", choices=["unknown", "none", "engine"], default="unknown",
+        help="none of this table's rows, or the engine's training rows (`fairengine split`)"),
+    arg("--trained-on-ids", type=Path, metavar="FILE",
+        help="a CSV/Parquet file of the ids it was trained on (by --id-column, else row "
+        "numbers; a `fairengine split --ids` file: its train rows)"),
+])  # fmt: skip
+#: ``audit``, ``split`` and ``report``: help, handler, arguments (see :mod:`fairengine.cli.main`).
+COMMANDS = {
+    "audit": ("score an outside model (predictions, scores or a model file) on the plane",
+              _cmd_audit, [
+        DATA, SOURCES,
+        arg("--values", choices=["predictions", "scores"],
+            help="what the column or file holds (default: guessed from the values)"),
+        arg("--threshold", type=float, default=0.5,
+            help="scores at or above it predict 1 (default 0.5)"),
+        arg("--name", action="append", default=[],
+            help="a model's label, repeated in the order of the models (default 'outside "
+            "model'; a repeated name gets a suffix ' (2)', ' (3)', ...)"),
+        TRAINED_ON, *COMPARISON,
+        arg("--save-comparison", type=Path, metavar="FILE",
+            help="write the comparison (JSON) to reopen or report later"),
+        arg("--report", type=Path, metavar="FILE", help="write the HTML report"),
+        JSON,
+    ]),
+    "split": ("the engine's train/test split: row counts, or with --ids the row ids", _cmd_split, [
+        DATA,
+        arg("--ids", action="store_true", help="print or write every row's id and part"),
+        arg("--id-column", metavar="ID",
+            help="identify rows by this column (default: row numbers)"),
+        arg("--out", type=Path, metavar="FILE", help="write the ids (.csv or .json)"),
+        JSON,
+    ]),
+    "report": ("write one self-contained HTML report", _cmd_report, [
+        DATA,
+        arg("--comparison", type=Path, metavar="FILE",
+            help="a saved comparison (fairengine audit --save-comparison)"),
+        *COMPARISON,
+        arg("-o", "--out", type=Path, required=True, help="the .html file to write"),
+        arg("--title", default="fairengine comparison", help="the report's title"),
+    ]),
+}  # fmt: skip

@@ -17,44 +17,13 @@ import sys
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from fairengine.cli.shared import EXIT_USAGE
+from fairengine.cli.shared import EXIT_USAGE, arg
 from fairengine.resources import bundle_root, dashboard_app
 from fairengine.settings import DEMO_ENV, SettingsError, load
 
 #: Modules the dashboard needs beyond the engine (the ``[dashboard]`` extra).
 EXTRA_MODULES = ("streamlit", "plotly")
-
-
-def add_dashboard_parser(commands: Any) -> None:
-    """The ``dashboard`` subcommand on the command line's subparsers."""
-    dash = commands.add_parser(
-        "dashboard",
-        help="start the dashboard in the browser (needs the [dashboard] extra)",
-        description="Start the fairengine dashboard (a Streamlit app) on the bundled data. "
-        'Needs Streamlit and plotly: pip install "fairengine[dashboard]".',
-    )
-    dash.add_argument("--port", type=int, default=8501, help="port to serve on (default: 8501)")
-    dash.add_argument(
-        "--address",
-        default="localhost",
-        help="address to listen on (default: localhost; 0.0.0.0 serves every network interface)",
-    )
-    dash.add_argument(
-        "--base-url-path",
-        default="",
-        help="URL path prefix behind a reverse proxy, e.g. fairengine for http://host/fairengine/",
-    )
-    dash.add_argument(
-        "--demo",
-        action="store_true",
-        help="demo mode for a shared host: caps rows, sweep sizes and waiting jobs",
-    )
-    dash.add_argument(
-        "--headless", action="store_true", help="do not open a browser window (servers, CI)"
-    )
-    dash.set_defaults(handler=run_dashboard)
 
 
 def missing_modules(names: tuple[str, ...] = EXTRA_MODULES) -> list[str]:
@@ -141,3 +110,23 @@ def run_dashboard(args: argparse.Namespace) -> int:
         sys.stderr.flush()
         os.execve(sys.executable, command, env)
     return subprocess.call(command, env=env)
+
+
+COMMAND = {"dashboard": (
+    ("start the dashboard in the browser (needs the [dashboard] extra)",
+     "Start the fairengine dashboard (a Streamlit app) on the bundled data. Needs Streamlit and "
+     'plotly: pip install "fairengine[dashboard]".'),
+    run_dashboard, [
+        arg("--port", type=int, default=8501, help="port to serve on (default: 8501)"),
+        arg("--address", default="localhost",
+            help="address to listen on (default: localhost; 0.0.0.0 serves every network "
+            "interface)"),
+        arg("--base-url-path", default="",
+            help="URL path prefix behind a reverse proxy, e.g. fairengine for "
+            "http://host/fairengine/"),
+        arg("--demo", action="store_true",
+            help="demo mode for a shared host: caps rows, sweep sizes and waiting jobs"),
+        arg("--headless", action="store_true",
+            help="do not open a browser window (servers, CI)"),
+    ],
+)}  # fmt: skip

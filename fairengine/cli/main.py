@@ -28,11 +28,15 @@ from fairengine.cli.output import (
     write_points,
 )
 from fairengine.cli.shared import (
+    DATA,
     EXIT_CHECK_FAILED,
     EXIT_USAGE,
+    JSON,
+    METHOD,
+    METHOD_END,
     UsageError,
-    add_data_arguments,
-    add_method_arguments,
+    add_arguments,
+    arg,
     find_method,
     load_task,
     open_store,
@@ -276,7 +280,85 @@ class _Parser(argparse.ArgumentParser):
         return super().format_help()
 
 
+def _cmd_methods(args: argparse.Namespace) -> int:
+    from fairengine.methods import get_method, list_methods
+
+    rows = [
+        {
+            "name": m.name,
+            "title": m.title,
+            "kinds": list(m.kinds),
+            "reference": m.reference,
+            "plane": [m.performance_metric, m.fairness_metric],
+            "knobs": [k.name for k in m.knobs],
+        }
+        for m in (get_method(name) for name in list_methods())
+    ]
+    if args.json:
+        print_json(rows)
+        return 0
+    width = max(len(row["name"]) for row in rows)
+    for row in rows:
+        print(f"{row['name']:<{width}}  {row['title']} ({', '.join(row['kinds'])})")
+        print(f"{'':<{width}}  knobs: {', '.join(row['knobs'])}")
+    return 0
+
+
+MODEL_FILE = arg("model", type=Path, help="a .fairmodel file")
+#: The commands of this module and :mod:`fairengine.cli.models`: help, handler, arguments.
+COMMANDS = {
+    "datasets": ("list the bundled datasets", _cmd_datasets, [JSON]),
+    "run": ("fit one method with fixed knobs and print metrics", _cmd_run, [
+        *METHOD, *METHOD_END, DATA, arg("--out", type=Path, help="also write the model file here"),
+    ]),
+    "sweep": ("sweep knobs and print the frontier", _cmd_sweep, [
+        *METHOD,
+        arg("--grid", action="append", default=[], metavar="KNOB=V1,V2,...",
+            help="sweep a knob over values (default: the method's own grid)"),
+        *METHOD_END, DATA,
+        arg("--n-jobs", type=int, default=1, help="parallel workers (joblib)"),
+        arg("--backend", choices=["loky", "threading", "dask"], default="loky"),
+        arg("--scheduler", help="dask scheduler address, e.g. tcp://127.0.0.1:8786"),
+        arg("--out", type=Path, help="write the points (.csv or .json)"),
+        arg("--progress", action="store_true", help="progress bar even when piped"),
+    ]),
+    "export": ("write a point's model file and model card", cmd_export, [
+        *METHOD, *METHOD_END, DATA,
+        arg("--point", help="id (or prefix) of a cached point; else use --set"),
+        arg("--out", type=Path, required=True, help="model file to write"),
+    ]),
+    "predict": ("predict every row of a CSV or Parquet file with a model file", cmd_predict, [
+        MODEL_FILE,
+        arg("--data", type=Path, required=True, help="CSV or Parquet input"),
+        arg("--out", type=Path, help="output .csv or .parquet (default: stdout)"),
+        arg("--proba", action="store_true",
+            help="add P(prediction = 1) (regression: expected value)"),
+        arg("--id-columns", nargs="+", help="input columns copied to the output"),
+        arg("--allow-extra", action="store_true", help="ignore unknown columns"),
+        arg("--random-state", type=int, default=0, help="seed of randomized models' draws"),
+        arg("--chunk-size", type=int, default=50_000, help="rows per chunk"),
+    ]),
+    "inspect": ("print a model file's manifest, schema, metrics; verify it", cmd_inspect, [
+        MODEL_FILE, JSON,
+    ]),
+    "precompute": ("write the demo frontiers into assets/frontiers", _cmd_precompute, [
+        arg("--out", type=Path, help="target folder (default: assets/frontiers)"),
+        arg("--methods", nargs="+", help="only these methods"),
+        arg("--quick", action="store_true", help="first two grid values only (tests)"),
+        arg("--no-runs", action="store_true",
+            help="skip the default runs the method pages open on"),
+        arg("--list-only", action="store_true",
+            help="compute nothing: list the digests of the demo folder's files in the package "
+            "(the files every install trusts)"),
+        JSON,
+    ]),
+}  # fmt: skip
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from fairengine.cli.audit import COMMANDS as AUDIT_COMMANDS
+    from fairengine.cli.dashboard import COMMAND as DASHBOARD_COMMAND
+
     parser = _Parser(
         prog="fairengine",
         description="Explore fairness-accuracy trade-offs: the engine behind the dashboard.",
@@ -285,81 +367,17 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(
         dest="command", metavar="COMMAND", required=True, parser_class=argparse.ArgumentParser
     )
-
-    datasets = commands.add_parser("datasets", help="list the bundled datasets")
-    datasets.add_argument("--json", action="store_true", help="machine-readable output")
-    datasets.set_defaults(handler=_cmd_datasets)
-
-    run = commands.add_parser("run", help="fit one method with fixed knobs and print metrics")
-    add_method_arguments(run)
-    add_data_arguments(run)
-    run.add_argument("--out", type=Path, help="also write the model file here")
-    run.set_defaults(handler=_cmd_run)
-
-    sweep = commands.add_parser("sweep", help="sweep knobs and print the frontier")
-    add_method_arguments(sweep, grid=True)
-    add_data_arguments(sweep)
-    sweep.add_argument("--n-jobs", type=int, default=1, help="parallel workers (joblib)")
-    sweep.add_argument("--backend", choices=["loky", "threading", "dask"], default="loky")
-    sweep.add_argument("--scheduler", help="dask scheduler address, e.g. tcp://127.0.0.1:8786")
-    sweep.add_argument("--out", type=Path, help="write the points (.csv or .json)")
-    sweep.add_argument("--progress", action="store_true", help="progress bar even when piped")
-    sweep.set_defaults(handler=_cmd_sweep)
-
-    export = commands.add_parser("export", help="write a point's model file and model card")
-    add_method_arguments(export)
-    add_data_arguments(export)
-    export.add_argument("--point", help="id (or prefix) of a cached point; else use --set")
-    export.add_argument("--out", type=Path, required=True, help="model file to write")
-    export.set_defaults(handler=cmd_export)
-
-    predict = commands.add_parser(
-        "predict", help="predict every row of a CSV or Parquet file with a model file"
-    )
-    predict.add_argument("model", type=Path, help="a .fairmodel file")
-    predict.add_argument("--data", type=Path, required=True, help="CSV or Parquet input")
-    predict.add_argument("--out", type=Path, help="output .csv or .parquet (default: stdout)")
-    predict.add_argument(
-        "--proba", action="store_true", help="add P(prediction = 1) (regression: expected value)"
-    )
-    predict.add_argument("--id-columns", nargs="+", help="input columns copied to the output")
-    predict.add_argument("--allow-extra", action="store_true", help="ignore unknown columns")
-    predict.add_argument(
-        "--random-state", type=int, default=0, help="seed of randomized models' draws"
-    )
-    predict.add_argument("--chunk-size", type=int, default=50_000, help="rows per chunk")
-    predict.set_defaults(handler=cmd_predict)
-
-    inspect = commands.add_parser(
-        "inspect", help="print a model file's manifest, schema, metrics; verify it"
-    )
-    inspect.add_argument("model", type=Path, help="a .fairmodel file")
-    inspect.add_argument("--json", action="store_true", help="machine-readable output")
-    inspect.set_defaults(handler=cmd_inspect)
-
-    pre = commands.add_parser("precompute", help="write the demo frontiers into assets/frontiers")
-    pre.add_argument("--out", type=Path, help="target folder (default: assets/frontiers)")
-    pre.add_argument("--methods", nargs="+", help="only these methods")
-    pre.add_argument("--quick", action="store_true", help="first two grid values only (tests)")
-    pre.add_argument(
-        "--no-runs", action="store_true", help="skip the default runs the method pages open on"
-    )
-    pre.add_argument(
-        "--list-only",
-        action="store_true",
-        help="compute nothing: list the digests of the demo folder's files in the package (the "
-        "files every install trusts)",
-    )
-    pre.add_argument("--json", action="store_true", help="machine-readable output")
-    pre.set_defaults(handler=_cmd_precompute)
-
-    from fairengine.cli.audit import add_commands  # audit and report
-    from fairengine.cli.dashboard import add_dashboard_parser
-    from fairengine.cli.methods import add_methods_parser
-
-    add_commands(commands, add_data_arguments)
-    add_dashboard_parser(commands)
-    add_methods_parser(commands)
+    table = {
+        **COMMANDS,
+        **AUDIT_COMMANDS,
+        **DASHBOARD_COMMAND,
+        "methods": ("list the methods and their knobs", _cmd_methods, [JSON]),
+    }
+    for name, (words, handler, specs) in table.items():
+        help_, description = words if isinstance(words, tuple) else (words, None)
+        command = commands.add_parser(name, help=help_, description=description)
+        add_arguments(command, specs)
+        command.set_defaults(handler=handler)
     return parser
 
 

@@ -7,7 +7,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from fairengine.data import Task
@@ -23,43 +23,49 @@ class UsageError(Exception):
 
 # ----------------------------------------------------------------------------- arguments
 
-
-def add_data_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("data (a bundled dataset, or your own file)")
-    group.add_argument("--dataset", help="bundled dataset name (see `fairengine datasets`)")
-    group.add_argument("--data", type=Path, help="your own CSV or Parquet file")
-    group.add_argument("--target", help="target column (default: the dataset's)")
-    group.add_argument("--sensitive", nargs="+", help="sensitive column(s)")
-    group.add_argument("--features", nargs="+", help="feature columns (default: all others)")
-    group.add_argument("--kind", choices=["classification", "regression"])
-    group.add_argument("--positive-label", help="target value coded 1 (classification)")
-    group.add_argument("--drop-missing", action="store_true", help="drop rows missing roles")
-    group.add_argument("--merge-small-groups", action="store_true")
-    group.add_argument("--test-size", type=float, default=0.3)
-    group.add_argument("--split-seed", type=int, default=0)
+#: One argument: its flags and :meth:`argparse.ArgumentParser.add_argument`'s keywords.
+Arg = tuple[tuple[str, ...], dict[str, Any]]
 
 
-def add_method_arguments(parser: argparse.ArgumentParser, *, grid: bool = False) -> None:
-    parser.add_argument("method", help="method name (see `fairengine methods`)")
-    parser.add_argument(
-        "--set", action="append", default=[], metavar="KNOB=VALUE", help="fix a knob"
-    )
-    if grid:
-        parser.add_argument(
-            "--grid",
-            action="append",
-            default=[],
-            metavar="KNOB=V1,V2,...",
-            help="sweep a knob over values (default: the method's own grid)",
-        )
-    parser.add_argument("--cache-dir", type=Path, help="frontier cache (default: user cache)")
-    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
-    parser.add_argument(
-        "--strict",
-        action="store_true",
-        help=f"exit with status {EXIT_CHECK_FAILED} when any result fails one of its checks",
-    )
+def arg(*flags: str, **keywords: Any) -> Arg:
+    return flags, keywords
+
+
+def add_arguments(parser: argparse.ArgumentParser, specs: Sequence[Arg | tuple[str, list]]) -> None:
+    """Add ``specs`` to ``parser``: arguments, or ``(title, arguments)`` for an argument group."""
+    for flags, more in specs:
+        if isinstance(flags, str):
+            add_arguments(parser.add_argument_group(flags), more)  # type: ignore[arg-type]
+        else:
+            parser.add_argument(*flags, **more)
+
+
+JSON = arg("--json", action="store_true", help="machine-readable output")
+CACHE_DIR = arg("--cache-dir", type=Path, help="frontier cache (default: user cache)")
+DATA = ("data (a bundled dataset, or your own file)", [
+    arg("--dataset", help="bundled dataset name (see `fairengine datasets`)"),
+    arg("--data", type=Path, help="your own CSV or Parquet file"),
+    arg("--target", help="target column (default: the dataset's)"),
+    arg("--sensitive", nargs="+", help="sensitive column(s)"),
+    arg("--features", nargs="+", help="feature columns (default: all others)"),
+    arg("--kind", choices=["classification", "regression"]),
+    arg("--positive-label", help="target value coded 1 (classification)"),
+    arg("--drop-missing", action="store_true", help="drop rows missing roles"),
+    arg("--merge-small-groups", action="store_true"),
+    arg("--test-size", type=float, default=0.3),
+    arg("--split-seed", type=int, default=0),
+])  # fmt: skip
+METHOD = [
+    arg("method", help="method name (see `fairengine methods`)"),
+    arg("--set", action="append", default=[], metavar="KNOB=VALUE", help="fix a knob"),
+]
+METHOD_END = [
+    CACHE_DIR,
+    arg("--no-cache", action="store_true", help="neither read nor write the cache"),
+    JSON,
+    arg("--strict", action="store_true",
+        help=f"exit with status {EXIT_CHECK_FAILED} when any result fails one of its checks"),
+]  # fmt: skip
 
 
 def parse_pairs(items: Sequence[str], flag: str) -> dict[str, str]:
