@@ -37,13 +37,9 @@ _CONFIG = {"displaylogo": False, "responsive": True}
 _METHOD_COLORS = ("#0969da", "#1a7f37", "#8250df", "#bf3989", "#9a6700", "#0550ae", "#116329")
 #: Each outside model's own (symbol, colour) on the plane, so several are told apart.
 _OUTSIDE_MARKERS = (
-    ("diamond", "#cf222e"),
-    ("square", "#fb8500"),
-    ("triangle-up", "#6e40c9"),
-    ("pentagon", "#0a3069"),
-    ("hexagon", "#7d4e00"),
-    ("star-diamond", "#a40e26"),
-)
+    ("diamond", "#cf222e"), ("square", "#fb8500"), ("triangle-up", "#6e40c9"),
+    ("pentagon", "#0a3069"), ("hexagon", "#7d4e00"), ("star-diamond", "#a40e26"),
+)  # fmt: skip
 _OUTSIDE_LINE = {"color": "#1f2328", "width": 1}
 _GREY = "#59636e"
 
@@ -187,23 +183,15 @@ def _plane_figure(comparison: Comparison) -> str:
     baselines = _baselines(comparison)
     for which, symbol in (("constant", "x"), ("unconstrained", "star")) if baselines else ():
         values, label = baselines[which].get("test", {}), baselines[f"{which}_label"]
-        name = plot_text(f"{label} ({_num(values.get(x), 3)}, {_num(values.get(y), 3)})")
+        name = f"{label} ({_num(values.get(x), 3)}, {_num(values.get(y), 3)})"
         marker = {"symbol": symbol, "size": 13, "color": _GREY}
-        point = [(values.get(x), values.get(y))]
-        _add_points(fig, point, name, mode="markers", marker=marker, hovertext=[plot_text(label)])
+        _add_points(fig, [(values.get(x), values.get(y))], name, [label], marker=marker)
     for i, outside in enumerate(comparison.outside):
         symbol, color = _OUTSIDE_MARKERS[i % len(_OUTSIDE_MARKERS)]
         marker = {"symbol": symbol, "size": 15, "color": color, "line": _OUTSIDE_LINE}
         name, values = outside["name"], outside["metrics"]["test"]
-        point, hover = [(values.get(x), values.get(y))], [plot_text(name)]
-        _add_points(
-            fig,
-            point,
-            plot_text(f"outside: {name}"),
-            mode="markers",
-            marker=marker,
-            hovertext=hover,
-        )
+        point = [(values.get(x), values.get(y))]
+        _add_points(fig, point, f"outside: {name}", [name], marker=marker)
     shown = [
         *(p["metrics"]["test"] for p in comparison.points),
         *(o["metrics"]["test"] for o in comparison.outside),
@@ -248,28 +236,25 @@ def _add_method(fig: Any, method: str, points: list[dict], axes: tuple, color: s
     rows = [r for r in rows if r[0] is not None and r[1] is not None]
     if not rows:
         return
-    hover = [plot_text(f"{p['point_id']}: {_knob_text(p['knobs'])}") for *_, p in rows]
+    hover = [f"{p['point_id']}: {_knob_text(p['knobs'])}" for *_, p in rows]
     marker = {"color": color, "size": 8, "opacity": 0.6}
-    _add_points(
-        fig,
-        rows,
-        plot_text(method),
-        mode="markers",
-        hovertext=hover,
-        marker=marker,
-        legendgroup=method,
-    )
+    _add_points(fig, rows, method, hover, marker=marker, legendgroup=method)
     front = sorted((r for r in rows if (r[2].get("pareto") or {}).get("test")), key=lambda r: r[0])
     if front:
         line = {"color": color, "width": 2}
-        name = plot_text(f"{method} frontier")
+        name = f"{method} frontier"
         _add_points(fig, front, name, mode="lines", line=line, legendgroup=method, showlegend=False)
 
 
-def _add_points(fig: Any, rows: list[tuple], name: str, **style: Any) -> None:
-    """One scatter trace through the (x, y, ...) rows; ``name``: its legend name, made safe for
-    Plotly by the caller (:func:`~fairengine.textsafe.plot_text`)."""
-    fig.add_scatter(x=[r[0] for r in rows], y=[r[1] for r in rows], name=name, **style)
+def _add_points(
+    fig: Any, rows: list[tuple], name: str, hover: list[str] | None = None, **style: Any
+) -> None:
+    """One scatter trace (markers unless ``mode`` says otherwise) through the (x, y, ...) rows;
+    its legend ``name`` and ``hover`` texts made safe for Plotly (:func:`plot_text`)."""
+    text = None if hover is None else [plot_text(h) for h in hover]
+    style.setdefault("mode", "markers")
+    x, y = [r[0] for r in rows], [r[1] for r in rows]
+    fig.add_scatter(x=x, y=y, name=plot_text(name), hovertext=text, **style)
 
 
 def _knob_text(knobs: dict[str, Any]) -> str:
@@ -495,13 +480,8 @@ def _curve_section(comparison: Comparison) -> str:
             rows = [r for r in curve if r["group"] == group]
             for rate, dash in (("tpr", "solid"), ("fpr", "dot")):
                 points = [(r["threshold"], r.get(rate)) for r in rows]
-                _add_points(
-                    fig,
-                    points,
-                    plot_text(f"{group}: {rate.upper()}"),
-                    mode="lines",
-                    line={"dash": dash},
-                )
+                name, line = f"{group}: {rate.upper()}", {"dash": dash}
+                _add_points(fig, points, name, mode="lines", line=line)
         if outside.get("threshold") is not None:
             fig.add_vline(x=outside["threshold"], line_dash="dash", line_color=_GREY)
         fig.update_layout(

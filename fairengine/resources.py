@@ -1,15 +1,6 @@
-"""Where fairengine's bundled files are: datasets, demo frontiers, the favicon and the dashboard.
-
-One resolver for both ways of having fairengine:
-
-* an installed wheel carries them as package data in the private folder ``fairengine/_bundle``
-  (``assets/`` and ``dashboard/``, mapped there at build time by ``setup.py``), found with
-  :mod:`importlib.resources`;
-* a clone of the repository has them at its root (``assets/``, ``dashboard/``), next to the
-  ``fairengine/`` package.
-
-``$FAIRENGINE_ASSETS`` overrides the assets folder (datasets and frontiers) in both cases.
-"""
+"""Where fairengine's bundled files are (datasets, demo frontiers, the favicon, the dashboard), in
+an installed wheel (``fairengine/_bundle``) or a clone (its root); ``$FAIRENGINE_ASSETS``
+overrides the assets folder. Design notes: docs/architecture.md, "Bundled files"."""
 
 from __future__ import annotations
 

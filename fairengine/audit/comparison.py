@@ -1,12 +1,7 @@
-"""Saved comparisons: the state of a comparison as a small JSON file a colleague can reopen.
+"""Saved comparisons: the state of a comparison as a small JSON file a colleague can reopen,
+holding no model and no code, validated on load and refused for other data.
 
-A comparison holds the task it was made on (by fingerprint, with a data summary), every
-method's points (knobs, metrics, checks, baselines and the method's version), the audited
-outside models, and the pinned points with their per-group tables and model cards. It holds
-no model and no code: :func:`load_comparison` parses the file within the model files' JSON
-limits (:func:`fairengine.export.safe.load_json`: size, depth, numbers, duplicate keys),
-checks every key and type against a schema and the number of items, and executes nothing.
-Given the data it is reopened on, it refuses a file saved for other data (fingerprints differ).
+Design notes: docs/howto/audit.md, "Saved comparisons".
 """
 
 from __future__ import annotations

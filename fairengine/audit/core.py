@@ -1,13 +1,8 @@
-"""Auditing an outside model: its values scored by the shared evaluation on the methods' test rows.
+"""Auditing an outside model: its values scored by the shared evaluation on the methods' test rows,
+with per-group intervals, baselines, the honest-results checks that apply and, for scores, the
+per-group threshold curve.
 
-:func:`audit` takes a task and one value per row (hard predictions, scores or a randomized
-classifier's probabilities), splits the task exactly as every method's run does
-(``task.split(test_size, random_state)``; the split depends on the rows, groups and labels only,
-so a task with the prediction column removed splits the same way), and scores the values with
-:func:`fairengine.methods.evaluation.task_metrics` on train and test. It adds what every method
-result carries: per-group metrics with bootstrap intervals (:func:`fairengine.metrics.
-group_table`), baselines on the same rows and the honest-results checks that apply
-(:mod:`fairengine.methods.evidence`), and for scores the per-group threshold curve.
+Design notes: docs/howto/audit.md, "How an audit scores a model".
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
-"""The three routes an outside model takes into an audit, each ending as values per row, checked:
-one per row of the task, of the right type and range.
+"""The three routes an outside model takes into an audit, each ending as values per row, checked
+by kind (``"predictions"``, ``"scores"``, a randomized model's ``"probabilities"``): one per row
+of the task, of the right type and range.
 
-Three kinds of values are accepted, each checked in words (:class:`~fairengine.data.DataError`):
-``"predictions"`` (hard: for classification 0/1, true/false or the target's own values, coded 1
-where they equal the positive label; for regression finite numbers), ``"scores"`` (P(y = 1) of a
-classifier in [0, 1], thresholded by the audit) and ``"probabilities"`` (P(ŷ = 1) of a randomized
-classifier, a fairengine model file: its metrics are its expected metrics, no threshold).
-
-Design notes: docs/howto/audit.md, "How an outside model comes in".
+Design notes: docs/howto/audit.md, "How an outside model comes in" and "How an audit scores a
+model".
 """
 
 from __future__ import annotations

@@ -1,15 +1,6 @@
-"""``fairengine audit`` and ``fairengine report``: an outside model on the plane, and the one-file
-report of a comparison.
-
-``audit`` scores an outside model (a column of the table, a predictions file keyed by id, or a
-model file) on the test rows every method uses and prints its metrics, checks, baselines and
-per-group table; with ``--frontier`` (points written by ``fairengine sweep --out x.json`` on the
-same data) it adds what it would cost to be fairer, and ``--save-comparison`` / ``--report``
-write the comparison and its report. ``report`` writes the HTML report of a saved comparison or
-of frontier point files.
-
-The parser pieces are imported when the parser is built; the engine loads on a command's run.
-"""
+"""``fairengine audit``, ``split`` and ``report``: an outside model on the plane, the engine's
+split, and the one-file report of a comparison (docs/howto/audit.md). The engine loads on a
+command's run, not when the parser is built."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""``fairengine dashboard``: start the Streamlit app from the installed package (or a clone).
-
-The app is the bundled ``dashboard/app.py`` (:func:`fairengine.resources.dashboard_app`), run as
-``python -m streamlit run`` with the project's Streamlit settings (the bundled
-``.streamlit/config.toml``, passed as command-line options so they apply from any folder) and
-the user's port, address, base URL path and demo mode. Streamlit and plotly come with the
-``[dashboard]`` extra; without them the command says so in words and how to add them.
-"""
+"""``fairengine dashboard``: the bundled ``dashboard/app.py`` run as ``python -m streamlit run``
+with the bundled ``.streamlit/config.toml`` as command-line options (so they apply from any
+folder) and the user's port, address, base URL path and demo mode."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""The ``fairengine`` command line: ``datasets``, ``run``, ``sweep``, ``precompute``; ``export``,
-``predict``, ``inspect`` (in :mod:`fairengine.cli.models`), ``audit``, ``report`` (in
-:mod:`fairengine.cli.audit`), ``dashboard`` (:mod:`fairengine.cli.dashboard`), ``methods``
-(:mod:`fairengine.cli.methods`); what they print is formatted in :mod:`fairengine.cli.output`.
-
-Problems with the user's arguments or data print one readable line and exit with status 2.
-"""
+"""The ``fairengine`` parser and the ``datasets``, ``run``, ``sweep``, ``precompute`` and
+``methods`` commands. Problems with the user's arguments or data print one readable line and
+exit with status 2."""
 
 from __future__ import annotations
 
