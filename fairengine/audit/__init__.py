@@ -9,10 +9,9 @@ a predictions file, a model file), :mod:`fairengine.audit.cost` (what it would c
 and :mod:`fairengine.audit.comparison` (saved comparisons).
 """
 
-from fairengine.audit.core import AuditResult, audit, audit_values
+from fairengine.audit.core import AuditResult, audit, audit_values, postprocess
 from fairengine.audit.cost import cost_of_fairness
 from fairengine.audit.overlap import TrainedOn, trained_on_rows
-from fairengine.audit.postprocess import postprocess
 from fairengine.audit.sources import Outside, from_column, from_file, from_model_file
 
 __all__ = [

@@ -16,11 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fairengine.audit.core import AuditResult, table_records
+from fairengine.audit.core import CI_LEVEL, N_BOOT, AuditResult, table_records
 from fairengine.data.errors import DataError
 from fairengine.export.safe import MAX_JSON_BYTES
+from fairengine.textsafe import md_text
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from fairengine.data import Task
 
 FORMAT, FORMAT_VERSION = "fairengine-comparison", 1
@@ -67,19 +70,11 @@ class Comparison:
         return [AuditResult.from_dict(a) for a in self.outside]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "format": FORMAT,
-            "format_version": FORMAT_VERSION,
-            "created": self.created,
-            "versions": dict(self.versions),
-            "axes": list(self.axes),
-            "tasks": self.tasks,
-            "points": self.points,
-            "outside": self.outside,
-            "pins": self.pins,
-            "reference": self.reference,
-            "tau": self.tau,
-        }
+        keys = ("created", "versions", "axes", "tasks", "points", "outside", "pins", "reference")
+        data = {"format": FORMAT, "format_version": FORMAT_VERSION}
+        data.update({k: getattr(self, k) for k in keys}, tau=self.tau)
+        data.update(versions=dict(self.versions), axes=list(self.axes))
+        return data
 
 
 def versions() -> dict[str, str]:
@@ -154,7 +149,6 @@ def build_comparison(
     tables, outside models' ratio metrics) against group ``reference`` (a group name; None: the
     largest) at the four-fifths threshold ``tau`` (None: 0.8)."""
     from fairengine.audit.core import PLANE, positional, referenced
-    from fairengine.audit.pins import pin_entry
 
     train, test = positional(task).split(test_size=split[0], random_state=split[1])
     summary = task_summary(task, train, test)
@@ -213,6 +207,80 @@ def _point(record: dict[str, Any], key: str) -> dict[str, Any]:
     return {**record, "task": key, "method_version": method_version(record["method"])}
 
 
+# -- pins -----------------------------------------------------------------------------------------
+
+
+def pin_entry(
+    pin: str,
+    frontiers: list[Any],
+    audits: list[AuditResult],
+    train: Task,
+    test: Task,
+    *,
+    reference: str | None = None,
+    tau: float | None = None,
+) -> dict[str, Any]:
+    """``{"kind", "id", "method", "groups", "card"}`` of the point whose id starts with ``pin``
+    or the outside model named ``pin`` (a point's disparities against group ``reference``, None:
+    the largest, at the four-fifths threshold ``tau``)."""
+    from fairengine.export import model_card
+
+    keys = ("kind", "id", "method", "groups", "card")
+    for result in audits:
+        if result.name == pin:
+            entry = ("outside", pin, "outside", table_records(result.groups), outside_card(result))
+            return dict(zip(keys, entry, strict=True))
+    for frontier in frontiers:
+        for record in frontier.to_records():
+            if record["point_id"].startswith(pin):
+                result = frontier.run_result(record["point_id"], train, test)
+                table = model_group_table(result.model, test, reference=reference, tau=tau)
+                card = model_card(result, train, test, group_table=table)
+                groups = None if table is None else table_records(table)
+                entry = ("point", record["point_id"], frontier.method, groups, card)
+                return dict(zip(keys, entry, strict=True))
+    raise DataError(f"No point or outside model {pin[:40]!r} to pin in this comparison.")
+
+
+def model_group_table(
+    model: Any, test: Task, *, reference: str | None = None, tau: float | None = None
+) -> pd.DataFrame | None:
+    """Per-group metrics with intervals (and a classifier's disparities against group
+    ``reference``, None: the largest, at the four-fifths threshold ``tau``) of a predicting
+    model on the test rows (it may read the sensitive columns too); None
+    for a model that does not predict the target or cannot score the rows without inputs the
+    table lacks."""
+    from fairengine import metrics
+    from fairengine.methods.evaluation import predicts
+
+    if not predicts(model, test):
+        return None
+    try:
+        pred = model.metric_predictions(test.frame.drop(columns=[test.target]))
+    except (KeyError, ValueError):
+        return None
+    return metrics.task_group_table(
+        test, pred, ci=CI_LEVEL, n_boot=N_BOOT, reference=reference, tau=tau
+    )
+
+
+def outside_card(result: AuditResult) -> str:
+    """A short Markdown card of an audited outside model: source, threshold, metrics, checks."""
+    lines = [f"# Outside model: {md_text(result.name)}", ""]
+    lines += [f"- Source: {md_text(result.source or 'values given directly')}"]
+    lines += [f"- Values: {result.kind}"]
+    if result.threshold is not None:
+        lines += [f"- Threshold: scores at or above {result.threshold:g} predict 1"]
+    lines += ["", "## Metrics (test rows)", "", "| metric | value |", "|---|---|"]
+    lines += [f"| {k} | {v:.4f} |" for k, v in result.metrics.get("test", {}).items()]
+    lines += ["", "## Checks", ""]
+    lines += [
+        f"- **{c.level.upper()}** {md_text(c.name)}: {md_text(c.sentence)}" for c in result.checks
+    ]
+    lines += [f"- Note: {md_text(n)}" for n in result.notes]
+    return "\n".join(lines) + "\n"
+
+
 # -- saving and loading --------------------------------------------------------------------------
 
 
@@ -257,14 +325,10 @@ def load_comparison(
         raise ComparisonError(
             str(exc).replace("The model file's", "The comparison file's")
         ) from None
+    keys = ("tasks", "points", "outside", "pins", "versions", "created")
     comparison = Comparison(
-        tasks=data["tasks"],
+        **{k: data[k] for k in keys},
         axes=tuple(data["axes"]),
-        points=data["points"],
-        outside=data["outside"],
-        pins=data["pins"],
-        versions=data["versions"],
-        created=data["created"],
         reference=data.get("reference"),
         tau=data.get("tau", 0.8),
     )

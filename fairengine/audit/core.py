@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -18,6 +18,7 @@ import pandas as pd
 from fairengine import metrics
 from fairengine.audit.overlap import TrainedOn, trained_on_rows, unseen_test_rows
 from fairengine.audit.sources import Outside, checked_values
+from fairengine.data.errors import DataError
 from fairengine.methods.evidence import (
     SIGNIFICANCE,
     Baselines,
@@ -97,45 +98,34 @@ class AuditResult:
         """JSON-able (floats, None for NaN): everything but the raw values."""
         from fairengine.frontier.result import plain_value
 
-        return {
-            "name": self.name,
-            "kind": self.kind,
-            "threshold": self.threshold,
-            "metrics": {
-                s: {k: plain_value(v) for k, v in m.items()} for s, m in self.metrics.items()
-            },
-            "groups": table_records(self.groups),
-            "curve": None if self.curve is None else table_records(self.curve, index=False),
-            "checks": [c.to_dict() for c in self.checks],
-            "baselines": None if self.baselines is None else self.baselines.to_dict(),
-            "task_key": self.task_key,
-            "fairness_metric": self.fairness_metric,
-            "performance_metric": self.performance_metric,
-            "source": self.source,
-            "notes": list(self.notes),
-        }
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.repr}
+        data.update(
+            metrics={s: {k: plain_value(v) for k, v in m.items()} for s, m in self.metrics.items()},
+            groups=table_records(self.groups),
+            curve=None if self.curve is None else table_records(self.curve, index=False),
+            checks=[c.to_dict() for c in self.checks],
+            baselines=None if self.baselines is None else self.baselines.to_dict(),
+            notes=list(self.notes),
+        )
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> AuditResult:
         """The inverse of :meth:`to_dict` (validate ``data`` first: see
         :mod:`fairengine.audit.comparison`)."""
-        curve = data.get("curve")
+        texts = ("name", "kind", "task_key", "fairness_metric", "performance_metric")
         return cls(
-            name=str(data["name"]),
-            kind=str(data["kind"]),
+            **{k: str(data[k]) for k in texts},
+            source=str(data.get("source", "")),
             threshold=None if data.get("threshold") is None else float(data["threshold"]),
             metrics={
                 s: {k: math.nan if v is None else float(v) for k, v in m.items()}
                 for s, m in data["metrics"].items()
             },
             groups=table_from_records(data["groups"]),
-            curve=None if curve is None else pd.DataFrame(curve),
+            curve=None if data.get("curve") is None else pd.DataFrame(data["curve"]),
             checks=tuple(Check.from_dict(c) for c in data.get("checks") or ()),
             baselines=Baselines.from_dict(data["baselines"]) if data.get("baselines") else None,
-            task_key=str(data["task_key"]),
-            fairness_metric=str(data["fairness_metric"]),
-            performance_metric=str(data["performance_metric"]),
-            source=str(data.get("source", "")),
             notes=tuple(str(n) for n in data.get("notes") or ()),
         )
 
@@ -341,6 +331,49 @@ def threshold_curve(test: Task, scores: np.ndarray) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def postprocess(
+    result: AuditResult,
+    task: Task,
+    knobs: dict[str, Any] | None = None,
+    split: tuple[float, int] = (0.3, 0),
+) -> AuditResult:
+    """The outside model of ``result`` (scores) post-processed by fairlearn's ThresholdOptimizer
+    with the ``threshold_optimizer`` method's knobs (``constraint``, ``objective``, ``tol``):
+    the rule fitted on its training-row scores (the method's own fit), audited on the same rows.
+    Like that method it reads the sensitive attribute at prediction time; the notes say so."""
+    from fairengine.frontier.keys import task_key
+    from fairengine.methods.threshold_optimizer import (
+        CONSTRAINT_WORDS,
+        SENSITIVE_AT_PREDICTION,
+        THRESHOLD_OPTIMIZER,
+        fit_rule,
+    )
+    from fairengine.models.group_thresholds import apply_rule
+
+    if result.kind != "scores" or "train" not in result.values:
+        raise DataError("Post-processing needs the outside model's scores (not hard predictions).")
+    asked = {k: v for k, v in (knobs or {}).items() if k != "C"}
+    values = THRESHOLD_OPTIMIZER.validate_knobs(asked)
+    train, test = positional(task).split(test_size=split[0], random_state=split[1])
+    if task_key(train, test) != result.task_key:
+        raise DataError("The task is not the one the outside model was audited on.")
+    rule, single = fit_rule(result.values["train"], train.y, train.groups, train.n_groups, values)
+    probabilities = np.empty(len(task.frame))
+    for part_name, part in (("train", train), ("test", test)):
+        probabilities[part.frame.index] = apply_rule(rule, result.values[part_name], part.groups)
+    name = f"{result.name} + ThresholdOptimizer ({CONSTRAINT_WORDS[values['constraint']]})"
+    trained = result.trained_on
+    post = audit_values(task, probabilities, "probabilities", None, name, split, trained=trained)
+    post.source = f"{result.source}, post-processed"
+    unfitted = [
+        f"Group {train.group_names[g]!r} has a single label in the training rows: it "
+        "keeps the plain threshold 1/2."
+        for g in single
+    ]
+    post.notes = (*result.notes, SENSITIVE_AT_PREDICTION, *unfitted)
+    return post
 
 
 # -- checks ---------------------------------------------------------------------------------------
