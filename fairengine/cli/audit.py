@@ -102,13 +102,17 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     from fairengine.audit import audit, cost_of_fairness
     from fairengine.audit.comparison import MAX_PINS, unique_names
     from fairengine.audit.core import referenced
-    from fairengine.cli.output import print_json
+    from fairengine.cli.shared import print_json
 
     outsides = _outsides(args, load_task(args))
     given = args.name + ["outside model"] * (len(outsides) - len(args.name))
     trained_on, id_values = _trained_on(args)
-    results = [
-        audit(
+    task = outsides[0].task
+    train = _positional_split(args, task)[0]
+    _check_reference(args, list(train.group_names))
+    results = []
+    for outside, name in zip(outsides, unique_names(given), strict=True):
+        result = audit(
             outside,
             threshold=args.threshold,
             name=name,
@@ -117,12 +121,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
             trained_on=trained_on,
             id_values=id_values,
         )
-        for outside, name in zip(outsides, unique_names(given), strict=True)
-    ]
-    task = outsides[0].task
-    train = _positional_split(args, task)[0]
-    _check_reference(args, list(train.group_names))
-    results = [referenced(r, args.reference_group, args.tau, train) for r in results]
+        results.append(referenced(result, args.reference_group, args.tau, train))
     frontiers = _frontiers(args, task)
     costs = [cost_of_fairness(r, frontiers) if frontiers else None for r in results]
     if args.save_comparison or args.report:
@@ -132,45 +131,31 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         ]
         _write(args, task, frontiers, results, pins[:MAX_PINS])
     if args.json:
-        documents = [_audit_document(r, c) for r, c in zip(results, costs, strict=True)]
+        documents = [r.to_dict() for r in results]
+        for document, cost in zip(documents, costs, strict=True):
+            if cost is not None:
+                document["cost"] = json.loads(cost.to_json(orient="records"))
         print_json(documents[0] if len(documents) == 1 else documents)
         return 0
     print("\n\n".join("\n".join(_audit_lines(r, c)) for r, c in zip(results, costs, strict=True)))
     return 0
 
 
-def _audit_document(result: AuditResult, cost: Any) -> dict[str, Any]:
-    document = result.to_dict()
-    if cost is not None:
-        document["cost"] = json.loads(cost.to_json(orient="records"))
-    return document
-
-
 def _audit_lines(result: AuditResult, cost: Any) -> list[str]:
-    from fairengine.cli.output import evidence_lines, metrics_lines
+    from fairengine.cli.shared import evidence_lines, metrics_lines
 
     threshold = f", threshold {result.threshold:g}" if result.threshold is not None else ""
     lines = [f"{result.name}: {result.kind} from {result.source}{threshold}"]
     lines += [f"note: {n}" for n in result.notes]
-    lines += evidence_lines(
-        {
-            "checks": [c.to_dict() for c in result.checks],
-            "baselines": result.baselines and result.baselines.to_dict(),
-        }
-    )
+    lines += evidence_lines(result.to_dict())  # its checks and baselines as a point's record
     lines += metrics_lines(result.metrics)
     columns = [c for c in result.groups.columns if not c.endswith(("_low", "_high"))]
-    lines += [
-        "per group (test rows; 95% intervals in --json):",
-        result.groups[columns].to_string(float_format=lambda v: f"{v:.4f}"),
-    ]
+    lines += ["per group (test rows; 95% intervals in --json):"]
+    lines += [result.groups[columns].to_string(float_format="{:.4f}".format)]
     if cost is not None:
         lines.append("what it would cost to be fairer (nearest fairer points):")
-        lines.append(
-            "  none"
-            if cost.empty
-            else cost.to_string(index=False, float_format=lambda v: f"{v:.4f}")
-        )
+        table = cost.to_string(index=False, float_format="{:.4f}".format)
+        lines.append("  none" if cost.empty else table)
     return lines
 
 
@@ -178,22 +163,17 @@ def _audit_lines(result: AuditResult, cost: Any) -> list[str]:
 
 
 def _cmd_split(args: argparse.Namespace) -> int:
-    from fairengine.cli.output import print_json
+    from fairengine.cli.shared import print_json
     from fairengine.data import DataError
     from fairengine.data.split import PART_COLUMN, split_table
 
     task = load_task(args)
     train, test = split_task(task, args)
     if not args.ids:
-        document = {
-            "rows": len(task.frame),
-            "train": len(train.frame),
-            "test": len(test.frame),
-            "test_size": args.test_size,
-            "split_seed": args.split_seed,
-        }
         if args.json:
-            print_json(document)
+            rows, seed = len(task.frame), args.split_seed
+            sizes = {"train": len(train.frame), "test": len(test.frame)}
+            print_json({"rows": rows, **sizes, "test_size": args.test_size, "split_seed": seed})
         else:
             print(
                 f"{len(task.frame):,} rows: {len(train.frame):,} train, {len(test.frame):,} "

@@ -14,15 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from fairengine import __version__
 from fairengine.cli.models import cmd_export, cmd_inspect, cmd_predict, export_point
-from fairengine.cli.output import (
-    evidence_lines,
-    failed,
-    format_table,
-    metrics_lines,
-    point_rows,
-    print_json,
-    write_points,
-)
 from fairengine.cli.shared import (
     DATA,
     EXIT_CHECK_FAILED,
@@ -33,11 +24,18 @@ from fairengine.cli.shared import (
     UsageError,
     add_arguments,
     arg,
+    evidence_lines,
+    failed,
     find_method,
+    format_table,
     load_task,
+    metrics_lines,
     open_store,
     parse_pairs,
+    point_rows,
+    print_json,
     split_task,
+    write_points,
 )
 from fairengine.data.errors import DataError
 from fairengine.data.registry import list_datasets
@@ -86,21 +84,15 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
     return 0
 
 
-def _single_point(args: argparse.Namespace):
-    """Run (or fetch from the cache) one knob setting; returns (method, train, test, frontier)."""
+def _cmd_run(args: argparse.Namespace) -> int:
+    """Run (or fetch from the cache) one knob setting and print or write it."""
     from fairengine.frontier import sweep
 
     method = find_method(args.method)
-    knobs = parse_pairs(args.set, "--set")
     train, test = split_task(load_task(args), args)
     store = open_store(args)
-    frontier = sweep(method, train, test, [knobs], store=store)
+    frontier = sweep(method, train, test, [parse_pairs(args.set, "--set")], store=store)
     _remember_task_key(args, store, frontier.task_key)
-    return method, train, test, frontier
-
-
-def _cmd_run(args: argparse.Namespace) -> int:
-    method, train, test, frontier = _single_point(args)
     point_id = frontier.points["point_id"].iloc[0]
     result = frontier.result(point_id)
     record = frontier.to_records()[0]
