@@ -79,17 +79,12 @@ class Comparison:
 
 def versions() -> dict[str, str]:
     """The versions that reproduce a point: fairengine, Python and the numeric libraries."""
-    from importlib.metadata import PackageNotFoundError, version
-
     import fairengine
+    from fairengine.resources import package_versions
 
     found = {"fairengine": fairengine.__version__, "python": platform.python_version()}
-    for package in ("numpy", "pandas", "scikit-learn", "fairlearn", "scipy"):
-        try:
-            found[package] = version(package)
-        except PackageNotFoundError:
-            continue
-    return found
+    libraries = package_versions(("numpy", "pandas", "scikit-learn", "fairlearn", "scipy"))
+    return {**found, **{k: v for k, v in libraries.items() if v is not None}}
 
 
 def task_summary(task: Task, train: Task, test: Task) -> dict[str, Any]:

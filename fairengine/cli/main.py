@@ -42,7 +42,6 @@ from fairengine.data.registry import list_datasets
 
 if TYPE_CHECKING:
     from fairengine.data import Task
-    from fairengine.frontier import FrontierStore
     from fairengine.methods.base import Method
 
 
@@ -86,13 +85,14 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     """Run (or fetch from the cache) one knob setting and print or write it."""
+    from fairengine.cli.cache import remember_task_key
     from fairengine.frontier import sweep
 
     method = find_method(args.method)
     train, test = split_task(load_task(args), args)
     store = open_store(args)
     frontier = sweep(method, train, test, [parse_pairs(args.set, "--set")], store=store)
-    _remember_task_key(args, store, frontier.task_key)
+    remember_task_key(args, store, frontier.task_key)
     point_id = frontier.points["point_id"].iloc[0]
     result = frontier.result(point_id)
     record = frontier.to_records()[0]
@@ -131,11 +131,13 @@ def _grid(args: argparse.Namespace, method: Method) -> dict[str, list[Any]]:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
+    from fairengine.cli.cache import cached_sweep
+
     method = find_method(args.method)
     grid = _grid(args, method)
     if args.backend == "dask" and not args.scheduler:
         raise UsageError("--backend dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786).")
-    records = _cached_sweep(args, method, grid)
+    records = cached_sweep(args, method, grid)
     if records is None:
         records = _full_sweep(args, method, grid)
     status = EXIT_CHECK_FAILED if args.strict and failed(records) else 0
@@ -157,37 +159,13 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     return status
 
 
-def _cached_sweep(
-    args: argparse.Namespace, method: Method, grid: dict[str, list[str]]
-) -> list[dict[str, Any]] | None:
-    """The sweep's records when every point is already in the store, without building the task
-    (no pandas, scikit-learn or method algorithm imported, so a listing starts at once); None
-    otherwise."""
-    from fairengine.cli.cache import cached_records, recall_task_key, task_fingerprint
-    from fairengine.frontier import expand_grid
-    from fairengine.frontier.result import plain_records
-
-    store = open_store(args)
-    if store is None:
-        return None
-    fingerprint = task_fingerprint(args)
-    tkey = None if fingerprint is None else recall_task_key(store.root, fingerprint)
-    if tkey is None:
-        return None
-    settings = [method.validate_knobs(combo) for combo in expand_grid(grid)]
-    found = cached_records(method, settings, tkey, store)
-    if found is None:
-        return None
-    axes = (method.fairness_metric, method.performance_metric)
-    return plain_records(method.name, found, axes, [k.name for k in method.knobs])
-
-
 def _full_sweep(
     args: argparse.Namespace, method: Method, grid: dict[str, list[str]]
 ) -> list[dict[str, Any]]:
     """Build the task and run the sweep (computing the missing points); its records."""
     from tqdm import tqdm
 
+    from fairengine.cli.cache import remember_task_key
     from fairengine.frontier import sweep
 
     train, test = split_task(load_task(args), args)
@@ -218,20 +196,8 @@ def _full_sweep(
             scheduler=args.scheduler if args.backend == "dask" else None,
             progress=progress,
         )
-    _remember_task_key(args, store, frontier.task_key)
+    remember_task_key(args, store, frontier.task_key)
     return frontier.to_records()
-
-
-def _remember_task_key(args: argparse.Namespace, store: FrontierStore | None, tkey: str) -> None:
-    """Remember the task key of these data options beside the store (see
-    :mod:`fairengine.cli.cache`), so the next fully cached sweep need not build the task."""
-    if store is None:
-        return
-    from fairengine.cli.cache import remember_task_key, task_fingerprint
-
-    fingerprint = task_fingerprint(args)
-    if fingerprint is not None:
-        remember_task_key(store.root, fingerprint, tkey)
 
 
 def _cmd_precompute(args: argparse.Namespace) -> int:
