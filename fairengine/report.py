@@ -119,16 +119,6 @@ def _card_html(card: str) -> str:
     return "".join(blocks)
 
 
-def _plotly() -> Any:
-    try:
-        import plotly.graph_objects as go
-    except ImportError:  # pragma: no cover - plotly ships with the dashboard
-        raise ImportError(
-            "Writing a report needs plotly (a dashboard dependency): pip install plotly"
-        ) from None
-    return go
-
-
 def _num(value: Any, digits: int = 4) -> str:
     try:
         number = float(value)
@@ -171,8 +161,7 @@ def _baselines(comparison: Comparison) -> dict[str, Any] | None:
     return None
 
 
-def _plane_figure(comparison: Comparison) -> str:
-    go = _plotly()
+def _plane_figure(comparison: Comparison, go: Any) -> str:
     x, y = comparison.axes
     fig = go.Figure()
     by_method: dict[str, list[dict]] = {}
@@ -183,15 +172,16 @@ def _plane_figure(comparison: Comparison) -> str:
     baselines = _baselines(comparison)
     for which, symbol in (("constant", "x"), ("unconstrained", "star")) if baselines else ():
         values, label = baselines[which].get("test", {}), baselines[f"{which}_label"]
-        name = f"{label} ({_num(values.get(x), 3)}, {_num(values.get(y), 3)})"
+        name = plot_text(f"{label} ({_num(values.get(x), 3)}, {_num(values.get(y), 3)})")
         marker = {"symbol": symbol, "size": 13, "color": _GREY}
-        _add_points(fig, [(values.get(x), values.get(y))], name, [label], marker=marker)
+        point = [(values.get(x), values.get(y))]
+        _add_points(fig, point, name, hovertext=[plot_text(label)], marker=marker)
     for i, outside in enumerate(comparison.outside):
         symbol, color = _OUTSIDE_MARKERS[i % len(_OUTSIDE_MARKERS)]
         marker = {"symbol": symbol, "size": 15, "color": color, "line": _OUTSIDE_LINE}
         name, values = outside["name"], outside["metrics"]["test"]
-        point = [(values.get(x), values.get(y))]
-        _add_points(fig, point, f"outside: {name}", [name], marker=marker)
+        point, hover = [(values.get(x), values.get(y))], [plot_text(name)]
+        _add_points(fig, point, plot_text(f"outside: {name}"), hovertext=hover, marker=marker)
     shown = [
         *(p["metrics"]["test"] for p in comparison.points),
         *(o["metrics"]["test"] for o in comparison.outside),
@@ -236,25 +226,21 @@ def _add_method(fig: Any, method: str, points: list[dict], axes: tuple, color: s
     rows = [r for r in rows if r[0] is not None and r[1] is not None]
     if not rows:
         return
-    hover = [f"{p['point_id']}: {_knob_text(p['knobs'])}" for *_, p in rows]
+    hover = [plot_text(f"{p['point_id']}: {_knob_text(p['knobs'])}") for *_, p in rows]
     marker = {"color": color, "size": 8, "opacity": 0.6}
-    _add_points(fig, rows, method, hover, marker=marker, legendgroup=method)
+    _add_points(fig, rows, plot_text(method), hovertext=hover, marker=marker, legendgroup=method)
     front = sorted((r for r in rows if (r[2].get("pareto") or {}).get("test")), key=lambda r: r[0])
     if front:
         line = {"color": color, "width": 2}
-        name = f"{method} frontier"
+        name = plot_text(f"{method} frontier")
         _add_points(fig, front, name, mode="lines", line=line, legendgroup=method, showlegend=False)
 
 
-def _add_points(
-    fig: Any, rows: list[tuple], name: str, hover: list[str] | None = None, **style: Any
-) -> None:
+def _add_points(fig: Any, rows: list[tuple], name: str, **style: Any) -> None:
     """One scatter trace (markers unless ``mode`` says otherwise) through the (x, y, ...) rows;
-    its legend ``name`` and ``hover`` texts made safe for Plotly (:func:`plot_text`)."""
-    text = None if hover is None else [plot_text(h) for h in hover]
+    ``name`` and any ``hovertext``: made safe for Plotly by the caller (:func:`plot_text`)."""
     style.setdefault("mode", "markers")
-    x, y = [r[0] for r in rows], [r[1] for r in rows]
-    fig.add_scatter(x=x, y=y, name=plot_text(name), hovertext=text, **style)
+    fig.add_scatter(x=[r[0] for r in rows], y=[r[1] for r in rows], name=name, **style)
 
 
 def _knob_text(knobs: dict[str, Any]) -> str:
@@ -467,8 +453,7 @@ def _pins_section(comparison: Comparison) -> str:
     return "<h2>Pinned points</h2><div class='pins'>" + "".join(columns) + "</div>"
 
 
-def _curve_section(comparison: Comparison) -> str:
-    go = _plotly()
+def _curve_section(comparison: Comparison, go: Any) -> str:
     parts = []
     for i, outside in enumerate(comparison.outside):
         curve = outside.get("curve")
@@ -480,7 +465,7 @@ def _curve_section(comparison: Comparison) -> str:
             rows = [r for r in curve if r["group"] == group]
             for rate, dash in (("tpr", "solid"), ("fpr", "dot")):
                 points = [(r["threshold"], r.get(rate)) for r in rows]
-                name, line = f"{group}: {rate.upper()}", {"dash": dash}
+                name, line = plot_text(f"{group}: {rate.upper()}"), {"dash": dash}
                 _add_points(fig, points, name, mode="lines", line=line)
         if outside.get("threshold") is not None:
             fig.add_vline(x=outside["threshold"], line_dash="dash", line_color=_GREY)
@@ -496,12 +481,13 @@ def _curve_section(comparison: Comparison) -> str:
 
 
 def _reproduce_section(comparison: Comparison) -> str:
+    from fairengine.audit.cost import worst_level
+
     x, y = comparison.axes
     rows = []
     for p in comparison.points:
         test = p["metrics"].get("test", {})
-        levels = {c.get("level") for c in p.get("checks") or ()}
-        worst = next((lv for lv in ("fail", "warn", "ok") if lv in levels), "–")
+        worst = worst_level(p.get("checks")) or "–"
         text = (p["method"], p.get("method_version", ""), p["point_id"], _knob_text(p["knobs"]))
         verdict = f"<span class='{_e(worst)}'>{_e(worst)}</span>"
         rows.append([*map(_e, text), _num(test.get(x)), _num(test.get(y)), verdict])
@@ -516,19 +502,23 @@ def _reproduce_section(comparison: Comparison) -> str:
 
 def build_report(comparison: Comparison, *, title: str = "fairengine comparison") -> str:
     """The comparison as one self-contained HTML document (see the module doc)."""
-    from plotly.offline import get_plotlyjs
-
     from fairengine.methods import list_methods
 
+    try:
+        import plotly.graph_objects as go
+        from plotly.offline import get_plotlyjs
+    except ImportError:  # pragma: no cover - plotly ships with the dashboard
+        raise ImportError(
+            "Writing a report needs plotly (a dashboard dependency): pip install plotly"
+        ) from None
     list_methods()  # the methods' own metrics (their labels on the plane) join the registry
-    _plotly()
     task = comparison.tasks[0]
     version = comparison.versions.get("fairengine", "")
     made = f"<p class='muted'>Made {_e(comparison.created)} · fairengine {_e(version)}</p>"
     body = (
         f"<h1>{_e(title)}</h1>{made}{_data_section(task)}{_reading(comparison)}"
-        f"{_plane_figure(comparison)}{_cost_section(comparison)}{_pins_section(comparison)}"
-        f"{_curve_section(comparison)}{_reproduce_section(comparison)}"
+        f"{_plane_figure(comparison, go)}{_cost_section(comparison)}{_pins_section(comparison)}"
+        f"{_curve_section(comparison, go)}{_reproduce_section(comparison)}"
     )
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
