@@ -306,9 +306,14 @@ def load_comparison(
     """A comparison file, validated (see the module doc); with ``train`` and ``test`` given,
     :class:`ComparisonError` unless the file was saved for that (train, test) pair."""
     from fairengine.audit.schema import check_comparison
-    from fairengine.export.safe import ModelFileError, load_json
+    from fairengine.export.safe import ModelFileError, load_json, read_regular
+    from fairengine.frontier.keys import task_key
 
-    raw = source if isinstance(source, bytes) else _read(Path(source))
+    try:
+        raw = source if isinstance(source, bytes) else read_regular(Path(source), MAX_JSON_BYTES)
+    except OSError as exc:
+        name = Path(source).name
+        raise ComparisonError(f"Cannot read {name!r}: {exc.strerror or exc}.") from None
     if len(raw) > MAX_JSON_BYTES:
         raise ComparisonError(
             f"The comparison file has {len(raw):,} bytes; the limit is {MAX_JSON_BYTES:,}."
@@ -327,26 +332,9 @@ def load_comparison(
         reference=data.get("reference"),
         tau=data.get("tau", 0.8),
     )
-    if train is not None and test is not None:
-        _check_same_data(comparison, train, test)
-    return comparison
-
-
-def _read(path: Path) -> bytes:
-    from fairengine.export.safe import read_regular
-
-    try:
-        return read_regular(path, MAX_JSON_BYTES)
-    except OSError as exc:
-        raise ComparisonError(f"Cannot read {path.name!r}: {exc.strerror or exc}.") from None
-
-
-def _check_same_data(comparison: Comparison, train: Task, test: Task) -> None:
-    from fairengine.frontier.keys import task_key
-
-    key = task_key(train, test)
-    if any(t["key"] == key for t in comparison.tasks):
-        return
+    key = None if train is None or test is None else task_key(train, test)
+    if key is None or any(t["key"] == key for t in comparison.tasks):
+        return comparison
     saved = comparison.tasks[0]
     raise ComparisonError(
         f"This comparison was saved for other data: its fingerprint is "

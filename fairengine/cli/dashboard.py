@@ -21,28 +21,11 @@ from fairengine.settings import DEMO_ENV, SettingsError, load
 EXTRA_MODULES = ("streamlit", "plotly")
 
 
-def missing_modules(names: tuple[str, ...] = EXTRA_MODULES) -> list[str]:
-    """The modules among ``names`` that cannot be imported here."""
-    missing = []
-    for name in names:
-        try:
-            found = importlib.util.find_spec(name) is not None
-        except (ImportError, ValueError):
-            found = False
-        if not found:
-            missing.append(name)
-    return missing
-
-
-def missing_extra_message(missing: list[str]) -> str:
-    """What is missing for the dashboard and the command that adds it."""
-    return (
-        "The dashboard needs Streamlit and plotly, which this installation lacks "
-        f"(missing: {', '.join(missing)}). Add them with the dashboard extra: "
-        'pip install "fairengine[dashboard]" (from a wheel file: '
-        'pip install "fairengine-<version>-py3-none-any.whl[dashboard]"), then run '
-        "fairengine dashboard again."
-    )
+def _importable(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def streamlit_options(config: Path) -> list[str]:
@@ -82,9 +65,16 @@ def dashboard_command(
 def run_dashboard(args: argparse.Namespace) -> int:
     """Serve the dashboard until interrupted; exit status 2 when the extra is missing or a
     ``FAIRENGINE_*`` variable does not parse."""
-    missing = missing_modules()
+    missing = [name for name in EXTRA_MODULES if not _importable(name)]
     if missing:
-        print(f"fairengine: error: {missing_extra_message(missing)}", file=sys.stderr)
+        print(
+            "fairengine: error: The dashboard needs Streamlit and plotly, which this installation "
+            f"lacks (missing: {', '.join(missing)}). Add them with the dashboard extra: "
+            'pip install "fairengine[dashboard]" (from a wheel file: '
+            'pip install "fairengine-<version>-py3-none-any.whl[dashboard]"), then run '
+            "fairengine dashboard again.",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     app = dashboard_app()
     if not app.is_file():
