@@ -291,14 +291,8 @@ def referenced(
         and len(raw) == len(train.y)
         and (reference is None or reference in present)
     ):
-        table = metrics.group_table(
-            train.y,
-            _predicted(raw, result.threshold),
-            train.groups,
-            group_names=list(train.group_names),
-            reference=reference or "largest",
-            tau=tau,
-        )
+        pred = _predicted(raw, result.threshold)
+        table = metrics.task_group_table(train, pred, reference=reference, tau=tau)
         values["train"] = {**values.get("train", {}), **metrics.table_ratios(table)}
     elif reference is not None and "train" in values:
         values["train"] = {k: v for k, v in values["train"].items() if not k.endswith("_ratio")}
