@@ -27,8 +27,6 @@ if TYPE_CHECKING:
     from fairengine.data import Task
 
 FORMAT, FORMAT_VERSION = "fairengine-comparison", 1
-#: Most items of each list; a comparison file's size limit is every untrusted JSON file's.
-MAX_POINTS, MAX_OUTSIDE, MAX_PINS, MAX_TASKS = 5_000, 50, 50, 8
 
 
 class ComparisonError(DataError):

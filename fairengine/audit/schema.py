@@ -24,6 +24,8 @@ from fairengine.models.schema_rules import (
 )
 
 MAX_TEXT = 200_000  # characters of one string (a model card is a few thousand)
+#: Most items of each list; a comparison file's size limit is every untrusted JSON file's.
+MAX_POINTS, MAX_OUTSIDE, MAX_PINS, MAX_TASKS = 5_000, 50, 50, 8
 
 
 def _bounded(check: Check, limit: int) -> Check:
@@ -80,9 +82,9 @@ PIN = obj({"kind": _text, "id": _text, "method": _text, "groups": optional(_ROWS
            "card": optional(_text)})  # fmt: skip
 COMPARISON = obj({
     "format": _text, "format_version": INT, "created": _text, "versions": obj({}, extra=_text),
-    "axes": list_of(_text, length=2), "tasks": _bounded(list_of(TASK), 8),
-    "points": _bounded(list_of(POINT), 5_000), "outside": _bounded(list_of(OUTSIDE), 50),
-    "pins": _bounded(list_of(PIN), 50),
+    "axes": list_of(_text, length=2), "tasks": _bounded(list_of(TASK), MAX_TASKS),
+    "points": _bounded(list_of(POINT), MAX_POINTS),
+    "outside": _bounded(list_of(OUTSIDE), MAX_OUTSIDE), "pins": _bounded(list_of(PIN), MAX_PINS),
 }, {"reference": optional(_text), "tau": NUM})  # fmt: skip
 
 

@@ -43,7 +43,7 @@ def _outsides(args: argparse.Namespace, task: Task) -> list[Any]:
     from dataclasses import replace
 
     from fairengine.audit import from_column, from_file, from_model_file
-    from fairengine.audit.comparison import MAX_OUTSIDE
+    from fairengine.audit.schema import MAX_OUTSIDE
 
     sources = getattr(args, "sources", None) or []
     if not sources:
@@ -100,8 +100,9 @@ def _id_values(args: argparse.Namespace) -> Any:
 
 def _cmd_audit(args: argparse.Namespace) -> int:
     from fairengine.audit import audit, cost_of_fairness
-    from fairengine.audit.comparison import MAX_PINS, unique_names
+    from fairengine.audit.comparison import unique_names
     from fairengine.audit.core import referenced
+    from fairengine.audit.schema import MAX_PINS
     from fairengine.cli.shared import print_json
 
     outsides = _outsides(args, load_task(args))
