@@ -5,6 +5,7 @@ exit with status 2."""
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -52,15 +53,8 @@ def _with_evidence(record: dict[str, Any], frontier: Any, train: Task, test: Tas
     from fairengine.methods.base import stored_result
     from fairengine.methods.evidence import evidence_dict
 
-    point = record["point_id"]
-    result = stored_result(
-        find_method(frontier.method),
-        record["knobs"],
-        record["metrics"],
-        frontier.model(point),
-        train,
-        test,
-    )
+    method, model = find_method(frontier.method), frontier.model(record["point_id"])
+    result = stored_result(method, record["knobs"], record["metrics"], model, train, test)
     record.update(evidence_dict(result))
 
 
@@ -170,11 +164,8 @@ def _full_sweep(
 
     train, test = split_task(load_task(args), args)
     store = open_store(args)
-    total = 1
-    for values in grid.values():
-        total *= len(values)
     with tqdm(
-        total=total,
+        total=math.prod(len(values) for values in grid.values()),
         desc=f"{method.name}",
         unit="point",
         file=sys.stderr,
@@ -335,33 +326,32 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _model_file_error(exc: Exception) -> bool:
-    """Whether ``exc`` is a :class:`fairengine.export.ModelFileError` (or a model's input
-    ``SchemaError``), without importing the model modules for commands that never load them
-    (``datasets``), so they start at once."""
+def _user_error(exc: Exception) -> bool:
+    """Whether ``exc`` is a problem with the user's arguments or data: also a model file's
+    (:class:`fairengine.export.ModelFileError`, a model's input ``SchemaError``), recognised
+    without importing the model modules for commands that never load them (``datasets``), so
+    they start at once."""
+    from fairengine.methods.base import KnobError
+
     rules = sys.modules.get("fairengine.models.schema_rules")
     columns = sys.modules.get("fairengine.models.columns")
-    return (rules is not None and isinstance(exc, rules.ModelFileError)) or (
-        columns is not None and isinstance(exc, columns.SchemaError)
+    return (
+        isinstance(exc, DataError | KnobError | UsageError | ConnectionError)
+        or (rules is not None and isinstance(exc, rules.ModelFileError))
+        or (columns is not None and isinstance(exc, columns.SchemaError))
     )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    from fairengine.methods.base import KnobError
-
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
         return int(args.handler(args))
     except BrokenPipeError:  # e.g. `fairengine predict ... | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (DataError, KnobError, UsageError, ConnectionError) as exc:
-        print(f"fairengine: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
     except Exception as exc:
-        if not _model_file_error(exc):
+        if not _user_error(exc):
             raise
         print(f"fairengine: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
