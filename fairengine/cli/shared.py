@@ -89,23 +89,16 @@ def load_task(args: argparse.Namespace) -> Task:
 
     if (args.dataset is None) == (args.data is None):
         raise UsageError("Give exactly one of --dataset NAME or --data FILE.")
+    roles = {"sensitive": args.sensitive, "features": args.features, "kind": args.kind}
     if args.dataset is not None:
-        task = load_dataset(
-            args.dataset,
-            target=args.target,
-            sensitive=args.sensitive,
-            features=args.features,
-            kind=args.kind,
-        )
+        task = load_dataset(args.dataset, target=args.target, **roles)
     elif not args.target or not args.sensitive:
         raise UsageError("With --data FILE, give --target COL and --sensitive COL [COL ...].")
     else:
         task = from_frame(
             read_table(args.data),
             target=args.target,
-            sensitive=args.sensitive,
-            features=args.features,
-            kind=args.kind,
+            **roles,
             name=args.data.stem,
             positive_label=args.positive_label,
             drop_missing=args.drop_missing,
