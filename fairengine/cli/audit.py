@@ -298,9 +298,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if (args.comparison is None) == (not args.frontier):
         raise UsageError("Give either --comparison FILE or --frontier FILE [--frontier ...].")
     if args.comparison is not None:
-        has_data = args.dataset is not None or args.data is not None
         train = test = None
-        if has_data:
+        if args.dataset is not None or args.data is not None:
             train, test = _positional_split(args, load_task(args))
         comparison = load_comparison(args.comparison, train=train, test=test)
         _check_reference(args, [g["name"] for g in comparison.tasks[0]["groups"]])
@@ -310,9 +309,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
         return 0
     task = load_task(args)
     _check_reference(args, list(task.group_names))
-    frontiers = _frontiers(args, task)
     args.report = args.out
-    _write(args, task, frontiers, [], args.pin)
+    _write(args, task, _frontiers(args, task), [], args.pin)
     return 0
 
 
