@@ -134,9 +134,6 @@ def _table(headers: list[str], rows: list[list[str]]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-# -- sections ------------------------------------------------------------------------------------
-
-
 def _data_section(task: dict[str, Any]) -> str:
     positive = f" (1 = {_e(task['positive_label'])})" if task.get("positive_label") else ""
     rows = [[_e(g["name"]), f"{g['rows']:,}", _num(g["base_rate"], 3)] for g in task["groups"]]

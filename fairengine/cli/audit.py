@@ -25,9 +25,6 @@ if TYPE_CHECKING:
     from fairengine.data import Task
 
 
-# ----------------------------------------------------------------------------- audit
-
-
 class _SourceAction(argparse.Action):
     """Keep every outside model option in command-line order, as (option dest, value), in
     ``sources`` (so the i-th ``--name`` labels the i-th model whatever its route)."""
@@ -160,9 +157,6 @@ def _audit_lines(result: AuditResult, cost: Any) -> list[str]:
     return lines
 
 
-# ----------------------------------------------------------------------------- split
-
-
 def _cmd_split(args: argparse.Namespace) -> int:
     from fairengine.cli.shared import print_json
     from fairengine.data import DataError
@@ -203,9 +197,6 @@ def _cmd_split(args: argparse.Namespace) -> int:
     args.out.write_text(text, encoding="utf-8")
     print(f"{len(train.frame):,} train and {len(test.frame):,} test ids written to {args.out}")
     return 0
-
-
-# ----------------------------------------------------------------------------- frontiers
 
 
 def _frontiers(args: argparse.Namespace, task: Task) -> list[Any]:
@@ -287,9 +278,6 @@ def _write_report(comparison: Any, out: Path, title: str) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(build_report(comparison, title=title), encoding="utf-8")
     print(f"report written to {out}")
-
-
-# ----------------------------------------------------------------------------- report
 
 
 def _cmd_report(args: argparse.Namespace) -> int:

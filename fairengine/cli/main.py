@@ -58,9 +58,6 @@ def _with_evidence(record: dict[str, Any], frontier: Any, train: Task, test: Tas
     record.update(evidence_dict(result))
 
 
-# ----------------------------------------------------------------------------- commands
-
-
 def _cmd_datasets(args: argparse.Namespace) -> int:
     infos = list_datasets()
     if args.json:
@@ -207,9 +204,6 @@ def _cmd_precompute(args: argparse.Namespace) -> int:
     if args.json:
         print_json(written)
     return 0
-
-
-# ----------------------------------------------------------------------------- parser
 
 
 class _Parser(argparse.ArgumentParser):

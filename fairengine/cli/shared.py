@@ -25,8 +25,6 @@ class UsageError(Exception):
     """A bad command-line argument (exit status 2)."""
 
 
-# ----------------------------------------------------------------------------- arguments
-
 #: One argument: its flags and :meth:`argparse.ArgumentParser.add_argument`'s keywords.
 Arg = tuple[tuple[str, ...], dict[str, Any]]
 
@@ -130,17 +128,12 @@ def open_store(args: argparse.Namespace):
     return None if args.no_cache else FrontierStore(args.cache_dir)
 
 
-# ----------------------------------------------------------------------------- output
-
-
 def print_json(value: Any) -> None:
     print(json.dumps(value, indent=2, default=_json_default))
 
 
 def _json_default(value: Any) -> Any:
-    if hasattr(value, "item"):
-        return value.item()
-    return str(value)
+    return value.item() if hasattr(value, "item") else str(value)
 
 
 def metrics_lines(metrics: dict[str, dict[str, float]]) -> list[str]:
