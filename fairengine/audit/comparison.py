@@ -142,11 +142,16 @@ def build_comparison(
     tables, outside models' ratio metrics) against group ``reference`` (a group name; None: the
     largest) at the four-fifths threshold ``tau`` (None: 0.8)."""
     from fairengine.audit.core import PLANE, positional, referenced
+    from fairengine.frontier.keys import method_version
 
     train, test = positional(task).split(test_size=split[0], random_state=split[1])
     summary = task_summary(task, train, test)
     frontiers = list(frontiers)
-    points = [_point(record, summary["key"]) for f in frontiers for record in f.to_records()]
+    points = [
+        {**record, "task": summary["key"], "method_version": method_version(record["method"])}
+        for f in frontiers
+        for record in f.to_records()
+    ]
     audits = list(audits)
     names = unique_names(a.name for a in audits)
     audits = [
@@ -192,12 +197,6 @@ def with_disparities(
         pins.append(pin)
     tau = 0.8 if tau is None else float(tau)
     return replace(comparison, outside=outside, pins=pins, reference=reference, tau=tau)
-
-
-def _point(record: dict[str, Any], key: str) -> dict[str, Any]:
-    from fairengine.frontier.keys import method_version
-
-    return {**record, "task": key, "method_version": method_version(record["method"])}
 
 
 # -- pins -----------------------------------------------------------------------------------------
