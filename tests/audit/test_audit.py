@@ -99,6 +99,13 @@ def test_column_route_leaves_the_column_out_of_every_methods_features(task, pipe
     direct = audit(task, scores=_scores(pipeline, task))
     assert result.task_key == task_key(*outside.task.split()) == direct.task_key
     assert result.metrics == direct.metrics
+    assert result.source == "column 'bank_score'" and direct.source == ""
+    assert any("bank_score" in note for note in result.notes)  # the route's notes travel along
+    for values in ({"scores": outside.values}, {"predictions": outside.values}):
+        with pytest.raises(ValueError, match="none with an Outside"):
+            audit(outside, **values)  # an Outside carries its values
+    with pytest.raises(ValueError, match="exactly one"):
+        audit(task)
     with pytest.raises(DataError, match="target"):
         from_column(with_column, "credit")
 
