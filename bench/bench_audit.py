@@ -39,7 +39,7 @@ def _pipeline(task, path: Path) -> None:
 
 def audit(quick: bool) -> list[dict]:
     """Audit a skops pipeline, post-process it, cost table, saved comparison and report"""
-    from fairengine.audit import audit_outside, cost_of_fairness, from_model_file, postprocess
+    from fairengine.audit import audit, cost_of_fairness, from_model_file, postprocess
     from fairengine.audit.comparison import build_comparison, load_comparison, save_comparison
     from fairengine.data import load_dataset
     from fairengine.frontier import sweep
@@ -52,7 +52,7 @@ def audit(quick: bool) -> list[dict]:
         _pipeline(task, path)
         start = time.perf_counter()
         outside = from_model_file(task, path)
-        result = audit_outside(outside, name="pipeline")
+        result = audit(outside, name="pipeline")
         seconds["load, predict and audit the skops pipeline"] = time.perf_counter() - start
         start = time.perf_counter()
         post = postprocess(result, outside.task)

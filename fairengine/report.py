@@ -37,13 +37,9 @@ _CONFIG = {"displaylogo": False, "responsive": True}
 _METHOD_COLORS = ("#0969da", "#1a7f37", "#8250df", "#bf3989", "#9a6700", "#0550ae", "#116329")
 #: Each outside model's own (symbol, colour) on the plane, so several are told apart.
 _OUTSIDE_MARKERS = (
-    ("diamond", "#cf222e"),
-    ("square", "#fb8500"),
-    ("triangle-up", "#6e40c9"),
-    ("pentagon", "#0a3069"),
-    ("hexagon", "#7d4e00"),
-    ("star-diamond", "#a40e26"),
-)
+    ("diamond", "#cf222e"), ("square", "#fb8500"), ("triangle-up", "#6e40c9"),
+    ("pentagon", "#0a3069"), ("hexagon", "#7d4e00"), ("star-diamond", "#a40e26"),
+)  # fmt: skip
 _OUTSIDE_LINE = {"color": "#1f2328", "width": 1}
 _GREY = "#59636e"
 
@@ -123,16 +119,6 @@ def _card_html(card: str) -> str:
     return "".join(blocks)
 
 
-def _plotly() -> Any:
-    try:
-        import plotly.graph_objects as go
-    except ImportError:  # pragma: no cover - plotly ships with the dashboard
-        raise ImportError(
-            "Writing a report needs plotly (a dashboard dependency): pip install plotly"
-        ) from None
-    return go
-
-
 def _num(value: Any, digits: int = 4) -> str:
     try:
         number = float(value)
@@ -146,9 +132,6 @@ def _table(headers: list[str], rows: list[list[str]]) -> str:
     head = "".join(f"<th>{h}</th>" for h in headers)
     body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-
-# -- sections ------------------------------------------------------------------------------------
 
 
 def _data_section(task: dict[str, Any]) -> str:
@@ -175,8 +158,7 @@ def _baselines(comparison: Comparison) -> dict[str, Any] | None:
     return None
 
 
-def _plane_figure(comparison: Comparison) -> str:
-    go = _plotly()
+def _plane_figure(comparison: Comparison, go: Any) -> str:
     x, y = comparison.axes
     fig = go.Figure()
     by_method: dict[str, list[dict]] = {}
@@ -190,20 +172,13 @@ def _plane_figure(comparison: Comparison) -> str:
         name = plot_text(f"{label} ({_num(values.get(x), 3)}, {_num(values.get(y), 3)})")
         marker = {"symbol": symbol, "size": 13, "color": _GREY}
         point = [(values.get(x), values.get(y))]
-        _add_points(fig, point, name, mode="markers", marker=marker, hovertext=[plot_text(label)])
+        _add_points(fig, point, name, hovertext=[plot_text(label)], marker=marker)
     for i, outside in enumerate(comparison.outside):
         symbol, color = _OUTSIDE_MARKERS[i % len(_OUTSIDE_MARKERS)]
         marker = {"symbol": symbol, "size": 15, "color": color, "line": _OUTSIDE_LINE}
         name, values = outside["name"], outside["metrics"]["test"]
         point, hover = [(values.get(x), values.get(y))], [plot_text(name)]
-        _add_points(
-            fig,
-            point,
-            plot_text(f"outside: {name}"),
-            mode="markers",
-            marker=marker,
-            hovertext=hover,
-        )
+        _add_points(fig, point, plot_text(f"outside: {name}"), hovertext=hover, marker=marker)
     shown = [
         *(p["metrics"]["test"] for p in comparison.points),
         *(o["metrics"]["test"] for o in comparison.outside),
@@ -250,15 +225,7 @@ def _add_method(fig: Any, method: str, points: list[dict], axes: tuple, color: s
         return
     hover = [plot_text(f"{p['point_id']}: {_knob_text(p['knobs'])}") for *_, p in rows]
     marker = {"color": color, "size": 8, "opacity": 0.6}
-    _add_points(
-        fig,
-        rows,
-        plot_text(method),
-        mode="markers",
-        hovertext=hover,
-        marker=marker,
-        legendgroup=method,
-    )
+    _add_points(fig, rows, plot_text(method), hovertext=hover, marker=marker, legendgroup=method)
     front = sorted((r for r in rows if (r[2].get("pareto") or {}).get("test")), key=lambda r: r[0])
     if front:
         line = {"color": color, "width": 2}
@@ -267,8 +234,9 @@ def _add_method(fig: Any, method: str, points: list[dict], axes: tuple, color: s
 
 
 def _add_points(fig: Any, rows: list[tuple], name: str, **style: Any) -> None:
-    """One scatter trace through the (x, y, ...) rows; ``name``: its legend name, made safe for
-    Plotly by the caller (:func:`~fairengine.textsafe.plot_text`)."""
+    """One scatter trace (markers unless ``mode`` says otherwise) through the (x, y, ...) rows;
+    ``name`` and any ``hovertext``: made safe for Plotly by the caller (:func:`plot_text`)."""
+    style.setdefault("mode", "markers")
     fig.add_scatter(x=[r[0] for r in rows], y=[r[1] for r in rows], name=name, **style)
 
 
@@ -482,8 +450,7 @@ def _pins_section(comparison: Comparison) -> str:
     return "<h2>Pinned points</h2><div class='pins'>" + "".join(columns) + "</div>"
 
 
-def _curve_section(comparison: Comparison) -> str:
-    go = _plotly()
+def _curve_section(comparison: Comparison, go: Any) -> str:
     parts = []
     for i, outside in enumerate(comparison.outside):
         curve = outside.get("curve")
@@ -495,13 +462,8 @@ def _curve_section(comparison: Comparison) -> str:
             rows = [r for r in curve if r["group"] == group]
             for rate, dash in (("tpr", "solid"), ("fpr", "dot")):
                 points = [(r["threshold"], r.get(rate)) for r in rows]
-                _add_points(
-                    fig,
-                    points,
-                    plot_text(f"{group}: {rate.upper()}"),
-                    mode="lines",
-                    line={"dash": dash},
-                )
+                name, line = plot_text(f"{group}: {rate.upper()}"), {"dash": dash}
+                _add_points(fig, points, name, mode="lines", line=line)
         if outside.get("threshold") is not None:
             fig.add_vline(x=outside["threshold"], line_dash="dash", line_color=_GREY)
         fig.update_layout(
@@ -516,12 +478,13 @@ def _curve_section(comparison: Comparison) -> str:
 
 
 def _reproduce_section(comparison: Comparison) -> str:
+    from fairengine.audit.cost import worst_level
+
     x, y = comparison.axes
     rows = []
     for p in comparison.points:
         test = p["metrics"].get("test", {})
-        levels = {c.get("level") for c in p.get("checks") or ()}
-        worst = next((lv for lv in ("fail", "warn", "ok") if lv in levels), "–")
+        worst = worst_level(p.get("checks")) or "–"
         text = (p["method"], p.get("method_version", ""), p["point_id"], _knob_text(p["knobs"]))
         verdict = f"<span class='{_e(worst)}'>{_e(worst)}</span>"
         rows.append([*map(_e, text), _num(test.get(x)), _num(test.get(y)), verdict])
@@ -536,19 +499,23 @@ def _reproduce_section(comparison: Comparison) -> str:
 
 def build_report(comparison: Comparison, *, title: str = "fairengine comparison") -> str:
     """The comparison as one self-contained HTML document (see the module doc)."""
-    from plotly.offline import get_plotlyjs
-
     from fairengine.methods import list_methods
 
+    try:
+        import plotly.graph_objects as go
+        from plotly.offline import get_plotlyjs
+    except ImportError:  # pragma: no cover - plotly ships with the dashboard
+        raise ImportError(
+            "Writing a report needs plotly (a dashboard dependency): pip install plotly"
+        ) from None
     list_methods()  # the methods' own metrics (their labels on the plane) join the registry
-    _plotly()
     task = comparison.tasks[0]
     version = comparison.versions.get("fairengine", "")
     made = f"<p class='muted'>Made {_e(comparison.created)} · fairengine {_e(version)}</p>"
     body = (
         f"<h1>{_e(title)}</h1>{made}{_data_section(task)}{_reading(comparison)}"
-        f"{_plane_figure(comparison)}{_cost_section(comparison)}{_pins_section(comparison)}"
-        f"{_curve_section(comparison)}{_reproduce_section(comparison)}"
+        f"{_plane_figure(comparison, go)}{_cost_section(comparison)}{_pins_section(comparison)}"
+        f"{_curve_section(comparison, go)}{_reproduce_section(comparison)}"
     )
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"

@@ -1,19 +1,12 @@
-"""Where fairengine's bundled files are: datasets, demo frontiers, the favicon and the dashboard.
-
-One resolver for both ways of having fairengine:
-
-* an installed wheel carries them as package data in the private folder ``fairengine/_bundle``
-  (``assets/`` and ``dashboard/``, mapped there at build time by ``setup.py``), found with
-  :mod:`importlib.resources`;
-* a clone of the repository has them at its root (``assets/``, ``dashboard/``), next to the
-  ``fairengine/`` package.
-
-``$FAIRENGINE_ASSETS`` overrides the assets folder (datasets and frontiers) in both cases.
-"""
+"""What this installation holds: where fairengine's bundled files are (datasets, demo frontiers,
+the favicon, the dashboard), in an installed wheel (``fairengine/_bundle``) or a clone (its
+root), ``$FAIRENGINE_ASSETS`` overriding the assets folder; and the installed packages'
+versions. Design notes: docs/architecture.md, "Bundled files"."""
 
 from __future__ import annotations
 
-from importlib import resources
+from collections.abc import Iterable
+from importlib import metadata, resources
 from pathlib import Path
 
 from fairengine import settings
@@ -56,3 +49,14 @@ def favicon() -> Path:
 def dashboard_app(package: Path | None = None) -> Path:
     """The Streamlit script of the dashboard (``dashboard/app.py`` in the bundle root)."""
     return bundle_root(package) / "dashboard" / "app.py"
+
+
+def package_versions(names: Iterable[str]) -> dict[str, str | None]:
+    """The installed version of each distribution in ``names`` (None: not installed)."""
+    found: dict[str, str | None] = {}
+    for name in names:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = None
+    return found

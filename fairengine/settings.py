@@ -1,12 +1,6 @@
-"""Every ``FAIRENGINE_*`` environment variable, read into one frozen :class:`Settings`.
-
-The engine, the command line and the dashboard read their settings here and nowhere else:
-:func:`current` parses the environment once (again only when a ``FAIRENGINE_*`` variable
-changes, e.g. a test's ``monkeypatch.setenv``); :func:`load` parses any mapping. A value that
-does not parse is refused with a :class:`SettingsError` that names the variable and what it
-takes. This module imports nothing of the package (any layer may use it).
-
-What each variable does and its default: ``docs/howto/deploy.md`` ("Environment variables").
+"""Every ``FAIRENGINE_*`` environment variable, read into one frozen :class:`Settings` that the
+engine, the command line and the dashboard share; imports nothing of the package. What each
+variable does and its default: ``docs/howto/deploy.md`` ("Environment variables").
 """
 
 from __future__ import annotations

@@ -34,11 +34,8 @@ def _char(char: str) -> str:
 
 
 def md_text(value: object) -> str:
-    """``value`` as Markdown that renders as its own characters (``str(value)``), inline.
-
-    Any object is accepted (``None`` gives ``"None"``, like an f-string). See the module
-    docstring for what is escaped and why.
-    """
+    """``value`` (any object, as ``str(value)``) as Markdown that renders as its own characters,
+    inline."""
     text = _CONTROL.sub(" ", str(value))
     escaped = "".join(map(_char, text))
     return _WWW.sub(lambda m: m.group(1) + WORD_JOINER + m.group(2), escaped)
@@ -46,21 +43,13 @@ def md_text(value: object) -> str:
 
 def md_file_text(value: object) -> str:
     """``value`` for a Markdown *file* read as text (a downloaded model card): verbatim on one
-    line. Control characters become spaces and ``|`` is written ``\\|`` (so it cannot end a
-    table cell); nothing else is escaped, so the file shows no backslashes or invisible
-    characters. Not for Markdown a page renders (Streamlit, GitHub): use :func:`md_text`.
-    """
+    line, ``|`` escaped; not for Markdown a page renders (use :func:`md_text`)."""
     return _CONTROL.sub(" ", str(value)).replace("|", "\\|")
 
 
 def md_code(value: object) -> str:
-    """``value`` as an inline code span: shown verbatim in code type, whatever it holds.
-
-    Nothing is interpreted inside a code span (no escapes either), so the span is fenced with
-    one backtick more than the longest run of backticks in the text, and padded with a space
-    when the text starts or ends with a backtick or a space. Not for GitHub table cells, where
-    a ``|`` ends the cell even inside a code span: use :func:`md_text` there.
-    """
+    """``value`` as an inline code span: shown verbatim in code type, whatever it holds (not for
+    GitHub table cells: use :func:`md_text` there)."""
     text = _CONTROL.sub(" ", str(value))
     if not text.strip():
         return md_text(text)
@@ -72,21 +61,13 @@ def md_code(value: object) -> str:
 
 
 def plot_text(value: object) -> str:
-    """``value`` for a Plotly label, legend entry or hover text: shown as its own characters.
-
-    Plotly reads a small HTML subset in these strings (``<b>``, ``<a href>``, ``<br>``, …) and
-    decodes entities; escaping ``&``, ``<`` and ``>`` keeps every tag and entity literal.
-    """
+    """``value`` for a Plotly label, legend entry or hover text: shown as its own characters."""
     return html.escape(str(value), quote=False)
 
 
 def html_text(value: object) -> str:
-    """``value`` as HTML text or a quoted attribute value: shown as its own characters.
-
-    ``&``, ``<``, ``>`` and both quotes become entities, so no tag, comment, entity or attribute
-    can start in it, in element content or inside ``'…'`` / ``"…"`` attribute values. Not for
-    unquoted attributes, URLs (``href``, ``src``) or ``<script>`` / ``<style>`` content.
-    """
+    """``value`` as HTML text or a quoted attribute value: shown as its own characters (not for
+    unquoted attributes, URLs or ``<script>`` / ``<style>`` content)."""
     return html.escape(str(value), quote=True)
 
 
@@ -95,12 +76,7 @@ _SCRIPT_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\
 
 
 def script_json(value: object) -> str:
-    """``value`` as JSON to put inside an HTML ``<script>`` element (a JavaScript literal).
-
-    The HTML parser ends a script at ``</script`` and treats ``<!--`` specially whatever the
-    JavaScript around them means, so ``<``, ``>`` and ``&`` are written as ``\\u`` escapes (the
-    same characters to JavaScript), and so are the two line separators JavaScript once read as
-    line breaks.
-    """
+    """``value`` as JSON to put inside an HTML ``<script>`` element (a JavaScript literal), with
+    ``<``, ``>``, ``&`` and the line separators as ``\\u`` escapes."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return "".join(_SCRIPT_ESCAPES.get(char, char) for char in text)

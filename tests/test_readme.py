@@ -69,7 +69,7 @@ def test_audit_example_trains_on_the_engines_rows_and_gives_the_held_out_answer(
 ) -> None:
     """The README's (and the how-to's) audit example: the model never sees a test row, so the
     audit's test error is the model's own error on the held-out rows, and it says so."""
-    from fairengine.audit import audit_outside, from_model_file
+    from fairengine.audit import audit, from_model_file
     from fairengine.cli import main
 
     docs = (README.parent / "docs" / "howto" / "audit.md").read_text(encoding="utf-8")
@@ -83,7 +83,7 @@ def test_audit_example_trains_on_the_engines_rows_and_gives_the_held_out_answer(
     assert set(train_ids).isdisjoint(test_ids)
     truth = task.frame.loc[test_ids, "credit"]
     held_out = float(np.mean(model.predict(ns["table"].loc[test_ids]) != truth))
-    result = audit_outside(from_model_file(task, "credit_model.skops"), trained_on="engine")
+    result = audit(from_model_file(task, "credit_model.skops"), trained_on="engine")
     assert result.metrics["test"]["error"] == pytest.approx(held_out)
     check = next(c for c in result.checks if c.name == "unseen_rows")
     assert check.level == "ok" and check.numbers["unseen_rows"] == len(test_ids)

@@ -30,7 +30,7 @@ from dashboard.components.upload_jobs import (
     scored_task,
     table_columns,
 )
-from fairengine.audit import AuditResult, Outside, audit_outside, cost_of_fairness
+from fairengine.audit import AuditResult, Outside, audit, cost_of_fairness
 from fairengine.audit.comparison import unique_names
 from fairengine.audit.sources import from_column
 from fairengine.data import Task
@@ -214,9 +214,7 @@ def _audited(entry: dict[str, Any], threshold: float) -> AuditResult | None:
     found = cache.get(entry["number"])
     if found is None or found[0] != key:
         try:
-            result = audit_outside(
-                outside, threshold=threshold, name=entry["name"], trained_on=trained
-            )
+            result = audit(outside, threshold=threshold, name=entry["name"], trained_on=trained)
         except Exception as exc:
             _fail(exc)
             return None

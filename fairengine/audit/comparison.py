@@ -1,12 +1,7 @@
-"""Saved comparisons: the state of a comparison as a small JSON file a colleague can reopen.
+"""Saved comparisons: the state of a comparison as a small JSON file a colleague can reopen,
+holding no model and no code, validated on load and refused for other data.
 
-A comparison holds the task it was made on (by fingerprint, with a data summary), every
-method's points (knobs, metrics, checks, baselines and the method's version), the audited
-outside models, and the pinned points with their per-group tables and model cards. It holds
-no model and no code: :func:`load_comparison` parses the file within the model files' JSON
-limits (:func:`fairengine.export.safe.load_json`: size, depth, numbers, duplicate keys),
-checks every key and type against a schema and the number of items, and executes nothing.
-Given the data it is reopened on, it refuses a file saved for other data (fingerprints differ).
+Design notes: docs/howto/audit.md, "Saved comparisons".
 """
 
 from __future__ import annotations
@@ -21,16 +16,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fairengine.audit.core import AuditResult, table_records
+from fairengine.audit.core import CI_LEVEL, N_BOOT, AuditResult, table_records
 from fairengine.data.errors import DataError
 from fairengine.export.safe import MAX_JSON_BYTES
+from fairengine.textsafe import md_text
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from fairengine.data import Task
 
 FORMAT, FORMAT_VERSION = "fairengine-comparison", 1
-#: Most items of each list; a comparison file's size limit is every untrusted JSON file's.
-MAX_POINTS, MAX_OUTSIDE, MAX_PINS, MAX_TASKS = 5_000, 50, 50, 8
 
 
 class ComparisonError(DataError):
@@ -72,34 +68,21 @@ class Comparison:
         return [AuditResult.from_dict(a) for a in self.outside]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "format": FORMAT,
-            "format_version": FORMAT_VERSION,
-            "created": self.created,
-            "versions": dict(self.versions),
-            "axes": list(self.axes),
-            "tasks": self.tasks,
-            "points": self.points,
-            "outside": self.outside,
-            "pins": self.pins,
-            "reference": self.reference,
-            "tau": self.tau,
-        }
+        keys = ("created", "versions", "axes", "tasks", "points", "outside", "pins", "reference")
+        data = {"format": FORMAT, "format_version": FORMAT_VERSION}
+        data.update({k: getattr(self, k) for k in keys}, tau=self.tau)
+        data.update(versions=dict(self.versions), axes=list(self.axes))
+        return data
 
 
 def versions() -> dict[str, str]:
     """The versions that reproduce a point: fairengine, Python and the numeric libraries."""
-    from importlib.metadata import PackageNotFoundError, version
-
     import fairengine
+    from fairengine.resources import package_versions
 
     found = {"fairengine": fairengine.__version__, "python": platform.python_version()}
-    for package in ("numpy", "pandas", "scikit-learn", "fairlearn", "scipy"):
-        try:
-            found[package] = version(package)
-        except PackageNotFoundError:
-            continue
-    return found
+    libraries = package_versions(("numpy", "pandas", "scikit-learn", "fairlearn", "scipy"))
+    return {**found, **{k: v for k, v in libraries.items() if v is not None}}
 
 
 def task_summary(task: Task, train: Task, test: Task) -> dict[str, Any]:
@@ -159,12 +142,16 @@ def build_comparison(
     tables, outside models' ratio metrics) against group ``reference`` (a group name; None: the
     largest) at the four-fifths threshold ``tau`` (None: 0.8)."""
     from fairengine.audit.core import PLANE, positional, referenced
-    from fairengine.audit.pins import pin_entry
+    from fairengine.frontier.keys import method_version
 
     train, test = positional(task).split(test_size=split[0], random_state=split[1])
     summary = task_summary(task, train, test)
     frontiers = list(frontiers)
-    points = [_point(record, summary["key"]) for f in frontiers for record in f.to_records()]
+    points = [
+        {**record, "task": summary["key"], "method_version": method_version(record["method"])}
+        for f in frontiers
+        for record in f.to_records()
+    ]
     audits = list(audits)
     names = unique_names(a.name for a in audits)
     audits = [
@@ -212,10 +199,81 @@ def with_disparities(
     return replace(comparison, outside=outside, pins=pins, reference=reference, tau=tau)
 
 
-def _point(record: dict[str, Any], key: str) -> dict[str, Any]:
-    from fairengine.frontier.keys import method_version
+# -- pins -----------------------------------------------------------------------------------------
 
-    return {**record, "task": key, "method_version": method_version(record["method"])}
+
+def pin_entry(
+    pin: str,
+    frontiers: list[Any],
+    audits: list[AuditResult],
+    train: Task,
+    test: Task,
+    *,
+    reference: str | None = None,
+    tau: float | None = None,
+) -> dict[str, Any]:
+    """``{"kind", "id", "method", "groups", "card"}`` of the point whose id starts with ``pin``
+    or the outside model named ``pin`` (a point's disparities against group ``reference``, None:
+    the largest, at the four-fifths threshold ``tau``)."""
+    from fairengine.export import model_card
+    from fairengine.methods import get_method
+
+    keys = ("kind", "id", "method", "groups", "card")
+    for result in audits:
+        if result.name == pin:
+            entry = ("outside", pin, "outside", table_records(result.groups), outside_card(result))
+            return dict(zip(keys, entry, strict=True))
+    for frontier in frontiers:
+        for record in frontier.to_records():
+            if record["point_id"].startswith(pin):
+                result = frontier.run_result(record["point_id"], train, test)
+                table = model_group_table(result.model, test, reference=reference, tau=tau)
+                card = model_card(
+                    result, train, test, method=get_method(result.method), group_table=table
+                )
+                groups = None if table is None else table_records(table)
+                entry = ("point", record["point_id"], frontier.method, groups, card)
+                return dict(zip(keys, entry, strict=True))
+    raise DataError(f"No point or outside model {pin[:40]!r} to pin in this comparison.")
+
+
+def model_group_table(
+    model: Any, test: Task, *, reference: str | None = None, tau: float | None = None
+) -> pd.DataFrame | None:
+    """Per-group metrics with intervals (and a classifier's disparities against group
+    ``reference``, None: the largest, at the four-fifths threshold ``tau``) of a predicting
+    model on the test rows (it may read the sensitive columns too); None
+    for a model that does not predict the target or cannot score the rows without inputs the
+    table lacks."""
+    from fairengine import metrics
+    from fairengine.methods.evaluation import predicts
+
+    if not predicts(model, test):
+        return None
+    try:
+        pred = model.metric_predictions(test.frame.drop(columns=[test.target]))
+    except (KeyError, ValueError):
+        return None
+    return metrics.task_group_table(
+        test, pred, ci=CI_LEVEL, n_boot=N_BOOT, reference=reference, tau=tau
+    )
+
+
+def outside_card(result: AuditResult) -> str:
+    """A short Markdown card of an audited outside model: source, threshold, metrics, checks."""
+    lines = [f"# Outside model: {md_text(result.name)}", ""]
+    lines += [f"- Source: {md_text(result.source or 'values given directly')}"]
+    lines += [f"- Values: {result.kind}"]
+    if result.threshold is not None:
+        lines += [f"- Threshold: scores at or above {result.threshold:g} predict 1"]
+    lines += ["", "## Metrics (test rows)", "", "| metric | value |", "|---|---|"]
+    lines += [f"| {k} | {v:.4f} |" for k, v in result.metrics.get("test", {}).items()]
+    lines += ["", "## Checks", ""]
+    lines += [
+        f"- **{c.level.upper()}** {md_text(c.name)}: {md_text(c.sentence)}" for c in result.checks
+    ]
+    lines += [f"- Note: {md_text(n)}" for n in result.notes]
+    return "\n".join(lines) + "\n"
 
 
 # -- saving and loading --------------------------------------------------------------------------
@@ -248,9 +306,14 @@ def load_comparison(
     """A comparison file, validated (see the module doc); with ``train`` and ``test`` given,
     :class:`ComparisonError` unless the file was saved for that (train, test) pair."""
     from fairengine.audit.schema import check_comparison
-    from fairengine.export.safe import ModelFileError, load_json
+    from fairengine.export.safe import ModelFileError, load_json, read_regular
+    from fairengine.frontier.keys import task_key
 
-    raw = source if isinstance(source, bytes) else _read(Path(source))
+    try:
+        raw = source if isinstance(source, bytes) else read_regular(Path(source), MAX_JSON_BYTES)
+    except OSError as exc:
+        name = Path(source).name
+        raise ComparisonError(f"Cannot read {name!r}: {exc.strerror or exc}.") from None
     if len(raw) > MAX_JSON_BYTES:
         raise ComparisonError(
             f"The comparison file has {len(raw):,} bytes; the limit is {MAX_JSON_BYTES:,}."
@@ -262,37 +325,16 @@ def load_comparison(
         raise ComparisonError(
             str(exc).replace("The model file's", "The comparison file's")
         ) from None
+    keys = ("tasks", "points", "outside", "pins", "versions", "created")
     comparison = Comparison(
-        tasks=data["tasks"],
+        **{k: data[k] for k in keys},
         axes=tuple(data["axes"]),
-        points=data["points"],
-        outside=data["outside"],
-        pins=data["pins"],
-        versions=data["versions"],
-        created=data["created"],
         reference=data.get("reference"),
         tau=data.get("tau", 0.8),
     )
-    if train is not None and test is not None:
-        _check_same_data(comparison, train, test)
-    return comparison
-
-
-def _read(path: Path) -> bytes:
-    from fairengine.export.safe import read_regular
-
-    try:
-        return read_regular(path, MAX_JSON_BYTES)
-    except OSError as exc:
-        raise ComparisonError(f"Cannot read {path.name!r}: {exc.strerror or exc}.") from None
-
-
-def _check_same_data(comparison: Comparison, train: Task, test: Task) -> None:
-    from fairengine.frontier.keys import task_key
-
-    key = task_key(train, test)
-    if any(t["key"] == key for t in comparison.tasks):
-        return
+    key = None if train is None or test is None else task_key(train, test)
+    if key is None or any(t["key"] == key for t in comparison.tasks):
+        return comparison
     saved = comparison.tasks[0]
     raise ComparisonError(
         f"This comparison was saved for other data: its fingerprint is "

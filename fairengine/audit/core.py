@@ -1,20 +1,15 @@
-"""Auditing an outside model: its values scored by the shared evaluation on the methods' test rows.
+"""Auditing an outside model: its values scored by the shared evaluation on the methods' test rows,
+with per-group intervals, baselines, the honest-results checks that apply and, for scores, the
+per-group threshold curve.
 
-:func:`audit` takes a task and one value per row (hard predictions, scores or a randomized
-classifier's probabilities), splits the task exactly as every method's run does
-(``task.split(test_size, random_state)``; the split depends on the rows, groups and labels only,
-so a task with the prediction column removed splits the same way), and scores the values with
-:func:`fairengine.methods.evaluation.task_metrics` on train and test. It adds what every method
-result carries: per-group metrics with bootstrap intervals (:func:`fairengine.metrics.
-group_table`), baselines on the same rows and the honest-results checks that apply
-(:mod:`fairengine.methods.evidence`), and for scores the per-group threshold curve.
+Design notes: docs/howto/audit.md, "How an audit scores a model".
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -22,7 +17,8 @@ import pandas as pd
 
 from fairengine import metrics
 from fairengine.audit.overlap import TrainedOn, trained_on_rows, unseen_test_rows
-from fairengine.audit.values import checked_values
+from fairengine.audit.sources import Outside, checked_values
+from fairengine.data.errors import DataError
 from fairengine.methods.evidence import (
     SIGNIFICANCE,
     Baselines,
@@ -102,42 +98,34 @@ class AuditResult:
         """JSON-able (floats, None for NaN): everything but the raw values."""
         from fairengine.frontier.result import plain_value
 
-        return {
-            "name": self.name,
-            "kind": self.kind,
-            "threshold": self.threshold,
-            "metrics": {
-                s: {k: plain_value(v) for k, v in m.items()} for s, m in self.metrics.items()
-            },
-            "groups": table_records(self.groups),
-            "curve": None if self.curve is None else table_records(self.curve, index=False),
-            "checks": [c.to_dict() for c in self.checks],
-            "baselines": None if self.baselines is None else self.baselines.to_dict(),
-            "task_key": self.task_key,
-            "fairness_metric": self.fairness_metric,
-            "performance_metric": self.performance_metric,
-            "source": self.source,
-            "notes": list(self.notes),
-        }
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.repr}
+        data.update(
+            metrics={s: {k: plain_value(v) for k, v in m.items()} for s, m in self.metrics.items()},
+            groups=table_records(self.groups),
+            curve=None if self.curve is None else table_records(self.curve, index=False),
+            checks=[c.to_dict() for c in self.checks],
+            baselines=None if self.baselines is None else self.baselines.to_dict(),
+            notes=list(self.notes),
+        )
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> AuditResult:
         """The inverse of :meth:`to_dict` (validate ``data`` first: see
         :mod:`fairengine.audit.comparison`)."""
-        curve = data.get("curve")
+        texts = ("name", "kind", "task_key", "fairness_metric", "performance_metric")
         return cls(
-            name=str(data["name"]),
-            kind=str(data["kind"]),
+            **{k: str(data[k]) for k in texts},
+            source=str(data.get("source", "")),
             threshold=None if data.get("threshold") is None else float(data["threshold"]),
-            metrics={s: {k: _float(v) for k, v in m.items()} for s, m in data["metrics"].items()},
+            metrics={
+                s: {k: math.nan if v is None else float(v) for k, v in m.items()}
+                for s, m in data["metrics"].items()
+            },
             groups=table_from_records(data["groups"]),
-            curve=None if curve is None else pd.DataFrame(curve),
+            curve=None if data.get("curve") is None else pd.DataFrame(data["curve"]),
             checks=tuple(Check.from_dict(c) for c in data.get("checks") or ()),
             baselines=Baselines.from_dict(data["baselines"]) if data.get("baselines") else None,
-            task_key=str(data["task_key"]),
-            fairness_metric=str(data["fairness_metric"]),
-            performance_metric=str(data["performance_metric"]),
-            source=str(data.get("source", "")),
             notes=tuple(str(n) for n in data.get("notes") or ()),
         )
 
@@ -155,17 +143,13 @@ def table_from_records(records: list[dict[str, Any]]) -> pd.DataFrame:
     return frame.set_index("group") if "group" in frame.columns else frame
 
 
-def _float(value: Any) -> float:
-    return math.nan if value is None else float(value)
-
-
 def positional(task: Task) -> Task:
     """The task with its rows numbered 0..n-1 (same content, same fingerprint and split)."""
     return replace(task, frame=task.frame.reset_index(drop=True))
 
 
 def audit(
-    task: Task,
+    data: Task | Outside,
     *,
     predictions: Any = None,
     scores: Any = None,
@@ -176,16 +160,18 @@ def audit(
     trained_on: str | Iterable[Any] = "unknown",
     id_values: pd.Series | None = None,
 ) -> AuditResult:
-    """Score an outside model's values on ``task`` the way every method is scored, on the test
-    rows it never saw.
+    """Score an outside model's values the way every method is scored, on the test rows it
+    never saw.
 
     Parameters
     ----------
-    task : Task
-        The task every method runs on (without the model's own prediction column).
+    data : Task or Outside
+        The task every method runs on (without the model's own prediction column), given with
+        exactly one of ``predictions`` and ``scores``; or the values one of the three routes
+        produced on its task (:mod:`fairengine.audit.sources`), given with neither.
     predictions, scores : array-like or Series
-        Exactly one: hard predictions, or scores P(y = 1) in [0, 1] (classification). One value
-        per row of ``task.frame`` in its order, or a Series indexed like it.
+        Hard predictions, or scores P(y = 1) in [0, 1] (classification). One value per row of
+        ``task.frame`` in its order, or a Series indexed like it.
     threshold : float
         Scores at or above it predict 1.
     name : str
@@ -207,18 +193,22 @@ def audit(
         Values of the wrong length, type or range, ids that match no row, or too few unseen test
         rows, in words.
     """
-    if (predictions is None) == (scores is None):
-        raise ValueError("Give exactly one of predictions= or scores=.")
-    kind, values = ("predictions", predictions) if scores is None else ("scores", scores)
-    return audit_values(
-        task,
-        checked_values(task, values, kind),
-        kind,
-        threshold,
-        name,
-        (test_size, random_state),
-        trained=trained_on_rows(task, trained_on, id_values=id_values),
-    )
+    if isinstance(data, Outside) and predictions is None and scores is None:
+        task, values, kind, notes = data.task, data.values, data.kind, data.task.notes
+    elif isinstance(data, Outside) or (predictions is None) == (scores is None):
+        raise ValueError(
+            "Give exactly one of predictions= or scores= with a task (none with an Outside)."
+        )
+    else:
+        kind = "predictions" if scores is None else "scores"
+        task, notes = data, ()
+        values = checked_values(task, predictions if scores is None else scores, kind)
+    trained = trained_on_rows(task, trained_on, id_values=id_values)
+    split = (test_size, random_state)
+    result = audit_values(task, values, kind, threshold, name, split, trained=trained)
+    result.source = data.source if isinstance(data, Outside) else ""
+    result.notes = (*notes, *result.notes)
+    return result
 
 
 def audit_values(
@@ -231,13 +221,14 @@ def audit_values(
     *,
     trained: TrainedOn | None = None,
 ) -> AuditResult:
-    """:func:`audit` of values already checked by :func:`~fairengine.audit.values.
+    """:func:`audit` of values already checked by :func:`~fairengine.audit.sources.
     checked_values` (one float per row of ``task``), on the test rows the model never saw
     (``trained``: :func:`~fairengine.audit.overlap.trained_on_rows`; default: not said).
 
     Metrics, baselines, checks and curves are on the unseen test rows; ``task_key`` and
     ``values`` stay those of the whole split (the plane the point is drawn on)."""
     from fairengine.frontier.keys import task_key
+    from fairengine.methods.evaluation import task_metrics
 
     if kind == "scores" and not (threshold is not None and 0.0 <= float(threshold) <= 1.0):
         raise ValueError(f"The threshold must be between 0 and 1; got {threshold!r}.")
@@ -247,14 +238,17 @@ def audit_values(
     keep, unseen, notes = unseen_test_rows(trained, whole_test, np.asarray(train.frame.index))
     test = whole_test if keep.all() else whole_test.subset(np.flatnonzero(keep))
     cut = float(threshold) if kind == "scores" else None
+    scores = raw["test"][keep] if kind == "scores" else None
     pred = {"train": _predicted(raw["train"], cut), "test": _predicted(raw["test"][keep], cut)}
     result = AuditResult(
         name=str(name),
         kind=kind,
         threshold=cut,
-        metrics={s: _metrics(part, pred[s]) for s, part in (("train", train), ("test", test))},
-        groups=_group_table(test, pred["test"], raw["test"][keep] if kind == "scores" else None),
-        curve=threshold_curve(test, raw["test"][keep]) if kind == "scores" else None,
+        metrics={s: task_metrics(part, pred[s]) for s, part in (("train", train), ("test", test))},
+        groups=metrics.task_group_table(
+            test, pred["test"], scores=scores, ci=CI_LEVEL, n_boot=N_BOOT
+        ),
+        curve=None if scores is None else threshold_curve(test, scores),
         checks=(),
         baselines=None,
         task_key=task_key(train, whole_test),
@@ -297,14 +291,8 @@ def referenced(
         and len(raw) == len(train.y)
         and (reference is None or reference in present)
     ):
-        table = metrics.group_table(
-            train.y,
-            _predicted(raw, result.threshold),
-            train.groups,
-            group_names=list(train.group_names),
-            reference=reference or "largest",
-            tau=tau,
-        )
+        pred = _predicted(raw, result.threshold)
+        table = metrics.task_group_table(train, pred, reference=reference, tau=tau)
         values["train"] = {**values.get("train", {}), **metrics.table_ratios(table)}
     elif reference is not None and "train" in values:
         values["train"] = {k: v for k, v in values["train"].items() if not k.endswith("_ratio")}
@@ -313,18 +301,6 @@ def referenced(
 
 def _predicted(values: np.ndarray, threshold: float | None) -> np.ndarray:
     return values if threshold is None else (values >= threshold).astype(float)
-
-
-def _metrics(task: Task, pred: np.ndarray) -> dict[str, float]:
-    from fairengine.methods.evaluation import task_metrics
-
-    return task_metrics(task, pred)
-
-
-def _group_table(test: Task, pred: np.ndarray, scores: np.ndarray | None) -> pd.DataFrame:
-    """The audit's group table; from scores also each group's AUC and Brier score; for a
-    classifier the disparities against the largest group with the four-fifths verdict."""
-    return metrics.task_group_table(test, pred, scores=scores, ci=CI_LEVEL, n_boot=N_BOOT)
 
 
 def threshold_curve(test: Task, scores: np.ndarray) -> pd.DataFrame:
@@ -351,6 +327,49 @@ def threshold_curve(test: Task, scores: np.ndarray) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def postprocess(
+    result: AuditResult,
+    task: Task,
+    knobs: dict[str, Any] | None = None,
+    split: tuple[float, int] = (0.3, 0),
+) -> AuditResult:
+    """The outside model of ``result`` (scores) post-processed by fairlearn's ThresholdOptimizer
+    with the ``threshold_optimizer`` method's knobs (``constraint``, ``objective``, ``tol``):
+    the rule fitted on its training-row scores (the method's own fit), audited on the same rows.
+    Like that method it reads the sensitive attribute at prediction time; the notes say so."""
+    from fairengine.frontier.keys import task_key
+    from fairengine.methods.threshold_optimizer import (
+        CONSTRAINT_WORDS,
+        SENSITIVE_AT_PREDICTION,
+        THRESHOLD_OPTIMIZER,
+        fit_rule,
+    )
+    from fairengine.models.group_thresholds import apply_rule
+
+    if result.kind != "scores" or "train" not in result.values:
+        raise DataError("Post-processing needs the outside model's scores (not hard predictions).")
+    asked = {k: v for k, v in (knobs or {}).items() if k != "C"}
+    values = THRESHOLD_OPTIMIZER.validate_knobs(asked)
+    train, test = positional(task).split(test_size=split[0], random_state=split[1])
+    if task_key(train, test) != result.task_key:
+        raise DataError("The task is not the one the outside model was audited on.")
+    rule, single = fit_rule(result.values["train"], train.y, train.groups, train.n_groups, values)
+    probabilities = np.empty(len(task.frame))
+    for part_name, part in (("train", train), ("test", test)):
+        probabilities[part.frame.index] = apply_rule(rule, result.values[part_name], part.groups)
+    name = f"{result.name} + ThresholdOptimizer ({CONSTRAINT_WORDS[values['constraint']]})"
+    trained = result.trained_on
+    post = audit_values(task, probabilities, "probabilities", None, name, split, trained=trained)
+    post.source = f"{result.source}, post-processed"
+    unfitted = [
+        f"Group {train.group_names[g]!r} has a single label in the training rows: it "
+        "keeps the plain threshold 1/2."
+        for g in single
+    ]
+    post.notes = (*result.notes, SENSITIVE_AT_PREDICTION, *unfitted)
+    return post
+
+
 # -- checks ---------------------------------------------------------------------------------------
 
 
@@ -366,79 +385,48 @@ def outside_checks(
     checks = [
         constant_check(pred, test.kind),
         constant_error_check(result, test, result.baselines, pred),
-        _error_vs_reference(result, test, pred, reference),
-        _fairness_vs_reference(result, test, train, pred, reference),
+        _vs_reference(result, result.performance_metric, test, train, pred, reference),
+        _vs_reference(result, result.fairness_metric, test, train, pred, reference),
     ]
     return tuple(c for c in checks if c is not None)
 
 
-def _values(result: AuditResult, name: str) -> tuple[float, float] | None:
-    """The outside model's and the reference's test values of ``name`` (None when either is
-    missing or not finite)."""
-    baselines = result.baselines
-    model = result.metrics["test"].get(name)
-    reference = None if baselines is None else baselines.unconstrained["test"].get(name)
-    if not all(v is not None and math.isfinite(v) for v in (model, reference)):
-        return None
-    return float(model), float(reference)
-
-
-def _error_vs_reference(
-    result: AuditResult, test: Task, pred: np.ndarray, reference: np.ndarray
+def _vs_reference(
+    result: AuditResult, name: str, test: Task, train: Task, pred: np.ndarray, ref: np.ndarray
 ) -> Check | None:
-    """A warning when the outside model makes more errors (loss) than the unconstrained
-    reference on the same rows, by McNemar's test (a paired z-test for a regressor)."""
-    name = result.performance_metric
-    values = _values(result, name)
-    if values is None:
+    """A warning when the outside model is worse on metric ``name`` than the unconstrained
+    reference on the same rows: for the performance metric by McNemar's test (a paired z-test
+    for a regressor), for the fairness metric when the paired bootstrap interval of the
+    difference lies wholly on the worse side. None when either value is missing or not finite."""
+    label = result.baselines.unconstrained_label
+    values = (result.metrics["test"].get(name), result.baselines.unconstrained["test"].get(name))
+    if not all(v is not None and math.isfinite(v) for v in values):
         return None
-    p_better, p_worse = paired_error_test(test.y, pred, reference, test.kind)
-    words, label = metrics.metric_label(name).lower(), result.baselines.unconstrained_label
-    numbers = {
-        "test_value": values[0],
-        "reference_value": values[1],
-        "p_better": p_better,
-        "p_worse": p_worse,
-        "significance": SIGNIFICANCE,
-    }
-    versus = f"On the test rows its {words} is {values[0]:.4f} against {values[1]:.4f} for the "
-    if p_worse < SIGNIFICANCE:
-        sentence = (
-            f"{versus}{label} fitted on the same training rows: worse on the same rows "
-            f"(paired test, p = {p_worse:.2g}); a simple model on the same features does better."
+    numbers = {"test_value": float(values[0]), "reference_value": float(values[1])}
+    if name == result.performance_metric:
+        p_better, p_worse = paired_error_test(test.y, pred, ref, test.kind)
+        numbers.update(p_better=p_better, p_worse=p_worse, significance=SIGNIFICANCE)
+        worse, detail = p_worse < SIGNIFICANCE, f"paired test, p = {p_worse:.2g}"
+        ok_detail, advice = "", "; a simple model on the same features does better"
+    elif name in metrics.METRICS:
+        low, high = fairness_interval(None, Evidence(), name, test, train, pred, ref)
+        if not metrics.is_lower_better(name):
+            low, high = -high, -low  # positive = worse
+        numbers.update(worse_by_low=low, worse_by_high=high, level=1 - SIGNIFICANCE)
+        detail = (
+            f"paired bootstrap {1 - SIGNIFICANCE:.0%} interval of how much worse: "
+            f"{low:+.4f} to {high:+.4f}"
         )
-        return Check(f"{name}_vs_reference", "warn", sentence, numbers)
-    return Check(f"{name}_vs_reference", "ok", f"{versus}{label}.", numbers)
-
-
-def _fairness_vs_reference(
-    result: AuditResult, test: Task, train: Task, pred: np.ndarray, reference: np.ndarray
-) -> Check | None:
-    """A warning when the outside model is less fair than the unconstrained reference on the
-    same rows: the paired bootstrap interval of the difference lies wholly on the worse side."""
-    name = result.fairness_metric
-    values = _values(result, name)
-    if values is None or name not in metrics.METRICS:
+        worse, ok_detail, advice = low > 0, f" ({detail})", ""
+    else:
         return None
-    low, high = fairness_interval(None, Evidence(), name, test, train, pred, reference)
-    if not metrics.is_lower_better(name):
-        low, high = -high, -low  # positive = worse
-    words, label = metrics.metric_label(name).lower(), result.baselines.unconstrained_label
-    numbers = {
-        "test_value": values[0],
-        "reference_value": values[1],
-        "worse_by_low": low,
-        "worse_by_high": high,
-        "level": 1 - SIGNIFICANCE,
-    }
-    versus = f"On the test rows its {words} is {values[0]:.4f} against {values[1]:.4f} for the "
-    spread = (
-        f"paired bootstrap {1 - SIGNIFICANCE:.0%} interval of how much worse: "
-        f"{low:+.4f} to {high:+.4f}"
+    versus = (
+        f"On the test rows its {metrics.metric_label(name).lower()} is {numbers['test_value']:.4f}"
+        f" against {numbers['reference_value']:.4f} for the {label}"
     )
-    if low > 0:
+    if worse:
         sentence = (
-            f"{versus}{label} fitted on the same training rows: worse on the same rows ({spread})."
+            f"{versus} fitted on the same training rows: worse on the same rows ({detail}){advice}."
         )
         return Check(f"{name}_vs_reference", "warn", sentence, numbers)
-    return Check(f"{name}_vs_reference", "ok", f"{versus}{label} ({spread}).", numbers)
+    return Check(f"{name}_vs_reference", "ok", f"{versus}{ok_detail}.", numbers)

@@ -83,7 +83,7 @@ def cost_of_fairness(
                 "fairness_gain": gain,
                 "error_cost": sign_perf * (p - here_perf),
                 "distance": math.hypot(f - here_fair, p - here_perf),
-                "checks": _worst(record.get("checks")),
+                "checks": worst_level(record.get("checks")),
             }
         )
     table = pd.DataFrame(rows, columns=list(COLUMNS))
@@ -101,6 +101,7 @@ def _number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _worst(checks: Any) -> str:
+def worst_level(checks: Any) -> str:
+    """The worst level among point checks (``"fail"``, ``"warn"``, ``"ok"``; "" without any)."""
     levels = {str(c.get("level")) for c in checks or () if isinstance(c, Mapping)}
     return next((level for level in ("fail", "warn", "ok") if level in levels), "")

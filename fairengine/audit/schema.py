@@ -24,6 +24,8 @@ from fairengine.models.schema_rules import (
 )
 
 MAX_TEXT = 200_000  # characters of one string (a model card is a few thousand)
+#: Most items of each list; a comparison file's size limit is every untrusted JSON file's.
+MAX_POINTS, MAX_OUTSIDE, MAX_PINS, MAX_TASKS = 5_000, 50, 50, 8
 
 
 def _bounded(check: Check, limit: int) -> Check:
@@ -80,32 +82,17 @@ PIN = obj({"kind": _text, "id": _text, "method": _text, "groups": optional(_ROWS
            "card": optional(_text)})  # fmt: skip
 COMPARISON = obj({
     "format": _text, "format_version": INT, "created": _text, "versions": obj({}, extra=_text),
-    "axes": list_of(_text, length=2), "tasks": _bounded(list_of(TASK), 8),
-    "points": _bounded(list_of(POINT), 5_000), "outside": _bounded(list_of(OUTSIDE), 50),
-    "pins": _bounded(list_of(PIN), 50),
+    "axes": list_of(_text, length=2), "tasks": _bounded(list_of(TASK), MAX_TASKS),
+    "points": _bounded(list_of(POINT), MAX_POINTS),
+    "outside": _bounded(list_of(OUTSIDE), MAX_OUTSIDE), "pins": _bounded(list_of(PIN), MAX_PINS),
 }, {"reference": optional(_text), "tau": NUM})  # fmt: skip
-
-
-def _declared_metrics(data: dict[str, Any]) -> None:
-    """The plane's axes and each outside model's axes are metric names this fairengine
-    declares: an unknown name would reach the plane and the cost of fairness, which look up its
-    direction."""
-    from fairengine.metrics import undeclared
-
-    names = [*data["axes"]]
-    for outside in data["outside"]:
-        names += [outside["performance_metric"], outside["fairness_metric"]]
-    unknown = undeclared(dict.fromkeys(names))
-    if unknown:
-        raise ModelFileError(
-            f"The comparison names a metric this fairengine does not know: {unknown[0][:40]!r}. "
-            "It was made by another version, or changed by hand."
-        )
 
 
 def check_comparison(data: Any) -> None:
     """Raise ModelFileError unless ``data`` is a version-1 comparison whose points and pins refer
     to its own tasks and points, and whose outside models have their axes' test values."""
+    from fairengine.metrics import undeclared
+
     if not isinstance(data, dict) or data.get("format") != "fairengine-comparison":
         raise ModelFileError("The file is not a fairengine comparison (wrong format tag).")
     if data.get("format_version") != 1:
@@ -118,7 +105,15 @@ def check_comparison(data: Any) -> None:
     stray = [p["task"] for p in [*data["points"], *data["outside"]] if p["task"] not in keys]
     if stray or not keys:
         raise ModelFileError("The comparison's points refer to a task it does not describe.")
-    _declared_metrics(data)
+    # the axes reach the plane and the cost of fairness, which look up their direction
+    names = [*data["axes"]]
+    for outside in data["outside"]:
+        names += [outside["performance_metric"], outside["fairness_metric"]]
+    if unknown := undeclared(dict.fromkeys(names)):
+        raise ModelFileError(
+            f"The comparison names a metric this fairengine does not know: {unknown[0][:40]!r}. "
+            "It was made by another version, or changed by hand."
+        )
     for outside in data["outside"]:
         needed = (outside["performance_metric"], outside["fairness_metric"])
         if any(name not in outside["metrics"].get("test", {}) for name in needed):

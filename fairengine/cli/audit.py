@@ -1,170 +1,28 @@
-"""``fairengine audit`` and ``fairengine report``: an outside model on the plane, and the one-file
-report of a comparison.
-
-``audit`` scores an outside model (a column of the table, a predictions file keyed by id, or a
-model file) on the test rows every method uses and prints its metrics, checks, baselines and
-per-group table; with ``--frontier`` (points written by ``fairengine sweep --out x.json`` on the
-same data) it adds what it would cost to be fairer, and ``--save-comparison`` / ``--report``
-write the comparison and its report. ``report`` writes the HTML report of a saved comparison or
-of frontier point files.
-
-The parser pieces are imported when the parser is built; the engine loads on a command's run.
-"""
+"""``fairengine audit``, ``split`` and ``report``: an outside model on the plane, the engine's
+split, and the one-file report of a comparison (docs/howto/audit.md). The engine loads on a
+command's run, not when the parser is built."""
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fairengine.cli.shared import UsageError, load_task, split_task
+from fairengine.cli.shared import (
+    CACHE_DIR,
+    DATA,
+    JSON,
+    UsageError,
+    arg,
+    load_task,
+    split_task,
+)
 
 if TYPE_CHECKING:
     from fairengine.audit import AuditResult
     from fairengine.data import Task
-
-
-def add_commands(commands: Any, add_data_arguments: Callable[[Any], None]) -> None:
-    """Add ``audit`` and ``report`` to the ``fairengine`` subcommands."""
-    audit = commands.add_parser(
-        "audit", help="score an outside model (predictions, scores or a model file) on the plane"
-    )
-    add_data_arguments(audit)
-    source = audit.add_argument_group(
-        "the outside models (one or more, in any mix; each --name labels the model given at the "
-        "same position)"
-    )
-    source.add_argument(
-        "--predictions-column",
-        action=_SourceAction,
-        metavar="COL",
-        help="a column of the table holding its predictions or scores",
-    )
-    source.add_argument(
-        "--predictions",
-        action=_SourceAction,
-        type=Path,
-        metavar="FILE",
-        help="a CSV/Parquet file of predictions keyed by --id-column",
-    )
-    source.add_argument(
-        "--id-column",
-        metavar="ID",
-        help="the table's row id column, which --predictions and --trained-on-ids use "
-        "(default for --trained-on-ids: row numbers, 0 = first data row)",
-    )
-    source.add_argument(
-        "--model",
-        action=_SourceAction,
-        type=Path,
-        metavar="FILE",
-        help="a .fairmodel file, or a scikit-learn pipeline saved with skops",
-    )
-    audit.add_argument(
-        "--values",
-        choices=["predictions", "scores"],
-        help="what the column or file holds (default: guessed from the values)",
-    )
-    audit.add_argument(
-        "--threshold", type=float, default=0.5, help="scores at or above it predict 1 (default 0.5)"
-    )
-    audit.add_argument(
-        "--name",
-        action="append",
-        default=[],
-        help="a model's label, repeated in the order of the models (default 'outside model'; "
-        "a repeated name gets a suffix ' (2)', ' (3)', ...)",
-    )
-    seen = audit.add_argument_group(
-        "the rows the model was trained on (test rows it saw are "
-        "left out; default: unknown, and the result says so)"
-    )
-    seen.add_argument(
-        "--trained-on",
-        choices=["unknown", "none", "engine"],
-        default="unknown",
-        help="none of this table's rows, or the engine's training rows (`fairengine split`)",
-    )
-    seen.add_argument(
-        "--trained-on-ids",
-        type=Path,
-        metavar="FILE",
-        help="a CSV/Parquet file of the ids it was trained on (by --id-column, else row numbers; "
-        "a `fairengine split --ids` file: its train rows)",
-    )
-    _add_comparison_arguments(audit)
-    audit.add_argument(
-        "--save-comparison",
-        type=Path,
-        metavar="FILE",
-        help="write the comparison (JSON) to reopen or report later",
-    )
-    audit.add_argument("--report", type=Path, metavar="FILE", help="write the HTML report")
-    audit.add_argument("--json", action="store_true", help="machine-readable output")
-    audit.set_defaults(handler=_cmd_audit)
-
-    split = commands.add_parser(
-        "split", help="the engine's train/test split: row counts, or with --ids the row ids"
-    )
-    add_data_arguments(split)
-    split.add_argument("--ids", action="store_true", help="print or write every row's id and part")
-    split.add_argument(
-        "--id-column", metavar="ID", help="identify rows by this column (default: row numbers)"
-    )
-    split.add_argument("--out", type=Path, metavar="FILE", help="write the ids (.csv or .json)")
-    split.add_argument("--json", action="store_true", help="machine-readable output")
-    split.set_defaults(handler=_cmd_split)
-
-    report = commands.add_parser("report", help="write one self-contained HTML report")
-    add_data_arguments(report)
-    report.add_argument(
-        "--comparison",
-        type=Path,
-        metavar="FILE",
-        help="a saved comparison (fairengine audit --save-comparison)",
-    )
-    _add_comparison_arguments(report)
-    report.add_argument("-o", "--out", type=Path, required=True, help="the .html file to write")
-    report.add_argument("--title", default="fairengine comparison", help="the report's title")
-    report.set_defaults(handler=_cmd_report)
-
-
-def _add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--frontier",
-        type=Path,
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="points of `fairengine sweep --out FILE.json` on the same data",
-    )
-    parser.add_argument(
-        "--pin",
-        action="append",
-        default=[],
-        metavar="ID",
-        help="a point id (or prefix) or outside model name to pin",
-    )
-    parser.add_argument("--cache-dir", type=Path, help="frontier cache (default: user cache)")
-    parser.add_argument(
-        "--reference-group",
-        metavar="GROUP",
-        help="the group every ratio and four-fifths verdict is taken against, by name as in the "
-        "group table (e.g. 'Black', or 'female & <25' for two sensitive columns; default: the "
-        "largest group)",
-    )
-    parser.add_argument(
-        "--tau",
-        type=float,
-        default=0.8,
-        help="the four-fifths rule's threshold: a group passes when tau <= ratio <= 1/tau "
-        "(default 0.8)",
-    )
-
-
-# ----------------------------------------------------------------------------- audit
 
 
 class _SourceAction(argparse.Action):
@@ -182,7 +40,7 @@ def _outsides(args: argparse.Namespace, task: Task) -> list[Any]:
     from dataclasses import replace
 
     from fairengine.audit import from_column, from_file, from_model_file
-    from fairengine.audit.comparison import MAX_OUTSIDE
+    from fairengine.audit.schema import MAX_OUTSIDE
 
     sources = getattr(args, "sources", None) or []
     if not sources:
@@ -213,7 +71,7 @@ def _outsides(args: argparse.Namespace, task: Task) -> list[Any]:
 
 
 def _trained_on(args: argparse.Namespace) -> tuple[Any, Any]:
-    """``trained_on`` and ``id_values`` of :func:`fairengine.audit.audit_outside`."""
+    """``trained_on`` and ``id_values`` of :func:`fairengine.audit.audit`."""
     from fairengine.audit.overlap import ids_from_table
     from fairengine.data import read_table
 
@@ -238,16 +96,21 @@ def _id_values(args: argparse.Namespace) -> Any:
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
-    from fairengine.audit import audit_outside, cost_of_fairness
-    from fairengine.audit.comparison import MAX_PINS, unique_names
+    from fairengine.audit import audit, cost_of_fairness
+    from fairengine.audit.comparison import unique_names
     from fairengine.audit.core import referenced
-    from fairengine.cli.output import print_json
+    from fairengine.audit.schema import MAX_PINS
+    from fairengine.cli.shared import print_json
 
     outsides = _outsides(args, load_task(args))
     given = args.name + ["outside model"] * (len(outsides) - len(args.name))
     trained_on, id_values = _trained_on(args)
-    results = [
-        audit_outside(
+    task = outsides[0].task
+    train = _positional_split(args, task)[0]
+    _check_reference(args, list(train.group_names))
+    results = []
+    for outside, name in zip(outsides, unique_names(given), strict=True):
+        result = audit(
             outside,
             threshold=args.threshold,
             name=name,
@@ -256,12 +119,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
             trained_on=trained_on,
             id_values=id_values,
         )
-        for outside, name in zip(outsides, unique_names(given), strict=True)
-    ]
-    task = outsides[0].task
-    train = _positional_split(args, task)[0]
-    _check_reference(args, list(train.group_names))
-    results = [referenced(r, args.reference_group, args.tau, train) for r in results]
+        results.append(referenced(result, args.reference_group, args.tau, train))
     frontiers = _frontiers(args, task)
     costs = [cost_of_fairness(r, frontiers) if frontiers else None for r in results]
     if args.save_comparison or args.report:
@@ -271,68 +129,46 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         ]
         _write(args, task, frontiers, results, pins[:MAX_PINS])
     if args.json:
-        documents = [_audit_document(r, c) for r, c in zip(results, costs, strict=True)]
+        documents = [r.to_dict() for r in results]
+        for document, cost in zip(documents, costs, strict=True):
+            if cost is not None:
+                document["cost"] = json.loads(cost.to_json(orient="records"))
         print_json(documents[0] if len(documents) == 1 else documents)
         return 0
     print("\n\n".join("\n".join(_audit_lines(r, c)) for r, c in zip(results, costs, strict=True)))
     return 0
 
 
-def _audit_document(result: AuditResult, cost: Any) -> dict[str, Any]:
-    document = result.to_dict()
-    if cost is not None:
-        document["cost"] = json.loads(cost.to_json(orient="records"))
-    return document
-
-
 def _audit_lines(result: AuditResult, cost: Any) -> list[str]:
-    from fairengine.cli.output import evidence_lines, metrics_lines
+    from fairengine.cli.shared import evidence_lines, metrics_lines
 
     threshold = f", threshold {result.threshold:g}" if result.threshold is not None else ""
     lines = [f"{result.name}: {result.kind} from {result.source}{threshold}"]
     lines += [f"note: {n}" for n in result.notes]
-    lines += evidence_lines(
-        {
-            "checks": [c.to_dict() for c in result.checks],
-            "baselines": result.baselines and result.baselines.to_dict(),
-        }
-    )
+    lines += evidence_lines(result.to_dict())  # its checks and baselines as a point's record
     lines += metrics_lines(result.metrics)
     columns = [c for c in result.groups.columns if not c.endswith(("_low", "_high"))]
-    lines += [
-        "per group (test rows; 95% intervals in --json):",
-        result.groups[columns].to_string(float_format=lambda v: f"{v:.4f}"),
-    ]
+    lines += ["per group (test rows; 95% intervals in --json):"]
+    lines += [result.groups[columns].to_string(float_format="{:.4f}".format)]
     if cost is not None:
         lines.append("what it would cost to be fairer (nearest fairer points):")
-        lines.append(
-            "  none"
-            if cost.empty
-            else cost.to_string(index=False, float_format=lambda v: f"{v:.4f}")
-        )
+        table = cost.to_string(index=False, float_format="{:.4f}".format)
+        lines.append("  none" if cost.empty else table)
     return lines
 
 
-# ----------------------------------------------------------------------------- split
-
-
 def _cmd_split(args: argparse.Namespace) -> int:
-    from fairengine.cli.output import print_json
+    from fairengine.cli.shared import print_json
     from fairengine.data import DataError
     from fairengine.data.split import PART_COLUMN, split_table
 
     task = load_task(args)
     train, test = split_task(task, args)
     if not args.ids:
-        document = {
-            "rows": len(task.frame),
-            "train": len(train.frame),
-            "test": len(test.frame),
-            "test_size": args.test_size,
-            "split_seed": args.split_seed,
-        }
         if args.json:
-            print_json(document)
+            rows, seed = len(task.frame), args.split_seed
+            sizes = {"train": len(train.frame), "test": len(test.frame)}
+            print_json({"rows": rows, **sizes, "test_size": args.test_size, "split_seed": seed})
         else:
             print(
                 f"{len(task.frame):,} rows: {len(train.frame):,} train, {len(test.frame):,} "
@@ -361,9 +197,6 @@ def _cmd_split(args: argparse.Namespace) -> int:
     args.out.write_text(text, encoding="utf-8")
     print(f"{len(train.frame):,} train and {len(test.frame):,} test ids written to {args.out}")
     return 0
-
-
-# ----------------------------------------------------------------------------- frontiers
 
 
 def _frontiers(args: argparse.Namespace, task: Task) -> list[Any]:
@@ -447,18 +280,14 @@ def _write_report(comparison: Any, out: Path, title: str) -> None:
     print(f"report written to {out}")
 
 
-# ----------------------------------------------------------------------------- report
-
-
 def _cmd_report(args: argparse.Namespace) -> int:
     from fairengine.audit.comparison import load_comparison, with_disparities
 
     if (args.comparison is None) == (not args.frontier):
         raise UsageError("Give either --comparison FILE or --frontier FILE [--frontier ...].")
     if args.comparison is not None:
-        has_data = args.dataset is not None or args.data is not None
         train = test = None
-        if has_data:
+        if args.dataset is not None or args.data is not None:
             train, test = _positional_split(args, load_task(args))
         comparison = load_comparison(args.comparison, train=train, test=test)
         _check_reference(args, [g["name"] for g in comparison.tasks[0]["groups"]])
@@ -468,7 +297,77 @@ def _cmd_report(args: argparse.Namespace) -> int:
         return 0
     task = load_task(args)
     _check_reference(args, list(task.group_names))
-    frontiers = _frontiers(args, task)
     args.report = args.out
-    _write(args, task, frontiers, [], args.pin)
+    _write(args, task, _frontiers(args, task), [], args.pin)
     return 0
+
+
+COMPARISON = [
+    arg("--frontier", type=Path, action="append", default=[], metavar="FILE",
+        help="points of `fairengine sweep --out FILE.json` on the same data"),
+    arg("--pin", action="append", default=[], metavar="ID",
+        help="a point id (or prefix) or outside model name to pin"),
+    CACHE_DIR,
+    arg("--reference-group", metavar="GROUP",
+        help="the group every ratio and four-fifths verdict is taken against, by name as in the "
+        "group table (e.g. 'Black', or 'female & <25' for two sensitive columns; default: the "
+        "largest group)"),
+    arg("--tau", type=float, default=0.8,
+        help="the four-fifths rule's threshold: a group passes when tau <= ratio <= 1/tau "
+        "(default 0.8)"),
+]  # fmt: skip
+SOURCES = ("the outside models (one or more, in any mix; each --name labels the model given at "
+           "the same position)", [
+    arg("--predictions-column", action=_SourceAction, metavar="COL",
+        help="a column of the table holding its predictions or scores"),
+    arg("--predictions", action=_SourceAction, type=Path, metavar="FILE",
+        help="a CSV/Parquet file of predictions keyed by --id-column"),
+    arg("--id-column", metavar="ID",
+        help="the table's row id column, which --predictions and --trained-on-ids use "
+        "(default for --trained-on-ids: row numbers, 0 = first data row)"),
+    arg("--model", action=_SourceAction, type=Path, metavar="FILE",
+        help="a .fairmodel file, or a scikit-learn pipeline saved with skops"),
+])  # fmt: skip
+TRAINED_ON = ("the rows the model was trained on (test rows it saw are left out; default: "
+              "unknown, and the result says so)", [
+    arg("--trained-on", choices=["unknown", "none", "engine"], default="unknown",
+        help="none of this table's rows, or the engine's training rows (`fairengine split`)"),
+    arg("--trained-on-ids", type=Path, metavar="FILE",
+        help="a CSV/Parquet file of the ids it was trained on (by --id-column, else row "
+        "numbers; a `fairengine split --ids` file: its train rows)"),
+])  # fmt: skip
+#: ``audit``, ``split`` and ``report``: help, handler, arguments (see :mod:`fairengine.cli.main`).
+COMMANDS = {
+    "audit": ("score an outside model (predictions, scores or a model file) on the plane",
+              _cmd_audit, [
+        DATA, SOURCES,
+        arg("--values", choices=["predictions", "scores"],
+            help="what the column or file holds (default: guessed from the values)"),
+        arg("--threshold", type=float, default=0.5,
+            help="scores at or above it predict 1 (default 0.5)"),
+        arg("--name", action="append", default=[],
+            help="a model's label, repeated in the order of the models (default 'outside "
+            "model'; a repeated name gets a suffix ' (2)', ' (3)', ...)"),
+        TRAINED_ON, *COMPARISON,
+        arg("--save-comparison", type=Path, metavar="FILE",
+            help="write the comparison (JSON) to reopen or report later"),
+        arg("--report", type=Path, metavar="FILE", help="write the HTML report"),
+        JSON,
+    ]),
+    "split": ("the engine's train/test split: row counts, or with --ids the row ids", _cmd_split, [
+        DATA,
+        arg("--ids", action="store_true", help="print or write every row's id and part"),
+        arg("--id-column", metavar="ID",
+            help="identify rows by this column (default: row numbers)"),
+        arg("--out", type=Path, metavar="FILE", help="write the ids (.csv or .json)"),
+        JSON,
+    ]),
+    "report": ("write one self-contained HTML report", _cmd_report, [
+        DATA,
+        arg("--comparison", type=Path, metavar="FILE",
+            help="a saved comparison (fairengine audit --save-comparison)"),
+        *COMPARISON,
+        arg("-o", "--out", type=Path, required=True, help="the .html file to write"),
+        arg("--title", default="fairengine comparison", help="the report's title"),
+    ]),
+}  # fmt: skip

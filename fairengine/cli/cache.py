@@ -10,7 +10,6 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +18,6 @@ import fairengine
 if TYPE_CHECKING:
     import argparse
 
-    from fairengine.frontier.result import PointRecord
     from fairengine.frontier.store import FrontierStore
     from fairengine.methods.base import Method
 
@@ -31,14 +29,13 @@ _MEMO_VERSION = 1
 _LIBRARIES = ("numpy", "pandas", "pyarrow", "scikit-learn")
 #: Engine sources that decide a task key: the data layer and the key functions.
 _SOURCES = ("data", "frontier/keys.py")
-_CHUNK = 1 << 20
 
 
 def task_fingerprint(args: argparse.Namespace) -> str | None:
     """The memo key of the task the arguments describe, or None when it cannot be computed
     cheaply (no data source, an unreadable file): the caller then builds the task."""
     from fairengine.data.registry import get_info
-    from fairengine.resources import assets_dir
+    from fairengine.resources import assets_dir, package_versions
 
     try:
         if (args.dataset is None) == (args.data is None):
@@ -49,7 +46,8 @@ def task_fingerprint(args: argparse.Namespace) -> str | None:
         else:
             path = Path(args.data)
             source = {"file": str(path.expanduser().resolve())}
-        content = _file_digest(path)
+        with open(path, "rb") as handle:
+            content = hashlib.file_digest(handle, "sha256").hexdigest()
     except Exception:
         return None
     options = {
@@ -67,21 +65,51 @@ def task_fingerprint(args: argparse.Namespace) -> str | None:
         "split_seed": int(args.split_seed),
         "engine": fairengine.__version__,
         "code": _code_digest(),
-        "libraries": _library_versions(),
+        "libraries": package_versions(_LIBRARIES),
     }
     return hashlib.sha256(json.dumps(options, sort_keys=True).encode()).hexdigest()
 
 
-def recall_task_key(root: Path, fingerprint: str) -> str | None:
-    """The task key remembered for ``fingerprint`` under the store ``root``, if any."""
-    key = _read_memo(root).get(fingerprint)
-    return key if isinstance(key, str) and len(key) == 64 else None
+def cached_sweep(
+    args: argparse.Namespace, method: Method, grid: dict[str, list[str]]
+) -> list[dict[str, Any]] | None:
+    """The sweep's records when *every* point is already in the store (as :func:`sweep` would
+    serve them: equal settings once, grid order), without building the task (no pandas,
+    scikit-learn or method algorithm imported, so a listing starts at once); None otherwise."""
+    from fairengine.cli.shared import open_store
+    from fairengine.frontier import expand_grid
+    from fairengine.frontier.result import PointRecord, plain_records
+    from fairengine.frontier.store import point_key
+
+    store = open_store(args)
+    fingerprint = None if store is None else task_fingerprint(args)
+    if fingerprint is None:
+        return None
+    tkey = _read_memo(store.root).get(fingerprint)
+    if not (isinstance(tkey, str) and len(tkey) == 64):
+        return None
+    keyed: dict[str, dict[str, Any]] = {}
+    for combo in expand_grid(grid):
+        knobs = method.validate_knobs(combo)
+        keyed.setdefault(point_key(tkey, method.name, knobs), dict(knobs))
+    records = []
+    for key, knobs in keyed.items():
+        cached = store.get(tkey, method.name, knobs)
+        if cached is None:
+            return None
+        records.append(PointRecord.from_stored(key, knobs, cached))
+    axes = (method.fairness_metric, method.performance_metric)
+    return plain_records(method.name, records, axes, [k.name for k in method.knobs])
 
 
-def remember_task_key(root: Path, fingerprint: str, task_key: str) -> None:
-    """Record ``task_key`` for ``fingerprint`` (atomically; a store that cannot be written is
-    skipped silently: the memo only saves time)."""
-    memo = _read_memo(root)
+def remember_task_key(args: argparse.Namespace, store: FrontierStore | None, task_key: str) -> None:
+    """Record ``task_key`` for these data options beside ``store``, so the next fully cached
+    sweep need not build the task (atomically; a store that cannot be written is skipped
+    silently: the memo only saves time)."""
+    fingerprint = None if store is None else task_fingerprint(args)
+    if fingerprint is None:
+        return
+    root, memo = store.root, _read_memo(store.root)
     if memo.get(fingerprint) == task_key:
         return
     memo.pop(fingerprint, None)
@@ -100,43 +128,12 @@ def remember_task_key(root: Path, fingerprint: str, task_key: str) -> None:
                 os.unlink(tmp)
 
 
-def cached_records(
-    method: Method,
-    settings: Sequence[Mapping[str, Any]],
-    task_key: str,
-    store: FrontierStore,
-) -> list[PointRecord] | None:
-    """The sweep's records if *every* setting is in ``store`` (as :func:`sweep` would serve
-    them: equal settings once, grid order); None as soon as one is missing."""
-    from fairengine.frontier.result import PointRecord
-    from fairengine.frontier.store import point_key
-
-    keyed: dict[str, dict[str, Any]] = {}
-    for knobs in settings:
-        keyed.setdefault(point_key(task_key, method.name, knobs), dict(knobs))
-    records = []
-    for key, knobs in keyed.items():
-        cached = store.get(task_key, method.name, knobs)
-        if cached is None:
-            return None
-        records.append(PointRecord.from_stored(key, knobs, cached))
-    return records
-
-
 def _read_memo(root: Path) -> dict[str, Any]:
     try:
         memo = json.loads((root / MEMO_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return memo if isinstance(memo, dict) else {}
-
-
-def _file_digest(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _code_digest() -> str:
@@ -148,15 +145,3 @@ def _code_digest() -> str:
         for file in files:
             digest.update(file.name.encode() + b"\0" + file.read_bytes() + b"\0")
     return digest.hexdigest()
-
-
-def _library_versions() -> dict[str, str | None]:
-    from importlib import metadata
-
-    versions: dict[str, str | None] = {}
-    for name in _LIBRARIES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = None
-    return versions

@@ -1,11 +1,6 @@
-"""``fairengine dashboard``: start the Streamlit app from the installed package (or a clone).
-
-The app is the bundled ``dashboard/app.py`` (:func:`fairengine.resources.dashboard_app`), run as
-``python -m streamlit run`` with the project's Streamlit settings (the bundled
-``.streamlit/config.toml``, passed as command-line options so they apply from any folder) and
-the user's port, address, base URL path and demo mode. Streamlit and plotly come with the
-``[dashboard]`` extra; without them the command says so in words and how to add them.
-"""
+"""``fairengine dashboard``: the bundled ``dashboard/app.py`` run as ``python -m streamlit run``
+with the bundled ``.streamlit/config.toml`` as command-line options (so they apply from any
+folder) and the user's port, address, base URL path and demo mode."""
 
 from __future__ import annotations
 
@@ -17,9 +12,8 @@ import sys
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from fairengine.cli.shared import EXIT_USAGE
+from fairengine.cli.shared import EXIT_USAGE, arg
 from fairengine.resources import bundle_root, dashboard_app
 from fairengine.settings import DEMO_ENV, SettingsError, load
 
@@ -27,58 +21,11 @@ from fairengine.settings import DEMO_ENV, SettingsError, load
 EXTRA_MODULES = ("streamlit", "plotly")
 
 
-def add_dashboard_parser(commands: Any) -> None:
-    """The ``dashboard`` subcommand on the command line's subparsers."""
-    dash = commands.add_parser(
-        "dashboard",
-        help="start the dashboard in the browser (needs the [dashboard] extra)",
-        description="Start the fairengine dashboard (a Streamlit app) on the bundled data. "
-        'Needs Streamlit and plotly: pip install "fairengine[dashboard]".',
-    )
-    dash.add_argument("--port", type=int, default=8501, help="port to serve on (default: 8501)")
-    dash.add_argument(
-        "--address",
-        default="localhost",
-        help="address to listen on (default: localhost; 0.0.0.0 serves every network interface)",
-    )
-    dash.add_argument(
-        "--base-url-path",
-        default="",
-        help="URL path prefix behind a reverse proxy, e.g. fairengine for http://host/fairengine/",
-    )
-    dash.add_argument(
-        "--demo",
-        action="store_true",
-        help="demo mode for a shared host: caps rows, sweep sizes and waiting jobs",
-    )
-    dash.add_argument(
-        "--headless", action="store_true", help="do not open a browser window (servers, CI)"
-    )
-    dash.set_defaults(handler=run_dashboard)
-
-
-def missing_modules(names: tuple[str, ...] = EXTRA_MODULES) -> list[str]:
-    """The modules among ``names`` that cannot be imported here."""
-    missing = []
-    for name in names:
-        try:
-            found = importlib.util.find_spec(name) is not None
-        except (ImportError, ValueError):
-            found = False
-        if not found:
-            missing.append(name)
-    return missing
-
-
-def missing_extra_message(missing: list[str]) -> str:
-    """What is missing for the dashboard and the command that adds it."""
-    return (
-        "The dashboard needs Streamlit and plotly, which this installation lacks "
-        f"(missing: {', '.join(missing)}). Add them with the dashboard extra: "
-        'pip install "fairengine[dashboard]" (from a wheel file: '
-        'pip install "fairengine-<version>-py3-none-any.whl[dashboard]"), then run '
-        "fairengine dashboard again."
-    )
+def _importable(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def streamlit_options(config: Path) -> list[str]:
@@ -118,9 +65,16 @@ def dashboard_command(
 def run_dashboard(args: argparse.Namespace) -> int:
     """Serve the dashboard until interrupted; exit status 2 when the extra is missing or a
     ``FAIRENGINE_*`` variable does not parse."""
-    missing = missing_modules()
+    missing = [name for name in EXTRA_MODULES if not _importable(name)]
     if missing:
-        print(f"fairengine: error: {missing_extra_message(missing)}", file=sys.stderr)
+        print(
+            "fairengine: error: The dashboard needs Streamlit and plotly, which this installation "
+            f"lacks (missing: {', '.join(missing)}). Add them with the dashboard extra: "
+            'pip install "fairengine[dashboard]" (from a wheel file: '
+            'pip install "fairengine-<version>-py3-none-any.whl[dashboard]"), then run '
+            "fairengine dashboard again.",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     app = dashboard_app()
     if not app.is_file():
@@ -141,3 +95,23 @@ def run_dashboard(args: argparse.Namespace) -> int:
         sys.stderr.flush()
         os.execve(sys.executable, command, env)
     return subprocess.call(command, env=env)
+
+
+COMMAND = {"dashboard": (
+    ("start the dashboard in the browser (needs the [dashboard] extra)",
+     "Start the fairengine dashboard (a Streamlit app) on the bundled data. Needs Streamlit and "
+     'plotly: pip install "fairengine[dashboard]".'),
+    run_dashboard, [
+        arg("--port", type=int, default=8501, help="port to serve on (default: 8501)"),
+        arg("--address", default="localhost",
+            help="address to listen on (default: localhost; 0.0.0.0 serves every network "
+            "interface)"),
+        arg("--base-url-path", default="",
+            help="URL path prefix behind a reverse proxy, e.g. fairengine for "
+            "http://host/fairengine/"),
+        arg("--demo", action="store_true",
+            help="demo mode for a shared host: caps rows, sweep sizes and waiting jobs"),
+        arg("--headless", action="store_true",
+            help="do not open a browser window (servers, CI)"),
+    ],
+)}  # fmt: skip

@@ -1,14 +1,11 @@
-"""The ``fairengine`` command line: ``datasets``, ``run``, ``sweep``, ``precompute``; ``export``,
-``predict``, ``inspect`` (in :mod:`fairengine.cli.models`), ``audit``, ``report`` (in
-:mod:`fairengine.cli.audit`), ``dashboard`` (:mod:`fairengine.cli.dashboard`), ``methods``
-(:mod:`fairengine.cli.methods`); what they print is formatted in :mod:`fairengine.cli.output`.
-
-Problems with the user's arguments or data print one readable line and exit with status 2.
-"""
+"""The ``fairengine`` parser and the ``datasets``, ``run``, ``sweep``, ``precompute`` and
+``methods`` commands. Problems with the user's arguments or data print one readable line and
+exit with status 2."""
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -18,33 +15,34 @@ from typing import TYPE_CHECKING, Any
 
 from fairengine import __version__
 from fairengine.cli.models import cmd_export, cmd_inspect, cmd_predict, export_point
-from fairengine.cli.output import (
-    evidence_lines,
-    failed,
-    format_table,
-    metrics_lines,
-    point_rows,
-    print_json,
-    write_points,
-)
 from fairengine.cli.shared import (
+    DATA,
     EXIT_CHECK_FAILED,
     EXIT_USAGE,
+    JSON,
+    METHOD,
+    METHOD_END,
     UsageError,
-    add_data_arguments,
-    add_method_arguments,
+    add_arguments,
+    arg,
+    evidence_lines,
+    failed,
     find_method,
+    format_table,
     load_task,
+    metrics_lines,
     open_store,
     parse_pairs,
+    point_rows,
+    print_json,
     split_task,
+    write_points,
 )
 from fairengine.data.errors import DataError
 from fairengine.data.registry import list_datasets
 
 if TYPE_CHECKING:
     from fairengine.data import Task
-    from fairengine.frontier import FrontierStore
     from fairengine.methods.base import Method
 
 
@@ -55,19 +53,9 @@ def _with_evidence(record: dict[str, Any], frontier: Any, train: Task, test: Tas
     from fairengine.methods.base import stored_result
     from fairengine.methods.evidence import evidence_dict
 
-    point = record["point_id"]
-    result = stored_result(
-        find_method(frontier.method),
-        record["knobs"],
-        record["metrics"],
-        frontier.model(point),
-        train,
-        test,
-    )
+    method, model = find_method(frontier.method), frontier.model(record["point_id"])
+    result = stored_result(method, record["knobs"], record["metrics"], model, train, test)
     record.update(evidence_dict(result))
-
-
-# ----------------------------------------------------------------------------- commands
 
 
 def _cmd_datasets(args: argparse.Namespace) -> int:
@@ -86,21 +74,16 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
     return 0
 
 
-def _single_point(args: argparse.Namespace):
-    """Run (or fetch from the cache) one knob setting; returns (method, train, test, frontier)."""
+def _cmd_run(args: argparse.Namespace) -> int:
+    """Run (or fetch from the cache) one knob setting and print or write it."""
+    from fairengine.cli.cache import remember_task_key
     from fairengine.frontier import sweep
 
     method = find_method(args.method)
-    knobs = parse_pairs(args.set, "--set")
     train, test = split_task(load_task(args), args)
     store = open_store(args)
-    frontier = sweep(method, train, test, [knobs], store=store)
-    _remember_task_key(args, store, frontier.task_key)
-    return method, train, test, frontier
-
-
-def _cmd_run(args: argparse.Namespace) -> int:
-    method, train, test, frontier = _single_point(args)
+    frontier = sweep(method, train, test, [parse_pairs(args.set, "--set")], store=store)
+    remember_task_key(args, store, frontier.task_key)
     point_id = frontier.points["point_id"].iloc[0]
     result = frontier.result(point_id)
     record = frontier.to_records()[0]
@@ -139,11 +122,13 @@ def _grid(args: argparse.Namespace, method: Method) -> dict[str, list[Any]]:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
+    from fairengine.cli.cache import cached_sweep
+
     method = find_method(args.method)
     grid = _grid(args, method)
     if args.backend == "dask" and not args.scheduler:
         raise UsageError("--backend dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786).")
-    records = _cached_sweep(args, method, grid)
+    records = cached_sweep(args, method, grid)
     if records is None:
         records = _full_sweep(args, method, grid)
     status = EXIT_CHECK_FAILED if args.strict and failed(records) else 0
@@ -165,46 +150,19 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     return status
 
 
-def _cached_sweep(
-    args: argparse.Namespace, method: Method, grid: dict[str, list[str]]
-) -> list[dict[str, Any]] | None:
-    """The sweep's records when every point is already in the store, without building the task
-    (no pandas, scikit-learn or method algorithm imported, so a listing starts at once); None
-    otherwise."""
-    from fairengine.cli.cache import cached_records, recall_task_key, task_fingerprint
-    from fairengine.frontier import expand_grid
-    from fairengine.frontier.result import plain_records
-
-    store = open_store(args)
-    if store is None:
-        return None
-    fingerprint = task_fingerprint(args)
-    tkey = None if fingerprint is None else recall_task_key(store.root, fingerprint)
-    if tkey is None:
-        return None
-    settings = [method.validate_knobs(combo) for combo in expand_grid(grid)]
-    found = cached_records(method, settings, tkey, store)
-    if found is None:
-        return None
-    axes = (method.fairness_metric, method.performance_metric)
-    return plain_records(method.name, found, axes, [k.name for k in method.knobs])
-
-
 def _full_sweep(
     args: argparse.Namespace, method: Method, grid: dict[str, list[str]]
 ) -> list[dict[str, Any]]:
     """Build the task and run the sweep (computing the missing points); its records."""
     from tqdm import tqdm
 
+    from fairengine.cli.cache import remember_task_key
     from fairengine.frontier import sweep
 
     train, test = split_task(load_task(args), args)
     store = open_store(args)
-    total = 1
-    for values in grid.values():
-        total *= len(values)
     with tqdm(
-        total=total,
+        total=math.prod(len(values) for values in grid.values()),
         desc=f"{method.name}",
         unit="point",
         file=sys.stderr,
@@ -226,20 +184,8 @@ def _full_sweep(
             scheduler=args.scheduler if args.backend == "dask" else None,
             progress=progress,
         )
-    _remember_task_key(args, store, frontier.task_key)
+    remember_task_key(args, store, frontier.task_key)
     return frontier.to_records()
-
-
-def _remember_task_key(args: argparse.Namespace, store: FrontierStore | None, tkey: str) -> None:
-    """Remember the task key of these data options beside the store (see
-    :mod:`fairengine.cli.cache`), so the next fully cached sweep need not build the task."""
-    if store is None:
-        return
-    from fairengine.cli.cache import remember_task_key, task_fingerprint
-
-    fingerprint = task_fingerprint(args)
-    if fingerprint is not None:
-        remember_task_key(store.root, fingerprint, tkey)
 
 
 def _cmd_precompute(args: argparse.Namespace) -> int:
@@ -260,9 +206,6 @@ def _cmd_precompute(args: argparse.Namespace) -> int:
     return 0
 
 
-# ----------------------------------------------------------------------------- parser
-
-
 class _Parser(argparse.ArgumentParser):
     """The top-level parser: its help also names every registered method (looked up only when
     the help is shown, so other commands start without loading the method registry)."""
@@ -276,7 +219,85 @@ class _Parser(argparse.ArgumentParser):
         return super().format_help()
 
 
+def _cmd_methods(args: argparse.Namespace) -> int:
+    from fairengine.methods import get_method, list_methods
+
+    rows = [
+        {
+            "name": m.name,
+            "title": m.title,
+            "kinds": list(m.kinds),
+            "reference": m.reference,
+            "plane": [m.performance_metric, m.fairness_metric],
+            "knobs": [k.name for k in m.knobs],
+        }
+        for m in (get_method(name) for name in list_methods())
+    ]
+    if args.json:
+        print_json(rows)
+        return 0
+    width = max(len(row["name"]) for row in rows)
+    for row in rows:
+        print(f"{row['name']:<{width}}  {row['title']} ({', '.join(row['kinds'])})")
+        print(f"{'':<{width}}  knobs: {', '.join(row['knobs'])}")
+    return 0
+
+
+MODEL_FILE = arg("model", type=Path, help="a .fairmodel file")
+#: The commands of this module and :mod:`fairengine.cli.models`: help, handler, arguments.
+COMMANDS = {
+    "datasets": ("list the bundled datasets", _cmd_datasets, [JSON]),
+    "run": ("fit one method with fixed knobs and print metrics", _cmd_run, [
+        *METHOD, *METHOD_END, DATA, arg("--out", type=Path, help="also write the model file here"),
+    ]),
+    "sweep": ("sweep knobs and print the frontier", _cmd_sweep, [
+        *METHOD,
+        arg("--grid", action="append", default=[], metavar="KNOB=V1,V2,...",
+            help="sweep a knob over values (default: the method's own grid)"),
+        *METHOD_END, DATA,
+        arg("--n-jobs", type=int, default=1, help="parallel workers (joblib)"),
+        arg("--backend", choices=["loky", "threading", "dask"], default="loky"),
+        arg("--scheduler", help="dask scheduler address, e.g. tcp://127.0.0.1:8786"),
+        arg("--out", type=Path, help="write the points (.csv or .json)"),
+        arg("--progress", action="store_true", help="progress bar even when piped"),
+    ]),
+    "export": ("write a point's model file and model card", cmd_export, [
+        *METHOD, *METHOD_END, DATA,
+        arg("--point", help="id (or prefix) of a cached point; else use --set"),
+        arg("--out", type=Path, required=True, help="model file to write"),
+    ]),
+    "predict": ("predict every row of a CSV or Parquet file with a model file", cmd_predict, [
+        MODEL_FILE,
+        arg("--data", type=Path, required=True, help="CSV or Parquet input"),
+        arg("--out", type=Path, help="output .csv or .parquet (default: stdout)"),
+        arg("--proba", action="store_true",
+            help="add P(prediction = 1) (regression: expected value)"),
+        arg("--id-columns", nargs="+", help="input columns copied to the output"),
+        arg("--allow-extra", action="store_true", help="ignore unknown columns"),
+        arg("--random-state", type=int, default=0, help="seed of randomized models' draws"),
+        arg("--chunk-size", type=int, default=50_000, help="rows per chunk"),
+    ]),
+    "inspect": ("print a model file's manifest, schema, metrics; verify it", cmd_inspect, [
+        MODEL_FILE, JSON,
+    ]),
+    "precompute": ("write the demo frontiers into assets/frontiers", _cmd_precompute, [
+        arg("--out", type=Path, help="target folder (default: assets/frontiers)"),
+        arg("--methods", nargs="+", help="only these methods"),
+        arg("--quick", action="store_true", help="first two grid values only (tests)"),
+        arg("--no-runs", action="store_true",
+            help="skip the default runs the method pages open on"),
+        arg("--list-only", action="store_true",
+            help="compute nothing: list the digests of the demo folder's files in the package "
+            "(the files every install trusts)"),
+        JSON,
+    ]),
+}  # fmt: skip
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from fairengine.cli.audit import COMMANDS as AUDIT_COMMANDS
+    from fairengine.cli.dashboard import COMMAND as DASHBOARD_COMMAND
+
     parser = _Parser(
         prog="fairengine",
         description="Explore fairness-accuracy trade-offs: the engine behind the dashboard.",
@@ -285,111 +306,46 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(
         dest="command", metavar="COMMAND", required=True, parser_class=argparse.ArgumentParser
     )
-
-    datasets = commands.add_parser("datasets", help="list the bundled datasets")
-    datasets.add_argument("--json", action="store_true", help="machine-readable output")
-    datasets.set_defaults(handler=_cmd_datasets)
-
-    run = commands.add_parser("run", help="fit one method with fixed knobs and print metrics")
-    add_method_arguments(run)
-    add_data_arguments(run)
-    run.add_argument("--out", type=Path, help="also write the model file here")
-    run.set_defaults(handler=_cmd_run)
-
-    sweep = commands.add_parser("sweep", help="sweep knobs and print the frontier")
-    add_method_arguments(sweep, grid=True)
-    add_data_arguments(sweep)
-    sweep.add_argument("--n-jobs", type=int, default=1, help="parallel workers (joblib)")
-    sweep.add_argument("--backend", choices=["loky", "threading", "dask"], default="loky")
-    sweep.add_argument("--scheduler", help="dask scheduler address, e.g. tcp://127.0.0.1:8786")
-    sweep.add_argument("--out", type=Path, help="write the points (.csv or .json)")
-    sweep.add_argument("--progress", action="store_true", help="progress bar even when piped")
-    sweep.set_defaults(handler=_cmd_sweep)
-
-    export = commands.add_parser("export", help="write a point's model file and model card")
-    add_method_arguments(export)
-    add_data_arguments(export)
-    export.add_argument("--point", help="id (or prefix) of a cached point; else use --set")
-    export.add_argument("--out", type=Path, required=True, help="model file to write")
-    export.set_defaults(handler=cmd_export)
-
-    predict = commands.add_parser(
-        "predict", help="predict every row of a CSV or Parquet file with a model file"
-    )
-    predict.add_argument("model", type=Path, help="a .fairmodel file")
-    predict.add_argument("--data", type=Path, required=True, help="CSV or Parquet input")
-    predict.add_argument("--out", type=Path, help="output .csv or .parquet (default: stdout)")
-    predict.add_argument(
-        "--proba", action="store_true", help="add P(prediction = 1) (regression: expected value)"
-    )
-    predict.add_argument("--id-columns", nargs="+", help="input columns copied to the output")
-    predict.add_argument("--allow-extra", action="store_true", help="ignore unknown columns")
-    predict.add_argument(
-        "--random-state", type=int, default=0, help="seed of randomized models' draws"
-    )
-    predict.add_argument("--chunk-size", type=int, default=50_000, help="rows per chunk")
-    predict.set_defaults(handler=cmd_predict)
-
-    inspect = commands.add_parser(
-        "inspect", help="print a model file's manifest, schema, metrics; verify it"
-    )
-    inspect.add_argument("model", type=Path, help="a .fairmodel file")
-    inspect.add_argument("--json", action="store_true", help="machine-readable output")
-    inspect.set_defaults(handler=cmd_inspect)
-
-    pre = commands.add_parser("precompute", help="write the demo frontiers into assets/frontiers")
-    pre.add_argument("--out", type=Path, help="target folder (default: assets/frontiers)")
-    pre.add_argument("--methods", nargs="+", help="only these methods")
-    pre.add_argument("--quick", action="store_true", help="first two grid values only (tests)")
-    pre.add_argument(
-        "--no-runs", action="store_true", help="skip the default runs the method pages open on"
-    )
-    pre.add_argument(
-        "--list-only",
-        action="store_true",
-        help="compute nothing: list the digests of the demo folder's files in the package (the "
-        "files every install trusts)",
-    )
-    pre.add_argument("--json", action="store_true", help="machine-readable output")
-    pre.set_defaults(handler=_cmd_precompute)
-
-    from fairengine.cli.audit import add_commands  # audit and report
-    from fairengine.cli.dashboard import add_dashboard_parser
-    from fairengine.cli.methods import add_methods_parser
-
-    add_commands(commands, add_data_arguments)
-    add_dashboard_parser(commands)
-    add_methods_parser(commands)
+    table = {
+        **COMMANDS,
+        **AUDIT_COMMANDS,
+        **DASHBOARD_COMMAND,
+        "methods": ("list the methods and their knobs", _cmd_methods, [JSON]),
+    }
+    for name, (words, handler, specs) in table.items():
+        help_, description = words if isinstance(words, tuple) else (words, None)
+        command = commands.add_parser(name, help=help_, description=description)
+        add_arguments(command, specs)
+        command.set_defaults(handler=handler)
     return parser
 
 
-def _model_file_error(exc: Exception) -> bool:
-    """Whether ``exc`` is a :class:`fairengine.export.ModelFileError` (or a model's input
-    ``SchemaError``), without importing the model modules for commands that never load them
-    (``datasets``), so they start at once."""
+def _user_error(exc: Exception) -> bool:
+    """Whether ``exc`` is a problem with the user's arguments or data: also a model file's
+    (:class:`fairengine.export.ModelFileError`, a model's input ``SchemaError``), recognised
+    without importing the model modules for commands that never load them (``datasets``), so
+    they start at once."""
+    from fairengine.methods.base import KnobError
+
     rules = sys.modules.get("fairengine.models.schema_rules")
     columns = sys.modules.get("fairengine.models.columns")
-    return (rules is not None and isinstance(exc, rules.ModelFileError)) or (
-        columns is not None and isinstance(exc, columns.SchemaError)
+    return (
+        isinstance(exc, DataError | KnobError | UsageError | ConnectionError)
+        or (rules is not None and isinstance(exc, rules.ModelFileError))
+        or (columns is not None and isinstance(exc, columns.SchemaError))
     )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    from fairengine.methods.base import KnobError
-
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
         return int(args.handler(args))
     except BrokenPipeError:  # e.g. `fairengine predict ... | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (DataError, KnobError, UsageError, ConnectionError) as exc:
-        print(f"fairengine: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
     except Exception as exc:
-        if not _model_file_error(exc):
+        if not _user_error(exc):
             raise
         print(f"fairengine: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

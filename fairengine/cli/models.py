@@ -1,9 +1,5 @@
 """The model-file commands of ``fairengine``: ``export`` (a point's model file and card),
-``predict`` (score a table with a model file) and ``inspect`` (verify and describe one).
-
-Heavy modules (pandas, the export package, the methods) are imported inside the commands so the
-command line starts at once for the others.
-"""
+``predict`` (score a table with a model file) and ``inspect`` (verify and describe one)."""
 
 from __future__ import annotations
 
@@ -12,8 +8,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fairengine.cli.output import metrics_lines, print_json
-from fairengine.cli.shared import UsageError, find_method, load_task, parse_pairs, split_task
+from fairengine.cli.shared import (
+    UsageError,
+    find_method,
+    load_task,
+    metrics_lines,
+    parse_pairs,
+    print_json,
+    split_task,
+)
 
 if TYPE_CHECKING:
     from fairengine.data import Task
@@ -29,17 +32,16 @@ def export_point(frontier, point_id: str, train: Task, test: Task, out: Path) ->
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from fairengine.data.registry import assets_dir
     from fairengine.frontier import FrontierStore, sweep, task_key
 
     method = find_method(args.method)
     train, test = split_task(load_task(args), args)
+    shipped = assets_dir() / "frontiers"
+    store = FrontierStore(args.cache_dir, read_only=(shipped,) if shipped.is_dir() else ())
     if args.point:
-        store = FrontierStore(args.cache_dir, read_only=assets_frontiers())
-        matches = [
-            p
-            for p in store.points(task_key(train, test), method.name)
-            if p.point_id.startswith(args.point)
-        ]
+        tkey = task_key(train, test)
+        matches = [p for p in store.points(tkey, method.name) if p.point_id.startswith(args.point)]
         if len(matches) != 1:
             found = "no cached point" if not matches else f"{len(matches)} cached points"
             raise UsageError(
@@ -49,31 +51,15 @@ def cmd_export(args: argparse.Namespace) -> int:
         knobs = matches[0].knobs
     else:
         knobs = method.validate_knobs(parse_pairs(args.set, "--set"))
-    frontier = sweep(
-        method,
-        train,
-        test,
-        [knobs],
-        store=None
-        if args.no_cache
-        else FrontierStore(args.cache_dir, read_only=assets_frontiers()),
-    )
+    frontier = sweep(method, train, test, [knobs], store=None if args.no_cache else store)
     point_id = frontier.points["point_id"].iloc[0]
     export_point(frontier, point_id, train, test, args.out)
+    card = args.out.with_suffix(".md")
     if args.json:
-        print_json(
-            {"point_id": point_id, "out": str(args.out), "card": str(args.out.with_suffix(".md"))}
-        )
+        print_json({"point_id": point_id, "out": str(args.out), "card": str(card)})
     else:
-        print(f"model {point_id} written to {args.out} (card: {args.out.with_suffix('.md')})")
+        print(f"model {point_id} written to {args.out} (card: {card})")
     return 0
-
-
-def assets_frontiers() -> tuple[Path, ...]:
-    from fairengine.data.registry import assets_dir
-
-    path = assets_dir() / "frontiers"
-    return (path,) if path.is_dir() else ()
 
 
 def cmd_predict(args: argparse.Namespace) -> int:

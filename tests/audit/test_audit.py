@@ -10,7 +10,6 @@ import pytest
 from fairengine import metrics
 from fairengine.audit import (
     audit,
-    audit_outside,
     cost_of_fairness,
     from_column,
     from_file,
@@ -96,10 +95,17 @@ def test_column_route_leaves_the_column_out_of_every_methods_features(task, pipe
     assert outside.kind == "scores" and "bank_score" not in outside.task.features
     assert "bank_score" not in outside.task.frame.columns
     assert any("bank_score" in note for note in outside.task.notes)
-    result = audit_outside(outside, name="col")
+    result = audit(outside, name="col")
     direct = audit(task, scores=_scores(pipeline, task))
     assert result.task_key == task_key(*outside.task.split()) == direct.task_key
     assert result.metrics == direct.metrics
+    assert result.source == "column 'bank_score'" and direct.source == ""
+    assert any("bank_score" in note for note in result.notes)  # the route's notes travel along
+    for values in ({"scores": outside.values}, {"predictions": outside.values}):
+        with pytest.raises(ValueError, match="none with an Outside"):
+            audit(outside, **values)  # an Outside carries its values
+    with pytest.raises(ValueError, match="exactly one"):
+        audit(task)
     with pytest.raises(DataError, match="target"):
         from_column(with_column, "credit")
 
@@ -113,7 +119,7 @@ def test_file_route_matches_rows_by_id_in_any_order(task, pipeline) -> None:
     )
     outside = from_file(with_ids, file, "applicant")
     assert outside.kind == "predictions" and "applicant" not in outside.task.features
-    result = audit_outside(outside)
+    result = audit(outside)
     direct = audit(task, scores=_scores(pipeline, task), threshold=0.5)
     assert result.metrics["test"] == pytest.approx(direct.metrics["test"])
     extra = pd.concat([file, pd.DataFrame({"applicant": ["Z1"], "decision": ["bad"]})])
@@ -179,7 +185,7 @@ def test_fairengine_model_file_reproduces_the_methods_own_test_metrics(task, tmp
     result = get_method("reweighing").run(train, test, strength=1.0)
     path = tmp_path / "rw.fairmodel"
     save_model(result.model, path)
-    audited = audit_outside(from_model_file(task, path), name="exported")
+    audited = audit(from_model_file(task, path), name="exported")
     for name in ("error", "dp_diff", "eo_diff"):
         assert audited.metrics["test"][name] == pytest.approx(result.metrics["test"][name])
 

@@ -107,7 +107,7 @@ def test_the_card_file_is_plain_text_and_the_page_card_stays_escaped(run, tmp_pa
     """One card builder, two renderings: the ``.md`` file beside a model shows the data's names
     verbatim (no backslash escapes, no invisible word joiners) and counts as integers; the card
     for a page that renders Markdown keeps every name escaped."""
-    from fairengine.audit.pins import model_group_table
+    from fairengine.audit.comparison import model_group_table
     from fairengine.export import model_card
     from fairengine.textsafe import WORD_JOINER
 
