@@ -29,7 +29,7 @@ from fairengine.frontier.trust import (
     untrusted_notice,
     write_signed,
 )
-from fairengine.methods.base import RunResult
+from fairengine.methods.base import Method, RunResult
 
 __all__ = ["CachedPoint", "FrontierStore", "point_key", "task_key"]
 
@@ -131,7 +131,7 @@ class FrontierStore:
 
     # -- keys and paths -----------------------------------------------------------------------
 
-    def key(self, task_key: str, method: str, knobs: Mapping[str, Any]) -> str:
+    def key(self, task_key: str, method: str | Method, knobs: Mapping[str, Any]) -> str:
         """The full store key of a point (see :func:`point_key`)."""
         return point_key(task_key, method, knobs)
 
@@ -144,15 +144,19 @@ class FrontierStore:
 
     # -- reading ------------------------------------------------------------------------------
 
-    def get(self, task_key: str, method: str, knobs: Mapping[str, Any]) -> CachedPoint | None:
-        """The stored point, or None if absent, damaged or unreadable (never raises for those).
+    def get(
+        self, task_key: str, method: str | Method, knobs: Mapping[str, Any]
+    ) -> CachedPoint | None:
+        """The stored point of ``method`` (a name, or a :class:`Method` not to look up), or None
+        if absent, damaged or unreadable (never raises for those).
 
         A damaged entry in the writable root is deleted (and logged); one in a read-only root
         is skipped.
         """
         key = self.key(task_key, method, knobs)
+        name = method if isinstance(method, str) else method.name
         for root in self._roots():
-            path = self.path(task_key, method, key, root=root)
+            path = self.path(task_key, name, key, root=root)
             if not is_regular_file(path) or not self._trusted(root, path):
                 continue
             point = self._read(path, root=root, verify=True, key=key)
@@ -196,6 +200,7 @@ class FrontierStore:
         *,
         knobs: Mapping[str, Any] | None = None,
         card: str | None = None,
+        method: Method | None = None,
     ) -> Path:
         """Store a run as a model file (atomically) and return its path.
 
@@ -211,9 +216,12 @@ class FrontierStore:
             The knob values the point is keyed by (default ``result.knobs``).
         card : str, optional
             Markdown model card stored in the file.
+        method : Method, optional
+            The method of ``result`` when the caller holds it (its version is in the key);
+            default: the registered method called ``result.method``.
         """
         knobs = dict(result.knobs if knobs is None else knobs)
-        key = self.key(task_key, result.method, knobs)
+        key = self.key(task_key, result.method if method is None else method, knobs)
         meta = dict(metadata)
         meta.setdefault("method", result.method)
         meta["knobs"] = knobs
