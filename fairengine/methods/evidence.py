@@ -1,32 +1,6 @@
 """Evidence attached to every result: baselines on the same rows and checks in plain words.
 
-Every method reports what it optimised, on the rows it optimised on. This module adds what a
-user needs to judge that result, computed the same way for every method:
-
-* :class:`Baselines` — the constant predictor (the training majority class, or the training mean
-  for regression) and the *unconstrained* model of the method's own base learner, fitted on the
-  training rows and scored by the shared evaluation (:func:`~fairengine.methods.evaluation.
-  task_metrics`) on train and test. A filter (``predicts_target = False``) gets the references
-  that make sense for a filter instead: keep every row (the unfiltered pool) and the filter that
-  reads the sensitive attribute itself (fully disclosive, balanced by construction).
-* :class:`Check` — a small typed verdict: ``name``, ``level`` ("ok", "warn", "fail"), one
-  sentence for people and the numbers behind it. The generic checks below apply to every
-  predicting result; each method adds its own promise, checked on the held-out test rows, through
-  its :class:`Evidence` declaration (``Method.evidence``).
-
-:func:`attach_evidence` computes both from ``(result, train, test)`` and is idempotent: it
-replaces what was there. :meth:`Method.run <fairengine.methods.base.Method.run>` calls it after
-the shared evaluation; a page or the CLI can call it on a stored run that lacks it. The
-unconstrained fit is cached in-process per (train, test, learner), so a sweep fits it once, and,
-inside :func:`stored_fits`, in a store on disk (the run store), so a fresh process does not
-refit it either (:mod:`fairengine.methods.evidence_fits`; its names are importable from here).
-
-Comparisons with a baseline are paired tests on the same test rows — McNemar's mid-p for a
-classifier's errors (a paired z-test of squared errors for a regressor), a paired bootstrap
-interval for a fairness metric — whose p-value or interval the check's numbers carry; a method's
-promise is compared with its budget plus a sampling allowance derived from the test rows. So a
-check does not fire on noise alone. Levels mean one thing: **fail** — the data show that the
-promise or the baseline comparison does not hold; **warn** — something the user can act on.
+Design notes: docs/architecture.md, "Evidence of a result".
 """
 
 from __future__ import annotations
