@@ -21,14 +21,7 @@ import fairengine
 from fairengine import settings
 from fairengine.export import ModelFileError, load_model, model_bytes, read_manifest, verify_model
 from fairengine.frontier.keys import point_key, task_key
-from fairengine.frontier.trust import (
-    entry_problem,
-    make_dirs,
-    path_problem,
-    root_problem,
-    untrusted_notice,
-    write_signed,
-)
+from fairengine.frontier.trust import Roots, entry_problem, make_dirs, write_signed
 from fairengine.methods.base import Method, RunResult
 
 __all__ = ["CachedPoint", "FrontierStore", "point_key", "task_key"]
@@ -91,7 +84,7 @@ class CachedPoint:
         return found if isinstance(found, dict) else None
 
 
-class FrontierStore:
+class FrontierStore(Roots):
     """On-disk cache of frontier points keyed by (task, method, knobs, engine version).
 
     Parameters
@@ -117,13 +110,7 @@ class FrontierStore:
     ) -> None:
         if root is None:
             root = settings.current().cache or _platform_cache_dir()
-        self.root = Path(root).expanduser()
-        if isinstance(read_only, str | os.PathLike):
-            read_only = (read_only,)
-        roots = (Path(r).expanduser() for r in read_only)
-        self.read_only = tuple(p for p in roots if p.resolve() != self.root.resolve())
-        #: Sentences about entries dropped or roots not writable (for the user, newest last).
-        self.notices: list[str] = []
+        super().__init__(root, read_only=read_only)
 
     def __repr__(self) -> str:
         extra = f", read_only={[str(p) for p in self.read_only]}" if self.read_only else ""
@@ -298,19 +285,6 @@ class FrontierStore:
         """The roots to read: those no other user can write (see :mod:`.trust`)."""
         return [root for root in (self.root, *self.read_only) if self._trusted(root)]
 
-    def _trusted(self, root: Path, path: Path | None = None, *, below_only: bool = False) -> bool:
-        """Whether ``root`` (unless ``below_only``) and ``path`` below it may be read; if not,
-        say so once."""
-        problem = None if below_only else root_problem(root)
-        if problem is None and path is not None:
-            problem = path_problem(root, path)
-        if problem is None:
-            return True
-        text = untrusted_notice(root, problem)
-        if text not in self.notices:
-            self._notice(text)
-        return False
-
     def _entry_files(self, root: Path, task_key: str, method: str | None) -> Iterator[Path]:
         task_dir = root / task_key[:_TASK_DIR]
         if not task_dir.is_dir():
@@ -328,10 +302,6 @@ class FrontierStore:
                     info = path.lstat()
                     if stat.S_ISREG(info.st_mode) and info.st_mtime < cutoff:
                         path.unlink()
-
-    def _notice(self, text: str) -> None:
-        logger.warning("%s", text)
-        self.notices.append(text)
 
     def _read(
         self, path: Path, *, root: Path, verify: bool, key: str | None = None
