@@ -123,9 +123,11 @@ def sweep(
     computed = run_points(
         method, train, test, todo, n_jobs=n_jobs, backend=backend, scheduler=scheduler
     )
+    from fairengine.frontier.runs import RunStore  # pandas loads with a computed point
+
     # points computed here (serially) read and keep the unconstrained baseline fit beside the
     # store, so a sweep in a fresh process fits it once per task and learner, not once per job
-    with stored_fits(_fit_store(store)):
+    with stored_fits(None if store is None else RunStore(store.root, read_only=store.read_only)):
         for index, result in computed:
             points.keep_computed(index, result, store, train, test)
     return points.frontier(store)
@@ -234,15 +236,6 @@ def _keyed_settings(
         knobs = method.validate_knobs(combo)
         keyed.setdefault(point_key(tkey, method, knobs), knobs)
     return keyed
-
-
-def _fit_store(store: FrontierStore | None) -> Any:
-    """The run store beside ``store`` (its ``runs/`` folder), or None without a store."""
-    if store is None:
-        return None
-    from fairengine.frontier.runs import RunStore
-
-    return RunStore(store.root, read_only=store.read_only)
 
 
 def _store_result(
