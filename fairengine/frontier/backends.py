@@ -51,9 +51,10 @@ def run_points(
         return iter(())
     if backend != "dask" and (n_jobs == 1 or len(jobs) == 1):  # in this process: no lookup
         return ((i, method.run(train, test, **knobs)) for i, knobs in jobs)
+    ref = portable(method)  # what a worker process can find the method by
     if backend == "dask":
-        return _dask(portable(method), train, test, jobs, scheduler)
-    return _joblib(portable(method), train, test, jobs, n_jobs, backend)
+        return _dask(ref, train, test, jobs, scheduler)
+    return _joblib(ref, train, test, jobs, n_jobs, backend)
 
 
 def _joblib(
