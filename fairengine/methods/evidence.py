@@ -14,17 +14,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fairengine import metrics
-from fairengine.methods.evidence_fits import Learner as Learner
 from fairengine.methods.evidence_fits import default_learner, unconstrained_predictions
-from fairengine.methods.evidence_fits import logistic_from_knob as logistic_from_knob
-from fairengine.methods.evidence_fits import logistic_learner as logistic_learner
-from fairengine.methods.evidence_fits import stored_fits as stored_fits
-from fairengine.methods.evidence_fits import stored_table as stored_table
 from fairengine.methods.fitted import fitted_once
 
 if TYPE_CHECKING:
     from fairengine.data import Task
     from fairengine.methods.base import Method, RunResult
+    from fairengine.methods.evidence_fits import Learner
 
 LEVELS = ("ok", "warn", "fail")
 SPLITS = ("train", "test")
