@@ -12,7 +12,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -146,7 +146,7 @@ class FrontierStore(Roots):
             path = self.path(task_key, name, key, root=root)
             if not is_regular_file(path) or not self._trusted(root, path):
                 continue
-            point = self._read(path, root=root, verify=True, key=key)
+            point = self._point(path, root, verify=True, key=key)
             if point is not None:
                 return point
         return None
@@ -163,7 +163,7 @@ class FrontierStore(Roots):
             if root is self.root:
                 self._clean_temps(root / task_key[:_TASK_DIR])
             for path in self._entry_files(root, task_key, method):
-                point = self._read(path, root=root, verify=False)
+                point = self._point(path, root, verify=False)
                 # Same key as get() would compute: this task, this engine version.
                 if (
                     point is not None
@@ -233,20 +233,7 @@ class FrontierStore(Roots):
         the bytes it then loads.
         """
         root = next((r for r in self._roots() if point.path.is_relative_to(r)), None)
-        if root is None:
-            return None
-        try:
-            before, raw = read_regular_file(point.path)
-        except OSError:
-            return None
-        try:
-            problem = entry_problem(root, point.path, raw)
-            if problem is not None:
-                raise _Unsigned(problem)
-            return load_model(raw)
-        except Exception as exc:  # a damaged zip raises many types, see _read
-            self._discard(point.path, before, root is self.root, exc)
-            return None
+        return None if root is None else self._read(point.path, root, load_model)
 
     def clear(self, task_key: str | None = None) -> int:
         """Delete stored entries (of one task, or all) from the writable root; return how many.
@@ -303,10 +290,9 @@ class FrontierStore(Roots):
                     if stat.S_ISREG(info.st_mode) and info.st_mtime < cutoff:
                         path.unlink()
 
-    def _read(
-        self, path: Path, *, root: Path, verify: bool, key: str | None = None
-    ) -> CachedPoint | None:
-        writable = root is self.root
+    def _read(self, path: Path, root: Path, parse: Callable[[bytes], Any]) -> Any | None:
+        """``parse`` of the entry's bytes once they are signed by this install (or shipped);
+        None for an entry that is gone, unreadable, foreign or damaged (then dropped)."""
         try:
             before, raw = read_regular_file(path)
         except FileNotFoundError:
@@ -318,16 +304,25 @@ class FrontierStore(Roots):
             problem = entry_problem(root, path, raw)
             if problem is not None:
                 raise _Unsigned(problem)
+            return parse(raw)
+        except Exception as exc:
+            # Any failure to read an entry is a miss, never an error: besides ModelFileError a
+            # damaged zip can raise zlib.error, EOFError or NotImplementedError from zipfile.
+            self._discard(path, before, root is self.root, exc)
+            return None
+
+    def _point(self, path: Path, root: Path, *, verify: bool, key: str | None = None) -> Any:
+        """The :class:`CachedPoint` of the entry at ``path`` (see :meth:`_read`), its checksums
+        verified with ``verify``, holding ``key`` when one is given."""
+
+        def parse(raw: bytes) -> CachedPoint:
             manifest = verify_model(raw) if verify else read_manifest(raw)
             point = _point_from_manifest(path, manifest)
             if key is not None and point.key != key:
                 raise ModelFileError(f"holds key {point.key[:12]}, expected {key[:12]}")
-        except Exception as exc:
-            # Any failure to read an entry is a miss, never an error: besides ModelFileError a
-            # damaged zip can raise zlib.error, EOFError or NotImplementedError from zipfile.
-            self._discard(path, before, writable, exc)
-            return None
-        return point
+            return point
+
+        return self._read(path, root, parse)
 
     def _discard(self, path: Path, before: os.stat_result, writable: bool, exc: Exception) -> None:
         if isinstance(exc, PermissionError):  # the signing key is unusable: keep every entry
