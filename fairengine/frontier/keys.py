@@ -35,6 +35,8 @@ def method_version(method: str | Method) -> str:
     that method's cache."""
     if not isinstance(method, str):
         return str(method.version)
+    if method.startswith("@"):  # the run store's own entries (baseline fits, tables): no method
+        return ""
     from fairengine.methods.registry import get_method
 
     try:
