@@ -12,20 +12,13 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from fairengine.methods.base import Method, RunResult
-from fairengine.methods.registry import get_method, list_methods
+from fairengine.methods.registry import get_method, portable
 
 if TYPE_CHECKING:  # the Task's pandas loads with the data
     from fairengine.data import Task
 
 BACKENDS = ("loky", "threading", "dask")
 Job = tuple[int, dict[str, Any]]
-
-
-def method_reference(method: Method) -> Method | str:
-    """What to ship to a worker: the registered name (workers look it up), else the object."""
-    if method.name in list_methods() and get_method(method.name) is method:
-        return method.name
-    return method
 
 
 def run_point(
@@ -56,11 +49,11 @@ def run_points(
         raise ValueError("A scheduler is only used with backend='dask'.")
     if not jobs:
         return iter(())
-    ref = method_reference(method)
+    if backend != "dask" and (n_jobs == 1 or len(jobs) == 1):  # in this process: no lookup
+        return ((i, method.run(train, test, **knobs)) for i, knobs in jobs)
+    ref = portable(method)  # what a worker process can find the method by
     if backend == "dask":
         return _dask(ref, train, test, jobs, scheduler)
-    if n_jobs == 1 or len(jobs) == 1:
-        return (run_point(ref, train, test, i, knobs) for i, knobs in jobs)
     return _joblib(ref, train, test, jobs, n_jobs, backend)
 
 

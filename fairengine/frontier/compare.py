@@ -47,8 +47,7 @@ def metric_columns(table: pd.DataFrame) -> list[str]:
     """The metric columns of a comparison table, in the registry's order (the methods' own
     metrics included: every method is registered first)."""
     list_methods()
-    known = [m for m in metrics.ALL_METRIC_NAMES if m in table.columns]
-    return known
+    return [m for m in metrics.ALL_METRIC_NAMES if m in table.columns]
 
 
 def mark_pareto(table: pd.DataFrame, x: str, y: str) -> pd.DataFrame:

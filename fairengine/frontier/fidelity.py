@@ -1,26 +1,7 @@
 """The fidelity matrix: does a method show its effect on held-out rows, or say that it did not?
 
-A *cell* is (method, bundled dataset, split seed, knob setting). It is run on a sample of the
-rows, and its outcome is judged from the result's own numbers and baselines — independently of
-the checks' levels:
-
-* **effect** — on the test rows the method's fairness metric is better than the unconstrained
-  baseline's, its error (loss) is no worse than the constant predictor's, and its promise held
-  by the oracle (:func:`oracle_promise_held`: the promise measured on rows the run never saw,
-  not by its checks); for a filter, the filtered test sample is better balanced than the pool
-  and the filter's promise held;
-* **flagged** — a warn/fail check *relevant to what did not hold* fired: the baseline
-  comparison for a fairness or error shortfall (:data:`RELEVANT`), one of the method's promise
-  checks (``Evidence.promise_checks``) for a promise that did not hold; a failed check makes a
-  cell flagged even when the numbers above look like an effect (e.g. a constant classifier that
-  ties the constant predictor's error);
-* **other** — only checks unrelated to what did not hold fired: a warning about something else
-  does not excuse the cell;
-* **n/a** — the method refuses the task (its precondition, e.g. two groups for max-entropy);
-* **silent** — no check fired: the result is not what the method promises and nothing says so.
-  A test asserts that every cell is effect, flagged or n/a.
-
-Seeds and datasets here are a floor: the checks are meant for data no matrix contains.
+Design notes (what effect, flagged, other, n/a and silent mean): docs/architecture.md, "The
+fidelity matrix".
 """
 
 from __future__ import annotations

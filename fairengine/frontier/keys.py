@@ -5,7 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fairengine.methods.base import Method
 
 
 def task_key(train: Any, test: Any) -> str:
@@ -27,8 +30,13 @@ def _canonical(value: Any) -> Any:
     return str(value)
 
 
-def method_version(method: str) -> str:
-    """The registered method's ``version``: bumping it invalidates only that method's cache."""
+def method_version(method: str | Method) -> str:
+    """A method's ``version`` (of the registered method for a name): bumping it invalidates only
+    that method's cache."""
+    if not isinstance(method, str):
+        return str(method.version)
+    if method.startswith("@"):  # the run store's own entries (baseline fits, tables): no method
+        return ""
     from fairengine.methods.registry import get_method
 
     try:
@@ -38,7 +46,11 @@ def method_version(method: str) -> str:
 
 
 def point_key(
-    task_key: str, method: str, knobs: Mapping[str, Any], *, engine_version: str | None = None
+    task_key: str,
+    method: str | Method,
+    knobs: Mapping[str, Any],
+    *,
+    engine_version: str | None = None,
 ) -> str:
     """The store key of one point: SHA-256 of its task, method (name and ``Method.version``),
     canonical knobs and engine version.
@@ -47,8 +59,9 @@ def point_key(
     ----------
     task_key : str
         From :func:`task_key`.
-    method : str
-        Method name.
+    method : str or Method
+        A :class:`~fairengine.methods.Method` (its name and version, looked up nowhere), or a
+        method name (the registered method's version).
     knobs : mapping
         Every knob's (validated) value.
     engine_version : str, optional
@@ -60,7 +73,7 @@ def point_key(
         engine_version = fairengine.__version__
     payload = {
         "task_key": task_key,
-        "method": method,
+        "method": method if isinstance(method, str) else method.name,
         "method_version": method_version(method),
         "knobs": {name: _canonical(knobs[name]) for name in sorted(knobs)},
         "engine_version": engine_version,

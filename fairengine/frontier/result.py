@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Sequence
@@ -168,19 +169,9 @@ class Frontier:
 
         Directions come from :func:`fairengine.metrics.is_lower_better`.
         """
-        mask = self._pareto(x, y)
         points = self.points.copy()
-        points["pareto"] = mask
-        return Frontier(
-            method=self.method,
-            task_key=self.task_key,
-            points=points,
-            axes=(x, y),
-            knob_names=self.knob_names,
-            metric_names=self.metric_names,
-            _records=self._records,
-            _store=self._store,
-        )
+        points["pareto"] = self._pareto(x, y)
+        return dataclasses.replace(self, points=points, axes=(x, y))
 
     def _record(self, point_id: str) -> PointRecord:
         try:

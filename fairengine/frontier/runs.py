@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,14 +18,7 @@ from fairengine.export import safe
 from fairengine.frontier.keys import point_key, task_key
 from fairengine.frontier.runcodec import decode_run, encode_run
 from fairengine.frontier.store import is_regular_file, read_regular_file
-from fairengine.frontier.trust import (
-    entry_problem,
-    make_dirs,
-    path_problem,
-    root_problem,
-    untrusted_notice,
-    write_signed,
-)
+from fairengine.frontier.trust import Roots, entry_problem, make_dirs, write_signed
 from fairengine.methods.base import Method, RunResult
 from fairengine.methods.evidence_fits import stored_fits
 
@@ -58,7 +50,7 @@ def run_key(
     return point_key(tkey, method, settings)
 
 
-class RunStore:
+class RunStore(Roots):
     """Complete runs on disk: a writable root plus read-only roots (the shipped demo runs).
 
     Parameters
@@ -68,20 +60,6 @@ class RunStore:
     read_only : sequence of path
         Frontier-store roots that are only read (e.g. ``assets/frontiers``).
     """
-
-    def __init__(
-        self, root: str | os.PathLike[str], *, read_only: Sequence[str | os.PathLike[str]] = ()
-    ) -> None:
-        self.root = Path(root).expanduser()
-        if isinstance(read_only, str | os.PathLike):
-            read_only = (read_only,)
-        self.read_only = tuple(
-            Path(r).expanduser()
-            for r in read_only
-            if Path(r).expanduser().resolve() != self.root.resolve()
-        )
-        #: Sentences about roots or entries not used (for the user; each once, newest last).
-        self.notices: list[str] = []
 
     def __repr__(self) -> str:
         return f"RunStore({str(self.root)!r}, read_only={[str(p) for p in self.read_only]})"
@@ -188,16 +166,6 @@ class RunStore:
         """Total bytes of the runs in the writable root."""
         base = self.root / RUNS_DIR
         return sum(p.stat().st_size for p in base.rglob(f"*{SUFFIX}")) if base.is_dir() else 0
-
-    def _trusted(self, root: Path, path: Path) -> bool:
-        problem = root_problem(root) or path_problem(root, path)
-        if problem is None:
-            return True
-        text = untrusted_notice(root, problem)
-        if text not in self.notices:
-            logger.warning("%s", text)
-            self.notices.append(text)
-        return False
 
 
 def _key_knobs(key: tuple) -> dict[str, str]:

@@ -12,7 +12,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,15 +21,8 @@ import fairengine
 from fairengine import settings
 from fairengine.export import ModelFileError, load_model, model_bytes, read_manifest, verify_model
 from fairengine.frontier.keys import point_key, task_key
-from fairengine.frontier.trust import (
-    entry_problem,
-    make_dirs,
-    path_problem,
-    root_problem,
-    untrusted_notice,
-    write_signed,
-)
-from fairengine.methods.base import RunResult
+from fairengine.frontier.trust import Roots, entry_problem, make_dirs, write_signed
+from fairengine.methods.base import Method, RunResult
 
 __all__ = ["CachedPoint", "FrontierStore", "point_key", "task_key"]
 
@@ -91,7 +84,7 @@ class CachedPoint:
         return found if isinstance(found, dict) else None
 
 
-class FrontierStore:
+class FrontierStore(Roots):
     """On-disk cache of frontier points keyed by (task, method, knobs, engine version).
 
     Parameters
@@ -117,13 +110,7 @@ class FrontierStore:
     ) -> None:
         if root is None:
             root = settings.current().cache or _platform_cache_dir()
-        self.root = Path(root).expanduser()
-        if isinstance(read_only, str | os.PathLike):
-            read_only = (read_only,)
-        roots = (Path(r).expanduser() for r in read_only)
-        self.read_only = tuple(p for p in roots if p.resolve() != self.root.resolve())
-        #: Sentences about entries dropped or roots not writable (for the user, newest last).
-        self.notices: list[str] = []
+        super().__init__(root, read_only=read_only)
 
     def __repr__(self) -> str:
         extra = f", read_only={[str(p) for p in self.read_only]}" if self.read_only else ""
@@ -131,7 +118,7 @@ class FrontierStore:
 
     # -- keys and paths -----------------------------------------------------------------------
 
-    def key(self, task_key: str, method: str, knobs: Mapping[str, Any]) -> str:
+    def key(self, task_key: str, method: str | Method, knobs: Mapping[str, Any]) -> str:
         """The full store key of a point (see :func:`point_key`)."""
         return point_key(task_key, method, knobs)
 
@@ -144,18 +131,22 @@ class FrontierStore:
 
     # -- reading ------------------------------------------------------------------------------
 
-    def get(self, task_key: str, method: str, knobs: Mapping[str, Any]) -> CachedPoint | None:
-        """The stored point, or None if absent, damaged or unreadable (never raises for those).
+    def get(
+        self, task_key: str, method: str | Method, knobs: Mapping[str, Any]
+    ) -> CachedPoint | None:
+        """The stored point of ``method`` (a name, or a :class:`Method` not to look up), or None
+        if absent, damaged or unreadable (never raises for those).
 
         A damaged entry in the writable root is deleted (and logged); one in a read-only root
         is skipped.
         """
         key = self.key(task_key, method, knobs)
+        name = method if isinstance(method, str) else method.name
         for root in self._roots():
-            path = self.path(task_key, method, key, root=root)
+            path = self.path(task_key, name, key, root=root)
             if not is_regular_file(path) or not self._trusted(root, path):
                 continue
-            point = self._read(path, root=root, verify=True, key=key)
+            point = self._point(path, root, verify=True, key=key)
             if point is not None:
                 return point
         return None
@@ -172,7 +163,7 @@ class FrontierStore:
             if root is self.root:
                 self._clean_temps(root / task_key[:_TASK_DIR])
             for path in self._entry_files(root, task_key, method):
-                point = self._read(path, root=root, verify=False)
+                point = self._point(path, root, verify=False)
                 # Same key as get() would compute: this task, this engine version.
                 if (
                     point is not None
@@ -196,6 +187,7 @@ class FrontierStore:
         *,
         knobs: Mapping[str, Any] | None = None,
         card: str | None = None,
+        method: Method | None = None,
     ) -> Path:
         """Store a run as a model file (atomically) and return its path.
 
@@ -211,9 +203,12 @@ class FrontierStore:
             The knob values the point is keyed by (default ``result.knobs``).
         card : str, optional
             Markdown model card stored in the file.
+        method : Method, optional
+            The method of ``result`` when the caller holds it (its version is in the key);
+            default: the registered method called ``result.method``.
         """
         knobs = dict(result.knobs if knobs is None else knobs)
-        key = self.key(task_key, result.method, knobs)
+        key = self.key(task_key, result.method if method is None else method, knobs)
         meta = dict(metadata)
         meta.setdefault("method", result.method)
         meta["knobs"] = knobs
@@ -238,20 +233,7 @@ class FrontierStore:
         the bytes it then loads.
         """
         root = next((r for r in self._roots() if point.path.is_relative_to(r)), None)
-        if root is None:
-            return None
-        try:
-            before, raw = read_regular_file(point.path)
-        except OSError:
-            return None
-        try:
-            problem = entry_problem(root, point.path, raw)
-            if problem is not None:
-                raise _Unsigned(problem)
-            return load_model(raw)
-        except Exception as exc:  # a damaged zip raises many types, see _read
-            self._discard(point.path, before, root is self.root, exc)
-            return None
+        return None if root is None else self._read(point.path, root, load_model)
 
     def clear(self, task_key: str | None = None) -> int:
         """Delete stored entries (of one task, or all) from the writable root; return how many.
@@ -290,19 +272,6 @@ class FrontierStore:
         """The roots to read: those no other user can write (see :mod:`.trust`)."""
         return [root for root in (self.root, *self.read_only) if self._trusted(root)]
 
-    def _trusted(self, root: Path, path: Path | None = None, *, below_only: bool = False) -> bool:
-        """Whether ``root`` (unless ``below_only``) and ``path`` below it may be read; if not,
-        say so once."""
-        problem = None if below_only else root_problem(root)
-        if problem is None and path is not None:
-            problem = path_problem(root, path)
-        if problem is None:
-            return True
-        text = untrusted_notice(root, problem)
-        if text not in self.notices:
-            self._notice(text)
-        return False
-
     def _entry_files(self, root: Path, task_key: str, method: str | None) -> Iterator[Path]:
         task_dir = root / task_key[:_TASK_DIR]
         if not task_dir.is_dir():
@@ -321,14 +290,9 @@ class FrontierStore:
                     if stat.S_ISREG(info.st_mode) and info.st_mtime < cutoff:
                         path.unlink()
 
-    def _notice(self, text: str) -> None:
-        logger.warning("%s", text)
-        self.notices.append(text)
-
-    def _read(
-        self, path: Path, *, root: Path, verify: bool, key: str | None = None
-    ) -> CachedPoint | None:
-        writable = root is self.root
+    def _read(self, path: Path, root: Path, parse: Callable[[bytes], Any]) -> Any | None:
+        """``parse`` of the entry's bytes once they are signed by this install (or shipped);
+        None for an entry that is gone, unreadable, foreign or damaged (then dropped)."""
         try:
             before, raw = read_regular_file(path)
         except FileNotFoundError:
@@ -340,16 +304,25 @@ class FrontierStore:
             problem = entry_problem(root, path, raw)
             if problem is not None:
                 raise _Unsigned(problem)
+            return parse(raw)
+        except Exception as exc:
+            # Any failure to read an entry is a miss, never an error: besides ModelFileError a
+            # damaged zip can raise zlib.error, EOFError or NotImplementedError from zipfile.
+            self._discard(path, before, root is self.root, exc)
+            return None
+
+    def _point(self, path: Path, root: Path, *, verify: bool, key: str | None = None) -> Any:
+        """The :class:`CachedPoint` of the entry at ``path`` (see :meth:`_read`), its checksums
+        verified with ``verify``, holding ``key`` when one is given."""
+
+        def parse(raw: bytes) -> CachedPoint:
             manifest = verify_model(raw) if verify else read_manifest(raw)
             point = _point_from_manifest(path, manifest)
             if key is not None and point.key != key:
                 raise ModelFileError(f"holds key {point.key[:12]}, expected {key[:12]}")
-        except Exception as exc:
-            # Any failure to read an entry is a miss, never an error: besides ModelFileError a
-            # damaged zip can raise zlib.error, EOFError or NotImplementedError from zipfile.
-            self._discard(path, before, writable, exc)
-            return None
-        return point
+            return point
+
+        return self._read(path, root, parse)
 
     def _discard(self, path: Path, before: os.stat_result, writable: bool, exc: Exception) -> None:
         if isinstance(exc, PermissionError):  # the signing key is unusable: keep every entry

@@ -118,24 +118,30 @@ def sweep(
     """
     method = get_method(method) if isinstance(method, str) else method
     tkey = task_key(train, test)
-    points = _Points(method.name, tkey, _keyed_settings(method, train, tkey, grid), progress)
+    points = _Points(method, tkey, _keyed_settings(method, train, tkey, grid), progress)
     todo = points.serve_cached(store)
     computed = run_points(
         method, train, test, todo, n_jobs=n_jobs, backend=backend, scheduler=scheduler
     )
+    from fairengine.frontier.runs import RunStore  # pandas loads with a computed point
+
     # points computed here (serially) read and keep the unconstrained baseline fit beside the
     # store, so a sweep in a fresh process fits it once per task and learner, not once per job
-    with stored_fits(_fit_store(store)):
+    with stored_fits(None if store is None else RunStore(store.root, read_only=store.read_only)):
         for index, result in computed:
             points.keep_computed(index, result, store, train, test)
-    return points.frontier(method, store)
+    return points.frontier(store)
 
 
 class _Points:
     """A sweep's point records in grid order, reported to ``progress`` as they arrive."""
 
     def __init__(
-        self, method: str, tkey: str, keyed: dict[str, dict[str, Any]], progress: Progress | None
+        self,
+        method: Method,
+        tkey: str,
+        keyed: dict[str, dict[str, Any]],
+        progress: Progress | None,
     ) -> None:
         self.method, self.tkey, self.keyed = method, tkey, keyed
         self.keys = list(keyed)
@@ -165,8 +171,8 @@ class _Points:
     ) -> None:
         """Record a computed point (and write it to ``store``)."""
         key = self.keys[index]
-        if result.method != self.method:  # the store files it under the method's name
-            result = dataclasses.replace(result, method=self.method)
+        if result.method != self.method.name:  # the store files it under the method's name
+            result = dataclasses.replace(result, method=self.method.name)
         record = PointRecord(
             point_id=key[:12],
             knobs=self.keyed[key],
@@ -176,16 +182,18 @@ class _Points:
             result=result,
         )
         if store is not None:
-            record.path = _store_result(store, self.tkey, result, self.keyed[key], train, test)
+            record.path = _store_result(
+                store, self.tkey, result, self.method, self.keyed[key], train, test
+            )
         self._add(index, record)
 
-    def frontier(self, method: Method, store: FrontierStore | None) -> Frontier:
+    def frontier(self, store: FrontierStore | None) -> Frontier:
         return Frontier.from_records(
-            self.method,
+            self.method.name,
             self.tkey,
             [r for r in self.records if r is not None],
-            axes=(method.fairness_metric, method.performance_metric),
-            knob_names=[k.name for k in method.knobs],
+            axes=(self.method.fairness_metric, self.method.performance_metric),
+            knob_names=[k.name for k in self.method.knobs],
             store=store,
         )
 
@@ -226,34 +234,27 @@ def _keyed_settings(
     keyed: dict[str, dict[str, Any]] = {}
     for combo in expand_grid(grid):
         knobs = method.validate_knobs(combo)
-        keyed.setdefault(point_key(tkey, method.name, knobs), knobs)
+        keyed.setdefault(point_key(tkey, method, knobs), knobs)
     return keyed
-
-
-def _fit_store(store: FrontierStore | None) -> Any:
-    """The run store beside ``store`` (its ``runs/`` folder), or None without a store."""
-    if store is None:
-        return None
-    from fairengine.frontier.runs import RunStore
-
-    return RunStore(store.root, read_only=store.read_only)
 
 
 def _store_result(
     store: FrontierStore,
     tkey: str,
     result: RunResult,
+    method: Method,
     knobs: dict[str, Any],
     train: Task,
     test: Task,
 ) -> Any:
     """Write a computed point; a cache that cannot be written never fails the sweep."""
     try:
-        card = model_card(result, train, test, method=get_method(result.method))
-    except ValueError:  # a method outside the registry has no card
+        card = model_card(result, train, test, method=method)
+    except ValueError:  # a result the card cannot describe is stored without one
         card = None
     try:
-        return store.put(tkey, result, result_metadata(result, train, test), knobs=knobs, card=card)
+        meta = result_metadata(result, train, test)
+        return store.put(tkey, result, meta, knobs=knobs, card=card, method=method)
     except (OSError, TypeError, ValueError) as exc:
         logger.warning("Could not store point %s of %s: %s", knobs, result.method, exc)
         return None

@@ -9,16 +9,19 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import os
 import secrets
 import stat
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from fairengine import settings
 
 __all__ = [
     "KEY_ENV",
+    "Roots",
     "entry_problem",
     "key_path",
     "make_dirs",
@@ -87,6 +90,39 @@ def untrusted_notice(root: Path, problem: str) -> str:
         f"Cached results in {root} are not used: {problem}, so another user could plant files "
         "there. Use a folder only you can write (set FAIRENGINE_CACHE)."
     )
+
+
+class Roots:
+    """A store's writable root and read-only roots, each read only where no other user can
+    plant files; ``notices`` holds the sentences about what was not used (for the user, each
+    once, newest last)."""
+
+    def __init__(
+        self, root: str | os.PathLike[str], *, read_only: Sequence[str | os.PathLike[str]] = ()
+    ) -> None:
+        self.root = Path(root).expanduser()
+        if isinstance(read_only, str | os.PathLike):
+            read_only = (read_only,)
+        roots = (Path(r).expanduser() for r in read_only)
+        self.read_only = tuple(p for p in roots if p.resolve() != self.root.resolve())
+        self.notices: list[str] = []
+
+    def _trusted(self, root: Path, path: Path | None = None, *, below_only: bool = False) -> bool:
+        """Whether ``root`` (unless ``below_only``) and ``path`` below it may be read; if not,
+        say so once."""
+        problem = None if below_only else root_problem(root)
+        if problem is None and path is not None:
+            problem = path_problem(root, path)
+        if problem is None:
+            return True
+        text = untrusted_notice(root, problem)
+        if text not in self.notices:
+            self._notice(text)
+        return False
+
+    def _notice(self, text: str) -> None:
+        logging.getLogger("fairengine.frontier").warning("%s", text)
+        self.notices.append(text)
 
 
 def make_dirs(path: Path) -> None:

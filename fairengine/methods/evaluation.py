@@ -1,26 +1,6 @@
 """The one evaluation path: every predicting model is scored here, the same way, on the same rows.
 
-:func:`evaluate_result` runs after every :meth:`Method.run <fairengine.methods.base.Method.run>`:
-the shared metrics of the task's kind (``metrics.standard_metrics``) are computed from the
-result's *model* — the object a user exports — on the train and the held-out test split, and they
-replace any value of the same name the method computed itself. Method-specific metrics stay.
-
-* Classifiers are scored on ``model.metric_predictions(X)``: hard 0/1 predictions of a
-  deterministic model, P(ŷ = 1 | x) of a randomized one, so its metrics are its exact *expected*
-  metrics (every standard classification metric is linear in that probability per group).
-* Regressors that are mixtures (Agarwal et al.'s Q) expose ``prediction_mixture(X) -> (weights,
-  predictions of shape (n, T))``; their loss is the expected loss over Q and ``sp_ks`` the KS
-  distance of the exact mixture CDFs — not the loss of the averaged prediction.
-* A model that does not predict the target (a filter, ``predicts_target = False``) or predicts
-  another kind gets no shared metrics.
-* A method whose model reads columns the task's ``X`` lacks (e.g. the simulated noisy group) puts
-  them in ``artifacts["extra_inputs"] = {"train": {column: values}, "test": {...}}``; the model
-  is scored on ``X`` with those columns added (:func:`model_inputs`).
-* A method that already holds the encoded split matrices (``model.encode(task.X)``) may hand
-  them over in ``artifacts["encoded_inputs"] = {"train": Z, "test": Z_test}``: they are scored
-  directly (``model.metric_predictions_encoded`` / ``prediction_mixture_encoded``) instead of
-  encoding the rows again, and the key is removed from the result (the result stays
-  lean, the scoring adds no copy of the training matrix).
+Design notes: docs/architecture.md, "The one evaluation path".
 """
 
 from __future__ import annotations

@@ -1,32 +1,6 @@
 """Evidence attached to every result: baselines on the same rows and checks in plain words.
 
-Every method reports what it optimised, on the rows it optimised on. This module adds what a
-user needs to judge that result, computed the same way for every method:
-
-* :class:`Baselines` — the constant predictor (the training majority class, or the training mean
-  for regression) and the *unconstrained* model of the method's own base learner, fitted on the
-  training rows and scored by the shared evaluation (:func:`~fairengine.methods.evaluation.
-  task_metrics`) on train and test. A filter (``predicts_target = False``) gets the references
-  that make sense for a filter instead: keep every row (the unfiltered pool) and the filter that
-  reads the sensitive attribute itself (fully disclosive, balanced by construction).
-* :class:`Check` — a small typed verdict: ``name``, ``level`` ("ok", "warn", "fail"), one
-  sentence for people and the numbers behind it. The generic checks below apply to every
-  predicting result; each method adds its own promise, checked on the held-out test rows, through
-  its :class:`Evidence` declaration (``Method.evidence``).
-
-:func:`attach_evidence` computes both from ``(result, train, test)`` and is idempotent: it
-replaces what was there. :meth:`Method.run <fairengine.methods.base.Method.run>` calls it after
-the shared evaluation; a page or the CLI can call it on a stored run that lacks it. The
-unconstrained fit is cached in-process per (train, test, learner), so a sweep fits it once, and,
-inside :func:`stored_fits`, in a store on disk (the run store), so a fresh process does not
-refit it either (:mod:`fairengine.methods.evidence_fits`; its names are importable from here).
-
-Comparisons with a baseline are paired tests on the same test rows — McNemar's mid-p for a
-classifier's errors (a paired z-test of squared errors for a regressor), a paired bootstrap
-interval for a fairness metric — whose p-value or interval the check's numbers carry; a method's
-promise is compared with its budget plus a sampling allowance derived from the test rows. So a
-check does not fire on noise alone. Levels mean one thing: **fail** — the data show that the
-promise or the baseline comparison does not hold; **warn** — something the user can act on.
+Design notes: docs/architecture.md, "Evidence of a result".
 """
 
 from __future__ import annotations
@@ -40,17 +14,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fairengine import metrics
-from fairengine.methods.evidence_fits import Learner as Learner
 from fairengine.methods.evidence_fits import default_learner, unconstrained_predictions
-from fairengine.methods.evidence_fits import logistic_from_knob as logistic_from_knob
-from fairengine.methods.evidence_fits import logistic_learner as logistic_learner
-from fairengine.methods.evidence_fits import stored_fits as stored_fits
-from fairengine.methods.evidence_fits import stored_table as stored_table
 from fairengine.methods.fitted import fitted_once
 
 if TYPE_CHECKING:
     from fairengine.data import Task
     from fairengine.methods.base import Method, RunResult
+    from fairengine.methods.evidence_fits import Learner
 
 LEVELS = ("ok", "warn", "fail")
 SPLITS = ("train", "test")
@@ -268,46 +238,33 @@ def near_constant(pred: np.ndarray, groups: np.ndarray | None = None) -> tuple[b
 def constant_check(pred: np.ndarray, kind: str, groups: np.ndarray | None = None) -> Check:
     """Whether the test predictions are (nearly) all the same (see :func:`near_constant`)."""
     pred = np.asarray(pred, dtype=float)
-    if kind == "classification":
-        nearly, numbers = near_constant(pred, groups)
-        numbers["score_std"] = float(np.std(pred))
-        share = numbers["minority_share"]
-        if share == 0.0 or (numbers["minority_rows"] < 1 and numbers["score_std"] < 0.01):
-            label = int(round(float(np.mean(pred))))
-            return Check(
-                "constant_predictions",
-                "fail",
-                f"The model predicts {label} for every test row: it is a constant classifier "
-                "and ignores the features.",
-                numbers,
-            )
-        if nearly:
-            return Check(
-                "constant_predictions",
-                "warn",
-                f"Only {share:.2%} of the test rows ({numbers['minority_rows']:.0f}) get the "
-                f"rarer prediction (under {NEAR_CONSTANT_SHARE:.0%}, or too few for the smallest "
-                "group to show one): the model is nearly a constant classifier, so its group "
-                "rates say little. A weaker constraint or more informative features give it "
-                "room to separate the classes.",
-                numbers,
-            )
-        return Check(
-            "constant_predictions",
-            "ok",
-            f"Predictions vary: the rarer one covers {share:.1%} of test rows.",
-            numbers,
+    if kind != "classification":
+        numbers = {"prediction_std": float(np.std(pred))}
+        if numbers["prediction_std"] < 1e-9:
+            sentence = "The model predicts the same value for every test row."
+            return Check("constant_predictions", "fail", sentence, numbers)
+        return Check("constant_predictions", "ok", "Predictions vary across test rows.", numbers)
+    nearly, numbers = near_constant(pred, groups)
+    numbers["score_std"] = float(np.std(pred))
+    share = numbers["minority_share"]
+    if share == 0.0 or (numbers["minority_rows"] < 1 and numbers["score_std"] < 0.01):
+        level = "fail"
+        sentence = (
+            f"The model predicts {int(round(float(np.mean(pred))))} for every test row: it is "
+            "a constant classifier and ignores the features."
         )
-    spread = float(np.std(pred))
-    numbers = {"prediction_std": spread}
-    if spread < 1e-9:
-        return Check(
-            "constant_predictions",
-            "fail",
-            "The model predicts the same value for every test row.",
-            numbers,
+    elif nearly:
+        level = "warn"
+        sentence = (
+            f"Only {share:.2%} of the test rows ({numbers['minority_rows']:.0f}) get the "
+            f"rarer prediction (under {NEAR_CONSTANT_SHARE:.0%}, or too few for the smallest "
+            "group to show one): the model is nearly a constant classifier, so its group "
+            "rates say little. A weaker constraint or more informative features give it "
+            "room to separate the classes."
         )
-    return Check("constant_predictions", "ok", "Predictions vary across test rows.", numbers)
+    else:
+        level, sentence = "ok", f"Predictions vary: the rarer one covers {share:.1%} of test rows."
+    return Check("constant_predictions", level, sentence, numbers)
 
 
 def paired_error_test(
@@ -358,29 +315,23 @@ def constant_error_check(
     test_words = "McNemar mid-p" if test.kind == "classification" else "paired z-test p"
     versus = f"Test {words} {model:.4f} against {const:.4f} for the {baselines.constant_label}"
     if p_better < SIGNIFICANCE:
-        return Check(
-            "no_better_than_constant",
-            "ok",
-            f"{versus}: better on the same rows ({test_words} = {p_better:.2g}).",
-            numbers,
-        )
-    if p_worse < SIGNIFICANCE or (p_worse >= 1.0 and p_better >= 1.0):
+        level = "ok"
+        sentence = f"{versus}: better on the same rows ({test_words} = {p_better:.2g})."
+    elif p_worse < SIGNIFICANCE or (p_worse >= 1.0 and p_better >= 1.0):
         how = "worse" if p_worse < SIGNIFICANCE else "the same errors"
-        return Check(
-            "no_better_than_constant",
-            "fail",
+        level = "fail"
+        sentence = (
             f"{versus}: {how} on the same rows ({test_words} = {min(p_worse, 1.0):.2g}); the "
-            "model is no better than predicting one value.",
-            numbers,
+            "model is no better than predicting one value."
         )
-    return Check(
-        "no_better_than_constant",
-        "warn",
-        f"{versus}: not clearly better on the same rows ({test_words} = {p_better:.2g} ≥ "
-        f"{SIGNIFICANCE:g}). More training rows or more informative features may separate it "
-        "from the constant.",
-        numbers,
-    )
+    else:
+        level = "warn"
+        sentence = (
+            f"{versus}: not clearly better on the same rows ({test_words} = {p_better:.2g} ≥ "
+            f"{SIGNIFICANCE:g}). More training rows or more informative features may separate "
+            "it from the constant."
+        )
+    return Check("no_better_than_constant", level, sentence, numbers)
 
 
 def leak_check(result: Any, train: Task, test: Task) -> Check | None:
@@ -406,23 +357,19 @@ def leak_check(result: Any, train: Task, test: Task) -> Check | None:
         label, key, threshold = "test R² from its loss", "test_r2", MIN_R2
     found = "no test score" if score is None else f"{label} {score:.3f}"
     numbers = {} if score is None else {key: score}
-    perfect = score is not None and score >= threshold
-    if perfect:
-        return Check(
-            "leaked_feature",
-            "fail",
+    if score is not None and score >= threshold:
+        level = "fail"
+        sentence = (
             f"The result is almost perfect ({found}) while {which} alone predicts the target "
-            f"{train.target!r}: the score measures the leak, not the method. Leave {names} out "
-            "of the features.",
-            numbers,
+            f"{train.target!r}: the score measures the leak, not the method."
         )
-    return Check(
-        "leaked_feature",
-        "warn",
-        f"Among the inputs, {which} alone predicts the target {train.target!r} ({found}): the "
-        f"result may rest on the leak. Leave {names} out of the features.",
-        numbers,
-    )
+    else:
+        level = "warn"
+        sentence = (
+            f"Among the inputs, {which} alone predicts the target {train.target!r} ({found}): "
+            "the result may rest on the leak."
+        )
+    return Check("leaked_feature", level, f"{sentence} Leave {names} out of the features.", numbers)
 
 
 def rate_tolerance(task: Task) -> float:
@@ -464,40 +411,27 @@ def fairness_check(
         f"{low:+.4f} to {high:+.4f})"
     )
     if low > 0:
-        return Check(
-            "fairness_vs_unconstrained",
-            "fail",
-            f"{versus}: worse on the same rows {spread}; the method made the metric it "
-            "targets worse.",
-            numbers,
+        level = "fail"
+        found = f"worse on the same rows {spread}; the method made the metric it targets worse."
+    elif high < 0:
+        level, found = "ok", f"better on the same rows {spread}."
+    elif (model - reference if lower else reference - model) < 0:
+        level, found = "ok", f"better, by less than these rows can confirm {spread}."
+    elif lower and reference <= noise:
+        level = "warn"
+        found = (
+            f"no measurable improvement {spread}. The unconstrained model shows no disparity "
+            f"beyond sampling noise ({reference:.4f} ≤ {noise:.4f}, two standard errors of a "
+            "rate in the smallest group): there is nothing measurable to remove, and the "
+            "unconstrained model may serve as well."
         )
-    if high < 0:
-        return Check(
-            "fairness_vs_unconstrained",
-            "ok",
-            f"{versus}: better on the same rows {spread}.",
-            numbers,
+    else:
+        level = "warn"
+        found = (
+            f"no measurable improvement {spread}. A stronger setting of the method's fairness "
+            "knob may move it."
         )
-    if (model - reference if lower else reference - model) < 0:
-        return Check(
-            "fairness_vs_unconstrained",
-            "ok",
-            f"{versus}: better, by less than these rows can confirm {spread}.",
-            numbers,
-        )
-    reason = (
-        f" The unconstrained model shows no disparity beyond sampling noise ({reference:.4f} ≤ "
-        f"{noise:.4f}, two standard errors of a rate in the smallest group): there is nothing "
-        "measurable to remove, and the unconstrained model may serve as well."
-        if lower and reference <= noise
-        else " A stronger setting of the method's fairness knob may move it."
-    )
-    return Check(
-        "fairness_vs_unconstrained",
-        "warn",
-        f"{versus}: no measurable improvement {spread}.{reason}",
-        numbers,
-    )
+    return Check("fairness_vs_unconstrained", level, f"{versus}: {found}", numbers)
 
 
 def fairness_interval(

@@ -1,10 +1,6 @@
 """The unconstrained baseline of a result's evidence: its learner and its fit, fitted once.
 
-:func:`unconstrained_predictions` fits a method's base learner (:class:`Learner`) on the training
-rows and keeps its (train, test) predictions in this process per (train, test, learner), and,
-inside :func:`stored_fits`, in a store on disk (the run store), so a sweep or a fresh dashboard
-job does not refit it. :mod:`fairengine.methods.evidence` scores it as the "unconstrained model"
-baseline, kept by the per-process cache :func:`fairengine.methods.fitted.fitted_once`.
+Design notes: docs/architecture.md, "The unconstrained baseline".
 """
 
 from __future__ import annotations

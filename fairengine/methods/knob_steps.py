@@ -1,11 +1,6 @@
 """The grid a knob's widget moves on, and a value's neighbours on it (one step down and up).
 
-One definition for both sides: the dashboard draws its sliders with :func:`slider_step` and
-:data:`LOG_STEP`, and computes ahead of time the runs a visitor reaches with one step of a knob
-(:func:`neighbours`), so those must be exactly the values the widget then sends. A slider (the
-browser's) moves to the grid point ``low + k·step`` nearest to ``value ± step``, within the range,
-rounded to the step's decimals; a log-scale knob slides over its exponent on a grid of
-:data:`LOG_STEP` and its value is read back with 3 significant digits.
+Design notes: docs/architecture.md, "Knob steps".
 """
 
 from __future__ import annotations

@@ -1,22 +1,7 @@
-"""Parameter validation of the estimators, derived from the methods'
-:class:`~fairengine.methods.base.Knob` declarations, so a method's knobs, its estimator's
-``fit``-time validation and its page sliders read one declaration per parameter.
+"""Parameter validation of the estimators, derived from the methods' knobs (one declaration
+per parameter), with scikit-learn's conventions; and :func:`generator`.
 
-An estimator declares ``_parameter_constraints`` (parameter name → list of constraints, any one
-of which a valid value satisfies) with the small constraint classes below (:class:`Interval`,
-:class:`Options`, :class:`StrOptions`, :class:`HasMethods`, or the strings ``"boolean"``,
-``"array-like"``, ``"random_state"`` and ``None``) and calls :func:`validate_params` in ``fit``.
-They follow scikit-learn's conventions and messages ("The 'alpha' parameter of BalancedFilter
-must be a float in the range [0.0, 1.0]. Got 1.5 instead.") without importing its private
-``sklearn.utils._param_validation``, which no release promises to keep.
-
-A knob's *type and choices* always come from the knob. Its *range* is the slider's range unless
-the estimator passes a wider mathematical ``domain`` for that parameter (sliders show the useful
-part of a domain, e.g. N ∈ [10, 100], while the estimator accepts any N ≥ 2): the override names
-only the bounds, never the type, so the two cannot drift apart on what kind of value is valid.
-
-Also :func:`generator`, the one conversion of a ``random_state`` parameter into a NumPy
-:class:`~numpy.random.Generator` used by the estimators of this package.
+Design notes: docs/architecture.md, "Parameter validation of the estimators".
 """
 
 from __future__ import annotations

@@ -69,10 +69,11 @@ def unregister(name: str) -> None:
 
 
 def portable(method: Method) -> str | Method:
-    """What a job in a fresh process needs to find ``method``: the name of a built-in one
-    (imported by name there), else the :class:`Method` itself (unpickling it imports the module
-    that defines its functions, so a method registered elsewhere runs in a worker too)."""
-    return method.name if _rank(method) < len(BUILTIN) else method
+    """What a job in a fresh process needs to find ``method``: the name of a registered built-in
+    one (imported by name there), else the :class:`Method` itself (unpickling it imports the
+    module that defines its functions, so a method registered elsewhere runs in a worker too)."""
+    builtin = _rank(method) < len(BUILTIN) and _METHODS.get(method.name) is method
+    return method.name if builtin else method
 
 
 def load_builtin() -> None:

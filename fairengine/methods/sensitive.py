@@ -1,13 +1,7 @@
 """The protected attribute as every estimator's ``fit`` takes it: ``sensitive_features=``.
 
-``sensitive_features`` is fairlearn's name for it, and the one scikit-learn's metadata routing
-carries: with ``sklearn.set_config(enable_metadata_routing=True)``,
-``cross_validate(est, X, y, cv=GroupKFold(), params={"groups": ids, "sensitive_features": s})``
-gives each fold's ``fit`` its rows of ``s`` and the splitter the ``ids``. Each estimator requests
-``sensitive_features`` by default (a fit needs it) and removes its older names for the attribute
-from routing (:func:`sensitive_request`), so cross-validation ``groups`` can never reach ``fit``
-as the protected attribute. The older names still work as keyword or positional arguments
-(:func:`resolve_sensitive` takes one or the other and refuses two different values).
+Design notes (metadata routing, older names): docs/architecture.md, "The protected attribute in
+fit".
 """
 
 from __future__ import annotations

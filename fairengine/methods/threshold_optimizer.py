@@ -1,14 +1,7 @@
 """Reference method: fairlearn's ThresholdOptimizer (Hardt, Price, Srebro, NeurIPS 2016).
 
-Post-processing: fairlearn picks, for each group, randomized thresholds on the scores of the
-unconstrained logistic regression so that the constraint holds on the training rows while
-accuracy (or balanced accuracy) is best. This wraps fairlearn itself and converts the fitted
-rule into a :class:`~fairengine.models.group_thresholds.GroupThresholdClassifier`, which
-exports without pickle. :func:`fit_rule` applies the same fairlearn fit to any scores — an
-outside model's (:func:`fairengine.audit.postprocess`).
-
-The rule **reads the sensitive attribute at prediction time**: the method's description, its
-model card and its model file's input schema say so, and prediction refuses rows without it.
+The rule reads the sensitive attribute at prediction time. Design notes:
+docs/methods/threshold_optimizer.md.
 """
 
 from __future__ import annotations

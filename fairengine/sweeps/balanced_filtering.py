@@ -41,8 +41,8 @@ def missing_points(
     missing = 0
     for _, train, test in _splits(task, seeds, test_size):
         tkey = task_key(train, test)
-        keys = {point_key(tkey, method.name, knobs): knobs for knobs in grid}
-        missing += sum(store.get(tkey, method.name, knobs) is None for knobs in keys.values())
+        keys = {point_key(tkey, method, knobs): knobs for knobs in grid}
+        missing += sum(store.get(tkey, method, knobs) is None for knobs in keys.values())
     return missing
 
 

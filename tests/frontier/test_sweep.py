@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import sys
 
 import numpy as np
 import pandas as pd
@@ -103,6 +104,32 @@ def test_second_sweep_is_served_from_the_store(tmp_path, split, local):
     pd.testing.assert_series_equal(warm.points["elapsed"], cold.points["elapsed"])
     assert warm.result(warm.points["point_id"].iloc[0]) is None
     assert len(store.points(cold.task_key)) == 6
+
+
+def test_a_method_object_is_never_looked_up_by_name(tmp_path, monkeypatch):
+    import importlib
+
+    from fairengine.frontier import backends
+    from fairengine.methods import registry
+
+    sweep_module = importlib.import_module("fairengine.frontier.sweep")
+    method, callers = get_method("reweighing"), []
+
+    def counting(name):
+        callers.append(sys._getframe(1).f_globals["__name__"])
+        return method
+
+    for module in (registry, sweep_module, backends):
+        monkeypatch.setattr(module, "get_method", counting)
+    # rows no other test fitted: the baseline fits go through the run store too
+    train, test = load_dataset("german_credit").split(random_state=5)
+    store = FrontierStore(tmp_path)
+    cold = sweep(method, train, test, GRID, store=store)
+    warm = sweep(method, train, test, GRID, store=store)
+    # the model card (export) still asks the registry for the method's title
+    assert {c for c in callers if not c.startswith("fairengine.export")} == set()
+    assert warm.points["cached"].all() and not cold.points["cached"].any()
+    same_points(warm, cold)
 
 
 def test_progress_counts_every_point_including_cached(tmp_path, split):

@@ -5,7 +5,7 @@ The fit of :class:`~fairengine.methods.multiaccurate_proxy.linear.MultiaccurateP
 depend on α (α only picks a candidate on the game's path, :meth:`~.MultiaccurateProxy.at_alpha`),
 nor on any downstream knob. :func:`stored_proxy` keeps its fitted state (the path, the audited
 violations, the error regions, the chain of kept candidates: arrays and plain numbers) in the run
-store through :func:`fairengine.methods.evidence.stored_table`: a run file of checksummed JSON and
+store via :func:`fairengine.methods.evidence_fits.stored_table`: a run file of checksummed JSON and
 ``.npy`` arrays (:mod:`fairengine.frontier.runcodec`, never a pickle, arrays read with
 ``allow_pickle=False``), keyed by the training and test rows, the proxy's knobs and the method's
 version. A stored state is used only when its checksums hold and :func:`valid_state` accepts
@@ -127,11 +127,11 @@ def stored_proxy(
     train: Task, test: Task, key: tuple, fit: Callable[[], tuple[Any, float]]
 ) -> tuple[Any, float]:
     """(the proxy of ``key`` on these rows, the seconds its fit took): read from the run store
-    (inside :func:`~fairengine.methods.evidence.stored_fits`) when it holds an entry that
+    (inside :func:`~fairengine.methods.evidence_fits.stored_fits`) when it holds an entry that
     :func:`valid_state` accepts and :func:`proxy_from_state` can build, else ``fit()`` (then
     kept there)."""
     from fairengine.methods import get_method
-    from fairengine.methods.evidence import stored_table
+    from fairengine.methods.evidence_fits import stored_table
 
     version = get_method("multiaccurate_proxy").version
     full_key = ("multiaccurate_proxy.proxy", version, STATE_FORMAT, *key)

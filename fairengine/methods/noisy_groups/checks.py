@@ -19,10 +19,10 @@ from fairengine.methods.evidence import (
     Baselines,
     Check,
     Evidence,
-    Learner,
     check_allowance,
     qualify_status,
 )
+from fairengine.methods.evidence_fits import Learner
 from fairengine.methods.noisy_groups.rates import NOISE_COST
 
 if TYPE_CHECKING:
