@@ -169,9 +169,9 @@ def _split_rows(train: Task, knobs: Mapping[str, Any], noisy: np.ndarray):
     base_rows = held_out_base(train.y, noisy, knobs["constraint"], train.n_groups)
     selection_used = resolve_selection(knobs["selection"], method, base_rows)
     if selection_used == "validation" or _tuned(knobs):
-        from fairengine.data.split import held_out_split  # pandas: loaded on a run only
+        from fairengine.data.split import held_out_rows  # pandas: loaded on a run only
 
-        fit_rows, val_rows = held_out_split(n, VALIDATION_FRACTION, rng)
+        fit_rows, val_rows = held_out_rows(n, VALIDATION_FRACTION, rng)
     aux = rng.choice(fit_rows, size=max(1, int(AUX_FRACTION * len(fit_rows))), replace=False)
     return fit_rows, val_rows, selection_used, aux
 
