@@ -332,6 +332,27 @@ def test_method_run_and_export_round_trip(tmp_path):
     np.testing.assert_array_equal(loaded.predict(test.X), result.model.predict(test.X))
 
 
+def test_the_paper_protocol_is_one_knob_setting_the_variants():
+    """``protocol="paper"`` runs exactly as its variant knobs set by hand, and records them; the
+    default protocol leaves every variant at its default."""
+    from fairengine.data import load_dataset
+    from fairengine.methods import get_method
+    from fairengine.methods.noisy_groups.knobs import PAPER_PROTOCOL
+
+    train, test = load_dataset("german_credit").split(random_state=3)
+    method = get_method("noisy_groups")
+    run = method.run_function
+    knobs = {"method": "soft", "n_steps": 20}
+    paper = run(train, test, **method.validate_knobs({**knobs, "protocol": "paper"}))
+    by_hand = run(train, test, **method.validate_knobs({**knobs, **PAPER_PROTOCOL}))
+    assert paper.knobs == {**by_hand.knobs, "protocol": "paper"}
+    assert paper.metrics == by_hand.metrics and paper.artifacts["tuning"] is not None
+    np.testing.assert_array_equal(paper.model.coef, by_hand.model.coef)
+    defaults = method.validate_knobs({})
+    assert defaults["protocol"] == "recommended"
+    assert all(defaults[name] != value for name, value in PAPER_PROTOCOL.items())
+
+
 # ------------------------------------------------------- paper-parity options
 @pytest.mark.parametrize("seed", range(6))
 def test_sampled_dro_is_in_the_ball_and_below_the_exact_worst_case(seed):

@@ -26,6 +26,7 @@ from fairengine.methods.noisy_groups.knobs import (
     BETA_GRID,
     KNOBS,
     METRICS,
+    PAPER_PROTOCOL,
     SWEEP_GRIDS,
     VALIDATION_FRACTION,
 )
@@ -304,7 +305,7 @@ def _run(train: Task, test: Task, **knobs: Any) -> RunResult:
     from fairengine.methods.noisy_groups.model import RobustFairModel
 
     start = time.perf_counter()
-    knobs = dict(knobs)
+    knobs = dict(knobs) | (PAPER_PROTOCOL if knobs["protocol"] == "paper" else {})
     prep = _prepare(train, test, knobs)
     with threadpool_limits(limits=1, user_api="blas"):
         fitted = _fit_all(train, prep, knobs)
@@ -444,7 +445,7 @@ NOISY_GROUPS = register(
         paper="Robust Optimization for Fairness with Noisy Protected Groups",
         model_types={"noisy_groups": "fairengine.methods.noisy_groups.model"},
         metrics=METRICS,
-        version="11",  # what each version changed: CHANGELOG.md
+        version="12",  # what each version changed: CHANGELOG.md
         sweep_grids=SWEEP_GRIDS,
         demo_tasks=(("adult", ("race",)),),
         evidence=EVIDENCE,
