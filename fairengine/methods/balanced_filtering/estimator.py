@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 import numpy as np
@@ -259,20 +260,9 @@ class BalancedFilter(BaseEstimator):
     ) -> tuple[dict, str, float, np.ndarray]:
         """The (alpha, beta)-proxy tree (Algorithm 4): (arrays, "tree", eta 0, leaf weights)."""
         n_groups = len(self.base_rates_)
+        # the knobs of the same names (the settings not knobs keep their defaults)
         settings = GrowthSettings(
-            alpha=params["alpha"],
-            gamma=params["gamma"],
-            beta_stop=params["beta_stop"],
-            max_depth=params["max_depth"],
-            relaxed=params["relaxed"],
-            epsilon=params["epsilon"],
-            n_rounds=params["n_rounds"],
-            lambda_max=params["lambda_max"],
-            step=params["step"],
-            min_leaf_mass=params["min_leaf_mass"],
-            budget_step=params["budget_step"],
-            min_leaf_rows=params["min_leaf_rows"],
-            axis_splits=params["axis_splits"],
+            **{f.name: params[f.name] for f in fields(GrowthSettings) if f.name in params}
         )
         self.selection_ = None
         # single-threaded BLAS: sweeps parallelise over points (see methods/_linear.py)

@@ -13,8 +13,6 @@ from fairengine.methods.balanced_filtering.estimator import soft_matrix
 from fairengine.methods.balanced_filtering.model import ProxyFilter
 from fairengine.methods.balanced_filtering.sampling import filtered_distribution
 
-METRIC_NAMES = ("disclosivity", "imbalance", "acceptance_rate", "n_leaves")
-
 
 def split_metrics(
     model: ProxyFilter, X: pd.DataFrame, z: np.ndarray, target: np.ndarray | None = None

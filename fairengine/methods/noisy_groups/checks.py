@@ -97,31 +97,21 @@ def held_out_constraint(result: Any, test: Task) -> Check | None:
         "smallest_base_rows": float(n),
     }
     audit = "(audit on the true groups, which only benchmark data has)"
-    if value <= 0:
-        return Check(
-            "held_out_constraint",
-            "ok",
-            f"On the test rows every true-group rate is within the slack α = {slack:g} {audit}.",
-            numbers,
+    over = f"the sampling allowance {allowance:.3f} (two binomial standard errors over {n} rows)"
+    level, sentence = "ok", f"every true-group rate is within the slack α = {slack:g} {audit}."
+    if 0 < value <= allowance:
+        sentence = (
+            f"a true group's rate misses the slack α = {slack:g} by {value:+.3f}, within {over} "
+            f"{audit}."
         )
-    if value <= allowance:
-        return Check(
-            "held_out_constraint",
-            "ok",
-            f"On the test rows a true group's rate misses the slack α = {slack:g} by "
-            f"{value:+.3f}, within the sampling allowance {allowance:.3f} (two binomial "
-            f"standard errors over {n} rows) {audit}.",
-            numbers,
+    elif value > allowance:
+        level = "fail"
+        sentence = (
+            f"a true group's rate misses the constraint by {value:+.3f} beyond the slack "
+            f"α = {slack:g}, more than {over} {audit}: the fairness promise does not hold out of "
+            "sample."
         )
-    return Check(
-        "held_out_constraint",
-        "fail",
-        f"On the test rows a true group's rate misses the constraint by {value:+.3f} beyond the "
-        f"slack α = {slack:g}, more than the sampling allowance {allowance:.3f} (two binomial "
-        f"standard errors over {n} rows) {audit}: the fairness promise does not hold out of "
-        "sample.",
-        numbers,
-    )
+    return Check("held_out_constraint", level, f"On the test rows {sentence}", numbers)
 
 
 def few_rows_check(result: Any, test: Task) -> Check | None:
@@ -182,17 +172,15 @@ def noise_check(result: Any) -> Check | None:
 
 def selection_check(result: Any) -> Check | None:
     """The best-iterate selection's own outcome (fallback = no iterate met its check)."""
-    status = result.artifacts.get("status")
-    if status == "fallback":
-        return Check(
-            "not_converged",
-            "warn",
-            "No recorded iterate more accurate than predicting one class met the "
-            "constraint check on the selection rows; the least-violating such one was "
-            "kept.",
-            {},
-        )
-    return None
+    if result.artifacts.get("status") != "fallback":
+        return None
+    return Check(
+        "not_converged",
+        "warn",
+        "No recorded iterate more accurate than predicting one class met the constraint check on "
+        "the selection rows; the least-violating such one was kept.",
+        {},
+    )
 
 
 def shows_noise_cost(result: Any, test: Task | None, held_out: Check | None) -> bool:
