@@ -75,8 +75,6 @@ def with_noisy_group(X: pd.DataFrame, group_names: Any, noisy: Any) -> pd.DataFr
 
 #: Above this many training rows DRO updates p̃ every 10 steps (exact projection costs O(n)).
 DRO_FULL_ROWS = 5000
-
-
 #: Approaches whose ``selection="auto"`` holds rows out for the best iterate.
 HELD_OUT_METHODS = ("soft",)
 #: ``selection="auto"`` holds rows out only if, in the held-out share, every noisy group has at
@@ -99,10 +97,8 @@ def held_out_base(y, noisy, constraint: str, n_groups: int) -> float:
 def resolve_selection(selection: str, method: str, held_out_rows: float = float("inf")) -> str:
     """The selection data of ``selection`` for ``method``: ``"auto"`` is ``"validation"`` for soft
     assignments when ``held_out_rows`` (:func:`held_out_base`) reaches
-    :data:`MIN_HELD_OUT_BASE`, else ``"train"`` (and always ``"train"`` for the other approaches).
-    Why the floor: on few rows the held-out check is noisier than the in-sample optimism it
-    removes (on Adult subsampled to a few thousand rows, selecting held out broke the true-group
-    constraint on new rows where selecting on train did not)."""
+    :data:`MIN_HELD_OUT_BASE`, else ``"train"`` (and always ``"train"`` for the other approaches;
+    why the floor: "Design notes" in docs/methods/noisy_groups.md)."""
     if selection == "auto":
         enough = held_out_rows >= MIN_HELD_OUT_BASE
         return "validation" if method in HELD_OUT_METHODS and enough else "train"
