@@ -53,10 +53,6 @@ def violations(y, yhat, groups, constraint: str, slack: float, n_groups: int) ->
     return rate_violations(y, yhat, groups, constraint=constraint, slack=slack, n_groups=n_groups)
 
 
-def max_violation(y, yhat, groups, constraint: str, slack: float, n_groups: int) -> float:
-    return float(np.max(violations(y, yhat, groups, constraint, slack, n_groups)))
-
-
 # ------------------------------------------------------------ paper-parity (weak) evaluators
 #: Random p̃ per group of the paper code's DRO evaluation (``generate_rand_vec_l1_ball``).
 PAPER_SAMPLES = 20
