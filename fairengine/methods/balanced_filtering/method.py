@@ -60,15 +60,7 @@ def run_filter(train: Task, test: Task, *, target: Any = None, **knobs: Any) -> 
     from fairengine.methods.balanced_filtering.estimator import BalancedFilter
     from fairengine.methods.balanced_filtering.evaluation import task_split_metrics
 
-    n_groups = len(train.group_names)
-    if n_groups < 2 or n_groups > MAX_GROUPS:
-        from fairengine.data import DataError
-
-        raise DataError(
-            f"Balanced filtering needs 2 to {MAX_GROUPS} sensitive groups; "
-            f"{', '.join(train.sensitive)} has {n_groups}. Choose another sensitive attribute "
-            "or merge rare groups."
-        )
+    check_groups(train)
     start = time.perf_counter()
     z_train = np.asarray(train.groups, dtype=np.int64)
     estimator = BalancedFilter(**knobs, target=target)
@@ -78,13 +70,9 @@ def run_filter(train: Task, test: Task, *, target: Any = None, **knobs: Any) -> 
     tau = estimator.target_
     metrics, artifacts = {}, {}
     for split, task in (("train", train), ("test", test)):
-        values, tables = task_split_metrics(model, task, tau)
-        metrics[split] = values
-        for name in ("proportions_before", "proportions_after"):
+        metrics[split], tables = task_split_metrics(model, task, tau)
+        for name in ("proportions_before", "proportions_after", "A", "filtered_counts", "r_hat"):
             artifacts[f"{name}_{split}"] = tables[name]
-        artifacts[f"A_{split}"] = tables["A"]
-        artifacts[f"filtered_counts_{split}"] = tables["filtered_counts"]
-        artifacts[f"r_hat_{split}"] = tables["r_hat"]
     status = dict(estimator.status_)
     empty = [split for split in ("train", "test") if not metrics[split]["acceptance_rate"] > 0]
     if empty:  # q sits on leaves no row of that split reaches: an empty filtered sample
@@ -143,10 +131,6 @@ def leaf_table(estimator: BalancedFilter) -> pd.DataFrame:
     )
 
 
-def _run(train: Task, test: Task, **knobs: Any) -> RunResult:
-    return run_filter(train, test, **knobs)
-
-
 BALANCED_FILTERING = register(
     Method(
         name="balanced_filtering",
@@ -156,17 +140,14 @@ BALANCED_FILTERING = register(
         knobs=KNOBS,
         fairness_metric="disclosivity",
         performance_metric="imbalance",
-        run_function=_run,
+        run_function=run_filter,
         description="Learn a proxy for the sensitive attribute that reveals at most α about it, "
         "and per-proxy-group acceptance probabilities ρ, so that filtering unlabelled candidates "
         "yields a group-balanced sample. The label y is never used.",
         reference="Deng, Diana, Kearns & Roth, arXiv 2023",
         paper="Balanced Filtering via Non-Disclosive Proxies",
-        # 5: default protocol "generalising" (leaf floor and number of leaves chosen on held-out
-        # training rows; protocol = "paper" keeps the paper's setting); a group missing from a
-        # filtered sample makes its imbalance maximal
         model_types={"balanced_filter": "fairengine.methods.balanced_filtering.model"},
-        version="6",  # 6: held-out checks against β plus the kept rows' sampling allowance
+        version="6",  # what each version changed: CHANGELOG.md
         requirements=(RANDOMIZED_PREDICTIONS,),
         sweep_grids={
             "page": ALPHA_SWEEP,
