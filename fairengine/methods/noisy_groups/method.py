@@ -157,22 +157,6 @@ class _Prepared:
     eval_set: tuple | None = None
 
 
-def _split_rows(train: Task, knobs: Mapping[str, Any], noisy: np.ndarray):
-    """Fitting rows, held-out rows (or None), the selection data used, auxiliary sample rows."""
-    method, n = knobs["method"], len(train.y)
-    # its own stream: with the noise generator's seed, choice() would draw exactly the flipped rows
-    rng = np.random.default_rng((int(knobs["random_state"]), 3))
-    fit_rows, val_rows = np.arange(n), None
-    base_rows = held_out_base(train.y, noisy, knobs["constraint"], train.n_groups)
-    selection_used = resolve_selection(knobs["selection"], method, base_rows)
-    if selection_used == "validation" or _tuned(knobs):
-        from fairengine.data.split import held_out_rows  # pandas: loaded on a run only
-
-        fit_rows, val_rows = held_out_rows(n, VALIDATION_FRACTION, rng)
-    aux = rng.choice(fit_rows, size=max(1, int(AUX_FRACTION * len(fit_rows))), replace=False)
-    return fit_rows, val_rows, selection_used, aux
-
-
 def _tuned(knobs: Mapping[str, Any]) -> bool:
     """Whether the run fits the paper's learning-rate grid (soft assignments only)."""
     return knobs["tuning"] == "grid" and knobs["method"] == "soft"
@@ -191,7 +175,18 @@ def _prepare(train: Task, test: Task, knobs: Mapping[str, Any]) -> _Prepared:
         x_train = with_noisy_group(x_train, names, noisy_train)
         x_test = with_noisy_group(x_test, names, noisy_test)
     encoder = FeatureEncoder().fit(x_train)
-    fit_rows, val_rows, selection_used, aux = _split_rows(train, knobs, noisy_train)
+    # the row split: its own stream (with the noise generator's seed, choice() would draw exactly
+    # the flipped rows); fitting rows, held-out rows (or None), the auxiliary sample's rows
+    rng = np.random.default_rng((int(seed_), 3))
+    n = len(train.y)
+    fit_rows, val_rows = np.arange(n), None
+    base_rows = held_out_base(train.y, noisy_train, knobs["constraint"], train.n_groups)
+    selection_used = resolve_selection(knobs["selection"], knobs["method"], base_rows)
+    if selection_used == "validation" or _tuned(knobs):
+        from fairengine.data.split import held_out_rows  # pandas: loaded on a run only
+
+        fit_rows, val_rows = held_out_rows(n, VALIDATION_FRACTION, rng)
+    aux = rng.choice(fit_rows, size=max(1, int(AUX_FRACTION * len(fit_rows))), replace=False)
     prep = _Prepared(
         names,
         noisy_train,
