@@ -510,7 +510,7 @@ def test_status_converged_when_beta_stop_reached() -> None:
 def test_axis_candidates_are_feasible_and_bounded() -> None:
     """[EXT] single-feature candidates: both children alpha_eff-disclosive and above the floor;
     the segment bound is never below the exact hull distance after the split."""
-    from fairengine.methods.balanced_filtering.axis import axis_candidates, segment_bound
+    from fairengine.methods.balanced_filtering.candidates import axis_candidates, segment_bound
 
     X, z = _synthetic(3000, 1.0)
     X = X.to_numpy()

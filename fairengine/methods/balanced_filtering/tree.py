@@ -52,8 +52,9 @@ class GrowthSettings:
     #: [EXT] also grow at the budgets alpha - step, alpha - 2 step, ... > 0 and keep the tree
     #: nearest U (see :func:`budget_ladder`); 0 grows at alpha only (paper, default)
     budget_step: float = 0.0
-    #: [EXT] also offer single-feature thresholds as split candidates (see :mod:`.axis`); the
-    #: ``axis_splits`` best of them per leaf (by a cheap bound) get the exact hull distance
+    #: [EXT] also offer single-feature thresholds as split candidates (see
+    #: :func:`.candidates.axis_candidates`); the ``axis_splits`` best of them per leaf (by a cheap
+    #: bound) get the exact hull distance
     axis_splits: int = 0
 
 

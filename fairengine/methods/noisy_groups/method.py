@@ -21,7 +21,7 @@ import numpy as np
 
 from fairengine import metrics
 from fairengine.methods.base import Method, RunResult
-from fairengine.methods.noisy_groups.checks import EVIDENCE
+from fairengine.methods.noisy_groups.checks import EVIDENCE, guarantee
 from fairengine.methods.noisy_groups.knobs import (
     BETA_GRID,
     KNOBS,
@@ -31,7 +31,6 @@ from fairengine.methods.noisy_groups.knobs import (
     VALIDATION_FRACTION,
 )
 from fairengine.methods.noisy_groups.noise import add_group_noise, estimate_noise
-from fairengine.methods.noisy_groups.promise import guarantee
 from fairengine.methods.noisy_groups.rates import constraint_list
 from fairengine.methods.noisy_groups.report import (
     empirical_tvs,
