@@ -86,8 +86,9 @@ from fairengine.methods import get_method
 from fairengine.methods.noisy_groups import RobustFairClassifier, add_group_noise
 from fairengine.methods.noisy_groups.method import VALIDATION_FRACTION, with_noisy_group
 from fairengine.methods.noisy_groups.noise import estimate_noise
-from fairengine.methods.noisy_groups.rates import dro_violations, sa_worst, violations
+from fairengine.methods.noisy_groups.rates import violations
 from fairengine.methods.noisy_groups.tuning import SOFT_GRID, choose
+from fairengine.metrics.noisy_groups import dro_violations, sa_worst
 
 SPLITS = 5
 NOISE = (0.1, 0.2, 0.3, 0.4, 0.5)

@@ -15,16 +15,18 @@ from fairengine.methods.noisy_groups import (
 )
 from fairengine.methods.noisy_groups.noise import empirical_tv
 from fairengine.methods.noisy_groups.rates import (
-    assignment_rate,
-    cell_masses,
     dro_sampled_violations,
-    dro_violations,
-    dro_worst_rate,
     sa_table_violations,
-    sa_worst,
-    sa_worst_assignment,
     sample_tv_ball,
     violations,
+)
+from fairengine.metrics.noisy_groups import (
+    assignment_rate,
+    cell_masses,
+    dro_violations,
+    dro_worst_rate,
+    sa_worst,
+    sa_worst_assignment,
 )
 from fairengine.solvers import project_tv_ball, tv_ball_linear_max
 

@@ -23,10 +23,9 @@ from fairengine.data.encoding import FeatureEncoder
 from fairengine.methods.balanced_filtering import knobs as knob_spec
 from fairengine.methods.balanced_filtering.definitions import base_rates as _base_rates
 from fairengine.methods.balanced_filtering.definitions import (
-    conditional_distribution_matrix,
     uniform_target,
 )
-from fairengine.methods.balanced_filtering.model import ProxyFilter
+from fairengine.methods.balanced_filtering.model import ProxyFilter, soft_matrix
 from fairengine.methods.balanced_filtering.proxies import (
     classifier_labels,
     fit_classifier_proxy,
@@ -104,14 +103,6 @@ def growth_status(
             f"than the one grown at α = {alpha:g}, so it is the proxy kept."
         )
     return {"code": code, "converged": code in CONVERGED, "message": message}
-
-
-def soft_matrix(weights: np.ndarray, z: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
-    """(A, r_hat) of a randomised proxy from its leaf weights (rows, leaves) (soft A)."""
-    rows, leaves = np.nonzero(weights > 0)
-    return conditional_distribution_matrix(
-        leaves, z[rows], n_groups, n_leaves=weights.shape[1], sample_weight=weights[rows, leaves]
-    )
 
 
 class BalancedFilter(BaseEstimator):

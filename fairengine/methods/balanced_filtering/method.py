@@ -60,7 +60,7 @@ def run_filter(train: Task, test: Task, *, target: Any = None, **knobs: Any) -> 
     import pandas as pd
 
     from fairengine.methods.balanced_filtering.estimator import BalancedFilter
-    from fairengine.methods.balanced_filtering.evaluation import task_split_metrics
+    from fairengine.methods.balanced_filtering.model import task_split_metrics
 
     check_groups(train)
     start = time.perf_counter()

@@ -49,9 +49,9 @@ from fairengine.methods.noisy_groups.knobs import (
     ROBUST_EVALS,
 )
 from fairengine.methods.noisy_groups.noise import NoiseModel, estimate_noise
-from fairengine.methods.noisy_groups.rates import constraint_list
 from fairengine.methods.params import Interval, StrOptions, knob_constraints, seed, validate_params
 from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
+from fairengine.metrics.noisy_groups import constraint_list
 from fairengine.solvers.descent_ascent import ThetaPlayer, descent_ascent
 
 __all__ = ["ADVERSARIES", "LAMBDA_OPTIMIZERS", "METHODS", "ROBUST_EVALS", "RobustFairClassifier"]

@@ -21,13 +21,12 @@ from fairengine.methods.noisy_groups.rates import (
     CorrectedRates,
     SampledCheck,
     corrected_se_bound,
-    dro_violations,
     sa_margin_violations,
     sa_table_violations,
-    sa_worst,
     sample_tv_ball,
     violations,
 )
+from fairengine.metrics.noisy_groups import dro_violations, sa_worst
 
 #: DRO's margin check: standard errors added to the noise-corrected true-group violations
 #: (:func:`~fairengine.methods.noisy_groups.rates.corrected_violations`). One standard error: on

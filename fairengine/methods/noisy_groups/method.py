@@ -31,7 +31,6 @@ from fairengine.methods.noisy_groups.knobs import (
     VALIDATION_FRACTION,
 )
 from fairengine.methods.noisy_groups.noise import add_group_noise, estimate_noise
-from fairengine.methods.noisy_groups.rates import constraint_list
 from fairengine.methods.noisy_groups.report import (
     empirical_tvs,
     group_rates,
@@ -42,6 +41,7 @@ from fairengine.methods.noisy_groups.report import (
     tuning_table,
 )
 from fairengine.methods.registry import register
+from fairengine.metrics.noisy_groups import constraint_list
 
 if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
     import pandas as pd

@@ -10,7 +10,8 @@ import numpy as np
 
 from fairengine import metrics
 from fairengine.methods.noisy_groups.noise import empirical_tv
-from fairengine.methods.noisy_groups.rates import constraint_list, corrected_se_bound, violations
+from fairengine.methods.noisy_groups.rates import corrected_se_bound, violations
+from fairengine.metrics.noisy_groups import constraint_list
 
 if TYPE_CHECKING:
     import pandas as pd
