@@ -12,10 +12,10 @@ f̃(θ) + Σ_c λ_c ψ̃_c(θ; adversary) with hinge-relaxed group rates:
 * ``unconstrained``: no constraints.
 
 An iterate is recorded every ``eval_every`` steps (never the initial θ = 0) with its 0-1 error and
-its robust checks (``"margin"``, ``"paper"``, ``"exact"``; :mod:`.evaluators`), on the fitting rows
-and on ``eval_set`` when given; the best iterate is the lowest-error one passing the check
-``robust_eval`` (the paper's rule), else the least-violating one ("fallback"). The adversaries,
-the λ rule, the checks and why the defaults are what they are: "Design notes" in
+its robust checks (``"margin"``, ``"paper"``, ``"exact"``; :func:`.game.make_evaluator`), on the
+fitting rows and on ``eval_set`` when given; the best iterate is the lowest-error one passing the
+check ``robust_eval`` (the paper's rule), else the least-violating one ("fallback"). The
+adversaries, the λ rule, the checks and why the defaults are what they are: "Design notes" in
 docs/methods/noisy_groups.md.
 """
 
@@ -29,17 +29,15 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fairengine.methods.noisy_groups.adversaries import make_adversary
-from fairengine.methods.noisy_groups.evaluators import (
-    group_block,
-    make_evaluator,
-    soft_joint_check,
-)
 from fairengine.methods.noisy_groups.game import (
     HingeGame,
     Record,
+    group_block,
     is_feasible,
     lambda_player,
+    make_evaluator,
     select_best,
+    soft_joint_check,
 )
 from fairengine.methods.noisy_groups.knobs import (
     ADVERSARIES,
