@@ -341,7 +341,6 @@ class BalancedFilter(BaseEstimator):
             beta_stop=params["beta_stop"],
             selection=self.selection_,
         )
-        self.rules_ = [tree.rules[v] for v in tree.leaves]
         self.A_, self.r_hat_ = soft_matrix(weights, codes, n_groups)
         self.q_, self.rho_ = sampling_probabilities(
             self.A_, self.r_hat_, tau, params["relaxed"], max_yield=params["max_yield"]
@@ -361,7 +360,6 @@ class BalancedFilter(BaseEstimator):
         floor = max(params["min_leaf_mass"], max(params["min_leaf_rows"], 1) / len(codes))
         arrays = merge_rare_labels(arrays, classifier_labels(arrays, Z), n_groups, floor)
         labels_pred = classifier_labels(arrays, Z)
-        self.rules_ = [f"predicted {g}" for g in self.group_names_]
         # rho from the un-noised proxy (eta = 0), then A measured on the noised labels
         A0, r0 = soft_matrix(interpolated_weights(labels_pred, n_groups, 0.0), codes, n_groups)
         if family == "naive":

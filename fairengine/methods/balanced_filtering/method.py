@@ -117,7 +117,10 @@ def leaf_table(estimator: BalancedFilter) -> pd.DataFrame:
     import pandas as pd
 
     model = estimator.model_
-    rules = leaf_rules(model.arrays, model.encoder) if model.proxy == "tree" else estimator.rules_
+    if model.proxy == "tree":
+        rules = leaf_rules(model.arrays, model.encoder)
+    else:
+        rules = [f"predicted {g}" for g in estimator.group_names_]
     weights = estimator.train_leaf_weights_
     return pd.DataFrame(
         {
