@@ -134,6 +134,7 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
             "selection",
             "random_state",
             "tuning",
+            "protocol",
         ),
         domains={
             "slack": (0.0, None, "left"),
