@@ -1,7 +1,4 @@
-"""RobustFairModel: the exportable linear classifier fitted by :class:`RobustFairClassifier`.
-
-Its file state (:data:`SCHEMA`, checked by :func:`fairengine.export.files.validate_state` before
-the model is built): a linear classifier and the knobs it was fitted with."""
+"""RobustFairModel: the exportable linear classifier fitted by :class:`RobustFairClassifier`."""
 
 from __future__ import annotations
 
@@ -11,19 +8,9 @@ import numpy as np
 import pandas as pd
 
 from fairengine.data.encoding import FeatureEncoder
+from fairengine.methods.noisy_groups.schema import SCHEMA
 from fairengine.models.base import Arrays, Model, State, register_model
 from fairengine.models.linear import LinearClassifier
-from fairengine.models.schema_rules import NUM, SCALAR, STR, Schema, obj, optional
-from fairengine.models.schemas import ENCODER, LINEAR, encoder_dims
-
-SCHEMA = Schema(
-    obj(
-        {"encoder": ENCODER, "intercept": NUM},
-        {"knobs": optional(obj({}, extra=SCALAR)), "group_column": optional(STR)},
-    ),
-    LINEAR,
-    dims=encoder_dims,
-)
 
 
 @register_model
