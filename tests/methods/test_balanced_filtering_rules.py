@@ -1,4 +1,4 @@
-"""The proxy tree's leaves in words (fairengine.methods.balanced_filtering.rules)."""
+"""The proxy tree's leaves in words (fairengine.methods.balanced_filtering.method.leaf_rules)."""
 
 from __future__ import annotations
 
