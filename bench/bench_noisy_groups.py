@@ -80,14 +80,15 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from fairengine.data import Task, from_frame, load_dataset
+from fairengine.data import split as data_split
 from fairengine.data.encoding import FeatureEncoder
-from fairengine.data.split import held_out_split
 from fairengine.methods import get_method
 from fairengine.methods.noisy_groups import RobustFairClassifier, add_group_noise
 from fairengine.methods.noisy_groups.method import VALIDATION_FRACTION, with_noisy_group
 from fairengine.methods.noisy_groups.noise import estimate_noise
-from fairengine.methods.noisy_groups.rates import dro_violations, sa_worst, violations
+from fairengine.methods.noisy_groups.rates import violations
 from fairengine.methods.noisy_groups.tuning import SOFT_GRID, choose
+from fairengine.metrics.noisy_groups import dro_violations, sa_worst
 
 SPLITS = 5
 NOISE = (0.1, 0.2, 0.3, 0.4, 0.5)
@@ -207,7 +208,9 @@ def held_out_rows(train: np.ndarray, split: int) -> tuple[np.ndarray, np.ndarray
     """The Method's ``selection="validation"`` hold-out on a benchmark split: 25% of the training
     rows (seeded by the split, as the Method seeds by ``random_state``) for the best iterate, the
     other 75% fitted."""
-    kept, held = held_out_split(len(train), VALIDATION_FRACTION, np.random.default_rng((split, 3)))
+    kept, held = data_split.held_out_rows(
+        len(train), VALIDATION_FRACTION, np.random.default_rng((split, 3))
+    )
     return train[kept], train[held]
 
 

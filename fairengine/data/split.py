@@ -52,11 +52,28 @@ def row_ids(task: Task, id_values: pd.Series | None = None) -> pd.Series:
     return ids.rename(name)
 
 
-def held_out_rows(strata: np.ndarray, share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """A method's own validation split inside its training rows: (kept rows, held-out rows),
-    each sorted, the held-out rows a seeded ``share`` of each stratum's rows (rounded, at least
-    one row of each stratum kept). One label for every row: a plain random split."""
-    rng = np.random.default_rng(seed)
+def held_out_rows(
+    strata: np.ndarray | int, share: float, rng: np.random.Generator | int
+) -> tuple[np.ndarray, np.ndarray]:
+    """A fit's own validation split inside its training rows: (kept rows, held-out rows), each
+    sorted, drawn with ``rng`` (a generator, which is advanced, or a seed).
+
+    Parameters
+    ----------
+    strata : array or int
+        Each row's stratum: a seeded ``share`` of each stratum's rows is held out (rounded, at
+        least one row of each stratum kept). Or the number of rows n: ``int(share * n)`` rows
+        (at least one) are held out, the first of one permutation of the n rows.
+    share : float
+        The share of the rows held out.
+    rng : numpy Generator or int
+        The random stream, or its seed.
+    """
+    rng = np.random.default_rng(rng)
+    if np.ndim(strata) == 0:
+        order = rng.permutation(int(strata))
+        n_held = max(1, int(share * len(order)))
+        return np.sort(order[n_held:]), np.sort(order[:n_held])
     held = []
     for k in np.unique(strata):
         rows = np.nonzero(strata == k)[0]
@@ -100,14 +117,3 @@ def split_table(
     train, _ = task.split(test_size=test_size, random_state=random_state)
     part = np.where(task.frame.index.isin(train.frame.index), "train", "test")
     return pd.DataFrame({ids.name: ids.to_numpy(), PART_COLUMN: part})
-
-
-def held_out_split(
-    n_rows: int, fraction: float, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray]:
-    """(kept, held out): sorted positions of ``n_rows`` rows, a share ``fraction`` of them (at
-    least one) drawn with ``rng`` and held out — e.g. for choosing among a fit's iterates on
-    rows it was not fitted to. ``rng`` is advanced by one permutation of ``n_rows``."""
-    order = rng.permutation(n_rows)
-    n_held = max(1, int(fraction * n_rows))
-    return np.sort(order[n_held:]), np.sort(order[:n_held])

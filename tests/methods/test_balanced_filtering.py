@@ -21,8 +21,8 @@ from fairengine.methods.balanced_filtering import (
     imbalance,
     sampling_probabilities,
 )
-from fairengine.methods.balanced_filtering.estimator import soft_matrix
 from fairengine.methods.balanced_filtering.game import SplitGame, play_split_game, split_cost
+from fairengine.methods.balanced_filtering.model import soft_matrix
 from fairengine.methods.balanced_filtering.proxies import interpolated_weights
 from fairengine.solvers import in_convex_hull, simplex_kkt_violation
 
@@ -510,7 +510,7 @@ def test_status_converged_when_beta_stop_reached() -> None:
 def test_axis_candidates_are_feasible_and_bounded() -> None:
     """[EXT] single-feature candidates: both children alpha_eff-disclosive and above the floor;
     the segment bound is never below the exact hull distance after the split."""
-    from fairengine.methods.balanced_filtering.axis import axis_candidates, segment_bound
+    from fairengine.methods.balanced_filtering.candidates import axis_candidates, segment_bound
 
     X, z = _synthetic(3000, 1.0)
     X = X.to_numpy()
@@ -656,7 +656,7 @@ def test_an_empty_filtered_sample_is_reported_not_raised() -> None:
     import copy
 
     from fairengine.methods.balanced_filtering import tradeoff_curves
-    from fairengine.methods.balanced_filtering.evaluation import split_metrics
+    from fairengine.methods.balanced_filtering.model import split_metrics
 
     X, z = _synthetic(800, 2.0)
     bf = BalancedFilter(alpha=0.5, n_rounds=20).fit(X, z)

@@ -1,4 +1,4 @@
-"""The proxy tree's leaves in words (fairengine.methods.balanced_filtering.rules)."""
+"""The proxy tree's leaves in words (fairengine.methods.balanced_filtering.method.leaf_rules)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 
 from fairengine.data.encoding import FeatureEncoder
+from fairengine.methods.balanced_filtering.method import leaf_rules, split_words
 from fairengine.methods.balanced_filtering.oblique import ObliqueTree
-from fairengine.methods.balanced_filtering.rules import leaf_rules, split_words
 
 
 def _encoder() -> tuple[FeatureEncoder, pd.DataFrame]:

@@ -143,7 +143,7 @@ def test_soft_joint_check_takes_the_corrected_rates_only_where_the_noise_is_mild
     """Soft assignments' extra held-out check is DRO's corrected violation + 1 SE for the
     constraints the noisy groups determine (noise costs < NOISE_COST × a rate's SE) and leaves
     the others to the worst-case checks (-inf)."""
-    from fairengine.methods.noisy_groups.evaluators import soft_joint_check
+    from fairengine.methods.noisy_groups.game import soft_joint_check
     from fairengine.methods.noisy_groups.rates import corrected_se_bound
 
     y, yhat, _, h, model = _rows(0.3, n=40_000)

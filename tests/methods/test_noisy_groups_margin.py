@@ -12,14 +12,13 @@ from fairengine.methods.noisy_groups import RobustFairClassifier, add_group_nois
 from fairengine.methods.noisy_groups.method import with_noisy_group
 from fairengine.methods.noisy_groups.noise import estimate_noise
 from fairengine.methods.noisy_groups.rates import (
-    constraint_list,
     sa_label_violations,
     sa_margin_violations,
     sa_partition_worst,
     sa_table_violations,
-    sa_worst,
     violations,
 )
+from fairengine.metrics.noisy_groups import constraint_list, sa_worst
 
 
 def _instance(seed: int, n: int = 500):

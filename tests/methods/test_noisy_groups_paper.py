@@ -10,7 +10,7 @@ from fairengine.methods.noisy_groups import RobustFairClassifier, add_group_nois
 from fairengine.methods.noisy_groups.adversaries import SoftTable, cell_shares, project_table
 from fairengine.methods.noisy_groups.estimator import is_feasible
 from fairengine.methods.noisy_groups.noise import estimate_noise
-from fairengine.methods.noisy_groups.rates import constraint_list
+from fairengine.metrics.noisy_groups import constraint_list
 
 
 # ------------------------------------------------------------------------ selection rule

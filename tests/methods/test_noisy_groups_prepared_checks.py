@@ -13,7 +13,7 @@ import pytest
 
 from fairengine.data import load_dataset
 from fairengine.data.encoding import FeatureEncoder
-from fairengine.methods.noisy_groups import RobustFairClassifier, add_group_noise, evaluators
+from fairengine.methods.noisy_groups import RobustFairClassifier, add_group_noise, game
 from fairengine.metrics import RATE_FAMILIES, RATE_SIGN, rate_base
 
 
@@ -92,8 +92,8 @@ def _fit(adult, split: int, method: str) -> RobustFairClassifier:
 @pytest.mark.parametrize("split", [0, 1])
 def test_prepared_checks_fit_as_plain_per_iterate_checks(adult, monkeypatch, split, method):
     prepared = _fit(adult, split, method)
-    monkeypatch.setattr(evaluators, "SampledCheck", PlainSampled)
-    monkeypatch.setattr(evaluators, "CorrectedRates", PlainCorrected)
+    monkeypatch.setattr(game, "SampledCheck", PlainSampled)
+    monkeypatch.setattr(game, "CorrectedRates", PlainCorrected)
     plain = _fit(adult, split, method)
     # the checks steer λ (DRO's margin signal) and choose the iterate: same candidates, checks
     # and choice

@@ -11,15 +11,8 @@ from fairengine.data import load_dataset
 from fairengine.methods.noisy_groups import add_group_noise
 from fairengine.methods.noisy_groups.adversaries import BASE_CELLS, POS_CELLS
 from fairengine.methods.noisy_groups.method import group_rates, theorem1_table
-from fairengine.methods.noisy_groups.rates import (
-    FN,
-    FP,
-    TN,
-    TP,
-    _gap,
-    dro_sampled_violations,
-    overall_rates,
-)
+from fairengine.methods.noisy_groups.rates import dro_sampled_violations
+from fairengine.metrics.noisy_groups import FN, FP, TN, TP, overall_rates, rate_gap
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +71,9 @@ def test_one_sided_gap_bit_identical(adult) -> None:
         overall = overall_rates(y, pred)
         for kind in ("tpr", "fpr", "ppr"):
             for rate, slack in zip(rng.uniform(size=200), rng.uniform(0, 0.1, 200), strict=True):
-                assert _gap(kind, overall, rate, slack) == _gap_before(kind, overall, rate, slack)
+                assert rate_gap(kind, overall, rate, slack) == _gap_before(
+                    kind, overall, rate, slack
+                )
 
 
 def test_sampled_dro_violations_bit_identical(adult) -> None:

@@ -8,8 +8,8 @@ import pytest
 
 from fairengine.methods.noisy_groups import RobustFairClassifier, add_group_noise
 from fairengine.methods.noisy_groups.noise import estimate_noise
-from fairengine.methods.noisy_groups.rates import sa_worst
 from fairengine.methods.noisy_groups.tuning import SOFT_GRID, choose, tune
+from fairengine.metrics.noisy_groups import sa_worst
 
 
 @pytest.fixture(scope="module")

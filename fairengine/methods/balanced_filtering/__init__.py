@@ -17,34 +17,6 @@ from fairengine.methods.balanced_filtering.method import (
 )
 from fairengine.methods.registry import lazy_attributes
 
-__all__ = [
-    "ALPHA_GRID",
-    "CURVES",
-    "BALANCED_FILTERING",
-    "ETA_GRID",
-    "FLOOR_SETTING",
-    "PAPER_SETTING",
-    "BalancedFilter",
-    "ProxyFilter",
-    "acceptance_rate_of",
-    "base_rates",
-    "beta_min",
-    "conditional_distribution_matrix",
-    "curve_grid",
-    "disclosivity",
-    "filter_rows",
-    "filter_stream",
-    "filtered_distribution",
-    "hull_distance",
-    "hull_projection",
-    "imbalance",
-    "run_filter",
-    "sampling_probabilities",
-    "tradeoff_curves",
-    "uniform_target",
-]
-
-
 #: Names imported from their submodule on first use, so that registering the method (a listing, a
 #: cached sweep) does not load the algorithm and its libraries.
 _LAZY = {
@@ -69,4 +41,13 @@ _LAZY = {
 }
 
 
+__all__ = [
+    "ALPHA_GRID",
+    "BALANCED_FILTERING",
+    "ETA_GRID",
+    "FLOOR_SETTING",
+    "PAPER_SETTING",
+    "run_filter",
+    *_LAZY,
+]
 __getattr__ = lazy_attributes(__name__, _LAZY)

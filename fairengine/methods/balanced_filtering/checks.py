@@ -89,19 +89,12 @@ def held_out_imbalance(result: Any, test: Task, baselines: Baselines | None) -> 
         "tolerance": tol,
         "allowance": allowance,
     }
-    if not math.isfinite(test_value):
-        return [
-            Check(
-                "held_out_imbalance",
-                "fail",
-                "No test row is accepted: the filter's held-out sample is empty.",
-                numbers,
-            )
-        ]
     within = f"β_stop = {beta:g} plus the sampling allowance {allowance:.3f}"
     is_value = f"On the test rows the filtered sample's imbalance is {test_value:.3f}"
     level, sentence = "ok", f"{is_value}, within {within} (pool {pool:.3f})."
-    if math.isfinite(pool) and test_value >= pool:
+    if not math.isfinite(test_value):  # no gap check follows: the gap is NaN too
+        level, sentence = "fail", "No test row is accepted: the filter's held-out sample is empty."
+    elif math.isfinite(pool) and test_value >= pool:
         level = "fail"
         sentence = (
             f"On the test rows the filtered sample's imbalance {test_value:.3f} is no better "

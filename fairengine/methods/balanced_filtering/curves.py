@@ -76,10 +76,6 @@ def tradeoff_curves(points: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
                 if n > 1
                 else 0.0
             )
-            record[name], record[f"{name}_low"], record[f"{name}_high"] = (
-                mean,
-                mean - half,
-                mean + half,
-            )
+            record |= {name: mean, f"{name}_low": mean - half, f"{name}_high": mean + half}
         rows.append(record)
     return pd.DataFrame(rows)

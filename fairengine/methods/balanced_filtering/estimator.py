@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from dataclasses import fields
 from typing import Any
 
 import numpy as np
@@ -21,10 +23,9 @@ from fairengine.data.encoding import FeatureEncoder
 from fairengine.methods.balanced_filtering import knobs as knob_spec
 from fairengine.methods.balanced_filtering.definitions import base_rates as _base_rates
 from fairengine.methods.balanced_filtering.definitions import (
-    conditional_distribution_matrix,
     uniform_target,
 )
-from fairengine.methods.balanced_filtering.model import ProxyFilter
+from fairengine.methods.balanced_filtering.model import ProxyFilter, soft_matrix
 from fairengine.methods.balanced_filtering.proxies import (
     classifier_labels,
     fit_classifier_proxy,
@@ -34,18 +35,74 @@ from fairengine.methods.balanced_filtering.proxies import (
 )
 from fairengine.methods.balanced_filtering.sampling import sampling_probabilities
 from fairengine.methods.balanced_filtering.selection import select_growth
-from fairengine.methods.balanced_filtering.status import growth_status
 from fairengine.methods.balanced_filtering.tree import GrowthSettings, grow_tree
 from fairengine.methods.params import RANDOM_STATE, knob_constraints, seed, validate_params
 from fairengine.methods.sensitive import sensitive_request
 
+#: stop reasons of :func:`~fairengine.methods.balanced_filtering.tree.grow_tree` that mean the
+#: tree reached the paper's stopping rule (dist(U, C(A)) < beta_stop); every other reason is an
+#: early stop the page shows as a warning
+CONVERGED = ("beta_stop", "in_hull", "held_out")
 
-def soft_matrix(weights: np.ndarray, z: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
-    """(A, r_hat) of a randomised proxy from its leaf weights (rows, leaves) (soft A)."""
-    rows, leaves = np.nonzero(weights > 0)
-    return conditional_distribution_matrix(
-        leaves, z[rows], n_groups, n_leaves=weights.shape[1], sample_weight=weights[rows, leaves]
-    )
+
+def growth_status(
+    trace: list[dict],
+    *,
+    alpha: float,
+    gamma: float,
+    beta_stop: float,
+    selection: dict | None = None,
+) -> dict:
+    """``{"code", "converged", "message"}`` from the last record of a growth trace."""
+    last = trace[-1]
+    code = str(last.get("stop", "beta_stop"))
+    if selection is not None and code == "max_leaves":
+        code = "held_out"
+    dist, leaves = float(last["dist"]), int(last["n_leaves"])
+    head = f"The tree stopped at {leaves} leaves with dist(U, C(A)) = {dist:.3f}"
+    if code == "beta_stop":
+        message = f"{head} < β_stop = {beta_stop:g} (the paper's stopping rule)."
+    elif code == "in_hull":
+        message = f"{head}: the target is in the hull of A (exact balance in-sample)."
+    elif code == "no_progress":
+        rejected = float(last.get("best_rejected", math.inf))
+        nearest = (
+            f"the best candidate reached {rejected:.3f}"
+            if math.isfinite(rejected)
+            else "no candidate stayed α-disclosive above the leaf-mass floor"
+        )
+        message = (
+            f"{head}, above β_stop = {beta_stop:g}: no split of any leaf lowered it by the factor "
+            f"1 − γ (needed ≤ {float(last['required']):.3f}; {nearest}). A smaller leaf floor "
+            "(min_leaf_mass, min_leaf_rows: the defaults are the paper's, no mass floor), a "
+            "smaller γ or a larger α let it grow further."
+        )
+    elif code == "no_splittable_leaf":
+        message = (
+            f"{head}, above β_stop = {beta_stop:g}: every leaf is at the depth cap or smaller "
+            "than twice the leaf-mass floor."
+        )
+    elif code == "held_out":
+        message = (
+            f"{head}: the generalising protocol chose {leaves} leaves of at least "
+            f"{float(selection['floor']):.1%} of the rows on held-out training rows (imbalance "
+            f"{float(selection['held_out_imbalance']):.3f} there); more leaves balanced those "
+            "rows less. The paper's protocol (protocol = paper) grows on to β_stop."
+        )
+    elif code == "max_leaves":
+        message = f"{head}, above β_stop = {beta_stop:g}: the leaf cap was reached."
+    else:  # alpha_zero
+        message = (
+            f"α = {alpha:g}: no split can keep every leaf at the base rates, so the proxy has one "
+            "leaf and filtering keeps the base rates (paper Fig. 3, left)."
+        )
+    budget = last.get("budget")
+    if budget is not None and budget < alpha - 1e-9:
+        message += (
+            f" [EXT budget ladder] The tree grown at the smaller budget {budget:g} ended nearer U "
+            f"than the one grown at α = {alpha:g}, so it is the proxy kept."
+        )
+    return {"code": code, "converged": code in CONVERGED, "message": message}
 
 
 class BalancedFilter(BaseEstimator):
@@ -118,7 +175,7 @@ class BalancedFilter(BaseEstimator):
         The generalising protocol's choice (leaf floor, number of leaves, held-out imbalance).
     status_ : dict
         ``code``, ``converged`` and ``message``: why the tree stopped (see
-        :func:`~fairengine.methods.balanced_filtering.status.growth_status`).
+        :func:`growth_status`).
     model_ : ProxyFilter
         The exportable model (owns the feature encoder).
 
@@ -259,20 +316,9 @@ class BalancedFilter(BaseEstimator):
     ) -> tuple[dict, str, float, np.ndarray]:
         """The (alpha, beta)-proxy tree (Algorithm 4): (arrays, "tree", eta 0, leaf weights)."""
         n_groups = len(self.base_rates_)
+        # the knobs of the same names (the settings not knobs keep their defaults)
         settings = GrowthSettings(
-            alpha=params["alpha"],
-            gamma=params["gamma"],
-            beta_stop=params["beta_stop"],
-            max_depth=params["max_depth"],
-            relaxed=params["relaxed"],
-            epsilon=params["epsilon"],
-            n_rounds=params["n_rounds"],
-            lambda_max=params["lambda_max"],
-            step=params["step"],
-            min_leaf_mass=params["min_leaf_mass"],
-            budget_step=params["budget_step"],
-            min_leaf_rows=params["min_leaf_rows"],
-            axis_splits=params["axis_splits"],
+            **{f.name: params[f.name] for f in fields(GrowthSettings) if f.name in params}
         )
         self.selection_ = None
         # single-threaded BLAS: sweeps parallelise over points (see methods/_linear.py)
@@ -295,7 +341,6 @@ class BalancedFilter(BaseEstimator):
             beta_stop=params["beta_stop"],
             selection=self.selection_,
         )
-        self.rules_ = [tree.rules[v] for v in tree.leaves]
         self.A_, self.r_hat_ = soft_matrix(weights, codes, n_groups)
         self.q_, self.rho_ = sampling_probabilities(
             self.A_, self.r_hat_, tau, params["relaxed"], max_yield=params["max_yield"]
@@ -315,7 +360,6 @@ class BalancedFilter(BaseEstimator):
         floor = max(params["min_leaf_mass"], max(params["min_leaf_rows"], 1) / len(codes))
         arrays = merge_rare_labels(arrays, classifier_labels(arrays, Z), n_groups, floor)
         labels_pred = classifier_labels(arrays, Z)
-        self.rules_ = [f"predicted {g}" for g in self.group_names_]
         # rho from the un-noised proxy (eta = 0), then A measured on the noised labels
         A0, r0 = soft_matrix(interpolated_weights(labels_pred, n_groups, 0.0), codes, n_groups)
         if family == "naive":

@@ -1,4 +1,5 @@
-"""The ``balanced_filtering`` Method: knobs, run, demo grid (DESIGN contract)."""
+"""The ``balanced_filtering`` Method: knobs, run, demo grid (DESIGN contract), and the proxy
+tree's leaves in words (each split as a feature and a threshold in the table's units)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
     import pandas as pd
 
     from fairengine.data import Task
+    from fairengine.data.encoding import FeatureEncoder
     from fairengine.methods.balanced_filtering.estimator import BalancedFilter
 
 #: alpha grid of the paper's protocol (App. A.1.2): 0 to 1 in steps of 0.05
@@ -58,17 +60,9 @@ def run_filter(train: Task, test: Task, *, target: Any = None, **knobs: Any) -> 
     import pandas as pd
 
     from fairengine.methods.balanced_filtering.estimator import BalancedFilter
-    from fairengine.methods.balanced_filtering.evaluation import task_split_metrics
+    from fairengine.methods.balanced_filtering.model import task_split_metrics
 
-    n_groups = len(train.group_names)
-    if n_groups < 2 or n_groups > MAX_GROUPS:
-        from fairengine.data import DataError
-
-        raise DataError(
-            f"Balanced filtering needs 2 to {MAX_GROUPS} sensitive groups; "
-            f"{', '.join(train.sensitive)} has {n_groups}. Choose another sensitive attribute "
-            "or merge rare groups."
-        )
+    check_groups(train)
     start = time.perf_counter()
     z_train = np.asarray(train.groups, dtype=np.int64)
     estimator = BalancedFilter(**knobs, target=target)
@@ -78,13 +72,9 @@ def run_filter(train: Task, test: Task, *, target: Any = None, **knobs: Any) -> 
     tau = estimator.target_
     metrics, artifacts = {}, {}
     for split, task in (("train", train), ("test", test)):
-        values, tables = task_split_metrics(model, task, tau)
-        metrics[split] = values
-        for name in ("proportions_before", "proportions_after"):
+        metrics[split], tables = task_split_metrics(model, task, tau)
+        for name in ("proportions_before", "proportions_after", "A", "filtered_counts", "r_hat"):
             artifacts[f"{name}_{split}"] = tables[name]
-        artifacts[f"A_{split}"] = tables["A"]
-        artifacts[f"filtered_counts_{split}"] = tables["filtered_counts"]
-        artifacts[f"r_hat_{split}"] = tables["r_hat"]
     status = dict(estimator.status_)
     empty = [split for split in ("train", "test") if not metrics[split]["acceptance_rate"] > 0]
     if empty:  # q sits on leaves no row of that split reaches: an empty filtered sample
@@ -126,10 +116,11 @@ def leaf_table(estimator: BalancedFilter) -> pd.DataFrame:
     number of training rows (the soft leaf weights summed, rounded to whole rows), r_hat, q, rho."""
     import pandas as pd
 
-    from fairengine.methods.balanced_filtering.rules import leaf_rules
-
     model = estimator.model_
-    rules = leaf_rules(model.arrays, model.encoder) if model.proxy == "tree" else estimator.rules_
+    if model.proxy == "tree":
+        rules = leaf_rules(model.arrays, model.encoder)
+    else:
+        rules = [f"predicted {g}" for g in estimator.group_names_]
     weights = estimator.train_leaf_weights_
     return pd.DataFrame(
         {
@@ -143,8 +134,56 @@ def leaf_table(estimator: BalancedFilter) -> pd.DataFrame:
     )
 
 
-def _run(train: Task, test: Task, **knobs: Any) -> RunResult:
-    return run_filter(train, test, **knobs)
+#: Features whose weight is below this share of the largest one are not counted as used.
+_NEGLIGIBLE = 1e-3
+
+
+def split_words(
+    coefs: np.ndarray, intercepts: np.ndarray, encoder: FeatureEncoder
+) -> tuple[str, str]:
+    """(child 0, child 1) of one split with halfspaces ``coefs`` (T, d) and ``intercepts``."""
+    coefs = np.atleast_2d(np.asarray(coefs, dtype=float))
+    norms = np.linalg.norm(coefs, axis=1)
+    norms = np.where(norms > 0, norms, 1.0)
+    w = (coefs / norms[:, None]).mean(axis=0)
+    b = float((np.asarray(intercepts, dtype=float) / norms).mean())
+    c = int(np.argmax(np.abs(w)))
+    if w[c] == 0:
+        return "all rows", "no rows"
+    used = int((np.abs(w) > _NEGLIGIBLE * abs(w[c])).sum())
+    names = list(encoder.feature_names_out_)
+    n_numeric = len(encoder.numeric_)
+    cut = -b / w[c]  # in encoded units
+    if c < n_numeric:
+        raw = float(encoder.center_[c] + encoder.scale_[c] * cut)
+        above, below = f"{names[c]} > {raw:.6g}", f"{names[c]} ≤ {raw:.6g}"
+    else:
+        column, _, value = names[c].partition("=")
+        above, below = f"{column} = {value}", f"{column} ≠ {value}"
+    one, zero = (above, below) if w[c] > 0 else (below, above)
+    mark = ""
+    if used > 1:
+        mark = f" (≈ oblique split: {abs(w[c]) / np.abs(w).sum():.0%} of its weight)"
+    elif len(np.unique(np.round(np.asarray(intercepts) / norms, 9))) > 1:
+        mark = f" (≈, mean of {len(coefs)} thresholds)"
+    return zero + mark, one + mark
+
+
+def leaf_rules(arrays: dict[str, np.ndarray], encoder: FeatureEncoder) -> list[str]:
+    """The path of every leaf (in leaf order) as its splits in words joined by ``and``."""
+    children = np.asarray(arrays["children"]).reshape(-1, 2)
+    start, count = np.asarray(arrays["start"]), np.asarray(arrays["count"])
+    coefs, intercepts = np.asarray(arrays["coefs"]), np.asarray(arrays["intercepts"])
+    paths: dict[int, list[str]] = {0: []}
+    for v, (c0, c1) in enumerate(children):  # parents come before their children
+        if c0 < 0:
+            continue
+        rows = slice(int(start[v]), int(start[v]) + int(count[v]))
+        zero, one = split_words(coefs[rows], intercepts[rows], encoder)
+        paths[int(c0)] = [*paths[v], zero]
+        paths[int(c1)] = [*paths[v], one]
+    leaves = [v for v, (c0, _) in enumerate(children) if c0 < 0]
+    return [" and ".join(paths[v]) or "all rows" for v in leaves]
 
 
 BALANCED_FILTERING = register(
@@ -156,17 +195,14 @@ BALANCED_FILTERING = register(
         knobs=KNOBS,
         fairness_metric="disclosivity",
         performance_metric="imbalance",
-        run_function=_run,
+        run_function=run_filter,
         description="Learn a proxy for the sensitive attribute that reveals at most α about it, "
         "and per-proxy-group acceptance probabilities ρ, so that filtering unlabelled candidates "
         "yields a group-balanced sample. The label y is never used.",
         reference="Deng, Diana, Kearns & Roth, arXiv 2023",
         paper="Balanced Filtering via Non-Disclosive Proxies",
-        # 5: default protocol "generalising" (leaf floor and number of leaves chosen on held-out
-        # training rows; protocol = "paper" keeps the paper's setting); a group missing from a
-        # filtered sample makes its imbalance maximal
         model_types={"balanced_filter": "fairengine.methods.balanced_filtering.model"},
-        version="6",  # 6: held-out checks against β plus the kept rows' sampling allowance
+        version="6",  # what each version changed: CHANGELOG.md
         requirements=(RANDOMIZED_PREDICTIONS,),
         sweep_grids={
             "page": ALPHA_SWEEP,

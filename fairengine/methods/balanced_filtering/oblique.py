@@ -28,7 +28,6 @@ class ObliqueTree:
     depth: list[int] = field(default_factory=lambda: [0])
     blend: list[float] = field(default_factory=lambda: [1.0])
     share: list[float] = field(default_factory=lambda: [0.0])
-    rules: list[str] = field(default_factory=lambda: ["all rows"])
     coefs: list[np.ndarray] = field(default_factory=list)
     intercepts: list[float] = field(default_factory=list)
 
@@ -53,15 +52,12 @@ class ObliqueTree:
         self.intercepts.extend(np.ravel(intercepts).tolist())
         ids = (len(self.children), len(self.children) + 1)
         self.children[node] = ids
-        for side in (0, 1):
-            self.children.append((-1, -1))
-            self.start.append(0)
-            self.count.append(0)
-            self.depth.append(self.depth[node] + 1)
-            self.blend.append(1.0)
-            self.share.append(0.0)
-            base = "" if node == 0 else self.rules[node] + " → "
-            self.rules.append(f"{base}split {node}: {'h=1' if side else 'h=0'}")
+        self.children += [(-1, -1)] * 2
+        self.start += [0, 0]
+        self.count += [0, 0]
+        self.depth += [self.depth[node] + 1] * 2
+        self.blend += [1.0, 1.0]
+        self.share += [0.0, 0.0]
         return ids
 
     def arrays(self) -> dict[str, np.ndarray]:

@@ -15,13 +15,6 @@ if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
 
 #: proxy names: (alpha, beta) tree, and naive / QP over logistic regression and a decision tree
 PROXIES = ("ab", "qp_dt", "qp_lr", "naive_dt", "naive_lr")
-PROXY_TITLES = {
-    "ab": "(α, β) proxy",
-    "qp_dt": "QP decision tree",
-    "qp_lr": "QP regression",
-    "naive_dt": "Naive decision tree",
-    "naive_lr": "Naive regression",
-}
 
 
 def fit_classifier_proxy(

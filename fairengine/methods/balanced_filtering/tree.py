@@ -40,8 +40,6 @@ class GrowthSettings:
     #: [EXT] the game runs on at most this many of a leaf's rows (seeded subsample); the split
     #: found is then evaluated, repaired and accepted on all rows
     max_game_rows: int = 8000
-    #: [EXT] besides the game's averaged split, try single halfspaces along the game's
-    #: directions at up to ``n_cuts`` thresholds each (see :func:`.candidates.threshold_candidates`)
     #: [EXT] when no split of the game (Alg. 3) passes the progress rule, also try the game with
     #: the threshold-refitted best response and single halfspaces along the games' directions
     #: at up to ``n_cuts`` feasible thresholds each (tier 1 in :func:`grow_tree`)
@@ -54,8 +52,9 @@ class GrowthSettings:
     #: [EXT] also grow at the budgets alpha - step, alpha - 2 step, ... > 0 and keep the tree
     #: nearest U (see :func:`budget_ladder`); 0 grows at alpha only (paper, default)
     budget_step: float = 0.0
-    #: [EXT] also offer single-feature thresholds as split candidates (see :mod:`.axis`); the
-    #: ``axis_splits`` best of them per leaf (by a cheap bound) get the exact hull distance
+    #: [EXT] also offer single-feature thresholds as split candidates (see
+    #: :func:`.candidates.axis_candidates`); the ``axis_splits`` best of them per leaf (by a cheap
+    #: bound) get the exact hull distance
     axis_splits: int = 0
 
 
@@ -194,14 +193,8 @@ def _evaluate_split(
 
 
 def budget_ladder(alpha: float, step: float) -> list[float]:
-    """[EXT] The budgets :func:`grow_tree` tries: alpha, alpha - step, alpha - 2 step, ... > 0.
-
-    A tree grown at a smaller budget is alpha-disclosive too, so keeping the one whose hull is
-    nearest U is model selection on the training objective within the budget. It removes the
-    path dependence of the greedy split rule: without it, on Adult (race) a larger alpha could
-    end farther from U than a smaller one; with it the in-sample distance never rises from alpha
-    to alpha + step.
-    """
+    """[EXT] The budgets :func:`grow_tree` tries: alpha, alpha - step, alpha - 2 step, ... > 0
+    (why: "Design notes" in docs/methods/balanced_filtering.md)."""
     n = int(np.floor(alpha / step + 1e-9)) if step > 0 else 0
     ladder = [round(alpha - k * step, 10) for k in range(n + 1)]
     return [b for b in ladder if b > 1e-9]

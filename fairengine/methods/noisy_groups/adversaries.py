@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from fairengine.methods.noisy_groups.rates import FN, FP, TN, TP, sa_worst
 from fairengine.metrics import RATE_KINDS, rate_base
+from fairengine.metrics.noisy_groups import FN, FP, TN, TP, sa_worst
 from fairengine.solvers.descent_ascent import AdamAscent
 from fairengine.solvers.tv_ball import project_tv_ball
 

@@ -12,10 +12,10 @@ f̃(θ) + Σ_c λ_c ψ̃_c(θ; adversary) with hinge-relaxed group rates:
 * ``unconstrained``: no constraints.
 
 An iterate is recorded every ``eval_every`` steps (never the initial θ = 0) with its 0-1 error and
-its robust checks (``"margin"``, ``"paper"``, ``"exact"``; :mod:`.evaluators`), on the fitting rows
-and on ``eval_set`` when given; the best iterate is the lowest-error one passing the check
-``robust_eval`` (the paper's rule), else the least-violating one ("fallback"). The adversaries,
-the λ rule, the checks and why the defaults are what they are: "Design notes" in
+its robust checks (``"margin"``, ``"paper"``, ``"exact"``; :func:`.game.make_evaluator`), on the
+fitting rows and on ``eval_set`` when given; the best iterate is the lowest-error one passing the
+check ``robust_eval`` (the paper's rule), else the least-violating one ("fallback"). The
+adversaries, the λ rule, the checks and why the defaults are what they are: "Design notes" in
 docs/methods/noisy_groups.md.
 """
 
@@ -29,17 +29,15 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fairengine.methods.noisy_groups.adversaries import make_adversary
-from fairengine.methods.noisy_groups.evaluators import (
-    group_block,
-    make_evaluator,
-    soft_joint_check,
-)
 from fairengine.methods.noisy_groups.game import (
     HingeGame,
     Record,
+    group_block,
     is_feasible,
     lambda_player,
+    make_evaluator,
     select_best,
+    soft_joint_check,
 )
 from fairengine.methods.noisy_groups.knobs import (
     ADVERSARIES,
@@ -49,9 +47,9 @@ from fairengine.methods.noisy_groups.knobs import (
     ROBUST_EVALS,
 )
 from fairengine.methods.noisy_groups.noise import NoiseModel, estimate_noise
-from fairengine.methods.noisy_groups.rates import constraint_list
 from fairengine.methods.params import Interval, StrOptions, knob_constraints, seed, validate_params
 from fairengine.methods.sensitive import resolve_sensitive, sensitive_request
+from fairengine.metrics.noisy_groups import constraint_list
 from fairengine.solvers.descent_ascent import ThetaPlayer, descent_ascent
 
 __all__ = ["ADVERSARIES", "LAMBDA_OPTIMIZERS", "METHODS", "ROBUST_EVALS", "RobustFairClassifier"]
@@ -136,6 +134,7 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
             "selection",
             "random_state",
             "tuning",
+            "protocol",
         ),
         domains={
             "slack": (0.0, None, "left"),
@@ -218,10 +217,6 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         h = np.searchsorted(self.group_classes_, np.asarray(aux_noisy))
         return estimate_noise(g, h, m)
 
-    def _evaluator(self, y: np.ndarray, noisy: np.ndarray, margin_rows: int | None = None):
-        """The robust checks on data (y, Ĝ codes): :func:`.evaluators.make_evaluator`."""
-        return make_evaluator(self, y, noisy, margin_rows)
-
     def _signal_key(self, held_out: bool) -> str | None:
         """The 0-1 check λ ascends on (None: the hinge-relaxed constraints, the paper code's
         rule); ``lambda_signal="auto"``: soft assignments selected on held-out rows
@@ -285,12 +280,14 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         noisy = self._group_codes(noisy_groups, len(y), (aux_true, aux_noisy), eval_set)
         self.noise_model_ = self._noise_model(aux_true, aux_noisy, self.n_groups_)
         self.group_block_ = group_block(X, noisy, self.n_groups_, group_columns)
-        pairs = self._pairs()
+        # the constraints (rate kind, noisy group); none for the unconstrained approach
+        unconstrained = self.method == "unconstrained"
+        pairs = [] if unconstrained else constraint_list(self.constraint, self.n_groups_)
         adversary = make_adversary(self, y, noisy, pairs)
         # with held-out rows, the in-sample margin is that of the held-out rows' size, so the
         # iterates follow the boundary the selection applies
         margin_rows = len(eval_set[1]) if eval_set is not None else None
-        evaluate = self._evaluator(y, noisy, margin_rows)
+        evaluate = make_evaluator(self, y, noisy, margin_rows)
         held, joint = self._held_out(eval_set, y, noisy)
         signal_key = self._signal_key(eval_set is not None)
         theta = ThetaPlayer(np.hstack([X, np.ones((len(y), 1))]), self.learning_rate)
@@ -315,12 +312,6 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         self.n_groups_ = len(self.group_classes_)
         return np.searchsorted(self.group_classes_, noisy_raw)
 
-    def _pairs(self) -> list[tuple[str, int]]:
-        """The constraints (rate kind, noisy group); none for the unconstrained approach."""
-        if self.method == "unconstrained":
-            return []
-        return constraint_list(self.constraint, self.n_groups_)
-
     def _held_out(self, eval_set, y: np.ndarray, noisy: np.ndarray) -> tuple:
         """(X̃_val, y_val, evaluate_val) of ``eval_set`` (None without one) and, for soft
         assignments, the check of fitted and held-out rows together (else None)."""
@@ -330,7 +321,7 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         y_val = (np.asarray(eval_set[1]).ravel() == self.classes_[-1]).astype(float)
         noisy_val = np.searchsorted(self.group_classes_, np.asarray(eval_set[2]))
         held = (np.hstack([X_val, np.ones((len(y_val), 1))]), y_val)
-        held += (self._evaluator(y_val, noisy_val),)
+        held += (make_evaluator(self, y_val, noisy_val),)
         joint = None
         if self.method == "soft":
             joint = soft_joint_check(self, np.append(y, y_val), np.append(noisy, noisy_val))
@@ -349,7 +340,7 @@ class RobustFairClassifier(ClassifierMixin, BaseEstimator):
         scores = self.decision_function(X)
         theta = np.append(self.coef_, self.intercept_)
         tables = self.candidate_tables_[self.best_index_]
-        return self._evaluator(yv, noisy)(
+        return make_evaluator(self, yv, noisy)(
             (scores > 0.0).astype(float), tables, theta=theta, scores=scores
         )
 

@@ -21,17 +21,16 @@ import numpy as np
 
 from fairengine import metrics
 from fairengine.methods.base import Method, RunResult
-from fairengine.methods.noisy_groups.checks import EVIDENCE
+from fairengine.methods.noisy_groups.checks import EVIDENCE, guarantee
 from fairengine.methods.noisy_groups.knobs import (
     BETA_GRID,
     KNOBS,
     METRICS,
+    PAPER_PROTOCOL,
     SWEEP_GRIDS,
     VALIDATION_FRACTION,
 )
 from fairengine.methods.noisy_groups.noise import add_group_noise, estimate_noise
-from fairengine.methods.noisy_groups.promise import guarantee
-from fairengine.methods.noisy_groups.rates import constraint_list
 from fairengine.methods.noisy_groups.report import (
     empirical_tvs,
     group_rates,
@@ -42,6 +41,7 @@ from fairengine.methods.noisy_groups.report import (
     tuning_table,
 )
 from fairengine.methods.registry import register
+from fairengine.metrics.noisy_groups import constraint_list
 
 if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
     import pandas as pd
@@ -74,8 +74,6 @@ def with_noisy_group(X: pd.DataFrame, group_names: Any, noisy: Any) -> pd.DataFr
 
 #: Above this many training rows DRO updates p̃ every 10 steps (exact projection costs O(n)).
 DRO_FULL_ROWS = 5000
-
-
 #: Approaches whose ``selection="auto"`` holds rows out for the best iterate.
 HELD_OUT_METHODS = ("soft",)
 #: ``selection="auto"`` holds rows out only if, in the held-out share, every noisy group has at
@@ -98,10 +96,8 @@ def held_out_base(y, noisy, constraint: str, n_groups: int) -> float:
 def resolve_selection(selection: str, method: str, held_out_rows: float = float("inf")) -> str:
     """The selection data of ``selection`` for ``method``: ``"auto"`` is ``"validation"`` for soft
     assignments when ``held_out_rows`` (:func:`held_out_base`) reaches
-    :data:`MIN_HELD_OUT_BASE`, else ``"train"`` (and always ``"train"`` for the other approaches).
-    Why the floor: on few rows the held-out check is noisier than the in-sample optimism it
-    removes (on Adult subsampled to a few thousand rows, selecting held out broke the true-group
-    constraint on new rows where selecting on train did not)."""
+    :data:`MIN_HELD_OUT_BASE`, else ``"train"`` (and always ``"train"`` for the other approaches;
+    why the floor: "Design notes" in docs/methods/noisy_groups.md)."""
     if selection == "auto":
         enough = held_out_rows >= MIN_HELD_OUT_BASE
         return "validation" if method in HELD_OUT_METHODS and enough else "train"
@@ -160,22 +156,6 @@ class _Prepared:
     eval_set: tuple | None = None
 
 
-def _split_rows(train: Task, knobs: Mapping[str, Any], noisy: np.ndarray):
-    """Fitting rows, held-out rows (or None), the selection data used, auxiliary sample rows."""
-    method, n = knobs["method"], len(train.y)
-    # its own stream: with the noise generator's seed, choice() would draw exactly the flipped rows
-    rng = np.random.default_rng((int(knobs["random_state"]), 3))
-    fit_rows, val_rows = np.arange(n), None
-    base_rows = held_out_base(train.y, noisy, knobs["constraint"], train.n_groups)
-    selection_used = resolve_selection(knobs["selection"], method, base_rows)
-    if selection_used == "validation" or _tuned(knobs):
-        from fairengine.data.split import held_out_split  # pandas: loaded on a run only
-
-        fit_rows, val_rows = held_out_split(n, VALIDATION_FRACTION, rng)
-    aux = rng.choice(fit_rows, size=max(1, int(AUX_FRACTION * len(fit_rows))), replace=False)
-    return fit_rows, val_rows, selection_used, aux
-
-
 def _tuned(knobs: Mapping[str, Any]) -> bool:
     """Whether the run fits the paper's learning-rate grid (soft assignments only)."""
     return knobs["tuning"] == "grid" and knobs["method"] == "soft"
@@ -194,7 +174,18 @@ def _prepare(train: Task, test: Task, knobs: Mapping[str, Any]) -> _Prepared:
         x_train = with_noisy_group(x_train, names, noisy_train)
         x_test = with_noisy_group(x_test, names, noisy_test)
     encoder = FeatureEncoder().fit(x_train)
-    fit_rows, val_rows, selection_used, aux = _split_rows(train, knobs, noisy_train)
+    # the row split: its own stream (with the noise generator's seed, choice() would draw exactly
+    # the flipped rows); fitting rows, held-out rows (or None), the auxiliary sample's rows
+    rng = np.random.default_rng((int(seed_), 3))
+    n = len(train.y)
+    fit_rows, val_rows = np.arange(n), None
+    base_rows = held_out_base(train.y, noisy_train, knobs["constraint"], train.n_groups)
+    selection_used = resolve_selection(knobs["selection"], knobs["method"], base_rows)
+    if selection_used == "validation" or _tuned(knobs):
+        from fairengine.data.split import held_out_rows  # pandas: loaded on a run only
+
+        fit_rows, val_rows = held_out_rows(n, VALIDATION_FRACTION, rng)
+    aux = rng.choice(fit_rows, size=max(1, int(AUX_FRACTION * len(fit_rows))), replace=False)
     prep = _Prepared(
         names,
         noisy_train,
@@ -304,7 +295,7 @@ def _run(train: Task, test: Task, **knobs: Any) -> RunResult:
     from fairengine.methods.noisy_groups.model import RobustFairModel
 
     start = time.perf_counter()
-    knobs = dict(knobs)
+    knobs = dict(knobs) | (PAPER_PROTOCOL if knobs["protocol"] == "paper" else {})
     prep = _prepare(train, test, knobs)
     with threadpool_limits(limits=1, user_api="blas"):
         fitted = _fit_all(train, prep, knobs)
@@ -444,7 +435,7 @@ NOISY_GROUPS = register(
         paper="Robust Optimization for Fairness with Noisy Protected Groups",
         model_types={"noisy_groups": "fairengine.methods.noisy_groups.model"},
         metrics=METRICS,
-        version="11",  # what each version changed: CHANGELOG.md
+        version="12",  # what each version changed: CHANGELOG.md
         sweep_grids=SWEEP_GRIDS,
         demo_tasks=(("adult", ("race",)),),
         evidence=EVIDENCE,

@@ -1,5 +1,5 @@
-"""0-1 rate constraints, their exact worst cases (defined with the metric that reports them,
-:mod:`fairengine.metrics.noisy_groups`, and re-exported here) and the method's other checks.
+"""0-1 rate constraints and the method's checks beyond their exact worst cases (those are defined
+with the metric that reports them, :mod:`fairengine.metrics.noisy_groups`).
 
 Constraints with slack α (one-sided, as in the paper), per group j:
 
@@ -16,32 +16,13 @@ import numpy as np
 
 from fairengine.metrics import RATE_FAMILIES, RATE_SIGN, rate_base, rate_violations
 from fairengine.metrics.noisy_groups import (
-    CONSTRAINTS,
-    FN,
-    FP,
-    TN,
-    TP,
     RateBases,
-    assignment_rate,
-    cell_masses,
     constraint_list,
-    dro_violations,
-    dro_worst_rate,
     overall_rates,
-    sa_worst,
-    sa_worst_assignment,
     weighted_rate,
 )
 from fairengine.metrics.noisy_groups import rate_gap as _gap
 from fairengine.metrics.noisy_groups import ratio_or_zero as _ratio
-
-#: The exact worst-case evaluators live with the metric that reports them
-#: (:func:`fairengine.metrics.robust_violation`); re-exported here beside the method's checks.
-__all__ = [
-    "CONSTRAINTS", "FN", "FP", "TN", "TP", "assignment_rate", "cell_masses", "constraint_list",
-    "dro_violations", "dro_worst_rate", "overall_rates", "sa_worst", "sa_worst_assignment",
-    "weighted_rate",
-]  # fmt: skip
 
 
 def violations(y, yhat, groups, constraint: str, slack: float, n_groups: int) -> np.ndarray:
@@ -51,10 +32,6 @@ def violations(y, yhat, groups, constraint: str, slack: float, n_groups: int) ->
     A group without rows of the rate's base (e.g. no positives for TPR) counts as -α.
     """
     return rate_violations(y, yhat, groups, constraint=constraint, slack=slack, n_groups=n_groups)
-
-
-def max_violation(y, yhat, groups, constraint: str, slack: float, n_groups: int) -> float:
-    return float(np.max(violations(y, yhat, groups, constraint, slack, n_groups)))
 
 
 # ------------------------------------------------------------ paper-parity (weak) evaluators
