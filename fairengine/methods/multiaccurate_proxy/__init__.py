@@ -35,7 +35,7 @@ __all__ = [
 #: Names imported from their submodule on first use, so that registering the method (a listing, a
 #: cached sweep) does not load the algorithm and its libraries.
 _LAZY = {
-    "ProxyParity": "constraints",
+    "ProxyParity": "downstream",
     "ProxyFairClassifier": "downstream",
     "MultiaccurateProxyModel": "model",
     "PROXIES": "knobs",

@@ -223,6 +223,14 @@ def class_tasks(n: int) -> np.ndarray:
     return np.zeros((n, 1))
 
 
+def note_regions(seen: dict[bytes, np.ndarray], found: list[tuple], tasks: np.ndarray) -> None:
+    """Add the error regions 1[h ≠ y_j] of an auditor's answer ``found`` (:meth:`Auditor.best`)
+    to ``seen``, keyed by their bits (each distinct region once)."""
+    for j, (_, _, h) in enumerate(found):
+        errors = np.abs(h - tasks[:, j])
+        seen.setdefault(np.packbits(errors.astype(bool)).tobytes(), errors)
+
+
 def make_auditor(auditor: str | Auditor, depth: int, random_state: int) -> Auditor:
     if isinstance(auditor, Auditor):
         return auditor

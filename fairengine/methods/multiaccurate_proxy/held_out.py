@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from fairengine.methods.multiaccurate_proxy.auditor import note_regions
 from fairengine.solvers.least_squares import LeastSquares
 
 
@@ -61,9 +62,7 @@ def held_out_certificate(
     own = type(aud)(aud.kind, depth=aud.depth, random_state=aud.random_state)
     seen: dict[bytes, np.ndarray] = {}
     for theta in path:
-        for j, (_, _, h) in enumerate(own.best(X, z[:, k] - Xa @ theta, tasks)):
-            errors = np.abs(h - tasks[:, j])
-            seen.setdefault(np.packbits(errors.astype(bool)).tobytes(), errors)
+        note_regions(seen, own.best(X, z[:, k] - Xa @ theta, tasks), tasks)
     vectors = np.array(list(seen.values()))
     violations = np.max(np.abs((vectors @ z[:, k])[:, None] - vectors @ values), axis=0) / n
     return violations, z[:, k][:, None] - values

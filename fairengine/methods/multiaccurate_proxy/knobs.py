@@ -15,6 +15,11 @@ CONSTRAINTS = ("equal_error", "demographic_parity")
 DL_LEARNERS = ("regression", "logistic")
 TASK_MODES = ("sampled", "class")
 
+#: Knobs of the downstream pipeline and the page, not of a proxy estimator (its constructor
+#: takes none of them, so its fit-time validation skips them).
+PIPELINE_KNOBS = ("task_mode", "constraint", "eps", "n_tasks", "max_rows", "grouping",
+                  "dl_learner", "dl_iter", "random_state")  # fmt: skip
+
 KNOBS: tuple[Knob, ...] = (
     Knob("proxy", "multiaccurate", choices=PROXIES, label="Proxy ẑ",
          help="ẑ — multiaccurate linear (Alg. 4), multiaccurate trees (Alg. 2), the true groups "

@@ -12,21 +12,17 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
-import pandas as pd
-from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import threadpool_limits
+from sklearn.utils.validation import check_is_fitted
 
 from fairengine.data.split import held_out_rows
 from fairengine.methods.multiaccurate_proxy.auditor import (
     Auditor,
-    as_2d,
-    audit,
-    class_tasks,
     groups_to_fit,
     make_auditor,
+    note_regions,
 )
 from fairengine.methods.multiaccurate_proxy.floor import floor_lp
+from fairengine.methods.multiaccurate_proxy.general import ProxyGame
 from fairengine.methods.multiaccurate_proxy.held_out import (
     descending_chain,
     held_out_certificate,
@@ -34,39 +30,12 @@ from fairengine.methods.multiaccurate_proxy.held_out import (
     project_theta,
     refit_start,
 )
-from fairengine.methods.multiaccurate_proxy.knobs import KNOBS
-from fairengine.methods.params import (
-    HasMethods,
-    Interval,
-    knob_constraints,
-    seed,
-    validate_params,
-)
-from fairengine.methods.sensitive import sensitive_request
+from fairengine.methods.multiaccurate_proxy.knobs import KNOBS, PIPELINE_KNOBS
+from fairengine.methods.params import HasMethods, Interval, knob_constraints, seed
 from fairengine.solvers.least_squares import LeastSquares
 
-#: _ONE_THREAD [OURS]: the game loops do thousands of (n × d)·(d × few) products; multithreaded
-#: BLAS gains nothing there and, on a loaded machine, oversubscription makes them slower, so
-#: the fits run with one BLAS thread (numbers in bench/RESULTS.md).
-
-
-#: Run outcomes of Algorithm 4 (``MultiaccurateProxy.status_``).
+#: Run outcomes of Algorithm 4 (``MultiaccurateProxy.status_``), from best to worst.
 STATUSES = ("converged", "max_iter", "below_floor")
-
-
-#: Knobs of the downstream pipeline and the page, not of a proxy estimator (its constructor
-#: takes none of them, so its fit-time validation skips them).
-PIPELINE_KNOBS = (
-    "task_mode",
-    "constraint",
-    "eps",
-    "n_tasks",
-    "max_rows",
-    "grouping",
-    "dl_learner",
-    "dl_iter",
-    "random_state",
-)
 
 
 @dataclass
@@ -92,20 +61,17 @@ class GroupPath:
     regions: tuple
 
 
-class MultiaccurateProxy(BaseEstimator):
+class MultiaccurateProxy(ProxyGame):
     """Linear multiaccurate proxy, Algorithm 4 of Diana et al. 2022: projected online gradient
     descent on ẑ_k(x) = θ·[x, 1] against the auditor's best response over the error regions
     {h ≠ y_j}, warm-started at least squares, run once per group (a complementary pair once).
 
-    A scikit-learn estimator (arguments validated in :meth:`fit` from the
-    ``multiaccurate_proxy`` knobs; ``predict`` = :meth:`predict_proba` = the real-valued ẑ).
     The game's path does not depend on α: one fit serves every α (:meth:`at_alpha`), which picks
     the first kept candidate certified at ε_k = α·mean(z_k) (α = 0: the lowest reached). A
-    ``validation`` share of the rows is kept out of the game, and only candidates that also
-    lower the violation there by more than its sampling error are kept; when none does, least
-    squares on every row is served and α has a single value. Why each of these choices (the
-    preconditioned metric, the always-pushing path, the kept-out rows, the statuses, complement
-    symmetry): "Design notes" in ``docs/methods/multiaccurate_proxy.md``.
+    ``validation`` share of the rows is kept out of the game; only candidates that also lower the
+    violation there by more than its sampling error are kept; when none does, least squares on
+    every row is served and α has a single value. Why: "Design notes" in
+    ``docs/methods/multiaccurate_proxy.md``.
 
     Parameters
     ----------
@@ -216,26 +182,7 @@ class MultiaccurateProxy(BaseEstimator):
         },
     )
 
-    __metadata_request__fit = sensitive_request()
-
-    def fit(
-        self,
-        X: np.ndarray,
-        sensitive_features: np.ndarray | None = None,
-        tasks: np.ndarray | None = None,
-    ) -> MultiaccurateProxy:
-        """Fit θ_k per group of the protected attribute ``sensitive_features`` (n,) or (n, K) (its
-        y: a missing one gets the y check). ``tasks=None`` is the Section 5 mode (see
-        :func:`class_tasks`)."""
-        validate_params(self)
-        X, z = validate_data(self, X, sensitive_features, multi_output=True, y_numeric=True)
-        with threadpool_limits(limits=1, user_api="blas"):  # many small products: _ONE_THREAD
-            return self._fit(X, z, tasks)
-
-    def _fit(self, X: np.ndarray, z: np.ndarray, tasks: np.ndarray | None) -> MultiaccurateProxy:
-        X = np.asarray(X, float)
-        z = as_2d(z)
-        tasks = class_tasks(len(X)) if tasks is None else as_2d(tasks)
+    def _fit(self, X: np.ndarray, z: np.ndarray, tasks: np.ndarray) -> MultiaccurateProxy:
         aud = make_auditor(self.auditor, self.auditor_depth, seed(self.random_state))
         # a finite H is given by its labellings of these very rows: it cannot be split
         share = 0.0 if aud.kind == "finite" else self.validation
@@ -253,9 +200,7 @@ class MultiaccurateProxy(BaseEstimator):
         for k in fit_groups:
             path, trace, seen = self._game(Xa, X, z[:, k], tasks, aud, inverse)
             found = aud.best(X, z[:, k] - Xa @ path[-1], tasks)  # the average's own audit
-            for j, (_, _, h) in enumerate(found):
-                errors = np.abs(h - tasks[:, j])
-                seen.setdefault(np.packbits(errors.astype(bool)).tobytes(), errors)
+            note_regions(seen, found, tasks)
             vectors = np.array(list(seen.values()))
             region_x, region_z = vectors @ Xa / n, vectors @ z[:, k] / n
             paths[k] = GroupPath(
@@ -339,41 +284,35 @@ class MultiaccurateProxy(BaseEstimator):
         hits = [i for i in chain if ratio[i] <= alpha * (1 + 1e-9)] if alpha > 0 else []
         pick = hits[0] if hits else chain[-1]
         target = alpha if alpha > 0 else float(ratio[pick])
-        out: dict[str, dict[int, object]] = {
-            key: {} for key in ("coef", "trace", "floor", "reached", "viol", "rounds", "status")
-        }
+        picked = {}  # per fitted group: (θ, trace, floor, reached, violation, status)
         for k in groups:
             entry = self.paths_[k]
             eps = target * self.scales_[k]
             reached = float(entry.audited[pick])
             converged = reached <= eps * (1 + 1e-9)
             floor = np.nan if converged else floor_lp(*entry.regions)[0]
-            rounds = min(pick + 1, self.n_iter)
-            trace = entry.trace[: self.n_iter].astype(float)
             status = "converged" if converged else ("below_floor" if floor > eps else "max_iter")
-            values = (entry.path[pick], trace, floor, reached, float(entry.trace[pick]))
-            values += (rounds, status)
-            for key, value in zip(out, values, strict=True):
-                out[key][k] = value
-        if len(groups) < self.n_groups_:  # complement symmetry: ẑ_1 = 1 − ẑ_0
-            for key in out:
-                out[key][1] = out[key][0]
-            out["coef"][1] = -out["coef"][0]
-            out["coef"][1][-1] += 1.0
-        every = range(self.n_groups_)
-        self.coef_ = np.array([out["coef"][k] for k in every])
-        self.trace_ = np.array([out["trace"][k] for k in every], float)
-        self.floor_ = np.array([out["floor"][k] for k in every], float)
-        self.reached_ = np.array([out["reached"][k] for k in every], float)
-        self.violation_ = np.array([out["viol"][k] for k in every], float)
-        self.n_iter_ = np.array([out["rounds"][k] for k in every], int)
-        scales = [self.scales_.get(k, self.scales_[groups[0]]) for k in every]
+            trace = entry.trace[: self.n_iter].astype(float)
+            picked[k] = (entry.path[pick], trace, floor, reached, float(entry.trace[pick]), status)
+        # a complementary pair: group 1 reads group 0's game, with ẑ_1 = 1 − ẑ_0
+        every = [picked.get(k, picked[groups[0]]) for k in range(self.n_groups_)]
+        coef, trace, floor, reached, violation, status = zip(*every, strict=True)
+        self.coef_ = np.array(coef)
+        if len(groups) < self.n_groups_:
+            self.coef_[1] = -self.coef_[0]
+            self.coef_[1][-1] += 1.0
+        self.trace_ = np.array(trace, float)
+        self.floor_ = np.array(floor, float)
+        self.reached_ = np.array(reached, float)
+        self.violation_ = np.array(violation, float)
+        self.n_iter_ = np.full(self.n_groups_, min(pick + 1, self.n_iter))
+        scales = [self.scales_.get(k, self.scales_[groups[0]]) for k in range(self.n_groups_)]
         self.tolerance_ = np.array([target * s for s in scales])
         self.alpha_ = target
         self.reached_ratio_ = float(self._candidate_ratio[pick])
         self.held_out_ratio_ = float(self._candidate_held_out[pick])
-        self.status_by_group_ = [str(out["status"][k]) for k in every]
-        self.status_ = max(self.status_by_group_, key=_severity)
+        self.status_by_group_ = list(status)
+        self.status_ = max(self.status_by_group_, key=STATUSES.index)
         return self
 
     def _game(
@@ -402,9 +341,7 @@ class MultiaccurateProxy(BaseEstimator):
             g = Xa @ theta
             found = aud.best(X, zk - g, tasks)
             values = [abs(v) for v, _, _ in found]
-            for j, (_, _, h) in enumerate(found):
-                errors = np.abs(h - tasks[:, j])
-                seen.setdefault(np.packbits(errors.astype(bool)).tobytes(), errors)
+            note_regions(seen, found, tasks)
             trace.append(max(values))
             path.append(theta)
             j = int(np.argmax(values))
@@ -419,26 +356,3 @@ class MultiaccurateProxy(BaseEstimator):
             theta = project(theta - self.learning_rate / np.sqrt(t) * grad)
         path.append(np.mean(path, axis=0))
         return np.array(path), trace, seen
-
-    def predict_proba(self, X: np.ndarray) -> np.ndarray:
-        """ẑ(x) (n, K): real-valued, may leave [0, 1] (clipping would break the guarantee)."""
-        check_is_fitted(self, "coef_")
-        X = np.asarray(validate_data(self, X, reset=False), float)
-        return np.column_stack([X, np.ones(len(X))]) @ self.coef_.T
-
-    def predict(self, X: np.ndarray) -> np.ndarray:
-        """ẑ(x), as :meth:`predict_proba` (the proxy is a regression of z on x)."""
-        return self.predict_proba(X)
-
-    def audit(
-        self,
-        X: np.ndarray,
-        z: np.ndarray,
-        tasks: np.ndarray,
-        **names: list[str] | None,
-    ) -> pd.DataFrame:
-        return audit(X, z, self.predict_proba(X), tasks, self.auditor, **names)
-
-
-def _severity(status: str) -> int:
-    return STATUSES.index(status)
