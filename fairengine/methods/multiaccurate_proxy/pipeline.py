@@ -118,6 +118,19 @@ def run_parts(train: Task, test: Task, knobs: dict[str, Any]) -> tuple:
     )
 
 
+def fit_downstream(knobs: dict[str, Any], dl: dict[str, Any], soft: np.ndarray) -> Any:
+    """The downstream fair classifier of ``knobs`` on the downstream rows ``dl``, seeing the soft
+    groups ``soft``."""
+    from fairengine.methods.multiaccurate_proxy.downstream import ProxyFairClassifier
+
+    return ProxyFairClassifier(
+        eps=knobs["eps"],
+        constraint=knobs["constraint"],
+        max_iter=knobs["dl_iter"],
+        learner=knobs["dl_learner"],
+    ).fit(dl["X"], dl["y"], soft)
+
+
 def downstream_comparison(
     train: Task, test: Task, knobs: dict[str, Any], proxies: tuple[str, ...]
 ) -> dict[str, dict[str, float]]:
@@ -127,8 +140,6 @@ def downstream_comparison(
     shared with the runs (:func:`proxy_for`)."""
     from threadpoolctl import threadpool_limits
 
-    from fairengine.methods.multiaccurate_proxy.downstream import ProxyFairClassifier
-
     pl, dl, _, _ = run_parts(train, test, knobs)
     onehot, _ = group_onehot(train, knobs["grouping"])
     out = {}
@@ -137,13 +148,7 @@ def downstream_comparison(
         for proxy in proxies:
             estimator, _ = proxy_for(train, {**knobs, "proxy": proxy}, pl, test)
             soft = dl["z"] if estimator is None else estimator.predict_proba(dl["X"])
-            clf = ProxyFairClassifier(
-                eps=knobs["eps"],
-                constraint=knobs["constraint"],
-                max_iter=knobs["dl_iter"],
-                learner=knobs["dl_learner"],
-            ).fit(dl["X"], dl["y"], soft)
-            score = clf.predict_score(test_x)
+            score = fit_downstream(knobs, dl, soft).predict_score(test_x)
             gap = metrics.true_group_gap(test_z, test_y, score, knobs["constraint"])
             error = float(np.mean(score * (1 - test_y) + (1 - score) * test_y))
             out[proxy] = {"true_group_gap": gap, "error": error, "score": score}
