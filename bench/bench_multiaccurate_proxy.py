@@ -438,14 +438,14 @@ VERSIONS = {"before": "v7", "after": "v8"}
 def _as_v7():
     """Algorithm 4 as version 7 fitted it: every kept-out fall keeps a step (no margin), and a
     lone start is not refitted on every proxy row."""
-    from fairengine.methods.multiaccurate_proxy import held_out, linear
+    from fairengine.methods.multiaccurate_proxy import linear
 
-    margin, refit = held_out.CHAIN_MARGIN, linear.refit_start
-    held_out.CHAIN_MARGIN, linear.refit_start = 0.0, lambda *args: None
+    margin, refit = linear.CHAIN_MARGIN, linear.refit_start
+    linear.CHAIN_MARGIN, linear.refit_start = 0.0, lambda *args: None
     try:
         yield
     finally:
-        held_out.CHAIN_MARGIN, linear.refit_start = margin, refit
+        linear.CHAIN_MARGIN, linear.refit_start = margin, refit
 
 
 def _held_out_fits(dataset: str, sensitive: str | None, seed: int) -> dict:
@@ -526,7 +526,7 @@ def _rows_fit(dataset: str, sensitive: str | None, seed: int, rows: int | None) 
     """One split: Algorithm 4 fitted on ``rows`` training rows; on up to 4,000 test rows, the
     multiaccuracy violation of least squares on every one of those rows, of fixed candidates of
     the game's path and of the proxy served at α = 0."""
-    from fairengine.methods.multiaccurate_proxy.held_out import refit_start
+    from fairengine.methods.multiaccurate_proxy.linear import refit_start
     from fairengine.methods.multiaccurate_proxy.pipeline import data_part, group_onehot
     from fairengine.metrics import multiaccuracy_violation
 

@@ -353,7 +353,7 @@ def real_fits():
 def test_chain_keeps_only_falls_beyond_the_sampling_error() -> None:
     """A candidate is kept only when its in-sample violation falls and its kept-out violation
     falls by more than the standard error of the last kept one's there (from its residuals)."""
-    from fairengine.methods.multiaccurate_proxy.held_out import descending_chain, held_out_error
+    from fairengine.methods.multiaccurate_proxy.linear import descending_chain, held_out_error
 
     rows = 400
     rng = np.random.default_rng(0)

@@ -23,9 +23,8 @@ from fairengine.methods.maxent.domain import (
     readable_rows,
 )
 from fairengine.methods.maxent.knobs import KNOBS
-from fairengine.methods.maxent.oracle import DualOracle, DualState
+from fairengine.methods.maxent.oracle import DualOracle, DualState, solve_dual
 from fairengine.methods.maxent.reweighting import prior_weights, target_marginals
-from fairengine.methods.maxent.solver import solve_dual
 from fairengine.methods.params import (
     Interval,
     StrOptions,
@@ -40,7 +39,7 @@ def distinct_rows(
     codes: np.ndarray, weights: np.ndarray, sizes: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distinct rows S of ``codes`` (lexicographic order), each one's summed weight and its count
-    (S is a set); one 1-D sort of mixed-radix keys (:mod:`.keys`)."""
+    (S is a set); one 1-D sort of mixed-radix keys (:mod:`fairengine.data.row_keys`)."""
     codes = np.asarray(codes, dtype=np.int64)
     if sizes is None:
         sizes = np.zeros(codes.shape[1], dtype=np.int64)

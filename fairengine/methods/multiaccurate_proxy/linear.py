@@ -1,7 +1,7 @@
 """Algorithm 4 of Diana et al. 2022: the linear multiaccurate proxy, projected online gradient
-descent against the auditor's best response, with the rows kept out of its game
-(:mod:`~fairengine.methods.multiaccurate_proxy.held_out`) and its LP floor
-(:mod:`~fairengine.methods.multiaccurate_proxy.floor`). Tags as in
+descent against the auditor's best response; the rows kept out of its game [OURS] (each
+candidate's certificate there, the chain of kept candidates, the refit of a lone least-squares
+start) and the LP floor of linear G [OURS], reported when α is out of reach. Tags as in
 :mod:`~fairengine.methods.multiaccurate_proxy.auditor`.
 """
 
@@ -10,8 +10,10 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import Any
 
 import numpy as np
+from scipy.optimize import linprog
 from sklearn.utils.validation import check_is_fitted
 
 from fairengine.data.split import held_out_rows
@@ -21,15 +23,7 @@ from fairengine.methods.multiaccurate_proxy.auditor import (
     make_auditor,
     note_regions,
 )
-from fairengine.methods.multiaccurate_proxy.floor import floor_lp
 from fairengine.methods.multiaccurate_proxy.general import ProxyGame
-from fairengine.methods.multiaccurate_proxy.held_out import (
-    descending_chain,
-    held_out_certificate,
-    held_out_error,
-    project_theta,
-    refit_start,
-)
 from fairengine.methods.multiaccurate_proxy.knobs import KNOBS, PIPELINE_KNOBS
 from fairengine.methods.params import HasMethods, Interval, knob_constraints, seed
 from fairengine.solvers.least_squares import LeastSquares
@@ -52,7 +46,7 @@ class GroupPath:
         Each candidate's max additive violation over every error region found in the game.
     regions : tuple
         (M = A[X, 1]/n, b = Az/n, Σ_i [x_i, 1], Σz) of the audit vectors A found: the LP floor's
-        data (:func:`~fairengine.methods.multiaccurate_proxy.floor.floor_lp`).
+        data (:func:`floor_lp`).
     """
 
     path: np.ndarray
@@ -356,3 +350,132 @@ class MultiaccurateProxy(ProxyGame):
             theta = project(theta - self.learning_rate / np.sqrt(t) * grad)
         path.append(np.mean(path, axis=0))
         return np.array(path), trace, seen
+
+
+def project_theta(
+    theta: np.ndarray, radius: float, mean: tuple[np.ndarray, float, int], metric: bool
+) -> np.ndarray:
+    """θ projected on the ℓ2 ball ‖θ‖ ≤ ``radius``, then on the mean constraint Σẑ = Σz
+    (``mean`` = (Σ_i [x_i, 1], Σz, n)): in the preconditioned ``metric``, by shifting the
+    intercept; else the Euclidean projection."""
+    s, target, n = mean
+    norm = np.linalg.norm(theta)
+    if norm > radius:
+        theta = theta * (radius / norm)
+    if metric:
+        theta = theta.copy()
+        theta[-1] += (target - s @ theta) / n
+        return theta
+    return theta - ((s @ theta - target) / (s @ s)) * s
+
+
+def refit_start(entry: Any, Xa: np.ndarray, zk: np.ndarray, radius: float, metric: bool) -> None:
+    """Replace the least-squares start of one group's path ``entry`` by least squares on the
+    rows ``Xa`` = [X, 1] (every fit row), and its in-sample value over the error regions found
+    (on the game's rows) by that of the refit."""
+    theta = LeastSquares(Xa, intercept=False, ridge=None).coef(zk)
+    theta = project_theta(theta, radius, (Xa.sum(axis=0), float(zk.sum()), len(zk)), metric)
+    entry.path = entry.path.copy()
+    entry.path[0] = theta
+    region_x, region_z = entry.regions[:2]
+    entry.audited = entry.audited.copy()
+    entry.audited[0] = float(np.max(np.abs(region_z - region_x @ theta)))
+
+
+def held_out_certificate(
+    path: np.ndarray, check: tuple[np.ndarray, np.ndarray, np.ndarray], k: int, aud: Any
+) -> tuple[np.ndarray, np.ndarray]:
+    """(each candidate's max additive violation on the held-out rows ``check`` = (X, z, tasks),
+    over every error region a fresh auditor finds there against any candidate; each candidate's
+    residuals z_k − ẑ_k on those rows, (rows, candidates)), both empty without held-out rows.
+    The game never saw these rows, so a fall along the path here is not noise of the game's own
+    rows fitted by the proxy."""
+    X, z, tasks = check
+    if len(X) == 0:
+        return np.zeros(0), np.zeros((0, len(path)))
+    n = len(X)
+    Xa = np.column_stack([X, np.ones(n)])
+    values = Xa @ path.T
+    own = type(aud)(aud.kind, depth=aud.depth, random_state=aud.random_state)
+    seen: dict[bytes, np.ndarray] = {}
+    for theta in path:
+        note_regions(seen, own.best(X, z[:, k] - Xa @ theta, tasks), tasks)
+    vectors = np.array(list(seen.values()))
+    violations = np.max(np.abs((vectors @ z[:, k])[:, None] - vectors @ values), axis=0) / n
+    return violations, z[:, k][:, None] - values
+
+
+#: How many standard errors of the held-out violation a candidate's must fall below the last
+#: kept one's to be kept [OURS] (:func:`held_out_error`).
+CHAIN_MARGIN = 1.0
+
+
+def held_out_error(residuals: np.ndarray, i: int) -> float:
+    """Standard error of candidate ``i``'s violation on the held-out rows: for any one region,
+    that of the mean of 1[region]·(z − ẑ_i), at most sqrt(mean((z − ẑ_i)²)/n) [OURS].
+    ``residuals`` (groups, rows, candidates) holds each fitted group's (z_k − ẑ_k)/mean(z_k) on
+    those rows (ratio units); the largest over the groups. A fall smaller than this is what
+    another draw of the rows would undo (a margin on the paired difference alone is too small:
+    bench ``multiaccurate_proxy_held_out``)."""
+    if residuals.size == 0:
+        return 0.0
+    return float(np.sqrt(np.max(np.mean(residuals[:, :, i] ** 2, axis=1)) / residuals.shape[1]))
+
+
+def descending_chain(
+    in_sample: np.ndarray, held_out: np.ndarray, residuals: np.ndarray | None = None
+) -> list[int]:
+    """The candidates kept, in path order: the start, then each candidate whose violation is
+    below every kept one's in sample and, on the held-out rows, by more than ``CHAIN_MARGIN``
+    standard errors of the last kept one's (:func:`held_out_error` of ``residuals``) [OURS]:
+    a fall smaller than that is within what another draw of those rows would undo. Along the
+    chain both fall, so a smaller α (a later kept candidate) never gives a larger violation on
+    either."""
+    residuals = np.zeros((0, 0, 0)) if residuals is None else residuals
+    chain = [0]
+    for i in range(1, len(in_sample)):
+        last = chain[-1]
+        margin = CHAIN_MARGIN * held_out_error(residuals, last)
+        lower_held = held_out.size == 0 or held_out[i] < held_out[last] - margin
+        if in_sample[i] < in_sample[last] and lower_held:
+            chain.append(i)
+    return chain
+
+
+def multiaccuracy_floor(
+    X: np.ndarray,
+    z: np.ndarray,
+    vectors: np.ndarray,
+) -> tuple[float, np.ndarray]:
+    """The feasibility floor of linear G [OURS]: the LP
+
+    min_θ max_a |a·(z − [X, 1]θ)|/n  s.t.  Σ_i [x_i, 1]·θ = Σ_i z_i
+
+    over the audit vectors ``vectors`` (rows a ∈ {0,1}^n, e.g. a = 1[h ≠ y_j] for a finite H).
+    Returns (the minimal max additive violation, θ). No linear proxy does better on these
+    vectors; Algorithm 4 with a large C approaches it.
+    """
+    X, z = np.asarray(X, float), np.asarray(z, float)
+    n = len(X)
+    Xa = np.column_stack([X, np.ones(n)])
+    A = np.asarray(vectors, float)
+    return floor_lp(A @ Xa / n, A @ z / n, Xa.sum(axis=0), float(z.sum()))
+
+
+def floor_lp(
+    region_x: np.ndarray, region_z: np.ndarray, s: np.ndarray, total: float
+) -> tuple[float, np.ndarray]:
+    """:func:`multiaccuracy_floor` from the regions' moments: min_θ max_a |b_a − M_a·θ| s.t.
+    s·θ = total, with M = A[X, 1]/n, b = Az/n, s = Σ_i [x_i, 1]."""
+    d = region_x.shape[1]
+    # variables (θ, t): minimise t with ±(b − Mθ) ≤ t
+    c = np.append(np.zeros(d), 1.0)
+    ones = np.ones((len(region_x), 1))
+    a_ub = np.vstack([np.hstack([-region_x, -ones]), np.hstack([region_x, -ones])])
+    b_ub = np.concatenate([-region_z, region_z])
+    a_eq = np.append(s, 0.0)[None, :]
+    bounds = [(None, None)] * d + [(0, None)]
+    res = linprog(c, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=[total], bounds=bounds, method="highs")
+    if res.status != 0:
+        raise ValueError(f"floor LP failed: {res.message}")
+    return float(res.x[-1]), res.x[:d]
