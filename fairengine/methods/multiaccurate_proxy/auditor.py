@@ -44,28 +44,12 @@ def as_2d(a: np.ndarray) -> np.ndarray:
 
 
 class Auditor:
-    """Heuristic CSC(H) best response over error regions {x : h(x) ≠ y_j}.
-
-    For residual r = z_k − ẑ_k the additive violation of h on task j is
-    viol_j(h) = b_j + Σ_i h_i c_ij with b_j = Σ r_i y_ij / n and c_ij = r_i (1 − 2 y_ij) / n
-    [RECON, Eq. (7)]. For each sign σ the auditor maximises σ·viol_j with
-
-    * ``"linear"`` [OURS]: the Kearns et al. regression heuristic — a least-squares
-      fit of c_j on x (pseudo-inverse cached once) — followed by the exact best threshold of the
-      fitted score (:func:`~fairengine.solvers.oracles.best_intercept`), so halfspaces;
-    * ``"tree"`` [OURS]: a weighted depth-``depth`` decision tree on the reduction
-      label 1[cost < 0], weight |cost|.
-
-    * ``"finite"`` [OURS, for tests and small problems]: exact brute force over
-      the columns of ``candidates`` (n, |H|), a finite H given by its labellings.
-
-    The constants h ≡ 0 and h ≡ 1 are always candidates (the best-threshold step includes them).
-    The result is a lower bound on the true maximum over H (heuristic oracle), exact for
-    ``"finite"``.
-
-    A stateless best-response oracle, not an estimator (see the design notes); its arguments are
-    checked at construction.
-    """
+    """Heuristic CSC(H) best response over error regions {x : h(x) ≠ y_j} [RECON, Eq. (7)]:
+    ``"linear"`` halfspaces (the Kearns et al. regression heuristic, then the exact best threshold),
+    ``"tree"`` a weighted depth-``depth`` decision tree, ``"finite"`` exact brute force over the
+    columns of ``candidates`` (n, |H|), for tests and small problems. The constants h ≡ 0 and
+    h ≡ 1 are always candidates. A lower bound on the true maximum over H, exact for ``"finite"``;
+    a stateless oracle, not an estimator: its arguments are checked at construction."""
 
     def __init__(
         self,
@@ -211,15 +195,9 @@ def proxy_quality(z: np.ndarray, zhat: np.ndarray) -> dict[str, float]:
 
 
 def class_tasks(n: int) -> np.ndarray:
-    """Section 5 [TEXT + RECON]: no task labels, one all-zero column.
-
-    With f ≡ 0 the error region of h is {h(x) = 1}, so the numerator constraints become plain
-    multiaccuracy Σ_i (z_i − ẑ_i) c(x_i) = 0 over the auditor's class C. The paper needs
-    C = H ⊕ F (error regions of every h ∈ H against every f ∈ F); [OURS] a depth-d tree auditor
-    stands in for H ⊕ F (an XOR of two depth-⌊d/2⌋ trees is a depth-d tree; with halfspaces it
-    is a heuristic), and the halfspace auditor gives C = H, i.e. F ∋ f ≡ 0 and statistical-parity
-    multiaccuracy.
-    """
+    """Section 5 [TEXT + RECON]: no task labels, one all-zero column f ≡ 0, whose error regions
+    {h(x) = 1} make the numerator constraints plain multiaccuracy over the auditor's class (design
+    notes)."""
     return np.zeros((n, 1))
 
 

@@ -17,18 +17,11 @@ BASELINES = ("regression", "thresholded", "constant")
 
 
 class BaselineProxy(BaseEstimator):
-    """Comparison proxies [OURS].
-
-    * ``"regression"``: logistic-regression probabilities ≈ E[z_k | x] (one model per group);
-    * ``"thresholded"``: the classification proxy 1[P̂(z_k = 1 | x) > 0.5];
-    * ``"constant"``: ẑ_k ≡ mean(z_k).
-    (``"true"`` needs z at prediction time and is handled by the caller.)
-
-    A scikit-learn estimator with the interface of :class:`MultiaccurateProxy` (``fit(X, z)``,
-    ``predict`` = :meth:`predict_proba` = ẑ (n, K), no mixin for the same reason: a soft group
-    membership, not labels, judged by :func:`audit` rather than R²); ``kind`` is validated in
-    :meth:`fit`. ``random_state`` is handed to the logistic regressions (lbfgs is deterministic,
-    so it changes nothing today; kept for solvers that draw).
+    """Comparison proxies [OURS]: ``"regression"`` (logistic-regression probabilities ≈ E[z_k | x],
+    one model per group), ``"thresholded"`` (1[P̂(z_k = 1 | x) > 0.5]) or ``"constant"``
+    (ẑ_k ≡ mean(z_k)); the ``"true"`` proxy needs z and is the caller's. The interface of
+    :class:`MultiaccurateProxy`; ``kind`` is validated in :meth:`fit`, ``random_state`` is handed to
+    the logistic regressions.
 
     Attributes
     ----------

@@ -1,15 +1,6 @@
-"""The multiaccurate-proxy method's evidence: its promises checked on the held-out test rows.
-
-* Held-out multiaccuracy: the audit of ẑ on test rows (which the proxy never saw) against α plus
-  two sampling errors — Algorithm 4 certifies α on the proxy's own rows only.
-* The paper's claim: a multiaccurate proxy gives a downstream classifier whose *true*-group gap
-  is no worse than with the thresholded classification proxy. Checked by running the same
-  pipeline with the thresholded proxy (same rows, same downstream knobs) and comparing the
-  true-group gaps on the full test rows by a paired bootstrap (an audit only benchmark data
-  allows: true groups); the plain regression proxy is compared the same way and the check says
-  plainly when it does as well.
-* Convergence of the proxy learner (status) and of the downstream game.
-"""
+"""The multiaccurate-proxy method's evidence: its promises checked on the held-out test rows
+(held-out multiaccuracy, the paper's claim against the thresholded and regression proxies, the
+convergence of both learners); what each check measures: ``docs/methods/multiaccurate_proxy.md``."""
 
 from __future__ import annotations
 

@@ -217,11 +217,8 @@ class MultiaccurateProxy(ProxyGame):
         every_row: tuple[np.ndarray, np.ndarray],
         held_out: dict[int, tuple[np.ndarray, np.ndarray]],
     ) -> None:
-        """The chain of kept candidates and α's range (see the class notes), from each group's
-        ``held_out`` certificate. When only the least-squares start is kept and rows were kept
-        out of the game, the start is refitted on every fit row ``every_row`` = ([X, 1], z):
-        the game's steps are not used, so the kept-out rows have done their job and the start
-        is better fitted on all of them."""
+        """The chain of kept candidates and α's range from each group's ``held_out`` certificate;
+        a lone least-squares start is refitted on every fit row ``every_row`` = ([X, 1], z)."""
         paths, scales = self.paths_, self.scales_
         scale = np.array([scales[k] for k in fit_groups])
         held = np.array([held_out[k][0] for k in fit_groups])
@@ -385,11 +382,9 @@ def refit_start(entry: Any, Xa: np.ndarray, zk: np.ndarray, radius: float, metri
 def held_out_certificate(
     path: np.ndarray, check: tuple[np.ndarray, np.ndarray, np.ndarray], k: int, aud: Any
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(each candidate's max additive violation on the held-out rows ``check`` = (X, z, tasks),
-    over every error region a fresh auditor finds there against any candidate; each candidate's
-    residuals z_k − ẑ_k on those rows, (rows, candidates)), both empty without held-out rows.
-    The game never saw these rows, so a fall along the path here is not noise of the game's own
-    rows fitted by the proxy."""
+    """(each candidate's max additive violation on the held-out rows ``check`` = (X, z, tasks), over
+    every error region a fresh auditor finds there against any candidate; each candidate's residuals
+    z_k − ẑ_k there, (rows, candidates)), both empty without held-out rows."""
     X, z, tasks = check
     if len(X) == 0:
         return np.zeros(0), np.zeros((0, len(path)))
@@ -411,12 +406,9 @@ CHAIN_MARGIN = 1.0
 
 
 def held_out_error(residuals: np.ndarray, i: int) -> float:
-    """Standard error of candidate ``i``'s violation on the held-out rows: for any one region,
-    that of the mean of 1[region]·(z − ẑ_i), at most sqrt(mean((z − ẑ_i)²)/n) [OURS].
-    ``residuals`` (groups, rows, candidates) holds each fitted group's (z_k − ẑ_k)/mean(z_k) on
-    those rows (ratio units); the largest over the groups. A fall smaller than this is what
-    another draw of the rows would undo (a margin on the paired difference alone is too small:
-    bench ``multiaccurate_proxy_held_out``)."""
+    """Standard error of candidate ``i``'s violation on the held-out rows, at most
+    sqrt(mean((z − ẑ_i)²)/n) for any one region [OURS], the largest over the fitted groups of
+    ``residuals`` (groups, rows, candidates) in ratio units (design notes)."""
     if residuals.size == 0:
         return 0.0
     return float(np.sqrt(np.max(np.mean(residuals[:, :, i] ** 2, axis=1)) / residuals.shape[1]))
@@ -427,10 +419,7 @@ def descending_chain(
 ) -> list[int]:
     """The candidates kept, in path order: the start, then each candidate whose violation is
     below every kept one's in sample and, on the held-out rows, by more than ``CHAIN_MARGIN``
-    standard errors of the last kept one's (:func:`held_out_error` of ``residuals``) [OURS]:
-    a fall smaller than that is within what another draw of those rows would undo. Along the
-    chain both fall, so a smaller α (a later kept candidate) never gives a larger violation on
-    either."""
+    standard errors of the last kept one's (:func:`held_out_error` of ``residuals``) [OURS]."""
     residuals = np.zeros((0, 0, 0)) if residuals is None else residuals
     chain = [0]
     for i in range(1, len(in_sample)):
@@ -447,14 +436,9 @@ def multiaccuracy_floor(
     z: np.ndarray,
     vectors: np.ndarray,
 ) -> tuple[float, np.ndarray]:
-    """The feasibility floor of linear G [OURS]: the LP
-
-    min_θ max_a |a·(z − [X, 1]θ)|/n  s.t.  Σ_i [x_i, 1]·θ = Σ_i z_i
-
-    over the audit vectors ``vectors`` (rows a ∈ {0,1}^n, e.g. a = 1[h ≠ y_j] for a finite H).
-    Returns (the minimal max additive violation, θ). No linear proxy does better on these
-    vectors; Algorithm 4 with a large C approaches it.
-    """
+    """The feasibility floor of linear G [OURS]: min_θ max_a |a·(z − [X, 1]θ)|/n s.t.
+    Σ_i [x_i, 1]·θ = Σ_i z_i over the audit vectors ``vectors`` (rows a ∈ {0,1}^n). Returns (that
+    minimal max additive violation, θ): no linear proxy does better on these vectors."""
     X, z = np.asarray(X, float), np.asarray(z, float)
     n = len(X)
     Xa = np.column_stack([X, np.ones(n)])

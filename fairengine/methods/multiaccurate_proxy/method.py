@@ -1,17 +1,6 @@
 """The ``multiaccurate_proxy`` Method: learn a proxy ẑ for the sensitive groups, then a fair
-classifier constrained through ẑ, scored on the TRUE groups.
-
-Pipeline [OURS]: the training split is shuffled; the first ``max_rows`` rows are the Proxy
-Learner's data (z and the tasks visible), the next ``max_rows`` the Downstream Learner's (z
-hidden: it only sees ẑ). Tasks = the target, ``n_tasks`` binarised numeric features and f ≡ 0.
-Metrics (train = the DL rows, test = up to ``max_rows`` test rows): ``error``,
-``true_group_gap`` (max_k |γ_k − γ| on the true groups), ``proxy_group_gap`` (the same through
-ẑ), the proxy's accuracy / AUC / MSE for the last group, and the auditor's multiaccuracy
-violation in sample (the proxy's own rows, where α is a bound) and held out (that split's rows).
-``artifacts["summary"]`` carries the proxy learner's ``status`` and a ``status_message`` for
-people. Where α acts (the tree class) and why the linear class usually serves one value: the
-"Design notes" of ``docs/methods/multiaccurate_proxy.md``.
-"""
+classifier constrained through ẑ, scored on the TRUE groups. The pipeline, its metrics and where
+α acts: ``docs/methods/multiaccurate_proxy.md``."""
 
 from __future__ import annotations
 

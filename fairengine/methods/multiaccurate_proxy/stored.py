@@ -1,16 +1,7 @@
-"""A fitted Algorithm 4 proxy as data, so that a fresh process (a dashboard job, a sweep's point)
-reuses the proxy an earlier one fitted instead of replaying its game.
-
-The fit of :class:`~fairengine.methods.multiaccurate_proxy.linear.MultiaccurateProxy` does not
-depend on α (α only picks a candidate on the game's path, :meth:`~.MultiaccurateProxy.at_alpha`),
-nor on any downstream knob. :func:`stored_proxy` keeps its fitted state (the path, the audited
-violations, the error regions, the chain of kept candidates: arrays and plain numbers) in the run
-store through :func:`fairengine.methods.evidence.stored_table`: a run file of checksummed JSON and
-``.npy`` arrays (:mod:`fairengine.frontier.runcodec`, never a pickle, arrays read with
-``allow_pickle=False``), keyed by the training and test rows, the proxy's knobs and the method's
-version. A stored state is used only when its checksums hold and :func:`valid_state` accepts
-its shapes and types; anything else is refitted (and the entry rewritten).
-"""
+"""A fitted Algorithm 4 proxy as data, kept in the run store (:func:`stored_proxy`), so that a
+fresh process reuses the proxy an earlier one fitted instead of replaying its game: its fit depends
+on neither α nor a downstream knob. An entry is used only when its checksums hold and
+:func:`valid_state` accepts its shapes and types (design notes)."""
 
 from __future__ import annotations
 
