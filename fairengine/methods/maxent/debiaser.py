@@ -228,8 +228,6 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
         solution = solve_dual(oracle, warm, tol=self.tol, max_iter=self.max_iter)
         self.lambda_ = solution.lam
         self.n_iter_ = solution.n_iter
-        self.dual_value_ = solution.value
-        self.kl_to_prior_ = max(-solution.value, 0.0)
         self._set_state(oracle(self.lambda_, hessian=False))
         return self
 
@@ -254,10 +252,7 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
         self.theta_ = np.asarray(theta, dtype=float)
         self.lambda_ = np.asarray(lam, dtype=float)
         self.n_iter_ = n_iter
-        state = self._oracle(self.theta_)(self.lambda_, hessian=False)
-        self.dual_value_ = state.value
-        self.kl_to_prior_ = max(-state.value, 0.0)
-        self._set_state(state)
+        self._set_state(self._oracle(self.theta_)(self.lambda_, hessian=False))
         return self
 
     def _set_features(self, domain: Domain) -> None:
@@ -295,6 +290,8 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
         )
 
     def _set_state(self, state: DualState) -> None:
+        self.dual_value_ = state.value
+        self.kl_to_prior_ = max(-state.value, 0.0)  # KL(p* || q_C) = −h(λ*)
         state = replace(state, hess=None, means=None)  # r, ρ, π: what sampling needs
         self._state = state
         self._prior_state = None

@@ -116,7 +116,7 @@ def _level_indexer(levels: tuple[str, ...], column: pd.Series, as_strings: Any) 
 
 def _level_strings(column: pd.Series) -> pd.Series:
     """Values as level names: numbers as in :func:`_number_label`, missing as ``missing``."""
-    if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+    if _is_numeric(column):
         return column.astype(object).map(_number_label)
     return column.astype(object).where(column.notna(), MISSING).astype(str)
 
@@ -306,10 +306,7 @@ def check_task(task: Task) -> None:
 
 def identifier_columns(task: Task) -> list[str]:
     """The task's identifier-like text feature columns (names, ids, free text), as the shared
-    encoder decides (:func:`fairengine.data.encoding.identifier_like`, the text case of the one
-    identifier rule in :mod:`fairengine.data.identifiers`, whose other cases keep row numbers and
-    ids out of the task's features): the domain leaves them out, so none of their values becomes
-    a level stored in a model file."""
+    encoder decides (:func:`fairengine.data.encoding.identifier_like`): left out of the domain."""
     return [name for name in task.features if identifier_like(task.frame[name])]
 
 
@@ -367,10 +364,8 @@ def domain_from_task(
     """Discretise a task into the paper's domain.
 
     The label's level 1 is the positive label and the protected attribute's level 1 (Z = 1) is
-    the larger group, so Algorithm 1 down-weights the smaller group Z = 0.
-    Identifier-like columns (:func:`identifier_columns`) are left out, as the encoder of every
-    other method drops them: their values barely repeat, so their "levels" would be the most
-    frequent names or ids of the training rows — personal data in the file, no signal for p*.
+    the larger group, so Algorithm 1 down-weights the smaller group Z = 0. Identifier-like
+    columns (:func:`identifier_columns`) are left out (design notes).
 
     Parameters
     ----------
@@ -394,8 +389,7 @@ def domain_from_task(
     dropped = set(identifier_columns(task) if dropped is None else dropped)
     for name in (c for c in task.features if c not in dropped and columns is None):
         column = task.frame[name]
-        numeric = pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
-        if numeric:
+        if _is_numeric(column):
             feature = _numeric_feature(name, column, n_bins, max_levels)
         else:
             feature = _categorical_feature(name, column, max_levels)

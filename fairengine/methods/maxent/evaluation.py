@@ -170,8 +170,6 @@ def raw_predictions(
     """Hard predictions on train and test of the downstream classifier trained on the raw
     training rows with Z among its inputs — the paper's raw classifier, the method's
     unconstrained reference."""
-    from fairengine.methods.maxent.classifier import classifier_scores
-
     domain, _, real_train, real_test = coded_splits(train, test, n_bins, feature_set)
     ztrain, ztest = real_train.with_z(), real_test.with_z()
     params = train_classifier(real_train.codes, domain, classifier, ztrain.only)
