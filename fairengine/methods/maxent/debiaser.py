@@ -36,14 +36,11 @@ from fairengine.methods.sensitive import resolve_sensitive
 
 
 def distinct_rows(
-    codes: np.ndarray, weights: np.ndarray, sizes: np.ndarray | None = None
+    codes: np.ndarray, weights: np.ndarray, sizes: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distinct rows S of ``codes`` (lexicographic order), each one's summed weight and its count
     (S is a set); one 1-D sort of mixed-radix keys (:mod:`fairengine.data.row_keys`)."""
-    codes = np.asarray(codes, dtype=np.int64)
-    if sizes is None:
-        sizes = np.zeros(codes.shape[1], dtype=np.int64)
-    rows, inverse, counts = unique_rows(codes, sizes)
+    rows, inverse, counts = unique_rows(np.asarray(codes, dtype=np.int64), sizes)
     summed = np.bincount(inverse, weights=weights, minlength=len(rows))
     return rows, summed, counts.astype(float)
 
