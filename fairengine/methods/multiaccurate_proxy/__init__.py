@@ -21,7 +21,7 @@ _LAZY = {
     "MultiaccurateProxyModel": "model",
     "PROXIES": "knobs",
     "Auditor": "auditor",
-    "BaselineProxy": "baseline",
+    "BaselineProxy": "general",
     "GeneralMultiaccurateProxy": "general",
     "MultiaccurateProxy": "linear",
     "audit": "auditor",
