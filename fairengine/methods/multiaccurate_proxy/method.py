@@ -139,25 +139,6 @@ def held_out_along_alpha(estimator: Any, data: dict[str, Any], auditor: str) -> 
     }
 
 
-def _gap_metrics(
-    data: dict[str, Any], soft: np.ndarray, clf: Any, constraint: str, names: list, split: str
-) -> tuple[dict[str, float], list[dict[str, Any]]]:
-    """The downstream classifier's largest group gap on rows ``data``, on the true groups and
-    through ẑ = ``soft``, and each group's gaps (rows of the ``group_gaps`` table)."""
-    score = clf.predict_score(data["X"])
-    true_gaps = metrics.group_gaps(data["z"], data["y"], score, constraint)
-    proxy_gaps = metrics.group_gaps(soft, data["y"], score, constraint)
-    rates = [
-        {"split": split, "group": names[k], "true_gap": true_gaps[k], "proxy_gap": proxy_gaps[k]}
-        for k in range(len(names))
-    ]
-    gaps = {
-        "true_group_gap": metrics.true_group_gap(data["z"], data["y"], score, constraint),
-        "proxy_group_gap": metrics.proxy_group_gap(soft, data["y"], score, constraint),
-    }
-    return gaps, rates
-
-
 def _run(train: Task, test: Task, **knobs: Any) -> RunResult:
     from threadpoolctl import threadpool_limits
 
@@ -240,13 +221,20 @@ def _evaluate(
         if split == "proxy":  # Algorithm 4: every region found on the rows of its game
             alpha_reached = multiaccuracy_violation_in_sample(table, estimator)
             continue
-        gaps, split_rates = _gap_metrics(data, soft, clf, knobs["constraint"], names, split)
-        rates += split_rates
+        score, constraint = clf.predict_score(data["X"]), knobs["constraint"]
+        true_gaps, proxy_gaps = (
+            metrics.group_gaps(groups, data["y"], score, constraint) for groups in (data["z"], soft)
+        )
+        rates += [
+            {"split": split, "group": name, "true_gap": true_gaps[k], "proxy_gap": proxy_gaps[k]}
+            for k, name in enumerate(names)
+        ]
         minority = quality[-1]  # the last group (e.g. "not White"): the hard-to-predict one
         if split == "test" and hasattr(estimator, "alpha_range_"):
             along_alpha = held_out_along_alpha(estimator, data, knobs["auditor"])
         run_metrics[split] = {  # error & co. come from the shared evaluation (Method.run)
-            **gaps,
+            "true_group_gap": metrics.true_group_gap(data["z"], data["y"], score, constraint),
+            "proxy_group_gap": metrics.proxy_group_gap(soft, data["y"], score, constraint),
             "multiaccuracy_violation_in_sample": alpha_reached,
             "multiaccuracy_violation_held_out": multiaccuracy_violation_held_out(table),
             # proxy_quality computes these with metrics.proxy_accuracy / proxy_auc / proxy_mse
