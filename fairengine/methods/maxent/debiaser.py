@@ -257,24 +257,20 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
         self.n_features_in_ = len(self.feature_names_in_)
 
     def _theta(self, points: CodedPoints, z: np.ndarray, y: np.ndarray) -> np.ndarray:
-        target = self.target_marginals
+        target, share = self.target_marginals, 0.5
+        if not isinstance(target, str):
+            values = np.atleast_1d(np.asarray(target, dtype=float))
+            if values.size != 1:  # an explicit vector θ
+                if values.shape != (points.shape[1],):
+                    raise ValueError(
+                        f"target_marginals needs {points.shape[1]} values, got {values.size}."
+                    )
+                return values
+            target, share = "custom", float(values[0])
         protected = self.domain_.coordinate("protected")
-        if isinstance(target, str):
-            return target_marginals(points, z, y, target=target, tau=self.tau, protected=protected)
-        values = np.atleast_1d(np.asarray(target, dtype=float))
-        if values.size == 1:
-            return target_marginals(
-                points,
-                z,
-                y,
-                target="custom",
-                tau=self.tau,
-                protected=protected,
-                protected_share=float(values[0]),
-            )
-        if values.shape != (points.shape[1],):
-            raise ValueError(f"target_marginals needs {points.shape[1]} values, got {values.size}.")
-        return values
+        return target_marginals(
+            points, z, y, target=target, tau=self.tau, protected=protected, protected_share=share
+        )
 
     def _oracle(self, theta: np.ndarray, C: float | None = None) -> DualOracle:
         return DualOracle(
