@@ -14,14 +14,9 @@ from scipy.special import logsumexp
 from threadpoolctl import threadpool_limits
 
 #: Joint levels of a group of consecutive features (a pair's table has ≤ max_cells² cells).
-#: 256 (four 4-level columns) was the fastest of 64, 256 and 1024 on both the wide table and the
-#: 13-column one (numbers in bench/RESULTS.md): smaller groups mean more pairs, larger ones
-#: tables that leave the L2 cache.
 MAX_CELLS = 256
-#: Cost model (seconds): a dense float64 FMA of the blocked rank-k update, one scatter-add of
-#: a pair's bincount (key included), one cell of a pair's table (zeroing, Eᵀ T E) and the fixed
-#: cost of a pair (numpy calls); measured on the 2-core bench machine, single-threaded BLAS
-#: (bench/bench_scaling.py's 13-column and wide tables).
+#: Cost model (seconds; design notes): a dense FMA of the rank-k update, one scatter-add of a
+#: pair's bincount, one cell of a pair's table and the fixed cost of a pair.
 _FMA, _SCATTER, _CELL, _PAIR = 6e-11, 3e-9, 3e-10, 2.5e-5
 
 
@@ -321,10 +316,8 @@ def solve_dual(
     tol: float = 1e-9,
     max_iter: int = 200,
 ) -> DualSolution:
-    """λ* = argmin h(λ) by ``trust-exact`` with the analytic gradient and Hessian.
-
-    Replaces the paper's Algorithm 5 (box-constrained Newton, whose worst-case iteration count is
-    ~1e6). Stops when ||∇h||_∞ = max |E_p[α] − θ| <= ``tol``.
+    """λ* = argmin h(λ) by ``trust-exact`` with the analytic gradient and Hessian (instead of the
+    paper's Algorithm 5, design notes); stops when ||∇h||_∞ = max |E_p[α] − θ| <= ``tol``.
 
     Parameters
     ----------
