@@ -349,11 +349,6 @@ def paper_columns(task: Task) -> list[str] | None:
     return columns or None
 
 
-def _paper_features(task: Task, columns: list[str], max_levels: int) -> list[Feature]:
-    rules = PAPER_DOMAINS[task.name][1]
-    return [rules[c] or _categorical_feature(c, task.frame[c], max_levels) for c in columns]
-
-
 def domain_from_task(
     task: Task,
     n_bins: int = 4,
@@ -385,7 +380,10 @@ def domain_from_task(
     if feature_set not in FEATURE_SETS:
         raise ValueError(f"feature_set must be one of {FEATURE_SETS}, got {feature_set!r}.")
     columns = paper_columns(task) if feature_set == "paper" else None
-    features = [] if columns is None else _paper_features(task, columns, max_levels)
+    features = []
+    if columns is not None:  # the paper's levels where it gives them, else the column's own
+        rules = PAPER_DOMAINS[task.name][1]
+        features = [rules[c] or _categorical_feature(c, task.frame[c], max_levels) for c in columns]
     dropped = set(identifier_columns(task) if dropped is None else dropped)
     for name in (c for c in task.features if c not in dropped and columns is None):
         column = task.frame[name]

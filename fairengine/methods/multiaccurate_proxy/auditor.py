@@ -67,14 +67,6 @@ class Auditor:
         self._least_squares: LeastSquares | None = None
         self._X: np.ndarray | None = None
 
-    def _design(self, X: np.ndarray) -> LeastSquares:
-        """The least-squares kernel on [X, 1] (slightly ridged Gram, factorised once), cached
-        per X."""
-        if self._X is not X or self._least_squares is None:
-            self._X = X
-            self._least_squares = LeastSquares(X, ridge=1e-8)
-        return self._least_squares
-
     def csc(
         self,
         X: np.ndarray,
@@ -93,7 +85,7 @@ class Auditor:
             pool = np.column_stack([self.candidates, np.zeros(n), ones])
             return pool[:, int(np.argmin(diff @ pool))].astype(float)
         if self.kind == "linear":
-            score = -(fitted if fitted is not None else self._fit(X, diff[:, None])[:, 0])
+            score = -(fitted if fitted is not None else self.fit_costs(X, diff[:, None])[:, 0])
             return (score + best_intercept(score, ones, diff, order) > 0).astype(float)
         label = (diff < 0).astype(int)
         if label.min() == label.max():
@@ -103,9 +95,13 @@ class Auditor:
             h = tree.fit(X, label, sample_weight=np.abs(diff) * n).predict(X).astype(float)
         return min((h, np.zeros(n), ones), key=lambda c: float(c @ diff))
 
-    def _fit(self, X: np.ndarray, costs: np.ndarray) -> np.ndarray:
-        """Least-squares fit of each cost column on [x, 1] (the regression heuristic)."""
-        return self._design(X).fitted(costs)
+    def fit_costs(self, X: np.ndarray, costs: np.ndarray) -> np.ndarray:
+        """Least-squares fit of each cost column on [x, 1] (the regression heuristic), its
+        kernel (a slightly ridged Gram, factorised once) cached per X."""
+        if self._X is not X or self._least_squares is None:
+            self._X = X
+            self._least_squares = LeastSquares(X, ridge=1e-8)
+        return self._least_squares.fitted(costs)
 
     def best(self, X: np.ndarray, r: np.ndarray, tasks: np.ndarray) -> list[tuple]:
         """Per task j: (signed viol, σ, h) of the most violated error region found."""
@@ -113,7 +109,7 @@ class Auditor:
         tasks = as_2d(tasks)
         cost = r[:, None] * (1.0 - 2.0 * tasks) / n
         base = r @ tasks / n
-        fitted = self._fit(X, cost) if self.kind == "linear" else None
+        fitted = self.fit_costs(X, cost) if self.kind == "linear" else None
         out = []
         for j in range(tasks.shape[1]):
             best = (0.0, 1, np.zeros(n))

@@ -180,7 +180,9 @@ def convergence(result: Any) -> list[Check]:
     checks = []
     if summary.get("status") in ("max_iter", "below_floor"):
         rounds = {"proxy_rounds": float(summary.get("proxy_rounds", 0))}
-        checks.append(Check("not_converged", "warn", _own_words(summary), rounds))
+        # the proxy learner's status sentence without the held-out qualification
+        words = str(summary.get("status_message_fit", summary.get("status_message", "")))
+        checks.append(Check("not_converged", "warn", words, rounds))
     if summary.get("converged") is False:
         words = (
             "The downstream fair classifier's game stopped at its iteration cap with a duality "
@@ -189,11 +191,6 @@ def convergence(result: Any) -> list[Check]:
         )
         checks.append(Check("downstream_not_converged", "warn", words, {}))
     return checks
-
-
-def _own_words(summary: dict) -> str:
-    """The proxy learner's status sentence without the held-out qualification."""
-    return str(summary.get("status_message_fit", summary.get("status_message", "")))
 
 
 def promise(result: Any, train: Task, test: Task, baselines: Baselines | None) -> list[Check]:

@@ -308,7 +308,7 @@ class GeneralMultiaccurateProxy(ProxyGame):
         actions = [(j, sigma) for j in range(m) for sigma in (1, -1)] * self.n_samples
         xi = rng.uniform(0, scale, (n, len(actions)))
         diffs = np.column_stack([-sg * ccum[:, j] for j, sg in actions]) + xi
-        fitted = aud._fit(X, diffs) if aud.kind == "linear" else None
+        fitted = aud.fit_costs(X, diffs) if aud.kind == "linear" else None
         for w in range(self.n_samples if t > 1 else 0):
             best_score, best_action = -rng.uniform(0, scale), None  # null action
             for a in range(w * 2 * m, (w + 1) * 2 * m):
