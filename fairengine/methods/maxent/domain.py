@@ -205,11 +205,9 @@ class Domain:
     def encode(
         self, codes: np.ndarray, only: list[int] | None = None, dtype: Any = float
     ) -> np.ndarray:
-        """Reference-coded points (n, d') of level codes (n, F') (``only``: these features).
-
-        ``dtype``: of the 0/1 output (e.g. ``np.float32`` for scikit-learn's trees, which work in
-        float32, or ``np.uint8`` to hold many rows). One array and one vectorised pass per block
-        of rows, no per-feature blocks to stack."""
+        """Reference-coded points (n, d') of level codes (n, F') (``only``: these features), 0/1
+        values of ``dtype`` (``np.float32`` for scikit-learn's trees, ``np.uint8`` for many
+        rows)."""
         chosen = list(range(len(self.features))) if only is None else only
         codes = np.asarray(codes).reshape(-1, len(chosen))
         widths = np.array([self.features[i].size - 1 for i in chosen], dtype=np.int64)

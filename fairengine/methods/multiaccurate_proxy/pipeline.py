@@ -214,12 +214,6 @@ def fit_proxy(X: np.ndarray, z: np.ndarray, tasks: np.ndarray, knobs: dict[str, 
 _PROXY_CACHE: LRU[tuple[Any, float]] = LRU(8)
 
 
-def _timed(fit: Callable[[], Any]) -> tuple[Any, float]:
-    start = time.perf_counter()
-    estimator = fit()
-    return estimator, time.perf_counter() - start
-
-
 def proxy_for(
     train: Task, knobs: dict[str, Any], pl: dict[str, Any], test: Task | None = None
 ) -> tuple[Any, float]:
@@ -240,7 +234,9 @@ def proxy_for(
     key = (train.fingerprint, *(shared[k] for k in PROXY_KNOBS))
 
     def fit() -> tuple[Any, float]:
-        return _timed(lambda: fit_proxy(pl["X"], pl["z"], pl["tasks"], shared))
+        start = time.perf_counter()
+        estimator = fit_proxy(pl["X"], pl["z"], pl["tasks"], shared)
+        return estimator, time.perf_counter() - start
 
     if kind == "multiaccurate" and test is not None:
         estimator, seconds = _PROXY_CACHE.compute(
