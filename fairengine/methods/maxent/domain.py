@@ -205,9 +205,8 @@ class Domain:
     def encode(
         self, codes: np.ndarray, only: list[int] | None = None, dtype: Any = float
     ) -> np.ndarray:
-        """Reference-coded points (n, d') of level codes (n, F') (``only``: these features), 0/1
-        values of ``dtype`` (``np.float32`` for scikit-learn's trees, ``np.uint8`` for many
-        rows)."""
+        """Reference-coded 0/1 points (n, d') of level codes (n, F') (``only``: these features)
+        as ``dtype`` (``np.float32`` for scikit-learn's trees, ``np.uint8`` for many rows)."""
         chosen = list(range(len(self.features))) if only is None else only
         codes = np.asarray(codes).reshape(-1, len(chosen))
         widths = np.array([self.features[i].size - 1 for i in chosen], dtype=np.int64)
