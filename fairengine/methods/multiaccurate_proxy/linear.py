@@ -127,7 +127,8 @@ class MultiaccurateProxy(ProxyGame):
     reached_ratio_ : float
         The returned proxy's α: max_k reached_k / mean(z_k) (ratio units).
     status_ : str
-        The worst status over the groups (see above); ``status_by_group_`` per group.
+        The worst of :data:`STATUSES` over the groups (design notes); ``status_by_group_`` per
+        group.
     floor_, reached_ : ndarray (K,)
         Over the distinct audit vectors 1[h ≠ y_j] the auditor found during the run (every
         task's best response to every candidate): the LP floor of linear G (

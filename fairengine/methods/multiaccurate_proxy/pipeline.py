@@ -222,7 +222,7 @@ def proxy_for(
     Only Algorithm 2's fit depends on α: Algorithm 4's game does not (α only picks a point of
     its path), so its fit is shared by every α, as are the comparison proxies'; the thresholded
     proxy is the regression proxy's fit, thresholded. Algorithm 4's fit, the costly one, is
-    also kept in the run store when ``test`` is given (:mod:`.stored`): a fresh process reuses
+    also kept in the run store when ``test`` is given (:func:`stored_proxy`): a fresh process reuses
     it.
     """
     import copy
