@@ -11,7 +11,7 @@ The scaling benchmark's Adult 1× split and its wide table (Adult + 100 binned n
   (feature, threshold, value, children, impurity, node sample counts): sparse input is slower on
   these 0/1 inputs (a quarter of the cells are 1 in reference coding), so the run stays dense.
 - ``maxent_hessian``: the Hessian's data term Σ r α αᵀ at λ* by the dense blocked rank-k update
-  and from contingency tables of grouped level codes (``fairengine/methods/maxent/moments.py``),
+  and from contingency tables of grouped level codes (``fairengine/methods/maxent/oracle.py``),
   with the largest relative difference.
 """
 
@@ -154,7 +154,7 @@ def maxent_tree_inputs(quick: bool) -> list[dict]:
 def maxent_hessian(quick: bool) -> list[dict]:
     """Σ r α αᵀ at λ*: dense blocked update vs contingency tables."""
     from fairengine.methods.maxent.method import _coded_splits, fit_generator
-    from fairengine.methods.maxent.moments import PairMoments
+    from fairengine.methods.maxent.oracle import PairMoments
 
     rows = []
     for table, (train, test) in _tables().items():

@@ -25,7 +25,7 @@ non-White).
 - ``multiaccurate_proxy_splits``: the downstream comparison over 10 train/test and row splits
   (seeds 401–410) on Adult/race, COMPAS and Bank, at the page defaults and at equal error
   ε = 0.01: mean ± sd of the test true-group gap and error for the multiaccurate, thresholded,
-  regression and true-group pipelines (:func:`~fairengine.methods.multiaccurate_proxy.method.
+  regression and true-group pipelines (:func:`~fairengine.methods.multiaccurate_proxy.pipeline.
   downstream_comparison`), the α range and status. Paper: no numbers in the seed text.
 - ``multiaccurate_proxy_run_cost``: CPU seconds of one run at the page defaults on Adult (every
   check included), against the 1.2 s a run cost before the evidence checks.
@@ -64,7 +64,7 @@ from fairengine.methods.multiaccurate_proxy import (
     MultiaccurateProxy,
 )
 from fairengine.methods.multiaccurate_proxy.knobs import EPS_GRID
-from fairengine.methods.multiaccurate_proxy.method import make_tasks
+from fairengine.methods.multiaccurate_proxy.pipeline import make_tasks
 
 ROWS = 15_000
 SPLITS = 5
@@ -219,7 +219,7 @@ ALPHAS = (0.2, 0.15, 0.1, 0.05, 0.02, 0.01)
 
 def _proxy_rows(rows: int, seed: int):
     """(PL rows, DL rows) of Adult/race as the method splits them: (X, z, tasks) each."""
-    from fairengine.methods.multiaccurate_proxy.method import split_rows
+    from fairengine.methods.multiaccurate_proxy.pipeline import split_rows
 
     train, test = load_dataset("adult", sensitive=["race"]).split()
     knobs = get_method("multiaccurate_proxy").validate_knobs(
@@ -338,7 +338,7 @@ SPLIT_PROXIES = ("multiaccurate", "thresholded", "regression", "true")
 def _split_comparison(dataset: str, sensitive: str | None, knobs: dict, seeds) -> dict:
     """{proxy: {"gap": [...], "error": [...]}} over the split seeds, plus the α range and status
     of the multiaccurate proxy per seed."""
-    from fairengine.methods.multiaccurate_proxy.method import downstream_comparison
+    from fairengine.methods.multiaccurate_proxy.pipeline import downstream_comparison
 
     method = get_method("multiaccurate_proxy")
     task = load_dataset(dataset, sensitive=[sensitive]) if sensitive else load_dataset(dataset)
@@ -438,24 +438,21 @@ VERSIONS = {"before": "v7", "after": "v8"}
 def _as_v7():
     """Algorithm 4 as version 7 fitted it: every kept-out fall keeps a step (no margin), and a
     lone start is not refitted on every proxy row."""
-    from fairengine.methods.multiaccurate_proxy import held_out, linear
+    from fairengine.methods.multiaccurate_proxy import linear
 
-    margin, refit = held_out.CHAIN_MARGIN, linear.refit_start
-    held_out.CHAIN_MARGIN, linear.refit_start = 0.0, lambda *args: None
+    margin, refit = linear.CHAIN_MARGIN, linear.refit_start
+    linear.CHAIN_MARGIN, linear.refit_start = 0.0, lambda *args: None
     try:
         yield
     finally:
-        held_out.CHAIN_MARGIN, linear.refit_start = margin, refit
+        linear.CHAIN_MARGIN, linear.refit_start = margin, refit
 
 
 def _held_out_fits(dataset: str, sensitive: str | None, seed: int) -> dict:
     """One split: {version: [(α, in-sample, held-out) at each range point]} and the sampling
     error of the held-out violation (the method's bound, for the least-squares start)."""
-    from fairengine.methods.multiaccurate_proxy.method import (
-        data_part,
-        held_out_along_alpha,
-        split_rows,
-    )
+    from fairengine.methods.multiaccurate_proxy.method import held_out_along_alpha
+    from fairengine.methods.multiaccurate_proxy.pipeline import data_part, split_rows
     from fairengine.metrics import multiaccuracy_violation
 
     task = load_dataset(dataset, sensitive=[sensitive]) if sensitive else load_dataset(dataset)
@@ -529,8 +526,8 @@ def _rows_fit(dataset: str, sensitive: str | None, seed: int, rows: int | None) 
     """One split: Algorithm 4 fitted on ``rows`` training rows; on up to 4,000 test rows, the
     multiaccuracy violation of least squares on every one of those rows, of fixed candidates of
     the game's path and of the proxy served at α = 0."""
-    from fairengine.methods.multiaccurate_proxy.held_out import refit_start
-    from fairengine.methods.multiaccurate_proxy.method import data_part, group_onehot
+    from fairengine.methods.multiaccurate_proxy.linear import refit_start
+    from fairengine.methods.multiaccurate_proxy.pipeline import data_part, group_onehot
     from fairengine.metrics import multiaccuracy_violation
 
     task = load_dataset(dataset, sensitive=[sensitive]) if sensitive else load_dataset(dataset)
@@ -632,7 +629,7 @@ def _class_fits(dataset: str, sensitive: str | None, seed: int, quick: bool) -> 
     violation of OLS, of the linear game's θ̄ (Algorithm 4 on every proxy row), of the proxy the
     method serves at α = 0, and of the tree class (Algorithm 2) per α; the LP floor of linear G
     and OLS over the error regions the game found; the downstream DP gaps of every pipeline."""
-    from fairengine.methods.multiaccurate_proxy.method import (
+    from fairengine.methods.multiaccurate_proxy.pipeline import (
         data_part,
         downstream_comparison,
         split_rows,

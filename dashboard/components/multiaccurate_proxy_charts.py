@@ -269,7 +269,7 @@ def spread_summary(points: pd.DataFrame, proxies: Sequence[str]) -> pd.DataFrame
 
 def alpha_range_key(task_fingerprint: str, knobs: dict) -> str:
     """Session key of the α range learned for this task and these proxy knobs (not α)."""
-    from fairengine.methods.multiaccurate_proxy.method import PROXY_KNOBS
+    from fairengine.methods.multiaccurate_proxy.pipeline import PROXY_KNOBS
 
     return repr((task_fingerprint, [(k, knobs.get(k)) for k in PROXY_KNOBS if k != "alpha"]))
 

@@ -13,7 +13,7 @@ from fairengine.data import load_dataset
 from fairengine.frontier import task_key
 from fairengine.frontier.runs import TABLES_METHOD, RunStore, compute_and_store
 from fairengine.methods import fitted, get_method
-from fairengine.methods.multiaccurate_proxy import pipeline, stored
+from fairengine.methods.multiaccurate_proxy import pipeline
 
 from .run_equality import assert_same
 
@@ -109,11 +109,11 @@ def test_a_damaged_proxy_file_is_refused_and_refitted(
 
 
 def _entry_key(train, test) -> tuple:
-    """The store key of the default knobs' proxy (as :func:`stored.stored_proxy` builds it)."""
+    """The store key of the default knobs' proxy (as :func:`pipeline.stored_proxy` builds it)."""
     knobs = {**get_method("multiaccurate_proxy").validate_knobs(FIRST), "alpha": 0.0}
     version = get_method("multiaccurate_proxy").version
     key = tuple(knobs[k] for k in pipeline.PROXY_KNOBS)
-    return ("multiaccurate_proxy.proxy", version, stored.STATE_FORMAT, *key)
+    return ("multiaccurate_proxy.proxy", version, pipeline.STATE_FORMAT, *key)
 
 
 @pytest.mark.parametrize(
@@ -124,7 +124,7 @@ def _entry_key(train, test) -> tuple:
         lambda s: s["state"]["paths_"][0]["path"].__setitem__((0, 0), np.nan),
         lambda s: s["state"].update(n_iter="many"),
         lambda s: s["state"].update(auditor="nonsense"),
-        lambda s: s.update(format=stored.STATE_FORMAT + 1),
+        lambda s: s.update(format=pipeline.STATE_FORMAT + 1),
         lambda s: s["state"].pop("scales_"),
     ],
     ids=["shape", "chain", "nan", "param-type", "auditor", "format", "missing"],
@@ -139,7 +139,7 @@ def test_a_forged_state_with_valid_checksums_is_refitted(
     _run(store, train, test, FIRST)
     key = _entry_key(train, test)
     value = store.get_table(train, test, key)
-    assert value is not None and stored.valid_state(value)  # the key is the one used
+    assert value is not None and pipeline.valid_state(value)  # the key is the one used
     forge(value)
     store.put_table(train, test, key, value)
     again = _run(store, train, test, MOVED)
@@ -153,12 +153,12 @@ def test_the_state_round_trips_at_every_alpha(tmp_path: Path, split) -> None:
     pl_rows, _, _, _, onehot, _ = pipeline.split_rows(train, test, knobs)
     pl = pipeline.data_part(train, train, pl_rows, onehot, knobs["n_tasks"])
     proxy = pipeline.fit_proxy(pl["X"], pl["z"], pl["tasks"], knobs)
-    value = stored.proxy_state(proxy, 1.5)
+    value = pipeline.proxy_state(proxy, 1.5)
     store = RunStore(tmp_path)  # through a run file, as a later process reads it
     store.put_table(train, test, ("k",), value)
     read = store.get_table(train, test, ("k",))
-    assert read is not None and stored.valid_state(read)
-    restored, seconds = stored.proxy_from_state(read)
+    assert read is not None and pipeline.valid_state(read)
+    restored, seconds = pipeline.proxy_from_state(read)
     assert seconds == 1.5
     low, high = proxy.alpha_range_
     for alpha in (0.0, low, (low + high) / 2, high, 2 * high):

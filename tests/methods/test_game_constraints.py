@@ -17,7 +17,7 @@ from fairengine.methods.fair_regression import FairRegressor
 from fairengine.methods.fair_regression.constraints import BoundedGroupLoss, StatisticalParity
 from fairengine.methods.fair_regression.losses import bins, pointwise_loss
 from fairengine.methods.fair_regression.method import encode
-from fairengine.methods.multiaccurate_proxy.constraints import ProxyParity
+from fairengine.methods.multiaccurate_proxy import ProxyParity
 from fairengine.solvers import Constraint, Reduction, solve_game
 from fairengine.solvers.oracles import Halfspace, PairedRegressionOracle, best_intercept
 from tests.methods import game_goldens

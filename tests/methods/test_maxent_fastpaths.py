@@ -19,8 +19,12 @@ from fairengine.data import row_keys as keys
 from fairengine.methods.maxent.classifier import fit_classifier
 from fairengine.methods.maxent.debiaser import MaxEntDebiaser, distinct_rows
 from fairengine.methods.maxent.domain import domain_from_task, readable_rows
-from fairengine.methods.maxent.moments import PairMoments, feature_groups, use_pair_moments
-from fairengine.methods.maxent.oracle import DualOracle
+from fairengine.methods.maxent.oracle import (
+    DualOracle,
+    PairMoments,
+    feature_groups,
+    use_pair_moments,
+)
 from fairengine.methods.maxent.reweighting import prior_weights
 from fairengine.models import trees
 from tests.methods.golden_cases import splits

@@ -197,7 +197,7 @@ def test_tree_on_distinct_rows_is_the_tree_on_every_row() -> None:
     codes = domain.codes(readable_rows(train, domain))
     codes = codes[np.random.default_rng(3).integers(0, len(codes), 3 * len(codes))]
     only, y = domain.model_features, codes[:, domain.index("label")]
-    X, y_fit, weights = _classifier_data(codes, domain, only, "tree", None, None)
+    X, y_fit, weights = _classifier_data(codes, domain, only, "tree")
     assert len(X) < len(codes) / 2 and weights.sum() == len(codes)
     full = domain.encode(codes[:, only], only, dtype=np.float32)
     every = fit_classifier("tree", full, y)

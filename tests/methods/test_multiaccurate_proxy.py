@@ -327,7 +327,7 @@ def _task(name: str, sensitive: str | None):
 def _method_rows(train, test, seed: int):
     """The proxy-learner rows and the downstream rows (held out) of a default run with row
     seed ``seed`` (2,000 sampled rows each): (X, z, tasks) each."""
-    from fairengine.methods.multiaccurate_proxy.method import data_part, split_rows
+    from fairengine.methods.multiaccurate_proxy.pipeline import data_part, split_rows
 
     knobs = get_method("multiaccurate_proxy").validate_knobs({"random_state": seed})
     pl_rows, dl_rows, _, _, onehot, _ = split_rows(train, test, knobs)
@@ -353,7 +353,7 @@ def real_fits():
 def test_chain_keeps_only_falls_beyond_the_sampling_error() -> None:
     """A candidate is kept only when its in-sample violation falls and its kept-out violation
     falls by more than the standard error of the last kept one's there (from its residuals)."""
-    from fairengine.methods.multiaccurate_proxy.held_out import descending_chain, held_out_error
+    from fairengine.methods.multiaccurate_proxy.linear import descending_chain, held_out_error
 
     rows = 400
     rng = np.random.default_rng(0)
@@ -537,7 +537,7 @@ def test_alpha_below_its_range_says_why_and_a_single_value_says_so(default_runs)
 def test_downstream_comparison_is_the_runs_pipeline(default_runs) -> None:
     """The lean comparison (the check's and the multi-split bench's) gives the same test
     true-group gaps as the full runs: the run's own, and the compared proxies' in its check."""
-    from fairengine.methods.multiaccurate_proxy.method import downstream_comparison
+    from fairengine.methods.multiaccurate_proxy.pipeline import downstream_comparison
 
     method, runs = default_runs
     result, _ = runs["adult"]

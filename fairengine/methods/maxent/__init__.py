@@ -10,27 +10,6 @@ max-entropy distribution p*), :class:`MaxEntModel` (exportable), :class:`DualOra
 from fairengine.methods.maxent.method import MAXENT, fit_generator
 from fairengine.methods.registry import lazy_attributes
 
-__all__ = [
-    "MAXENT",
-    "Domain",
-    "DualNotConverged",
-    "DualOracle",
-    "DualSolution",
-    "DualState",
-    "Feature",
-    "MaxEntDebiaser",
-    "MaxEntModel",
-    "domain_from_task",
-    "fit_generator",
-    "group_rates",
-    "prior_weights",
-    "readable_rows",
-    "reweighting_weights",
-    "solve_dual",
-    "target_marginals",
-]
-
-
 #: Names imported from their submodule on first use, so that registering the method (a listing, a
 #: cached sweep) does not load the algorithm and its libraries.
 _LAZY = {
@@ -46,10 +25,11 @@ _LAZY = {
     "prior_weights": "reweighting",
     "reweighting_weights": "reweighting",
     "target_marginals": "reweighting",
-    "DualNotConverged": "solver",
-    "DualSolution": "solver",
-    "solve_dual": "solver",
+    "DualNotConverged": "oracle",
+    "DualSolution": "oracle",
+    "solve_dual": "oracle",
 }
+__all__ = ["MAXENT", "fit_generator", *_LAZY]
 
 
 __getattr__ = lazy_attributes(__name__, _LAZY)

@@ -65,23 +65,23 @@ def _short(rates: dict[str, float], targets: dict[str, float]) -> list[str]:
     return [n for n, t in targets.items() if rates[n] < t - RATE_ALLOWANCE]
 
 
+def _rates(metrics: dict[str, Any]) -> dict[str, Any]:
+    """A split's generated-data rates by name (None where the split lacks one)."""
+    return {
+        "representation": metrics.get("representation_rate"),
+        "statistical": metrics.get("data_statistical_rate"),
+    }
+
+
 def rates_reach_targets(metrics: dict[str, float], knobs: dict[str, Any]) -> bool:
     """Whether a split's generated-data rates reach the knobs' targets (the check's rule)."""
-    rates = {
-        "representation": metrics["representation_rate"],
-        "statistical": metrics["data_statistical_rate"],
-    }
-    return not _short(rates, rate_targets(knobs))
+    return not _short(_rates(metrics), rate_targets(knobs))
 
 
 def data_rates(result: Any) -> Check | None:
     """Whether the generated data's representation and statistical rates reach their targets;
     far short (below :data:`FAR_SHORT` of a target), why and what to do."""
-    values = result.metrics.get("train", {})
-    rates = {
-        "representation": values.get("representation_rate"),
-        "statistical": values.get("data_statistical_rate"),
-    }
+    rates = _rates(result.metrics.get("train", {}))
     if any(v is None or not math.isfinite(v) for v in rates.values()):
         return None
     targets = rate_targets(result.knobs)

@@ -68,11 +68,8 @@ def fit_classifier(
 
 
 def classifier_scores(params: Params, X: np.ndarray) -> np.ndarray:
-    """P(y = 1 | x) of a classifier stored by :func:`fit_classifier`.
-
-    ``X`` may hold the 0/1 inputs in any numeric dtype (uint8 keeps a split small); rows are
-    scored a block at a time, each converted as the classifier reads it (float32 → float64 for
-    a tree, as scikit-learn; float64 for naive Bayes), so scoring makes no full-size copy."""
+    """P(y = 1 | x) of a classifier stored by :func:`fit_classifier`, for 0/1 inputs ``X`` of any
+    numeric dtype, scored a block of rows at a time (no full-size float copy)."""
     if "constant" in params:
         return np.full(len(X), float(params["constant"][0]))
     X = np.asarray(X)

@@ -23,9 +23,8 @@ from fairengine.methods.maxent.domain import (
     readable_rows,
 )
 from fairengine.methods.maxent.knobs import KNOBS
-from fairengine.methods.maxent.oracle import DualOracle, DualState
+from fairengine.methods.maxent.oracle import DualOracle, DualState, solve_dual
 from fairengine.methods.maxent.reweighting import prior_weights, target_marginals
-from fairengine.methods.maxent.solver import solve_dual
 from fairengine.methods.params import (
     Interval,
     StrOptions,
@@ -37,14 +36,11 @@ from fairengine.methods.sensitive import resolve_sensitive
 
 
 def distinct_rows(
-    codes: np.ndarray, weights: np.ndarray, sizes: np.ndarray | None = None
+    codes: np.ndarray, weights: np.ndarray, sizes: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distinct rows S of ``codes`` (lexicographic order), each one's summed weight and its count
-    (S is a set); one 1-D sort of mixed-radix keys (:mod:`.keys`)."""
-    codes = np.asarray(codes, dtype=np.int64)
-    if sizes is None:
-        sizes = np.zeros(codes.shape[1], dtype=np.int64)
-    rows, inverse, counts = unique_rows(codes, sizes)
+    (S is a set); one 1-D sort of mixed-radix keys (:mod:`fairengine.data.row_keys`)."""
+    rows, inverse, counts = unique_rows(np.asarray(codes, dtype=np.int64), sizes)
     summed = np.bincount(inverse, weights=weights, minlength=len(rows))
     return rows, summed, counts.astype(float)
 
@@ -229,8 +225,6 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
         solution = solve_dual(oracle, warm, tol=self.tol, max_iter=self.max_iter)
         self.lambda_ = solution.lam
         self.n_iter_ = solution.n_iter
-        self.dual_value_ = solution.value
-        self.kl_to_prior_ = max(-solution.value, 0.0)
         self._set_state(oracle(self.lambda_, hessian=False))
         return self
 
@@ -255,10 +249,7 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
         self.theta_ = np.asarray(theta, dtype=float)
         self.lambda_ = np.asarray(lam, dtype=float)
         self.n_iter_ = n_iter
-        state = self._oracle(self.theta_)(self.lambda_, hessian=False)
-        self.dual_value_ = state.value
-        self.kl_to_prior_ = max(-state.value, 0.0)
-        self._set_state(state)
+        self._set_state(self._oracle(self.theta_)(self.lambda_, hessian=False))
         return self
 
     def _set_features(self, domain: Domain) -> None:
@@ -266,24 +257,20 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
         self.n_features_in_ = len(self.feature_names_in_)
 
     def _theta(self, points: CodedPoints, z: np.ndarray, y: np.ndarray) -> np.ndarray:
-        target = self.target_marginals
+        target, share = self.target_marginals, 0.5
+        if not isinstance(target, str):
+            values = np.atleast_1d(np.asarray(target, dtype=float))
+            if values.size != 1:  # an explicit vector θ
+                if values.shape != (points.shape[1],):
+                    raise ValueError(
+                        f"target_marginals needs {points.shape[1]} values, got {values.size}."
+                    )
+                return values
+            target, share = "custom", float(values[0])
         protected = self.domain_.coordinate("protected")
-        if isinstance(target, str):
-            return target_marginals(points, z, y, target=target, tau=self.tau, protected=protected)
-        values = np.atleast_1d(np.asarray(target, dtype=float))
-        if values.size == 1:
-            return target_marginals(
-                points,
-                z,
-                y,
-                target="custom",
-                tau=self.tau,
-                protected=protected,
-                protected_share=float(values[0]),
-            )
-        if values.shape != (points.shape[1],):
-            raise ValueError(f"target_marginals needs {points.shape[1]} values, got {values.size}.")
-        return values
+        return target_marginals(
+            points, z, y, target=target, tau=self.tau, protected=protected, protected_share=share
+        )
 
     def _oracle(self, theta: np.ndarray, C: float | None = None) -> DualOracle:
         return DualOracle(
@@ -296,6 +283,8 @@ class MaxEntDebiaser(DensityMixin, BaseEstimator):
         )
 
     def _set_state(self, state: DualState) -> None:
+        self.dual_value_ = state.value
+        self.kl_to_prior_ = max(-state.value, 0.0)  # KL(p* || q_C) = −h(λ*)
         state = replace(state, hess=None, means=None)  # r, ρ, π: what sampling needs
         self._state = state
         self._prior_state = None

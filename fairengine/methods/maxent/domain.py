@@ -116,7 +116,7 @@ def _level_indexer(levels: tuple[str, ...], column: pd.Series, as_strings: Any) 
 
 def _level_strings(column: pd.Series) -> pd.Series:
     """Values as level names: numbers as in :func:`_number_label`, missing as ``missing``."""
-    if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+    if _is_numeric(column):
         return column.astype(object).map(_number_label)
     return column.astype(object).where(column.notna(), MISSING).astype(str)
 
@@ -205,11 +205,8 @@ class Domain:
     def encode(
         self, codes: np.ndarray, only: list[int] | None = None, dtype: Any = float
     ) -> np.ndarray:
-        """Reference-coded points (n, d') of level codes (n, F') (``only``: these features).
-
-        ``dtype``: of the 0/1 output (e.g. ``np.float32`` for scikit-learn's trees, which work in
-        float32, or ``np.uint8`` to hold many rows). One array and one vectorised pass per block
-        of rows, no per-feature blocks to stack."""
+        """Reference-coded 0/1 points (n, d') of level codes (n, F') (``only``: these features)
+        as ``dtype`` (``np.float32`` for scikit-learn's trees, ``np.uint8`` for many rows)."""
         chosen = list(range(len(self.features))) if only is None else only
         codes = np.asarray(codes).reshape(-1, len(chosen))
         widths = np.array([self.features[i].size - 1 for i in chosen], dtype=np.int64)
@@ -306,10 +303,7 @@ def check_task(task: Task) -> None:
 
 def identifier_columns(task: Task) -> list[str]:
     """The task's identifier-like text feature columns (names, ids, free text), as the shared
-    encoder decides (:func:`fairengine.data.encoding.identifier_like`, the text case of the one
-    identifier rule in :mod:`fairengine.data.identifiers`, whose other cases keep row numbers and
-    ids out of the task's features): the domain leaves them out, so none of their values becomes
-    a level stored in a model file."""
+    encoder decides (:func:`fairengine.data.encoding.identifier_like`): left out of the domain."""
     return [name for name in task.features if identifier_like(task.frame[name])]
 
 
@@ -352,11 +346,6 @@ def paper_columns(task: Task) -> list[str] | None:
     return columns or None
 
 
-def _paper_features(task: Task, columns: list[str], max_levels: int) -> list[Feature]:
-    rules = PAPER_DOMAINS[task.name][1]
-    return [rules[c] or _categorical_feature(c, task.frame[c], max_levels) for c in columns]
-
-
 def domain_from_task(
     task: Task,
     n_bins: int = 4,
@@ -367,10 +356,8 @@ def domain_from_task(
     """Discretise a task into the paper's domain.
 
     The label's level 1 is the positive label and the protected attribute's level 1 (Z = 1) is
-    the larger group, so Algorithm 1 down-weights the smaller group Z = 0.
-    Identifier-like columns (:func:`identifier_columns`) are left out, as the encoder of every
-    other method drops them: their values barely repeat, so their "levels" would be the most
-    frequent names or ids of the training rows — personal data in the file, no signal for p*.
+    the larger group, so Algorithm 1 down-weights the smaller group Z = 0. Identifier-like
+    columns (:func:`identifier_columns`) are left out (design notes).
 
     Parameters
     ----------
@@ -390,12 +377,14 @@ def domain_from_task(
     if feature_set not in FEATURE_SETS:
         raise ValueError(f"feature_set must be one of {FEATURE_SETS}, got {feature_set!r}.")
     columns = paper_columns(task) if feature_set == "paper" else None
-    features = [] if columns is None else _paper_features(task, columns, max_levels)
+    features = []
+    if columns is not None:  # the paper's levels where it gives them, else the column's own
+        rules = PAPER_DOMAINS[task.name][1]
+        features = [rules[c] or _categorical_feature(c, task.frame[c], max_levels) for c in columns]
     dropped = set(identifier_columns(task) if dropped is None else dropped)
     for name in (c for c in task.features if c not in dropped and columns is None):
         column = task.frame[name]
-        numeric = pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
-        if numeric:
+        if _is_numeric(column):
             feature = _numeric_feature(name, column, n_bins, max_levels)
         else:
             feature = _categorical_feature(name, column, max_levels)

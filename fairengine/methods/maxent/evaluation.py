@@ -49,40 +49,20 @@ class RealData:
 
 
 def _classifier_data(
-    codes: np.ndarray,
-    domain: Domain,
-    only: list[int],
-    classifier: str,
-    weights: np.ndarray | None,
-    inputs: np.ndarray | None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """(X, y, sample_weight) the downstream classifier is fitted on.
-
-    An unweighted classifier is fitted on the distinct (inputs, label) rows weighted by their
-    counts: the same classifier as on every row — CART's impurities and the logistic loss are
-    sums over rows, naive Bayes' moments weighted means — at the cost of the distinct rows (16x
-    Adult, resampled: 547k training rows, 30k distinct).
-    """
-    dtype = INPUT_DTYPE.get(classifier, float)
-    iy = domain.index("label")
-    if weights is None:
-        columns = [*only, iy]
-        rows, _, counts = unique_rows(codes[:, columns], domain.sizes[columns])
-        X = domain.encode(rows[:, :-1], only, dtype=dtype)
-        return X, rows[:, -1], counts.astype(float)
-    if inputs is None:  # the classifier's inputs: the model features, reference-coded
-        X = domain.encode(codes[:, only], only, dtype=dtype)
-    else:
-        X = np.asarray(inputs, dtype=dtype)
-    return X, codes[:, iy], weights
+    codes: np.ndarray, domain: Domain, only: list[int], classifier: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(X, y, sample_weight) the downstream classifier is fitted on: the distinct (inputs, label)
+    rows weighted by their counts, the same classifier as on every row (design notes)."""
+    columns = [*only, domain.index("label")]
+    rows, _, counts = unique_rows(codes[:, columns], domain.sizes[columns])
+    X = domain.encode(rows[:, :-1], only, dtype=INPUT_DTYPE.get(classifier, float))
+    return X, rows[:, -1], counts.astype(float)
 
 
 def train_classifier(codes: np.ndarray, domain: Domain, classifier: str, only: list[int]) -> dict:
     """The downstream classifier fitted on a dataset's rows (level codes), its inputs the
     features ``only`` (a split's :attr:`RealData.only`); its arrays."""
-    return fit_classifier(
-        classifier, *_classifier_data(codes, domain, only, classifier, None, None)
-    )
+    return fit_classifier(classifier, *_classifier_data(codes, domain, only, classifier))
 
 
 def evaluate_dataset(
@@ -91,8 +71,6 @@ def evaluate_dataset(
     classifier: str,
     train: RealData,
     test: RealData,
-    weights: np.ndarray | None = None,
-    inputs: np.ndarray | None = None,
 ) -> tuple[dict[str, float], dict]:
     """Paper metrics of one (generated or reweighted) dataset and the classifier trained on it.
 
@@ -100,16 +78,11 @@ def evaluate_dataset(
     definition, and ``clf_sr_soft`` from mean predicted probabilities, the paper's code (spec
     §7.6); accuracy on the held-out and the training rows; KL to the training and held-out data)
     and the classifier's arrays.
-    ``inputs``: the classifier's inputs for ``codes`` when a split already holds them (the raw
-    rows: ``train.X``), instead of encoding the rows again.
     """
-    only = test.only
     y, z = codes[:, domain.index("label")], codes[:, domain.index("protected")]
-    params = fit_classifier(
-        classifier, *_classifier_data(codes, domain, only, classifier, weights, inputs)
-    )
-    rr = metrics.representation_rate(None, None, z, sample_weight=weights)
-    sr = metrics.data_statistical_rate(np.asarray(y, dtype=float), None, z, sample_weight=weights)
+    params = train_classifier(codes, domain, classifier, test.only)
+    rr = metrics.representation_rate(None, None, z)
+    sr = metrics.data_statistical_rate(np.asarray(y, dtype=float), None, z)
     distinct = unique_rows(codes, train.counts.sizes)[::2]  # the dataset's rows, counted once
     test_score = classifier_scores(params, test.X)
     test_pred = (test_score >= 0.5).astype(float)
@@ -170,8 +143,6 @@ def raw_predictions(
     """Hard predictions on train and test of the downstream classifier trained on the raw
     training rows with Z among its inputs — the paper's raw classifier, the method's
     unconstrained reference."""
-    from fairengine.methods.maxent.classifier import classifier_scores
-
     domain, _, real_train, real_test = coded_splits(train, test, n_bins, feature_set)
     ztrain, ztest = real_train.with_z(), real_test.with_z()
     params = train_classifier(real_train.codes, domain, classifier, ztrain.only)

@@ -29,13 +29,6 @@ if TYPE_CHECKING:  # for annotations: the algorithm loads on a run
 _WARM: LRU[np.ndarray] = LRU(64)
 #: Rates rows of the C/τ-independent baselines per (train, test, domain, classifier, n_samples).
 _BASELINES: LRU[dict[str, tuple[dict[str, float], dict[str, float]]]] = LRU(16)
-#: The coded splits (domain, identifier columns, real train and test rows) per (train, test,
-#: n_bins, feature set): C/τ-independent too, so a sweep discretises and codes its task once. A
-#: couple of entries only: they hold the splits' compact codes and uint8 inputs.
-
-
-def _target(theta: str, protected_share: float) -> Any:
-    return protected_share if theta == "custom" else theta
 
 
 def fit_generator(
@@ -81,7 +74,7 @@ def fit_generator(
         C=C,
         tau=tau,
         prior=prior,
-        target_marginals=_target(theta, protected_share),
+        target_marginals=protected_share if theta == "custom" else theta,
         n_bins=n_bins,
         warm_start=_WARM.get(key),
     )

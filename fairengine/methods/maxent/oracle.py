@@ -1,4 +1,6 @@
-"""The dual's value, gradient and Hessian in log space, polynomial in N and d.
+"""The dual's value, gradient and Hessian in log space, polynomial in N and d (the Hessian's data
+term from weighted contingency tables where faster), and its minimisation by scipy's trust-region
+Newton, warm-startable.
 
 Design notes: ``docs/methods/maxent.md``."""
 
@@ -7,9 +9,103 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.optimize import minimize
 from scipy.special import logsumexp
+from threadpoolctl import threadpool_limits
 
-from fairengine.methods.maxent.moments import PairMoments, use_pair_moments
+#: Joint levels of a group of consecutive features (a pair's table has ≤ max_cells² cells).
+MAX_CELLS = 256
+#: Cost model (seconds; design notes): a dense FMA of the rank-k update, one scatter-add of a
+#: pair's bincount, one cell of a pair's table and the fixed cost of a pair.
+_FMA, _SCATTER, _CELL, _PAIR = 6e-11, 3e-9, 3e-10, 2.5e-5
+
+
+def feature_groups(sizes: np.ndarray, max_cells: int = MAX_CELLS) -> list[tuple[int, int]]:
+    """(first, end) features of each group: consecutive features whose joint levels ≤
+    ``max_cells`` (a feature with more levels forms a group of its own)."""
+    groups, start, cells = [], 0, 1
+    for f, size in enumerate(int(s) for s in sizes):
+        if f > start and cells * size > max_cells:
+            groups.append((start, f))
+            start, cells = f, 1
+        cells *= size
+    if len(sizes):
+        groups.append((start, len(sizes)))
+    return groups
+
+
+def use_pair_moments(n_rows: int, sizes: np.ndarray, max_cells: int = MAX_CELLS) -> bool:
+    """Whether :class:`PairMoments` is expected to be faster than the dense update."""
+    sizes = np.asarray(sizes, dtype=np.int64)
+    d = int((sizes - 1).sum())
+    groups = feature_groups(sizes, max_cells)
+    cells = np.array([float(np.prod(sizes[a:b])) for a, b in groups])
+    widths = np.array([float((sizes[a:b] - 1).sum()) for a, b in groups])
+    upper = np.triu(np.ones((len(groups), len(groups))))  # the pairs g ≤ h
+    table_cells = (upper * np.outer(cells, cells)).sum()
+    lifts = (upper * (np.outer(widths * cells, cells) + np.outer(widths, cells * widths))).sum()
+    tables = upper.sum() * (n_rows * _SCATTER + _PAIR) + table_cells * _CELL + lifts * _FMA
+    return bool(tables < n_rows * d * (d + 1) / 2 * _FMA)
+
+
+class PairMoments:
+    """Σ_i r_i α_i α_iᵀ (d, d) of reference-coded rows given as level codes (M, F).
+
+    Parameters
+    ----------
+    codes : ndarray (M, F)
+        Level codes of the rows, 0 ≤ codes[:, f] < sizes[f].
+    sizes : array of int
+        |U_f| per feature; feature f owns coordinates offsets[f] .. offsets[f] + |U_f| − 2.
+    max_cells : int
+        Joint levels per group.
+    """
+
+    def __init__(self, codes: np.ndarray, sizes: np.ndarray, max_cells: int = MAX_CELLS) -> None:
+        sizes = np.asarray(sizes, dtype=np.int64)
+        codes = np.asarray(codes)
+        offsets = np.concatenate([[0], np.cumsum(sizes - 1)])
+        self.d = int(offsets[-1])
+        self.codes: list[np.ndarray] = []  # each group's joint code per row (uint8 mostly)
+        self.cells: list[int] = []
+        self.lift: list[np.ndarray] = []  # E_g (cells, d_g): joint level ↦ its 0/1 coordinates
+        self.span: list[slice] = []
+        for a, b in feature_groups(sizes, max_cells):
+            part = sizes[a:b]
+            joint = np.zeros(len(codes), dtype=np.intp)
+            for f in range(a, b):
+                joint = joint * int(sizes[f]) + codes[:, f].astype(np.intp)
+            levels = np.stack(np.unravel_index(np.arange(int(np.prod(part))), part), axis=1)
+            lift = np.zeros((len(levels), int(offsets[b] - offsets[a])))
+            for j, f in enumerate(range(a, b)):
+                on = np.flatnonzero(levels[:, j] > 0)
+                lift[on, offsets[f] - offsets[a] + levels[on, j] - 1] = 1.0
+            self.codes.append(joint.astype(np.min_scalar_type(len(levels) - 1)))  # compact
+            self.cells.append(len(levels))
+            self.lift.append(lift)
+            self.span.append(slice(int(offsets[a]), int(offsets[b])))
+
+    def second_moment(self, r: np.ndarray) -> np.ndarray:
+        """Σ_i r_i α_i α_iᵀ for row weights ``r`` (M,)."""
+        r = np.asarray(r, dtype=float)
+        out = np.zeros((self.d, self.d))
+        key = np.empty(len(r), dtype=np.intp)
+        n = len(self.codes)
+        for g in range(n):
+            lift_g, span_g = self.lift[g], self.span[g]
+            own = np.bincount(self.codes[g], weights=r, minlength=self.cells[g])
+            out[span_g, span_g] = lift_g.T @ (own[:, None] * lift_g)
+            scaled: dict[int, np.ndarray] = {}  # joint code x the partner's cells
+            for h in range(g + 1, n):
+                cells = self.cells[h]
+                if cells not in scaled:
+                    scaled[cells] = self.codes[g].astype(np.intp) * cells
+                np.add(scaled[cells], self.codes[h], out=key)
+                table = np.bincount(key, weights=r, minlength=self.cells[g] * self.cells[h])
+                block = lift_g.T @ table.reshape(self.cells[g], self.cells[h]) @ self.lift[h]
+                out[span_g, self.span[h]] = block
+                out[self.span[h], span_g] = block.T
+        return out
 
 
 @dataclass
@@ -63,8 +159,8 @@ class DualOracle:
         Target marginals θ.
     codes : ndarray (M, F), optional
         The same rows as level codes: the Hessian's data term is then built from weighted
-        contingency tables (:mod:`.moments`) where its cost model expects that to be faster than
-        the dense rank-k update over ``points`` (a wide table; bench ``maxent_hessian``).
+        contingency tables (:class:`PairMoments`) where :func:`use_pair_moments` expects that
+        to be faster than the dense rank-k update over ``points``.
     """
 
     def __init__(
@@ -197,3 +293,59 @@ class DualOracle:
         sigma_w = second - np.outer(m_w, m_w)
         gap = m_u - m_w
         return pi * sigma_u + (1.0 - pi) * sigma_w + pi * (1.0 - pi) * np.outer(gap, gap)
+
+
+class DualNotConverged(RuntimeError):
+    """The dual solve stopped before the marginals matched θ (θ too close to the boundary?)."""
+
+
+@dataclass
+class DualSolution:
+    """λ* and how it was found."""
+
+    lam: np.ndarray
+    value: float
+    grad_norm: float
+    n_iter: int
+
+
+def solve_dual(
+    oracle: DualOracle,
+    lam0: np.ndarray | None = None,
+    *,
+    tol: float = 1e-9,
+    max_iter: int = 200,
+) -> DualSolution:
+    """λ* = argmin h(λ) by ``trust-exact`` with the analytic gradient and Hessian (instead of the
+    paper's Algorithm 5, design notes); stops when ||∇h||_∞ = max |E_p[α] − θ| <= ``tol``.
+
+    Parameters
+    ----------
+    oracle : DualOracle
+    lam0 : ndarray, optional
+        Warm start (e.g. λ* of a neighbouring C in a sweep); zeros by default.
+    tol : float
+        Largest allowed marginal error.
+    max_iter : int
+    """
+    lam0 = np.zeros(oracle.d) if lam0 is None or len(lam0) != oracle.d else np.asarray(lam0)
+    if oracle.d == 0:
+        return DualSolution(lam0, oracle.value(lam0), 0.0, 0)
+    # single-threaded BLAS: the M x d products are small, and threads only contend (bench)
+    with threadpool_limits(limits=1, user_api="blas"):
+        result = minimize(
+            oracle.value,
+            lam0,
+            jac=oracle.grad,
+            hess=oracle.hess,
+            method="trust-exact",
+            options={"gtol": tol, "maxiter": max_iter},
+        )
+    lam = np.asarray(result.x, dtype=float)
+    grad_norm = float(np.abs(oracle.grad(lam)).max())
+    if not np.isfinite(grad_norm) or grad_norm > max(tol * 10, 1e-7):
+        raise DualNotConverged(
+            f"The max-entropy dual did not converge (largest marginal error {grad_norm:.2e} after "
+            f"{result.nit} iterations). The target marginals may be too close to 0 or 1."
+        )
+    return DualSolution(lam, float(oracle.value(lam)), grad_norm, int(result.nit))

@@ -98,23 +98,13 @@ _MAXENT_TREE = with_prefix(
 _MAXENT_CLASSIFIERS = {
     "tree": _MAXENT_TREE,
     "small_tree": _MAXENT_TREE,
-    "logistic": Group(
-        "clf_",
-        {
-            "coef": arr("fiu", "d_model", rules=(FINITE,)),
-            "intercept": arr("fiu", 1, rules=(FINITE,)),
-        },
-    ),
-    "gnb": Group(
-        "clf_",
-        {
-            "mean": arr("fiu", 2, "d_model", rules=(FINITE,)),
-            "var": arr("fiu", 2, "d_model", rules=(within(1e-300, np.inf),)),
-            "log_prior": arr("fiu", 2, rules=(within(-np.inf, 0.0), FINITE)),
-        },
-    ),
+    "logistic": Group("clf_", {"coef": arr("fiu", "d_model", rules=(FINITE,)),
+                               "intercept": arr("fiu", 1, rules=(FINITE,))}),
+    "gnb": Group("clf_", {"mean": arr("fiu", 2, "d_model", rules=(FINITE,)),
+                          "var": arr("fiu", 2, "d_model", rules=(within(1e-300, np.inf),)),
+                          "log_prior": arr("fiu", 2, rules=(within(-np.inf, 0.0), FINITE))}),
     "constant": Group("clf_", {"constant": arr("fiu", 1, rules=(PROBABILITY,))}),
-}
+}  # fmt: skip
 
 
 def _maxent_groups(state: Any, arrays: Mapping[str, np.ndarray]) -> list[Group]:

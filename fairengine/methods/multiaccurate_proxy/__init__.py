@@ -13,43 +13,25 @@ Its metrics (group gaps, the multiaccuracy violation, the proxy's quality) are i
 from fairengine.methods.multiaccurate_proxy.method import MULTIACCURATE_PROXY
 from fairengine.methods.registry import lazy_attributes
 
-__all__ = [
-    "MULTIACCURATE_PROXY",
-    "PROXIES",
-    "Auditor",
-    "BaselineProxy",
-    "GeneralMultiaccurateProxy",
-    "MultiaccurateProxy",
-    "MultiaccurateProxyModel",
-    "ProxyFairClassifier",
-    "ProxyParity",
-    "audit",
-    "class_tasks",
-    "group_error_rate",
-    "multiaccuracy_floor",
-    "proxy_quality",
-    "ratio_violation",
-]
-
-
 #: Names imported from their submodule on first use, so that registering the method (a listing, a
 #: cached sweep) does not load the algorithm and its libraries.
 _LAZY = {
-    "ProxyParity": "constraints",
+    "ProxyParity": "downstream",
     "ProxyFairClassifier": "downstream",
     "MultiaccurateProxyModel": "model",
     "PROXIES": "knobs",
     "Auditor": "auditor",
-    "BaselineProxy": "baseline",
+    "BaselineProxy": "general",
     "GeneralMultiaccurateProxy": "general",
     "MultiaccurateProxy": "linear",
     "audit": "auditor",
     "class_tasks": "auditor",
     "group_error_rate": "auditor",
-    "multiaccuracy_floor": "floor",
+    "multiaccuracy_floor": "linear",
     "proxy_quality": "auditor",
     "ratio_violation": "auditor",
 }
+__all__ = ["MULTIACCURATE_PROXY", *_LAZY]
 
 
 __getattr__ = lazy_attributes(__name__, _LAZY)

@@ -44,28 +44,12 @@ def as_2d(a: np.ndarray) -> np.ndarray:
 
 
 class Auditor:
-    """Heuristic CSC(H) best response over error regions {x : h(x) ≠ y_j}.
-
-    For residual r = z_k − ẑ_k the additive violation of h on task j is
-    viol_j(h) = b_j + Σ_i h_i c_ij with b_j = Σ r_i y_ij / n and c_ij = r_i (1 − 2 y_ij) / n
-    [RECON, Eq. (7)]. For each sign σ the auditor maximises σ·viol_j with
-
-    * ``"linear"`` [OURS]: the Kearns et al. regression heuristic — a least-squares
-      fit of c_j on x (pseudo-inverse cached once) — followed by the exact best threshold of the
-      fitted score (:func:`~fairengine.solvers.oracles.best_intercept`), so halfspaces;
-    * ``"tree"`` [OURS]: a weighted depth-``depth`` decision tree on the reduction
-      label 1[cost < 0], weight |cost|.
-
-    * ``"finite"`` [OURS, for tests and small problems]: exact brute force over
-      the columns of ``candidates`` (n, |H|), a finite H given by its labellings.
-
-    The constants h ≡ 0 and h ≡ 1 are always candidates (the best-threshold step includes them).
-    The result is a lower bound on the true maximum over H (heuristic oracle), exact for
-    ``"finite"``.
-
-    A stateless best-response oracle, not an estimator (see the design notes); its arguments are
-    checked at construction.
-    """
+    """Heuristic CSC(H) best response over error regions {x : h(x) ≠ y_j} [RECON, Eq. (7)]:
+    ``"linear"`` halfspaces (the Kearns et al. regression heuristic, then the exact best threshold),
+    ``"tree"`` a weighted depth-``depth`` decision tree, ``"finite"`` exact brute force over the
+    columns of ``candidates`` (n, |H|), for tests and small problems. The constants h ≡ 0 and
+    h ≡ 1 are always candidates. A lower bound on the true maximum over H, exact for ``"finite"``;
+    a stateless oracle, not an estimator: its arguments are checked at construction."""
 
     def __init__(
         self,
@@ -82,14 +66,6 @@ class Auditor:
         self.candidates = candidates
         self._least_squares: LeastSquares | None = None
         self._X: np.ndarray | None = None
-
-    def _design(self, X: np.ndarray) -> LeastSquares:
-        """The least-squares kernel on [X, 1] (slightly ridged Gram, factorised once), cached
-        per X."""
-        if self._X is not X or self._least_squares is None:
-            self._X = X
-            self._least_squares = LeastSquares(X, ridge=1e-8)
-        return self._least_squares
 
     def csc(
         self,
@@ -109,7 +85,7 @@ class Auditor:
             pool = np.column_stack([self.candidates, np.zeros(n), ones])
             return pool[:, int(np.argmin(diff @ pool))].astype(float)
         if self.kind == "linear":
-            score = -(fitted if fitted is not None else self._fit(X, diff[:, None])[:, 0])
+            score = -(fitted if fitted is not None else self.fit_costs(X, diff[:, None])[:, 0])
             return (score + best_intercept(score, ones, diff, order) > 0).astype(float)
         label = (diff < 0).astype(int)
         if label.min() == label.max():
@@ -119,9 +95,13 @@ class Auditor:
             h = tree.fit(X, label, sample_weight=np.abs(diff) * n).predict(X).astype(float)
         return min((h, np.zeros(n), ones), key=lambda c: float(c @ diff))
 
-    def _fit(self, X: np.ndarray, costs: np.ndarray) -> np.ndarray:
-        """Least-squares fit of each cost column on [x, 1] (the regression heuristic)."""
-        return self._design(X).fitted(costs)
+    def fit_costs(self, X: np.ndarray, costs: np.ndarray) -> np.ndarray:
+        """Least-squares fit of each cost column on [x, 1] (the regression heuristic), its
+        kernel (a slightly ridged Gram, factorised once) cached per X."""
+        if self._X is not X or self._least_squares is None:
+            self._X = X
+            self._least_squares = LeastSquares(X, ridge=1e-8)
+        return self._least_squares.fitted(costs)
 
     def best(self, X: np.ndarray, r: np.ndarray, tasks: np.ndarray) -> list[tuple]:
         """Per task j: (signed viol, σ, h) of the most violated error region found."""
@@ -129,7 +109,7 @@ class Auditor:
         tasks = as_2d(tasks)
         cost = r[:, None] * (1.0 - 2.0 * tasks) / n
         base = r @ tasks / n
-        fitted = self._fit(X, cost) if self.kind == "linear" else None
+        fitted = self.fit_costs(X, cost) if self.kind == "linear" else None
         out = []
         for j in range(tasks.shape[1]):
             best = (0.0, 1, np.zeros(n))
@@ -211,16 +191,18 @@ def proxy_quality(z: np.ndarray, zhat: np.ndarray) -> dict[str, float]:
 
 
 def class_tasks(n: int) -> np.ndarray:
-    """Section 5 [TEXT + RECON]: no task labels, one all-zero column.
-
-    With f ≡ 0 the error region of h is {h(x) = 1}, so the numerator constraints become plain
-    multiaccuracy Σ_i (z_i − ẑ_i) c(x_i) = 0 over the auditor's class C. The paper needs
-    C = H ⊕ F (error regions of every h ∈ H against every f ∈ F); [OURS] a depth-d tree auditor
-    stands in for H ⊕ F (an XOR of two depth-⌊d/2⌋ trees is a depth-d tree; with halfspaces it
-    is a heuristic), and the halfspace auditor gives C = H, i.e. F ∋ f ≡ 0 and statistical-parity
-    multiaccuracy.
-    """
+    """Section 5 [TEXT + RECON]: no task labels, one all-zero column f ≡ 0, whose error regions
+    {h(x) = 1} make the numerator constraints plain multiaccuracy over the auditor's class (design
+    notes)."""
     return np.zeros((n, 1))
+
+
+def note_regions(seen: dict[bytes, np.ndarray], found: list[tuple], tasks: np.ndarray) -> None:
+    """Add the error regions 1[h ≠ y_j] of an auditor's answer ``found`` (:meth:`Auditor.best`)
+    to ``seen``, keyed by their bits (each distinct region once)."""
+    for j, (_, _, h) in enumerate(found):
+        errors = np.abs(h - tasks[:, j])
+        seen.setdefault(np.packbits(errors.astype(bool)).tobytes(), errors)
 
 
 def make_auditor(auditor: str | Auditor, depth: int, random_state: int) -> Auditor:

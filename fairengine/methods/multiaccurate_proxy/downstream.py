@@ -1,23 +1,7 @@
-"""Downstream fair learner with soft group weights (the DL program is [TEXT]).
-
-Exponentiated-gradient reduction (:func:`fairengine.solvers.solve_game`) over proxy-weighted
-moments (the constraint object :class:`~fairengine.methods.multiaccurate_proxy.constraints.
-ProxyParity`, joined to the CSC learner by :class:`~fairengine.solvers.moments.Reduction`),
-group vs overall: ±(γ_k(h) − γ(h)) − ε ≤ 0 with
-
-* ``"equal_error"``: γ_k(h) = Σ Ẑ_ik 1[h(x_i) ≠ y_i] / Σ Ẑ_ik, γ = mean error (Eq. (4));
-* ``"demographic_parity"``: γ_k(h) = Σ Ẑ_ik h(x_i) / Σ Ẑ_ik, γ = mean h.
-
-Each best response solves CSC over halfspaces with the ``learner``:
-
-* ``"regression"`` [OURS, default]: the paired-regression heuristic (regress the cost
-  difference on [x, 1], one Cholesky factorisation per fit, then the exact best threshold of the
-  fitted score), the same halfspace class and heuristic as the ``"linear"`` auditor, so the DL's
-  class is the audited H ("same class H that the PL audited!"); much faster than the logistic
-  learner (one factorisation instead of an iterative fit per best response);
-* ``"logistic"``: a weighted logistic regression on the reduction (label 1[c1 < c0],
-  weight |c1 − c0|). The α-proxy guarantee covers the mixture (γ_k is linear in it); vs-overall
-constraints get slack α, so the true gap is ≤ ε + α for audited H and tasks.
+"""Downstream fair learner with soft group weights (the DL program is [TEXT]): the
+exponentiated-gradient reduction (:func:`fairengine.solvers.solve_game`) over the proxy-weighted
+moments of :class:`ProxyParity`. Why its default best response is the paired regression: "Design
+notes" in ``docs/methods/multiaccurate_proxy.md``.
 """
 
 from __future__ import annotations
@@ -32,8 +16,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 from threadpoolctl import threadpool_limits
 
-from fairengine.methods.multiaccurate_proxy.constraints import ProxyParity
-from fairengine.methods.multiaccurate_proxy.knobs import DL_LEARNERS, KNOBS
+from fairengine.methods.multiaccurate_proxy.knobs import CONSTRAINTS, KNOBS
 from fairengine.methods.params import (
     HasMethods,
     Interval,
@@ -42,27 +25,68 @@ from fairengine.methods.params import (
     validate_params,
 )
 from fairengine.methods.sensitive import sensitive_request
+from fairengine.metrics.proxy import group_gaps, normalised
 from fairengine.solvers import solve_game
 from fairengine.solvers.expgrad import ACCURACY_MUL
-from fairengine.solvers.moments import Reduction
+from fairengine.solvers.moments import Reduction, TwoSidedConstraint
 from fairengine.solvers.oracles import PairedRegressionOracle, best_intercept
 
-LEARNERS = DL_LEARNERS
+
+class ProxyParity(TwoSidedConstraint):
+    """|γ_k(h) − γ(h)| ≤ ε for every soft group k (2K constraints, λ⁺ then λ⁻), group vs
+    overall with soft group weights Ẑ (the proxy's probabilities):
+
+    * ``"equal_error"``: γ_k(h) = Σ Ẑ_ik 1[h(x_i) ≠ y_i] / Σ Ẑ_ik, γ = mean error (Eq. (4));
+    * ``"demographic_parity"``: γ_k(h) = Σ Ẑ_ik h(x_i) / Σ Ẑ_ik, γ = mean h.
+
+    Predictions are P(h = 1) on the loaded rows. The signed weights are the λ-part of the cost
+    difference c1 − c0 of labelling row i 1: Σ_k (λ⁺_k − λ⁻_k)(Ẑ_ik/Σ_j Ẑ_jk − 1/n), times
+    (1 − 2y_i) for equal error. λ̂ is not netted (:meth:`project` is the identity).
+
+    Parameters
+    ----------
+    eps : float
+        ε.
+    kind : {"equal_error", "demographic_parity"}
+    """
+
+    def __init__(self, eps: float, kind: str) -> None:
+        if kind not in CONSTRAINTS:
+            raise ValueError(f"constraint must be one of {CONSTRAINTS}; got {kind!r}")
+        self.slack, self.kind = float(eps), kind
+
+    def load(self, y: np.ndarray, soft_groups: np.ndarray) -> ProxyParity:
+        """Binary labels (0/1) and soft group weights (n,) or (n, K) of the training rows."""
+        self.y, self.soft = np.asarray(y, float), np.asarray(soft_groups, float)
+        weights = normalised(self.soft)
+        # Ẑ_ik/ΣẐ_k − 1/n: how much row i moves γ_k − γ (0 for an empty group)
+        self.share = np.where(weights.sum(axis=0) > 0, weights - 1.0 / len(self.y), 0.0)
+        self.n_groups = self.share.shape[1]
+        self.eps = np.full(self.n_groups, self.slack)
+        return self
+
+    @property
+    def dim(self) -> int:
+        return 2 * self.n_groups
+
+    def moment_names(self) -> list[str]:
+        return [f"{self.kind}[k={k}]" for k in range(self.n_groups)]
+
+    def gamma(self, predictions: np.ndarray) -> np.ndarray:
+        return group_gaps(self.soft, self.y, predictions, self.kind)
+
+    def signed_weights(self, lam: np.ndarray) -> np.ndarray:
+        extra = self.share @ self.net(lam)
+        return extra if self.kind == "demographic_parity" else extra * (1 - 2 * self.y)
 
 
 def measurable_gap(error: float, n: int, bound: float, group_rows: float) -> float:
-    """The smallest duality gap the fitting rows can tell from 0: a gap is a Lagrangian value,
-    error plus λ·g with ‖λ‖₁ ≤ B, so it is measured no more precisely than the error (standard
-    error √(e(1 − e)/n)) plus B times a group rate (0.5/√(rows of the smallest soft group)),
-    times :data:`~fairengine.solvers.expgrad.ACCURACY_MUL` (fairlearn's automatic ν counts the
-    error's part only). A game whose best gap is below this has converged as far as the rows can
-    show; the game itself still plays to its own tolerance ν or its iteration cap."""
+    """The smallest duality gap the fitting rows can tell from 0: ACCURACY_MUL × (the error's
+    standard error √(e(1 − e)/n) plus B times a group rate's, 0.5/√(rows of the smallest soft
+    group)); the reasoning is in the design notes."""
     error_se = np.sqrt(max(error * (1 - error), 1e-12) / max(n, 1))
     rate_se = 0.5 / np.sqrt(max(group_rows, 1.0))
     return float(ACCURACY_MUL * (error_se + bound * rate_se))
-
-
-__all__ = ["ProxyFairClassifier"]
 
 
 class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
@@ -85,11 +109,12 @@ class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
     random_state : int, RandomState, Generator or None
         Default seed of :meth:`predict`'s draws.
     learner : {"regression", "logistic"} or scikit-learn classifier
-        The CSC heuristic of each best response (see the module notes), or any classifier whose
-        ``fit`` takes ``sample_weight`` (cloned, fitted on label 1[c1 < c0] with weight
-        |c1 − c0|, as ``"logistic"``). Linear classifiers (``coef_`` of one row) are kept as
-        halfspaces; others in ``estimators_``. The method's exportable model stores halfspaces,
-        so the registered method uses the string learners.
+        The CSC heuristic of each best response: the paired regression on [x, 1] thresholded
+        exactly (the ``"linear"`` auditor's halfspaces), a weighted logistic regression, or any
+        classifier whose ``fit`` takes ``sample_weight`` (cloned, fitted on label 1[c1 < c0]
+        with weight |c1 − c0|, as ``"logistic"``). Linear classifiers (``coef_`` of one row)
+        are kept as halfspaces, others in ``estimators_`` (the exportable model stores
+        halfspaces: the method uses the string learners).
 
     Attributes
     ----------
@@ -186,7 +211,7 @@ class ProxyFairClassifier(ClassifierMixin, BaseEstimator):
         soft = np.asarray(soft, float)
         if len(soft) != len(y):
             raise ValueError(f"sensitive_features has {len(soft)} rows, X and y have {len(y)}")
-        # one BLAS thread: many small products (see linear._ONE_THREAD)
+        # one BLAS thread: many small products (design notes)
         with threadpool_limits(limits=1, user_api="blas"):
             return self._fit(X, codes.astype(float), soft)
 

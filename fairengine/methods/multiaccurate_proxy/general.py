@@ -1,6 +1,7 @@
 """Algorithm 2 of Diana et al. 2022: a multiaccurate proxy over a general class G (regression
 trees or linear functions), a game between a least-squares Learner and a Follow-the-Perturbed-
-Leader Auditor; and the pickle-free storage of its tree plays. Tags as in
+Leader Auditor; the pickle-free storage of its tree plays; what both proxy games share
+(:class:`ProxyGame`) and the comparison proxies (:class:`BaselineProxy`). Tags as in
 :mod:`~fairengine.methods.multiaccurate_proxy.auditor`.
 """
 
@@ -11,6 +12,7 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
+from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils import check_consistent_length
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -24,8 +26,7 @@ from fairengine.methods.multiaccurate_proxy.auditor import (
     groups_to_fit,
     make_auditor,
 )
-from fairengine.methods.multiaccurate_proxy.knobs import KNOBS
-from fairengine.methods.multiaccurate_proxy.linear import PIPELINE_KNOBS
+from fairengine.methods.multiaccurate_proxy.knobs import KNOBS, PIPELINE_KNOBS
 from fairengine.methods.params import (
     HasMethods,
     Interval,
@@ -78,14 +79,62 @@ def predict_trees(X: np.ndarray, packed: np.ndarray) -> np.ndarray:
     return tree_codec.leaf_values(forest, X)[:, :, 0].mean(axis=1)
 
 
-class GeneralMultiaccurateProxy(BaseEstimator):
+class ProxyGame(BaseEstimator):
+    """What both proxy games share: ``fit``'s checks, ẑ and its audit. ``predict`` =
+    :meth:`predict_proba` = ẑ (n, K), real-valued: it may leave [0, 1] (clipping would break the
+    guarantee); no scikit-learn mixin, as ẑ is a soft group membership, judged by :func:`audit`
+    rather than R²."""
+
+    __metadata_request__fit = sensitive_request()
+
+    def fit(
+        self,
+        X: np.ndarray,
+        sensitive_features: np.ndarray | None = None,
+        tasks: np.ndarray | None = None,
+    ) -> ProxyGame:
+        """Fit ẑ_k per group of the protected attribute ``sensitive_features`` (n,) or (n, K) (its
+        y: a missing one gets the y check). ``tasks=None`` is the Section 5 mode (see
+        :func:`class_tasks`)."""
+        validate_params(self)
+        X, z = validate_data(self, X, sensitive_features, multi_output=True, y_numeric=True)
+        if tasks is not None:
+            check_consistent_length(X, tasks)
+        with threadpool_limits(limits=1, user_api="blas"):  # many small products
+            X = np.asarray(X, float)
+            return self._fit(X, as_2d(z), class_tasks(len(X)) if tasks is None else as_2d(tasks))
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        """ẑ(x) (n, K): the linear part ``coef_`` plus the mean of the tree plays ``trees_``."""
+        check_is_fitted(self, "coef_")
+        X = np.asarray(validate_data(self, X, reset=False), float)
+        linear = np.column_stack([X, np.ones(len(X))]) @ self.coef_.T
+        if not hasattr(self, "trees_"):
+            return linear
+        return linear + np.column_stack([predict_trees(X, t) for t in self.trees_])
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """ẑ(x), as :meth:`predict_proba` (the proxy is a regression of z on x)."""
+        return self.predict_proba(X)
+
+    def audit(
+        self,
+        X: np.ndarray,
+        z: np.ndarray,
+        tasks: np.ndarray,
+        **names: list[str] | None,
+    ) -> pd.DataFrame:
+        """:func:`audit` of this proxy's ẑ on rows ``X`` with true groups ``z``."""
+        return audit(X, z, self.predict_proba(X), tasks, self.auditor, **names)
+
+
+class GeneralMultiaccurateProxy(ProxyGame):
     """Multiaccurate proxy over a general class G, Algorithm 2 of Diana et al. 2022: per group,
     a zero-sum game between a least-squares Learner over G (depth-``max_depth`` regression trees
     or linear functions) and an Auditor playing Follow the Perturbed Leader over the error
-    regions {h ≠ y_j}; the output is the average of the Learner's T plays. A scikit-learn
-    estimator like :class:`MultiaccurateProxy` (``predict`` = :meth:`predict_proba` = ẑ, which may
-    leave [0, 1]). The round, the tolerance as a payoff offset, the mean constraint and the warm
-    start: "Design notes" in ``docs/methods/multiaccurate_proxy.md``.
+    regions {h ≠ y_j}; the output is the average of the Learner's T plays. The round, the
+    tolerance as a payoff offset, the mean constraint and the warm start: "Design notes" in
+    ``docs/methods/multiaccurate_proxy.md``.
 
     Parameters
     ----------
@@ -176,34 +225,8 @@ class GeneralMultiaccurateProxy(BaseEstimator):
         ).fit(X, target)
         return tree, tree.predict(X)
 
-    __metadata_request__fit = sensitive_request()
-
-    def fit(
-        self,
-        X: np.ndarray,
-        sensitive_features: np.ndarray | None = None,
-        tasks: np.ndarray | None = None,
-    ) -> GeneralMultiaccurateProxy:
-        """Fit ẑ_k per group of the protected attribute ``sensitive_features`` (n,) or (n, K) (its
-        y: a missing one gets the y check). ``tasks=None`` is the Section 5 mode (see
-        :func:`class_tasks`)."""
-        validate_params(self)
-        X, z = validate_data(self, X, sensitive_features, multi_output=True, y_numeric=True)
-        if tasks is not None:
-            check_consistent_length(X, tasks)
-        with threadpool_limits(limits=1, user_api="blas"):  # small products: linear._ONE_THREAD
-            return self._fit(X, z, tasks)
-
-    def _fit(
-        self,
-        X: np.ndarray,
-        z: np.ndarray,
-        tasks: np.ndarray | None,
-    ) -> GeneralMultiaccurateProxy:
-        X = np.asarray(X, float)
-        z = as_2d(z)
-        tasks = class_tasks(len(X)) if tasks is None else as_2d(tasks)
-        rng = generator(self.random_state)  # an int seeds default_rng directly, as before
+    def _fit(self, X: np.ndarray, z: np.ndarray, tasks: np.ndarray) -> GeneralMultiaccurateProxy:
+        rng = generator(self.random_state)  # an int seeds default_rng directly
         aud = make_auditor(self.auditor, self.auditor_depth, seed(self.random_state))
         fit_groups, scales = groups_to_fit(z)
         coefs, trees, traces = {}, {}, {}
@@ -285,7 +308,7 @@ class GeneralMultiaccurateProxy(BaseEstimator):
         actions = [(j, sigma) for j in range(m) for sigma in (1, -1)] * self.n_samples
         xi = rng.uniform(0, scale, (n, len(actions)))
         diffs = np.column_stack([-sg * ccum[:, j] for j, sg in actions]) + xi
-        fitted = aud._fit(X, diffs) if aud.kind == "linear" else None
+        fitted = aud.fit_costs(X, diffs) if aud.kind == "linear" else None
         for w in range(self.n_samples if t > 1 else 0):
             best_score, best_action = -rng.uniform(0, scale), None  # null action
             for a in range(w * 2 * m, (w + 1) * 2 * m):
@@ -305,22 +328,71 @@ class GeneralMultiaccurateProxy(BaseEstimator):
                 u -= sigma * self.C * np.abs(h - tasks[:, j]) / self.n_samples
         return u
 
+
+#: The comparison proxies :class:`BaselineProxy` fits (``"true"`` is the caller's: it needs z).
+BASELINES = ("regression", "thresholded", "constant")
+
+
+class BaselineProxy(BaseEstimator):
+    """Comparison proxies [OURS]: ``"regression"`` (logistic-regression probabilities ≈ E[z_k | x],
+    one model per group), ``"thresholded"`` (1[P̂(z_k = 1 | x) > 0.5]) or ``"constant"``
+    (ẑ_k ≡ mean(z_k)); the ``"true"`` proxy needs z and is the caller's. The interface of
+    :class:`MultiaccurateProxy`; ``kind`` is validated in :meth:`fit`, ``random_state`` is handed to
+    the logistic regressions.
+
+    Attributes
+    ----------
+    mean_ : ndarray (K,)
+        mean(z_k) on the fit rows.
+    models_ : list
+        Per group, the fitted ``LogisticRegression`` or, when z_k is constant on the fit rows,
+        that constant (a float).
+    """
+
+    _parameter_constraints: dict = {
+        "kind": [StrOptions(set(BASELINES))],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self, kind: str = "regression", random_state: int | np.random.RandomState | None = 0
+    ) -> None:
+        self.kind, self.random_state = kind, random_state
+
+    __metadata_request__fit = sensitive_request()
+
+    def fit(self, X: np.ndarray, sensitive_features: np.ndarray | None = None) -> BaselineProxy:
+        """Fit one model per group column of the protected attribute ``sensitive_features``
+        (n,) or (n, K) (its y: a missing one gets the y check)."""
+        validate_params(self)
+        X, z = validate_data(self, X, sensitive_features, multi_output=True, y_numeric=True)
+        z = as_2d(z)
+        self.mean_ = z.mean(axis=0)
+        self.models_ = []
+        if self.kind in ("regression", "thresholded"):
+            state = seed(self.random_state)
+            for k in range(z.shape[1]):
+                if z[:, k].min() == z[:, k].max():
+                    self.models_.append(float(z[0, k]))
+                else:
+                    model = LogisticRegression(max_iter=500, C=1.0, random_state=state)
+                    self.models_.append(model.fit(X, z[:, k].astype(int)))
+        return self
+
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
-        """ẑ(x) (n, K): the average of the Learner's plays (may leave [0, 1])."""
-        check_is_fitted(self, "coef_")
-        X = np.asarray(validate_data(self, X, reset=False), float)
-        linear = np.column_stack([X, np.ones(len(X))]) @ self.coef_.T
-        return linear + np.column_stack([predict_trees(X, t) for t in self.trees_])
+        """ẑ(x) (n, K)."""
+        check_is_fitted(self, "mean_")
+        X = validate_data(self, X, reset=False)
+        n = len(X)
+        if self.kind == "constant":
+            return np.tile(self.mean_, (n, 1))
+        cols = [
+            np.full(n, m) if isinstance(m, float) else m.predict_proba(X)[:, 1]
+            for m in self.models_
+        ]
+        p = np.column_stack(cols)
+        return (p > 0.5).astype(float) if self.kind == "thresholded" else p
 
     def predict(self, X: np.ndarray) -> np.ndarray:
-        """ẑ(x), as :meth:`predict_proba` (the proxy is a regression of z on x)."""
+        """ẑ(x), as :meth:`predict_proba`."""
         return self.predict_proba(X)
-
-    def audit(
-        self,
-        X: np.ndarray,
-        z: np.ndarray,
-        tasks: np.ndarray,
-        **names: list[str] | None,
-    ) -> pd.DataFrame:
-        return audit(X, z, self.predict_proba(X), tasks, self.auditor, **names)

@@ -1,7 +1,7 @@
 """Algorithm 4 of Diana et al. 2022: the linear multiaccurate proxy, projected online gradient
-descent against the auditor's best response, with the rows kept out of its game
-(:mod:`~fairengine.methods.multiaccurate_proxy.held_out`) and its LP floor
-(:mod:`~fairengine.methods.multiaccurate_proxy.floor`). Tags as in
+descent against the auditor's best response; the rows kept out of its game [OURS] (each
+candidate's certificate there, the chain of kept candidates, the refit of a lone least-squares
+start) and the LP floor of linear G [OURS], reported when α is out of reach. Tags as in
 :mod:`~fairengine.methods.multiaccurate_proxy.auditor`.
 """
 
@@ -10,63 +10,26 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import Any
 
 import numpy as np
-import pandas as pd
-from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import threadpool_limits
+from scipy.optimize import linprog
+from sklearn.utils.validation import check_is_fitted
 
 from fairengine.data.split import held_out_rows
 from fairengine.methods.multiaccurate_proxy.auditor import (
     Auditor,
-    as_2d,
-    audit,
-    class_tasks,
     groups_to_fit,
     make_auditor,
+    note_regions,
 )
-from fairengine.methods.multiaccurate_proxy.floor import floor_lp
-from fairengine.methods.multiaccurate_proxy.held_out import (
-    descending_chain,
-    held_out_certificate,
-    held_out_error,
-    project_theta,
-    refit_start,
-)
-from fairengine.methods.multiaccurate_proxy.knobs import KNOBS
-from fairengine.methods.params import (
-    HasMethods,
-    Interval,
-    knob_constraints,
-    seed,
-    validate_params,
-)
-from fairengine.methods.sensitive import sensitive_request
+from fairengine.methods.multiaccurate_proxy.general import ProxyGame
+from fairengine.methods.multiaccurate_proxy.knobs import KNOBS, PIPELINE_KNOBS
+from fairengine.methods.params import HasMethods, Interval, knob_constraints, seed
 from fairengine.solvers.least_squares import LeastSquares
 
-#: _ONE_THREAD [OURS]: the game loops do thousands of (n × d)·(d × few) products; multithreaded
-#: BLAS gains nothing there and, on a loaded machine, oversubscription makes them slower, so
-#: the fits run with one BLAS thread (numbers in bench/RESULTS.md).
-
-
-#: Run outcomes of Algorithm 4 (``MultiaccurateProxy.status_``).
+#: Run outcomes of Algorithm 4 (``MultiaccurateProxy.status_``), from best to worst.
 STATUSES = ("converged", "max_iter", "below_floor")
-
-
-#: Knobs of the downstream pipeline and the page, not of a proxy estimator (its constructor
-#: takes none of them, so its fit-time validation skips them).
-PIPELINE_KNOBS = (
-    "task_mode",
-    "constraint",
-    "eps",
-    "n_tasks",
-    "max_rows",
-    "grouping",
-    "dl_learner",
-    "dl_iter",
-    "random_state",
-)
 
 
 @dataclass
@@ -83,7 +46,7 @@ class GroupPath:
         Each candidate's max additive violation over every error region found in the game.
     regions : tuple
         (M = A[X, 1]/n, b = Az/n, Σ_i [x_i, 1], Σz) of the audit vectors A found: the LP floor's
-        data (:func:`~fairengine.methods.multiaccurate_proxy.floor.floor_lp`).
+        data (:func:`floor_lp`).
     """
 
     path: np.ndarray
@@ -92,20 +55,17 @@ class GroupPath:
     regions: tuple
 
 
-class MultiaccurateProxy(BaseEstimator):
+class MultiaccurateProxy(ProxyGame):
     """Linear multiaccurate proxy, Algorithm 4 of Diana et al. 2022: projected online gradient
     descent on ẑ_k(x) = θ·[x, 1] against the auditor's best response over the error regions
     {h ≠ y_j}, warm-started at least squares, run once per group (a complementary pair once).
 
-    A scikit-learn estimator (arguments validated in :meth:`fit` from the
-    ``multiaccurate_proxy`` knobs; ``predict`` = :meth:`predict_proba` = the real-valued ẑ).
     The game's path does not depend on α: one fit serves every α (:meth:`at_alpha`), which picks
     the first kept candidate certified at ε_k = α·mean(z_k) (α = 0: the lowest reached). A
-    ``validation`` share of the rows is kept out of the game, and only candidates that also
-    lower the violation there by more than its sampling error are kept; when none does, least
-    squares on every row is served and α has a single value. Why each of these choices (the
-    preconditioned metric, the always-pushing path, the kept-out rows, the statuses, complement
-    symmetry): "Design notes" in ``docs/methods/multiaccurate_proxy.md``.
+    ``validation`` share of the rows is kept out of the game; only candidates that also lower the
+    violation there by more than its sampling error are kept; when none does, least squares on
+    every row is served and α has a single value. Why: "Design notes" in
+    ``docs/methods/multiaccurate_proxy.md``.
 
     Parameters
     ----------
@@ -167,7 +127,8 @@ class MultiaccurateProxy(BaseEstimator):
     reached_ratio_ : float
         The returned proxy's α: max_k reached_k / mean(z_k) (ratio units).
     status_ : str
-        The worst status over the groups (see above); ``status_by_group_`` per group.
+        The worst of :data:`STATUSES` over the groups (design notes); ``status_by_group_`` per
+        group.
     floor_, reached_ : ndarray (K,)
         Over the distinct audit vectors 1[h ≠ y_j] the auditor found during the run (every
         task's best response to every candidate): the LP floor of linear G (
@@ -216,26 +177,7 @@ class MultiaccurateProxy(BaseEstimator):
         },
     )
 
-    __metadata_request__fit = sensitive_request()
-
-    def fit(
-        self,
-        X: np.ndarray,
-        sensitive_features: np.ndarray | None = None,
-        tasks: np.ndarray | None = None,
-    ) -> MultiaccurateProxy:
-        """Fit θ_k per group of the protected attribute ``sensitive_features`` (n,) or (n, K) (its
-        y: a missing one gets the y check). ``tasks=None`` is the Section 5 mode (see
-        :func:`class_tasks`)."""
-        validate_params(self)
-        X, z = validate_data(self, X, sensitive_features, multi_output=True, y_numeric=True)
-        with threadpool_limits(limits=1, user_api="blas"):  # many small products: _ONE_THREAD
-            return self._fit(X, z, tasks)
-
-    def _fit(self, X: np.ndarray, z: np.ndarray, tasks: np.ndarray | None) -> MultiaccurateProxy:
-        X = np.asarray(X, float)
-        z = as_2d(z)
-        tasks = class_tasks(len(X)) if tasks is None else as_2d(tasks)
+    def _fit(self, X: np.ndarray, z: np.ndarray, tasks: np.ndarray) -> MultiaccurateProxy:
         aud = make_auditor(self.auditor, self.auditor_depth, seed(self.random_state))
         # a finite H is given by its labellings of these very rows: it cannot be split
         share = 0.0 if aud.kind == "finite" else self.validation
@@ -253,9 +195,7 @@ class MultiaccurateProxy(BaseEstimator):
         for k in fit_groups:
             path, trace, seen = self._game(Xa, X, z[:, k], tasks, aud, inverse)
             found = aud.best(X, z[:, k] - Xa @ path[-1], tasks)  # the average's own audit
-            for j, (_, _, h) in enumerate(found):
-                errors = np.abs(h - tasks[:, j])
-                seen.setdefault(np.packbits(errors.astype(bool)).tobytes(), errors)
+            note_regions(seen, found, tasks)
             vectors = np.array(list(seen.values()))
             region_x, region_z = vectors @ Xa / n, vectors @ z[:, k] / n
             paths[k] = GroupPath(
@@ -278,11 +218,8 @@ class MultiaccurateProxy(BaseEstimator):
         every_row: tuple[np.ndarray, np.ndarray],
         held_out: dict[int, tuple[np.ndarray, np.ndarray]],
     ) -> None:
-        """The chain of kept candidates and α's range (see the class notes), from each group's
-        ``held_out`` certificate. When only the least-squares start is kept and rows were kept
-        out of the game, the start is refitted on every fit row ``every_row`` = ([X, 1], z):
-        the game's steps are not used, so the kept-out rows have done their job and the start
-        is better fitted on all of them."""
+        """The chain of kept candidates and α's range from each group's ``held_out`` certificate;
+        a lone least-squares start is refitted on every fit row ``every_row`` = ([X, 1], z)."""
         paths, scales = self.paths_, self.scales_
         scale = np.array([scales[k] for k in fit_groups])
         held = np.array([held_out[k][0] for k in fit_groups])
@@ -339,41 +276,35 @@ class MultiaccurateProxy(BaseEstimator):
         hits = [i for i in chain if ratio[i] <= alpha * (1 + 1e-9)] if alpha > 0 else []
         pick = hits[0] if hits else chain[-1]
         target = alpha if alpha > 0 else float(ratio[pick])
-        out: dict[str, dict[int, object]] = {
-            key: {} for key in ("coef", "trace", "floor", "reached", "viol", "rounds", "status")
-        }
+        picked = {}  # per fitted group: (θ, trace, floor, reached, violation, status)
         for k in groups:
             entry = self.paths_[k]
             eps = target * self.scales_[k]
             reached = float(entry.audited[pick])
             converged = reached <= eps * (1 + 1e-9)
             floor = np.nan if converged else floor_lp(*entry.regions)[0]
-            rounds = min(pick + 1, self.n_iter)
-            trace = entry.trace[: self.n_iter].astype(float)
             status = "converged" if converged else ("below_floor" if floor > eps else "max_iter")
-            values = (entry.path[pick], trace, floor, reached, float(entry.trace[pick]))
-            values += (rounds, status)
-            for key, value in zip(out, values, strict=True):
-                out[key][k] = value
-        if len(groups) < self.n_groups_:  # complement symmetry: ẑ_1 = 1 − ẑ_0
-            for key in out:
-                out[key][1] = out[key][0]
-            out["coef"][1] = -out["coef"][0]
-            out["coef"][1][-1] += 1.0
-        every = range(self.n_groups_)
-        self.coef_ = np.array([out["coef"][k] for k in every])
-        self.trace_ = np.array([out["trace"][k] for k in every], float)
-        self.floor_ = np.array([out["floor"][k] for k in every], float)
-        self.reached_ = np.array([out["reached"][k] for k in every], float)
-        self.violation_ = np.array([out["viol"][k] for k in every], float)
-        self.n_iter_ = np.array([out["rounds"][k] for k in every], int)
-        scales = [self.scales_.get(k, self.scales_[groups[0]]) for k in every]
+            trace = entry.trace[: self.n_iter].astype(float)
+            picked[k] = (entry.path[pick], trace, floor, reached, float(entry.trace[pick]), status)
+        # a complementary pair: group 1 reads group 0's game, with ẑ_1 = 1 − ẑ_0
+        every = [picked.get(k, picked[groups[0]]) for k in range(self.n_groups_)]
+        coef, trace, floor, reached, violation, status = zip(*every, strict=True)
+        self.coef_ = np.array(coef)
+        if len(groups) < self.n_groups_:
+            self.coef_[1] = -self.coef_[0]
+            self.coef_[1][-1] += 1.0
+        self.trace_ = np.array(trace, float)
+        self.floor_ = np.array(floor, float)
+        self.reached_ = np.array(reached, float)
+        self.violation_ = np.array(violation, float)
+        self.n_iter_ = np.full(self.n_groups_, min(pick + 1, self.n_iter))
+        scales = [self.scales_.get(k, self.scales_[groups[0]]) for k in range(self.n_groups_)]
         self.tolerance_ = np.array([target * s for s in scales])
         self.alpha_ = target
         self.reached_ratio_ = float(self._candidate_ratio[pick])
         self.held_out_ratio_ = float(self._candidate_held_out[pick])
-        self.status_by_group_ = [str(out["status"][k]) for k in every]
-        self.status_ = max(self.status_by_group_, key=_severity)
+        self.status_by_group_ = list(status)
+        self.status_ = max(self.status_by_group_, key=STATUSES.index)
         return self
 
     def _game(
@@ -402,9 +333,7 @@ class MultiaccurateProxy(BaseEstimator):
             g = Xa @ theta
             found = aud.best(X, zk - g, tasks)
             values = [abs(v) for v, _, _ in found]
-            for j, (_, _, h) in enumerate(found):
-                errors = np.abs(h - tasks[:, j])
-                seen.setdefault(np.packbits(errors.astype(bool)).tobytes(), errors)
+            note_regions(seen, found, tasks)
             trace.append(max(values))
             path.append(theta)
             j = int(np.argmax(values))
@@ -420,25 +349,118 @@ class MultiaccurateProxy(BaseEstimator):
         path.append(np.mean(path, axis=0))
         return np.array(path), trace, seen
 
-    def predict_proba(self, X: np.ndarray) -> np.ndarray:
-        """ẑ(x) (n, K): real-valued, may leave [0, 1] (clipping would break the guarantee)."""
-        check_is_fitted(self, "coef_")
-        X = np.asarray(validate_data(self, X, reset=False), float)
-        return np.column_stack([X, np.ones(len(X))]) @ self.coef_.T
 
-    def predict(self, X: np.ndarray) -> np.ndarray:
-        """ẑ(x), as :meth:`predict_proba` (the proxy is a regression of z on x)."""
-        return self.predict_proba(X)
-
-    def audit(
-        self,
-        X: np.ndarray,
-        z: np.ndarray,
-        tasks: np.ndarray,
-        **names: list[str] | None,
-    ) -> pd.DataFrame:
-        return audit(X, z, self.predict_proba(X), tasks, self.auditor, **names)
+def project_theta(
+    theta: np.ndarray, radius: float, mean: tuple[np.ndarray, float, int], metric: bool
+) -> np.ndarray:
+    """θ projected on the ℓ2 ball ‖θ‖ ≤ ``radius``, then on the mean constraint Σẑ = Σz
+    (``mean`` = (Σ_i [x_i, 1], Σz, n)): in the preconditioned ``metric``, by shifting the
+    intercept; else the Euclidean projection."""
+    s, target, n = mean
+    norm = np.linalg.norm(theta)
+    if norm > radius:
+        theta = theta * (radius / norm)
+    if metric:
+        theta = theta.copy()
+        theta[-1] += (target - s @ theta) / n
+        return theta
+    return theta - ((s @ theta - target) / (s @ s)) * s
 
 
-def _severity(status: str) -> int:
-    return STATUSES.index(status)
+def refit_start(entry: Any, Xa: np.ndarray, zk: np.ndarray, radius: float, metric: bool) -> None:
+    """Replace the least-squares start of one group's path ``entry`` by least squares on the
+    rows ``Xa`` = [X, 1] (every fit row), and its in-sample value over the error regions found
+    (on the game's rows) by that of the refit."""
+    theta = LeastSquares(Xa, intercept=False, ridge=None).coef(zk)
+    theta = project_theta(theta, radius, (Xa.sum(axis=0), float(zk.sum()), len(zk)), metric)
+    entry.path = entry.path.copy()
+    entry.path[0] = theta
+    region_x, region_z = entry.regions[:2]
+    entry.audited = entry.audited.copy()
+    entry.audited[0] = float(np.max(np.abs(region_z - region_x @ theta)))
+
+
+def held_out_certificate(
+    path: np.ndarray, check: tuple[np.ndarray, np.ndarray, np.ndarray], k: int, aud: Any
+) -> tuple[np.ndarray, np.ndarray]:
+    """(each candidate's max additive violation on the held-out rows ``check`` = (X, z, tasks), over
+    every error region a fresh auditor finds there against any candidate; each candidate's residuals
+    z_k − ẑ_k there, (rows, candidates)), both empty without held-out rows."""
+    X, z, tasks = check
+    if len(X) == 0:
+        return np.zeros(0), np.zeros((0, len(path)))
+    n = len(X)
+    Xa = np.column_stack([X, np.ones(n)])
+    values = Xa @ path.T
+    own = type(aud)(aud.kind, depth=aud.depth, random_state=aud.random_state)
+    seen: dict[bytes, np.ndarray] = {}
+    for theta in path:
+        note_regions(seen, own.best(X, z[:, k] - Xa @ theta, tasks), tasks)
+    vectors = np.array(list(seen.values()))
+    violations = np.max(np.abs((vectors @ z[:, k])[:, None] - vectors @ values), axis=0) / n
+    return violations, z[:, k][:, None] - values
+
+
+#: How many standard errors of the held-out violation a candidate's must fall below the last
+#: kept one's to be kept [OURS] (:func:`held_out_error`).
+CHAIN_MARGIN = 1.0
+
+
+def held_out_error(residuals: np.ndarray, i: int) -> float:
+    """Standard error of candidate ``i``'s violation on the held-out rows, at most
+    sqrt(mean((z − ẑ_i)²)/n) for any one region [OURS], the largest over the fitted groups of
+    ``residuals`` (groups, rows, candidates) in ratio units (design notes)."""
+    if residuals.size == 0:
+        return 0.0
+    return float(np.sqrt(np.max(np.mean(residuals[:, :, i] ** 2, axis=1)) / residuals.shape[1]))
+
+
+def descending_chain(
+    in_sample: np.ndarray, held_out: np.ndarray, residuals: np.ndarray | None = None
+) -> list[int]:
+    """The candidates kept, in path order: the start, then each candidate whose violation is
+    below every kept one's in sample and, on the held-out rows, by more than ``CHAIN_MARGIN``
+    standard errors of the last kept one's (:func:`held_out_error` of ``residuals``) [OURS]."""
+    residuals = np.zeros((0, 0, 0)) if residuals is None else residuals
+    chain = [0]
+    for i in range(1, len(in_sample)):
+        last = chain[-1]
+        margin = CHAIN_MARGIN * held_out_error(residuals, last)
+        lower_held = held_out.size == 0 or held_out[i] < held_out[last] - margin
+        if in_sample[i] < in_sample[last] and lower_held:
+            chain.append(i)
+    return chain
+
+
+def multiaccuracy_floor(
+    X: np.ndarray,
+    z: np.ndarray,
+    vectors: np.ndarray,
+) -> tuple[float, np.ndarray]:
+    """The feasibility floor of linear G [OURS]: min_θ max_a |a·(z − [X, 1]θ)|/n s.t.
+    Σ_i [x_i, 1]·θ = Σ_i z_i over the audit vectors ``vectors`` (rows a ∈ {0,1}^n). Returns (that
+    minimal max additive violation, θ): no linear proxy does better on these vectors."""
+    X, z = np.asarray(X, float), np.asarray(z, float)
+    n = len(X)
+    Xa = np.column_stack([X, np.ones(n)])
+    A = np.asarray(vectors, float)
+    return floor_lp(A @ Xa / n, A @ z / n, Xa.sum(axis=0), float(z.sum()))
+
+
+def floor_lp(
+    region_x: np.ndarray, region_z: np.ndarray, s: np.ndarray, total: float
+) -> tuple[float, np.ndarray]:
+    """:func:`multiaccuracy_floor` from the regions' moments: min_θ max_a |b_a − M_a·θ| s.t.
+    s·θ = total, with M = A[X, 1]/n, b = Az/n, s = Σ_i [x_i, 1]."""
+    d = region_x.shape[1]
+    # variables (θ, t): minimise t with ±(b − Mθ) ≤ t
+    c = np.append(np.zeros(d), 1.0)
+    ones = np.ones((len(region_x), 1))
+    a_ub = np.vstack([np.hstack([-region_x, -ones]), np.hstack([region_x, -ones])])
+    b_ub = np.concatenate([-region_z, region_z])
+    a_eq = np.append(s, 0.0)[None, :]
+    bounds = [(None, None)] * d + [(0, None)]
+    res = linprog(c, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=[total], bounds=bounds, method="highs")
+    if res.status != 0:
+        raise ValueError(f"floor LP failed: {res.message}")
+    return float(res.x[-1]), res.x[:d]
