@@ -124,24 +124,3 @@ def rate_warnings(result: RunResult) -> list:
     """The run's warnings on the generated data's rates (its ``data_rates_vs_tau`` check: one
     rule, in :mod:`fairengine.methods.maxent.checks`)."""
     return [c for c in result.checks if c.name == "data_rates_vs_tau" and c.level != "ok"]
-
-
-#: The page's "How to read this page" guide: what to look at first, what each chart means and
-#: where the paper's effect is (:func:`dashboard.components.page_help.how_to_read`).
-HOW_TO_READ = """
-**The question.** Can we replace biased training data by a maximum-entropy distribution whose
-group and outcome rates are fair, and train on samples from it?
-
-- **Knobs.** *C* mixes the uniform distribution into the prior (1 = ignore the data); *τ* is the
-  representation rate the reweighting aims at (1 = equal groups); *θ* chooses the target
-  marginals; *Domain* 'paper' uses the paper's columns for Adult and COMPAS, 'all' every column.
-- **Numbers.** As in the paper's Table 2, the classifier is trained on generated data with the
-  protected attribute as an input and scored on the test rows, averaged over the sample sets
-  (± standard deviation). *Statistical rate (soft)* is min/max of the mean predicted P(y = 1) per
-  group, the paper's measure; *(hard)* the same from 0/1 predictions (1 = parity). *KL to the
-  data* is 0 for the data itself and grows as the generated rows leave the data's support.
-- **Rates chart.** Representation rate and statistical rate of the raw data, the prior, the
-  Kamiran–Calders reweighting and the max-entropy distribution; the dashed line is τ.
-- **Group outcomes.** P(y = 1 | group) in the real and the generated data.
-- **Marginals.** The target θ against what the samples achieve, feature by feature.
-"""

@@ -1,13 +1,13 @@
-"""The top every method page shares (:func:`open_page`), and the page of a method without a
-view of its own, generated from its declaration: its knobs
-(:func:`.knobs.knob_panel`), one run (:func:`.runner.run_panel`, with its checks and baselines),
-its plane's two numbers, its ``"page"`` sweep (:mod:`.grid_sweep`) when it declares one, the
-model file and "Add to comparison"."""
+"""The parts every method page shares (:func:`open_page`, :func:`fit`,
+:func:`model_and_comparison`), and the page of a method without a view of its own, generated
+from its declaration: its knobs, one run, its plane's two numbers, its ``"page"`` sweep
+(:mod:`.grid_sweep`) when it declares one, the model file and "Add to comparison"."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -19,6 +19,7 @@ from dashboard.components.comparison import add_to_comparison
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
 from dashboard.components.knobs import knob_panel, share_knobs
 from dashboard.components.page_help import how_to_read
+from dashboard.components.services import result_key
 from dashboard.components.state import require_task
 from fairengine.data import Task
 from fairengine.methods import get_method
@@ -50,16 +51,30 @@ def open_page(method: Method, caption: str) -> tuple[Task, Task, Task]:
     return task, train, test
 
 
+def fit(
+    method: Method,
+    opened: tuple[Task, Task, Task],
+    knobs: dict[str, Any],
+    label: str,
+    **run: Any,
+) -> tuple[RunResult, dict[str, Any]]:
+    """Validate ``knobs``, put them in the page's link and run ``method`` on the ``opened``
+    page's split (:func:`.runner.run_panel` with ``label`` and ``run``'s options: progress,
+    checks, baselines); returns the result shown and its knobs (the last ones while a fit runs)."""
+    task, train, test = opened
+    knobs = method.validate_knobs(knobs)
+    share_knobs(method, knobs, task)
+    result = runner.run_panel(method.name, method.name, train, test, knobs, label=label, **run)
+    return result, dict(result.knobs)
+
+
 def draw(method: Method) -> None:
     """Draw the generated page of ``method``."""
     words = " ".join(p for p in (method.reference + ".", method.description) if p)
-    task, train, test = open_page(method, md_text(words))
-    knobs = method.validate_knobs(knob_panel(method, key_prefix=f"w.{method.name}"))
-    share_knobs(method, knobs, task)
-    result = runner.run_panel(
-        method.name, method.name, train, test, knobs, label=f"Fitting {method.title}"
-    )
-    knobs = dict(result.knobs)  # the knobs of the result shown (the last ones while a fit runs)
+    opened = open_page(method, md_text(words))
+    knobs = knob_panel(method, key_prefix=f"w.{method.name}")
+    result, knobs = fit(method, opened, knobs, f"Fitting {method.title}")
+    _, train, test = opened
     names = (method.performance_metric, method.fairness_metric)
     for column, name in zip(st.columns(len(names)), names, strict=True):
         info = metric_info(name)
@@ -72,8 +87,7 @@ def draw(method: Method) -> None:
         points = grid_sweep(method, train, test, knobs, GridSweep(axis=axis, what=words))
         if points is not None:
             st.plotly_chart(plane_figure(method, points, axis), key=f"{method.name}_plane")
-    run_key = f"{task.fingerprint}{sorted(knobs.items())}"
-    model_and_comparison(result, (train, test), run_key, ModelButton(key=method.name))
+    model_and_comparison(result, (train, test), ModelButton(method.name))
 
 
 @dataclass(frozen=True)
@@ -89,18 +103,17 @@ class ModelButton:
 def model_and_comparison(
     result: RunResult,
     split: tuple[Task, Task],
-    run_key: str,
     button: ModelButton,
     place: DeltaGenerator | None = None,
 ) -> None:
     """The end of every method page: the run's model file (in ``place``, default the page) and
-    "Add to comparison". The file's bytes are cached per run (``run_key``) and handed over as
-    bytes, not as a deferred callable: Streamlit drops a deferred file as orphaned after two
-    script runs anywhere on the server, so on a busy server the browser's request could 404."""
+    "Add to comparison". The file's bytes are cached per run and handed over as bytes, not as
+    a deferred callable: Streamlit drops a deferred file as orphaned after two script runs
+    anywhere on the server, so on a busy server the browser's request could 404."""
     train, test = split
     (place or st).download_button(
         button.label,
-        cached.model_file(result, train, test, run_key),
+        cached.model_file(result, train, test, str(result_key(result.method))),
         file_name=button.file_name or f"{result.method}.fairmodel",
         mime="application/zip",
         key=f"{button.key}_model",

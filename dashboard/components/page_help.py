@@ -1,34 +1,34 @@
 """The "How to read this page" expander of each method page: what the numbers and charts show,
-in words, next to the paper they come from. Each page's guide is declared in its chart module."""
+in words, next to the paper they come from. A page's guide is Markdown in
+``dashboard/guides/<method>.md`` (also shown in the docs), else written from the method's
+declaration."""
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
+from pathlib import Path
 
 import streamlit as st
 
 from fairengine.methods import get_method
-from fairengine.methods.base import Method
+from fairengine.metrics import metric_info
 from fairengine.textsafe import md_text
+
+#: The pages' reading guides, written by the dashboard's authors (never data).
+GUIDES = Path(__file__).resolve().parents[1] / "guides"
+
+
+def guide_text(method_name: str) -> str | None:
+    """The written guide of a method's page (None when it has none)."""
+    path = GUIDES / f"{method_name}.md"
+    return path.read_text(encoding="utf-8").strip() if path.is_file() else None
 
 
 def reading_guide(method_name: str) -> str:
-    """The reading guide of a method's page: ``HOW_TO_READ`` in its chart module
-    ``dashboard/components/<name>_charts.py`` (declared next to the charts it explains, found by
-    name), else a guide written from the method's declaration."""
-    module = f"dashboard.components.{method_name}_charts"
-    if importlib.util.find_spec(module) is not None:
-        guide = getattr(importlib.import_module(module), "HOW_TO_READ", None)
-        if guide:
-            return guide.strip()
-    return declared_guide(get_method(method_name))
-
-
-def declared_guide(method: Method) -> str:
-    """A reading guide from the method's declaration: what it does, its knobs and its plane."""
-    from fairengine.metrics import metric_info
-
+    """The reading guide of a method's page: its written guide, else one from its declaration:
+    what it does, its knobs and its plane."""
+    if guide := guide_text(method_name):
+        return guide
+    method = get_method(method_name)
     knobs = "; ".join(f"*{md_text(k.display_label)}*: {md_text(k.help)}" for k in method.knobs)
     performance = metric_info(method.performance_metric).label
     fairness = metric_info(method.fairness_metric).label

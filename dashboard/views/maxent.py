@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.components import maxent_charts, runner
+from dashboard.components import maxent_charts
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
-from dashboard.components.knobs import knob_panel, share_knobs
-from dashboard.components.method_page import ModelButton, model_and_comparison, open_page
+from dashboard.components.knobs import knob_panel
+from dashboard.components.method_page import ModelButton, fit, model_and_comparison, open_page
 from dashboard.components.services import result_key
 from dashboard.components.shared import shared
 from dashboard.components.tables import static_table
@@ -25,19 +25,13 @@ task, train, test = open_page(
     "samples debiased data from it and trains a classifier on the samples.",
 )
 knobs = knob_panel(METHOD, key_prefix="w.maxent")
-knobs = METHOD.validate_knobs(knobs)
-share_knobs(METHOD, knobs, task)
-if knobs["C"] in (0.0, 1.0):
+if float(knobs["C"]) in (0.0, 1.0):
     st.warning(
         "C = 0: the prior lives on the data rows only. C = 1: the prior is uniform and ignores "
         "the data, so downstream accuracy collapses."
     )
 
-key = task.fingerprint
-result = runner.run_panel(
-    "maxent", "maxent", train, test, knobs, label="Fitting the max-entropy distribution"
-)
-knobs = dict(result.knobs)  # the knobs of the result shown (the last ones while a fit runs)
+result, knobs = fit(METHOD, (task, train, test), knobs, "Fitting the max-entropy distribution")
 
 summary = result.artifacts["summary"]
 for check in maxent_charts.rate_warnings(result):
@@ -118,11 +112,9 @@ d1, d2 = st.columns(2)
 # a busy server the browser's request for it could get a 404.
 d1.download_button(
     "Download generated samples (CSV)",
-    maxent_charts.samples_csv(result, f"{key}{sorted(knobs.items())}"),
+    maxent_charts.samples_csv(result, str(rkey)),
     file_name="maxent_samples.csv",
     mime="text/csv",
     key="maxent_samples",
 )
-model_and_comparison(
-    result, (train, test), f"{key}{sorted(knobs.items())}", ModelButton(key="maxent"), place=d2
-)
+model_and_comparison(result, (train, test), ModelButton("maxent"), place=d2)
