@@ -1,8 +1,9 @@
 """Charts shared by the pages (plotly figures built from engine tables).
 
-Group names come from the data and knob values from stored runs: Plotly reads a small HTML
-subset in labels, legend entries and hover texts (``<a href>``, ``<b>``, entities), so they go in
-through :func:`~fairengine.textsafe.plot_text` where they enter a figure, once.
+Group, column and task names come from the data and knob values from stored runs: Plotly reads
+a small HTML subset in labels, legend entries and hover texts (``<a href>``, ``<b>``, entities),
+so in this and every page's chart module they go in through
+:func:`~fairengine.textsafe.plot_text` where they enter a figure, once.
 """
 
 from __future__ import annotations

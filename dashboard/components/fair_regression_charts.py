@@ -1,8 +1,5 @@
 """Charts of the fair regression page (Agarwal et al. 2019): frontier, prediction CDFs, group
-losses.
-
-Group and target names come from the data: they enter a figure through
-:func:`~fairengine.textsafe.plot_text` (Plotly reads a small HTML subset in labels)."""
+losses."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Charts of the max-entropy debiasing page (Celis et al., ICML 2020): rates, frontier over C,
-groups, θ; the generated samples as CSV and the run's warnings on their rates.
-
-Group names and coordinate names (``column=value``) come from the data: they enter a figure
-through :func:`~fairengine.textsafe.plot_text` (Plotly reads a small HTML subset in labels)."""
+"""Charts of the max-entropy debiasing page (Celis et al., ICML 2020): rates, groups, θ; the
+generated samples as CSV and the run's warnings on their rates."""
 
 from __future__ import annotations
 
@@ -42,25 +39,6 @@ def rates_figure(rates: pd.DataFrame, tau: float) -> go.Figure:
     return _layout(
         fig, "Representation and statistical rate: raw, prior, reweighted, p*", "rate (1 = parity)"
     )
-
-
-def frontier_over_c_figure(points: pd.DataFrame, x: str, y: str) -> go.Figure:
-    """Held-out fairness vs accuracy of the classifier trained on samples, one point per C."""
-    part = points.sort_values("C")
-    fig = go.Figure(
-        go.Scatter(
-            x=part[x],
-            y=part[y],
-            mode="markers+text",
-            text=[f"C={c:g}" for c in part["C"]],
-            textposition="top center",
-            marker={"color": PALETTE[0], "size": 9},
-        )
-    )
-    from fairengine.metrics import metric_label
-
-    title = "Fairness–accuracy frontier over C (test data)"
-    return _layout(fig, title, metric_label(y), metric_label(x))
 
 
 def group_outcomes_figure(groups: pd.DataFrame) -> go.Figure:

@@ -125,9 +125,9 @@ def plane_figure(method: Method, points: pd.DataFrame, axis: str) -> go.Figure:
     """The sweep's test points on the method's plane, each labelled with its value of ``axis``."""
     import plotly.express as px
 
-    test = points[points["split"] == "test"]
+    test = points[points["split"] == "test"].sort_values(axis)
     x, y = method.fairness_metric, method.performance_metric
-    fig = px.scatter(test, x=x, y=y, text=[plot_text(str(v)) for v in test[axis]])
+    fig = px.scatter(test, x=x, y=y, text=[plot_text(f"{axis}={v}") for v in test[axis]])
     fig.update_traces(textposition="top center")
     fig.update_layout(
         xaxis_title=plot_text(metric_info(x).with_unit),

@@ -1,8 +1,5 @@
 """Plotly figures of the multiaccurate proxies page, the spread table across row splits and the
-α slider's range learned from the runs.
-
-Group names and task names (the target, ``column>cut``) come from the data: they enter a figure
-through :func:`~fairengine.textsafe.plot_text` (Plotly reads a small HTML subset in labels)."""
+α slider's range learned from the runs."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
 """Charts of the noisy groups page (Wang et al. 2020): per-group rates, Theorem 1's bound, and the
-noise sweep in the style of the paper's Figures 1–3 (and 4/7 against them).
-
-Group names come from the data: they enter a figure through
-:func:`~fairengine.textsafe.plot_text` (Plotly reads a small HTML subset in labels)."""
+noise sweep in the style of the paper's Figures 1–3 (and 4/7 against them)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,13 @@ import streamlit as st
 from dashboard.components import maxent_charts
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
 from dashboard.components.knobs import knob_panel
-from dashboard.components.method_page import ModelButton, fit, model_and_comparison, open_page
+from dashboard.components.method_page import (
+    ModelButton,
+    fit,
+    model_and_comparison,
+    open_page,
+    plane_figure,
+)
 from dashboard.components.services import result_key
 from dashboard.components.shared import shared
 from dashboard.components.tables import static_table
@@ -100,11 +106,7 @@ with st.expander("Before / after table (data and downstream classifier)"):
 st.subheader("Frontier over C")
 points = grid_sweep(METHOD, train, test, knobs, GridSweep(axis="C", what="C"))
 if points is not None:
-    test_points = points[points["split"] == "test"].reset_index(drop=True)
-    st.plotly_chart(
-        maxent_charts.frontier_over_c_figure(test_points, "statistical_rate", "accuracy"),
-        key="frontier",
-    )
+    st.plotly_chart(plane_figure(METHOD, points, "C"), key="frontier")
 
 d1, d2 = st.columns(2)
 # Bytes, cached per run (built once per server), not deferred callables: Streamlit drops the

@@ -73,18 +73,15 @@ if (
 ):
     st.session_state[learned] = list(summary["alpha_range"])  # first run of these proxy knobs
     st.rerun()  # draw α's range
-cols = st.columns(5)
-cols[0].metric("True-group violation (test)", f"{test_metrics['true_group_gap']:.3f}")
-cols[1].metric("Violation through ẑ (test)", f"{test_metrics['proxy_group_gap']:.3f}")
-cols[2].metric(
-    "Multiaccuracy violation, in-sample (proxy rows)",
-    f"{test_metrics['multiaccuracy_violation_in_sample']:.3f}",
-)
-cols[3].metric(
-    "Multiaccuracy violation, held-out (test rows)",
-    f"{test_metrics['multiaccuracy_violation_held_out']:.3f}",
-)
-cols[4].metric("Error (test)", f"{test_metrics['error']:.4f}")
+tiles = {
+    "true_group_gap": "True-group violation (test)",
+    "proxy_group_gap": "Violation through ẑ (test)",
+    "multiaccuracy_violation_in_sample": "Multiaccuracy violation, in-sample (proxy rows)",
+    "multiaccuracy_violation_held_out": "Multiaccuracy violation, held-out (test rows)",
+    "error": "Error (test)",
+}
+for column, (name, label) in zip(st.columns(len(tiles)), tiles.items(), strict=True):
+    column.metric(label, f"{test_metrics[name]:.{4 if name == 'error' else 3}f}")
 if summary["status"] in ("max_iter", "below_floor"):
     st.warning(md_text(summary["status_message"]))
 elif summary["status"] == "converged":
