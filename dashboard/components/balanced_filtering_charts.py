@@ -193,35 +193,29 @@ def _rgba(color: str, alpha: float) -> str:
     return f"rgba({r},{g},{b},{alpha})"
 
 
-def _raw_points(fig: go.Figure, points: pd.DataFrame, name: str, color: str, i: int) -> None:
-    """Every split's own point of curve ``name`` (small, translucent, no legend entry), so the
-    spread behind the mean shows: a mean can hide one split with a vanished group."""
-    part = points[points["curve"] == name]
-    for col, split in enumerate(("train", "test"), start=1):
-        rows = part[part["split"] == split]
-        if rows.empty:
-            continue
-        fig.add_scatter(
-            x=rows["disclosivity"],
-            y=rows["imbalance"],
-            mode="markers",
-            marker={"symbol": _SYMBOLS[i % len(_SYMBOLS)], "size": 5, "color": color},
-            opacity=0.35,
-            name=f"{name} (each split)",
-            legendgroup=name,
-            showlegend=False,
-            customdata=np.column_stack([rows["level"], rows["seed"]]),
-            hovertemplate="disclosivity %{x:.3f}<br>imbalance %{y:.3f}<br>α or η "
-            "%{customdata[0]}<br>split seed %{customdata[1]}<extra>" + name + "</extra>",
-            row=1,
-            col=col,
-        )
-
-
-def _curve(fig: go.Figure, rows: pd.DataFrame, name: str, i: int, col: int) -> None:
+def _curve(
+    fig: go.Figure, rows: pd.DataFrame, raw: pd.DataFrame, name: str, i: int, col: int
+) -> None:
     """One proxy's mean curve on one split, with its 95% band (when there are several seeds)
-    and its disclosivity error bars."""
+    and its disclosivity error bars, over every split's own point (``raw``: small, translucent,
+    no legend entry, so the spread behind the mean shows: a mean can hide one split with a
+    vanished group)."""
     color = _PALETTE[i % len(_PALETTE)]
+    fig.add_scatter(
+        x=raw["disclosivity"],
+        y=raw["imbalance"],
+        mode="markers",
+        marker={"symbol": _SYMBOLS[i % len(_SYMBOLS)], "size": 5, "color": color},
+        opacity=0.35,
+        name=f"{name} (each split)",
+        legendgroup=name,
+        showlegend=False,
+        customdata=np.column_stack([raw["level"], raw["seed"]]),
+        hovertemplate="disclosivity %{x:.3f}<br>imbalance %{y:.3f}<br>α or η "
+        "%{customdata[0]}<br>split seed %{customdata[1]}<extra>" + name + "</extra>",
+        row=1,
+        col=col,
+    )
     x = rows["disclosivity"].to_numpy()
     if int(rows["n_seeds"].min()) > 1:
         fig.add_scatter(
@@ -281,10 +275,10 @@ def _curve(fig: go.Figure, rows: pd.DataFrame, name: str, i: int, col: int) -> N
     )
 
 
-def tradeoff_figure(curves: pd.DataFrame, points: pd.DataFrame | None = None) -> go.Figure:
-    """Disclosivity vs imbalance per proxy, train and test, mean over seeds with 95% bands and,
-    when ``points`` (the per-split points of :func:`tradeoff_points`) are given, every split's
-    own point, as the paper's Figures 1-2 (mean over splits with confidence intervals).
+def tradeoff_figure(curves: pd.DataFrame, points: pd.DataFrame) -> go.Figure:
+    """Disclosivity vs imbalance per proxy, train and test, mean over seeds with 95% bands and
+    every split's own point (``points``, of :func:`tradeoff_points`), as the paper's Figures
+    1-2 (mean over splits with confidence intervals).
 
     ``curves`` is :func:`~fairengine.methods.balanced_filtering.tradeoff_curves` output. Each
     proxy has its own colour, dash and marker, and its band (t-interval of the imbalance,
@@ -296,12 +290,9 @@ def tradeoff_figure(curves: pd.DataFrame, points: pd.DataFrame | None = None) ->
         part = curves[curves["curve"] == name]
         if part.empty:
             continue
-        color = _PALETTE[i % len(_PALETTE)]
-        if points is not None:
-            _raw_points(fig, points, name, color, i)
         for col, split in enumerate(("train", "test"), start=1):
-            rows = part[part["split"] == split].sort_values("level")
-            _curve(fig, rows, name, i, col)
+            raw = points[(points["curve"] == name) & (points["split"] == split)]
+            _curve(fig, part[part["split"] == split].sort_values("level"), raw, name, i, col)
     fig.update_xaxes(title_text="disclosivity")
     fig.update_yaxes(title_text="imbalance β", col=1)
     fig.update_yaxes(rangemode="tozero")

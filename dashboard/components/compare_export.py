@@ -93,7 +93,6 @@ def render_downloads(
             comparison = page_comparison(task, points, audits, pins, (reference, tau))
             built = {
                 "signature": signature,
-                "comparison": comparison,
                 "html": build_report(comparison, title=f"{task.name}: comparison"),
                 "json": _comparison_bytes(comparison),
             }
@@ -104,23 +103,20 @@ def render_downloads(
         st.session_state[BUILT_KEY] = built
     if built is None:
         return
-    d1, d2 = st.columns(2)
-    d1.download_button(
-        "Download report",
-        data=built["html"].encode("utf-8"),
-        file_name=f"{task.name}-comparison.html",
-        mime="text/html",
-        key="cmp_download_report",
-        on_click="ignore",
-    )
-    d2.download_button(
-        "Download comparison",
-        data=built["json"],
-        file_name=f"{task.name}-comparison.json",
-        mime="application/json",
-        key="cmp_download_comparison",
-        on_click="ignore",
-    )
+    files = {
+        "report": (built["html"].encode("utf-8"), "html", "text/html"),
+        "comparison": (built["json"], "json", "application/json"),
+    }
+    for column, what in zip(st.columns(2), ("report", "comparison"), strict=True):
+        data, ext, mime = files[what]
+        column.download_button(
+            f"Download {what}",
+            data=data,
+            file_name=f"{task.name}-comparison.{ext}",
+            mime=mime,
+            key=f"cmp_download_{what}",
+            on_click="ignore",
+        )
 
 
 def _comparison_bytes(comparison: Comparison) -> bytes:

@@ -1,12 +1,15 @@
-"""The parts every method page shares (:func:`open_page`, :func:`fit`,
-:func:`model_and_comparison`), and the page of a method without a view of its own, generated
-from its declaration: its knobs, one run, its plane's two numbers, its ``"page"`` sweep
-(:mod:`.grid_sweep`) when it declares one, the model file and "Add to comparison"."""
+"""The parts every method page shares (:func:`open_page` with its "How to read this page"
+guide, :func:`fit`, :func:`model_and_comparison`), and the page of a method without a view of
+its own, generated from its declaration: its knobs, one run, its plane's two numbers, its
+``"page"`` sweep (:mod:`.grid_sweep`) when it declares one, the model file and "Add to
+comparison". A page's guide is Markdown in ``dashboard/guides/<method>.md`` (also shown in the
+docs), else written from the method's declaration."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -18,7 +21,6 @@ from dashboard.components import cached, runner
 from dashboard.components.comparison import add_to_comparison
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
 from dashboard.components.knobs import knob_panel, share_knobs
-from dashboard.components.page_help import how_to_read
 from dashboard.components.services import result_key
 from dashboard.components.state import require_task
 from fairengine.data import Task
@@ -26,6 +28,43 @@ from fairengine.methods import get_method
 from fairengine.methods.base import Method, RunResult
 from fairengine.metrics import metric_info
 from fairengine.textsafe import md_text, plot_text
+
+#: The pages' reading guides, written by the dashboard's authors (never data).
+GUIDES = Path(__file__).resolve().parents[1] / "guides"
+
+
+def guide_text(method_name: str) -> str | None:
+    """The written guide of a method's page (None when it has none)."""
+    path = GUIDES / f"{method_name}.md"
+    return path.read_text(encoding="utf-8").strip() if path.is_file() else None
+
+
+def reading_guide(method_name: str) -> str:
+    """The reading guide of a method's page: its written guide, else one from its declaration:
+    what it does, its knobs and its plane."""
+    if guide := guide_text(method_name):
+        return guide
+    method = get_method(method_name)
+    knobs = "; ".join(f"*{md_text(k.display_label)}*: {md_text(k.help)}" for k in method.knobs)
+    performance = metric_info(method.performance_metric).label
+    fairness = metric_info(method.fairness_metric).label
+    return (
+        f"**The question.** {md_text(method.description)}\n\n"
+        f"- **Knobs.** {knobs}.\n"
+        f"- **Numbers.** {md_text(performance)} and {md_text(fairness)} on the test rows; the "
+        "checks and baselines above say whether the result keeps its promise on held-out rows.\n"
+        "- **Sweep.** Each point is one fit with the other knobs fixed; its points appear on "
+        "the Compare page too."
+    )
+
+
+def how_to_read(method_name: str) -> None:
+    """A collapsed "How to read this page" expander with the method's reading guide and citation."""
+    method = get_method(method_name)
+    with st.expander("How to read this page", icon=":material/help:"):
+        st.markdown(reading_guide(method_name))
+        if method.reference:
+            st.caption(f"Paper: {method.reference}.")
 
 
 def generated_page(name: str) -> Callable[[], None]:

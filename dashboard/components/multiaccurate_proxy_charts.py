@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -266,9 +268,6 @@ def alpha_knob(knob, alpha_range: list[float] | None):
     """The α knob with the range the runs computed for these rows: [lowest reachable, OLS
     start], rounded outwards to the slider's 0.001 step (so its lower end is still reached);
     its lower end stands for α = 0, "the lowest reachable". None: the declared knob."""
-    import dataclasses
-    import math
-
     if not alpha_range:
         return knob
     low = math.ceil(alpha_range[0] * 1000) / 1000

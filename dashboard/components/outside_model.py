@@ -29,7 +29,7 @@ from dashboard.components.upload_jobs import (
     scored_task,
     table_columns,
 )
-from fairengine.audit import AuditResult, Outside, audit_outside, cost_of_fairness
+from fairengine.audit import AuditResult, Outside, audit_outside, cost_of_fairness, postprocess
 from fairengine.audit.comparison import unique_names
 from fairengine.audit.sources import from_column
 from fairengine.data import Task
@@ -307,8 +307,6 @@ def render_postprocess(task: Task, audits: Sequence[AuditResult]) -> AuditResult
     key += (audited.threshold, constraint)
     cache = st.session_state.setdefault(POST_KEY, {})
     if key not in cache:
-        from fairengine.audit import postprocess
-
         try:
             cache.clear()
             cache[key] = postprocess(audited, entry["outside"].task, {"constraint": constraint})

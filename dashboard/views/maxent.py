@@ -55,25 +55,26 @@ for column, name in zip(checked, ("accuracy", METHOD.fairness_metric), strict=Tr
         help="The classifier of the first sample set without the protected attribute: the "
         "model the checks below judge and the model file exports.",
     )
-cols = st.columns(3)
-cols[0].metric(
-    "Classifier statistical rate (soft), paper protocol",
-    f"{maxent_row['clf_sr_soft']:.3f} ± {maxent_row['clf_sr_soft_sd']:.3f}",
-    help="Mean predicted P(y = 1) per group, smallest over largest (the paper's code), for the "
-    "classifier trained on generated rows with the protected attribute as an input; mean ± "
-    "standard deviation over the sample sets.",
-)
-cols[1].metric(
-    "Classifier statistical rate (hard), paper protocol",
-    f"{maxent_row['clf_sr']:.3f} ± {maxent_row['clf_sr_sd']:.3f}",
-    help="The same from 0/1 predictions (Definition 2.2).",
-)
-cols[2].metric(
-    "Accuracy (test), paper protocol",
-    f"{maxent_row['clf_accuracy']:.3f} ± {maxent_row['clf_accuracy_sd']:.3f}",
-    help="The paper's Table 2: classifiers trained on the generated rows with the protected "
-    "attribute as an input, averaged over the sample sets.",
-)
+paper = {  # name: label, help
+    "clf_sr_soft": (
+        "Classifier statistical rate (soft), paper protocol",
+        "Mean predicted P(y = 1) per group, smallest over largest (the paper's code), for the "
+        "classifier trained on generated rows with the protected attribute as an input; mean ± "
+        "standard deviation over the sample sets.",
+    ),
+    "clf_sr": (
+        "Classifier statistical rate (hard), paper protocol",
+        "The same from 0/1 predictions (Definition 2.2).",
+    ),
+    "clf_accuracy": (
+        "Accuracy (test), paper protocol",
+        "The paper's Table 2: classifiers trained on the generated rows with the protected "
+        "attribute as an input, averaged over the sample sets.",
+    ),
+}
+for column, (name, (label, words)) in zip(st.columns(3), paper.items(), strict=True):
+    value = f"{maxent_row[name]:.3f} ± {maxent_row[f'{name}_sd']:.3f}"
+    column.metric(label, value, help=words)
 cols = st.columns(2)
 cols[0].metric(
     "KL to the data",
