@@ -16,13 +16,16 @@ if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
 
 
-def choose(page: Page, label: str, option: str) -> None:
-    """Pick ``option`` in the select box ``label``; retried, since a rerun that lands between
-    the two clicks closes the drop-down."""
+def choose(page: Page, label: str, option: str, *, typed: bool = False) -> None:
+    """Pick ``option`` in the select box ``label`` (``typed``: by typing it first, for a long
+    list of options that is drawn only in part); retried, since a rerun that lands between the
+    steps closes the drop-down."""
     box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
     for attempt in range(3):
         wait_for_app(page)
         box.click()
+        if typed:
+            page.keyboard.type(option)
         try:
             page.get_by_role("option").filter(has_text=option).first.click(timeout=10_000)
             break

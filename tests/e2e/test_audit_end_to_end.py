@@ -49,23 +49,6 @@ def _model_files(frame: pd.DataFrame, folder: Path) -> list[Path]:
     return paths
 
 
-def _pick(page: Page, label: str, option: str) -> None:
-    """Pick ``option`` in the select box ``label`` by typing it (a long list of options is
-    drawn only in part), retried since a rerun between the steps closes the drop-down."""
-    box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
-    for attempt in range(3):
-        wait_for_app(page)
-        box.click()
-        page.keyboard.type(option)
-        try:
-            page.get_by_role("option").filter(has_text=option).first.click(timeout=10_000)
-            break
-        except Exception:
-            page.keyboard.press("Escape")
-            if attempt == 2:
-                raise
-
-
 def _offline_text(page: Page, report: Path) -> str:
     """The report's text as Chromium shows it from disk, every non-file request blocked."""
     with offline_report(page, report) as view:
@@ -104,8 +87,7 @@ def test_the_audit_an_analyst_runs_end_to_end(page: Page, app_server: str, tmp_p
     choose(page, "Reference group", "race = Black")
     expect(reference).to_match_aria_snapshot(r"- combobox: /race = Black \(\d+ test rows\)/")
     for label in ("False positive rate ratio", "Precision (PPV) ratio"):
-        _pick(page, "y axis", label)
-        wait_for_app(page)
+        choose(page, "y axis", label, typed=True)
         expect(main).to_contain_text("Ratios to the reference group Black")
         expect(main).to_contain_text(f"{label} to the reference group: ")  # "n of m points pass"
         expect(chart).to_contain_text("τ = 0.80")  # the four-fifths line on the plane
