@@ -162,7 +162,7 @@ def test_a_method_with_a_page_shows_the_pages_reading_guide(name):
     if not (ROOT / "dashboard" / "views" / f"{name}.py").is_file():
         pytest.skip(f"{name} has no page of its own")
     guides = hooks.page_guides()
-    assert name in guides, f"dashboard/components/{name}_charts.py has no reading guide"
+    assert name in guides, f"dashboard/guides/{name}.md: no reading guide"
     text = (DOCS / "methods" / hooks.guide_page(name)).read_text(encoding="utf-8")
     assert f"<!-- page-guide: {name} -->" in text
     expanded = hooks.expand(f"<!-- page-guide: {name} -->")

@@ -10,8 +10,9 @@ into an f-string of :mod:`fairengine.report` must be *provably safe*:
 * the result of an escaping helper of :mod:`fairengine.textsafe` (``md_text`` / ``md_code`` for
   Markdown; ``html_text`` / ``script_json`` for the report), or
 * text the engine declares in code (:data:`DECLARED_ATTRIBUTES`: a method's ``title`` and
-  ``reference``, a knob's ``help``, a metric's ``label``, a chart module's ``HOW_TO_READ``; each
-  written by the engine's authors as a literal, never read from data), or
+  ``reference``, a knob's ``help``, a metric's ``label``; each written by the engine's authors
+  as a literal, never read from data), or a page's reading guide (:data:`AUTHORED_TEXT`: Markdown
+  files of the dashboard's authors), or
 * built only from safe parts: an f-string, ``+``, a conditional, ``sep.join(…)``, a list,
   tuple or comprehension of safe items, an item of a safe container, a local variable whose
   every assignment is safe (``a, b = f()`` follows item b of what ``f`` returns), a parameter
@@ -61,12 +62,15 @@ MARKDOWN_OPTIONS = frozenset({"radio", "pills", "segmented_control"})
 #: scan lets them through where they are read (``method.title``, ``knob.help``).
 DECLARED_ATTRIBUTES = frozenset(
     {"title", "reference", "description", "help", "label", "display_label", "explained",
-     "definition", "what", "note", "HOW_TO_READ"}
+     "definition", "what", "note"}
 )  # fmt: skip
 #: Format types (and the thousands separators) that a string refuses: the value is a number.
 #: Functions of libraries that return the library's own code (plotly.js for the report's
 #: ``<script>``), never text from data.
 LIBRARY_CODE = frozenset({"get_plotlyjs"})
+#: Functions that return Markdown the project's authors wrote in files of the repository
+#: (``dashboard/guides/*.md``: the pages' reading guides), never text from data.
+AUTHORED_TEXT = frozenset({"guide_text"})
 NUMERIC_FORMATS = frozenset("bcdeEfFgGnoxX%,_")
 NUMERIC_BUILTINS = frozenset(
     {"len", "int", "float", "round", "abs", "sum", "bool", "isinstance", "divmod"}
@@ -260,7 +264,7 @@ class Checker:
                 isinstance(attribute, ast.Constant) and attribute.value in DECLARED_ATTRIBUTES
             )
             return declared and all(self.safe(a) for a in node.args[2:])
-        if isinstance(func, ast.Name) and func.id in LIBRARY_CODE:
+        if isinstance(func, ast.Name) and func.id in LIBRARY_CODE | AUTHORED_TEXT:
             return True
         if isinstance(func, ast.Attribute) and name == "join":
             return self.safe(func.value) and all(self.safe(a) for a in node.args)

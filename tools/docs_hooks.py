@@ -22,7 +22,6 @@ Text read from the code is escaped with :func:`fairengine.textsafe.md_text` (the
 
 from __future__ import annotations
 
-import ast
 import pkgutil
 import re
 import sys
@@ -122,7 +121,7 @@ OTHER = ("other", ("Other modules", (), "Public modules outside the areas above.
 KNOB_MARK = re.compile(r"<!--\s*knobs:\s*([A-Za-z0-9_]+)\s*-->")
 PAGE_GUIDE_MARK = re.compile(r"<!--\s*page-guide:\s*([A-Za-z0-9_]+)\s*-->")
 #: The dashboard's "How to read this page" texts, read without importing Streamlit.
-COMPONENTS = ROOT / "dashboard" / "components"
+GUIDES = ROOT / "dashboard" / "guides"
 METHODS_MARK = "<!-- methods -->"
 METRICS_MARK = "<!-- metrics -->"
 DATASETS_MARK = "<!-- datasets -->"
@@ -282,21 +281,10 @@ def datasets_table() -> str:
 
 
 def page_guides() -> dict[str, str]:
-    """Method name -> the reading guide of its dashboard page (``HOW_TO_READ`` in its chart
-    module ``dashboard/components/<name>_charts.py``, read as a literal: no Streamlit import)."""
-    guides = {}
-    for path in sorted(COMPONENTS.glob("*_charts.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in tree.body:
-            if (
-                isinstance(node, ast.Assign)
-                and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)
-                and node.targets[0].id == "HOW_TO_READ"
-            ):
-                guides[path.name.removesuffix("_charts.py")] = ast.literal_eval(node.value).strip()
+    """Method name -> the reading guide of its dashboard page (``dashboard/guides/<name>.md``)."""
+    guides = {p.stem: p.read_text(encoding="utf-8").strip() for p in sorted(GUIDES.glob("*.md"))}
     if not guides:
-        raise LookupError(f"No HOW_TO_READ guide in {COMPONENTS}/*_charts.py.")
+        raise LookupError(f"No reading guide in {GUIDES}.")
     return guides
 
 

@@ -40,18 +40,7 @@ def page_frontiers(points: Sequence[Any], tkey: str, kind: str) -> list[Frontier
     frontiers = []
     for method, group in by_method.items():
         knob_names = list(dict.fromkeys(k for p in group for k in p.knobs))
-        records = [
-            PointRecord(
-                p.point_id,
-                dict(p.knobs),
-                p.metrics,
-                True,
-                p.elapsed,
-                path=p.path,
-                evidence=p.evidence,
-            )
-            for p in group
-        ]
+        records = [PointRecord.from_stored(p.key, dict(p.knobs), p) for p in group]
         frontiers.append(Frontier.from_records(method, tkey, records, PLANE[kind], knob_names))
     return frontiers
 
@@ -74,13 +63,6 @@ def page_comparison(
     return build_comparison(task, frontiers, audits, list(pins), reference=reference, tau=tau)
 
 
-def _signature(points: Sequence[Any], audits: Sequence[AuditResult], pins: Sequence[str]) -> tuple:
-    named = tuple(
-        (a.name, a.threshold, a.metrics.get("test", {}).get(a.fairness_metric)) for a in audits
-    )
-    return tuple(p.key for p in points), named, tuple(pins)
-
-
 def render_downloads(
     task: Task,
     points: Sequence[Any],
@@ -94,7 +76,10 @@ def render_downloads(
     its ratios and four-fifths verdicts against group ``reference`` at threshold ``tau``."""
     from fairengine.report import build_report
 
-    signature = (*_signature(points, audits, pins), reference, tau)
+    named = [
+        (a.name, a.threshold, a.metrics.get("test", {}).get(a.fairness_metric)) for a in audits
+    ]
+    signature = ([p.key for p in points], named, list(pins), reference, tau)
     built = st.session_state.get(BUILT_KEY)
     if built is not None and built["signature"] != signature:
         built = st.session_state[BUILT_KEY] = None
@@ -108,40 +93,33 @@ def render_downloads(
             comparison = page_comparison(task, points, audits, pins, (reference, tau))
             built = {
                 "signature": signature,
-                "comparison": comparison,
                 "html": build_report(comparison, title=f"{task.name}: comparison"),
-                "json": comparison_bytes(comparison),
+                "json": _comparison_bytes(comparison),
             }
         except DataError as exc:
             st.error(f"The report could not be made: {md_text(exc)}")
         except Exception as exc:
             show_unexpected(exc, "the report")
         st.session_state[BUILT_KEY] = built
-    if built is not None:
-        _download_buttons(task, built)
+    if built is None:
+        return
+    files = {
+        "report": (built["html"].encode("utf-8"), "html", "text/html"),
+        "comparison": (built["json"], "json", "application/json"),
+    }
+    for column, what in zip(st.columns(2), ("report", "comparison"), strict=True):
+        data, ext, mime = files[what]
+        column.download_button(
+            f"Download {what}",
+            data=data,
+            file_name=f"{task.name}-comparison.{ext}",
+            mime=mime,
+            key=f"cmp_download_{what}",
+            on_click="ignore",
+        )
 
 
-def _download_buttons(task: Task, built: dict[str, Any]) -> None:
-    d1, d2 = st.columns(2)
-    d1.download_button(
-        "Download report",
-        data=built["html"].encode("utf-8"),
-        file_name=f"{task.name}-comparison.html",
-        mime="text/html",
-        key="cmp_download_report",
-        on_click="ignore",
-    )
-    d2.download_button(
-        "Download comparison",
-        data=built["json"],
-        file_name=f"{task.name}-comparison.json",
-        mime="application/json",
-        key="cmp_download_comparison",
-        on_click="ignore",
-    )
-
-
-def comparison_bytes(comparison: Comparison) -> bytes:
+def _comparison_bytes(comparison: Comparison) -> bytes:
     """The comparison file's bytes, written by the engine's own :func:`save_comparison`."""
     with tempfile.TemporaryDirectory() as folder:
         return save_comparison(comparison, Path(folder) / "comparison.json").read_bytes()

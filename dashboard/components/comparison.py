@@ -30,19 +30,9 @@ from fairengine.methods.evidence import (
 from fairengine.textsafe import md_text
 
 
-def remember_for_compare(method: str, point_id: str | None = None) -> None:
-    """Make sure the Compare page's method filter shows ``method`` (and select ``point_id``)."""
-    shown = st.session_state.get("sel.cmp_methods")
-    if isinstance(shown, list) and method not in shown:
-        st.session_state["sel.cmp_methods"] = [*shown, method]
-        st.session_state.pop("w.cmp_methods", None)
-    if point_id is not None:
-        st.session_state["sel.cmp_point"] = point_id
-        st.session_state.pop("w.cmp_point", None)
-
-
 def add_to_comparison(result: RunResult, train: Task, test: Task, *, key: str) -> None:
-    """A button that stores ``result`` in the frontier cache as one more point of its method."""
+    """A button that stores ``result`` in the frontier cache as one more point of its method,
+    shown (and selected) on the Compare page."""
     if not st.button(
         "Add to comparison",
         key=key,
@@ -54,8 +44,13 @@ def add_to_comparison(result: RunResult, train: Task, test: Task, *, key: str) -
     store = cached.frontier_store()
     tkey = task_key(train, test)
     store.put(tkey, result, result_metadata(result, train, test))
-    point = store.get(tkey, result.method, result.knobs)
-    remember_for_compare(result.method, point.point_id if point else None)
+    shown = st.session_state.get("sel.cmp_methods")
+    if isinstance(shown, list) and result.method not in shown:
+        st.session_state["sel.cmp_methods"] = [*shown, result.method]
+        st.session_state.pop("w.cmp_methods", None)
+    if (point := store.get(tkey, result.method, result.knobs)) is not None:
+        st.session_state["sel.cmp_point"] = point.point_id
+        st.session_state.pop("w.cmp_point", None)
     st.success("Added to the comparison.")
     st.page_link("views/compare.py", label="Open Compare & export", icon=":material/show_chart:")
 
@@ -82,13 +77,12 @@ def stored_checks(point: Any) -> tuple[Check, ...]:
 
 def failed_checks(points: Sequence[Any]) -> dict[str, str]:
     """Point id → the names of its failed checks ("" when none failed or none were stored)."""
-    failed = {}
-    for point in points:
-        checks = stored_checks(point)
-        failed[point.point_id] = ", ".join(
-            c.name.replace("_", " ") for c in checks if c.level == "fail"
+    return {
+        p.point_id: ", ".join(
+            c.name.replace("_", " ") for c in stored_checks(p) if c.level == "fail"
         )
-    return failed
+        for p in points
+    }
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -112,17 +106,14 @@ def plane_references(
         if found and found[1] is not None:
             candidates.append(found[1])
     references: dict[str, tuple[float, float]] = {}
-    for baselines in candidates:
+    for b in candidates:
         for label, splits in (
-            (baselines.constant_label, baselines.constant),
-            (baselines.unconstrained_label, baselines.unconstrained),
+            (b.constant_label, b.constant),
+            (b.unconstrained_label, b.unconstrained),
         ):
-            values = splits.get(split, {})
-            ref_x, ref_y = values.get(x), values.get(y)
-            if label in references or ref_x is None or ref_y is None:
-                continue
-            if math.isfinite(float(ref_x)) and math.isfinite(float(ref_y)):
-                references[label] = (float(ref_x), float(ref_y))
+            xy = [splits.get(split, {}).get(a) for a in (x, y)]
+            if label not in references and all(v is not None and math.isfinite(v) for v in xy):
+                references[label] = (float(xy[0]), float(xy[1]))
     return references
 
 

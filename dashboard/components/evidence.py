@@ -8,8 +8,8 @@ check that qualifies it. Group and column names go through :mod:`fairengine.text
 
 from __future__ import annotations
 
+import contextlib
 import math
-from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -32,12 +32,9 @@ def ensure_evidence(result: RunResult, train: Task, test: Task) -> RunResult:
     """``result`` with its checks and baselines: a run stored before results carried them gets
     them now (in place, so the memo keeps them; the unconstrained fit is cached by the engine).
     A result whose evidence cannot be rebuilt is returned as it is."""
-    if result.checks or result.baselines is not None:
-        return result
-    try:
-        attach_evidence(result, train, test, get_method(result.method))
-    except Exception:
-        return result
+    if not result.checks and result.baselines is None:
+        with contextlib.suppress(Exception):
+            attach_evidence(result, train, test, get_method(result.method))
     return result
 
 
@@ -56,12 +53,19 @@ def _label(name: str) -> str:
 
 
 def _value(splits: dict[str, dict[str, float]], split: str, name: str) -> float:
-    value = splits.get(split, {}).get(name)
     try:
-        number = float(value)
+        return float(splits.get(split, {}).get(name))
     except (TypeError, ValueError):
         return math.nan
-    return number
+
+
+def _references(result: RunResult, baselines: Baselines) -> tuple[tuple[str, dict], ...]:
+    """(label, metrics by split) of the run and of both references."""
+    return (
+        ("this run", result.metrics),
+        (baselines.constant_label, baselines.constant),
+        (baselines.unconstrained_label, baselines.unconstrained),
+    )
 
 
 def baselines_table(result: RunResult, baselines: Baselines) -> pd.DataFrame:
@@ -72,16 +76,11 @@ def baselines_table(result: RunResult, baselines: Baselines) -> pd.DataFrame:
         for n in dict.fromkeys(plane_metrics(result))
         if any(n in baselines.constant.get(s, {}) for s in ("train", "test"))
     ]
-    rows = []
-    for label, splits in (
-        ("this run", result.metrics),
-        (baselines.constant_label, baselines.constant),
-        (baselines.unconstrained_label, baselines.unconstrained),
-    ):
-        for split in ("train", "test"):
-            row: dict[str, Any] = {"result": label, "rows": split}
-            row.update({_label(n): _value(splits, split, n) for n in names})
-            rows.append(row)
+    rows = [
+        {"result": label, "rows": split} | {_label(n): _value(splits, split, n) for n in names}
+        for label, splits in _references(result, baselines)
+        for split in ("train", "test")
+    ]
     return pd.DataFrame(rows)
 
 
@@ -106,30 +105,22 @@ def reference_figure(result: RunResult, baselines: Baselines) -> go.Figure | Non
     if x == y or x not in baselines.constant.get("test", {}) or y not in baselines.constant["test"]:
         return None
     fig = go.Figure()
-    for i, (label, splits) in enumerate(
-        (
-            ("this run", result.metrics),
-            (baselines.constant_label, baselines.constant),
-            (baselines.unconstrained_label, baselines.unconstrained),
-        )
-    ):
+    for i, (label, splits) in enumerate(_references(result, baselines)):
         name = plot_text(label)
         for split, symbol in (("test", "circle"), ("train", "circle-open")):
-            fig.add_trace(
-                go.Scatter(
-                    x=[_value(splits, split, x)],
-                    y=[_value(splits, split, y)],
-                    mode="markers+text" if split == "test" else "markers",
-                    text=[name] if split == "test" else None,
-                    textposition="top center",
-                    name=f"{name} ({split})",
-                    legendgroup=name,
-                    marker={"color": PALETTE[i], "size": 13, "symbol": symbol},
-                    hovertemplate=(
-                        f"<b>{name}</b> ({split})<br>{plot_text(_label(x))}: %{{x:.4f}}"
-                        f"<br>{plot_text(_label(y))}: %{{y:.4f}}<extra></extra>"
-                    ),
-                )
+            fig.add_scatter(
+                x=[_value(splits, split, x)],
+                y=[_value(splits, split, y)],
+                mode="markers+text" if split == "test" else "markers",
+                text=[name] if split == "test" else None,
+                textposition="top center",
+                name=f"{name} ({split})",
+                legendgroup=name,
+                marker={"color": PALETTE[i], "size": 13, "symbol": symbol},
+                hovertemplate=(
+                    f"<b>{name}</b> ({split})<br>{plot_text(_label(x))}: %{{x:.4f}}"
+                    f"<br>{plot_text(_label(y))}: %{{y:.4f}}<extra></extra>"
+                ),
             )
     fig.update_layout(
         xaxis_title=plot_text(_label(x)), yaxis_title=plot_text(_label(y)), height=340

@@ -1,8 +1,5 @@
 """Charts of the fair regression page (Agarwal et al. 2019): frontier, prediction CDFs, group
-losses.
-
-Group and target names come from the data: they enter a figure through
-:func:`~fairengine.textsafe.plot_text` (Plotly reads a small HTML subset in labels)."""
+losses."""
 
 from __future__ import annotations
 
@@ -113,22 +110,3 @@ def group_loss_figure(losses: pd.DataFrame, split: str, bound: float | None) -> 
     if bound is not None:
         fig.add_hline(y=bound, line_dash="dash", annotation_text="bound ζ")
     return _layout(fig, f"Loss per group ({split})", "group", "loss")
-
-
-#: The page's "How to read this page" guide: what to look at first, what each chart means and
-#: where the paper's effect is (:func:`dashboard.components.page_help.how_to_read`).
-HOW_TO_READ = """
-**The question.** How much accuracy does a regressor lose when its predictions must have the same
-distribution in every group (statistical parity) or a bounded loss in every group?
-
-- **Knobs.** *ε* is the allowed parity violation (or the loss bound ζ for bounded group loss);
-  smaller ε = fairer, usually less accurate.
-- **Numbers.** *SP disparity* is the largest Kolmogorov–Smirnov distance between a group's
-  prediction distribution and everyone's (0 = parity); the losses are on the target scaled to
-  [0, 1], as in the paper.
-- **Frontier.** Loss (y) against disparity (x): the current randomized regressor Q (star), the
-  unconstrained regression and the SEO baseline, and the sweep over ε when you run it;
-  lower-left is better.
-- **CDFs.** The distribution of predictions in each group: parity means the curves coincide.
-- **Group losses.** Each group's loss, with the bound when one is set.
-"""

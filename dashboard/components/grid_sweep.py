@@ -1,10 +1,6 @@
 """The one sweep panel of every method page: a grid the method declares (``Method.sweep_grids``,
-the same one ``fairengine sweep`` runs), the page's other knobs fixed.
-
-Its points show at once when every one is already stored (e.g. the shipped demo runs), else
-after the visitor presses the sweep button (:func:`dashboard.components.runner.sweep_panel`: in
-the shared worker pool, with progress and Cancel). In demo mode the longest-running axis is
-thinned to the demo's points per sweep, saying so.
+the same one ``fairengine sweep`` runs), the page's other knobs fixed, run in the shared worker
+pool (:func:`dashboard.components.runner.sweep_panel`) unless every point is already stored.
 """
 
 from __future__ import annotations

@@ -68,13 +68,8 @@ def render_knob_sweep(train: Task, test: Task, store) -> None:
         if method.description:  # e.g. a post-processing method's need for the sensitive column
             st.caption(md_text(method.description))
         sweepable = [k.name for k in method.knobs]
-        default_knob = next(iter(method.demo_grid), sweepable[0])
-        knob_name = c2.selectbox(
-            "Knob to sweep",
-            sweepable,
-            index=sweepable.index(default_knob),
-            key=f"run_knob_{name}",
-        )
+        first = sweepable.index(next(iter(method.demo_grid), sweepable[0]))
+        knob_name = c2.selectbox("Knob to sweep", sweepable, index=first, key=f"run_knob_{name}")
         knob = method.knob(knob_name)
         demo = limits().demo
         values_text = st.text_input(

@@ -82,34 +82,17 @@ def knob_widget(knob: Knob, *, key: str, value: Any = None, url: bool = False) -
     elif knob.low is None or knob.high is None:
         chosen = st.number_input(label, value=value, help=knob.help, key=key)
     elif knob.log and knob.low > 0:
+        low, high, start = (math.log10(v) for v in (knob.low, knob.high, value))
         exponent = st.slider(
-            f"{label} (log10)",
-            min_value=math.log10(knob.low),
-            max_value=math.log10(knob.high),
-            value=math.log10(value),
-            step=LOG_STEP,
-            help=knob.help,
-            key=key,
+            f"{label} (log10)", low, high, start, LOG_STEP, help=knob.help, key=key
         )
         chosen = log_value(exponent)
         st.caption(f"{label} = {chosen:g}")
         chosen = knob.validate(min(max(chosen, knob.low), knob.high))
-    elif knob.integer:
-        step = int(slider_step(knob))
-        chosen = st.slider(
-            label, int(knob.low), int(knob.high), int(value), step=step, help=knob.help, key=key
-        )
     else:
-        step = float(slider_step(knob))
-        chosen = st.slider(
-            label,
-            float(knob.low),
-            float(knob.high),
-            float(value),
-            step=step,
-            help=knob.help,
-            key=key,
-        )
+        cast = int if knob.integer else float
+        low, high, value, step = (cast(v) for v in (knob.low, knob.high, value, slider_step(knob)))
+        chosen = st.slider(label, low, high, value, step=step, help=knob.help, key=key)
     drawn_knobs()[knob.name] = (knob, chosen)  # what a one-step move of this widget sends
     return _link_note(key, chosen) if url else chosen
 

@@ -1,8 +1,5 @@
-"""Charts of the max-entropy debiasing page (Celis et al., ICML 2020): rates, frontier over C,
-groups, θ; the generated samples as CSV and the run's warnings on their rates.
-
-Group names and coordinate names (``column=value``) come from the data: they enter a figure
-through :func:`~fairengine.textsafe.plot_text` (Plotly reads a small HTML subset in labels)."""
+"""Charts of the max-entropy debiasing page (Celis et al., ICML 2020): rates, groups, θ; the
+generated samples as CSV and the run's warnings on their rates."""
 
 from __future__ import annotations
 
@@ -42,25 +39,6 @@ def rates_figure(rates: pd.DataFrame, tau: float) -> go.Figure:
     return _layout(
         fig, "Representation and statistical rate: raw, prior, reweighted, p*", "rate (1 = parity)"
     )
-
-
-def frontier_over_c_figure(points: pd.DataFrame, x: str, y: str) -> go.Figure:
-    """Held-out fairness vs accuracy of the classifier trained on samples, one point per C."""
-    part = points.sort_values("C")
-    fig = go.Figure(
-        go.Scatter(
-            x=part[x],
-            y=part[y],
-            mode="markers+text",
-            text=[f"C={c:g}" for c in part["C"]],
-            textposition="top center",
-            marker={"color": PALETTE[0], "size": 9},
-        )
-    )
-    from fairengine.metrics import metric_label
-
-    title = "Fairness–accuracy frontier over C (test data)"
-    return _layout(fig, title, metric_label(y), metric_label(x))
 
 
 def group_outcomes_figure(groups: pd.DataFrame) -> go.Figure:
@@ -124,24 +102,3 @@ def rate_warnings(result: RunResult) -> list:
     """The run's warnings on the generated data's rates (its ``data_rates_vs_tau`` check: one
     rule, in :mod:`fairengine.methods.maxent.checks`)."""
     return [c for c in result.checks if c.name == "data_rates_vs_tau" and c.level != "ok"]
-
-
-#: The page's "How to read this page" guide: what to look at first, what each chart means and
-#: where the paper's effect is (:func:`dashboard.components.page_help.how_to_read`).
-HOW_TO_READ = """
-**The question.** Can we replace biased training data by a maximum-entropy distribution whose
-group and outcome rates are fair, and train on samples from it?
-
-- **Knobs.** *C* mixes the uniform distribution into the prior (1 = ignore the data); *τ* is the
-  representation rate the reweighting aims at (1 = equal groups); *θ* chooses the target
-  marginals; *Domain* 'paper' uses the paper's columns for Adult and COMPAS, 'all' every column.
-- **Numbers.** As in the paper's Table 2, the classifier is trained on generated data with the
-  protected attribute as an input and scored on the test rows, averaged over the sample sets
-  (± standard deviation). *Statistical rate (soft)* is min/max of the mean predicted P(y = 1) per
-  group, the paper's measure; *(hard)* the same from 0/1 predictions (1 = parity). *KL to the
-  data* is 0 for the data itself and grows as the generated rows leave the data's support.
-- **Rates chart.** Representation rate and statistical rate of the raw data, the prior, the
-  Kamiran–Calders reweighting and the max-entropy distribution; the dashed line is τ.
-- **Group outcomes.** P(y = 1 | group) in the real and the generated data.
-- **Marginals.** The target θ against what the samples achieve, feature by feature.
-"""

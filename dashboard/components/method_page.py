@@ -1,13 +1,16 @@
-"""The top every method page shares (:func:`open_page`), and the page of a method without a
-view of its own, generated from its declaration: its knobs
-(:func:`.knobs.knob_panel`), one run (:func:`.runner.run_panel`, with its checks and baselines),
-its plane's two numbers, its ``"page"`` sweep (:mod:`.grid_sweep`) when it declares one, the
-model file and "Add to comparison"."""
+"""The parts every method page shares (:func:`open_page` with its "How to read this page"
+guide, :func:`fit`, :func:`model_and_comparison`), and the page of a method without a view of
+its own, generated from its declaration: its knobs, one run, its plane's two numbers, its
+``"page"`` sweep (:mod:`.grid_sweep`) when it declares one, the model file and "Add to
+comparison". A page's guide is Markdown in ``dashboard/guides/<method>.md`` (also shown in the
+docs), else written from the method's declaration."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -18,13 +21,50 @@ from dashboard.components import cached, runner
 from dashboard.components.comparison import add_to_comparison
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
 from dashboard.components.knobs import knob_panel, share_knobs
-from dashboard.components.page_help import how_to_read
+from dashboard.components.services import result_key
 from dashboard.components.state import require_task
 from fairengine.data import Task
 from fairengine.methods import get_method
 from fairengine.methods.base import Method, RunResult
 from fairengine.metrics import metric_info
 from fairengine.textsafe import md_text, plot_text
+
+#: The pages' reading guides, written by the dashboard's authors (never data).
+GUIDES = Path(__file__).resolve().parents[1] / "guides"
+
+
+def guide_text(method_name: str) -> str | None:
+    """The written guide of a method's page (None when it has none)."""
+    path = GUIDES / f"{method_name}.md"
+    return path.read_text(encoding="utf-8").strip() if path.is_file() else None
+
+
+def reading_guide(method_name: str) -> str:
+    """The reading guide of a method's page: its written guide, else one from its declaration:
+    what it does, its knobs and its plane."""
+    if guide := guide_text(method_name):
+        return guide
+    method = get_method(method_name)
+    knobs = "; ".join(f"*{md_text(k.display_label)}*: {md_text(k.help)}" for k in method.knobs)
+    performance = metric_info(method.performance_metric).label
+    fairness = metric_info(method.fairness_metric).label
+    return (
+        f"**The question.** {md_text(method.description)}\n\n"
+        f"- **Knobs.** {knobs}.\n"
+        f"- **Numbers.** {md_text(performance)} and {md_text(fairness)} on the test rows; the "
+        "checks and baselines above say whether the result keeps its promise on held-out rows.\n"
+        "- **Sweep.** Each point is one fit with the other knobs fixed; its points appear on "
+        "the Compare page too."
+    )
+
+
+def how_to_read(method_name: str) -> None:
+    """A collapsed "How to read this page" expander with the method's reading guide and citation."""
+    method = get_method(method_name)
+    with st.expander("How to read this page", icon=":material/help:"):
+        st.markdown(reading_guide(method_name))
+        if method.reference:
+            st.caption(f"Paper: {method.reference}.")
 
 
 def generated_page(name: str) -> Callable[[], None]:
@@ -50,16 +90,30 @@ def open_page(method: Method, caption: str) -> tuple[Task, Task, Task]:
     return task, train, test
 
 
+def fit(
+    method: Method,
+    opened: tuple[Task, Task, Task],
+    knobs: dict[str, Any],
+    label: str,
+    **run: Any,
+) -> tuple[RunResult, dict[str, Any]]:
+    """Validate ``knobs``, put them in the page's link and run ``method`` on the ``opened``
+    page's split (:func:`.runner.run_panel` with ``label`` and ``run``'s options: progress,
+    checks, baselines); returns the result shown and its knobs (the last ones while a fit runs)."""
+    task, train, test = opened
+    knobs = method.validate_knobs(knobs)
+    share_knobs(method, knobs, task)
+    result = runner.run_panel(method.name, method.name, train, test, knobs, label=label, **run)
+    return result, dict(result.knobs)
+
+
 def draw(method: Method) -> None:
     """Draw the generated page of ``method``."""
     words = " ".join(p for p in (method.reference + ".", method.description) if p)
-    task, train, test = open_page(method, md_text(words))
-    knobs = method.validate_knobs(knob_panel(method, key_prefix=f"w.{method.name}"))
-    share_knobs(method, knobs, task)
-    result = runner.run_panel(
-        method.name, method.name, train, test, knobs, label=f"Fitting {method.title}"
-    )
-    knobs = dict(result.knobs)  # the knobs of the result shown (the last ones while a fit runs)
+    opened = open_page(method, md_text(words))
+    knobs = knob_panel(method, key_prefix=f"w.{method.name}")
+    result, knobs = fit(method, opened, knobs, f"Fitting {method.title}")
+    _, train, test = opened
     names = (method.performance_metric, method.fairness_metric)
     for column, name in zip(st.columns(len(names)), names, strict=True):
         info = metric_info(name)
@@ -72,8 +126,7 @@ def draw(method: Method) -> None:
         points = grid_sweep(method, train, test, knobs, GridSweep(axis=axis, what=words))
         if points is not None:
             st.plotly_chart(plane_figure(method, points, axis), key=f"{method.name}_plane")
-    run_key = f"{task.fingerprint}{sorted(knobs.items())}"
-    model_and_comparison(result, (train, test), run_key, ModelButton(key=method.name))
+    model_and_comparison(result, (train, test), ModelButton(method.name))
 
 
 @dataclass(frozen=True)
@@ -89,18 +142,17 @@ class ModelButton:
 def model_and_comparison(
     result: RunResult,
     split: tuple[Task, Task],
-    run_key: str,
     button: ModelButton,
     place: DeltaGenerator | None = None,
 ) -> None:
     """The end of every method page: the run's model file (in ``place``, default the page) and
-    "Add to comparison". The file's bytes are cached per run (``run_key``) and handed over as
-    bytes, not as a deferred callable: Streamlit drops a deferred file as orphaned after two
-    script runs anywhere on the server, so on a busy server the browser's request could 404."""
+    "Add to comparison". The file's bytes are cached per run and handed over as bytes, not as
+    a deferred callable: Streamlit drops a deferred file as orphaned after two script runs
+    anywhere on the server, so on a busy server the browser's request could 404."""
     train, test = split
     (place or st).download_button(
         button.label,
-        cached.model_file(result, train, test, run_key),
+        cached.model_file(result, train, test, str(result_key(result.method))),
         file_name=button.file_name or f"{result.method}.fairmodel",
         mime="application/zip",
         key=f"{button.key}_model",
@@ -112,9 +164,9 @@ def plane_figure(method: Method, points: pd.DataFrame, axis: str) -> go.Figure:
     """The sweep's test points on the method's plane, each labelled with its value of ``axis``."""
     import plotly.express as px
 
-    test = points[points["split"] == "test"]
+    test = points[points["split"] == "test"].sort_values(axis)
     x, y = method.fairness_metric, method.performance_metric
-    fig = px.scatter(test, x=x, y=y, text=[plot_text(str(v)) for v in test[axis]])
+    fig = px.scatter(test, x=x, y=y, text=[plot_text(f"{axis}={v}") for v in test[axis]])
     fig.update_traces(textposition="top center")
     fig.update_layout(
         xaxis_title=plot_text(metric_info(x).with_unit),

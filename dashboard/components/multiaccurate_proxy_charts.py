@@ -1,11 +1,10 @@
 """Plotly figures of the multiaccurate proxies page, the spread table across row splits and the
-α slider's range learned from the runs.
-
-Group names and task names (the target, ``column>cut``) come from the data: they enter a figure
-through :func:`~fairengine.textsafe.plot_text` (Plotly reads a small HTML subset in labels)."""
+α slider's range learned from the runs."""
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -97,25 +96,21 @@ def frontier_figure(points: pd.DataFrame | None, result_metrics: dict, proxy: st
             part = test[test["proxy"] == name]
             if part.empty:
                 continue
-            fig.add_trace(
-                go.Scatter(
-                    x=part["true_group_gap"],
-                    y=part["error"],
-                    mode="lines+markers",
-                    name=PROXY_NAMES.get(name, name),
-                    line={"color": COLOURS.get(name)},
-                    text=[f"ε={e:g}" for e in part["eps"]],
-                    hovertemplate="%{text}<br>true violation %{x:.4f}<br>error %{y:.4f}",
-                )
+            fig.add_scatter(
+                x=part["true_group_gap"],
+                y=part["error"],
+                mode="lines+markers",
+                name=PROXY_NAMES.get(name, name),
+                line={"color": COLOURS.get(name)},
+                text=[f"ε={e:g}" for e in part["eps"]],
+                hovertemplate="%{text}<br>true violation %{x:.4f}<br>error %{y:.4f}",
             )
-    fig.add_trace(
-        go.Scatter(
-            x=[result_metrics["true_group_gap"]],
-            y=[result_metrics["error"]],
-            mode="markers",
-            marker={"symbol": "star", "size": 14, "color": COLOURS.get(proxy, "black")},
-            name=f"current run ({PROXY_NAMES.get(proxy, proxy)})",
-        )
+    fig.add_scatter(
+        x=[result_metrics["true_group_gap"]],
+        y=[result_metrics["error"]],
+        mode="markers",
+        marker={"symbol": "star", "size": 14, "color": COLOURS.get(proxy, "black")},
+        name=f"current run ({PROXY_NAMES.get(proxy, proxy)})",
     )
     # Error and violation are >= 0: start both axes at 0 (a lone point would otherwise centre an
     # axis on itself and run it below 0).
@@ -149,14 +144,12 @@ def trace_figure(
         # ones thin and dashed on top, so no group's line hides another.
         dash = ("dash", "dot", "dashdot")[(k - 1) % 3]
         line = {"width": 1.5, "dash": dash} if k else {"width": 6, "color": "rgba(58,91,160,0.45)"}
-        fig.add_trace(
-            go.Scatter(
-                y=row,
-                x=np.arange(1, len(row) + 1),
-                mode="lines",
-                name=plot_text(group_names[k]),
-                line=line,
-            )
+        fig.add_scatter(
+            y=row,
+            x=np.arange(1, len(row) + 1),
+            mode="lines",
+            name=plot_text(group_names[k]),
+            line=line,
         )
     for value in sorted(set(eps)):
         fig.add_hline(y=value, line_dash="dot", annotation_text=f"tolerance {value:.4f}")
@@ -194,15 +187,13 @@ def alpha_figure(points: pd.DataFrame) -> go.Figure:
         ("multiaccuracy_violation_in_sample", "in-sample (proxy rows)", "dot"),
         ("multiaccuracy_violation_held_out", "held-out (test rows)", "solid"),
     ):
-        fig.add_trace(
-            go.Scatter(
-                x=test["alpha"],
-                y=test[column],
-                mode="lines+markers",
-                name=name,
-                line={"dash": dash, "color": COLOURS["multiaccurate_tree"]},
-                hovertemplate="α = %{x:g}<br>violation %{y:.3f}",
-            )
+        fig.add_scatter(
+            x=test["alpha"],
+            y=test[column],
+            mode="lines+markers",
+            name=name,
+            line={"dash": dash, "color": COLOURS["multiaccurate_tree"]},
+            hovertemplate="α = %{x:g}<br>violation %{y:.3f}",
         )
     fig.update_xaxes(title_text="α (tree class, Algorithm 2)")
     fig.update_yaxes(rangemode="tozero", title_text="multiaccuracy violation (ratio)")
@@ -232,20 +223,18 @@ def spread_figure(summary: pd.DataFrame) -> go.Figure:
     fig = go.Figure()
     for _, row in summary.iterrows():
         name = str(row["proxy"])
-        fig.add_trace(
-            go.Scatter(
-                x=[row["true_group_gap mean"]],
-                y=[row["error mean"]],
-                error_x={"type": "data", "array": [row["true_group_gap std"]]},
-                error_y={"type": "data", "array": [row["error std"]]},
-                mode="markers",
-                marker={"size": 11, "color": COLOURS.get(name)},
-                name=PROXY_NAMES.get(name, name),
-                hovertemplate=(
-                    f"{int(row['true_group_gap count'])} splits<br>true-group gap %{{x:.4f}}"
-                    "<br>error %{y:.4f}"
-                ),
-            )
+        fig.add_scatter(
+            x=[row["true_group_gap mean"]],
+            y=[row["error mean"]],
+            error_x={"type": "data", "array": [row["true_group_gap std"]]},
+            error_y={"type": "data", "array": [row["error std"]]},
+            mode="markers",
+            marker={"size": 11, "color": COLOURS.get(name)},
+            name=PROXY_NAMES.get(name, name),
+            hovertemplate=(
+                f"{int(row['true_group_gap count'])} splits<br>true-group gap %{{x:.4f}}"
+                "<br>error %{y:.4f}"
+            ),
         )
     fig.update_xaxes(rangemode="tozero", title_text="true-group gap (test), mean ± sd")
     fig.update_yaxes(title_text="error (test), mean ± sd")
@@ -271,48 +260,16 @@ def alpha_range_key(task_fingerprint: str, knobs: dict) -> str:
     """Session key of the α range learned for this task and these proxy knobs (not α)."""
     from fairengine.methods.multiaccurate_proxy.pipeline import PROXY_KNOBS
 
-    return repr((task_fingerprint, [(k, knobs.get(k)) for k in PROXY_KNOBS if k != "alpha"]))
+    proxy_knobs = [(k, knobs.get(k)) for k in PROXY_KNOBS if k != "alpha"]
+    return f"map.alpha_range.{(task_fingerprint, proxy_knobs)!r}"
 
 
 def alpha_knob(knob, alpha_range: list[float] | None):
     """The α knob with the range the runs computed for these rows: [lowest reachable, OLS
     start], rounded outwards to the slider's 0.001 step (so its lower end is still reached);
     its lower end stands for α = 0, "the lowest reachable". None: the declared knob."""
-    import dataclasses
-    import math
-
     if not alpha_range:
         return knob
     low = math.ceil(alpha_range[0] * 1000) / 1000
     high = max(math.ceil(alpha_range[1] * 1000) / 1000, low + 0.001)
     return dataclasses.replace(knob, default=low, low=low, high=high, step=0.001, log=False)
-
-
-#: The page's "How to read this page" guide: what to look at first, what each chart means and
-#: where the paper's effect is (:func:`dashboard.components.page_help.how_to_read`).
-HOW_TO_READ = """
-**The question.** Without the sensitive attribute at training time, can a *proxy* ẑ learned on a
-small labelled sample stand in for it, so that a classifier made fair through ẑ is also fair on
-the true groups?
-
-- **Knobs.** *α* is the multiaccuracy tolerance of the proxy (smaller = closer to the true
-  groups on the audited regions). On the **tree** proxy α acts: *Trees along α* draws the
-  violation in sample beside held out, so you see where a smaller α stops helping on new rows.
-  On the **linear** proxy α usually has a single value, least squares, for two measured
-  reasons the status gives with its numbers: no linear proxy does much better against the error
-  regions the auditor found (their LP floor), and the game's in-sample gains do not hold on the
-  proxy rows kept out of it. *ε* bounds the downstream gap measured through ẑ.
-- **Numbers.** *True-group violation* is the downstream classifier's gap on the real groups (what
-  matters); *violation through ẑ* is what training could see. Multiaccuracy violations are the
-  auditor's findings in-sample and on held-out rows.
-- **Audit heat map.** The auditor's ratio violation per group and proxy task, on the rows you
-  pick; the status says which α the proxy was certified at.
-- **Gap per group.** Each group's downstream gap γ_k − γ on the true groups and through ẑ: a good
-  proxy makes the two bars agree.
-- **Trace.** The auditor's violation round by round.
-- **Frontiers.** Error (y) against true-group violation (x) for every proxy as ε sweeps: the
-  paper expects the multiaccurate proxy to beat the thresholded classification proxy and track
-  the oracle (true groups) curve. The plain regression proxy often does as well: the checks say
-  so plainly for these rows, and *Across row splits* shows the spread.
-  Next to it, how well each proxy predicts the group — which is not what makes it useful.
-"""

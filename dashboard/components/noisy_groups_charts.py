@@ -1,8 +1,5 @@
 """Charts of the noisy groups page (Wang et al. 2020): per-group rates, Theorem 1's bound, and the
-noise sweep in the style of the paper's Figures 1–3 (and 4/7 against them).
-
-Group names come from the data: they enter a figure through
-:func:`~fairengine.textsafe.plot_text` (Plotly reads a small HTML subset in labels)."""
+noise sweep in the style of the paper's Figures 1–3 (and 4/7 against them)."""
 
 from __future__ import annotations
 
@@ -30,12 +27,6 @@ RATE_NAMES = {"tpr": "true positive rate", "fpr": "false positive rate",
               "ppr": "positive prediction rate"}  # fmt: skip
 
 
-def rates_title(constraint: str, split: str = "test") -> str:
-    """Title of the per-group rate chart for the chosen constraint family."""
-    names = " and ".join(RATE_NAMES[r] for r in RATES[constraint])
-    return f"Per-group {names} ({split})"
-
-
 def rates_figure(rates: pd.DataFrame, constraint: str = "tpr", split: str = "test") -> go.Figure:
     """Per-group rates of the chosen constraint (TPR; TPR and FPR; or PPR) on the true and on
     the noisy groups."""
@@ -53,8 +44,8 @@ def rates_figure(rates: pd.DataFrame, constraint: str = "tpr", split: str = "tes
             )
             i += 1
     fig.update_layout(barmode="group")
-    y_title = " / ".join(r.upper() for r in RATES[constraint])
-    return _layout(fig, rates_title(constraint, split), "group", y_title)
+    title = f"Per-group {' and '.join(RATE_NAMES[r] for r in RATES[constraint])} ({split})"
+    return _layout(fig, title, "group", " / ".join(r.upper() for r in RATES[constraint]))
 
 
 #: What the table says for a bound of 1 or more: a rate gap never exceeds 1.
@@ -69,7 +60,6 @@ def bound_table(bound: pd.DataFrame) -> pd.DataFrame:
     never above 1, is shown as :data:`VACUOUS` rather than as a number."""
     table = bound.rename(
         columns={
-            "rate": "rate",
             "group": "true group",
             "true_violation": "true-group violation",
             "noisy_violation": "noisy-group violation",
@@ -79,8 +69,9 @@ def bound_table(bound: pd.DataFrame) -> pd.DataFrame:
     )
     table["rate"] = table["rate"].map(lambda r: RATE_WORDS.get(str(r).lower(), str(r)))
     table = table.round(4)
-    column = "Theorem 1 bound"
-    table[column] = [VACUOUS if b >= 1 else f"{b:.4f}" for b in bound["bound"].astype(float)]
+    table["Theorem 1 bound"] = [
+        VACUOUS if b >= 1 else f"{b:.4f}" for b in bound["bound"].astype(float)
+    ]
     return table
 
 
@@ -112,15 +103,11 @@ def noise_model_table(artifacts: dict, group_names: Sequence[str]) -> pd.DataFra
     return pd.DataFrame({"quantity": list(rows), "value": [text(v) for v in rows.values()]})
 
 
-def _by_method(points: pd.DataFrame, split: str):
-    part = points[points["split"] == split].sort_values("noise")
-    return part.groupby("method", sort=False)
-
-
 def _lines_by_method(points: pd.DataFrame, split: str, column: str) -> go.Figure:
     """One line of ``column`` against the noise level per approach."""
     fig = go.Figure()
-    for i, (method, rows) in enumerate(_by_method(points, split)):
+    part = points[points["split"] == split].sort_values("noise")
+    for i, (method, rows) in enumerate(part.groupby("method", sort=False)):
         name, color = LABELS.get(method, method), PALETTE[i]
         fig.add_scatter(
             x=rows["noise"], y=rows[column], mode="lines+markers", name=name, line={"color": color}
@@ -175,30 +162,3 @@ def noisy_vs_true(points: pd.DataFrame, split: str = "test") -> go.Figure:
         "noisy-group violation",
         "true-group violation",
     )
-
-
-#: The page's "How to read this page" guide: what to look at first, what each chart means and
-#: where the paper's effect is (:func:`dashboard.components.page_help.how_to_read`).
-HOW_TO_READ = """
-**The question.** If the group labels used in training are noisy, is a model that is fair on the
-noisy groups also fair on the true ones? The robust approaches (DRO, soft assignments) aim to
-keep the guarantee.
-
-- **Knobs.** *Group noise* flips this share of group labels; *α* is the allowed rate gap;
-  the *approach* chooses naive, DRO or soft group assignments.
-- **Numbers.** Violation = the largest one-sided rate gap minus α (≤ 0 is fair). Compare the
-  *noisy-group* violation (what training sees) with the *true-group* violation (what matters).
-- **Rates chart.** The constrained rate (e.g. true positive rate) per group, measured on the true
-  and on the noisy groups.
-- **Theorem 1 table.** The true-group violation is bounded by the noisy one plus a
-  total-variation term; the table shows both sides.
-- **Noise sweep.** True-group violation and error as the noise grows (the paper's Figures 1–3):
-  the naive approach's violation rises, the robust ones stay near α at some cost in error.
-- **Why the page opens on DRO.** Soft assignments choose their best iterate on a quarter of the
-  training rows held out, with a 95% sampling margin on each group's rate. On the bundled Adult
-  table (sex) that margin on the smaller group's true positive rate is larger than the default
-  α = 0.03 itself, so only nearly constant iterates pass and soft assignments often fall back
-  (the status says so). DRO's check uses all training rows and the noise-corrected group rates,
-  and keeps the true-group constraint with a useful classifier there. Soft assignments pay off
-  with more rows per group or a larger α.
-"""

@@ -2,10 +2,8 @@
 predictions file keyed by row id, or a model file) and draw it on the plane beside the methods,
 with its per-group table, its checks and what it would cost to be fairer.
 
-The engine does the work (:mod:`fairengine.audit`); this module only collects the inputs, keeps
-the audited model in the session and draws it. A visitor's file is read, and a model file
-predicts, in a job of the pool (:mod:`.upload_jobs`), never in the page's thread; the page shows
-the job's progress and Cancel meanwhile. Errors from the engine are shown in words."""
+The engine audits (:mod:`fairengine.audit`); a visitor's file is read, and a model file
+predicts, in a job of the pool (:mod:`.upload_jobs`), with its progress and Cancel."""
 
 from __future__ import annotations
 
@@ -18,6 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from dashboard.components.charts import DARK_EDGE, labelled_marker
 from dashboard.components.comparison import show_verdicts
 from dashboard.components.errors import show_unexpected
 from dashboard.components.evidence import show_checks
@@ -30,7 +29,7 @@ from dashboard.components.upload_jobs import (
     scored_task,
     table_columns,
 )
-from fairengine.audit import AuditResult, Outside, audit, cost_of_fairness
+from fairengine.audit import AuditResult, Outside, audit, cost_of_fairness, postprocess
 from fairengine.audit.comparison import unique_names
 from fairengine.audit.sources import from_column
 from fairengine.data import Task
@@ -40,16 +39,11 @@ from fairengine.metrics import metric_label
 from fairengine.textsafe import md_text, plot_text
 
 #: Session keys: the outside models added (their task's fingerprint and the list of each one's
-#: values, number, name and trained-on answer), their audits by number, and the models of an
-#: opened comparison.
+#: values, number, name and trained-on answer), their audits by number, the models of an
+#: opened comparison, the last post-processed model, and the columns of the last predictions
+#: file (its upload id, its column names).
 SOURCE_KEY, AUDITS_KEY, SAVED_KEY = "cmp_outside", "cmp_outside_audits", "cmp_outside_saved"
-#: Session key of the outside model post-processed by ThresholdOptimizer (one, the last asked).
-POST_KEY = "cmp_outside_post"
-#: Session key of the columns of the last predictions file (its upload id, its column names).
-COLUMNS_KEY = "cmp_outside_columns"
-#: Job slots (:func:`.runner.job_value`) of reading a predictions file's columns, and of
-#: reading a file into the outside model's values.
-COLUMNS_SLOT, VALUES_SLOT = "outside.columns", "outside.values"
+POST_KEY, COLUMNS_KEY = "cmp_outside_post", "cmp_outside_columns"
 ROUTES = ("A column of the table", "A predictions file", "A model file")
 KINDS = {"Guess from the values": None, "Predictions (0 or 1)": "predictions",
          "Scores (probability of 1)": "scores"}  # fmt: skip
@@ -67,11 +61,6 @@ def _fail(exc: Exception) -> None:
         show_unexpected(exc, "the model audit")
 
 
-def _kind_input(key: str) -> str | None:
-    words = st.selectbox("The values are", list(KINDS), key=key)
-    return KINDS[words]
-
-
 #: What "Add to the plane" asks of a route: a call on the page's own table, or a job on a
 #: visitor's file (its key, the upload, and :func:`.upload_jobs.outside_values`'s route and
 #: options).
@@ -86,7 +75,7 @@ def _column_route(task: Task) -> Build | None:
         placeholder="Choose a column",
         key="cmp_out_column",
     )
-    kind = _kind_input("cmp_out_column_kind")
+    kind = KINDS[st.selectbox("The values are", list(KINDS), key="cmp_out_column_kind")]
     if column is None:
         return None
     st.caption(
@@ -103,11 +92,10 @@ def _file_columns(upload: Any) -> list[str] | None:
     found = st.session_state.get(COLUMNS_KEY)
     if found and found[0] == upload.file_id:
         return found[1]
-    key = f"columns:{upload.file_id}"
     status, value = job_value(
-        COLUMNS_SLOT,
+        "outside.columns",
         "Reading the predictions file",
-        key,
+        f"columns:{upload.file_id}",
         table_columns,
         upload.getvalue(),
         start=True,
@@ -127,15 +115,13 @@ def _file_route(task: Task) -> Build | None:
         type=["csv", "parquet", "txt", "gz"],
         key="cmp_out_file",
     )
-    if upload is None:
-        return None
-    columns = _file_columns(upload)
+    columns = None if upload is None else _file_columns(upload)
     if columns is None:
         return None
     id_column = st.selectbox("Row id column", columns, key="cmp_out_id")
     others = [c for c in columns if c != id_column] or columns
     column = st.selectbox("Prediction column", others, key="cmp_out_pred")
-    kind = _kind_input("cmp_out_file_kind")
+    kind = KINDS[st.selectbox("The values are", list(KINDS), key="cmp_out_file_kind")]
     key = f"values:{upload.file_id}:{task.fingerprint}:{id_column}:{column}:{kind}"
     options = {"id_column": id_column, "column": column, "kind": kind}
     return key, upload, "file", options
@@ -164,7 +150,7 @@ def _built(task: Task, build: Build | None, clicked: bool) -> Outside | None:
     key, upload, route, options = build
     raw = upload.getvalue() if clicked else b""  # read only to submit the job
     status, found = job_value(
-        VALUES_SLOT,
+        "outside.values",
         "Reading your model",
         key,
         outside_values,
@@ -181,8 +167,7 @@ def _built(task: Task, build: Build | None, clicked: bool) -> Outside | None:
         raise found
     if status != "done":
         return None
-    values = found["values"]
-    return Outside(scored_task(task, found), values, found["kind"], found["source"])
+    return Outside(scored_task(task, found), found["values"], found["kind"], found["source"])
 
 
 def _models(task: Task) -> list[dict[str, Any]]:
@@ -242,9 +227,13 @@ def _model_rows(models: list[dict[str, Any]]) -> list[AuditResult]:
                     f"Another model is named {md_text(repr(name))}: this one is "
                     f"{md_text(repr(entry['name']))}."
                 )
-        threshold = _threshold_input(entry["outside"], f"cmp_out_threshold_{n}")
-        audited = _audited(entry, threshold)
-        if audited is not None:
+        outside = entry["outside"]
+        st.caption(f"Added: {md_text(outside.kind)} from {md_text(outside.source)}.")
+        threshold = 0.5
+        if outside.kind == "scores":
+            label = "Threshold: scores at or above it predict 1"
+            threshold = st.slider(label, 0.0, 1.0, 0.5, 0.01, key=f"cmp_out_threshold_{n}")
+        if (audited := _audited(entry, threshold)) is not None:
             audits.append(audited)
     return audits
 
@@ -286,20 +275,6 @@ def render_outside_panel(task: Task) -> list[AuditResult]:
         return _model_rows(models)
 
 
-def _threshold_input(outside: Outside, key: str) -> float:
-    st.caption(f"Added: {md_text(outside.kind)} from {md_text(outside.source)}.")
-    if outside.kind != "scores":
-        return 0.5
-    return st.slider(
-        "Threshold: scores at or above it predict 1",
-        0.0,
-        1.0,
-        0.5,
-        0.01,
-        key=key,
-    )
-
-
 def render_postprocess(task: Task, audits: Sequence[AuditResult]) -> AuditResult | None:
     """Offer fairlearn's ThresholdOptimizer on the scores of one outside model, chosen among
     those with scores (post-processing, :func:`fairengine.audit.postprocess`); returns the
@@ -326,18 +301,10 @@ def render_postprocess(task: Task, audits: Sequence[AuditResult]) -> AuditResult
         format_func=CONSTRAINT_WORDS.get,
         key="cmp_out_post_constraint",
     )
-    key = (
-        entry["number"],
-        audited.task_key,
-        entry["trained"][1],
-        audited.name,
-        audited.threshold,
-        constraint,
-    )
+    key = (entry["number"], audited.task_key, entry["trained"][1], audited.name)
+    key += (audited.threshold, constraint)
     cache = st.session_state.setdefault(POST_KEY, {})
     if key not in cache:
-        from fairengine.audit import postprocess
-
         try:
             cache.clear()
             cache[key] = postprocess(audited, entry["outside"].task, {"constraint": constraint})
@@ -364,56 +331,33 @@ def add_outside_points(
     missing = []
     for i, result in enumerate(audits):
         symbol, color = OUTSIDE_MARKERS[i % len(OUTSIDE_MARKERS)]
-        values = result.metrics.get(split, {})
-        px, py = values.get(x), values.get(y)
-        if px is None or py is None or not (math.isfinite(px) and math.isfinite(py)):
+        xy = tuple(result.metrics.get(split, {}).get(a) for a in (x, y))
+        if any(v is None or not math.isfinite(v) for v in xy):
             missing.append(result.name)
             continue
         name = plot_text(result.name)
-        fig.add_trace(
-            go.Scatter(
-                x=[px],
-                y=[py],
-                mode="markers+text",
-                name=f"your model: {name}",
-                text=[name],
-                textposition="top center",
-                marker={
-                    "symbol": symbol,
-                    "size": 16,
-                    "color": color,
-                    "line": {"color": "#1f2633", "width": 1},
-                },
-                hovertemplate=f"<b>{name}</b><br>{plot_text(metric_label(x))}: %{{x:.4f}}"
-                f"<br>{plot_text(metric_label(y))}: %{{y:.4f}}<extra></extra>",
-            )
-        )
+        marker = {"symbol": symbol, "size": 16, "color": color, "line": DARK_EDGE}
+        axes = (metric_label(x), metric_label(y))
+        labelled_marker(fig, name, xy, axes, name=f"your model: {name}", marker=marker)
     return missing
 
 
 # -- its details ----------------------------------------------------------------------------------
 
 
-def point_records(points: Sequence[Any]) -> list[dict[str, Any]]:
-    """The cached points as the records :func:`cost_of_fairness` reads."""
-    records = []
-    for point in points:
-        evidence = point.evidence or {}
-        records.append(
-            {
-                "method": point.method,
-                "point_id": point.point_id,
-                "knobs": dict(point.knobs),
-                "metrics": point.metrics,
-                "checks": evidence.get("checks"),
-            }
-        )
-    return records
-
-
 def cost_table(result: AuditResult, points: Sequence[Any]) -> pd.DataFrame:
     """What it would cost the outside model to be fairer, in the page's words."""
-    cost = cost_of_fairness(result, [point_records(points)])
+    records = [
+        {
+            "method": p.method,
+            "point_id": p.point_id,
+            "knobs": dict(p.knobs),
+            "metrics": p.metrics,
+            "checks": (p.evidence or {}).get("checks"),
+        }
+        for p in points
+    ]
+    cost = cost_of_fairness(result, [records])
     if cost.empty:
         return cost
     fair, perf = metric_label(result.fairness_metric), metric_label(result.performance_metric)
@@ -439,14 +383,12 @@ def curve_figure(result: AuditResult) -> go.Figure:
     fig = go.Figure()
     for group, part in result.curve.groupby("group", sort=False):
         for rate, dash in (("tpr", "solid"), ("fpr", "dot")):
-            fig.add_trace(
-                go.Scatter(
-                    x=part["threshold"],
-                    y=part[rate],
-                    mode="lines",
-                    name=plot_text(f"{group}: {rate.upper()}"),
-                    line={"dash": dash},
-                )
+            fig.add_scatter(
+                x=part["threshold"],
+                y=part[rate],
+                mode="lines",
+                name=plot_text(f"{group}: {rate.upper()}"),
+                line={"dash": dash},
             )
     if result.threshold is not None:
         fig.add_vline(x=result.threshold, line={"dash": "dash", "color": "#59636e"})

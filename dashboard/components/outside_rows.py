@@ -59,13 +59,11 @@ def id_columns(_table: pd.DataFrame, key: str) -> list[str]:
     """Columns that can identify rows: integer or text values, none missing, none repeated
     (cached per table: ``key`` names it)."""
     del key
-    table = _table
-    found = []
-    for column in table.columns:
-        values = table[column]
-        if values.dtype.kind in "iuOSU" and values.notna().all() and values.is_unique:
-            found.append(str(column))
-    return found
+    return [
+        str(name)
+        for name, values in _table.items()
+        if values.dtype.kind in "iuOSU" and values.notna().all() and values.is_unique
+    ]
 
 
 def _table_key(task: Task) -> str:

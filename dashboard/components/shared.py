@@ -1,15 +1,7 @@
-"""Page work that does not depend on the session, done once for every session of the server.
-
-A page's figures, tables and captions are functions of a result (named by its run key) and a
-few display choices. :func:`shared` computes such a value once per ``(function, key)`` and hands
-the same object to every session (``st.cache_resource``), so a visitor opening a page someone
-has opened before costs the server only cache hits, and a job finishing in one session does not
-rebuild anything for the others.
-
-The key must determine the value: pass the run key of the result (:func:`.services.result_key`)
-and every display choice the function reads. Callers must not mutate the value returned
-(``st.plotly_chart`` only reads a figure). Per-user data (an upload) is safe here because its
-run key contains the task's fingerprint, a hash of the table itself.
+"""Page work that does not depend on the session, done once for every session of the server
+(``st.cache_resource``): a page's figures, tables and captions, functions of a result (named by
+its run key) and a few display choices. See "Work shared between sessions" in
+docs/architecture.md.
 """
 
 from __future__ import annotations

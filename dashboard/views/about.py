@@ -24,21 +24,9 @@ for method in (get_method(name) for name in list_methods()):
         )
 
 st.subheader("Bundled datasets")
-st.dataframe(
-    [
-        {
-            "name": d.name,
-            "title": d.title,
-            "rows": d.rows,
-            "kind": d.kind,
-            "target": d.target,
-            "sensitive": ", ".join(d.sensitive),
-            "licence": d.licence,
-        }
-        for d in list_datasets()
-    ],
-    hide_index=True,
-)
+columns = ("name", "title", "rows", "kind", "target", "sensitive", "licence")
+rows = [{c: getattr(d, c) for c in columns} for d in list_datasets()]
+st.dataframe([{**r, "sensitive": ", ".join(r["sensitive"])} for r in rows], hide_index=True)
 st.subheader("Sharing a view")
 st.markdown(
     "The address bar carries the dataset and roles, e.g. `?dataset=compas&sensitive=race`: "

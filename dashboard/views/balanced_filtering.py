@@ -8,14 +8,13 @@ import streamlit as st
 
 from dashboard.components import balanced_filtering_charts as bf
 from dashboard.components import cached, runner
-from dashboard.components.knobs import knob_panel, knob_widget, share_knobs
-from dashboard.components.method_page import ModelButton, model_and_comparison, open_page
+from dashboard.components.knobs import knob_panel, knob_widget
+from dashboard.components.method_page import ModelButton, fit, model_and_comparison, open_page
 from dashboard.components.services import result_key
 from dashboard.components.shared import shared
 from dashboard.components.tables import static_table
 from fairengine.methods import get_method
 from fairengine.methods.balanced_filtering import CURVES, PAPER_SETTING
-from fairengine.methods.balanced_filtering.curves import curve_grid
 from fairengine.methods.balanced_filtering.method import DEMO_SEEDS, run_filter
 from fairengine.sweeps.balanced_filtering import tradeoff_points
 from fairengine.textsafe import md_text
@@ -93,7 +92,7 @@ curves_key = (task.fingerprint, tuple(sorted(curve_knobs.items())), tuple(chosen
 store = cached.frontier_store()
 store_key = f"{task.fingerprint}|{store!r}"
 stored = bool(chosen) and bf.curves_stored(task, store, store_key, *curves_key[1:])
-fixed = {k: v for k, v in curve_knobs.items() if k not in ("proxy", "alpha", "eta", "relaxed")}
+curves, n_points = bf.curve_args(curve_knobs, chosen, n_seeds)
 if stored:  # complete in the store (the shipped demo curves): read once, no progress bar
     st.button("Compute curves", key="bf_curves", disabled=True, help="Every point is stored.")
 ready = stored or (
@@ -104,16 +103,10 @@ ready = stored or (
         str(curves_key),
         tradeoff_points,
         task,
-        curves=tuple(chosen),
-        alphas=bf.page_alphas(),
-        etas=bf.page_etas(),
-        seeds=tuple(range(int(n_seeds))),
-        test_size=0.3,
         store=store,
         button="Compute curves",
-        n_points=int(n_seeds)
-        * len(curve_grid(tuple(chosen), bf.page_alphas(), bf.page_etas(), **fixed)),
-        **fixed,
+        n_points=n_points,
+        **curves,
     )
 )
 if ready:  # every point is stored: read, averaged and drawn once for every session
@@ -132,23 +125,15 @@ else:
     )
 
 st.subheader("One filter")
-knobs = METHOD.validate_knobs(
-    {**knobs, "alpha": knob_widget(METHOD.knob("alpha"), key="w.bf.alpha", url=True)}
-)
-share_knobs(METHOD, knobs, task)
-run_key = (task.fingerprint, tuple(sorted(knobs.items())), target)
-result = runner.run_panel(
-    "balanced_filtering",
-    METHOD.name,
-    train,
-    test,
+knobs["alpha"] = knob_widget(METHOD.knob("alpha"), key="w.bf.alpha", url=True)
+result, knobs = fit(
+    METHOD,
+    (task, train, test),
     knobs,
+    "Fitting the proxy and the sampling probabilities",
     extra={"target": target} if target is not None else None,
     function=run_filter if target is not None else None,
-    label="Fitting the proxy and the sampling probabilities",
 )
-knobs = dict(result.knobs)  # the knobs of the result shown (the last ones while a fit runs)
-run_key = (task.fingerprint, tuple(sorted(knobs.items())), target)
 
 m_train, m_test = result.metrics["train"], result.metrics["test"]
 cols = st.columns(5)
@@ -201,10 +186,10 @@ seed = int(knobs["random_state"])
 d1, d2 = st.columns(2)
 d2.download_button(  # bytes, not a deferred callable (see model_and_comparison)
     "Download accepted-row flags (test, CSV)",
-    bf.accepted_csv(result, test, str(run_key), seed),  # cached per run and seed
+    bf.accepted_csv(result, test, str(rkey), seed),  # cached per run and seed
     file_name="accepted_rows.csv",
     mime="text/csv",
     key="bf_flags",
 )
 button = ModelButton("bf", "Download filter (model file)", "balanced_filter.fairmodel")
-model_and_comparison(result, (train, test), str(run_key), button, place=d1)
+model_and_comparison(result, (train, test), button, place=d1)

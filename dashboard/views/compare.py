@@ -3,8 +3,11 @@ see its knobs and per-group metrics, download its model file and model card."""
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from dashboard.components import cached
 from dashboard.components.charts import frontier_figure, group_metrics_figure
@@ -104,23 +107,21 @@ available = metric_columns(table)
 methods = sorted(table["method"].unique())
 titles = {m: get_method(m).title for m in methods}
 plane_x, plane_y = default_plane(table, task.kind)
-default_x = url_param("x", plane_x)
-default_y = url_param("y", plane_y)
 
 
 def _axis_label(name: str) -> str:
     return f"{metric_label(name)} ({metric_info(name).direction})"
 
 
+def _axis(column: DeltaGenerator, name: str, default: str) -> str:
+    """The select box of axis ``name``: the link's metric, else the plane's ``default``."""
+    linked = url_param(name, default)
+    key = seed_widget(f"cmp_{name}", linked if linked in available else default, available)
+    return column.selectbox(f"{name} axis", available, format_func=_axis_label, key=key)
+
+
 c1, c2, c3 = st.columns([2, 2, 1])
-x_default = default_x if default_x in available else plane_x
-y_default = default_y if default_y in available else plane_y
-x = c1.selectbox(
-    "x axis", available, format_func=_axis_label, key=seed_widget("cmp_x", x_default, available)
-)
-y = c2.selectbox(
-    "y axis", available, format_func=_axis_label, key=seed_widget("cmp_y", y_default, available)
-)
+x, y = _axis(c1, "x", plane_x), _axis(c2, "y", plane_y)
 split = c3.radio(
     "Data",
     ["test", "train"],
@@ -175,22 +176,16 @@ if not ids:
         )
     stop_page()
 labels = {  # a select box shows its options as plain text: no Markdown escapes
-    pid: (
-        f"{titles[row.method]} · {row.knobs} · {metric_label(x)} {getattr(row, x):.4f}"
-        f"{verdict_words(x, getattr(row, x), tau)} · {metric_label(y)} "
-        f"{getattr(row, y):.4f}{verdict_words(y, getattr(row, y), tau)}"
-    )
-    for pid, row in zip(view["point_id"], view.itertuples(), strict=True)
+    row["point_id"]: f"{titles[row['method']]} · {row['knobs']} · "
+    + " · ".join(f"{metric_label(a)} {row[a]:.4f}{verdict_words(a, row[a], tau)}" for a in (x, y))
+    for _, row in view.iterrows()
 }
 
 # A click on the chart selects a point; so does the picker below (keyboard-friendly, and what a
 # shared link restores).
-chart_event = st.session_state.get("cmp_chart")
-clicked = None
-if chart_event and chart_event.get("selection", {}).get("points"):
-    clicked = chart_event["selection"]["points"][0].get("customdata")
-    if isinstance(clicked, list):
-        clicked = clicked[0]
+clicks = (st.session_state.get("cmp_chart") or {}).get("selection", {}).get("points")
+clicked = clicks[0].get("customdata") if clicks else None
+clicked = clicked[0] if isinstance(clicked, list) else clicked
 if clicked in ids and clicked != st.session_state.get("sel.cmp_point"):
     st.session_state["sel.cmp_point"] = clicked
     st.session_state["w.cmp_point"] = clicked
@@ -259,19 +254,9 @@ if model is None:
     stop_page()
 
 
-def _metric_rows(metrics_by_split: dict[str, dict[str, float]]) -> pd.DataFrame:
-    names = list(metrics_by_split.get("test", metrics_by_split.get("train", {})))
-    return pd.DataFrame(
-        {
-            "metric": [metric_label(m) for m in names],
-            "train": [metrics_by_split.get("train", {}).get(m, float("nan")) for m in names],
-            "test": [metrics_by_split.get("test", {}).get(m, float("nan")) for m in names],
-        }
-    )
-
-
+result = point_result(point.key, point, model, train, test)
 st.markdown("**Checks of the selected point on the test rows**")
-show_checks(point_result(point.key, point, model, train, test).checks)
+show_checks(result.checks)
 
 groups = cached.point_groups(model, test, f"{point.point_id}:{test.fingerprint}", reference, tau)
 left, right = st.columns([1, 2])
@@ -284,13 +269,14 @@ with left:
             "value": [md_text(v) for v in point.knobs.values()],
         }
     )
+    by_split = referenced_metrics(point.metrics, groups, reference, train)
+    names = list(by_split.get("test", by_split.get("train", {})))
+    rows = {s: [by_split.get(s, {}).get(m, math.nan) for m in names] for s in ("train", "test")}
+    number = st.column_config.NumberColumn(format="%.4f")
     st.dataframe(
-        _metric_rows(referenced_metrics(point.metrics, groups, reference, train)),
+        pd.DataFrame({"metric": [metric_label(m) for m in names], **rows}),
         hide_index=True,
-        column_config={
-            "train": st.column_config.NumberColumn(format="%.4f"),
-            "test": st.column_config.NumberColumn(format="%.4f"),
-        },
+        column_config={"train": number, "test": number},
         key="cmp_metrics",
     )
 with right:
@@ -308,27 +294,19 @@ with st.expander("Pin points side by side"):
         max_selections=3,
         key="cmp_pinned",
     )
-    if pinned:
-        by_id = {p.point_id: p for p in points}
-        columns = {}
-        for pid in pinned:
-            p = by_id[pid]
-            values = {f"knob · {k}": str(v) for k, v in p.knobs.items()}
-            values["checks"] = checks_summary(
-                point_result(p.key, p, model, train, test).checks
-                if pid == selected
-                else stored_checks(p)
-            )
-            values.update(
-                {metric_label(m): f"{v:.4f}" for m, v in p.metrics.get(split, {}).items()}
-            )
-            columns[f"{titles[p.method]} · {pid}"] = values
+    by_id, columns = {p.point_id: p for p in points}, {}
+    for p in (by_id[pid] for pid in pinned):
+        checks = result.checks if p.point_id == selected else stored_checks(p)
+        values = {f"knob · {k}": str(v) for k, v in p.knobs.items()}
+        values["checks"] = checks_summary(checks)
+        values |= {metric_label(m): f"{v:.4f}" for m, v in p.metrics.get(split, {}).items()}
+        columns[f"{titles[p.method]} · {p.point_id}"] = values
+    if columns:
         st.dataframe(pd.DataFrame(columns), key="cmp_pinned_table")
 
 if audits:
     show_outside(audits, points, tau)
 
-result = point_result(point.key, point, model, train, test)
 # The card is built here, on download (the shipped demo files keep the card they were
 # precomputed with), and names the file the user gets.
 file_name = f"{task.name}-{point.method}-{point.point_id}.fairmodel"

@@ -59,8 +59,7 @@ def _on_new_data() -> None:
 
 def _encoding_choice() -> None:
     """The file's text encoding, kept under a plain key (it must survive runs without it)."""
-    kept = st.session_state.get("upload.encoding", "auto")
-    st.session_state["w.encoding"] = kept
+    st.session_state["w.encoding"] = st.session_state.get("upload.encoding", "auto")
 
     def _keep() -> None:
         st.session_state["upload.encoding"] = st.session_state["w.encoding"]

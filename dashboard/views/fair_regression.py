@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.components import fair_regression_charts, runner
+from dashboard.components import fair_regression_charts
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
-from dashboard.components.knobs import knob_panel, share_knobs
-from dashboard.components.method_page import ModelButton, model_and_comparison, open_page
+from dashboard.components.knobs import knob_panel
+from dashboard.components.method_page import ModelButton, fit, model_and_comparison, open_page
 from dashboard.components.services import result_key
 from dashboard.components.shared import shared
 from dashboard.components.tables import static_table
@@ -25,14 +25,8 @@ task, train, test = open_page(
     "ordinary regression fit. The result Q is randomized: every prediction draws one of its "
     "regressors, and parity holds for that distribution (never for the averaged prediction).",
 )
-knobs = METHOD.validate_knobs(knob_panel(METHOD, key_prefix="w.fr"))
-share_knobs(METHOD, knobs, task)
-
-key = task.fingerprint
-result = runner.run_panel(
-    "fair_regression", "fair_regression", train, test, knobs, label="Fitting the regressor"
-)
-knobs = dict(result.knobs)  # the knobs of the result shown (the last ones while a fit runs)
+knobs = knob_panel(METHOD, key_prefix="w.fr")
+result, knobs = fit(METHOD, (task, train, test), knobs, "Fitting the regressor")
 
 summary = result.artifacts["summary"]
 # "converged" is about the training rows: green only when the held-out disparity check held too
@@ -95,8 +89,5 @@ with st.expander("Baselines and the mixture Q"):
     st.caption(f"Weights of the mixture Q over its classifiers: {weights}.")
 
 model_and_comparison(
-    result,
-    (train, test),
-    f"{key}{sorted(knobs.items())}",
-    ModelButton(key="fr", label="Download model file (randomized predictor)"),
+    result, (train, test), ModelButton("fr", "Download model file (randomized predictor)")
 )

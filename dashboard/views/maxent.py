@@ -6,10 +6,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.components import maxent_charts, runner
+from dashboard.components import maxent_charts
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
-from dashboard.components.knobs import knob_panel, share_knobs
-from dashboard.components.method_page import ModelButton, model_and_comparison, open_page
+from dashboard.components.knobs import knob_panel
+from dashboard.components.method_page import (
+    ModelButton,
+    fit,
+    model_and_comparison,
+    open_page,
+    plane_figure,
+)
 from dashboard.components.services import result_key
 from dashboard.components.shared import shared
 from dashboard.components.tables import static_table
@@ -25,19 +31,13 @@ task, train, test = open_page(
     "samples debiased data from it and trains a classifier on the samples.",
 )
 knobs = knob_panel(METHOD, key_prefix="w.maxent")
-knobs = METHOD.validate_knobs(knobs)
-share_knobs(METHOD, knobs, task)
-if knobs["C"] in (0.0, 1.0):
+if float(knobs["C"]) in (0.0, 1.0):
     st.warning(
         "C = 0: the prior lives on the data rows only. C = 1: the prior is uniform and ignores "
         "the data, so downstream accuracy collapses."
     )
 
-key = task.fingerprint
-result = runner.run_panel(
-    "maxent", "maxent", train, test, knobs, label="Fitting the max-entropy distribution"
-)
-knobs = dict(result.knobs)  # the knobs of the result shown (the last ones while a fit runs)
+result, knobs = fit(METHOD, (task, train, test), knobs, "Fitting the max-entropy distribution")
 
 summary = result.artifacts["summary"]
 for check in maxent_charts.rate_warnings(result):
@@ -55,25 +55,26 @@ for column, name in zip(checked, ("accuracy", METHOD.fairness_metric), strict=Tr
         help="The classifier of the first sample set without the protected attribute: the "
         "model the checks below judge and the model file exports.",
     )
-cols = st.columns(3)
-cols[0].metric(
-    "Classifier statistical rate (soft), paper protocol",
-    f"{maxent_row['clf_sr_soft']:.3f} ± {maxent_row['clf_sr_soft_sd']:.3f}",
-    help="Mean predicted P(y = 1) per group, smallest over largest (the paper's code), for the "
-    "classifier trained on generated rows with the protected attribute as an input; mean ± "
-    "standard deviation over the sample sets.",
-)
-cols[1].metric(
-    "Classifier statistical rate (hard), paper protocol",
-    f"{maxent_row['clf_sr']:.3f} ± {maxent_row['clf_sr_sd']:.3f}",
-    help="The same from 0/1 predictions (Definition 2.2).",
-)
-cols[2].metric(
-    "Accuracy (test), paper protocol",
-    f"{maxent_row['clf_accuracy']:.3f} ± {maxent_row['clf_accuracy_sd']:.3f}",
-    help="The paper's Table 2: classifiers trained on the generated rows with the protected "
-    "attribute as an input, averaged over the sample sets.",
-)
+paper = {  # name: label, help
+    "clf_sr_soft": (
+        "Classifier statistical rate (soft), paper protocol",
+        "Mean predicted P(y = 1) per group, smallest over largest (the paper's code), for the "
+        "classifier trained on generated rows with the protected attribute as an input; mean ± "
+        "standard deviation over the sample sets.",
+    ),
+    "clf_sr": (
+        "Classifier statistical rate (hard), paper protocol",
+        "The same from 0/1 predictions (Definition 2.2).",
+    ),
+    "clf_accuracy": (
+        "Accuracy (test), paper protocol",
+        "The paper's Table 2: classifiers trained on the generated rows with the protected "
+        "attribute as an input, averaged over the sample sets.",
+    ),
+}
+for column, (name, (label, words)) in zip(st.columns(3), paper.items(), strict=True):
+    value = f"{maxent_row[name]:.3f} ± {maxent_row[f'{name}_sd']:.3f}"
+    column.metric(label, value, help=words)
 cols = st.columns(2)
 cols[0].metric(
     "KL to the data",
@@ -106,11 +107,7 @@ with st.expander("Before / after table (data and downstream classifier)"):
 st.subheader("Frontier over C")
 points = grid_sweep(METHOD, train, test, knobs, GridSweep(axis="C", what="C"))
 if points is not None:
-    test_points = points[points["split"] == "test"].reset_index(drop=True)
-    st.plotly_chart(
-        maxent_charts.frontier_over_c_figure(test_points, "statistical_rate", "accuracy"),
-        key="frontier",
-    )
+    st.plotly_chart(plane_figure(METHOD, points, "C"), key="frontier")
 
 d1, d2 = st.columns(2)
 # Bytes, cached per run (built once per server), not deferred callables: Streamlit drops the
@@ -118,11 +115,9 @@ d1, d2 = st.columns(2)
 # a busy server the browser's request for it could get a 404.
 d1.download_button(
     "Download generated samples (CSV)",
-    maxent_charts.samples_csv(result, f"{key}{sorted(knobs.items())}"),
+    maxent_charts.samples_csv(result, str(rkey)),
     file_name="maxent_samples.csv",
     mime="text/csv",
     key="maxent_samples",
 )
-model_and_comparison(
-    result, (train, test), f"{key}{sorted(knobs.items())}", ModelButton(key="maxent"), place=d2
-)
+model_and_comparison(result, (train, test), ModelButton("maxent"), place=d2)

@@ -8,8 +8,8 @@ import streamlit as st
 
 from dashboard.components import multiaccurate_proxy_charts, runner
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
-from dashboard.components.knobs import knob_panel, knob_widget, share_knobs
-from dashboard.components.method_page import ModelButton, model_and_comparison, open_page
+from dashboard.components.knobs import knob_panel, knob_widget
+from dashboard.components.method_page import ModelButton, fit, model_and_comparison, open_page
 from dashboard.components.services import result_key
 from dashboard.components.shared import shared
 from dashboard.components.tables import static_table
@@ -37,64 +37,51 @@ if task.name == paper_data and tuple(task.sensitive) == ("sex",):  # the app's d
 knobs = knob_panel(METHOD, key_prefix="w.map", skip=("alpha",))
 # α slides over the range the runs computed for these rows and proxy knobs (its lower end is
 # the lowest α the linear proxy reaches, i.e. α = 0); until one is known, over the declared one
-range_key = "map.alpha_range." + charts.alpha_range_key(
-    task.fingerprint, METHOD.validate_knobs(knobs)
-)
+range_key = charts.alpha_range_key(task.fingerprint, METHOD.validate_knobs(knobs))
 known = st.session_state.get(range_key) if knobs["proxy"] == "multiaccurate" else None
-if known and known[1] <= known[0]:  # a single value: no slider that would do nothing
-    knobs["alpha"] = 0.0
-else:
+if not known or known[1] > known[0]:
     alpha_knob = charts.alpha_knob(METHOD.knob("alpha"), known)
     alpha = knob_widget(
         alpha_knob, key=f"w.map.alpha.{alpha_knob.low:g}-{alpha_knob.high:g}", url=known is None
     )
     knobs["alpha"] = 0.0 if known and alpha <= alpha_knob.low else alpha
-if known and known[1] > known[0]:
-    st.caption(
-        f"α acts between {alpha_knob.low:.3f} (the lowest the linear proxy reaches on these "
-        "rows while its violation on the proxy rows kept out of the game also falls, computed "
-        f"by the run) and {alpha_knob.high:.3f} (the least-squares start)."
-    )
-elif known:
+    if known:
+        st.caption(
+            f"α acts between {alpha_knob.low:.3f} (the lowest the linear proxy reaches on these "
+            "rows while its violation on the proxy rows kept out of the game also falls, "
+            f"computed by the run) and {alpha_knob.high:.3f} (the least-squares start)."
+        )
+else:  # a single value: no slider that would do nothing
+    knobs["alpha"] = 0.0
     st.caption(
         f"Multiaccuracy tolerance α: a single value on these rows for the linear proxy, "
         f"{known[0]:.3f}, so there is no slider (the status below gives the measured reasons: "
         "the LP floor of linear proxies and the rows kept out of the game). α acts on the tree "
         "class: choose the proxy 'multiaccurate_tree'."
     )
-knobs = METHOD.validate_knobs(knobs)
-share_knobs(METHOD, knobs, task)
-
-key = task.fingerprint
-result = runner.run_panel(
-    "multiaccurate_proxy",
-    "multiaccurate_proxy",
-    train,
-    test,
-    knobs,
-    label="Learning the proxy and the downstream classifier",
+result, knobs = fit(
+    METHOD, (task, train, test), knobs, "Learning the proxy and the downstream classifier"
 )
-knobs = dict(result.knobs)  # the knobs of the result shown (the last ones while a fit runs)
 
 summary = result.artifacts["summary"]
 test_metrics = result.metrics["test"]
-if summary.get("alpha_range") and knobs["proxy"] == "multiaccurate":
-    learned = "map.alpha_range." + charts.alpha_range_key(task.fingerprint, knobs)
-    if st.session_state.get(learned) is None:  # first run of these proxy knobs: draw α's range
-        st.session_state[learned] = list(summary["alpha_range"])
-        st.rerun()
-cols = st.columns(5)
-cols[0].metric("True-group violation (test)", f"{test_metrics['true_group_gap']:.3f}")
-cols[1].metric("Violation through ẑ (test)", f"{test_metrics['proxy_group_gap']:.3f}")
-cols[2].metric(
-    "Multiaccuracy violation, in-sample (proxy rows)",
-    f"{test_metrics['multiaccuracy_violation_in_sample']:.3f}",
-)
-cols[3].metric(
-    "Multiaccuracy violation, held-out (test rows)",
-    f"{test_metrics['multiaccuracy_violation_held_out']:.3f}",
-)
-cols[4].metric("Error (test)", f"{test_metrics['error']:.4f}")
+learned = charts.alpha_range_key(task.fingerprint, knobs)
+if (
+    summary.get("alpha_range")
+    and knobs["proxy"] == "multiaccurate"
+    and learned not in st.session_state
+):
+    st.session_state[learned] = list(summary["alpha_range"])  # first run of these proxy knobs
+    st.rerun()  # draw α's range
+tiles = {
+    "true_group_gap": "True-group violation (test)",
+    "proxy_group_gap": "Violation through ẑ (test)",
+    "multiaccuracy_violation_in_sample": "Multiaccuracy violation, in-sample (proxy rows)",
+    "multiaccuracy_violation_held_out": "Multiaccuracy violation, held-out (test rows)",
+    "error": "Error (test)",
+}
+for column, (name, label) in zip(st.columns(len(tiles)), tiles.items(), strict=True):
+    column.metric(label, f"{test_metrics[name]:.{4 if name == 'error' else 3}f}")
 if summary["status"] in ("max_iter", "below_floor"):
     st.warning(md_text(summary["status_message"]))
 elif summary["status"] == "converged":
@@ -201,8 +188,5 @@ with st.expander("Audit table and proxy quality"):
     static_table(result.artifacts["proxy_quality"])
 
 model_and_comparison(
-    result,
-    (train, test),
-    f"{key}{sorted(knobs.items())}",
-    ModelButton(key="map", label="Download model file (downstream classifier + proxy)"),
+    result, (train, test), ModelButton("map", "Download model file (downstream classifier + proxy)")
 )

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.components import noisy_groups_charts, runner
+from dashboard.components import noisy_groups_charts
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
-from dashboard.components.knobs import knob_panel, share_knobs
-from dashboard.components.method_page import ModelButton, model_and_comparison, open_page
+from dashboard.components.knobs import knob_panel
+from dashboard.components.method_page import ModelButton, fit, model_and_comparison, open_page
 from dashboard.components.services import result_key
 from dashboard.components.shared import shared
 from dashboard.components.state import stop_page
@@ -28,15 +28,12 @@ task, train, test = open_page(
 )
 # the experimental variants stay in the API and the CLI (docs: "Design notes")
 knobs = knob_panel(METHOD, key_prefix="w.ng", columns=4, skip=EXPERIMENTAL)
-key = task.fingerprint
 try:
     knobs = METHOD.validate_knobs(knobs)
-    share_knobs(METHOD, knobs, task)
 except (DataError, KnobError, ValueError) as exc:
     st.error(md_text(exc))
     stop_page()
-result = runner.run_panel("noisy_groups", "noisy_groups", train, test, knobs, label="Fitting")
-knobs = dict(result.knobs)  # the knobs of the result shown (the last ones while a fit runs)
+result, knobs = fit(METHOD, (task, train, test), knobs, "Fitting")
 
 art = result.artifacts
 if art["status"] == "fallback":
@@ -106,8 +103,5 @@ with st.expander("Noise model and radii"):
     )
 
 model_and_comparison(
-    result,
-    (train, test),
-    f"{key}{sorted(knobs.items())}",
-    ModelButton(key="ng", label="Download model file (linear classifier)"),
+    result, (train, test), ModelButton("ng", "Download model file (linear classifier)")
 )

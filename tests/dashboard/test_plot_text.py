@@ -129,6 +129,7 @@ def test_data_and_compare_figures(classification: Task) -> None:
 def test_balanced_filtering_figures(classification: Task) -> None:
     from dashboard.components import balanced_filtering_charts as bf
     from fairengine.methods.balanced_filtering import tradeoff_curves
+    from fairengine.sweeps.balanced_filtering import tradeoff_points
 
     _, _, result = _run(classification, "balanced_filtering")
     art = result.artifacts
@@ -136,12 +137,13 @@ def test_balanced_filtering_figures(classification: Task) -> None:
         fig = bf.heatmap_figure(art["A"], art["base_rates"], art["group_names"], minus_base=minus)
         assert_plot_safe(fig, GROUPS)
     assert_plot_safe(bf.proportions_figure(result), GROUPS)
-    points = bf.curve_points(classification, {}, None, bf.DEFAULT_CURVES[:1], 1)
-    assert_plot_safe(bf.tradeoff_figure(tradeoff_curves(points), result))
+    points = tradeoff_points(classification, **bf.curve_args({}, bf.DEFAULT_CURVES[:1], 1)[0])
+    assert_plot_safe(bf.tradeoff_figure(tradeoff_curves(points), points))
 
 
 def test_maxent_figures(classification: Task) -> None:
     from dashboard.components import maxent_charts
+    from dashboard.components.method_page import plane_figure
 
     _, _, result = _run(classification, "maxent")
     art = result.artifacts
@@ -151,9 +153,7 @@ def test_maxent_figures(classification: Task) -> None:
     assert any(CATEGORY in c for c in coordinates), coordinates
     assert_plot_safe(maxent_charts.marginals_figure(art["marginals"]), coordinates)
     points = _sweep("maxent", classification, {"C": [0.0, 0.5]})
-    test_points = points[points["split"] == "test"]
-    fig = maxent_charts.frontier_over_c_figure(test_points, "statistical_rate", "accuracy")
-    assert_plot_safe(fig)
+    assert_plot_safe(plane_figure(get_method("maxent"), points, "C"))
 
 
 def test_noisy_groups_figures(classification: Task) -> None:

@@ -133,7 +133,7 @@ def test_demo_row_cap_keeps_every_bundled_dataset_whole() -> None:
 
 
 def test_every_method_page_has_a_reading_guide() -> None:
-    from dashboard.components.page_help import reading_guide
+    from dashboard.components.method_page import reading_guide
 
     views = Path(APP).parent / "views"
     pages = [name for name in list_methods() if (views / f"{name}.py").is_file()]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 from harness import exception_texts, screenshot, wait_for_app
 from playwright.sync_api import Page, expect
-from test_compare_page import _choose
+from steps import add_outside, choose, download_report, offline_report, upload_table
 
 from fairengine.data.task import from_frame
 from fairengine.export import save_model
@@ -57,79 +57,20 @@ def _model_files(frame: pd.DataFrame, folder: Path) -> list[Path]:
     return paths
 
 
-def _add_model_file(page: Page, name: str, path: Path) -> None:
-    details = page.locator("details").filter(has_text="Your models").first
-    if details.get_attribute("open") is None:
-        details.locator("summary").click()
-    box = details.locator('[data-testid="stTextInput"]').filter(has_text="Name on the plane")
-    box.locator("input").fill(name)
-    box.locator("input").press("Enter")
-    wait_for_app(page)
-    details.get_by_text("A model file").click()
-    wait_for_app(page)
-    details.get_by_text("The engine's training rows").click()
-    wait_for_app(page)
-    upload = page.locator('[data-testid="stFileUploader"]').filter(has_text="Model file").first
-    upload.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
-    wait_for_app(page)
-    page.get_by_role("button", name="Add to the plane").click()
-    wait_for_app(page, timeout=120_000)
-
-
-def _pick(page: Page, label: str, option: str) -> None:
-    """Pick ``option`` in the select box ``label`` by typing it (a long list of options is
-    drawn only in part), retried since a rerun between the steps closes the drop-down."""
-    box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
-    for attempt in range(3):
-        wait_for_app(page)
-        box.click()
-        page.keyboard.type(option)
-        try:
-            page.get_by_role("option").filter(has_text=option).first.click(timeout=10_000)
-            break
-        except Exception:
-            page.keyboard.press("Escape")
-            if attempt == 2:
-                raise
-
-
 def _offline_text(page: Page, report: Path) -> str:
     """The report's text as Chromium shows it from disk, every non-file request blocked."""
-    context = page.context.browser.new_context(viewport={"width": 1400, "height": 1000})
-    blocked: list[str] = []
-
-    def only_files(route) -> None:
-        if route.request.url.startswith("file:"):
-            route.continue_()
-        else:
-            blocked.append(route.request.url)
-            route.abort()
-
-    context.route("**/*", only_files)
-    view = context.new_page()
-    try:
-        view.goto(report.as_uri())
+    with offline_report(page, report) as view:
         plane = view.locator("#plane")
         expect(plane.locator(".main-svg").first).to_be_attached(timeout=30_000)
         for name in MODELS:  # each its own legend entry, drawn by the embedded plotly
             expect(plane).to_contain_text(f"outside: {name}")
-        text = view.locator("body").inner_text()
-        assert blocked == []
-        return " ".join(text.split())
-    finally:
-        context.close()
+        return " ".join(view.locator("body").inner_text().split())
 
 
 def test_the_audit_an_analyst_runs_end_to_end(page: Page, app_server: str, tmp_path: Path) -> None:
     frame = _table(tmp_path / "applicants.csv")
     files = _model_files(frame, tmp_path)
-    page.goto(app_server + "/")
-    wait_for_app(page)
-    page.get_by_text("Upload a file").click()
-    wait_for_app(page)
-    uploader = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
-    uploader.set_input_files(str(tmp_path / "applicants.csv"))
-    wait_for_app(page)
+    upload_table(page, app_server, tmp_path / "applicants.csv")
     page.get_by_role("link", name="Compare & export").click()
     wait_for_app(page)
     main = page.locator('[data-testid="stMain"]')
@@ -141,7 +82,9 @@ def test_the_audit_an_analyst_runs_end_to_end(page: Page, app_server: str, tmp_p
     expect(main).not_to_contain_text("Sweeping every method", timeout=600_000)  # all done
     expect(chart).to_contain_text("Reweighing")
     for name, path in zip(MODELS, files, strict=True):
-        _add_model_file(page, name, path)
+        add_outside(
+            page, "A model file", name=name, path=path, trained="The engine's training rows"
+        )
         expect(main).to_contain_text(f"from model file '{path.name}'", timeout=120_000)
     for name in MODELS:
         expect(chart).to_contain_text(name)
@@ -149,11 +92,10 @@ def test_the_audit_an_analyst_runs_end_to_end(page: Page, app_server: str, tmp_p
     reference = page.locator('[data-testid="stSelectbox"]').filter(has_text="Reference group")
     largest = r"- combobox: /race = White \(\d+ test rows, the largest\)/"
     expect(reference).to_match_aria_snapshot(largest)
-    _choose(page, "Reference group", "race = Black")
+    choose(page, "Reference group", "race = Black")
     expect(reference).to_match_aria_snapshot(r"- combobox: /race = Black \(\d+ test rows\)/")
     for label in ("False positive rate ratio", "Precision (PPV) ratio"):
-        _pick(page, "y axis", label)
-        wait_for_app(page)
+        choose(page, "y axis", label, typed=True)
         expect(main).to_contain_text("Ratios to the reference group Black")
         expect(main).to_contain_text(f"{label} to the reference group: ")  # "n of m points pass"
         expect(chart).to_contain_text("τ = 0.80")  # the four-fifths line on the plane
@@ -169,12 +111,7 @@ def test_the_audit_an_analyst_runs_end_to_end(page: Page, app_server: str, tmp_p
     expect(verdicts.first).to_contain_text("1.000 pass")  # the reference group itself
     expect(main).to_contain_text("Four-fifths rule at τ = 0.80: a group passes")
 
-    page.get_by_role("button", name="Prepare the report").click()
-    wait_for_app(page, timeout=120_000)
-    with page.expect_download() as info:
-        page.get_by_role("button", name="Download report").click()
-    report = tmp_path / "report.html"
-    info.value.save_as(report)
+    report = download_report(page, tmp_path)
     assert exception_texts(page) == []
 
     text = _offline_text(page, report)

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 from harness import exception_texts, screenshot, wait_for_app
 from playwright.sync_api import Page, expect
+from steps import choose, sweep
 
 from fairengine.data import load_dataset
 from fairengine.export import load_model, read_card, read_manifest
@@ -63,43 +64,6 @@ def test_select_point_and_download_model(page: Page, app_server: str, tmp_path: 
     assert exception_texts(page) == []
 
 
-def _choose(page: Page, label: str, option: str) -> None:
-    """Pick ``option`` in the select box ``label``; retried, since a rerun that lands between
-    the two clicks closes the drop-down."""
-    box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
-    for attempt in range(3):
-        wait_for_app(page)
-        box.click()
-        choice = page.get_by_role("option").filter(has_text=option).first
-        try:
-            choice.click(timeout=10_000)
-            break
-        except Exception:
-            page.keyboard.press("Escape")
-            if attempt == 2:
-                raise
-    wait_for_app(page)
-
-
-def _open_sweep_panel(page: Page) -> None:
-    details = page.locator("details").filter(has_text="Compute a frontier").first
-    if details.get_attribute("open") is None:
-        details.locator("summary").click()
-    expect(details.locator('[data-testid="stSelectbox"]').first).to_be_visible()
-
-
-def _sweep(page: Page, method: str, knob: str, values: str) -> None:
-    _open_sweep_panel(page)
-    _choose(page, "Method", method)
-    _choose(page, "Knob to sweep", knob)
-    box = page.locator('[data-testid="stTextInput"]').filter(has_text="comma-separated").first
-    box.locator("input").fill(values)
-    box.locator("input").press("Enter")
-    wait_for_app(page)
-    page.get_by_role("button", name="Run sweep").click()
-    wait_for_app(page, timeout=120_000)
-
-
 def test_sweep_on_a_new_task_keeps_the_method_and_notes_missing_axes(
     page: Page, fresh_app_server: str
 ) -> None:
@@ -109,18 +73,18 @@ def test_sweep_on_a_new_task_keeps_the_method_and_notes_missing_axes(
     expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible()
     page.get_by_role("link", name="Data", exact=True).click()
     wait_for_app(page)
-    _choose(page, "Dataset", "German credit")
+    choose(page, "Dataset", "German credit")
     page.get_by_role("link", name="Compare & export").click()
     wait_for_app(page)
     main = page.locator('[data-testid="stMain"]')
     expect(main).to_contain_text("No frontier is cached")
 
-    _sweep(page, "Balanced filtering", "alpha", "0.1, 0.3")
+    sweep(page, "Balanced filtering", "alpha", "0.1, 0.3")
     methods = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Methods")
     expect(methods).to_contain_text("Balanced filtering")  # not filtered away
     expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible()
 
-    _sweep(page, "Reweighing", "strength", "0, 1")
+    sweep(page, "Reweighing", "strength", "0, 1")
     expect(methods).to_contain_text("Reweighing")
     # the chart stays on the filter's plane; the method without those metrics gets a note
     expect(main).to_contain_text("Not on this plane")

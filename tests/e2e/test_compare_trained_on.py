@@ -9,22 +9,15 @@ from pathlib import Path
 
 from harness import exception_texts, screenshot, wait_for_app
 from playwright.sync_api import Page, expect
-from test_compare_outside import _upload_and_sweep
-
-
-def _upload(page: Page, label: str, path: Path) -> None:
-    box = page.locator('[data-testid="stFileUploader"]').filter(has_text=label).first
-    box.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
-    wait_for_app(page)
+from steps import opened, upload, upload_and_sweep
 
 
 def test_download_the_split_ids_and_audit_on_the_rows_the_model_never_saw(
     page: Page, app_server: str, tmp_path: Path
 ) -> None:
-    _upload_and_sweep(page, app_server, tmp_path)
+    upload_and_sweep(page, app_server, tmp_path)
     main = page.locator('[data-testid="stMain"]')
-    details = page.locator("details").filter(has_text="Your model").first
-    details.locator("summary").click()
+    opened(page, "Your model")
     with page.expect_download() as info:
         page.get_by_role("button", name="Download the train and test row ids").click()
     ids = tmp_path / "split.csv"
@@ -37,12 +30,12 @@ def test_download_the_split_ids_and_audit_on_the_rows_the_model_never_saw(
     wait_for_app(page)
     preds = tmp_path / "preds.csv"
     preds.write_text("\n".join(["row,p", *(f"{i},{0.3 + 0.4 * (i % 2)}" for i in range(400))]))
-    _upload(page, "Predictions file", preds)
+    upload(page, preds, "Predictions file")
     page.get_by_text("These ids (a file)").click()
     wait_for_app(page)
     trained = tmp_path / "trained.csv"  # trained on the first 200 rows, as in production
     trained.write_text("\n".join(["row", *map(str, range(200))]))
-    _upload(page, "Ids of the rows it was trained on", trained)
+    upload(page, trained, "Ids of the rows it was trained on")
     page.get_by_role("button", name="Add to the plane").click()
     wait_for_app(page, timeout=120_000)
     seen = sum(r < 200 for r in test_rows)
@@ -52,7 +45,7 @@ def test_download_the_split_ids_and_audit_on_the_rows_the_model_never_saw(
     expect(page.locator('[data-testid="stPlotlyChart"]').first).to_contain_text("my model")
     screenshot(page, "compare-outside-trained-on-ids")
 
-    _upload(page, "Ids of the rows it was trained on", ids)  # the split file: its train rows
+    upload(page, ids, "Ids of the rows it was trained on")  # the split file: its train rows
     expect(main).not_to_contain_text("are among the rows the model was trained on")
     expect(main).to_contain_text("unseen rows")  # the check held: scored on unseen rows only
     assert exception_texts(page) == []

@@ -7,6 +7,7 @@ from urllib.parse import parse_qs, urlparse
 
 from harness import exception_texts, screenshot, wait_for_app
 from playwright.sync_api import Page, expect
+from steps import upload_table
 
 
 def metric(page: Page, label: str) -> str:
@@ -49,13 +50,6 @@ def test_link_opens_dataset(page: Page, app_server: str) -> None:
     assert "german_credit" in sidebar(page)
 
 
-def _upload(page: Page, path: Path) -> None:
-    page.get_by_text("Upload a file").click()
-    wait_for_app(page)
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
-    wait_for_app(page)
-
-
 def test_upload_good_csv(page: Page, app_server: str, tmp_path: Path) -> None:
     rows = ["income;gender;hours;approved"]
     rows += [
@@ -64,9 +58,7 @@ def test_upload_good_csv(page: Page, app_server: str, tmp_path: Path) -> None:
     ]
     path = tmp_path / "applicants.csv"
     path.write_text("\n".join(rows))
-    page.goto(app_server + "/")
-    wait_for_app(page)
-    _upload(page, path)
+    upload_table(page, app_server, path)
     expect(page.locator('[data-testid="stMetric"]').filter(has_text="Rows").first).to_be_visible()
     assert metric(page, "Rows") == "200"
     assert metric(page, "Groups") == "2"
@@ -80,9 +72,7 @@ def test_upload_malformed_csv_shows_readable_error(
 ) -> None:
     path = tmp_path / "broken.csv"
     path.write_text("a,b,a\n1,2,3\n4,5,6\n")
-    page.goto(app_server + "/")
-    wait_for_app(page)
-    _upload(page, path)
+    upload_table(page, app_server, path)
     alert = page.locator('[data-testid="stAlert"]').filter(has_text="duplicate column names")
     expect(alert.first).to_be_visible()
     expect(page.locator('[data-testid="stSidebar"]')).to_contain_text("No valid task")
@@ -95,9 +85,7 @@ def test_upload_multiclass_target_one_vs_rest(page: Page, app_server: str, tmp_p
     rows += [f"{20 + i % 40},{'f' if i % 3 else 'm'},{'ABCDE'[i % 5]}" for i in range(150)]
     path = tmp_path / "grades.csv"
     path.write_text("\n".join(rows))
-    page.goto(app_server + "/")
-    wait_for_app(page)
-    _upload(page, path)
+    upload_table(page, app_server, path)
     # no two-valued column but the group's: the page asks for the target, with no error box
     expect(page.get_by_text("Choose the target, the column to predict")).to_be_visible()
     expect(page.locator('[data-testid="stAlertContentError"]')).to_have_count(0)
@@ -141,9 +129,7 @@ def test_first_upload_opens_on_guessed_roles_and_a_reload_asks_for_the_file(
     assert list(frame.columns)[-1] == "checks" and frame["checks"].nunique() == 7
     path = tmp_path / "arrests.csv"
     frame.to_csv(path, index=False)
-    page.goto(app_server + "/")
-    wait_for_app(page)
-    _upload(page, path)
+    upload_table(page, app_server, path)
     expect(page.locator('[data-testid="stSidebar"]')).to_contain_text("arrests", timeout=60_000)
     expect(page.locator('[data-testid="stAlertContentError"]')).to_have_count(0)
     guessed = page.locator('[data-testid="stAlert"]').filter(has_text="Guessed the target")

@@ -9,6 +9,7 @@ from urllib.parse import parse_qs, urlparse
 
 from harness import exception_texts, wait_for_app
 from playwright.sync_api import Page, expect
+from steps import upload_table
 
 #: The pages a visitor opens first; the method page runs a fit on a small dataset.
 PAGES = (
@@ -87,12 +88,7 @@ def test_reload_after_upload_says_the_table_is_gone_and_offers_upload(
     ]
     path = tmp_path / "applicants.csv"
     path.write_text("\n".join(rows))
-    page.goto(app_server + "/")
-    wait_for_app(page)
-    page.get_by_text("Upload a file").click()
-    wait_for_app(page)
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
-    wait_for_app(page)
+    upload_table(page, app_server, path)
     expect(page.locator('[data-testid="stSidebar"]')).to_contain_text("applicants")
     query = parse_qs(urlparse(page.url).query)
     assert query["data"] == ["upload"] and query["name"] == ["applicants.csv"]
@@ -209,12 +205,7 @@ def test_hostile_links_and_upload_stay_text(page: Page, app_server: str, tmp_pat
         checks += _check_page(page, app_server, expected, path)
 
     upload, names = _hostile_upload(tmp_path)
-    page.goto(app_server + "/")
-    wait_for_app(page)
-    page.get_by_text("Upload a file").click()
-    wait_for_app(page)
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(upload))
-    wait_for_app(page)
+    upload_table(page, app_server, upload)
     # no column is named like a protected attribute, so the page asks: the group column is chosen
     box = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Sensitive attribute")
     box.first.locator("input").fill(KITCHEN_SINK[:12])

@@ -56,7 +56,7 @@ def test_method_and_knob_texts_have_no_internal_references() -> None:
 
 def test_page_help_has_no_internal_references() -> None:
     pytest.importorskip("streamlit")
-    from dashboard.components.page_help import reading_guide
+    from dashboard.components.method_page import reading_guide
 
     guides = {name: reading_guide(name) for name in list_methods()}
     found = [name for name, text in guides.items() if INTERNAL.search(text)]
