@@ -37,7 +37,7 @@ PARTS = {
     "trees": ("sklearn.tree._classes", "BaseDecisionTree", "_fit"),
     "hessians": ("fairengine.methods.maxent.oracle", "DualOracle", "_hessian"),
     "value+gradient": ("fairengine.methods.maxent.oracle", "DualOracle", "_evaluate"),
-    "coding the splits": ("fairengine.methods.maxent.method", None, "_coded_splits"),
+    "coding the splits": ("fairengine.methods.maxent.evaluation", None, "coded_splits"),
     "scoring": ("fairengine.methods.maxent.evaluation", None, "classifier_scores"),
 }
 
@@ -153,12 +153,13 @@ def maxent_tree_inputs(quick: bool) -> list[dict]:
 
 def maxent_hessian(quick: bool) -> list[dict]:
     """Σ r α αᵀ at λ*: dense blocked update vs contingency tables."""
-    from fairengine.methods.maxent.method import _coded_splits, fit_generator
+    from fairengine.methods.maxent.evaluation import coded_splits
+    from fairengine.methods.maxent.method import fit_generator
     from fairengine.methods.maxent.oracle import PairMoments
 
     rows = []
     for table, (train, test) in _tables().items():
-        domain, _, real, _ = _coded_splits(train, test, 4, "all")
+        domain, _, real, _ = coded_splits(train, test, 4, "all")
         generator = fit_generator(train, C=0.5, tau=1.0, prior="reweighted", theta="reweighted",
                                   real=real)  # fmt: skip
         oracle = generator._oracle(generator.theta_)
