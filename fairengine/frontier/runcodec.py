@@ -31,16 +31,6 @@ from fairengine.methods.evidence import Baselines, Check
 from fairengine.models import schema_rules
 from fairengine.models.base import Model
 
-__all__ = [
-    "FORMAT",
-    "FORMAT_VERSION",
-    "RunFileError",
-    "decode_run",
-    "encode_run",
-    "register_dataclass",
-    "stored_key",
-]
-
 #: NumPy dtypes stored as ``.npy`` members (what :func:`fairengine.export.safe.load_npy` reads).
 NUMERIC_DTYPES = frozenset(
     ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
@@ -56,8 +46,6 @@ MASKED = {
 }
 STRING_STORAGES = ("python", "pyarrow")
 FLOAT_WORDS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
-
-
 DATACLASSES: dict[str, type] = {}
 
 
@@ -120,18 +108,13 @@ class Encoder:
                 raise TypeError(f"A run file cannot store {where}: the integer is too large.")
             return value
         if kind is float:
-            return value if math.isfinite(value) else {"t": "float", "v": _float_word(value)}
+            return value if math.isfinite(value) else {"t": "float", "v": repr(value)}
         if kind in (list, tuple):
             items = [self.node(v, f"{where}[{i}]") for i, v in enumerate(value)]
             return {"t": kind.__name__, "v": items}
         if kind is dict:
             return self.mapping(value, where)
-        return self.structured(value, where)
-
-    def structured(self, value: Any, where: str) -> dict[str, Any]:
-        """A NumPy value, a pandas table or series, a model or a registered dataclass."""
-        kind = type(value)
-        if isinstance(value, np.generic) and value.dtype.name in NUMERIC_DTYPES:
+        if _numeric_scalar(value):
             return {"t": "scalar", "dtype": value.dtype.name, "v": self.node(value.item(), where)}
         if kind is np.ndarray:
             return self.ndarray(value, where)
@@ -270,10 +253,6 @@ def _numeric_scalar(value: Any) -> bool:
     return isinstance(value, np.generic) and value.dtype.name in NUMERIC_DTYPES
 
 
-def _float_word(value: float) -> str:
-    return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-
-
 def run_fields() -> tuple[dataclasses.Field, ...]:
     return tuple(f for f in dataclasses.fields(RunResult) if f.init)
 
@@ -368,14 +347,6 @@ _MANIFEST = schema_rules.obj(
 _RULES = safe.ManifestRules(FORMAT, FORMAT_VERSION, "run", _MANIFEST, _dumps, RunFileError)
 
 
-def _check_manifest(raw: bytes, label: str) -> dict[str, Any]:
-    manifest = safe.check_manifest(raw, label, _RULES)
-    for name, digest in manifest["checksums"].items():
-        if not (name == "run.json" or _MEMBER.match(name)) or not _SHA256.fullmatch(digest):
-            raise RunFileError(f"{label} lists an unexpected member {name[:64]!r}.")
-    return manifest
-
-
 @contextlib.contextmanager
 def _open(raw: bytes, label: str) -> Iterator[tuple[zipfile.ZipFile, dict, dict[str, Any]]]:
     """The open archive, its checked member infos and its verified manifest."""
@@ -385,7 +356,12 @@ def _open(raw: bytes, label: str) -> Iterator[tuple[zipfile.ZipFile, dict, dict[
         infos = safe.check_infos(archive.infolist(), label)
         if "manifest.json" not in infos:
             raise RunFileError(f"{label} is not a fairengine run file (no manifest.json).")
-        manifest = _check_manifest(safe.read_member(archive, infos["manifest.json"], label), label)
+        manifest = safe.check_manifest(
+            safe.read_member(archive, infos["manifest.json"], label), label, _RULES
+        )
+        for name, digest in manifest["checksums"].items():
+            if not (name == "run.json" or _MEMBER.match(name)) or not _SHA256.fullmatch(digest):
+                raise RunFileError(f"{label} lists an unexpected member {name[:64]!r}.")
         yield archive, infos, manifest
 
 
@@ -483,21 +459,7 @@ class Decoder:
             ) from None
 
     def items(self, node: Any) -> list[Any]:
-        if type(node) is not list:
-            raise self.fail("a list of values is not a list")
-        return [self.node(v) for v in node]
-
-
-def _build_float(d: Decoder, node: dict[str, Any]) -> float:
-    return FLOAT_WORDS[node["v"]]
-
-
-def _build_list(d: Decoder, node: dict[str, Any]) -> list:
-    return d.items(node["v"])
-
-
-def _build_tuple(d: Decoder, node: dict[str, Any]) -> tuple:
-    return tuple(d.items(node["v"]))
+        return [self.node(v) for v in _list(self, node)]
 
 
 def _build_dict(d: Decoder, node: dict[str, Any]) -> dict:
@@ -525,27 +487,24 @@ def _build_array(d: Decoder, node: dict[str, Any]) -> np.ndarray:
 
 
 def _build_strarray(d: Decoder, node: dict[str, Any]) -> np.ndarray:
-    shape, width, texts = node["shape"], node["width"], node["v"]
+    width, texts = node["width"], _list(d, node["v"])
     if (
-        type(texts) is not list
-        or any(type(t) is not str for t in texts)
+        any(type(t) is not str for t in texts)
         or type(width) is not int
         or not 0 <= width <= 1 << 16
-        or type(shape) is not list
-        or not all(type(n) is int and n >= 0 for n in shape)
-        or math.prod(shape) != len(texts)
     ):
-        raise d.fail("a string array does not fit its shape")
-    return np.array(texts, dtype=f"<U{width}").reshape(shape)
+        raise d.fail("a string array holds a non-string or has an invalid width")
+    return _shaped(d, node, np.array(texts, dtype=f"<U{width}"))
 
 
-def _build_objarray(d: Decoder, node: dict[str, Any]) -> np.ndarray:
-    shape, items = node["shape"], _objects(d, node["v"])
+def _shaped(d: Decoder, node: dict[str, Any], values: np.ndarray) -> np.ndarray:
+    """The flat ``values`` of a string or object array in the node's shape."""
+    shape = node["shape"]
     if type(shape) is not list or not all(type(n) is int and n >= 0 for n in shape):
-        raise d.fail("an object array has an invalid shape")
-    if math.prod(shape) != len(items):
-        raise d.fail("an object array does not fit its shape")
-    return items.reshape(shape)
+        raise d.fail(f"a {node['t']} node has an invalid shape")
+    if math.prod(shape) != len(values):
+        raise d.fail(f"a {node['t']} node does not fit its shape")
+    return values.reshape(shape)
 
 
 def _objects(d: Decoder, value: Any) -> np.ndarray:
@@ -556,10 +515,6 @@ def _objects(d: Decoder, value: Any) -> np.ndarray:
     values = np.empty(len(items), dtype=object)
     values[:] = items
     return values
-
-
-def _build_model(d: Decoder, node: dict[str, Any]) -> Model:
-    return load_model(d.take(node, "models", ".fairmodel"))
 
 
 def _build_dataclass(d: Decoder, node: dict[str, Any]) -> Any:
@@ -581,7 +536,8 @@ def _build_frame(d: Decoder, node: dict[str, Any]) -> pd.DataFrame:
     columns_data = {i: _series(values, index) for i, values in enumerate(data)}
     frame = pd.DataFrame(columns_data, index=index) if data else pd.DataFrame(index=index)
     frame.columns = columns
-    _set_attrs(d, frame, node)
+    if "attrs" in node:
+        frame.attrs = _build_dict(d, node["attrs"])
     return frame
 
 
@@ -591,7 +547,8 @@ def _build_series(d: Decoder, node: dict[str, Any]) -> pd.Series:
         raise d.fail("a series does not fit its index")
     series = _series(values, index)
     series.name = d.node(node["name"])
-    _set_attrs(d, series, node)
+    if "attrs" in node:
+        series.attrs = _build_dict(d, node["attrs"])
     return series
 
 
@@ -602,11 +559,6 @@ def _object_dtype(values: Any) -> Any:
 
 def _series(values: Any, index: pd.Index) -> pd.Series:
     return pd.Series(values, index=index, dtype=_object_dtype(values), copy=False)
-
-
-def _set_attrs(d: Decoder, value: pd.DataFrame | pd.Series, node: dict[str, Any]) -> None:
-    if "attrs" in node:
-        value.attrs = _build_dict(d, node["attrs"])
 
 
 def _list(d: Decoder, value: Any) -> list:
@@ -676,29 +628,25 @@ def _column_masked(d: Decoder, node: dict[str, Any]) -> Any:
     return MASKED[node["dtype"]](data, mask)
 
 
-def _column_objects(d: Decoder, node: dict[str, Any]) -> np.ndarray:
-    return _objects(d, node["v"])
-
-
 _VALUE_BUILDERS: dict[str, Callable[[Decoder, dict[str, Any]], Any]] = {
     "array": _column_array,
     "strings": _column_strings,
     "categorical": _column_categorical,
     "masked": _column_masked,
-    "objects": _column_objects,
+    "objects": lambda d, node: _objects(d, node["v"]),
 }
 
 
 _BUILDERS: dict[str, Callable[[Decoder, dict[str, Any]], Any]] = {
-    "float": _build_float,
-    "list": _build_list,
-    "tuple": _build_tuple,
+    "float": lambda d, node: FLOAT_WORDS[node["v"]],
+    "list": lambda d, node: d.items(node["v"]),
+    "tuple": lambda d, node: tuple(d.items(node["v"])),
     "dict": _build_dict,
     "scalar": _build_scalar,
     "array": _build_array,
     "strarray": _build_strarray,
-    "objarray": _build_objarray,
-    "model": _build_model,
+    "objarray": lambda d, node: _shaped(d, node, _objects(d, node["v"])),
+    "model": lambda d, node: load_model(d.take(node, "models", ".fairmodel")),
     "dataclass": _build_dataclass,
     "frame": _build_frame,
     "series": _build_series,
