@@ -148,21 +148,15 @@ class Frontier:
         return len(self._records)
 
     def _pareto(self, x: str, y: str, *, missing_ok: bool = False) -> np.ndarray:
-        mask = np.zeros(len(self.points), dtype=bool)
         missing = [a for a in (x, y) if a not in self.metric_names]
-        if missing:
-            if missing_ok:
-                return mask
+        if missing and not missing_ok:
             raise KeyError(
                 f"{', '.join(map(repr, missing))} is not a metric of this frontier; its metrics "
                 f"are {', '.join(self.metric_names)}."
             )
-        minimize = (is_lower_better(x), is_lower_better(y))
-        for split in SPLITS:
-            rows = np.flatnonzero(self.points["split"].to_numpy() == split)
-            part = self.points.iloc[rows]
-            mask[rows] = pareto_mask(part[x], part[y], minimize=minimize)
-        return mask
+        if missing:
+            return np.zeros(len(self.points), dtype=bool)
+        return _pareto_flags(self.points["split"], self.points[x], self.points[y], (x, y))
 
     def with_axes(self, x: str, y: str) -> Frontier:
         """A copy with ``pareto`` recomputed (per split) on metrics ``x`` and ``y``.
@@ -304,7 +298,12 @@ def plain_records(
         ]
         for split in SPLITS
     }
-    pareto = _pareto_flags(values, metric_names, axes)
+    x, y = axes
+    rows = [row for split in SPLITS for row in values[split]]  # all train rows, then test
+    pareto = np.zeros(len(rows), dtype=bool)
+    if x in metric_names and y in metric_names:
+        splits = np.repeat(SPLITS, len(records))
+        pareto = _pareto_flags(splits, [r[x] for r in rows], [r[y] for r in rows], axes)
     out: dict[str, dict[str, Any]] = {}
     for i, record in enumerate(records):
         if record.point_id in out:  # one entry per point id
@@ -317,7 +316,7 @@ def plain_records(
                 split: {m: plain_value(values[split][i][m]) for m in metric_names}
                 for split in SPLITS
             },
-            "pareto": {split: pareto[split][i] for split in SPLITS},
+            "pareto": {split: bool(pareto[k * len(records) + i]) for k, split in enumerate(SPLITS)},
             "cached": bool(record.cached),
             "elapsed": plain_value(float(record.elapsed)),
             **record_evidence(record),
@@ -325,21 +324,16 @@ def plain_records(
     return list(out.values())
 
 
-def _pareto_flags(
-    values: dict[str, list[dict[str, float]]], metric_names: Sequence[str], axes: tuple[str, str]
-) -> dict[str, list[bool]]:
-    """Per split, the Pareto flag of each record's ``values`` on ``axes`` (all False when
-    ``metric_names`` lack an axis, as in :meth:`Frontier.from_records`)."""
-    x, y = axes
-    flags = {split: [False] * len(rows) for split, rows in values.items()}
-    if x not in metric_names or y not in metric_names:
-        return flags
-    minimize = (is_lower_better(x), is_lower_better(y))
+def _pareto_flags(splits: Any, xs: Any, ys: Any, axes: tuple[str, str]) -> np.ndarray:
+    """Whether each point (in split ``splits[i]``, at ``(xs[i], ys[i])``) is on the Pareto front
+    of its split on the metrics ``axes``."""
+    splits, xs, ys = np.asarray(splits), np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+    mask = np.zeros(len(splits), dtype=bool)
+    minimize = tuple(is_lower_better(a) for a in axes)
     for split in SPLITS:
-        rows = values[split]
-        mask = pareto_mask([v[x] for v in rows], [v[y] for v in rows], minimize=minimize)
-        flags[split] = [bool(flag) for flag in mask]
-    return flags
+        at = np.flatnonzero(splits == split)
+        mask[at] = pareto_mask(xs[at], ys[at], minimize=minimize)
+    return mask
 
 
 def record_evidence(record: PointRecord) -> dict[str, Any]:
