@@ -170,21 +170,6 @@ def resolve_model_type(name: str) -> type[Model]:
     return cls
 
 
-def is_randomized(name: str) -> bool:
-    """Whether the model type called ``name`` draws its predictions at random (its class's
-    :attr:`~fairengine.models.base.Model.randomized`, its module imported on first use); False
-    for an unknown name."""
-    try:
-        return bool(resolve_model_type(name).randomized)
-    except KeyError:
-        return False
-
-
-def model_types() -> dict[str, type[Model]]:
-    """Every class a model file may name (imports all of them; a copy)."""
-    return {name: resolve_model_type(name) for name in sorted(model_type_names())}
-
-
 def lazy_attributes(package: str, table: Mapping[str, str]) -> Callable[[str], Any]:
     """A method package's module ``__getattr__`` (PEP 562): ``name`` is read from the submodule
     ``table[name]`` when first asked for, so registering the method does not load its
