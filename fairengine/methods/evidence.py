@@ -152,16 +152,6 @@ class Evidence:
 # -- scoring ------------------------------------------------------------------------------------
 
 
-def constant_prediction(train: Task) -> tuple[float, str]:
-    """The constant predictor fitted on the training rows and its label."""
-    y = np.asarray(train.y, dtype=float)
-    if train.kind == "classification":
-        value = float(np.mean(y) > 0.5)
-        return value, f"always {int(value)} (the training majority class)"
-    value = float(np.mean(y))
-    return value, f"always {value:.4g} (the training mean)"
-
-
 def score(result: Any, spec: Evidence, task: Task, train: Task, pred: np.ndarray) -> dict:
     """Shared metrics of ``pred`` on ``task`` plus the method's extra metrics."""
     from fairengine.methods.evaluation import task_metrics
@@ -176,7 +166,13 @@ def predictor_baselines(result: Any, spec: Evidence, train: Task, test: Task) ->
     """The constant predictor and the unconstrained base learner, on train and test: scored
     once per rows and learner (and the knobs the method's own metrics read), shared by every
     point of a sweep."""
-    value, constant_label = constant_prediction(train)
+    y = np.asarray(train.y, dtype=float)
+    if train.kind == "classification":  # the constant predictor fitted on the training rows
+        value = float(np.mean(y) > 0.5)
+        constant_label = f"always {int(value)} (the training majority class)"
+    else:
+        value = float(np.mean(y))
+        constant_label = f"always {value:.4g} (the training mean)"
     learner = (spec.learner or default_learner)(result, train)
 
     def scores() -> tuple[dict, dict]:
@@ -509,25 +505,6 @@ def _rows_task(test: Task) -> Task:
     return test.subset(np.arange(len(test.frame)), columns=())
 
 
-def baseline_constant_check(reference: np.ndarray, test: Task, label: str) -> Check | None:
-    """A warning when the unconstrained reference is itself (nearly) constant on the test rows:
-    comparing fairness with it says nothing, so that comparison is skipped."""
-    if test.kind != "classification":
-        return None
-    nearly, numbers = near_constant(reference, test.groups)
-    if not nearly:
-        return None
-    return Check(
-        "baseline_constant",
-        "warn",
-        f"The {label} itself gives the rarer prediction to only {numbers['minority_share']:.2%} "
-        "of the test rows: this learner finds too little signal in these features to separate "
-        "the classes, constrained or not, so the fairness comparison with it is skipped. More "
-        "informative features or another learner are needed before a fairness method can help.",
-        numbers,
-    )
-
-
 def check_allowance(result: Any, name: str) -> float:
     """The sampling allowance check ``name`` of ``result`` derived from the rows it judged (its
     ``allowance`` number; 0 without the check or when it is not finite)."""
@@ -573,33 +550,31 @@ def _fairness_checks(
     pred: np.ndarray,
 ) -> list[Check | None]:
     """The fairness comparison with the unconstrained reference on the same test rows, or, when
-    that reference is itself (nearly) constant, the check saying so instead."""
+    that reference is itself (nearly) constant on a classification task, a warning that the
+    comparison is skipped (it would say nothing)."""
     learner = (spec.learner or default_learner)(result, train)
     reference = np.asarray(unconstrained_predictions(learner, train, test)[1], dtype=float)
-    constant = baseline_constant_check(reference, test, baselines.unconstrained_label)
-    if constant is not None:
-        return [constant]
+    label = baselines.unconstrained_label
+    nearly, numbers = near_constant(reference, test.groups)
+    if test.kind == "classification" and nearly:
+        sentence = (
+            f"The {label} itself gives the rarer prediction to only "
+            f"{numbers['minority_share']:.2%} of the test rows: this learner finds too little "
+            "signal in these features to separate the classes, constrained or not, so the "
+            "fairness comparison with it is skipped. More informative features or another "
+            "learner are needed before a fairness method can help."
+        )
+        return [Check("baseline_constant", "warn", sentence, numbers)]
     fm = spec.fairness_metric(result) if spec.fairness_metric else method.fairness_metric
-    model_value = _model_fairness(result, spec, test, train, pred, fm)
+    # the run's value computed as the baselines' are (full test rows), else its own report
+    extra = spec.extra_metrics(result, test, train, pred) if spec.extra_metrics else {}
+    model_value = _finite(extra.get(fm, result.metrics.get("test", {}).get(fm)))
     ref_value = _finite(baselines.unconstrained["test"].get(fm))
     if model_value is None or ref_value is None:
         return []
     interval = fairness_interval(result, spec, fm, test, train, pred, reference)
     noise = 2 * rate_tolerance(test)
-    label = baselines.unconstrained_label
     return [fairness_check(fm, model_value, ref_value, interval, label, noise)]
-
-
-def _model_fairness(
-    result: Any, spec: Evidence, test: Task, train: Task, pred: np.ndarray, name: str
-) -> float | None:
-    """The run's test value of fairness metric ``name``, computed as the baselines' are (on the
-    full test rows), falling back to the run's own reported value."""
-    if spec.extra_metrics is not None:
-        extra = spec.extra_metrics(result, test, train, pred)
-        if name in extra:
-            return _finite(extra[name])
-    return _finite(result.metrics.get("test", {}).get(name))
 
 
 def qualify_status(artifacts: dict, key: str, check: Check | None, *, where: str = "") -> None:
