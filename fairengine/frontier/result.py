@@ -201,22 +201,6 @@ class Frontier:
         checks, baselines = evidence_from_dict(record)
         return RunResult(self.method, knobs, values, model, checks=checks, baselines=baselines)
 
-    def checks(self, point_id: str) -> list[Any] | None:
-        """The :class:`~fairengine.methods.evidence.Check` list of a point (None when the point
-        was stored before results carried checks)."""
-        from fairengine.methods.evidence import evidence_from_dict
-
-        evidence = record_evidence(self._record(point_id))
-        if evidence["checks"] is None:
-            return None
-        return list(evidence_from_dict(evidence)[0])
-
-    def baselines(self, point_id: str) -> Any:
-        """The :class:`~fairengine.methods.evidence.Baselines` of a point, or None."""
-        from fairengine.methods.evidence import evidence_from_dict
-
-        return evidence_from_dict(record_evidence(self._record(point_id)))[1]
-
     def model(self, point_id: str) -> Any:
         """The fitted model of a point: from memory if computed here, else from the store.
 

@@ -116,8 +116,14 @@ class Encoder:
             return self.mapping(value, where)
         if _numeric_scalar(value):
             return {"t": "scalar", "dtype": value.dtype.name, "v": self.node(value.item(), where)}
+        if kind is np.ndarray and value.dtype.kind == "U":  # strings and objects as JSON lists
+            width, shape = value.dtype.itemsize // 4, list(value.shape)
+            return {"t": "strarray", "width": width, "shape": shape, "v": value.ravel().tolist()}
+        if kind is np.ndarray and value.dtype.kind == "O":  # (never a pickled .npy)
+            items = self.objects(value.ravel(order="C"), where)
+            return {"t": "objarray", "shape": list(value.shape), "v": items}
         if kind is np.ndarray:
-            return self.ndarray(value, where)
+            return self.array(value, where)
         if kind in (pd.DataFrame, pd.Series):
             return self.pandas(value, where)
         if isinstance(value, Model):
@@ -137,23 +143,6 @@ class Encoder:
             f"A run file cannot store {where}: a {kind.__module__}.{kind.__qualname__} (it "
             "stores numbers, strings, lists, tuples, dicts, NumPy arrays and pandas tables)."
         )
-
-    def ndarray(self, value: np.ndarray, where: str) -> dict[str, Any]:
-        """Strings and objects as JSON lists (never a pickled ``.npy``), numbers as members."""
-        if value.dtype.kind == "U":
-            return {
-                "t": "strarray",
-                "width": value.dtype.itemsize // 4,
-                "shape": list(value.shape),
-                "v": value.ravel().tolist(),
-            }
-        if value.dtype.kind == "O":
-            return {
-                "t": "objarray",
-                "shape": list(value.shape),
-                "v": self.objects(value.ravel(order="C"), where),
-            }
-        return self.array(value, where)
 
     def mapping(self, value: dict, where: str) -> dict[str, Any]:
         if all(type(k) is str for k in value):
@@ -193,13 +182,8 @@ class Encoder:
     def index(self, index: pd.Index, where: str) -> dict[str, Any]:
         name = self.node(index.name, f"{where}.name")
         if type(index) is pd.RangeIndex:
-            return {
-                "t": "range",
-                "start": index.start,
-                "stop": index.stop,
-                "step": index.step,
-                "name": name,
-            }
+            bounds = {"start": index.start, "stop": index.stop, "step": index.step}
+            return {"t": "range", **bounds, "name": name}
         if type(index) not in (pd.Index, pd.CategoricalIndex):
             raise TypeError(f"A run file cannot store {where}: a {type(index).__name__}.")
         return {"t": "index", "values": self.values(index, where), "name": name}
@@ -422,24 +406,14 @@ class Decoder:
         return self.members.pop(name)
 
     def run(self, tree: Any) -> RunResult:
-        if (
-            not isinstance(tree, dict)
-            or set(tree) != {"fields"}
-            or type(tree["fields"]) is not dict
-        ):
-            raise self.fail("run.json is not an object of fields")
-        fields = {f.name: f for f in run_fields()}
-        unknown = sorted(set(tree["fields"]) - set(fields))
-        missing = [
-            name
-            for name, f in fields.items()
-            if name not in tree["fields"]
-            and f.default is dataclasses.MISSING
-            and f.default_factory is dataclasses.MISSING
-        ]
-        if unknown or missing:
-            raise self.fail(f"unknown fields {unknown[:5]} or missing fields {missing[:5]}")
-        return RunResult(**{name: self.node(v) for name, v in tree["fields"].items()})
+        fields = tree.get("fields") if isinstance(tree, dict) and set(tree) == {"fields"} else None
+        if type(fields) is not dict or set(fields) - {f.name for f in run_fields()}:
+            raise self.fail("run.json is not an object of the run's fields")
+        values = {name: self.node(v) for name, v in fields.items()}
+        try:
+            return RunResult(**values)
+        except TypeError as exc:  # a field without a default is missing
+            raise self.fail(f"run.json lacks a field ({exc})") from None
 
     def node(self, node: Any) -> Any:
         if node is None or type(node) in (bool, str, int, float):

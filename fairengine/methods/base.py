@@ -289,11 +289,8 @@ class Method:
     #: The knob a visitor moves most (its trade-off knob): the page computes its neighbouring
     #: settings ahead first (``dashboard.components.prefetch``). None: no knob stands out.
     main_knob: str | None = None
-    #: A knob whose every slider position ``fairengine precompute`` ships as a run on the bundled
-    #: default dataset (the page's opening data), the other knobs at their defaults: for a method
-    #: whose fit takes longer than a visitor should wait for one slider step, so each position is
-    #: served at once there (an uploaded table is still fitted per step). None: the default run
-    #: only.
+    #: A knob whose every slider position ``fairengine precompute`` ships as a run on the
+    #: default dataset (the other knobs at their defaults), for a slow fit. None: the default run.
     demo_knob: str | None = None
     #: What using its model demands beyond the feature columns, one plain sentence each (e.g.
     #: :data:`RANDOMIZED_PREDICTIONS`); a report recommending the method states them.
@@ -302,9 +299,8 @@ class Method:
     #: the numbers). None: the method states no guarantee of its own.
     guarantee: Callable[[RunResult], str] | None = field(default=None, hash=False, compare=False)
     #: Its own model types: type name → the module whose import registers the class
-    #: (:func:`fairengine.models.register_model`), which declares the class's state schema. A
-    #: model file names a type; only a declared module is ever imported for it. Name them after
-    #: the method (its name or a prefix of it), so loading a file imports this method only.
+    #: (:func:`fairengine.models.register_model`); only a declared module is ever imported for a
+    #: file. Named after the method (or a prefix of its name): loading a file imports it only.
     model_types: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
     #: Its own metrics (:class:`fairengine.metrics.MetricInfo`, ``module`` a full module path),
     #: declared in :mod:`fairengine.metrics.registry` when the method registers.
@@ -362,23 +358,15 @@ class Method:
 
     def promise_held(self, result: RunResult) -> bool:
         """Whether ``result`` kept the method's promise on its test rows: none of its promise
-        checks (``evidence.promise_checks``) is at level fail. A warn among them leaves the
-        promise held (the data do not show it broken, but there is something to act on, e.g.
-        few rows in a group); a method without promise checks promises nothing beyond them."""
+        checks (``evidence.promise_checks``) is at level fail (a warn leaves it held)."""
         names = set(self.evidence.promise_checks) if self.evidence else set()
         return not any(c.level == "fail" and c.name in names for c in result.checks)
 
     def run(self, train: Task, test: Task, **knobs: Any) -> RunResult:
-        """Fit on ``train`` with the given knobs and score on train and test.
-
-        Every predicting model is scored by the one shared evaluation
-        (:func:`fairengine.methods.evaluation.evaluate_result`) on top of the method's own
-        metrics. BLAS runs on :data:`BLAS_THREADS` thread(s), as in a sweep's loky workers, so a
-        direct run (dashboard, ``fairengine run``, ``n_jobs=1`` sweeps) computes the same way
-        and is not slowed by threads competing for the few cores.
-
-        The result then carries its evidence: baselines on the same rows and checks
-        (:func:`fairengine.methods.evidence.attach_evidence`)."""
+        """Fit on ``train`` with the given knobs, score on train and test by the one shared
+        evaluation (:func:`~fairengine.methods.evaluation.evaluate_result`) and attach the
+        evidence (:func:`~fairengine.methods.evidence.attach_evidence`). BLAS runs on
+        :data:`BLAS_THREADS` thread(s), as in a sweep's workers, so every run computes alike."""
         from threadpoolctl import threadpool_limits
 
         from fairengine.methods.evaluation import evaluate_result
@@ -400,9 +388,8 @@ def stored_result(
     test: Task,
 ) -> RunResult:
     """A :class:`RunResult` of ``method`` rebuilt from a stored point (its model and metrics, no
-    artifacts) with its evidence attached: for runs stored before results carried checks. Checks
-    that need the run's artifacts (convergence) are absent; the rest are computed as for a fresh
-    run."""
+    artifacts) with its evidence attached, for runs stored before results carried checks (the
+    checks that need artifacts are absent)."""
     from fairengine.methods.evidence import attach_evidence
 
     result = RunResult(

@@ -71,16 +71,10 @@ def fit_rule(
     curves_key: tuple | None = None,
 ) -> tuple[GroupRule, list[int]]:
     """fairlearn's ThresholdOptimizer fitted on ``scores`` (P(y = 1) per training row) with the
-    knobs ``constraint``, ``objective`` and ``tol`` (``tol`` is not used for equalized odds,
-    which fairlearn enforces exactly), and the group codes it could not fit: a group whose
-    training rows all have one label (fairlearn refuses it) keeps the plain rule score > 1/2
-    and is left out of the fit; the method's checks say so.
-
-    For demographic parity and TPR parity fairlearn first computes each group's trade-off curve,
-    which depends on the scores, the constraint and the objective but not on ``tol``; with
-    ``curves_key`` (what identifies the scores, e.g. the training rows and C) the curves are
-    computed once (:func:`~fairengine.methods.fitted.fitted_once`) and every tolerance
-    of a sweep picks its thresholds on them as fairlearn's fit does."""
+    knobs ``constraint``, ``objective`` and ``tol`` (not used for equalized odds), and the
+    group codes it could not fit: a group whose training rows all have one label keeps the
+    plain rule score > 1/2. With ``curves_key`` (what identifies the scores) fairlearn's
+    trade-off curves are computed once for every tolerance of a sweep (design notes)."""
     from fairengine.methods.fitted import fitted_once
     from fairengine.models.group_thresholds import GroupRule
 
