@@ -104,22 +104,19 @@ class Frontier:
         store: Any = None,
     ) -> Frontier:
         """Build the table from sweep records (internal; use :func:`fairengine.frontier.sweep`)."""
-        metric_names = ordered(
-            {name for r in records for split in SPLITS for name in r.metrics.get(split, {})}
-        )
+        metric_names, values = _metric_values(records)
         clash = set(knob_names) & (set(metric_names) | set(_FIXED_COLUMNS))
         if clash:
             raise ValueError(f"Knob names clash with frontier columns: {sorted(clash)}.")
         rows = []
-        for record in records:
+        for i, record in enumerate(records):
             for split in SPLITS:
-                values = record.metrics.get(split, {})
                 rows.append(
                     {
                         "point_id": record.point_id,
                         "split": split,
                         **{k: record.knobs.get(k) for k in knob_names},
-                        **{m: _metric_float(values.get(m)) for m in metric_names},
+                        **values[split][i],
                         "cached": bool(record.cached),
                         "elapsed": float(record.elapsed),
                     }
@@ -272,16 +269,7 @@ def plain_records(
     knob_names : sequence of str
         The knob columns, in the method's order.
     """
-    metric_names = ordered(
-        {name for r in records for split in SPLITS for name in r.metrics.get(split, {})}
-    )
-    values = {
-        split: [
-            {m: _metric_float(r.metrics.get(split, {}).get(m)) for m in metric_names}
-            for r in records
-        ]
-        for split in SPLITS
-    }
+    metric_names, values = _metric_values(records)
     x, y = axes
     rows = [row for split in SPLITS for row in values[split]]  # all train rows, then test
     pareto = np.zeros(len(rows), dtype=bool)
@@ -306,6 +294,19 @@ def plain_records(
             **record_evidence(record),
         }
     return list(out.values())
+
+
+def _metric_values(records: Sequence[PointRecord]) -> tuple[list[str], dict[str, list[dict]]]:
+    """The metric names of ``records`` (in the registry's order) and, per split, each record's
+    values of them (NaN where missing)."""
+    names = ordered(
+        {name for r in records for split in SPLITS for name in r.metrics.get(split, {})}
+    )
+    values = {
+        split: [{m: _metric_float(r.metrics.get(split, {}).get(m)) for m in names} for r in records]
+        for split in SPLITS
+    }
+    return names, values
 
 
 def _pareto_flags(splits: Any, xs: Any, ys: Any, axes: tuple[str, str]) -> np.ndarray:

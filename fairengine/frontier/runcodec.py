@@ -507,11 +507,12 @@ def _build_frame(d: Decoder, node: dict[str, Any]) -> pd.DataFrame:
     data = [_build_values(d, v) for v in _list(d, node["data"])]
     if len(data) != len(columns) or any(len(v) != len(index) for v in data):
         raise d.fail("a table's columns do not fit its index")
-    columns_data = {i: _series(values, index) for i, values in enumerate(data)}
+    columns_data = {
+        i: pd.Series(v, index=index, dtype=_object_dtype(v), copy=False) for i, v in enumerate(data)
+    }
     frame = pd.DataFrame(columns_data, index=index) if data else pd.DataFrame(index=index)
     frame.columns = columns
-    if "attrs" in node:
-        frame.attrs = _build_dict(d, node["attrs"])
+    frame.attrs = _build_dict(d, node["attrs"]) if "attrs" in node else {}
     return frame
 
 
@@ -519,20 +520,15 @@ def _build_series(d: Decoder, node: dict[str, Any]) -> pd.Series:
     index, values = _build_index(d, node["index"]), _build_values(d, node["values"])
     if len(values) != len(index):
         raise d.fail("a series does not fit its index")
-    series = _series(values, index)
+    series = pd.Series(values, index=index, dtype=_object_dtype(values), copy=False)
     series.name = d.node(node["name"])
-    if "attrs" in node:
-        series.attrs = _build_dict(d, node["attrs"])
+    series.attrs = _build_dict(d, node["attrs"]) if "attrs" in node else {}
     return series
 
 
 def _object_dtype(values: Any) -> Any:
     """``object`` for object values (else pandas would infer strings from them), else None."""
     return object if isinstance(values, np.ndarray) and values.dtype == object else None
-
-
-def _series(values: Any, index: pd.Index) -> pd.Series:
-    return pd.Series(values, index=index, dtype=_object_dtype(values), copy=False)
 
 
 def _list(d: Decoder, value: Any) -> list:

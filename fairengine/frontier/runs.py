@@ -22,7 +22,7 @@ from fairengine.frontier.trust import Roots, entry_problem, make_dirs, write_sig
 from fairengine.methods.base import Method, RunResult
 from fairengine.methods.evidence_fits import stored_fits
 
-__all__ = ["RUNS_DIR", "SUFFIX", "RunStore", "compute_and_store", "method_run", "run_key"]
+__all__ = ["RUNS_DIR", "SUFFIX", "RunStore", "compute_and_store", "run_key"]
 
 logger = logging.getLogger("fairengine.frontier")
 
@@ -178,15 +178,6 @@ def _key_knobs(key: tuple) -> dict[str, str]:
     return {"key": json.dumps(parts, default=str)}
 
 
-def method_run(method: str | Method, train: Task, test: Task, /, **knobs: Any) -> RunResult:
-    """``get_method(method).run(train, test, **knobs)``: a picklable run function for workers
-    (positional-only, since a method may have a knob called ``method``); a :class:`Method`
-    given itself (see :func:`fairengine.methods.registry.portable`) runs as it is."""
-    from fairengine.methods import get_method
-
-    return (get_method(method) if isinstance(method, str) else method).run(train, test, **knobs)
-
-
 def compute_and_store(
     store: RunStore | None,
     method: str | Method,
@@ -209,7 +200,7 @@ def compute_and_store(
     knobs = declared.validate_knobs(dict(knobs))  # keyed by every knob's value
     with stored_fits(store):  # the unconstrained baseline is fitted once per rows and learner
         if function is None:
-            result = method_run(method, train, test, **knobs)
+            result = declared.run(train, test, **knobs)
         else:
             result = function(train, test, **dict(knobs), **dict(extra or {}))
     if store is not None:

@@ -252,9 +252,7 @@ class FrontierStore(Roots):
                 task_dirs = [d for d in self.root.iterdir() if _TASK_DIR_NAME.match(d.name)]
             else:
                 task_dirs = [self.root / task_key[:_TASK_DIR]]
-            for task_dir in task_dirs:
-                if not task_dir.is_dir():
-                    continue
+            for task_dir in (d for d in task_dirs if d.is_dir()):
                 for method_dir in (d for d in task_dir.iterdir() if d.is_dir()):
                     for path in method_dir.iterdir():
                         # save_model's temp files: ".<name>.<random>.tmp" next to the target
@@ -262,8 +260,10 @@ class FrontierStore(Roots):
                         if path.name.endswith(SUFFIX) or temp:
                             path.unlink(missing_ok=True)
                             removed += path.name.endswith(SUFFIX)
-                    _rmdir_if_empty(method_dir)
-                _rmdir_if_empty(task_dir)
+                    with contextlib.suppress(OSError):  # not empty, or already gone
+                        method_dir.rmdir()
+                with contextlib.suppress(OSError):
+                    task_dir.rmdir()
         except OSError as exc:  # a read-only or foreign root: say so, never raise
             self._notice(
                 f"Could not clear the frontier cache in {self.root} ({exc.strerror or exc}); "
@@ -364,12 +364,6 @@ class _Unsigned(ModelFileError):
     """An entry neither signed with this install's key nor shipped (the reason as its text)."""
 
 
-def _numbers(values: Mapping[str, Any]) -> dict[str, float]:
-    """A split's metrics as floats: a metric the data leave undefined (a rate of a class never
-    predicted) is NaN, which a manifest stores as null."""
-    return {name: math.nan if v is None else float(v) for name, v in values.items()}
-
-
 def _point_from_manifest(path: Path, manifest: dict[str, Any]) -> CachedPoint:
     meta = manifest["metadata"]
     store = meta["store"]
@@ -380,7 +374,12 @@ def _point_from_manifest(path: Path, manifest: dict[str, Any]) -> CachedPoint:
         key=str(store["key"]),
         method=str(meta["method"]),
         knobs=dict(meta["knobs"]),
-        metrics={split: _numbers(values) for split, values in metrics.items()},
+        # a metric the data leave undefined (a rate of a class never predicted) is NaN, which a
+        # manifest stores as null
+        metrics={
+            s: {m: math.nan if v is None else float(v) for m, v in values.items()}
+            for s, values in metrics.items()
+        },
         elapsed=float(store.get("elapsed", meta.get("elapsed_seconds", 0.0))),
         path=path,
         manifest=manifest,
@@ -425,8 +424,3 @@ def read_regular_file(path: Path, *, max_bytes: int | None = None) -> tuple[os.s
         return info, data
     finally:
         os.close(fd)
-
-
-def _rmdir_if_empty(path: Path) -> None:
-    with contextlib.suppress(OSError):  # not empty, or already gone
-        path.rmdir()

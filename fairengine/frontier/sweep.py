@@ -166,9 +166,8 @@ def sweep(
 def sweep_settings(
     method: str | Method, train: Task, test: Task, grid: Grid
 ) -> list[dict[str, Any]]:
-    """The distinct, validated knob settings :func:`sweep` runs for ``grid``, in its order: a
-    sweep of each one alone (``sweep(method, train, test, [setting], ...)``) computes the same
-    points, e.g. to run them in separate processes.
+    """The distinct, validated knob settings :func:`sweep` runs for ``grid``, in its order (a
+    sweep of each one alone computes the same points, e.g. in separate processes).
 
     Raises
     ------

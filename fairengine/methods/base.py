@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the command line imports KnobError without loading pandas
@@ -26,8 +26,6 @@ def with_choice_labels(
 ) -> tuple[Knob, ...]:
     """``knobs`` with the words for their choices (``{knob name: {choice: words}}``); every
     named knob must exist and every worded value must be one of its choices."""
-    from dataclasses import replace
-
     by_name = {knob.name: knob for knob in knobs}
     for name, labels in words.items():
         choices = set(by_name[name].choices or ())
@@ -41,8 +39,6 @@ def with_choice_labels(
 
 def with_advanced(knobs: tuple[Knob, ...], names: tuple[str, ...]) -> tuple[Knob, ...]:
     """``knobs`` with the named ones marked :attr:`Knob.advanced` (every name must exist)."""
-    from dataclasses import replace
-
     unknown = set(names) - {knob.name for knob in knobs}
     if unknown:
         raise ValueError(f"Unknown knobs marked advanced: {sorted(unknown)}")
@@ -120,8 +116,6 @@ class Knob:
     def for_demo(self) -> Knob:
         """This knob as a shared hosted demo offers it: its range up to :attr:`demo_high`, its
         choices :attr:`demo_choices`, its default inside both."""
-        from dataclasses import replace
-
         if self.demo_high is None and self.demo_choices is None:
             return self
         high = self.high if self.demo_high is None else min(self.high or math.inf, self.demo_high)
@@ -151,9 +145,21 @@ class Knob:
         """Coerce ``value`` to the knob's type and check its range; raise :class:`KnobError`."""
         kind = self.kind
         if kind == "choice":
-            return self._validate_choice(value)
+            for choice in self.choices or ():
+                if str(value) == str(choice):
+                    return choice
+            raise KnobError(
+                f"Knob {self.name!r} must be one of {', '.join(map(str, self.choices or ()))}; "
+                f"got {value!r}."
+            )
         if kind == "bool":
-            return self._validate_bool(value)
+            if not isinstance(value, str):
+                return bool(value)
+            if value.strip().lower() in ("1", "true", "yes", "on"):
+                return True
+            if value.strip().lower() in ("0", "false", "no", "off"):
+                return False
+            raise KnobError(f"Knob {self.name!r} must be true or false; got {value!r}.")
         try:
             number = float(value)
         except (TypeError, ValueError):
@@ -171,25 +177,6 @@ class Knob:
                 f"Knob {self.name!r} must be in [{self.low}, {self.high}]; got {value!r}."
             )
         return number
-
-    def _validate_choice(self, value: Any) -> Any:
-        for choice in self.choices or ():
-            if str(value) == str(choice):
-                return choice
-        raise KnobError(
-            f"Knob {self.name!r} must be one of {', '.join(map(str, self.choices or ()))}; "
-            f"got {value!r}."
-        )
-
-    def _validate_bool(self, value: Any) -> bool:
-        if isinstance(value, str):
-            lowered = value.strip().lower()
-            if lowered in ("1", "true", "yes", "on"):
-                return True
-            if lowered in ("0", "false", "no", "off"):
-                return False
-            raise KnobError(f"Knob {self.name!r} must be true or false; got {value!r}.")
-        return bool(value)
 
 
 @dataclass
@@ -275,8 +262,8 @@ class Method:
     sweep_grids: Mapping[str, Grid] = field(default_factory=dict, hash=False, compare=False)
     #: Preconditions on the task beyond its kind (:meth:`check` runs them).
     task_checks: tuple[TaskCheck, ...] = field(default=(), hash=False, compare=False)
-    #: Whether the dashboard has a page for it: its own view ``dashboard/views/<name>.py``, else
-    #: a generated one (knobs, run, metrics, sweep); False: the Compare page only.
+    #: Whether the dashboard has a page for it (its own view ``dashboard/views/<name>.py``, else a
+    #: generated one); False: the Compare page only.
     page: bool = True
     #: The hosted demo's grid is swept ...
     #: ... on these (dataset, sensitive columns or None for the dataset's default) pairs.
@@ -286,8 +273,7 @@ class Method:
     #: Its base learner, extra metrics and promise checks (:mod:`fairengine.methods.evidence`);
     #: None: logistic regression and the generic checks only.
     evidence: Evidence | None = field(default=None, hash=False, compare=False)
-    #: The knob a visitor moves most (its trade-off knob): the page computes its neighbouring
-    #: settings ahead first (``dashboard.components.prefetch``). None: no knob stands out.
+    #: The knob a visitor moves most, whose neighbours the page computes first (None: none).
     main_knob: str | None = None
     #: A knob whose every slider position ``fairengine precompute`` ships as a run on the
     #: default dataset (the other knobs at their defaults), for a slow fit. None: the default run.

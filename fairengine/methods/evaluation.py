@@ -98,7 +98,7 @@ def shared_encoding(model: Any, task: Task) -> np.ndarray | None:
     encoder = getattr(model, "encoder", None)
     if encoder is None or not isinstance(model, Model) or type(model).encode is not Model.encode:
         return None
-    if model.input_schema is not None:
+    if model.input_schema is not None:  # loaded from a file: its input checks apply
         return None
 
     def encode() -> np.ndarray:

@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from fairengine.methods.evidence_fits import Learner
 
 LEVELS = ("ok", "warn", "fail")
-SPLITS = ("train", "test")
 
 
 @dataclass(frozen=True)
@@ -134,10 +133,8 @@ class Evidence:
     filter_baselines : callable (result, train, test) -> Baselines
         For a filter: its reference results.
     promise_checks : tuple of str
-        The names of the checks among ``promise``'s that judge whether the promise held (the
-        others are context: convergence...): the promise held when none of them failed
-        (:meth:`~fairengine.methods.base.Method.promise_held`), and the fidelity matrix requires
-        one of them to fire on a result whose promise its oracle finds missed.
+        The names of the checks among ``promise``'s that judge whether the promise held (none
+        failed: :meth:`~fairengine.methods.base.Method.promise_held`); the others are context.
     """
 
     learner: Callable[[Any, Task], Learner] | None = None
@@ -384,11 +381,9 @@ def fairness_check(
     noise: float = 0.0,
 ) -> Check | None:
     """Whether the run changed fairness metric ``name`` against the unconstrained model, from
-    ``interval``: the paired bootstrap interval of (run − reference) on the same test rows
-    (:func:`fairness_interval`). Fail when the interval shows it worse; ok when it is better
-    (confirmed by the interval, or by the point values only, which the sentence says); else a
-    warning that says whether the reference's own value is within ``noise`` (two standard
-    errors of a rate: nothing measurable to remove)."""
+    the paired bootstrap ``interval`` of (run − reference) (:func:`fairness_interval`): fail
+    when it shows it worse, ok when better (by the interval or the point values only), else a
+    warning saying whether the reference is within ``noise`` (nothing measurable to remove)."""
     if model is None or reference is None:
         return None
     lower = metrics.is_lower_better(name)
@@ -441,16 +436,14 @@ def fairness_interval(
 ) -> tuple[float, float]:
     """Paired bootstrap interval of fairness metric ``name`` of ``pred`` minus that of
     ``reference`` on the same resampled test rows (:func:`~fairengine.metrics.
-    paired_bootstrap_ci`).
-
-    The resamples depend on the test groups only (fixed seed), so the reference's value on each
-    is computed once per test rows, metric and reference and shared by every point of a sweep
-    (for a method's own metric, ``spec.extra_metrics``, only when ``spec.extra_metrics_knobs``
-    says which knobs of the run it reads). A method's own metric is computed on each
-    resample's rows as a task without columns: it reads ``y`` and ``groups``."""
+    paired_bootstrap_ci`); the reference's values are shared by the points of a sweep (design
+    notes: docs/architecture.md, "Evidence of a result")."""
     reads = _extra_reads(result, spec, train)
     if spec.extra_metrics is not None and name in spec.extra_metrics(result, test, train, pred):
-        narrow = _rows_task(test)
+        # the test rows without columns (what a method's own metric reads), its y and groups
+        # computed once and carried to every subset the bootstrap takes
+        test.y, test.groups  # noqa: B018
+        narrow = test.subset(np.arange(len(test.frame)), columns=())
 
         def value(rows: np.ndarray, p: np.ndarray) -> float:
             return float(spec.extra_metrics(result, narrow.subset(rows), train, p[rows])[name])
@@ -496,13 +489,6 @@ def _extra_reads(result: Any, spec: Evidence, train: Task) -> tuple | None:
 
 def _digest(values: np.ndarray) -> bytes:
     return hashlib.blake2b(np.ascontiguousarray(values).tobytes(), digest_size=16).digest()
-
-
-def _rows_task(test: Task) -> Task:
-    """``test`` without columns, its ``y`` and ``groups`` computed: what a method's own metric
-    reads, carried to every subset a bootstrap takes (hundreds) at the cost of an index."""
-    test.y, test.groups  # noqa: B018  (computed once here, carried to every subset)
-    return test.subset(np.arange(len(test.frame)), columns=())
 
 
 def check_allowance(result: Any, name: str) -> float:

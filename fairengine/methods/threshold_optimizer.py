@@ -45,9 +45,8 @@ SENSITIVE_AT_PREDICTION = (
 
 @functools.cache
 def _score_column() -> type:
-    """A fitted "estimator" whose prediction is the first column of X: lets fairlearn's
-    ThresholdOptimizer post-process precomputed scores (defined on first use: scikit-learn loads
-    on a run, not when the method registers)."""
+    """A fitted "estimator" whose prediction is the first column of X, so fairlearn post-processes
+    precomputed scores (defined on first use: scikit-learn loads on a run)."""
     from sklearn.base import BaseEstimator
 
     class ScoreColumn(BaseEstimator):
@@ -227,47 +226,42 @@ def _label_tolerance(test: Task, name: str) -> float:
 
 
 def _promise(result: Any, train: Task, test: Task, baselines: Any) -> list[Check]:
-    """The constraint on the held-out test rows, and the groups the fit had to leave out."""
+    """The groups the fit had to leave out, and the constraint on the held-out test rows: its
+    gap at most ``tol`` (0 for equalized odds) plus two sampling standard errors of the rate it
+    compares (:func:`_label_tolerance`)."""
+    checks = []
     unfitted = list(result.artifacts.get("unfitted_groups") or ())
-    if not unfitted:
-        return _constraint_check(result, test)
-    groups = ", ".join(map(repr, unfitted[:5]))
-    sentence = (
-        f"Group(s) {groups} have a single label in the training rows, so no fair thresholds "
-        "could be chosen for them: they keep the plain rule (score above 1/2) and the constraint "
-        "does not cover them."
-    )
-    unfitted_check = Check("unfitted_groups", "warn", sentence, {"groups": len(unfitted)})
-    return [unfitted_check, *_constraint_check(result, test)]
-
-
-def _constraint_check(result: Any, test: Task) -> list[Check]:
-    """The constraint on the held-out test rows: its gap at most ``tol`` (0 for equalized odds)
-    plus two sampling standard errors of the rate it compares (:func:`_label_tolerance`)."""
+    if unfitted:
+        groups = ", ".join(map(repr, unfitted[:5]))
+        sentence = (
+            f"Group(s) {groups} have a single label in the training rows, so no fair thresholds "
+            "could be chosen for them: they keep the plain rule (score above 1/2) and the "
+            "constraint does not cover them."
+        )
+        checks.append(Check("unfitted_groups", "warn", sentence, {"groups": len(unfitted)}))
     name = _fairness_metric(result)
     value = result.metrics.get("test", {}).get(name)
     if value is None or not np.isfinite(value):
-        return []
+        return checks
     tol = 0.0 if name == "eo_diff" else float(result.knobs.get("tol", 0.0))
     bound = tol + 2 * _label_tolerance(test, name)
-    numbers = {"test_value": float(value), "tol": tol, "bound": bound}
     words = {
         "dp_diff": "demographic parity difference",
         "tpr_diff": "true positive rate difference",
         "eo_diff": "equalized odds difference",
     }[name]
+    found = f"On the test rows the {words} is {value:.4f}"
+    noise = f"the constraint's {tol:g} plus sampling noise ({bound:.4f})"
     if value > bound:
+        level = "fail"
         sentence = (
-            f"On the test rows the {words} is {value:.4f}, above the constraint's {tol:g} plus "
-            f"sampling noise ({bound:.4f}): the thresholds fitted on the training rows do not "
-            "hold on new rows."
+            f"{found}, above {noise}: the thresholds fitted on the training rows do not hold on "
+            "new rows."
         )
-        return [Check("held_out_constraint", "fail", sentence, numbers)]
-    sentence = (
-        f"On the test rows the {words} is {value:.4f}, within the constraint's {tol:g} plus "
-        f"sampling noise ({bound:.4f})."
-    )
-    return [Check("held_out_constraint", "ok", sentence, numbers)]
+    else:
+        level, sentence = "ok", f"{found}, within {noise}."
+    numbers = {"test_value": float(value), "tol": tol, "bound": bound}
+    return [*checks, Check("held_out_constraint", level, sentence, numbers)]
 
 
 #: The sweep of ``fairengine sweep`` and of the hosted demo (one grid).
