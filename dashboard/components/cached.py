@@ -18,7 +18,7 @@ from fairengine.data import Task, from_frame, read_table
 from fairengine.data.registry import load_frame
 from fairengine.data.roles import RoleGuess, guess_roles
 from fairengine.lru import LRU
-from fairengine.metrics import group_table
+from fairengine.metrics import group_table, task_group_table
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -178,9 +178,8 @@ def point_groups(_model, _test: Task, key: str, reference: str | None, tau: floa
     """Per-group test metrics with bootstrap intervals of one point (keyed by point and data),
     disparities against group ``reference`` at the four-fifths threshold ``tau``."""
     del key
-    from fairengine.frontier.compare import group_metrics
-
-    return group_metrics(_model, _test, reference=reference, tau=tau)
+    predictions = _model.metric_predictions(_test.X)
+    return task_group_table(_test, predictions, ci=0.95, reference=reference, tau=tau)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

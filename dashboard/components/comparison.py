@@ -197,11 +197,10 @@ def render_reference(test: Task) -> tuple[str, float]:
 def _point_ratios(path: str, mtime: float, _task: Task, key: tuple) -> dict[str, float]:
     """The ratio metrics of the cached point's model at ``path`` on ``_task`` against group
     ``key[-1]`` (empty when its file cannot be read or its model cannot score the rows)."""
-    from fairengine.frontier.compare import group_metrics
-
     try:
         model = cached.point_model(path, mtime)
-        table = group_metrics(model, _task, ci=None, reference=key[-1])
+        predictions = model.metric_predictions(_task.X)
+        table = metrics.task_group_table(_task, predictions, ci=None, reference=key[-1])
     except Exception:  # a missing or unreadable file, or inputs the table lacks
         return {}
     return metrics.table_ratios(table)

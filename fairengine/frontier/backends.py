@@ -24,11 +24,9 @@ Job = tuple[int, dict[str, Any]]
 def run_point(
     method: Method | str, train: Task, test: Task, index: int, knobs: dict[str, Any]
 ) -> tuple[int, RunResult]:
-    """Compute one point (runs in a worker); returns its grid index with the result."""
-    if isinstance(method, str):
-        import fairengine.methods  # noqa: F401  (registers the methods in a fresh worker)
-
-        method = get_method(method)
+    """Compute one point (runs in a worker; a method name is imported there by
+    :func:`get_method`); returns its grid index with the result."""
+    method = get_method(method) if isinstance(method, str) else method
     return index, method.run(train, test, **knobs)
 
 
@@ -54,21 +52,10 @@ def run_points(
     ref = portable(method)  # what a worker process can find the method by
     if backend == "dask":
         return _dask(ref, train, test, jobs, scheduler)
-    return _joblib(ref, train, test, jobs, n_jobs, backend)
-
-
-def _joblib(
-    ref: Method | str,
-    train: Task,
-    test: Task,
-    jobs: Sequence[Job],
-    n_jobs: int,
-    backend: str,
-) -> Iterator[tuple[int, RunResult]]:
     from joblib import Parallel, delayed
 
     parallel = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered")
-    yield from parallel(delayed(run_point)(ref, train, test, i, knobs) for i, knobs in jobs)
+    return parallel(delayed(run_point)(ref, train, test, i, knobs) for i, knobs in jobs)
 
 
 def _dask(

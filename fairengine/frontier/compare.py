@@ -8,7 +8,6 @@ from typing import Any
 import pandas as pd
 
 from fairengine import metrics
-from fairengine.data import Task
 from fairengine.frontier.pareto import pareto_mask
 from fairengine.methods import list_methods
 
@@ -68,21 +67,6 @@ def mark_pareto(table: pd.DataFrame, x: str, y: str) -> pd.DataFrame:
         part = table.loc[index]
         table.loc[index, "pareto"] = pareto_mask(part[x], part[y], minimize=minimize)
     return table
-
-
-def group_metrics(
-    model: Any,
-    task: Task,
-    *,
-    ci: float | None = 0.95,
-    reference: str | None = None,
-    tau: float | None = None,
-) -> pd.DataFrame:
-    """Per-group metrics of a model on a task, with bootstrap intervals (``ci``; None: none);
-    a classifier's with its disparities against group ``reference`` (None: the largest) at the
-    four-fifths threshold ``tau`` (None: 0.8)."""
-    predictions = model.metric_predictions(task.X)
-    return metrics.task_group_table(task, predictions, ci=ci, reference=reference, tau=tau)
 
 
 #: The plane every predicting method of a task kind shares (the shared evaluation's axes).

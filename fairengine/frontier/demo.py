@@ -5,7 +5,7 @@ Design notes: docs/howto/deploy.md, "The demo frontiers".
 
 from __future__ import annotations
 
-import itertools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -139,21 +139,15 @@ class _Writer:
         from fairengine.frontier import sweep, task_key
 
         label = _label(record)
-        n_points = len(list(itertools.product(*grid.values())))
+        n_points = math.prod(len(values) for values in grid.values())
         for seed in method.demo_seeds:  # one train/test split per seed (0: the default)
             seed_train, seed_test = task.split(random_state=seed)
             split = f", split {seed}" if seed else ""
             self.log(f"{label[:-1]}{split}): {n_points} points")
             frontier = sweep(method, seed_train, seed_test, grid, store=self.store)
             points = int(frontier.points["point_id"].nunique())
-            self.written.append(
-                {
-                    **record,
-                    "seed": int(seed),
-                    "points": points,
-                    "task_key": task_key(seed_train, seed_test),
-                }
-            )
+            tkey = task_key(seed_train, seed_test)
+            self.written.append({**record, "seed": int(seed), "points": points, "task_key": tkey})
 
     def default_run(
         self, method: Any, task: Any, record: dict[str, Any], *, opening: bool = False
@@ -162,15 +156,19 @@ class _Writer:
         on, ``opening``, also one run per slider position of its
         :attr:`~fairengine.methods.Method.demo_knob`); older runs beside them go."""
         from fairengine.frontier import task_key
-        from fairengine.frontier.runs import LEGACY_SUFFIX, SUFFIX, run_key
+        from fairengine.frontier.runs import LEGACY_SUFFIX, SUFFIX, compute_and_store, run_key
 
         train, test = task.split()
         tkey = task_key(train, test)
         settings = shipped_knobs(method, opening)
         current = set()
         for knobs in settings:
-            moved = {k: v for k, v in knobs.items() if v != settings[0][k]}
-            self._run(method, (train, test, tkey), knobs, record, moved or "the defaults")
+            if self.run_store.get(tkey, method.name, knobs) is None:  # else shipped already
+                moved = {k: v for k, v in knobs.items() if v != settings[0][k]}
+                self.log(f"{_label(record)}: run at {moved or 'the defaults'}")
+                result = compute_and_store(self.run_store, method.name, train, test, knobs)
+                done = {"run": True, "elapsed": result.elapsed, "task_key": tkey}
+                self.written.append({**record, **done})
             current.add(self.run_store.path(tkey, method.name, run_key(tkey, method.name, knobs)))
         folder = next(iter(current)).parent
         for stale in sorted(folder.iterdir()):
@@ -178,18 +176,6 @@ class _Writer:
             if stale not in current and stale.name.endswith((SUFFIX, LEGACY_SUFFIX)):
                 self.log(f"{_label(record)}: removing the stale run {stale.name}")
                 stale.unlink()
-
-    def _run(self, method: Any, rows: tuple, knobs: dict, record: dict, what: Any) -> None:
-        """One run at ``knobs`` on ``rows`` (train, test, their task key), unless the store has
-        it; ``what`` names the setting in the log."""
-        from fairengine.frontier.runs import compute_and_store
-
-        train, test, tkey = rows
-        if self.run_store.get(tkey, method.name, knobs) is not None:
-            return
-        self.log(f"{_label(record)}: run at {what}")
-        result = compute_and_store(self.run_store, method.name, train, test, knobs)
-        self.written.append({**record, "run": True, "elapsed": result.elapsed, "task_key": tkey})
 
 
 def opening_task(usable: list[tuple[str, Any]]) -> tuple[str, Any] | None:

@@ -67,12 +67,9 @@ def _test_value(result: Any, name: str) -> float:
 
 
 def promise_oracle(name: str) -> Callable[[Any], bool] | None:
-    """The fidelity matrix's oracle for method ``name``'s promise, by convention the
-    ``fidelity_oracle`` of its package's ``checks`` module: what the method promises, measured on
-    a run's numbers with no check's verdict (only the sampling allowance a check derived from
-    the rows). None for a method without one: it promises nothing beyond its checks. The
-    methods' own definition of a kept promise is
-    :meth:`~fairengine.methods.base.Method.promise_held` (their checks)."""
+    """The fidelity matrix's oracle for method ``name``'s promise: the ``fidelity_oracle`` of its
+    package's ``checks`` module (what the method promises, measured on a run's numbers without
+    any check's verdict), None for a method that promises nothing beyond its checks."""
     try:
         checks = importlib.import_module(f"fairengine.methods.{name}.checks")
     except ImportError:
@@ -108,7 +105,11 @@ def shows_effect(
     perf = "error" if "error" in base.constant["test"] else "loss"
     value = _test_value(result, perf)
     const = base.constant["test"][perf]
-    fair = _evidence_fairness(result, fairness_metric)
+    # the test value as the fairness check compared it (same rows as the baseline's), if any
+    checked = [c for c in result.checks if c.name == "fairness_vs_unconstrained"]
+    fair = (
+        float(checked[0].numbers["test_value"]) if checked else _test_value(result, fairness_metric)
+    )
     reference = base.unconstrained["test"].get(fairness_metric, math.nan)
     better = fair < reference if is_lower_better(fairness_metric) else fair > reference
     numbers = {
@@ -121,15 +122,6 @@ def shows_effect(
     missed += [] if better else ["fairness"]
     missed += [] if promise_held else ["promise"]
     return not missed, numbers, missed
-
-
-def _evidence_fairness(result: Any, name: str) -> float:
-    """The run's test fairness value as the fairness check compared it (same rows as the
-    baseline's), else its reported metric."""
-    for check in result.checks:
-        if check.name == "fairness_vs_unconstrained":
-            return float(check.numbers["test_value"])
-    return _test_value(result, name)
 
 
 def run_cell(

@@ -37,16 +37,14 @@ def pareto_mask(
     >>> pareto_mask([0.1, 0.2], [0.7, 0.9], minimize=(True, False)).tolist()
     [True, True]
     """
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if x.ndim != 1 or x.shape != y.shape:
         raise ValueError(f"x and y must be 1-D and of equal length; got {x.shape} and {y.shape}.")
     flags = tuple(bool(m) for m in minimize)
     if len(flags) != 2:
         raise ValueError(f"minimize must be a pair of booleans; got {minimize!r}.")
     # Flip maximised axes so that both are minimised.
-    x = x if flags[0] else -x
-    y = y if flags[1] else -y
+    x, y = (x if flags[0] else -x), (y if flags[1] else -y)
     mask = np.zeros(x.shape, dtype=bool)
     valid = np.flatnonzero(~(np.isnan(x) | np.isnan(y)))
     if valid.size == 0:

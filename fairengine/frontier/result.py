@@ -104,22 +104,19 @@ class Frontier:
         store: Any = None,
     ) -> Frontier:
         """Build the table from sweep records (internal; use :func:`fairengine.frontier.sweep`)."""
-        metric_names = ordered(
-            {name for r in records for split in SPLITS for name in r.metrics.get(split, {})}
-        )
+        metric_names, values = _metric_values(records)
         clash = set(knob_names) & (set(metric_names) | set(_FIXED_COLUMNS))
         if clash:
             raise ValueError(f"Knob names clash with frontier columns: {sorted(clash)}.")
         rows = []
-        for record in records:
+        for i, record in enumerate(records):
             for split in SPLITS:
-                values = record.metrics.get(split, {})
                 rows.append(
                     {
                         "point_id": record.point_id,
                         "split": split,
                         **{k: record.knobs.get(k) for k in knob_names},
-                        **{m: _metric_float(values.get(m)) for m in metric_names},
+                        **values[split][i],
                         "cached": bool(record.cached),
                         "elapsed": float(record.elapsed),
                     }
@@ -148,21 +145,15 @@ class Frontier:
         return len(self._records)
 
     def _pareto(self, x: str, y: str, *, missing_ok: bool = False) -> np.ndarray:
-        mask = np.zeros(len(self.points), dtype=bool)
         missing = [a for a in (x, y) if a not in self.metric_names]
-        if missing:
-            if missing_ok:
-                return mask
+        if missing and not missing_ok:
             raise KeyError(
                 f"{', '.join(map(repr, missing))} is not a metric of this frontier; its metrics "
                 f"are {', '.join(self.metric_names)}."
             )
-        minimize = (is_lower_better(x), is_lower_better(y))
-        for split in SPLITS:
-            rows = np.flatnonzero(self.points["split"].to_numpy() == split)
-            part = self.points.iloc[rows]
-            mask[rows] = pareto_mask(part[x], part[y], minimize=minimize)
-        return mask
+        if missing:
+            return np.zeros(len(self.points), dtype=bool)
+        return _pareto_flags(self.points["split"], self.points[x], self.points[y], (x, y))
 
     def with_axes(self, x: str, y: str) -> Frontier:
         """A copy with ``pareto`` recomputed (per split) on metrics ``x`` and ``y``.
@@ -206,22 +197,6 @@ class Frontier:
             return stored_result(get_method(self.method), knobs, values, model, train, test)
         checks, baselines = evidence_from_dict(record)
         return RunResult(self.method, knobs, values, model, checks=checks, baselines=baselines)
-
-    def checks(self, point_id: str) -> list[Any] | None:
-        """The :class:`~fairengine.methods.evidence.Check` list of a point (None when the point
-        was stored before results carried checks)."""
-        from fairengine.methods.evidence import evidence_from_dict
-
-        evidence = record_evidence(self._record(point_id))
-        if evidence["checks"] is None:
-            return None
-        return list(evidence_from_dict(evidence)[0])
-
-    def baselines(self, point_id: str) -> Any:
-        """The :class:`~fairengine.methods.evidence.Baselines` of a point, or None."""
-        from fairengine.methods.evidence import evidence_from_dict
-
-        return evidence_from_dict(record_evidence(self._record(point_id)))[1]
 
     def model(self, point_id: str) -> Any:
         """The fitted model of a point: from memory if computed here, else from the store.
@@ -294,17 +269,13 @@ def plain_records(
     knob_names : sequence of str
         The knob columns, in the method's order.
     """
-    metric_names = ordered(
-        {name for r in records for split in SPLITS for name in r.metrics.get(split, {})}
-    )
-    values = {
-        split: [
-            {m: _metric_float(r.metrics.get(split, {}).get(m)) for m in metric_names}
-            for r in records
-        ]
-        for split in SPLITS
-    }
-    pareto = _pareto_flags(values, metric_names, axes)
+    metric_names, values = _metric_values(records)
+    x, y = axes
+    rows = [row for split in SPLITS for row in values[split]]  # all train rows, then test
+    pareto = np.zeros(len(rows), dtype=bool)
+    if x in metric_names and y in metric_names:
+        splits = np.repeat(SPLITS, len(records))
+        pareto = _pareto_flags(splits, [r[x] for r in rows], [r[y] for r in rows], axes)
     out: dict[str, dict[str, Any]] = {}
     for i, record in enumerate(records):
         if record.point_id in out:  # one entry per point id
@@ -317,7 +288,7 @@ def plain_records(
                 split: {m: plain_value(values[split][i][m]) for m in metric_names}
                 for split in SPLITS
             },
-            "pareto": {split: pareto[split][i] for split in SPLITS},
+            "pareto": {split: bool(pareto[k * len(records) + i]) for k, split in enumerate(SPLITS)},
             "cached": bool(record.cached),
             "elapsed": plain_value(float(record.elapsed)),
             **record_evidence(record),
@@ -325,21 +296,29 @@ def plain_records(
     return list(out.values())
 
 
-def _pareto_flags(
-    values: dict[str, list[dict[str, float]]], metric_names: Sequence[str], axes: tuple[str, str]
-) -> dict[str, list[bool]]:
-    """Per split, the Pareto flag of each record's ``values`` on ``axes`` (all False when
-    ``metric_names`` lack an axis, as in :meth:`Frontier.from_records`)."""
-    x, y = axes
-    flags = {split: [False] * len(rows) for split, rows in values.items()}
-    if x not in metric_names or y not in metric_names:
-        return flags
-    minimize = (is_lower_better(x), is_lower_better(y))
+def _metric_values(records: Sequence[PointRecord]) -> tuple[list[str], dict[str, list[dict]]]:
+    """The metric names of ``records`` (in the registry's order) and, per split, each record's
+    values of them (NaN where missing)."""
+    names = ordered(
+        {name for r in records for split in SPLITS for name in r.metrics.get(split, {})}
+    )
+    values = {
+        split: [{m: _metric_float(r.metrics.get(split, {}).get(m)) for m in names} for r in records]
+        for split in SPLITS
+    }
+    return names, values
+
+
+def _pareto_flags(splits: Any, xs: Any, ys: Any, axes: tuple[str, str]) -> np.ndarray:
+    """Whether each point (in split ``splits[i]``, at ``(xs[i], ys[i])``) is on the Pareto front
+    of its split on the metrics ``axes``."""
+    splits, xs, ys = np.asarray(splits), np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+    mask = np.zeros(len(splits), dtype=bool)
+    minimize = tuple(is_lower_better(a) for a in axes)
     for split in SPLITS:
-        rows = values[split]
-        mask = pareto_mask([v[x] for v in rows], [v[y] for v in rows], minimize=minimize)
-        flags[split] = [bool(flag) for flag in mask]
-    return flags
+        at = np.flatnonzero(splits == split)
+        mask[at] = pareto_mask(xs[at], ys[at], minimize=minimize)
+    return mask
 
 
 def record_evidence(record: PointRecord) -> dict[str, Any]:

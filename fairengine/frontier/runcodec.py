@@ -31,16 +31,6 @@ from fairengine.methods.evidence import Baselines, Check
 from fairengine.models import schema_rules
 from fairengine.models.base import Model
 
-__all__ = [
-    "FORMAT",
-    "FORMAT_VERSION",
-    "RunFileError",
-    "decode_run",
-    "encode_run",
-    "register_dataclass",
-    "stored_key",
-]
-
 #: NumPy dtypes stored as ``.npy`` members (what :func:`fairengine.export.safe.load_npy` reads).
 NUMERIC_DTYPES = frozenset(
     ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
@@ -56,8 +46,6 @@ MASKED = {
 }
 STRING_STORAGES = ("python", "pyarrow")
 FLOAT_WORDS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
-
-
 DATACLASSES: dict[str, type] = {}
 
 
@@ -120,21 +108,22 @@ class Encoder:
                 raise TypeError(f"A run file cannot store {where}: the integer is too large.")
             return value
         if kind is float:
-            return value if math.isfinite(value) else {"t": "float", "v": _float_word(value)}
+            return value if math.isfinite(value) else {"t": "float", "v": repr(value)}
         if kind in (list, tuple):
             items = [self.node(v, f"{where}[{i}]") for i, v in enumerate(value)]
             return {"t": kind.__name__, "v": items}
         if kind is dict:
             return self.mapping(value, where)
-        return self.structured(value, where)
-
-    def structured(self, value: Any, where: str) -> dict[str, Any]:
-        """A NumPy value, a pandas table or series, a model or a registered dataclass."""
-        kind = type(value)
-        if isinstance(value, np.generic) and value.dtype.name in NUMERIC_DTYPES:
+        if _numeric_scalar(value):
             return {"t": "scalar", "dtype": value.dtype.name, "v": self.node(value.item(), where)}
+        if kind is np.ndarray and value.dtype.kind == "U":  # strings and objects as JSON lists
+            width, shape = value.dtype.itemsize // 4, list(value.shape)
+            return {"t": "strarray", "width": width, "shape": shape, "v": value.ravel().tolist()}
+        if kind is np.ndarray and value.dtype.kind == "O":  # (never a pickled .npy)
+            items = self.objects(value.ravel(order="C"), where)
+            return {"t": "objarray", "shape": list(value.shape), "v": items}
         if kind is np.ndarray:
-            return self.ndarray(value, where)
+            return self.array(value, where)
         if kind in (pd.DataFrame, pd.Series):
             return self.pandas(value, where)
         if isinstance(value, Model):
@@ -154,23 +143,6 @@ class Encoder:
             f"A run file cannot store {where}: a {kind.__module__}.{kind.__qualname__} (it "
             "stores numbers, strings, lists, tuples, dicts, NumPy arrays and pandas tables)."
         )
-
-    def ndarray(self, value: np.ndarray, where: str) -> dict[str, Any]:
-        """Strings and objects as JSON lists (never a pickled ``.npy``), numbers as members."""
-        if value.dtype.kind == "U":
-            return {
-                "t": "strarray",
-                "width": value.dtype.itemsize // 4,
-                "shape": list(value.shape),
-                "v": value.ravel().tolist(),
-            }
-        if value.dtype.kind == "O":
-            return {
-                "t": "objarray",
-                "shape": list(value.shape),
-                "v": self.objects(value.ravel(order="C"), where),
-            }
-        return self.array(value, where)
 
     def mapping(self, value: dict, where: str) -> dict[str, Any]:
         if all(type(k) is str for k in value):
@@ -210,13 +182,8 @@ class Encoder:
     def index(self, index: pd.Index, where: str) -> dict[str, Any]:
         name = self.node(index.name, f"{where}.name")
         if type(index) is pd.RangeIndex:
-            return {
-                "t": "range",
-                "start": index.start,
-                "stop": index.stop,
-                "step": index.step,
-                "name": name,
-            }
+            bounds = {"start": index.start, "stop": index.stop, "step": index.step}
+            return {"t": "range", **bounds, "name": name}
         if type(index) not in (pd.Index, pd.CategoricalIndex):
             raise TypeError(f"A run file cannot store {where}: a {type(index).__name__}.")
         return {"t": "index", "values": self.values(index, where), "name": name}
@@ -268,10 +235,6 @@ class Encoder:
 
 def _numeric_scalar(value: Any) -> bool:
     return isinstance(value, np.generic) and value.dtype.name in NUMERIC_DTYPES
-
-
-def _float_word(value: float) -> str:
-    return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
 
 
 def run_fields() -> tuple[dataclasses.Field, ...]:
@@ -368,14 +331,6 @@ _MANIFEST = schema_rules.obj(
 _RULES = safe.ManifestRules(FORMAT, FORMAT_VERSION, "run", _MANIFEST, _dumps, RunFileError)
 
 
-def _check_manifest(raw: bytes, label: str) -> dict[str, Any]:
-    manifest = safe.check_manifest(raw, label, _RULES)
-    for name, digest in manifest["checksums"].items():
-        if not (name == "run.json" or _MEMBER.match(name)) or not _SHA256.fullmatch(digest):
-            raise RunFileError(f"{label} lists an unexpected member {name[:64]!r}.")
-    return manifest
-
-
 @contextlib.contextmanager
 def _open(raw: bytes, label: str) -> Iterator[tuple[zipfile.ZipFile, dict, dict[str, Any]]]:
     """The open archive, its checked member infos and its verified manifest."""
@@ -385,7 +340,12 @@ def _open(raw: bytes, label: str) -> Iterator[tuple[zipfile.ZipFile, dict, dict[
         infos = safe.check_infos(archive.infolist(), label)
         if "manifest.json" not in infos:
             raise RunFileError(f"{label} is not a fairengine run file (no manifest.json).")
-        manifest = _check_manifest(safe.read_member(archive, infos["manifest.json"], label), label)
+        manifest = safe.check_manifest(
+            safe.read_member(archive, infos["manifest.json"], label), label, _RULES
+        )
+        for name, digest in manifest["checksums"].items():
+            if not (name == "run.json" or _MEMBER.match(name)) or not _SHA256.fullmatch(digest):
+                raise RunFileError(f"{label} lists an unexpected member {name[:64]!r}.")
         yield archive, infos, manifest
 
 
@@ -446,24 +406,14 @@ class Decoder:
         return self.members.pop(name)
 
     def run(self, tree: Any) -> RunResult:
-        if (
-            not isinstance(tree, dict)
-            or set(tree) != {"fields"}
-            or type(tree["fields"]) is not dict
-        ):
-            raise self.fail("run.json is not an object of fields")
-        fields = {f.name: f for f in run_fields()}
-        unknown = sorted(set(tree["fields"]) - set(fields))
-        missing = [
-            name
-            for name, f in fields.items()
-            if name not in tree["fields"]
-            and f.default is dataclasses.MISSING
-            and f.default_factory is dataclasses.MISSING
-        ]
-        if unknown or missing:
-            raise self.fail(f"unknown fields {unknown[:5]} or missing fields {missing[:5]}")
-        return RunResult(**{name: self.node(v) for name, v in tree["fields"].items()})
+        fields = tree.get("fields") if isinstance(tree, dict) and set(tree) == {"fields"} else None
+        if type(fields) is not dict or set(fields) - {f.name for f in run_fields()}:
+            raise self.fail("run.json is not an object of the run's fields")
+        values = {name: self.node(v) for name, v in fields.items()}
+        try:
+            return RunResult(**values)
+        except TypeError as exc:  # a field without a default is missing
+            raise self.fail(f"run.json lacks a field ({exc})") from None
 
     def node(self, node: Any) -> Any:
         if node is None or type(node) in (bool, str, int, float):
@@ -483,21 +433,7 @@ class Decoder:
             ) from None
 
     def items(self, node: Any) -> list[Any]:
-        if type(node) is not list:
-            raise self.fail("a list of values is not a list")
-        return [self.node(v) for v in node]
-
-
-def _build_float(d: Decoder, node: dict[str, Any]) -> float:
-    return FLOAT_WORDS[node["v"]]
-
-
-def _build_list(d: Decoder, node: dict[str, Any]) -> list:
-    return d.items(node["v"])
-
-
-def _build_tuple(d: Decoder, node: dict[str, Any]) -> tuple:
-    return tuple(d.items(node["v"]))
+        return [self.node(v) for v in _list(self, node)]
 
 
 def _build_dict(d: Decoder, node: dict[str, Any]) -> dict:
@@ -525,27 +461,24 @@ def _build_array(d: Decoder, node: dict[str, Any]) -> np.ndarray:
 
 
 def _build_strarray(d: Decoder, node: dict[str, Any]) -> np.ndarray:
-    shape, width, texts = node["shape"], node["width"], node["v"]
+    width, texts = node["width"], _list(d, node["v"])
     if (
-        type(texts) is not list
-        or any(type(t) is not str for t in texts)
+        any(type(t) is not str for t in texts)
         or type(width) is not int
         or not 0 <= width <= 1 << 16
-        or type(shape) is not list
-        or not all(type(n) is int and n >= 0 for n in shape)
-        or math.prod(shape) != len(texts)
     ):
-        raise d.fail("a string array does not fit its shape")
-    return np.array(texts, dtype=f"<U{width}").reshape(shape)
+        raise d.fail("a string array holds a non-string or has an invalid width")
+    return _shaped(d, node, np.array(texts, dtype=f"<U{width}"))
 
 
-def _build_objarray(d: Decoder, node: dict[str, Any]) -> np.ndarray:
-    shape, items = node["shape"], _objects(d, node["v"])
+def _shaped(d: Decoder, node: dict[str, Any], values: np.ndarray) -> np.ndarray:
+    """The flat ``values`` of a string or object array in the node's shape."""
+    shape = node["shape"]
     if type(shape) is not list or not all(type(n) is int and n >= 0 for n in shape):
-        raise d.fail("an object array has an invalid shape")
-    if math.prod(shape) != len(items):
-        raise d.fail("an object array does not fit its shape")
-    return items.reshape(shape)
+        raise d.fail(f"a {node['t']} node has an invalid shape")
+    if math.prod(shape) != len(values):
+        raise d.fail(f"a {node['t']} node does not fit its shape")
+    return values.reshape(shape)
 
 
 def _objects(d: Decoder, value: Any) -> np.ndarray:
@@ -556,10 +489,6 @@ def _objects(d: Decoder, value: Any) -> np.ndarray:
     values = np.empty(len(items), dtype=object)
     values[:] = items
     return values
-
-
-def _build_model(d: Decoder, node: dict[str, Any]) -> Model:
-    return load_model(d.take(node, "models", ".fairmodel"))
 
 
 def _build_dataclass(d: Decoder, node: dict[str, Any]) -> Any:
@@ -578,10 +507,12 @@ def _build_frame(d: Decoder, node: dict[str, Any]) -> pd.DataFrame:
     data = [_build_values(d, v) for v in _list(d, node["data"])]
     if len(data) != len(columns) or any(len(v) != len(index) for v in data):
         raise d.fail("a table's columns do not fit its index")
-    columns_data = {i: _series(values, index) for i, values in enumerate(data)}
+    columns_data = {
+        i: pd.Series(v, index=index, dtype=_object_dtype(v), copy=False) for i, v in enumerate(data)
+    }
     frame = pd.DataFrame(columns_data, index=index) if data else pd.DataFrame(index=index)
     frame.columns = columns
-    _set_attrs(d, frame, node)
+    frame.attrs = _build_dict(d, node["attrs"]) if "attrs" in node else {}
     return frame
 
 
@@ -589,24 +520,15 @@ def _build_series(d: Decoder, node: dict[str, Any]) -> pd.Series:
     index, values = _build_index(d, node["index"]), _build_values(d, node["values"])
     if len(values) != len(index):
         raise d.fail("a series does not fit its index")
-    series = _series(values, index)
+    series = pd.Series(values, index=index, dtype=_object_dtype(values), copy=False)
     series.name = d.node(node["name"])
-    _set_attrs(d, series, node)
+    series.attrs = _build_dict(d, node["attrs"]) if "attrs" in node else {}
     return series
 
 
 def _object_dtype(values: Any) -> Any:
     """``object`` for object values (else pandas would infer strings from them), else None."""
     return object if isinstance(values, np.ndarray) and values.dtype == object else None
-
-
-def _series(values: Any, index: pd.Index) -> pd.Series:
-    return pd.Series(values, index=index, dtype=_object_dtype(values), copy=False)
-
-
-def _set_attrs(d: Decoder, value: pd.DataFrame | pd.Series, node: dict[str, Any]) -> None:
-    if "attrs" in node:
-        value.attrs = _build_dict(d, node["attrs"])
 
 
 def _list(d: Decoder, value: Any) -> list:
@@ -676,29 +598,25 @@ def _column_masked(d: Decoder, node: dict[str, Any]) -> Any:
     return MASKED[node["dtype"]](data, mask)
 
 
-def _column_objects(d: Decoder, node: dict[str, Any]) -> np.ndarray:
-    return _objects(d, node["v"])
-
-
 _VALUE_BUILDERS: dict[str, Callable[[Decoder, dict[str, Any]], Any]] = {
     "array": _column_array,
     "strings": _column_strings,
     "categorical": _column_categorical,
     "masked": _column_masked,
-    "objects": _column_objects,
+    "objects": lambda d, node: _objects(d, node["v"]),
 }
 
 
 _BUILDERS: dict[str, Callable[[Decoder, dict[str, Any]], Any]] = {
-    "float": _build_float,
-    "list": _build_list,
-    "tuple": _build_tuple,
+    "float": lambda d, node: FLOAT_WORDS[node["v"]],
+    "list": lambda d, node: d.items(node["v"]),
+    "tuple": lambda d, node: tuple(d.items(node["v"])),
     "dict": _build_dict,
     "scalar": _build_scalar,
     "array": _build_array,
     "strarray": _build_strarray,
-    "objarray": _build_objarray,
-    "model": _build_model,
+    "objarray": lambda d, node: _shaped(d, node, _objects(d, node["v"])),
+    "model": lambda d, node: load_model(d.take(node, "models", ".fairmodel")),
     "dataclass": _build_dataclass,
     "frame": _build_frame,
     "series": _build_series,

@@ -22,7 +22,7 @@ from fairengine.frontier.trust import Roots, entry_problem, make_dirs, write_sig
 from fairengine.methods.base import Method, RunResult
 from fairengine.methods.evidence_fits import stored_fits
 
-__all__ = ["RUNS_DIR", "SUFFIX", "RunStore", "compute_and_store", "method_run", "run_key"]
+__all__ = ["RUNS_DIR", "SUFFIX", "RunStore", "compute_and_store", "run_key"]
 
 logger = logging.getLogger("fairengine.frontier")
 
@@ -122,45 +122,48 @@ class RunStore(Roots):
     def get_fit(self, train: Task, test: Task, key: tuple) -> tuple[np.ndarray, np.ndarray] | None:
         """The stored (train, test) predictions of the unconstrained learner ``key`` on these
         rows, or None if absent, unreadable or not of these rows (never raises for those)."""
-        tkey = task_key(train, test)
-        stored = self.get(tkey, FITS_METHOD, _key_knobs(key))
-        if stored is None or stored.method != FITS_METHOD:
+        artifacts = self._entry(train, test, FITS_METHOD, key)
+        if artifacts is None:
             return None
-        value = _fit_arrays(stored.artifacts, len(train.y), len(test.y))
-        if value is None:
-            logger.warning("Skipping a stored unconstrained fit that does not match its rows.")
-        return value
+        value = tuple(artifacts.get(name) for name in SPLITS)
+        for array, n in zip(value, (len(train.y), len(test.y)), strict=True):
+            shaped = isinstance(array, np.ndarray) and array.dtype == np.float64
+            if not (shaped and array.shape == (n,) and np.all(np.isfinite(array))):
+                logger.warning("Skipping a stored unconstrained fit that does not match its rows.")
+                return None
+        return value  # type: ignore[return-value]
 
     def put_fit(
         self, train: Task, test: Task, key: tuple, value: tuple[np.ndarray, np.ndarray]
     ) -> None:
         """Keep the unconstrained learner's predictions (a store that cannot be written is
         logged, never an error: the fit is only not reused)."""
-        knobs = _key_knobs(key)
         arrays = {name: np.asarray(v, dtype=float) for name, v in zip(SPLITS, value, strict=True)}
-        entry = RunResult(FITS_METHOD, knobs, {}, None, arrays)
-        try:
-            self.put(task_key(train, test), entry, knobs)
-        except (OSError, TypeError, ValueError) as exc:
-            logger.warning("Could not store the unconstrained fit: %s", exc)
+        self._keep(train, test, FITS_METHOD, key, arrays, "the unconstrained fit")
 
     def get_table(self, train: Task, test: Task, key: tuple) -> dict | None:
         """A stored table of these rows under ``key`` (:func:`~fairengine.methods.evidence.
         stored_table`), or None if absent, unreadable or not trusted."""
-        stored = self.get(task_key(train, test), TABLES_METHOD, _key_knobs(key))
-        if stored is None or stored.method != TABLES_METHOD:
-            return None
-        value = stored.artifacts.get("value")
+        value = (self._entry(train, test, TABLES_METHOD, key) or {}).get("value")
         return value if isinstance(value, dict) else None
 
     def put_table(self, train: Task, test: Task, key: tuple, value: dict) -> None:
         """Keep a table of these rows under ``key`` (failures are logged, never raised)."""
+        self._keep(train, test, TABLES_METHOD, key, {"value": value}, "a table of the run")
+
+    def _entry(self, train: Task, test: Task, method: str, key: tuple) -> dict | None:
+        """The artifacts of the store's own entry ``key`` under ``method`` for these rows."""
+        stored = self.get(task_key(train, test), method, _key_knobs(key))
+        return None if stored is None or stored.method != method else stored.artifacts
+
+    def _keep(
+        self, train: Task, test: Task, method: str, key: tuple, artifacts: dict, what: str
+    ) -> None:
         knobs = _key_knobs(key)
-        entry = RunResult(TABLES_METHOD, knobs, {}, None, {"value": value})
         try:
-            self.put(task_key(train, test), entry, knobs)
+            self.put(task_key(train, test), RunResult(method, knobs, {}, None, artifacts), knobs)
         except (OSError, TypeError, ValueError) as exc:
-            logger.warning("Could not store a table of the run: %s", exc)
+            logger.warning("Could not store %s: %s", what, exc)
 
     def size(self) -> int:
         """Total bytes of the runs in the writable root."""
@@ -173,28 +176,6 @@ def _key_knobs(key: tuple) -> dict[str, str]:
     of a float knob agree, 0.1 and 0.1000000000000001 differ)."""
     parts = [repr(float(v)) if isinstance(v, float) else v for v in key]
     return {"key": json.dumps(parts, default=str)}
-
-
-def _fit_arrays(
-    artifacts: Mapping[str, Any], n_train: int, n_test: int
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """The stored predictions when they are finite float vectors of the rows' lengths."""
-    value = tuple(artifacts.get(name) for name in SPLITS)
-    for array, n in zip(value, (n_train, n_test), strict=True):
-        if not isinstance(array, np.ndarray) or array.dtype != np.float64 or array.shape != (n,):
-            return None
-        if not np.all(np.isfinite(array)):
-            return None
-    return value  # type: ignore[return-value]
-
-
-def method_run(method: str | Method, train: Task, test: Task, /, **knobs: Any) -> RunResult:
-    """``get_method(method).run(train, test, **knobs)``: a picklable run function for workers
-    (positional-only, since a method may have a knob called ``method``); a :class:`Method`
-    given itself (see :func:`fairengine.methods.registry.portable`) runs as it is."""
-    from fairengine.methods import get_method
-
-    return (get_method(method) if isinstance(method, str) else method).run(train, test, **knobs)
 
 
 def compute_and_store(
@@ -219,7 +200,7 @@ def compute_and_store(
     knobs = declared.validate_knobs(dict(knobs))  # keyed by every knob's value
     with stored_fits(store):  # the unconstrained baseline is fitted once per rows and learner
         if function is None:
-            result = method_run(method, train, test, **knobs)
+            result = declared.run(train, test, **knobs)
         else:
             result = function(train, test, **dict(knobs), **dict(extra or {}))
     if store is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
+import operator
 import os
 import re
 import stat
@@ -109,7 +110,9 @@ class FrontierStore(Roots):
         read_only: Sequence[str | os.PathLike[str]] = (),
     ) -> None:
         if root is None:
-            root = settings.current().cache or _platform_cache_dir()
+            import platformdirs
+
+            root = settings.current().cache or platformdirs.user_cache_dir("fairengine")
         super().__init__(root, read_only=read_only)
 
     def __repr__(self) -> str:
@@ -249,16 +252,18 @@ class FrontierStore(Roots):
                 task_dirs = [d for d in self.root.iterdir() if _TASK_DIR_NAME.match(d.name)]
             else:
                 task_dirs = [self.root / task_key[:_TASK_DIR]]
-            for task_dir in task_dirs:
-                if not task_dir.is_dir():
-                    continue
+            for task_dir in (d for d in task_dirs if d.is_dir()):
                 for method_dir in (d for d in task_dir.iterdir() if d.is_dir()):
                     for path in method_dir.iterdir():
-                        if path.name.endswith(SUFFIX) or _is_temp(path):
+                        # save_model's temp files: ".<name>.<random>.tmp" next to the target
+                        temp = path.name.startswith(".") and path.name.endswith(".tmp")
+                        if path.name.endswith(SUFFIX) or temp:
                             path.unlink(missing_ok=True)
                             removed += path.name.endswith(SUFFIX)
-                    _rmdir_if_empty(method_dir)
-                _rmdir_if_empty(task_dir)
+                    with contextlib.suppress(OSError):  # not empty, or already gone
+                        method_dir.rmdir()
+                with contextlib.suppress(OSError):
+                    task_dir.rmdir()
         except OSError as exc:  # a read-only or foreign root: say so, never raise
             self._notice(
                 f"Could not clear the frontier cache in {self.root} ({exc.strerror or exc}); "
@@ -340,35 +345,23 @@ class FrontierStore(Roots):
                 self.notices.append(text)
         elif not writable:
             self._notice(f"Skipped a damaged read-only frontier entry {path.name}: {exc}")
-            return
         else:
             self._notice(
                 f"Dropped a damaged frontier cache entry {path.name} ({exc}); it is recomputed "
                 "when needed."
             )
-        if not writable:
-            return
-        try:
-            now = path.stat()
+        with contextlib.suppress(OSError):
             # Only delete the very file we read: a concurrent writer may have replaced it.
-            if (now.st_ino, now.st_size, now.st_mtime_ns) == (
-                before.st_ino,
-                before.st_size,
-                before.st_mtime_ns,
-            ):
+            if writable and _identity(path.stat()) == _identity(before):
                 path.unlink()
-        except OSError:
-            pass
+
+
+#: What tells a file apart from one written in its place.
+_identity = operator.attrgetter("st_ino", "st_size", "st_mtime_ns")
 
 
 class _Unsigned(ModelFileError):
     """An entry neither signed with this install's key nor shipped (the reason as its text)."""
-
-
-def _numbers(values: Mapping[str, Any]) -> dict[str, float]:
-    """A split's metrics as floats: a metric the data leave undefined (a rate of a class never
-    predicted) is NaN, which a manifest stores as null."""
-    return {name: math.nan if v is None else float(v) for name, v in values.items()}
 
 
 def _point_from_manifest(path: Path, manifest: dict[str, Any]) -> CachedPoint:
@@ -381,7 +374,12 @@ def _point_from_manifest(path: Path, manifest: dict[str, Any]) -> CachedPoint:
         key=str(store["key"]),
         method=str(meta["method"]),
         knobs=dict(meta["knobs"]),
-        metrics={split: _numbers(values) for split, values in metrics.items()},
+        # a metric the data leave undefined (a rate of a class never predicted) is NaN, which a
+        # manifest stores as null
+        metrics={
+            s: {m: math.nan if v is None else float(v) for m, v in values.items()}
+            for s, values in metrics.items()
+        },
         elapsed=float(store.get("elapsed", meta.get("elapsed_seconds", 0.0))),
         path=path,
         manifest=manifest,
@@ -426,19 +424,3 @@ def read_regular_file(path: Path, *, max_bytes: int | None = None) -> tuple[os.s
         return info, data
     finally:
         os.close(fd)
-
-
-def _is_temp(path: Path) -> bool:
-    # save_model's temp files: ".<name>.<random>.tmp" next to the target.
-    return path.name.startswith(".") and path.name.endswith(".tmp")
-
-
-def _rmdir_if_empty(path: Path) -> None:
-    with contextlib.suppress(OSError):  # not empty, or already gone
-        path.rmdir()
-
-
-def _platform_cache_dir() -> str:
-    import platformdirs
-
-    return platformdirs.user_cache_dir("fairengine")

@@ -118,8 +118,24 @@ def sweep(
     """
     method = get_method(method) if isinstance(method, str) else method
     tkey = task_key(train, test)
-    points = _Points(method, tkey, _keyed_settings(method, train, tkey, grid), progress)
-    todo = points.serve_cached(store)
+    keyed = _keyed_settings(method, train, tkey, grid)
+    keys = list(keyed)
+    records: list[PointRecord | None] = [None] * len(keys)
+
+    def add(index: int, record: PointRecord) -> None:  # in grid order, reported as they arrive
+        records[index] = record
+        if progress is not None:
+            point = {**record.knobs, "point_id": record.point_id, "cached": record.cached}
+            done = len(records) - records.count(None)
+            progress(done, len(records), {**point, "elapsed": record.elapsed})
+
+    todo = []
+    for index, (key, knobs) in enumerate(keyed.items()):
+        cached = store.get(tkey, method, knobs) if store is not None else None
+        if cached is None:
+            todo.append((index, knobs))
+        else:
+            add(index, PointRecord.from_stored(key, knobs, cached))
     computed = run_points(
         method, train, test, todo, n_jobs=n_jobs, backend=backend, scheduler=scheduler
     )
@@ -129,93 +145,29 @@ def sweep(
     # store, so a sweep in a fresh process fits it once per task and learner, not once per job
     with stored_fits(None if store is None else RunStore(store.root, read_only=store.read_only)):
         for index, result in computed:
-            points.keep_computed(index, result, store, train, test)
-    return points.frontier(store)
-
-
-class _Points:
-    """A sweep's point records in grid order, reported to ``progress`` as they arrive."""
-
-    def __init__(
-        self,
-        method: Method,
-        tkey: str,
-        keyed: dict[str, dict[str, Any]],
-        progress: Progress | None,
-    ) -> None:
-        self.method, self.tkey, self.keyed = method, tkey, keyed
-        self.keys = list(keyed)
-        self.records: list[PointRecord | None] = [None] * len(self.keys)
-        self.progress = progress
-        self.done = 0
-
-    def serve_cached(self, store: FrontierStore | None) -> list[tuple[int, dict[str, Any]]]:
-        """Take the points ``store`` holds; return the others as (grid index, knobs) to run."""
-        todo = []
-        for index, key in enumerate(self.keys):
-            knobs = self.keyed[key]
-            cached = store.get(self.tkey, self.method, knobs) if store is not None else None
-            if cached is None:
-                todo.append((index, knobs))
-                continue
-            self._add(index, PointRecord.from_stored(key, knobs, cached))
-        return todo
-
-    def keep_computed(
-        self,
-        index: int,
-        result: RunResult,
-        store: FrontierStore | None,
-        train: Task,
-        test: Task,
-    ) -> None:
-        """Record a computed point (and write it to ``store``)."""
-        key = self.keys[index]
-        if result.method != self.method.name:  # the store files it under the method's name
-            result = dataclasses.replace(result, method=self.method.name)
-        record = PointRecord(
-            point_id=key[:12],
-            knobs=self.keyed[key],
-            metrics=result.metrics,
-            cached=False,
-            elapsed=float(result.elapsed),
-            result=result,
-        )
-        if store is not None:
-            record.path = _store_result(
-                store, self.tkey, result, self.method, self.keyed[key], train, test
-            )
-        self._add(index, record)
-
-    def frontier(self, store: FrontierStore | None) -> Frontier:
-        return Frontier.from_records(
-            self.method.name,
-            self.tkey,
-            [r for r in self.records if r is not None],
-            axes=(self.method.fairness_metric, self.method.performance_metric),
-            knob_names=[k.name for k in self.method.knobs],
-            store=store,
-        )
-
-    def _add(self, index: int, record: PointRecord) -> None:
-        self.records[index] = record
-        self.done += 1
-        if self.progress is not None:
-            point = {
-                **record.knobs,
-                "point_id": record.point_id,
-                "cached": record.cached,
-                "elapsed": record.elapsed,
-            }
-            self.progress(self.done, len(self.records), point)
+            if result.method != method.name:  # the store files it under the method's name
+                result = dataclasses.replace(result, method=method.name)
+            knobs = keyed[keys[index]]
+            elapsed = float(result.elapsed)
+            record = PointRecord(keys[index][:12], knobs, result.metrics, False, elapsed, result)
+            if store is not None:
+                record.path = _store_result(store, tkey, result, method, knobs, train, test)
+            add(index, record)
+    return Frontier.from_records(
+        method.name,
+        tkey,
+        [r for r in records if r is not None],
+        axes=(method.fairness_metric, method.performance_metric),
+        knob_names=[k.name for k in method.knobs],
+        store=store,
+    )
 
 
 def sweep_settings(
     method: str | Method, train: Task, test: Task, grid: Grid
 ) -> list[dict[str, Any]]:
-    """The distinct, validated knob settings :func:`sweep` runs for ``grid``, in its order: a
-    sweep of each one alone (``sweep(method, train, test, [setting], ...)``) computes the same
-    points, e.g. to run them in separate processes.
+    """The distinct, validated knob settings :func:`sweep` runs for ``grid``, in its order (a
+    sweep of each one alone computes the same points, e.g. in separate processes).
 
     Raises
     ------

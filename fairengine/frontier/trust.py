@@ -19,21 +19,6 @@ from pathlib import Path
 
 from fairengine import settings
 
-__all__ = [
-    "KEY_ENV",
-    "Roots",
-    "entry_problem",
-    "key_path",
-    "make_dirs",
-    "path_problem",
-    "root_problem",
-    "signed",
-    "signing_key",
-    "untrusted_notice",
-    "write_shipped_digests",
-    "write_signed",
-]
-
 
 def _problem(path: Path) -> str | None:
     """Why ``path`` may not be trusted, as a phrase (``None`` if it may, or does not exist)."""
@@ -52,46 +37,6 @@ def _problem(path: Path) -> str | None:
     return None
 
 
-def root_problem(root: Path) -> str | None:
-    """Why the store root ``root`` may not be read, or None: the root and every folder above it
-    (both as written and with symbolic links resolved) pass the rules of this module."""
-    root = Path(root).expanduser()
-    seen: set[Path] = set()
-    for start in (root.absolute(), root.resolve()):
-        for path in (start, *start.parents):
-            if path in seen:
-                continue
-            seen.add(path)
-            problem = _problem(path)
-            if problem is not None:
-                return problem
-    return None
-
-
-def path_problem(root: Path, path: Path) -> str | None:
-    """Why ``path`` (below the trusted ``root``) may not be read, or None: every folder from
-    ``root`` down to ``path``, and ``path`` itself, pass the rules of this module."""
-    try:
-        parts = Path(path).relative_to(root).parts
-    except ValueError:
-        return f"{path} is not inside {root}"
-    current = Path(root)
-    for part in parts:
-        current = current / part
-        problem = _problem(current)
-        if problem is not None:
-            return problem
-    return None
-
-
-def untrusted_notice(root: Path, problem: str) -> str:
-    """The sentence a store reports for a root (or an entry below it) it does not use."""
-    return (
-        f"Cached results in {root} are not used: {problem}, so another user could plant files "
-        "there. Use a folder only you can write (set FAIRENGINE_CACHE)."
-    )
-
-
 class Roots:
     """A store's writable root and read-only roots, each read only where no other user can
     plant files; ``notices`` holds the sentences about what was not used (for the user, each
@@ -108,14 +53,28 @@ class Roots:
         self.notices: list[str] = []
 
     def _trusted(self, root: Path, path: Path | None = None, *, below_only: bool = False) -> bool:
-        """Whether ``root`` (unless ``below_only``) and ``path`` below it may be read; if not,
-        say so once."""
-        problem = None if below_only else root_problem(root)
+        """Whether ``root`` may be read (it and every folder above it, both as written and with
+        symbolic links resolved, pass :func:`_problem`; not checked with ``below_only``), and
+        ``path`` below it (every folder from ``root`` down to it, and itself); if not, say so
+        once."""
+        folders: list[Path] = []
+        if not below_only:
+            starts = (Path(root).expanduser().absolute(), Path(root).expanduser().resolve())
+            folders = list(dict.fromkeys(p for start in starts for p in (start, *start.parents)))
+        problem = next(filter(None, map(_problem, folders)), None)
         if problem is None and path is not None:
-            problem = path_problem(root, path)
+            try:
+                parts = Path(path).relative_to(root).parts
+                below = (Path(root).joinpath(*parts[: i + 1]) for i in range(len(parts)))
+                problem = next(filter(None, map(_problem, below)), None)
+            except ValueError:
+                problem = f"{path} is not inside {root}"
         if problem is None:
             return True
-        text = untrusted_notice(root, problem)
+        text = (
+            f"Cached results in {root} are not used: {problem}, so another user could plant "
+            "files there. Use a folder only you can write (set FAIRENGINE_CACHE)."
+        )
         if text not in self.notices:
             self._notice(text)
         return False
@@ -153,16 +112,6 @@ _KEYS: dict[Path, bytes] = {}
 _SHIPPED: dict[str, dict[str, str]] = {}
 
 
-def key_path() -> Path:
-    """The signing key's file (see :data:`KEY_ENV`)."""
-    env = settings.current().key_file
-    if env:
-        return Path(env).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("fairengine")) / "signing.key"
-
-
 def signing_key() -> bytes:
     """This install's signing key, created (``0600``, in a ``0700`` folder) on first use.
 
@@ -172,7 +121,11 @@ def signing_key() -> bytes:
         If the key cannot be made or read, or is not a regular file of this user's that only
         this user can read and write (the message says what to do).
     """
-    path = key_path()
+    import platformdirs
+
+    configured = settings.current().key_file
+    folder = platformdirs.user_config_dir("fairengine")
+    path = Path(configured).expanduser() if configured else Path(folder) / "signing.key"
     if path in _KEYS:
         return _KEYS[path]
     try:

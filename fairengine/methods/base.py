@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the command line imports KnobError without loading pandas
@@ -26,8 +26,6 @@ def with_choice_labels(
 ) -> tuple[Knob, ...]:
     """``knobs`` with the words for their choices (``{knob name: {choice: words}}``); every
     named knob must exist and every worded value must be one of its choices."""
-    from dataclasses import replace
-
     by_name = {knob.name: knob for knob in knobs}
     for name, labels in words.items():
         choices = set(by_name[name].choices or ())
@@ -41,8 +39,6 @@ def with_choice_labels(
 
 def with_advanced(knobs: tuple[Knob, ...], names: tuple[str, ...]) -> tuple[Knob, ...]:
     """``knobs`` with the named ones marked :attr:`Knob.advanced` (every name must exist)."""
-    from dataclasses import replace
-
     unknown = set(names) - {knob.name for knob in knobs}
     if unknown:
         raise ValueError(f"Unknown knobs marked advanced: {sorted(unknown)}")
@@ -120,8 +116,6 @@ class Knob:
     def for_demo(self) -> Knob:
         """This knob as a shared hosted demo offers it: its range up to :attr:`demo_high`, its
         choices :attr:`demo_choices`, its default inside both."""
-        from dataclasses import replace
-
         if self.demo_high is None and self.demo_choices is None:
             return self
         high = self.high if self.demo_high is None else min(self.high or math.inf, self.demo_high)
@@ -151,9 +145,21 @@ class Knob:
         """Coerce ``value`` to the knob's type and check its range; raise :class:`KnobError`."""
         kind = self.kind
         if kind == "choice":
-            return self._validate_choice(value)
+            for choice in self.choices or ():
+                if str(value) == str(choice):
+                    return choice
+            raise KnobError(
+                f"Knob {self.name!r} must be one of {', '.join(map(str, self.choices or ()))}; "
+                f"got {value!r}."
+            )
         if kind == "bool":
-            return self._validate_bool(value)
+            if not isinstance(value, str):
+                return bool(value)
+            if value.strip().lower() in ("1", "true", "yes", "on"):
+                return True
+            if value.strip().lower() in ("0", "false", "no", "off"):
+                return False
+            raise KnobError(f"Knob {self.name!r} must be true or false; got {value!r}.")
         try:
             number = float(value)
         except (TypeError, ValueError):
@@ -171,25 +177,6 @@ class Knob:
                 f"Knob {self.name!r} must be in [{self.low}, {self.high}]; got {value!r}."
             )
         return number
-
-    def _validate_choice(self, value: Any) -> Any:
-        for choice in self.choices or ():
-            if str(value) == str(choice):
-                return choice
-        raise KnobError(
-            f"Knob {self.name!r} must be one of {', '.join(map(str, self.choices or ()))}; "
-            f"got {value!r}."
-        )
-
-    def _validate_bool(self, value: Any) -> bool:
-        if isinstance(value, str):
-            lowered = value.strip().lower()
-            if lowered in ("1", "true", "yes", "on"):
-                return True
-            if lowered in ("0", "false", "no", "off"):
-                return False
-            raise KnobError(f"Knob {self.name!r} must be true or false; got {value!r}.")
-        return bool(value)
 
 
 @dataclass
@@ -275,8 +262,8 @@ class Method:
     sweep_grids: Mapping[str, Grid] = field(default_factory=dict, hash=False, compare=False)
     #: Preconditions on the task beyond its kind (:meth:`check` runs them).
     task_checks: tuple[TaskCheck, ...] = field(default=(), hash=False, compare=False)
-    #: Whether the dashboard has a page for it: its own view ``dashboard/views/<name>.py``, else
-    #: a generated one (knobs, run, metrics, sweep); False: the Compare page only.
+    #: Whether the dashboard has a page for it (its own view ``dashboard/views/<name>.py``, else a
+    #: generated one); False: the Compare page only.
     page: bool = True
     #: The hosted demo's grid is swept ...
     #: ... on these (dataset, sensitive columns or None for the dataset's default) pairs.
@@ -286,14 +273,10 @@ class Method:
     #: Its base learner, extra metrics and promise checks (:mod:`fairengine.methods.evidence`);
     #: None: logistic regression and the generic checks only.
     evidence: Evidence | None = field(default=None, hash=False, compare=False)
-    #: The knob a visitor moves most (its trade-off knob): the page computes its neighbouring
-    #: settings ahead first (``dashboard.components.prefetch``). None: no knob stands out.
+    #: The knob a visitor moves most, whose neighbours the page computes first (None: none).
     main_knob: str | None = None
-    #: A knob whose every slider position ``fairengine precompute`` ships as a run on the bundled
-    #: default dataset (the page's opening data), the other knobs at their defaults: for a method
-    #: whose fit takes longer than a visitor should wait for one slider step, so each position is
-    #: served at once there (an uploaded table is still fitted per step). None: the default run
-    #: only.
+    #: A knob whose every slider position ``fairengine precompute`` ships as a run on the
+    #: default dataset (the other knobs at their defaults), for a slow fit. None: the default run.
     demo_knob: str | None = None
     #: What using its model demands beyond the feature columns, one plain sentence each (e.g.
     #: :data:`RANDOMIZED_PREDICTIONS`); a report recommending the method states them.
@@ -302,9 +285,8 @@ class Method:
     #: the numbers). None: the method states no guarantee of its own.
     guarantee: Callable[[RunResult], str] | None = field(default=None, hash=False, compare=False)
     #: Its own model types: type name → the module whose import registers the class
-    #: (:func:`fairengine.models.register_model`), which declares the class's state schema. A
-    #: model file names a type; only a declared module is ever imported for it. Name them after
-    #: the method (its name or a prefix of it), so loading a file imports this method only.
+    #: (:func:`fairengine.models.register_model`); only a declared module is ever imported for a
+    #: file. Named after the method (or a prefix of its name): loading a file imports it only.
     model_types: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
     #: Its own metrics (:class:`fairengine.metrics.MetricInfo`, ``module`` a full module path),
     #: declared in :mod:`fairengine.metrics.registry` when the method registers.
@@ -362,23 +344,15 @@ class Method:
 
     def promise_held(self, result: RunResult) -> bool:
         """Whether ``result`` kept the method's promise on its test rows: none of its promise
-        checks (``evidence.promise_checks``) is at level fail. A warn among them leaves the
-        promise held (the data do not show it broken, but there is something to act on, e.g.
-        few rows in a group); a method without promise checks promises nothing beyond them."""
+        checks (``evidence.promise_checks``) is at level fail (a warn leaves it held)."""
         names = set(self.evidence.promise_checks) if self.evidence else set()
         return not any(c.level == "fail" and c.name in names for c in result.checks)
 
     def run(self, train: Task, test: Task, **knobs: Any) -> RunResult:
-        """Fit on ``train`` with the given knobs and score on train and test.
-
-        Every predicting model is scored by the one shared evaluation
-        (:func:`fairengine.methods.evaluation.evaluate_result`) on top of the method's own
-        metrics. BLAS runs on :data:`BLAS_THREADS` thread(s), as in a sweep's loky workers, so a
-        direct run (dashboard, ``fairengine run``, ``n_jobs=1`` sweeps) computes the same way
-        and is not slowed by threads competing for the few cores.
-
-        The result then carries its evidence: baselines on the same rows and checks
-        (:func:`fairengine.methods.evidence.attach_evidence`)."""
+        """Fit on ``train`` with the given knobs, score on train and test by the one shared
+        evaluation (:func:`~fairengine.methods.evaluation.evaluate_result`) and attach the
+        evidence (:func:`~fairengine.methods.evidence.attach_evidence`). BLAS runs on
+        :data:`BLAS_THREADS` thread(s), as in a sweep's workers, so every run computes alike."""
         from threadpoolctl import threadpool_limits
 
         from fairengine.methods.evaluation import evaluate_result
@@ -400,9 +374,8 @@ def stored_result(
     test: Task,
 ) -> RunResult:
     """A :class:`RunResult` of ``method`` rebuilt from a stored point (its model and metrics, no
-    artifacts) with its evidence attached: for runs stored before results carried checks. Checks
-    that need the run's artifacts (convergence) are absent; the rest are computed as for a fresh
-    run."""
+    artifacts) with its evidence attached, for runs stored before results carried checks (the
+    checks that need artifacts are absent)."""
     from fairengine.methods.evidence import attach_evidence
 
     result = RunResult(

@@ -51,18 +51,6 @@ def mixture_metrics(task: Task, weights: np.ndarray, predictions: np.ndarray) ->
     }
 
 
-def model_metrics(model: Any, task: Task, X: Any = None) -> dict[str, float]:
-    """The shared metrics of ``model`` on ``task`` (features ``X``, default ``task.X``); empty
-    for a model that does not predict the task's target."""
-    if not predicts(model, task):
-        return {}
-    X = task.X if X is None else X
-    mixture = getattr(model, "prediction_mixture", None)
-    if task.kind == "regression" and mixture is not None:
-        return mixture_metrics(task, *mixture(X))
-    return task_metrics(task, np.asarray(model.metric_predictions(X), dtype=float))
-
-
 def predicts(model: Any, task: Task) -> bool:
     """Whether ``model`` predicts ``task``'s target (so the shared evaluation applies)."""
     return (
@@ -84,16 +72,18 @@ def model_inputs(result: Any, split: str, task: Task) -> Any:
 ENCODED_INPUTS = "encoded_inputs"
 
 
-def encoded_metrics(model: Any, task: Task, Z: Any) -> dict[str, float] | None:
-    """The shared metrics of ``model`` on rows already encoded by ``model.encode`` (``Z``), the
-    same numbers as :func:`model_metrics`; None when the model cannot score encoded rows."""
-    mixture = getattr(model, "prediction_mixture_encoded", None)
+def _split_metrics(model: Any, task: Task, X: Any, *, encoded: bool = False) -> dict | None:
+    """The shared metrics of ``model`` on ``task`` for its inputs ``X``: the feature frame, or
+    with ``encoded`` the rows already encoded by ``model.encode`` (the same numbers; None when
+    the model cannot score encoded rows)."""
+    suffix = "_encoded" if encoded else ""
+    mixture = getattr(model, f"prediction_mixture{suffix}", None)
     if task.kind == "regression" and mixture is not None:
-        return mixture_metrics(task, *mixture(Z))
-    if hasattr(model, "prediction_mixture"):
+        return mixture_metrics(task, *mixture(X))
+    if encoded and hasattr(model, "prediction_mixture"):
         return None
-    scorer = getattr(model, "metric_predictions_encoded", None)
-    values = scorer(Z) if scorer is not None else None
+    scorer = getattr(model, f"metric_predictions{suffix}", None)
+    values = scorer(X) if scorer is not None else None
     return None if values is None else task_metrics(task, np.asarray(values, dtype=float))
 
 
@@ -108,7 +98,7 @@ def shared_encoding(model: Any, task: Task) -> np.ndarray | None:
     encoder = getattr(model, "encoder", None)
     if encoder is None or not isinstance(model, Model) or type(model).encode is not Model.encode:
         return None
-    if model.input_schema is not None:
+    if model.input_schema is not None:  # loaded from a file: its input checks apply
         return None
 
     def encode() -> np.ndarray:
@@ -142,8 +132,8 @@ def evaluate_result(result: Any, train: Task, test: Task) -> Any:
         if split not in extra:
             Z = encoded.get(split)
             Z = shared_encoding(result.model, task) if Z is None else Z
-            shared = None if Z is None else encoded_metrics(result.model, task, Z)
+            shared = None if Z is None else _split_metrics(result.model, task, Z, encoded=True)
         if shared is None:
-            shared = model_metrics(result.model, task, model_inputs(result, split, task))
+            shared = _split_metrics(result.model, task, model_inputs(result, split, task))
         result.metrics[split] = {**result.metrics.get(split, {}), **shared}
     return result

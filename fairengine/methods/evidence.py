@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from fairengine.methods.evidence_fits import Learner
 
 LEVELS = ("ok", "warn", "fail")
-SPLITS = ("train", "test")
 
 
 @dataclass(frozen=True)
@@ -134,10 +133,8 @@ class Evidence:
     filter_baselines : callable (result, train, test) -> Baselines
         For a filter: its reference results.
     promise_checks : tuple of str
-        The names of the checks among ``promise``'s that judge whether the promise held (the
-        others are context: convergence...): the promise held when none of them failed
-        (:meth:`~fairengine.methods.base.Method.promise_held`), and the fidelity matrix requires
-        one of them to fire on a result whose promise its oracle finds missed.
+        The names of the checks among ``promise``'s that judge whether the promise held (none
+        failed: :meth:`~fairengine.methods.base.Method.promise_held`); the others are context.
     """
 
     learner: Callable[[Any, Task], Learner] | None = None
@@ -150,16 +147,6 @@ class Evidence:
 
 
 # -- scoring ------------------------------------------------------------------------------------
-
-
-def constant_prediction(train: Task) -> tuple[float, str]:
-    """The constant predictor fitted on the training rows and its label."""
-    y = np.asarray(train.y, dtype=float)
-    if train.kind == "classification":
-        value = float(np.mean(y) > 0.5)
-        return value, f"always {int(value)} (the training majority class)"
-    value = float(np.mean(y))
-    return value, f"always {value:.4g} (the training mean)"
 
 
 def score(result: Any, spec: Evidence, task: Task, train: Task, pred: np.ndarray) -> dict:
@@ -176,7 +163,13 @@ def predictor_baselines(result: Any, spec: Evidence, train: Task, test: Task) ->
     """The constant predictor and the unconstrained base learner, on train and test: scored
     once per rows and learner (and the knobs the method's own metrics read), shared by every
     point of a sweep."""
-    value, constant_label = constant_prediction(train)
+    y = np.asarray(train.y, dtype=float)
+    if train.kind == "classification":  # the constant predictor fitted on the training rows
+        value = float(np.mean(y) > 0.5)
+        constant_label = f"always {int(value)} (the training majority class)"
+    else:
+        value = float(np.mean(y))
+        constant_label = f"always {value:.4g} (the training mean)"
     learner = (spec.learner or default_learner)(result, train)
 
     def scores() -> tuple[dict, dict]:
@@ -388,11 +381,9 @@ def fairness_check(
     noise: float = 0.0,
 ) -> Check | None:
     """Whether the run changed fairness metric ``name`` against the unconstrained model, from
-    ``interval``: the paired bootstrap interval of (run − reference) on the same test rows
-    (:func:`fairness_interval`). Fail when the interval shows it worse; ok when it is better
-    (confirmed by the interval, or by the point values only, which the sentence says); else a
-    warning that says whether the reference's own value is within ``noise`` (two standard
-    errors of a rate: nothing measurable to remove)."""
+    the paired bootstrap ``interval`` of (run − reference) (:func:`fairness_interval`): fail
+    when it shows it worse, ok when better (by the interval or the point values only), else a
+    warning saying whether the reference is within ``noise`` (nothing measurable to remove)."""
     if model is None or reference is None:
         return None
     lower = metrics.is_lower_better(name)
@@ -445,16 +436,14 @@ def fairness_interval(
 ) -> tuple[float, float]:
     """Paired bootstrap interval of fairness metric ``name`` of ``pred`` minus that of
     ``reference`` on the same resampled test rows (:func:`~fairengine.metrics.
-    paired_bootstrap_ci`).
-
-    The resamples depend on the test groups only (fixed seed), so the reference's value on each
-    is computed once per test rows, metric and reference and shared by every point of a sweep
-    (for a method's own metric, ``spec.extra_metrics``, only when ``spec.extra_metrics_knobs``
-    says which knobs of the run it reads). A method's own metric is computed on each
-    resample's rows as a task without columns: it reads ``y`` and ``groups``."""
+    paired_bootstrap_ci`); the reference's values are shared by the points of a sweep (design
+    notes: docs/architecture.md, "Evidence of a result")."""
     reads = _extra_reads(result, spec, train)
     if spec.extra_metrics is not None and name in spec.extra_metrics(result, test, train, pred):
-        narrow = _rows_task(test)
+        # the test rows without columns (what a method's own metric reads), its y and groups
+        # computed once and carried to every subset the bootstrap takes
+        test.y, test.groups  # noqa: B018
+        narrow = test.subset(np.arange(len(test.frame)), columns=())
 
         def value(rows: np.ndarray, p: np.ndarray) -> float:
             return float(spec.extra_metrics(result, narrow.subset(rows), train, p[rows])[name])
@@ -502,32 +491,6 @@ def _digest(values: np.ndarray) -> bytes:
     return hashlib.blake2b(np.ascontiguousarray(values).tobytes(), digest_size=16).digest()
 
 
-def _rows_task(test: Task) -> Task:
-    """``test`` without columns, its ``y`` and ``groups`` computed: what a method's own metric
-    reads, carried to every subset a bootstrap takes (hundreds) at the cost of an index."""
-    test.y, test.groups  # noqa: B018  (computed once here, carried to every subset)
-    return test.subset(np.arange(len(test.frame)), columns=())
-
-
-def baseline_constant_check(reference: np.ndarray, test: Task, label: str) -> Check | None:
-    """A warning when the unconstrained reference is itself (nearly) constant on the test rows:
-    comparing fairness with it says nothing, so that comparison is skipped."""
-    if test.kind != "classification":
-        return None
-    nearly, numbers = near_constant(reference, test.groups)
-    if not nearly:
-        return None
-    return Check(
-        "baseline_constant",
-        "warn",
-        f"The {label} itself gives the rarer prediction to only {numbers['minority_share']:.2%} "
-        "of the test rows: this learner finds too little signal in these features to separate "
-        "the classes, constrained or not, so the fairness comparison with it is skipped. More "
-        "informative features or another learner are needed before a fairness method can help.",
-        numbers,
-    )
-
-
 def check_allowance(result: Any, name: str) -> float:
     """The sampling allowance check ``name`` of ``result`` derived from the rows it judged (its
     ``allowance`` number; 0 without the check or when it is not finite)."""
@@ -573,33 +536,31 @@ def _fairness_checks(
     pred: np.ndarray,
 ) -> list[Check | None]:
     """The fairness comparison with the unconstrained reference on the same test rows, or, when
-    that reference is itself (nearly) constant, the check saying so instead."""
+    that reference is itself (nearly) constant on a classification task, a warning that the
+    comparison is skipped (it would say nothing)."""
     learner = (spec.learner or default_learner)(result, train)
     reference = np.asarray(unconstrained_predictions(learner, train, test)[1], dtype=float)
-    constant = baseline_constant_check(reference, test, baselines.unconstrained_label)
-    if constant is not None:
-        return [constant]
+    label = baselines.unconstrained_label
+    nearly, numbers = near_constant(reference, test.groups)
+    if test.kind == "classification" and nearly:
+        sentence = (
+            f"The {label} itself gives the rarer prediction to only "
+            f"{numbers['minority_share']:.2%} of the test rows: this learner finds too little "
+            "signal in these features to separate the classes, constrained or not, so the "
+            "fairness comparison with it is skipped. More informative features or another "
+            "learner are needed before a fairness method can help."
+        )
+        return [Check("baseline_constant", "warn", sentence, numbers)]
     fm = spec.fairness_metric(result) if spec.fairness_metric else method.fairness_metric
-    model_value = _model_fairness(result, spec, test, train, pred, fm)
+    # the run's value computed as the baselines' are (full test rows), else its own report
+    extra = spec.extra_metrics(result, test, train, pred) if spec.extra_metrics else {}
+    model_value = _finite(extra.get(fm, result.metrics.get("test", {}).get(fm)))
     ref_value = _finite(baselines.unconstrained["test"].get(fm))
     if model_value is None or ref_value is None:
         return []
     interval = fairness_interval(result, spec, fm, test, train, pred, reference)
     noise = 2 * rate_tolerance(test)
-    label = baselines.unconstrained_label
     return [fairness_check(fm, model_value, ref_value, interval, label, noise)]
-
-
-def _model_fairness(
-    result: Any, spec: Evidence, test: Task, train: Task, pred: np.ndarray, name: str
-) -> float | None:
-    """The run's test value of fairness metric ``name``, computed as the baselines' are (on the
-    full test rows), falling back to the run's own reported value."""
-    if spec.extra_metrics is not None:
-        extra = spec.extra_metrics(result, test, train, pred)
-        if name in extra:
-            return _finite(extra[name])
-    return _finite(result.metrics.get("test", {}).get(name))
 
 
 def qualify_status(artifacts: dict, key: str, check: Check | None, *, where: str = "") -> None:

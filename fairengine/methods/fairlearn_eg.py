@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -54,10 +54,9 @@ def _run(
         mitigator.fit(Z, train.y, sensitive_features=train.groups)
     active = np.asarray(mitigator.weights_, dtype=float) > 0
     predictors = [p for p, keep in zip(mitigator.predictors_, active, strict=True) if keep]
-    coefs = np.vstack([_coef(p, Z.shape[1]) for p in predictors])
-    intercepts = np.array([_intercept(p) for p in predictors])
+    parts = [_linear_part(p, Z.shape[1]) for p in predictors]
+    coefs, intercepts = np.vstack([c for c, _ in parts]), np.array([b for _, b in parts])
     model = RandomizedClassifier(encoder, coefs, intercepts, np.asarray(mitigator.weights_)[active])
-    elapsed = time.perf_counter() - start
     return RunResult(
         method="fairlearn_eg",
         knobs={"constraint": constraint, "eps": eps, "max_iter": max_iter, "C": C},
@@ -68,22 +67,18 @@ def _run(
             "n_oracle_calls": len(mitigator.predictors_),
             "encoded_inputs": {"train": Z},  # scored by the shared evaluation, not re-encoded
         },
-        elapsed=elapsed,
+        elapsed=time.perf_counter() - start,
     )
 
 
-def _coef(predictor, n_features: int) -> np.ndarray:
-    classes = list(getattr(predictor, "classes_", [0, 1]))
-    if len(classes) < 2:  # fairlearn may fit on one class: a constant classifier
-        return np.zeros(n_features)
-    return np.asarray(predictor.coef_, dtype=float).ravel()
-
-
-def _intercept(predictor) -> float:
+def _linear_part(predictor: Any, n_features: int) -> tuple[np.ndarray, float]:
+    """A fitted logistic regression's coefficients and intercept (fairlearn may fit one on a
+    single class: then a constant classifier)."""
     classes = list(getattr(predictor, "classes_", [0, 1]))
     if len(classes) < 2:
-        return 1.0 if classes == [1] else -1.0
-    return float(np.ravel(predictor.intercept_)[0])
+        return np.zeros(n_features), 1.0 if classes == [1] else -1.0
+    coef = np.asarray(predictor.coef_, dtype=float).ravel()
+    return coef, float(np.ravel(predictor.intercept_)[0])
 
 
 #: The sweep of ``fairengine sweep`` and of the hosted demo (one grid).

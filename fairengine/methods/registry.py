@@ -126,12 +126,9 @@ def get_method(name: str) -> Method:
 
 def model_type_module(name: str) -> str | None:
     """The module that defines model type ``name``: an engine type's
-    (:data:`fairengine.models.base.MODEL_MODULES`) or the one a registered method declares;
-    None if no one declares it. By convention a method's model type is named after the method
-    (``maxent``) or a prefix of its name (``balanced_filter`` of ``balanced_filtering``), so only
-    that method is imported; any other name imports every built-in method. Only declared
-    modules are ever named here, so a model file chooses among them and never what gets
-    imported."""
+    (:data:`fairengine.models.base.MODEL_MODULES`) or the one a registered method declares
+    (found by importing the method named after it, else every built-in method); None if no one
+    declares it, so a model file never chooses what gets imported."""
     if name in MODEL_MODULES:
         return MODEL_MODULES[name]
     if name not in _MODEL_TYPES:
@@ -168,21 +165,6 @@ def resolve_model_type(name: str) -> type[Model]:
     if cls is None:
         raise KeyError(name)
     return cls
-
-
-def is_randomized(name: str) -> bool:
-    """Whether the model type called ``name`` draws its predictions at random (its class's
-    :attr:`~fairengine.models.base.Model.randomized`, its module imported on first use); False
-    for an unknown name."""
-    try:
-        return bool(resolve_model_type(name).randomized)
-    except KeyError:
-        return False
-
-
-def model_types() -> dict[str, type[Model]]:
-    """Every class a model file may name (imports all of them; a copy)."""
-    return {name: resolve_model_type(name) for name in sorted(model_type_names())}
 
 
 def lazy_attributes(package: str, table: Mapping[str, str]) -> Callable[[str], Any]:

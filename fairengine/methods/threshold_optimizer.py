@@ -45,9 +45,8 @@ SENSITIVE_AT_PREDICTION = (
 
 @functools.cache
 def _score_column() -> type:
-    """A fitted "estimator" whose prediction is the first column of X: lets fairlearn's
-    ThresholdOptimizer post-process precomputed scores (defined on first use: scikit-learn loads
-    on a run, not when the method registers)."""
+    """A fitted "estimator" whose prediction is the first column of X, so fairlearn post-processes
+    precomputed scores (defined on first use: scikit-learn loads on a run)."""
     from sklearn.base import BaseEstimator
 
     class ScoreColumn(BaseEstimator):
@@ -71,16 +70,10 @@ def fit_rule(
     curves_key: tuple | None = None,
 ) -> tuple[GroupRule, list[int]]:
     """fairlearn's ThresholdOptimizer fitted on ``scores`` (P(y = 1) per training row) with the
-    knobs ``constraint``, ``objective`` and ``tol`` (``tol`` is not used for equalized odds,
-    which fairlearn enforces exactly), and the group codes it could not fit: a group whose
-    training rows all have one label (fairlearn refuses it) keeps the plain rule score > 1/2
-    and is left out of the fit; the method's checks say so.
-
-    For demographic parity and TPR parity fairlearn first computes each group's trade-off curve,
-    which depends on the scores, the constraint and the objective but not on ``tol``; with
-    ``curves_key`` (what identifies the scores, e.g. the training rows and C) the curves are
-    computed once (:func:`~fairengine.methods.fitted.fitted_once`) and every tolerance
-    of a sweep picks its thresholds on them as fairlearn's fit does."""
+    knobs ``constraint``, ``objective`` and ``tol`` (not used for equalized odds), and the
+    group codes it could not fit: a group whose training rows all have one label keeps the
+    plain rule score > 1/2. With ``curves_key`` (what identifies the scores) fairlearn's
+    trade-off curves are computed once for every tolerance of a sweep (design notes)."""
     from fairengine.methods.fitted import fitted_once
     from fairengine.models.group_thresholds import GroupRule
 
@@ -233,47 +226,42 @@ def _label_tolerance(test: Task, name: str) -> float:
 
 
 def _promise(result: Any, train: Task, test: Task, baselines: Any) -> list[Check]:
-    """The constraint on the held-out test rows, and the groups the fit had to leave out."""
+    """The groups the fit had to leave out, and the constraint on the held-out test rows: its
+    gap at most ``tol`` (0 for equalized odds) plus two sampling standard errors of the rate it
+    compares (:func:`_label_tolerance`)."""
+    checks = []
     unfitted = list(result.artifacts.get("unfitted_groups") or ())
-    if not unfitted:
-        return _constraint_check(result, test)
-    groups = ", ".join(map(repr, unfitted[:5]))
-    sentence = (
-        f"Group(s) {groups} have a single label in the training rows, so no fair thresholds "
-        "could be chosen for them: they keep the plain rule (score above 1/2) and the constraint "
-        "does not cover them."
-    )
-    unfitted_check = Check("unfitted_groups", "warn", sentence, {"groups": len(unfitted)})
-    return [unfitted_check, *_constraint_check(result, test)]
-
-
-def _constraint_check(result: Any, test: Task) -> list[Check]:
-    """The constraint on the held-out test rows: its gap at most ``tol`` (0 for equalized odds)
-    plus two sampling standard errors of the rate it compares (:func:`_label_tolerance`)."""
+    if unfitted:
+        groups = ", ".join(map(repr, unfitted[:5]))
+        sentence = (
+            f"Group(s) {groups} have a single label in the training rows, so no fair thresholds "
+            "could be chosen for them: they keep the plain rule (score above 1/2) and the "
+            "constraint does not cover them."
+        )
+        checks.append(Check("unfitted_groups", "warn", sentence, {"groups": len(unfitted)}))
     name = _fairness_metric(result)
     value = result.metrics.get("test", {}).get(name)
     if value is None or not np.isfinite(value):
-        return []
+        return checks
     tol = 0.0 if name == "eo_diff" else float(result.knobs.get("tol", 0.0))
     bound = tol + 2 * _label_tolerance(test, name)
-    numbers = {"test_value": float(value), "tol": tol, "bound": bound}
     words = {
         "dp_diff": "demographic parity difference",
         "tpr_diff": "true positive rate difference",
         "eo_diff": "equalized odds difference",
     }[name]
+    found = f"On the test rows the {words} is {value:.4f}"
+    noise = f"the constraint's {tol:g} plus sampling noise ({bound:.4f})"
     if value > bound:
+        level = "fail"
         sentence = (
-            f"On the test rows the {words} is {value:.4f}, above the constraint's {tol:g} plus "
-            f"sampling noise ({bound:.4f}): the thresholds fitted on the training rows do not "
-            "hold on new rows."
+            f"{found}, above {noise}: the thresholds fitted on the training rows do not hold on "
+            "new rows."
         )
-        return [Check("held_out_constraint", "fail", sentence, numbers)]
-    sentence = (
-        f"On the test rows the {words} is {value:.4f}, within the constraint's {tol:g} plus "
-        f"sampling noise ({bound:.4f})."
-    )
-    return [Check("held_out_constraint", "ok", sentence, numbers)]
+    else:
+        level, sentence = "ok", f"{found}, within {noise}."
+    numbers = {"test_value": float(value), "tol": tol, "bound": bound}
+    return [*checks, Check("held_out_constraint", level, sentence, numbers)]
 
 
 #: The sweep of ``fairengine sweep`` and of the hosted demo (one grid).

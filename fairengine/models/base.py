@@ -85,8 +85,7 @@ class Model:
     #: evaluation (:mod:`fairengine.methods.evaluation`) scores it.
     predicts_target: ClassVar[bool] = True
     #: Whether ``predict`` draws at random (seeded by ``random_state``); declared by the model
-    #: class, read by the model card and ``fairengine inspect``
-    #: (:func:`fairengine.methods.registry.is_randomized`).
+    #: class, read by the model card and ``fairengine inspect``.
     randomized: ClassVar[bool] = False
     #: What its outputs mean, for its model card (Markdown; ``{target}`` stands for the target's
     #: name). Empty: the card's words for a classifier (randomized or not).

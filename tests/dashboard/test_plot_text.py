@@ -105,14 +105,15 @@ def _sweep(method: str, task: Task, grid: dict) -> pd.DataFrame:
 
 def test_data_and_compare_figures(classification: Task) -> None:
     from dashboard.components import cached, charts
-    from fairengine.frontier.compare import comparison_table, group_metrics, mark_pareto
+    from fairengine.frontier.compare import comparison_table, mark_pareto
+    from fairengine.metrics import task_group_table
 
     overview = cached.group_overview(classification, classification.fingerprint)
     assert_plot_safe(charts.group_sizes_figure(overview), GROUPS)
     assert_plot_safe(charts.group_rates_figure(overview, "classification"), GROUPS)
 
     _, test, result = _run(classification, "balanced_filtering")
-    groups = group_metrics(result.model, test)
+    groups = task_group_table(test, result.model.metric_predictions(test.X), ci=0.95)
     assert_plot_safe(charts.group_metrics_figure(groups, "classification"), GROUPS)
     # A stored point's knobs and an unknown method's name are shown as they are.
     point = SimpleNamespace(

@@ -110,9 +110,11 @@ def time_loads(directory: Path) -> list[dict]:
     """Load every file in ``directory``: name, outcome (``loaded`` or ``refused: …``; anything
     else escaping is reported as ``ESCAPED …``) and seconds of CPU time."""
     from fairengine.export import ModelFileError, load_model
-    from fairengine.methods.registry import model_types
+    from fairengine.methods.registry import model_type_names, resolve_model_type
 
-    model_types()  # imports (scikit-learn, pandas, every method, skops) outside the timings
+    # imports (scikit-learn, pandas, every method, skops) outside the timings
+    for name in model_type_names():
+        resolve_model_type(name)
     import skops.io  # noqa: F401  (imported by the first stored estimator otherwise)
 
     rows = []

@@ -22,7 +22,6 @@ from fairengine.data import from_frame, load_dataset
 from fairengine.export import load_model, model_bytes, model_card, read_manifest, result_metadata
 from fairengine.export.client import SchemaError, predict_file
 from fairengine.methods import get_method
-from fairengine.methods.registry import is_randomized
 from fairengine.models.columns import input_schema
 from tests.export.hostile import real_files
 
@@ -57,7 +56,7 @@ def test_every_model_type_predicts_raw_frames(model_type) -> None:
     else:
         with pytest.raises(TypeError, match="regression"):
             model.predict_proba(frame)
-    if is_randomized(model_type):  # draws average to the expected probabilities
+    if model.randomized:  # draws average to the expected probabilities
         draws = np.mean([model.predict(frame, random_state=s) for s in range(40)], axis=0)
         assert np.abs(draws - score).mean() < 0.1
 
