@@ -40,13 +40,6 @@ EPS_GRID = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 1.0)
 EPS_SWEEP = {"eps": EPS_GRID}
 
 
-def encode(train: Task, test: Task) -> tuple[FeatureEncoder, np.ndarray, np.ndarray]:
-    from fairengine.data.encoding import FeatureEncoder
-
-    encoder = FeatureEncoder().fit(train.X)
-    return encoder, encoder.transform(train.X), encoder.transform(test.X)
-
-
 def _run(train: Task, test: Task, **knobs: Any) -> RunResult:
     """Fit Q with the validated ``knobs``, score it and the baselines on train and test."""
     import pandas as pd
