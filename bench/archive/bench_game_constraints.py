@@ -35,7 +35,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from fairengine.data import from_frame, load_dataset
 from fairengine.methods.fair_regression import FairRegressor
-from fairengine.methods.fair_regression.method import encode
+from fairengine.data.encoding import FeatureEncoder
 from fairengine.methods.multiaccurate_proxy import ProxyFairClassifier
 
 quick, repeats = sys.argv[1] == "1", int(sys.argv[2])
@@ -44,12 +44,12 @@ frame = task.frame.sample(600 if quick else 2000, random_state=4)
 small = from_frame(frame, target=task.target, sensitive=list(task.sensitive),
                    kind="regression", name=task.name)
 train, test = small.split(test_size=0.5, random_state=4)
-_, z, _ = encode(train, test)
+z = FeatureEncoder().fit_transform(train.X)
 y, a = np.asarray(train.y, float), np.asarray(train.groups)
 adult = load_dataset("adult", sensitive=["race"])
 rows = adult.frame.sample(800 if quick else 3000, random_state=0).index
 sub = adult.subset(np.flatnonzero(adult.frame.index.isin(rows)))
-_, x, _ = encode(sub, sub)
+x = FeatureEncoder().fit_transform(sub.X)
 labels, codes = np.unique(np.asarray(sub.groups), return_inverse=True)
 soft, yc = np.eye(len(labels))[codes], np.asarray(sub.y, float)
 def mean_prediction(q):

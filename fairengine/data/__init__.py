@@ -1,8 +1,4 @@
-"""Data layer: bundled datasets, reading and validating user tables, the Task, feature encoding.
-
-``FeatureEncoder`` is imported on first use (it needs scikit-learn; a listing of the datasets
-does not).
-"""
+"""Data layer: bundled datasets, reading and validating user tables, the Task, feature encoding."""
 
 from typing import Any
 

@@ -89,8 +89,7 @@ def identifier(column: pd.Series, name: object = None) -> Identifier | None:
     n = len(present)
     if n == 0:
         return None
-    numeric = _is_numeric(column)
-    if numeric:
+    if pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(column.dtype):
         values = _integers(present)
         if values is None:  # fractional numbers are measurements, never identifiers
             return None
@@ -163,22 +162,9 @@ def _integers(present: pd.Series) -> np.ndarray | None:
     return values.astype(np.int64)
 
 
-def _is_numeric(column: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(
-        column.dtype
-    )
-
-
 def _distinct(present: pd.Series) -> int:
     """Distinct values of a non-numeric column (as text when they cannot be hashed)."""
     try:
         return int(present.nunique())
     except TypeError:  # lists or other unhashable values
-        return len(pd.unique(_strings(present)))
-
-
-def _strings(present: pd.Series) -> np.ndarray:
-    values = present.to_numpy(dtype=object)
-    if pd.api.types.infer_dtype(values, skipna=True) == "string":
-        return values
-    return np.array([str(v) for v in values], dtype=object)
+        return int(present.astype(str).nunique())

@@ -6,7 +6,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Literal
 
 import numpy as np
@@ -163,20 +163,13 @@ class Task:
         from sklearn.model_selection import train_test_split  # lazy: listings import no sklearn
 
         positions = np.arange(len(self.frame))
+        split = partial(train_test_split, positions, test_size=test_size, random_state=random_state)
         try:
-            train, test = train_test_split(
-                positions, test_size=test_size, random_state=random_state, stratify=strata
-            )
+            train, test = split(stratify=strata)
         except ValueError:
             # More strata than test (or train) rows in a small table: split without them rather
             # than fail; the groups were checked to have at least MIN_GROUP_SIZE rows each.
-            if strata is None:
-                raise DataError(
-                    f"The table's {len(positions)} rows are too few to split into train and test."
-                ) from None
-            train, test = train_test_split(
-                positions, test_size=test_size, random_state=random_state, stratify=None
-            )
+            train, test = ([], []) if strata is None else split(stratify=None)
         if len(train) == 0 or len(test) == 0:
             raise DataError(
                 f"The table's {len(positions)} rows are too few to split into train and test."
@@ -257,17 +250,28 @@ def from_frame(
     DataError
         With a message that names the column and says what to do.
     """
-    roles = {"target": target, "sensitive": sensitive, "features": features}
     checked = check_roles(
         df,
-        **roles,
+        target=target,
+        sensitive=sensitive,
+        features=features,
         drop_missing=drop_missing,
         max_rows=max_rows,
         keep=keep,
         leave_out=leave_out,
     )
     frame = checked.frame
-    kind, label, values = _target_coding(frame[target], target, kind, positive_label)
+    y = frame[target]
+    one_vs_rest = isinstance(positive_label, list | tuple | set | frozenset)
+    kind = infer_kind(y, target, kind, one_vs_rest=one_vs_rest)
+    values: tuple[str, ...] = ()
+    if kind == "classification" and one_vs_rest:
+        values = resolve_positive_values(y, target, list(positive_label))  # type: ignore[arg-type]
+        label: object = " | ".join(values)
+    elif kind == "classification":
+        label = resolve_positive_label(y, target, positive_label)
+    else:
+        label = None
     group_names, merged = checked.group_levels(
         merge_small_groups=merge_small_groups, min_group_size=min_group_size
     )
@@ -290,18 +294,3 @@ def from_frame(
         return task
     notes = (*task.notes, *(leak.sentence(target) for leak in leaks))
     return replace(task, leaks=tuple(leak.column for leak in leaks), notes=notes)
-
-
-def _target_coding(
-    y: pd.Series, target: str, kind: Kind | None, positive_label: object
-) -> tuple[Kind, object, tuple[str, ...]]:
-    """The task's kind, its positive label (None for regression) and, for a one-vs-rest target,
-    the values coded 1."""
-    one_vs_rest = isinstance(positive_label, list | tuple | set | frozenset)
-    kind = infer_kind(y, target, kind, one_vs_rest=one_vs_rest)
-    if kind == "classification" and one_vs_rest:
-        values = resolve_positive_values(y, target, list(positive_label))  # type: ignore[arg-type]
-        return kind, " | ".join(values), values
-    if kind == "classification":
-        return kind, resolve_positive_label(y, target, positive_label), ()
-    return kind, None, ()

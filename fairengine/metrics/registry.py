@@ -88,11 +88,6 @@ class MetricInfo:
         return getattr(importlib.import_module(self.module_path), self.name)
 
     @property
-    def shared_signature(self) -> bool:
-        """Whether :attr:`function` is ``metric(y_true, y_pred, groups, **options)``."""
-        return self.name in METRICS
-
-    @property
     def direction(self) -> str:
         return "lower is better" if self.lower_is_better else "higher is better"
 

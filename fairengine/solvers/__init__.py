@@ -12,7 +12,7 @@ from fairengine.solvers.expgrad import (
 )
 from fairengine.solvers.least_squares import LeastSquares
 from fairengine.solvers.moments import Constraint, Reduction, TwoSidedConstraint
-from fairengine.solvers.oracles import Halfspace, PairedRegressionOracle, csc_objective
+from fairengine.solvers.oracles import Halfspace, PairedRegressionOracle
 from fairengine.solvers.projections import (
     ProjectedGradientAscent,
     project_l1_ball,
@@ -21,12 +21,11 @@ from fairengine.solvers.projections import (
 )
 from fairengine.solvers.qp import (
     cone_least_squares,
-    in_convex_hull,
     max_yield_weights,
     simplex_kkt_violation,
     simplex_least_squares,
 )
-from fairengine.solvers.tv_ball import project_tv_ball, tv_ball_linear_max
+from fairengine.solvers.tv_ball import project_tv_ball
 
 __all__ = [
     "CandidateRecorder",
@@ -42,8 +41,6 @@ __all__ = [
     "PairedRegressionOracle",
     "ProjectedGradientAscent",
     "cone_least_squares",
-    "csc_objective",
-    "in_convex_hull",
     "max_yield_weights",
     "project_l1_ball",
     "project_orthant_ball",
@@ -51,5 +48,4 @@ __all__ = [
     "project_tv_ball",
     "simplex_kkt_violation",
     "simplex_least_squares",
-    "tv_ball_linear_max",
 ]

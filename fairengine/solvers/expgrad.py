@@ -121,11 +121,6 @@ class GameResult:
         )
 
 
-def lagrangian(objective: float, constraints: np.ndarray, lam: np.ndarray) -> float:
-    """L(Q, λ) = objective(Q) + λ · g(Q)."""
-    return float(objective + np.dot(lam, constraints))
-
-
 def best_lambda_value(objective: float, constraints: np.ndarray, bound: float) -> float:
     """L(Q, Best_λ(Q)) = objective + B · max(0, max_j g_j(Q)) (Agarwal et al. 2019 Appendix F)."""
     return float(objective + bound * max(0.0, float(np.max(constraints))))
@@ -152,8 +147,7 @@ def pool_matrix(pool: CandidateRecorder) -> tuple[np.ndarray, np.ndarray]:
 def iterate_average(counts: dict[int, float], size: int) -> np.ndarray:
     """Q_EG over ``size`` pooled responses: how often each was the best response, normalised."""
     q = np.zeros(size)
-    for i, c in counts.items():
-        q[i] = c
+    q[list(counts)] = list(counts.values())
     return q / q.sum()
 
 
@@ -193,7 +187,7 @@ def certified_gap(
     later ones get weight 0)."""
     q = np.append(q, np.zeros(len(objective) - len(q)))
     obj_q, g_q = float(q @ objective), q @ g
-    value = lagrangian(obj_q, g_q, lam)
+    value = float(obj_q + np.dot(lam, g_q))  # L(Q, λ) = objective(Q) + λ · g(Q)
     return max(best_lambda_value(obj_q, g_q, bound) - value, value - low)
 
 
@@ -209,7 +203,7 @@ def _round_gaps(
     """The (gap, Q) pairs a round of :func:`solve_game` certifies at λ̂: the iterate average
     and (practical mode) the LP mixture; ``low`` is the best response to λ̂."""
     objective, g = pool_matrix(pool)
-    low_value = lagrangian(low.objective, low.constraints, lam_hat)
+    low_value = float(low.objective + np.dot(lam_hat, low.constraints))
     if practical:
         low_value = min(low_value, float(np.min(objective + g @ lam_hat)))
     mixtures = [iterate_average(counts, len(pool))]
@@ -230,7 +224,6 @@ def solve_game(
     mode: str = "practical",
     eta: float | None = None,
     lp_step: bool = True,
-    project: Callable[[np.ndarray], np.ndarray] | None = None,
     initial: tuple[Response, ...] = (),
 ) -> GameResult:
     """Play the learner's best responses against exponentiated-gradient multipliers until the
@@ -242,8 +235,10 @@ def solve_game(
         λ (shape ``(dim,)``) -> :class:`Response` minimising L(h, λ) (exactly or heuristically);
         e.g. a :class:`~fairengine.solvers.moments.Reduction`.
     constraint : Constraint or int
-        The constraint object (its ``dim``; its ``project`` unless ``project`` is given), or
-        only the number of constraints (no projection).
+        The constraint object, or only the number of constraints (no projection). Practical
+        mode measures the gap at ``constraint.project(λ̂)``, a dual point with
+        L(Q, project(λ̂)) ≥ L(Q, λ̂) for every Q (fairlearn's ``project_lambda``: net λ^+
+        against λ^−).
     bound : float
         B, the ℓ1 bound on λ.
     nu : float or callable
@@ -258,10 +253,6 @@ def solve_game(
         η; required for ``"paper"`` (ν/(8B) for SP, ν/(2B) for BGL), default 2/B otherwise.
     lp_step : bool
         Practical mode: also try the LP mixture over the responses found so far.
-    project : callable, optional
-        Practical mode: maps λ̂ to a dual point with L(Q, project(λ̂)) ≥ L(Q, λ̂) for every Q
-        before the gap is measured (fairlearn's ``project_lambda``: net λ^+ against λ^−).
-        Default: the constraint object's ``project``.
     initial : tuple of Response
         Practical mode: known predictors offered to the LP step from the start (e.g. the best
         constant, always feasible under statistical parity).
@@ -273,12 +264,10 @@ def solve_game(
     if mode not in ("practical", "paper"):
         raise ValueError(f"mode must be 'practical' or 'paper', got {mode!r}")
     practical = mode == "practical"
-    if isinstance(constraint, int | np.integer):
-        dim = int(constraint)
-    else:
-        dim = constraint.dim
-        project = constraint.project if project is None else project
-    project = project if practical else None  # the paper measures the gap at the plain λ̂
+    plain = isinstance(constraint, int | np.integer)
+    dim = int(constraint) if plain else constraint.dim
+    # the paper measures the gap at the plain λ̂
+    project = constraint.project if practical and not plain else None
     bound = float(bound)
     pool = response_pool()
     counts, gaps = dict[int, float](), list[float]()

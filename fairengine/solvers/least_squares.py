@@ -9,12 +9,6 @@ import numpy as np
 from scipy.linalg import cho_solve
 
 
-def with_intercept(X: np.ndarray) -> np.ndarray:
-    """[X, 1]: the design of a linear model with an intercept (last coefficient)."""
-    X = np.asarray(X, float)
-    return np.hstack([X, np.ones((len(X), 1))])
-
-
 class LeastSquares:
     """Weighted least squares on a fixed design, factorised once per weight vector.
 
@@ -41,7 +35,8 @@ class LeastSquares:
         intercept: bool = True,
         ridge: float | None = 1e-8,
     ) -> None:
-        self.design = with_intercept(X) if intercept else np.asarray(X, float)
+        X = np.asarray(X, float)
+        self.design = np.hstack([X, np.ones((len(X), 1))]) if intercept else X
         self.ridge = None if ridge is None else float(ridge)
         self._factor: tuple[bytes | None, np.ndarray, np.ndarray] | None = None
 
@@ -135,8 +130,3 @@ class InterceptLeastSquares:
             target = target * (w if target.ndim == 1 else w[:, None])
         rhs = np.concatenate([self.rows.T @ target, target.sum(axis=0, keepdims=True)])
         return cho_solve((chol, True), rhs)
-
-    def fitted(self, target: np.ndarray, weight: np.ndarray | None = None) -> np.ndarray:
-        """X β[:-1] + β[-1]: the fitted values on the rows."""
-        beta = self.coef(target, weight)
-        return self.rows @ beta[:-1] + beta[-1]

@@ -88,13 +88,6 @@ class TwoSidedConstraint(Constraint):
         half = len(lam) // 2
         return lam[:half] - lam[half:]
 
-    def net_project(self, lam: np.ndarray) -> np.ndarray:
-        """(max(λ⁺ − λ⁻, 0), max(λ⁻ − λ⁺, 0)): the same best response and, as ε ≥ 0, a
-        Lagrangian no smaller for every Q (the practical loop's ε Σ|λ⁺ − λ⁻|,
-        Agarwal et al. 2019). Subclasses opt in by returning it from :meth:`project`."""
-        net = self.net(lam)
-        return np.concatenate([np.maximum(net, 0.0), np.maximum(-net, 0.0)])
-
 
 @dataclass
 class Reduction:

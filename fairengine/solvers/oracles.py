@@ -65,11 +65,6 @@ def best_intercept(
     return float(-0.5 * (sorted_scores[i] + sorted_scores[i + 1]))
 
 
-def csc_objective(labels: np.ndarray, weight: np.ndarray, cost_diff: np.ndarray) -> float:
-    """sum_j w_j h_j d_j: the CSC objective up to the constant sum_j w_j c_j^0."""
-    return float(np.sum(np.asarray(weight) * np.asarray(labels) * np.asarray(cost_diff)))
-
-
 class PairedRegressionOracle:
     """The paper's paired regression classifier (Deng et al. 2023 Def. 14), weighted.
 

@@ -1,5 +1,6 @@
-"""Small exact QP / LP helpers (rows <= ~100): least squares over the simplex or the cone, hull
-membership (Deng et al. 2023, Algorithm 1: q = argmin ||qA - U|| over the simplex)."""
+"""Small exact QP / LP helpers (rows <= ~100): least squares over the simplex or the cone
+(Deng et al. 2023, Algorithm 1: q = argmin ||qA - U|| over the simplex) and the weights of
+largest yield that reach a point of the hull."""
 
 from __future__ import annotations
 
@@ -104,21 +105,6 @@ def simplex_least_squares(
     )
     q = np.maximum(result.x, 0.0)
     return q / q.sum()
-
-
-def in_convex_hull(A: np.ndarray, point: np.ndarray, *, tol: float = 1e-9) -> bool:
-    """Whether ``point`` is a convex combination of the rows of ``A`` (an LP, HiGHS)."""
-    A = np.asarray(A, float)
-    n_rows = len(A)
-    result = linprog(
-        np.zeros(n_rows),
-        A_eq=np.vstack([A.T, np.ones(n_rows)]),
-        b_eq=np.append(np.asarray(point, float), 1.0),
-        bounds=[(0, None)] * n_rows,
-        method="highs",
-        options={"primal_feasibility_tolerance": tol},
-    )
-    return bool(result.status == 0)
 
 
 def max_yield_weights(

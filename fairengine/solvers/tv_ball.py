@@ -67,25 +67,3 @@ def project_tv_ball(v: np.ndarray, center: np.ndarray, radius: float) -> np.ndar
     hi = float(np.max(v - c) - np.min(v - c)) + 1.0  # every |d_i| <= mu: p = c
     mu = brentq(excess, 0.0, hi, xtol=_XTOL, rtol=1e-15)
     return _point(v, c, _nu(v, c, mu), mu)
-
-
-def tv_ball_linear_max(a: np.ndarray, center: np.ndarray, radius: float) -> np.ndarray:
-    """A maximiser of sum_i p_i a_i over the TV ball ∩ simplex (greedy, exact).
-
-    Remove up to ``radius`` of mass from the smallest a_i (at most center_i each) and put it,
-    spread uniformly over the ties, on argmax a ("best response").
-    """
-    a = np.asarray(a, dtype=float).ravel()
-    p = np.asarray(center, dtype=float).ravel().copy()
-    top = np.flatnonzero(a == a.max())
-    budget = float(radius)
-    moved = 0.0
-    for i in np.argsort(a, kind="stable"):
-        if budget <= 0 or a[i] >= a.max():
-            break
-        take = min(p[i], budget)
-        p[i] -= take
-        budget -= take
-        moved += take
-    p[top] += moved / len(top)
-    return p

@@ -10,7 +10,6 @@ import pandas as pd
 
 from fairengine.data import Task
 from fairengine.frontier import sweep
-from fairengine.methods.fair_regression.envelope import convex_envelope
 
 __all__ = ["eps_points", "mark_envelope"]
 
@@ -34,6 +33,8 @@ def eps_points(
 def mark_envelope(points: pd.DataFrame) -> pd.DataFrame:
     """``points`` (train and test rows of an ε sweep) with an ``envelope`` column: the convex
     envelope of the training points; test points inherit the train selection."""
+    from fairengine.methods.fair_regression.baselines import convex_envelope  # loads sklearn
+
     points = points.copy()
     on_train = points["split"] == "train"
     mask = convex_envelope(points.loc[on_train, "sp_ks"], points.loc[on_train, "scaled_loss"])

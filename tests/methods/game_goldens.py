@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from fairengine.data import load_dataset
+from fairengine.data.encoding import FeatureEncoder
 from fairengine.methods.fair_regression import FairRegressor
-from fairengine.methods.fair_regression.method import encode
 from fairengine.methods.multiaccurate_proxy import (
     GeneralMultiaccurateProxy,
     MultiaccurateProxy,
@@ -56,7 +56,7 @@ def adult_rows(n: int = 800) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     task = load_dataset("adult", sensitive=["race"])
     frame = task.frame.sample(n, random_state=0)
     small = task.subset(np.flatnonzero(task.frame.index.isin(frame.index)))
-    _, x, _ = encode(small, small)
+    x = FeatureEncoder().fit_transform(small.X)
     labels, codes = np.unique(np.asarray(small.groups), return_inverse=True)
     return x, np.asarray(small.y, float), np.eye(len(labels))[codes]
 

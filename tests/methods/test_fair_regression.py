@@ -111,7 +111,7 @@ def test_gamma_matches_brute_force_and_its_identities() -> None:
     problem, X, y, a = _random_problem(5)
     f = np.random.default_rng(6).random(len(y))
     gamma = parity_gamma(bins(f, problem.n_levels), a, problem.p, problem.n_levels)
-    for g in range(problem.n_groups):
+    for g in range(problem.constraint.n_groups):
         for j, z in enumerate(grid(problem.n_levels)):
             expected = np.mean(f[a == g] >= z) - np.mean(f >= z)
             assert gamma[g, j] == pytest.approx(expected, abs=1e-12)

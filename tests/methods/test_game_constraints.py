@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from fairengine.data import load_dataset
+from fairengine.data.encoding import FeatureEncoder
 from fairengine.methods.fair_regression import FairRegressor
 from fairengine.methods.fair_regression.constraints import BoundedGroupLoss, StatisticalParity
 from fairengine.methods.fair_regression.losses import bins, pointwise_loss
-from fairengine.methods.fair_regression.method import encode
 from fairengine.methods.multiaccurate_proxy import ProxyParity
 from fairengine.solvers import Constraint, Reduction, solve_game
 from fairengine.solvers.oracles import Halfspace, PairedRegressionOracle, best_intercept
@@ -148,7 +148,7 @@ def test_a_constraint_defined_in_the_test_runs_through_the_generic_solver() -> N
     task = load_dataset("adult", sensitive=["sex"])
     rows = task.frame.sample(1500, random_state=1).index
     small = task.subset(np.flatnonzero(task.frame.index.isin(rows)))
-    _, x, _ = encode(small, small)
+    x = FeatureEncoder().fit_transform(small.X)
     y = np.asarray(small.y, float)
     _, codes = np.unique(np.asarray(small.groups), return_inverse=True)
     cap = SelectionCap(0.12).load(codes)

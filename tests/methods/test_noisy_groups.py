@@ -28,7 +28,8 @@ from fairengine.metrics.noisy_groups import (
     sa_worst,
     sa_worst_assignment,
 )
-from fairengine.solvers import project_tv_ball, tv_ball_linear_max
+from fairengine.solvers import project_tv_ball
+from tests.solvers.certificates import tv_ball_linear_max
 
 
 # ------------------------------------------------------------------------ TV-ball projection

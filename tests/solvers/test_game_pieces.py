@@ -6,7 +6,8 @@ import itertools
 
 import numpy as np
 
-from fairengine.solvers import PairedRegressionOracle, ProjectedGradientAscent, csc_objective
+from fairengine.solvers import PairedRegressionOracle, ProjectedGradientAscent
+from tests.solvers.certificates import csc_objective
 
 
 def test_dual_player_stays_feasible_and_ascends() -> None:

@@ -8,11 +8,11 @@ from scipy.optimize import minimize
 
 from fairengine.solvers import (
     cone_least_squares,
-    in_convex_hull,
     max_yield_weights,
     simplex_kkt_violation,
     simplex_least_squares,
 )
+from tests.solvers.certificates import in_convex_hull
 
 
 def _slsqp(A, t):

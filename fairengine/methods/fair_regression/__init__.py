@@ -20,7 +20,7 @@ _LAZY = {
     "BoundedGroupLoss": "constraints",
     "StatisticalParity": "constraints",
     "FairRegressor": "estimator",
-    "convex_envelope": "envelope",
+    "convex_envelope": "baselines",
     "Component": "learners",
     "cost_matrix": "losses",
     "discretized_loss": "losses",

@@ -135,6 +135,5 @@ def fidelity_oracle(result: Any) -> bool:
     """The fidelity matrix's oracle for this method's promise: the promise measured on the run's
     numbers, reading no check's verdict (only the sampling allowance a check derived from the
     rows); see :func:`fairengine.frontier.fidelity.oracle_promise_held`."""
-    statistical = result.knobs["constraint"] == "statistical_parity"
-    value = result.metrics["test"]["sp_ks" if statistical else "scaled_max_group_loss"]
+    value = result.metrics["test"][DISPARITY[result.knobs["constraint"]]]
     return value <= result.knobs["eps"] + check_allowance(result, "held_out_disparity")

@@ -12,18 +12,14 @@ from fairengine.methods.fair_regression.losses import bins, pointwise_loss
 from fairengine.solvers.moments import Constraint, TwoSidedConstraint
 
 
-def survival_by_group(k: np.ndarray, codes: np.ndarray, n_groups: int, n_levels: int) -> np.ndarray:
-    """P̂[f ≥ z_j | A = a] for j = 1..N, shape (|A|, N), from bin indices k (Appendix F, bincount +
-    reverse cumsum instead of a sort)."""
+def parity_gamma(k: np.ndarray, codes: np.ndarray, p: np.ndarray, n_levels: int) -> np.ndarray:
+    """γ^_{a,z} = P̂[f ≥ z | a] − P̂[f ≥ z] (signed, group vs overall), (|A|, N); P̂[f ≥ z_j | a]
+    from bin indices k by a bincount and a reverse cumsum (Appendix F), not a sort."""
+    n_groups = len(p)
     counts = np.bincount(codes * (n_levels + 1) + k, minlength=n_groups * (n_levels + 1))
     counts = counts.reshape(n_groups, n_levels + 1).astype(float)
     at_least = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1]  # [:, j] = #{k ≥ j}
-    return at_least[:, 1:] / counts.sum(axis=1, keepdims=True)
-
-
-def parity_gamma(k: np.ndarray, codes: np.ndarray, p: np.ndarray, n_levels: int) -> np.ndarray:
-    """γ^_{a,z} = P̂[f ≥ z | a] − P̂[f ≥ z] (signed, group vs overall), (|A|, N)."""
-    survival = survival_by_group(k, codes, len(p), n_levels)
+    survival = at_least[:, 1:] / counts.sum(axis=1, keepdims=True)
     return survival - p @ survival
 
 
@@ -80,7 +76,10 @@ class StatisticalParity(TwoSidedConstraint):
         return self.group_weights(lam)[self.codes]
 
     def project(self, lam: np.ndarray) -> np.ndarray:
-        return self.net_project(lam)
+        """(max(λ⁺ − λ⁻, 0), max(λ⁻ − λ⁺, 0)): the same best response and, as ε ≥ 0, a
+        Lagrangian no smaller for every Q (the practical loop's ε Σ|λ⁺ − λ⁻|)."""
+        net = self.net(lam)
+        return np.concatenate([np.maximum(net, 0.0), np.maximum(-net, 0.0)])
 
 
 class BoundedGroupLoss(Constraint):

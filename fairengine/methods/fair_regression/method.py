@@ -40,13 +40,6 @@ EPS_GRID = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 1.0)
 EPS_SWEEP = {"eps": EPS_GRID}
 
 
-def encode(train: Task, test: Task) -> tuple[FeatureEncoder, np.ndarray, np.ndarray]:
-    from fairengine.data.encoding import FeatureEncoder
-
-    encoder = FeatureEncoder().fit(train.X)
-    return encoder, encoder.transform(train.X), encoder.transform(test.X)
-
-
 def _run(train: Task, test: Task, **knobs: Any) -> RunResult:
     """Fit Q with the validated ``knobs``, score it and the baselines on train and test."""
     import pandas as pd
@@ -132,7 +125,12 @@ def _split_tables(
     n_groups = len(names)
     scores, group_rows, cdfs, ks = {}, [], [], {}
     for split, (z, task) in splits.items():
-        scores[split], group = split_metrics(regressor, z, task.y, task.groups, n_groups)
+        target = np.clip(regressor.scale(task.y), 0.0, 1.0)
+        values, q = regressor.component_predictions(z), regressor.weights_
+        ks_value = regressor.ks_disparity(z, task.groups)
+        scores[split], group = scaled_metrics(
+            values, q, target, task.groups, regressor.loss, n_groups, ks_value
+        )
         table, ks[split] = cdf_table(regressor, z, task.groups, names)
         cdfs.append(table.assign(split=split))
         group_rows += [
@@ -200,7 +198,10 @@ def _baselines(
         if seo is not None:
             preds["seo"] = seo.predict(z, task.groups)
         for name, pred in preds.items():
-            values, group = deterministic_metrics(pred, y, task.groups, loss, n_groups)
+            ks_value = metrics.sp_ks(None, pred, task.groups)
+            values, group = scaled_metrics(
+                pred[:, None], np.ones(1), y, task.groups, loss, n_groups, ks_value
+            )
             rows.append({"baseline": name, "split": split, **values})
             groups += [
                 {"split": split, "model": name, "group": names[a], "loss": group[a]}
@@ -216,35 +217,23 @@ def _baselines(
 MAX_CDF_POINTS = 500
 
 
-def split_metrics(
-    regressor: FairRegressor,
-    Z: np.ndarray,
+def scaled_metrics(
+    values: np.ndarray,
+    q: np.ndarray,
     y: np.ndarray,
     codes: np.ndarray,
+    loss: str,
     n_groups: int,
+    sp_ks: float,
 ) -> tuple[dict[str, float], np.ndarray]:
-    """``scaled_loss``, ``sp_ks``, ``scaled_max_group_loss`` of Q on one split (the method's own
-    metrics, on the [0, 1]-scaled target; the shared evaluation adds ``loss`` / ``max_group_loss``
-    in the target's units), and the group losses."""
-    target = np.clip(regressor.scale(y), 0.0, 1.0)
-    values, q, loss = regressor.component_predictions(Z), regressor.weights_, regressor.loss
-    group = metrics.scaled_group_losses(values, q, target, codes, loss, n_groups)
-    return {
-        "scaled_loss": metrics.scaled_loss(values, q, target, codes, loss),
-        "sp_ks": regressor.ks_disparity(Z, codes),
-        "scaled_max_group_loss": metrics.scaled_max_group_loss(group, codes),
-    }, group
-
-
-def deterministic_metrics(
-    pred: np.ndarray, y: np.ndarray, codes: np.ndarray, loss: str, n_groups: int
-) -> tuple[dict[str, float], np.ndarray]:
-    """The same metrics for one deterministic predictor on the [0, 1] scale (a baseline)."""
-    values, q = pred[:, None], np.ones(1)
+    """``scaled_loss``, ``sp_ks``, ``scaled_max_group_loss`` of the mixture ``q`` over the
+    predictors' ``values`` (n, T) on one split (the method's own metrics, on the [0, 1]-scaled
+    target ``y``; the shared evaluation adds ``loss`` / ``max_group_loss`` in the target's
+    units), and the group losses; ``sp_ks`` is computed by the caller (exact for Q)."""
     group = metrics.scaled_group_losses(values, q, y, codes, loss, n_groups)
     return {
         "scaled_loss": metrics.scaled_loss(values, q, y, codes, loss),
-        "sp_ks": metrics.sp_ks(None, pred, codes),
+        "sp_ks": sp_ks,
         "scaled_max_group_loss": metrics.scaled_max_group_loss(group, codes),
     }, group
 

@@ -80,8 +80,7 @@ class ParityReduction:
     ) -> None:
         self.Z, self.y, self.codes = np.asarray(Z, float), np.asarray(y, float), codes
         self.constraint = StatisticalParity(eps, n_levels).load(codes)
-        self.n_groups, self.p = self.constraint.n_groups, self.constraint.p
-        self.eps = self.constraint.group_eps
+        self.p = self.constraint.p
         self.loss, self.n_levels = loss, n_levels
         self.oracle, self.base = oracle, base
         self.lr_weights, self.random_state = lr_weights, random_state
@@ -119,11 +118,6 @@ class ParityReduction:
         f = component.predict(self.Z)
         objective = float(np.mean(discretized_loss(self.y, f, self.loss, self.n_levels)))
         return Response(objective, self.constraint.values(f), component)
-
-    def gamma(self, g: np.ndarray) -> np.ndarray:
-        """Recover γ (|A|, N) from a constraint vector g."""
-        plus = g[: self.dim // 2].reshape(self.n_groups, self.n_levels)
-        return plus + self.eps[:, None]
 
     def best_constant(self) -> Response:
         """The constant on the grid with the least loss_α: γ ≡ 0, so always feasible."""
@@ -206,7 +200,6 @@ class GroupLossReduction:
     def __init__(self, Z, y, codes, zeta, *, loss, base, random_state=0):
         self.Z, self.y, self.codes = np.asarray(Z, float), np.asarray(y, float), codes
         self.constraint = BoundedGroupLoss(zeta, loss).load(self.y, codes)
-        self.n_groups, self.n_a = self.constraint.n_groups, self.constraint.n_a
         self.zeta = self.constraint.zeta
         self.loss, self.base, self.random_state = loss, base, random_state
         self.dim = self.constraint.dim
