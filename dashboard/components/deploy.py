@@ -11,8 +11,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import streamlit as st
+from streamlit import config
+
 from dashboard.components.jobs import QUEUE_LIMIT
 from fairengine import settings
+from fairengine.textsafe import md_text
 
 DEMO_SECRET = "demo_mode"
 _TRUE = ("1", "true", "yes", "on")
@@ -47,8 +51,6 @@ class Limits:
 
 def _secret_flag() -> bool:
     try:
-        import streamlit as st
-
         return str(st.secrets.get(DEMO_SECRET, "")).strip().lower() in _TRUE
     except Exception:  # no secrets.toml (the usual local case) or not inside Streamlit
         return False
@@ -77,8 +79,6 @@ def limits(environ: Mapping[str, str] | None = None) -> Limits:
 def apply_upload_limit() -> int:
     """In demo mode lower Streamlit's ``server.maxUploadSize`` to :data:`DEMO_UPLOAD_MB` (never
     raise it); returns the limit in force, in MB."""
-    from streamlit import config
-
     current = int(config.get_option("server.maxUploadSize"))
     if demo_mode() and current > DEMO_UPLOAD_MB:
         # Streamlit's own setter: the upload handler and every uploader read the option anew.
@@ -103,13 +103,19 @@ def demo_knobs(knobs: Sequence, values: Mapping[str, Any]) -> tuple[dict[str, An
     return limited, changed
 
 
-def thin(values: Sequence, keep: int) -> tuple:
-    """At most ``keep`` (at least 1) of ``values``, evenly spread, first and last kept."""
-    values = tuple(values)
-    keep = max(1, int(keep))
-    if len(values) <= keep:
+def demo_thin(values: Sequence, what: str = "", *, per_value: int = 1) -> tuple:
+    """``values`` thinned evenly (first and last kept) so that ``per_value`` points each fit the
+    demo's points per sweep, and a caption naming the kept ``what`` values when any was dropped;
+    unchanged outside demo mode or when they fit."""
+    values, cap = tuple(values), limits().max_sweep_points
+    if cap is None or len(values) * per_value <= cap:
         return values
-    if keep == 1:
-        return values[:1]
-    step = (len(values) - 1) / (keep - 1)
-    return tuple(values[round(i * step)] for i in range(keep))
+    keep = max(1, cap // per_value)
+    step = (len(values) - 1) / max(1, keep - 1)
+    kept = tuple(values[round(i * step)] for i in range(keep))
+    if what:
+        st.caption(
+            f"Demo mode: the sweep uses {keep} of the {len(values)} {what} values "
+            f"({md_text(', '.join(map(str, kept)))}), at most {cap:d} points per sweep."
+        )
+    return kept

@@ -10,7 +10,7 @@ import numpy as np
 import streamlit as st
 
 from dashboard.components import runner
-from dashboard.components.deploy import demo_knobs, limits, thin
+from dashboard.components.deploy import demo_knobs, demo_thin, limits
 from dashboard.components.jobs import discard
 from dashboard.components.knobs import knob_widget
 from fairengine.data import DataError, Task
@@ -90,14 +90,7 @@ def render_knob_sweep(train: Task, test: Task, store) -> None:
                 with columns[i % len(columns)]:
                     fixed[other.name] = knob_widget(other, key=f"run_fixed.{name}.{other.name}")
         values = [v.strip() for v in values_text.split(",") if v.strip()]
-        cap = limits().max_sweep_points
-        if cap is not None and len(values) > cap:
-            st.warning(
-                f"Demo mode runs at most {cap:d} points per sweep: sweeping the first {cap:d} of "
-                f"the {len(values)} values ({md_text(', '.join(values[:cap]))})."
-            )
-            values = values[:cap]
-        grid = {knob_name: values, **{k: [v] for k, v in fixed.items()}}
+        grid = {knob_name: list(demo_thin(values, knob_name)), **{k: [v] for k, v in fixed.items()}}
         try:
             settings = [method.validate_knobs(combo) for combo in expand_grid(grid)]
             method.check(train)
@@ -131,7 +124,7 @@ def every_method_settings(train: Task, test: Task) -> tuple[dict[str, list[dict]
     methods that cannot run on the task, by title, with the reason in words."""
     plans: dict[str, list[dict]] = {}
     skipped: dict[str, str] = {}
-    demo, cap = limits().demo, limits().max_sweep_points
+    demo = limits().demo
     for name in list_methods():
         method = get_method(name)
         grid = method.sweep_grids.get("page") or method.sweep_grids.get("cli")
@@ -144,7 +137,7 @@ def every_method_settings(train: Task, test: Task) -> tuple[dict[str, list[dict]
             continue
         if demo:
             settings = _demo_settings(method, settings)
-        plans[name] = list(thin(settings, cap)) if cap is not None else settings
+        plans[name] = list(demo_thin(settings))
     return plans, skipped
 
 
