@@ -18,6 +18,7 @@ from fairengine import metrics
 from fairengine.data import Task
 from fairengine.export import result_metadata
 from fairengine.frontier import task_key
+from fairengine.frontier.compare import group_metrics
 from fairengine.methods import get_method
 from fairengine.methods.base import RunResult, stored_result
 from fairengine.methods.evidence import (
@@ -197,8 +198,6 @@ def render_reference(test: Task) -> tuple[str, float]:
 def _point_ratios(path: str, mtime: float, _task: Task, key: tuple) -> dict[str, float]:
     """The ratio metrics of the cached point's model at ``path`` on ``_task`` against group
     ``key[-1]`` (empty when its file cannot be read or its model cannot score the rows)."""
-    from fairengine.frontier.compare import group_metrics
-
     try:
         model = cached.point_model(path, mtime)
         table = group_metrics(model, _task, ci=None, reference=key[-1])
