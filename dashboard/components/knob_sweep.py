@@ -3,9 +3,6 @@ default grid) and the "Compute a frontier" panel (one knob of any method)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 import streamlit as st
 
@@ -141,26 +138,19 @@ def every_method_settings(train: Task, test: Task) -> tuple[dict[str, list[dict]
     return plans, skipped
 
 
-def every_method_calls(
-    plans: dict[str, list[dict]], train: Task, test: Task, store: FrontierStore
-) -> list[tuple[Callable[..., Any], tuple, dict[str, Any]]]:
-    """The pool calls of :func:`every_method_settings`' sweeps: one per method, so a method's
-    points share its fitted parts (encoding, base model, baselines) in one process."""
-    return [
-        (discard, (sweep, portable(get_method(name)), train, test, settings), {"store": store})
-        for name, settings in plans.items()
-    ]
-
-
 def render_sweep_every_method(train: Task, test: Task, store: FrontierStore) -> None:
     """The Sweep every method button: each method's default sweep as one job of the shared
-    worker pool (:func:`every_method_calls`, run on every idle worker), with one progress bar;
-    the page reruns to draw the filled plane."""
+    worker pool (one call per method, so a method's points share its fitted parts: encoding,
+    base model, baselines; run on every idle worker), with one progress bar; the page reruns
+    to draw the filled plane."""
     plans, skipped = every_method_settings(train, test)
     if not plans:
         return
     sweep_key = f"every{task_key(train, test)}{sorted((n, repr(s)) for n, s in plans.items())}"
-    parts = every_method_calls(plans, train, test, store)
+    parts = [
+        (discard, (sweep, portable(get_method(name)), train, test, settings), {"store": store})
+        for name, settings in plans.items()
+    ]
     done = runner.sweep_panel(
         "compare_every",
         "Sweeping every method",
