@@ -56,21 +56,17 @@ def _secret_flag() -> bool:
         return False
 
 
-def _settings(environ: Mapping[str, str] | None) -> settings.Settings:
-    return settings.current() if environ is None else settings.load(environ)
-
-
-def demo_mode(environ: Mapping[str, str] | None = None) -> bool:
+def demo_mode() -> bool:
     """True when ``$FAIRENGINE_DEMO``, else the secret, switches demo mode on."""
-    demo = _settings(environ).demo
+    demo = settings.current().demo
     return _secret_flag() if demo is None else demo
 
 
-def limits(environ: Mapping[str, str] | None = None) -> Limits:
+def limits() -> Limits:
     """The limits in force for this process (see the module docstring); the queue limit is
     ``$FAIRENGINE_QUEUE_LIMIT`` when set."""
-    demo = demo_mode(environ)
-    queue = _settings(environ).queue_limit or (DEMO_QUEUE_LIMIT if demo else QUEUE_LIMIT)
+    demo = demo_mode()
+    queue = settings.current().queue_limit or (DEMO_QUEUE_LIMIT if demo else QUEUE_LIMIT)
     if demo:
         return Limits(True, DEMO_MAX_ROWS, DEMO_MAX_SWEEP_POINTS, queue)
     return Limits(False, INTERACTIVE_ROWS, None, queue)
