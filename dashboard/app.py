@@ -87,8 +87,7 @@ def _warm_up() -> bool:
 def main() -> None:
     """One script run of a session."""
     # here, not at the top: the server's import of this file creates no Streamlit cache
-    from dashboard.components.task_loader import ensure_task
-    from dashboard.components.task_summary import render_task_summary
+    from dashboard.components.task_loader import ensure_task, render_task_summary
 
     # A bundled icon: ":material/..." page icons are fetched from fonts.gstatic.com (offline app).
     st.set_page_config(page_title="fairengine", page_icon=str(favicon()), layout="wide")

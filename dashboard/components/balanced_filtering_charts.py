@@ -16,7 +16,7 @@ from dashboard.components.charts import axes_layout
 from dashboard.components.state import stop_page
 from fairengine.data import Task
 from fairengine.methods import get_method
-from fairengine.methods.balanced_filtering import CURVES
+from fairengine.methods.balanced_filtering import CURVES, tradeoff_curves
 from fairengine.methods.balanced_filtering.curves import curve_grid
 from fairengine.methods.base import RunResult
 from fairengine.sweeps.balanced_filtering import missing_points, tradeoff_points
@@ -96,8 +96,6 @@ def tradeoff_view(
 ) -> tuple[go.Figure, str]:
     """The trade-off figure and its caption for curves whose points are all in ``store`` (the
     page shares them between sessions with :func:`dashboard.components.shared.shared`)."""
-    from fairengine.methods.balanced_filtering import tradeoff_curves
-
     points = tradeoff_points(task, store=store, **curve_args(knobs, curves, n_seeds)[0])
     table = tradeoff_curves(points)
     return tradeoff_figure(table, points), gap_caption(table)

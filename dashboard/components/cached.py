@@ -56,9 +56,12 @@ def _spun(words: str, function: Callable[..., Any], *args: Any, **kwargs: Any) -
         return function(*args, **kwargs)
 
 
-def uploaded_frame(data: bytes, file_name: str, encoding: str | None = None) -> pd.DataFrame:
-    """Read an upload (CSV or Parquet) once per session; raises DataError with a readable
-    message. ``encoding`` names a CSV file's text encoding when detection refuses it."""
+def uploaded_frame() -> pd.DataFrame:
+    """Read the session's upload (CSV or Parquet, in its chosen text encoding when detection
+    refused it) once per session; raises DataError with a readable message."""
+    data, file_name = st.session_state["upload.bytes"], st.session_state["upload.name"]
+    encoding = st.session_state.get("upload.encoding", "auto")
+    encoding = None if encoding == "auto" else encoding
     key = (id(data), file_name, encoding)  # a re-upload under another name re-reads
     return _remembered(
         "frame",

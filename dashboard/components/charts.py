@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from fairengine.metrics import metric_label
 from fairengine.textsafe import plot_text
 
 PALETTE = ["#3a5ba0", "#e07b39", "#4c9f70", "#b5485d", "#7e6bb3", "#c9a227", "#3fa7b5", "#8c8c8c"]
@@ -162,8 +163,6 @@ def frontier_figure(
     A ``failed_checks`` column (text; empty when every check held) crosses out the points whose
     held-out checks failed, in one legend entry "check failed" whose hover names the checks;
     ``references`` (label → (x, y)) adds baselines as labelled diamonds."""
-    from fairengine.metrics import metric_label
-
     x_label, y_label = metric_label(x), metric_label(y)
     titles = titles or {}
     fig = go.Figure()

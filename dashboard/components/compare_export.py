@@ -12,8 +12,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.components.errors import show_unexpected
-from dashboard.components.job_state import JobFailed, ServerBusy
+from dashboard.components.errors import show_error
 from dashboard.components.outside_model import SAVED_KEY
 from dashboard.components.runner import job_value
 from dashboard.components.upload_jobs import comparison_contents, file_cpu_seconds
@@ -25,24 +24,11 @@ from fairengine.audit.comparison import (
 )
 from fairengine.audit.core import PLANE
 from fairengine.data import Task
-from fairengine.data.errors import DataError
+from fairengine.frontier import task_key
 from fairengine.frontier.result import Frontier, PointRecord
 from fairengine.textsafe import md_text
 
 BUILT_KEY = "cmp_export"
-
-
-def page_frontiers(points: Sequence[Any], tkey: str, kind: str) -> list[Frontier]:
-    """The cached points as one Frontier per method (models read from their files on use)."""
-    by_method: dict[str, list[Any]] = {}
-    for point in points:
-        by_method.setdefault(point.method, []).append(point)
-    frontiers = []
-    for method, group in by_method.items():
-        knob_names = list(dict.fromkeys(k for p in group for k in p.knobs))
-        records = [PointRecord.from_stored(p.key, dict(p.knobs), p) for p in group]
-        frontiers.append(Frontier.from_records(method, tkey, records, PLANE[kind], knob_names))
-    return frontiers
 
 
 def page_comparison(
@@ -52,13 +38,19 @@ def page_comparison(
     pins: Sequence[str],
     disparity: tuple[str | None, float] = (None, 0.8),
 ) -> Comparison:
-    """The comparison the page shows: every cached point, the outside models (a repeated name,
-    e.g. a saved one, gets a suffix) and the pins; the disparities against the page's
-    ``disparity`` = (reference group, τ)."""
-    from fairengine.frontier import task_key
-
+    """The comparison the page shows: every cached point (a frontier per method, models read
+    from their files on use), the outside models (a repeated name gets a suffix) and the pins;
+    the disparities against the page's ``disparity`` = (reference group, τ)."""
     train, test = task.split()
-    frontiers = page_frontiers(points, task_key(train, test), task.kind)
+    tkey = task_key(train, test)
+    by_method: dict[str, list[Any]] = {}
+    for point in points:
+        by_method.setdefault(point.method, []).append(point)
+    frontiers = []
+    for method, group in by_method.items():
+        knob_names = list(dict.fromkeys(k for p in group for k in p.knobs))
+        records = [PointRecord.from_stored(p.key, dict(p.knobs), p) for p in group]
+        frontiers.append(Frontier.from_records(method, tkey, records, PLANE[task.kind], knob_names))
     reference, tau = disparity
     return build_comparison(task, frontiers, audits, list(pins), reference=reference, tau=tau)
 
@@ -94,12 +86,12 @@ def render_downloads(
             built = {
                 "signature": signature,
                 "html": build_report(comparison, title=f"{task.name}: comparison"),
-                "json": _comparison_bytes(comparison),
             }
-        except DataError as exc:
-            st.error(f"The report could not be made: {md_text(exc)}")
+            with tempfile.TemporaryDirectory() as folder:  # written by the engine's own writer
+                path = save_comparison(comparison, Path(folder) / "comparison.json")
+                built["json"] = path.read_bytes()
         except Exception as exc:
-            show_unexpected(exc, "the report")
+            show_error(exc, "The report could not be made", "the report")
         st.session_state[BUILT_KEY] = built
     if built is None:
         return
@@ -117,12 +109,6 @@ def render_downloads(
             key=f"cmp_download_{what}",
             on_click="ignore",
         )
-
-
-def _comparison_bytes(comparison: Comparison) -> bytes:
-    """The comparison file's bytes, written by the engine's own :func:`save_comparison`."""
-    with tempfile.TemporaryDirectory() as folder:
-        return save_comparison(comparison, Path(folder) / "comparison.json").read_bytes()
 
 
 def _opened(upload: Any, task: Task, train: Task, test: Task) -> dict[str, Any] | None:
@@ -145,10 +131,7 @@ def _opened(upload: Any, task: Task, train: Task, test: Task) -> dict[str, Any] 
         cpu_seconds=file_cpu_seconds(),
     )
     if status == "error":
-        if isinstance(value, DataError | JobFailed | ServerBusy):  # the pool's: memory, time
-            st.error(f"This comparison cannot be opened: {md_text(value)}")
-        else:
-            show_unexpected(value, "opening the comparison")
+        show_error(value, "This comparison cannot be opened", "opening the comparison")
     if status != "done":
         return None
     audits = [AuditResult.from_dict(record) for record in value.pop("outside")]

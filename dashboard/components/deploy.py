@@ -11,8 +11,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import streamlit as st
+from streamlit import config
+
 from dashboard.components.jobs import QUEUE_LIMIT
 from fairengine import settings
+from fairengine.textsafe import md_text
 
 DEMO_SECRET = "demo_mode"
 _TRUE = ("1", "true", "yes", "on")
@@ -47,28 +51,22 @@ class Limits:
 
 def _secret_flag() -> bool:
     try:
-        import streamlit as st
-
         return str(st.secrets.get(DEMO_SECRET, "")).strip().lower() in _TRUE
     except Exception:  # no secrets.toml (the usual local case) or not inside Streamlit
         return False
 
 
-def _settings(environ: Mapping[str, str] | None) -> settings.Settings:
-    return settings.current() if environ is None else settings.load(environ)
-
-
-def demo_mode(environ: Mapping[str, str] | None = None) -> bool:
+def demo_mode() -> bool:
     """True when ``$FAIRENGINE_DEMO``, else the secret, switches demo mode on."""
-    demo = _settings(environ).demo
+    demo = settings.current().demo
     return _secret_flag() if demo is None else demo
 
 
-def limits(environ: Mapping[str, str] | None = None) -> Limits:
+def limits() -> Limits:
     """The limits in force for this process (see the module docstring); the queue limit is
     ``$FAIRENGINE_QUEUE_LIMIT`` when set."""
-    demo = demo_mode(environ)
-    queue = _settings(environ).queue_limit or (DEMO_QUEUE_LIMIT if demo else QUEUE_LIMIT)
+    demo = demo_mode()
+    queue = settings.current().queue_limit or (DEMO_QUEUE_LIMIT if demo else QUEUE_LIMIT)
     if demo:
         return Limits(True, DEMO_MAX_ROWS, DEMO_MAX_SWEEP_POINTS, queue)
     return Limits(False, INTERACTIVE_ROWS, None, queue)
@@ -77,8 +75,6 @@ def limits(environ: Mapping[str, str] | None = None) -> Limits:
 def apply_upload_limit() -> int:
     """In demo mode lower Streamlit's ``server.maxUploadSize`` to :data:`DEMO_UPLOAD_MB` (never
     raise it); returns the limit in force, in MB."""
-    from streamlit import config
-
     current = int(config.get_option("server.maxUploadSize"))
     if demo_mode() and current > DEMO_UPLOAD_MB:
         # Streamlit's own setter: the upload handler and every uploader read the option anew.
@@ -103,13 +99,19 @@ def demo_knobs(knobs: Sequence, values: Mapping[str, Any]) -> tuple[dict[str, An
     return limited, changed
 
 
-def thin(values: Sequence, keep: int) -> tuple:
-    """At most ``keep`` (at least 1) of ``values``, evenly spread, first and last kept."""
-    values = tuple(values)
-    keep = max(1, int(keep))
-    if len(values) <= keep:
+def demo_thin(values: Sequence, what: str = "", *, per_value: int = 1) -> tuple:
+    """``values`` thinned evenly (first and last kept) so that ``per_value`` points each fit the
+    demo's points per sweep, and a caption naming the kept ``what`` values when any was dropped;
+    unchanged outside demo mode or when they fit."""
+    values, cap = tuple(values), limits().max_sweep_points
+    if cap is None or len(values) * per_value <= cap:
         return values
-    if keep == 1:
-        return values[:1]
-    step = (len(values) - 1) / (keep - 1)
-    return tuple(values[round(i * step)] for i in range(keep))
+    keep = max(1, cap // per_value)
+    step = (len(values) - 1) / max(1, keep - 1)
+    kept = tuple(values[round(i * step)] for i in range(keep))
+    if what:
+        st.caption(
+            f"Demo mode: the sweep uses {keep} of the {len(values)} {what} values "
+            f"({md_text(', '.join(map(str, kept)))}), at most {cap:d} points per sweep."
+        )
+    return kept

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 import streamlit as st
 
 from dashboard.components.deploy import demo_mode
+from dashboard.components.job_state import JobFailed, ServerBusy
 from dashboard.components.state import PageDone
 from fairengine import settings
 from fairengine.data import DataError
@@ -39,6 +40,16 @@ def guarded(where: str = "this page") -> Iterator[None]:
     except DataError as exc:
         st.error(f"There is a problem with the data: {md_text(exc)}")
     except Exception as exc:
+        show_unexpected(exc, where)
+
+
+def show_error(exc: BaseException, what: str, where: str) -> None:
+    """``exc`` after ``what`` ("The model could not be added") in words when it is the user's
+    or the pool's (data, memory, time, a busy server), else as :func:`show_unexpected` in
+    ``where``."""
+    if isinstance(exc, DataError | ValueError | JobFailed | ServerBusy):
+        st.error(f"{what}: {md_text(exc)}", icon=":material/error:")
+    else:
         show_unexpected(exc, where)
 
 

@@ -28,16 +28,6 @@ from fairengine.textsafe import md_text, plot_text
 LEVEL_WORDS = {"ok": "held", "warn": "warning", "fail": "failed"}
 
 
-def ensure_evidence(result: RunResult, train: Task, test: Task) -> RunResult:
-    """``result`` with its checks and baselines: a run stored before results carried them gets
-    them now (in place, so the memo keeps them; the unconstrained fit is cached by the engine).
-    A result whose evidence cannot be rebuilt is returned as it is."""
-    if not result.checks and result.baselines is None:
-        with contextlib.suppress(Exception):
-            attach_evidence(result, train, test, get_method(result.method))
-    return result
-
-
 def plane_metrics(result: RunResult) -> tuple[str, str]:
     """The (performance, fairness) metrics of ``result``'s method: the run's own plane."""
     method = get_method(result.method)
@@ -128,18 +118,6 @@ def reference_figure(result: RunResult, baselines: Baselines) -> go.Figure | Non
     return legend_above(fig, "The run and its baselines (filled: test rows, hollow: train)")
 
 
-def checks_table(checks: tuple[Check, ...]) -> pd.DataFrame:
-    """One row per check: name, verdict, sentence and the numbers behind it."""
-    return pd.DataFrame(
-        {
-            "check": [c.name.replace("_", " ") for c in checks],
-            "verdict": [LEVEL_WORDS[c.level] for c in checks],
-            "what was found": [c.sentence for c in checks],
-            "numbers": [", ".join(f"{k} = {v:.4g}" for k, v in c.numbers.items()) for c in checks],
-        }
-    )
-
-
 def show_checks(checks: tuple[Check, ...]) -> None:
     """Each failed check as an error, each warning as a warning, the others in one line."""
     if not checks:
@@ -164,8 +142,11 @@ def show_checks(checks: tuple[Check, ...]) -> None:
 
 def show_evidence(result: RunResult, train: Task, test: Task) -> RunResult:
     """Draw ``result``'s checks and baselines (see the module docstring); returns ``result``
-    with its evidence attached."""
-    result = ensure_evidence(result, train, test)
+    with its evidence attached: a run stored before results carried them gets them now (in
+    place, so the memo keeps them), unless they cannot be rebuilt."""
+    if not result.checks and result.baselines is None:
+        with contextlib.suppress(Exception):
+            attach_evidence(result, train, test, get_method(result.method))
     checks = tuple(result.checks or ())
     baselines = result.baselines
     show_checks(checks)
@@ -175,7 +156,14 @@ def show_evidence(result: RunResult, train: Task, test: Task) -> RunResult:
         return result
     with st.expander("Checks and baselines: the numbers"):
         if checks:
-            st.markdown(markdown_table(checks_table(checks), index=False))
+            numbers = [", ".join(f"{k} = {v:.4g}" for k, v in c.numbers.items()) for c in checks]
+            table = {
+                "check": [c.name.replace("_", " ") for c in checks],
+                "verdict": [LEVEL_WORDS[c.level] for c in checks],
+                "what was found": [c.sentence for c in checks],
+                "numbers": numbers,
+            }
+            st.markdown(markdown_table(pd.DataFrame(table), index=False))
         if baselines is not None:
             st.caption(
                 f"References fitted on the same training rows and scored by the same "

@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.components import cached, runner
-from dashboard.components.deploy import limits, thin
+from dashboard.components.deploy import demo_thin
 from fairengine.data import Task
 from fairengine.frontier import sweep, task_key
 from fairengine.frontier.sweep import sweep_settings
@@ -61,29 +61,15 @@ def sweep_request(method: Method, knobs: Mapping[str, Any], spec: GridSweep) -> 
     return {**swept, **{name: [v] for name, v in knobs.items() if name not in swept}}
 
 
-def _demo_thinned(grid: dict[str, list], spec: GridSweep, swept: tuple[str, ...]) -> dict:
-    """``grid`` with ``spec.axis`` thinned to the demo's points per sweep (evenly spread, ends
-    kept), saying so; unchanged outside demo mode or when it fits."""
-    cap = limits().max_sweep_points
-    total = math.prod(len(grid[name]) for name in swept)
-    values = tuple(grid[spec.axis])
-    if cap is None or total <= cap:
-        return grid
-    kept = thin(values, cap // max(1, total // len(values)))
-    st.caption(
-        f"Demo mode: the sweep uses {len(kept)} of the {len(values)} {spec.what} values "
-        f"({md_text(', '.join(map(str, kept)))}), at most {cap:d} points per sweep."
-    )
-    return {**grid, spec.axis: list(kept)}
-
-
 def grid_sweep(
     method: Method, train: Task, test: Task, knobs: Mapping[str, Any], spec: GridSweep
 ) -> pd.DataFrame | None:
     """The points (train and test rows) of the page's sweep once all are stored, else None
     (the sweep button, its progress or a caption drawn instead)."""
     swept = tuple({**method.grid(spec.grid), **spec.values})
-    grid = _demo_thinned(sweep_request(method, knobs, spec), spec, swept)
+    grid = sweep_request(method, knobs, spec)
+    per_value = math.prod(len(grid[name]) for name in swept) // len(grid[spec.axis])
+    grid[spec.axis] = list(demo_thin(grid[spec.axis], spec.what, per_value=per_value))
     store = cached.frontier_store()
     points = stored_points(method, train, test, grid)
     if points is not None:

@@ -94,9 +94,8 @@ class Priority:
     own_group: bool = False
 
     @classmethod
-    def from_settings(cls, found: settings.Settings | None = None) -> Priority:
+    def from_settings(cls, found: settings.Settings) -> Priority:
         """``$FAIRENGINE_WORKER_NICE`` and ``$FAIRENGINE_WORKER_GROUP`` (see :mod:`.settings`)."""
-        found = settings.current() if found is None else found
         return cls(nice=found.worker_nice, own_group=found.worker_group == "own")
 
 
@@ -589,17 +588,12 @@ def _confine(priority: Priority, memory_mb: int | None, cpu: float | None) -> No
             signal.signal(signal.SIGXCPU, signal.SIG_DFL)
 
 
-def _own_autogroup(increment: int) -> bool:
-    """Give this process's session (its scheduling autogroup) ``nice`` ``increment``; False
-    where autogroups are off or unavailable."""
-    enabled = Path("/proc/sys/kernel/sched_autogroup_enabled")
-    try:
-        if enabled.read_text().strip() != "1":
-            return False
-        Path("/proc/self/autogroup").write_text(str(min(19, max(0, increment))))
-    except (OSError, AttributeError):
-        return False
-    return True
+def _own_autogroup(increment: int) -> None:
+    """Give this process's session (its scheduling autogroup) ``nice`` ``increment``, where
+    autogroups are on."""
+    with contextlib.suppress(OSError):
+        if Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip() == "1":
+            Path("/proc/self/autogroup").write_text(str(min(19, max(0, increment))))
 
 
 def _is_memory_error(exc: BaseException | None) -> bool:

@@ -3,14 +3,11 @@ default grid) and the "Compute a frontier" panel (one knob of any method)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 import streamlit as st
 
 from dashboard.components import runner
-from dashboard.components.deploy import demo_knobs, limits, thin
+from dashboard.components.deploy import demo_knobs, demo_thin, limits
 from dashboard.components.jobs import discard
 from dashboard.components.knobs import knob_widget
 from fairengine.data import DataError, Task
@@ -90,14 +87,7 @@ def render_knob_sweep(train: Task, test: Task, store) -> None:
                 with columns[i % len(columns)]:
                     fixed[other.name] = knob_widget(other, key=f"run_fixed.{name}.{other.name}")
         values = [v.strip() for v in values_text.split(",") if v.strip()]
-        cap = limits().max_sweep_points
-        if cap is not None and len(values) > cap:
-            st.warning(
-                f"Demo mode runs at most {cap:d} points per sweep: sweeping the first {cap:d} of "
-                f"the {len(values)} values ({md_text(', '.join(values[:cap]))})."
-            )
-            values = values[:cap]
-        grid = {knob_name: values, **{k: [v] for k, v in fixed.items()}}
+        grid = {knob_name: list(demo_thin(values, knob_name)), **{k: [v] for k, v in fixed.items()}}
         try:
             settings = [method.validate_knobs(combo) for combo in expand_grid(grid)]
             method.check(train)
@@ -131,7 +121,7 @@ def every_method_settings(train: Task, test: Task) -> tuple[dict[str, list[dict]
     methods that cannot run on the task, by title, with the reason in words."""
     plans: dict[str, list[dict]] = {}
     skipped: dict[str, str] = {}
-    demo, cap = limits().demo, limits().max_sweep_points
+    demo = limits().demo
     for name in list_methods():
         method = get_method(name)
         grid = method.sweep_grids.get("page") or method.sweep_grids.get("cli")
@@ -144,30 +134,23 @@ def every_method_settings(train: Task, test: Task) -> tuple[dict[str, list[dict]
             continue
         if demo:
             settings = _demo_settings(method, settings)
-        plans[name] = list(thin(settings, cap)) if cap is not None else settings
+        plans[name] = list(demo_thin(settings))
     return plans, skipped
-
-
-def every_method_calls(
-    plans: dict[str, list[dict]], train: Task, test: Task, store: FrontierStore
-) -> list[tuple[Callable[..., Any], tuple, dict[str, Any]]]:
-    """The pool calls of :func:`every_method_settings`' sweeps: one per method, so a method's
-    points share its fitted parts (encoding, base model, baselines) in one process."""
-    return [
-        (discard, (sweep, portable(get_method(name)), train, test, settings), {"store": store})
-        for name, settings in plans.items()
-    ]
 
 
 def render_sweep_every_method(train: Task, test: Task, store: FrontierStore) -> None:
     """The Sweep every method button: each method's default sweep as one job of the shared
-    worker pool (:func:`every_method_calls`, run on every idle worker), with one progress bar;
-    the page reruns to draw the filled plane."""
+    worker pool (one call per method, so a method's points share its fitted parts: encoding,
+    base model, baselines; run on every idle worker), with one progress bar; the page reruns
+    to draw the filled plane."""
     plans, skipped = every_method_settings(train, test)
     if not plans:
         return
     sweep_key = f"every{task_key(train, test)}{sorted((n, repr(s)) for n, s in plans.items())}"
-    parts = every_method_calls(plans, train, test, store)
+    parts = [
+        (discard, (sweep, portable(get_method(name)), train, test, settings), {"store": store})
+        for name, settings in plans.items()
+    ]
     done = runner.sweep_panel(
         "compare_every",
         "Sweeping every method",

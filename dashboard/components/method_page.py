@@ -8,7 +8,6 @@ docs), else written from the method's declaration."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -126,38 +125,32 @@ def draw(method: Method) -> None:
         points = grid_sweep(method, train, test, knobs, GridSweep(axis=axis, what=words))
         if points is not None:
             st.plotly_chart(plane_figure(method, points, axis), key=f"{method.name}_plane")
-    model_and_comparison(result, (train, test), ModelButton(method.name))
-
-
-@dataclass(frozen=True)
-class ModelButton:
-    """The model-file button of a page: its words, the downloaded file's name (default: the
-    method's name) and the prefix of its widget keys (``{key}_model``, ``{key}_add``)."""
-
-    key: str
-    label: str = "Download model file"
-    file_name: str = ""
+    model_and_comparison(result, (train, test), key=method.name)
 
 
 def model_and_comparison(
     result: RunResult,
     split: tuple[Task, Task],
-    button: ModelButton,
+    *,
+    key: str,
+    label: str = "Download model file",
+    file_name: str = "",
     place: DeltaGenerator | None = None,
 ) -> None:
-    """The end of every method page: the run's model file (in ``place``, default the page) and
-    "Add to comparison". The file's bytes are cached per run and handed over as bytes, not as
-    a deferred callable: Streamlit drops a deferred file as orphaned after two script runs
-    anywhere on the server, so on a busy server the browser's request could 404."""
+    """The end of every method page: the run's model file (button ``label`` in ``place``,
+    default the page; ``file_name`` default the method's name) and "Add to comparison" (widget
+    keys ``{key}_model``, ``{key}_add``). The file's bytes are cached per run and handed over
+    as bytes, not as a deferred callable: Streamlit drops a deferred file as orphaned after two
+    script runs anywhere on the server, so on a busy server the browser's request could 404."""
     train, test = split
     (place or st).download_button(
-        button.label,
+        label,
         cached.model_file(result, train, test, str(result_key(result.method))),
-        file_name=button.file_name or f"{result.method}.fairmodel",
+        file_name=file_name or f"{result.method}.fairmodel",
         mime="application/zip",
-        key=f"{button.key}_model",
+        key=f"{key}_model",
     )
-    add_to_comparison(result, train, test, key=f"{button.key}_add")
+    add_to_comparison(result, train, test, key=f"{key}_add")
 
 
 def plane_figure(method: Method, points: pd.DataFrame, axis: str) -> go.Figure:

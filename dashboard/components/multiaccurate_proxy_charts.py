@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 
 from dashboard.components.charts import legend_above, legend_below
 from fairengine.methods.multiaccurate_proxy import PROXIES
+from fairengine.methods.multiaccurate_proxy.pipeline import PROXY_KNOBS
 from fairengine.textsafe import plot_text
 
 #: One colour per proxy, the same on every chart.
@@ -258,8 +259,6 @@ def spread_summary(points: pd.DataFrame, proxies: Sequence[str]) -> pd.DataFrame
 
 def alpha_range_key(task_fingerprint: str, knobs: dict) -> str:
     """Session key of the α range learned for this task and these proxy knobs (not α)."""
-    from fairengine.methods.multiaccurate_proxy.pipeline import PROXY_KNOBS
-
     proxy_knobs = [(k, knobs.get(k)) for k in PROXY_KNOBS if k != "alpha"]
     return f"map.alpha_range.{(task_fingerprint, proxy_knobs)!r}"
 

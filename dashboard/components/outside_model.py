@@ -18,9 +18,8 @@ import streamlit as st
 
 from dashboard.components.charts import DARK_EDGE, labelled_marker
 from dashboard.components.comparison import show_verdicts
-from dashboard.components.errors import show_unexpected
+from dashboard.components.errors import show_error
 from dashboard.components.evidence import show_checks
-from dashboard.components.job_state import JobFailed, ServerBusy
 from dashboard.components.outside_rows import adopt_task, render_split_download, trained_on_input
 from dashboard.components.runner import job_value
 from dashboard.components.upload_jobs import (
@@ -33,8 +32,8 @@ from fairengine.audit import AuditResult, Outside, audit, cost_of_fairness, post
 from fairengine.audit.comparison import unique_names
 from fairengine.audit.sources import from_column
 from fairengine.data import Task
-from fairengine.data.errors import DataError
 from fairengine.methods import get_method
+from fairengine.methods.threshold_optimizer import CONSTRAINT_WORDS, SENSITIVE_AT_PREDICTION
 from fairengine.metrics import metric_label
 from fairengine.textsafe import md_text, plot_text
 
@@ -55,10 +54,7 @@ OUTSIDE_MARKERS = (
 
 
 def _fail(exc: Exception) -> None:
-    if isinstance(exc, DataError | ValueError | JobFailed | ServerBusy):  # the pool's in words
-        st.error(f"The model could not be added: {md_text(exc)}", icon=":material/error:")
-    else:
-        show_unexpected(exc, "the model audit")
+    show_error(exc, "The model could not be added", "the model audit")
 
 
 #: What "Add to the plane" asks of a route: a call on the page's own table, or a job on a
@@ -279,8 +275,6 @@ def render_postprocess(task: Task, audits: Sequence[AuditResult]) -> AuditResult
     """Offer fairlearn's ThresholdOptimizer on the scores of one outside model, chosen among
     those with scores (post-processing, :func:`fairengine.audit.postprocess`); returns the
     post-processed model to draw beside it."""
-    from fairengine.methods.threshold_optimizer import CONSTRAINT_WORDS, SENSITIVE_AT_PREDICTION
-
     entries = {m["name"]: m for m in _models(task)}
     scored = {a.name: a for a in audits if a.kind == "scores" and a.name in entries}
     if not scored:

@@ -39,12 +39,7 @@ def source_table(task: Task) -> pd.DataFrame:
     table = None
     try:
         if selection("source", "bundled") == "upload" and "upload.bytes" in st.session_state:
-            encoding = st.session_state.get("upload.encoding", "auto")
-            table = cached.uploaded_frame(
-                st.session_state["upload.bytes"],
-                st.session_state["upload.name"],
-                None if encoding == "auto" else encoding,
-            )
+            table = cached.uploaded_frame()
         elif task.name in DATASETS:
             table = cached.bundled_frame(task.name)
     except DataError:

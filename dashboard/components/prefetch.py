@@ -26,11 +26,11 @@ from fairengine.methods.knob_steps import neighbours
 PREFETCH_JOBS = 4
 
 
-def prefetch_jobs(environ: Mapping[str, str] | None = None) -> int:
+def prefetch_jobs() -> int:
     """``$FAIRENGINE_PREFETCH`` (0 = off), else :data:`PREFETCH_JOBS`, or 0 in demo mode."""
-    value = (settings.current() if environ is None else settings.load(environ)).prefetch
+    value = settings.current().prefetch
     if value is None:
-        return 0 if demo_mode(environ) else PREFETCH_JOBS
+        return 0 if demo_mode() else PREFETCH_JOBS
     return value
 
 

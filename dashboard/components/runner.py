@@ -39,12 +39,15 @@ from dashboard.components.waiting import (
     waiting_text,
 )
 from fairengine import settings
-from fairengine.data import Task
+from fairengine.data import DataError, Task
+from fairengine.data.registry import DATASETS
 from fairengine.frontier import sweep, task_key
 from fairengine.frontier.runs import compute_and_store, run_key
 from fairengine.frontier.sweep import sweep_settings
 from fairengine.lru import LRU
+from fairengine.methods import get_method
 from fairengine.methods.base import Method, RunResult
+from fairengine.methods.registry import portable
 from fairengine.textsafe import md_text
 
 
@@ -151,8 +154,6 @@ def run_panel(
     a knob value beyond its demo range (e.g. from an old session) is lowered, with a notice.
     """
     if limits().demo:
-        from fairengine.methods import get_method
-
         knobs, changed = demo_knobs(get_method(method).knobs, knobs)
         demo_notice(changed)
     tkey = task_key(train, test)
@@ -177,7 +178,7 @@ def run_panel(
         return _previous(fit, job, last)
     state.pop("job", None)
     state.update(key=key, tkey=tkey, result=result)
-    if isinstance(_portable(method), str):  # a fresh process finds the method by name
+    if isinstance(portable(get_method(method)), str):  # a fresh process finds the method by name
         prefetch.after_result(slot, method, train, test, knobs, extra, function)
     return show_evidence(result, train, test)
 
@@ -234,7 +235,7 @@ def _start(fit: _Fit, state: dict, last: RunResult | None) -> Job | None:
         fit.key,
         compute_and_store,
         run_store(),
-        _portable(fit.method),
+        portable(get_method(fit.method)),
         fit.train,
         fit.test,
         dict(fit.knobs),
@@ -248,15 +249,6 @@ def _start(fit: _Fit, state: dict, last: RunResult | None) -> Job | None:
     state["job"] = job.id
     _wait(job)
     return job
-
-
-def _portable(name: str) -> str | Method:
-    """The method as a job in a fresh process finds it (see
-    :func:`fairengine.methods.registry.portable`)."""
-    from fairengine.methods import get_method
-    from fairengine.methods.registry import portable
-
-    return portable(get_method(name))
 
 
 def _previous(fit: _Fit, job: Job | None, last: RunResult | None) -> RunResult:
@@ -404,8 +396,6 @@ def sweep_calls(
 
 def offer_dataset(dataset: str, sensitive: tuple[str, ...] | None, reason: str) -> None:
     """One button that opens ``dataset`` (the method's paper dataset) and reruns the page."""
-    from fairengine.data.registry import DATASETS
-
     info = DATASETS[dataset]
     label = f"Open {info.title}" + (f" ({md_text(', '.join(sensitive))})" if sensitive else "")
     if st.button(label, key=f"runner.open.{dataset}", type="primary", help=reason):
@@ -424,8 +414,6 @@ def offer_dataset(dataset: str, sensitive: tuple[str, ...] | None, reason: str) 
 def require(method: Method, task: Task) -> None:
     """End the page when ``method`` cannot run on the task (:meth:`Method.check`): say why in
     its words and offer the method's paper dataset in one click."""
-    from fairengine.data import DataError
-
     try:
         method.check(task)
     except DataError as exc:

@@ -9,7 +9,7 @@ import streamlit as st
 from dashboard.components import balanced_filtering_charts as bf
 from dashboard.components import cached, runner
 from dashboard.components.knobs import knob_panel, knob_widget
-from dashboard.components.method_page import ModelButton, fit, model_and_comparison, open_page
+from dashboard.components.method_page import fit, model_and_comparison, open_page
 from dashboard.components.services import result_key
 from dashboard.components.shared import shared
 from dashboard.components.tables import static_table
@@ -191,5 +191,11 @@ d2.download_button(  # bytes, not a deferred callable (see model_and_comparison)
     mime="text/csv",
     key="bf_flags",
 )
-button = ModelButton("bf", "Download filter (model file)", "balanced_filter.fairmodel")
-model_and_comparison(result, (train, test), button, place=d1)
+model_and_comparison(
+    result,
+    (train, test),
+    key="bf",
+    label="Download filter (model file)",
+    file_name="balanced_filter.fairmodel",
+    place=d1,
+)

@@ -115,13 +115,8 @@ else:
         roles_from_link(upload.name)  # a link to this upload named its roles
     if "upload.bytes" in st.session_state:
         name = st.session_state["upload.name"].rsplit(".", 1)[0] or "uploaded"
-        encoding = st.session_state.get("upload.encoding", "auto")
         try:
-            frame = cached.uploaded_frame(
-                st.session_state["upload.bytes"],
-                st.session_state["upload.name"],
-                None if encoding == "auto" else encoding,
-            )
+            frame = cached.uploaded_frame()
         except DataError as exc:
             st.error(
                 f"Could not read **{md_text(st.session_state['upload.name'])}**: {md_text(exc)}"
@@ -129,7 +124,7 @@ else:
             if "encoding" in str(exc):
                 _encoding_choice()
         else:
-            if encoding != "auto":
+            if st.session_state.get("upload.encoding", "auto") != "auto":
                 _encoding_choice()
             if upload is None:
                 st.caption(

@@ -9,7 +9,7 @@ import streamlit as st
 from dashboard.components import fair_regression_charts
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
 from dashboard.components.knobs import knob_panel
-from dashboard.components.method_page import ModelButton, fit, model_and_comparison, open_page
+from dashboard.components.method_page import fit, model_and_comparison, open_page
 from dashboard.components.services import result_key
 from dashboard.components.shared import shared
 from dashboard.components.tables import static_table
@@ -89,5 +89,5 @@ with st.expander("Baselines and the mixture Q"):
     st.caption(f"Weights of the mixture Q over its classifiers: {weights}.")
 
 model_and_comparison(
-    result, (train, test), ModelButton("fr", "Download model file (randomized predictor)")
+    result, (train, test), key="fr", label="Download model file (randomized predictor)"
 )

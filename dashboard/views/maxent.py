@@ -10,7 +10,6 @@ from dashboard.components import maxent_charts
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
 from dashboard.components.knobs import knob_panel
 from dashboard.components.method_page import (
-    ModelButton,
     fit,
     model_and_comparison,
     open_page,
@@ -120,4 +119,4 @@ d1.download_button(
     mime="text/csv",
     key="maxent_samples",
 )
-model_and_comparison(result, (train, test), ModelButton("maxent"), place=d2)
+model_and_comparison(result, (train, test), key="maxent", place=d2)

@@ -9,7 +9,7 @@ import streamlit as st
 from dashboard.components import multiaccurate_proxy_charts, runner
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
 from dashboard.components.knobs import knob_panel, knob_widget
-from dashboard.components.method_page import ModelButton, fit, model_and_comparison, open_page
+from dashboard.components.method_page import fit, model_and_comparison, open_page
 from dashboard.components.services import result_key
 from dashboard.components.shared import shared
 from dashboard.components.tables import static_table
@@ -188,5 +188,5 @@ with st.expander("Audit table and proxy quality"):
     static_table(result.artifacts["proxy_quality"])
 
 model_and_comparison(
-    result, (train, test), ModelButton("map", "Download model file (downstream classifier + proxy)")
+    result, (train, test), key="map", label="Download model file (downstream classifier + proxy)"
 )

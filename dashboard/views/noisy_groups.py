@@ -9,7 +9,7 @@ import streamlit as st
 from dashboard.components import noisy_groups_charts
 from dashboard.components.grid_sweep import GridSweep, grid_sweep
 from dashboard.components.knobs import knob_panel
-from dashboard.components.method_page import ModelButton, fit, model_and_comparison, open_page
+from dashboard.components.method_page import fit, model_and_comparison, open_page
 from dashboard.components.services import result_key
 from dashboard.components.shared import shared
 from dashboard.components.state import stop_page
@@ -103,5 +103,5 @@ with st.expander("Noise model and radii"):
     )
 
 model_and_comparison(
-    result, (train, test), ModelButton("ng", "Download model file (linear classifier)")
+    result, (train, test), key="ng", label="Download model file (linear classifier)"
 )

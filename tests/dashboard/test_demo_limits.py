@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard.components.deploy import DEMO_MAX_SWEEP_POINTS, demo_knobs, thin
+from dashboard.components.deploy import DEMO_MAX_SWEEP_POINTS, demo_knobs, demo_thin
 from fairengine.methods import get_method, list_methods
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
@@ -63,7 +63,12 @@ def test_demo_values_are_lowered_and_named() -> None:
     limited, changed = demo_knobs(method.knobs, {"n_steps": 2000, "tuning": "grid", "noise": 0.3})
     assert limited == {"n_steps": 500, "tuning": "none", "noise": 0.3}
     assert len(changed) == 2 and "2000 → 500" in changed[0]
-    assert thin((0.005, 0.01, 0.02, 0.03, 0.05, 1.0), 4) == (0.005, 0.02, 0.03, 1.0)
+    # one rule for every sweep: thinned evenly, ends kept, to the points per sweep
+    assert demo_thin((0.005, 0.01, 0.02, 0.03, 0.05, 1.0), per_value=6) == (0.005, 0.02, 0.03, 1.0)
+    kept = demo_thin(range(DEMO_MAX_SWEEP_POINTS + 5))
+    assert len(kept) == DEMO_MAX_SWEEP_POINTS and kept[-1] == DEMO_MAX_SWEEP_POINTS + 4
+    assert list(kept) == sorted(set(kept)) and kept[0] == 0
+    assert demo_thin(range(DEMO_MAX_SWEEP_POINTS)) == tuple(range(DEMO_MAX_SWEEP_POINTS))
 
 
 def _open(page: str) -> AppTest:

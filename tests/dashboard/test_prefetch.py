@@ -93,13 +93,27 @@ def test_neighbour_settings_put_the_last_changed_knob_first_in_its_direction() -
         assert sum(setting[k] != values[k] for k in values) == 1
 
 
-def test_the_prefetch_setting_turns_it_off_and_demo_mode_too() -> None:
-    assert prefetch.prefetch_jobs({"FAIRENGINE_PREFETCH": "0"}) == 0
-    assert prefetch.prefetch_jobs({}) == prefetch.PREFETCH_JOBS
-    assert prefetch.prefetch_jobs({"FAIRENGINE_DEMO": "1"}) == 0
-    assert prefetch.prefetch_jobs({"FAIRENGINE_DEMO": "1", "FAIRENGINE_PREFETCH": "2"}) == 2
+@pytest.mark.parametrize(
+    ("environ", "jobs"),
+    [
+        ({"FAIRENGINE_PREFETCH": "0"}, 0),
+        ({}, prefetch.PREFETCH_JOBS),
+        ({"FAIRENGINE_DEMO": "1"}, 0),
+        ({"FAIRENGINE_DEMO": "1", "FAIRENGINE_PREFETCH": "2"}, 2),
+    ],
+)
+def test_the_prefetch_setting_turns_it_off_and_demo_mode_too(environ, jobs, monkeypatch) -> None:
+    monkeypatch.delenv("FAIRENGINE_DEMO", raising=False)
+    monkeypatch.delenv("FAIRENGINE_PREFETCH", raising=False)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    assert prefetch.prefetch_jobs() == jobs
+
+
+def test_a_prefetch_setting_that_is_no_number_is_refused(monkeypatch) -> None:
+    monkeypatch.setenv("FAIRENGINE_PREFETCH", "many")
     with pytest.raises(SettingsError, match="FAIRENGINE_PREFETCH must be a whole number"):
-        prefetch.prefetch_jobs({"FAIRENGINE_PREFETCH": "many"})
+        prefetch.prefetch_jobs()
 
 
 def test_sliders_in_view_come_before_the_advanced_ones() -> None:

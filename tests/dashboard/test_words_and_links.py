@@ -115,10 +115,13 @@ def test_a_link_to_an_upload_says_the_table_is_gone_and_offers_upload() -> None:
     ("environ", "demo"),
     [({}, False), ({"FAIRENGINE_DEMO": "1"}, True), ({"FAIRENGINE_DEMO": "off"}, False)],
 )
-def test_demo_mode_flag_sets_the_caps(environ: dict[str, str], demo: bool) -> None:
+def test_demo_mode_flag_sets_the_caps(environ: dict[str, str], demo: bool, monkeypatch) -> None:
     from dashboard.components.deploy import DEMO_MAX_ROWS, INTERACTIVE_ROWS, limits
 
-    caps = limits(environ)
+    monkeypatch.delenv("FAIRENGINE_DEMO", raising=False)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    caps = limits()
     assert caps.demo is demo
     assert caps.max_rows == (DEMO_MAX_ROWS if demo else INTERACTIVE_ROWS)
     assert (caps.max_sweep_points is not None) is demo
