@@ -18,7 +18,6 @@ from fairengine import metrics
 from fairengine.data import Task
 from fairengine.export import result_metadata
 from fairengine.frontier import task_key
-from fairengine.frontier.compare import group_metrics
 from fairengine.methods import get_method
 from fairengine.methods.base import RunResult, stored_result
 from fairengine.methods.evidence import (
