@@ -11,6 +11,10 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from fairengine import metrics
+from fairengine.audit.core import AuditResult
+from fairengine.audit.cost import cost_of_fairness, worst_level
+from fairengine.frontier.compare import knob_label
+from fairengine.methods import get_method, list_methods
 from fairengine.textsafe import html_text as _e
 from fairengine.textsafe import plot_text, script_json
 
@@ -80,15 +84,6 @@ def _inline_html(text: str) -> str:
     return "".join(out) + ("</b>" if bold else "")
 
 
-def _card_table(lines: list[str]) -> str:
-    cells = [_CELL_SPLIT.split(line.strip().strip("|")) for line in lines]
-    head, body = cells[0], [row for row in cells[1:] if not set("".join(row)) <= set("-: ")]
-    return _table(
-        [_inline_html(c.strip()) for c in head],
-        [[_inline_html(c.strip()) for c in row] for row in body],
-    )
-
-
 def _card_html(card: str) -> str:
     """A model card (the Markdown subset :mod:`fairengine.export.cards` writes) as HTML."""
     blocks, lines, i = [], card.splitlines(), 0
@@ -106,7 +101,10 @@ def _card_html(card: str) -> str:
         while marker and end < len(lines) and lines[end].startswith(marker):
             end += 1
         if marker == "|":
-            blocks.append(_card_table(lines[i:end]))
+            rows = [_CELL_SPLIT.split(x.strip().strip("|")) for x in lines[i:end]]
+            rows = [rows[0], *(r for r in rows[1:] if not set("".join(r)) <= set("-: "))]
+            cells = [[_inline_html(c.strip()) for c in row] for row in rows]
+            blocks.append(_table(cells[0], cells[1:]))
         elif marker:
             items = "".join(f"<li>{_inline_html(x[2:])}</li>" for x in lines[i:end])
             blocks.append(f"<ul>{items}</ul>")
@@ -198,23 +196,18 @@ def _plane_figure(comparison: Comparison, go: Any) -> str:
 
 
 def _axis(metric: str, shown: list[dict]) -> dict[str, Any]:
+    """The axis of ``metric``, its range around the methods' and outside models' points (8%
+    margin each side), so a baseline far away (a constant predictor at zero unfairness) does not
+    squeeze them into a corner; the baselines' coordinates are in their legend entries."""
+    values = [v.get(metric) for v in shown]
+    finite = [float(v) for v in values if v is not None and math.isfinite(float(v))]
+    low, high = (min(finite), max(finite)) if finite else (0.0, 0.0)
+    margin = 0.08 * (high - low) if high > low else max(abs(high) * 0.05, 0.01)
     return {
         "title": plot_text(f"{metrics.metric_label(metric)} (test rows)"),
-        "range": _fitted_range([v.get(metric) for v in shown]),
+        "range": [low - margin, high + margin] if finite else None,
         "automargin": True,
     }
-
-
-def _fitted_range(values: list[Any]) -> list[float] | None:
-    """An axis range around the methods' and outside models' points (8% margin each side), so a
-    baseline far away (a constant predictor at zero unfairness) does not squeeze them into a
-    corner; the baselines' coordinates are in their legend entries. None: no finite value."""
-    finite = [float(v) for v in values if v is not None and math.isfinite(float(v))]
-    if not finite:
-        return None
-    low, high = min(finite), max(finite)
-    margin = 0.08 * (high - low) if high > low else max(abs(high) * 0.05, 0.01)
-    return [low - margin, high + margin]
 
 
 def _add_method(fig: Any, method: str, points: list[dict], axes: tuple, color: str) -> None:
@@ -223,7 +216,7 @@ def _add_method(fig: Any, method: str, points: list[dict], axes: tuple, color: s
     rows = [r for r in rows if r[0] is not None and r[1] is not None]
     if not rows:
         return
-    hover = [plot_text(f"{p['point_id']}: {_knob_text(p['knobs'])}") for *_, p in rows]
+    hover = [plot_text(f"{p['point_id']}: {knob_label(p['knobs'])}") for *_, p in rows]
     marker = {"color": color, "size": 8, "opacity": 0.6}
     _add_points(fig, rows, plot_text(method), hovertext=hover, marker=marker, legendgroup=method)
     front = sorted((r for r in rows if (r[2].get("pareto") or {}).get("test")), key=lambda r: r[0])
@@ -240,12 +233,6 @@ def _add_points(fig: Any, rows: list[tuple], name: str, **style: Any) -> None:
     fig.add_scatter(x=[r[0] for r in rows], y=[r[1] for r in rows], name=name, **style)
 
 
-def _knob_text(knobs: dict[str, Any]) -> str:
-    from fairengine.frontier.compare import knob_label
-
-    return knob_label(dict(knobs))
-
-
 def _figure_html(fig: Any, name: str) -> str:
     """The figure as a ``<div>`` and the script that draws it (plotly.js is in the head)."""
     spec = json.loads(fig.to_json())  # plotly's encoder turns arrays and dates into JSON
@@ -257,9 +244,6 @@ def _figure_html(fig: Any, name: str) -> str:
 
 
 def _cost_rows(comparison: Comparison, outside: dict[str, Any]) -> Any:
-    from fairengine.audit.core import AuditResult
-    from fairengine.audit.cost import cost_of_fairness
-
     return cost_of_fairness(AuditResult.from_dict(outside), [comparison.points])
 
 
@@ -300,8 +284,6 @@ def _reading(comparison: Comparison) -> str:
 def _recommendation(best: Any, xl: str, yl: str) -> list[str]:
     """The cheapest fairer point in words: what it gains, what it costs, and what using its
     method requires (the method's declared :attr:`~fairengine.methods.base.Method.requirements`)."""
-    from fairengine.methods import get_method
-
     try:
         method = get_method(str(best["method"]))
     except ValueError:  # a comparison saved with a method this installation lacks
@@ -332,25 +314,18 @@ _COST_HEADERS = [
 ]  # fmt: skip
 
 
-def _cost_cells(r: Any) -> list[str]:
-    names = [_e(v) for v in (r.method, r.point_id, r.knobs)]
-    values = [_num(v) for v in (r.fairness, r.performance, r.fairness_gain)]
-    return [*names, *values, f"{r.error_cost:+.4f}", _e(r.checks)]
-
-
 def _cost_section(comparison: Comparison) -> str:
     parts = []
     for outside in comparison.outside:
         cost = _cost_rows(comparison, outside)
-        rows = [_cost_cells(r) for r in cost.itertuples()]
+        rows = [
+            [*map(_e, (r.method, r.point_id, r.knobs)), _num(r.fairness), _num(r.performance)]
+            + [_num(r.fairness_gain), f"{r.error_cost:+.4f}", _e(r.checks)]
+            for r in cost.itertuples()
+        ]
         table = _table(_COST_HEADERS, rows) if rows else "<p>No compared point is fairer.</p>"
         parts.append(f"<h3>{_e(outside['name'])}</h3>{table}")
-    if not parts:
-        return ""
-    return "<h2>What would it cost to be fairer?</h2>" + "".join(parts)
-
-
-_REGRESSION_COLUMNS = ("mean_target", "mean_prediction", "mse", "mae")
+    return "<h2>What would it cost to be fairer?</h2>" + "".join(parts) if parts else ""
 
 
 def _group_table(records: list[dict[str, Any]] | None, disparity: tuple = (None, 0.8)) -> str:
@@ -358,11 +333,8 @@ def _group_table(records: list[dict[str, Any]] | None, disparity: tuple = (None,
     audit rate's ratio to the reference group with the four-fifths verdict."""
     if not records:
         return "<p class='muted'>No per-group table for this point.</p>"
-    rates = [
-        c
-        for c in ("accuracy", *metrics.GROUP_RATES, "auc", "brier", *_REGRESSION_COLUMNS)
-        if c in records[0]
-    ]
+    shown = ("accuracy", *metrics.GROUP_RATES, "auc", "brier", "mean_target", "mean_prediction")
+    rates = [c for c in (*shown, "mse", "mae") if c in records[0]]
     rows = []
     for r in records:
         cells = [_e(r.get("group")), f"{int(r.get('n') or 0):,}"]
@@ -437,7 +409,7 @@ def _pins_section(comparison: Comparison) -> str:
         item = points.get(pin["id"]) or outside.get(pin["id"]) or {}
         values = (item.get("metrics") or {}).get("test", {})
         title = f"{_e(pin['method'])} · {_e(pin['id'])}"
-        knobs = _e(_knob_text(item.get("knobs") or {})) if item.get("knobs") else ""
+        knobs = _e(knob_label(item["knobs"])) if item.get("knobs") else ""
         card = _card_html(pin.get("card") or "No card.")
         columns.append(
             f"<div class='pin'><h3>{title}</h3><p class='muted'>{knobs}</p>"
@@ -478,14 +450,12 @@ def _curve_section(comparison: Comparison, go: Any) -> str:
 
 
 def _reproduce_section(comparison: Comparison) -> str:
-    from fairengine.audit.cost import worst_level
-
     x, y = comparison.axes
     rows = []
     for p in comparison.points:
         test = p["metrics"].get("test", {})
         worst = worst_level(p.get("checks")) or "–"
-        text = (p["method"], p.get("method_version", ""), p["point_id"], _knob_text(p["knobs"]))
+        text = (p["method"], p.get("method_version", ""), p["point_id"], knob_label(p["knobs"]))
         verdict = f"<span class='{_e(worst)}'>{_e(worst)}</span>"
         rows.append([*map(_e, text), _num(test.get(x)), _num(test.get(y)), verdict])
     headers = ["method", "version", "point", "knobs", _e(x), _e(y), "checks"]
@@ -499,8 +469,6 @@ def _reproduce_section(comparison: Comparison) -> str:
 
 def build_report(comparison: Comparison, *, title: str = "fairengine comparison") -> str:
     """The comparison as one self-contained HTML document (see the module doc)."""
-    from fairengine.methods import list_methods
-
     try:
         import plotly.graph_objects as go
         from plotly.offline import get_plotlyjs

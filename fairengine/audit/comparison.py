@@ -1,7 +1,10 @@
 """Saved comparisons: the state of a comparison as a small JSON file a colleague can reopen,
 holding no model and no code, validated on load and refused for other data.
 
-Design notes: docs/howto/audit.md, "Saved comparisons".
+The file's schema (every key, type and list size, checked before any use) is written with the
+model files' schema checks (:mod:`fairengine.models.schema_rules`), which raise
+:class:`~fairengine.export.safe.ModelFileError` naming the path of the first bad value. Design
+notes: docs/howto/audit.md, "Saved comparisons".
 """
 
 from __future__ import annotations
@@ -18,7 +21,11 @@ import numpy as np
 
 from fairengine.audit.core import CI_LEVEL, N_BOOT, AuditResult, table_records
 from fairengine.data.errors import DataError
-from fairengine.export.safe import MAX_JSON_BYTES
+from fairengine.export.safe import MAX_JSON_BYTES, ModelFileError, load_json, read_regular
+from fairengine.frontier.keys import method_version, task_key
+from fairengine.methods.evidence import LEVELS
+from fairengine.models import schema_rules
+from fairengine.models.schema_rules import BOOL, INT, SCALAR, Check, list_of, obj, optional
 from fairengine.textsafe import md_text
 
 if TYPE_CHECKING:
@@ -31,6 +38,118 @@ FORMAT, FORMAT_VERSION = "fairengine-comparison", 1
 
 class ComparisonError(DataError):
     """A comparison file that is not valid, or was saved for other data."""
+
+
+MAX_TEXT = 200_000  # characters of one string (a model card is a few thousand)
+#: Most items of each list; a comparison file's size limit is every untrusted JSON file's.
+MAX_POINTS, MAX_OUTSIDE, MAX_PINS, MAX_TASKS = 5_000, 50, 50, 8
+
+
+def _bounded(check: Check, limit: int) -> Check:
+    def run(value: Any, path: str) -> None:
+        if isinstance(value, list) and len(value) > limit:
+            raise ModelFileError(
+                f"The comparison's {path} has {len(value):,} items (limit {limit:,})."
+            )
+        check(value, path)
+
+    return run
+
+
+def _text(value: Any, path: str) -> None:
+    schema_rules.STR(value, path)
+    if len(value) > MAX_TEXT:
+        raise ModelFileError(f"The comparison's {path} is a text of {len(value):,} characters.")
+
+
+_NUMBER = optional(schema_rules.NUM)
+_NUMBERS = obj({}, extra=_NUMBER)
+_SPLITS = obj({}, extra=_NUMBERS)
+_CHECK = obj(
+    {"name": _text, "level": schema_rules.one_of(*LEVELS), "sentence": _text, "numbers": _NUMBERS}
+)
+_CHECKS = optional(_bounded(list_of(_CHECK), 100))
+_BASELINES = optional(
+    obj({"learner": _text, "constant_label": _text, "unconstrained_label": _text,
+         "constant": _SPLITS, "unconstrained": _SPLITS})
+)  # fmt: skip
+_ROW = obj({}, extra=SCALAR)
+_ROWS = _bounded(list_of(_ROW), 20_000)
+_CURVE_ROW = obj({"group": SCALAR, "threshold": _NUMBER}, extra=SCALAR)
+_CURVE = optional(_bounded(list_of(_CURVE_ROW), 20_000))
+_GROUP = obj({"name": _text, "rows": INT, "base_rate": _NUMBER})
+
+TASK = obj({
+    "key": _text, "name": _text, "kind": _text, "rows": INT, "train_rows": INT, "test_rows": INT,
+    "target": _text, "positive_label": optional(_text), "sensitive": list_of(_text),
+    "features": INT, "groups": _bounded(list_of(_GROUP), 200), "base_rate": _NUMBER,
+    "train_fingerprint": _text, "test_fingerprint": _text, "notes": list_of(_text),
+})  # fmt: skip
+POINT = obj(
+    {"point_id": _text, "method": _text, "knobs": obj({}, extra=SCALAR), "metrics": _SPLITS,
+     "task": _text},
+    {"pareto": obj({}, extra=BOOL), "cached": BOOL, "elapsed": _NUMBER, "checks": _CHECKS,
+     "baselines": _BASELINES, "method_version": _text},
+)  # fmt: skip
+OUTSIDE = obj({
+    "name": _text, "kind": _text, "threshold": _NUMBER, "metrics": _SPLITS, "groups": _ROWS,
+    "curve": _CURVE, "checks": _CHECKS, "baselines": _BASELINES, "task_key": _text,
+    "fairness_metric": _text, "performance_metric": _text, "source": _text,
+    "notes": list_of(_text), "task": _text,
+})  # fmt: skip
+PIN = obj({"kind": _text, "id": _text, "method": _text, "groups": optional(_ROWS),
+           "card": optional(_text)})  # fmt: skip
+COMPARISON = obj({
+    "format": _text, "format_version": INT, "created": _text, "versions": obj({}, extra=_text),
+    "axes": list_of(_text, length=2), "tasks": _bounded(list_of(TASK), MAX_TASKS),
+    "points": _bounded(list_of(POINT), MAX_POINTS),
+    "outside": _bounded(list_of(OUTSIDE), MAX_OUTSIDE), "pins": _bounded(list_of(PIN), MAX_PINS),
+}, {"reference": optional(_text), "tau": schema_rules.NUM})  # fmt: skip
+
+
+def check_comparison(data: Any) -> None:
+    """Raise ModelFileError unless ``data`` is a version-1 comparison whose points and pins refer
+    to its own tasks and points, and whose outside models have their axes' test values."""
+    from fairengine.metrics import undeclared
+
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ModelFileError("The file is not a fairengine comparison (wrong format tag).")
+    if data.get("format_version") != FORMAT_VERSION:
+        raise ModelFileError(
+            f"The comparison has format version {str(data.get('format_version'))[:12]!r}; "
+            "this fairengine reads version 1."
+        )
+    COMPARISON(data, "comparison")
+    keys = {t["key"] for t in data["tasks"]}
+    stray = [p["task"] for p in [*data["points"], *data["outside"]] if p["task"] not in keys]
+    if stray or not keys:
+        raise ModelFileError("The comparison's points refer to a task it does not describe.")
+    # the axes reach the plane and the cost of fairness, which look up their direction
+    names = [*data["axes"]]
+    for outside in data["outside"]:
+        names += [outside["performance_metric"], outside["fairness_metric"]]
+    if unknown := undeclared(dict.fromkeys(names)):
+        raise ModelFileError(
+            f"The comparison names a metric this fairengine does not know: {unknown[0][:40]!r}. "
+            "It was made by another version, or changed by hand."
+        )
+    for outside in data["outside"]:
+        needed = (outside["performance_metric"], outside["fairness_metric"])
+        if any(name not in outside["metrics"].get("test", {}) for name in needed):
+            raise ModelFileError(
+                f"The comparison's outside model {outside['name'][:40]!r} has no test-row "
+                f"values of its own axes ({needed[0][:40]!r}, {needed[1][:40]!r})."
+            )
+    names = [o["name"] for o in data["outside"]]
+    if len(set(names)) < len(names):
+        twice = next(n for n in names if names.count(n) > 1)
+        raise ModelFileError(
+            f"The comparison names two outside models {twice[:40]!r}; each needs its own name."
+        )
+    known = {p["point_id"] for p in data["points"]} | set(names)
+    unknown = [p["id"] for p in data["pins"] if p["id"] not in known]
+    if unknown:
+        raise ModelFileError(f"The comparison pins {unknown[0][:40]!r}, which it does not hold.")
 
 
 def unique_names(names: Any) -> list[str]:
@@ -87,8 +206,6 @@ def versions() -> dict[str, str]:
 
 def task_summary(task: Task, train: Task, test: Task) -> dict[str, Any]:
     """Rows, groups with their sizes and base rates, roles and fingerprints of a task."""
-    from fairengine.frontier.keys import task_key
-
     codes = np.asarray(task.groups)
     y = np.asarray(task.y, dtype=float)
     groups = [
@@ -103,7 +220,7 @@ def task_summary(task: Task, train: Task, test: Task) -> dict[str, Any]:
         "train_rows": len(train.frame),
         "test_rows": len(test.frame),
         "target": str(task.target),
-        "positive_label": _text(task.positive_label),
+        "positive_label": None if task.positive_label is None else str(task.positive_label),
         "sensitive": [str(c) for c in task.sensitive],
         "features": len(task.features),
         "groups": groups,
@@ -116,13 +233,6 @@ def task_summary(task: Task, train: Task, test: Task) -> dict[str, Any]:
 
 def _mean(values: np.ndarray) -> float | None:
     return float(values.mean()) if values.size else None
-
-
-def _text(value: Any) -> str | None:
-    return None if value is None else str(value)
-
-
-# -- building ------------------------------------------------------------------------------------
 
 
 def build_comparison(
@@ -142,7 +252,6 @@ def build_comparison(
     tables, outside models' ratio metrics) against group ``reference`` (a group name; None: the
     largest) at the four-fifths threshold ``tau`` (None: 0.8)."""
     from fairengine.audit.core import PLANE, positional, referenced
-    from fairengine.frontier.keys import method_version
 
     train, test = positional(task).split(test_size=split[0], random_state=split[1])
     summary = task_summary(task, train, test)
@@ -197,9 +306,6 @@ def with_disparities(
         pins.append(pin)
     tau = 0.8 if tau is None else float(tau)
     return replace(comparison, outside=outside, pins=pins, reference=reference, tau=tau)
-
-
-# -- pins -----------------------------------------------------------------------------------------
 
 
 def pin_entry(
@@ -276,21 +382,16 @@ def outside_card(result: AuditResult) -> str:
     return "\n".join(lines) + "\n"
 
 
-# -- saving and loading --------------------------------------------------------------------------
-
-
 def save_comparison(comparison: Comparison, path: str | os.PathLike[str]) -> Path:
     """Write ``comparison`` as JSON (no NaN: missing numbers are null); returns the path."""
     text = json.dumps(comparison.to_dict(), indent=1, allow_nan=False, default=_json_default)
-    size, limit = len(text.encode()) // 2**20, MAX_JSON_BYTES // 2**20
     if len(text.encode()) > MAX_JSON_BYTES:
         raise ComparisonError(
-            f"The comparison is {size} MB, over the {limit} "
-            "MB a comparison file may have: pin or keep fewer points."
+            f"The comparison is {len(text.encode()) // 2**20} MB, over the "
+            f"{MAX_JSON_BYTES // 2**20} MB a comparison file may have: pin or keep fewer points."
         )
-    path = Path(path)
-    path.write_text(text, encoding="utf-8")
-    return path
+    Path(path).write_text(text, encoding="utf-8")
+    return Path(path)
 
 
 def _json_default(value: Any) -> Any:
@@ -305,20 +406,12 @@ def load_comparison(
 ) -> Comparison:
     """A comparison file, validated (see the module doc); with ``train`` and ``test`` given,
     :class:`ComparisonError` unless the file was saved for that (train, test) pair."""
-    from fairengine.audit.schema import check_comparison
-    from fairengine.export.safe import ModelFileError, load_json, read_regular
-    from fairengine.frontier.keys import task_key
-
     try:
         raw = source if isinstance(source, bytes) else read_regular(Path(source), MAX_JSON_BYTES)
     except OSError as exc:
         name = Path(source).name
         raise ComparisonError(f"Cannot read {name!r}: {exc.strerror or exc}.") from None
-    if len(raw) > MAX_JSON_BYTES:
-        raise ComparisonError(
-            f"The comparison file has {len(raw):,} bytes; the limit is {MAX_JSON_BYTES:,}."
-        )
-    try:
+    try:  # load_json refuses more than MAX_JSON_BYTES, as read_regular does
         data = load_json(raw, "The comparison file")
         check_comparison(data)
     except ModelFileError as exc:
@@ -342,14 +435,3 @@ def load_comparison(
         f"target {saved['target']!r}), the data loaded now has {train.fingerprint[:12]}. Load "
         "the same table with the same target, sensitive column(s) and split."
     )
-
-
-__all__ = [
-    "Comparison",
-    "ComparisonError",
-    "build_comparison",
-    "load_comparison",
-    "save_comparison",
-    "table_records",
-    "task_summary",
-]

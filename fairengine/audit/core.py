@@ -19,17 +19,10 @@ from fairengine import metrics
 from fairengine.audit.overlap import TrainedOn, trained_on_rows, unseen_test_rows
 from fairengine.audit.sources import Outside, checked_values
 from fairengine.data.errors import DataError
-from fairengine.methods.evidence import (
-    SIGNIFICANCE,
-    Baselines,
-    Check,
-    Evidence,
-    constant_check,
-    constant_error_check,
-    fairness_interval,
-    paired_error_test,
-    predictor_baselines,
-)
+from fairengine.frontier.keys import task_key
+from fairengine.frontier.result import plain_value
+from fairengine.methods import evidence
+from fairengine.methods.evidence import SIGNIFICANCE, Baselines, Check, Evidence
 from fairengine.methods.evidence_fits import default_learner, unconstrained_predictions
 
 if TYPE_CHECKING:
@@ -96,8 +89,6 @@ class AuditResult:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able (floats, None for NaN): everything but the raw values."""
-        from fairengine.frontier.result import plain_value
-
         data = {f.name: getattr(self, f.name) for f in fields(self) if f.repr}
         data.update(
             metrics={s: {k: plain_value(v) for k, v in m.items()} for s, m in self.metrics.items()},
@@ -132,8 +123,6 @@ class AuditResult:
 
 def table_records(table: pd.DataFrame, *, index: bool = True) -> list[dict[str, Any]]:
     """A table as JSON-able records (the index as ``"group"`` when ``index``)."""
-    from fairengine.frontier.result import plain_value
-
     frame = table.reset_index() if index else table
     return [{str(k): plain_value(v) for k, v in row.items()} for row in frame.to_dict("records")]
 
@@ -227,7 +216,6 @@ def audit_values(
 
     Metrics, baselines, checks and curves are on the unseen test rows; ``task_key`` and
     ``values`` stay those of the whole split (the plane the point is drawn on)."""
-    from fairengine.frontier.keys import task_key
     from fairengine.methods.evaluation import task_metrics
 
     if kind == "scores" and not (threshold is not None and 0.0 <= float(threshold) <= 1.0):
@@ -258,7 +246,7 @@ def audit_values(
         values=raw,
         trained_on=trained,
     )
-    result.baselines = predictor_baselines(None, Evidence(), train, test)
+    result.baselines = evidence.predictor_baselines(None, Evidence(), train, test)
     result.checks = (unseen, *outside_checks(result, pred["test"], test, train))
     return result
 
@@ -337,7 +325,6 @@ def postprocess(
     with the ``threshold_optimizer`` method's knobs (``constraint``, ``objective``, ``tol``):
     the rule fitted on its training-row scores (the method's own fit), audited on the same rows.
     Like that method it reads the sensitive attribute at prediction time; the notes say so."""
-    from fairengine.frontier.keys import task_key
     from fairengine.methods.threshold_optimizer import (
         CONSTRAINT_WORDS,
         SENSITIVE_AT_PREDICTION,
@@ -370,9 +357,6 @@ def postprocess(
     return post
 
 
-# -- checks ---------------------------------------------------------------------------------------
-
-
 def outside_checks(
     result: AuditResult, pred: np.ndarray, test: Task, train: Task
 ) -> tuple[Check, ...]:
@@ -383,8 +367,8 @@ def outside_checks(
     learner = default_learner(None, train)
     reference = np.asarray(unconstrained_predictions(learner, train, test)[1], dtype=float)
     checks = [
-        constant_check(pred, test.kind),
-        constant_error_check(result, test, result.baselines, pred),
+        evidence.constant_check(pred, test.kind),
+        evidence.constant_error_check(result, test, result.baselines, pred),
         _vs_reference(result, result.performance_metric, test, train, pred, reference),
         _vs_reference(result, result.fairness_metric, test, train, pred, reference),
     ]
@@ -404,12 +388,12 @@ def _vs_reference(
         return None
     numbers = {"test_value": float(values[0]), "reference_value": float(values[1])}
     if name == result.performance_metric:
-        p_better, p_worse = paired_error_test(test.y, pred, ref, test.kind)
+        p_better, p_worse = evidence.paired_error_test(test.y, pred, ref, test.kind)
         numbers.update(p_better=p_better, p_worse=p_worse, significance=SIGNIFICANCE)
         worse, detail = p_worse < SIGNIFICANCE, f"paired test, p = {p_worse:.2g}"
         ok_detail, advice = "", "; a simple model on the same features does better"
     elif name in metrics.METRICS:
-        low, high = fairness_interval(None, Evidence(), name, test, train, pred, ref)
+        low, high = evidence.fairness_interval(None, Evidence(), name, test, train, pred, ref)
         if not metrics.is_lower_better(name):
             low, high = -high, -low  # positive = worse
         numbers.update(worse_by_low=low, worse_by_high=high, level=1 - SIGNIFICANCE)

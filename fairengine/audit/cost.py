@@ -17,20 +17,6 @@ COLUMNS = (
 )  # fmt: skip
 
 
-def point_records(frontiers: Iterable[Any]) -> list[dict[str, Any]]:
-    """Point records (``method``, ``point_id``, ``knobs``, ``metrics``, ``checks``) of
-    :class:`~fairengine.frontier.Frontier` objects or lists of such records."""
-    records: list[dict[str, Any]] = []
-    for item in frontiers:
-        if hasattr(item, "to_records"):
-            records.extend(item.to_records())
-        elif isinstance(item, Mapping):
-            records.append(dict(item))
-        else:
-            records.extend(dict(r) for r in item)
-    return records
-
-
 def cost_of_fairness(
     audited: Any,
     frontiers: Iterable[Any],
@@ -65,7 +51,8 @@ def cost_of_fairness(
     sign_fair = 1.0 if metrics.is_lower_better(fair) else -1.0
     sign_perf = 1.0 if metrics.is_lower_better(perf) else -1.0
     rows = []
-    for record in point_records(frontiers):
+    items = (f.to_records() if hasattr(f, "to_records") else f for f in frontiers)
+    for record in (record for item in items for record in item):
         values = (record.get("metrics") or {}).get(split) or {}
         f, p = _number(values.get(fair)), _number(values.get(perf))
         if f is None or p is None:

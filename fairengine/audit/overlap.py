@@ -110,7 +110,18 @@ def unseen_test_rows(
     notes: tuple[str, ...] = ()
     if trained.answer == "ids":
         keep = ~trained.seen[np.asarray(test.frame.index)]
-        notes = _id_notes(trained, n_test, int(keep.sum()))
+        n_kept = int(keep.sum())
+        if n_kept < n_test:
+            notes += (
+                f"{n_test - n_kept:,} of the {n_test:,} test rows are among the rows the model "
+                f"was trained on and are left out: its test metrics are on the {n_kept:,} it "
+                "never saw.",
+            )
+        if trained.n_unmatched:
+            notes += (
+                f"{trained.n_unmatched:,} of the {trained.n_ids:,} training ids match no row of "
+                "this table (the model was also trained on other data).",
+            )
         _refuse_if_too_few(test, keep)
     seen_words = {
         "none": "on none of this table's rows",
@@ -120,21 +131,6 @@ def unseen_test_rows(
     numbers.update(unseen_rows=float(keep.sum()), excluded_rows=float(n_test - keep.sum()))
     sentence = f"Scored on {int(keep.sum()):,} test rows it never saw: it was trained {seen_words}."
     return keep, Check("unseen_rows", "ok", sentence, numbers), notes
-
-
-def _id_notes(trained: TrainedOn, n_test: int, n_kept: int) -> tuple[str, ...]:
-    notes = []
-    if n_kept < n_test:
-        notes.append(
-            f"{n_test - n_kept:,} of the {n_test:,} test rows are among the rows the model was "
-            f"trained on and are left out: its test metrics are on the {n_kept:,} it never saw."
-        )
-    if trained.n_unmatched:
-        notes.append(
-            f"{trained.n_unmatched:,} of the {trained.n_ids:,} training ids match no row of this "
-            "table (the model was also trained on other data)."
-        )
-    return tuple(notes)
 
 
 def _refuse_if_too_few(test: Task, keep: np.ndarray) -> None:

@@ -2,8 +2,8 @@
 by kind (``"predictions"``, ``"scores"``, a randomized model's ``"probabilities"``): one per row
 of the task, of the right type and range.
 
-Design notes: docs/howto/audit.md, "How an outside model comes in" and "How an audit scores a
-model".
+Design notes: docs/howto/audit.md, "How an outside model comes in", "How an audit scores a
+model" and "Pipelines saved with skops".
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from fairengine.data.errors import DataError
+from fairengine.models import skops_codec
 
 if TYPE_CHECKING:
     from fairengine.data import Task
@@ -25,6 +26,28 @@ _ZIP_MAGIC = b"PK\x03\x04"
 KINDS = ("predictions", "scores", "probabilities")
 _TRUE = {"1", "1.0", "true", "yes"}
 _FALSE = {"0", "0.0", "false", "no"}
+#: Largest skops file read.
+MAX_SKOPS_BYTES = 100 * 2**20
+#: Preprocessing a pipeline may use (transforms are NumPy/Python code on checked arrays).
+TRANSFORMERS: tuple[str, ...] = (
+    "sklearn.pipeline.Pipeline",
+    "sklearn.compose.ColumnTransformer",
+    "sklearn.preprocessing.OneHotEncoder",
+    "sklearn.preprocessing.OrdinalEncoder",
+    "sklearn.preprocessing.StandardScaler",
+    "sklearn.preprocessing.MinMaxScaler",
+    "sklearn.impute.SimpleImputer",
+    "sklearn.preprocessing.FunctionTransformer",  # only without a function (passthrough)
+)
+#: Final classifiers accepted on top of the model files' reviewed estimators.
+CLASSIFIERS: tuple[str, ...] = (
+    "sklearn.tree.DecisionTreeClassifier",
+    "sklearn.ensemble.RandomForestClassifier",
+    "sklearn.ensemble.ExtraTreesClassifier",
+    "sklearn.ensemble.HistGradientBoostingClassifier",
+    "sklearn.dummy.DummyClassifier",
+    "sklearn.preprocessing.LabelEncoder",  # a classifier's class labels (searchsorted on them)
+)
 
 
 def aligned(task: Task, values: Any, what: str) -> pd.Series:
@@ -89,25 +112,24 @@ def checked_values(task: Task, values: Any, kind: str) -> np.ndarray:
     values), scores in [0, 1] or randomized probabilities in [0, 1]; DataError otherwise."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}; got {kind!r}.")
-    what = kind
-    series = aligned(task, values, what)
+    series = aligned(task, values, kind)
     missing = series.isna().to_numpy()
     if missing.any():
         raise DataError(
-            f"The {what} are missing for {int(missing.sum()):,} row(s) (first: row "
+            f"The {kind} are missing for {int(missing.sum()):,} row(s) (first: row "
             f"{int(np.argmax(missing)) + 1}). Every row needs a value."
         )
     if kind == "predictions" and task.kind == "classification":
-        return _labels(series, task, what)
+        return _labels(series, task, kind)
     if kind != "predictions" and task.kind != "classification":
         raise DataError(
             f"Scores apply to classification tasks; the target {task.target!r} makes this a "
             "regression task. Give the model's predicted values as predictions."
         )
-    array = _numbers(series, what)
+    array = _numbers(series, kind)
     if kind != "predictions" and (array.min() < 0 or array.max() > 1):
         raise DataError(
-            f"The {what} must be probabilities between 0 and 1; they range from "
+            f"The {kind} must be probabilities between 0 and 1; they range from "
             f"{array.min():.4g} to {array.max():.4g}. Rescale them (e.g. a sigmoid of a "
             "decision score) or give hard 0/1 predictions."
         )
@@ -243,20 +265,27 @@ def _table_keys(task: Task, id_column: str) -> tuple[pd.Series, Task, str]:
     return keys, task, "row numbers (the table has no such column; 0 = first data row)"
 
 
-# -- model files ----------------------------------------------------------------------------------
-
-
 def from_model_file(
     task: Task, source: str | os.PathLike[str] | bytes, label: str | None = None
 ) -> Outside:
     """Route (c): a fairengine model file or a skops file of a scikit-learn pipeline (a path,
     or the bytes of an upload named ``label``), predicting on the task's rows (the columns it
     reads must be in the table)."""
-    from fairengine.audit.trusted import MAX_SKOPS_BYTES, load_pipeline, pipeline_values
     from fairengine.export import load_model
-    from fairengine.export.safe import ModelFileError, open_zip
+    from fairengine.export.safe import ModelFileError, open_zip, read_regular
 
-    raw, label = _model_bytes(source, label, MAX_SKOPS_BYTES)
+    if isinstance(source, bytes | bytearray):
+        raw, label = bytes(source), label or "the model file"
+    else:
+        label = label or Path(source).name
+        try:
+            raw = read_regular(source, MAX_SKOPS_BYTES)
+        except OSError as exc:
+            raise DataError(
+                f"Cannot read the model file {label!r}: {exc.strerror or exc}."
+            ) from None
+    if len(raw) > MAX_SKOPS_BYTES:
+        raise DataError(f"{label!r} is larger than {MAX_SKOPS_BYTES // 2**20} MB.")
     if raw[:4] != _ZIP_MAGIC:
         raise DataError(
             f"{label!r} is not a fairengine model file nor a skops file (both are zip "
@@ -288,19 +317,106 @@ def from_model_file(
     return Outside(task, checked_values(task, values, kind), kind, f"model file {label!r}")
 
 
-def _model_bytes(source: Any, label: str | None, limit: int) -> tuple[bytes, str]:
-    from fairengine.export.safe import read_regular
+def load_pipeline(raw: bytes, label: str = "the model file") -> Any:
+    """The estimator in a skops file's bytes, refused (DataError, in words) unless every type
+    in it is trusted and every part passes :func:`check_pipeline`."""
+    import skops.io as sio
 
-    if isinstance(source, bytes | bytearray):
-        raw, label = bytes(source), label or "the model file"
-    else:
-        label = label or Path(source).name
-        try:
-            raw = read_regular(source, limit)
-        except OSError as exc:
-            raise DataError(
-                f"Cannot read the model file {label!r}: {exc.strerror or exc}."
-            ) from None
-    if len(raw) > limit:
-        raise DataError(f"{label!r} is larger than {limit // 2**20} MB.")
-    return raw, label
+    from fairengine.export.safe import ModelFileError, check_skops
+
+    try:  # the zip read within its declared sizes before skops' own zip code sees it
+        check_skops(raw, f"The skops file {label!r}")
+    except ModelFileError as exc:
+        raise DataError(f"{exc} Only skops files that scikit-learn writes are loaded.") from None
+    try:
+        untrusted = set(sio.get_untrusted_types(data=raw)) - set(skops_codec.TRUSTED_TYPES)
+    except Exception as exc:  # not a skops archive: skops raises many kinds
+        raise DataError(f"{label!r} is not a skops file: {str(exc)[:200]}") from None
+    if untrusted:
+        raise DataError(
+            f"{label!r} holds types fairengine does not load: "
+            f"{', '.join(sorted(untrusted)[:5])}. Only scikit-learn estimators of the reviewed "
+            "types are loaded, never code or pickles."
+        )
+    try:
+        model = sio.loads(raw, trusted=list(skops_codec.TRUSTED_TYPES))
+    except Exception as exc:
+        raise DataError(f"{label!r} could not be loaded: {str(exc)[:200]}") from None
+    try:
+        check_pipeline(model)
+    except ValueError as exc:
+        raise DataError(f"{label!r} is refused: {exc}.") from None
+    return model
+
+
+def check_pipeline(model: Any, where: str = "model") -> None:
+    """Raise ValueError naming the part unless ``model`` is a pipeline of reviewed
+    transformers ending in a reviewed estimator (or such an estimator alone)."""
+    if skops_codec.class_name(model) == "sklearn.pipeline.Pipeline":
+        steps = list(model.steps)
+        for label, step in steps[:-1]:
+            _check_transformer(step, f"{where}.{label}")
+        label, last = steps[-1]
+        check_pipeline(last, f"{where}.{label}")
+        return
+    if not (hasattr(model, "predict") and not hasattr(model, "transform")):
+        raise ValueError(f"{where} is a {type(model).__name__}, not a final estimator")
+    skops_codec.check(model, also=skops_codec.classes(CLASSIFIERS))
+
+
+def _check_transformer(step: Any, where: str) -> None:
+    if isinstance(step, str) and step in ("drop", "passthrough"):
+        return
+    name = skops_codec.class_name(step)
+    if type(step) not in skops_codec.classes(TRANSFORMERS):
+        raise ValueError(f"{where} is a {type(step).__name__} ({name}), not a reviewed transformer")
+    if name.endswith("FunctionTransformer") and (step.func or step.inverse_func):
+        raise ValueError(f"{where} is a FunctionTransformer with a function")
+    if name.endswith("Pipeline"):
+        for label, inner in step.steps:
+            _check_transformer(inner, f"{where}.{label}")
+    if name.endswith("ColumnTransformer"):
+        fitted = getattr(step, "transformers_", step.transformers)
+        for label, inner, _ in fitted:
+            _check_transformer(inner, f"{where}.{label}")
+        for label, inner in (getattr(step, "_name_to_fitted_passthrough", None) or {}).items():
+            _check_transformer(inner, f"{where}.{label}")
+
+
+def pipeline_values(model: Any, task: Task) -> tuple[np.ndarray, str]:
+    """The model's values on the task's rows and their kind: P(positive) scores of a
+    classifier, predicted values of a regressor."""
+    columns = [str(c) for c in getattr(model, "feature_names_in_", [])]
+    if not columns:
+        raise DataError(
+            "The pipeline does not record its input column names: fit it on a pandas DataFrame "
+            "with the table's column names."
+        )
+    lacking = [c for c in columns if c not in task.frame.columns or c == task.target]
+    if lacking:
+        raise DataError(
+            f"The model reads column(s) the table lacks: {', '.join(map(repr, lacking[:10]))}"
+            + (" (the target is never a model input)" if task.target in lacking else "")
+            + "."
+        )
+    X = task.frame.loc[:, columns]
+    try:
+        if task.kind != "classification":
+            return np.asarray(model.predict(X), dtype=float), "predictions"
+        column = _positive_column(model, task)
+        return np.asarray(model.predict_proba(X), dtype=float)[:, column], "scores"
+    except (ValueError, TypeError, KeyError) as exc:
+        raise DataError(f"The model could not predict the table's rows: {str(exc)[:300]}") from None
+
+
+def _positive_column(model: Any, task: Task) -> int:
+    classes = [str(c) for c in getattr(model, "classes_", [])]
+    wanted = set(task.positive_values) or {str(task.positive_label)}
+    for candidates in (wanted, {"1", "True", "1.0"}):
+        hits = [i for i, c in enumerate(classes) if c in candidates]
+        if len(hits) == 1 and len(classes) == 2:
+            return hits[0]
+    raise DataError(
+        f"The model's classes ({', '.join(classes[:5])}) do not include the task's positive "
+        f"label {task.positive_label!r}: it must be a binary classifier of {task.target!r}."
+    )

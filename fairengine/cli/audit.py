@@ -10,15 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fairengine.cli.shared import (
-    CACHE_DIR,
-    DATA,
-    JSON,
-    UsageError,
-    arg,
-    load_task,
-    split_task,
-)
+from fairengine.cli.shared import CACHE_DIR, DATA, JSON, UsageError, arg, load_task, split_task
 
 if TYPE_CHECKING:
     from fairengine.audit import AuditResult
@@ -40,7 +32,7 @@ def _outsides(args: argparse.Namespace, task: Task) -> list[Any]:
     from dataclasses import replace
 
     from fairengine.audit import from_column, from_file, from_model_file
-    from fairengine.audit.schema import MAX_OUTSIDE
+    from fairengine.audit.comparison import MAX_OUTSIDE
 
     sources = getattr(args, "sources", None) or []
     if not sources:
@@ -70,19 +62,6 @@ def _outsides(args: argparse.Namespace, task: Task) -> list[Any]:
     return [replace(o, task=task) for o in outsides]
 
 
-def _trained_on(args: argparse.Namespace) -> tuple[Any, Any]:
-    """``trained_on`` and ``id_values`` of :func:`fairengine.audit.audit`."""
-    from fairengine.audit.overlap import ids_from_table
-    from fairengine.data import read_table
-
-    if args.trained_on_ids is None:
-        return args.trained_on, None
-    if args.trained_on != "unknown":
-        raise UsageError("Give either --trained-on or --trained-on-ids FILE, not both.")
-    ids = ids_from_table(read_table(args.trained_on_ids), args.id_column)
-    return ids, _id_values(args)
-
-
 def _id_values(args: argparse.Namespace) -> Any:
     """The table's ``--id-column``: the ids its rows are known by. None (row numbers) without
     one or when the table has no such column, as for ``--predictions``."""
@@ -97,14 +76,20 @@ def _id_values(args: argparse.Namespace) -> Any:
 
 def _cmd_audit(args: argparse.Namespace) -> int:
     from fairengine.audit import audit, cost_of_fairness
-    from fairengine.audit.comparison import unique_names
+    from fairengine.audit.comparison import MAX_PINS, unique_names
     from fairengine.audit.core import referenced
-    from fairengine.audit.schema import MAX_PINS
+    from fairengine.audit.overlap import ids_from_table
     from fairengine.cli.shared import print_json
+    from fairengine.data import read_table
 
     outsides = _outsides(args, load_task(args))
     given = args.name + ["outside model"] * (len(outsides) - len(args.name))
-    trained_on, id_values = _trained_on(args)
+    trained_on, id_values = args.trained_on, None
+    if args.trained_on_ids is not None:
+        if args.trained_on != "unknown":
+            raise UsageError("Give either --trained-on or --trained-on-ids FILE, not both.")
+        trained_on = ids_from_table(read_table(args.trained_on_ids), args.id_column)
+        id_values = _id_values(args)
     task = outsides[0].task
     train = _positional_split(args, task)[0]
     _check_reference(args, list(train.group_names))

@@ -123,9 +123,8 @@ def remember_task_key(args: argparse.Namespace, store: FrontierStore | None, tas
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 json.dump(memo, handle)
             os.replace(tmp, root / MEMO_FILE)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+        finally:  # gone once replaced; a failure leaves no temporary file
+            Path(tmp).unlink(missing_ok=True)
 
 
 def _read_memo(root: Path) -> dict[str, Any]:

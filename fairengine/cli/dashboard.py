@@ -13,7 +13,7 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
-from fairengine.cli.shared import EXIT_USAGE, arg
+from fairengine.cli.shared import UsageError, arg
 from fairengine.resources import bundle_root, dashboard_app
 from fairengine.settings import DEMO_ENV, SettingsError, load
 
@@ -63,33 +63,25 @@ def dashboard_command(
 
 
 def run_dashboard(args: argparse.Namespace) -> int:
-    """Serve the dashboard until interrupted; exit status 2 when the extra is missing or a
-    ``FAIRENGINE_*`` variable does not parse."""
+    """Serve the dashboard until interrupted; :class:`UsageError` (exit status 2) when the extra
+    is missing or a ``FAIRENGINE_*`` variable does not parse."""
     missing = [name for name in EXTRA_MODULES if not _importable(name)]
     if missing:
-        print(
-            "fairengine: error: The dashboard needs Streamlit and plotly, which this installation "
-            f"lacks (missing: {', '.join(missing)}). Add them with the dashboard extra: "
-            'pip install "fairengine[dashboard]" (from a wheel file: '
-            'pip install "fairengine-<version>-py3-none-any.whl[dashboard]"), then run '
-            "fairengine dashboard again.",
-            file=sys.stderr,
+        raise UsageError(
+            "The dashboard needs Streamlit and plotly, which this installation lacks (missing: "
+            f"{', '.join(missing)}). Add them with the dashboard extra: pip install "
+            '"fairengine[dashboard]" (from a wheel file: pip install '
+            '"fairengine-<version>-py3-none-any.whl[dashboard]"), then run fairengine dashboard '
+            "again."
         )
-        return EXIT_USAGE
     app = dashboard_app()
     if not app.is_file():
-        print(
-            f"fairengine: error: The dashboard's files are missing (no {app}). "
-            "Reinstall fairengine.",
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
+        raise UsageError(f"The dashboard's files are missing (no {app}). Reinstall fairengine.")
     command, env = dashboard_command(args)
     try:
         load(env)  # a FAIRENGINE_* value the server could not use: said now, in words
     except SettingsError as exc:
-        print(f"fairengine: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        raise UsageError(str(exc)) from None
     if os.name == "posix":  # the server takes this process's id, so stopping it stops the server
         sys.stdout.flush()
         sys.stderr.flush()

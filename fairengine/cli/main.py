@@ -1,6 +1,7 @@
 """The ``fairengine`` parser and the ``datasets``, ``run``, ``sweep``, ``precompute`` and
-``methods`` commands. Problems with the user's arguments or data print one readable line and
-exit with status 2."""
+``methods`` commands, and the model-file ones: ``export`` (a point's model file and card),
+``predict`` (score a table with a model file) and ``inspect`` (verify and describe one).
+Problems with the user's arguments or data print one readable line and exit with status 2."""
 
 from __future__ import annotations
 
@@ -14,30 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairengine import __version__
-from fairengine.cli.models import cmd_export, cmd_inspect, cmd_predict, export_point
-from fairengine.cli.shared import (
-    DATA,
-    EXIT_CHECK_FAILED,
-    EXIT_USAGE,
-    JSON,
-    METHOD,
-    METHOD_END,
-    UsageError,
-    add_arguments,
-    arg,
-    evidence_lines,
-    failed,
-    find_method,
-    format_table,
-    load_task,
-    metrics_lines,
-    open_store,
-    parse_pairs,
-    point_rows,
-    print_json,
-    split_task,
-    write_points,
-)
+from fairengine.cli import shared
+from fairengine.cli.shared import DATA, JSON, METHOD, METHOD_END, UsageError, arg
 from fairengine.data.errors import DataError
 from fairengine.data.registry import list_datasets
 
@@ -46,23 +25,11 @@ if TYPE_CHECKING:
     from fairengine.methods.base import Method
 
 
-def _with_evidence(record: dict[str, Any], frontier: Any, train: Task, test: Task) -> None:
-    """Fill a stored point's missing checks and baselines from its model (in place)."""
-    if record.get("checks") is not None:
-        return
-    from fairengine.methods.base import stored_result
-    from fairengine.methods.evidence import evidence_dict
-
-    method, model = find_method(frontier.method), frontier.model(record["point_id"])
-    result = stored_result(method, record["knobs"], record["metrics"], model, train, test)
-    record.update(evidence_dict(result))
-
-
 def _cmd_datasets(args: argparse.Namespace) -> int:
     infos = list_datasets()
     if args.json:
         drop = ("positive_labels", "leaks")
-        print_json([{k: v for k, v in asdict(i).items() if k not in drop} for i in infos])
+        shared.print_json([{k: v for k, v in asdict(i).items() if k not in drop} for i in infos])
         return 0
     width = max(len(info.name) for info in infos)
     for info in infos:
@@ -79,26 +46,32 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from fairengine.cli.cache import remember_task_key
     from fairengine.frontier import sweep
 
-    method = find_method(args.method)
-    train, test = split_task(load_task(args), args)
-    store = open_store(args)
-    frontier = sweep(method, train, test, [parse_pairs(args.set, "--set")], store=store)
+    method = shared.find_method(args.method)
+    train, test = shared.split_task(shared.load_task(args), args)
+    store = shared.open_store(args)
+    frontier = sweep(method, train, test, [shared.parse_pairs(args.set, "--set")], store=store)
     remember_task_key(args, store, frontier.task_key)
     point_id = frontier.points["point_id"].iloc[0]
     result = frontier.result(point_id)
     record = frontier.to_records()[0]
-    _with_evidence(record, frontier, train, test)
-    status = EXIT_CHECK_FAILED if args.strict and failed([record]) else 0
+    if record.get("checks") is None:  # a stored point without them: from its model
+        from fairengine.methods.base import stored_result
+        from fairengine.methods.evidence import evidence_dict
+
+        model = frontier.model(record["point_id"])
+        stored = stored_result(method, record["knobs"], record["metrics"], model, train, test)
+        record.update(evidence_dict(stored))
+    status = shared.EXIT_CHECK_FAILED if args.strict and shared.failed([record]) else 0
     if args.out:
-        export_point(frontier, point_id, train, test, args.out)
+        _export_point(frontier, point_id, train, test, args.out)
     if args.json:
-        print_json(record)
+        shared.print_json(record)
         return status
     cached = " (from cache)" if record.get("cached") else ""
     print(f"{method.title} on {train.name}: point {point_id}{cached}")
     print("knobs: " + ", ".join(f"{k}={v}" for k, v in record["knobs"].items()))
-    print("\n".join(evidence_lines(record)))
-    print("\n".join(metrics_lines(result.metrics if result else record["metrics"])))
+    print("\n".join(shared.evidence_lines(record)))
+    print("\n".join(shared.metrics_lines(result.metrics if result else record["metrics"])))
     if args.out:
         print(f"model written to {args.out}")
     return status
@@ -106,86 +79,77 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _grid(args: argparse.Namespace, method: Method) -> dict[str, list[Any]]:
     grid: dict[str, list[Any]] = {
-        k: [v for v in vs.split(",") if v] for k, vs in parse_pairs(args.grid, "--grid").items()
+        k: [v for v in vs.split(",") if v]
+        for k, vs in shared.parse_pairs(args.grid, "--grid").items()
     }
     if not grid:  # the method's own "cli" grid; a knob fixed with --set leaves it
         if "cli" not in method.sweep_grids:
             raise UsageError("sweep needs at least one --grid KNOB=V1,V2,...")
-        fixed = parse_pairs(args.set, "--set")
+        fixed = shared.parse_pairs(args.set, "--set")
         grid = {k: list(v) for k, v in method.sweep_grids.get("cli", {}).items() if k not in fixed}
     for name, values in grid.items():
         if not values:
             raise UsageError(f"--grid {name}= has no values.")
-    for name, value in parse_pairs(args.set, "--set").items():
+    for name, value in shared.parse_pairs(args.set, "--set").items():
         grid.setdefault(name, [value])
     return grid
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from fairengine.cli.cache import cached_sweep
+    from fairengine.cli.cache import cached_sweep, remember_task_key
 
-    method = find_method(args.method)
+    method = shared.find_method(args.method)
     grid = _grid(args, method)
     if args.backend == "dask" and not args.scheduler:
         raise UsageError("--backend dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786).")
     records = cached_sweep(args, method, grid)
-    if records is None:
-        records = _full_sweep(args, method, grid)
-    status = EXIT_CHECK_FAILED if args.strict and failed(records) else 0
+    if records is None:  # build the task and run the sweep (computing the missing points)
+        from tqdm import tqdm
+
+        from fairengine.frontier import sweep
+
+        train, test = shared.split_task(shared.load_task(args), args)
+        store = shared.open_store(args)
+        total = math.prod(len(values) for values in grid.values())
+        quiet = not sys.stderr.isatty() and not args.progress
+        with tqdm(
+            total=total, desc=method.name, unit="point", file=sys.stderr, disable=quiet
+        ) as bar:
+
+            def progress(done: int, total: int, _point: dict) -> None:
+                bar.total = total  # duplicate grid settings run once
+                bar.update(done - bar.n)
+
+            frontier = sweep(
+                method,
+                train,
+                test,
+                grid,
+                store=store,
+                n_jobs=args.n_jobs,
+                backend=args.backend,
+                scheduler=args.scheduler if args.backend == "dask" else None,
+                progress=progress,
+            )
+        remember_task_key(args, store, frontier.task_key)
+        records = frontier.to_records()
+    status = shared.EXIT_CHECK_FAILED if args.strict and shared.failed(records) else 0
     if args.out:
-        write_points(records, args.out)
+        shared.write_points(records, args.out)
     if args.json:
-        print_json(records)
+        shared.print_json(records)
         return status
     knob_names = [*grid, *(k.name for k in method.knobs if k.name not in grid)]
-    columns, rows = point_rows(records, knob_names)
+    columns, rows = shared.point_rows(records, knob_names)
     shown = ["point_id", "split", *grid, method.performance_metric, method.fairness_metric]
     shown += ["pareto", "cached"]
-    print(format_table([c for c in shown if c in columns], rows))
+    print(shared.format_table([c for c in shown if c in columns], rows))
     for record in records:
         print(f"point {record['point_id']}:")
-        print("\n".join("  " + line for line in evidence_lines(record)))
+        print("\n".join("  " + line for line in shared.evidence_lines(record)))
     if args.out:
         print(f"points written to {args.out}")
     return status
-
-
-def _full_sweep(
-    args: argparse.Namespace, method: Method, grid: dict[str, list[str]]
-) -> list[dict[str, Any]]:
-    """Build the task and run the sweep (computing the missing points); its records."""
-    from tqdm import tqdm
-
-    from fairengine.cli.cache import remember_task_key
-    from fairengine.frontier import sweep
-
-    train, test = split_task(load_task(args), args)
-    store = open_store(args)
-    with tqdm(
-        total=math.prod(len(values) for values in grid.values()),
-        desc=f"{method.name}",
-        unit="point",
-        file=sys.stderr,
-        disable=not sys.stderr.isatty() and not args.progress,
-    ) as bar:
-
-        def progress(done: int, total: int, _point: dict) -> None:
-            bar.total = total  # duplicate grid settings run once
-            bar.update(done - bar.n)
-
-        frontier = sweep(
-            method,
-            train,
-            test,
-            grid,
-            store=store,
-            n_jobs=args.n_jobs,
-            backend=args.backend,
-            scheduler=args.scheduler if args.backend == "dask" else None,
-            progress=progress,
-        )
-    remember_task_key(args, store, frontier.task_key)
-    return frontier.to_records()
 
 
 def _cmd_precompute(args: argparse.Namespace) -> int:
@@ -202,7 +166,101 @@ def _cmd_precompute(args: argparse.Namespace) -> int:
         log=print,
     )
     if args.json:
-        print_json(written)
+        shared.print_json(written)
+    return 0
+
+
+def _export_point(frontier, point_id: str, train: Task, test: Task, out: Path) -> None:
+    from fairengine.export import save_model
+    from fairengine.methods import get_method
+
+    result = frontier.run_result(point_id, train, test)
+    # the file and its card beside it
+    save_model(result, out, train=train, test=test, method=get_method(result.method))
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from fairengine.data.registry import assets_dir
+    from fairengine.frontier import FrontierStore, sweep, task_key
+
+    method = shared.find_method(args.method)
+    train, test = shared.split_task(shared.load_task(args), args)
+    shipped = assets_dir() / "frontiers"
+    store = FrontierStore(args.cache_dir, read_only=(shipped,) if shipped.is_dir() else ())
+    if args.point:
+        tkey = task_key(train, test)
+        matches = [p for p in store.points(tkey, method.name) if p.point_id.startswith(args.point)]
+        if len(matches) != 1:
+            found = "no cached point" if not matches else f"{len(matches)} cached points"
+            raise UsageError(
+                f"{found} of {method.name} on this data has id {args.point!r}; run `fairengine "
+                "sweep` first or give a longer id."
+            )
+        knobs = matches[0].knobs
+    else:
+        knobs = method.validate_knobs(shared.parse_pairs(args.set, "--set"))
+    frontier = sweep(method, train, test, [knobs], store=None if args.no_cache else store)
+    point_id = frontier.points["point_id"].iloc[0]
+    _export_point(frontier, point_id, train, test, args.out)
+    card = args.out.with_suffix(".md")
+    if args.json:
+        shared.print_json({"point_id": point_id, "out": str(args.out), "card": str(card)})
+    else:
+        print(f"model {point_id} written to {args.out} (card: {card})")
+    return 0
+
+
+def _cmd_predict(args: argparse.Namespace) -> int:
+    from fairengine.export.client import predict_file
+
+    if args.chunk_size < 1:
+        raise UsageError(f"--chunk-size must be positive, got {args.chunk_size}.")
+    rows = predict_file(
+        args.model,
+        args.data,
+        args.out,
+        proba=args.proba,
+        id_columns=args.id_columns or (),
+        allow_extra=args.allow_extra,
+        random_state=args.random_state,
+        chunk_rows=args.chunk_size,
+    )
+    if args.out is not None:
+        print(f"{rows:,} predictions written to {args.out}", file=sys.stderr)
+    return 0
+
+
+def _cmd_inspect(args: argparse.Namespace) -> int:
+    from fairengine.export.client import describe
+
+    info = describe(args.model)
+    if args.json:
+        shared.print_json(info)
+        return 0
+    schema = info["schema"]
+    print(
+        f"{info['file']}: {info['format']}, model type {info['model_type']} ({info['kind']}"
+        f"{', randomized' if info['randomized'] else ''})"
+    )
+    print(f"written by fairengine {info['engine_version']} on {info['created']}")
+    if info["method"]:
+        knobs = ", ".join(f"{k}={v}" for k, v in info["knobs"].items())
+        print(f"method: {info['method']} ({knobs})")
+    print(f"numeric columns ({len(schema['numeric'])}): {', '.join(schema['numeric']) or '-'}")
+    print(f"text columns ({len(schema['text'])}): {', '.join(schema['text']) or '-'}")
+    if schema["not_needed"]:
+        print(f"known, not needed: {', '.join(schema['not_needed'])}")
+    if schema["dropped_identifier_columns"]:
+        print(
+            "dropped identifier-like columns (no values stored): "
+            + ", ".join(schema["dropped_identifier_columns"])
+        )
+    if info["metrics"]:
+        print("\n".join(shared.metrics_lines(info["metrics"])))
+    print(
+        f"checksums: ok ({len(info['checksums']['verified'])} members); state schema: ok; "
+        "probe prediction: ok"
+    )
     return 0
 
 
@@ -234,7 +292,7 @@ def _cmd_methods(args: argparse.Namespace) -> int:
         for m in (get_method(name) for name in list_methods())
     ]
     if args.json:
-        print_json(rows)
+        shared.print_json(rows)
         return 0
     width = max(len(row["name"]) for row in rows)
     for row in rows:
@@ -244,7 +302,7 @@ def _cmd_methods(args: argparse.Namespace) -> int:
 
 
 MODEL_FILE = arg("model", type=Path, help="a .fairmodel file")
-#: The commands of this module and :mod:`fairengine.cli.models`: help, handler, arguments.
+#: The commands of this module: help, handler, arguments.
 COMMANDS = {
     "datasets": ("list the bundled datasets", _cmd_datasets, [JSON]),
     "run": ("fit one method with fixed knobs and print metrics", _cmd_run, [
@@ -261,12 +319,12 @@ COMMANDS = {
         arg("--out", type=Path, help="write the points (.csv or .json)"),
         arg("--progress", action="store_true", help="progress bar even when piped"),
     ]),
-    "export": ("write a point's model file and model card", cmd_export, [
+    "export": ("write a point's model file and model card", _cmd_export, [
         *METHOD, *METHOD_END, DATA,
         arg("--point", help="id (or prefix) of a cached point; else use --set"),
         arg("--out", type=Path, required=True, help="model file to write"),
     ]),
-    "predict": ("predict every row of a CSV or Parquet file with a model file", cmd_predict, [
+    "predict": ("predict every row of a CSV or Parquet file with a model file", _cmd_predict, [
         MODEL_FILE,
         arg("--data", type=Path, required=True, help="CSV or Parquet input"),
         arg("--out", type=Path, help="output .csv or .parquet (default: stdout)"),
@@ -277,7 +335,7 @@ COMMANDS = {
         arg("--random-state", type=int, default=0, help="seed of randomized models' draws"),
         arg("--chunk-size", type=int, default=50_000, help="rows per chunk"),
     ]),
-    "inspect": ("print a model file's manifest, schema, metrics; verify it", cmd_inspect, [
+    "inspect": ("print a model file's manifest, schema, metrics; verify it", _cmd_inspect, [
         MODEL_FILE, JSON,
     ]),
     "precompute": ("write the demo frontiers into assets/frontiers", _cmd_precompute, [
@@ -315,7 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, (words, handler, specs) in table.items():
         help_, description = words if isinstance(words, tuple) else (words, None)
         command = commands.add_parser(name, help=help_, description=description)
-        add_arguments(command, specs)
+        shared.add_arguments(command, specs)
         command.set_defaults(handler=handler)
     return parser
 
@@ -348,7 +406,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not _user_error(exc):
             raise
         print(f"fairengine: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return shared.EXIT_USAGE
     except KeyboardInterrupt:
         print("fairengine: interrupted", file=sys.stderr)
         return 130

@@ -185,20 +185,19 @@ def point_rows(
     """One row per (point, split), with the columns of ``Frontier.points``, from the records."""
     metric_names = list(records[0]["metrics"]["train"]) if records else []
     columns = ["point_id", "split", *knob_names, *metric_names, "cached", "elapsed", "pareto"]
-    rows = []
-    for record in records:
-        for split in ("train", "test"):
-            rows.append(
-                {
-                    "point_id": record["point_id"],
-                    "split": split,
-                    **{k: record["knobs"].get(k) for k in knob_names},
-                    **record["metrics"][split],
-                    "cached": record["cached"],
-                    "elapsed": record["elapsed"],
-                    "pareto": record["pareto"][split],
-                }
-            )
+    rows = [
+        {
+            "point_id": record["point_id"],
+            "split": split,
+            **{k: record["knobs"].get(k) for k in knob_names},
+            **record["metrics"][split],
+            "cached": record["cached"],
+            "elapsed": record["elapsed"],
+            "pareto": record["pareto"][split],
+        }
+        for record in records
+        for split in ("train", "test")
+    ]
     return columns, rows
 
 

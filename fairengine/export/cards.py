@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from fairengine import __version__
+from fairengine.models.columns import input_schema
 from fairengine.textsafe import md_code, md_file_text, md_text
 
 if TYPE_CHECKING:  # the methods (and the Task's pandas) are imported only when a card is written
@@ -64,8 +65,6 @@ def how_to_use(
     meaning = getattr(type(model), "card_meaning", "") or (
         _RANDOMIZED_CLASSIFIER if randomized else _CLASSIFIER
     )
-    from fairengine.models.columns import input_schema
-
     columns = input_schema(model, {"metadata": {"train": schema or {}}})
     numeric, text = columns.numeric, columns.text
     dropped = list(getattr(model.encoder, "dropped_", []))
@@ -232,8 +231,8 @@ def model_card(
     lines += [method.description, ""] if method and method.description else []
     if method and method.reference:
         lines += [f"**Reference:** {method.reference}", ""]  # a citation, not a paper number
-    if train is not None:
-        schema = task_schema(train)
+    schema = None if train is None else task_schema(train)
+    if schema is not None:
         groups = ", ".join(map(text, schema["group_names"]))
         features = ", ".join(map(text, schema["features"]))
         positive = f" (1 = {text(schema['positive_label'])})" if schema["positive_label"] else ""
@@ -264,7 +263,6 @@ def model_card(
         for index, *values in group_table.itertuples(name=None):  # 612 stays 612, not 612.0
             lines.append(f"| {text(index)} | " + " | ".join(_fmt(v, text) for v in values) + " |")
     if result.model is not None and hasattr(result.model, "encoder"):
-        schema = task_schema(train) if train is not None else None
         lines += ["", *how_to_use(result.model, schema, file_name, text=text)]
     lines += ["", "## Caveats", ""] + [f"- {c}" for c in _CAVEATS] + [""]
     return "\n".join(lines)

@@ -17,12 +17,7 @@ import numpy as np
 import pandas as pd
 
 from fairengine.export.files import load_model, read_manifest
-from fairengine.models.columns import (
-    InputSchema,
-    SchemaError,
-    check_columns,
-    ignored_note,
-)
+from fairengine.models.columns import InputSchema, SchemaError, check_columns, ignored_note
 from fairengine.models.schema_rules import ModelFileError
 
 CHUNK_ROWS = 50_000
@@ -48,25 +43,6 @@ def check_types(schema: InputSchema, frame: pd.DataFrame, first_row: int = 0) ->
         raise SchemaError("Mistyped column(s): " + "; ".join(bad))
 
 
-# ----------------------------------------------------------------------------- reading
-
-
-def _sniff_csv(path: Path) -> tuple[str, str]:
-    """(encoding, delimiter) of a CSV file from its first 64 KiB."""
-    with path.open("rb") as handle:
-        head = handle.read(65_536)
-    encoding = "utf-8-sig"
-    try:
-        text = head.decode(encoding)
-    except UnicodeDecodeError as exc:
-        if exc.start < len(head) - 4:  # not merely a character cut at the sample's end
-            encoding = "cp1252"
-        text = head.decode(encoding, errors="ignore")
-    header = text.splitlines()[0] if text else ""
-    delimiter = max(",;\t|", key=header.count)
-    return encoding, delimiter
-
-
 def read_chunks(
     path: str | os.PathLike[str], schema: InputSchema, chunk_rows: int = CHUNK_ROWS
 ) -> tuple[list[str], Iterator[pd.DataFrame]]:
@@ -75,8 +51,8 @@ def read_chunks(
     if not path.is_file():
         raise SchemaError(f"Data file '{path}' does not exist.")
     with path.open("rb") as handle:
-        magic = handle.read(4)
-    if magic == b"PAR1":
+        head = handle.read(65_536)
+    if head[:4] == b"PAR1":
         import pyarrow.parquet as pq
 
         try:
@@ -86,9 +62,16 @@ def read_chunks(
         columns = list(parquet.schema_arrow.names)
         batches = (b.to_pandas() for b in parquet.iter_batches(batch_size=chunk_rows))
         return columns, batches
-    encoding, delimiter = _sniff_csv(path)
+    encoding = "utf-8-sig"  # and the delimiter: sniffed from the first 64 KiB
+    try:
+        sample = head.decode(encoding)
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4:  # not merely a character cut at the sample's end
+            encoding = "cp1252"
+        sample = head.decode(encoding, errors="ignore")
+    header = sample.splitlines()[0] if sample else ""
+    options = {"sep": max(",;\t|", key=header.count), "encoding": encoding}
     text = set(schema.text)
-    options = {"sep": delimiter, "encoding": encoding}
     try:
         columns = [str(c) for c in pd.read_csv(path, nrows=0, **options).columns]
     except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
@@ -97,9 +80,6 @@ def read_chunks(
     return columns, pd.read_csv(
         path, chunksize=chunk_rows, dtype=dtype, keep_default_na=True, **options
     )
-
-
-# ----------------------------------------------------------------------------- predicting
 
 
 def predict_file(
@@ -138,9 +118,10 @@ def predict_file(
     ignored = check_columns(schema, columns, id_columns=id_columns, allow_extra=allow_extra)
     if ignored:
         print(ignored_note(schema, ignored), file=stderr or sys.stderr)
-    sink = _Sink(out, stdout)
     rows = 0
-    try:
+
+    def predicted() -> Iterator[pd.DataFrame]:
+        nonlocal rows
         for i, chunk in enumerate(chunks):
             check_types(schema, chunk, first_row=rows)
             seed = int(np.random.SeedSequence([random_state, i]).generate_state(1)[0])
@@ -149,65 +130,59 @@ def predict_file(
             result["prediction"] = model.predict(frame, random_state=seed)
             if proba:
                 result[score_name] = model.predict_score(frame)
-            sink.write(result, header=i == 0)
+            yield result
             rows += len(result)
-        sink.finish(empty=rows == 0, columns=[*id_columns, "prediction"])
+
+    try:
+        _write(predicted(), out, stdout, columns=[*id_columns, "prediction"])
     except (ValueError, pd.errors.ParserError) as exc:
         if isinstance(exc, SchemaError | ModelFileError):
             raise
         raise SchemaError(f"Cannot predict row {rows + 1} onwards: {exc}") from None
-    finally:
-        sink.close()
     return rows
 
 
-class _Sink:
-    """Where :func:`predict_file` writes: a temporary file beside ``out`` (CSV, or Parquet for a
-    ``.parquet`` suffix) renamed onto it once every row is written, or CSV on ``stdout``."""
+def _write(
+    frames: Iterator[pd.DataFrame],
+    out: str | os.PathLike[str] | None,
+    stdout: IO[str] | None,
+    columns: list[str],
+) -> None:
+    """Write the frames as CSV on ``stdout`` without ``out``; else into a temporary file beside
+    ``out`` (CSV, or Parquet for a ``.parquet`` suffix) renamed onto it once every row is
+    written (a CSV of no rows still gets its header)."""
+    if out is None:
+        for i, frame in enumerate(frames):
+            frame.to_csv(stdout or sys.stdout, header=i == 0, index=False)
+        return
+    target = Path(out)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    os.close(fd)
+    tmp, writer, written = Path(name), None, 0
+    parquet = target.suffix.lower() in (".parquet", ".pq")
+    try:
+        for i, frame in enumerate(frames):
+            if parquet:
+                import pyarrow as pa
+                import pyarrow.parquet as pq
 
-    def __init__(self, out: str | os.PathLike[str] | None, stdout: IO[str] | None) -> None:
-        self.target = None if out is None else Path(out)
-        self.parquet = self.target is not None and self.target.suffix.lower() in (".parquet", ".pq")
-        self.stdout = stdout
-        self.tmp: Path | None = None
-        self.writer: Any = None
-        if self.target is not None:
-            self.target.parent.mkdir(parents=True, exist_ok=True)
-            fd, name = tempfile.mkstemp(
-                dir=self.target.parent, prefix=f".{self.target.name}.", suffix=".tmp"
-            )
-            os.close(fd)
-            self.tmp = Path(name)
-
-    def write(self, result: pd.DataFrame, *, header: bool) -> None:
-        if self.parquet:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-
-            table = pa.Table.from_pandas(result, preserve_index=False)
-            self.writer = self.writer or pq.ParquetWriter(self.tmp, table.schema)
-            self.writer.write_table(table)
-        elif self.tmp is not None:
-            result.to_csv(self.tmp, mode="a", header=header, index=False)
-        else:
-            result.to_csv(self.stdout or sys.stdout, header=header, index=False)
-
-    def finish(self, *, empty: bool, columns: list[str]) -> None:
-        """Close the file and move it onto ``out`` (a CSV of no rows still gets its header)."""
-        if self.writer is not None:
-            self.writer.close()
-            self.writer = None
-        if self.tmp is not None:
-            if empty and not self.parquet:
-                pd.DataFrame(columns=columns).to_csv(self.tmp, index=False)
-            os.replace(self.tmp, self.target)
-
-    def close(self) -> None:
-        """Release what is still open and remove a temporary file left by a failure."""
-        if self.writer is not None:
-            self.writer.close()
-        if self.tmp is not None and self.tmp.exists():
-            self.tmp.unlink()
+                table = pa.Table.from_pandas(frame, preserve_index=False)
+                writer = writer or pq.ParquetWriter(tmp, table.schema)
+                writer.write_table(table)
+            else:
+                frame.to_csv(tmp, mode="a", header=i == 0, index=False)
+            written += len(frame)
+        if writer is not None:
+            writer.close()
+            writer = None
+        if written == 0 and not parquet:
+            pd.DataFrame(columns=columns).to_csv(tmp, index=False)
+        os.replace(tmp, target)
+    finally:
+        if writer is not None:
+            writer.close()
+        tmp.unlink(missing_ok=True)
 
 
 def describe(model_path: str | os.PathLike[str]) -> dict[str, Any]:

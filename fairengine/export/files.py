@@ -18,9 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from fairengine import __version__
 from fairengine.export import safe
 from fairengine.models import schema_rules, schemas
 from fairengine.models.base import Model
+from fairengine.models.columns import input_schema
 from fairengine.models.schema_rules import ModelFileError, invalid
 
 if TYPE_CHECKING:
@@ -57,7 +59,6 @@ def _dumps(value: Any) -> bytes:
 
 def model_bytes(model: Model, *, card: str | None = None, metadata: dict | None = None) -> bytes:
     """The bytes of a model file for ``model`` (what :func:`save_model` writes)."""
-    from fairengine import __version__
     from fairengine.methods.registry import is_model_type
 
     if not isinstance(model, Model) or not is_model_type(type(model).model_type):
@@ -127,11 +128,21 @@ def save_model(
     method : Method, optional
         With a run result: the method that made it, whose title heads the card.
     """
+    path, result = Path(path), None
     if not isinstance(model, Model) and hasattr(model, "method") and hasattr(model, "model"):
-        return _save_result(
-            model, Path(path), card=card, metadata=metadata, train=train, test=test, method=method
-        )
-    path = Path(path)
+        from fairengine.export.cards import model_card, result_metadata  # cards read the methods
+
+        if train is None or test is None:
+            raise TypeError(
+                "save_model(result, path) needs the tasks the result was run on: pass "
+                "train=... and test=... (the two halves of task.split())."
+            )
+        result, model = model, model.model
+        if card is None:
+            card = model_card(
+                result, train, test, method=method, file_name=path.name, for_file=True
+            )
+        metadata = result_metadata(result, train, test) if metadata is None else metadata
     data = model_bytes(model, card=card, metadata=metadata)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -144,30 +155,17 @@ def save_model(
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    if result is not None:  # the card beside the file
+        path.with_suffix(".md").write_text(card, encoding="utf-8")
     return path
-
-
-def _save_result(result: RunResult, path: Path, *, card, metadata, train, test, method) -> Path:
-    """A run result's complete model file and its card beside it (``save_model``'s doc)."""
-    from fairengine.export.cards import model_card, result_metadata  # cards read the methods
-
-    if train is None or test is None:
-        raise TypeError(
-            "save_model(result, path) needs the tasks the result was run on: pass "
-            "train=... and test=... (the two halves of task.split())."
-        )
-    if card is None:
-        card = model_card(result, train, test, method=method, file_name=path.name, for_file=True)
-    metadata = result_metadata(result, train, test) if metadata is None else metadata
-    out = save_model(result.model, path, card=card, metadata=metadata)
-    out.with_suffix(".md").write_text(card, encoding="utf-8")
-    return out
 
 
 def _open(
     source: str | os.PathLike[str] | bytes, *, members: bool
 ) -> tuple[dict[str, Any], dict[str, bytes]]:
     """The verified manifest and (with ``members``) every member's checked bytes."""
+    from fairengine.methods.registry import is_model_type, model_type_names
+
     if isinstance(source, bytes | bytearray | memoryview):
         label, raw = "The model file", bytes(source)
     else:
@@ -190,7 +188,12 @@ def _open(
                 f"{', '.join(repr(n) for n in unexpected[:5]) or 'no manifest.json'})."
             )
         raw_manifest = safe.read_member(archive, infos["manifest.json"], label)
-        manifest = _check_manifest(raw_manifest, label)
+        manifest = safe.check_manifest(raw_manifest, label, _RULES)
+        if not is_model_type(manifest["model_type"]):
+            raise ModelFileError(
+                f"{label} names an unknown model type {manifest['model_type'][:64]!r}; known "
+                f"types: {', '.join(sorted(model_type_names()))}."
+            )
         data = {"manifest.json": raw_manifest}
         if not members:
             return manifest, data
@@ -236,18 +239,6 @@ _RULES = safe.ManifestRules(
     _dumps,
     advice=" Re-export the model with this version.",
 )
-
-
-def _check_manifest(raw: bytes, label: str) -> dict[str, Any]:
-    from fairengine.methods.registry import is_model_type, model_type_names
-
-    manifest = safe.check_manifest(raw, label, _RULES)
-    if not is_model_type(manifest["model_type"]):
-        raise ModelFileError(
-            f"{label} names an unknown model type {manifest['model_type'][:64]!r}; known types: "
-            f"{', '.join(sorted(model_type_names()))}."
-        )
-    return manifest
 
 
 def read_manifest(path: str | os.PathLike[str] | bytes) -> dict[str, Any]:
@@ -323,8 +314,6 @@ def load_model(path: str | os.PathLike[str] | bytes) -> Model:
             f"The model file's content does not rebuild a working {model_type} model: "
             f"{type(exc).__name__}: {exc}"
         ) from None
-    from fairengine.models.columns import input_schema
-
     model.input_schema = input_schema(model, manifest)  # predict checks its columns
     return model
 

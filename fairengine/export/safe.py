@@ -9,6 +9,7 @@ import errno
 import hashlib
 import io
 import json
+import math
 import os
 import stat
 import struct
@@ -63,9 +64,6 @@ _DEPTH_BLOCK = 1 << 20
 _INFLATE_CHUNK = 1 << 16
 
 
-# ----------------------------------------------------------------------------- files
-
-
 def read_regular(path: str | os.PathLike[str], max_bytes: int) -> bytes:
     """The bytes of the regular file at ``path``. Anything else (a device such as ``/dev/zero``,
     a pipe, a folder) or more than ``max_bytes`` bytes raises :class:`OSError` whose
@@ -86,9 +84,6 @@ def read_regular(path: str | os.PathLike[str], max_bytes: int) -> bytes:
         return data
     finally:
         os.close(fd)
-
-
-# ----------------------------------------------------------------------------- zip
 
 
 def _end_record(raw: bytes, label: str) -> tuple[int, int, int]:
@@ -148,55 +143,31 @@ class Member:
     end: int
 
 
+@dataclass
 class Archive:
     """A zip archive parsed by hand (:func:`open_zip`): its members, and the bytes they are read
     from by :func:`read_member`. Nothing of :mod:`zipfile` reads a model file."""
 
-    def __init__(self, raw: bytes, members: list[Member]) -> None:
-        self.raw = raw
-        self.members = members
+    raw: bytes
+    members: list[Member]
 
     def infolist(self) -> list[Member]:
         return list(self.members)
-
-    def close(self) -> None:
-        self.members = []
 
     def __enter__(self) -> Archive:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def _name(raw: bytes, flags: int, label: str) -> str:
-    try:  # as zipfile decodes names: UTF-8 when flagged, else code page 437
-        return raw.decode("utf-8" if flags & _UTF8_FLAG else "cp437")
-    except UnicodeDecodeError:
-        raise ModelFileError(f"{label} is damaged: a member's name is not valid text.") from None
-
-
-def _central_entries(raw: bytes, entries: int, cd_size: int, cd_offset: int, label: str) -> list:
-    """(name bytes, fields) of every central-directory entry; they must fill it exactly."""
-    out = []
-    at, stop = cd_offset, cd_offset + cd_size
-    for _ in range(entries):
-        if at + _CENTRAL.size > stop or raw[at : at + 4] != _CENTRAL_SIGNATURE:
-            raise ModelFileError(f"{label} is damaged: its zip directory is truncated.")
-        fields = _CENTRAL.unpack_from(raw, at)
-        name_len, extra_len, comment_len = fields[10:13]
-        name_end = at + _CENTRAL.size + name_len
-        out.append((raw[at + _CENTRAL.size : name_end], fields))
-        at = name_end + extra_len + comment_len
-    if at != stop:
-        raise ModelFileError(f"{label} is damaged: its zip directory and end record disagree.")
-    return out
+        self.members = []
 
 
 def _member(raw: bytes, name: bytes, fields: tuple, cd_offset: int, label: str) -> Member:
     """The member of one central entry after its local header (and data descriptor) agree."""
     _, _, _, flags, method, _, _, crc, csize, size, _, _, _, disk, _, _, offset = fields
-    text = _name(name, flags, label)
+    try:  # as zipfile decodes names: UTF-8 when flagged, else code page 437
+        text = name.decode("utf-8" if flags & _UTF8_FLAG else "cp437")
+    except UnicodeDecodeError:
+        raise ModelFileError(f"{label} is damaged: a member's name is not valid text.") from None
     if disk:
         raise ModelFileError(f"{label} is a multi-part zip archive; model files never are.")
     if offset + _LOCAL.size > cd_offset or raw[offset : offset + 4] != _LOCAL_SIGNATURE:
@@ -220,22 +191,17 @@ def _member(raw: bytes, name: bytes, fields: tuple, cd_offset: int, label: str) 
     if method == 0 and csize != size:
         raise ModelFileError(f"{label} is damaged: the stored member {text!r} has two sizes.")
     end = data_offset + csize
-    if descriptor:
-        end = _descriptor_end(raw, end, (crc, csize, size), text, label)
+    if descriptor:  # it must repeat the directory's CRC and sizes
+        end += 4 if raw[end : end + 4] == _DESCRIPTOR_SIGNATURE else 0
+        if end + 12 > len(raw) or struct.unpack_from("<3L", raw, end) != (crc, csize, size):
+            raise ModelFileError(
+                f"{label} is damaged: the data descriptor of {text!r} disagrees with the zip "
+                "directory."
+            )
+        end += 12
     if end > cd_offset:
         raise ModelFileError(f"{label} is damaged: member {text!r} runs into the zip directory.")
     return Member(text, flags, method, crc, csize, size, offset, data_offset, end)
-
-
-def _descriptor_end(raw: bytes, at: int, declared: tuple, name: str, label: str) -> int:
-    """End of the data descriptor at ``at``, which must repeat the directory's CRC and sizes."""
-    if raw[at : at + 4] == _DESCRIPTOR_SIGNATURE:
-        at += 4
-    if at + 12 > len(raw) or struct.unpack_from("<3L", raw, at) != declared:
-        raise ModelFileError(
-            f"{label} is damaged: the data descriptor of {name!r} disagrees with the zip directory."
-        )
-    return at + 12
 
 
 def open_zip(raw: bytes, label: str) -> Archive:
@@ -246,10 +212,17 @@ def open_zip(raw: bytes, label: str) -> Archive:
         raise ModelFileError(f"{label} has {len(raw):,} bytes; the limit is {MAX_FILE_BYTES:,}.")
     raw = bytes(raw)
     entries, cd_size, cd_offset = _end_record(raw, label)
-    members = [
-        _member(raw, name, fields, cd_offset, label)
-        for name, fields in _central_entries(raw, entries, cd_size, cd_offset, label)
-    ]
+    central, at, stop = [], cd_offset, cd_offset + cd_size
+    for _ in range(entries):  # (name bytes, fields) of each entry; they must fill the directory
+        if at + _CENTRAL.size > stop or raw[at : at + 4] != _CENTRAL_SIGNATURE:
+            raise ModelFileError(f"{label} is damaged: its zip directory is truncated.")
+        fields = _CENTRAL.unpack_from(raw, at)
+        name_len, extra_len, comment_len = fields[10:13]
+        central.append((raw[at + _CENTRAL.size : at + _CENTRAL.size + name_len], fields))
+        at += _CENTRAL.size + name_len + extra_len + comment_len
+    if at != stop:
+        raise ModelFileError(f"{label} is damaged: its zip directory and end record disagree.")
+    members = [_member(raw, name, fields, cd_offset, label) for name, fields in central]
     spans = sorted((m.header_offset, m.end, m.filename) for m in members)
     for (_, end, name), (start, _, other) in zip(spans, spans[1:], strict=False):
         if end > start:
@@ -363,9 +336,6 @@ def check_skops(raw: bytes, label: str) -> None:
                     )
 
 
-# ----------------------------------------------------------------------------- JSON
-
-
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"the constant {name} is not allowed")
 
@@ -398,10 +368,7 @@ def json_depth(raw: bytes, what: str = "The text") -> int:
     """Deepest nesting of ``[`` / ``{`` outside strings, in one linear pass with no recursion
     (vectorised, ``_DEPTH_BLOCK`` bytes at a time, so its working memory stays small whatever
     the size). A ``"`` ends a string unless an odd run of backslashes precedes it, as JSON reads
-    it; a string still open at the end raises :class:`ModelFileError` at once.
-
-    A backslash outside a string is invalid JSON, which the parser refuses at that byte before it
-    reaches any bracket after it, so the count is exact for every bracket the parser reaches."""
+    it; a string still open at the end raises :class:`ModelFileError` at once."""
     data = np.frombuffer(raw, dtype=np.uint8)
     deepest = level = 0
     inside = odd_run = False  # in a string; an odd run of backslashes ends the previous block
@@ -445,9 +412,6 @@ def load_json(raw: bytes, what: str) -> Any:
         raise ModelFileError(f"{what} is not valid JSON for a model file: {exc}") from None
 
 
-# ----------------------------------------------------------------------------- manifest
-
-
 @dataclass(frozen=True)
 class ManifestRules:
     """What a manifest must say: its format tag and version, its schema (a callable that raises
@@ -481,9 +445,6 @@ def check_manifest(raw: bytes, label: str, rules: ManifestRules) -> dict[str, An
     return manifest
 
 
-# ----------------------------------------------------------------------------- npy
-
-
 def load_npy(data: bytes, what: str) -> np.ndarray:
     """An array from ``.npy`` bytes: header checked, size checked, then one copy of the data."""
     stream = io.BytesIO(data)
@@ -503,9 +464,7 @@ def load_npy(data: bytes, what: str) -> np.ndarray:
         isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape
     ):
         raise ModelFileError(f"{what} declares an invalid shape {shape!r}.")
-    count = 1
-    for n in shape:
-        count *= n
+    count = math.prod(shape)
     offset = stream.tell()
     if count * dtype.itemsize != len(data) - offset:
         raise ModelFileError(

@@ -8,12 +8,15 @@ arrays the state declares; a :class:`Schema` is one model type's whole state.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from fairengine.models import trees
 
 Check = Callable[[Any, str], None]
 
@@ -137,8 +140,6 @@ def obj(
 
     return run
 
-
-# ----------------------------------------------------------------------------- arrays
 
 Dims = dict[str, int]
 #: A rule on an array's values: None if it holds, else what is wrong ("values outside [0, 1]").
@@ -276,24 +277,11 @@ class Group:
 def tree_nodes(n_features: str, **extra: ArraySpec) -> Group:
     """The shared tree codec's node arrays (:mod:`fairengine.models.trees`) under no prefix yet:
     use :func:`with_prefix`. ``n_features``: the named dimension the nodes' features index."""
-    node = ("n_nodes",)
-    specs = {
-        "left": arr("iu", *node),
-        "right": arr("iu", *node),
-        "feature": arr("iu", *node),
-        "threshold": arr("fiu", *node),
-        **extra,
-    }
-    return Group("", specs, (_tree_check(n_features),))
-
-
-def _tree_check(n_features: str) -> Callable[[Mapping[str, np.ndarray], Dims], None]:
-    def check(arrays: Mapping[str, np.ndarray], dims: Dims) -> None:
-        from fairengine.models import trees
-
-        trees.check_arrays(dict(arrays), dims[n_features])
-
-    return check
+    specs = {k: arr("iu", "n_nodes") for k in ("left", "right", "feature")}
+    specs = {**specs, "threshold": arr("fiu", "n_nodes"), **extra}
+    return Group(
+        "", specs, (lambda arrays, dims: trees.check_arrays(dict(arrays), dims[n_features]),)
+    )
 
 
 def with_prefix(group: Group, prefix: str) -> Group:
@@ -340,25 +328,23 @@ class Schema:
             check(state, arrays, dims)
 
 
-def nonneg_int(value: Any, path: str) -> None:
-    INT(value, path)
-    if value < 0:
-        fail(path, "a non-negative integer", value)
+def _ranged(check: Check, low: float, high: float, expected: str) -> Check:
+    """``check``, then ``low <= value <= high``; otherwise the value ``should be {expected}``."""
+
+    def run(value: Any, path: str) -> None:
+        check(value, path)
+        if not low <= value <= high:
+            fail(path, expected, value)
+
+    return run
 
 
 def bounded_int(low: int, high: int) -> Check:
-    def run(value: Any, path: str) -> None:
-        INT(value, path)
-        if not low <= value <= high:
-            fail(path, f"an integer in {low} … {high:,}", value)
-
-    return run
+    return _ranged(INT, low, high, f"an integer in {low} … {high:,}")
 
 
 def num_within(low: float, high: float) -> Check:
-    def run(value: Any, path: str) -> None:
-        NUM(value, path)
-        if not low <= value <= high:
-            fail(path, f"a number in [{low:g}, {high:g}]", value)
+    return _ranged(NUM, low, high, f"a number in [{low:g}, {high:g}]")
 
-    return run
+
+nonneg_int = _ranged(INT, 0, math.inf, "a non-negative integer")

@@ -10,35 +10,19 @@ from typing import Any
 
 import numpy as np
 
-from fairengine.models.schema_rules import (
-    BOOL,
-    FINITE,
-    INT,
-    NUM,
-    PROBABILITY,
-    STR,
-    WEIGHTS,
-    Check,
-    Dims,
-    Schema,
-    arr,
-    fail,
-    list_of,
-    obj,
-    pair,
-    within,
-)
+from fairengine.models import schema_rules
+from fairengine.models.schema_rules import NUM, PROBABILITY, STR, Schema, arr, list_of, obj, within
 
 
 def ENCODER(value: Any, path: str) -> None:
     """A fitted :class:`~fairengine.data.encoding.FeatureEncoder`'s state."""
     obj(
         {
-            "max_categories": INT,
-            "scale": BOOL,
+            "max_categories": schema_rules.INT,
+            "scale": schema_rules.BOOL,
             "columns": list_of(STR),
             "numeric": list_of(STR),
-            "categorical": list_of(pair(STR, list_of(STR))),
+            "categorical": list_of(schema_rules.pair(STR, list_of(STR))),
             "median": list_of(NUM),
             "center": list_of(NUM),
             "scale_values": list_of(NUM),
@@ -48,15 +32,15 @@ def ENCODER(value: Any, path: str) -> None:
     columns = set(value["columns"])
     n = len(value["numeric"])
     if not (len(value["median"]) == len(value["center"]) == len(value["scale_values"]) == n):
-        fail(f"{path}.median", f"{n} values (one per numeric column)", value["median"])
+        schema_rules.fail(f"{path}.median", f"{n} values (one per numeric column)", value["median"])
     if any(s == 0 for s in value["scale_values"]):
-        fail(f"{path}.scale_values", "non-zero", value["scale_values"])
+        schema_rules.fail(f"{path}.scale_values", "non-zero", value["scale_values"])
     named = [*value["numeric"], *(c for c, _ in value["categorical"])]
     if len(set(named)) != len(named) or not set(named) <= columns:
-        fail(f"{path}.numeric", "distinct columns listed in columns", named)
+        schema_rules.fail(f"{path}.numeric", "distinct columns listed in columns", named)
 
 
-def encoder_dims(state: Mapping[str, Any]) -> Dims:
+def encoder_dims(state: Mapping[str, Any]) -> schema_rules.Dims:
     """``n_features``, the width the encoder's ``transform`` outputs (one per numeric column and,
     per categorical column, one per kept category plus one for "other"), and ``n_features_1``
     (one more, with an intercept)."""
@@ -65,7 +49,7 @@ def encoder_dims(state: Mapping[str, Any]) -> Dims:
     return {"n_features": width, "n_features_1": width + 1}
 
 
-def with_encoder(**keys: Check) -> Check:
+def with_encoder(**keys: schema_rules.Check) -> schema_rules.Check:
     """A state of the encoder and ``keys`` (each with its check), nothing else."""
     return obj({"encoder": ENCODER, **keys})
 
@@ -73,12 +57,12 @@ def with_encoder(**keys: Check) -> Check:
 # --- linear models and mixtures of them
 
 #: A linear model's arrays (its intercept is in the state).
-LINEAR = {"coef": arr("fiu", "n_features", rules=(FINITE,))}
+LINEAR = {"coef": arr("fiu", "n_features", rules=(schema_rules.FINITE,))}
 #: A mixture of linear models' arrays.
 MIXTURE = {
-    "coefs": arr("fiu", "n_components", "n_features", rules=(FINITE,)),
-    "intercepts": arr("fiu", "n_components", rules=(FINITE,)),
-    "weights": arr("fiu", "n_components", rules=WEIGHTS),
+    "coefs": arr("fiu", "n_components", "n_features", rules=(schema_rules.FINITE,)),
+    "intercepts": arr("fiu", "n_components", rules=(schema_rules.FINITE,)),
+    "weights": arr("fiu", "n_components", rules=schema_rules.WEIGHTS),
 }
 
 

@@ -41,8 +41,9 @@ REVIEWED: tuple[str, ...] = (
 
 
 @functools.cache
-def _reviewed() -> frozenset[type]:
-    return frozenset(_class(name) for name in REVIEWED)
+def classes(names: tuple[str, ...]) -> frozenset[type]:
+    """The classes of these dotted names (imported on first use)."""
+    return frozenset(_class(name) for name in names)
 
 
 def _class(name: str) -> type:
@@ -54,7 +55,8 @@ class ExportRefused(TypeError):
     """An estimator that fairengine will not write into a model file."""
 
 
-def _name(obj: Any) -> str:
+def class_name(obj: Any) -> str:
+    """The dotted name of ``obj``'s class (``sklearn.pipeline.Pipeline``)."""
     return f"{type(obj).__module__}.{type(obj).__qualname__}"
 
 
@@ -62,7 +64,7 @@ def dump(estimator: Any) -> np.ndarray:
     """The skops bytes of ``estimator`` as a uint8 array; raises :class:`ExportRefused`."""
     import skops.io as sio
 
-    name = _name(estimator)
+    name = class_name(estimator)
     if type(estimator).__module__.split(".")[0] != "sklearn":
         raise ExportRefused(
             f"Cannot export a {name}: model files store array codecs and scikit-learn estimators "
@@ -109,7 +111,7 @@ def check(estimator: Any, also: frozenset[type] = frozenset()) -> None:
     (children after their parent, one parent each, features in range, finite thresholds and
     values); linear coefficients of those columns. Walks estimators' attributes, lists, tuples,
     dicts and object arrays, each object once. ``also``: further reviewed estimator classes (the
-    audit of an outside classifier, :mod:`fairengine.audit.trusted`)."""
+    audit of an outside classifier, :mod:`fairengine.audit.sources`)."""
     from sklearn.base import BaseEstimator
 
     if not isinstance(estimator, BaseEstimator):
@@ -131,7 +133,7 @@ def check(estimator: Any, also: frozenset[type] = frozenset()) -> None:
             stack.extend((v, f"{where}[{i}]") for i, v in enumerate(items))
         elif isinstance(obj, dict):
             stack.extend((v, f"{where}[{k!r}]") for k, v in obj.items())
-        elif _name(obj) in TRUSTED_TYPES:
+        elif class_name(obj) in TRUSTED_TYPES:
             if not isinstance(n_features, int) or n_features < 1:
                 raise ValueError(f"{where} is a fitted tree in an estimator without a width")
             try:
@@ -149,8 +151,8 @@ def check(estimator: Any, also: frozenset[type] = frozenset()) -> None:
 def _check_estimator(
     obj: Any, where: str, n_features: Any, also: frozenset[type] = frozenset()
 ) -> None:
-    reviewed = type(obj) in _reviewed() or type(obj) in also
-    if not (reviewed or _name(obj).startswith("sklearn.linear_model.")):
+    reviewed = type(obj) in classes(REVIEWED) or type(obj) in also
+    if not (reviewed or class_name(obj).startswith("sklearn.linear_model.")):
         raise ValueError(
             f"it holds a {type(obj).__name__} (at {where}), whose stored arrays fairengine "
             "cannot check; use a linear model or a tree ensemble of scikit-learn"
@@ -195,10 +197,9 @@ def _check_tree(tree: Any, n_features: int) -> tuple[int, np.ndarray]:
     if type(tree) is _class(TRUSTED_TYPES[0]):  # a Tree's nodes are read up to node_count
         if not 1 <= tree.node_count <= tree.capacity:
             raise ValueError(f"{tree.node_count} nodes declared, {tree.capacity} stored")
-        left, right = tree.children_left, tree.children_right
         arrays = {
-            "left": left,
-            "right": right,
+            "left": tree.children_left,
+            "right": tree.children_right,
             "feature": tree.feature,
             "threshold": _finite_split(tree.threshold),
             "value": tree.value.reshape(tree.node_count, -1),
@@ -207,13 +208,9 @@ def _check_tree(tree: Any, n_features: int) -> tuple[int, np.ndarray]:
         if depths[0] > tree.max_depth:  # decision_path allocates max_depth + 1 a row
             raise ValueError(f"deeper than its max_depth {tree.max_depth}")
         return tree.node_count, depths
-    return _check_predictor(tree, n_features)
-
-
-def _check_predictor(predictor: Any, n_features: int) -> tuple[int, np.ndarray]:
     from sklearn.ensemble._hist_gradient_boosting.common import PREDICTOR_RECORD_DTYPE
 
-    nodes = predictor.nodes
+    nodes = tree.nodes
     if (
         not isinstance(nodes, np.ndarray)
         or nodes.ndim != 1

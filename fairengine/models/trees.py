@@ -95,14 +95,8 @@ def check_structure(
     """Raise ValueError unless ``left`` / ``right`` (integer-valued, one entry per node) form
     trees that :func:`apply` walks in at most one step per node, none deeper than
     :data:`MAX_TREE_DEPTH` and together no deeper than :data:`MAX_PATH_NODES`; returns the
-    depth of each tree.
-
-    A node is a leaf when both children are -1; otherwise each child lies after its parent (as
-    scikit-learn writes its nodes, in preorder) and no node has two parents, so there is no
-    cycle and no shared subtree. ``roots`` (default: node 0) must be distinct nodes that are no
-    node's child, so the trees are disjoint and one row's walk through all of them visits each
-    node at most once. The depths are found level by level, stopping past the limit, so a
-    chain of nodes costs at most the limit's number of steps."""
+    depth of each tree. ``roots`` (default: node 0): each tree's first node (see
+    docs/howto/export.md, "Trees as arrays", for the rules)."""
     n = len(left)
     if len(right) != n:
         raise ValueError(f"{len(left)} left but {len(right)} right children")
@@ -124,7 +118,16 @@ def check_structure(
     children = np.concatenate([left[inner], right[inner]])
     if np.bincount(children, minlength=n).max(initial=0) > 1:
         raise ValueError("a node with two parents")
-    roots = _check_roots(roots, children, n)
+    roots = np.zeros(1, np.int64) if roots is None else np.asarray(roots)
+    if roots.ndim != 1 or not np.array_equal(roots, np.round(roots)):
+        raise ValueError("roots that are not node indices")
+    roots = roots.astype(np.int64)
+    if np.any((roots < 0) | (roots >= n)) or len(np.unique(roots)) != len(roots):
+        raise ValueError("roots out of range or repeated")
+    is_child = np.zeros(n, dtype=bool)
+    is_child[children] = True
+    if np.any(is_child[roots]):
+        raise ValueError("a root that is another node's child")
     return _depths(left, right, roots)
 
 
@@ -148,22 +151,6 @@ def _depths(left: np.ndarray, right: np.ndarray, roots: np.ndarray) -> np.ndarra
             f"is {MAX_PATH_NODES:,}"
         )
     return depths
-
-
-def _check_roots(roots: np.ndarray | None, children: np.ndarray, n: int) -> np.ndarray:
-    """``roots`` (default: node 0), once they are distinct nodes below ``n`` and none is a
-    child."""
-    roots = np.zeros(1, np.int64) if roots is None else np.asarray(roots)
-    if roots.ndim != 1 or not np.array_equal(roots, np.round(roots)):
-        raise ValueError("roots that are not node indices")
-    roots = roots.astype(np.int64)
-    if np.any((roots < 0) | (roots >= n)) or len(np.unique(roots)) != len(roots):
-        raise ValueError("roots out of range or repeated")
-    is_child = np.zeros(n, dtype=bool)
-    is_child[children] = True
-    if np.any(is_child[roots]):
-        raise ValueError("a root that is another node's child")
-    return roots
 
 
 def check_arrays(arrays: Arrays, n_features: int) -> np.ndarray:
