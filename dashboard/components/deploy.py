@@ -111,7 +111,7 @@ def demo_thin(values: Sequence, what: str = "", *, per_value: int = 1) -> tuple:
     kept = tuple(values[round(i * step)] for i in range(keep))
     if what:
         st.caption(
-            f"Demo mode: the sweep uses {keep} of the {len(values)} {what} values "
+            f"Demo mode: the sweep uses {keep:d} of the {len(values)} {md_text(what)} values "
             f"({md_text(', '.join(map(str, kept)))}), at most {cap:d} points per sweep."
         )
     return kept

@@ -48,7 +48,7 @@ def show_error(exc: BaseException, what: str, where: str) -> None:
     or the pool's (data, memory, time, a busy server), else as :func:`show_unexpected` in
     ``where``."""
     if isinstance(exc, DataError | ValueError | JobFailed | ServerBusy):
-        st.error(f"{what}: {md_text(exc)}", icon=":material/error:")
+        st.error(f"{md_text(what)}: {md_text(exc)}", icon=":material/error:")
     else:
         show_unexpected(exc, where)
 

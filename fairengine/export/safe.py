@@ -59,7 +59,7 @@ _DESCRIPTOR_SIGNATURE = b"PK\x07\x08"
 _DESCRIPTOR_FLAG = 0x08
 _UTF8_FLAG = 0x800
 #: Bytes of JSON whose nesting is counted at a time.
-_DEPTH_BLOCK = 1 << 20
+_DEPTH_BLOCK = 1 << 16
 #: Compressed bytes handed to zlib at a time (the output is capped separately).
 _INFLATE_CHUNK = 1 << 16
 
@@ -374,20 +374,23 @@ def json_depth(raw: bytes, what: str = "The text") -> int:
     inside = odd_run = False  # in a string; an odd run of backslashes ends the previous block
     for lo in range(0, len(data), _DEPTH_BLOCK):
         block = data[lo : lo + _DEPTH_BLOCK]
-        at = np.arange(len(block))
-        slash = block == ord("\\")
-        last_other = np.maximum.accumulate(np.where(slash, -1, at))  # -1: a run from the start
-        run = at - last_other + np.where(last_other < 0, int(odd_run), 0)  # backslashes to here
+        at = np.arange(len(block), dtype=np.int32)
+        last_other = np.where(block == ord("\\"), np.int32(-1), at)  # -1: a run from the start
+        np.maximum.accumulate(last_other, out=last_other)
+        run = at - last_other  # backslashes up to here
+        if odd_run:
+            run[last_other < 0] += 1
         escaped = np.empty(len(block), dtype=bool)
         escaped[0] = odd_run
         escaped[1:] = run[:-1] % 2 == 1
-        quotes = np.cumsum((block == ord('"')) & ~escaped) + int(inside)
-        outside = quotes % 2 == 0
-        steps = ((block == ord("[")) | (block == ord("{"))).astype(np.int64)
+        quotes = np.cumsum((block == ord('"')) & ~escaped, dtype=np.int32)
+        outside = quotes % 2 == int(inside)
+        steps = ((block == ord("[")) | (block == ord("{"))).astype(np.int8)
         steps -= (block == ord("]")) | (block == ord("}"))
-        running = np.cumsum(steps * outside) + level
-        deepest = max(deepest, int(running.max(initial=level)))
-        level, inside, odd_run = int(running[-1]), not outside[-1], bool(run[-1] % 2)
+        steps *= outside
+        running = np.cumsum(steps, dtype=np.int32)
+        deepest = max(deepest, level + int(running.max(initial=0)))
+        level, inside, odd_run = level + int(running[-1]), not outside[-1], bool(run[-1] % 2)
     if inside:
         raise ModelFileError(f"{what} is not valid JSON: a string is never closed.")
     return deepest
