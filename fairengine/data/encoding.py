@@ -60,7 +60,7 @@ class FeatureEncoder(TransformerMixin, BaseEstimator):
         X = _as_frame(X)
         names = [str(c) for c in X.columns]
         self.dropped_ = []
-        numeric_dtype = [_is_numeric_dtype(d) for d in X.dtypes]
+        numeric_dtype = [is_numeric_dtype(d) for d in X.dtypes]
         numeric_pos = [i for i, is_num in enumerate(numeric_dtype) if is_num]
         categories: dict[int, list[str]] = {}
         other_pos = [i for i, is_num in enumerate(numeric_dtype) if not is_num]
@@ -224,7 +224,7 @@ def identifier_like(column: pd.Series) -> bool:
     """A text column whose values barely repeat (names, ids, free text): the text case of the
     identifier rule (:func:`fairengine.data.identifiers.text_identifier`). Exactly the columns
     :meth:`FeatureEncoder.fit` drops (numbers and all-``Decimal`` columns never are)."""
-    if _is_numeric_dtype(column.dtype):
+    if is_numeric_dtype(column.dtype):
         return False
     values = column.to_numpy(dtype=object)
     if _all_decimal(values):
@@ -232,7 +232,9 @@ def identifier_like(column: pd.Series) -> bool:
     return text_identifier(_category_strings(values[~pd.isna(values)]))
 
 
-def _is_numeric_dtype(dtype: Any) -> bool:
+def is_numeric_dtype(dtype: Any) -> bool:
+    """Whether a column of ``dtype`` is encoded as a number: numeric and not boolean (booleans
+    are categories)."""
     return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
 
 

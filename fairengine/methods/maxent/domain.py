@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from fairengine.data import DataError, Task
-from fairengine.data.encoding import identifier_like
+from fairengine.data.encoding import identifier_like, is_numeric_dtype
 from fairengine.data.row_keys import first_rows
 from fairengine.methods.maxent.knobs import FEATURE_SETS
 
@@ -52,7 +52,7 @@ class Feature:
         if self.edges:
             values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
             binned = np.searchsorted(np.asarray(self.edges), values, side="right")
-            if _is_numeric(column):  # numbers are never readable level names ("[17, 28)")
+            if is_numeric_dtype(column.dtype):  # never readable names such as "[17, 28)"
                 known = np.full(len(values), -1)
             else:
                 known = _level_indexer(self.levels, column, lambda c: c.astype(str))
@@ -97,10 +97,6 @@ def _numeric_feature(name: str, column: pd.Series, n_bins: int, max_levels: int)
     return Feature(name, "feature", tuple(levels), tuple(float(e) for e in edges))
 
 
-def _is_numeric(column: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
-
-
 def _level_indexer(levels: tuple[str, ...], column: pd.Series, as_strings: Any) -> np.ndarray:
     """Position in ``levels`` of each value's level name (−1 if none), ``as_strings`` applied to
     the column's distinct values only (no string cast of every row)."""
@@ -116,7 +112,7 @@ def _level_indexer(levels: tuple[str, ...], column: pd.Series, as_strings: Any) 
 
 def _level_strings(column: pd.Series) -> pd.Series:
     """Values as level names: numbers as in :func:`_number_label`, missing as ``missing``."""
-    if _is_numeric(column):
+    if is_numeric_dtype(column.dtype):
         return column.astype(object).map(_number_label)
     return column.astype(object).where(column.notna(), MISSING).astype(str)
 
@@ -384,7 +380,7 @@ def domain_from_task(
     dropped = set(identifier_columns(task) if dropped is None else dropped)
     for name in (c for c in task.features if c not in dropped and columns is None):
         column = task.frame[name]
-        if _is_numeric(column):
+        if is_numeric_dtype(column.dtype):
             feature = _numeric_feature(name, column, n_bins, max_levels)
         else:
             feature = _categorical_feature(name, column, max_levels)
